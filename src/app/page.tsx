@@ -1,0 +1,112 @@
+import Link from "next/link";
+
+const features = [
+  {
+    title: "Data model",
+    body: "Organizations, users, roles and permissions, orchestrator instances, LLM configuration, plugins, conversations and API keys — one consistent, tenant-scoped model.",
+  },
+  {
+    title: "sys_admin console",
+    body: "Platform administrators provision tenant organizations, manage their members and roles, and configure and monitor each orchestrator instance.",
+  },
+  {
+    title: "REST API",
+    body: "Integrations call a versioned REST API authenticated with API keys, scoped to the organization that issued them.",
+  },
+] as const;
+
+export default function HomePage() {
+  return (
+    <div className="flex min-h-screen flex-col">
+      <header className="border-b border-slate-200 bg-white/80 dark:border-slate-800 dark:bg-slate-900/80">
+        <div className="mx-auto flex max-w-5xl items-center justify-between px-6 py-4">
+          <span className="flex items-center gap-2 font-semibold tracking-tight">
+            {/* eslint-disable-next-line @next/next/no-img-element -- tiny local SVG, no optimisation needed */}
+            <img src="/favicon.svg" alt="" width={24} height={24} />
+            svc
+          </span>
+          <nav aria-label="Primary">
+            <ul className="flex items-center gap-4 text-sm">
+              <li>
+                <a
+                  href="/api/docs"
+                  className="text-slate-600 hover:text-slate-900 dark:text-slate-300 dark:hover:text-white"
+                >
+                  API reference
+                </a>
+              </li>
+              <li>
+                <Link
+                  href="/console/sign-in"
+                  className="rounded-md bg-brand-600 px-3 py-1.5 font-medium text-white hover:bg-brand-700"
+                >
+                  Sign in to the console
+                </Link>
+              </li>
+            </ul>
+          </nav>
+        </div>
+      </header>
+
+      <main className="mx-auto w-full max-w-5xl flex-1 px-6 py-16">
+        <section aria-labelledby="intro-heading" className="max-w-3xl">
+          <p className="text-sm font-semibold uppercase tracking-wider text-brand-600 dark:text-brand-100">
+            Control plane
+          </p>
+          <h1
+            id="intro-heading"
+            className="mt-2 text-4xl font-bold tracking-tight sm:text-5xl"
+          >
+            svc control plane
+          </h1>
+          <p className="mt-6 text-lg leading-8 text-slate-600 dark:text-slate-300">
+            svc is a multi-tenant platform that hosts AI assistant apps —{" "}
+            <strong className="font-semibold text-slate-900 dark:text-white">
+              orchestrator instances
+            </strong>{" "}
+            — for tenant organizations. This is its control plane: the data
+            model, the sys_admin console, and the REST API that integrations
+            call with API keys.
+          </p>
+          <div className="mt-8 flex flex-wrap gap-3">
+            <Link
+              href="/console/sign-in"
+              className="rounded-lg bg-brand-600 px-5 py-2.5 font-medium text-white shadow-sm hover:bg-brand-700"
+            >
+              Sign in to the console
+            </Link>
+            <a
+              href="/api/docs"
+              className="rounded-lg border border-slate-300 bg-white px-5 py-2.5 font-medium text-slate-800 hover:bg-slate-100 dark:border-slate-700 dark:bg-slate-900 dark:text-slate-100 dark:hover:bg-slate-800"
+            >
+              API reference
+            </a>
+          </div>
+        </section>
+
+        <section aria-labelledby="features-heading" className="mt-16">
+          <h2 id="features-heading" className="sr-only">
+            What the control plane provides
+          </h2>
+          <ul className="grid gap-6 sm:grid-cols-3">
+            {features.map((feature) => (
+              <li
+                key={feature.title}
+                className="rounded-xl border border-slate-200 bg-white p-6 shadow-sm dark:border-slate-800 dark:bg-slate-900"
+              >
+                <h3 className="font-semibold">{feature.title}</h3>
+                <p className="mt-2 text-sm leading-6 text-slate-600 dark:text-slate-300">
+                  {feature.body}
+                </p>
+              </li>
+            ))}
+          </ul>
+        </section>
+      </main>
+
+      <footer className="border-t border-slate-200 py-6 text-center text-sm text-slate-500 dark:border-slate-800 dark:text-slate-400">
+        svc — multi-tenant orchestrator hosting
+      </footer>
+    </div>
+  );
+}

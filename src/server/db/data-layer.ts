@@ -1,0 +1,97 @@
+import { Prisma } from "@/generated/prisma/client";
+import { baseClient, type BaseClient } from "./client";
+
+// Every service reaches the database through `dataLayer(actor)`:
+// - soft-deleted rows are left out of reads, updates and counts of the tables that have is_deleted;
+//   `{ includeDeleted: true }` is the one explicit way (for sys_admin code) to see them;
+// - created_by / updated_by are filled from the acting user on the tables that have them.
+
+/** Who is writing: a user id, or `system:<component>` for the CLI, seed and start-up. */
+export type AuditName = string;
+
+const columnsByModel = new Map<string, Set<string>>(
+  Object.values(Prisma.ModelName).map((model) => [
+    model,
+    new Set(Object.keys((Prisma as unknown as Record<string, object>)[`${model}ScalarFieldEnum`] ?? {})),
+  ]),
+);
+
+const hasColumn = (model: string, column: string) => columnsByModel.get(model)?.has(column) ?? false;
+
+/** Models whose rows are soft-deleted, for tests and tooling. */
+export const SOFT_DELETE_MODELS = [...columnsByModel].filter(([, c]) => c.has("is_deleted")).map(([m]) => m);
+
+type Args = { where?: Record<string, unknown>; data?: unknown; create?: unknown; update?: unknown };
+
+function withoutDeleted(model: string, args: Args): Args {
+  if (!hasColumn(model, "is_deleted")) return args;
+  // An explicit is_deleted in the filter is the caller's decision (for example a restore).
+  if (args.where && "is_deleted" in args.where) return args;
+  return { ...args, where: { ...args.where, is_deleted: false } };
+}
+
+function stamp(model: string, data: unknown, actor: AuditName, creating: boolean): unknown {
+  if (Array.isArray(data)) return data.map((row) => stamp(model, row, actor, creating));
+  if (typeof data !== "object" || data === null) return data;
+  const stamped: Record<string, unknown> = { ...(data as Record<string, unknown>) };
+  if (creating && hasColumn(model, "created_by")) stamped.created_by ??= actor;
+  if (hasColumn(model, "updated_by")) stamped.updated_by ??= actor;
+  return stamped;
+}
+
+const READS_AND_UPDATES = [
+  "findMany", "findFirst", "findFirstOrThrow", "findUnique", "findUniqueOrThrow",
+  "count", "aggregate", "groupBy", "update", "updateMany", "updateManyAndReturn",
+] as const;
+
+function softDeleteFilter() {
+  return Prisma.defineExtension({
+    name: "soft-delete-filter",
+    query: {
+      $allModels: Object.fromEntries(
+        READS_AND_UPDATES.map((operation) => [
+          operation,
+          ({ model, args, query }: { model: string; args: Args; query: (a: Args) => Promise<unknown> }) =>
+            query(withoutDeleted(model, args)),
+        ]),
+      ),
+    },
+  });
+}
+
+function auditColumns(actor: AuditName) {
+  return Prisma.defineExtension({
+    name: "audit-columns",
+    query: {
+      $allModels: {
+        create: ({ model, args, query }) => query({ ...args, data: stamp(model, args.data, actor, true) } as typeof args),
+        createMany: ({ model, args, query }) => query({ ...args, data: stamp(model, args.data, actor, true) } as typeof args),
+        createManyAndReturn: ({ model, args, query }) =>
+          query({ ...args, data: stamp(model, args.data, actor, true) } as typeof args),
+        update: ({ model, args, query }) => query({ ...args, data: stamp(model, args.data, actor, false) } as typeof args),
+        updateMany: ({ model, args, query }) => query({ ...args, data: stamp(model, args.data, actor, false) } as typeof args),
+        upsert: ({ model, args, query }) =>
+          query({
+            ...args,
+            create: stamp(model, args.create, actor, true),
+            update: stamp(model, args.update, actor, false),
+          } as typeof args),
+      },
+    },
+  });
+}
+
+export interface DataLayerOptions {
+  /** Include soft-deleted rows: for sys_admin views and restores only. */
+  includeDeleted?: boolean;
+  client?: BaseClient;
+}
+
+/** The database as seen by one actor. */
+export function dataLayer(actor: AuditName, options: DataLayerOptions = {}) {
+  const client = options.client ?? baseClient();
+  const audited = client.$extends(auditColumns(actor));
+  return options.includeDeleted ? audited : audited.$extends(softDeleteFilter());
+}
+
+export type DataLayer = ReturnType<typeof dataLayer>;

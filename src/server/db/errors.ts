@@ -1,0 +1,125 @@
+import { DomainError } from "@/server/errors";
+
+// Database errors become domain errors here, by SQLSTATE and constraint name, whichever driver
+// adapter raised them (Prisma's own error codes differ between adapters for the same violation).
+
+interface ConstraintRule {
+  code: "conflict" | "validation_failed" | "not_found";
+  path: string;
+  message: string;
+}
+
+const CONSTRAINTS: Record<string, ConstraintRule> = {
+  platform_settings_key_key: { code: "conflict", path: "key", message: "A platform setting with this key exists." },
+  organizations_domain_key: { code: "conflict", path: "domain", message: "Another organization uses this domain." },
+  organization_settings_org_id_key_key: { code: "conflict", path: "key", message: "The organization already has this setting." },
+  central_points_org_id_name_key: { code: "conflict", path: "name", message: "The organization already has a central point with this name." },
+  central_points_orchestrator_id_fkey: { code: "conflict", path: "orchestrator_id", message: "A central point refers to this orchestrator instance." },
+  users_username_key: { code: "conflict", path: "username", message: "This username is taken." },
+  users_email_key: { code: "conflict", path: "email", message: "Another user has this email." },
+  user_org_memberships_user_id_org_id_key: { code: "conflict", path: "user_id", message: "The user is already a member of the organization." },
+  user_oauth_identities_provider_provider_user_id_key: { code: "conflict", path: "provider_user_id", message: "This external identity is already linked to a user." },
+  roles_name_key: { code: "conflict", path: "name", message: "A role with this name exists." },
+  role_permissions_role_id_permission_key: { code: "conflict", path: "permission", message: "The role already has this permission." },
+  user_roles_user_id_role_id_global_key: { code: "conflict", path: "role_id", message: "The user already holds this role." },
+  user_roles_user_id_role_id_org_id_key: { code: "conflict", path: "role_id", message: "The user already holds this role in the organization." },
+  oauth2_clients_client_id_key: { code: "conflict", path: "client_id", message: "An OAuth client with this client_id exists." },
+  api_keys_key_hash_key: { code: "conflict", path: "key", message: "This key exists." },
+  plugins_system_pid_version_key: { code: "conflict", path: "version", message: "This version of the plugin is already registered." },
+  plugins_org_pid_version_key: { code: "conflict", path: "version", message: "This version of the plugin is already registered." },
+  plugins_system_pid_latest_key: { code: "conflict", path: "is_latest", message: "Another version of the plugin is marked latest." },
+  plugins_org_pid_latest_key: { code: "conflict", path: "is_latest", message: "Another version of the plugin is marked latest." },
+  plugins_source_org_id_check: { code: "validation_failed", path: "org_id", message: "A system plugin has no organization; an organization plugin needs one." },
+  provider_model_configs_provider_model_id_enabled_key: { code: "conflict", path: "model_id", message: "An enabled model with this provider and model_id exists." },
+};
+
+interface DbErrorFacts {
+  sqlState?: string;
+  constraint?: string;
+  message: string;
+}
+
+/** Pulls SQLSTATE and constraint out of a Prisma driver-adapter error or a raw node-postgres error. */
+function facts(error: unknown): DbErrorFacts | undefined {
+  if (typeof error !== "object" || error === null) return undefined;
+  const e = error as {
+    code?: unknown;
+    constraint?: unknown;
+    message?: unknown;
+    meta?: { driverAdapterError?: { cause?: Record<string, unknown> } };
+  };
+  const cause = e.meta?.driverAdapterError?.cause;
+  if (cause) {
+    const message = String(cause.originalMessage ?? cause.message ?? "");
+    const named = (cause.constraint as { index?: string } | undefined)?.index;
+    return {
+      sqlState: typeof cause.originalCode === "string" ? cause.originalCode : undefined,
+      constraint: named ?? /constraint "([^"]+)"/.exec(message)?.[1],
+      message,
+    };
+  }
+  if (typeof e.code === "string" && /^[0-9A-Z]{5}$/.test(e.code)) {
+    return {
+      sqlState: e.code,
+      constraint: typeof e.constraint === "string" ? e.constraint : undefined,
+      message: String(e.message ?? ""),
+    };
+  }
+  return undefined;
+}
+
+const CONNECTION_CODES = new Set(["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "ENOTFOUND", "P1001", "P1017"]);
+
+/**
+ * The domain error a database error stands for, or undefined when it is not one we understand
+ * (the caller then rethrows it). Never copies the database's detail, which can hold row values.
+ */
+export function mapDatabaseError(error: unknown): DomainError | undefined {
+  if (error instanceof DomainError) return error;
+  const code = (error as { code?: unknown } | null)?.code;
+  if (typeof code === "string" && CONNECTION_CODES.has(code)) {
+    return new DomainError("unavailable", "The database cannot be reached.");
+  }
+  if (code === "P2025") return new DomainError("not_found", "No such resource.");
+  const f = facts(error);
+  if (!f?.sqlState) return undefined;
+  const rule = f.constraint ? CONSTRAINTS[f.constraint] : undefined;
+  if (rule) {
+    return new DomainError(rule.code, rule.message, {
+      constraint: f.constraint,
+      errors: [{ path: rule.path, message: rule.message }],
+    });
+  }
+  switch (f.sqlState) {
+    case "23505":
+      return new DomainError("conflict", "A uniqueness rule would be broken.", { constraint: f.constraint });
+    case "23503":
+      // "insert or update" names a missing referenced row; "update or delete" a row still referenced.
+      return f.message.startsWith("update or delete")
+        ? new DomainError("conflict", "Other records still refer to this one.", { constraint: f.constraint })
+        : new DomainError("not_found", "A referenced record does not exist.", { constraint: f.constraint });
+    case "23514":
+    case "23502":
+    case "22001":
+    case "22P02":
+    case "22007":
+    case "22003":
+      return new DomainError("validation_failed", "A value is not valid for its column.", { constraint: f.constraint });
+    case "57P01":
+    case "57P03":
+    case "53300":
+      return new DomainError("unavailable", "The database cannot serve the request now.");
+    default:
+      if (f.sqlState.startsWith("08")) return new DomainError("unavailable", "The database cannot be reached.");
+      return undefined;
+  }
+}
+
+/** Runs a database operation and rethrows what it raises as a domain error where one applies. */
+export async function mapErrors<T>(operation: () => Promise<T>): Promise<T> {
+  try {
+    return await operation();
+  } catch (error) {
+    throw mapDatabaseError(error) ?? error;
+  }
+}

@@ -1,0 +1,109 @@
+import { BUILT_IN_ROLES } from "@/server/auth/permissions";
+import { generatePassword, hashPassword } from "@/server/auth/passwords";
+import type { BaseClient } from "@/server/db/client";
+import { dataLayer, type DataLayer } from "@/server/db/data-layer";
+import { MODEL_CATALOG } from "./model-catalog";
+
+// Idempotent seed: running it again changes nothing. It adds what is missing and never overwrites
+// what an operator has edited (tier quotas, model prices), except the built-in roles' permission
+// sets, which follow the catalog in code.
+
+export const SEED_ACTOR = "system:seed";
+const SEED_LOCK = 727_073_691;
+
+/** Tier quotas (decisions section 5), editable afterwards as platform settings. */
+export const TIER_SETTINGS = {
+  "tier.free": { max_orchestrators: 2, max_central_points: 0, max_members: 5 },
+  "tier.pro": { max_orchestrators: 20, max_central_points: 10, max_members: 100 },
+  "tier.enterprise": { max_orchestrators: 500, max_central_points: 200, max_members: 10_000 },
+} as const;
+
+export interface AdminOptions {
+  username: string;
+  email?: string;
+  /** Used as given; when absent a random password is generated and returned once. */
+  password?: string;
+}
+
+export interface SeedResult {
+  /** Set when this run created the first sys_admin; `password` only when it was generated. */
+  createdAdmin?: { username: string; password?: string };
+}
+
+export async function seed(client: BaseClient, admin: AdminOptions): Promise<SeedResult> {
+  return dataLayer(SEED_ACTOR, { client, includeDeleted: true }).$transaction(
+    async (db) => {
+      // Two processes starting at once seed one after the other.
+      await db.$executeRaw`SELECT pg_advisory_xact_lock(${SEED_LOCK})`;
+
+      for (const role of BUILT_IN_ROLES) {
+        const row = await db.role.upsert({
+          where: { name: role.name },
+          create: { name: role.name, scope: role.scope, description: role.description, is_built_in: true },
+          update: { scope: role.scope, is_built_in: true, is_deleted: false },
+        });
+        await db.rolePermission.deleteMany({
+          where: { role_id: row.id, permission: { notIn: [...role.permissions] } },
+        });
+        await db.rolePermission.createMany({
+          data: role.permissions.map((permission) => ({ role_id: row.id, permission })),
+          skipDuplicates: true,
+        });
+      }
+
+      for (const [key, value] of Object.entries(TIER_SETTINGS)) {
+        await db.platformSetting.upsert({
+          where: { key },
+          create: {
+            key,
+            value,
+            value_type: "json",
+            category: "tier",
+            overridable: false,
+            description: `Quotas of the ${key.slice("tier.".length)} subscription tier.`,
+          },
+          update: {},
+        });
+      }
+
+      const existing = await db.providerModelConfig.findMany({ select: { provider: true, model_id: true } });
+      const known = new Set(existing.map((m) => `${m.provider}/${m.model_id}`));
+      await db.providerModelConfig.createMany({
+        data: MODEL_CATALOG.filter((m) => !known.has(`${m.provider}/${m.model_id}`)).map((m) => ({ ...m })),
+      });
+
+      return { createdAdmin: await ensureFirstAdmin(db, admin) };
+    },
+    { timeout: 60_000 },
+  );
+}
+
+type AdminTables = Pick<DataLayer, "user" | "userRole" | "role">;
+
+async function ensureFirstAdmin(db: AdminTables, admin: AdminOptions) {
+  const sysAdmins = await db.userRole.count({
+    where: { org_id: null, role: { name: "sys_admin" }, user: { is_deleted: false } },
+  });
+  if (sysAdmins > 0) return undefined;
+  const password = admin.password ?? generatePassword();
+  await createSysAdmin(db, { ...admin, password });
+  return { username: admin.username, password: admin.password ? undefined : password };
+}
+
+/** Creates a user holding the built-in sys_admin role. The username must be free. */
+export async function createSysAdmin(
+  db: AdminTables,
+  admin: Required<Pick<AdminOptions, "username" | "password">> & Pick<AdminOptions, "email">,
+) {
+  const role = await db.role.findUniqueOrThrow({ where: { name: "sys_admin" } });
+  const user = await db.user.create({
+    data: {
+      username: admin.username,
+      email: admin.email?.toLowerCase(),
+      display_name: "Administrator",
+      password_hash: await hashPassword(admin.password),
+    },
+  });
+  await db.userRole.create({ data: { user_id: user.id, role_id: role.id } });
+  return user;
+}
