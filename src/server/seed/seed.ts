@@ -36,12 +36,18 @@ export async function seed(client: BaseClient, admin: AdminOptions): Promise<See
       // Two processes starting at once seed one after the other.
       await db.$executeRaw`SELECT pg_advisory_xact_lock(${SEED_LOCK})`;
 
+      // createMany + skipDuplicates inserts what is missing and leaves existing rows untouched
+      // (an upsert would rewrite them and move updated_at).
+      await db.role.createMany({
+        data: BUILT_IN_ROLES.map((r) => ({ name: r.name, scope: r.scope, description: r.description, is_built_in: true })),
+        skipDuplicates: true,
+      });
       for (const role of BUILT_IN_ROLES) {
-        const row = await db.role.upsert({
-          where: { name: role.name },
-          create: { name: role.name, scope: role.scope, description: role.description, is_built_in: true },
-          update: { scope: role.scope, is_built_in: true, is_deleted: false },
+        await db.role.updateMany({
+          where: { name: role.name, OR: [{ scope: { not: role.scope } }, { is_built_in: false }, { is_deleted: true }] },
+          data: { scope: role.scope, is_built_in: true, is_deleted: false },
         });
+        const row = await db.role.findUniqueOrThrow({ where: { name: role.name } });
         await db.rolePermission.deleteMany({
           where: { role_id: row.id, permission: { notIn: [...role.permissions] } },
         });
@@ -51,20 +57,17 @@ export async function seed(client: BaseClient, admin: AdminOptions): Promise<See
         });
       }
 
-      for (const [key, value] of Object.entries(TIER_SETTINGS)) {
-        await db.platformSetting.upsert({
-          where: { key },
-          create: {
-            key,
-            value,
-            value_type: "json",
-            category: "tier",
-            overridable: false,
-            description: `Quotas of the ${key.slice("tier.".length)} subscription tier.`,
-          },
-          update: {},
-        });
-      }
+      await db.platformSetting.createMany({
+        data: Object.entries(TIER_SETTINGS).map(([key, value]) => ({
+          key,
+          value,
+          value_type: "json",
+          category: "tier",
+          overridable: false,
+          description: `Quotas of the ${key.slice("tier.".length)} subscription tier.`,
+        })),
+        skipDuplicates: true,
+      });
 
       const existing = await db.providerModelConfig.findMany({ select: { provider: true, model_id: true } });
       const known = new Set(existing.map((m) => `${m.provider}/${m.model_id}`));

@@ -1,0 +1,79 @@
+import { spawnSync } from "node:child_process";
+import { describe, expect, it } from "vitest";
+import { useTestDatabase } from "@/test/database";
+
+// The CLI as an operator runs it: a child process, DATABASE_URL in its environment.
+const { url, client } = await useTestDatabase();
+
+function svc(args: string[], env: Record<string, string | undefined> = {}) {
+  const result = spawnSync(process.execPath, ["node_modules/tsx/dist/cli.mjs", "src/cli/main.ts", ...args], {
+    env: { ...process.env, DATABASE_URL: url, SVC_ADMIN_PASSWORD: undefined, ...env },
+    encoding: "utf8",
+  });
+  return { code: result.status, stdout: result.stdout, stderr: result.stderr.trim() };
+}
+
+describe("svc CLI", () => {
+  it("migrate reports an up-to-date database", () => {
+    const run = svc(["migrate"]);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toMatch(/Database is up to date \(1 migration\(s\) applied\)/);
+  });
+
+  it("seed prints the first admin's generated password once", async () => {
+    const first = svc(["seed"], { SVC_ADMIN_USERNAME: "ops" });
+    expect(first.code).toBe(0);
+    expect(first.stdout).toMatch(/Created the first sys_admin: username "ops"/);
+    expect(first.stdout).toMatch(/password: [A-Za-z0-9_-]{24}/);
+    const second = svc(["seed"], { SVC_ADMIN_USERNAME: "ops" });
+    expect(second.code).toBe(0);
+    expect(second.stdout).not.toMatch(/password/);
+    expect(await client.user.count({ where: { username: "ops" } })).toBe(1);
+  });
+
+  it("create-admin takes the password from SVC_ADMIN_PASSWORD and never prints it", async () => {
+    const run = svc(["create-admin", "--username", "second", "--email", "Second@Example.com"], {
+      SVC_ADMIN_PASSWORD: "correct horse battery staple",
+    });
+    expect(run.code).toBe(0);
+    expect(run.stdout).not.toContain("correct horse");
+    const user = await client.user.findFirstOrThrow({ where: { username: "second" }, include: { user_roles: { include: { role: true } } } });
+    expect(user.email).toBe("second@example.com");
+    expect(user.user_roles.map((g) => g.role.name)).toEqual(["sys_admin"]);
+  });
+
+  it("create-admin refuses a taken username in one line", () => {
+    const run = svc(["create-admin", "--username", "second"]);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toBe("svc: This username is taken.");
+  });
+
+  it("partitions ensure creates monthly partitions ahead", async () => {
+    const run = svc(["partitions", "ensure", "--months", "6"]);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toMatch(/ready 6 month\(s\) ahead \(3 created\)/);
+    const rows = await client.$queryRaw<{ n: bigint }[]>`
+      SELECT count(*) AS n FROM pg_inherits WHERE inhparent = 'messages'::regclass`;
+    expect(Number(rows[0]?.n)).toBe(8); // this month, six ahead, and the default partition
+  });
+
+  it("reports an unreachable database in one line and exits non-zero", () => {
+    const run = svc(["migrate"], { DATABASE_URL: "postgresql://postgres@127.0.0.1:1/none" });
+    expect(run.code).toBe(1);
+    expect(run.stderr).toBe("svc: Cannot reach PostgreSQL at 127.0.0.1:1 (connection refused).");
+  });
+
+  it("rejects a DATABASE_URL that is not a PostgreSQL address", () => {
+    const run = svc(["migrate"], { DATABASE_URL: "mysql://localhost/db" });
+    expect(run.code).toBe(1);
+    expect(run.stderr).toMatch(/^svc: Invalid environment: DATABASE_URL/);
+    expect(run.stderr.split("\n")).toHaveLength(1);
+  });
+
+  it("explains its usage for an unknown command", () => {
+    const run = svc(["frobnicate"]);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toMatch(/Unknown command: frobnicate/);
+    expect(run.stderr).toMatch(/create-admin --username U/);
+  });
+});

@@ -1,0 +1,24 @@
+import { afterAll, inject } from "vitest";
+import { createBaseClient, type BaseClient } from "@/server/db/client";
+import { createDatabase, dropDatabase, uniqueName } from "./postgres";
+
+export interface TestDatabase {
+  name: string;
+  url: string;
+  client: BaseClient;
+}
+
+/**
+ * A fresh, migrated database of this test file's own on the real PostgreSQL server, dropped after
+ * the file's tests. Call at the top level of a test file.
+ */
+export async function useTestDatabase(): Promise<TestDatabase> {
+  const name = uniqueName("svc_test");
+  const url = await createDatabase(name, inject("templateDatabase"));
+  const client = createBaseClient(url, 4);
+  afterAll(async () => {
+    await client.$disconnect();
+    await dropDatabase(name);
+  });
+  return { name, url, client };
+}
