@@ -1,9 +1,9 @@
 import { spawnSync } from "node:child_process";
 import { describe, expect, it } from "vitest";
-import { useTestDatabase } from "@/test/database";
+import { testDatabase } from "@/test/database";
 
 // The CLI as an operator runs it: a child process, DATABASE_URL in its environment.
-const { url, client } = await useTestDatabase();
+const { url, client } = await testDatabase();
 
 function svc(args: string[], env: Record<string, string | undefined> = {}) {
   const result = spawnSync(process.execPath, ["node_modules/tsx/dist/cli.mjs", "src/cli/main.ts", ...args], {

@@ -10,7 +10,7 @@ import { migrate } from "@/server/db/migrate";
 import { ensureMessagePartitions, PARTITION_MONTHS_AHEAD } from "@/server/db/partitions";
 import { env } from "@/server/env";
 import { generatePassword } from "@/server/auth/passwords";
-import { createSysAdmin, seed, SEED_ACTOR } from "@/server/seed/seed";
+import { createSysAdmin, seed } from "@/server/seed/seed";
 
 // The operator CLI: `npm run svc -- <command>`. Uses DATABASE_URL like the app (the embedded
 // database when it is unset). Errors are reported in one line with a non-zero exit.
@@ -23,6 +23,8 @@ Commands:
   create-admin --username U [--email E]     create a sys_admin (password from SVC_ADMIN_PASSWORD, else printed once)
   partitions ensure [--months N]            create message partitions N months ahead (default ${PARTITION_MONTHS_AHEAD})
   serve [--dev]                             migrate, seed and run the app (what npm start / npm run dev do)`;
+
+const CLI_ACTOR = "system:cli";
 
 class UsageError extends Error {}
 
@@ -96,7 +98,7 @@ const commands: Record<string, (args: string[]) => Promise<void>> = {
       try {
         const given = env().SVC_ADMIN_PASSWORD;
         const password = given ?? generatePassword();
-        await createSysAdmin(dataLayer(SEED_ACTOR.replace("seed", "cli"), { client: prisma }), {
+        await createSysAdmin(dataLayer(CLI_ACTOR, { client: prisma }), {
           username,
           email: values.email,
           password,
@@ -134,6 +136,7 @@ const commands: Record<string, (args: string[]) => Promise<void>> = {
   async serve(args) {
     const { values } = parseArgs({ args, options: { dev: { type: "boolean", default: false } } });
     const { PORT } = env();
+    process.env.NEXT_TELEMETRY_DISABLED ??= "1";
     const db = await resolveDatabase();
     try {
       const { createdAdmin } = await prepare(db.url);

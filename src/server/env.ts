@@ -14,6 +14,8 @@ const schema = z.object({
   SVC_ADMIN_USERNAME: z.string().min(1).max(255).default("admin"),
   SVC_ADMIN_EMAIL: z.email().optional(),
   SVC_ADMIN_PASSWORD: z.string().min(12).optional(),
+  /** Signs console session cookies. Unset: generated once into SVC_DATA_DIR by `npm start`. */
+  AUTH_SECRET: z.string().min(32).optional(),
   LOG_LEVEL: z.enum(["debug", "info", "warn", "error", "silent"]).default("info"),
 });
 

@@ -12,7 +12,7 @@ export interface TestDatabase {
  * A fresh, migrated database of this test file's own on the real PostgreSQL server, dropped after
  * the file's tests. Call at the top level of a test file.
  */
-export async function useTestDatabase(): Promise<TestDatabase> {
+export async function testDatabase(): Promise<TestDatabase> {
   const name = uniqueName("svc_test");
   const url = await createDatabase(name, inject("templateDatabase"));
   const client = createBaseClient(url, 4);

@@ -12,10 +12,14 @@ CREATE FUNCTION svc_uuid_v7() RETURNS uuid AS $$
     'hex')::uuid;
 $$ LANGUAGE sql VOLATILE;
 
--- updated_at is refreshed by the database on every update, whoever writes the row.
+-- updated_at is refreshed by the database on every update, whoever writes the row. Best-effort
+-- bookkeeping (api_keys.last_used_at, orchestrator_instances.last_accessed_at) is not a change of
+-- the record: those writes run with `SET LOCAL svc.bookkeeping = 'on'` and leave updated_at alone.
 CREATE FUNCTION svc_touch_updated_at() RETURNS trigger AS $$
 BEGIN
-  NEW.updated_at := clock_timestamp();
+  IF coalesce(current_setting('svc.bookkeeping', true), '') <> 'on' THEN
+    NEW.updated_at := clock_timestamp();
+  END IF;
   RETURN NEW;
 END;
 $$ LANGUAGE plpgsql;

@@ -2,7 +2,8 @@ import { Prisma } from "@/generated/prisma/client";
 import { baseClient, type BaseClient } from "./client";
 
 // Every service reaches the database through `dataLayer(actor)`:
-// - soft-deleted rows are left out of reads, updates and counts of the tables that have is_deleted;
+// - soft-deleted rows are left out of reads, updates, deletes and counts of the tables that have
+//   is_deleted;
 //   `{ includeDeleted: true }` is the one explicit way (for sys_admin code) to see them;
 // - created_by / updated_by are filled from the acting user on the tables that have them.
 
@@ -39,9 +40,12 @@ function stamp(model: string, data: unknown, actor: AuditName, creating: boolean
   return stamped;
 }
 
-const READS_AND_UPDATES = [
+// Every operation that selects rows by a filter. Nested relation reads (include/select of a
+// relation) are not filtered: services filter them explicitly.
+const FILTERED_OPERATIONS = [
   "findMany", "findFirst", "findFirstOrThrow", "findUnique", "findUniqueOrThrow",
   "count", "aggregate", "groupBy", "update", "updateMany", "updateManyAndReturn",
+  "upsert", "delete", "deleteMany",
 ] as const;
 
 function softDeleteFilter() {
@@ -49,7 +53,7 @@ function softDeleteFilter() {
     name: "soft-delete-filter",
     query: {
       $allModels: Object.fromEntries(
-        READS_AND_UPDATES.map((operation) => [
+        FILTERED_OPERATIONS.map((operation) => [
           operation,
           ({ model, args, query }: { model: string; args: Args; query: (a: Args) => Promise<unknown> }) =>
             query(withoutDeleted(model, args)),

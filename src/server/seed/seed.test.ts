@@ -1,11 +1,11 @@
 import { describe, expect, it } from "vitest";
 import { ALL_PERMISSIONS, BUILT_IN_ROLES } from "@/server/auth/permissions";
 import { verifyPassword } from "@/server/auth/passwords";
-import { useTestDatabase } from "@/test/database";
+import { testDatabase } from "@/test/database";
 import { MODEL_CATALOG } from "./model-catalog";
 import { seed, TIER_SETTINGS } from "./seed";
 
-const { client } = await useTestDatabase();
+const { client } = await testDatabase();
 
 async function snapshot() {
   return {

@@ -1,6 +1,4 @@
-// Liveness: answers without authentication and without touching the database.
-export const dynamic = "force-dynamic";
+import { restHandlers } from "@/server/rest/handler";
 
-export function GET() {
-  return Response.json({ status: "ok" }, { headers: { "Cache-Control": "no-store" } });
-}
+export const dynamic = "force-dynamic";
+export const { GET, POST, PUT, PATCH, DELETE } = restHandlers("/api/health");

@@ -1,0 +1,3 @@
+import { handlers } from "@/server/auth/session";
+
+export const { GET, POST } = handlers;

@@ -1,0 +1,16 @@
+import { z } from "zod";
+
+// Building blocks shared by every resource's schemas (browser-safe: the console validates with
+// the same schemas the server enforces).
+
+export const id = z.uuid({ error: "must be a UUID" });
+export const timestamp = z.iso.datetime({ offset: true });
+
+export const limit = z.coerce.number().int().min(1).max(100).default(50);
+export const cursor = z.string().min(1).max(200).optional();
+
+/** `true` / `false` in a query string. */
+export const booleanQuery = z.enum(["true", "false"]).transform((v) => v === "true");
+
+export const listOf = <T extends z.ZodType>(item: T) =>
+  z.object({ data: z.array(item), next_cursor: z.string().nullable() });

@@ -1,0 +1,34 @@
+import { describe, expect, it } from "vitest";
+import { DISPLAY_PREFIX_LENGTH, generateKey, hashKey, isWellFormedKey, KEY_LENGTH } from "./api-key-format";
+
+describe("API key format", () => {
+  it("is cdk_, 43 base62 characters and a 6-character checksum", () => {
+    const { raw, prefix, hash } = generateKey();
+    expect(raw).toMatch(/^cdk_[0-9A-Za-z]{49}$/);
+    expect(raw).toHaveLength(KEY_LENGTH);
+    expect(prefix).toBe(raw.slice(0, DISPLAY_PREFIX_LENGTH));
+    expect(hash).toMatch(/^[0-9a-f]{64}$/);
+    expect(hash).toBe(hashKey(raw));
+    expect(isWellFormedKey(raw)).toBe(true);
+  });
+
+  it("never repeats", () => {
+    const keys = new Set(Array.from({ length: 2000 }, () => generateKey().raw));
+    expect(keys.size).toBe(2000);
+  });
+
+  it("refuses any single changed character through the checksum", () => {
+    const { raw } = generateKey();
+    for (let i = 4; i < raw.length; i++) {
+      const replacement = raw[i] === "a" ? "b" : "a";
+      expect(isWellFormedKey(raw.slice(0, i) + replacement + raw.slice(i + 1))).toBe(false);
+    }
+  });
+
+  it("refuses values of the wrong shape", () => {
+    const { raw } = generateKey();
+    for (const value of ["", "cdk_", raw.slice(0, -1), `${raw}x`, raw.replace("cdk_", "cdx_"), `${raw.slice(0, -6)}!!!!!!`, ` ${raw.slice(1)}`]) {
+      expect(isWellFormedKey(value)).toBe(false);
+    }
+  });
+});

@@ -1,0 +1,47 @@
+import { createHash, randomBytes } from "node:crypto";
+import { crc32 } from "node:zlib";
+
+// Key format (decisions section 2): `cdk_` + 32 CSPRNG bytes in base62 (43 characters, fixed
+// width) + a 6-character base62 CRC32 of everything before it. The checksum lets a typo or a
+// random probe be refused without any database work.
+
+const ALPHABET = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
+export const KEY_PREFIX = "cdk_";
+const BODY_LENGTH = 43; // ceil(256 / log2(62))
+const CHECKSUM_LENGTH = 6; // 62^6 > 2^32
+export const KEY_LENGTH = KEY_PREFIX.length + BODY_LENGTH + CHECKSUM_LENGTH;
+export const DISPLAY_PREFIX_LENGTH = 12;
+const SHAPE = new RegExp(`^${KEY_PREFIX}[0-9A-Za-z]{${BODY_LENGTH + CHECKSUM_LENGTH}}$`);
+
+function base62(value: bigint, width: number): string {
+  let out = "";
+  let rest = value;
+  while (rest > 0n) {
+    out = ALPHABET[Number(rest % 62n)] + out;
+    rest /= 62n;
+  }
+  return out.padStart(width, "0");
+}
+
+const checksum = (text: string) => base62(BigInt(crc32(text)), CHECKSUM_LENGTH);
+
+export interface GeneratedKey {
+  raw: string;
+  prefix: string;
+  hash: string;
+}
+
+export const hashKey = (raw: string): string => createHash("sha256").update(raw).digest("hex");
+
+export function generateKey(): GeneratedKey {
+  const body = KEY_PREFIX + base62(BigInt(`0x${randomBytes(32).toString("hex")}`), BODY_LENGTH);
+  const raw = body + checksum(body);
+  return { raw, prefix: raw.slice(0, DISPLAY_PREFIX_LENGTH), hash: hashKey(raw) };
+}
+
+/** True when the value has the key's shape and its checksum matches: worth a lookup. */
+export function isWellFormedKey(value: string): boolean {
+  if (value.length !== KEY_LENGTH || !SHAPE.test(value)) return false;
+  const body = value.slice(0, -CHECKSUM_LENGTH);
+  return value.slice(-CHECKSUM_LENGTH) === checksum(body);
+}

@@ -1,0 +1,137 @@
+import { baseClient } from "@/server/db/client";
+import { dataLayer } from "@/server/db/data-layer";
+import { DomainError } from "@/server/errors";
+import { log } from "@/server/log";
+import type { ApiKeyActor } from "./actor";
+import { hashKey, isWellFormedKey } from "./api-key-format";
+import { loadGrants } from "./grants";
+import { listenForInvalidations, onInvalidation } from "./invalidation";
+import { isPermission } from "./permissions";
+
+// The X-API-KEY stage: checksum (no database work for a malformed value) → SHA-256 → cached
+// lookup → an ApiKeyActor carrying the owner's memberships and grants and the key's scopes.
+// Resolutions are cached per process (bounded, short TTL) and dropped at once on invalidation.
+
+const CACHE_MAX = 10_000;
+const CACHE_TTL_MS = 30_000;
+const LAST_USED_INTERVAL_MS = 60_000;
+const FLUSH_INTERVAL_MS = 5_000;
+
+type Resolution =
+  | { status: "unknown" }
+  | { status: "revoked"; keyId: string; userId: string }
+  | { status: "active"; actor: ApiKeyActor };
+
+interface CacheEntry {
+  resolution: Resolution;
+  at: number;
+}
+
+const cache = new Map<string, CacheEntry>();
+
+function remember(hash: string, resolution: Resolution) {
+  if (cache.size >= CACHE_MAX) cache.delete(cache.keys().next().value as string);
+  cache.set(hash, { resolution, at: Date.now() });
+}
+
+const keyIdOf = (r: Resolution) => (r.status === "active" ? r.actor.key.id : r.status === "revoked" ? r.keyId : undefined);
+const userIdOf = (r: Resolution) => (r.status === "active" ? r.actor.userId : r.status === "revoked" ? r.userId : undefined);
+
+onInvalidation((event) => {
+  if ("all" in event) return cache.clear();
+  for (const [hash, { resolution }] of cache) {
+    if ("keyId" in event ? keyIdOf(resolution) === event.keyId : userIdOf(resolution) === event.userId) cache.delete(hash);
+  }
+});
+
+async function resolve(hash: string): Promise<Resolution> {
+  const db = dataLayer("system:auth", { includeDeleted: true });
+  const key = await db.apiKey.findUnique({
+    where: { key_hash: hash },
+    select: {
+      id: true, user_id: true, key_prefix: true, scopes: true, expires_at: true, is_active: true, is_deleted: true,
+      user: { select: { username: true, display_name: true, is_deleted: true } },
+    },
+  });
+  if (!key) return { status: "unknown" };
+  if (!key.is_active || key.is_deleted || key.user.is_deleted) {
+    return { status: "revoked", keyId: key.id, userId: key.user_id };
+  }
+  const grants = await loadGrants(dataLayer("system:auth"), key.user_id);
+  const scopes = (Array.isArray(key.scopes) ? key.scopes : []).filter((s): s is string => typeof s === "string").filter(isPermission);
+  return {
+    status: "active",
+    actor: {
+      kind: "api_key",
+      userId: key.user_id,
+      username: key.user.username,
+      displayName: key.user.display_name,
+      grants,
+      key: { id: key.id, prefix: key.key_prefix, expiresAt: key.expires_at, scopes },
+    },
+  };
+}
+
+/** The actor of a presented X-API-KEY value, or the 401 that refuses it. */
+export async function authenticateApiKey(raw: string): Promise<ApiKeyActor> {
+  if (!isWellFormedKey(raw)) throw new DomainError("invalid_api_key", "The API key is not valid.");
+  void listenForInvalidations().catch((error: unknown) =>
+    log.warn("cannot listen for auth invalidations", { error: (error as Error).message }),
+  );
+  const hash = hashKey(raw);
+  const cached = cache.get(hash);
+  let resolution: Resolution;
+  if (cached && Date.now() - cached.at < CACHE_TTL_MS) {
+    resolution = cached.resolution;
+  } else {
+    resolution = await resolve(hash);
+    remember(hash, resolution);
+  }
+  if (resolution.status === "unknown") throw new DomainError("invalid_api_key", "The API key is not valid.");
+  if (resolution.status === "revoked") throw new DomainError("api_key_revoked", "The API key has been revoked.");
+  const { actor } = resolution;
+  if (actor.key.expiresAt && actor.key.expiresAt.getTime() <= Date.now()) {
+    throw new DomainError("api_key_expired", "The API key has expired.");
+  }
+  recordUse(actor.key.id);
+  return actor;
+}
+
+// last_used_at: best effort, off the request path. Each process records a key at most once per
+// LAST_USED_INTERVAL_MS and writes pending keys in one batched UPDATE every FLUSH_INTERVAL_MS; the
+// UPDATE itself skips rows written within the interval, so several processes add no extra writes.
+
+const lastRecorded = new Map<string, number>();
+const pending = new Set<string>();
+let flushTimer: NodeJS.Timeout | undefined;
+
+function recordUse(keyId: string) {
+  const now = Date.now();
+  const previous = lastRecorded.get(keyId);
+  if (previous !== undefined && now - previous < LAST_USED_INTERVAL_MS) return;
+  if (lastRecorded.size >= CACHE_MAX) lastRecorded.clear();
+  lastRecorded.set(keyId, now);
+  pending.add(keyId);
+  flushTimer ??= setTimeout(() => void flushLastUsed(), FLUSH_INTERVAL_MS).unref();
+}
+
+/** Writes pending last_used_at values now; returns the number of rows written. */
+export async function flushLastUsed(): Promise<number> {
+  flushTimer = undefined;
+  if (pending.size === 0) return 0;
+  const ids = [...pending];
+  pending.clear();
+  try {
+    const [, written] = await baseClient().$transaction([
+      baseClient().$executeRaw`SET LOCAL svc.bookkeeping = 'on'`,
+      baseClient().$executeRaw`
+        UPDATE api_keys SET last_used_at = now()
+        WHERE id = ANY(${ids}::uuid[])
+          AND (last_used_at IS NULL OR last_used_at < now() - make_interval(secs => ${LAST_USED_INTERVAL_MS / 1000}))`,
+    ]);
+    return written;
+  } catch (error) {
+    log.warn("could not record API key use", { error: (error as Error).message });
+    return 0;
+  }
+}

@@ -1,0 +1,51 @@
+import type { DataLayer } from "@/server/db/data-layer";
+import { isPermission, type Permission } from "./permissions";
+
+// What a user holds right now: permissions granted globally (system-scoped grants, org_id null)
+// and per organization (grants with that org_id), and the organizations the user belongs to.
+
+export interface Grants {
+  isSysAdmin: boolean;
+  global: ReadonlySet<Permission>;
+  byOrg: ReadonlyMap<string, ReadonlySet<Permission>>;
+  /** Organization id → name, for the non-deleted organizations the user is a member of. */
+  memberships: ReadonlyMap<string, string>;
+}
+
+export const NO_GRANTS: Grants = { isSysAdmin: false, global: new Set(), byOrg: new Map(), memberships: new Map() };
+
+export async function loadGrants(db: Pick<DataLayer, "userRole" | "userOrgMembership">, userId: string): Promise<Grants> {
+  const [grants, memberships] = await Promise.all([
+    db.userRole.findMany({
+      where: { user_id: userId, role: { is_deleted: false } },
+      select: { org_id: true, role: { select: { name: true, is_built_in: true, scope: true, permissions: { select: { permission: true } } } } },
+    }),
+    db.userOrgMembership.findMany({
+      where: { user_id: userId, org: { is_deleted: false } },
+      select: { org_id: true, org: { select: { name: true } } },
+    }),
+  ]);
+  const global = new Set<Permission>();
+  const byOrg = new Map<string, Set<Permission>>();
+  let isSysAdmin = false;
+  for (const { org_id, role } of grants) {
+    const permissions = role.permissions.map((p) => p.permission).filter(isPermission);
+    if (org_id === null) {
+      // sys_admin: the built-in role, or a system-scoped role carrying svc:system:admin.
+      if ((role.is_built_in && role.name === "sys_admin") || (role.scope === "system" && permissions.includes("svc:system:admin"))) {
+        isSysAdmin = true;
+      }
+      for (const p of permissions) global.add(p);
+    } else {
+      const set = byOrg.get(org_id) ?? new Set<Permission>();
+      for (const p of permissions) set.add(p);
+      byOrg.set(org_id, set);
+    }
+  }
+  return {
+    isSysAdmin,
+    global,
+    byOrg,
+    memberships: new Map(memberships.map((m) => [m.org_id, m.org.name])),
+  };
+}

@@ -1,0 +1,79 @@
+import { randomBytes } from "node:crypto";
+import NextAuth from "next-auth";
+import Credentials from "next-auth/providers/credentials";
+import { dataLayer } from "@/server/db/data-layer";
+import type { SessionActor } from "./actor";
+import { loadGrants } from "./grants";
+import { hashPassword, verifyPassword } from "./passwords";
+import { signInThrottle } from "./sign-in-throttle";
+
+// Console sessions (Auth.js): username-or-email and password, checked against the argon2id hash;
+// a JWT in an HttpOnly cookie carries only the user id. Who the user is and what they hold is
+// read fresh on each request, so a deleted or demoted user loses access at once.
+
+const SESSION_HOURS = 8;
+
+// The hash of a random value nobody knows: verified against for unknown users, so that the time a
+// failed sign-in takes does not tell whether the account exists.
+const dummyHash = hashPassword(randomBytes(32).toString("hex"));
+
+export const { handlers, auth, signIn, signOut } = NextAuth({
+  trustHost: true,
+  secret: process.env.AUTH_SECRET,
+  session: { strategy: "jwt", maxAge: SESSION_HOURS * 3600 },
+  pages: { signIn: "/console/sign-in", error: "/console/sign-in" },
+  providers: [
+    Credentials({
+      credentials: { username: { label: "Username or email" }, password: { label: "Password", type: "password" } },
+      async authorize(credentials, request) {
+        const login = typeof credentials.username === "string" ? credentials.username.trim() : "";
+        const password = typeof credentials.password === "string" ? credentials.password : "";
+        if (!login || !password || login.length > 255 || password.length > 1024) return null;
+        const client = request.headers.get("x-forwarded-for")?.split(",")[0]?.trim() || "local";
+        signInThrottle.check(login, client);
+        const user = await dataLayer("system:auth").user.findFirst({
+          where: login.includes("@") ? { email: login.toLowerCase() } : { username: login },
+          select: { id: true, username: true, display_name: true, password_hash: true },
+        });
+        // Verify against a fixed hash when the user does not exist, so timing does not tell.
+        const ok = await verifyPassword(user?.password_hash ?? (await dummyHash), password);
+        if (!user || !user.password_hash || !ok) {
+          signInThrottle.fail(login, client);
+          return null;
+        }
+        signInThrottle.succeed(login);
+        return { id: user.id, name: user.display_name ?? user.username };
+      },
+    }),
+  ],
+  callbacks: {
+    jwt({ token, user }) {
+      if (user?.id) token.sub = user.id;
+      return token;
+    },
+    session({ session, token }) {
+      if (token.sub) session.user.id = token.sub;
+      return session;
+    },
+  },
+  logger: {
+    // Auth.js logs credential failures as errors with the request; keep them out of the logs.
+    error: (error) => {
+      if (error.name !== "CredentialsSignin") console.error(JSON.stringify({ level: "error", msg: "auth error", name: error.name }));
+    },
+    warn: () => undefined,
+    debug: () => undefined,
+  },
+});
+
+
+/** The signed-in user as an actor, or null when there is no valid session. */
+export async function currentSessionActor(): Promise<SessionActor | null> {
+  const session = await auth();
+  const userId = session?.user?.id;
+  if (!userId) return null;
+  const db = dataLayer("system:auth");
+  const user = await db.user.findUnique({ where: { id: userId }, select: { id: true, username: true, display_name: true } });
+  if (!user) return null;
+  return { kind: "session", userId: user.id, username: user.username, displayName: user.display_name, grants: await loadGrants(db, user.id) };
+}

@@ -1,0 +1,9 @@
+import type { RouteSpec } from "./route";
+import { apiKeyRoutes } from "./routes/api-keys";
+import { meRoutes } from "./routes/me";
+import { systemRoutes } from "./routes/system";
+
+// Every REST route, in one list: the handlers, the OpenAPI document and the tests read it.
+export const ROUTES: readonly RouteSpec[] = [...systemRoutes, ...meRoutes, ...apiKeyRoutes] as unknown as RouteSpec[];
+
+export const routesAt = (path: string): RouteSpec[] => ROUTES.filter((r) => r.path === path);

@@ -1,0 +1,46 @@
+import { BUILT_IN_ROLES, type Permission } from "@/server/auth/permissions";
+import { hashPassword } from "@/server/auth/passwords";
+import type { BaseClient } from "@/server/db/client";
+import { seed } from "@/server/seed/seed";
+
+// Test data written straight to the test file's database (the users and roles services come with
+// their own issue). Built-in roles come from the real seed.
+
+export const PASSWORD = "test-password-123";
+let passwordHash: Promise<string> | undefined;
+
+export async function seedRoles(client: BaseClient) {
+  await seed(client, { username: "root-admin", password: PASSWORD });
+}
+
+let counter = 0;
+const unique = (prefix: string) => `${prefix}-${process.pid}-${++counter}`;
+
+export async function createUser(client: BaseClient, username = unique("user")) {
+  passwordHash ??= hashPassword(PASSWORD);
+  return client.user.create({ data: { username, password_hash: await passwordHash, display_name: username } });
+}
+
+export const createOrg = (client: BaseClient, name = unique("org")) => client.organization.create({ data: { name } });
+
+export async function createRole(client: BaseClient, scope: "system" | "org", permissions: readonly Permission[]) {
+  return client.role.create({
+    data: { name: unique("role"), scope, permissions: { create: permissions.map((permission) => ({ permission })) } },
+  });
+}
+
+export async function roleId(client: BaseClient, name: (typeof BUILT_IN_ROLES)[number]["name"]) {
+  return (await client.role.findUniqueOrThrow({ where: { name } })).id;
+}
+
+export const grant = (client: BaseClient, userId: string, role_id: string, orgId: string | null = null) =>
+  client.userRole.create({ data: { user_id: userId, role_id, org_id: orgId } });
+
+export const join = (client: BaseClient, userId: string, orgId: string) =>
+  client.userOrgMembership.create({ data: { user_id: userId, org_id: orgId } });
+
+export async function createSysAdmin(client: BaseClient) {
+  const user = await createUser(client, unique("admin"));
+  await grant(client, user.id, await roleId(client, "sys_admin"));
+  return user;
+}
