@@ -70,6 +70,51 @@ describe("svc CLI", () => {
     expect(run.stderr.split("\n")).toHaveLength(1);
   });
 
+  it("api-keys create prints the raw key alone, which then authenticates; list and revoke follow", async () => {
+    const create = svc(["api-keys", "create", "--user", "second", "--name", "deploy", "--scope", "svc:system:users:read", "--scope", "svc:system:users:write"]);
+    expect(create.code).toBe(0);
+    expect(create.stdout).toMatch(/^cdk_[0-9A-Za-z]{49}\n$/);
+    const raw = create.stdout.trim();
+    const { authenticateApiKey } = await import("@/server/auth/api-key-stage");
+    const actor = await authenticateApiKey(raw);
+    expect(actor.username).toBe("second");
+
+    const list = svc(["api-keys", "list", "--user", "second"]);
+    expect(list.code).toBe(0);
+    expect(list.stdout).toContain(`${raw.slice(0, 12)}  active   deploy  svc:system:users:read,svc:system:users:write`);
+    expect(list.stdout).not.toContain(raw);
+
+    const revoke = svc(["api-keys", "revoke", actor.key.id]);
+    expect(revoke.code).toBe(0);
+    expect(revoke.stdout).toBe(`Revoked ${raw.slice(0, 12)}… (${actor.key.id}).\n`);
+    expect(svc(["api-keys", "list", "--user", "second"]).stdout).toContain("revoked");
+  });
+
+  it("api-keys create --json prints the record with the raw key", () => {
+    const run = svc(["api-keys", "create", "--user", "second", "--name", "j", "--scope", "svc:org:read", "--json"]);
+    expect(run.code).toBe(0);
+    const record = JSON.parse(run.stdout) as { raw_key: string; effective_scopes: string[] };
+    expect(record.raw_key).toMatch(/^cdk_/);
+    expect(record.effective_scopes).toEqual(["svc:org:read"]);
+  });
+
+  it("api-keys create refuses unknown scopes and scopes the user does not hold, storing nothing", async () => {
+    await client.user.create({ data: { username: "plain" } });
+    const before = await client.apiKey.count();
+    const unknown = svc(["api-keys", "create", "--user", "second", "--name", "x", "--scope", "svc:bogus"]);
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toBe("svc: Unknown scope: svc:bogus.");
+    const escalation = svc(["api-keys", "create", "--user", "plain", "--name", "x", "--scope", "svc:org:read"]);
+    expect(escalation.code).toBe(1);
+    expect(escalation.stderr).toBe("svc: The key's owner does not hold: svc:org:read.");
+    const missing = svc(["api-keys", "create", "--user", "nobody", "--name", "x", "--scope", "svc:org:read"]);
+    expect(missing.stderr).toBe("svc: No user named nobody.");
+    const invalid = svc(["api-keys", "create", "--user", "second", "--scope", "svc:org:read"]);
+    expect(invalid.code).toBe(2);
+    expect(invalid.stderr).toMatch(/^svc: name: /);
+    expect(await client.apiKey.count()).toBe(before);
+  });
+
   it("explains its usage for an unknown command", () => {
     const run = svc(["frobnicate"]);
     expect(run.code).toBe(2);

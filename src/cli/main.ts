@@ -1,5 +1,8 @@
 import { spawn } from "node:child_process";
+import { randomBytes } from "node:crypto";
 import { existsSync } from "node:fs";
+import { mkdir, readFile, writeFile } from "node:fs/promises";
+import path from "node:path";
 import { parseArgs } from "node:util";
 import pg from "pg";
 import { createBaseClient } from "@/server/db/client";
@@ -11,6 +14,11 @@ import { ensureMessagePartitions, PARTITION_MONTHS_AHEAD } from "@/server/db/par
 import { env } from "@/server/env";
 import { generatePassword } from "@/server/auth/passwords";
 import { createSysAdmin, seed } from "@/server/seed/seed";
+import { systemActor } from "@/server/auth/actor";
+import { createApiKey, listApiKeys, revokeApiKey } from "@/server/services/api-keys/service";
+import { apiKeyIdParams, createApiKeyInput, listApiKeysQuery } from "@/lib/schemas/api-keys";
+import { DomainError } from "@/server/errors";
+import { z } from "zod";
 
 // The operator CLI: `npm run svc -- <command>`. Uses DATABASE_URL like the app (the embedded
 // database when it is unset). Errors are reported in one line with a non-zero exit.
@@ -22,6 +30,10 @@ Commands:
   seed                                      add built-in roles, tier settings, model catalog, first admin
   create-admin --username U [--email E]     create a sys_admin (password from SVC_ADMIN_PASSWORD, else printed once)
   partitions ensure [--months N]            create message partitions N months ahead (default ${PARTITION_MONTHS_AHEAD})
+  api-keys create --user U --name N --scope S [--scope S...] [--expires-at ISO] [--json]
+                                            issue a key for user U; prints the raw key alone (once)
+  api-keys list --user U [--json]           list U's keys
+  api-keys revoke <key-id>                  revoke a key
   serve [--dev]                             migrate, seed and run the app (what npm start / npm run dev do)`;
 
 const CLI_ACTOR = "system:cli";
@@ -133,10 +145,59 @@ const commands: Record<string, (args: string[]) => Promise<void>> = {
     });
   },
 
+  async "api-keys"(args) {
+    const [sub, ...rest] = args;
+    const { values, positionals } = parseArgs({
+      args: rest,
+      allowPositionals: true,
+      options: {
+        user: { type: "string" },
+        name: { type: "string" },
+        scope: { type: "string", multiple: true },
+        "expires-at": { type: "string" },
+        json: { type: "boolean", default: false },
+      },
+    });
+    await withDatabase(async ({ url }) => {
+      process.env.DATABASE_URL = url;
+      const actor = systemActor("cli");
+      const userId = async () => {
+        if (!values.user) throw new UsageError(`api-keys ${sub} needs --user <username>`);
+        const user = await dataLayer(CLI_ACTOR).user.findFirst({ where: { username: values.user }, select: { id: true } });
+        if (!user) throw new DomainError("not_found", `No user named ${values.user}.`);
+        return user.id;
+      };
+      if (sub === "create") {
+        const input = validated(createApiKeyInput, {
+          name: values.name,
+          scopes: values.scope ?? [],
+          expires_at: values["expires-at"] ?? null,
+        });
+        const key = await createApiKey(actor, await userId(), input);
+        console.log(values.json ? JSON.stringify(key, null, 2) : key.raw_key);
+      } else if (sub === "list") {
+        const { data } = await listApiKeys(actor, validated(listApiKeysQuery, { user_id: await userId(), limit: "100" }));
+        if (values.json) return console.log(JSON.stringify(data, null, 2));
+        if (data.length === 0) return console.log("No keys.");
+        for (const k of data) {
+          const status = k.is_active ? (k.expires_at && Date.parse(k.expires_at) <= Date.now() ? "expired" : "active") : "revoked";
+          console.log([k.id, k.key_prefix, status.padEnd(7), k.name, k.scopes.join(",")].join("  "));
+        }
+      } else if (sub === "revoke") {
+        const { key_id } = validated(apiKeyIdParams, { key_id: positionals[0] });
+        const key = await revokeApiKey(actor, key_id);
+        console.log(`Revoked ${key.key_prefix}… (${key.id}).`);
+      } else {
+        throw new UsageError("api-keys needs one of: create, list, revoke");
+      }
+    });
+  },
+
   async serve(args) {
     const { values } = parseArgs({ args, options: { dev: { type: "boolean", default: false } } });
-    const { PORT } = env();
+    const { PORT, SVC_DATA_DIR } = env();
     process.env.NEXT_TELEMETRY_DISABLED ??= "1";
+    process.env.AUTH_SECRET ??= await persistedAuthSecret(SVC_DATA_DIR);
     const db = await resolveDatabase();
     try {
       const { createdAdmin } = await prepare(db.url);
@@ -161,6 +222,26 @@ const commands: Record<string, (args: string[]) => Promise<void>> = {
     }
   },
 };
+
+/** Validates CLI input with the same schema as the API, reporting fields in one line. */
+function validated<T>(schema: z.ZodType<T>, value: unknown): T {
+  const result = schema.safeParse(value);
+  if (result.success) return result.data;
+  throw new UsageError(result.error.issues.map((i) => `${i.path.join(".") || "input"}: ${i.message}`).join("; "));
+}
+
+/** A session-signing secret for zero-setup runs, made once and kept in the data folder. */
+async function persistedAuthSecret(dataDir: string): Promise<string> {
+  const file = path.join(dataDir, "auth-secret");
+  try {
+    return (await readFile(file, "utf8")).trim();
+  } catch {
+    const secret = randomBytes(32).toString("hex");
+    await mkdir(dataDir, { recursive: true });
+    await writeFile(file, secret, { mode: 0o600 });
+    return secret;
+  }
+}
 
 /** Runs a child process to completion; with `forwardSignals`, Ctrl-C stops it cleanly first. */
 function run(command: string, args: string[], childEnv: NodeJS.ProcessEnv, forwardSignals = false) {

@@ -44,3 +44,12 @@ export async function createSysAdmin(client: BaseClient) {
   await grant(client, user.id, await roleId(client, "sys_admin"));
   return user;
 }
+
+/** A user who is an org_member of a new organization. */
+export async function createMember(client: BaseClient) {
+  const user = await createUser(client);
+  const org = await createOrg(client);
+  await join(client, user.id, org.id);
+  await grant(client, user.id, await roleId(client, "org_member"), org.id);
+  return { user, org };
+}

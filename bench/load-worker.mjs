@@ -1,0 +1,77 @@
+// One load round, run in its own process by bench/api-keys.ts so that the load generator never
+// shares an event loop with the benchmark's bookkeeping. Reads a JSON job on stdin, drives
+// autocannon against 127.0.0.1 only, and prints one JSON result line on stdout.
+//
+// Latencies are taken from autocannon's per-response event in fractional milliseconds (its own
+// histogram keeps whole milliseconds), for every status: the unknown-key scenario answers 401.
+
+import autocannon from "autocannon";
+
+const MAX_SAMPLES = 5_000_000;
+
+async function readStdin() {
+  const chunks = [];
+  for await (const chunk of process.stdin) chunks.push(chunk);
+  return JSON.parse(Buffer.concat(chunks).toString("utf8"));
+}
+
+function percentile(sorted, p) {
+  if (sorted.length === 0) return null;
+  const index = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
+  return sorted[index];
+}
+
+const job = await readStdin();
+const url = new URL(job.url);
+if (url.hostname !== "127.0.0.1") throw new Error(`load-worker only targets 127.0.0.1, not ${url.hostname}`);
+if (!(job.duration > 0 && job.duration <= 120)) throw new Error("duration must be within (0, 120] seconds");
+if (!(job.connections >= 1 && job.connections <= 1000)) throw new Error("connections must be within [1, 1000]");
+
+const latencies = new Float64Array(MAX_SAMPLES);
+let samples = 0;
+let responses = 0;
+const statuses = {};
+
+const started = process.hrtime.bigint();
+const instance = autocannon(
+  {
+    url: job.url,
+    connections: job.connections,
+    duration: job.duration,
+    timeout: 10,
+    requests: job.requests,
+    renderProgressBar: false,
+    renderResultsTable: false,
+    renderLatencyTable: false,
+  },
+  (error, result) => {
+    const elapsed = Number(process.hrtime.bigint() - started) / 1e9;
+    if (error) {
+      process.stdout.write(`${JSON.stringify({ error: String(error.message ?? error) })}\n`);
+      process.exit(1);
+    }
+    const sorted = latencies.subarray(0, samples).sort();
+    const seconds = result.duration > 0 ? result.duration : elapsed;
+    process.stdout.write(
+      `${JSON.stringify({
+        seconds,
+        responses,
+        rps: responses / seconds,
+        p50: percentile(sorted, 50),
+        p90: percentile(sorted, 90),
+        p99: percentile(sorted, 99),
+        max: percentile(sorted, 100),
+        statuses,
+        errors: result.errors,
+        timeouts: result.timeouts,
+        autocannon: { rpsAverage: result.requests.average, p50: result.latency.p50, p99: result.latency.p99 },
+      })}\n`,
+    );
+    process.exit(0);
+  },
+);
+instance.on("response", (_client, statusCode, _bytes, responseTime) => {
+  responses += 1;
+  statuses[statusCode] = (statuses[statusCode] ?? 0) + 1;
+  if (samples < MAX_SAMPLES) latencies[samples++] = responseTime;
+});

@@ -1,0 +1,361 @@
+import type { Metadata } from "next";
+import Link from "next/link";
+import { errorAnchor, exampleOf, statusText, tagGroups, type JsonSchema } from "@/components/api-docs/model";
+import { OperationSection } from "@/components/api-docs/operation";
+import { tableClass, tdClass, thClass } from "@/components/api-docs/schema";
+import { CodeBlock, Inline, MethodBadge, codeClass } from "@/components/api-docs/text";
+import { DomainError, ERROR_STATUS, type ErrorCode } from "@/server/errors";
+import { openApiDocument } from "@/server/rest/openapi";
+import { problemBody, TITLES } from "@/server/rest/problem";
+
+// The API reference, rendered on the server from the same OpenAPI document /api/openapi.json
+// serves: no client script, no CDN, works offline.
+
+export const dynamic = "force-static";
+
+export const metadata: Metadata = {
+  title: "API reference — svc control plane",
+  description: "REST API reference of the svc control plane: authentication, pagination, errors and every operation.",
+};
+
+/** Extra words on the codes whose problems carry more than the standard members. */
+const ERROR_NOTES: Partial<Record<ErrorCode, string>> = {
+  validation_failed: "`errors` lists each bad field as `path` and `message` (query fields start with `query.`, path parameters with `params.`).",
+  unknown_scope: "`scopes` lists the unknown scopes; `errors` points at each.",
+  unauthenticated: "No credentials, or an API key sent as `Authorization: Bearer` instead of `X-API-KEY`.",
+  invalid_api_key: "The key is malformed, fails its checksum, or is not known.",
+  forbidden: "`required_permission` names the permission the caller lacks.",
+  scope_not_held: "`scopes` lists the scopes the key's owner does not hold.",
+  method_not_allowed: "The `Allow` header and `allowed` list the methods the path takes.",
+  payload_too_large: "The body is over 1 MiB (1,048,576 bytes).",
+  unsupported_media_type: "A body must be sent as `application/json`.",
+  rate_limited: "Retry after the `Retry-After` header's seconds.",
+  internal_error: "Quote the `X-Request-Id` when reporting it.",
+  unavailable: "Retry after the `Retry-After` header's seconds.",
+};
+
+const sectionHeading = "scroll-mt-6 text-2xl font-bold tracking-tight";
+const subHeading = "mt-8 scroll-mt-6 text-lg font-semibold";
+const prose = "mt-3 leading-7 text-slate-600 dark:text-slate-300";
+const linkClass = "font-medium text-brand-600 underline-offset-2 hover:underline dark:text-brand-100";
+const tocLink =
+  "block rounded px-2 py-1 text-slate-600 hover:bg-slate-100 hover:text-slate-900 dark:text-slate-300 dark:hover:bg-slate-800 dark:hover:text-white";
+
+const GUIDE = [
+  { id: "authentication", title: "Authentication" },
+  { id: "requests", title: "Requests and responses" },
+  { id: "pagination", title: "Pagination" },
+  { id: "error-handling", title: "Errors and request ids" },
+  { id: "first-request", title: "Your first request" },
+] as const;
+
+export default function ApiDocsPage() {
+  const doc = openApiDocument();
+  const groups = tagGroups(doc);
+  const operations = groups.flatMap((g) => g.operations);
+  const me = operations.find((o) => o.path === "/api/v1/me" && o.method === "GET");
+  const createKey = operations.find((o) => o.id === "createApiKey");
+  const codes = (Object.keys(ERROR_STATUS) as ErrorCode[]).sort((a, b) => ERROR_STATUS[a] - ERROR_STATUS[b]);
+  const exampleProblem = problemBody(
+    new DomainError("validation_failed", "The request is not valid.", {
+      errors: [{ path: "scopes", message: "must list at least one scope" }],
+    }),
+  );
+  const problemSchema = doc.components.schemas.Problem as JsonSchema;
+
+  return (
+    <div className="flex min-h-screen flex-col">
+      <a
+        href="#content"
+        className="sr-only focus:not-sr-only focus:absolute focus:left-4 focus:top-4 focus:z-10 focus:rounded-md focus:bg-white focus:px-3 focus:py-2 focus:shadow dark:focus:bg-slate-900"
+      >
+        Skip to content
+      </a>
+      <header className="border-b border-slate-200 bg-white/80 dark:border-slate-800 dark:bg-slate-900/80">
+        <div className="mx-auto flex max-w-7xl items-center justify-between px-6 py-4">
+          <Link href="/" className="flex items-center gap-2 font-semibold tracking-tight">
+            {/* eslint-disable-next-line @next/next/no-img-element -- tiny local SVG, no optimisation needed */}
+            <img src="/favicon.svg" alt="" width={24} height={24} />
+            svc
+          </Link>
+          <nav aria-label="Primary">
+            <ul className="flex items-center gap-4 text-sm">
+              <li>
+                <a
+                  href="/api/openapi.json"
+                  className="text-slate-600 hover:text-slate-900 dark:text-slate-300 dark:hover:text-white"
+                >
+                  OpenAPI JSON
+                </a>
+              </li>
+              <li>
+                <Link
+                  href="/console/sign-in"
+                  className="rounded-md bg-brand-600 px-3 py-1.5 font-medium text-white hover:bg-brand-700"
+                >
+                  Sign in to the console
+                </Link>
+              </li>
+            </ul>
+          </nav>
+        </div>
+      </header>
+
+      <div className="mx-auto w-full max-w-7xl flex-1 px-6 py-10 lg:grid lg:grid-cols-[15rem_minmax(0,1fr)] lg:gap-10">
+        <nav
+          aria-label="Table of contents"
+          className="mb-10 text-sm lg:sticky lg:top-0 lg:mb-0 lg:max-h-screen lg:self-start lg:overflow-y-auto lg:py-4"
+        >
+          <p className="px-2 text-xs font-semibold uppercase tracking-wider text-slate-500 dark:text-slate-400">On this page</p>
+          <ul className="mt-2 space-y-4">
+            <li>
+              <a href="#getting-started" className={`${tocLink} font-semibold text-slate-900 dark:text-white`}>
+                Getting started
+              </a>
+              <ul className="mt-1">
+                {GUIDE.map((item) => (
+                  <li key={item.id}>
+                    <a href={`#${item.id}`} className={tocLink}>
+                      {item.title}
+                    </a>
+                  </li>
+                ))}
+              </ul>
+            </li>
+            {groups.map((group) => (
+              <li key={group.slug}>
+                <a href={`#${group.slug}`} className={`${tocLink} font-semibold text-slate-900 dark:text-white`}>
+                  {group.name}
+                </a>
+                <ul className="mt-1">
+                  {group.operations.map((operation) => (
+                    <li key={operation.id}>
+                      <a href={`#${operation.id}`} className={`${tocLink} flex items-start gap-2`}>
+                        <MethodBadge method={operation.method} small />
+                        <span className="min-w-0 wrap-anywhere">{operation.summary}</span>
+                      </a>
+                    </li>
+                  ))}
+                </ul>
+              </li>
+            ))}
+            <li>
+              <a href="#errors" className={`${tocLink} font-semibold text-slate-900 dark:text-white`}>
+                Errors
+              </a>
+            </li>
+          </ul>
+        </nav>
+
+        <main id="content" className="min-w-0">
+          <p className="text-sm font-semibold uppercase tracking-wider text-brand-600 dark:text-brand-100">
+            API reference · version {doc.info.version}
+          </p>
+          <h1 className="mt-2 text-4xl font-bold tracking-tight">{doc.info.title}</h1>
+          <p className="mt-4 max-w-3xl text-lg leading-8 text-slate-600 dark:text-slate-300">
+            <Inline text={doc.info.description} />
+          </p>
+          <p className="mt-4 text-sm text-slate-600 dark:text-slate-300">
+            The machine-readable OpenAPI 3.1 document behind this page:{" "}
+            <a href="/api/openapi.json" className={linkClass}>
+              /api/openapi.json
+            </a>
+            .
+          </p>
+
+          <section aria-labelledby="getting-started" className="mt-12 max-w-3xl">
+            <h2 id="getting-started" className={sectionHeading}>
+              Getting started
+            </h2>
+
+            <h3 id="authentication" className={subHeading}>
+              Authentication
+            </h3>
+            <p className={prose}>
+              Send an API key in the <code className={codeClass}>X-API-KEY</code> header:{" "}
+              <code className={codeClass}>X-API-KEY: cdk_…</code>. Keys start with{" "}
+              <code className={codeClass}>cdk_</code>, are created in the console
+              {createKey ? (
+                <>
+                  {" "}or with{" "}
+                  <a href={`#${createKey.id}`} className={linkClass}>
+                    {createKey.method} {createKey.path}
+                  </a>
+                </>
+              ) : null}
+              , and are shown once. Never put a key in <code className={codeClass}>Authorization: Bearer</code>: such
+              a request is refused with <a href={`#${errorAnchor("unauthenticated")}`} className={linkClass}>unauthenticated</a>.
+            </p>
+            <p className={prose}>
+              In a browser signed in to the console, the session cookie authenticates as well. A key acts with its scopes,
+              minus the dangerous ones, intersected with what its owner holds at the time of the request.
+            </p>
+
+            <h3 id="requests" className={subHeading}>
+              Requests and responses
+            </h3>
+            <ul className={`${prose} list-disc space-y-1 pl-5`}>
+              <li>
+                Bodies are JSON with <code className={codeClass}>snake_case</code> field names, sent as{" "}
+                <code className={codeClass}>Content-Type: application/json</code>. Unknown fields are refused.
+              </li>
+              <li>
+                Timestamps are ISO 8601 strings with an offset, e.g. <code className={codeClass}>2026-01-15T09:30:00Z</code>; ids
+                are UUIDs.
+              </li>
+              <li>
+                Bodies over 1 MiB are refused with <code className={codeClass}>413</code>{" "}
+                <a href={`#${errorAnchor("payload_too_large")}`} className={linkClass}>payload_too_large</a>.
+              </li>
+              <li>
+                Responses that hold a secret (a new key&apos;s <code className={codeClass}>raw_key</code>) are sent with{" "}
+                <code className={codeClass}>Cache-Control: no-store</code>.
+              </li>
+            </ul>
+
+            <h3 id="pagination" className={subHeading}>
+              Pagination
+            </h3>
+            <p className={prose}>
+              List operations answer <code className={codeClass}>{`{"data": [...], "next_cursor": "..."}`}</code>. Ask for up to{" "}
+              <code className={codeClass}>limit</code> items (1 to 100, default 50); while{" "}
+              <code className={codeClass}>next_cursor</code> is not <code className={codeClass}>null</code>, pass it back as{" "}
+              <code className={codeClass}>cursor</code> to get the next page. Cursors are opaque: do not build or edit them.
+            </p>
+            <CodeBlock
+              label="Next page"
+              code={`curl -sS "$SVC_URL/api/admin/users/api-keys?limit=20&cursor=$NEXT_CURSOR" \\\n  -H "X-API-KEY: $SVC_API_KEY"`}
+            />
+
+            <h3 id="error-handling" className={subHeading}>
+              Errors and request ids
+            </h3>
+            <p className={prose}>
+              Every error is an RFC 9457 problem, <code className={codeClass}>application/problem+json</code>, with a stable,
+              machine-readable <code className={codeClass}>code</code>: branch on the code, not on the{" "}
+              <code className={codeClass}>detail</code> text. Its <code className={codeClass}>type</code> links to the code&apos;s
+              entry in <a href="#errors" className={linkClass}>Errors</a> below.
+            </p>
+            <p className={prose}>
+              Every response carries an <code className={codeClass}>X-Request-Id</code> header. Send your own (up to 128 of{" "}
+              <code className={codeClass}>A–Z a–z 0–9 . _ -</code>) to have it echoed; otherwise the server assigns one. Quote
+              it when reporting a problem.
+            </p>
+
+            <h3 id="first-request" className={subHeading}>
+              Your first request
+            </h3>
+            <p className={prose}>
+              Ask who you are:{" "}
+              <a href={`#${me?.id ?? "getMe"}`} className={linkClass}>
+                GET /api/v1/me
+              </a>{" "}
+              answers with the key&apos;s user and
+              the permissions it carries.
+            </p>
+            <CodeBlock
+              label="Request"
+              code={[
+                "export SVC_URL=http://localhost:3000",
+                "export SVC_API_KEY=cdk_…   # your key",
+                "",
+                'curl -sS "$SVC_URL/api/v1/me" \\',
+                '  -H "X-API-KEY: $SVC_API_KEY"',
+              ].join("\n")}
+            />
+            {me?.success.schema ? (
+              <CodeBlock label="Response (200 OK)" code={JSON.stringify(exampleOf(me.success.schema), null, 2)} />
+            ) : null}
+          </section>
+
+          {groups.map((group) => (
+            <section key={group.slug} aria-labelledby={group.slug} className="mt-16">
+              <h2 id={group.slug} className={sectionHeading}>
+                {group.name}
+              </h2>
+              <div className="mt-6 space-y-8">
+                {group.operations.map((operation) => (
+                  <OperationSection key={operation.id} operation={operation} />
+                ))}
+              </div>
+            </section>
+          ))}
+
+          <section aria-labelledby="errors" className="mt-16">
+            <h2 id="errors" className={sectionHeading}>
+              Errors
+            </h2>
+            <p className={`${prose} max-w-3xl`}>
+              Every code an operation can answer with, its HTTP status and title. Besides the standard{" "}
+              <code className={codeClass}>type</code>, <code className={codeClass}>title</code>,{" "}
+              <code className={codeClass}>status</code> and <code className={codeClass}>detail</code>, a problem may carry{" "}
+              <code className={codeClass}>errors</code>, <code className={codeClass}>required_permission</code>,{" "}
+              <code className={codeClass}>scopes</code> or <code className={codeClass}>allowed</code>.
+            </p>
+            <div className="max-w-3xl">
+              <CodeBlock
+                label="Example problem"
+                code={[
+                  `HTTP/1.1 ${exampleProblem.status} ${statusText(exampleProblem.status)}`,
+                  "Content-Type: application/problem+json",
+                  "X-Request-Id: 4b6f1a52-1c0e-4d7e-9a43-2f5d8c0b7e19",
+                  "",
+                  JSON.stringify(exampleProblem, null, 2),
+                ].join("\n")}
+              />
+              <details className="mt-3 rounded-lg border border-slate-200 dark:border-slate-800">
+                <summary className="cursor-pointer select-none px-3 py-2 text-sm font-medium text-slate-700 hover:bg-slate-50 dark:text-slate-300 dark:hover:bg-slate-900">
+                  JSON Schema of a problem
+                </summary>
+                <pre className="whitespace-pre-wrap border-t border-slate-200 p-3 font-mono text-xs leading-5 text-slate-700 wrap-anywhere dark:border-slate-800 dark:text-slate-300">
+                  <code>{JSON.stringify(problemSchema, null, 2)}</code>
+                </pre>
+              </details>
+            </div>
+
+            <table className={`${tableClass} mt-6`}>
+              <caption className="sr-only">Error codes with their HTTP status and title</caption>
+              <thead>
+                <tr>
+                  <th scope="col" className={thClass}>Code</th>
+                  <th scope="col" className={thClass}>Status</th>
+                  <th scope="col" className={thClass}>Title</th>
+                  <th scope="col" className={thClass}>Notes</th>
+                </tr>
+              </thead>
+              <tbody>
+                {codes.map((code) => (
+                  <tr
+                    key={code}
+                    id={errorAnchor(code)}
+                    className="scroll-mt-6 target:bg-brand-50 dark:target:bg-brand-900/60"
+                  >
+                    <th scope="row" className={`${tdClass} font-normal`}>
+                      <a href={`#${errorAnchor(code)}`} className="font-mono text-[0.8125rem] text-slate-900 hover:underline dark:text-slate-100">
+                        {code}
+                      </a>
+                    </th>
+                    <td className={`${tdClass} whitespace-nowrap font-mono text-slate-600 dark:text-slate-300`}>
+                      {ERROR_STATUS[code]} <span className="font-sans">{statusText(ERROR_STATUS[code])}</span>
+                    </td>
+                    <td className={tdClass}>{TITLES[code]}</td>
+                    <td className={`${tdClass} text-slate-600 dark:text-slate-300`}>
+                      {ERROR_NOTES[code] ? <Inline text={ERROR_NOTES[code]} /> : null}
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </section>
+        </main>
+      </div>
+
+      <footer className="border-t border-slate-200 py-6 text-center text-sm text-slate-500 dark:border-slate-800 dark:text-slate-400">
+        svc — multi-tenant orchestrator hosting ·{" "}
+        <a href="/api/openapi.json" className="hover:underline">
+          OpenAPI document
+        </a>
+      </footer>
+    </div>
+  );
+}

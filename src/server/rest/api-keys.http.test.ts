@@ -1,0 +1,324 @@
+import { describe, expect, it } from "vitest";
+import pg from "pg";
+import { Browserless, startApp } from "@/test/app";
+import { testDatabase } from "@/test/database";
+import { createMember, createOrg, createRole, createSysAdmin, createUser, grant, join, PASSWORD, roleId, seedRoles } from "@/test/fixtures";
+import { createApiKey } from "@/server/services/api-keys/service";
+import { systemActor } from "@/server/auth/actor";
+import type { Permission } from "@/server/auth/permissions";
+
+// The key routes and the X-API-KEY pipeline, over real HTTP against the production build running
+// on this file's own PostgreSQL database.
+
+const { client, url } = await testDatabase();
+await seedRoles(client);
+const app = await startApp(url);
+const KEYS = "/api/admin/users/api-keys";
+
+const admin = await createSysAdmin(client);
+const console_ = new Browserless(app.baseUrl);
+expect(await console_.signIn(admin.username, PASSWORD)).toBe(true);
+
+const cli = systemActor("test");
+const issued: string[] = [];
+async function keyFor(userId: string, scopes: Permission[], expires_at: string | null = null) {
+  const key = await createApiKey(cli, userId, { name: "test", scopes, expires_at });
+  issued.push(key.raw_key);
+  return key;
+}
+
+const call = (path: string, init: RequestInit & { key?: string } = {}) => {
+  const headers = new Headers(init.headers);
+  if (init.key) headers.set("x-api-key", init.key);
+  return fetch(`${app.baseUrl}${path}`, { ...init, headers });
+};
+
+async function createViaConsole(body: unknown) {
+  const response = await console_.fetch(KEYS, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+  const json = (await response.json()) as Record<string, unknown>;
+  if (typeof json.raw_key === "string") issued.push(json.raw_key);
+  return { response, json };
+}
+
+const keyCount = async () => client.apiKey.count();
+
+describe("POST /api/admin/users/api-keys", () => {
+  it("creates a key once, with the raw key in that response only", async () => {
+    const { response, json } = await createViaConsole({ name: "ci", scopes: ["svc:system:api_keys:read", "svc:system:users:write"], expires_at: null });
+    expect(response.status).toBe(201);
+    expect(response.headers.get("cache-control")).toBe("no-store");
+    expect(response.headers.get("location")).toBe(`${KEYS}/${json.id}`);
+    expect(response.headers.get("x-request-id")).toMatch(/.+/);
+    expect(Object.keys(json).sort()).toEqual(["created_at", "effective_scopes", "expires_at", "id", "is_active", "key_prefix", "name", "raw_key", "scopes"]);
+    expect(json.raw_key).toMatch(/^cdk_[0-9A-Za-z]{49}$/);
+    expect(json.key_prefix).toBe((json.raw_key as string).slice(0, 12));
+    expect(json.effective_scopes).toEqual(["svc:system:api_keys:read"]);
+    const row = await client.apiKey.findUniqueOrThrow({ where: { id: json.id as string } });
+    expect(row.key_hash).toMatch(/^[0-9a-f]{64}$/);
+    expect(row.updated_by).toBe(admin.id);
+  });
+
+  it("refuses an unknown scope with 400 unknown_scope and stores nothing", async () => {
+    const before = await keyCount();
+    const { response, json } = await createViaConsole({ name: "x", scopes: ["svc:org:read", "svc:nope"], expires_at: null });
+    expect(response.status).toBe(400);
+    expect(response.headers.get("content-type")).toBe("application/problem+json");
+    expect(json).toMatchObject({ code: "unknown_scope", status: 400, type: "/api/docs#error-unknown_scope" });
+    expect(await keyCount()).toBe(before);
+  });
+
+  it("lets a sys_admin grant any known scope", async () => {
+    const { response, json } = await createViaConsole({ name: "all", scopes: ["svc:org:members:write", "svc:conversations:read", "svc:system:audit:read"], expires_at: null });
+    expect(response.status).toBe(201);
+    expect(json.scopes).toEqual(["svc:org:members:write", "svc:conversations:read", "svc:system:audit:read"]);
+  });
+
+  it.each([
+    ["malformed JSON", "{not json", "application/json", 400, "validation_failed"],
+    ["wrong types", JSON.stringify({ name: 5, scopes: "svc:org:read" }), "application/json", 400, "validation_failed"],
+    ["unknown fields", JSON.stringify({ name: "x", scopes: ["svc:org:read"], admin: true }), "application/json", 400, "validation_failed"],
+    ["an empty name", JSON.stringify({ name: " ", scopes: ["svc:org:read"] }), "application/json", 400, "validation_failed"],
+    ["repeated scopes", JSON.stringify({ name: "x", scopes: ["svc:org:read", "svc:org:read"] }), "application/json", 400, "validation_failed"],
+    ["a past expiry", JSON.stringify({ name: "x", scopes: ["svc:org:read"], expires_at: "2001-01-01T00:00:00Z" }), "application/json", 400, "validation_failed"],
+    ["a non-JSON body", "name=x", "text/plain", 415, "unsupported_media_type"],
+  ])("answers %s with the documented 4xx and stores nothing", async (_label, body, type, status, code) => {
+    const before = await keyCount();
+    const response = await console_.fetch(KEYS, { method: "POST", headers: { "content-type": type }, body });
+    expect(response.status).toBe(status);
+    expect(await response.json()).toMatchObject({ code, status });
+    expect(await keyCount()).toBe(before);
+  });
+
+  it("names each invalid field", async () => {
+    const response = await console_.fetch(KEYS, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ name: "", scopes: [], surprise: 1 }),
+    });
+    const json = (await response.json()) as { errors: { path: string }[] };
+    expect(json.errors.map((e) => e.path).sort()).toEqual(["name", "scopes", "surprise"]);
+  });
+
+  it("refuses a body over 1 MiB with 413", async () => {
+    const response = await console_.fetch(KEYS, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ name: "x".repeat(1024 * 1024 + 10), scopes: ["svc:org:read"] }),
+    });
+    expect(response.status).toBe(413);
+    expect(await response.json()).toMatchObject({ code: "payload_too_large" });
+  });
+
+  it("cannot be done with a key, whatever it carries: keys cannot create keys", async () => {
+    const key = await keyFor(admin.id, ["svc:system:api_keys:write", "svc:system:admin", "svc:system:api_keys:read"]);
+    const before = await keyCount();
+    const response = await call(KEYS, { method: "POST", key: key.raw_key, headers: { "content-type": "application/json" }, body: JSON.stringify({ name: "child", scopes: ["svc:org:read"] }) });
+    expect(response.status).toBe(403);
+    expect(await response.json()).toMatchObject({ code: "forbidden", required_permission: "svc:system:api_keys:write" });
+    expect(await keyCount()).toBe(before);
+  });
+
+  it("is refused to a signed-in user who is not a sys_admin", async () => {
+    const user = await createUser(client);
+    await grant(client, user.id, (await createRole(client, "system", ["svc:system:api_keys:write", "svc:system:api_keys:read"])).id);
+    const session = new Browserless(app.baseUrl);
+    expect(await session.signIn(user.username, PASSWORD)).toBe(true);
+    const response = await session.fetch(KEYS, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ name: "x", scopes: ["svc:system:api_keys:read"] }) });
+    expect(response.status).toBe(403);
+    expect(await response.json()).toMatchObject({ code: "forbidden", required_permission: "svc:system:admin" });
+  });
+});
+
+describe("X-API-KEY pipeline", () => {
+  it("resolves a key to its owner with the sanitized scopes", async () => {
+    const key = await keyFor(admin.id, ["svc:system:users:read", "svc:system:users:write"]);
+    const response = await call("/api/v1/me", { key: key.raw_key });
+    expect(response.status).toBe(200);
+    const me = (await response.json()) as { auth: string; user: { id: string }; key: { id: string; key_prefix: string }; permissions: string[] };
+    expect(me.auth).toBe("api_key");
+    expect(me.user.id).toBe(admin.id);
+    expect(me.key).toMatchObject({ id: key.id, key_prefix: key.key_prefix });
+    expect(me.permissions).toEqual(["svc:system:users:read"]);
+  });
+
+  it("carries the owner's organizations, with per-organization permissions", async () => {
+    const user = await createUser(client);
+    const org = await createOrg(client);
+    const other = await createOrg(client);
+    await join(client, user.id, org.id);
+    await grant(client, user.id, await roleId(client, "org_member"), org.id);
+    const key = await keyFor(user.id, ["svc:org:read", "svc:conversations:write"]);
+    const me = (await (await call("/api/v1/me", { key: key.raw_key })).json()) as { permissions: string[]; organizations: { id: string; permissions: string[] }[] };
+    expect(me.permissions).toEqual([]);
+    expect(me.organizations).toEqual([{ id: org.id, name: org.name, permissions: ["svc:org:read", "svc:conversations:write"] }]);
+    expect(me.organizations.some((o) => o.id === other.id)).toBe(false);
+  });
+
+  it("refuses an unknown key, and a bad checksum, with 401 invalid_api_key", async () => {
+    const key = await keyFor(admin.id, ["svc:system:users:read"]);
+    const unknown = `cdk_${"A".repeat(43)}`;
+    const { isWellFormedKey } = await import("@/server/auth/api-key-format");
+    expect(isWellFormedKey(unknown + "000000")).toBe(false);
+    for (const value of [key.raw_key.slice(0, -1) + (key.raw_key.endsWith("a") ? "b" : "a"), "cdk_short", "garbage"]) {
+      const response = await call("/api/v1/me", { key: value });
+      expect(response.status).toBe(401);
+      expect(await response.json()).toMatchObject({ code: "invalid_api_key" });
+    }
+  });
+
+  it("refuses an expired key with 401 api_key_expired", async () => {
+    const key = await keyFor(admin.id, ["svc:system:users:read"], new Date(Date.now() + 1500).toISOString());
+    expect((await call("/api/v1/me", { key: key.raw_key })).status).toBe(200);
+    await new Promise((r) => setTimeout(r, 1600));
+    const response = await call("/api/v1/me", { key: key.raw_key });
+    expect(response.status).toBe(401);
+    expect(await response.json()).toMatchObject({ code: "api_key_expired" });
+  });
+
+  it("never takes a key from Authorization: Bearer", async () => {
+    const key = await keyFor(admin.id, ["svc:system:users:read"]);
+    const response = await call("/api/v1/me", { headers: { authorization: `Bearer ${key.raw_key}` } });
+    expect(response.status).toBe(401);
+    const problem = (await response.json()) as { code: string; detail: string };
+    expect(problem.code).toBe("unauthenticated");
+    expect(problem.detail).toMatch(/X-API-KEY/);
+  });
+
+  it("answers 401 unauthenticated without credentials", async () => {
+    const response = await call("/api/v1/me");
+    expect(response.status).toBe(401);
+    expect(await response.json()).toMatchObject({ code: "unauthenticated" });
+  });
+
+  it("takes away what a demoted owner no longer holds", async () => {
+    const user = await createUser(client);
+    const org = await createOrg(client);
+    await join(client, user.id, org.id);
+    const granted = await grant(client, user.id, await roleId(client, "org_admin"), org.id);
+    const key = await keyFor(user.id, ["svc:org:read", "svc:org:write"]);
+    const before = (await (await call("/api/v1/me", { key: key.raw_key })).json()) as { organizations: { permissions: string[] }[] };
+    expect(before.organizations[0]?.permissions).toEqual(["svc:org:read", "svc:org:write"]);
+    await client.userRole.delete({ where: { id: granted.id } });
+    await grant(client, user.id, await roleId(client, "org_member"), org.id);
+    await notifyUser(user.id);
+    const after = (await (await call("/api/v1/me", { key: key.raw_key })).json()) as { organizations: { permissions: string[] }[] };
+    expect(after.organizations[0]?.permissions).toEqual(["svc:org:read"]);
+  });
+
+  it("stops a deleted owner's keys with 401 api_key_revoked", async () => {
+    const { user } = await createMember(client);
+    const key = await keyFor(user.id, ["svc:org:read"]);
+    expect((await call("/api/v1/me", { key: key.raw_key })).status).toBe(200);
+    await client.user.update({ where: { id: user.id }, data: { is_deleted: true } });
+    await notifyUser(user.id);
+    const response = await call("/api/v1/me", { key: key.raw_key });
+    expect(response.status).toBe(401);
+    expect(await response.json()).toMatchObject({ code: "api_key_revoked" });
+  });
+
+  it("answers a wrong method with 405 and Allow", async () => {
+    const response = await call("/api/v1/me", { method: "POST" });
+    expect(response.status).toBe(405);
+    expect(response.headers.get("allow")).toBe("GET");
+    expect(await response.json()).toMatchObject({ code: "method_not_allowed" });
+  });
+});
+
+/** What the users and roles services do after changing a user's grants or deleting them. */
+async function notifyUser(userId: string) {
+  const pgClient = new pg.Client({ connectionString: url });
+  await pgClient.connect();
+  await pgClient.query("SELECT pg_notify('svc_auth_invalidate', $1)", [JSON.stringify({ userId })]);
+  await pgClient.end();
+  await new Promise((r) => setTimeout(r, 300));
+}
+
+describe("GET /api/admin/users/api-keys", () => {
+  it("lists the caller's keys newest first with the documented fields, never the hash or raw key", async () => {
+    const response = await console_.fetch(`${KEYS}?limit=100`);
+    expect(response.status).toBe(200);
+    const { data, next_cursor } = (await response.json()) as { data: Record<string, unknown>[]; next_cursor: string | null };
+    expect(next_cursor).toBeNull();
+    expect(data.length).toBeGreaterThan(3);
+    expect(data.every((k) => k.user_id === admin.id)).toBe(true);
+    expect(Object.keys(data[0] ?? {}).sort()).toEqual(["created_at", "expires_at", "id", "is_active", "key_prefix", "last_used_at", "name", "scopes", "updated_at", "user_id"]);
+    const ids = data.map((k) => k.id as string);
+    expect(ids).toEqual([...ids].sort().reverse());
+  });
+
+  it("pages with an opaque cursor", async () => {
+    const first = (await (await console_.fetch(`${KEYS}?limit=2`)).json()) as { data: { id: string }[]; next_cursor: string };
+    expect(first.data).toHaveLength(2);
+    const second = (await (await console_.fetch(`${KEYS}?limit=2&cursor=${first.next_cursor}`)).json()) as { data: { id: string }[] };
+    expect((second.data[0]?.id ?? "") < (first.data[1]?.id ?? "")).toBe(true);
+    expect((await console_.fetch(`${KEYS}?cursor=bogus`)).status).toBe(400);
+    expect((await console_.fetch(`${KEYS}?limit=101`)).status).toBe(400);
+  });
+
+  it("lets a sys_admin list another user's keys, and a key with only the read scope list its owner's", async () => {
+    const { user } = await createMember(client);
+    const key = await keyFor(user.id, ["svc:org:read"]);
+    const list = (await (await console_.fetch(`${KEYS}?user_id=${user.id}`)).json()) as { data: { id: string }[] };
+    expect(list.data.map((k) => k.id)).toEqual([key.id]);
+    const readKey = await keyFor(admin.id, ["svc:system:api_keys:read"]);
+    expect((await call(KEYS, { key: readKey.raw_key })).status).toBe(200);
+    const noScope = await keyFor(admin.id, ["svc:system:users:read"]);
+    const refused = await call(KEYS, { key: noScope.raw_key });
+    expect(refused.status).toBe(403);
+    expect(await refused.json()).toMatchObject({ required_permission: "svc:system:api_keys:read" });
+  });
+});
+
+describe("DELETE /api/admin/users/api-keys/{key_id}", () => {
+  it("revokes the caller's key, which fails at once; revoking again answers 200", async () => {
+    const { json } = await createViaConsole({ name: "to revoke", scopes: ["svc:system:users:read"], expires_at: null });
+    const raw = json.raw_key as string;
+    expect((await call("/api/v1/me", { key: raw })).status).toBe(200);
+    const response = await console_.fetch(`${KEYS}/${json.id}`, { method: "DELETE" });
+    expect(response.status).toBe(200);
+    const revoked = (await response.json()) as { is_active: boolean; id: string };
+    expect(revoked).toMatchObject({ id: json.id, is_active: false });
+    const refused = await call("/api/v1/me", { key: raw });
+    expect(refused.status).toBe(401);
+    expect(await refused.json()).toMatchObject({ code: "api_key_revoked" });
+    expect((await console_.fetch(`${KEYS}/${json.id}`, { method: "DELETE" })).status).toBe(200);
+    expect((await client.apiKey.findUniqueOrThrow({ where: { id: json.id as string } })).updated_by).toBe(admin.id);
+  });
+
+  it("answers 404 for another user's key and for an unknown id, 400 for a bad id", async () => {
+    const other = await createSysAdmin(client);
+    const key = await keyFor(other.id, ["svc:org:read"]);
+    const response = await console_.fetch(`${KEYS}/${key.id}`, { method: "DELETE" });
+    expect(response.status).toBe(404);
+    expect(await response.json()).toMatchObject({ code: "not_found" });
+    expect((await client.apiKey.findUniqueOrThrow({ where: { id: key.id } })).is_active).toBe(true);
+    expect((await console_.fetch(`${KEYS}/0190a000-0000-7000-8000-000000000000`, { method: "DELETE" })).status).toBe(404);
+    const bad = await console_.fetch(`${KEYS}/not-a-uuid`, { method: "DELETE" });
+    expect(bad.status).toBe(400);
+    expect(await bad.json()).toMatchObject({ code: "validation_failed", errors: [{ path: "params.key_id" }] });
+  });
+});
+
+describe("secrecy", () => {
+  it("never writes a raw key to a log line or a database column", async () => {
+    expect(issued.length).toBeGreaterThan(5);
+    const logs = app.logs();
+    expect(logs).toMatch(/"msg":"request"/);
+    const dump = new pg.Client({ connectionString: url });
+    await dump.connect();
+    const tables = await dump.query<{ table_name: string }>(
+      "SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' AND table_type = 'BASE TABLE'",
+    );
+    let everything = "";
+    for (const { table_name } of tables.rows) {
+      const rows = await dump.query(`SELECT * FROM "${table_name}"`);
+      everything += JSON.stringify(rows.rows);
+    }
+    await dump.end();
+    for (const raw of issued) {
+      expect(logs).not.toContain(raw);
+      expect(logs).not.toContain(raw.slice(12));
+      expect(everything).not.toContain(raw);
+    }
+  });
+});

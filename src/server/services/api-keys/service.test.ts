@@ -1,0 +1,147 @@
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { systemActor } from "@/server/auth/actor";
+import { authenticateApiKey, flushLastUsed } from "@/server/auth/api-key-stage";
+import { holds, holdsAnywhere } from "@/server/auth/authorize";
+import { loadGrants } from "@/server/auth/grants";
+import { ALL_PERMISSIONS, isDangerous, type Permission } from "@/server/auth/permissions";
+import { dataLayer } from "@/server/db/data-layer";
+import { DomainError } from "@/server/errors";
+import { testDatabase } from "@/test/database";
+import { createMember, createOrg, createRole, createSysAdmin, createUser, grant, join, seedRoles } from "@/test/fixtures";
+import { createApiKey, listApiKeys, MAX_LIFETIME_SETTING, revokeApiKey } from "./service";
+
+const { client } = await testDatabase();
+await seedRoles(client);
+const cli = systemActor("test");
+const DAY = 86_400_000;
+
+async function refused(promise: Promise<unknown>): Promise<DomainError> {
+  const error = await promise.then(() => undefined, (e: unknown) => e);
+  expect(error).toBeInstanceOf(DomainError);
+  return error as DomainError;
+}
+
+describe("createApiKey scope rules", () => {
+  it("refuses a scope the owner does not hold with scope_not_held, storing nothing", async () => {
+    const { user } = await createMember(client);
+    const before = await client.apiKey.count();
+    const error = await refused(createApiKey(cli, user.id, { name: "x", scopes: ["svc:org:read", "svc:org:write"], expires_at: null }));
+    expect(error.code).toBe("scope_not_held");
+    expect(error.details.scopes).toEqual(["svc:org:write"]);
+    expect(await client.apiKey.count()).toBe(before);
+  });
+
+  it("accepts a scope held in at least one organization", async () => {
+    const { user } = await createMember(client);
+    const key = await createApiKey(cli, user.id, { name: "x", scopes: ["svc:conversations:write"], expires_at: null });
+    expect(key.scopes).toEqual(["svc:conversations:write"]);
+  });
+
+  it("refuses unknown scopes before anything else, storing nothing", async () => {
+    const admin = await createSysAdmin(client);
+    const before = await client.apiKey.count();
+    const error = await refused(createApiKey(cli, admin.id, { name: "x", scopes: ["svc:org:read", "svc:root"], expires_at: null }));
+    expect(error.code).toBe("unknown_scope");
+    expect(error.details.errors).toEqual([{ path: "scopes.1", message: "svc:root is not a known permission" }]);
+    expect(await client.apiKey.count()).toBe(before);
+  });
+
+  it("enforces api_keys.max_lifetime_days when it is set", async () => {
+    const admin = await createSysAdmin(client);
+    await client.platformSetting.create({ data: { key: MAX_LIFETIME_SETTING, value: 30, value_type: "integer" } });
+    try {
+      for (const expires_at of [null, new Date(Date.now() + 31 * DAY).toISOString()]) {
+        const error = await refused(createApiKey(cli, admin.id, { name: "x", scopes: ["svc:org:read"], expires_at }));
+        expect(error.code).toBe("validation_failed");
+        expect(error.details.errors).toEqual([{ path: "expires_at", message: "keys must expire within 30 days" }]);
+      }
+      const ok = await createApiKey(cli, admin.id, { name: "x", scopes: ["svc:org:read"], expires_at: new Date(Date.now() + 29 * DAY).toISOString() });
+      expect(ok.expires_at).not.toBeNull();
+    } finally {
+      await client.platformSetting.delete({ where: { key: MAX_LIFETIME_SETTING } });
+    }
+  });
+});
+
+describe("listApiKeys", () => {
+  it("filters by status and keeps other users' keys from a non-sys_admin", async () => {
+    const { user } = await createMember(client);
+    const a = await createApiKey(cli, user.id, { name: "a", scopes: ["svc:org:read"], expires_at: null });
+    const b = await createApiKey(cli, user.id, { name: "b", scopes: ["svc:org:read"], expires_at: null });
+    await revokeApiKey(cli, a.id);
+    const actor = await authenticateApiKey(b.raw_key);
+    expect((await listApiKeys(actor, { limit: 50, active: true })).data.map((k) => k.id)).toEqual([b.id]);
+    expect((await listApiKeys(actor, { limit: 50, active: false })).data.map((k) => k.id)).toEqual([a.id]);
+    const other = await createUser(client);
+    expect((await refused(listApiKeys(actor, { limit: 50, user_id: other.id }))).code).toBe("forbidden");
+  });
+});
+
+describe("last_used_at", () => {
+  it("is written at most once per key per minute, in one batch, without touching updated_at", async () => {
+    const { user } = await createMember(client);
+    const keys = await Promise.all([1, 2, 3].map(() => createApiKey(cli, user.id, { name: "u", scopes: ["svc:org:read"], expires_at: null })));
+    const before = await client.apiKey.findMany({ where: { id: { in: keys.map((k) => k.id) } } });
+    await flushLastUsed(); // what earlier tests left pending
+    for (let i = 0; i < 20; i++) for (const key of keys) await authenticateApiKey(key.raw_key);
+    expect(await flushLastUsed()).toBe(3);
+    for (let i = 0; i < 20; i++) for (const key of keys) await authenticateApiKey(key.raw_key);
+    expect(await flushLastUsed()).toBe(0);
+    const after = await client.apiKey.findMany({ where: { id: { in: keys.map((k) => k.id) } } });
+    for (const row of after) {
+      expect(row.last_used_at).not.toBeNull();
+      expect(row.updated_at).toEqual(before.find((b) => b.id === row.id)?.updated_at);
+    }
+  });
+});
+
+describe("no privilege escalation (property)", () => {
+  it("no created key carries a permission its creator did not hold, unless the creator is a sys_admin", async () => {
+    const orgs = await Promise.all([1, 2].map(() => createOrg(client)));
+    const arbitraryRole = fc.record({
+      scope: fc.constantFrom<"system" | "org">("system", "org"),
+      permissions: fc.subarray(ALL_PERMISSIONS, { minLength: 1, maxLength: 6 }),
+    });
+    const arbitraryGrant = fc.record({ role: arbitraryRole, org: fc.option(fc.constantFrom(0, 1), { nil: null }) });
+    const scenario = fc.record({
+      grants: fc.array(arbitraryGrant, { maxLength: 4 }),
+      memberOf: fc.subarray([0, 1]),
+      requested: fc.subarray(ALL_PERMISSIONS, { minLength: 1, maxLength: 8 }),
+    });
+
+    await fc.assert(
+      fc.asyncProperty(scenario, async ({ grants, memberOf, requested }) => {
+        const user = await createUser(client);
+        for (const i of memberOf) await join(client, user.id, orgs[i]!.id);
+        for (const g of grants) {
+          const role = await createRole(client, g.role.scope, g.role.permissions);
+          await grant(client, user.id, role.id, g.role.scope === "org" && g.org !== null ? orgs[g.org]!.id : null);
+        }
+        const held = await loadGrants(dataLayer("test"), user.id);
+        const allowed = held.isSysAdmin || requested.every((p) => holdsAnywhere(held, p));
+        const result = await createApiKey(cli, user.id, { name: "p", scopes: requested, expires_at: null }).then(
+          (key) => key,
+          (e: unknown) => e as DomainError,
+        );
+        if (!allowed) {
+          expect(result).toBeInstanceOf(DomainError);
+          expect((result as DomainError).code).toBe("scope_not_held");
+          return;
+        }
+        expect(result).not.toBeInstanceOf(DomainError);
+        const actor = await authenticateApiKey((result as { raw_key: string }).raw_key);
+        const orgIds = [undefined, ...orgs.map((o) => o.id)];
+        for (const permission of ALL_PERMISSIONS as Permission[]) {
+          for (const orgId of orgIds) {
+            if (!holds(actor, permission, orgId)) continue;
+            expect(isDangerous(permission)).toBe(false);
+            expect(requested).toContain(permission);
+            if (!held.isSysAdmin) expect(holdsAnywhere(held, permission)).toBe(true);
+          }
+        }
+      }),
+      { numRuns: 60 },
+    );
+  });
+});
