@@ -299,6 +299,25 @@ describe("DELETE /api/admin/users/api-keys/{key_id}", () => {
   });
 });
 
+describe("revocation across processes", () => {
+  it("takes effect in another process of the deployment within a second", async () => {
+    const second = await startApp(url);
+    const { json } = await createViaConsole({ name: "shared", scopes: ["svc:system:users:read"], expires_at: null });
+    const raw = json.raw_key as string;
+    // Both processes have the key cached as valid.
+    expect((await call("/api/v1/me", { key: raw })).status).toBe(200);
+    expect((await fetch(`${second.baseUrl}/api/v1/me`, { headers: { "x-api-key": raw } })).status).toBe(200);
+    expect((await console_.fetch(`${KEYS}/${json.id}`, { method: "DELETE" })).status).toBe(200);
+    const revokedAt = Date.now();
+    let status = 200;
+    while (status === 200 && Date.now() - revokedAt < 1000) {
+      status = (await fetch(`${second.baseUrl}/api/v1/me`, { headers: { "x-api-key": raw } })).status;
+    }
+    expect(status).toBe(401);
+    await second.stop();
+  });
+});
+
 describe("secrecy", () => {
   it("never writes a raw key to a log line or a database column", async () => {
     expect(issued.length).toBeGreaterThan(5);
@@ -315,7 +334,13 @@ describe("secrecy", () => {
       everything += JSON.stringify(rows.rows);
     }
     await dump.end();
+    const responses = [
+      await (await console_.fetch(`${KEYS}?limit=100`)).text(),
+      await (await console_.fetch(`${KEYS}?limit=100&active=false`)).text(),
+      await (await console_.fetch("/api/v1/me")).text(),
+    ].join("");
     for (const raw of issued) {
+      expect(responses).not.toContain(raw);
       expect(logs).not.toContain(raw);
       expect(logs).not.toContain(raw.slice(12));
       expect(everything).not.toContain(raw);
