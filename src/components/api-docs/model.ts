@@ -102,6 +102,12 @@ export interface TagGroup {
   operations: Operation[];
 }
 
+/** What the shared list parameters mean, when the document does not say. */
+const PARAMETER_HINTS: Record<string, string> = {
+  limit: "Page size.",
+  cursor: "The `next_cursor` of the previous page; omit for the first page.",
+};
+
 const HTTP_METHODS = ["get", "post", "put", "patch", "delete"] as const;
 
 const STATUS_TEXT: Record<number, string> = {
@@ -188,7 +194,7 @@ function toOperation(path: string, method: string, raw: RawOperation): Operation
       in: p.in,
       required: p.required === true,
       type: p.schema ? typeLabel(p.schema) : "string",
-      description: [p.description ?? p.schema?.description, ...(p.schema ? constraints(p.schema) : [])]
+      description: [p.description ?? p.schema?.description ?? PARAMETER_HINTS[p.name], ...(p.schema ? constraints(p.schema) : [])]
         .filter(Boolean)
         .join(" · "),
     })),
@@ -325,7 +331,7 @@ export function fieldRows(schema: JsonSchema, prefix = "", depth = 0): FieldRow[
 const STRING_HINTS: Record<string, string> = {
   username: "ada",
   display_name: "Ada Lovelace",
-  name: "ci-deploy",
+  name: "example",
   key_prefix: "cdk_7Hq2LmXa",
   raw_key: "cdk_7Hq2LmXa…",
   next_cursor: "opaque-cursor",
@@ -354,7 +360,12 @@ export function exampleOf(schema: JsonSchema, name = ""): unknown {
   const type = Array.isArray(schema.type) ? (schema.type.find((t) => t !== "null") ?? "null") : schema.type;
   switch (type) {
     case "string":
-      return (schema.format && FORMAT_EXAMPLES[schema.format]) ?? STRING_HINTS[name] ?? "string";
+      return (
+        (schema.format ? FORMAT_EXAMPLES[schema.format] : undefined) ??
+        STRING_HINTS[name] ??
+        (name.endsWith("_at") ? FORMAT_EXAMPLES["date-time"] : undefined) ??
+        "string"
+      );
     case "integer":
     case "number":
       return typeof schema.default === "number" ? schema.default : (schema.minimum ?? 0);

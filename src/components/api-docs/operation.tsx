@@ -62,7 +62,7 @@ export function OperationSection({ operation }: { operation: Operation }) {
         <dd className="text-slate-600 dark:text-slate-300">
           <span className="font-mono font-semibold text-emerald-700 dark:text-emerald-300">{success.status}</span>{" "}
           {statusText(success.status)}
-          {success.description && success.description !== "Success." ? <> — {success.description}</> : null}
+          {success.description.replace(/^Success\.\s*/, "") ? <> — {success.description.replace(/^Success\.\s*/, "")}</> : null}
         </dd>
         <dt className="font-medium text-slate-900 dark:text-white">Operation id</dt>
         <dd>
@@ -75,35 +75,37 @@ export function OperationSection({ operation }: { operation: Operation }) {
           <h4 id={`${operation.id}-parameters`} className={h4Class}>
             Parameters
           </h4>
-          <table className={tableClass}>
-            <caption className="sr-only">Parameters of {operation.summary}</caption>
-            <thead>
-              <tr>
-                <th scope="col" className={thClass}>Name</th>
-                <th scope="col" className={thClass}>In</th>
-                <th scope="col" className={thClass}>Type</th>
-                <th scope="col" className={thClass}>Required</th>
-                <th scope="col" className={thClass}>Description</th>
-              </tr>
-            </thead>
-            <tbody>
-              {operation.parameters.map((parameter) => (
-                <tr key={`${parameter.in}:${parameter.name}`}>
-                  <th scope="row" className={`${tdClass} font-normal`}>
-                    <code className="font-mono text-[0.8125rem] text-slate-900 dark:text-slate-100">{parameter.name}</code>
-                  </th>
-                  <td className={`${tdClass} text-slate-600 dark:text-slate-300`}>{parameter.in}</td>
-                  <td className={`${tdClass} font-mono text-[0.8125rem] text-slate-600 dark:text-slate-300`}>{parameter.type}</td>
-                  <td className={tdClass}>
-                    <RequiredMark required={parameter.required} />
-                  </td>
-                  <td className={`${tdClass} text-slate-600 dark:text-slate-300`}>
-                    <Inline text={parameter.description} />
-                  </td>
+          <div className="overflow-x-auto">
+            <table className={tableClass}>
+              <caption className="sr-only">Parameters of {operation.summary}</caption>
+              <thead>
+                <tr>
+                  <th scope="col" className={thClass}>Name</th>
+                  <th scope="col" className={thClass}>In</th>
+                  <th scope="col" className={thClass}>Type</th>
+                  <th scope="col" className={thClass}>Required</th>
+                  <th scope="col" className={thClass}>Description</th>
                 </tr>
-              ))}
-            </tbody>
-          </table>
+              </thead>
+              <tbody>
+                {operation.parameters.map((parameter) => (
+                  <tr key={`${parameter.in}:${parameter.name}`}>
+                    <th scope="row" className={`${tdClass} font-normal`}>
+                      <code className="font-mono text-[0.8125rem] text-slate-900 dark:text-slate-100">{parameter.name}</code>
+                    </th>
+                    <td className={`${tdClass} text-slate-600 dark:text-slate-300`}>{parameter.in}</td>
+                    <td className={`${tdClass} font-mono text-[0.8125rem] text-slate-600 dark:text-slate-300`}>{parameter.type}</td>
+                    <td className={tdClass}>
+                      <RequiredMark required={parameter.required} />
+                    </td>
+                    <td className={`${tdClass} text-slate-600 dark:text-slate-300`}>
+                      <Inline text={parameter.description} />
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
         </div>
       ) : null}
 

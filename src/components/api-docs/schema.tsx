@@ -7,7 +7,7 @@ import { CodeBlock, Inline } from "./text";
 export const tableClass = "mt-3 w-full border-collapse text-left text-sm";
 export const thClass =
   "border-b border-slate-200 px-3 py-2 text-xs font-semibold uppercase tracking-wider text-slate-500 dark:border-slate-700 dark:text-slate-400";
-export const tdClass = "border-b border-slate-100 px-3 py-2 align-top wrap-anywhere dark:border-slate-800";
+export const tdClass = "border-b border-slate-100 px-3 py-2 align-top break-words dark:border-slate-800";
 
 export function RequiredMark({ required }: { required: boolean }) {
   return required ? (
@@ -21,38 +21,40 @@ export function FieldTable({ schema, caption }: { schema: JsonSchema; caption: s
   const rows = fieldRows(schema);
   if (rows.length === 0) return null;
   return (
-    <table className={tableClass}>
-      <caption className="sr-only">{caption}</caption>
-      <thead>
-        <tr>
-          <th scope="col" className={thClass}>Field</th>
-          <th scope="col" className={thClass}>Type</th>
-          <th scope="col" className={thClass}>Required</th>
-          <th scope="col" className={thClass}>Notes</th>
-        </tr>
-      </thead>
-      <tbody>
-        {rows.map((row) => (
-          <tr key={row.path}>
-            <th scope="row" className={`${tdClass} font-normal`}>
-              <code
-                className="font-mono text-[0.8125rem] text-slate-900 dark:text-slate-100"
-                style={{ paddingInlineStart: `${row.depth * 0.75}rem` }}
-              >
-                {row.path}
-              </code>
-            </th>
-            <td className={`${tdClass} font-mono text-[0.8125rem] text-slate-600 dark:text-slate-300`}>{row.type}</td>
-            <td className={tdClass}>
-              <RequiredMark required={row.required} />
-            </td>
-            <td className={`${tdClass} text-slate-600 dark:text-slate-300`}>
-              <Inline text={row.description} />
-            </td>
+    <div className="overflow-x-auto">
+      <table className={tableClass}>
+        <caption className="sr-only">{caption}</caption>
+        <thead>
+          <tr>
+            <th scope="col" className={thClass}>Field</th>
+            <th scope="col" className={thClass}>Type</th>
+            <th scope="col" className={thClass}>Required</th>
+            <th scope="col" className={thClass}>Notes</th>
           </tr>
-        ))}
-      </tbody>
-    </table>
+        </thead>
+        <tbody>
+          {rows.map((row) => (
+            <tr key={row.path}>
+              <th scope="row" className={`${tdClass} font-normal`}>
+                <code
+                  className="font-mono text-[0.8125rem] text-slate-900 dark:text-slate-100"
+                  style={{ paddingInlineStart: `${row.depth * 0.75}rem` }}
+                >
+                  {row.path}
+                </code>
+              </th>
+              <td className={`${tdClass} font-mono text-[0.8125rem] text-slate-600 dark:text-slate-300`}>{row.type}</td>
+              <td className={tdClass}>
+                <RequiredMark required={row.required} />
+              </td>
+              <td className={`${tdClass} text-slate-600 dark:text-slate-300`}>
+                <Inline text={row.description} />
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
   );
 }
 

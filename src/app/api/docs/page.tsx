@@ -45,7 +45,7 @@ const GUIDE = [
   { id: "authentication", title: "Authentication" },
   { id: "requests", title: "Requests and responses" },
   { id: "pagination", title: "Pagination" },
-  { id: "error-handling", title: "Errors and request ids" },
+  { id: "errors-and-request-ids", title: "Errors and request ids" },
   { id: "first-request", title: "Your first request" },
 ] as const;
 
@@ -227,7 +227,7 @@ export default function ApiDocsPage() {
               code={`curl -sS "$SVC_URL/api/admin/users/api-keys?limit=20&cursor=$NEXT_CURSOR" \\\n  -H "X-API-KEY: $SVC_API_KEY"`}
             />
 
-            <h3 id="error-handling" className={subHeading}>
+            <h3 id="errors-and-request-ids" className={subHeading}>
               Errors and request ids
             </h3>
             <p className={prose}>
@@ -237,9 +237,9 @@ export default function ApiDocsPage() {
               entry in <a href="#errors" className={linkClass}>Errors</a> below.
             </p>
             <p className={prose}>
-              Every response carries an <code className={codeClass}>X-Request-Id</code> header. Send your own (up to 128 of{" "}
-              <code className={codeClass}>A–Z a–z 0–9 . _ -</code>) to have it echoed; otherwise the server assigns one. Quote
-              it when reporting a problem.
+              Every response carries an <code className={codeClass}>X-Request-Id</code> header. Send your own (up to 128
+              letters, digits, dots, underscores or hyphens) to have it echoed; otherwise the server assigns one. Quote it
+              when reporting a problem.
             </p>
 
             <h3 id="first-request" className={subHeading}>
@@ -313,39 +313,41 @@ export default function ApiDocsPage() {
               </details>
             </div>
 
-            <table className={`${tableClass} mt-6`}>
-              <caption className="sr-only">Error codes with their HTTP status and title</caption>
-              <thead>
-                <tr>
-                  <th scope="col" className={thClass}>Code</th>
-                  <th scope="col" className={thClass}>Status</th>
-                  <th scope="col" className={thClass}>Title</th>
-                  <th scope="col" className={thClass}>Notes</th>
-                </tr>
-              </thead>
-              <tbody>
-                {codes.map((code) => (
-                  <tr
-                    key={code}
-                    id={errorAnchor(code)}
-                    className="scroll-mt-6 target:bg-brand-50 dark:target:bg-brand-900/60"
-                  >
-                    <th scope="row" className={`${tdClass} font-normal`}>
-                      <a href={`#${errorAnchor(code)}`} className="font-mono text-[0.8125rem] text-slate-900 hover:underline dark:text-slate-100">
-                        {code}
-                      </a>
-                    </th>
-                    <td className={`${tdClass} whitespace-nowrap font-mono text-slate-600 dark:text-slate-300`}>
-                      {ERROR_STATUS[code]} <span className="font-sans">{statusText(ERROR_STATUS[code])}</span>
-                    </td>
-                    <td className={tdClass}>{TITLES[code]}</td>
-                    <td className={`${tdClass} text-slate-600 dark:text-slate-300`}>
-                      {ERROR_NOTES[code] ? <Inline text={ERROR_NOTES[code]} /> : null}
-                    </td>
+            <div className="mt-6 overflow-x-auto">
+              <table className={tableClass}>
+                <caption className="sr-only">Error codes with their HTTP status and title</caption>
+                <thead>
+                  <tr>
+                    <th scope="col" className={thClass}>Code</th>
+                    <th scope="col" className={thClass}>Status</th>
+                    <th scope="col" className={thClass}>Title</th>
+                    <th scope="col" className={thClass}>Notes</th>
                   </tr>
-                ))}
-              </tbody>
-            </table>
+                </thead>
+                <tbody>
+                  {codes.map((code) => (
+                    <tr
+                      key={code}
+                      id={errorAnchor(code)}
+                      className="scroll-mt-6 target:bg-brand-50 dark:target:bg-brand-900/60"
+                    >
+                      <th scope="row" className={`${tdClass} font-normal`}>
+                        <a href={`#${errorAnchor(code)}`} className="font-mono text-[0.8125rem] text-slate-900 hover:underline dark:text-slate-100">
+                          {code}
+                        </a>
+                      </th>
+                      <td className={`${tdClass} whitespace-nowrap font-mono text-slate-600 dark:text-slate-300`}>
+                        {ERROR_STATUS[code]} <span className="font-sans">{statusText(ERROR_STATUS[code])}</span>
+                      </td>
+                      <td className={tdClass}>{TITLES[code]}</td>
+                      <td className={`${tdClass} text-slate-600 dark:text-slate-300`}>
+                        {ERROR_NOTES[code] ? <Inline text={ERROR_NOTES[code]} /> : null}
+                      </td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </div>
           </section>
         </main>
       </div>
