@@ -15,6 +15,7 @@ import { env } from "@/server/env";
 import { generatePassword } from "@/server/auth/passwords";
 import { createSysAdmin, seed } from "@/server/seed/seed";
 import { systemActor } from "@/server/auth/actor";
+import { newKeySpec } from "@/server/crypto/secret-box";
 import { createApiKey, listApiKeys, revokeApiKey } from "@/server/services/api-keys/service";
 import { apiKeyIdParams, createApiKeyInput, listApiKeysQuery } from "@/lib/schemas/api-keys";
 import { DomainError } from "@/server/errors";
@@ -197,7 +198,8 @@ const commands: Record<string, (args: string[]) => Promise<void>> = {
     const { values } = parseArgs({ args, options: { dev: { type: "boolean", default: false } } });
     const { PORT, SVC_DATA_DIR } = env();
     process.env.NEXT_TELEMETRY_DISABLED ??= "1";
-    process.env.AUTH_SECRET ??= await persistedAuthSecret(SVC_DATA_DIR);
+    process.env.AUTH_SECRET ??= await persistedSecret(SVC_DATA_DIR, "auth-secret", () => randomBytes(32).toString("hex"));
+    process.env.SVC_ENCRYPTION_KEYS ??= await persistedSecret(SVC_DATA_DIR, "encryption-keys", () => newKeySpec("v1"));
     const db = await resolveDatabase();
     try {
       const { createdAdmin } = await prepare(db.url);
@@ -230,13 +232,13 @@ function validated<T>(schema: z.ZodType<T>, value: unknown): T {
   throw new UsageError(result.error.issues.map((i) => `${i.path.join(".") || "input"}: ${i.message}`).join("; "));
 }
 
-/** A session-signing secret for zero-setup runs, made once and kept in the data folder. */
-async function persistedAuthSecret(dataDir: string): Promise<string> {
-  const file = path.join(dataDir, "auth-secret");
+/** A secret for zero-setup runs (session signing, encryption keys), made once and kept in the data folder. */
+async function persistedSecret(dataDir: string, name: string, make: () => string): Promise<string> {
+  const file = path.join(dataDir, name);
   try {
     return (await readFile(file, "utf8")).trim();
   } catch {
-    const secret = randomBytes(32).toString("hex");
+    const secret = make();
     await mkdir(dataDir, { recursive: true });
     await writeFile(file, secret, { mode: 0o600 });
     return secret;

@@ -16,6 +16,13 @@ const schema = z.object({
   SVC_ADMIN_PASSWORD: z.string().min(12).optional(),
   /** Signs console session cookies. Unset: generated once into SVC_DATA_DIR by `npm start`. */
   AUTH_SECRET: z.string().min(32).optional(),
+  /**
+   * Keys that encrypt provider API keys at rest: `v2:<base64 32 bytes>,v1:<…>`, current first.
+   * Unset: generated once into SVC_DATA_DIR by `npm start`.
+   */
+  SVC_ENCRYPTION_KEYS: z.string().min(1).optional(),
+  /** Development only: lets LLM config base URLs use http to a loopback host. */
+  SVC_ALLOW_HTTP_LOOPBACK: z.enum(["0", "1"]).default("0"),
   LOG_LEVEL: z.enum(["debug", "info", "warn", "error", "silent"]).default("info"),
 });
 

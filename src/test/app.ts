@@ -24,6 +24,7 @@ function freePort(): Promise<number> {
 }
 
 export const TEST_AUTH_SECRET = "test-auth-secret-0123456789abcdef0123456789";
+export const TEST_ENCRYPTION_KEYS = `v1:${Buffer.alloc(32, 7).toString("base64")}`;
 
 export async function startApp(databaseUrl: string, env: Record<string, string> = {}): Promise<RunningApp> {
   if (!existsSync(".next/BUILD_ID")) throw new Error("No production build: run `npm run build` first (npm test does).");
@@ -37,6 +38,7 @@ export async function startApp(databaseUrl: string, env: Record<string, string> 
       DATABASE_URL: databaseUrl,
       DATABASE_POOL_MAX: "4",
       AUTH_SECRET: TEST_AUTH_SECRET,
+      SVC_ENCRYPTION_KEYS: TEST_ENCRYPTION_KEYS,
       LOG_LEVEL: "info",
       ...env,
     },

@@ -43,6 +43,21 @@ export function requirePermission(actor: Actor, permission: Permission, orgId?: 
   }
 }
 
+/**
+ * Organization-scoped access: an organization the actor has no part in looks missing (404), so
+ * other tenants stay invisible; for a list route it is a plain 403. Inside the organization,
+ * lacking the permission is a 403 naming it.
+ */
+export function requireOrgPermission(actor: Actor, permission: Permission, orgId: string, options: { list?: boolean } = {}): void {
+  const visible = actor.kind === "system" || actor.grants.isSysAdmin || actor.grants.global.has(permission) || actor.grants.memberships.has(orgId);
+  if (!visible) {
+    throw options.list
+      ? new DomainError("forbidden", "You are not a member of this organization.", { required_permission: permission })
+      : new DomainError("not_found", "No such organization or resource.");
+  }
+  requirePermission(actor, permission, orgId);
+}
+
 export function requireSysAdmin(actor: Actor): void {
   if (!isSysAdmin(actor)) {
     throw new DomainError("forbidden", "This needs a platform sys_admin.", { required_permission: "svc:system:admin" });

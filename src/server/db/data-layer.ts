@@ -41,11 +41,13 @@ function stamp(model: string, data: unknown, actor: AuditName, creating: boolean
 }
 
 // Every operation that selects rows by a filter. Nested relation reads (include/select of a
-// relation) are not filtered: services filter them explicitly.
+// relation) are not filtered: services filter them explicitly. An upsert addresses a row by a
+// unique key that a soft-deleted row still occupies, so it is left alone: its update revives the
+// row when it sets is_deleted to false.
 const FILTERED_OPERATIONS = [
   "findMany", "findFirst", "findFirstOrThrow", "findUnique", "findUniqueOrThrow",
   "count", "aggregate", "groupBy", "update", "updateMany", "updateManyAndReturn",
-  "upsert", "delete", "deleteMany",
+  "delete", "deleteMany",
 ] as const;
 
 function softDeleteFilter() {

@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { z } from "zod";
 import type { Actor } from "@/server/auth/actor";
 import { authenticateApiKey } from "@/server/auth/api-key-stage";
-import { requirePermission, requireSysAdmin } from "@/server/auth/authorize";
+import { requireOrgPermission, requirePermission, requireSysAdmin } from "@/server/auth/authorize";
 import { currentSessionActor } from "@/server/auth/session";
 import { mapDatabaseError } from "@/server/db/errors";
 import { DomainError, type FieldError } from "@/server/errors";
@@ -79,11 +79,15 @@ async function authenticate(request: Request): Promise<Actor | null> {
   return currentSessionActor();
 }
 
-function authorizeRoute(spec: RouteSpec, actor: Actor | null): Actor | null {
+function authorizeRoute(spec: RouteSpec, actor: Actor | null, params: unknown): Actor | null {
   if (spec.access === "public") return actor;
   if (!actor) throw new DomainError("unauthenticated", "Send an API key in the X-API-KEY header, or sign in.");
-  if (spec.access !== "authenticated") {
-    if (spec.access.sysAdmin) requireSysAdmin(actor);
+  if (spec.access === "authenticated") return actor;
+  if (spec.access.sysAdmin) requireSysAdmin(actor);
+  if (spec.access.org) {
+    const orgId = (params as Record<string, string>)[spec.access.org] as string;
+    requireOrgPermission(actor, spec.access.permission, orgId, { list: spec.list });
+  } else {
     requirePermission(actor, spec.access.permission);
   }
   return actor;
@@ -99,9 +103,13 @@ function queryObject(url: URL): Record<string, string | string[]> {
 }
 
 async function run(spec: RouteSpec, request: Request, context: NextContext, requestId: string) {
-  const actor = authorizeRoute(spec, await authenticate(request));
-  const rawBody = spec.body || request.method !== "GET" ? await readBody(request) : undefined;
+  const authenticated = await authenticate(request);
+  if (!authenticated && spec.access !== "public") {
+    throw new DomainError("unauthenticated", "Send an API key in the X-API-KEY header, or sign in.");
+  }
   const params = parse(spec.params, await context.params, "params");
+  const actor = authorizeRoute(spec, authenticated, params);
+  const rawBody = spec.body || request.method !== "GET" ? await readBody(request) : undefined;
   const query = parse(spec.query, queryObject(new URL(request.url)), "query");
   const body = spec.body ? parse(spec.body, rawBody ?? {}, "") : undefined;
   if (!spec.body && rawBody !== undefined) {

@@ -9,6 +9,13 @@ import type { ErrorCode } from "@/server/errors";
 export type Method = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
 export const METHODS: readonly Method[] = ["GET", "POST", "PUT", "PATCH", "DELETE"];
 
+export interface RouteAccess {
+  permission: Permission;
+  sysAdmin?: boolean;
+  /** Path parameter holding the organization id of an organization-scoped route. */
+  org?: string;
+}
+
 export interface RouteContext<P, Q, B> {
   actor: Actor;
   params: P;
@@ -33,8 +40,13 @@ export interface RouteSpec<P = unknown, Q = unknown, B = unknown, R = unknown> {
   summary: string;
   description?: string;
   tag: string;
-  /** "public": no credentials; otherwise an API key or a console session is required. */
-  access: "public" | { permission: Permission; sysAdmin?: boolean } | "authenticated";
+  /**
+   * "public": no credentials; otherwise an API key or a console session is required, holding
+   * `permission` — in the organization named by the path parameter `org` when given.
+   */
+  access: "public" | "authenticated" | RouteAccess;
+  /** A list route: an organization the caller is not in answers 403 rather than 404. */
+  list?: boolean;
   params?: z.ZodType<P>;
   query?: z.ZodType<Q>;
   body?: z.ZodType<B>;

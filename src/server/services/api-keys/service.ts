@@ -154,3 +154,8 @@ export async function revokeApiKey(actor: Actor, keyId: string): Promise<ApiKey>
   invalidateLocally({ keyId });
   return toApiKey(row);
 }
+
+/** The key policy the console's create dialog follows: how long a key may live (null: no limit). */
+export async function apiKeyPolicy(actor: Actor): Promise<{ max_lifetime_days: number | null }> {
+  return { max_lifetime_days: (await maxLifetimeDays(dataLayer(auditName(actor)))) ?? null };
+}

@@ -1,0 +1,77 @@
+import { z } from "zod";
+import { booleanQuery, cursor, id, limit, listOf, timestamp } from "./common";
+
+// Organizations: the tenant boundary. `subscription_tier` is called `tier` in the API (spec 2.4).
+
+export const SUBSCRIPTION_TIERS = ["free", "pro", "enterprise"] as const;
+export const ORGANIZATION_STATUSES = ["active", "suspended", "archived"] as const;
+
+const optionalText = (max: number) => z.string().trim().max(max).nullable().optional();
+const domain = z
+  .string()
+  .trim()
+  .toLowerCase()
+  .max(255)
+  .regex(/^(?=.{1,253}$)([a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/, "must be a domain name like example.com");
+
+const fields = {
+  display_name: optionalText(500),
+  domain: domain.nullable().optional(),
+  description: z.string().max(10_000).nullable().optional(),
+  contact_email: z.email().max(255).nullable().optional(),
+  website: z.url({ protocol: /^https?$/ }).max(512).nullable().optional(),
+  logo_url: z.url({ protocol: /^https$/ }).max(1000).nullable().optional(),
+  country: optionalText(100),
+  timezone: optionalText(100),
+};
+
+export const createOrganizationInput = z.strictObject({
+  name: z.string().trim().min(1).max(255),
+  ...fields,
+  tier: z.enum(SUBSCRIPTION_TIERS).default("free"),
+  status: z.enum(ORGANIZATION_STATUSES).default("active"),
+});
+export type CreateOrganizationInput = z.output<typeof createOrganizationInput>;
+
+/** The profile, which the organization's own admins may edit. */
+export const updateOrganizationInput = z.strictObject({ name: z.string().trim().min(1).max(255).optional(), ...fields });
+export type UpdateOrganizationInput = z.output<typeof updateOrganizationInput>;
+
+/** Subscription tier and status: the platform's decision (svc:system:orgs:write), not the tenant's. */
+export const updateSubscriptionInput = z.strictObject({
+  tier: z.enum(SUBSCRIPTION_TIERS).optional(),
+  status: z.enum(ORGANIZATION_STATUSES).optional(),
+});
+export type UpdateSubscriptionInput = z.output<typeof updateSubscriptionInput>;
+
+export const listOrganizationsQuery = z.strictObject({
+  q: z.string().trim().min(1).max(255).optional().describe("Matches name, display name or domain."),
+  status: z.enum(ORGANIZATION_STATUSES).optional(),
+  tier: z.enum(SUBSCRIPTION_TIERS).optional(),
+  include_deleted: booleanQuery.optional().describe("sys_admins only."),
+  limit,
+  cursor,
+});
+export type ListOrganizationsQuery = z.output<typeof listOrganizationsQuery>;
+
+export const orgIdParams = z.strictObject({ org_id: id });
+
+export const organizationSchema = z.object({
+  id: z.uuid(),
+  name: z.string(),
+  display_name: z.string().nullable(),
+  domain: z.string().nullable(),
+  tier: z.enum(SUBSCRIPTION_TIERS),
+  status: z.string(),
+  description: z.string().nullable(),
+  contact_email: z.string().nullable(),
+  website: z.string().nullable(),
+  logo_url: z.string().nullable(),
+  country: z.string().nullable(),
+  timezone: z.string().nullable(),
+  is_deleted: z.boolean(),
+  created_at: timestamp,
+  updated_at: timestamp,
+});
+export type Organization = z.infer<typeof organizationSchema>;
+export const organizationListSchema = listOf(organizationSchema);

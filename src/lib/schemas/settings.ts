@@ -1,0 +1,61 @@
+import { z } from "zod";
+import { id, timestamp } from "./common";
+
+// Settings in tiers: platform (2) over organization (3) over orchestrator instance config (4).
+
+export const VALUE_TYPES = ["string", "integer", "boolean", "float", "json"] as const;
+export type ValueType = (typeof VALUE_TYPES)[number];
+
+export const settingKey = z
+  .string()
+  .min(1)
+  .max(255)
+  .regex(/^[a-z][a-z0-9_]*(\.[a-z0-9_]+)*$/, "must be dotted lower_snake_case, like telemetry.enabled");
+
+export const settingKeyParams = z.strictObject({ key: settingKey });
+export const orgSettingParams = z.strictObject({ org_id: id, key: settingKey });
+
+export const putPlatformSettingInput = z.strictObject({
+  value: z.json(),
+  value_type: z.enum(VALUE_TYPES),
+  description: z.string().max(10_000).nullable().optional(),
+  overridable: z.boolean().default(false),
+  category: z.string().max(50).nullable().optional(),
+});
+export type PutPlatformSettingInput = z.output<typeof putPlatformSettingInput>;
+
+export const putOrgSettingInput = z.strictObject({
+  value: z.json(),
+  overridable: z.boolean().default(false).describe("Whether orchestrator instances may override it."),
+});
+export type PutOrgSettingInput = z.output<typeof putOrgSettingInput>;
+
+export const platformSettingSchema = z.object({
+  key: z.string(),
+  value: z.json(),
+  value_type: z.string(),
+  description: z.string().nullable(),
+  overridable: z.boolean(),
+  category: z.string().nullable(),
+  updated_at: timestamp,
+});
+export type PlatformSettingView = z.infer<typeof platformSettingSchema>;
+
+export const orgSettingSchema = z.object({
+  key: z.string(),
+  value: z.json(),
+  overridable: z.boolean(),
+  updated_at: timestamp,
+});
+export type OrgSettingView = z.infer<typeof orgSettingSchema>;
+
+export const TIER_SOURCES = ["platform", "organization", "instance"] as const;
+
+export const effectiveSettingSchema = z.object({
+  key: z.string(),
+  value: z.json(),
+  source: z.enum(TIER_SOURCES).describe("The tier the value comes from."),
+  overridable: z.boolean().describe("Whether the tier below may override it."),
+});
+export const effectiveSettingsSchema = z.object({ data: z.array(effectiveSettingSchema) });
+export type EffectiveSetting = z.infer<typeof effectiveSettingSchema>;

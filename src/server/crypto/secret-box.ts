@@ -1,0 +1,65 @@
+import { createCipheriv, createDecipheriv, randomBytes } from "node:crypto";
+
+// Secrets at rest (decisions section 6): AES-256-GCM under versioned keys. A stored value reads
+// `<version>:<iv>:<tag>:<ciphertext>` (base64url parts), so keys can rotate: new values use the
+// current key, old ones are read with the key of their version until re-encrypted. A tampered
+// value fails authentication and throws; nothing is ever returned half-decrypted.
+
+export interface KeyRing {
+  current: string;
+  keys: ReadonlyMap<string, Buffer>;
+}
+
+const VERSION = /^[A-Za-z0-9_-]{1,16}$/;
+
+/** Parses `v2:<base64 32 bytes>,v1:<base64 32 bytes>`; the first entry is the current key. */
+export function parseKeyRing(spec: string): KeyRing {
+  const keys = new Map<string, Buffer>();
+  let current: string | undefined;
+  for (const entry of spec.split(",").map((e) => e.trim()).filter(Boolean)) {
+    const at = entry.indexOf(":");
+    const version = entry.slice(0, at);
+    const key = Buffer.from(entry.slice(at + 1), "base64");
+    if (at < 1 || !VERSION.test(version) || key.length !== 32) {
+      throw new Error("SVC_ENCRYPTION_KEYS must list version:base64-of-32-bytes entries, the current one first");
+    }
+    if (keys.has(version)) throw new Error(`SVC_ENCRYPTION_KEYS names version ${version} twice`);
+    keys.set(version, key);
+    current ??= version;
+  }
+  if (!current) throw new Error("SVC_ENCRYPTION_KEYS is empty");
+  return { current, keys };
+}
+
+export const newKeySpec = (version = "v1") => `${version}:${randomBytes(32).toString("base64")}`;
+
+export function encrypt(ring: KeyRing, plaintext: string): string {
+  const key = ring.keys.get(ring.current) as Buffer;
+  const iv = randomBytes(12);
+  const cipher = createCipheriv("aes-256-gcm", key, iv);
+  const data = Buffer.concat([cipher.update(plaintext, "utf8"), cipher.final()]);
+  return [ring.current, iv, cipher.getAuthTag(), data].map((p) => (typeof p === "string" ? p : p.toString("base64url"))).join(":");
+}
+
+export class SecretUnreadable extends Error {
+  constructor(reason: string) {
+    super(`A stored secret cannot be decrypted: ${reason}`);
+    this.name = "SecretUnreadable";
+  }
+}
+
+export function decrypt(ring: KeyRing, stored: string): string {
+  const [version, iv, tag, data, extra] = stored.split(":");
+  if (!version || !iv || !tag || data === undefined || extra !== undefined) throw new SecretUnreadable("not an encrypted value");
+  const key = ring.keys.get(version);
+  if (!key) throw new SecretUnreadable(`no key of version ${version} is configured`);
+  try {
+    const decipher = createDecipheriv("aes-256-gcm", key, Buffer.from(iv, "base64url"));
+    decipher.setAuthTag(Buffer.from(tag, "base64url"));
+    return Buffer.concat([decipher.update(Buffer.from(data, "base64url")), decipher.final()]).toString("utf8");
+  } catch {
+    throw new SecretUnreadable("it was altered or encrypted with another key");
+  }
+}
+
+export const keyVersionOf = (stored: string): string => stored.split(":")[0] ?? "";

@@ -1,0 +1,117 @@
+import type { Prisma } from "@/generated/prisma/client";
+import { auditName, type Actor } from "@/server/auth/actor";
+import { keyRing } from "@/server/crypto/key-ring";
+import { decrypt, encrypt, keyVersionOf } from "@/server/crypto/secret-box";
+import { dataLayer } from "@/server/db/data-layer";
+import { env } from "@/server/env";
+import { DomainError, notFound, validationFailed } from "@/server/errors";
+import { requireOrganization } from "@/server/services/organizations/service";
+import type { CreateLlmConfigInput, LlmConfig, UpdateLlmConfigInput } from "@/lib/schemas/llm-configs";
+import { baseUrlProblem } from "./base-url";
+
+// Organization LLM configs (bring your own key). The provider key is encrypted here before it is
+// stored and never leaves this module except as its last 4 characters.
+
+type Row = Prisma.OrganizationLlmConfigGetPayload<object>;
+
+function toLlmConfig(row: Row): LlmConfig {
+  const key = decrypt(keyRing(), row.api_key);
+  return {
+    id: row.id,
+    org_id: row.org_id,
+    name: row.name,
+    provider: row.provider,
+    api_key_last4: key.slice(-4),
+    base_url: row.base_url,
+    additional_config: row.additional_config as LlmConfig["additional_config"],
+    is_enabled: row.is_enabled,
+    created_at: row.created_at.toISOString(),
+    updated_at: row.updated_at.toISOString(),
+  };
+}
+
+function checkBaseUrl(value: string | null | undefined) {
+  if (!value) return;
+  const problem = baseUrlProblem(value, env().SVC_ALLOW_HTTP_LOOPBACK === "1");
+  if (problem) throw validationFailed([{ path: "base_url", message: problem }]);
+}
+
+export async function createLlmConfig(actor: Actor, orgId: string, input: CreateLlmConfigInput) {
+  checkBaseUrl(input.base_url);
+  const db = dataLayer(auditName(actor));
+  await requireOrganization(db, orgId);
+  const row = await db.organizationLlmConfig.create({
+    data: {
+      org_id: orgId,
+      name: input.name,
+      provider: input.provider,
+      api_key: encrypt(keyRing(), input.api_key),
+      base_url: input.base_url ?? null,
+      additional_config: input.additional_config as Prisma.InputJsonValue,
+      is_enabled: input.is_enabled,
+    },
+  });
+  return toLlmConfig(row);
+}
+
+/** An organization's configs; `enabledOnly` is what new orchestrators may choose from. */
+export async function listLlmConfigs(actor: Actor, orgId: string, options: { enabledOnly?: boolean } = {}) {
+  const db = dataLayer(auditName(actor));
+  await requireOrganization(db, orgId);
+  const rows = await db.organizationLlmConfig.findMany({
+    where: { org_id: orgId, ...(options.enabledOnly ? { is_enabled: true } : {}) },
+    orderBy: { id: "desc" },
+  });
+  return { data: rows.map(toLlmConfig), next_cursor: null };
+}
+
+async function requireConfig(db: ReturnType<typeof dataLayer>, orgId: string, configId: string) {
+  const row = await db.organizationLlmConfig.findFirst({ where: { id: configId, org_id: orgId } });
+  if (!row) throw notFound("LLM config");
+  return row;
+}
+
+export async function getLlmConfig(actor: Actor, orgId: string, configId: string) {
+  return toLlmConfig(await requireConfig(dataLayer(auditName(actor)), orgId, configId));
+}
+
+export async function updateLlmConfig(actor: Actor, orgId: string, configId: string, input: UpdateLlmConfigInput) {
+  const db = dataLayer(auditName(actor));
+  const existing = await requireConfig(db, orgId, configId);
+  if (input.provider !== undefined && input.provider !== existing.provider) {
+    throw new DomainError("immutable_field", "The provider cannot change after creation.", {
+      errors: [{ path: "provider", message: "cannot change after creation" }],
+    });
+  }
+  checkBaseUrl(input.base_url);
+  const { provider: _provider, api_key, additional_config, ...rest } = input;
+  const row = await db.organizationLlmConfig.update({
+    where: { id: configId },
+    data: {
+      ...rest,
+      ...(api_key === undefined ? {} : { api_key: encrypt(keyRing(), api_key) }),
+      ...(additional_config === undefined ? {} : { additional_config: additional_config as Prisma.InputJsonValue }),
+    },
+  });
+  return toLlmConfig(row);
+}
+
+export async function deleteLlmConfig(actor: Actor, orgId: string, configId: string) {
+  const db = dataLayer(auditName(actor));
+  await requireConfig(db, orgId, configId);
+  return toLlmConfig(await db.organizationLlmConfig.update({ where: { id: configId }, data: { is_deleted: true } }));
+}
+
+/** Re-encrypts every stored provider key under the current key version; returns how many changed. */
+export async function reencryptLlmKeys(actor: Actor): Promise<number> {
+  const ring = keyRing();
+  const db = dataLayer(auditName(actor), { includeDeleted: true });
+  const rows = await db.organizationLlmConfig.findMany({ select: { id: true, api_key: true } });
+  let changed = 0;
+  for (const row of rows) {
+    if (keyVersionOf(row.api_key) === ring.current) continue;
+    await db.organizationLlmConfig.update({ where: { id: row.id }, data: { api_key: encrypt(ring, decrypt(ring, row.api_key)) } });
+    changed++;
+  }
+  return changed;
+}

@@ -1,0 +1,132 @@
+import type { Prisma } from "@/generated/prisma/client";
+import { auditName, type Actor } from "@/server/auth/actor";
+import { isSysAdmin } from "@/server/auth/authorize";
+import { dataLayer } from "@/server/db/data-layer";
+import { mapErrors } from "@/server/db/errors";
+import { DomainError, notFound } from "@/server/errors";
+import { requireOrganization } from "@/server/services/organizations/service";
+import { decodeCursor, page } from "@/server/services/pagination";
+import { lockOrganization, requireWithinQuota } from "@/server/services/quotas";
+import { checkInstanceConfig, hashFor, settingLayers } from "@/server/services/settings/service";
+import type {
+  CreateOrchestratorInput,
+  ListOrchestratorsQuery,
+  Orchestrator,
+  UpdateOrchestratorInput,
+} from "@/lib/schemas/orchestrators";
+
+// Orchestrator instances (tier 4). framework_type and mode are fixed at creation; config keys obey
+// the settings tiers; config_hash follows the effective config; max_orchestrators is enforced.
+
+type Row = Prisma.OrchestratorInstanceGetPayload<object>;
+type JsonObject = Record<string, Prisma.JsonValue>;
+
+export function toOrchestrator(row: Row): Orchestrator {
+  return {
+    id: row.id,
+    org_id: row.org_id,
+    name: row.name,
+    framework_type: row.framework_type,
+    mode: row.mode,
+    status: row.status,
+    config: row.config as Orchestrator["config"],
+    tier: row.tier,
+    whoami: row.whoami,
+    plugin_settings: row.plugin_settings as Orchestrator["plugin_settings"],
+    config_hash: row.config_hash,
+    last_accessed_at: row.last_accessed_at?.toISOString() ?? null,
+    is_deleted: row.is_deleted,
+    created_at: row.created_at.toISOString(),
+    updated_at: row.updated_at.toISOString(),
+  };
+}
+
+export async function createOrchestrator(actor: Actor, orgId: string, input: CreateOrchestratorInput) {
+  const row = await dataLayer(auditName(actor)).$transaction(async (tx) => {
+    await lockOrganization(tx, orgId);
+    const org = await requireOrganization(tx, orgId);
+    await requireWithinQuota(tx, org.subscription_tier, "max_orchestrators", await tx.orchestratorInstance.count({ where: { org_id: orgId } }));
+    const layers = await settingLayers(tx, orgId);
+    checkInstanceConfig(layers, input.config as JsonObject);
+    return tx.orchestratorInstance.create({
+      data: {
+        ...input,
+        org_id: orgId,
+        config: input.config as Prisma.InputJsonValue,
+        plugin_settings: input.plugin_settings as Prisma.InputJsonValue,
+        config_hash: hashFor(layers, input.config as JsonObject),
+      },
+    });
+  });
+  return toOrchestrator(row);
+}
+
+export async function listOrchestrators(actor: Actor, orgId: string, query: ListOrchestratorsQuery) {
+  if (query.include_deleted && !isSysAdmin(actor)) {
+    throw new DomainError("forbidden", "Only sys_admins see deleted instances.", { required_permission: "svc:system:admin" });
+  }
+  const db = dataLayer(auditName(actor), { includeDeleted: query.include_deleted === true });
+  await requireOrganization(dataLayer(auditName(actor)), orgId);
+  const after = decodeCursor(query.cursor);
+  const rows = await db.orchestratorInstance.findMany({
+    where: {
+      org_id: orgId,
+      ...(query.status ? { status: query.status } : {}),
+      ...(query.tier ? { tier: query.tier } : {}),
+      ...(query.framework_type ? { framework_type: query.framework_type } : {}),
+      ...(query.mode ? { mode: query.mode } : {}),
+      ...(query.q ? { name: { contains: query.q, mode: "insensitive" } } : {}),
+      ...(after ? { id: { lt: after } } : {}),
+    },
+    orderBy: { id: "desc" },
+    take: query.limit + 1,
+  });
+  const result = page(rows, query.limit);
+  return { data: result.data.map(toOrchestrator), next_cursor: result.next_cursor };
+}
+
+async function requireInstance(db: Pick<ReturnType<typeof dataLayer>, "orchestratorInstance">, orgId: string, id: string) {
+  const row = await db.orchestratorInstance.findFirst({ where: { id, org_id: orgId } });
+  if (!row) throw notFound("orchestrator instance");
+  return row;
+}
+
+export async function getOrchestrator(actor: Actor, orgId: string, id: string) {
+  return toOrchestrator(await requireInstance(dataLayer(auditName(actor)), orgId, id));
+}
+
+export async function updateOrchestrator(actor: Actor, orgId: string, id: string, input: UpdateOrchestratorInput) {
+  const row = await dataLayer(auditName(actor)).$transaction(async (tx) => {
+    const existing = await requireInstance(tx, orgId, id);
+    const changed = (["framework_type", "mode"] as const).filter((f) => input[f] !== undefined && input[f] !== existing[f]);
+    if (changed.length > 0) {
+      throw new DomainError("immutable_field", `Fixed at creation: ${changed.join(", ")}.`, {
+        errors: changed.map((path) => ({ path, message: "cannot change after creation" })),
+      });
+    }
+    const { framework_type: _f, mode: _m, config, plugin_settings, ...rest } = input;
+    const data: Prisma.OrchestratorInstanceUpdateInput = { ...rest };
+    if (plugin_settings !== undefined) data.plugin_settings = plugin_settings as Prisma.InputJsonValue;
+    if (config !== undefined) {
+      const layers = await settingLayers(tx, orgId);
+      checkInstanceConfig(layers, config as JsonObject);
+      data.config = config as Prisma.InputJsonValue;
+      data.config_hash = hashFor(layers, config as JsonObject);
+    }
+    return tx.orchestratorInstance.update({ where: { id }, data });
+  });
+  return toOrchestrator(row);
+}
+
+/** Soft delete, refused while a live central point refers to the instance. */
+export async function deleteOrchestrator(actor: Actor, orgId: string, id: string) {
+  const row = await dataLayer(auditName(actor)).$transaction(async (tx) => {
+    await requireInstance(tx, orgId, id);
+    const referencing = await tx.centralPoint.findMany({ where: { orchestrator_id: id }, select: { name: true } });
+    if (referencing.length > 0) {
+      throw new DomainError("conflict", `Central points refer to this instance: ${referencing.map((c) => c.name).join(", ")}. Point them elsewhere or delete them first.`);
+    }
+    return mapErrors(() => tx.orchestratorInstance.update({ where: { id }, data: { is_deleted: true } }));
+  });
+  return toOrchestrator(row);
+}

@@ -1,0 +1,110 @@
+import type { Prisma } from "@/generated/prisma/client";
+import { auditName, type Actor } from "@/server/auth/actor";
+import { holds, isSysAdmin } from "@/server/auth/authorize";
+import { dataLayer, type DataLayer } from "@/server/db/data-layer";
+import { mapErrors } from "@/server/db/errors";
+import { DomainError, notFound } from "@/server/errors";
+import { decodeCursor, page } from "@/server/services/pagination";
+import type {
+  CreateOrganizationInput,
+  ListOrganizationsQuery,
+  Organization,
+  UpdateOrganizationInput,
+  UpdateSubscriptionInput,
+} from "@/lib/schemas/organizations";
+
+// Organizations, the tenant boundary. Authorization is declared by the adapters; this module keeps
+// the tenancy rules: who sees which organizations, and soft deletion.
+
+type OrganizationRow = Prisma.OrganizationGetPayload<object>;
+
+export function toOrganization(row: OrganizationRow): Organization {
+  const { subscription_tier, created_by: _c, updated_by: _u, created_at, updated_at, ...rest } = row;
+  return {
+    ...rest,
+    tier: subscription_tier as Organization["tier"],
+    created_at: created_at.toISOString(),
+    updated_at: updated_at.toISOString(),
+  };
+}
+
+/** The organization, or a 404 when it does not exist or is soft-deleted. */
+export async function requireOrganization(db: Pick<DataLayer, "organization">, orgId: string): Promise<OrganizationRow> {
+  const org = await db.organization.findUnique({ where: { id: orgId } });
+  if (!org) throw notFound("organization");
+  return org;
+}
+
+function data(input: CreateOrganizationInput | UpdateOrganizationInput | UpdateSubscriptionInput) {
+  const { tier, ...rest } = input as UpdateSubscriptionInput & Record<string, unknown>;
+  return { ...rest, ...(tier === undefined ? {} : { subscription_tier: tier }) };
+}
+
+export async function createOrganization(actor: Actor, input: CreateOrganizationInput): Promise<Organization> {
+  const row = await mapErrors(() => dataLayer(auditName(actor)).organization.create({ data: { ...data(input), name: input.name } }));
+  return toOrganization(row);
+}
+
+/**
+ * Organizations the actor may see: every one for holders of svc:system:orgs:read (sys_admins
+ * among them), otherwise those where it holds svc:org:read. Deleted ones only for sys_admins.
+ */
+export async function listOrganizations(actor: Actor, query: ListOrganizationsQuery) {
+  if (query.include_deleted && !isSysAdmin(actor)) {
+    throw new DomainError("forbidden", "Only sys_admins see deleted organizations.", { required_permission: "svc:system:admin" });
+  }
+  const db = dataLayer(auditName(actor), { includeDeleted: query.include_deleted === true });
+  const after = decodeCursor(query.cursor);
+  const visible =
+    actor.kind === "system" || holds(actor, "svc:system:orgs:read")
+      ? {}
+      : { id: { in: [...actor.grants.memberships.keys()].filter((orgId) => holds(actor, "svc:org:read", orgId)) } };
+  const where: Prisma.OrganizationWhereInput = {
+    ...visible,
+    ...(query.status ? { status: query.status } : {}),
+    ...(query.tier ? { subscription_tier: query.tier } : {}),
+    ...(query.q
+      ? {
+          OR: [
+            { name: { contains: query.q, mode: "insensitive" } },
+            { display_name: { contains: query.q, mode: "insensitive" } },
+            { domain: { contains: query.q, mode: "insensitive" } },
+          ],
+        }
+      : {}),
+    ...(after ? { AND: [{ id: { lt: after } }] } : {}),
+  };
+  const rows = await db.organization.findMany({ where, orderBy: { id: "desc" }, take: query.limit + 1 });
+  const result = page(rows, query.limit);
+  return { data: result.data.map(toOrganization), next_cursor: result.next_cursor };
+}
+
+export async function getOrganization(actor: Actor, orgId: string, options: { includeDeleted?: boolean } = {}) {
+  const db = dataLayer(auditName(actor), { includeDeleted: options.includeDeleted && isSysAdmin(actor) });
+  return toOrganization(await requireOrganization(db, orgId));
+}
+
+export async function updateOrganization(
+  actor: Actor,
+  orgId: string,
+  input: UpdateOrganizationInput | UpdateSubscriptionInput,
+): Promise<Organization> {
+  const db = dataLayer(auditName(actor));
+  await requireOrganization(db, orgId);
+  return toOrganization(await mapErrors(() => db.organization.update({ where: { id: orgId }, data: data(input) })));
+}
+
+/** Soft delete: the organization and everything in it disappear from normal reads. */
+export async function deleteOrganization(actor: Actor, orgId: string): Promise<Organization> {
+  const db = dataLayer(auditName(actor));
+  await requireOrganization(db, orgId);
+  return toOrganization(await db.organization.update({ where: { id: orgId }, data: { is_deleted: true } }));
+}
+
+export async function restoreOrganization(actor: Actor, orgId: string): Promise<Organization> {
+  const db = dataLayer(auditName(actor), { includeDeleted: true });
+  const org = await db.organization.findUnique({ where: { id: orgId } });
+  if (!org) throw notFound("organization");
+  if (!org.is_deleted) return toOrganization(org);
+  return toOrganization(await mapErrors(() => db.organization.update({ where: { id: orgId }, data: { is_deleted: false } })));
+}

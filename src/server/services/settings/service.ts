@@ -1,0 +1,225 @@
+import type { Prisma } from "@/generated/prisma/client";
+import { auditName, type Actor } from "@/server/auth/actor";
+import { configHash } from "@/server/crypto/canonical-json";
+import { dataLayer, type DataLayer } from "@/server/db/data-layer";
+import { mapErrors } from "@/server/db/errors";
+import { DomainError, notFound, validationFailed } from "@/server/errors";
+import { requireOrganization } from "@/server/services/organizations/service";
+import type {
+  EffectiveSetting,
+  OrgSettingView,
+  PlatformSettingView,
+  PutOrgSettingInput,
+  PutPlatformSettingInput,
+  ValueType,
+} from "@/lib/schemas/settings";
+
+// Settings in tiers (decisions section 5): an orchestrator instance's config (tier 4) over its
+// organization's settings (tier 3) over platform settings (tier 2). A tier may override a key of
+// the tier above only where that key is overridable (a key absent above is free). Platform
+// settings of the categories `tier` (quotas) and `policy` govern the platform itself and are not
+// inherited by organizations.
+
+export const PLATFORM_ONLY_CATEGORIES = ["tier", "policy"];
+
+type Tx = Pick<DataLayer, "platformSetting" | "organizationSetting" | "orchestratorInstance" | "organization">;
+type JsonObject = Record<string, Prisma.JsonValue>;
+type Value = EffectiveSetting["value"];
+
+export function checkValueType(type: string | null | undefined, value: unknown, path = "value"): void {
+  const ok: Record<ValueType, (v: unknown) => boolean> = {
+    string: (v) => typeof v === "string",
+    integer: (v) => Number.isSafeInteger(v),
+    float: (v) => typeof v === "number" && Number.isFinite(v),
+    boolean: (v) => typeof v === "boolean",
+    json: () => true,
+  };
+  const check = type ? ok[type as ValueType] : undefined;
+  if (check && !check(value)) throw validationFailed([{ path, message: `must be a ${type}` }]);
+}
+
+const toPlatformView = (row: Prisma.PlatformSettingGetPayload<object>): PlatformSettingView => ({
+  key: row.key,
+  value: row.value as PlatformSettingView["value"],
+  value_type: row.value_type,
+  description: row.description,
+  overridable: row.overridable,
+  category: row.category,
+  updated_at: row.updated_at.toISOString(),
+});
+
+const toOrgView = (row: Prisma.OrganizationSettingGetPayload<object>): OrgSettingView => ({
+  key: row.key,
+  value: row.value as OrgSettingView["value"],
+  overridable: row.overridable,
+  updated_at: row.updated_at.toISOString(),
+});
+
+// ---- Effective values -------------------------------------------------------------------------
+
+interface Layers {
+  platform: Prisma.PlatformSettingGetPayload<object>[];
+  org: Prisma.OrganizationSettingGetPayload<object>[];
+}
+
+export async function settingLayers(db: Tx, orgId: string): Promise<Layers> {
+  const [platform, org] = await Promise.all([
+    db.platformSetting.findMany({ where: { OR: [{ category: null }, { category: { notIn: PLATFORM_ONLY_CATEGORIES } }] } }),
+    db.organizationSetting.findMany({ where: { org_id: orgId } }),
+  ]);
+  return { platform, org };
+}
+
+/** Every key's effective value and the tier it came from, in key order. */
+export function resolveEffective(layers: Layers, instanceConfig?: JsonObject): EffectiveSetting[] {
+  const result = new Map<string, EffectiveSetting>();
+  for (const s of layers.platform) result.set(s.key, { key: s.key, value: s.value as Value, source: "platform", overridable: s.overridable });
+  for (const s of layers.org) {
+    const above = result.get(s.key);
+    if (above && !above.overridable) continue;
+    result.set(s.key, { key: s.key, value: s.value as Value, source: "organization", overridable: s.overridable });
+  }
+  for (const [key, value] of Object.entries(instanceConfig ?? {})) {
+    const above = result.get(key);
+    if (above && !above.overridable) continue;
+    result.set(key, { key, value: value as Value, source: "instance", overridable: false });
+  }
+  return [...result.values()].sort((a, b) => (a.key < b.key ? -1 : 1));
+}
+
+const asObject = (settings: EffectiveSetting[]) => Object.fromEntries(settings.map((s) => [s.key, s.value]));
+
+/** Refuses an instance config whose keys the tiers above do not let it override. */
+export function checkInstanceConfig(layers: Layers, config: JsonObject): void {
+  const above = resolveEffective(layers);
+  const locked = Object.keys(config).filter((key) => above.find((s) => s.key === key && !s.overridable));
+  if (locked.length > 0) {
+    throw new DomainError("not_overridable", `Not overridable by an instance: ${locked.join(", ")}.`, {
+      errors: locked.map((key) => ({ path: `config.${key}`, message: "is set by a tier above and not overridable" })),
+    });
+  }
+}
+
+/** config_hash of one instance: the first 16 hex of SHA-256 over its canonical effective config. */
+export const hashFor = (l: Layers, config: JsonObject) => configHash(asObject(resolveEffective(l, config)));
+
+/** Recomputes config_hash of every live instance of an organization (or of all organizations). */
+export async function refreshConfigHashes(db: Tx, orgId?: string): Promise<void> {
+  const instances = await db.orchestratorInstance.findMany({
+    where: orgId ? { org_id: orgId } : {},
+    select: { id: true, org_id: true, config: true, config_hash: true },
+  });
+  const byOrg = new Map<string, Layers>();
+  for (const instance of instances) {
+    let l = byOrg.get(instance.org_id);
+    if (!l) {
+      l = await settingLayers(db, instance.org_id);
+      byOrg.set(instance.org_id, l);
+    }
+    const hash = hashFor(l, instance.config as JsonObject);
+    if (hash !== instance.config_hash) {
+      await db.orchestratorInstance.update({ where: { id: instance.id }, data: { config_hash: hash } });
+    }
+  }
+}
+
+export async function effectiveOrgSettings(actor: Actor, orgId: string) {
+  const db = dataLayer(auditName(actor));
+  await requireOrganization(db, orgId);
+  return { data: resolveEffective(await settingLayers(db, orgId)) };
+}
+
+export async function effectiveInstanceSettings(actor: Actor, orgId: string, instanceId: string) {
+  const db = dataLayer(auditName(actor));
+  const instance = await db.orchestratorInstance.findFirst({ where: { id: instanceId, org_id: orgId } });
+  if (!instance) throw notFound("orchestrator instance");
+  return { data: resolveEffective(await settingLayers(db, orgId), instance.config as JsonObject), config_hash: instance.config_hash };
+}
+
+// ---- Platform settings (tier 2) ---------------------------------------------------------------
+
+export async function listPlatformSettings(actor: Actor) {
+  const rows = await dataLayer(auditName(actor)).platformSetting.findMany({ orderBy: { key: "asc" } });
+  return { data: rows.map(toPlatformView) };
+}
+
+export async function getPlatformSetting(actor: Actor, key: string) {
+  const row = await dataLayer(auditName(actor)).platformSetting.findUnique({ where: { key } });
+  if (!row) throw notFound("setting");
+  return toPlatformView(row);
+}
+
+/** Creates or replaces a platform setting; instances' config hashes follow in the same transaction. */
+export async function putPlatformSetting(actor: Actor, key: string, input: PutPlatformSettingInput) {
+  checkValueType(input.value_type, input.value);
+  const db = dataLayer(auditName(actor));
+  const row = await db.$transaction(async (tx) => {
+    const data = { ...input, value: input.value as Prisma.InputJsonValue, is_deleted: false };
+    const saved = await mapErrors(() => tx.platformSetting.upsert({ where: { key }, create: { key, ...data }, update: data }));
+    await refreshConfigHashes(tx);
+    return saved;
+  });
+  return toPlatformView(row);
+}
+
+export async function deletePlatformSetting(actor: Actor, key: string) {
+  const db = dataLayer(auditName(actor));
+  const row = await db.$transaction(async (tx) => {
+    const existing = await tx.platformSetting.findUnique({ where: { key } });
+    if (!existing) throw notFound("setting");
+    const deleted = await tx.platformSetting.update({ where: { key }, data: { is_deleted: true } });
+    await refreshConfigHashes(tx);
+    return deleted;
+  });
+  return toPlatformView(row);
+}
+
+// ---- Organization settings (tier 3) -----------------------------------------------------------
+
+export async function listOrgSettings(actor: Actor, orgId: string) {
+  const db = dataLayer(auditName(actor));
+  await requireOrganization(db, orgId);
+  const rows = await db.organizationSetting.findMany({ where: { org_id: orgId }, orderBy: { key: "asc" } });
+  return { data: rows.map(toOrgView) };
+}
+
+/** Sets an organization's value for a key, where the platform tier lets organizations override it. */
+export async function putOrgSetting(actor: Actor, orgId: string, key: string, input: PutOrgSettingInput) {
+  const db = dataLayer(auditName(actor));
+  const row = await db.$transaction(async (tx) => {
+    await requireOrganization(tx, orgId);
+    const platform = await tx.platformSetting.findUnique({ where: { key } });
+    if (platform && !PLATFORM_ONLY_CATEGORIES.includes(platform.category ?? "")) {
+      if (!platform.overridable) {
+        throw new DomainError("not_overridable", `The platform setting ${key} is not overridable.`, {
+          errors: [{ path: "key", message: "is set by the platform and not overridable" }],
+        });
+      }
+      checkValueType(platform.value_type, input.value);
+    } else if (platform) {
+      throw new DomainError("not_overridable", `${key} is a platform-only setting.`, { errors: [{ path: "key", message: "is platform-only" }] });
+    }
+    const data = { value: input.value as Prisma.InputJsonValue, overridable: input.overridable, is_deleted: false };
+    const saved = await tx.organizationSetting.upsert({
+      where: { org_id_key: { org_id: orgId, key } },
+      create: { org_id: orgId, key, ...data },
+      update: data,
+    });
+    await refreshConfigHashes(tx, orgId);
+    return saved;
+  });
+  return toOrgView(row);
+}
+
+export async function deleteOrgSetting(actor: Actor, orgId: string, key: string) {
+  const db = dataLayer(auditName(actor));
+  const row = await db.$transaction(async (tx) => {
+    await requireOrganization(tx, orgId);
+    const existing = await tx.organizationSetting.findUnique({ where: { org_id_key: { org_id: orgId, key } } });
+    if (!existing) throw notFound("setting");
+    const deleted = await tx.organizationSetting.update({ where: { id: existing.id }, data: { is_deleted: true } });
+    await refreshConfigHashes(tx, orgId);
+    return deleted;
+  });
+  return toOrgView(row);
+}
