@@ -35,6 +35,8 @@ const securityHeaders = [
 /** @type {import("next").NextConfig} */
 const nextConfig = {
   poweredByHeader: false,
+  // The build type-checks the app; tests, e2e and bench are type-checked by `npm test` (tsc).
+  typescript: { tsconfigPath: "tsconfig.build.json" },
   reactStrictMode: true,
   serverExternalPackages: [
     "@electric-sql/pglite",

@@ -1,10 +1,13 @@
-// `npm test`: every test. Unit and integration tests (vitest, real PostgreSQL), then the
-// production build, then the Playwright end-to-end flows against it in Chromium.
+// `npm test`: every test. Type check and lint, the production build, unit and integration tests
+// (vitest, real PostgreSQL, the built app over HTTP), then the Playwright end-to-end flows in Chromium.
 import { spawnSync } from "node:child_process";
 
 const steps = [
-  ["unit and integration tests", ["node_modules/vitest/vitest.mjs", "run"]],
+  ["type check", ["node_modules/typescript/bin/tsc", "--noEmit"]],
+  ["lint", ["node_modules/eslint/bin/eslint.js", "."]],
+  // Integration tests drive the production build over HTTP, so it comes first.
   ["production build", ["node_modules/next/dist/bin/next", "build"]],
+  ["unit and integration tests", ["node_modules/vitest/vitest.mjs", "run"]],
   ["end-to-end tests", ["node_modules/@playwright/test/cli.js", "test"]],
 ];
 

@@ -1,0 +1,72 @@
+import { describe, expect, it } from "vitest";
+import { systemActor } from "@/server/auth/actor";
+import { ORG_PERMISSIONS } from "@/server/auth/permissions";
+import { createApiKey } from "@/server/services/api-keys/service";
+import { startApp } from "@/test/app";
+import { testDatabase } from "@/test/database";
+import { createOrg, createUser, grant, join, roleId, seedRoles } from "@/test/fixtures";
+import { ROUTES } from "./registry";
+
+// Generated from the route registry: every organization-scoped route, called by the admin of
+// another organization, must not reveal the resource — 404 like a missing one, or 403 for the
+// list routes of an organization the caller is not in. New routes are covered automatically.
+
+const { client, url } = await testDatabase();
+await seedRoles(client);
+process.env.SVC_ENCRYPTION_KEYS ??= `v1:${Buffer.alloc(32, 7).toString("base64")}`;
+const app = await startApp(url);
+
+const victim = await createOrg(client, "victim");
+await client.organization.update({ where: { id: victim.id }, data: { subscription_tier: "pro" } });
+const instance = await client.orchestratorInstance.create({ data: { org_id: victim.id, name: "bot", framework_type: "langgraph", mode: "supervisor" } });
+const config = await client.organizationLlmConfig.create({ data: { org_id: victim.id, name: "c", provider: "openai", api_key: "v1:x:y:z" } });
+const point = await client.centralPoint.create({ data: { org_id: victim.id, orchestrator_id: instance.id, name: "cp" } });
+await client.organizationSetting.create({ data: { org_id: victim.id, key: "feature.x", value: true } });
+
+const intruder = await createUser(client);
+const home = await createOrg(client, "home");
+await join(client, intruder.id, home.id);
+await grant(client, intruder.id, await roleId(client, "org_admin"), home.id);
+const key = await createApiKey(systemActor("test"), intruder.id, { name: "intruder", scopes: ORG_PERMISSIONS, expires_at: null });
+
+const VICTIM_IDS: Record<string, string> = {
+  org_id: victim.id,
+  orchestrator_id: instance.id,
+  config_id: config.id,
+  central_point_id: point.id,
+  key: "feature.x",
+};
+const fill = (path: string) => path.replace(/\{([a-z_]+)\}/g, (_, name: string) => VICTIM_IDS[name] ?? "missing");
+
+const orgScoped = ROUTES.filter((r) => r.path.includes("{org_id}"));
+
+describe("tenant isolation", () => {
+  it("covers every route under an organization", () => {
+    expect(orgScoped.length).toBeGreaterThan(15);
+    for (const route of orgScoped) expect(Object.keys(VICTIM_IDS), route.path).toEqual(expect.arrayContaining([...route.path.matchAll(/\{([a-z_]+)\}/g)].map((m) => m[1])));
+  });
+
+  it.each(orgScoped.map((r) => [`${r.method} ${r.path}`, r] as const))("%s hides another organization", async (_name, route) => {
+    const response = await fetch(`${app.baseUrl}${fill(route.path)}`, {
+      method: route.method,
+      headers: { "x-api-key": key.raw_key, "content-type": "application/json" },
+      body: route.method === "GET" || route.method === "DELETE" ? undefined : "{}",
+    });
+    const expected = typeof route.access === "object" && route.access.org ? (route.list ? 403 : 404) : 403;
+    expect(response.status).toBe(expected);
+    const text = await response.text();
+    for (const secret of [victim.name, instance.name, "feature.x", point.name]) expect(text).not.toContain(secret);
+  });
+
+  it("left the other organization untouched", async () => {
+    expect(await client.orchestratorInstance.findUniqueOrThrow({ where: { id: instance.id } })).toMatchObject({ is_deleted: false, name: "bot" });
+    expect(await client.centralPoint.findUniqueOrThrow({ where: { id: point.id } })).toMatchObject({ is_deleted: false });
+    expect(await client.organization.findUniqueOrThrow({ where: { id: victim.id } })).toMatchObject({ is_deleted: false, name: "victim", subscription_tier: "pro" });
+  });
+
+  it("does not list another organization", async () => {
+    const response = await fetch(`${app.baseUrl}/api/v1/organizations`, { headers: { "x-api-key": key.raw_key } });
+    const { data } = (await response.json()) as { data: { id: string }[] };
+    expect(data.map((o) => o.id)).toEqual([home.id]);
+  });
+});
