@@ -115,6 +115,23 @@ describe("svc CLI", () => {
     expect(await client.apiKey.count()).toBe(before);
   });
 
+  it("secrets rotate re-encrypts provider keys under the new key version, which still decrypt", async () => {
+    const { encrypt, decrypt, parseKeyRing, newKeySpec } = await import("@/server/crypto/secret-box");
+    const oldSpec = newKeySpec("v1");
+    const org = await client.organization.create({ data: { name: "rot" } });
+    const row = await client.organizationLlmConfig.create({
+      data: { org_id: org.id, name: "k", provider: "openai", api_key: encrypt(parseKeyRing(oldSpec), "sk-rotate-me-1234") },
+    });
+    const newSpec = `${newKeySpec("v2")},${oldSpec}`;
+    const run = svc(["secrets", "rotate"], { SVC_ENCRYPTION_KEYS: newSpec });
+    expect(run.code).toBe(0);
+    expect(run.stdout).toBe("Re-encrypted 1 provider key(s) under the current key version.\n");
+    const rotated = await client.organizationLlmConfig.findUniqueOrThrow({ where: { id: row.id } });
+    expect(rotated.api_key.startsWith("v2:")).toBe(true);
+    expect(decrypt(parseKeyRing(newSpec), rotated.api_key)).toBe("sk-rotate-me-1234");
+    expect(svc(["secrets", "rotate"], { SVC_ENCRYPTION_KEYS: newSpec }).stdout).toMatch(/Re-encrypted 0/);
+  });
+
   it("explains its usage for an unknown command", () => {
     const run = svc(["frobnicate"]);
     expect(run.code).toBe(2);

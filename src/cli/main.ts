@@ -17,6 +17,7 @@ import { createSysAdmin, seed } from "@/server/seed/seed";
 import { systemActor } from "@/server/auth/actor";
 import { newKeySpec } from "@/server/crypto/secret-box";
 import { createApiKey, listApiKeys, revokeApiKey } from "@/server/services/api-keys/service";
+import { reencryptLlmKeys } from "@/server/services/llm-configs/service";
 import { apiKeyIdParams, createApiKeyInput, listApiKeysQuery } from "@/lib/schemas/api-keys";
 import { DomainError } from "@/server/errors";
 import { z } from "zod";
@@ -35,6 +36,7 @@ Commands:
                                             issue a key for user U; prints the raw key alone (once)
   api-keys list --user U [--json]           list U's keys
   api-keys revoke <key-id>                  revoke a key
+  secrets rotate                            re-encrypt provider keys under the current SVC_ENCRYPTION_KEYS version
   serve [--dev]                             migrate, seed and run the app (what npm start / npm run dev do)`;
 
 const CLI_ACTOR = "system:cli";
@@ -191,6 +193,15 @@ const commands: Record<string, (args: string[]) => Promise<void>> = {
       } else {
         throw new UsageError("api-keys needs one of: create, list, revoke");
       }
+    });
+  },
+
+  async secrets(args) {
+    if (args[0] !== "rotate") throw new UsageError("secrets needs the subcommand: rotate");
+    await withDatabase(async ({ url }) => {
+      process.env.DATABASE_URL = url;
+      const changed = await reencryptLlmKeys(systemActor("cli"));
+      console.log(`Re-encrypted ${changed} provider key(s) under the current key version.`);
     });
   },
 
