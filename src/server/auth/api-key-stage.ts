@@ -1,4 +1,4 @@
-import { baseClient } from "@/server/db/client";
+import { CoalescedTouch } from "@/server/db/bookkeeping";
 import { dataLayer } from "@/server/db/data-layer";
 import { DomainError } from "@/server/errors";
 import { log } from "@/server/log";
@@ -14,8 +14,6 @@ import { isPermission } from "./permissions";
 
 const CACHE_MAX = 10_000;
 const CACHE_TTL_MS = 30_000;
-const LAST_USED_INTERVAL_MS = 60_000;
-const FLUSH_INTERVAL_MS = 5_000;
 
 type Resolution =
   | { status: "unknown" }
@@ -97,41 +95,9 @@ export async function authenticateApiKey(raw: string): Promise<ApiKeyActor> {
   return actor;
 }
 
-// last_used_at: best effort, off the request path. Each process records a key at most once per
-// LAST_USED_INTERVAL_MS and writes pending keys in one batched UPDATE every FLUSH_INTERVAL_MS; the
-// UPDATE itself skips rows written within the interval, so several processes add no extra writes.
-
-const lastRecorded = new Map<string, number>();
-const pending = new Set<string>();
-let flushTimer: NodeJS.Timeout | undefined;
-
-function recordUse(keyId: string) {
-  const now = Date.now();
-  const previous = lastRecorded.get(keyId);
-  if (previous !== undefined && now - previous < LAST_USED_INTERVAL_MS) return;
-  if (lastRecorded.size >= CACHE_MAX) lastRecorded.clear();
-  lastRecorded.set(keyId, now);
-  pending.add(keyId);
-  flushTimer ??= setTimeout(() => void flushLastUsed(), FLUSH_INTERVAL_MS).unref();
-}
+// last_used_at: best effort, off the request path (see db/bookkeeping.ts).
+const keyUse = new CoalescedTouch({ table: "api_keys", column: "last_used_at" });
+const recordUse = (keyId: string) => keyUse.record(keyId);
 
 /** Writes pending last_used_at values now; returns the number of rows written. */
-export async function flushLastUsed(): Promise<number> {
-  flushTimer = undefined;
-  if (pending.size === 0) return 0;
-  const ids = [...pending];
-  pending.clear();
-  try {
-    const [, written] = await baseClient().$transaction([
-      baseClient().$executeRaw`SET LOCAL svc.bookkeeping = 'on'`,
-      baseClient().$executeRaw`
-        UPDATE api_keys SET last_used_at = now()
-        WHERE id = ANY(${ids}::uuid[])
-          AND (last_used_at IS NULL OR last_used_at < now() - make_interval(secs => ${LAST_USED_INTERVAL_MS / 1000}))`,
-    ]);
-    return written;
-  } catch (error) {
-    log.warn("could not record API key use", { error: (error as Error).message });
-    return 0;
-  }
-}
+export const flushLastUsed = (): Promise<number> => keyUse.flush();

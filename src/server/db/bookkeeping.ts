@@ -1,0 +1,58 @@
+import { log } from "@/server/log";
+import { baseClient } from "./client";
+
+// Best-effort "last seen" timestamps (api_keys.last_used_at, orchestrator_instances.last_accessed_at):
+// off the request path, at most one write per row per interval, batched. Each process records a row
+// at most once per interval and writes what is pending in one UPDATE every flush period; the UPDATE
+// skips rows written within the interval, so several processes add no extra writes. The writes run
+// as bookkeeping, which leaves updated_at alone (see the svc_touch_updated_at trigger).
+
+type Target = { table: "api_keys"; column: "last_used_at" } | { table: "orchestrator_instances"; column: "last_accessed_at" };
+
+const MAX_TRACKED = 10_000;
+
+export class CoalescedTouch {
+  private readonly recorded = new Map<string, number>();
+  private readonly pending = new Set<string>();
+  private timer: NodeJS.Timeout | undefined;
+
+  constructor(
+    private readonly target: Target,
+    private readonly intervalMs = 60_000,
+    private readonly flushMs = 5_000,
+  ) {}
+
+  record(id: string, now = Date.now()): void {
+    const previous = this.recorded.get(id);
+    if (previous !== undefined && now - previous < this.intervalMs) return;
+    if (this.recorded.size >= MAX_TRACKED) this.recorded.clear();
+    this.recorded.set(id, now);
+    this.pending.add(id);
+    this.timer ??= setTimeout(() => void this.flush(), this.flushMs).unref();
+  }
+
+  /** Writes what is pending now; returns the number of rows written. */
+  async flush(): Promise<number> {
+    this.timer = undefined;
+    if (this.pending.size === 0) return 0;
+    const ids = [...this.pending];
+    this.pending.clear();
+    const { table, column } = this.target;
+    const client = baseClient();
+    try {
+      const [, written] = await client.$transaction([
+        client.$executeRaw`SET LOCAL svc.bookkeeping = 'on'`,
+        client.$executeRawUnsafe(
+          `UPDATE ${table} SET ${column} = now()
+           WHERE id = ANY($1::uuid[]) AND (${column} IS NULL OR ${column} < now() - make_interval(secs => $2))`,
+          ids,
+          this.intervalMs / 1000,
+        ),
+      ]);
+      return written;
+    } catch (error) {
+      log.warn(`could not record ${column}`, { error: (error as Error).message });
+      return 0;
+    }
+  }
+}
