@@ -58,6 +58,15 @@ export function requireOrgPermission(actor: Actor, permission: Permission, orgId
   requirePermission(actor, permission, orgId);
 }
 
+/** For catalogs every organization reads (plugins, models): the permission in any organization will do. */
+export function requirePermissionAnywhere(actor: Actor, permission: Permission): void {
+  if (actor.kind === "system") return;
+  const keyAllows = actor.kind !== "api_key" || (!isDangerous(permission) && actor.key.scopes.includes(permission));
+  if (!keyAllows || !holdsAnywhere(actor.grants, permission)) {
+    throw new DomainError("forbidden", `This needs the permission ${permission}.`, { required_permission: permission });
+  }
+}
+
 export function requireSysAdmin(actor: Actor): void {
   if (!isSysAdmin(actor)) {
     throw new DomainError("forbidden", "This needs a platform sys_admin.", { required_permission: "svc:system:admin" });

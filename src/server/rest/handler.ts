@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { z } from "zod";
 import type { Actor } from "@/server/auth/actor";
 import { authenticateApiKey } from "@/server/auth/api-key-stage";
-import { requireOrgPermission, requirePermission, requireSysAdmin } from "@/server/auth/authorize";
+import { requireOrgPermission, requirePermission, requirePermissionAnywhere, requireSysAdmin } from "@/server/auth/authorize";
 import { currentSessionActor } from "@/server/auth/session";
 import { mapDatabaseError } from "@/server/db/errors";
 import { DomainError, type FieldError } from "@/server/errors";
@@ -87,6 +87,8 @@ function authorizeRoute(spec: RouteSpec, actor: Actor | null, params: unknown): 
   if (spec.access.org) {
     const orgId = (params as Record<string, string>)[spec.access.org] as string;
     requireOrgPermission(actor, spec.access.permission, orgId, { list: spec.list });
+  } else if (spec.access.anyOrg) {
+    requirePermissionAnywhere(actor, spec.access.permission);
   } else {
     requirePermission(actor, spec.access.permission);
   }

@@ -14,6 +14,8 @@ export interface RouteAccess {
   sysAdmin?: boolean;
   /** Path parameter holding the organization id of an organization-scoped route. */
   org?: string;
+  /** The permission held in any one organization suffices (catalogs every organization reads). */
+  anyOrg?: boolean;
 }
 
 export interface RouteContext<P, Q, B> {

@@ -7,6 +7,7 @@ import { DomainError, notFound } from "@/server/errors";
 import { requireOrganization } from "@/server/services/organizations/service";
 import { decodeCursor, page } from "@/server/services/pagination";
 import { lockOrganization, requireWithinQuota } from "@/server/services/quotas";
+import { checkPluginUse } from "@/server/services/plugins/service";
 import { checkInstanceConfig, hashFor, settingLayers } from "@/server/services/settings/service";
 import type {
   CreateOrchestratorInput,
@@ -16,7 +17,8 @@ import type {
 } from "@/lib/schemas/orchestrators";
 
 // Orchestrator instances (tier 4). framework_type and mode are fixed at creation; config keys obey
-// the settings tiers; config_hash follows the effective config; max_orchestrators is enforced.
+// the settings tiers; plugins used must be in the organization's catalog with valid settings;
+// config_hash follows the effective config; max_orchestrators is enforced.
 
 type Row = Prisma.OrchestratorInstanceGetPayload<object>;
 type JsonObject = Record<string, Prisma.JsonValue>;
@@ -48,6 +50,7 @@ export async function createOrchestrator(actor: Actor, orgId: string, input: Cre
     await requireWithinQuota(tx, org.subscription_tier, "max_orchestrators", await tx.orchestratorInstance.count({ where: { org_id: orgId } }));
     const layers = await settingLayers(tx, orgId);
     checkInstanceConfig(layers, input.config as JsonObject);
+    await checkPluginUse(tx, orgId, input.mode, input.config, input.plugin_settings);
     return tx.orchestratorInstance.create({
       data: {
         ...input,
@@ -105,6 +108,9 @@ export async function updateOrchestrator(actor: Actor, orgId: string, id: string
       });
     }
     const { framework_type: _f, mode: _m, config, plugin_settings, ...rest } = input;
+    if (config !== undefined || plugin_settings !== undefined) {
+      await checkPluginUse(tx, orgId, existing.mode, (config ?? existing.config) as JsonObject, (plugin_settings ?? existing.plugin_settings) as JsonObject);
+    }
     const data: Prisma.OrchestratorInstanceUpdateInput = { ...rest };
     if (plugin_settings !== undefined) data.plugin_settings = plugin_settings as Prisma.InputJsonValue;
     if (config !== undefined) {

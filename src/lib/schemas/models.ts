@@ -1,0 +1,65 @@
+import { z } from "zod";
+import { booleanQuery, cursor, limit, listOf, timestamp } from "./common";
+
+// The model catalog. Prices are exact decimals, carried as strings everywhere (never floats).
+
+export const MODEL_CATEGORIES = ["text_generation", "embedding", "image_generation", "audio", "moderation"] as const;
+export const BILLING_UNITS = ["per_1m_tokens", "per_1k_tokens", "per_image", "per_minute", "per_request"] as const;
+
+const currencies = new Set(Intl.supportedValuesOf("currency"));
+export const price = z
+  .string()
+  .regex(/^\d{1,10}(\.\d{1,8})?$/, "must be a decimal with at most 10 integer and 8 fraction digits, as a string");
+const modelId = z.string().trim().min(1).max(255);
+
+const fields = {
+  display_name: z.string().trim().max(255).nullable().optional(),
+  aliases: z.array(modelId).max(50).refine((a) => new Set(a).size === a.length, "must not repeat an alias").optional(),
+  enabled: z.boolean().optional(),
+  model_category: z.enum(MODEL_CATEGORIES).optional(),
+  input_billing_unit: z.enum(BILLING_UNITS).optional(),
+  output_billing_unit: z.enum(BILLING_UNITS).optional(),
+  input_price_per_unit: price.nullable().optional(),
+  output_price_per_unit: price.nullable().optional(),
+  currency: z
+    .string()
+    .regex(/^[A-Z]{3}$/, "must be an ISO 4217 code like USD")
+    .refine((c) => currencies.has(c), "is not an ISO 4217 currency")
+    .optional(),
+};
+
+export const createModelInput = z.strictObject({ provider: z.string().trim().toLowerCase().min(1).max(50), model_id: modelId, ...fields });
+export type CreateModelInput = z.output<typeof createModelInput>;
+export const updateModelInput = z.strictObject(fields);
+export type UpdateModelInput = z.output<typeof updateModelInput>;
+
+export const listModelsQuery = z.strictObject({
+  provider: z.string().max(50).optional(),
+  model_category: z.enum(MODEL_CATEGORIES).optional(),
+  enabled: booleanQuery.optional(),
+  limit,
+  cursor,
+});
+export type ListModelsQuery = z.output<typeof listModelsQuery>;
+
+export const modelParams = z.strictObject({ model_config_id: z.coerce.number().int().positive() });
+export const lookupModelQuery = z.strictObject({ name: modelId.describe("A model_id or an alias.") });
+
+export const modelSchema = z.object({
+  id: z.number().int(),
+  provider: z.string(),
+  model_id: z.string(),
+  display_name: z.string().nullable(),
+  aliases: z.array(z.string()),
+  enabled: z.boolean(),
+  model_category: z.string(),
+  input_billing_unit: z.string(),
+  output_billing_unit: z.string(),
+  input_price_per_unit: price.nullable(),
+  output_price_per_unit: price.nullable(),
+  currency: z.string(),
+  created_at: timestamp,
+  updated_at: timestamp,
+});
+export type Model = z.infer<typeof modelSchema>;
+export const modelListSchema = listOf(modelSchema);

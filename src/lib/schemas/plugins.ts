@@ -1,0 +1,74 @@
+import { z } from "zod";
+import { booleanQuery, cursor, id, limit, listOf, timestamp } from "./common";
+
+// Plugins: system-wide (source system) or an organization's own (source org), one row per version.
+
+export const PID = /^[a-z][a-z0-9]*(\.[a-z0-9][a-z0-9_-]*)+$/;
+// Semantic Versioning 2.0.0, the official grammar.
+export const SEMVER =
+  /^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(?:-((?:0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*)(?:\.(?:0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*))*))?(?:\+([0-9a-zA-Z-]+(?:\.[0-9a-zA-Z-]+)*))?$/;
+export const LOGO_MAX_BYTES = 256 * 1024;
+
+const jsonObject = z.record(z.string(), z.json());
+
+export const registerPluginInput = z.strictObject({
+  pid: z.string().max(255).regex(PID, "must be reverse-domain notation, like com.example.search"),
+  version: z.string().max(50).regex(SEMVER, "must be a semantic version, like 1.4.0"),
+  name: z.string().trim().min(1).max(255),
+  description: z.string().max(10_000).nullable().optional(),
+  tag: z.string().trim().max(100).nullable().optional(),
+  capabilities: z.array(z.string().trim().min(1).max(100)).max(100).default([]),
+  is_specialized: z.boolean().default(false),
+  is_scoped: z.boolean().default(false),
+  stateless: z.boolean().default(true),
+  enabled: z.boolean().default(true),
+  logo_image: z
+    .string()
+    .max(Math.ceil((LOGO_MAX_BYTES * 4) / 3) + 100)
+    .nullable()
+    .optional()
+    .describe("Base64 PNG, JPEG, GIF or WebP image (optionally a data: URL), at most 256 KiB."),
+  s3_path: z.string().max(512).nullable().optional(),
+  default_settings: jsonObject.default({}),
+  settings_schema: jsonObject.default({}).describe("A JSON Schema (draft 2020-12); default_settings must satisfy it."),
+});
+export type RegisterPluginInput = z.output<typeof registerPluginInput>;
+
+export const updatePluginInput = z.strictObject({ enabled: z.boolean() });
+
+export const listPluginsQuery = z.strictObject({
+  pid: z.string().max(255).optional().describe("All versions of one plugin."),
+  latest: booleanQuery.optional().describe("Only the latest version of each plugin."),
+  enabled: booleanQuery.optional(),
+  limit,
+  cursor,
+});
+export type ListPluginsQuery = z.output<typeof listPluginsQuery>;
+
+export const pluginParams = z.strictObject({ plugin_id: id });
+export const orgPluginParams = z.strictObject({ org_id: id, plugin_id: id });
+
+export const pluginSchema = z.object({
+  id: z.uuid(),
+  source: z.enum(["system", "org"]),
+  org_id: z.uuid().nullable(),
+  pid: z.string(),
+  version: z.string(),
+  name: z.string(),
+  description: z.string().nullable(),
+  tag: z.string().nullable(),
+  is_latest: z.boolean(),
+  s3_path: z.string().nullable(),
+  logo_image: z.string().nullable(),
+  default_settings: jsonObject,
+  settings_schema: jsonObject,
+  capabilities: z.array(z.string()),
+  is_specialized: z.boolean(),
+  is_scoped: z.boolean(),
+  stateless: z.boolean(),
+  enabled: z.boolean(),
+  created_at: timestamp,
+  updated_at: timestamp,
+});
+export type Plugin = z.infer<typeof pluginSchema>;
+export const pluginListSchema = listOf(pluginSchema);

@@ -1,0 +1,192 @@
+import type { Prisma } from "@/generated/prisma/client";
+import { auditName, type Actor } from "@/server/auth/actor";
+import { CoalescedTouch } from "@/server/db/bookkeeping";
+import { dataLayer, type DataLayer } from "@/server/db/data-layer";
+import { DomainError, notFound, validationFailed } from "@/server/errors";
+import { requireOrganization } from "@/server/services/organizations/service";
+import { decodeCursor, page } from "@/server/services/pagination";
+import type {
+  AppendMessagesInput,
+  Conversation,
+  CreateConversationInput,
+  ListConversationsQuery,
+  ListMessagesQuery,
+  Message,
+} from "@/lib/schemas/conversations";
+
+// Conversations on an organization's orchestrator instances, and their messages in the
+// time-partitioned messages table. Each message's created_at is distinct and increasing within
+// its conversation (appends to one conversation are serialized), so (created_at, id) orders a
+// history exactly and the history cursor is stable. Any chat access marks the instance's
+// last_accessed_at, coalesced like API key use.
+
+const instanceAccess = new CoalescedTouch({ table: "orchestrator_instances", column: "last_accessed_at" });
+export const flushInstanceAccess = () => instanceAccess.flush();
+
+type Row = Prisma.ConversationGetPayload<object>;
+
+const toConversation = (row: Row): Conversation => ({
+  id: row.id,
+  org_id: row.org_id,
+  user_id: row.user_id,
+  instance_id: row.instance_id,
+  title: row.title,
+  created_at: row.created_at.toISOString(),
+  updated_at: row.updated_at.toISOString(),
+});
+
+const callerId = (actor: Actor) => (actor.kind === "system" ? undefined : actor.userId);
+
+async function requireConversation(db: Pick<DataLayer, "conversation">, orgId: string, id: string) {
+  const row = await db.conversation.findFirst({ where: { id, org_id: orgId } });
+  if (!row) throw notFound("conversation");
+  if (row.instance_id) instanceAccess.record(row.instance_id);
+  return row;
+}
+
+export async function createConversation(actor: Actor, orgId: string, input: CreateConversationInput) {
+  const db = dataLayer(auditName(actor));
+  await requireOrganization(db, orgId);
+  const userId = input.user_id ?? callerId(actor);
+  if (!userId) throw validationFailed([{ path: "user_id", message: "is required" }]);
+  const [instance, member] = await Promise.all([
+    db.orchestratorInstance.findFirst({ where: { id: input.instance_id, org_id: orgId }, select: { id: true } }),
+    db.userOrgMembership.findFirst({ where: { user_id: userId, org_id: orgId, user: { is_deleted: false } }, select: { id: true } }),
+  ]);
+  if (!instance) throw notFound("orchestrator instance");
+  if (!member) throw validationFailed([{ path: "user_id", message: "is not a member of this organization" }]);
+  const row = await db.conversation.create({ data: { org_id: orgId, user_id: userId, instance_id: instance.id, title: input.title ?? null } });
+  instanceAccess.record(instance.id);
+  return toConversation(row);
+}
+
+export async function listConversations(actor: Actor, orgId: string, query: ListConversationsQuery) {
+  const db = dataLayer(auditName(actor));
+  await requireOrganization(db, orgId);
+  const userId = query.user_id ?? callerId(actor);
+  if (!userId) throw validationFailed([{ path: "user_id", message: "is required" }]);
+  const after = decodeCursor(query.cursor);
+  const rows = await db.conversation.findMany({
+    where: { org_id: orgId, user_id: userId, ...(query.instance_id ? { instance_id: query.instance_id } : {}), ...(after ? { id: { lt: after } } : {}) },
+    orderBy: { id: "desc" },
+    take: query.limit + 1,
+  });
+  const result = page(rows, query.limit);
+  return { data: result.data.map(toConversation), next_cursor: result.next_cursor };
+}
+
+export async function getConversation(actor: Actor, orgId: string, id: string) {
+  return toConversation(await requireConversation(dataLayer(auditName(actor)), orgId, id));
+}
+
+export async function deleteConversation(actor: Actor, orgId: string, id: string) {
+  const db = dataLayer(auditName(actor));
+  await requireConversation(db, orgId, id);
+  return toConversation(await db.conversation.update({ where: { id }, data: { is_deleted: true } }));
+}
+
+interface MessageRow {
+  id: string;
+  conv_id: string;
+  turn_id: string;
+  user_id: string;
+  instance_id: string | null;
+  role: Message["role"];
+  content: string;
+  status: string | null;
+  is_compacted: boolean;
+  source: string;
+  metadata: Message["metadata"];
+  created_at: string;
+}
+
+// created_at as ISO 8601 with microseconds: the exact ordering key, for responses and cursors.
+const COLUMNS = `id, conv_id, turn_id, user_id, instance_id, role, content, status, is_compacted, source, metadata,
+  to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS created_at`;
+
+/** Appends messages in order, in one statement; returns them as stored. */
+export async function appendMessages(actor: Actor, orgId: string, convId: string, input: AppendMessagesInput): Promise<{ data: Message[] }> {
+  const db = dataLayer(auditName(actor));
+  const rows = await db.$transaction(async (tx) => {
+    const conversation = await requireConversation(tx, orgId, convId);
+    // Serializes appends to this conversation, so timestamps never interleave.
+    await tx.$queryRaw`SELECT id FROM conversations WHERE id = ${convId}::uuid FOR UPDATE`;
+    const m = input.messages;
+    return tx.$queryRawUnsafe<MessageRow[]>(
+      `WITH start AS (
+         SELECT GREATEST(clock_timestamp(), (SELECT max(created_at) + interval '1 microsecond' FROM messages WHERE conv_id = $1::uuid)) AS at
+       )
+       INSERT INTO messages (org_id, conv_id, turn_id, user_id, instance_id, role, content, status, source, metadata, created_at)
+       SELECT $2::uuid, $1::uuid, t.turn_id, $3::uuid, $4::uuid, t.role, t.content, t.status, t.source, t.metadata,
+              start.at + (t.n - 1) * interval '1 microsecond'
+       FROM start, unnest($5::uuid[], $6::varchar[], $7::text[], $8::varchar[], $9::varchar[], $10::jsonb[])
+            WITH ORDINALITY AS t(turn_id, role, content, status, source, metadata, n)
+       RETURNING ${COLUMNS}`,
+      convId,
+      orgId,
+      conversation.user_id,
+      conversation.instance_id,
+      m.map((x) => x.turn_id),
+      m.map((x) => x.role),
+      m.map((x) => x.content),
+      m.map((x) => x.status ?? null),
+      m.map((x) => x.source),
+      m.map((x) => JSON.stringify(x.metadata)),
+    );
+  });
+  return { data: rows.sort((a, b) => (a.created_at < b.created_at ? -1 : 1)) };
+}
+
+function decodeMessageCursor(cursor: string | undefined): { at: string; id: string } | undefined {
+  if (cursor === undefined) return undefined;
+  try {
+    const [at, id] = JSON.parse(Buffer.from(cursor, "base64url").toString("utf8")) as [string, string];
+    if (/^\d{4}-\d\d-\d\dT[\d:.]+Z$/.test(at) && /^[0-9a-f-]{36}$/.test(id)) return { at, id };
+  } catch {
+    // fall through
+  }
+  throw validationFailed([{ path: "cursor", message: "is not a cursor from this list" }]);
+}
+
+/**
+ * A conversation's history in order, without intent messages, a page at a time. The lower bound on
+ * created_at (no message predates its conversation) lets PostgreSQL skip older partitions.
+ */
+export async function listMessages(actor: Actor, orgId: string, convId: string, query: ListMessagesQuery) {
+  const db = dataLayer(auditName(actor));
+  const conversation = await requireConversation(db, orgId, convId);
+  const after = decodeMessageCursor(query.cursor);
+  const rows = await db.$queryRawUnsafe<MessageRow[]>(
+    `SELECT ${COLUMNS} FROM messages
+     WHERE conv_id = $1::uuid AND role <> 'intent' AND created_at >= $2::timestamptz
+       ${after ? "AND (created_at, id) > ($4::timestamptz, $5::uuid)" : ""}
+     ORDER BY created_at, id
+     LIMIT $3`,
+    convId,
+    conversation.created_at,
+    query.limit + 1,
+    ...(after ? [after.at, after.id] : []),
+  );
+  const data = rows.slice(0, query.limit);
+  const last = data[data.length - 1];
+  return {
+    data,
+    next_cursor: rows.length > query.limit && last ? Buffer.from(JSON.stringify([last.created_at, last.id])).toString("base64url") : null,
+  };
+}
+
+/** Marks messages of the conversation as compacted by the context policy; returns how many changed. */
+export async function compactMessages(actor: Actor, orgId: string, convId: string, messageIds: string[]) {
+  const db = dataLayer(auditName(actor));
+  const conversation = await requireConversation(db, orgId, convId);
+  const compacted = await db.$executeRaw`
+    UPDATE messages SET is_compacted = true
+    WHERE conv_id = ${convId}::uuid AND id = ANY(${messageIds}::uuid[]) AND created_at >= ${conversation.created_at}
+      AND NOT is_compacted`;
+  if (compacted === 0 && messageIds.length > 0) {
+    const known = await db.$queryRaw<{ n: bigint }[]>`
+      SELECT count(*) AS n FROM messages WHERE conv_id = ${convId}::uuid AND id = ANY(${messageIds}::uuid[])`;
+    if (Number(known[0]?.n ?? 0) === 0) throw new DomainError("not_found", "None of these messages is in the conversation.");
+  }
+  return { compacted };
+}

@@ -1,0 +1,78 @@
+import type { Prisma } from "@/generated/prisma/client";
+import { auditName, type Actor } from "@/server/auth/actor";
+import { dataLayer } from "@/server/db/data-layer";
+import { mapErrors } from "@/server/db/errors";
+import { notFound, validationFailed } from "@/server/errors";
+import type { CreateModelInput, ListModelsQuery, Model, UpdateModelInput } from "@/lib/schemas/models";
+
+// The model catalog (provider_model_configs). Prices stay exact: strings in, Decimal in the database,
+// strings out with their 8 fraction digits trimmed of trailing zeros.
+
+type Row = Prisma.ProviderModelConfigGetPayload<object>;
+
+const priceOut = (value: Prisma.Decimal | null): string | null => {
+  if (value === null) return null;
+  const fixed = value.toFixed(8);
+  return fixed.replace(/\.?0+$/, "") || "0";
+};
+
+export const toModel = (row: Row): Model => ({
+  id: row.id,
+  provider: row.provider,
+  model_id: row.model_id,
+  display_name: row.display_name,
+  aliases: Array.isArray(row.aliases) ? row.aliases.filter((a): a is string => typeof a === "string") : [],
+  enabled: row.enabled,
+  model_category: row.model_category,
+  input_billing_unit: row.input_billing_unit,
+  output_billing_unit: row.output_billing_unit,
+  input_price_per_unit: priceOut(row.input_price_per_unit),
+  output_price_per_unit: priceOut(row.output_price_per_unit),
+  currency: row.currency,
+  created_at: row.created_at.toISOString(),
+  updated_at: row.updated_at.toISOString(),
+});
+
+const CURSOR = /^\d+$/;
+
+export async function listModels(actor: Actor, query: ListModelsQuery) {
+  if (query.cursor !== undefined && !CURSOR.test(query.cursor)) throw validationFailed([{ path: "cursor", message: "is not a cursor from this list" }]);
+  const rows = await dataLayer(auditName(actor)).providerModelConfig.findMany({
+    where: {
+      ...(query.provider ? { provider: query.provider } : {}),
+      ...(query.model_category ? { model_category: query.model_category } : {}),
+      ...(query.enabled === undefined ? {} : { enabled: query.enabled }),
+      ...(query.cursor ? { id: { gt: Number(query.cursor) } } : {}),
+    },
+    orderBy: { id: "asc" },
+    take: query.limit + 1,
+  });
+  const data = rows.slice(0, query.limit);
+  return { data: data.map(toModel), next_cursor: rows.length > query.limit ? String(data[data.length - 1]?.id) : null };
+}
+
+export async function createModel(actor: Actor, input: CreateModelInput) {
+  return toModel(await mapErrors(() => dataLayer(auditName(actor)).providerModelConfig.create({ data: input })));
+}
+
+export async function getModel(actor: Actor, id: number) {
+  const row = await dataLayer(auditName(actor)).providerModelConfig.findUnique({ where: { id } });
+  if (!row) throw notFound("model");
+  return toModel(row);
+}
+
+export async function updateModel(actor: Actor, id: number, input: UpdateModelInput) {
+  const db = dataLayer(auditName(actor));
+  if (!(await db.providerModelConfig.findUnique({ where: { id }, select: { id: true } }))) throw notFound("model");
+  return toModel(await mapErrors(() => db.providerModelConfig.update({ where: { id }, data: input })));
+}
+
+/** The enabled model a name refers to: its model_id, else one of its aliases. */
+export async function lookupModel(actor: Actor, name: string) {
+  const db = dataLayer(auditName(actor));
+  const row =
+    (await db.providerModelConfig.findFirst({ where: { model_id: name, enabled: true }, orderBy: { id: "asc" } })) ??
+    (await db.providerModelConfig.findFirst({ where: { enabled: true, aliases: { array_contains: [name] } }, orderBy: { id: "asc" } }));
+  if (!row) throw notFound("model");
+  return toModel(row);
+}
