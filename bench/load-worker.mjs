@@ -31,6 +31,23 @@ const latencies = new Float64Array(MAX_SAMPLES);
 let samples = 0;
 let responses = 0;
 const statuses = {};
+// Keys are handed out round-robin across all connections (one shared counter), so concurrent
+// requests carry different keys, as many independent clients would. Every scenario builds its
+// requests through the same setupRequest, with or without a key, so the generator's cost per
+// request is the same for all of them.
+const keys = Array.isArray(job.keys) && job.keys.length > 0 ? job.keys : null;
+let sent = 0;
+const requests = [
+  {
+    method: "GET",
+    path: job.path,
+    setupRequest: (request) => {
+      const key = keys ? keys[sent % keys.length] : null;
+      sent += 1;
+      return key === null ? request : { ...request, headers: { ...request.headers, "x-api-key": key } };
+    },
+  },
+];
 
 const started = process.hrtime.bigint();
 const instance = autocannon(
@@ -39,7 +56,7 @@ const instance = autocannon(
     connections: job.connections,
     duration: job.duration,
     timeout: 10,
-    requests: job.requests,
+    requests,
     renderProgressBar: false,
     renderResultsTable: false,
     renderLatencyTable: false,
@@ -64,6 +81,8 @@ const instance = autocannon(
         statuses,
         errors: result.errors,
         timeouts: result.timeouts,
+        keysSent: keys ? Math.min(keys.length, sent) : 0,
+        cpuMs: (process.cpuUsage().user + process.cpuUsage().system) / 1000,
         autocannon: { rpsAverage: result.requests.average, p50: result.latency.p50, p99: result.latency.p99 },
       })}\n`,
     );

@@ -23,7 +23,45 @@ const schema = z.object({
   SVC_ENCRYPTION_KEYS: z.string().min(1).optional(),
   /** Development only: lets LLM config base URLs use http to a loopback host. */
   SVC_ALLOW_HTTP_LOOPBACK: z.enum(["0", "1"]).default("0"),
+  /** How often best-effort last_used_at / last_accessed_at writes are flushed (ms). */
+  SVC_BOOKKEEPING_FLUSH_MS: z.coerce.number().int().min(10).max(60_000).default(5_000),
   LOG_LEVEL: z.enum(["debug", "info", "warn", "error", "silent"]).default("info"),
+  /** The app's public URL (https://svc.example.com): the base of OAuth callback URLs. Read by Auth.js. */
+  AUTH_URL: z.url().optional(),
+  /** Console sign-in with GitHub: on when both are set. */
+  AUTH_GITHUB_ID: z.string().min(1).optional(),
+  AUTH_GITHUB_SECRET: z.string().min(1).optional(),
+  /** Console sign-in with Google: on when both are set. */
+  AUTH_GOOGLE_ID: z.string().min(1).optional(),
+  AUTH_GOOGLE_SECRET: z.string().min(1).optional(),
+  /** Console sign-in with any OpenID Connect provider: on when issuer, id and secret are set. */
+  AUTH_OIDC_ISSUER: z
+    .url()
+    .refine((value) => {
+      const url = new URL(value);
+      return url.protocol === "https:" || (url.protocol === "http:" && /^(localhost|127(\.\d{1,3}){3}|\[::1\])$/.test(url.hostname));
+    }, "must be an https URL (http only for a loopback host)")
+    .optional(),
+  AUTH_OIDC_ID: z.string().min(1).optional(),
+  AUTH_OIDC_SECRET: z.string().min(1).optional(),
+  AUTH_OIDC_NAME: z.string().min(1).max(100).default("OpenID Connect"),
+  /** 1: a first OAuth sign-in with a verified email that matches no user creates one (no roles). */
+  SVC_OAUTH_AUTO_CREATE_USERS: z.enum(["0", "1"]).default("0"),
+}).superRefine((value, ctx) => {
+  // A provider is switched on by its variables together: half a configuration is a mistake.
+  const groups: [string, (keyof typeof value)[]][] = [
+    ["GitHub", ["AUTH_GITHUB_ID", "AUTH_GITHUB_SECRET"]],
+    ["Google", ["AUTH_GOOGLE_ID", "AUTH_GOOGLE_SECRET"]],
+    ["OpenID Connect", ["AUTH_OIDC_ISSUER", "AUTH_OIDC_ID", "AUTH_OIDC_SECRET"]],
+  ];
+  for (const [name, keys] of groups) {
+    const set = keys.filter((k) => value[k] !== undefined);
+    if (set.length > 0 && set.length < keys.length) {
+      for (const key of keys.filter((k) => value[k] === undefined)) {
+        ctx.addIssue({ code: "custom", path: [key], message: `is required to sign in with ${name} (${set.join(", ")} is set)` });
+      }
+    }
+  }
 });
 
 export type Env = z.infer<typeof schema>;

@@ -11,6 +11,9 @@ import { isPermission } from "./permissions";
 // The X-API-KEY stage: checksum (no database work for a malformed value) → SHA-256 → cached
 // lookup → an ApiKeyActor carrying the owner's memberships and grants and the key's scopes.
 // Resolutions are cached per process (bounded, short TTL) and dropped at once on invalidation.
+// Past its TTL an entry is still served while one background lookup refreshes it (up to twice the
+// TTL); TTLs are jittered so keys cached together do not expire together; concurrent misses on one
+// key share one lookup. A lookup that straddles an invalidation is not cached.
 
 const CACHE_MAX = 10_000;
 const CACHE_TTL_MS = 30_000;
@@ -22,20 +25,42 @@ type Resolution =
 
 interface CacheEntry {
   resolution: Resolution;
-  at: number;
+  fresh: number;
+  usable: number;
 }
 
 const cache = new Map<string, CacheEntry>();
+const inflight = new Map<string, Promise<Resolution>>();
+let generation = 0;
 
 function remember(hash: string, resolution: Resolution) {
   if (cache.size >= CACHE_MAX) cache.delete(cache.keys().next().value as string);
-  cache.set(hash, { resolution, at: Date.now() });
+  const ttl = CACHE_TTL_MS * (0.75 + Math.random() * 0.5);
+  const now = Date.now();
+  cache.set(hash, { resolution, fresh: now + ttl, usable: now + 2 * ttl });
+}
+
+function lookup(hash: string): Promise<Resolution> {
+  let pending = inflight.get(hash);
+  if (!pending) {
+    const started = generation;
+    pending = resolve(hash)
+      .then((resolution) => {
+        if (generation === started) remember(hash, resolution);
+        return resolution;
+      })
+      .finally(() => inflight.delete(hash));
+    inflight.set(hash, pending);
+  }
+  return pending;
 }
 
 const keyIdOf = (r: Resolution) => (r.status === "active" ? r.actor.key.id : r.status === "revoked" ? r.keyId : undefined);
 const userIdOf = (r: Resolution) => (r.status === "active" ? r.actor.userId : r.status === "revoked" ? r.userId : undefined);
 
 onInvalidation((event) => {
+  generation++;
+  inflight.clear();
   if ("all" in event) return cache.clear();
   for (const [hash, { resolution }] of cache) {
     if ("keyId" in event ? keyIdOf(resolution) === event.keyId : userIdOf(resolution) === event.userId) cache.delete(hash);
@@ -78,12 +103,13 @@ export async function authenticateApiKey(raw: string): Promise<ApiKeyActor> {
   );
   const hash = hashKey(raw);
   const cached = cache.get(hash);
+  const now = Date.now();
   let resolution: Resolution;
-  if (cached && Date.now() - cached.at < CACHE_TTL_MS) {
+  if (cached && now < cached.usable) {
+    if (now >= cached.fresh) void lookup(hash).catch(() => undefined);
     resolution = cached.resolution;
   } else {
-    resolution = await resolve(hash);
-    remember(hash, resolution);
+    resolution = await lookup(hash);
   }
   if (resolution.status === "unknown") throw new DomainError("invalid_api_key", "The API key is not valid.");
   if (resolution.status === "revoked") throw new DomainError("api_key_revoked", "The API key has been revoked.");

@@ -1,3 +1,4 @@
+import { env } from "@/server/env";
 import { log } from "@/server/log";
 import { baseClient } from "./client";
 
@@ -19,7 +20,8 @@ export class CoalescedTouch {
   constructor(
     private readonly target: Target,
     private readonly intervalMs = 60_000,
-    private readonly flushMs = 5_000,
+    /** Defaults to SVC_BOOKKEEPING_FLUSH_MS, read when first needed (not at import). */
+    private readonly flushMs?: number,
   ) {}
 
   record(id: string, now = Date.now()): void {
@@ -28,7 +30,7 @@ export class CoalescedTouch {
     if (this.recorded.size >= MAX_TRACKED) this.recorded.clear();
     this.recorded.set(id, now);
     this.pending.add(id);
-    this.timer ??= setTimeout(() => void this.flush(), this.flushMs).unref();
+    this.timer ??= setTimeout(() => void this.flush(), this.flushMs ?? env().SVC_BOOKKEEPING_FLUSH_MS).unref();
   }
 
   /** Writes what is pending now; returns the number of rows written. */

@@ -68,6 +68,8 @@ async function readBody(request: Request): Promise<unknown> {
   }
 }
 
+const SESSION_COOKIE = /(^|;\s*)(__Secure-|__Host-)?authjs\.session-token(\.\d+)?=/;
+
 /** X-API-KEY, else the console session. A key in Authorization: Bearer is refused, not used. */
 async function authenticate(request: Request): Promise<Actor | null> {
   const key = request.headers.get("x-api-key");
@@ -76,7 +78,8 @@ async function authenticate(request: Request): Promise<Actor | null> {
   if (/^bearer\s+cdk_/i.test(authorization)) {
     throw new DomainError("unauthenticated", "API keys go in the X-API-KEY header; Authorization: Bearer is for JWTs only.");
   }
-  return currentSessionActor();
+  // Decoding a session costs a JWT decryption: only when a session cookie is there at all.
+  return SESSION_COOKIE.test(request.headers.get("cookie") ?? "") ? currentSessionActor() : null;
 }
 
 function authorizeRoute(spec: RouteSpec, actor: Actor | null, params: unknown): Actor | null {
@@ -105,7 +108,7 @@ function queryObject(url: URL): Record<string, string | string[]> {
 }
 
 async function run(spec: RouteSpec, request: Request, context: NextContext, requestId: string) {
-  const authenticated = await authenticate(request);
+  const authenticated = spec.access === "public" ? null : await authenticate(request);
   if (!authenticated && spec.access !== "public") {
     throw new DomainError("unauthenticated", "Send an API key in the X-API-KEY header, or sign in.");
   }

@@ -22,6 +22,10 @@ const instance = await client.orchestratorInstance.create({ data: { org_id: vict
 const config = await client.organizationLlmConfig.create({ data: { org_id: victim.id, name: "c", provider: "openai", api_key: "v1:x:y:z" } });
 const point = await client.centralPoint.create({ data: { org_id: victim.id, orchestrator_id: instance.id, name: "cp" } });
 await client.organizationSetting.create({ data: { org_id: victim.id, key: "feature.x", value: true } });
+const plugin = await client.plugin.create({ data: { source: "org", org_id: victim.id, pid: "com.victim.secret", version: "1.0.0", name: "victim plugin", is_latest: true } });
+const victimUser = await createUser(client);
+await join(client, victimUser.id, victim.id);
+const conversation = await client.conversation.create({ data: { org_id: victim.id, user_id: victimUser.id, instance_id: instance.id, title: "victim chat" } });
 
 const intruder = await createUser(client);
 const home = await createOrg(client, "home");
@@ -35,6 +39,8 @@ const VICTIM_IDS: Record<string, string> = {
   config_id: config.id,
   central_point_id: point.id,
   key: "feature.x",
+  plugin_id: plugin.id,
+  conversation_id: conversation.id,
 };
 const fill = (path: string) => path.replace(/\{([a-z_]+)\}/g, (_, name: string) => VICTIM_IDS[name] ?? "missing");
 
@@ -55,12 +61,15 @@ describe("tenant isolation", () => {
     const expected = typeof route.access === "object" && route.access.org ? (route.list ? 403 : 404) : 403;
     expect(response.status).toBe(expected);
     const text = await response.text();
-    for (const secret of [victim.name, instance.name, "feature.x", point.name]) expect(text).not.toContain(secret);
+    for (const secret of [victim.name, instance.name, "feature.x", point.name, plugin.pid, "victim chat"]) expect(text).not.toContain(secret);
   });
 
   it("left the other organization untouched", async () => {
     expect(await client.orchestratorInstance.findUniqueOrThrow({ where: { id: instance.id } })).toMatchObject({ is_deleted: false, name: "bot" });
     expect(await client.centralPoint.findUniqueOrThrow({ where: { id: point.id } })).toMatchObject({ is_deleted: false });
+    expect(await client.plugin.findUniqueOrThrow({ where: { id: plugin.id } })).toMatchObject({ enabled: true });
+    expect(await client.conversation.findUniqueOrThrow({ where: { id: conversation.id } })).toMatchObject({ is_deleted: false });
+    expect(await client.message.count({ where: { conv_id: conversation.id } })).toBe(0);
     expect(await client.organization.findUniqueOrThrow({ where: { id: victim.id } })).toMatchObject({ is_deleted: false, name: "victim", subscription_tier: "pro" });
   });
 

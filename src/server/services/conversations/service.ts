@@ -21,7 +21,6 @@ import type {
 // last_accessed_at, coalesced like API key use.
 
 const instanceAccess = new CoalescedTouch({ table: "orchestrator_instances", column: "last_accessed_at" });
-export const flushInstanceAccess = () => instanceAccess.flush();
 
 type Row = Prisma.ConversationGetPayload<object>;
 

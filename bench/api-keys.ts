@@ -1,0 +1,616 @@
+// `npm run bench`: the API-key stage under load, on the production build and a real PostgreSQL
+// holding 100,000 keys. Scenarios, driven from a separate load-generator process (autocannon):
+//   (a)  GET /api/health, no credentials (no database work)
+//   (b)  GET /api/v1/me with valid keys, rotating among BENCH_USED_KEYS of them
+//   (c)  GET /api/v1/me with well-formed keys (valid checksum) that are not in the database
+//   (c') GET /api/v1/me with bad-checksum keys (refused before any lookup)
+// run alternately in rounds (a, b, c, c', a, b, ...) at each connection level, because absolute
+// figures drift on a shared machine and ratios of neighbouring rounds do not. Prints req/s, p50 and
+// p99 per scenario, the ratios b/a against the targets, and the last_used_at writes made.
+//
+// Settings (environment): BENCH_DATABASE_URL (server on which the database svc_bench is created
+// and dropped), BENCH_KEYS, BENCH_USED_KEYS, BENCH_CONNECTIONS ("10,50"), BENCH_ROUNDS,
+// BENCH_SECONDS, BENCH_WARMUP_SECONDS, BENCH_KEEP_DB=1 (keep svc_bench afterwards).
+
+import { execFileSync, spawn, type ChildProcess } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { mkdir, writeFile } from "node:fs/promises";
+import net from "node:net";
+import os from "node:os";
+import path from "node:path";
+import pg from "pg";
+import { generateKey } from "@/server/auth/api-key-format";
+import { createBaseClient } from "@/server/db/client";
+import { migrate } from "@/server/db/migrate";
+import { seed } from "@/server/seed/seed";
+
+// ---------------------------------------------------------------------------------------------
+// Settings
+
+function intSetting(name: string, fallback: number, min: number, max: number): number {
+  const raw = process.env[name];
+  if (raw === undefined || raw === "") return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < min || value > max) throw new Error(`${name} must be an integer in [${min}, ${max}]`);
+  return value;
+}
+
+const ADMIN_URL = process.env.BENCH_DATABASE_URL || "postgresql://postgres@127.0.0.1:5432/postgres";
+const DB_NAME = "svc_bench";
+const KEYS = intSetting("BENCH_KEYS", 100_000, 1_000, 1_000_000);
+const USED_KEYS = intSetting("BENCH_USED_KEYS", 200, 1, 5_000);
+const ROUNDS = intSetting("BENCH_ROUNDS", 3, 1, 20);
+const SECONDS = intSetting("BENCH_SECONDS", 5, 1, 60);
+const WARMUP_SECONDS = intSetting("BENCH_WARMUP_SECONDS", 3, 0, 60);
+const CONNECTIONS = (process.env.BENCH_CONNECTIONS || "10,50").split(",").map((s) => {
+  const n = Number(s.trim());
+  if (!Number.isInteger(n) || n < 1 || n > 1000) throw new Error("BENCH_CONNECTIONS: comma-separated integers in [1, 1000]");
+  return n;
+});
+if (CONNECTIONS.length > 5) throw new Error("BENCH_CONNECTIONS: at most 5 levels");
+const KEEP_DB = process.env.BENCH_KEEP_DB === "1";
+const OWNERS = 5; // the seeded sys_admin and four plain users share the keys round-robin
+const INSERT_BATCH = 5_000;
+const LAST_USED_INTERVAL_S = 60; // api-key-stage.ts: at most one write per key per 60 s
+const FLUSH_INTERVAL_S = 5; // api-key-stage.ts: pending writes flushed every 5 s
+const TARGET_RPS_RATIO = 0.9;
+const TARGET_P99_RATIO = 1.2;
+
+const ROOT = process.cwd();
+const WORKER = path.join(ROOT, "bench/load-worker.mjs");
+const RESULTS_DIR = path.join(ROOT, "bench/results");
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const say = (line = "") => process.stdout.write(`${line}\n`);
+
+function databaseUrl(name: string): string {
+  const url = new URL(ADMIN_URL);
+  url.pathname = `/${name}`;
+  return url.toString();
+}
+
+async function adminQuery(sql: string): Promise<void> {
+  const client = new pg.Client({ connectionString: ADMIN_URL });
+  await client.connect();
+  try {
+    await client.query(sql);
+  } finally {
+    await client.end();
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Build
+
+function ensureBuild(): void {
+  if (existsSync(path.join(ROOT, ".next/BUILD_ID"))) return;
+  say("No production build (.next/BUILD_ID): running `next build` first…");
+  execFileSync(process.execPath, ["node_modules/next/dist/bin/next", "build"], {
+    stdio: "inherit",
+    timeout: 15 * 60_000,
+    env: { ...process.env, NEXT_TELEMETRY_DISABLED: "1" },
+  });
+  if (!existsSync(path.join(ROOT, ".next/BUILD_ID"))) throw new Error("next build did not produce .next/BUILD_ID");
+}
+
+// ---------------------------------------------------------------------------------------------
+// Database: fresh svc_bench, migrated, seeded, KEYS keys
+
+interface Keys {
+  valid: string[];
+  unknown: string[];
+  badChecksum: string[];
+}
+
+async function setupDatabase(): Promise<{ url: string; keys: Keys; serverVersion: string }> {
+  await adminQuery(`DROP DATABASE IF EXISTS "${DB_NAME}" WITH (FORCE)`);
+  await adminQuery(`CREATE DATABASE "${DB_NAME}"`);
+  const url = databaseUrl(DB_NAME);
+  await migrate(url);
+  const prisma = createBaseClient(url, 2);
+  try {
+    await seed(prisma, { username: "admin", password: randomBytes(18).toString("base64url") });
+  } finally {
+    await prisma.$disconnect();
+  }
+
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const serverVersion = (await client.query<{ v: string }>("SELECT current_setting('server_version') AS v")).rows[0]?.v ?? "?";
+    const admin = await client.query<{ id: string }>("SELECT id FROM users WHERE username = 'admin'");
+    const owners = [admin.rows[0]?.id as string];
+    for (let i = 1; i < OWNERS; i++) {
+      const row = await client.query<{ id: string }>(
+        "INSERT INTO users (username, display_name, created_by, updated_by) VALUES ($1, $2, 'system:bench', 'system:bench') RETURNING id",
+        [`bench_owner_${i}`, `Bench owner ${i}`],
+      );
+      owners.push(row.rows[0]?.id as string);
+    }
+
+    const started = performance.now();
+    const valid: string[] = [];
+    const scopes = JSON.stringify(["svc:system:users:read", "svc:org:read", "svc:orchestrators:read"]);
+    for (let from = 0; from < KEYS; from += INSERT_BATCH) {
+      const count = Math.min(INSERT_BATCH, KEYS - from);
+      const userIds: string[] = [];
+      const names: string[] = [];
+      const hashes: string[] = [];
+      const prefixes: string[] = [];
+      for (let i = from; i < from + count; i++) {
+        const key = generateKey();
+        if (valid.length < USED_KEYS) valid.push(key.raw);
+        userIds.push(owners[i % owners.length] as string);
+        names.push(`bench key ${i}`);
+        hashes.push(key.hash);
+        prefixes.push(key.prefix);
+      }
+      await client.query(
+        `INSERT INTO api_keys (user_id, name, key_hash, key_prefix, scopes, updated_by)
+         SELECT u, n, h, p, $5::jsonb, 'system:bench'
+         FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[]) AS t(u, n, h, p)`,
+        [userIds, names, hashes, prefixes, scopes],
+      );
+    }
+    await client.query("VACUUM ANALYZE api_keys");
+    const inserted = Number((await client.query<{ n: string }>("SELECT count(*) AS n FROM api_keys")).rows[0]?.n);
+    if (inserted !== KEYS) throw new Error(`expected ${KEYS} keys, found ${inserted}`);
+    say(`Inserted ${KEYS.toLocaleString("en")} API keys for ${OWNERS} owners in ${((performance.now() - started) / 1000).toFixed(1)} s.`);
+
+    // Bench-only instrumentation: one row per UPDATE statement on api_keys with the rows it
+    // changed. Exact and without the statistics collector's lag; cross-checks n_tup_upd.
+    await client.query(`
+      CREATE TABLE bench_api_key_updates (at timestamptz NOT NULL DEFAULT clock_timestamp(), rows integer NOT NULL);
+      CREATE FUNCTION bench_count_api_key_updates() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        INSERT INTO bench_api_key_updates (rows) SELECT count(*) FROM changed;
+        RETURN NULL;
+      END $$;
+      CREATE TRIGGER bench_count_api_key_updates AFTER UPDATE ON api_keys
+        REFERENCING NEW TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION bench_count_api_key_updates();
+    `);
+
+    const unknown = Array.from({ length: USED_KEYS }, () => generateKey().raw); // never inserted
+    const badChecksum = valid.map((raw) => raw.slice(0, -1) + (raw.endsWith("0") ? "1" : "0"));
+    return { url, keys: { valid, unknown, badChecksum }, serverVersion };
+  } finally {
+    await client.end();
+  }
+}
+
+async function apiKeyUpdateStats(url: string) {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    await client.query("SELECT pg_stat_clear_snapshot()");
+    const stat = await client.query<{ n: string }>("SELECT n_tup_upd AS n FROM pg_stat_user_tables WHERE relname = 'api_keys'");
+    const trig = await client.query<{ statements: string; nonempty: string; rows: string }>(
+      "SELECT count(*) AS statements, count(*) FILTER (WHERE rows > 0) AS nonempty, coalesce(sum(rows), 0) AS rows FROM bench_api_key_updates",
+    );
+    const touched = await client.query<{ n: string }>("SELECT count(*) AS n FROM api_keys WHERE last_used_at IS NOT NULL");
+    const db = await client.query<{ n: string }>("SELECT xact_commit + xact_rollback AS n FROM pg_stat_database WHERE datname = current_database()");
+    return {
+      transactions: Number(db.rows[0]?.n ?? 0),
+      nTupUpd: Number(stat.rows[0]?.n ?? 0),
+      updateStatements: Number(trig.rows[0]?.statements ?? 0),
+      nonEmptyUpdateStatements: Number(trig.rows[0]?.nonempty ?? 0),
+      rowsUpdated: Number(trig.rows[0]?.rows ?? 0),
+      keysWithLastUsed: Number(touched.rows[0]?.n ?? 0),
+    };
+  } finally {
+    await client.end();
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The app: production build as a child process of its own
+
+interface App {
+  pid: number;
+  baseUrl: string;
+  child: ChildProcess;
+  output: () => string;
+}
+
+let app: App | undefined;
+const workers = new Set<ChildProcess>();
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+async function startApp(databaseUrlValue: string): Promise<App> {
+  const port = await freePort();
+  let output = "";
+  const child = spawn(process.execPath, ["node_modules/next/dist/bin/next", "start", "-p", String(port), "-H", "127.0.0.1"], {
+    env: {
+      ...process.env,
+      NODE_ENV: "production",
+      NEXT_TELEMETRY_DISABLED: "1",
+      DATABASE_URL: databaseUrlValue,
+      AUTH_SECRET: randomBytes(32).toString("hex"),
+      LOG_LEVEL: "warn",
+    },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  const keep = (d: Buffer) => {
+    output = (output + d.toString()).slice(-64_000);
+  };
+  child.stdout?.on("data", keep);
+  child.stderr?.on("data", keep);
+  if (child.pid === undefined) throw new Error("could not start the app");
+  const started: App = { pid: child.pid, baseUrl: `http://127.0.0.1:${port}`, child, output: () => output };
+  app = started;
+  const deadline = Date.now() + 60_000;
+  for (let attempt = 0; attempt < 1_000; attempt++) {
+    if (child.exitCode !== null) throw new Error(`The app exited:\n${output}`);
+    try {
+      if ((await fetch(`${started.baseUrl}/api/health`)).ok) return started;
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > deadline) break;
+    await sleep(100);
+  }
+  throw new Error(`The app did not start within 60 s:\n${output}`);
+}
+
+async function stopApp(): Promise<void> {
+  const running = app;
+  app = undefined;
+  if (!running || running.child.exitCode !== null || running.child.signalCode !== null) return;
+  const exited = new Promise<void>((resolve) => running.child.once("exit", () => resolve()));
+  process.kill(running.pid, "SIGTERM");
+  const timedOut = await Promise.race([exited.then(() => false), sleep(10_000).then(() => true)]);
+  if (timedOut && running.child.exitCode === null) {
+    process.kill(running.pid, "SIGKILL");
+    await Promise.race([exited, sleep(5_000)]);
+  }
+}
+
+/** utime + stime (ms) of a process and its descendants, from /proc; undefined off Linux. */
+const CLK_TCK = (() => {
+  try {
+    return Number(execFileSync("getconf", ["CLK_TCK"]).toString().trim()) || 100;
+  } catch {
+    return 100;
+  }
+})();
+
+function cpuMs(rootPid: number): number | undefined {
+  try {
+    const stats = new Map<number, { ppid: number; ticks: number }>();
+    for (const entry of readdirSync("/proc")) {
+      if (!/^\d+$/.test(entry)) continue;
+      try {
+        const text = readFileSync(`/proc/${entry}/stat`, "utf8");
+        const fields = text.slice(text.lastIndexOf(")") + 2).split(" ");
+        stats.set(Number(entry), { ppid: Number(fields[1]), ticks: Number(fields[11]) + Number(fields[12]) });
+      } catch {
+        // exited meanwhile
+      }
+    }
+    let ticks = 0;
+    const queue = [rootPid];
+    for (let i = 0; i < queue.length && i < 10_000; i++) {
+      const pid = queue[i] as number;
+      ticks += stats.get(pid)?.ticks ?? 0;
+      for (const [child, s] of stats) if (s.ppid === pid) queue.push(child);
+    }
+    return (ticks * 1000) / CLK_TCK;
+  } catch {
+    return undefined;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Load rounds, each in a separate load-generator process
+
+interface Scenario {
+  id: "a" | "b" | "c" | "c'";
+  label: string;
+  path: string;
+  keys: string[] | null;
+  expectStatus: number;
+}
+
+interface RoundResult {
+  scenario: Scenario["id"];
+  connections: number;
+  round: number;
+  seconds: number;
+  responses: number;
+  rps: number;
+  p50: number;
+  p90: number;
+  p99: number;
+  max: number;
+  statuses: Record<string, number>;
+  errors: number;
+  timeouts: number;
+  expectedShare: number;
+  appCpuUsPerRequest: number | null;
+  loadGeneratorCpuMs: number | null;
+  /** How many distinct keys of the scenario this round sent (handed out round-robin). */
+  keysSent: number;
+  autocannon: { rpsAverage: number; p50: number; p99: number };
+}
+
+function runWorker(job: unknown, timeoutMs: number): Promise<Record<string, unknown>> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [WORKER], { stdio: ["pipe", "pipe", "pipe"] });
+    workers.add(child);
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on("data", (d: Buffer) => (stderr = (stderr + d.toString()).slice(-8_000)));
+    const timer = setTimeout(() => {
+      if (child.pid !== undefined && child.exitCode === null) process.kill(child.pid, "SIGKILL");
+    }, timeoutMs);
+    child.once("exit", (code) => {
+      clearTimeout(timer);
+      workers.delete(child);
+      const line = stdout.trim().split("\n").pop() ?? "";
+      try {
+        const parsed = JSON.parse(line) as Record<string, unknown>;
+        if (code === 0 && !("error" in parsed)) return resolve(parsed);
+        reject(new Error(`load worker failed (exit ${code}): ${String(parsed.error ?? line)}\n${stderr}`));
+      } catch {
+        reject(new Error(`load worker failed (exit ${code}): ${stdout}\n${stderr}`));
+      }
+    });
+    child.stdin.end(JSON.stringify(job));
+  });
+}
+
+async function runRound(baseUrl: string, pid: number, scenario: Scenario, connections: number, seconds: number, round: number): Promise<RoundResult> {
+  const cpuBefore = cpuMs(pid);
+  const r = await runWorker({ url: baseUrl, connections, duration: seconds, path: scenario.path, keys: scenario.keys }, (seconds + 30) * 1000);
+  const cpuAfter = cpuMs(pid);
+  const statuses = r.statuses as Record<string, number>;
+  const responses = r.responses as number;
+  return {
+    scenario: scenario.id,
+    connections,
+    round,
+    seconds: r.seconds as number,
+    responses,
+    rps: r.rps as number,
+    p50: r.p50 as number,
+    p90: r.p90 as number,
+    p99: r.p99 as number,
+    max: r.max as number,
+    statuses,
+    errors: r.errors as number,
+    timeouts: r.timeouts as number,
+    expectedShare: responses > 0 ? (statuses[String(scenario.expectStatus)] ?? 0) / responses : 0,
+    appCpuUsPerRequest: cpuBefore !== undefined && cpuAfter !== undefined && responses > 0 ? ((cpuAfter - cpuBefore) * 1000) / responses : null,
+    loadGeneratorCpuMs: typeof r.cpuMs === "number" ? r.cpuMs : null,
+    keysSent: r.keysSent as number,
+    autocannon: r.autocannon as RoundResult["autocannon"],
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Figures
+
+const median = (values: number[]): number => {
+  const sorted = [...values].sort((x, y) => x - y);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? (sorted[mid] as number) : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
+};
+const pad = (text: string, width: number) => text.padEnd(width);
+const lpad = (text: string, width: number) => text.padStart(width);
+const f = (n: number | null, digits = 2) => (n === null ? "n/a" : n.toFixed(digits));
+
+async function main() {
+  const startedAt = new Date();
+  ensureBuild();
+  const buildId = readFileSync(path.join(ROOT, ".next/BUILD_ID"), "utf8").trim();
+  say(`Creating ${DB_NAME} on ${new URL(ADMIN_URL).host}, migrating, seeding, inserting ${KEYS.toLocaleString("en")} keys…`);
+  const { url, keys, serverVersion } = await setupDatabase();
+
+  const before = await apiKeyUpdateStats(url);
+  const runStart = performance.now(); // keys are used from here on (sanity checks, warm-up, rounds)
+  const started = await startApp(url);
+  say(`App started from the production build (${buildId}), pid ${started.pid}, ${started.baseUrl}, LOG_LEVEL=warn.`);
+
+  // Sanity: each scenario answers what it should before anything is measured.
+  const check = async (key: string | null, p: string) =>
+    (await fetch(`${started.baseUrl}${p}`, { headers: key === null ? {} : { "x-api-key": key } })).status;
+  const sanity = {
+    a: await check(null, "/api/health"),
+    b: await check(keys.valid[0] as string, "/api/v1/me"),
+    c: await check(keys.unknown[0] as string, "/api/v1/me"),
+    "c'": await check(keys.badChecksum[0] as string, "/api/v1/me"),
+  };
+  if (sanity.a !== 200 || sanity.b !== 200 || sanity.c !== 401 || sanity["c'"] !== 401) {
+    throw new Error(`unexpected statuses before the run: ${JSON.stringify(sanity)}\n${started.output()}`);
+  }
+
+  const scenarios: Scenario[] = [
+    { id: "a", label: "GET /api/health (no key)", path: "/api/health", keys: null, expectStatus: 200 },
+    { id: "b", label: `GET /api/v1/me, ${keys.valid.length} valid keys`, path: "/api/v1/me", keys: keys.valid, expectStatus: 200 },
+    { id: "c", label: `GET /api/v1/me, ${keys.unknown.length} unknown keys`, path: "/api/v1/me", keys: keys.unknown, expectStatus: 401 },
+    { id: "c'", label: `GET /api/v1/me, bad-checksum key`, path: "/api/v1/me", keys: keys.badChecksum, expectStatus: 401 },
+  ];
+
+  const warmups: RoundResult[] = [];
+  if (WARMUP_SECONDS > 0) {
+    say(`Warming up: ${WARMUP_SECONDS} s per scenario at ${CONNECTIONS[0]} connections…`);
+    for (const scenario of scenarios) warmups.push(await runRound(started.baseUrl, started.pid, scenario, CONNECTIONS[0] as number, WARMUP_SECONDS, 0));
+  }
+
+  const rounds: RoundResult[] = [];
+  for (const connections of CONNECTIONS) {
+    say(`Measuring at ${connections} connections: ${ROUNDS} rounds × ${SECONDS} s per scenario, alternating ${scenarios.map((s) => s.id).join(",")}…`);
+    for (let round = 1; round <= ROUNDS; round++) {
+      for (const scenario of scenarios) rounds.push(await runRound(started.baseUrl, started.pid, scenario, connections, SECONDS, round));
+    }
+  }
+  const runSeconds = (performance.now() - runStart) / 1000;
+
+  // The app flushes pending last_used_at writes within FLUSH_INTERVAL_S of the last use; the
+  // statistics collector publishes a backend's counts about a second after it goes idle. Wait, then
+  // read until two reads a second apart agree (bounded).
+  say(`Waiting for the final last_used_at flush (${FLUSH_INTERVAL_S} s) and the statistics…`);
+  await sleep((FLUSH_INTERVAL_S + 1) * 1000);
+  let after = await apiKeyUpdateStats(url);
+  for (let i = 0; i < 15; i++) {
+    await sleep(1000);
+    const again = await apiKeyUpdateStats(url);
+    const stable = again.nTupUpd === after.nTupUpd && again.rowsUpdated === after.rowsUpdated;
+    after = again;
+    if (stable && after.nTupUpd - before.nTupUpd === after.rowsUpdated - before.rowsUpdated) break;
+  }
+  const appLog = started.output();
+
+  // ---- figures
+  const levels = CONNECTIONS.map((connections) => {
+    const per = Object.fromEntries(
+      scenarios.map((s) => {
+        const rs = rounds.filter((r) => r.connections === connections && r.scenario === s.id);
+        const cpu = rs.map((r) => r.appCpuUsPerRequest).filter((v): v is number => v !== null);
+        return [
+          s.id,
+          {
+            label: s.label,
+            rps: median(rs.map((r) => r.rps)),
+            p50: median(rs.map((r) => r.p50)),
+            p99: median(rs.map((r) => r.p99)),
+            appCpuUsPerRequest: cpu.length ? median(cpu) : null,
+            expectedShare: Math.min(...rs.map((r) => r.expectedShare)),
+            errors: rs.reduce((n, r) => n + r.errors + r.timeouts, 0),
+            rounds: rs.map((r) => ({ rps: r.rps, p50: r.p50, p99: r.p99 })),
+          },
+        ];
+      }),
+    ) as Record<Scenario["id"], { label: string; rps: number; p50: number; p99: number; appCpuUsPerRequest: number | null; expectedShare: number; errors: number; rounds: { rps: number; p50: number; p99: number }[] }>;
+    const pairs = Array.from({ length: ROUNDS }, (_, i) => ({
+      rps: (per.b.rounds[i]?.rps ?? NaN) / (per.a.rounds[i]?.rps ?? NaN),
+      p99: (per.b.rounds[i]?.p99 ?? NaN) / (per.a.rounds[i]?.p99 ?? NaN),
+    }));
+    const rpsRatio = per.b.rps / per.a.rps;
+    const p99Ratio = per.b.p99 / per.a.p99;
+    const cpuRatio = per.b.appCpuUsPerRequest !== null && per.a.appCpuUsPerRequest !== null ? per.b.appCpuUsPerRequest / per.a.appCpuUsPerRequest : null;
+    const valid = scenarios.every((s) => per[s.id].expectedShare >= 0.999 && per[s.id].errors === 0);
+    return {
+      connections,
+      scenarios: per,
+      rpsRatio,
+      p99Ratio,
+      cpuRatio,
+      rpsPass: rpsRatio >= TARGET_RPS_RATIO,
+      p99Pass: p99Ratio <= TARGET_P99_RATIO,
+      pairedRatios: pairs,
+      valid,
+    };
+  });
+
+  // Valid keys sent: the sanity check's first key, then the first N of the list in each round.
+  const keysUsed = Math.max(1, ...[...warmups, ...rounds].filter((r) => r.scenario === "b").map((r) => r.keysSent));
+  const bound = keysUsed * (runSeconds / LAST_USED_INTERVAL_S) + keysUsed;
+  const writes = after.nTupUpd - before.nTupUpd;
+  const writesCrossCheck = after.rowsUpdated - before.rowsUpdated;
+  const writesPass = writes <= bound && writesCrossCheck <= bound;
+
+  // ---- output
+  say();
+  say(`svc API-key benchmark — ${new Date().toISOString()}`);
+  say(`  machine: ${os.cpus().length} CPU (${os.cpus()[0]?.model.trim() ?? "?"}), load average at end ${os.loadavg().map((l) => l.toFixed(2)).join(" ")}`);
+  say(`  app: production build ${buildId}, one \`next start\` process, LOG_LEVEL=warn (request log lines off), DATABASE_POOL_MAX=${process.env.DATABASE_POOL_MAX || "10 (default)"}`);
+  say(`  database: PostgreSQL ${serverVersion}, ${DB_NAME} with ${KEYS.toLocaleString("en")} API keys (${OWNERS} owners)`);
+  say(`  load: autocannon in a separate process on 127.0.0.1, keep-alive, ${ROUNDS} rounds × ${SECONDS} s per scenario and level, alternating; warm-up ${WARMUP_SECONDS} s per scenario`);
+  say(`  figures: req/s, p50 and p99 are the median over the rounds; latency in ms (every status counted); app CPU = µs of app CPU per request`);
+  say();
+  const header = `${pad("conns", 6)}${pad("scenario", 40)}${lpad("req/s", 9)}${lpad("p50 ms", 9)}${lpad("p99 ms", 9)}${lpad("app CPU", 9)}  status`;
+  say(header);
+  say("-".repeat(header.length + 6));
+  for (const level of levels) {
+    for (const s of scenarios) {
+      const x = level.scenarios[s.id];
+      const status = `${s.expectStatus} ${(x.expectedShare * 100).toFixed(1)}%${x.errors ? `, ${x.errors} errors` : ""}`;
+      say(`${pad(String(level.connections), 6)}${pad(`(${s.id}) ${x.label}`, 40)}${lpad(x.rps.toFixed(0), 9)}${lpad(f(x.p50), 9)}${lpad(f(x.p99), 9)}${lpad(f(x.appCpuUsPerRequest, 0), 9)}  ${status}`);
+    }
+  }
+  say();
+  say(`Ratios (b) valid key / (a) health, from the medians, per-round paired ratios in brackets; the app CPU ratio is for information (it drifts least on a shared machine):`);
+  for (const level of levels) {
+    const pr = level.pairedRatios.map((p) => p.rps.toFixed(2)).join(" ");
+    const pp = level.pairedRatios.map((p) => p.p99.toFixed(2)).join(" ");
+    say(
+      `  ${lpad(String(level.connections), 3)} conns: throughput b/a = ${level.rpsRatio.toFixed(3)} (target ≥ ${TARGET_RPS_RATIO}) ${level.rpsPass ? "PASS" : "FAIL"} [${pr}];` +
+        `  p99 b/a = ${level.p99Ratio.toFixed(3)} (target ≤ ${TARGET_P99_RATIO}) ${level.p99Pass ? "PASS" : "FAIL"} [${pp}];` +
+        `  app CPU per request b/a = ${f(level.cpuRatio)}${level.valid ? "" : "  (INVALID: unexpected statuses or errors)"}`,
+    );
+  }
+  say();
+  say(
+    `last_used_at writes: keys used ${keysUsed}, run ${runSeconds.toFixed(1)} s, bound ${keysUsed} × ${runSeconds.toFixed(1)}/${LAST_USED_INTERVAL_S} + ${keysUsed} = ${bound.toFixed(0)}; ` +
+      `measured ${writes} (pg_stat n_tup_upd) / ${writesCrossCheck} (rows counted by a bench trigger, in ${after.nonEmptyUpdateStatements - before.nonEmptyUpdateStatements} UPDATE statements of ${after.updateStatements - before.updateStatements}); ` +
+      `keys with last_used_at set ${after.keysWithLastUsed} → ${writesPass ? "PASS" : "FAIL"}`,
+  );
+  say(
+    `database transactions in ${DB_NAME} during the run (pg_stat_database, includes the bench's own few reads): ${after.transactions - before.transactions}`,
+  );
+  const logLines = appLog.split("\n").filter((l) => l.startsWith("{"));
+  if (logLines.length) say(`The app logged ${logLines.length} line(s) at warn or above; the last ones:\n${logLines.slice(-5).join("\n")}`);
+
+  await mkdir(RESULTS_DIR, { recursive: true });
+  const file = path.join(RESULTS_DIR, `api-keys-${startedAt.toISOString().replace(/[:.]/g, "-")}.json`);
+  await writeFile(
+    file,
+    `${JSON.stringify(
+      {
+        startedAt: startedAt.toISOString(),
+        machine: { cpus: os.cpus().length, model: os.cpus()[0]?.model, loadavg: os.loadavg() },
+        settings: { keys: KEYS, usedKeys: USED_KEYS, owners: OWNERS, connections: CONNECTIONS, rounds: ROUNDS, seconds: SECONDS, warmupSeconds: WARMUP_SECONDS, logLevel: "warn", poolMax: process.env.DATABASE_POOL_MAX || 10 },
+        buildId,
+        postgres: serverVersion,
+        targets: { rpsRatio: TARGET_RPS_RATIO, p99Ratio: TARGET_P99_RATIO },
+        levels,
+        lastUsed: { keysUsed, runSeconds, bound, writes, writesCrossCheck, before, after, pass: writesPass },
+        warmups,
+        rounds,
+      },
+      null,
+      2,
+    )}\n`,
+  );
+  say(`Results: ${path.relative(ROOT, file)}`);
+}
+
+let cleaning: Promise<void> | undefined;
+function cleanup(): Promise<void> {
+  cleaning ??= (async () => {
+    for (const w of workers) if (w.pid !== undefined && w.exitCode === null) process.kill(w.pid, "SIGKILL");
+    await stopApp().catch(() => undefined);
+    if (KEEP_DB) say(`Kept the database ${DB_NAME} (BENCH_KEEP_DB=1): ${databaseUrl(DB_NAME)}`);
+    else await adminQuery(`DROP DATABASE IF EXISTS "${DB_NAME}" WITH (FORCE)`).catch((e: Error) => say(`could not drop ${DB_NAME}: ${e.message}`));
+  })();
+  return cleaning;
+}
+
+for (const signal of ["SIGINT", "SIGTERM"] as const) {
+  process.once(signal, () => {
+    say(`\n${signal}: stopping the app and dropping ${DB_NAME}…`);
+    void cleanup().finally(() => process.exit(130));
+  });
+}
+
+try {
+  await main();
+  await cleanup();
+} catch (error) {
+  process.stderr.write(`bench failed: ${error instanceof Error ? error.stack ?? error.message : String(error)}\n`);
+  await cleanup();
+  process.exit(1);
+}
