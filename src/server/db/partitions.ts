@@ -17,3 +17,26 @@ export async function ensureMessagePartitions(
   );
   return rows[0]?.created ?? 0;
 }
+
+const MAINTENANCE_INTERVAL_MS = 6 * 3600_000;
+
+/**
+ * Keeps message partitions ready while the app runs: once shortly after start, then every six
+ * hours, so a long-running process never writes a new month into the default partition.
+ */
+export function schedulePartitionMaintenance(url: string, onError: (error: Error) => void): NodeJS.Timeout {
+  const run = async () => {
+    const { default: pg } = await import("pg");
+    const client = new pg.Client({ connectionString: url });
+    try {
+      await client.connect();
+      await ensureMessagePartitions(client);
+    } catch (error) {
+      onError(error as Error);
+    } finally {
+      await client.end().catch(() => undefined);
+    }
+  };
+  setTimeout(() => void run(), 5_000).unref();
+  return setInterval(() => void run(), MAINTENANCE_INTERVAL_MS).unref();
+}
