@@ -2,11 +2,9 @@
 // server (TEST_DATABASE_URL), exactly as `npm start` runs it, and drops that database on exit.
 import { spawn } from "node:child_process";
 import pg from "pg";
+import { E2E_ADMIN, e2eDatabase } from "./e2e-env.mjs";
 
-const admin = process.env.TEST_DATABASE_URL ?? "postgresql://postgres@127.0.0.1:5432/postgres";
-const name = process.env.E2E_DATABASE ?? "svc_e2e";
-const url = new URL(admin);
-url.pathname = `/${name}`;
+const { server: admin, name, url } = e2eDatabase();
 
 async function adminQuery(sql) {
   const client = new pg.Client({ connectionString: admin });
@@ -26,9 +24,9 @@ const child = spawn(process.execPath, ["node_modules/tsx/dist/cli.mjs", "src/cli
   env: {
     ...process.env,
     NODE_ENV: "production",
-    DATABASE_URL: url.toString(),
-    SVC_ADMIN_USERNAME: process.env.E2E_ADMIN_USERNAME ?? "e2e-admin",
-    SVC_ADMIN_PASSWORD: process.env.E2E_ADMIN_PASSWORD ?? "e2e-admin-password-1",
+    DATABASE_URL: url,
+    SVC_ADMIN_USERNAME: E2E_ADMIN.username,
+    SVC_ADMIN_PASSWORD: E2E_ADMIN.password,
   },
 });
 

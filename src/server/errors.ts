@@ -1,3 +1,5 @@
+import type { z } from "zod";
+
 // Domain errors, typed once. REST maps them to problem+json and tRPC to its codes, each in one
 // place; services and the data layer only ever throw these.
 
@@ -51,3 +53,14 @@ export const notFound = (what = "resource") => new DomainError("not_found", `No 
 
 export const validationFailed = (errors: FieldError[], message = "The request is not valid.") =>
   new DomainError("validation_failed", message, { errors });
+
+/** A zod failure as field errors, one per offending field (unknown fields each named). */
+export function zodFieldErrors(error: z.ZodError, root = ""): FieldError[] {
+  return error.issues.flatMap((issue) => {
+    const keys = issue.code === "unrecognized_keys" ? issue.keys : [undefined];
+    return keys.map((key) => ({
+      path: [root, ...issue.path, ...(key === undefined ? [] : [key])].map(String).filter((p) => p !== "").join("."),
+      message: issue.code === "unrecognized_keys" ? "is not a known field" : issue.message,
+    }));
+  });
+}

@@ -5,7 +5,7 @@ import { authenticateApiKey } from "@/server/auth/api-key-stage";
 import { requireOrgPermission, requirePermission, requirePermissionAnywhere, requireSysAdmin } from "@/server/auth/authorize";
 import { currentSessionActor } from "@/server/auth/session";
 import { mapDatabaseError } from "@/server/db/errors";
-import { DomainError, type FieldError } from "@/server/errors";
+import { DomainError, zodFieldErrors } from "@/server/errors";
 import { log } from "@/server/log";
 import { problemResponse } from "./problem";
 import { METHODS, RouteResult, type Method, type RouteSpec } from "./route";
@@ -21,20 +21,10 @@ const REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/;
 type NextContext = { params: Promise<Record<string, string | string[]>> };
 type NextHandler = (request: Request, context: NextContext) => Promise<Response>;
 
-function fieldErrors(error: z.ZodError, root: string): FieldError[] {
-  return error.issues.map((issue) => {
-    const keys = issue.code === "unrecognized_keys" ? issue.keys : [undefined];
-    return keys.map((key) => ({
-      path: [root, ...issue.path, ...(key === undefined ? [] : [key])].filter((p) => p !== "").join("."),
-      message: issue.code === "unrecognized_keys" ? "is not a known field" : issue.message,
-    }));
-  }).flat();
-}
-
 function parse<T>(schema: z.ZodType<T> | undefined, value: unknown, root: string): T {
   if (!schema) return undefined as T;
   const result = schema.safeParse(value);
-  if (!result.success) throw new DomainError("validation_failed", "The request is not valid.", { errors: fieldErrors(result.error, root) });
+  if (!result.success) throw new DomainError("validation_failed", "The request is not valid.", { errors: zodFieldErrors(result.error, root) });
   return result.data;
 }
 

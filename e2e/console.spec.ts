@@ -1,0 +1,101 @@
+import { expect, test } from "@playwright/test";
+import { ADMIN, signIn, STORAGE_STATE } from "./accounts";
+
+// Signing in and out, who gets in, and the shell every console page shares.
+
+test.describe("signed out", () => {
+  test("the console sends a visitor to the sign-in page", async ({ page }) => {
+    await page.goto("/console/api-keys");
+    await expect(page).toHaveURL(/\/console\/sign-in$/);
+    await expect(page.getByRole("heading", { name: "Sign in to the console" })).toBeVisible();
+  });
+
+  test("a wrong password is refused with words that do not tell whether the account exists", async ({ page }) => {
+    await signIn(page, { username: ADMIN.username, password: "not-the-password" });
+    const alert = page.getByRole("main").getByRole("alert");
+    await expect(alert).toHaveText("Wrong username or password.");
+    await expect(page.getByLabel("Username or email")).toHaveValue(ADMIN.username);
+    await expect(page.getByLabel("Password")).toHaveValue("");
+
+    await signIn(page, { username: "nobody-by-this-name", password: "not-the-password" });
+    await expect(alert).toHaveText("Wrong username or password.");
+    await expect(page).toHaveURL(/\/console\/sign-in$/);
+  });
+
+  test("repeated failures make the next attempt wait, and say how long", async ({ page }) => {
+    const account = { username: `guess-${Date.now().toString(36)}`, password: "guessing" };
+    await page.goto("/console/sign-in");
+    const alert = page.getByRole("main").getByRole("alert");
+    for (let attempt = 0; attempt < 12; attempt++) {
+      await page.getByLabel("Username or email").fill(account.username);
+      await page.getByLabel("Password").fill(account.password);
+      await page.getByRole("button", { name: "Sign in" }).click();
+      await expect(page.getByRole("button", { name: "Sign in" })).toBeEnabled();
+      if (/Too many/.test((await alert.textContent()) ?? "")) break;
+    }
+    await expect(alert).toHaveText(/^Too many failed sign-ins\. Wait \d+ (second|seconds|minute|minutes), then try again\.$/);
+  });
+
+  test("the sign-in page carries the security headers", async ({ request }) => {
+    const headers = (await request.get("/console/sign-in")).headers();
+    expect(headers["content-security-policy"]).toContain("frame-ancestors 'none'");
+    expect(headers["content-security-policy"]).toContain("default-src 'self'");
+    expect(headers["x-content-type-options"]).toBe("nosniff");
+    expect(headers["referrer-policy"]).toBe("strict-origin-when-cross-origin");
+  });
+});
+
+test.describe("as a user who is not a sys_admin", () => {
+  test.use({ storageState: STORAGE_STATE.member });
+
+  test("the console says there is no access, and the API agrees", async ({ page }) => {
+    await page.goto("/console/api-keys");
+    await expect(page.getByRole("heading", { name: "No access to the console" })).toBeVisible();
+    await expect(page.getByRole("navigation", { name: "Console" })).toHaveCount(0);
+    const input = encodeURIComponent(JSON.stringify({ json: {} }));
+    const response = await page.request.get(`/api/trpc/apiKeys.list?input=${input}`);
+    expect(response.status()).toBe(403);
+
+    await page.getByRole("button", { name: "Sign out" }).click();
+    await expect(page).toHaveURL(/\/console\/sign-in$/);
+  });
+});
+
+test.describe("as the sys_admin", () => {
+  test.use({ storageState: STORAGE_STATE.admin });
+
+  test("the session lives in a prefixed, HttpOnly, Secure cookie", async ({ context, page }) => {
+    await page.goto("/console/api-keys");
+    const session = (await context.cookies()).find((c) => c.name.endsWith("authjs.session-token"));
+    expect(session).toMatchObject({ name: "__Host-authjs.session-token", httpOnly: true, secure: true, path: "/" });
+  });
+
+  test("the shell shows who is signed in, navigates by keyboard, and marks the current section", async ({ page }) => {
+    const response = await page.goto("/console/api-keys");
+    expect(response?.headers()["content-security-policy"]).toContain("frame-ancestors 'none'");
+    expect(response?.headers()["x-content-type-options"]).toBe("nosniff");
+    await expect(page.getByRole("banner")).toContainText(`Signed in as Administrator (${ADMIN.username})`);
+
+    const nav = page.getByRole("navigation", { name: "Console" });
+    await expect(nav.getByRole("link", { name: "API keys" })).toHaveAttribute("aria-current", "page");
+    for (const section of ["Organizations", "Users", "Roles", "Plugins", "Models", "OAuth clients", "Platform settings"]) {
+      await expect(nav.getByRole("link", { name: section })).toBeVisible();
+    }
+
+    await page.keyboard.press("Tab");
+    await expect(page.getByRole("link", { name: "Skip to content" })).toBeFocused();
+    await nav.getByRole("link", { name: "Organizations" }).focus();
+    await page.keyboard.press("Enter");
+    await expect(page.getByRole("heading", { level: 1, name: "Organizations" })).toBeVisible();
+    await expect(page.getByText("This section comes in a later release.")).toBeVisible();
+    await expect(nav.getByRole("link", { name: "Organizations" })).toHaveAttribute("aria-current", "page");
+  });
+
+  test("signing out ends the session", async ({ page }) => {
+    await page.goto("/console/api-keys");
+    await page.getByRole("button", { name: "Sign out" }).click();
+    await expect(page).toHaveURL(/\/console\/sign-in$/);
+    await page.goto("/console/api-keys");
+    await expect(page).toHaveURL(/\/console\/sign-in$/);
+  });
+});

@@ -1,0 +1,6 @@
+import { currentSessionActor } from "@/server/auth/session";
+import { handleTRPCRequest } from "@/server/trpc/http";
+
+const handler = (request: Request) => handleTRPCRequest(request, currentSessionActor);
+
+export { handler as GET, handler as POST };

@@ -1,0 +1,45 @@
+"use server";
+
+import { AuthError } from "next-auth";
+import { signIn, signOut } from "@/server/auth/session";
+import { TooManySignInAttempts } from "@/server/auth/sign-in-throttle";
+
+// The console's sign-in and sign-out, as server actions (Next checks that they come from this
+// site). A successful sign-in answers with a redirect, which Next throws: only AuthError is caught.
+
+export interface SignInState {
+  error: string | null;
+  /** What was typed, so a failed attempt does not make the user type it again. */
+  username: string;
+}
+
+const HOME = "/console/api-keys";
+
+function waitText(seconds: number): string {
+  if (seconds < 60) return seconds === 1 ? "1 second" : `${seconds} seconds`;
+  const minutes = Math.ceil(seconds / 60);
+  return minutes === 1 ? "1 minute" : `${minutes} minutes`;
+}
+
+export async function signInAction(_previous: SignInState, form: FormData): Promise<SignInState> {
+  const username = String(form.get("username") ?? "");
+  const password = String(form.get("password") ?? "");
+  if (!username.trim() || !password) {
+    return { error: "Enter your username or email and your password.", username };
+  }
+  try {
+    await signIn("credentials", { username, password, redirectTo: HOME });
+  } catch (error) {
+    if (error instanceof TooManySignInAttempts) {
+      return { error: `Too many failed sign-ins. Wait ${waitText(error.retryAfterSeconds)}, then try again.`, username };
+    }
+    // The same words whether the account exists or not.
+    if (error instanceof AuthError) return { error: "Wrong username or password.", username };
+    throw error;
+  }
+  return { error: null, username };
+}
+
+export async function signOutAction(): Promise<void> {
+  await signOut({ redirectTo: "/console/sign-in" });
+}

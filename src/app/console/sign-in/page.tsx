@@ -1,0 +1,34 @@
+import type { Metadata } from "next";
+import Link from "next/link";
+import { redirect } from "next/navigation";
+import { currentSessionActor } from "@/server/auth/session";
+import { SignInForm } from "./sign-in-form";
+
+export const metadata: Metadata = { title: "Sign in — svc console" };
+
+/** Auth.js sends errors of its own endpoints here (?error=...). */
+function noticeFor(error: string | string[] | undefined): string | null {
+  if (error === undefined) return null;
+  return error === "CredentialsSignin" ? "Wrong username or password." : "Signing in failed. Try again.";
+}
+
+export default async function SignInPage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
+  if (await currentSessionActor()) redirect("/console/api-keys");
+  const { error } = await searchParams;
+  return (
+    <main className="flex min-h-screen items-center justify-center px-4 py-12">
+      <div className="w-full max-w-sm">
+        <Link href="/" className="mx-auto flex w-fit items-center gap-2 font-semibold tracking-tight">
+          {/* eslint-disable-next-line @next/next/no-img-element -- tiny local SVG, no optimisation needed */}
+          <img src="/favicon.svg" alt="" width={28} height={28} />
+          svc
+        </Link>
+        <div className="mt-6 rounded-xl border border-slate-200 bg-white p-8 shadow-sm dark:border-slate-800 dark:bg-slate-900">
+          <h1 className="text-xl font-semibold tracking-tight">Sign in to the console</h1>
+          <p className="mt-1 mb-6 text-sm text-slate-600 dark:text-slate-300">For platform administrators (sys_admins).</p>
+          <SignInForm notice={noticeFor(error)} />
+        </div>
+      </div>
+    </main>
+  );
+}

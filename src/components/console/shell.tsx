@@ -1,0 +1,99 @@
+import Link from "next/link";
+import type { ReactNode } from "react";
+import { ConsoleNav } from "./nav";
+import { SignOutButton } from "./sign-out-button";
+
+export interface SignedInUser {
+  username: string;
+  displayName: string | null;
+}
+
+function Brand() {
+  return (
+    <Link href="/console/api-keys" className="flex items-center gap-2 font-semibold tracking-tight">
+      {/* eslint-disable-next-line @next/next/no-img-element -- tiny local SVG, no optimisation needed */}
+      <img src="/favicon.svg" alt="" width={24} height={24} />
+      svc console
+    </Link>
+  );
+}
+
+function SignedInAs({ user }: { user: SignedInUser }) {
+  return (
+    <p className="text-sm text-slate-600 dark:text-slate-300">
+      Signed in as <strong className="font-semibold text-slate-900 dark:text-white">{user.displayName ?? user.username}</strong>
+      {user.displayName && user.displayName !== user.username && <span> ({user.username})</span>}
+    </p>
+  );
+}
+
+/** The signed-in console: navigation, who is signed in with sign-out, and the section's content. */
+export function ConsoleShell({ user, children }: { user: SignedInUser; children: ReactNode }) {
+  return (
+    <div className="flex min-h-screen flex-col md:flex-row">
+      <a
+        href="#content"
+        className="sr-only focus:not-sr-only focus:absolute focus:top-2 focus:left-2 focus:z-10 focus:rounded focus:bg-white focus:px-3 focus:py-2 focus:shadow dark:focus:bg-slate-900"
+      >
+        Skip to content
+      </a>
+      <aside className="border-b border-slate-200 bg-white px-4 py-4 md:w-60 md:shrink-0 md:border-r md:border-b-0 dark:border-slate-800 dark:bg-slate-900">
+        <div className="mb-4 px-3">
+          <Brand />
+        </div>
+        <ConsoleNav />
+      </aside>
+      <div className="flex min-w-0 flex-1 flex-col">
+        <header className="flex flex-wrap items-center justify-end gap-4 border-b border-slate-200 bg-white px-6 py-3 dark:border-slate-800 dark:bg-slate-900">
+          <SignedInAs user={user} />
+          <SignOutButton />
+        </header>
+        <main id="content" tabIndex={-1} className="flex-1 px-6 py-8 focus:outline-none">
+          <div className="mx-auto max-w-6xl">{children}</div>
+        </main>
+      </div>
+    </div>
+  );
+}
+
+/** What a signed-in user who is not a sys_admin sees instead of the console. */
+export function NoAccess({ user }: { user: SignedInUser }) {
+  return (
+    <main className="flex min-h-screen items-center justify-center px-4 py-12">
+      <div className="w-full max-w-md rounded-xl border border-slate-200 bg-white p-8 shadow-sm dark:border-slate-800 dark:bg-slate-900">
+        <h1 className="text-xl font-semibold tracking-tight">No access to the console</h1>
+        <p className="mt-3 text-sm leading-6 text-slate-600 dark:text-slate-300">
+          You are signed in as <strong className="font-semibold">{user.username}</strong>, but the console is only for
+          platform administrators (sys_admins). If you need access, ask a sys_admin of this platform to grant it.
+        </p>
+        <div className="mt-6 flex items-center justify-between gap-4">
+          <Link href="/" className="text-sm font-medium text-brand-600 underline-offset-2 hover:underline dark:text-brand-100">
+            Back to the home page
+          </Link>
+          <SignOutButton />
+        </div>
+      </div>
+    </main>
+  );
+}
+
+/** A section whose screen a later release brings. */
+export function ComingLater({ label, summary }: { label: string; summary: string }) {
+  return (
+    <section aria-labelledby="section-heading">
+      <h1 id="section-heading" className="text-2xl font-bold tracking-tight">
+        {label}
+      </h1>
+      <div className="mt-6 rounded-xl border border-dashed border-slate-300 bg-white p-8 dark:border-slate-700 dark:bg-slate-900">
+        <p className="font-medium">This section comes in a later release.</p>
+        <p className="mt-2 text-sm leading-6 text-slate-600 dark:text-slate-300">
+          It will manage {summary.charAt(0).toLowerCase() + summary.slice(1)} The{" "}
+          <a href="/api/docs" className="font-medium text-brand-600 underline-offset-2 hover:underline dark:text-brand-100">
+            API reference
+          </a>{" "}
+          lists what the REST API offers today.
+        </p>
+      </div>
+    </section>
+  );
+}

@@ -1,0 +1,56 @@
+"use client";
+
+import { useEffect, useId, useRef, type ReactNode } from "react";
+
+// A modal dialog on the native <dialog> element: the browser traps focus inside it, closes it on
+// Escape and hands focus back to the control that opened it. Its content is mounted only while it
+// is open, so every opening starts from a clean state.
+
+interface DialogProps {
+  open: boolean;
+  /** Called whenever the dialog closes, including by Escape. */
+  onClose: () => void;
+  title: string;
+  description?: ReactNode;
+  children: ReactNode;
+  /** role="alertdialog" for confirmations that interrupt. */
+  alert?: boolean;
+}
+
+export function Dialog({ open, onClose, title, description, children, alert = false }: DialogProps) {
+  const ref = useRef<HTMLDialogElement>(null);
+  const titleId = useId();
+  const descriptionId = useId();
+
+  useEffect(() => {
+    const dialog = ref.current;
+    if (!dialog) return;
+    if (open && !dialog.open) dialog.showModal();
+    if (!open && dialog.open) dialog.close();
+  }, [open]);
+
+  return (
+    <dialog
+      ref={ref}
+      role={alert ? "alertdialog" : undefined}
+      aria-labelledby={titleId}
+      aria-describedby={description ? descriptionId : undefined}
+      onClose={onClose}
+      className="m-auto w-[calc(100%-2rem)] max-w-2xl rounded-xl border border-slate-200 bg-white p-0 text-slate-900 shadow-xl backdrop:bg-slate-950/60 dark:border-slate-700 dark:bg-slate-900 dark:text-slate-100"
+    >
+      {open && (
+        <div className="p-6">
+          <h2 id={titleId} className="text-lg font-semibold">
+            {title}
+          </h2>
+          {description && (
+            <div id={descriptionId} className="mt-1 text-sm text-slate-600 dark:text-slate-300">
+              {description}
+            </div>
+          )}
+          <div className="mt-4">{children}</div>
+        </div>
+      )}
+    </dialog>
+  );
+}

@@ -1,0 +1,23 @@
+import { dehydrate, HydrationBoundary } from "@tanstack/react-query";
+import { createTRPCOptionsProxy } from "@trpc/tanstack-react-query";
+import { cache, type ReactNode } from "react";
+import { currentSessionActor } from "@/server/auth/session";
+import { appRouter } from "@/server/trpc/root";
+import { makeQueryClient } from "./query-client";
+
+// Server components: the session's actor (read once per request), and the tRPC options proxy that
+// prefetches queries into a per-request QueryClient, which HydrateClient hands to the browser.
+
+export const sessionActor = cache(currentSessionActor);
+
+export const getQueryClient = cache(makeQueryClient);
+
+export const trpc = createTRPCOptionsProxy({
+  ctx: async () => ({ actor: await sessionActor() }),
+  router: appRouter,
+  queryClient: getQueryClient,
+});
+
+export function HydrateClient({ children }: { children: ReactNode }) {
+  return <HydrationBoundary state={dehydrate(getQueryClient())}>{children}</HydrationBoundary>;
+}
