@@ -215,7 +215,7 @@ const commands: Record<string, (args: string[]) => Promise<void>> = {
     try {
       const { createdAdmin } = await prepare(db.url);
       const nextBin = "node_modules/next/dist/bin/next";
-      if (!values.dev && !existsSync(".next/BUILD_ID")) {
+      if (!values.dev && !existsSync(path.join(process.env.NEXT_DIST_DIR ?? ".next", "BUILD_ID"))) {
         console.log("No production build yet: running next build first.");
         await run(process.execPath, [nextBin, "build"], process.env);
       }
