@@ -89,8 +89,14 @@ export function resolveEffective(layers: Layers, instanceConfig?: JsonObject): E
 
 const asObject = (settings: EffectiveSetting[]) => Object.fromEntries(settings.map((s) => [s.key, s.value]));
 
-/** Refuses an instance config whose keys the tiers above do not let it override. */
+/**
+ * Refuses an instance config whose keys the tiers above do not let it override, or whose values
+ * do not have the platform setting's value_type.
+ */
 export function checkInstanceConfig(layers: Layers, config: JsonObject): void {
+  for (const setting of layers.platform) {
+    if (setting.key in config) checkValueType(setting.value_type, config[setting.key], `config.${setting.key}`);
+  }
   const above = resolveEffective(layers);
   const locked = Object.keys(config).filter((key) => above.find((s) => s.key === key && !s.overridable));
   if (locked.length > 0) {
