@@ -138,6 +138,9 @@ describe("settings tiers", () => {
     await api("PUT", "/api/v1/platform-settings/ui.font", { value: "serif", value_type: "string", overridable: true });
     const again = await api<{ config_hash: string }>("GET", `/api/v1/organizations/${org.id}/orchestrators/${a.body.id}`);
     expect(again.body.config_hash).not.toBe(after.body.config_hash);
+    const wrongType = await api("PATCH", `/api/v1/organizations/${org.id}/orchestrators/${a.body.id}`, { config: { "ui.font": 12 } });
+    expect(wrongType.status).toBe(400);
+    expect(wrongType.body).toMatchObject({ code: "validation_failed", errors: [{ path: "config.ui.font", message: "must be a string" }] });
   });
 });
 
