@@ -22,7 +22,7 @@ export class TooManySignInAttempts extends CredentialsSignin {
   }
 }
 
-class Throttle {
+export class Throttle {
   private readonly accounts = new Map<string, Record>();
   private readonly clients = new Map<string, Record>();
 

@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, it } from "vitest";
 import pg from "pg";
-import { migrate, readMigrations, type MigrationFile } from "./migrate";
+import { assertServerVersion, migrate, readMigrations, type MigrationFile } from "./migrate";
 import { createDatabase, dropDatabase, uniqueName } from "@/test/postgres";
 
 const created: string[] = [];
@@ -78,6 +78,16 @@ describe("migrate", () => {
     await expect(migrate(url, [{ ...original, checksum: "d".repeat(64) }])).rejects.toThrow(
       "Migration 001_x was changed after it was applied",
     );
+  });
+
+  it("refuses a server older than PostgreSQL 14 in one line", async () => {
+    // A server reporting version 13.11, as PostgreSQL 13 does through current_setting().
+    const old = { query: async () => ({ rows: [{ v: "130011" }] }) } as unknown as pg.ClientBase;
+    await expect(assertServerVersion(old)).rejects.toThrow("PostgreSQL 14 or newer is required; the server is PostgreSQL 13.");
+    const client = new pg.Client({ connectionString: await emptyDatabase() });
+    await client.connect();
+    await expect(assertServerVersion(client)).resolves.toBeUndefined();
+    await client.end();
   });
 
   it("names the cause when the server cannot be reached", async () => {
