@@ -12,31 +12,36 @@
 // and dropped), BENCH_KEYS, BENCH_USED_KEYS, BENCH_CONNECTIONS ("10,50"), BENCH_ROUNDS,
 // BENCH_SECONDS, BENCH_WARMUP_SECONDS, BENCH_KEEP_DB=1 (keep svc_bench afterwards).
 
-import { execFileSync, spawn, type ChildProcess } from "node:child_process";
-import { randomBytes } from "node:crypto";
-import { existsSync, readdirSync, readFileSync } from "node:fs";
-import { mkdir, writeFile } from "node:fs/promises";
-import net from "node:net";
+import { spawn, type ChildProcess } from "node:child_process";
 import os from "node:os";
 import path from "node:path";
 import pg from "pg";
 import { generateKey } from "@/server/auth/api-key-format";
-import { createBaseClient } from "@/server/db/client";
-import { migrate } from "@/server/db/migrate";
-import { seed } from "@/server/seed/seed";
+import {
+  ADMIN_URL,
+  appLogLines,
+  cpuMs,
+  dropDatabase,
+  DIST_DIR,
+  ensureBuild,
+  f,
+  freshDatabase,
+  intSetting,
+  lpad,
+  median,
+  pad,
+  ROOT,
+  runBenchmark,
+  say,
+  sleep,
+  startApp,
+  stopApp,
+  writeResults,
+} from "./lib";
 
 // ---------------------------------------------------------------------------------------------
 // Settings
 
-function intSetting(name: string, fallback: number, min: number, max: number): number {
-  const raw = process.env[name];
-  if (raw === undefined || raw === "") return fallback;
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value < min || value > max) throw new Error(`${name} must be an integer in [${min}, ${max}]`);
-  return value;
-}
-
-const ADMIN_URL = process.env.BENCH_DATABASE_URL || "postgresql://postgres@127.0.0.1:5432/postgres";
 const DB_NAME = "svc_bench";
 const KEYS = intSetting("BENCH_KEYS", 100_000, 1_000, 1_000_000);
 const USED_KEYS = intSetting("BENCH_USED_KEYS", 200, 1, 5_000);
@@ -49,7 +54,6 @@ const CONNECTIONS = (process.env.BENCH_CONNECTIONS || "10,50").split(",").map((s
   return n;
 });
 if (CONNECTIONS.length > 5) throw new Error("BENCH_CONNECTIONS: at most 5 levels");
-const KEEP_DB = process.env.BENCH_KEEP_DB === "1";
 const OWNERS = 5; // the seeded sys_admin and four plain users share the keys round-robin
 const INSERT_BATCH = 5_000;
 const LAST_USED_INTERVAL_S = 60; // api-key-stage.ts: at most one write per key per 60 s
@@ -57,42 +61,7 @@ const FLUSH_INTERVAL_S = 5; // api-key-stage.ts: pending writes flushed every 5 
 const TARGET_RPS_RATIO = 0.9;
 const TARGET_P99_RATIO = 1.2;
 
-const ROOT = process.cwd();
 const WORKER = path.join(ROOT, "bench/load-worker.mjs");
-const RESULTS_DIR = path.join(ROOT, "bench/results");
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const say = (line = "") => process.stdout.write(`${line}\n`);
-
-function databaseUrl(name: string): string {
-  const url = new URL(ADMIN_URL);
-  url.pathname = `/${name}`;
-  return url.toString();
-}
-
-async function adminQuery(sql: string): Promise<void> {
-  const client = new pg.Client({ connectionString: ADMIN_URL });
-  await client.connect();
-  try {
-    await client.query(sql);
-  } finally {
-    await client.end();
-  }
-}
-
-// ---------------------------------------------------------------------------------------------
-// Build
-
-function ensureBuild(): void {
-  if (existsSync(path.join(ROOT, ".next/BUILD_ID"))) return;
-  say("No production build (.next/BUILD_ID): running `next build` first…");
-  execFileSync(process.execPath, ["node_modules/next/dist/bin/next", "build"], {
-    stdio: "inherit",
-    timeout: 15 * 60_000,
-    env: { ...process.env, NEXT_TELEMETRY_DISABLED: "1" },
-  });
-  if (!existsSync(path.join(ROOT, ".next/BUILD_ID"))) throw new Error("next build did not produce .next/BUILD_ID");
-}
 
 // ---------------------------------------------------------------------------------------------
 // Database: fresh svc_bench, migrated, seeded, KEYS keys
@@ -104,16 +73,7 @@ interface Keys {
 }
 
 async function setupDatabase(): Promise<{ url: string; keys: Keys; serverVersion: string }> {
-  await adminQuery(`DROP DATABASE IF EXISTS "${DB_NAME}" WITH (FORCE)`);
-  await adminQuery(`CREATE DATABASE "${DB_NAME}"`);
-  const url = databaseUrl(DB_NAME);
-  await migrate(url);
-  const prisma = createBaseClient(url, 2);
-  try {
-    await seed(prisma, { username: "admin", password: randomBytes(18).toString("base64url") });
-  } finally {
-    await prisma.$disconnect();
-  }
+  const url = await freshDatabase(DB_NAME);
 
   const client = new pg.Client({ connectionString: url });
   await client.connect();
@@ -203,113 +163,7 @@ async function apiKeyUpdateStats(url: string) {
   }
 }
 
-// ---------------------------------------------------------------------------------------------
-// The app: production build as a child process of its own
-
-interface App {
-  pid: number;
-  baseUrl: string;
-  child: ChildProcess;
-  output: () => string;
-}
-
-let app: App | undefined;
 const workers = new Set<ChildProcess>();
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
-
-async function startApp(databaseUrlValue: string): Promise<App> {
-  const port = await freePort();
-  let output = "";
-  const child = spawn(process.execPath, ["node_modules/next/dist/bin/next", "start", "-p", String(port), "-H", "127.0.0.1"], {
-    env: {
-      ...process.env,
-      NODE_ENV: "production",
-      NEXT_TELEMETRY_DISABLED: "1",
-      DATABASE_URL: databaseUrlValue,
-      AUTH_SECRET: randomBytes(32).toString("hex"),
-      LOG_LEVEL: "warn",
-    },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  const keep = (d: Buffer) => {
-    output = (output + d.toString()).slice(-64_000);
-  };
-  child.stdout?.on("data", keep);
-  child.stderr?.on("data", keep);
-  if (child.pid === undefined) throw new Error("could not start the app");
-  const started: App = { pid: child.pid, baseUrl: `http://127.0.0.1:${port}`, child, output: () => output };
-  app = started;
-  const deadline = Date.now() + 60_000;
-  for (let attempt = 0; attempt < 1_000; attempt++) {
-    if (child.exitCode !== null) throw new Error(`The app exited:\n${output}`);
-    try {
-      if ((await fetch(`${started.baseUrl}/api/health`)).ok) return started;
-    } catch {
-      // not listening yet
-    }
-    if (Date.now() > deadline) break;
-    await sleep(100);
-  }
-  throw new Error(`The app did not start within 60 s:\n${output}`);
-}
-
-async function stopApp(): Promise<void> {
-  const running = app;
-  app = undefined;
-  if (!running || running.child.exitCode !== null || running.child.signalCode !== null) return;
-  const exited = new Promise<void>((resolve) => running.child.once("exit", () => resolve()));
-  process.kill(running.pid, "SIGTERM");
-  const timedOut = await Promise.race([exited.then(() => false), sleep(10_000).then(() => true)]);
-  if (timedOut && running.child.exitCode === null) {
-    process.kill(running.pid, "SIGKILL");
-    await Promise.race([exited, sleep(5_000)]);
-  }
-}
-
-/** utime + stime (ms) of a process and its descendants, from /proc; undefined off Linux. */
-const CLK_TCK = (() => {
-  try {
-    return Number(execFileSync("getconf", ["CLK_TCK"]).toString().trim()) || 100;
-  } catch {
-    return 100;
-  }
-})();
-
-function cpuMs(rootPid: number): number | undefined {
-  try {
-    const stats = new Map<number, { ppid: number; ticks: number }>();
-    for (const entry of readdirSync("/proc")) {
-      if (!/^\d+$/.test(entry)) continue;
-      try {
-        const text = readFileSync(`/proc/${entry}/stat`, "utf8");
-        const fields = text.slice(text.lastIndexOf(")") + 2).split(" ");
-        stats.set(Number(entry), { ppid: Number(fields[1]), ticks: Number(fields[11]) + Number(fields[12]) });
-      } catch {
-        // exited meanwhile
-      }
-    }
-    let ticks = 0;
-    const queue = [rootPid];
-    for (let i = 0; i < queue.length && i < 10_000; i++) {
-      const pid = queue[i] as number;
-      ticks += stats.get(pid)?.ticks ?? 0;
-      for (const [child, s] of stats) if (s.ppid === pid) queue.push(child);
-    }
-    return (ticks * 1000) / CLK_TCK;
-  } catch {
-    return undefined;
-  }
-}
 
 // ---------------------------------------------------------------------------------------------
 // Load rounds, each in a separate load-generator process
@@ -399,29 +253,16 @@ async function runRound(baseUrl: string, pid: number, scenario: Scenario, connec
   };
 }
 
-// ---------------------------------------------------------------------------------------------
-// Figures
-
-const median = (values: number[]): number => {
-  const sorted = [...values].sort((x, y) => x - y);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? (sorted[mid] as number) : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
-};
-const pad = (text: string, width: number) => text.padEnd(width);
-const lpad = (text: string, width: number) => text.padStart(width);
-const f = (n: number | null, digits = 2) => (n === null ? "n/a" : n.toFixed(digits));
-
 async function main() {
   const startedAt = new Date();
-  ensureBuild();
-  const buildId = readFileSync(path.join(ROOT, ".next/BUILD_ID"), "utf8").trim();
+  const buildId = ensureBuild();
   say(`Creating ${DB_NAME} on ${new URL(ADMIN_URL).host}, migrating, seeding, inserting ${KEYS.toLocaleString("en")} keys…`);
   const { url, keys, serverVersion } = await setupDatabase();
 
   const before = await apiKeyUpdateStats(url);
   const runStart = performance.now(); // keys are used from here on (sanity checks, warm-up, rounds)
   const started = await startApp(url);
-  say(`App started from the production build (${buildId}), pid ${started.pid}, ${started.baseUrl}, LOG_LEVEL=warn.`);
+  say(`App started from the production build (${DIST_DIR}, ${buildId}), pid ${started.pid}, ${started.baseUrl}, LOG_LEVEL=warn.`);
 
   // Sanity: each scenario answers what it should before anything is measured.
   const check = async (key: string | null, p: string) =>
@@ -561,56 +402,28 @@ async function main() {
   say(
     `database transactions in ${DB_NAME} during the run (pg_stat_database, includes the bench's own few reads): ${after.transactions - before.transactions}`,
   );
-  const logLines = appLog.split("\n").filter((l) => l.startsWith("{"));
+  const logLines = appLogLines(appLog);
   if (logLines.length) say(`The app logged ${logLines.length} line(s) at warn or above; the last ones:\n${logLines.slice(-5).join("\n")}`);
 
-  await mkdir(RESULTS_DIR, { recursive: true });
-  const file = path.join(RESULTS_DIR, `api-keys-${startedAt.toISOString().replace(/[:.]/g, "-")}.json`);
-  await writeFile(
-    file,
-    `${JSON.stringify(
-      {
-        startedAt: startedAt.toISOString(),
-        machine: { cpus: os.cpus().length, model: os.cpus()[0]?.model, loadavg: os.loadavg() },
-        settings: { keys: KEYS, usedKeys: USED_KEYS, owners: OWNERS, connections: CONNECTIONS, rounds: ROUNDS, seconds: SECONDS, warmupSeconds: WARMUP_SECONDS, logLevel: "warn", poolMax: process.env.DATABASE_POOL_MAX || 10 },
-        buildId,
-        postgres: serverVersion,
-        targets: { rpsRatio: TARGET_RPS_RATIO, p99Ratio: TARGET_P99_RATIO },
-        levels,
-        lastUsed: { keysUsed, runSeconds, bound, writes, writesCrossCheck, before, after, pass: writesPass },
-        warmups,
-        rounds,
-      },
-      null,
-      2,
-    )}\n`,
-  );
-  say(`Results: ${path.relative(ROOT, file)}`);
-}
-
-let cleaning: Promise<void> | undefined;
-function cleanup(): Promise<void> {
-  cleaning ??= (async () => {
-    for (const w of workers) if (w.pid !== undefined && w.exitCode === null) process.kill(w.pid, "SIGKILL");
-    await stopApp().catch(() => undefined);
-    if (KEEP_DB) say(`Kept the database ${DB_NAME} (BENCH_KEEP_DB=1): ${databaseUrl(DB_NAME)}`);
-    else await adminQuery(`DROP DATABASE IF EXISTS "${DB_NAME}" WITH (FORCE)`).catch((e: Error) => say(`could not drop ${DB_NAME}: ${e.message}`));
-  })();
-  return cleaning;
-}
-
-for (const signal of ["SIGINT", "SIGTERM"] as const) {
-  process.once(signal, () => {
-    say(`\n${signal}: stopping the app and dropping ${DB_NAME}…`);
-    void cleanup().finally(() => process.exit(130));
+  const file = await writeResults("api-keys", startedAt, {
+    startedAt: startedAt.toISOString(),
+    machine: { cpus: os.cpus().length, model: os.cpus()[0]?.model, loadavg: os.loadavg() },
+    settings: { keys: KEYS, usedKeys: USED_KEYS, owners: OWNERS, connections: CONNECTIONS, rounds: ROUNDS, seconds: SECONDS, warmupSeconds: WARMUP_SECONDS, logLevel: "warn", poolMax: process.env.DATABASE_POOL_MAX || 10 },
+    buildId,
+    postgres: serverVersion,
+    targets: { rpsRatio: TARGET_RPS_RATIO, p99Ratio: TARGET_P99_RATIO },
+    levels,
+    lastUsed: { keysUsed, runSeconds, bound, writes, writesCrossCheck, before, after, pass: writesPass },
+    warmups,
+    rounds,
   });
+  say(`Results: ${file}`);
 }
 
-try {
-  await main();
-  await cleanup();
-} catch (error) {
-  process.stderr.write(`bench failed: ${error instanceof Error ? error.stack ?? error.message : String(error)}\n`);
-  await cleanup();
-  process.exit(1);
+async function cleanup(): Promise<void> {
+  for (const w of workers) if (w.pid !== undefined && w.exitCode === null) process.kill(w.pid, "SIGKILL");
+  await stopApp().catch(() => undefined);
+  await dropDatabase(DB_NAME);
 }
+
+await runBenchmark(main, cleanup, `dropping ${DB_NAME}`);

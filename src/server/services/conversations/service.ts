@@ -159,7 +159,7 @@ export async function listMessages(actor: Actor, orgId: string, convId: string, 
     `SELECT ${COLUMNS} FROM messages
      WHERE conv_id = $1::uuid AND role <> 'intent' AND created_at >= $2::timestamptz
        ${after ? "AND (created_at, id) > ($4::timestamptz, $5::uuid)" : ""}
-     ORDER BY created_at, id
+     ORDER BY messages.created_at, messages.id -- the columns, not the text alias: the index gives this order
      LIMIT $3`,
     convId,
     conversation.created_at,

@@ -1,0 +1,259 @@
+// Helpers shared by the benchmarks (bench/api-keys.ts, bench/messages.ts): settings, the bench
+// database on BENCH_DATABASE_URL's server, the production build, the app as a child process of its
+// own on 127.0.0.1, and figures. Each benchmark stays one script that reads top to bottom.
+
+import { execFileSync, spawn, type ChildProcess } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { mkdir, writeFile } from "node:fs/promises";
+import net from "node:net";
+import path from "node:path";
+import pg from "pg";
+import { createBaseClient } from "@/server/db/client";
+import { migrate } from "@/server/db/migrate";
+import { seed } from "@/server/seed/seed";
+
+// ---------------------------------------------------------------------------------------------
+// Settings and output
+
+export function intSetting(name: string, fallback: number, min: number, max: number): number {
+  const raw = process.env[name];
+  if (raw === undefined || raw === "") return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < min || value > max) throw new Error(`${name} must be an integer in [${min}, ${max}]`);
+  return value;
+}
+
+export const ADMIN_URL = process.env.BENCH_DATABASE_URL || "postgresql://postgres@127.0.0.1:5432/postgres";
+export const KEEP_DB = process.env.BENCH_KEEP_DB === "1";
+export const ROOT = process.cwd();
+export const RESULTS_DIR = path.join(ROOT, "bench/results");
+/** The build folder, as next.config.mjs reads it: a second one lets a bench run beside other builds. */
+export const DIST_DIR = process.env.NEXT_DIST_DIR || ".next";
+
+export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+export const say = (line = "") => process.stdout.write(`${line}\n`);
+
+export const median = (values: number[]): number => {
+  const sorted = [...values].sort((x, y) => x - y);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? (sorted[mid] as number) : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
+};
+/** Nearest-rank percentile of ascending values. */
+export function percentile(sorted: ArrayLike<number>, p: number): number {
+  if (sorted.length === 0) return NaN;
+  const index = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
+  return sorted[index] as number;
+}
+export const pad = (text: string, width: number) => text.padEnd(width);
+export const lpad = (text: string, width: number) => text.padStart(width);
+export const f = (n: number | null, digits = 2) => (n === null ? "n/a" : n.toFixed(digits));
+
+/** Writes bench/results/<name>-<time>.json (git-ignored); returns its path relative to the repo. */
+export async function writeResults(name: string, startedAt: Date, results: unknown): Promise<string> {
+  await mkdir(RESULTS_DIR, { recursive: true });
+  const file = path.join(RESULTS_DIR, `${name}-${startedAt.toISOString().replace(/[:.]/g, "-")}.json`);
+  await writeFile(file, `${JSON.stringify(results, null, 2)}\n`);
+  return path.relative(ROOT, file);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Database
+
+export function databaseUrl(name: string): string {
+  const url = new URL(ADMIN_URL);
+  url.pathname = `/${name}`;
+  return url.toString();
+}
+
+export async function adminQuery(sql: string): Promise<void> {
+  const client = new pg.Client({ connectionString: ADMIN_URL });
+  await client.connect();
+  try {
+    await client.query(sql);
+  } finally {
+    await client.end();
+  }
+}
+
+/** Drops and recreates the database `name`, migrates and seeds it (sys_admin `admin`); returns its URL. */
+export async function freshDatabase(name: string): Promise<string> {
+  await adminQuery(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+  await adminQuery(`CREATE DATABASE "${name}"`);
+  const url = databaseUrl(name);
+  await migrate(url);
+  const prisma = createBaseClient(url, 2);
+  try {
+    await seed(prisma, { username: "admin", password: randomBytes(18).toString("base64url") });
+  } finally {
+    await prisma.$disconnect();
+  }
+  return url;
+}
+
+export async function dropDatabase(name: string): Promise<void> {
+  if (KEEP_DB) say(`Kept the database ${name} (BENCH_KEEP_DB=1): ${databaseUrl(name)}`);
+  else await adminQuery(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`).catch((e: Error) => say(`could not drop ${name}: ${e.message}`));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Build
+
+/** Builds into DIST_DIR when it holds no build; returns the BUILD_ID. */
+export function ensureBuild(): string {
+  const buildIdFile = path.join(ROOT, DIST_DIR, "BUILD_ID");
+  if (!existsSync(buildIdFile)) {
+    say(`No production build (${DIST_DIR}/BUILD_ID): running \`next build\` first…`);
+    execFileSync(process.execPath, ["node_modules/next/dist/bin/next", "build"], {
+      stdio: "inherit",
+      timeout: 15 * 60_000,
+      env: { ...process.env, NEXT_TELEMETRY_DISABLED: "1", NEXT_DIST_DIR: DIST_DIR },
+    });
+    if (!existsSync(buildIdFile)) throw new Error(`next build did not produce ${DIST_DIR}/BUILD_ID`);
+  }
+  return readFileSync(buildIdFile, "utf8").trim();
+}
+
+// ---------------------------------------------------------------------------------------------
+// The app: production build as a child process of its own, one at a time
+
+export interface App {
+  pid: number;
+  baseUrl: string;
+  child: ChildProcess;
+  output: () => string;
+}
+
+let app: App | undefined;
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** Starts `next start` on 127.0.0.1 against the database; resolves once /api/health answers 200. */
+export async function startApp(databaseUrlValue: string): Promise<App> {
+  if (app) throw new Error("an app is already running");
+  const port = await freePort();
+  let output = "";
+  const child = spawn(process.execPath, ["node_modules/next/dist/bin/next", "start", "-p", String(port), "-H", "127.0.0.1"], {
+    env: {
+      ...process.env,
+      NODE_ENV: "production",
+      NEXT_TELEMETRY_DISABLED: "1",
+      NEXT_DIST_DIR: DIST_DIR,
+      DATABASE_URL: databaseUrlValue,
+      AUTH_SECRET: randomBytes(32).toString("hex"),
+      SVC_ENCRYPTION_KEYS: `v1:${randomBytes(32).toString("base64")}`,
+      LOG_LEVEL: "warn",
+    },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  const keep = (d: Buffer) => {
+    output = (output + d.toString()).slice(-64_000);
+  };
+  child.stdout?.on("data", keep);
+  child.stderr?.on("data", keep);
+  if (child.pid === undefined) throw new Error("could not start the app");
+  const started: App = { pid: child.pid, baseUrl: `http://127.0.0.1:${port}`, child, output: () => output };
+  app = started;
+  const deadline = Date.now() + 60_000;
+  for (let attempt = 0; attempt < 1_000; attempt++) {
+    if (child.exitCode !== null) throw new Error(`The app exited:\n${output}`);
+    try {
+      if ((await fetch(`${started.baseUrl}/api/health`)).ok) return started;
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > deadline) break;
+    await sleep(100);
+  }
+  throw new Error(`The app did not start within 60 s:\n${output}`);
+}
+
+/** Stops the app started by startApp, by its own pid: SIGTERM, then SIGKILL after 10 s. */
+export async function stopApp(): Promise<void> {
+  const running = app;
+  app = undefined;
+  if (!running || running.child.exitCode !== null || running.child.signalCode !== null) return;
+  const exited = new Promise<void>((resolve) => running.child.once("exit", () => resolve()));
+  process.kill(running.pid, "SIGTERM");
+  const timedOut = await Promise.race([exited.then(() => false), sleep(10_000).then(() => true)]);
+  if (timedOut && running.child.exitCode === null) {
+    process.kill(running.pid, "SIGKILL");
+    await Promise.race([exited, sleep(5_000)]);
+  }
+}
+
+/** The app's log lines at warn or above (JSON lines), for the report. */
+export const appLogLines = (output: string) => output.split("\n").filter((l) => l.startsWith("{"));
+
+// ---------------------------------------------------------------------------------------------
+// CPU time of a process tree
+
+const CLK_TCK = (() => {
+  try {
+    return Number(execFileSync("getconf", ["CLK_TCK"]).toString().trim()) || 100;
+  } catch {
+    return 100;
+  }
+})();
+
+/** utime + stime (ms) of a process and its descendants, from /proc; undefined off Linux. */
+export function cpuMs(rootPid: number): number | undefined {
+  try {
+    const stats = new Map<number, { ppid: number; ticks: number }>();
+    for (const entry of readdirSync("/proc")) {
+      if (!/^\d+$/.test(entry)) continue;
+      try {
+        const text = readFileSync(`/proc/${entry}/stat`, "utf8");
+        const fields = text.slice(text.lastIndexOf(")") + 2).split(" ");
+        stats.set(Number(entry), { ppid: Number(fields[1]), ticks: Number(fields[11]) + Number(fields[12]) });
+      } catch {
+        // exited meanwhile
+      }
+    }
+    let ticks = 0;
+    const queue = [rootPid];
+    for (let i = 0; i < queue.length && i < 10_000; i++) {
+      const pid = queue[i] as number;
+      ticks += stats.get(pid)?.ticks ?? 0;
+      for (const [child, s] of stats) if (s.ppid === pid) queue.push(child);
+    }
+    return (ticks * 1000) / CLK_TCK;
+  } catch {
+    return undefined;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Running a benchmark
+
+/**
+ * Runs main, then cleanup (also on SIGINT/SIGTERM and on failure, once): a benchmark never leaves
+ * its app running or its database behind. Exits non-zero on failure.
+ */
+export async function runBenchmark(main: () => Promise<void>, cleanup: () => Promise<void>, label: string): Promise<void> {
+  let cleaning: Promise<void> | undefined;
+  const cleanOnce = () => (cleaning ??= cleanup());
+  for (const signal of ["SIGINT", "SIGTERM"] as const) {
+    process.once(signal, () => {
+      say(`\n${signal}: stopping the app and ${label}…`);
+      void cleanOnce().finally(() => process.exit(130));
+    });
+  }
+  try {
+    await main();
+    await cleanOnce();
+  } catch (error) {
+    process.stderr.write(`bench failed: ${error instanceof Error ? error.stack ?? error.message : String(error)}\n`);
+    await cleanOnce();
+    process.exit(1);
+  }
+}
