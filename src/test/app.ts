@@ -12,7 +12,7 @@ export interface RunningApp {
   stop(): Promise<void>;
 }
 
-function freePort(): Promise<number> {
+export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = net.createServer();
     server.once("error", reject);
@@ -26,9 +26,10 @@ function freePort(): Promise<number> {
 export const TEST_AUTH_SECRET = "test-auth-secret-0123456789abcdef0123456789";
 export const TEST_ENCRYPTION_KEYS = `v1:${Buffer.alloc(32, 7).toString("base64")}`;
 
-export async function startApp(databaseUrl: string, env: Record<string, string> = {}): Promise<RunningApp> {
-  if (!existsSync(".next/BUILD_ID")) throw new Error("No production build: run `npm run build` first (npm test does).");
-  const port = await freePort();
+/** `options.port`: listen there (a test that must know the URL before the start, for AUTH_URL). */
+export async function startApp(databaseUrl: string, env: Record<string, string> = {}, options: { port?: number } = {}): Promise<RunningApp> {
+  if (!existsSync(`${process.env.NEXT_DIST_DIR ?? ".next"}/BUILD_ID`)) throw new Error("No production build: run `npm run build` first (npm test does).");
+  const port = options.port ?? (await freePort());
   const output: string[] = [];
   const child: ChildProcess = spawn(process.execPath, ["node_modules/next/dist/bin/next", "start", "-p", String(port), "-H", "127.0.0.1"], {
     env: {
@@ -40,6 +41,7 @@ export async function startApp(databaseUrl: string, env: Record<string, string> 
       AUTH_SECRET: TEST_AUTH_SECRET,
       SVC_ENCRYPTION_KEYS: TEST_ENCRYPTION_KEYS,
       LOG_LEVEL: "info",
+      SVC_BOOKKEEPING_FLUSH_MS: "200",
       ...env,
     },
     stdio: ["ignore", "pipe", "pipe"],

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { booleanQuery, cursor, id, limit, listOf, timestamp } from "./common";
 
 // User summaries: what pickers and lists show of a user (never credentials).
 
@@ -14,3 +15,104 @@ export const findUsersInput = z.strictObject({
   limit: z.number().int().min(1).max(50).default(20),
 });
 export type FindUsersInput = z.output<typeof findUsersInput>;
+
+// ---------------------------------------------------------------------------------------------
+// Users (spec 2.9), their OAuth identities (2.11) and password resets.
+
+const isTimeZone = (value: string): boolean => {
+  try {
+    new Intl.DateTimeFormat("en-US", { timeZone: value });
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+/** Letters, digits, ".", "_" and "-": never "@", so sign-in can tell a username from an email. */
+export const username = z
+  .string()
+  .trim()
+  .min(1, "must not be empty")
+  .max(255)
+  .regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/, "may hold letters, digits, '.', '_' and '-', starting with a letter or digit");
+
+/** Stored lowercase: sign-in by email is case-insensitive. */
+export const emailAddress = z.string().trim().toLowerCase().max(255).pipe(z.email("must be an email address"));
+
+export const password = z.string().min(12, "must be at least 12 characters").max(1024);
+
+const profileFields = {
+  email: emailAddress.nullable().optional(),
+  display_name: z.string().trim().max(255).nullable().optional(),
+  avatar_url: z.url({ protocol: /^https$/, error: "must be an https URL" }).max(1000).nullable().optional(),
+  locale: z
+    .string()
+    .trim()
+    .max(35)
+    .regex(/^[A-Za-z]{2,3}(?:[-_][A-Za-z0-9]{1,8})*$/, "must be a language tag like en or pt-BR")
+    .nullable()
+    .optional(),
+  timezone: z.string().trim().max(64).refine(isTimeZone, "must be an IANA time zone like Europe/Paris").nullable().optional(),
+  bio: z.string().max(10_000).nullable().optional(),
+};
+
+export const createUserInput = z.strictObject({
+  username,
+  ...profileFields,
+  password: password.nullable().default(null).describe("null (or absent): an OAuth-only user, who cannot sign in with a password."),
+});
+export type CreateUserInput = z.output<typeof createUserInput>;
+
+export const updateUserInput = z.strictObject({ username: username.optional(), ...profileFields });
+export type UpdateUserInput = z.output<typeof updateUserInput>;
+
+export const resetPasswordInput = z.strictObject({
+  password: password.optional().describe("Absent: a random password is generated and returned once."),
+});
+export type ResetPasswordInput = z.output<typeof resetPasswordInput>;
+
+export const listUsersQuery = z.strictObject({
+  q: z.string().trim().min(1).max(255).optional().describe("Matches username, display name or email."),
+  include_deleted: booleanQuery.optional().describe("sys_admins only."),
+  limit,
+  cursor,
+});
+export type ListUsersQuery = z.output<typeof listUsersQuery>;
+
+export const userIdParams = z.strictObject({ user_id: id });
+export const includeDeletedQuery = z.strictObject({ include_deleted: booleanQuery.optional().describe("sys_admins only.") });
+
+export const userSchema = z.object({
+  id: z.uuid(),
+  username: z.string(),
+  email: z.string().nullable(),
+  display_name: z.string().nullable(),
+  avatar_url: z.string().nullable(),
+  locale: z.string().nullable(),
+  timezone: z.string().nullable(),
+  bio: z.string().nullable(),
+  has_password: z.boolean().describe("false for OAuth-only users. The hash itself is never returned."),
+  is_deleted: z.boolean(),
+  created_at: timestamp,
+  updated_at: timestamp,
+});
+export type User = z.infer<typeof userSchema>;
+export const userListSchema = listOf(userSchema);
+
+export const passwordResetSchema = z.object({
+  user: userSchema,
+  password: z.string().nullable().describe("The generated password, shown once; null when the request gave one."),
+});
+export type PasswordReset = z.infer<typeof passwordResetSchema>;
+
+export const identityParams = z.strictObject({ user_id: id, identity_id: id });
+
+export const identitySchema = z.object({
+  id: z.uuid(),
+  user_id: z.uuid(),
+  provider: z.string().describe("github, google or oauth2 (the configured OpenID Connect provider)."),
+  provider_user_id: z.string(),
+  created_at: timestamp,
+});
+export type Identity = z.infer<typeof identitySchema>;
+export const identityListSchema = z.object({ data: z.array(identitySchema) });

@@ -4,6 +4,7 @@ import Credentials from "next-auth/providers/credentials";
 import { dataLayer } from "@/server/db/data-layer";
 import type { SessionActor } from "./actor";
 import { loadGrants } from "./grants";
+import { linkedUserId, linkExternalSignIn, oauthProviders } from "./oauth";
 import { hashPassword, verifyPassword } from "./passwords";
 import { signInThrottle } from "./sign-in-throttle";
 
@@ -21,6 +22,13 @@ export const { handlers, auth, signIn, signOut } = NextAuth({
   trustHost: true,
   secret: process.env.AUTH_SECRET,
   session: { strategy: "jwt", maxAge: SESSION_HOURS * 3600 },
+  // Prefixed, Secure cookies even over plain http: browsers accept them from https origins and from
+  // http://localhost (a secure context), so the console needs one of the two. The session cookie is
+  // `__Host-` (no Domain, path /); Auth.js's other cookies are `__Secure-`/`__Host-` already.
+  useSecureCookies: true,
+  cookies: {
+    sessionToken: { name: "__Host-authjs.session-token", options: { httpOnly: true, sameSite: "lax", path: "/", secure: true } },
+  },
   pages: { signIn: "/console/sign-in", error: "/console/sign-in" },
   providers: [
     Credentials({
@@ -45,10 +53,27 @@ export const { handlers, auth, signIn, signOut } = NextAuth({
         return { id: user.id, name: user.display_name ?? user.username };
       },
     }),
+    // GitHub, Google and a generic OpenID Connect provider, each when its variables are set.
+    ...oauthProviders(),
   ],
   callbacks: {
-    jwt({ token, user }) {
-      if (user?.id) token.sub = user.id;
+    // OAuth sign-ins reach one of our users through a linked identity, or are refused (oauth.ts).
+    async signIn({ account, profile }) {
+      if (!account || account.type === "credentials") return true;
+      return (await linkExternalSignIn({ provider: account.provider, providerUserId: account.providerAccountId, profile })) !== null;
+    },
+    async jwt({ token, user, account }) {
+      // token.sub is always OUR user id: the credentials provider returns it; for an OAuth sign-in
+      // the provider's account id is mapped through the identity linked by signIn above.
+      if (account && account.type !== "credentials") {
+        const userId = await linkedUserId(account.provider, account.providerAccountId);
+        if (!userId) return null;
+        token.sub = userId;
+        token.email = null;
+        token.picture = null;
+      } else if (user?.id) {
+        token.sub = user.id;
+      }
       return token;
     },
     session({ session, token }) {

@@ -33,6 +33,11 @@ await join(client, intruder.id, home.id);
 await grant(client, intruder.id, await roleId(client, "org_admin"), home.id);
 const key = await createApiKey(systemActor("test"), intruder.id, { name: "intruder", scopes: ORG_PERMISSIONS, expires_at: null });
 
+const victimMember = await createUser(client);
+await join(client, victimMember.id, victim.id);
+const victimMemberRole = await roleId(client, "org_member");
+await grant(client, victimMember.id, victimMemberRole, victim.id);
+
 const VICTIM_IDS: Record<string, string> = {
   org_id: victim.id,
   orchestrator_id: instance.id,
@@ -41,6 +46,8 @@ const VICTIM_IDS: Record<string, string> = {
   key: "feature.x",
   plugin_id: plugin.id,
   conversation_id: conversation.id,
+  user_id: victimMember.id,
+  role_id: victimMemberRole,
 };
 const fill = (path: string) => path.replace(/\{([a-z_]+)\}/g, (_, name: string) => VICTIM_IDS[name] ?? "missing");
 
@@ -71,6 +78,8 @@ describe("tenant isolation", () => {
     expect(await client.conversation.findUniqueOrThrow({ where: { id: conversation.id } })).toMatchObject({ is_deleted: false });
     expect(await client.message.count({ where: { conv_id: conversation.id } })).toBe(0);
     expect(await client.organization.findUniqueOrThrow({ where: { id: victim.id } })).toMatchObject({ is_deleted: false, name: "victim", subscription_tier: "pro" });
+    expect(await client.userRole.count({ where: { user_id: victimMember.id, org_id: victim.id } })).toBe(1);
+    expect(await client.userOrgMembership.count({ where: { user_id: victimMember.id, org_id: victim.id } })).toBe(1);
   });
 
   it("does not list another organization", async () => {

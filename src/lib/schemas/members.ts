@@ -1,0 +1,43 @@
+import { z } from "zod";
+import { cursor, id, limit, listOf, timestamp } from "./common";
+
+// Organization memberships (spec 2.10): an organization's members and a user's organizations.
+
+export const addMemberInput = z.strictObject({ user_id: id });
+export type AddMemberInput = z.output<typeof addMemberInput>;
+
+export const memberParams = z.strictObject({ org_id: id, user_id: id });
+
+export const listMembersQuery = z.strictObject({
+  q: z.string().trim().min(1).max(255).optional().describe("Matches username, display name or email."),
+  limit,
+  cursor,
+});
+export type ListMembersQuery = z.output<typeof listMembersQuery>;
+
+export const listUserOrganizationsQuery = z.strictObject({ limit, cursor });
+export type ListUserOrganizationsQuery = z.output<typeof listUserOrganizationsQuery>;
+
+const roleRef = z.object({ id: z.uuid(), name: z.string() });
+
+export const memberSchema = z.object({
+  org_id: z.uuid(),
+  user_id: z.uuid(),
+  username: z.string(),
+  display_name: z.string().nullable(),
+  email: z.string().nullable(),
+  roles: z.array(roleRef).describe("Org roles granted to the member in this organization."),
+  created_at: timestamp.describe("When the user joined."),
+});
+export type Member = z.infer<typeof memberSchema>;
+export const memberListSchema = listOf(memberSchema);
+
+export const userOrganizationSchema = z.object({
+  org_id: z.uuid(),
+  name: z.string(),
+  display_name: z.string().nullable(),
+  roles: z.array(roleRef).describe("Org roles granted to the user in this organization."),
+  created_at: timestamp.describe("When the user joined."),
+});
+export type UserOrganization = z.infer<typeof userOrganizationSchema>;
+export const userOrganizationListSchema = listOf(userOrganizationSchema);

@@ -1,0 +1,175 @@
+import { randomBytes } from "node:crypto";
+import type { Provider } from "next-auth/providers";
+import GitHub from "next-auth/providers/github";
+import Google from "next-auth/providers/google";
+import { dataLayer } from "@/server/db/data-layer";
+import { mapDatabaseError } from "@/server/db/errors";
+import { env } from "@/server/env";
+import { log } from "@/server/log";
+
+// Console sign-in with external accounts: GitHub, Google and one generic OpenID Connect provider,
+// each switched on by its environment variables. A sign-in reaches one of our users through a
+// linked identity (user_oauth_identities): known (provider, provider_user_id) → that user; else a
+// verified email that a non-deleted user has → link and sign in; else refused, unless
+// SVC_OAUTH_AUTO_CREATE_USERS=1 lets a verified email create a user with no roles.
+
+/** Auth.js provider id → the provider name stored in user_oauth_identities (spec 2.11). */
+const STORED_NAMES: Record<string, "github" | "google" | "oauth2"> = { github: "github", google: "google", oidc: "oauth2" };
+
+export const storedProviderName = (authJsId: string) => STORED_NAMES[authJsId];
+
+interface GitHubEmail {
+  email: string;
+  primary: boolean;
+  verified: boolean;
+}
+
+/** The primary email of a GitHub account when GitHub has verified it, else none. */
+export function verifiedGitHubEmail(emails: unknown): string | null {
+  if (!Array.isArray(emails)) return null;
+  const primary = (emails as GitHubEmail[]).find((e) => e?.primary === true && e.verified === true && typeof e.email === "string");
+  return primary?.email ?? null;
+}
+
+/** The providers whose variables are set (the credentials provider is configured by session.ts). */
+export function oauthProviders(): Provider[] {
+  const e = env();
+  const providers: Provider[] = [];
+  if (e.AUTH_GITHUB_ID && e.AUTH_GITHUB_SECRET) {
+    providers.push(
+      GitHub({
+        clientId: e.AUTH_GITHUB_ID,
+        clientSecret: e.AUTH_GITHUB_SECRET,
+        // GitHub's /user shows a public email, verified or not: ask /user/emails which one GitHub
+        // has verified, and say so in email_verified like an OpenID provider would.
+        userinfo: {
+          url: "https://api.github.com/user",
+          async request({ tokens }: { tokens: { access_token?: string } }) {
+            const headers = { Authorization: `Bearer ${tokens.access_token}`, "User-Agent": "svc", Accept: "application/vnd.github+json" };
+            const profile = (await (await fetch("https://api.github.com/user", { headers })).json()) as Record<string, unknown>;
+            const emails = await fetch("https://api.github.com/user/emails", { headers }).then((r) => (r.ok ? r.json() : []));
+            const email = verifiedGitHubEmail(emails);
+            return { ...profile, email, email_verified: email !== null };
+          },
+        },
+      }),
+    );
+  }
+  if (e.AUTH_GOOGLE_ID && e.AUTH_GOOGLE_SECRET) {
+    providers.push(Google({ clientId: e.AUTH_GOOGLE_ID, clientSecret: e.AUTH_GOOGLE_SECRET }));
+  }
+  if (e.AUTH_OIDC_ISSUER && e.AUTH_OIDC_ID && e.AUTH_OIDC_SECRET) {
+    providers.push({
+      id: "oidc",
+      name: e.AUTH_OIDC_NAME,
+      type: "oidc",
+      issuer: e.AUTH_OIDC_ISSUER,
+      clientId: e.AUTH_OIDC_ID,
+      clientSecret: e.AUTH_OIDC_SECRET,
+      // Claims from the UserInfo endpoint: OpenID Connect returns the email claims there when an
+      // access token is issued, and not every provider repeats them in the ID token.
+      idToken: false,
+    });
+  }
+  return providers;
+}
+
+export interface ExternalSignIn {
+  /** Auth.js provider id: github, google or oidc. */
+  provider: string;
+  providerUserId: string;
+  /** The provider's profile (ID token claims, UserInfo, or GitHub's profile with email_verified). */
+  profile: Record<string, unknown> | undefined;
+}
+
+const text = (value: unknown): string | undefined => (typeof value === "string" && value.trim() !== "" ? value.trim() : undefined);
+
+/** A free username from what the provider knows: letters, digits, ".", "_", "-". */
+function usernameCandidate(profile: Record<string, unknown>, email: string): string {
+  const base = (text(profile.preferred_username) ?? text(profile.login) ?? email.split("@")[0] ?? "user")
+    .replace(/[^A-Za-z0-9._-]+/g, "-")
+    .replace(/^[^A-Za-z0-9]+/, "")
+    .slice(0, 200);
+  return base || "user";
+}
+
+async function createUserFor(provider: string, providerUserId: string, email: string, profile: Record<string, unknown>): Promise<string> {
+  const db = dataLayer(`system:oauth:${provider}`);
+  const base = usernameCandidate(profile, email);
+  const picture = text(profile.picture) ?? text(profile.avatar_url);
+  for (let attempt = 0; attempt < 5; attempt++) {
+    const username = attempt === 0 ? base : `${base}-${randomBytes(3).toString("hex")}`;
+    try {
+      const user = await db.$transaction(async (tx) => {
+        const created = await tx.user.create({
+          data: {
+            username,
+            email,
+            display_name: (text(profile.name) ?? username).slice(0, 255),
+            avatar_url: picture?.startsWith("https://") ? picture : null,
+          },
+        });
+        await tx.userOauthIdentity.create({ data: { user_id: created.id, provider, provider_user_id: providerUserId } });
+        return created;
+      });
+      log.info("user created by OAuth sign-in", { user_id: user.id, provider });
+      return user.id;
+    } catch (error) {
+      const mapped = mapDatabaseError(error);
+      if (mapped?.code === "conflict" && (mapped.details.constraint === "users_username_key")) continue;
+      throw error;
+    }
+  }
+  throw new Error("Could not find a free username for a new OAuth user.");
+}
+
+/**
+ * Resolves an external sign-in to one of our users, linking the identity on first use by a
+ * verified email. Returns our user id, or null to refuse the sign-in.
+ */
+export async function linkExternalSignIn(sign: ExternalSignIn, options: { autoCreate?: boolean } = {}): Promise<string | null> {
+  const provider = storedProviderName(sign.provider);
+  if (!provider || !sign.providerUserId) return null;
+  const db = dataLayer(`system:oauth:${provider}`, { includeDeleted: true });
+  const known = await db.userOauthIdentity.findUnique({
+    where: { provider_provider_user_id: { provider, provider_user_id: sign.providerUserId } },
+    select: { user: { select: { id: true, is_deleted: true } } },
+  });
+  if (known) return known.user.is_deleted ? null : known.user.id;
+
+  const profile = sign.profile ?? {};
+  const email = text(profile.email)?.toLowerCase();
+  // Only an address the provider has verified may stand for one of our users.
+  if (!email || profile.email_verified !== true) {
+    log.info("OAuth sign-in refused: no verified email", { provider });
+    return null;
+  }
+  const user = await dataLayer(`system:oauth:${provider}`).user.findFirst({ where: { email }, select: { id: true } });
+  if (user) {
+    try {
+      await db.userOauthIdentity.create({ data: { user_id: user.id, provider, provider_user_id: sign.providerUserId } });
+    } catch (error) {
+      // Linked by a concurrent sign-in meanwhile: whichever user that linked it to answers.
+      if (mapDatabaseError(error)?.code !== "conflict") throw error;
+      return linkExternalSignIn(sign, options);
+    }
+    log.info("OAuth identity linked by verified email", { user_id: user.id, provider });
+    return user.id;
+  }
+  if (options.autoCreate ?? env().SVC_OAUTH_AUTO_CREATE_USERS === "1") {
+    return createUserFor(provider, sign.providerUserId, email, profile);
+  }
+  log.info("OAuth sign-in refused: no user has this email", { provider });
+  return null;
+}
+
+/** Our user id for an identity linked by linkExternalSignIn (null: none, or the user is deleted). */
+export async function linkedUserId(authJsProvider: string, providerUserId: string): Promise<string | null> {
+  const provider = storedProviderName(authJsProvider);
+  if (!provider) return null;
+  const identity = await dataLayer(`system:oauth:${provider}`).userOauthIdentity.findUnique({
+    where: { provider_provider_user_id: { provider, provider_user_id: providerUserId } },
+    select: { user: { select: { id: true, is_deleted: true } } },
+  });
+  return identity && !identity.user.is_deleted ? identity.user.id : null;
+}

@@ -1,0 +1,92 @@
+import { describe, expect, it } from "vitest";
+import { freePort, startApp } from "@/test/app";
+import { testDatabase } from "@/test/database";
+import { createUser, seedRoles } from "@/test/fixtures";
+import { CookieBrowser, signInWithOidc, startOidcProvider } from "@/test/oidc-provider";
+
+// "Sign in with OpenID Connect" end to end: the production build, configured by AUTH_OIDC_* to use
+// a real OpenID Provider started on loopback, driven over HTTP as a browser would (the app's
+// sign-in POST, the provider's login and consent forms, the code exchange in the app's callback).
+
+const { client, url } = await testDatabase();
+await seedRoles(client);
+const idp = await startOidcProvider({
+  accounts: [
+    { sub: "alice-sub", email: "Alice@Example.test", email_verified: true, name: "Alice" },
+    { sub: "mallory-sub", email: "bob@example.test", email_verified: false },
+    { sub: "stranger-sub", email: "stranger@example.test", email_verified: true },
+  ],
+});
+// Auth.js builds its callback URL from AUTH_URL, the app's public URL: Next.js hands route handlers
+// its own host (a loopback address always reads "localhost"), never the one the browser used.
+const port = await freePort();
+const appUrl = `http://localhost:${port}`;
+await startApp(url, { ...idp.appEnv, AUTH_URL: appUrl }, { port });
+idp.allowRedirectUri(`${appUrl}/api/auth/callback/oidc`);
+
+const alice = await createUser(client, "alice");
+await client.user.update({ where: { id: alice.id }, data: { email: "alice@example.test" } });
+const bob = await createUser(client, "bob");
+await client.user.update({ where: { id: bob.id }, data: { email: "bob@example.test" } });
+
+async function me(browser: CookieBrowser) {
+  const response = await fetch(`${appUrl}/api/v1/me`, { headers: { cookie: browser.cookieHeader(appUrl) } });
+  return { status: response.status, body: (await response.json()) as { user?: { id: string; username: string }; auth?: string } };
+}
+
+describe("sign-in with an OpenID Connect provider", () => {
+  it("is offered by Auth.js when AUTH_OIDC_* are set", async () => {
+    const providers = (await (await fetch(`${appUrl}/api/auth/providers`)).json()) as Record<string, { name: string; type: string }>;
+    expect(providers.oidc).toMatchObject({ name: "Test OpenID", type: "oidc" });
+  });
+
+  it("links the identity to the user with the verified email and signs that user in", async () => {
+    const browser = new CookieBrowser();
+    const { finalUrl } = await signInWithOidc(browser, appUrl, "alice-sub");
+    expect(finalUrl.pathname).toBe("/console");
+    expect(browser.cookieNames(appUrl)).toContain("__Host-authjs.session-token");
+    expect(await me(browser)).toMatchObject({ status: 200, body: { user: { id: alice.id, username: "alice" }, auth: "session" } });
+    const identities = await client.userOauthIdentity.findMany({ where: { user_id: alice.id } });
+    expect(identities).toEqual([expect.objectContaining({ provider: "oauth2", provider_user_id: "alice-sub" })]);
+  });
+
+  it("signs in again through the linked identity, even after the email changes", async () => {
+    await client.user.update({ where: { id: alice.id }, data: { email: "alice.new@example.test" } });
+    const browser = new CookieBrowser();
+    await signInWithOidc(browser, appUrl, "alice-sub");
+    expect((await me(browser)).body.user?.id).toBe(alice.id);
+    expect(await client.userOauthIdentity.count({ where: { user_id: alice.id } })).toBe(1);
+  });
+
+  it("refuses an email no user has, creating nobody", async () => {
+    const users = await client.user.count();
+    const browser = new CookieBrowser();
+    const { finalUrl } = await signInWithOidc(browser, appUrl, "stranger-sub");
+    expect(finalUrl.pathname).toBe("/console/sign-in");
+    expect(finalUrl.searchParams.get("error")).toBe("AccessDenied");
+    expect(browser.cookieNames(appUrl)).not.toContain("__Host-authjs.session-token");
+    expect((await me(browser)).status).toBe(401);
+    expect(await client.user.count()).toBe(users);
+    expect(await client.userOauthIdentity.count({ where: { provider_user_id: "stranger-sub" } })).toBe(0);
+  });
+
+  it("refuses an email the provider has not verified, even when a user has it", async () => {
+    const browser = new CookieBrowser();
+    const { finalUrl } = await signInWithOidc(browser, appUrl, "mallory-sub");
+    expect(finalUrl.searchParams.get("error")).toBe("AccessDenied");
+    expect((await me(browser)).status).toBe(401);
+    expect(await client.userOauthIdentity.count({ where: { user_id: bob.id } })).toBe(0);
+  });
+
+  it("refuses a linked identity once its user is deleted", async () => {
+    await client.user.update({ where: { id: alice.id }, data: { is_deleted: true } });
+    try {
+      const browser = new CookieBrowser();
+      const { finalUrl } = await signInWithOidc(browser, appUrl, "alice-sub");
+      expect(finalUrl.searchParams.get("error")).toBe("AccessDenied");
+      expect((await me(browser)).status).toBe(401);
+    } finally {
+      await client.user.update({ where: { id: alice.id }, data: { is_deleted: false } });
+    }
+  });
+});

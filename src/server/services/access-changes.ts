@@ -1,0 +1,54 @@
+import { CHANNEL, invalidateLocally, notifyPayload, type Invalidation } from "@/server/auth/invalidation";
+import type { DataLayer } from "@/server/db/data-layer";
+import { DomainError } from "@/server/errors";
+
+// Changes to who holds what (grants, memberships, a role's permissions, a deleted or restored
+// user) are announced inside the changing transaction — other processes hear it on commit — and
+// applied to this process's caches after the commit, so API keys act on them at the next request.
+
+type Tx = Pick<DataLayer, "$executeRaw">;
+
+/** Queues the announcement in the transaction; pg_notify delivers it on commit only. */
+export async function announce(tx: Tx, event: Invalidation): Promise<void> {
+  await tx.$executeRaw`SELECT pg_notify(${CHANNEL}, ${notifyPayload(event)})`;
+}
+
+/** Runs `work` in a transaction that announces `event`, then applies it in this process. */
+export async function withAccessChange<T>(
+  db: Pick<DataLayer, "$transaction">,
+  work: (tx: Parameters<Parameters<DataLayer["$transaction"]>[0]>[0]) => Promise<{ result: T; event: Invalidation | null }>,
+): Promise<T> {
+  const { result, event } = await db.$transaction(async (tx) => {
+    const done = await work(tx);
+    if (done.event) await announce(tx, done.event);
+    return done;
+  });
+  if (event) invalidateLocally(event);
+  return result;
+}
+
+// The last sys_admin ------------------------------------------------------------------------------
+
+const SYS_ADMIN_LOCK = 727_073_692;
+
+/** Serializes changes that could remove a sys_admin, so two of them cannot each remove "the other". */
+export async function lockSysAdmins(tx: Tx): Promise<void> {
+  await tx.$executeRaw`SELECT pg_advisory_xact_lock(${SYS_ADMIN_LOCK})`;
+}
+
+const builtInSysAdminGrant = { org_id: null, role: { name: "sys_admin", is_built_in: true, is_deleted: false } } as const;
+
+/** Whether the user holds the built-in sys_admin role globally. */
+export async function holdsBuiltInSysAdmin(tx: Pick<DataLayer, "userRole">, userId: string): Promise<boolean> {
+  return (await tx.userRole.count({ where: { ...builtInSysAdminGrant, user_id: userId } })) > 0;
+}
+
+/** Refuses (409) when no other non-deleted user holds the built-in sys_admin role globally. */
+export async function requireAnotherSysAdmin(tx: Pick<DataLayer, "userRole">, userId: string, what: string): Promise<void> {
+  const others = await tx.userRole.count({
+    where: { ...builtInSysAdminGrant, user_id: { not: userId }, user: { is_deleted: false } },
+  });
+  if (others === 0) {
+    throw new DomainError("conflict", `${what} would leave the platform without a sys_admin: grant the sys_admin role to another user first.`);
+  }
+}

@@ -1,0 +1,147 @@
+import { auditName, type Actor } from "@/server/auth/actor";
+import { dataLayer, type DataLayer } from "@/server/db/data-layer";
+import { mapErrors } from "@/server/db/errors";
+import { DomainError, notFound } from "@/server/errors";
+import { withAccessChange } from "@/server/services/access-changes";
+import { requireOrganization } from "@/server/services/organizations/service";
+import { decodeCursor, page } from "@/server/services/pagination";
+import { lockOrganization, requireWithinQuota } from "@/server/services/quotas";
+import type {
+  AddMemberInput,
+  ListMembersQuery,
+  ListUserOrganizationsQuery,
+  Member,
+  UserOrganization,
+} from "@/lib/schemas/members";
+
+// Organization memberships (spec 2.10). Org grants only count while the user is a member, so
+// leaving an organization also removes the user's grants there: rejoining starts from nothing.
+// The tier's max_members quota (platform setting tier.<tier>) caps an organization's members.
+
+const MEMBER_USER = { select: { id: true, username: true, display_name: true, email: true } } as const;
+
+async function orgRoles(db: Pick<DataLayer, "userRole">, where: { user_id?: string | { in: string[] }; org_id?: string | { in: string[] } }) {
+  return db.userRole.findMany({
+    where: { ...where, role: { is_deleted: false } },
+    select: { user_id: true, org_id: true, role: { select: { id: true, name: true } } },
+    orderBy: { id: "asc" },
+  });
+}
+
+const rolesFor = (roles: Awaited<ReturnType<typeof orgRoles>>, userId: string, orgId: string) =>
+  roles.filter((r) => r.user_id === userId && r.org_id === orgId).map((r) => ({ id: r.role.id, name: r.role.name }));
+
+function toMember(orgId: string, m: { created_at: Date; user: { id: string; username: string; display_name: string | null; email: string | null } }, roles: Member["roles"]): Member {
+  return {
+    org_id: orgId,
+    user_id: m.user.id,
+    username: m.user.username,
+    display_name: m.user.display_name,
+    email: m.user.email,
+    roles,
+    created_at: m.created_at.toISOString(),
+  };
+}
+
+/** Adds a user to an organization, within the tier's max_members. */
+export async function addMember(actor: Actor, orgId: string, input: AddMemberInput): Promise<Member> {
+  const db = dataLayer(auditName(actor));
+  return mapErrors(() =>
+    withAccessChange(db, async (tx) => {
+      await lockOrganization(tx, orgId);
+      const org = await requireOrganization(tx, orgId);
+      const user = await tx.user.findUnique({ where: { id: input.user_id }, select: { id: true } });
+      if (!user) throw notFound("user");
+      const existing = await tx.userOrgMembership.findUnique({ where: { user_id_org_id: { user_id: input.user_id, org_id: orgId } } });
+      if (existing) throw new DomainError("conflict", "The user is already a member of the organization.", { errors: [{ path: "user_id", message: "is already a member" }] });
+      const members = await tx.userOrgMembership.count({ where: { org_id: orgId, user: { is_deleted: false } } });
+      await requireWithinQuota(tx, org.subscription_tier, "max_members", members);
+      const row = await tx.userOrgMembership.create({
+        data: { user_id: input.user_id, org_id: orgId },
+        select: { created_at: true, user: MEMBER_USER },
+      });
+      return { result: toMember(orgId, row, []), event: { userId: input.user_id } };
+    }),
+  );
+}
+
+/** Removes a user from an organization, with their grants there. Answers the removed membership. */
+export async function removeMember(actor: Actor, orgId: string, userId: string): Promise<Member> {
+  const db = dataLayer(auditName(actor));
+  return withAccessChange(db, async (tx) => {
+    await requireOrganization(tx, orgId);
+    const membership = await tx.userOrgMembership.findFirst({
+      where: { org_id: orgId, user_id: userId, user: { is_deleted: false } },
+      select: { id: true, created_at: true, user: MEMBER_USER },
+    });
+    if (!membership) throw notFound("member");
+    const roles = rolesFor(await orgRoles(tx, { user_id: userId, org_id: orgId }), userId, orgId);
+    await tx.userRole.deleteMany({ where: { user_id: userId, org_id: orgId } });
+    await tx.userOrgMembership.delete({ where: { id: membership.id } });
+    return { result: toMember(orgId, membership, roles), event: { userId } };
+  });
+}
+
+export async function getMember(actor: Actor, orgId: string, userId: string): Promise<Member> {
+  const db = dataLayer(auditName(actor));
+  await requireOrganization(db, orgId);
+  const membership = await db.userOrgMembership.findFirst({
+    where: { org_id: orgId, user_id: userId, user: { is_deleted: false } },
+    select: { created_at: true, user: MEMBER_USER },
+  });
+  if (!membership) throw notFound("member");
+  return toMember(orgId, membership, rolesFor(await orgRoles(db, { user_id: userId, org_id: orgId }), userId, orgId));
+}
+
+/** An organization's members (non-deleted users), newest user first, with their org roles there. */
+export async function listMembers(actor: Actor, orgId: string, query: ListMembersQuery): Promise<{ data: Member[]; next_cursor: string | null }> {
+  const db = dataLayer(auditName(actor));
+  await requireOrganization(db, orgId);
+  const after = decodeCursor(query.cursor);
+  const contains = query.q ? { contains: query.q, mode: "insensitive" as const } : undefined;
+  const rows = await db.userOrgMembership.findMany({
+    where: {
+      org_id: orgId,
+      user: {
+        is_deleted: false,
+        ...(contains ? { OR: [{ username: contains }, { display_name: contains }, { email: contains }] } : {}),
+      },
+      ...(after ? { user_id: { lt: after } } : {}),
+    },
+    select: { user_id: true, created_at: true, user: MEMBER_USER },
+    orderBy: { user_id: "desc" },
+    take: query.limit + 1,
+  });
+  const result = page(rows.map((r) => ({ ...r, id: r.user_id })), query.limit);
+  const roles = await orgRoles(db, { org_id: orgId, user_id: { in: result.data.map((r) => r.user_id) } });
+  return { data: result.data.map((m) => toMember(orgId, m, rolesFor(roles, m.user_id, orgId))), next_cursor: result.next_cursor };
+}
+
+/** The organizations a user belongs to (non-deleted ones), newest first, with the user's org roles. */
+export async function listUserOrganizations(
+  actor: Actor,
+  userId: string,
+  query: ListUserOrganizationsQuery,
+): Promise<{ data: UserOrganization[]; next_cursor: string | null }> {
+  const db = dataLayer(auditName(actor));
+  if (!(await db.user.findUnique({ where: { id: userId }, select: { id: true } }))) throw notFound("user");
+  const after = decodeCursor(query.cursor);
+  const rows = await db.userOrgMembership.findMany({
+    where: { user_id: userId, org: { is_deleted: false }, ...(after ? { org_id: { lt: after } } : {}) },
+    select: { org_id: true, created_at: true, org: { select: { name: true, display_name: true } } },
+    orderBy: { org_id: "desc" },
+    take: query.limit + 1,
+  });
+  const result = page(rows.map((r) => ({ ...r, id: r.org_id })), query.limit);
+  const roles = await orgRoles(db, { user_id: userId, org_id: { in: result.data.map((r) => r.org_id) } });
+  return {
+    data: result.data.map((m) => ({
+      org_id: m.org_id,
+      name: m.org.name,
+      display_name: m.org.display_name,
+      roles: rolesFor(roles, userId, m.org_id),
+      created_at: m.created_at.toISOString(),
+    })),
+    next_cursor: result.next_cursor,
+  };
+}

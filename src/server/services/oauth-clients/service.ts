@@ -1,0 +1,176 @@
+import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
+import type { Prisma } from "@/generated/prisma/client";
+import { auditName, type Actor } from "@/server/auth/actor";
+import { holdsAnywhere, isSysAdmin } from "@/server/auth/authorize";
+import { isPermission, type Permission } from "@/server/auth/permissions";
+import { dataLayer, type DataLayer } from "@/server/db/data-layer";
+import { mapErrors } from "@/server/db/errors";
+import { DomainError, notFound, validationFailed } from "@/server/errors";
+import { decodeCursor, page } from "@/server/services/pagination";
+import {
+  clientShapeProblems,
+  type CreateOAuthClientInput,
+  type ListOAuthClientsQuery,
+  type OAuthClient,
+  type OAuthClientWithSecret,
+  type UpdateOAuthClientInput,
+} from "@/lib/schemas/oauth-clients";
+
+// OAuth 2.0 client registrations (spec 2.15). A confidential client's secret is generated here,
+// returned once (by create and rotate-secret) and stored only as its SHA-256: the secret is 32
+// bytes from a CSPRNG (256 bits), so, as for API keys, a fast hash is safe — there is nothing to
+// guess that a slow password hash would protect — and lookups stay cheap. Public clients have no
+// secret. Allowed scopes must be catalog permissions, and (unless the registrant is a sys_admin)
+// ones the registrant holds: a client_credentials client acts on its own, so registering one must
+// not hand out more than its registrant has.
+
+const SECRET_PREFIX = "cds_";
+
+type Row = Prisma.Oauth2ClientGetPayload<object>;
+
+const strings = (value: unknown): string[] => (Array.isArray(value) ? value.filter((v): v is string => typeof v === "string") : []);
+
+export function toOAuthClient(row: Row): OAuthClient {
+  return {
+    id: row.id,
+    client_id: row.client_id,
+    name: row.name,
+    client_type: row.client_type as OAuthClient["client_type"],
+    is_first_party: row.is_first_party,
+    redirect_uris: strings(row.redirect_uris),
+    allowed_grant_types: strings(row.allowed_grant_types),
+    allowed_scopes: strings(row.allowed_scopes),
+    has_secret: row.client_secret_hash !== null,
+    is_active: row.is_active,
+    is_deleted: row.is_deleted,
+    created_at: row.created_at.toISOString(),
+    updated_at: row.updated_at.toISOString(),
+  };
+}
+
+export const hashClientSecret = (secret: string): string => createHash("sha256").update(secret, "utf8").digest("hex");
+
+function newSecret(): { secret: string; hash: string } {
+  const secret = SECRET_PREFIX + randomBytes(32).toString("base64url");
+  return { secret, hash: hashClientSecret(secret) };
+}
+
+const newClientId = (): string => `svc_${randomBytes(16).toString("hex")}`;
+
+function checkScopes(actor: Actor, scopes: readonly string[], added: readonly string[]): void {
+  const unknown = scopes.filter((s) => !isPermission(s));
+  if (unknown.length > 0) {
+    throw new DomainError("unknown_scope", `Unknown scope: ${unknown.join(", ")}.`, {
+      scopes: unknown,
+      errors: unknown.map((s) => ({ path: `allowed_scopes.${scopes.indexOf(s)}`, message: `${s} is not a known permission` })),
+    });
+  }
+  if (actor.kind === "system" || isSysAdmin(actor)) return;
+  const notHeld = (added as Permission[]).filter((s) => !holdsAnywhere(actor.grants, s));
+  if (notHeld.length > 0) {
+    throw new DomainError("scope_not_held", `You do not hold ${notHeld.join(", ")}, so a client you register cannot have it.`, { scopes: notHeld });
+  }
+}
+
+async function requireClient(db: Pick<DataLayer, "oauth2Client">, clientId: string): Promise<Row> {
+  const row = await db.oauth2Client.findUnique({ where: { client_id: clientId } });
+  if (!row) throw notFound("OAuth client");
+  return row;
+}
+
+export async function createOAuthClient(actor: Actor, input: CreateOAuthClientInput): Promise<OAuthClientWithSecret> {
+  checkScopes(actor, input.allowed_scopes, input.allowed_scopes);
+  const secret = input.client_type === "confidential" ? newSecret() : null;
+  const row = await mapErrors(() =>
+    dataLayer(auditName(actor)).oauth2Client.create({
+      data: {
+        client_id: newClientId(),
+        client_secret_hash: secret?.hash ?? null,
+        name: input.name,
+        client_type: input.client_type,
+        is_first_party: input.is_first_party,
+        redirect_uris: input.redirect_uris,
+        allowed_grant_types: input.allowed_grant_types,
+        allowed_scopes: input.allowed_scopes,
+      },
+    }),
+  );
+  return { ...toOAuthClient(row), client_secret: secret?.secret ?? null };
+}
+
+export async function listOAuthClients(actor: Actor, query: ListOAuthClientsQuery): Promise<{ data: OAuthClient[]; next_cursor: string | null }> {
+  if (query.include_deleted && !isSysAdmin(actor)) {
+    throw new DomainError("forbidden", "Only sys_admins see deleted clients.", { required_permission: "svc:system:admin" });
+  }
+  const after = decodeCursor(query.cursor);
+  const contains = query.q ? { contains: query.q, mode: "insensitive" as const } : undefined;
+  const rows = await dataLayer(auditName(actor), { includeDeleted: query.include_deleted === true }).oauth2Client.findMany({
+    where: {
+      ...(contains ? { OR: [{ name: contains }, { client_id: contains }] } : {}),
+      ...(query.active === undefined ? {} : { is_active: query.active }),
+      ...(after ? { id: { lt: after } } : {}),
+    },
+    orderBy: { id: "desc" },
+    take: query.limit + 1,
+  });
+  const result = page(rows, query.limit);
+  return { data: result.data.map(toOAuthClient), next_cursor: result.next_cursor };
+}
+
+export async function getOAuthClient(actor: Actor, clientId: string): Promise<OAuthClient> {
+  return toOAuthClient(await requireClient(dataLayer(auditName(actor)), clientId));
+}
+
+/** Updates a client; the result must still be a valid registration. client_type is fixed. */
+export async function updateOAuthClient(actor: Actor, clientId: string, input: UpdateOAuthClientInput): Promise<OAuthClient> {
+  const db = dataLayer(auditName(actor));
+  const row = await db.$transaction(async (tx) => {
+    const current = await requireClient(tx, clientId);
+    if (input.client_type !== undefined && input.client_type !== current.client_type) {
+      throw new DomainError("immutable_field", "The client type is fixed at registration.", { errors: [{ path: "client_type", message: "is fixed at registration" }] });
+    }
+    const next = {
+      client_type: current.client_type,
+      redirect_uris: input.redirect_uris ?? strings(current.redirect_uris),
+      allowed_grant_types: input.allowed_grant_types ?? strings(current.allowed_grant_types),
+    };
+    const problems = clientShapeProblems(next);
+    if (problems.length > 0) throw validationFailed(problems);
+    if (input.allowed_scopes) {
+      const before = new Set(strings(current.allowed_scopes));
+      checkScopes(actor, input.allowed_scopes, input.allowed_scopes.filter((s) => !before.has(s)));
+    }
+    const { client_type: _fixed, ...changes } = input;
+    return tx.oauth2Client.update({ where: { id: current.id }, data: changes });
+  });
+  return toOAuthClient(row);
+}
+
+/** Soft delete: the client disappears from lists and can no longer be used. */
+export async function deleteOAuthClient(actor: Actor, clientId: string): Promise<OAuthClient> {
+  const db = dataLayer(auditName(actor));
+  const current = await requireClient(db, clientId);
+  return toOAuthClient(await db.oauth2Client.update({ where: { id: current.id }, data: { is_deleted: true, is_active: false } }));
+}
+
+/** Issues a new secret for a confidential client; the old one stops working at once. */
+export async function rotateOAuthClientSecret(actor: Actor, clientId: string): Promise<OAuthClientWithSecret> {
+  const db = dataLayer(auditName(actor));
+  const current = await requireClient(db, clientId);
+  if (current.client_type !== "confidential") throw new DomainError("conflict", "A public client has no secret to rotate.");
+  const secret = newSecret();
+  const row = await db.oauth2Client.update({ where: { id: current.id }, data: { client_secret_hash: secret.hash } });
+  return { ...toOAuthClient(row), client_secret: secret.secret };
+}
+
+/**
+ * Checks a presented client secret (for the token endpoint): an active, non-deleted confidential
+ * client whose stored hash matches, compared in constant time.
+ */
+export async function verifyClientSecret(clientId: string, secret: string): Promise<boolean> {
+  const row = await dataLayer("system:oauth").oauth2Client.findUnique({ where: { client_id: clientId }, select: { client_secret_hash: true, is_active: true } });
+  if (!row?.is_active || !row.client_secret_hash) return false;
+  const a = Buffer.from(row.client_secret_hash, "hex");
+  const b = Buffer.from(hashClientSecret(secret), "hex");
+  return a.length === b.length && timingSafeEqual(a, b);
+}

@@ -1,0 +1,323 @@
+import type { Prisma } from "@/generated/prisma/client";
+import { auditName, type Actor } from "@/server/auth/actor";
+import { holds, isSysAdmin } from "@/server/auth/authorize";
+import { loadGrants } from "@/server/auth/grants";
+import { ALL_PERMISSIONS, isDangerous, isPermission, PERMISSIONS, type Permission } from "@/server/auth/permissions";
+import { dataLayer, type DataLayer } from "@/server/db/data-layer";
+import { mapErrors } from "@/server/db/errors";
+import { DomainError, notFound, validationFailed } from "@/server/errors";
+import { lockSysAdmins, requireAnotherSysAdmin, withAccessChange } from "@/server/services/access-changes";
+import { decodeCursor, page } from "@/server/services/pagination";
+import type {
+  CreateRoleInput,
+  EffectivePermissionsView,
+  Grant,
+  GrantRoleInput,
+  HeldPermission,
+  ListRolesQuery,
+  Role,
+  UpdateRoleInput,
+} from "@/lib/schemas/roles";
+
+// Roles, their permissions and grants of roles to users. Routes declare who may call what
+// (svc:system:roles:* or svc:org:members:*); this module keeps the rules of the data:
+// - a permission must be in the catalog; an org role holds only org permissions;
+// - built-in roles cannot be deleted or renamed, and their permission sets follow the catalog;
+// - a system role is granted globally only, an org role only in one organization the user is in;
+// - no escalation: see requireHeldByGranter;
+// - the last sys_admin cannot lose the role;
+// - every change of who holds what is announced, so API keys follow it at their next request.
+
+const ROLE_INCLUDE = { permissions: { select: { permission: true }, orderBy: { id: "asc" } } } as const;
+type RoleRow = Prisma.RoleGetPayload<{ include: typeof ROLE_INCLUDE }>;
+
+export function toRole(row: RoleRow): Role {
+  return {
+    id: row.id,
+    name: row.name,
+    description: row.description,
+    scope: row.scope as Role["scope"],
+    is_built_in: row.is_built_in,
+    permissions: row.permissions.map((p) => p.permission),
+    is_deleted: row.is_deleted,
+    created_at: row.created_at.toISOString(),
+    updated_at: row.updated_at.toISOString(),
+  };
+}
+
+/**
+ * The no-escalation rule. Granting, revoking or editing something that carries `permissions`
+ * requires the actor to hold every one of them — globally, or in organization `orgId` for
+ * something that acts in that organization — unless the actor is a sys_admin. Nobody can hand out
+ * (or take away) more than they hold themselves.
+ */
+export function requireHeldByGranter(actor: Actor, permissions: readonly Permission[], orgId?: string): void {
+  if (isSysAdmin(actor)) return;
+  const missing = permissions.filter((p) => !holds(actor, p, orgId));
+  if (missing.length > 0) {
+    const where = orgId === undefined ? "globally" : "in this organization";
+    throw new DomainError("scope_not_held", `You do not hold ${missing.join(", ")} ${where}, so you cannot pass it on.`, { scopes: missing });
+  }
+}
+
+/** Catalog permissions only; an org role only org-scoped ones. */
+function checkPermissions(scope: string, list: readonly string[]): Permission[] {
+  const errors = list.flatMap((p, i) =>
+    !isPermission(p)
+      ? [{ path: `permissions.${i}`, message: `${p} is not a known permission` }]
+      : scope === "org" && PERMISSIONS[p].scope !== "org"
+        ? [{ path: `permissions.${i}`, message: `${p} is a system permission: an org role holds org permissions only` }]
+        : [],
+  );
+  if (errors.length > 0) throw validationFailed(errors, "Some permissions cannot be in this role.");
+  return list as Permission[];
+}
+
+async function requireRole(db: Pick<DataLayer, "role">, roleId: string): Promise<RoleRow> {
+  const role = await db.role.findUnique({ where: { id: roleId }, include: ROLE_INCLUDE });
+  if (!role) throw notFound("role");
+  return role;
+}
+
+const permissionsOf = (role: RoleRow): Permission[] => role.permissions.map((p) => p.permission).filter(isPermission);
+
+export function permissionCatalog() {
+  return { data: ALL_PERMISSIONS.map((permission) => ({ permission, ...PERMISSIONS[permission] })) };
+}
+
+export async function listRoles(actor: Actor, query: ListRolesQuery): Promise<{ data: Role[]; next_cursor: string | null }> {
+  if (query.include_deleted && !isSysAdmin(actor)) {
+    throw new DomainError("forbidden", "Only sys_admins see deleted roles.", { required_permission: "svc:system:admin" });
+  }
+  const after = decodeCursor(query.cursor);
+  const rows = await dataLayer(auditName(actor), { includeDeleted: query.include_deleted === true }).role.findMany({
+    where: {
+      ...(query.scope ? { scope: query.scope } : {}),
+      ...(query.q ? { name: { contains: query.q, mode: "insensitive" } } : {}),
+      ...(after ? { id: { lt: after } } : {}),
+    },
+    include: ROLE_INCLUDE,
+    orderBy: { id: "desc" },
+    take: query.limit + 1,
+  });
+  const result = page(rows, query.limit);
+  return { data: result.data.map(toRole), next_cursor: result.next_cursor };
+}
+
+export async function getRole(actor: Actor, roleId: string, options: { includeDeleted?: boolean } = {}): Promise<Role> {
+  const db = dataLayer(auditName(actor), { includeDeleted: options.includeDeleted === true && isSysAdmin(actor) });
+  return toRole(await requireRole(db, roleId));
+}
+
+export async function createRole(actor: Actor, input: CreateRoleInput): Promise<Role> {
+  const permissions = checkPermissions(input.scope, input.permissions);
+  requireHeldByGranter(actor, permissions);
+  const row = await mapErrors(() =>
+    dataLayer(auditName(actor)).role.create({
+      data: {
+        name: input.name,
+        description: input.description ?? null,
+        scope: input.scope,
+        permissions: { create: permissions.map((permission) => ({ permission })) },
+      },
+      include: ROLE_INCLUDE,
+    }),
+  );
+  return toRole(row);
+}
+
+/**
+ * Renames, describes or re-permissions a role. The scope never changes (grants depend on it);
+ * built-in roles keep their name and their catalog-defined permissions. Adding or removing a
+ * permission needs the editor to hold it globally: the role may be granted anywhere.
+ */
+export async function updateRole(actor: Actor, roleId: string, input: UpdateRoleInput): Promise<Role> {
+  const db = dataLayer(auditName(actor));
+  return mapErrors(() =>
+    withAccessChange(db, async (tx) => {
+      const role = await requireRole(tx, roleId);
+      const immutable: { path: string; message: string }[] = [];
+      if (input.scope !== undefined && input.scope !== role.scope) immutable.push({ path: "scope", message: "is fixed at creation" });
+      if (role.is_built_in && input.name !== undefined && input.name !== role.name) immutable.push({ path: "name", message: "a built-in role cannot be renamed" });
+      const before = new Set(permissionsOf(role));
+      const after = input.permissions === undefined ? before : new Set(checkPermissions(role.scope, input.permissions));
+      const added = [...after].filter((p) => !before.has(p));
+      const removed = [...before].filter((p) => !after.has(p));
+      if (role.is_built_in && added.length + removed.length > 0) {
+        immutable.push({ path: "permissions", message: "a built-in role's permissions follow the catalog" });
+      }
+      if (immutable.length > 0) {
+        throw new DomainError("immutable_field", `Cannot change: ${immutable.map((e) => e.path).join(", ")}.`, { errors: immutable });
+      }
+      requireHeldByGranter(actor, [...added, ...removed]);
+      if (removed.length > 0) await tx.rolePermission.deleteMany({ where: { role_id: roleId, permission: { in: removed } } });
+      if (added.length > 0) await tx.rolePermission.createMany({ data: added.map((permission) => ({ role_id: roleId, permission })) });
+      const updated = await tx.role.update({
+        where: { id: roleId },
+        data: {
+          ...(input.name === undefined ? {} : { name: input.name }),
+          ...(input.description === undefined ? {} : { description: input.description }),
+        },
+        include: ROLE_INCLUDE,
+      });
+      // Anyone holding the role may have gained or lost: every cached key resolution is stale.
+      return { result: toRole(updated), event: added.length + removed.length > 0 ? { all: true } : null };
+    }),
+  );
+}
+
+/** Soft delete: grants of the role stop counting at once. Built-in roles cannot be deleted. */
+export async function deleteRole(actor: Actor, roleId: string): Promise<Role> {
+  const db = dataLayer(auditName(actor));
+  return withAccessChange(db, async (tx) => {
+    const role = await requireRole(tx, roleId);
+    if (role.is_built_in) throw new DomainError("conflict", `${role.name} is a built-in role and cannot be deleted.`);
+    // Deleting takes the role away from everyone who holds it: only for those who could grant it.
+    requireHeldByGranter(actor, permissionsOf(role));
+    const deleted = await tx.role.update({ where: { id: roleId }, data: { is_deleted: true }, include: ROLE_INCLUDE });
+    return { result: toRole(deleted), event: { all: true } };
+  });
+}
+
+// Grants -----------------------------------------------------------------------------------------
+
+const GRANT_SELECT = {
+  id: true,
+  user_id: true,
+  org_id: true,
+  created_at: true,
+  role: { select: { id: true, name: true, scope: true, is_built_in: true } },
+  org: { select: { name: true } },
+} as const;
+type GrantRow = Prisma.UserRoleGetPayload<{ select: typeof GRANT_SELECT }>;
+
+function toGrant(row: GrantRow): Grant {
+  return {
+    id: row.id,
+    user_id: row.user_id,
+    role: { id: row.role.id, name: row.role.name, scope: row.role.scope as Grant["role"]["scope"], is_built_in: row.role.is_built_in },
+    org_id: row.org_id,
+    org_name: row.org?.name ?? null,
+    created_at: row.created_at.toISOString(),
+  };
+}
+
+async function requireUser(db: Pick<DataLayer, "user">, userId: string): Promise<void> {
+  if (!(await db.user.findUnique({ where: { id: userId }, select: { id: true } }))) throw notFound("user");
+}
+
+/** A user's grants (global and per organization) of roles that are not deleted. */
+export async function listGrants(actor: Actor, userId: string): Promise<{ data: Grant[] }> {
+  const db = dataLayer(auditName(actor));
+  await requireUser(db, userId);
+  const rows = await db.userRole.findMany({
+    where: { user_id: userId, role: { is_deleted: false }, OR: [{ org_id: null }, { org: { is_deleted: false } }] },
+    select: GRANT_SELECT,
+    orderBy: { id: "asc" },
+  });
+  return { data: rows.map(toGrant) };
+}
+
+/**
+ * Grants a role: a system role globally (org_id null), an org role in one organization the user
+ * belongs to. The granter must hold every permission of the role there (requireHeldByGranter).
+ */
+export async function grantRole(actor: Actor, userId: string, input: GrantRoleInput): Promise<Grant> {
+  const db = dataLayer(auditName(actor));
+  return mapErrors(() =>
+    withAccessChange(db, async (tx) => {
+      await requireUser(tx, userId);
+      const role = await requireRole(tx, input.role_id);
+      if (role.scope === "system" && input.org_id !== null) {
+        throw validationFailed([{ path: "role_id", message: "is a system role: it is granted globally (org_id null), never in an organization" }]);
+      }
+      if (role.scope === "org" && input.org_id === null) {
+        throw validationFailed([{ path: "org_id", message: "an org role is granted in one organization: give its org_id" }]);
+      }
+      if (input.org_id !== null) {
+        if (!(await tx.organization.findUnique({ where: { id: input.org_id }, select: { id: true } }))) throw notFound("organization");
+        const member = await tx.userOrgMembership.findUnique({ where: { user_id_org_id: { user_id: userId, org_id: input.org_id } } });
+        if (!member) throw new DomainError("conflict", "The user is not a member of this organization: add them first.");
+      }
+      requireHeldByGranter(actor, permissionsOf(role), input.org_id ?? undefined);
+      const row = await tx.userRole.create({ data: { user_id: userId, role_id: role.id, org_id: input.org_id }, select: GRANT_SELECT });
+      return { result: toGrant(row), event: { userId } };
+    }),
+  );
+}
+
+async function revoke(actor: Actor, userId: string, where: Prisma.UserRoleWhereInput): Promise<Grant> {
+  const db = dataLayer(auditName(actor));
+  return withAccessChange(db, async (tx) => {
+    await lockSysAdmins(tx);
+    await requireUser(tx, userId);
+    const grant = await tx.userRole.findFirst({
+      where: { ...where, user_id: userId },
+      select: { ...GRANT_SELECT, role: { include: ROLE_INCLUDE } },
+    });
+    if (!grant) throw notFound("grant");
+    // Taking a role away is limited like giving it: a lesser admin cannot demote a greater one.
+    requireHeldByGranter(actor, permissionsOf(grant.role), grant.org_id ?? undefined);
+    if (grant.org_id === null && grant.role.is_built_in && grant.role.name === "sys_admin") {
+      await requireAnotherSysAdmin(tx, userId, "Revoking this grant");
+    }
+    await tx.userRole.delete({ where: { id: grant.id } });
+    return { result: toGrant(grant), event: { userId } };
+  });
+}
+
+/** Revokes one grant of a user (global or in an organization). */
+export const revokeGrant = (actor: Actor, userId: string, grantId: number) => revoke(actor, userId, { id: grantId });
+
+/** The org admin's grant: an org role, in organization `orgId`. */
+export const grantOrgRole = (actor: Actor, orgId: string, userId: string, roleId: string) =>
+  grantRole(actor, userId, { role_id: roleId, org_id: orgId });
+
+/** The org admin's revoke: role `roleId` granted in organization `orgId`. */
+export const revokeOrgRole = (actor: Actor, orgId: string, userId: string, roleId: string) =>
+  revoke(actor, userId, { org_id: orgId, role_id: roleId });
+
+// Effective permissions ----------------------------------------------------------------------
+
+/**
+ * What a user may do now, globally and in each organization they belong to, with the roles each
+ * permission comes from. The same rules as authorize.ts: sys_admin holds everything everywhere; a
+ * global grant applies in every organization; an org grant applies in its organization.
+ */
+export async function effectivePermissionsOf(actor: Actor, userId: string): Promise<EffectivePermissionsView> {
+  const db = dataLayer(auditName(actor));
+  await requireUser(db, userId);
+  const [grants, rows] = await Promise.all([
+    loadGrants(db, userId),
+    db.userRole.findMany({
+      where: { user_id: userId, role: { is_deleted: false } },
+      select: { org_id: true, role: { select: { id: true, name: true, scope: true, is_built_in: true, permissions: { select: { permission: true } } } } },
+      orderBy: { id: "asc" },
+    }),
+  ]);
+  const sourced = rows.map(({ org_id, role }) => ({
+    org_id,
+    role_id: role.id,
+    role_name: role.name,
+    permissions: new Set(role.permissions.map((p) => p.permission)),
+    makesSysAdmin: org_id === null && ((role.is_built_in && role.name === "sys_admin") || (role.scope === "system" && role.permissions.some((p) => p.permission === "svc:system:admin"))),
+  }));
+  const source = (s: (typeof sourced)[number]) => ({ role_id: s.role_id, role_name: s.role_name, org_id: s.org_id });
+
+  function view(permission: Permission, orgId: string | null): HeldPermission | undefined {
+    const from = sourced.filter(
+      (s) =>
+        (grants.isSysAdmin && s.makesSysAdmin) ||
+        (s.permissions.has(permission) && (s.org_id === null || (s.org_id === orgId && PERMISSIONS[permission].scope === "org"))),
+    );
+    return from.length > 0 ? { permission, dangerous: isDangerous(permission), sources: from.map(source) } : undefined;
+  }
+  const heldIn = (orgId: string | null) => ALL_PERMISSIONS.map((p) => view(p, orgId)).filter((v): v is HeldPermission => v !== undefined);
+
+  return {
+    user_id: userId,
+    is_sys_admin: grants.isSysAdmin,
+    global: heldIn(null),
+    organizations: [...grants.memberships].map(([id, name]) => ({ id, name, permissions: heldIn(id) })),
+  };
+}

@@ -1,0 +1,157 @@
+import type { Prisma } from "@/generated/prisma/client";
+import { auditName, type Actor } from "@/server/auth/actor";
+import { isSysAdmin } from "@/server/auth/authorize";
+import { generatePassword, hashPassword } from "@/server/auth/passwords";
+import { dataLayer, type DataLayer } from "@/server/db/data-layer";
+import { mapErrors } from "@/server/db/errors";
+import { DomainError, notFound } from "@/server/errors";
+import { holdsBuiltInSysAdmin, lockSysAdmins, requireAnotherSysAdmin, withAccessChange } from "@/server/services/access-changes";
+import { decodeCursor, page } from "@/server/services/pagination";
+import type {
+  CreateUserInput,
+  Identity,
+  ListUsersQuery,
+  PasswordReset,
+  ResetPasswordInput,
+  UpdateUserInput,
+  User,
+} from "@/lib/schemas/users";
+
+// Platform users (spec 2.9) and their linked OAuth identities (2.11). username is unique among
+// non-deleted users and email among non-deleted users that have one (partial unique indexes: a
+// clash is a 409 naming the field). The password hash never leaves this module.
+
+const USER_SELECT = {
+  id: true, username: true, email: true, display_name: true, avatar_url: true, locale: true, timezone: true, bio: true,
+  password_hash: true, is_deleted: true, created_at: true, updated_at: true,
+} as const;
+type UserRow = Prisma.UserGetPayload<{ select: typeof USER_SELECT }>;
+
+export function toUser(row: UserRow): User {
+  return {
+    id: row.id,
+    username: row.username,
+    email: row.email,
+    display_name: row.display_name,
+    avatar_url: row.avatar_url,
+    locale: row.locale,
+    timezone: row.timezone,
+    bio: row.bio,
+    has_password: row.password_hash !== null,
+    is_deleted: row.is_deleted,
+    created_at: row.created_at.toISOString(),
+    updated_at: row.updated_at.toISOString(),
+  };
+}
+
+async function requireUser(db: Pick<DataLayer, "user">, userId: string): Promise<UserRow> {
+  const user = await db.user.findUnique({ where: { id: userId }, select: USER_SELECT });
+  if (!user) throw notFound("user");
+  return user;
+}
+
+function requireSysAdminFor(actor: Actor, includeDeleted: boolean | undefined) {
+  if (includeDeleted && !isSysAdmin(actor)) {
+    throw new DomainError("forbidden", "Only sys_admins see deleted users.", { required_permission: "svc:system:admin" });
+  }
+}
+
+export async function createUser(actor: Actor, input: CreateUserInput): Promise<User> {
+  const { password, ...profile } = input;
+  const password_hash = password === null ? null : await hashPassword(password);
+  const row = await mapErrors(() => dataLayer(auditName(actor)).user.create({ data: { ...profile, password_hash }, select: USER_SELECT }));
+  return toUser(row);
+}
+
+export async function listUsers(actor: Actor, query: ListUsersQuery): Promise<{ data: User[]; next_cursor: string | null }> {
+  requireSysAdminFor(actor, query.include_deleted);
+  const after = decodeCursor(query.cursor);
+  const contains = query.q ? { contains: query.q, mode: "insensitive" as const } : undefined;
+  const rows = await dataLayer(auditName(actor), { includeDeleted: query.include_deleted === true }).user.findMany({
+    where: {
+      ...(contains ? { OR: [{ username: contains }, { display_name: contains }, { email: contains }] } : {}),
+      ...(after ? { id: { lt: after } } : {}),
+    },
+    select: USER_SELECT,
+    orderBy: { id: "desc" },
+    take: query.limit + 1,
+  });
+  const result = page(rows, query.limit);
+  return { data: result.data.map(toUser), next_cursor: result.next_cursor };
+}
+
+export async function getUser(actor: Actor, userId: string, options: { includeDeleted?: boolean } = {}): Promise<User> {
+  requireSysAdminFor(actor, options.includeDeleted);
+  return toUser(await requireUser(dataLayer(auditName(actor), { includeDeleted: options.includeDeleted === true }), userId));
+}
+
+export async function updateUser(actor: Actor, userId: string, input: UpdateUserInput): Promise<User> {
+  const db = dataLayer(auditName(actor));
+  await requireUser(db, userId);
+  return toUser(await mapErrors(() => db.user.update({ where: { id: userId }, data: input, select: USER_SELECT })));
+}
+
+/** Sets a new password: the given one, or a generated one returned once. */
+export async function resetPassword(actor: Actor, userId: string, input: ResetPasswordInput): Promise<PasswordReset> {
+  const db = dataLayer(auditName(actor));
+  await requireUser(db, userId);
+  const generated = input.password === undefined ? generatePassword() : null;
+  const password_hash = await hashPassword(input.password ?? (generated as string));
+  const row = await db.user.update({ where: { id: userId }, data: { password_hash }, select: USER_SELECT });
+  return { user: toUser(row), password: generated };
+}
+
+/**
+ * Soft delete. The user's API keys stop working at once (here and, through the announcement, in
+ * every other process) and console sessions end at the next request. The last sys_admin cannot
+ * be deleted.
+ */
+export async function deleteUser(actor: Actor, userId: string): Promise<User> {
+  const db = dataLayer(auditName(actor));
+  return withAccessChange(db, async (tx) => {
+    await lockSysAdmins(tx);
+    await requireUser(tx, userId);
+    if (await holdsBuiltInSysAdmin(tx, userId)) await requireAnotherSysAdmin(tx, userId, "Deleting this user");
+    const row = await tx.user.update({ where: { id: userId }, data: { is_deleted: true }, select: USER_SELECT });
+    return { result: toUser(row), event: { userId } };
+  });
+}
+
+/** Brings a deleted user back; 409 when another user has taken the username or email meanwhile. */
+export async function restoreUser(actor: Actor, userId: string): Promise<User> {
+  const db = dataLayer(auditName(actor), { includeDeleted: true });
+  return mapErrors(() =>
+    withAccessChange(db, async (tx) => {
+      const user = await requireUser(tx, userId);
+      if (!user.is_deleted) return { result: toUser(user), event: null };
+      const row = await tx.user.update({ where: { id: userId }, data: { is_deleted: false }, select: USER_SELECT });
+      return { result: toUser(row), event: { userId } };
+    }),
+  );
+}
+
+// OAuth identities ---------------------------------------------------------------------------
+
+const IDENTITY_SELECT = { id: true, user_id: true, provider: true, provider_user_id: true, created_at: true } as const;
+
+const toIdentity = (row: Prisma.UserOauthIdentityGetPayload<{ select: typeof IDENTITY_SELECT }>): Identity => ({
+  ...row,
+  created_at: row.created_at.toISOString(),
+});
+
+export async function listIdentities(actor: Actor, userId: string): Promise<{ data: Identity[] }> {
+  const db = dataLayer(auditName(actor));
+  await requireUser(db, userId);
+  const rows = await db.userOauthIdentity.findMany({ where: { user_id: userId }, select: IDENTITY_SELECT, orderBy: { created_at: "asc" } });
+  return { data: rows.map(toIdentity) };
+}
+
+/** Unlinks an identity: signing in with it no longer reaches this user. Answers the removed link. */
+export async function unlinkIdentity(actor: Actor, userId: string, identityId: string): Promise<Identity> {
+  const db = dataLayer(auditName(actor));
+  await requireUser(db, userId);
+  const identity = await db.userOauthIdentity.findFirst({ where: { id: identityId, user_id: userId }, select: IDENTITY_SELECT });
+  if (!identity) throw notFound("identity");
+  await mapErrors(() => db.userOauthIdentity.delete({ where: { id: identityId } }));
+  return toIdentity(identity);
+}
