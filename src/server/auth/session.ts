@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto";
 import NextAuth from "next-auth";
 import Credentials from "next-auth/providers/credentials";
 import { dataLayer } from "@/server/db/data-layer";
+import { log } from "@/server/log";
 import type { SessionActor } from "./actor";
 import { loadGrants } from "./grants";
 import { linkedUserId, linkExternalSignIn, oauthProviders } from "./oauth";
@@ -82,15 +83,16 @@ export const { handlers, auth, signIn, signOut } = NextAuth({
     },
   },
   logger: {
-    // Auth.js logs credential failures as errors with the request; keep them out of the logs.
+    // Auth.js reports a refused sign-in as an error; that is expected traffic, not a fault. Class
+    // names are minified in the build, so errors are told apart by their `type`.
     error: (error) => {
-      if (error.name !== "CredentialsSignin") console.error(JSON.stringify({ level: "error", msg: "auth error", name: error.name }));
+      const type = (error as { type?: string }).type ?? error.name;
+      if (type !== "CredentialsSignin" && type !== "AccessDenied") log.error("auth error", { type, message: error.message });
     },
     warn: () => undefined,
     debug: () => undefined,
   },
 });
-
 
 /** The signed-in user as an actor, or null when there is no valid session. */
 export async function currentSessionActor(): Promise<SessionActor | null> {
