@@ -1,4 +1,5 @@
-import Ajv2020, { type ErrorObject } from "ajv/dist/2020";
+// The ".js" lets plain Node ESM (the Playwright runner loading seed helpers) resolve it too.
+import Ajv2020, { type ErrorObject } from "ajv/dist/2020.js";
 import type { FieldError } from "@/server/errors";
 
 // JSON Schema (draft 2020-12) checks for plugin settings. Schemas are compiled once per content.
