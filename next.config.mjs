@@ -6,7 +6,10 @@ const isDev = process.env.NODE_ENV !== "production";
  * Content-Security-Policy for an app that serves all of its own assets
  * (no external fonts, images, scripts or CDNs). Next's inline bootstrap
  * scripts and styles need 'unsafe-inline'; the dev server (React Refresh,
- * eval source maps) additionally needs 'unsafe-eval'.
+ * eval source maps) additionally needs 'unsafe-eval'. Production never
+ * allows eval: the console's plugin settings forms validate in the browser
+ * with a validator that interprets JSON Schema instead of compiling it
+ * (src/components/plugins/no-eval-validator.ts).
  */
 const contentSecurityPolicy = [
   "default-src 'self'",

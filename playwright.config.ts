@@ -1,11 +1,14 @@
 import { execFileSync } from "node:child_process";
 import { defineConfig, devices } from "@playwright/test";
+import { e2eOidc } from "./scripts/e2e-env.mjs";
 
 // Playwright drives Debian's Chromium (browsers cannot be downloaded here): CHROMIUM_PATH, else
 // `chromium` on PATH. The app runs as `npm start` would, on a database of its own (see
 // scripts/e2e-server.mjs).
 const chromium = process.env.CHROMIUM_PATH ?? execFileSync("which", ["chromium"], { encoding: "utf8" }).trim();
 const port = Number(process.env.E2E_PORT ?? 3100);
+// A local OpenID provider the app offers "Sign in with …" through (scripts/e2e-oidc-provider.ts).
+const oidc = e2eOidc(port);
 
 export default defineConfig({
   testDir: "e2e",
@@ -37,13 +40,24 @@ export default defineConfig({
     { name: "setup", testMatch: /.*\.setup\.ts/ },
     { name: "chromium", use: { ...devices["Desktop Chrome"] }, dependencies: ["setup"] },
   ],
-  webServer: {
-    command: "node scripts/e2e-server.mjs",
-    url: `http://localhost:${port}/api/health`,
-    env: { PORT: String(port) },
-    reuseExistingServer: false,
-    timeout: 180_000,
-    stdout: "pipe",
-    stderr: "pipe",
-  },
+  webServer: [
+    {
+      command: "node node_modules/tsx/dist/cli.mjs scripts/e2e-oidc-provider.ts",
+      url: `${oidc.issuer}/.well-known/openid-configuration`,
+      env: { E2E_PORT: String(port) },
+      reuseExistingServer: false,
+      timeout: 30_000,
+      stdout: "pipe",
+      stderr: "pipe",
+    },
+    {
+      command: "node scripts/e2e-server.mjs",
+      url: `http://localhost:${port}/api/health`,
+      env: { PORT: String(port), ...oidc.appEnv },
+      reuseExistingServer: false,
+      timeout: 180_000,
+      stdout: "pipe",
+      stderr: "pipe",
+    },
+  ],
 });

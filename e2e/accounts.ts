@@ -22,5 +22,5 @@ export async function signIn(page: Page, account: Account): Promise<void> {
   await page.goto("/console/sign-in");
   await page.getByLabel("Username or email").fill(account.username);
   await page.getByLabel("Password").fill(account.password);
-  await page.getByRole("button", { name: "Sign in" }).click();
+  await page.getByRole("button", { name: "Sign in", exact: true }).click();
 }

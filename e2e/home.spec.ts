@@ -13,6 +13,13 @@ test("every page carries the security headers", async ({ request }) => {
   const response = await request.get("/");
   const headers = response.headers();
   expect(headers["content-security-policy"]).toContain("frame-ancestors 'none'");
+  // Production never allows eval (only the dev server needs it).
+  const scriptSrc = (headers["content-security-policy"] ?? "")
+    .split(";")
+    .map((directive) => directive.trim())
+    .find((directive) => directive.startsWith("script-src "));
+  expect(scriptSrc).toBeDefined();
+  expect(scriptSrc).not.toContain("'unsafe-eval'");
   expect(headers["x-content-type-options"]).toBe("nosniff");
   expect(headers["referrer-policy"]).toBe("strict-origin-when-cross-origin");
   expect(headers["x-powered-by"]).toBeUndefined();

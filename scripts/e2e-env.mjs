@@ -14,3 +14,31 @@ export const E2E_ADMIN = {
   username: process.env.E2E_ADMIN_USERNAME ?? "e2e-admin",
   password: process.env.E2E_ADMIN_PASSWORD ?? "e2e-admin-password-1",
 };
+
+/**
+ * The local OpenID provider of the Playwright run (scripts/e2e-oidc-provider.ts, started by
+ * playwright.config.ts before the app), the AUTH_* variables that point the app at it, and its
+ * test accounts: one whose verified email a seeded user has, one whose email no user has.
+ */
+export function e2eOidc(appPort) {
+  const port = Number(process.env.E2E_OIDC_PORT ?? appPort + 1000);
+  const issuer = `http://127.0.0.1:${port}`;
+  const name = "E2E OpenID";
+  const clientSecret = "e2e-oidc-client-secret";
+  return {
+    port,
+    issuer,
+    name,
+    clientSecret,
+    callbackUrl: `http://localhost:${appPort}/api/auth/callback/oidc`,
+    appEnv: {
+      AUTH_OIDC_ISSUER: issuer,
+      AUTH_OIDC_ID: "svc-console",
+      AUTH_OIDC_SECRET: clientSecret,
+      AUTH_OIDC_NAME: name,
+      AUTH_URL: `http://localhost:${appPort}`,
+    },
+    account: { sub: "e2e-oidc-admin", email: "oidc.admin@e2e.test", email_verified: true, name: "OIDC Admin" },
+    stranger: { sub: "e2e-oidc-stranger", email: "stranger@e2e.test", email_verified: true, name: "Stranger" },
+  };
+}

@@ -1,6 +1,8 @@
 "use server";
 
 import { AuthError } from "next-auth";
+import { redirect } from "next/navigation";
+import { enabledOAuthProviders } from "@/server/auth/oauth";
 import { signIn, signOut } from "@/server/auth/session";
 import { TooManySignInAttempts } from "@/server/auth/sign-in-throttle";
 
@@ -38,6 +40,24 @@ export async function signInAction(_previous: SignInState, form: FormData): Prom
     throw error;
   }
   return { error: null, username };
+}
+
+/**
+ * "Sign in with <provider>": Auth.js answers with a redirect to the provider, which the browser
+ * follows as a navigation (a plain form POST to /api/auth/signin/<provider> would be a form whose
+ * redirect leaves the site, which the CSP's form-action 'self' blocks). The provider sends the
+ * browser back to Auth.js's callback, and from there to the console or to the sign-in page with
+ * ?error=.
+ */
+export async function oauthSignInAction(form: FormData): Promise<void> {
+  const provider = String(form.get("provider") ?? "");
+  if (!enabledOAuthProviders().some((p) => p.id === provider)) redirect("/console/sign-in?error=Configuration");
+  try {
+    await signIn(provider, { redirectTo: "/console" });
+  } catch (error) {
+    if (error instanceof AuthError) redirect("/console/sign-in?error=OAuthSignin");
+    throw error;
+  }
 }
 
 export async function signOutAction(): Promise<void> {

@@ -74,6 +74,13 @@ export function oauthProviders(): Provider[] {
   return providers;
 }
 
+/** The enabled OAuth providers' Auth.js ids and names, for the sign-in page's buttons. */
+export function enabledOAuthProviders(): { id: string; name: string }[] {
+  return oauthProviders()
+    .map((provider) => (typeof provider === "function" ? provider() : provider))
+    .map(({ id, name }) => ({ id, name }));
+}
+
 export interface ExternalSignIn {
   /** Auth.js provider id: github, google or oidc. */
   provider: string;

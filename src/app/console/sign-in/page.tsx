@@ -1,7 +1,9 @@
 import type { Metadata } from "next";
 import Link from "next/link";
 import { redirect } from "next/navigation";
+import { enabledOAuthProviders } from "@/server/auth/oauth";
 import { currentSessionActor } from "@/server/auth/session";
+import { OAuthSignIn } from "./oauth-sign-in";
 import { SignInForm } from "./sign-in-form";
 
 export const metadata: Metadata = { title: "Sign in — svc console" };
@@ -9,7 +11,12 @@ export const metadata: Metadata = { title: "Sign in — svc console" };
 /** Auth.js sends errors of its own endpoints here (?error=...). */
 function noticeFor(error: string | string[] | undefined): string | null {
   if (error === undefined) return null;
-  return error === "CredentialsSignin" ? "Wrong username or password." : "Signing in failed. Try again.";
+  if (error === "CredentialsSignin") return "Wrong username or password.";
+  // A sign-in through a provider whose account reaches none of our users (oauth.ts).
+  if (error === "AccessDenied") {
+    return "No user here is linked to that account, or has the email the provider verified for it. Ask a sys_admin to create your user with that email, then sign in again.";
+  }
+  return "Signing in failed. Try again.";
 }
 
 export default async function SignInPage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
@@ -27,6 +34,7 @@ export default async function SignInPage({ searchParams }: { searchParams: Promi
           <h1 className="text-xl font-semibold tracking-tight">Sign in to the console</h1>
           <p className="mt-1 mb-6 text-sm text-slate-600 dark:text-slate-300">For platform administrators (sys_admins).</p>
           <SignInForm notice={noticeFor(error)} />
+          <OAuthSignIn providers={enabledOAuthProviders()} />
         </div>
       </div>
     </main>

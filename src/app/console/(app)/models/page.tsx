@@ -1,11 +1,15 @@
 import type { Metadata } from "next";
-import { ComingLater } from "@/components/console/shell";
-import { sectionAt } from "@/components/console/sections";
+import { ModelsScreen } from "@/components/models/models-screen";
+import { modelListOptions, NO_FILTERS } from "@/components/models/queries";
+import { getQueryClient, HydrateClient, trpc } from "@/trpc/server";
 
-const section = sectionAt("/console/models");
+export const metadata: Metadata = { title: "Models — svc console" };
 
-export const metadata: Metadata = { title: `${section.label} — svc console` };
-
-export default function Page() {
-  return <ComingLater label={section.label} summary={section.summary} />;
+export default async function ModelsPage() {
+  await getQueryClient().prefetchInfiniteQuery(modelListOptions(trpc, NO_FILTERS));
+  return (
+    <HydrateClient>
+      <ModelsScreen />
+    </HydrateClient>
+  );
 }

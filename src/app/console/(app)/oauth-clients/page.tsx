@@ -1,11 +1,15 @@
 import type { Metadata } from "next";
-import { ComingLater } from "@/components/console/shell";
-import { sectionAt } from "@/components/console/sections";
+import { OAuthClientsScreen } from "@/components/identity/oauth-clients-screen";
+import { clientListOptions } from "@/components/identity/queries";
+import { getQueryClient, HydrateClient, trpc } from "@/trpc/server";
 
-const section = sectionAt("/console/oauth-clients");
+export const metadata: Metadata = { title: "OAuth clients — svc console" };
 
-export const metadata: Metadata = { title: `${section.label} — svc console` };
-
-export default function Page() {
-  return <ComingLater label={section.label} summary={section.summary} />;
+export default async function OAuthClientsPage() {
+  await getQueryClient().prefetchInfiniteQuery(clientListOptions(trpc, { status: "all", include_deleted: false }));
+  return (
+    <HydrateClient>
+      <OAuthClientsScreen />
+    </HydrateClient>
+  );
 }

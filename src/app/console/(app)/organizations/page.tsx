@@ -1,11 +1,16 @@
 import type { Metadata } from "next";
-import { ComingLater } from "@/components/console/shell";
-import { sectionAt } from "@/components/console/sections";
+import { OrganizationsScreen } from "@/components/tenancy/organizations-screen";
+import { organizationListOptions } from "@/components/tenancy/queries";
+import { getQueryClient, HydrateClient, trpc } from "@/trpc/server";
 
-const section = sectionAt("/console/organizations");
+export const metadata: Metadata = { title: "Organizations — svc console" };
 
-export const metadata: Metadata = { title: `${section.label} — svc console` };
-
-export default function Page() {
-  return <ComingLater label={section.label} summary={section.summary} />;
+export default async function OrganizationsPage() {
+  // The first paint shows the first page of organizations without filters.
+  await getQueryClient().prefetchInfiniteQuery(organizationListOptions(trpc));
+  return (
+    <HydrateClient>
+      <OrganizationsScreen />
+    </HydrateClient>
+  );
 }

@@ -1,11 +1,15 @@
 import type { Metadata } from "next";
-import { ComingLater } from "@/components/console/shell";
-import { sectionAt } from "@/components/console/sections";
+import { PluginsScreen } from "@/components/plugins/plugins-screen";
+import { catalogOptions } from "@/components/plugins/queries";
+import { getQueryClient, HydrateClient, trpc } from "@/trpc/server";
 
-const section = sectionAt("/console/plugins");
+export const metadata: Metadata = { title: "Plugins — svc console" };
 
-export const metadata: Metadata = { title: `${section.label} — svc console` };
-
-export default function Page() {
-  return <ComingLater label={section.label} summary={section.summary} />;
+export default async function PluginsPage() {
+  await getQueryClient().prefetchInfiniteQuery(catalogOptions(trpc));
+  return (
+    <HydrateClient>
+      <PluginsScreen />
+    </HydrateClient>
+  );
 }

@@ -1,11 +1,15 @@
 import type { Metadata } from "next";
-import { ComingLater } from "@/components/console/shell";
-import { sectionAt } from "@/components/console/sections";
+import { RolesScreen } from "@/components/identity/roles-screen";
+import { roleListOptions } from "@/components/identity/queries";
+import { getQueryClient, HydrateClient, trpc } from "@/trpc/server";
 
-const section = sectionAt("/console/roles");
+export const metadata: Metadata = { title: "Roles — svc console" };
 
-export const metadata: Metadata = { title: `${section.label} — svc console` };
-
-export default function Page() {
-  return <ComingLater label={section.label} summary={section.summary} />;
+export default async function RolesPage() {
+  await getQueryClient().prefetchInfiniteQuery(roleListOptions(trpc));
+  return (
+    <HydrateClient>
+      <RolesScreen />
+    </HydrateClient>
+  );
 }

@@ -1,11 +1,14 @@
 import type { Metadata } from "next";
-import { ComingLater } from "@/components/console/shell";
-import { sectionAt } from "@/components/console/sections";
+import { PlatformSettingsScreen } from "@/components/tenancy/platform-settings-screen";
+import { getQueryClient, HydrateClient, trpc } from "@/trpc/server";
 
-const section = sectionAt("/console/settings");
+export const metadata: Metadata = { title: "Platform settings — svc console" };
 
-export const metadata: Metadata = { title: `${section.label} — svc console` };
-
-export default function Page() {
-  return <ComingLater label={section.label} summary={section.summary} />;
+export default async function PlatformSettingsPage() {
+  await getQueryClient().prefetchQuery(trpc.platformSettings.list.queryOptions());
+  return (
+    <HydrateClient>
+      <PlatformSettingsScreen />
+    </HydrateClient>
+  );
 }

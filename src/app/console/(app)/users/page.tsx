@@ -1,11 +1,15 @@
 import type { Metadata } from "next";
-import { ComingLater } from "@/components/console/shell";
-import { sectionAt } from "@/components/console/sections";
+import { UsersScreen } from "@/components/identity/users-screen";
+import { userListOptions } from "@/components/identity/queries";
+import { getQueryClient, HydrateClient, trpc } from "@/trpc/server";
 
-const section = sectionAt("/console/users");
+export const metadata: Metadata = { title: "Users — svc console" };
 
-export const metadata: Metadata = { title: `${section.label} — svc console` };
-
-export default function Page() {
-  return <ComingLater label={section.label} summary={section.summary} />;
+export default async function UsersPage() {
+  await getQueryClient().prefetchInfiniteQuery(userListOptions(trpc));
+  return (
+    <HydrateClient>
+      <UsersScreen />
+    </HydrateClient>
+  );
 }

@@ -1,0 +1,40 @@
+import type { Metadata } from "next";
+import { notFound } from "next/navigation";
+import { z } from "zod";
+import { UserDetailScreen } from "@/components/identity/user-detail-screen";
+import {
+  effectivePermissionsOptions,
+  identitiesOptions,
+  userGrantsOptions,
+  userKeysOptions,
+  userOptions,
+  userOrganizationsOptions,
+} from "@/components/identity/queries";
+import { getQueryClient, HydrateClient, trpc } from "@/trpc/server";
+
+export const metadata: Metadata = { title: "User — svc console" };
+
+interface Props {
+  params: Promise<{ user_id: string }>;
+  searchParams: Promise<Record<string, string | string[] | undefined>>;
+}
+
+export default async function UserPage({ params, searchParams }: Props) {
+  const { user_id: userId } = await params;
+  if (!z.uuid().safeParse(userId).success) notFound();
+  const { created } = await searchParams;
+  const queryClient = getQueryClient();
+  await Promise.all([
+    queryClient.prefetchQuery(userOptions(trpc, userId)),
+    queryClient.prefetchQuery(userOrganizationsOptions(trpc, userId)),
+    queryClient.prefetchQuery(userGrantsOptions(trpc, userId)),
+    queryClient.prefetchQuery(effectivePermissionsOptions(trpc, userId)),
+    queryClient.prefetchQuery(identitiesOptions(trpc, userId)),
+    queryClient.prefetchQuery(userKeysOptions(trpc, userId)),
+  ]);
+  return (
+    <HydrateClient>
+      <UserDetailScreen userId={userId} justCreated={created === "1"} />
+    </HydrateClient>
+  );
+}

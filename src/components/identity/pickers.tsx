@@ -1,0 +1,127 @@
+"use client";
+
+import { useQuery } from "@tanstack/react-query";
+import { useId, useState, type KeyboardEvent } from "react";
+import { inputClass, labelClass, secondaryButton } from "@/components/ui/styles";
+import { messageOf, useTRPC } from "@/trpc/react";
+import { FieldError } from "@/components/ui/field-error";
+import { describedBy } from "./form";
+import { mutedText } from "./ui";
+
+// Find a user or an organization by part of its name and pick it from the matches. The search is
+// its own small form-in-a-form: Enter in the field searches rather than submitting the dialog.
+
+export interface Picked {
+  id: string;
+  label: string;
+  detail: string | null;
+}
+
+interface SearchPickerProps {
+  label: string;
+  placeholder: string;
+  picked: Picked | null;
+  onPick: (picked: Picked | null) => void;
+  error?: string;
+  /** The matches of a search text (empty: none asked yet). */
+  useMatches: (query: string) => { isPending: boolean; isError: boolean; error: unknown; data: Picked[] | undefined };
+}
+
+function SearchPicker({ label, placeholder, picked, onPick, error, useMatches }: SearchPickerProps) {
+  const id = useId();
+  const [text, setText] = useState("");
+  const [query, setQuery] = useState("");
+  const matches = useMatches(query);
+
+  const search = () => setQuery(text.trim());
+  const onKeyDown = (event: KeyboardEvent) => {
+    if (event.key === "Enter") {
+      event.preventDefault();
+      search();
+    }
+  };
+
+  if (picked) {
+    return (
+      <div>
+        <p className={labelClass}>{label}</p>
+        <div className="mt-1 flex items-center justify-between gap-3 rounded-md border border-slate-300 px-3 py-2 text-sm dark:border-slate-700">
+          <span>
+            <strong className="font-semibold">{picked.label}</strong>
+            {picked.detail && <span className={mutedText}> — {picked.detail}</span>}
+          </span>
+          <button type="button" onClick={() => onPick(null)} className={secondaryButton}>
+            Change
+          </button>
+        </div>
+      </div>
+    );
+  }
+
+  return (
+    <div>
+      <label htmlFor={id} className={labelClass}>
+        {label}
+      </label>
+      <div className="mt-1 flex gap-2">
+        <input
+          id={id}
+          type="search"
+          value={text}
+          onChange={(e) => setText(e.target.value)}
+          onKeyDown={onKeyDown}
+          placeholder={placeholder}
+          autoComplete="off"
+          aria-invalid={error ? true : undefined}
+          aria-describedby={describedBy(error && `${id}-error`)}
+          className={inputClass}
+        />
+        <button type="button" onClick={search} className={secondaryButton}>
+          Find
+        </button>
+      </div>
+      <FieldError id={`${id}-error`} message={error} />
+      {query !== "" && (
+        <div className="mt-2 text-sm" aria-live="polite">
+          {matches.isPending && <p className={mutedText}>Searching…</p>}
+          {matches.isError && <p className="text-red-700 dark:text-red-400">{messageOf(matches.error)}</p>}
+          {matches.data?.length === 0 && <p className={mutedText}>Nothing matches “{query}”.</p>}
+          {matches.data && matches.data.length > 0 && (
+            <ul aria-label={`Matches for ${label.toLowerCase()}`} className="max-h-56 divide-y divide-slate-200 overflow-y-auto rounded-md border border-slate-200 dark:divide-slate-800 dark:border-slate-800">
+              {matches.data.map((match) => (
+                <li key={match.id}>
+                  <button type="button" onClick={() => onPick(match)} className="w-full px-3 py-2 text-left hover:bg-slate-50 dark:hover:bg-slate-800" aria-label={`Pick ${match.label}`}>
+                    <span className="font-medium">{match.label}</span>
+                    {match.detail && <span className={mutedText}> — {match.detail}</span>}
+                  </button>
+                </li>
+              ))}
+            </ul>
+          )}
+        </div>
+      )}
+    </div>
+  );
+}
+
+type PickerProps = Omit<SearchPickerProps, "useMatches" | "placeholder" | "label"> & { label?: string };
+
+function useUserMatches(query: string) {
+  const trpc = useTRPC();
+  const found = useQuery(trpc.users.find.queryOptions({ query }, { enabled: query !== "" }));
+  return { ...found, data: found.data?.map((u) => ({ id: u.id, label: u.username, detail: u.display_name !== u.username ? u.display_name : null })) };
+}
+
+function useOrganizationMatches(query: string) {
+  const trpc = useTRPC();
+  const found = useQuery(trpc.organizations.list.queryOptions({ q: query, limit: 20 }, { enabled: query !== "" }));
+  return { ...found, data: found.data?.data.map((o) => ({ id: o.id, label: o.name, detail: o.display_name !== o.name ? o.display_name : null })) };
+}
+
+export const UserPicker = ({ label = "User", ...props }: PickerProps) => (
+  <SearchPicker {...props} label={label} placeholder="Username, name or email" useMatches={useUserMatches} />
+);
+
+export const OrganizationPicker = ({ label = "Organization", ...props }: PickerProps) => (
+  <SearchPicker {...props} label={label} placeholder="Name, display name or domain" useMatches={useOrganizationMatches} />
+);

@@ -1,0 +1,139 @@
+"use client";
+
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import Link from "next/link";
+import { useState } from "react";
+import type { PasswordReset, User } from "@/lib/schemas/users";
+import { dangerButton, secondaryButton } from "@/components/ui/styles";
+import { messageOf, useTRPC } from "@/trpc/react";
+import { userOptions } from "./queries";
+import { EffectivePermissionsSection, GrantsSection, MembershipsSection } from "./user-access";
+import { ApiKeysSection, IdentitiesSection } from "./user-links";
+import { NewPasswordDialog, ProfileForm, ResetPasswordDialog } from "./user-profile";
+import { Badge, ConfirmDialog, ErrorState, FormAlert, LoadingState, Notice, Section, textLink } from "./ui";
+
+// One user: profile, password, deletion and restore; their organizations, role grants and
+// effective permissions; linked identities and API keys. A deleted user shows only what restoring
+// needs.
+
+export function UserDetailScreen({ userId, justCreated }: { userId: string; justCreated: boolean }) {
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const user = useQuery(userOptions(trpc, userId));
+  const [notice, setNotice] = useState(justCreated ? "User created." : "");
+  const [resetting, setResetting] = useState<User | null>(null);
+  const [reset, setReset] = useState<PasswordReset | null>(null);
+  const [deleting, setDeleting] = useState<User | null>(null);
+  const refreshUser = () => Promise.all([queryClient.invalidateQueries(trpc.users.get.pathFilter()), queryClient.invalidateQueries(trpc.users.list.pathFilter())]);
+  const remove = useMutation(trpc.users.delete.mutationOptions());
+  const restore = useMutation(
+    trpc.users.restore.mutationOptions({
+      onSuccess: (restored) => {
+        setNotice(`${restored.username} restored.`);
+        void refreshUser();
+      },
+    }),
+  );
+
+  if (user.isPending) return <LoadingState label="Loading the user…" />;
+  if (user.isError) {
+    return (
+      <div className="space-y-4">
+        <BackLink />
+        <ErrorState title="The user could not be loaded." error={user.error} onRetry={() => user.refetch()} />
+      </div>
+    );
+  }
+  const u = user.data;
+
+  return (
+    <div>
+      <BackLink />
+      <div className="mt-2 flex flex-wrap items-start justify-between gap-4">
+        <div>
+          <h1 className="text-2xl font-bold tracking-tight break-all">{u.username}</h1>
+          <div className="mt-2 flex flex-wrap items-center gap-2 text-sm text-slate-600 dark:text-slate-300">
+            {u.display_name && <span>{u.display_name}</span>}
+            {u.is_deleted && <Badge tone="bad">Deleted</Badge>}
+            {u.has_password ? <Badge>Password sign-in</Badge> : <Badge tone="brand">OAuth only</Badge>}
+          </div>
+        </div>
+        <div className="flex flex-wrap gap-2">
+          {u.is_deleted ? (
+            <button type="button" onClick={() => restore.mutate({ user_id: u.id })} disabled={restore.isPending} className={secondaryButton}>
+              {restore.isPending ? "Restoring…" : "Restore user"}
+            </button>
+          ) : (
+            <>
+              <button type="button" onClick={() => setResetting(u)} className={secondaryButton}>
+                Reset password
+              </button>
+              <button type="button" onClick={() => setDeleting(u)} className={dangerButton}>
+                Delete user
+              </button>
+            </>
+          )}
+        </div>
+      </div>
+
+      <div className="mt-4">
+        <Notice text={notice} />
+        <FormAlert message={restore.error ? messageOf(restore.error) : undefined} />
+      </div>
+
+      <Section id="profile-heading" title="Profile" description={u.is_deleted ? "A deleted user cannot sign in. Restore them to change anything." : undefined}>
+        {/* Keyed by updated_at: a saved or restored user starts the form from what the server holds. */}
+        <ProfileForm key={u.updated_at} user={u} onSaved={(saved) => { setNotice(`Profile of ${saved.username} saved.`); void refreshUser(); }} />
+      </Section>
+
+      {!u.is_deleted && (
+        <>
+          <MembershipsSection user={u} onNotice={setNotice} />
+          <GrantsSection user={u} onNotice={setNotice} />
+          <EffectivePermissionsSection user={u} />
+          <IdentitiesSection user={u} onNotice={setNotice} />
+          <ApiKeysSection user={u} />
+        </>
+      )}
+
+      <ResetPasswordDialog
+        user={resetting}
+        onClose={() => setResetting(null)}
+        onDone={(result) => {
+          setResetting(null);
+          setNotice(`Password of ${result.user.username} reset.`);
+          if (result.password) setReset(result);
+          void refreshUser();
+        }}
+      />
+      <NewPasswordDialog reset={reset} onClose={() => setReset(null)} />
+      <ConfirmDialog
+        subject={deleting}
+        title={(target) => `Delete ${target.username}?`}
+        body={(target) => (
+          <>
+            {target.username} can no longer sign in, and their API keys stop working at once. Their username and email become free. A
+            sys_admin can restore the user later (unless someone has taken the username or email meanwhile).
+          </>
+        )}
+        confirmLabel="Delete user"
+        pendingLabel="Deleting…"
+        onClose={() => setDeleting(null)}
+        run={(target) => remove.mutateAsync({ user_id: target.id })}
+        onDone={(target) => {
+          setDeleting(null);
+          setNotice(`${target.username} deleted.`);
+          void refreshUser();
+        }}
+      />
+    </div>
+  );
+}
+
+function BackLink() {
+  return (
+    <Link href="/console/users" className={`text-sm ${textLink}`}>
+      ← All users
+    </Link>
+  );
+}

@@ -1,0 +1,245 @@
+"use client";
+
+import { keepPreviousData, useInfiniteQuery, useMutation, useQueryClient } from "@tanstack/react-query";
+import { useDeferredValue, useId, useState } from "react";
+import { MODEL_CATEGORIES, type Model } from "@/lib/schemas/models";
+import {
+  EmptyState,
+  LoadError,
+  LoadingState,
+  Notice,
+  ShowMore,
+  tableClass,
+  tableFrame,
+  td,
+  th,
+  type ScreenNotice,
+} from "@/components/catalogs/states";
+import { Switch } from "@/components/catalogs/switch";
+import { inputClass, labelClass, primaryButton, secondaryButton } from "@/components/ui/styles";
+import { messageOf, useTRPC } from "@/trpc/react";
+import { CATEGORY_LABELS, categoryLabel, unitLabel } from "./format";
+import { ModelDialog } from "./model-dialog";
+import { modelListOptions, NO_FILTERS, type ModelFilters } from "./queries";
+
+// The model catalog: every model with its prices (exactly as stored: decimal strings), filtered by
+// provider, category and status; "Add model", "Edit", and a switch per model.
+
+function Price({ price, unit, currency }: { price: string | null; unit: string; currency: string }) {
+  if (price === null) return <span className="text-slate-500 dark:text-slate-400">Not set</span>;
+  return (
+    <span className="whitespace-nowrap">
+      <span className="font-mono">{price}</span> {currency}
+      <span className="block text-xs text-slate-500 dark:text-slate-400">{unitLabel(unit)}</span>
+    </span>
+  );
+}
+
+function Filters({ filters, onChange }: { filters: ModelFilters; onChange: (filters: ModelFilters) => void }) {
+  const ids = { provider: useId(), category: useId(), status: useId() };
+  return (
+    <div role="search" aria-label="Filter models" className="flex flex-wrap items-end gap-4">
+      <div>
+        <label htmlFor={ids.provider} className={labelClass}>
+          Provider
+        </label>
+        <input
+          id={ids.provider}
+          type="search"
+          value={filters.provider}
+          onChange={(event) => onChange({ ...filters, provider: event.target.value })}
+          placeholder="Any provider"
+          autoComplete="off"
+          className={`${inputClass} mt-1 w-48`}
+        />
+      </div>
+      <div>
+        <label htmlFor={ids.category} className={labelClass}>
+          Category
+        </label>
+        <select
+          id={ids.category}
+          value={filters.category}
+          onChange={(event) => onChange({ ...filters, category: event.target.value as ModelFilters["category"] })}
+          className={`${inputClass} mt-1 w-48`}
+        >
+          <option value="">All categories</option>
+          {MODEL_CATEGORIES.map((c) => (
+            <option key={c} value={c}>
+              {CATEGORY_LABELS[c]}
+            </option>
+          ))}
+        </select>
+      </div>
+      <div>
+        <label htmlFor={ids.status} className={labelClass}>
+          Status
+        </label>
+        <select
+          id={ids.status}
+          value={filters.status}
+          onChange={(event) => onChange({ ...filters, status: event.target.value as ModelFilters["status"] })}
+          className={`${inputClass} mt-1 w-40`}
+        >
+          <option value="all">All</option>
+          <option value="enabled">Enabled</option>
+          <option value="disabled">Disabled</option>
+        </select>
+      </div>
+    </div>
+  );
+}
+
+export function ModelsScreen() {
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const [filters, setFilters] = useState<ModelFilters>(NO_FILTERS);
+  const [editing, setEditing] = useState<Model | "new" | null>(null);
+  const [notice, setNotice] = useState<ScreenNotice | null>(null);
+  const [pendingId, setPendingId] = useState<number | null>(null);
+  // Typing a provider asks the server once the typing settles into a render.
+  const applied = useDeferredValue(filters);
+
+  const list = useInfiniteQuery({ ...modelListOptions(trpc, applied), placeholderData: keepPreviousData });
+  const models = list.data?.pages.flatMap((page) => page.data) ?? [];
+  const filtered = applied.provider.trim() !== "" || applied.category !== "" || applied.status !== "all";
+  const refresh = () => queryClient.invalidateQueries(trpc.models.list.pathFilter());
+
+  const toggle = useMutation(
+    trpc.models.update.mutationOptions({
+      onMutate: ({ id }) => setPendingId(id),
+      onSuccess: (model) => setNotice({ text: `${model.model_id} ${model.enabled ? "enabled" : "disabled"}.`, error: false }),
+      onError: (error) => setNotice({ text: `The change was not saved: ${messageOf(error)}`, error: true }),
+      onSettled: async () => {
+        await refresh();
+        setPendingId(null);
+      },
+    }),
+  );
+
+  const addButton = (
+    <button type="button" onClick={() => setEditing("new")} className={primaryButton}>
+      Add model
+    </button>
+  );
+
+  function content() {
+    if (list.isPending) return <LoadingState what="models" />;
+    if (list.isError && models.length === 0) {
+      return <LoadError title="The models could not be loaded." message={messageOf(list.error)} onRetry={() => list.refetch()} />;
+    }
+    if (models.length === 0) {
+      return filtered ? (
+        <EmptyState
+          title="No models match these filters."
+          body="Change or clear the filters to see the rest of the catalog."
+          action={
+            <button type="button" onClick={() => setFilters(NO_FILTERS)} className={secondaryButton}>
+              Clear filters
+            </button>
+          }
+        />
+      ) : (
+        <EmptyState title="No models yet" body="Add the models providers offer, with their prices." action={addButton} />
+      );
+    }
+    return (
+      <>
+        <div className={tableFrame}>
+          <table className={tableClass} aria-busy={list.isFetching}>
+            <caption className="sr-only">Models</caption>
+            <thead className="bg-slate-50 dark:bg-slate-950">
+              <tr>
+                <th scope="col" className={th}>Provider</th>
+                <th scope="col" className={th}>Model</th>
+                <th scope="col" className={th}>Category</th>
+                <th scope="col" className={th}>Input price</th>
+                <th scope="col" className={th}>Output price</th>
+                <th scope="col" className={th}>Enabled</th>
+                <th scope="col" className={th}>
+                  <span className="sr-only">Actions</span>
+                </th>
+              </tr>
+            </thead>
+            <tbody className="divide-y divide-slate-200 dark:divide-slate-800">
+              {models.map((model) => (
+                <tr key={model.id}>
+                  <td className={td}>{model.provider}</td>
+                  <th scope="row" className={`${td} min-w-48 text-left font-normal`}>
+                    <span className="font-mono font-medium break-all">{model.model_id}</span>
+                    {model.display_name && <span className="block text-slate-600 dark:text-slate-300">{model.display_name}</span>}
+                    {model.aliases.length > 0 && (
+                      <span className="block text-xs text-slate-500 dark:text-slate-400">
+                        Also: <span className="font-mono">{model.aliases.join(", ")}</span>
+                      </span>
+                    )}
+                  </th>
+                  <td className={td}>{categoryLabel(model.model_category)}</td>
+                  <td className={td}>
+                    <Price price={model.input_price_per_unit} unit={model.input_billing_unit} currency={model.currency} />
+                  </td>
+                  <td className={td}>
+                    <Price price={model.output_price_per_unit} unit={model.output_billing_unit} currency={model.currency} />
+                  </td>
+                  <td className={`${td} whitespace-nowrap`}>
+                    <Switch
+                      checked={model.enabled}
+                      label={`Enable ${model.provider} ${model.model_id}`}
+                      disabled={pendingId === model.id}
+                      onChange={(enabled) => toggle.mutate({ id: model.id, enabled })}
+                    />
+                  </td>
+                  <td className={`${td} text-right`}>
+                    <button
+                      type="button"
+                      onClick={() => setEditing(model)}
+                      aria-label={`Edit ${model.provider} ${model.model_id}`}
+                      className="rounded-md px-2 py-1 text-sm font-medium text-brand-600 hover:bg-brand-50 dark:text-brand-100 dark:hover:bg-slate-800"
+                    >
+                      Edit
+                    </button>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+        <ShowMore hasMore={list.hasNextPage} loading={list.isFetchingNextPage} onMore={() => list.fetchNextPage()} label="Show more models" />
+      </>
+    );
+  }
+
+  return (
+    <section aria-labelledby="models-heading">
+      <div className="flex flex-wrap items-start justify-between gap-4">
+        <div className="max-w-2xl">
+          <h1 id="models-heading" className="text-2xl font-bold tracking-tight">
+            Models
+          </h1>
+          <p className="mt-1 text-sm text-slate-600 dark:text-slate-300">
+            The models LLM providers offer and what they cost. Prices are exact decimals, kept to 8 decimal places.
+          </p>
+        </div>
+        {addButton}
+      </div>
+
+      <Notice notice={notice} />
+
+      <div className="mt-2">
+        <Filters filters={filters} onChange={setFilters} />
+      </div>
+
+      <div className="mt-6">{content()}</div>
+
+      <ModelDialog
+        editing={editing}
+        onClose={() => setEditing(null)}
+        onSaved={(model, created) => {
+          setEditing(null);
+          setNotice({ text: `${model.model_id} ${created ? "added" : "saved"}.`, error: false });
+          void refresh();
+        }}
+      />
+    </section>
+  );
+}

@@ -1,0 +1,173 @@
+"use client";
+
+import { useInfiniteQuery, useQueryClient } from "@tanstack/react-query";
+import Link from "next/link";
+import { useState } from "react";
+import type { Plugin } from "@/lib/schemas/plugins";
+import { formatTimestamp } from "@/components/api-keys/format";
+import {
+  EmptyState,
+  LoadError,
+  LoadingState,
+  Notice,
+  positiveBadge,
+  ShowMore,
+  tableClass,
+  tableFrame,
+  td,
+  th,
+  type ScreenNotice,
+} from "@/components/catalogs/states";
+import { Dialog } from "@/components/ui/dialog";
+import { linkButton, primaryButton, secondaryButton } from "@/components/ui/styles";
+import { messageOf, useTRPC } from "@/trpc/react";
+import { PluginLogo } from "./logo";
+import { Capabilities, Flags, usePluginToggle } from "./parts";
+import { versionsOptions } from "./queries";
+import { RegisterPluginDialog } from "./register-plugin-dialog";
+import { SettingsPreview } from "./settings-preview";
+
+// Every version of one system plugin, newest registration first, the latest marked; each with its
+// switch and the settings form its schema makes. "Register version" starts from the latest.
+
+function SettingsDialog({ plugin, onClose }: { plugin: Plugin | null; onClose: () => void }) {
+  return (
+    <Dialog
+      open={plugin !== null}
+      onClose={onClose}
+      title={plugin ? `Settings form of ${plugin.name} ${plugin.version}` : "Settings form"}
+      description="The form this version's settings schema makes, filled with its default settings. Try values here; they are not saved."
+    >
+      {plugin && (
+        <div className="space-y-4">
+          <SettingsPreview schema={plugin.settings_schema} defaults={plugin.default_settings} />
+          <details className="text-sm">
+            <summary className="cursor-pointer font-medium">Settings schema (JSON)</summary>
+            <pre className="mt-2 max-h-64 overflow-auto rounded-md bg-slate-100 p-3 font-mono text-xs dark:bg-slate-800">
+              {JSON.stringify(plugin.settings_schema, null, 2)}
+            </pre>
+          </details>
+          <div className="flex justify-end">
+            <button type="button" onClick={onClose} className={secondaryButton}>
+              Close
+            </button>
+          </div>
+        </div>
+      )}
+    </Dialog>
+  );
+}
+
+export function PluginVersionsScreen({ pid }: { pid: string }) {
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const [registering, setRegistering] = useState(false);
+  const [previewing, setPreviewing] = useState<Plugin | null>(null);
+  const [notice, setNotice] = useState<ScreenNotice | null>(null);
+  const list = useInfiniteQuery(versionsOptions(trpc, pid));
+  const versions = list.data?.pages.flatMap((page) => page.data) ?? [];
+  const latest = versions.find((v) => v.is_latest) ?? versions[0] ?? null;
+  const { toggle } = usePluginToggle(setNotice);
+
+  function content() {
+    if (list.isPending) return <LoadingState what="versions" />;
+    if (list.isError && versions.length === 0) {
+      return <LoadError title="The versions could not be loaded." message={messageOf(list.error)} onRetry={() => list.refetch()} />;
+    }
+    if (versions.length === 0) {
+      return <EmptyState title="No such system plugin" body={`No version of ${pid} is registered.`} />;
+    }
+    return (
+      <>
+        <div className={tableFrame}>
+          <table className={tableClass} aria-busy={list.isFetching}>
+            <caption className="sr-only">Versions of {pid}</caption>
+            <thead className="bg-slate-50 dark:bg-slate-950">
+              <tr>
+                <th scope="col" className={th}>Version</th>
+                <th scope="col" className={th}>Name</th>
+                <th scope="col" className={th}>Tag</th>
+                <th scope="col" className={th}>Capabilities</th>
+                <th scope="col" className={th}>Behaviour</th>
+                <th scope="col" className={th}>Registered</th>
+                <th scope="col" className={th}>Enabled</th>
+                <th scope="col" className={th}>
+                  <span className="sr-only">Actions</span>
+                </th>
+              </tr>
+            </thead>
+            <tbody className="divide-y divide-slate-200 dark:divide-slate-800">
+              {versions.map((version) => (
+                <tr key={version.id}>
+                  <th scope="row" className={`${td} text-left whitespace-nowrap`}>
+                    <span className="font-mono font-medium">{version.version}</span>
+                    {version.is_latest && <span className={`${positiveBadge} ml-2`}>Latest</span>}
+                  </th>
+                  <td className={td}>{version.name}</td>
+                  <td className={td}>{version.tag ?? <span className="text-slate-500 dark:text-slate-400">—</span>}</td>
+                  <td className={td}>
+                    <Capabilities capabilities={version.capabilities} />
+                  </td>
+                  <td className={td}>
+                    <Flags plugin={version} />
+                  </td>
+                  <td className={`${td} whitespace-nowrap`}>
+                    <time dateTime={version.created_at}>{formatTimestamp(version.created_at)}</time>
+                  </td>
+                  <td className={`${td} whitespace-nowrap`}>{toggle(version)}</td>
+                  <td className={`${td} text-right whitespace-nowrap`}>
+                    <button type="button" onClick={() => setPreviewing(version)} className={`${linkButton} text-sm`} aria-label={`Settings form of ${version.version}`}>
+                      Settings form
+                    </button>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+        <ShowMore hasMore={list.hasNextPage} loading={list.isFetchingNextPage} onMore={() => list.fetchNextPage()} label="Show more versions" />
+      </>
+    );
+  }
+
+  return (
+    <section aria-labelledby="versions-heading">
+      <Link href="/console/plugins" className={`${linkButton} text-sm`}>
+        ← All plugins
+      </Link>
+      <div className="mt-3 flex flex-wrap items-start justify-between gap-4">
+        <div className="flex max-w-2xl items-start gap-3">
+          {latest && <PluginLogo src={latest.logo_image} size={40} />}
+          <div>
+            <h1 id="versions-heading" className="text-2xl font-bold tracking-tight">
+              {latest ? `${latest.name} versions` : "Plugin versions"}
+            </h1>
+            <p className="mt-1 font-mono text-sm text-slate-600 dark:text-slate-300">{pid}</p>
+            {latest?.description && <p className="mt-1 text-sm text-slate-600 dark:text-slate-300">{latest.description}</p>}
+          </div>
+        </div>
+        {latest && (
+          <button type="button" onClick={() => setRegistering(true)} className={primaryButton}>
+            Register version
+          </button>
+        )}
+      </div>
+
+      <Notice notice={notice} />
+
+      <div className="mt-2">{content()}</div>
+
+      <RegisterPluginDialog
+        open={registering}
+        template={latest}
+        onClose={() => setRegistering(false)}
+        onRegistered={(plugin) => {
+          setRegistering(false);
+          setNotice({ text: `${plugin.name} ${plugin.version} registered${plugin.is_latest ? " as the latest version" : ""}.`, error: false });
+          void queryClient.invalidateQueries(trpc.plugins.list.pathFilter());
+        }}
+      />
+      <SettingsDialog plugin={previewing} onClose={() => setPreviewing(null)} />
+    </section>
+  );
+}

@@ -1,0 +1,115 @@
+"use client";
+
+import { useQuery } from "@tanstack/react-query";
+import Link from "next/link";
+import { usePathname } from "next/navigation";
+import type { ReactNode } from "react";
+import type { Organization } from "@/lib/schemas/organizations";
+import { useTRPC } from "@/trpc/react";
+import { organizationOptions } from "./queries";
+import { Badge, ErrorState, LoadingState, StatusBadge, TierBadge } from "./ui";
+
+// The frame of an organization's page: its name and standing, and the sections of the page as
+// links (each section is a page of its own, so it can be linked to and reloaded).
+
+export const ORG_SECTIONS = [
+  { path: "", label: "Profile" },
+  { path: "/members", label: "Members" },
+  { path: "/settings", label: "Settings" },
+  { path: "/llm-configs", label: "LLM configs" },
+  { path: "/orchestrators", label: "Orchestrators" },
+  { path: "/central-points", label: "Central points" },
+  { path: "/conversations", label: "Conversations" },
+] as const;
+
+/** The organization the page is about, as every section reads it (hydrated from the server). */
+export function useOrganization(orgId: string) {
+  const trpc = useTRPC();
+  return useQuery(organizationOptions(trpc, orgId));
+}
+
+export function OrganizationFrame({ orgId, children }: { orgId: string; children: ReactNode }) {
+  const pathname = usePathname();
+  const org = useOrganization(orgId);
+  const base = `/console/organizations/${orgId}`;
+
+  if (org.isPending) return <LoadingState label="Loading the organization…" />;
+  if (org.isError) return <ErrorState title="The organization could not be loaded." error={org.error} onRetry={() => org.refetch()} />;
+
+  const current = ORG_SECTIONS.find((s) => pathname === `${base}${s.path}`) ?? ORG_SECTIONS[0];
+  const deleted = org.data.is_deleted;
+  return (
+    <div>
+      <Link href="/console/organizations" className="text-sm font-medium text-brand-600 underline-offset-2 hover:underline dark:text-brand-100">
+        ← All organizations
+      </Link>
+      <OrganizationHeading org={org.data} />
+      <nav aria-label="Organization sections" className="mt-6 border-b border-slate-200 dark:border-slate-800">
+        <ul className="-mb-px flex gap-1 overflow-x-auto">
+          {ORG_SECTIONS.filter((s) => !deleted || s.path === "").map((section) => {
+            const active = section === current;
+            return (
+              <li key={section.path}>
+                <Link
+                  href={`${base}${section.path}`}
+                  aria-current={active ? "page" : undefined}
+                  className={`block border-b-2 px-3 py-2 text-sm whitespace-nowrap ${
+                    active
+                      ? "border-brand-600 font-semibold text-brand-700 dark:text-brand-100"
+                      : "border-transparent text-slate-600 hover:border-slate-300 hover:text-slate-900 dark:text-slate-300 dark:hover:text-white"
+                  }`}
+                >
+                  {section.label}
+                </Link>
+              </li>
+            );
+          })}
+        </ul>
+      </nav>
+      <div className="mt-6">
+        {deleted && current.path !== "" ? (
+          <p className="rounded-md border border-amber-200 bg-amber-50 px-4 py-3 text-sm dark:border-amber-900 dark:bg-amber-950">
+            This organization is deleted. Restore it from its{" "}
+            <Link href={base} className="font-medium underline">
+              profile
+            </Link>{" "}
+            to manage its {current.label.toLowerCase()}.
+          </p>
+        ) : (
+          children
+        )}
+      </div>
+    </div>
+  );
+}
+
+function OrganizationHeading({ org }: { org: Organization }) {
+  return (
+    <div className="mt-3 flex flex-wrap items-center gap-x-3 gap-y-2">
+      <h1 className="text-2xl font-bold tracking-tight">{org.name}</h1>
+      <span className="flex flex-wrap items-center gap-1.5">
+        <span className="sr-only">Tier:</span>
+        <TierBadge tier={org.tier} />
+        <span className="sr-only">Status:</span>
+        <StatusBadge status={org.status} />
+        {org.is_deleted && <Badge tone="bad">deleted</Badge>}
+      </span>
+      {org.display_name && org.display_name !== org.name && <p className="w-full text-sm text-slate-600 dark:text-slate-300">{org.display_name}</p>}
+    </div>
+  );
+}
+
+/** A section's heading and what it is for, with its main action on the right. */
+export function SectionHeading({ id, title, children, action }: { id: string; title: string; children?: ReactNode; action?: ReactNode }) {
+  return (
+    <div className="flex flex-wrap items-start justify-between gap-4">
+      <div className="max-w-2xl">
+        <h2 id={id} className="text-lg font-semibold">
+          {title}
+        </h2>
+        {children && <p className="mt-1 text-sm text-slate-600 dark:text-slate-300">{children}</p>}
+      </div>
+      {action}
+    </div>
+  );
+}

@@ -1,0 +1,292 @@
+import { TRPCError } from "@trpc/server";
+import superjson from "superjson";
+import { describe, expect, it, vi } from "vitest";
+import type { SessionActor } from "@/server/auth/actor";
+import { loadGrants } from "@/server/auth/grants";
+import { dataLayer } from "@/server/db/data-layer";
+import { DomainError } from "@/server/errors";
+import { testDatabase } from "@/test/database";
+import { createMember, createRole, createSysAdmin, createUser, grant, seedRoles } from "@/test/fixtures";
+import { handleTRPCRequest } from "./http";
+import { appRouter, createCaller } from "./root";
+
+// The console's plugins and models procedures against this file's own PostgreSQL database: called
+// in-process with real session actors, and over the HTTP endpoint where superjson carries prices.
+
+vi.mock("@/server/auth/session", () => ({
+  currentSessionActor: vi.fn(async () => {
+    throw new Error("the session must not be read");
+  }),
+}));
+
+const { client } = await testDatabase();
+await seedRoles(client);
+
+async function sessionActor(userId: string): Promise<SessionActor> {
+  const db = dataLayer("test");
+  const user = await db.user.findUniqueOrThrow({ where: { id: userId } });
+  return { kind: "session", userId, username: user.username, displayName: user.display_name, grants: await loadGrants(db, userId) };
+}
+
+const admin = await createSysAdmin(client);
+const { user: member } = await createMember(client);
+// Holds every catalog permission through a custom system role, but is not a sys_admin.
+const catalogManager = await createUser(client);
+await grant(
+  client,
+  catalogManager.id,
+  (await createRole(client, "system", ["svc:system:plugins:write", "svc:system:models:write"])).id,
+);
+
+const adminActor = await sessionActor(admin.id);
+const asAdmin = createCaller({ actor: adminActor });
+
+async function failure(call: Promise<unknown>): Promise<TRPCError> {
+  const error = await call.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(error).toBeInstanceOf(TRPCError);
+  return error as TRPCError;
+}
+
+const domainOf = (error: TRPCError) => {
+  expect(error.cause).toBeInstanceOf(DomainError);
+  return error.cause as DomainError;
+};
+const pathsOf = (error: TRPCError) => ((domainOf(error).details.errors ?? []) as { path: string }[]).map((e) => e.path);
+
+const schema = {
+  type: "object",
+  properties: { top_k: { type: "integer", minimum: 1, title: "Top K" }, mode: { type: "string", enum: ["fast", "deep"] } },
+  required: ["top_k"],
+  additionalProperties: false,
+};
+let pidCounter = 0;
+const newPid = () => `com.example.console${++pidCounter}`;
+const plugin = (pid: string, version: string, extra: Record<string, unknown> = {}) => ({
+  pid,
+  version,
+  name: "Search",
+  capabilities: ["retrieval"],
+  settings_schema: schema,
+  default_settings: { top_k: 5 },
+  ...extra,
+});
+const UNKNOWN_ID = "0192a3b4-c5d6-7e8f-9a0b-1c2d3e4f5a6b";
+
+describe("authorization", () => {
+  it("declares the catalog permissions on each procedure", () => {
+    const procedures = appRouter._def.procedures as unknown as Record<string, { _def: { meta?: { permission?: string } } }>;
+    const declared = Object.fromEntries(
+      Object.entries(procedures)
+        .filter(([path]) => path.startsWith("plugins.") || path.startsWith("models."))
+        .map(([path, procedure]) => [path, procedure._def.meta?.permission]),
+    );
+    expect(declared).toEqual({
+      "plugins.list": "svc:plugins:read",
+      "plugins.get": "svc:plugins:read",
+      "plugins.register": "svc:system:plugins:write",
+      "plugins.setEnabled": "svc:system:plugins:write",
+      "models.list": "svc:models:read",
+      "models.get": "svc:models:read",
+      "models.create": "svc:system:models:write",
+      "models.update": "svc:system:models:write",
+    });
+  });
+
+  it("answers UNAUTHORIZED without a session", async () => {
+    const error = await failure(createCaller({ actor: null }).plugins.list({}));
+    expect(error.code).toBe("UNAUTHORIZED");
+  });
+
+  it.each([
+    ["an organization member (who may read the catalogs over REST)", () => member.id],
+    ["a user holding the catalog write permissions without being a sys_admin", () => catalogManager.id],
+  ])("refuses %s every procedure with FORBIDDEN, changing nothing", async (_label, userId) => {
+    const caller = createCaller({ actor: await sessionActor(userId()) });
+    const pluginsBefore = await client.plugin.count();
+    const modelsBefore = await client.providerModelConfig.count();
+    const calls = [
+      caller.plugins.list({ latest: true }),
+      caller.plugins.get({ id: UNKNOWN_ID }),
+      caller.plugins.register(plugin(newPid(), "1.0.0")),
+      caller.plugins.setEnabled({ id: UNKNOWN_ID, enabled: false }),
+      caller.models.list({}),
+      caller.models.get({ id: 1 }),
+      caller.models.create({ provider: "openai", model_id: "forbidden" }),
+      caller.models.update({ id: 1, enabled: false }),
+    ];
+    for (const call of calls) {
+      const error = await failure(call);
+      expect(error.code).toBe("FORBIDDEN");
+      expect(domainOf(error).details.required_permission).toBe("svc:system:admin");
+    }
+    expect(await client.plugin.count()).toBe(pluginsBefore);
+    expect(await client.providerModelConfig.count()).toBe(modelsBefore);
+  });
+});
+
+describe("plugins", () => {
+  it("registers versions, keeps the highest semantic version latest, and lists a pid's versions", async () => {
+    const pid = newPid();
+    for (const version of ["1.2.0", "1.10.0", "1.9.9"]) await asAdmin.plugins.register(plugin(pid, version));
+    const versions = await asAdmin.plugins.list({ pid, limit: 10 });
+    expect(versions.data.map((p) => p.version).sort()).toEqual(["1.10.0", "1.2.0", "1.9.9"]);
+    expect(versions.data.filter((p) => p.is_latest).map((p) => p.version)).toEqual(["1.10.0"]);
+    const latest = await asAdmin.plugins.list({ latest: true, limit: 100 });
+    expect(latest.data.filter((p) => p.pid === pid).map((p) => p.version)).toEqual(["1.10.0"]);
+    expect(latest.data.every((p) => p.source === "system" && p.is_latest)).toBe(true);
+  });
+
+  it("answers CONFLICT naming the version for a version registered twice", async () => {
+    const pid = newPid();
+    await asAdmin.plugins.register(plugin(pid, "1.0.0"));
+    const error = await failure(asAdmin.plugins.register(plugin(pid, "1.0.0", { name: "Again" })));
+    expect(error.code).toBe("CONFLICT");
+    expect(domainOf(error).code).toBe("conflict");
+    expect(pathsOf(error)).toEqual(["version"]);
+    expect(await client.plugin.count({ where: { pid } })).toBe(1);
+  });
+
+  it.each([
+    ["a settings_schema that is no JSON Schema", { settings_schema: { type: "object", properties: { top_k: { type: "nonsense" } } } }, "settings_schema.properties.top_k.type"],
+    ["default_settings the schema refuses", { default_settings: { top_k: 0 } }, "default_settings.top_k"],
+    ["default_settings with a field the schema does not know", { default_settings: { top_k: 2, extra: true } }, "default_settings"],
+    ["a pid that is not reverse-domain", { pid: "Search" }, "pid"],
+    ["a version that is not semantic", { version: "1.0" }, "version"],
+    ["an SVG logo", { logo_image: Buffer.from("<svg xmlns='http://www.w3.org/2000/svg'/>").toString("base64") }, "logo_image"],
+    ["an unknown field", { surprise: 1 }, "surprise"],
+  ])("maps %s to BAD_REQUEST with the field's path", async (_label, change, path) => {
+    const pid = newPid();
+    const error = await failure(asAdmin.plugins.register(plugin(pid, "1.0.0", change)));
+    expect(error.code).toBe("BAD_REQUEST");
+    expect(domainOf(error).code).toBe("validation_failed");
+    expect(pathsOf(error)).toContain(path);
+    expect(await client.plugin.count({ where: { pid } })).toBe(0);
+  });
+
+  it("enables and disables one version, and answers NOT_FOUND for another organization's plugin", async () => {
+    const pid = newPid();
+    const registered = await asAdmin.plugins.register(plugin(pid, "1.0.0"));
+    expect((await asAdmin.plugins.setEnabled({ id: registered.id, enabled: false })).enabled).toBe(false);
+    expect((await asAdmin.plugins.get({ id: registered.id })).enabled).toBe(false);
+    expect((await asAdmin.plugins.list({ pid, enabled: true })).data).toEqual([]);
+    expect((await asAdmin.plugins.setEnabled({ id: registered.id, enabled: true })).enabled).toBe(true);
+
+    const { org } = await createMember(client);
+    const own = await client.plugin.create({
+      data: { source: "org", org_id: org.id, pid: newPid(), version: "1.0.0", name: "Own", is_latest: true },
+    });
+    expect((await failure(asAdmin.plugins.setEnabled({ id: own.id, enabled: false }))).code).toBe("NOT_FOUND");
+    expect((await failure(asAdmin.plugins.get({ id: own.id }))).code).toBe("NOT_FOUND");
+    expect((await asAdmin.plugins.list({ pid: own.pid })).data).toEqual([]);
+  });
+});
+
+describe("models", () => {
+  let counter = 0;
+  const newModelId = () => `console-model-${++counter}`;
+
+  it("keeps prices exact: strings in, the same strings out, never numbers", async () => {
+    const created = await asAdmin.models.create({
+      provider: "OpenAI",
+      model_id: newModelId(),
+      input_price_per_unit: "0.00000001",
+      output_price_per_unit: "9999999999.99999999",
+    });
+    expect(created).toMatchObject({ provider: "openai", input_price_per_unit: "0.00000001", output_price_per_unit: "9999999999.99999999" });
+    const updated = await asAdmin.models.update({ id: created.id, input_price_per_unit: "0.00000125", output_price_per_unit: null });
+    expect(updated).toMatchObject({ input_price_per_unit: "0.00000125", output_price_per_unit: null });
+    expect((await asAdmin.models.get({ id: created.id })).input_price_per_unit).toBe("0.00000125");
+  });
+
+  it.each([
+    ["a number", 0.5],
+    ["too many fraction digits", "0.000000001"],
+    ["an exponent", "1e-8"],
+    ["a negative price", "-1"],
+  ])("refuses a price given as %s, naming the field", async (_label, price) => {
+    const error = await failure(asAdmin.models.create({ provider: "openai", model_id: newModelId(), input_price_per_unit: price as string }));
+    expect(error.code).toBe("BAD_REQUEST");
+    expect(pathsOf(error)).toEqual(["input_price_per_unit"]);
+  });
+
+  it("answers CONFLICT naming model_id for a second enabled model of a provider, also when enabling one", async () => {
+    const modelId = newModelId();
+    await asAdmin.models.create({ provider: "anthropic", model_id: modelId });
+    const error = await failure(asAdmin.models.create({ provider: "anthropic", model_id: modelId }));
+    expect(error.code).toBe("CONFLICT");
+    expect(domainOf(error).details.errors).toEqual([{ path: "model_id", message: "An enabled model with this provider and model_id exists." }]);
+
+    const disabled = await asAdmin.models.create({ provider: "anthropic", model_id: modelId, enabled: false });
+    const enabling = await failure(asAdmin.models.update({ id: disabled.id, enabled: true }));
+    expect(enabling.code).toBe("CONFLICT");
+    expect(pathsOf(enabling)).toEqual(["model_id"]);
+  });
+
+  it("refuses changing provider or model_id, and unknown ids", async () => {
+    const created = await asAdmin.models.create({ provider: "openai", model_id: newModelId() });
+    const error = await failure(asAdmin.models.update({ id: created.id, model_id: "renamed" } as never));
+    expect(error.code).toBe("BAD_REQUEST");
+    expect(pathsOf(error)).toEqual(["model_id"]);
+    expect((await failure(asAdmin.models.update({ id: 999_999, enabled: false }))).code).toBe("NOT_FOUND");
+    expect((await failure(asAdmin.models.get({ id: 999_999 }))).code).toBe("NOT_FOUND");
+  });
+
+  it("filters by provider, category and enabled, and pages with the cursor", async () => {
+    const provider = `filter${Date.now().toString(36)}`;
+    await asAdmin.models.create({ provider, model_id: newModelId(), model_category: "embedding" });
+    await asAdmin.models.create({ provider, model_id: newModelId(), enabled: false });
+    await asAdmin.models.create({ provider, model_id: newModelId() });
+    expect((await asAdmin.models.list({ provider })).data).toHaveLength(3);
+    expect((await asAdmin.models.list({ provider, model_category: "embedding" })).data).toHaveLength(1);
+    expect((await asAdmin.models.list({ provider, enabled: false })).data).toHaveLength(1);
+    const first = await asAdmin.models.list({ provider, limit: 2 });
+    expect(first.next_cursor).not.toBeNull();
+    const second = await asAdmin.models.list({ provider, limit: 2, cursor: first.next_cursor ?? undefined, direction: "forward" } as never);
+    expect(second.data).toHaveLength(1);
+    expect(second.next_cursor).toBeNull();
+  });
+});
+
+describe("over HTTP", () => {
+  const BASE = "http://console.test/api/trpc";
+  const mutation = (path: string, input: unknown) =>
+    handleTRPCRequest(
+      new Request(`${BASE}/${path}`, {
+        method: "POST",
+        headers: { host: "console.test", origin: "http://console.test", "content-type": "application/json" },
+        body: JSON.stringify(superjson.serialize(input)),
+      }),
+      async () => adminActor,
+    );
+  const query = (path: string, input: unknown) =>
+    handleTRPCRequest(
+      new Request(`${BASE}/${path}?input=${encodeURIComponent(JSON.stringify(superjson.serialize(input)))}`, { headers: { host: "console.test" } }),
+      async () => adminActor,
+    );
+
+  it("carries a price as the exact string, in the wire text and after superjson", async () => {
+    const created = await mutation("models.create", { provider: "openai", model_id: "wire-exact", input_price_per_unit: "0.00000001" });
+    expect(created.status).toBe(200);
+    const text = await created.text();
+    expect(text).toContain('"input_price_per_unit":"0.00000001"');
+    const model = superjson.deserialize<{ id: number; input_price_per_unit: string }>((JSON.parse(text) as { result: { data: never } }).result.data);
+    expect(model.input_price_per_unit).toBe("0.00000001");
+
+    const read = await query("models.get", { id: model.id });
+    expect(await read.text()).toContain('"input_price_per_unit":"0.00000001"');
+  });
+
+  it("exposes the field errors of a bad settings_schema to the form", async () => {
+    const response = await mutation("plugins.register", plugin(newPid(), "1.0.0", { settings_schema: { type: "object", properties: { top_k: { minimum: "one" } } } }));
+    expect(response.status).toBe(400);
+    const { error } = (await response.json()) as { error: { json: { data: { domainCode: string; errors: { path: string; message: string }[] } } } };
+    expect(error.json.data.domainCode).toBe("validation_failed");
+    expect(error.json.data.errors).toContainEqual({
+      path: "settings_schema.properties.top_k.minimum",
+      message: "is not a valid JSON Schema: must be number",
+    });
+  });
+});
