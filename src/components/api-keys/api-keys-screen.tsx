@@ -12,6 +12,7 @@ import { NewKeyDialog } from "./new-key-dialog";
 import { OwnerPicker } from "./owner-picker";
 import { keyListInput, keyListOptions, type StatusFilter } from "./queries";
 import { RevokeKeyDialog } from "./revoke-key-dialog";
+import { PageHeader } from "@/components/ui/page-header";
 
 const FILTERS: { value: StatusFilter; label: string }[] = [
   { value: "all", label: "All" },
@@ -128,21 +129,13 @@ export function ApiKeysScreen() {
 
   return (
     <section aria-labelledby="api-keys-heading">
-      <div className="flex flex-wrap items-start justify-between gap-4">
-        <div className="max-w-2xl">
-          <h1 id="api-keys-heading" className="text-2xl font-bold tracking-tight">
-            API keys
-          </h1>
-          <p className="mt-1 text-sm text-slate-600 dark:text-slate-300">
-            Integrations send a key in the <code className="font-mono">X-API-KEY</code> header to call the{" "}
-            <a href="/api/docs" className="font-medium text-brand-600 underline-offset-2 hover:underline dark:text-brand-100">
-              REST API
-            </a>{" "}
-            as its owner, within the key’s scopes.
-          </p>
-        </div>
-        {own && createButton}
-      </div>
+      <PageHeader id="api-keys-heading" title="API keys" actions={own && createButton}>
+        Integrations send a key in the <code className="font-mono">X-API-KEY</code> header to call the{" "}
+        <a href="/api/docs" className="font-medium text-brand-600 underline-offset-2 hover:underline dark:text-brand-100">
+          REST API
+        </a>{" "}
+        as its owner, within the key’s scopes.
+      </PageHeader>
 
       <p role="status" className="mt-4 min-h-5 text-sm font-medium text-emerald-700 dark:text-emerald-300">
         {notice}

@@ -2,7 +2,9 @@
 
 import type { ApiKey } from "@/lib/schemas/api-keys";
 import { isDangerousScope } from "./catalog";
-import { formatDate, formatTime } from "./format";
+import { Badge, type Tone } from "@/components/ui/badge";
+import { dangerRowAction, DataTable, td, type Column } from "@/components/ui/table";
+import { When } from "@/components/ui/values";
 
 type KeyStatus = "Active" | "Revoked" | "Expired";
 
@@ -12,11 +14,7 @@ function statusOf(key: ApiKey, now: number): KeyStatus {
   return "Active";
 }
 
-const STATUS_STYLE: Record<KeyStatus, string> = {
-  Active: "bg-emerald-50 text-emerald-800 ring-emerald-600/20 dark:bg-emerald-950 dark:text-emerald-200",
-  Revoked: "bg-slate-100 text-slate-700 ring-slate-500/20 dark:bg-slate-800 dark:text-slate-300",
-  Expired: "bg-amber-50 text-amber-800 ring-amber-600/20 dark:bg-amber-950 dark:text-amber-200",
-};
+const STATUS_TONE: Record<KeyStatus, Tone> = { Active: "good", Revoked: "neutral", Expired: "warn" };
 
 const VISIBLE_SCOPES = 3;
 
@@ -61,19 +59,7 @@ function Scopes({ scopes }: { scopes: string[] }) {
   );
 }
 
-/** A timestamp as its date, with the time (UTC) under it. */
-function When({ iso }: { iso: string | null }) {
-  if (!iso) return <span className="text-slate-500 dark:text-slate-400">Never</span>;
-  return (
-    <time dateTime={iso} className="whitespace-nowrap">
-      {formatDate(iso)}
-      <span className="block text-xs text-slate-500 dark:text-slate-400">{formatTime(iso)}</span>
-    </time>
-  );
-}
-
-const th = "px-3 py-2 text-left text-xs font-semibold tracking-wide text-slate-600 uppercase dark:text-slate-300";
-const td = "px-3 py-3 align-top text-sm";
+const COLUMNS: Column[] = ["Name", "Prefix", "Scopes", "Created", "Expires", "Last used", "Status"];
 
 interface KeyTableProps {
   caption: string;
@@ -86,70 +72,47 @@ interface KeyTableProps {
 
 export function KeyTable({ caption, keys, now, busy, onRevoke }: KeyTableProps) {
   return (
-    <div className="overflow-x-auto rounded-xl border border-slate-200 bg-white shadow-sm dark:border-slate-800 dark:bg-slate-900">
-      <table className="min-w-full divide-y divide-slate-200 dark:divide-slate-800" aria-busy={busy}>
-        <caption className="sr-only">{caption}</caption>
-        <thead className="bg-slate-50 dark:bg-slate-950">
-          <tr>
-            <th scope="col" className={th}>Name</th>
-            <th scope="col" className={th}>Prefix</th>
-            <th scope="col" className={th}>Scopes</th>
-            <th scope="col" className={th}>Created</th>
-            <th scope="col" className={th}>Expires</th>
-            <th scope="col" className={th}>Last used</th>
-            <th scope="col" className={th}>Status</th>
+    <DataTable caption={caption} columns={onRevoke ? [...COLUMNS, { label: "Actions", hidden: true }] : COLUMNS} busy={busy}>
+      {keys.map((key) => {
+        const status = statusOf(key, now);
+        return (
+          <tr key={key.id}>
+            <th scope="row" className={`${td} min-w-40 text-left font-medium break-words`}>
+              {key.name}
+            </th>
+            <td className={`${td} font-mono whitespace-nowrap`}>{key.key_prefix}…</td>
+            <td className={td}>
+              <Scopes scopes={key.scopes} />
+            </td>
+            <td className={td}>
+              <When iso={key.created_at} />
+            </td>
+            <td className={td}>
+              <When iso={key.expires_at} />
+            </td>
+            <td className={td}>
+              <When iso={key.last_used_at} />
+            </td>
+            <td className={td}>
+              <Badge tone={STATUS_TONE[status]}>{status}</Badge>
+            </td>
             {onRevoke && (
-              <th scope="col" className={th}>
-                <span className="sr-only">Actions</span>
-              </th>
+              <td className={`${td} text-right`}>
+                {key.is_active && (
+                  <button
+                    type="button"
+                    onClick={() => onRevoke(key)}
+                    aria-label={`Revoke ${key.name}`}
+                    className={dangerRowAction}
+                  >
+                    Revoke
+                  </button>
+                )}
+              </td>
             )}
           </tr>
-        </thead>
-        <tbody className="divide-y divide-slate-200 dark:divide-slate-800">
-          {keys.map((key) => {
-            const status = statusOf(key, now);
-            return (
-              <tr key={key.id}>
-                <th scope="row" className={`${td} min-w-40 text-left font-medium break-words`}>
-                  {key.name}
-                </th>
-                <td className={`${td} font-mono whitespace-nowrap`}>{key.key_prefix}…</td>
-                <td className={td}>
-                  <Scopes scopes={key.scopes} />
-                </td>
-                <td className={td}>
-                  <When iso={key.created_at} />
-                </td>
-                <td className={td}>
-                  <When iso={key.expires_at} />
-                </td>
-                <td className={td}>
-                  <When iso={key.last_used_at} />
-                </td>
-                <td className={td}>
-                  <span className={`inline-flex rounded-full px-2 py-0.5 text-xs font-medium ring-1 ring-inset ${STATUS_STYLE[status]}`}>
-                    {status}
-                  </span>
-                </td>
-                {onRevoke && (
-                  <td className={`${td} text-right`}>
-                    {key.is_active && (
-                      <button
-                        type="button"
-                        onClick={() => onRevoke(key)}
-                        aria-label={`Revoke ${key.name}`}
-                        className="rounded-md px-2 py-1 text-sm font-medium text-red-700 hover:bg-red-50 dark:text-red-400 dark:hover:bg-red-950"
-                      >
-                        Revoke
-                      </button>
-                    )}
-                  </td>
-                )}
-              </tr>
-            );
-          })}
-        </tbody>
-      </table>
-    </div>
+        );
+      })}
+    </DataTable>
   );
 }

@@ -6,8 +6,8 @@ import { createUserInput, type User } from "@/lib/schemas/users";
 import { Dialog } from "@/components/ui/dialog";
 import { primaryButton, secondaryButton } from "@/components/ui/styles";
 import { useTRPC } from "@/trpc/react";
-import { Choice, ChoiceGroup, orNull, TextField, useFormErrors } from "./form";
-import { FormAlert } from "./ui";
+import { Choice, ChoiceGroup, orNull, TextField, useFormErrors } from "@/components/ui/form";
+import { FormAlert } from "@/components/ui/states";
 
 // "Create user": a username, an optional email and display name, and either a password or none
 // (an OAuth-only user, who signs in through a linked identity).

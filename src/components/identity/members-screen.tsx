@@ -5,33 +5,18 @@ import Link from "next/link";
 import { useId, useRef, useState, type FormEvent } from "react";
 import type { Member } from "@/lib/schemas/members";
 import { Dialog } from "@/components/ui/dialog";
-import { FieldError } from "@/components/ui/field-error";
-import { inputClass, labelClass, primaryButton, secondaryButton } from "@/components/ui/styles";
 import { useTRPC } from "@/trpc/react";
-import { describedBy, useFormErrors } from "./form";
 import { UserPicker, type Picked } from "./pickers";
 import { memberListOptions, roleChoicesOptions } from "./queries";
-import {
-  Badge,
-  ConfirmDialog,
-  dangerRowAction,
-  EmptyState,
-  ErrorState,
-  FormAlert,
-  LoadingState,
-  mutedText,
-  Notice,
-  rowAction,
-  ShowMore,
-  tableClass,
-  tableFrame,
-  tbodyClass,
-  td,
-  textLink,
-  th,
-  theadClass,
-  When,
-} from "./ui";
+import { Badge } from "@/components/ui/badge";
+import { ConfirmDialog } from "@/components/ui/confirm-dialog";
+import { describedBy, FieldError } from "@/components/ui/field-error";
+import { useFormErrors } from "@/components/ui/form";
+import { EmptyState, ErrorState, FormAlert, LoadingState, Notice } from "@/components/ui/states";
+import { inputClass, labelClass, mutedText, primaryButton, secondaryButton, textLink } from "@/components/ui/styles";
+import { dangerRowAction, DataTable, rowAction, td } from "@/components/ui/table";
+import { When } from "@/components/ui/values";
+import { PageHeader } from "@/components/ui/page-header";
 
 // An organization's Members section (a page inside the organization's frame): who belongs to it and the org roles each holds there. Add a member,
 // remove one (with their roles there), grant and revoke org roles in this organization.
@@ -78,87 +63,69 @@ export function MembersScreen({ orgId }: { orgId: string }) {
     if (list.isError && members.length === 0) return <ErrorState title="The members could not be loaded." error={list.error} onRetry={() => list.refetch()} />;
     if (members.length === 0) return q ? <EmptyState title={`No member matches “${q}”.`} /> : <EmptyState title={`${orgName} has no members yet.`} />;
     return (
-      <>
-        <div className={tableFrame}>
-          <table className={tableClass} aria-busy={list.isFetching}>
-            <caption className="sr-only">Members of {orgName}</caption>
-            <thead className={theadClass}>
-              <tr>
-                <th scope="col" className={th}>User</th>
-                <th scope="col" className={th}>Email</th>
-                <th scope="col" className={th}>Org roles</th>
-                <th scope="col" className={th}>Joined</th>
-                <th scope="col" className={th}><span className="sr-only">Actions</span></th>
-              </tr>
-            </thead>
-            <tbody className={tbodyClass}>
-              {members.map((member) => (
-                <tr key={member.user_id}>
-                  <th scope="row" className={`${td} text-left font-medium break-all`}>
-                    <Link href={`/console/users/${member.user_id}`} className={textLink}>
-                      {member.username}
-                    </Link>
-                    {member.display_name && member.display_name !== member.username && <span className={`block text-xs font-normal ${mutedText}`}>{member.display_name}</span>}
-                  </th>
-                  <td className={`${td} break-all`}>{member.email ?? <span className={mutedText}>—</span>}</td>
-                  <td className={td}>
-                    {member.roles.length === 0 ? (
-                      <span className={mutedText}>None</span>
-                    ) : (
-                      <ul className="flex flex-wrap gap-1">
-                        {member.roles.map((role) => (
-                          <li key={role.id} className="inline-flex items-center gap-0.5">
-                            <Badge tone="brand">{role.name}</Badge>
-                            <button
-                              type="button"
-                              onClick={() => setRevoking({ member, role })}
-                              className="rounded px-1 text-sm text-slate-500 hover:bg-red-50 hover:text-red-700 dark:hover:bg-red-950"
-                              aria-label={`Revoke ${role.name} from ${member.username}`}
-                              title={`Revoke ${role.name}`}
-                            >
-                              ×
-                            </button>
-                          </li>
-                        ))}
-                      </ul>
-                    )}
-                  </td>
-                  <td className={td}>
-                    <When iso={member.created_at} />
-                  </td>
-                  <td className={`${td} text-right whitespace-nowrap`}>
-                    <button type="button" onClick={() => setGranting(member)} className={rowAction} aria-label={`Grant a role to ${member.username}`}>
-                      Grant role
-                    </button>
-                    <button type="button" onClick={() => setRemoving(member)} className={dangerRowAction} aria-label={`Remove ${member.username}`}>
-                      Remove
-                    </button>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-        <ShowMore visible={list.hasNextPage} loading={list.isFetchingNextPage} onClick={() => list.fetchNextPage()} label="Show more members" />
-      </>
+      <DataTable caption={`Members of ${orgName}`} columns={["User", "Email", "Org roles", "Joined", { label: "Actions", hidden: true }]} busy={list.isFetching} more={{ visible: list.hasNextPage, loading: list.isFetchingNextPage, onClick: () => list.fetchNextPage(), label: "Show more members" }}>
+        {members.map((member) => (
+          <tr key={member.user_id}>
+            <th scope="row" className={`${td} text-left font-medium break-all`}>
+              <Link href={`/console/users/${member.user_id}`} className={textLink}>
+                {member.username}
+              </Link>
+              {member.display_name && member.display_name !== member.username && <span className={`block text-xs font-normal ${mutedText}`}>{member.display_name}</span>}
+            </th>
+            <td className={`${td} break-all`}>{member.email ?? <span className={mutedText}>—</span>}</td>
+            <td className={td}>
+              {member.roles.length === 0 ? (
+                <span className={mutedText}>None</span>
+              ) : (
+                <ul className="flex flex-wrap gap-1">
+                  {member.roles.map((role) => (
+                    <li key={role.id} className="inline-flex items-center gap-0.5">
+                      <Badge tone="brand">{role.name}</Badge>
+                      <button
+                        type="button"
+                        onClick={() => setRevoking({ member, role })}
+                        className="rounded px-1 text-sm text-slate-500 hover:bg-red-50 hover:text-red-700 dark:hover:bg-red-950"
+                        aria-label={`Revoke ${role.name} from ${member.username}`}
+                        title={`Revoke ${role.name}`}
+                      >
+                        ×
+                      </button>
+                    </li>
+                  ))}
+                </ul>
+              )}
+            </td>
+            <td className={td}>
+              <When iso={member.created_at} />
+            </td>
+            <td className={`${td} text-right whitespace-nowrap`}>
+              <button type="button" onClick={() => setGranting(member)} className={rowAction} aria-label={`Grant a role to ${member.username}`}>
+                Grant role
+              </button>
+              <button type="button" onClick={() => setRemoving(member)} className={dangerRowAction} aria-label={`Remove ${member.username}`}>
+                Remove
+              </button>
+            </td>
+          </tr>
+        ))}
+      </DataTable>
     );
   }
 
   return (
     <section aria-labelledby="members-heading">
-      <div className="flex flex-wrap items-start justify-between gap-4">
-        <div className="max-w-2xl">
-          <h2 id="members-heading" className="text-lg font-semibold">
-            Members
-          </h2>
-          <p className="mt-1 text-sm text-slate-600 dark:text-slate-300">
-            Org roles apply in this organization only, while the user is a member. Removing a member removes their roles here.
-          </p>
-        </div>
-        <button type="button" onClick={() => setAdding(true)} className={primaryButton}>
-          Add member
-        </button>
-      </div>
+      <PageHeader
+        id="members-heading"
+        title="Members"
+        level={2}
+        actions={
+          <button type="button" onClick={() => setAdding(true)} className={primaryButton}>
+            Add member
+          </button>
+        }
+      >
+        Org roles apply in this organization only, while the user is a member. Removing a member removes their roles here.
+      </PageHeader>
 
       <div className="mt-4">
         <Notice text={notice} />

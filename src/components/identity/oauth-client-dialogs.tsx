@@ -13,9 +13,12 @@ import {
 import { Dialog } from "@/components/ui/dialog";
 import { primaryButton, secondaryButton } from "@/components/ui/styles";
 import { useTRPC } from "@/trpc/react";
-import { Choice, ChoiceGroup, sentence, TextAreaField, TextField, useFormErrors, type Errors } from "./form";
 import { PermissionPicker } from "./permission-picker";
-import { Code, FormAlert, SecretField, ShownOnceWarning } from "./ui";
+import { Choice, ChoiceGroup, TextAreaField, TextField, useFormErrors } from "@/components/ui/form";
+import { type FormErrors, sentence } from "@/components/ui/form-errors";
+import { SecretField, ShownOnceWarning } from "@/components/ui/secret-field";
+import { FormAlert } from "@/components/ui/states";
+import { Code } from "@/components/ui/values";
 
 // Registering and editing an OAuth client, checked with the schema the server enforces (redirect
 // URIs absolute https — http only to a loopback host — without fragments; grant types that fit
@@ -103,7 +106,7 @@ function ClientForm({ client, onCancel, onRegistered, onSaved }: { client: OAuth
     // The rules across fields hold for the result of an update too.
     const problems = clientShapeProblems({ ...values, client_type: client.client_type });
     if (problems.length > 0) {
-      const found: Errors<Field> = {};
+      const found: FormErrors<Field> = {};
       for (const { path, message } of problems) found[path as Field] ??= sentence(LABELS[path as Field], message);
       return form.set(found);
     }

@@ -3,31 +3,16 @@
 import { keepPreviousData, useInfiniteQuery, useMutation, useQueryClient } from "@tanstack/react-query";
 import { useState, type ReactNode } from "react";
 import type { OAuthClient, OAuthClientWithSecret } from "@/lib/schemas/oauth-clients";
-import { primaryButton } from "@/components/ui/styles";
 import { messageOf, useTRPC } from "@/trpc/react";
 import { ClientSecretDialog, OAuthClientDialog } from "./oauth-client-dialogs";
 import { clientListOptions, type ClientFilters, type ClientStatus } from "./queries";
-import {
-  Badge,
-  Code,
-  ConfirmDialog,
-  dangerRowAction,
-  EmptyState,
-  ErrorState,
-  FormAlert,
-  LoadingState,
-  mutedText,
-  Notice,
-  rowAction,
-  ShowMore,
-  tableClass,
-  tableFrame,
-  tbodyClass,
-  td,
-  th,
-  theadClass,
-  When,
-} from "./ui";
+import { Badge } from "@/components/ui/badge";
+import { ConfirmDialog } from "@/components/ui/confirm-dialog";
+import { EmptyState, ErrorState, FormAlert, LoadingState, Notice } from "@/components/ui/states";
+import { mutedText, primaryButton } from "@/components/ui/styles";
+import { dangerRowAction, DataTable, rowAction, td } from "@/components/ui/table";
+import { Code, When } from "@/components/ui/values";
+import { PageHeader } from "@/components/ui/page-header";
 
 // OAuth 2.0 clients: register one (a confidential client's secret is shown once), edit it, rotate
 // its secret (the old one stops working), deactivate or reactivate it, delete it (softly).
@@ -96,108 +81,79 @@ export function OAuthClientsScreen() {
       );
     }
     return (
-      <>
-        <div className={tableFrame}>
-          <table className={tableClass} aria-busy={list.isFetching}>
-            <caption className="sr-only">OAuth clients</caption>
-            <thead className={theadClass}>
-              <tr>
-                <th scope="col" className={th}>Name</th>
-                <th scope="col" className={th}>Client ID</th>
-                <th scope="col" className={th}>Type</th>
-                <th scope="col" className={th}>Grant types</th>
-                <th scope="col" className={th}>Redirect URIs</th>
-                <th scope="col" className={th}>Scopes</th>
-                <th scope="col" className={th}>Status</th>
-                <th scope="col" className={th}>Created</th>
-                <th scope="col" className={th}><span className="sr-only">Actions</span></th>
-              </tr>
-            </thead>
-            <tbody className={tbodyClass}>
-              {clients.map((client) => (
-                <tr key={client.id}>
-                  <th scope="row" className={`${td} min-w-36 text-left font-medium break-words`}>
-                    {client.name}
-                    {client.is_first_party && (
-                      <span className="mt-1 block">
-                        <Badge tone="brand">First party</Badge>
-                      </span>
-                    )}
-                  </th>
-                  <td className={td}>
-                    <Code>{client.client_id}</Code>
-                  </td>
-                  <td className={td}>{client.client_type}</td>
-                  <td className={td}>
-                    <List items={client.allowed_grant_types} empty="None" />
-                  </td>
-                  <td className={td}>
-                    <List items={client.redirect_uris} empty="None" />
-                  </td>
-                  <td className={`${td} whitespace-nowrap`}>
-                    {client.allowed_scopes.length === 0 ? (
-                      <span className={mutedText}>None</span>
-                    ) : (
-                      <details>
-                        <summary className="cursor-pointer">{client.allowed_scopes.length === 1 ? "1 scope" : `${client.allowed_scopes.length} scopes`}</summary>
-                        <List items={client.allowed_scopes} empty="None" />
-                      </details>
-                    )}
-                  </td>
-                  <td className={td}>{statusOf(client)}</td>
-                  <td className={td}>
-                    <When iso={client.created_at} />
-                  </td>
-                  <td className={`${td} text-right`}>
-                    {!client.is_deleted && (
-                      <div className="flex flex-col items-end gap-1">
-                        <button type="button" onClick={() => setEditing(client)} className={rowAction} aria-label={`Edit ${client.name}`}>
-                          Edit
-                        </button>
-                        {client.client_type === "confidential" && (
-                          <button type="button" onClick={() => setRotating(client)} className={rowAction} aria-label={`Rotate the secret of ${client.name}`}>
-                            Rotate secret
-                          </button>
-                        )}
-                        <button
-                          type="button"
-                          onClick={() => toggle.mutate({ client_id: client.client_id, is_active: !client.is_active })}
-                          disabled={toggle.isPending}
-                          className={rowAction}
-                          aria-label={`${client.is_active ? "Deactivate" : "Activate"} ${client.name}`}
-                        >
-                          {client.is_active ? "Deactivate" : "Activate"}
-                        </button>
-                        <button type="button" onClick={() => setDeleting(client)} className={dangerRowAction} aria-label={`Delete ${client.name}`}>
-                          Delete
-                        </button>
-                      </div>
-                    )}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-        <ShowMore visible={list.hasNextPage} loading={list.isFetchingNextPage} onClick={() => list.fetchNextPage()} label="Show more clients" />
-      </>
+      <DataTable caption="OAuth clients" columns={["Name", "Client ID", "Type", "Grant types", "Redirect URIs", "Scopes", "Status", "Created", { label: "Actions", hidden: true }]} busy={list.isFetching} more={{ visible: list.hasNextPage, loading: list.isFetchingNextPage, onClick: () => list.fetchNextPage(), label: "Show more clients" }}>
+        {clients.map((client) => (
+          <tr key={client.id}>
+            <th scope="row" className={`${td} min-w-36 text-left font-medium break-words`}>
+              {client.name}
+              {client.is_first_party && (
+                <span className="mt-1 block">
+                  <Badge tone="brand">First party</Badge>
+                </span>
+              )}
+            </th>
+            <td className={td}>
+              <Code>{client.client_id}</Code>
+            </td>
+            <td className={td}>{client.client_type}</td>
+            <td className={td}>
+              <List items={client.allowed_grant_types} empty="None" />
+            </td>
+            <td className={td}>
+              <List items={client.redirect_uris} empty="None" />
+            </td>
+            <td className={`${td} whitespace-nowrap`}>
+              {client.allowed_scopes.length === 0 ? (
+                <span className={mutedText}>None</span>
+              ) : (
+                <details>
+                  <summary className="cursor-pointer">{client.allowed_scopes.length === 1 ? "1 scope" : `${client.allowed_scopes.length} scopes`}</summary>
+                  <List items={client.allowed_scopes} empty="None" />
+                </details>
+              )}
+            </td>
+            <td className={td}>{statusOf(client)}</td>
+            <td className={td}>
+              <When iso={client.created_at} />
+            </td>
+            <td className={`${td} text-right`}>
+              {!client.is_deleted && (
+                <div className="flex flex-col items-end gap-1">
+                  <button type="button" onClick={() => setEditing(client)} className={rowAction} aria-label={`Edit ${client.name}`}>
+                    Edit
+                  </button>
+                  {client.client_type === "confidential" && (
+                    <button type="button" onClick={() => setRotating(client)} className={rowAction} aria-label={`Rotate the secret of ${client.name}`}>
+                      Rotate secret
+                    </button>
+                  )}
+                  <button
+                    type="button"
+                    onClick={() => toggle.mutate({ client_id: client.client_id, is_active: !client.is_active })}
+                    disabled={toggle.isPending}
+                    className={rowAction}
+                    aria-label={`${client.is_active ? "Deactivate" : "Activate"} ${client.name}`}
+                  >
+                    {client.is_active ? "Deactivate" : "Activate"}
+                  </button>
+                  <button type="button" onClick={() => setDeleting(client)} className={dangerRowAction} aria-label={`Delete ${client.name}`}>
+                    Delete
+                  </button>
+                </div>
+              )}
+            </td>
+          </tr>
+        ))}
+      </DataTable>
     );
   }
 
   return (
     <section aria-labelledby="oauth-clients-heading">
-      <div className="flex flex-wrap items-start justify-between gap-4">
-        <div className="max-w-2xl">
-          <h1 id="oauth-clients-heading" className="text-2xl font-bold tracking-tight">
-            OAuth clients
-          </h1>
-          <p className="mt-1 text-sm text-slate-600 dark:text-slate-300">
-            Apps registered to use the platform as an OAuth 2.0 authorization server. A confidential client authenticates with a secret,
-            which is shown once and stored only as a hash.
-          </p>
-        </div>
-        {registerButton}
-      </div>
+      <PageHeader id="oauth-clients-heading" title="OAuth clients" actions={registerButton}>
+        Apps registered to use the platform as an OAuth 2.0 authorization server. A confidential client authenticates with a secret,
+        which is shown once and stored only as a hash.
+      </PageHeader>
 
       <div className="mt-4">
         <Notice text={notice} />

@@ -2,11 +2,10 @@
 
 import { useId } from "react";
 import { SCOPE_GROUPS } from "@/components/api-keys/catalog";
-import { FieldError } from "@/components/ui/field-error";
 import { hintClass, labelClass, linkButton } from "@/components/ui/styles";
 import { PERMISSIONS, type Permission } from "@/server/auth/permissions";
-import { describedBy } from "./form";
-import { DangerousBadge } from "./ui";
+import { DangerousBadge } from "@/components/ui/badge";
+import { describedBy, FieldError } from "@/components/ui/field-error";
 
 // Permissions from the catalog, grouped by resource, each with what it allows; dangerous ones are
 // marked. Only catalog permissions can be picked, and only those `offered` (an org role: org ones).

@@ -2,11 +2,9 @@
 
 import { useQuery } from "@tanstack/react-query";
 import { useId, useState, type KeyboardEvent } from "react";
-import { inputClass, labelClass, secondaryButton } from "@/components/ui/styles";
 import { messageOf, useTRPC } from "@/trpc/react";
-import { FieldError } from "@/components/ui/field-error";
-import { describedBy } from "./form";
-import { mutedText } from "./ui";
+import { describedBy, FieldError } from "@/components/ui/field-error";
+import { inputClass, labelClass, mutedText, secondaryButton } from "@/components/ui/styles";
 
 // Find a user or an organization by part of its name and pick it from the matches. The search is
 // its own small form-in-a-form: Enter in the field searches rather than submitting the dialog.

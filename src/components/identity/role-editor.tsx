@@ -5,13 +5,15 @@ import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { useRef, useState, type FormEvent } from "react";
 import { createRoleInput, updateRoleInput, type Role } from "@/lib/schemas/roles";
-import { dangerButton, primaryButton } from "@/components/ui/styles";
 import { isPermission } from "@/server/auth/permissions";
 import { useTRPC } from "@/trpc/react";
-import { Choice, ChoiceGroup, orNull, TextAreaField, TextField, useFormErrors } from "./form";
 import { orgPermissionsOnly, PermissionPicker } from "./permission-picker";
 import { roleOptions } from "./queries";
-import { Badge, ConfirmDialog, ErrorState, FormAlert, LoadingState, Notice, textLink } from "./ui";
+import { Badge } from "@/components/ui/badge";
+import { ConfirmDialog } from "@/components/ui/confirm-dialog";
+import { Choice, ChoiceGroup, orNull, TextAreaField, TextField, useFormErrors } from "@/components/ui/form";
+import { ErrorState, FormAlert, LoadingState, Notice } from "@/components/ui/states";
+import { dangerButton, primaryButton, textLink } from "@/components/ui/styles";
 
 // A role's editor: name, description, scope (fixed once created) and its permissions from the
 // catalog, grouped by resource with the dangerous ones marked. A built-in role keeps its name and

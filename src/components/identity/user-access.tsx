@@ -7,32 +7,18 @@ import type { UserOrganization } from "@/lib/schemas/members";
 import type { Grant } from "@/lib/schemas/roles";
 import type { User } from "@/lib/schemas/users";
 import { Dialog } from "@/components/ui/dialog";
-import { FieldError } from "@/components/ui/field-error";
-import { inputClass, labelClass, primaryButton, secondaryButton } from "@/components/ui/styles";
 import { useTRPC } from "@/trpc/react";
-import { Choice, ChoiceGroup, describedBy, useFormErrors } from "./form";
 import { OrganizationPicker, type Picked } from "./pickers";
 import { effectivePermissionsOptions, roleChoicesOptions, userGrantsOptions, userOrganizationsOptions } from "./queries";
-import {
-  Badge,
-  ConfirmDialog,
-  DangerousBadge,
-  EmptyState,
-  ErrorState,
-  FormAlert,
-  LoadingState,
-  mutedText,
-  Section,
-  tableClass,
-  tableFrame,
-  tbodyClass,
-  td,
-  textLink,
-  th,
-  theadClass,
-  When,
-  dangerRowAction,
-} from "./ui";
+import { Badge, DangerousBadge } from "@/components/ui/badge";
+import { ConfirmDialog } from "@/components/ui/confirm-dialog";
+import { describedBy, FieldError } from "@/components/ui/field-error";
+import { Choice, ChoiceGroup, useFormErrors } from "@/components/ui/form";
+import { Section } from "@/components/ui/section";
+import { EmptyState, ErrorState, FormAlert, LoadingState } from "@/components/ui/states";
+import { inputClass, labelClass, mutedText, primaryButton, secondaryButton, textLink } from "@/components/ui/styles";
+import { dangerRowAction, DataTable, td } from "@/components/ui/table";
+import { When } from "@/components/ui/values";
 
 // What a user may do: the organizations they belong to, the roles granted to them (globally or in
 // one organization), and the permissions that come out of it, each with the roles it comes from.
@@ -65,52 +51,39 @@ export function MembershipsSection({ user, onNotice }: { user: User; onNotice: (
     if (orgs.isError) return <ErrorState title="The organizations could not be loaded." error={orgs.error} onRetry={() => orgs.refetch()} />;
     if (orgs.data.data.length === 0) return <EmptyState title={`${user.username} belongs to no organization.`} body="Add them to one to grant them its org roles." />;
     return (
-      <div className={tableFrame}>
-        <table className={tableClass}>
-          <caption className="sr-only">Organizations of {user.username}</caption>
-          <thead className={theadClass}>
-            <tr>
-              <th scope="col" className={th}>Organization</th>
-              <th scope="col" className={th}>Org roles there</th>
-              <th scope="col" className={th}>Joined</th>
-              <th scope="col" className={th}><span className="sr-only">Actions</span></th>
-            </tr>
-          </thead>
-          <tbody className={tbodyClass}>
-            {orgs.data.data.map((org) => (
-              <tr key={org.org_id}>
-                <th scope="row" className={`${td} text-left font-medium`}>
-                  <Link href={`/console/organizations/${org.org_id}/members`} className={textLink}>
-                    {org.name}
-                  </Link>
-                  {org.display_name && org.display_name !== org.name && <span className={`block text-xs ${mutedText}`}>{org.display_name}</span>}
-                </th>
-                <td className={td}>
-                  {org.roles.length === 0 ? (
-                    <span className={mutedText}>None</span>
-                  ) : (
-                    <ul className="flex flex-wrap gap-1">
-                      {org.roles.map((role) => (
-                        <li key={role.id}>
-                          <Badge tone="brand">{role.name}</Badge>
-                        </li>
-                      ))}
-                    </ul>
-                  )}
-                </td>
-                <td className={td}>
-                  <When iso={org.created_at} />
-                </td>
-                <td className={`${td} text-right`}>
-                  <button type="button" onClick={() => setRemoving(org)} className={dangerRowAction} aria-label={`Remove from ${org.name}`}>
-                    Remove
-                  </button>
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
+      <DataTable caption={`Organizations of ${user.username}`} columns={["Organization", "Org roles there", "Joined", { label: "Actions", hidden: true }]}>
+        {orgs.data.data.map((org) => (
+          <tr key={org.org_id}>
+            <th scope="row" className={`${td} text-left font-medium`}>
+              <Link href={`/console/organizations/${org.org_id}/members`} className={textLink}>
+                {org.name}
+              </Link>
+              {org.display_name && org.display_name !== org.name && <span className={`block text-xs ${mutedText}`}>{org.display_name}</span>}
+            </th>
+            <td className={td}>
+              {org.roles.length === 0 ? (
+                <span className={mutedText}>None</span>
+              ) : (
+                <ul className="flex flex-wrap gap-1">
+                  {org.roles.map((role) => (
+                    <li key={role.id}>
+                      <Badge tone="brand">{role.name}</Badge>
+                    </li>
+                  ))}
+                </ul>
+              )}
+            </td>
+            <td className={td}>
+              <When iso={org.created_at} />
+            </td>
+            <td className={`${td} text-right`}>
+              <button type="button" onClick={() => setRemoving(org)} className={dangerRowAction} aria-label={`Remove from ${org.name}`}>
+                Remove
+              </button>
+            </td>
+          </tr>
+        ))}
+      </DataTable>
     );
   }
 
@@ -214,54 +187,40 @@ export function GrantsSection({ user, onNotice }: { user: User; onNotice: (text:
     if (grants.isError) return <ErrorState title="The role grants could not be loaded." error={grants.error} onRetry={() => grants.refetch()} />;
     if (grants.data.data.length === 0) return <EmptyState title={`${user.username} holds no role.`} body="Grant a system role (globally) or an org role (in one organization)." />;
     return (
-      <div className={tableFrame}>
-        <table className={tableClass}>
-          <caption className="sr-only">Role grants of {user.username}</caption>
-          <thead className={theadClass}>
-            <tr>
-              <th scope="col" className={th}>Role</th>
-              <th scope="col" className={th}>Scope</th>
-              <th scope="col" className={th}>Where</th>
-              <th scope="col" className={th}>Granted</th>
-              <th scope="col" className={th}><span className="sr-only">Actions</span></th>
-            </tr>
-          </thead>
-          <tbody className={tbodyClass}>
-            {grants.data.data.map((grant) => (
-              <tr key={grant.id}>
-                <th scope="row" className={`${td} text-left font-medium`}>
-                  <Link href={`/console/roles/${grant.role.id}`} className={textLink}>
-                    {grant.role.name}
-                  </Link>
-                  {grant.role.is_built_in && (
-                    <span className="ml-2">
-                      <Badge>Built-in</Badge>
-                    </span>
-                  )}
-                </th>
-                <td className={td}>{grant.role.scope === "system" ? "System" : "Organization"}</td>
-                <td className={td}>
-                  {grant.org_id === null ? (
-                    "Globally"
-                  ) : (
-                    <Link href={`/console/organizations/${grant.org_id}/members`} className={textLink}>
-                      {grant.org_name}
-                    </Link>
-                  )}
-                </td>
-                <td className={td}>
-                  <When iso={grant.created_at} />
-                </td>
-                <td className={`${td} text-right`}>
-                  <button type="button" onClick={() => setRevoking(grant)} className={dangerRowAction} aria-label={`Revoke ${grant.role.name} ${where(grant)}`}>
-                    Revoke
-                  </button>
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
+      <DataTable caption={`Role grants of ${user.username}`} columns={["Role", "Scope", "Where", "Granted", { label: "Actions", hidden: true }]}>
+        {grants.data.data.map((grant) => (
+          <tr key={grant.id}>
+            <th scope="row" className={`${td} text-left font-medium`}>
+              <Link href={`/console/roles/${grant.role.id}`} className={textLink}>
+                {grant.role.name}
+              </Link>
+              {grant.role.is_built_in && (
+                <span className="ml-2">
+                  <Badge>Built-in</Badge>
+                </span>
+              )}
+            </th>
+            <td className={td}>{grant.role.scope === "system" ? "System" : "Organization"}</td>
+            <td className={td}>
+              {grant.org_id === null ? (
+                "Globally"
+              ) : (
+                <Link href={`/console/organizations/${grant.org_id}/members`} className={textLink}>
+                  {grant.org_name}
+                </Link>
+              )}
+            </td>
+            <td className={td}>
+              <When iso={grant.created_at} />
+            </td>
+            <td className={`${td} text-right`}>
+              <button type="button" onClick={() => setRevoking(grant)} className={dangerRowAction} aria-label={`Revoke ${grant.role.name} ${where(grant)}`}>
+                Revoke
+              </button>
+            </td>
+          </tr>
+        ))}
+      </DataTable>
     );
   }
 
@@ -407,42 +366,31 @@ interface Held {
 function HeldTable({ caption, held, orgNames }: { caption: string; held: Held[]; orgNames: ReadonlyMap<string, string> }) {
   if (held.length === 0) return <p className={`text-sm ${mutedText}`}>None.</p>;
   return (
-    <div className={tableFrame}>
-      <table className={tableClass}>
-        <caption className="sr-only">{caption}</caption>
-        <thead className={theadClass}>
-          <tr>
-            <th scope="col" className={th}>Permission</th>
-            <th scope="col" className={th}>From</th>
-          </tr>
-        </thead>
-        <tbody className={tbodyClass}>
-          {held.map((p) => (
-            <tr key={p.permission}>
-              <th scope="row" className={`${td} text-left font-normal`}>
-                <code className="font-mono text-sm break-all">{p.permission}</code>
-                {p.dangerous && (
-                  <span className="ml-2">
-                    <DangerousBadge />
-                  </span>
-                )}
-              </th>
-              <td className={td}>
-                <ul className="flex flex-wrap gap-1">
-                  {p.sources.map((s) => (
-                    <li key={`${s.role_id}-${s.org_id ?? "global"}`}>
-                      <Badge tone={s.org_id === null ? "neutral" : "brand"}>
-                        {s.role_name} {s.org_id === null ? "(globally)" : `(in ${orgNames.get(s.org_id) ?? "an organization"})`}
-                      </Badge>
-                    </li>
-                  ))}
-                </ul>
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
+    <DataTable caption={`${caption}`} columns={["Permission", "From"]}>
+      {held.map((p) => (
+        <tr key={p.permission}>
+          <th scope="row" className={`${td} text-left font-normal`}>
+            <code className="font-mono text-sm break-all">{p.permission}</code>
+            {p.dangerous && (
+              <span className="ml-2">
+                <DangerousBadge />
+              </span>
+            )}
+          </th>
+          <td className={td}>
+            <ul className="flex flex-wrap gap-1">
+              {p.sources.map((s) => (
+                <li key={`${s.role_id}-${s.org_id ?? "global"}`}>
+                  <Badge tone={s.org_id === null ? "neutral" : "brand"}>
+                    {s.role_name} {s.org_id === null ? "(globally)" : `(in ${orgNames.get(s.org_id) ?? "an organization"})`}
+                  </Badge>
+                </li>
+              ))}
+            </ul>
+          </td>
+        </tr>
+      ))}
+    </DataTable>
   );
 }
 

@@ -4,13 +4,16 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
 import { useState } from "react";
 import type { PasswordReset, User } from "@/lib/schemas/users";
-import { dangerButton, secondaryButton } from "@/components/ui/styles";
 import { messageOf, useTRPC } from "@/trpc/react";
 import { userOptions } from "./queries";
 import { EffectivePermissionsSection, GrantsSection, MembershipsSection } from "./user-access";
 import { ApiKeysSection, IdentitiesSection } from "./user-links";
 import { NewPasswordDialog, ProfileForm, ResetPasswordDialog } from "./user-profile";
-import { Badge, ConfirmDialog, ErrorState, FormAlert, LoadingState, Notice, Section, textLink } from "./ui";
+import { Badge } from "@/components/ui/badge";
+import { ConfirmDialog } from "@/components/ui/confirm-dialog";
+import { Section } from "@/components/ui/section";
+import { ErrorState, FormAlert, LoadingState, Notice } from "@/components/ui/states";
+import { dangerButton, secondaryButton, textLink } from "@/components/ui/styles";
 
 // One user: profile, password, deletion and restore; their organizations, role grants and
 // effective permissions; linked identities and API keys. A deleted user shows only what restoring

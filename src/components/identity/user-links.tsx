@@ -6,24 +6,13 @@ import { useState } from "react";
 import type { Identity, User } from "@/lib/schemas/users";
 import { useTRPC } from "@/trpc/react";
 import { identitiesOptions, userKeysOptions } from "./queries";
-import {
-  Badge,
-  Code,
-  ConfirmDialog,
-  dangerRowAction,
-  EmptyState,
-  ErrorState,
-  LoadingState,
-  Section,
-  tableClass,
-  tableFrame,
-  tbodyClass,
-  td,
-  textLink,
-  th,
-  theadClass,
-  When,
-} from "./ui";
+import { Badge } from "@/components/ui/badge";
+import { ConfirmDialog } from "@/components/ui/confirm-dialog";
+import { Section } from "@/components/ui/section";
+import { EmptyState, ErrorState, LoadingState } from "@/components/ui/states";
+import { textLink } from "@/components/ui/styles";
+import { dangerRowAction, DataTable, td } from "@/components/ui/table";
+import { Code, When } from "@/components/ui/values";
 
 // What else reaches a user: external accounts linked at sign-in (unlinkable here), and their API
 // keys (read-only: only a key's owner creates or revokes it).
@@ -45,37 +34,24 @@ export function IdentitiesSection({ user, onNotice }: { user: User; onNotice: (t
       return <EmptyState title="No linked identity." body="An external account is linked when it first signs in with a verified email this user has." />;
     }
     return (
-      <div className={tableFrame}>
-        <table className={tableClass}>
-          <caption className="sr-only">Linked identities of {user.username}</caption>
-          <thead className={theadClass}>
-            <tr>
-              <th scope="col" className={th}>Provider</th>
-              <th scope="col" className={th}>Account id at the provider</th>
-              <th scope="col" className={th}>Linked</th>
-              <th scope="col" className={th}><span className="sr-only">Actions</span></th>
-            </tr>
-          </thead>
-          <tbody className={tbodyClass}>
-            {identities.data.data.map((identity) => (
-              <tr key={identity.id}>
-                <th scope="row" className={`${td} text-left font-medium`}>
-                  {providerName(identity)}
-                </th>
-                <td className={`${td} font-mono break-all`}>{identity.provider_user_id}</td>
-                <td className={td}>
-                  <When iso={identity.created_at} />
-                </td>
-                <td className={`${td} text-right`}>
-                  <button type="button" onClick={() => setUnlinking(identity)} className={dangerRowAction} aria-label={`Unlink ${providerName(identity)} ${identity.provider_user_id}`}>
-                    Unlink
-                  </button>
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
+      <DataTable caption={`Linked identities of ${user.username}`} columns={["Provider", "Account id at the provider", "Linked", { label: "Actions", hidden: true }]}>
+        {identities.data.data.map((identity) => (
+          <tr key={identity.id}>
+            <th scope="row" className={`${td} text-left font-medium`}>
+              {providerName(identity)}
+            </th>
+            <td className={`${td} font-mono break-all`}>{identity.provider_user_id}</td>
+            <td className={td}>
+              <When iso={identity.created_at} />
+            </td>
+            <td className={`${td} text-right`}>
+              <button type="button" onClick={() => setUnlinking(identity)} className={dangerRowAction} aria-label={`Unlink ${providerName(identity)} ${identity.provider_user_id}`}>
+                Unlink
+              </button>
+            </td>
+          </tr>
+        ))}
+      </DataTable>
     );
   }
 
@@ -115,52 +91,37 @@ export function ApiKeysSection({ user }: { user: User }) {
     if (keys.isError) return <ErrorState title="The API keys could not be loaded." error={keys.error} onRetry={() => keys.refetch()} />;
     if (keys.data.data.length === 0) return <EmptyState title={`${user.username} has no API keys.`} />;
     return (
-      <div className={tableFrame}>
-        <table className={tableClass}>
-          <caption className="sr-only">API keys of {user.username}</caption>
-          <thead className={theadClass}>
-            <tr>
-              <th scope="col" className={th}>Name</th>
-              <th scope="col" className={th}>Prefix</th>
-              <th scope="col" className={th}>Scopes</th>
-              <th scope="col" className={th}>Expires</th>
-              <th scope="col" className={th}>Last used</th>
-              <th scope="col" className={th}>Status</th>
+      <DataTable caption={`API keys of ${user.username}`} columns={["Name", "Prefix", "Scopes", "Expires", "Last used", "Status"]}>
+        {keys.data.data.map((key) => {
+          const expired = key.expires_at !== null && Date.parse(key.expires_at) <= now;
+          return (
+            <tr key={key.id}>
+              <th scope="row" className={`${td} text-left font-medium break-words`}>
+                {key.name}
+              </th>
+              <td className={`${td} font-mono whitespace-nowrap`}>{key.key_prefix}…</td>
+              <td className={td}>
+                <ul className="flex flex-wrap gap-1">
+                  {key.scopes.map((scope) => (
+                    <li key={scope}>
+                      <Code>{scope}</Code>
+                    </li>
+                  ))}
+                </ul>
+              </td>
+              <td className={td}>
+                <When iso={key.expires_at} />
+              </td>
+              <td className={td}>
+                <When iso={key.last_used_at} />
+              </td>
+              <td className={td}>
+                {!key.is_active ? <Badge>Revoked</Badge> : expired ? <Badge tone="warn">Expired</Badge> : <Badge tone="good">Active</Badge>}
+              </td>
             </tr>
-          </thead>
-          <tbody className={tbodyClass}>
-            {keys.data.data.map((key) => {
-              const expired = key.expires_at !== null && Date.parse(key.expires_at) <= now;
-              return (
-                <tr key={key.id}>
-                  <th scope="row" className={`${td} text-left font-medium break-words`}>
-                    {key.name}
-                  </th>
-                  <td className={`${td} font-mono whitespace-nowrap`}>{key.key_prefix}…</td>
-                  <td className={td}>
-                    <ul className="flex flex-wrap gap-1">
-                      {key.scopes.map((scope) => (
-                        <li key={scope}>
-                          <Code>{scope}</Code>
-                        </li>
-                      ))}
-                    </ul>
-                  </td>
-                  <td className={td}>
-                    <When iso={key.expires_at} />
-                  </td>
-                  <td className={td}>
-                    <When iso={key.last_used_at} />
-                  </td>
-                  <td className={td}>
-                    {!key.is_active ? <Badge>Revoked</Badge> : expired ? <Badge tone="warn">Expired</Badge> : <Badge tone="good">Active</Badge>}
-                  </td>
-                </tr>
-              );
-            })}
-          </tbody>
-        </table>
-      </div>
+          );
+        })}
+      </DataTable>
     );
   }
 

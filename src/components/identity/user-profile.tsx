@@ -6,8 +6,9 @@ import { updateUserInput, type PasswordReset, type User } from "@/lib/schemas/us
 import { Dialog } from "@/components/ui/dialog";
 import { primaryButton, secondaryButton } from "@/components/ui/styles";
 import { useTRPC } from "@/trpc/react";
-import { Choice, ChoiceGroup, orNull, TextAreaField, TextField, useFormErrors } from "./form";
-import { FormAlert, SecretField, ShownOnceWarning } from "./ui";
+import { Choice, ChoiceGroup, orNull, TextAreaField, TextField, useFormErrors } from "@/components/ui/form";
+import { SecretField, ShownOnceWarning } from "@/components/ui/secret-field";
+import { FormAlert } from "@/components/ui/states";
 
 // A user's profile form, and the password reset with its show-once generated password.
 

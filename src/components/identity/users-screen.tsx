@@ -4,11 +4,15 @@ import { keepPreviousData, useInfiniteQuery, useQueryClient } from "@tanstack/re
 import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { useId, useState, type FormEvent } from "react";
-import { inputClass, labelClass, primaryButton, secondaryButton } from "@/components/ui/styles";
 import { useTRPC } from "@/trpc/react";
 import { CreateUserDialog } from "./create-user-dialog";
 import { userListOptions, type UserFilters } from "./queries";
-import { Badge, EmptyState, ErrorState, LoadingState, mutedText, ShowMore, tableClass, tableFrame, tbodyClass, td, textLink, th, theadClass, When } from "./ui";
+import { Badge } from "@/components/ui/badge";
+import { EmptyState, ErrorState, LoadingState } from "@/components/ui/states";
+import { inputClass, labelClass, mutedText, primaryButton, secondaryButton, textLink } from "@/components/ui/styles";
+import { DataTable, td } from "@/components/ui/table";
+import { When } from "@/components/ui/values";
+import { PageHeader } from "@/components/ui/page-header";
 
 // Users: search by username, display name or email; deleted users on request (sys_admins); create
 // a user, who opens on their own page.
@@ -38,63 +42,44 @@ export function UsersScreen() {
       return filters.q ? <EmptyState title={`No user matches “${filters.q}”.`} /> : <EmptyState title="No users yet." />;
     }
     return (
-      <>
-        <div className={tableFrame}>
-          <table className={tableClass} aria-busy={list.isFetching}>
-            <caption className="sr-only">Users</caption>
-            <thead className={theadClass}>
-              <tr>
-                <th scope="col" className={th}>Username</th>
-                <th scope="col" className={th}>Display name</th>
-                <th scope="col" className={th}>Email</th>
-                <th scope="col" className={th}>Sign-in</th>
-                <th scope="col" className={th}>Created</th>
-              </tr>
-            </thead>
-            <tbody className={tbodyClass}>
-              {users.map((user) => (
-                <tr key={user.id}>
-                  <th scope="row" className={`${td} text-left font-medium break-all`}>
-                    <Link href={`/console/users/${user.id}`} className={textLink}>
-                      {user.username}
-                    </Link>
-                    {user.is_deleted && (
-                      <span className="ml-2">
-                        <Badge tone="bad">Deleted</Badge>
-                      </span>
-                    )}
-                  </th>
-                  <td className={td}>{user.display_name ?? <span className={mutedText}>—</span>}</td>
-                  <td className={`${td} break-all`}>{user.email ?? <span className={mutedText}>—</span>}</td>
-                  <td className={td}>{user.has_password ? <Badge>Password</Badge> : <Badge tone="brand">OAuth only</Badge>}</td>
-                  <td className={td}>
-                    <When iso={user.created_at} />
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-        <ShowMore visible={list.hasNextPage} loading={list.isFetchingNextPage} onClick={() => list.fetchNextPage()} label="Show more users" />
-      </>
+      <DataTable caption="Users" columns={["Username", "Display name", "Email", "Sign-in", "Created"]} busy={list.isFetching} more={{ visible: list.hasNextPage, loading: list.isFetchingNextPage, onClick: () => list.fetchNextPage(), label: "Show more users" }}>
+        {users.map((user) => (
+          <tr key={user.id}>
+            <th scope="row" className={`${td} text-left font-medium break-all`}>
+              <Link href={`/console/users/${user.id}`} className={textLink}>
+                {user.username}
+              </Link>
+              {user.is_deleted && (
+                <span className="ml-2">
+                  <Badge tone="bad">Deleted</Badge>
+                </span>
+              )}
+            </th>
+            <td className={td}>{user.display_name ?? <span className={mutedText}>—</span>}</td>
+            <td className={`${td} break-all`}>{user.email ?? <span className={mutedText}>—</span>}</td>
+            <td className={td}>{user.has_password ? <Badge>Password</Badge> : <Badge tone="brand">OAuth only</Badge>}</td>
+            <td className={td}>
+              <When iso={user.created_at} />
+            </td>
+          </tr>
+        ))}
+      </DataTable>
     );
   }
 
   return (
     <section aria-labelledby="users-heading">
-      <div className="flex flex-wrap items-start justify-between gap-4">
-        <div className="max-w-2xl">
-          <h1 id="users-heading" className="text-2xl font-bold tracking-tight">
-            Users
-          </h1>
-          <p className="mt-1 text-sm text-slate-600 dark:text-slate-300">
-            Everyone who can sign in: their organizations, roles, linked identities and API keys are on their page.
-          </p>
-        </div>
-        <button type="button" onClick={() => setCreating(true)} className={primaryButton}>
-          Create user
-        </button>
-      </div>
+      <PageHeader
+        id="users-heading"
+        title="Users"
+        actions={
+          <button type="button" onClick={() => setCreating(true)} className={primaryButton}>
+            Create user
+          </button>
+        }
+      >
+        Everyone who can sign in: their organizations, roles, linked identities and API keys are on their page.
+      </PageHeader>
 
       <div className="mt-6 flex flex-wrap items-end justify-between gap-4">
         <form role="search" aria-label="Users" onSubmit={search} className="flex w-full max-w-md items-end gap-2">

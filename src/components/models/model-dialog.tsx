@@ -3,13 +3,13 @@
 import { useMutation } from "@tanstack/react-query";
 import { useEffect, useId, useRef, useState, type FormEvent, type ReactNode } from "react";
 import { BILLING_UNITS, createModelInput, MODEL_CATEGORIES, updateModelInput, type Model, type UpdateModelInput } from "@/lib/schemas/models";
-import { collectErrors, describedBy, serverErrors, zodErrors, type FormErrors } from "@/components/catalogs/form-errors";
-import { FormAlert } from "@/components/catalogs/states";
 import { Dialog } from "@/components/ui/dialog";
-import { FieldError } from "@/components/ui/field-error";
 import { hintClass, inputClass, labelClass, primaryButton, secondaryButton } from "@/components/ui/styles";
 import { useTRPC } from "@/trpc/react";
 import { CATEGORY_LABELS, UNIT_LABELS } from "./format";
+import { describedBy, FieldError } from "@/components/ui/field-error";
+import { collectErrors, type FormErrors, serverErrors, zodErrors } from "@/components/ui/form-errors";
+import { FormAlert } from "@/components/ui/states";
 
 // "Add model" and "Edit": one form. Prices are typed as text and sent as the text typed (checked
 // with the schema the server enforces), never through a JS number, so 0.00000125 stays 0.00000125.

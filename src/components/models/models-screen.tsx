@@ -3,24 +3,15 @@
 import { keepPreviousData, useInfiniteQuery, useMutation, useQueryClient } from "@tanstack/react-query";
 import { useDeferredValue, useId, useState } from "react";
 import { MODEL_CATEGORIES, type Model } from "@/lib/schemas/models";
-import {
-  EmptyState,
-  LoadError,
-  LoadingState,
-  Notice,
-  ShowMore,
-  tableClass,
-  tableFrame,
-  td,
-  th,
-  type ScreenNotice,
-} from "@/components/catalogs/states";
-import { Switch } from "@/components/catalogs/switch";
 import { inputClass, labelClass, primaryButton, secondaryButton } from "@/components/ui/styles";
 import { messageOf, useTRPC } from "@/trpc/react";
 import { CATEGORY_LABELS, categoryLabel, unitLabel } from "./format";
 import { ModelDialog } from "./model-dialog";
 import { modelListOptions, NO_FILTERS, type ModelFilters } from "./queries";
+import { EmptyState, ErrorState, LoadingState, Notice, type ScreenNotice } from "@/components/ui/states";
+import { Switch } from "@/components/ui/switch";
+import { DataTable, td } from "@/components/ui/table";
+import { PageHeader } from "@/components/ui/page-header";
 
 // The model catalog: every model with its prices (exactly as stored: decimal strings), filtered by
 // provider, category and status; "Add model", "Edit", and a switch per model.
@@ -124,9 +115,9 @@ export function ModelsScreen() {
   );
 
   function content() {
-    if (list.isPending) return <LoadingState what="models" />;
+    if (list.isPending) return <LoadingState label="Loading models…" />;
     if (list.isError && models.length === 0) {
-      return <LoadError title="The models could not be loaded." message={messageOf(list.error)} onRetry={() => list.refetch()} />;
+      return <ErrorState title="The models could not be loaded." error={list.error} onRetry={() => list.refetch()} />;
     }
     if (models.length === 0) {
       return filtered ? (
@@ -144,86 +135,59 @@ export function ModelsScreen() {
       );
     }
     return (
-      <>
-        <div className={tableFrame}>
-          <table className={tableClass} aria-busy={list.isFetching}>
-            <caption className="sr-only">Models</caption>
-            <thead className="bg-slate-50 dark:bg-slate-950">
-              <tr>
-                <th scope="col" className={th}>Provider</th>
-                <th scope="col" className={th}>Model</th>
-                <th scope="col" className={th}>Category</th>
-                <th scope="col" className={th}>Input price</th>
-                <th scope="col" className={th}>Output price</th>
-                <th scope="col" className={th}>Enabled</th>
-                <th scope="col" className={th}>
-                  <span className="sr-only">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody className="divide-y divide-slate-200 dark:divide-slate-800">
-              {models.map((model) => (
-                <tr key={model.id}>
-                  <td className={td}>{model.provider}</td>
-                  <th scope="row" className={`${td} min-w-48 text-left font-normal`}>
-                    <span className="font-mono font-medium break-all">{model.model_id}</span>
-                    {model.display_name && <span className="block text-slate-600 dark:text-slate-300">{model.display_name}</span>}
-                    {model.aliases.length > 0 && (
-                      <span className="block text-xs text-slate-500 dark:text-slate-400">
-                        Also: <span className="font-mono">{model.aliases.join(", ")}</span>
-                      </span>
-                    )}
-                  </th>
-                  <td className={td}>{categoryLabel(model.model_category)}</td>
-                  <td className={td}>
-                    <Price price={model.input_price_per_unit} unit={model.input_billing_unit} currency={model.currency} />
-                  </td>
-                  <td className={td}>
-                    <Price price={model.output_price_per_unit} unit={model.output_billing_unit} currency={model.currency} />
-                  </td>
-                  <td className={`${td} whitespace-nowrap`}>
-                    <Switch
-                      checked={model.enabled}
-                      label={`Enable ${model.provider} ${model.model_id}`}
-                      disabled={pendingId === model.id}
-                      onChange={(enabled) => toggle.mutate({ id: model.id, enabled })}
-                    />
-                  </td>
-                  <td className={`${td} text-right`}>
-                    <button
-                      type="button"
-                      onClick={() => setEditing(model)}
-                      aria-label={`Edit ${model.provider} ${model.model_id}`}
-                      className="rounded-md px-2 py-1 text-sm font-medium text-brand-600 hover:bg-brand-50 dark:text-brand-100 dark:hover:bg-slate-800"
-                    >
-                      Edit
-                    </button>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-        <ShowMore hasMore={list.hasNextPage} loading={list.isFetchingNextPage} onMore={() => list.fetchNextPage()} label="Show more models" />
-      </>
+      <DataTable caption="Models" columns={["Provider", "Model", "Category", "Input price", "Output price", "Enabled", { label: "Actions", hidden: true }]} busy={list.isFetching} more={{ visible: list.hasNextPage, loading: list.isFetchingNextPage, onClick: () => list.fetchNextPage(), label: "Show more models" }}>
+        {models.map((model) => (
+          <tr key={model.id}>
+            <td className={td}>{model.provider}</td>
+            <th scope="row" className={`${td} min-w-48 text-left font-normal`}>
+              <span className="font-mono font-medium break-all">{model.model_id}</span>
+              {model.display_name && <span className="block text-slate-600 dark:text-slate-300">{model.display_name}</span>}
+              {model.aliases.length > 0 && (
+                <span className="block text-xs text-slate-500 dark:text-slate-400">
+                  Also: <span className="font-mono">{model.aliases.join(", ")}</span>
+                </span>
+              )}
+            </th>
+            <td className={td}>{categoryLabel(model.model_category)}</td>
+            <td className={td}>
+              <Price price={model.input_price_per_unit} unit={model.input_billing_unit} currency={model.currency} />
+            </td>
+            <td className={td}>
+              <Price price={model.output_price_per_unit} unit={model.output_billing_unit} currency={model.currency} />
+            </td>
+            <td className={`${td} whitespace-nowrap`}>
+              <Switch
+                checked={model.enabled}
+                label={`Enable ${model.provider} ${model.model_id}`}
+                disabled={pendingId === model.id}
+                onChange={(enabled) => toggle.mutate({ id: model.id, enabled })}
+              />
+            </td>
+            <td className={`${td} text-right`}>
+              <button
+                type="button"
+                onClick={() => setEditing(model)}
+                aria-label={`Edit ${model.provider} ${model.model_id}`}
+                className="rounded-md px-2 py-1 text-sm font-medium text-brand-600 hover:bg-brand-50 dark:text-brand-100 dark:hover:bg-slate-800"
+              >
+                Edit
+              </button>
+            </td>
+          </tr>
+        ))}
+      </DataTable>
     );
   }
 
   return (
     <section aria-labelledby="models-heading">
-      <div className="flex flex-wrap items-start justify-between gap-4">
-        <div className="max-w-2xl">
-          <h1 id="models-heading" className="text-2xl font-bold tracking-tight">
-            Models
-          </h1>
-          <p className="mt-1 text-sm text-slate-600 dark:text-slate-300">
-            The models LLM providers offer and what they cost. Prices are exact decimals, kept to 8 decimal places.
-          </p>
-        </div>
-        {addButton}
-      </div>
+      <PageHeader id="models-heading" title="Models" actions={addButton}>
+        The models LLM providers offer and what they cost. Prices are exact decimals, kept to 8 decimal places.
+      </PageHeader>
 
-      <Notice notice={notice} />
+      <div className="mt-4">
+        <Notice text={notice?.text ?? ""} error={notice?.error} />
+      </div>
 
       <div className="mt-2">
         <Filters filters={filters} onChange={setFilters} />

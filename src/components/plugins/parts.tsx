@@ -3,9 +3,10 @@
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import type { Plugin } from "@/lib/schemas/plugins";
-import { neutralBadge, type ScreenNotice } from "@/components/catalogs/states";
-import { Switch } from "@/components/catalogs/switch";
 import { messageOf, useTRPC } from "@/trpc/react";
+import type { ScreenNotice } from "@/components/ui/states";
+import { badgeClass } from "@/components/ui/badge";
+import { Switch } from "@/components/ui/switch";
 
 // Pieces both plugin screens show: a version's behaviour flags, its capabilities, and the switch
 // that enables or disables it.
@@ -17,7 +18,7 @@ export function Flags({ plugin }: { plugin: Plugin }) {
   return (
     <ul className="flex flex-wrap gap-1" aria-label="Behaviour">
       {flags.map((flag) => (
-        <li key={flag} className={neutralBadge}>
+        <li key={flag} className={badgeClass()}>
           {flag}
         </li>
       ))}

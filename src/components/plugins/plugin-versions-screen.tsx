@@ -5,27 +5,17 @@ import Link from "next/link";
 import { useState } from "react";
 import type { Plugin } from "@/lib/schemas/plugins";
 import { formatTimestamp } from "@/components/api-keys/format";
-import {
-  EmptyState,
-  LoadError,
-  LoadingState,
-  Notice,
-  positiveBadge,
-  ShowMore,
-  tableClass,
-  tableFrame,
-  td,
-  th,
-  type ScreenNotice,
-} from "@/components/catalogs/states";
 import { Dialog } from "@/components/ui/dialog";
 import { linkButton, primaryButton, secondaryButton } from "@/components/ui/styles";
-import { messageOf, useTRPC } from "@/trpc/react";
+import { useTRPC } from "@/trpc/react";
 import { PluginLogo } from "./logo";
 import { Capabilities, Flags, usePluginToggle } from "./parts";
 import { versionsOptions } from "./queries";
 import { RegisterPluginDialog } from "./register-plugin-dialog";
 import { SettingsPreview } from "./settings-preview";
+import { EmptyState, ErrorState, LoadingState, Notice, type ScreenNotice } from "@/components/ui/states";
+import { Badge } from "@/components/ui/badge";
+import { DataTable, td } from "@/components/ui/table";
 
 // Every version of one system plugin, newest registration first, the latest marked; each with its
 // switch and the settings form its schema makes. "Register version" starts from the latest.
@@ -70,63 +60,43 @@ export function PluginVersionsScreen({ pid }: { pid: string }) {
   const { toggle } = usePluginToggle(setNotice);
 
   function content() {
-    if (list.isPending) return <LoadingState what="versions" />;
+    if (list.isPending) return <LoadingState label="Loading versions…" />;
     if (list.isError && versions.length === 0) {
-      return <LoadError title="The versions could not be loaded." message={messageOf(list.error)} onRetry={() => list.refetch()} />;
+      return <ErrorState title="The versions could not be loaded." error={list.error} onRetry={() => list.refetch()} />;
     }
     if (versions.length === 0) {
       return <EmptyState title="No such system plugin" body={`No version of ${pid} is registered.`} />;
     }
     return (
-      <>
-        <div className={tableFrame}>
-          <table className={tableClass} aria-busy={list.isFetching}>
-            <caption className="sr-only">Versions of {pid}</caption>
-            <thead className="bg-slate-50 dark:bg-slate-950">
-              <tr>
-                <th scope="col" className={th}>Version</th>
-                <th scope="col" className={th}>Name</th>
-                <th scope="col" className={th}>Tag</th>
-                <th scope="col" className={th}>Capabilities</th>
-                <th scope="col" className={th}>Behaviour</th>
-                <th scope="col" className={th}>Registered</th>
-                <th scope="col" className={th}>Enabled</th>
-                <th scope="col" className={th}>
-                  <span className="sr-only">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody className="divide-y divide-slate-200 dark:divide-slate-800">
-              {versions.map((version) => (
-                <tr key={version.id}>
-                  <th scope="row" className={`${td} text-left whitespace-nowrap`}>
-                    <span className="font-mono font-medium">{version.version}</span>
-                    {version.is_latest && <span className={`${positiveBadge} ml-2`}>Latest</span>}
-                  </th>
-                  <td className={td}>{version.name}</td>
-                  <td className={td}>{version.tag ?? <span className="text-slate-500 dark:text-slate-400">—</span>}</td>
-                  <td className={td}>
-                    <Capabilities capabilities={version.capabilities} />
-                  </td>
-                  <td className={td}>
-                    <Flags plugin={version} />
-                  </td>
-                  <td className={`${td} whitespace-nowrap`}>
-                    <time dateTime={version.created_at}>{formatTimestamp(version.created_at)}</time>
-                  </td>
-                  <td className={`${td} whitespace-nowrap`}>{toggle(version)}</td>
-                  <td className={`${td} text-right whitespace-nowrap`}>
-                    <button type="button" onClick={() => setPreviewing(version)} className={`${linkButton} text-sm`} aria-label={`Settings form of ${version.version}`}>
-                      Settings form
-                    </button>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-        <ShowMore hasMore={list.hasNextPage} loading={list.isFetchingNextPage} onMore={() => list.fetchNextPage()} label="Show more versions" />
-      </>
+      <DataTable caption={`Versions of ${pid}`} columns={["Version", "Name", "Tag", "Capabilities", "Behaviour", "Registered", "Enabled", { label: "Actions", hidden: true }]} busy={list.isFetching} more={{ visible: list.hasNextPage, loading: list.isFetchingNextPage, onClick: () => list.fetchNextPage(), label: "Show more versions" }}>
+        {versions.map((version) => (
+          <tr key={version.id}>
+            <th scope="row" className={`${td} text-left whitespace-nowrap`}>
+              <span className="font-mono font-medium">{version.version}</span>
+              {version.is_latest && <Badge tone="good" className="ml-2">
+                  Latest
+                </Badge>}
+            </th>
+            <td className={td}>{version.name}</td>
+            <td className={td}>{version.tag ?? <span className="text-slate-500 dark:text-slate-400">—</span>}</td>
+            <td className={td}>
+              <Capabilities capabilities={version.capabilities} />
+            </td>
+            <td className={td}>
+              <Flags plugin={version} />
+            </td>
+            <td className={`${td} whitespace-nowrap`}>
+              <time dateTime={version.created_at}>{formatTimestamp(version.created_at)}</time>
+            </td>
+            <td className={`${td} whitespace-nowrap`}>{toggle(version)}</td>
+            <td className={`${td} text-right whitespace-nowrap`}>
+              <button type="button" onClick={() => setPreviewing(version)} className={`${linkButton} text-sm`} aria-label={`Settings form of ${version.version}`}>
+                Settings form
+              </button>
+            </td>
+          </tr>
+        ))}
+      </DataTable>
     );
   }
 
@@ -153,7 +123,9 @@ export function PluginVersionsScreen({ pid }: { pid: string }) {
         )}
       </div>
 
-      <Notice notice={notice} />
+      <div className="mt-4">
+        <Notice text={notice?.text ?? ""} error={notice?.error} />
+      </div>
 
       <div className="mt-2">{content()}</div>
 

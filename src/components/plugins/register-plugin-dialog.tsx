@@ -3,14 +3,14 @@
 import { useMutation } from "@tanstack/react-query";
 import { useEffect, useId, useRef, useState, type ChangeEvent, type FormEvent, type ReactNode } from "react";
 import { registerPluginInput, type Plugin } from "@/lib/schemas/plugins";
-import { collectErrors, describedBy, serverErrors, zodErrors, type FormErrors } from "@/components/catalogs/form-errors";
-import { FormAlert } from "@/components/catalogs/states";
 import { Dialog } from "@/components/ui/dialog";
-import { FieldError } from "@/components/ui/field-error";
 import { hintClass, inputClass, labelClass, linkButton, primaryButton, secondaryButton } from "@/components/ui/styles";
 import { useTRPC } from "@/trpc/react";
 import { LOGO_TYPES, PluginLogo, readLogo } from "./logo";
 import { SettingsPreview } from "./settings-preview";
+import { describedBy, FieldError } from "@/components/ui/field-error";
+import { collectErrors, type FormErrors, serverErrors, zodErrors } from "@/components/ui/form-errors";
+import { FormAlert } from "@/components/ui/states";
 
 // "Register version": one version of a system plugin. Checked here with the schema the server
 // enforces (JSON fields parsed first); what only the server knows (is the settings schema a valid

@@ -8,10 +8,15 @@ import { Dialog } from "@/components/ui/dialog";
 import { FieldError } from "@/components/ui/field-error";
 import { labelClass, primaryButton, secondaryButton } from "@/components/ui/styles";
 import { useTRPC } from "@/trpc/react";
-import { FormButtons, optionsOf, SelectField, TextAreaField, TextField, useFormErrors, type Errors } from "./form";
-import { SectionHeading, useOrganization } from "./organization-frame";
+import { useOrganization } from "./organization-frame";
 import { centralPointListOptions, orchestratorChoicesOptions } from "./queries";
-import { Badge, ConfirmDialog, dangerRowAction, EmptyState, ErrorState, FormAlert, LoadingState, Notice, rowAction, ShowMore, StatusBadge, td, th, tableClass, tableFrame } from "./ui";
+import { Badge, StatusBadge } from "@/components/ui/badge";
+import { ConfirmDialog } from "@/components/ui/confirm-dialog";
+import { FormButtons, optionsOf, SelectField, TextAreaField, TextField, useFormErrors } from "@/components/ui/form";
+import type { FormErrors } from "@/components/ui/form-errors";
+import { EmptyState, ErrorState, FormAlert, LoadingState, Notice } from "@/components/ui/states";
+import { dangerRowAction, DataTable, rowAction, td } from "@/components/ui/table";
+import { PageHeader } from "@/components/ui/page-header";
 
 // An organization's central points: stable handles for its orchestrator instances, pro tier and
 // up. Below pro the section says so up front; the server's own refusal (tier_required) is shown
@@ -50,60 +55,40 @@ export function CentralPointsSection({ orgId }: { orgId: string }) {
       return <EmptyState title="No central points" body="A central point gives one of the organization’s orchestrators a stable, named entry point." />;
     }
     return (
-      <>
-        <div className={tableFrame}>
-          <table className={tableClass} aria-busy={list.isFetching}>
-            <caption className="sr-only">Central points</caption>
-            <thead className="bg-slate-50 dark:bg-slate-950">
-              <tr>
-                <th scope="col" className={th}>Name</th>
-                <th scope="col" className={th}>Orchestrator</th>
-                <th scope="col" className={th}>Visibility</th>
-                <th scope="col" className={th}>Status</th>
-                <th scope="col" className={th}>Description</th>
-                <th scope="col" className={th}>
-                  <span className="sr-only">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody className="divide-y divide-slate-200 dark:divide-slate-800">
-              {points.map((p) => (
-                <tr key={p.id}>
-                  <th scope="row" className={`${td} text-left font-medium`}>
-                    {p.name}
-                  </th>
-                  <td className={td}>{instanceName(p.orchestrator_id)}</td>
-                  <td className={td}>
-                    <Badge tone={p.visibility === "public" ? "brand" : "neutral"}>{p.visibility}</Badge>
-                  </td>
-                  <td className={td}>
-                    <StatusBadge status={p.status} />
-                  </td>
-                  <td className={`${td} max-w-xs`}>{p.description ?? <span className="text-slate-500 dark:text-slate-400">None</span>}</td>
-                  <td className={`${td} text-right whitespace-nowrap`}>
-                    <button type="button" onClick={() => setEditing({ mode: "edit", point: p })} className={rowAction} aria-label={`Edit ${p.name}`}>
-                      Edit
-                    </button>
-                    <button type="button" onClick={() => setDeleting(p)} className={dangerRowAction} aria-label={`Delete ${p.name}`}>
-                      Delete
-                    </button>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-        <ShowMore visible={list.hasNextPage} loading={list.isFetchingNextPage} onClick={() => list.fetchNextPage()} label="Show more central points" />
-      </>
+      <DataTable caption="Central points" columns={["Name", "Orchestrator", "Visibility", "Status", "Description", { label: "Actions", hidden: true }]} busy={list.isFetching} more={{ visible: list.hasNextPage, loading: list.isFetchingNextPage, onClick: () => list.fetchNextPage(), label: "Show more central points" }}>
+        {points.map((p) => (
+          <tr key={p.id}>
+            <th scope="row" className={`${td} text-left font-medium`}>
+              {p.name}
+            </th>
+            <td className={td}>{instanceName(p.orchestrator_id)}</td>
+            <td className={td}>
+              <Badge tone={p.visibility === "public" ? "brand" : "neutral"}>{p.visibility}</Badge>
+            </td>
+            <td className={td}>
+              <StatusBadge status={p.status} />
+            </td>
+            <td className={`${td} max-w-xs`}>{p.description ?? <span className="text-slate-500 dark:text-slate-400">None</span>}</td>
+            <td className={`${td} text-right whitespace-nowrap`}>
+              <button type="button" onClick={() => setEditing({ mode: "edit", point: p })} className={rowAction} aria-label={`Edit ${p.name}`}>
+                Edit
+              </button>
+              <button type="button" onClick={() => setDeleting(p)} className={dangerRowAction} aria-label={`Delete ${p.name}`}>
+                Delete
+              </button>
+            </td>
+          </tr>
+        ))}
+      </DataTable>
     );
   }
 
   return (
     <section aria-labelledby="central-points-heading">
-      <SectionHeading id="central-points-heading" title="Central points" action={addButton}>
+      <PageHeader level={2} id="central-points-heading" title="Central points" actions={addButton}>
         Named, stable entry points to the organization’s orchestrators: private to the organization or public. Names are unique in the
         organization.
-      </SectionHeading>
+      </PageHeader>
       {belowPro && org.data && (
         <div role="note" aria-label="Tier required" className="mt-4 rounded-md border border-amber-200 bg-amber-50 px-4 py-3 text-sm dark:border-amber-900 dark:bg-amber-950">
           <p className="font-medium text-amber-900 dark:text-amber-100">Central points need the pro tier or higher.</p>
@@ -196,7 +181,7 @@ function CentralPointForm({
 
   function submit(event: FormEvent) {
     event.preventDefault();
-    const found: Errors<keyof typeof LABELS> = {};
+    const found: FormErrors<keyof typeof LABELS> = {};
     if (!orchestratorId) found.orchestrator_id = "Pick the orchestrator it points to.";
     const fields = { name, orchestrator_id: orchestratorId, visibility, status, description: description.trim() === "" ? null : description };
     if (point === null) {

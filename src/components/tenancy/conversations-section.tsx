@@ -7,10 +7,13 @@ import type { Member } from "@/lib/schemas/members";
 import { formatTimestamp } from "@/components/api-keys/format";
 import { secondaryButton } from "@/components/ui/styles";
 import { useTRPC } from "@/trpc/react";
-import { SelectField, TextField, useDebounced } from "./form";
-import { SectionHeading } from "./organization-frame";
 import { conversationListOptions, memberChoicesOptions, messageListOptions, orchestratorChoicesOptions } from "./queries";
-import { Badge, EmptyState, ErrorState, LoadingState, ShowMore, td, th, tableClass, tableFrame, When, type Tone } from "./ui";
+import { Badge, type Tone } from "@/components/ui/badge";
+import { SelectField, TextField, useDebounced } from "@/components/ui/form";
+import { EmptyState, ErrorState, LoadingState, ShowMore } from "@/components/ui/states";
+import { DataTable, td } from "@/components/ui/table";
+import { When } from "@/components/ui/values";
+import { PageHeader } from "@/components/ui/page-header";
 
 // A read-only viewer of an organization's conversations: pick a member, list their conversations,
 // open one to read its messages in order (oldest first), a page at a time. Nothing here writes.
@@ -36,9 +39,9 @@ export function ConversationsSection({ orgId }: { orgId: string }) {
 
   return (
     <section aria-labelledby="conversations-heading" className="space-y-6">
-      <SectionHeading id="conversations-heading" title="Conversations">
+      <PageHeader level={2} id="conversations-heading" title="Conversations">
         Read-only: what a member of the organization said to its orchestrators, and what they answered.
-      </SectionHeading>
+      </PageHeader>
 
       <div className="grid gap-4 sm:grid-cols-2">
         <TextField
@@ -85,45 +88,29 @@ function ConversationList({ orgId, member, openId, onOpen }: { orgId: string; me
   if (conversations.length === 0) return <EmptyState title={`${member.username} has no conversations here.`} body="Conversations appear once the member talks to one of the organization’s orchestrators." />;
   return (
     <div>
-      <div className={tableFrame}>
-        <table className={tableClass} aria-busy={list.isFetching}>
-          <caption className="sr-only">Conversations of {member.username}</caption>
-          <thead className="bg-slate-50 dark:bg-slate-950">
-            <tr>
-              <th scope="col" className={th}>Title</th>
-              <th scope="col" className={th}>Orchestrator</th>
-              <th scope="col" className={th}>Started</th>
-              <th scope="col" className={th}>
-                <span className="sr-only">Actions</span>
-              </th>
-            </tr>
-          </thead>
-          <tbody className="divide-y divide-slate-200 dark:divide-slate-800">
-            {conversations.map((c) => (
-              <tr key={c.id} aria-current={c.id === openId ? "true" : undefined} className={c.id === openId ? "bg-brand-50/60 dark:bg-brand-900/30" : undefined}>
-                <th scope="row" className={`${td} text-left font-medium`}>
-                  {c.title ?? <span className="font-normal text-slate-500 dark:text-slate-400">Untitled</span>}
-                </th>
-                <td className={td}>{instanceName(c.instance_id)}</td>
-                <td className={td}>
-                  <When iso={c.created_at} />
-                </td>
-                <td className={`${td} text-right`}>
-                  <button
-                    type="button"
-                    onClick={() => onOpen(c)}
-                    className="rounded-md px-2 py-1 text-sm font-medium text-brand-700 hover:bg-brand-50 dark:text-brand-100 dark:hover:bg-slate-800"
-                    aria-label={`Read ${c.title ?? `the untitled conversation of ${formatTimestamp(c.created_at)}`}`}
-                  >
-                    Read
-                  </button>
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
-      <ShowMore visible={list.hasNextPage} loading={list.isFetchingNextPage} onClick={() => list.fetchNextPage()} label="Show more conversations" />
+      <DataTable caption={`Conversations of ${member.username}`} columns={["Title", "Orchestrator", "Started", { label: "Actions", hidden: true }]} busy={list.isFetching} more={{ visible: list.hasNextPage, loading: list.isFetchingNextPage, onClick: () => list.fetchNextPage(), label: "Show more conversations" }}>
+        {conversations.map((c) => (
+          <tr key={c.id} aria-current={c.id === openId ? "true" : undefined} className={c.id === openId ? "bg-brand-50/60 dark:bg-brand-900/30" : undefined}>
+            <th scope="row" className={`${td} text-left font-medium`}>
+              {c.title ?? <span className="font-normal text-slate-500 dark:text-slate-400">Untitled</span>}
+            </th>
+            <td className={td}>{instanceName(c.instance_id)}</td>
+            <td className={td}>
+              <When iso={c.created_at} />
+            </td>
+            <td className={`${td} text-right`}>
+              <button
+                type="button"
+                onClick={() => onOpen(c)}
+                className="rounded-md px-2 py-1 text-sm font-medium text-brand-700 hover:bg-brand-50 dark:text-brand-100 dark:hover:bg-slate-800"
+                aria-label={`Read ${c.title ?? `the untitled conversation of ${formatTimestamp(c.created_at)}`}`}
+              >
+                Read
+              </button>
+            </td>
+          </tr>
+        ))}
+      </DataTable>
     </div>
   );
 }

@@ -6,9 +6,15 @@ import { createLlmConfigInput, LLM_PROVIDERS, updateLlmConfigInput, type LlmConf
 import { Dialog } from "@/components/ui/dialog";
 import { primaryButton, secondaryButton } from "@/components/ui/styles";
 import { useTRPC } from "@/trpc/react";
-import { CheckboxField, FormButtons, jsonText, optionsOf, parseJsonObject, SelectField, TextAreaField, TextField, useFormErrors, type Errors } from "./form";
-import { SectionHeading } from "./organization-frame";
-import { Badge, ConfirmDialog, dangerRowAction, EmptyState, ErrorState, FormAlert, LoadingState, Notice, rowAction, td, th, tableClass, tableFrame, When } from "./ui";
+import { jsonText, parseJsonObject } from "@/components/tenancy/values";
+import { Badge } from "@/components/ui/badge";
+import { ConfirmDialog } from "@/components/ui/confirm-dialog";
+import { CheckboxField, FormButtons, optionsOf, SelectField, TextAreaField, TextField, useFormErrors } from "@/components/ui/form";
+import type { FormErrors } from "@/components/ui/form-errors";
+import { EmptyState, ErrorState, FormAlert, LoadingState, Notice } from "@/components/ui/states";
+import { dangerRowAction, DataTable, rowAction, td } from "@/components/ui/table";
+import { When } from "@/components/ui/values";
+import { PageHeader } from "@/components/ui/page-header";
 
 // An organization's LLM configs (bring your own key). The provider key is write-only: the console
 // sends it and only ever shows its last 4 characters. The provider is fixed after creation.
@@ -38,61 +44,43 @@ export function LlmConfigsSection({ orgId }: { orgId: string }) {
       return <EmptyState title="No LLM configs" body="Add the organization’s own provider key so its orchestrators can call that provider." action={addButton} />;
     }
     return (
-      <div className={tableFrame}>
-        <table className={tableClass} aria-busy={list.isFetching}>
-          <caption className="sr-only">LLM configs</caption>
-          <thead className="bg-slate-50 dark:bg-slate-950">
-            <tr>
-              <th scope="col" className={th}>Name</th>
-              <th scope="col" className={th}>Provider</th>
-              <th scope="col" className={th}>API key</th>
-              <th scope="col" className={th}>Base URL</th>
-              <th scope="col" className={th}>Status</th>
-              <th scope="col" className={th}>Updated</th>
-              <th scope="col" className={th}>
-                <span className="sr-only">Actions</span>
-              </th>
-            </tr>
-          </thead>
-          <tbody className="divide-y divide-slate-200 dark:divide-slate-800">
-            {list.data.data.map((config) => (
-              <tr key={config.id}>
-                <th scope="row" className={`${td} text-left font-medium`}>
-                  {config.name}
-                </th>
-                <td className={td}>{config.provider}</td>
-                <td className={`${td} font-mono whitespace-nowrap`}>
-                  <span aria-hidden="true">••••</span>
-                  <span className="sr-only">ends in </span>
-                  {config.api_key_last4}
-                </td>
-                <td className={`${td} break-all`}>{config.base_url ?? <span className="text-slate-500 dark:text-slate-400">Provider default</span>}</td>
-                <td className={td}>{config.is_enabled ? <Badge tone="good">enabled</Badge> : <Badge>disabled</Badge>}</td>
-                <td className={td}>
-                  <When iso={config.updated_at} />
-                </td>
-                <td className={`${td} text-right whitespace-nowrap`}>
-                  <button type="button" onClick={() => setEditing({ mode: "edit", config })} className={rowAction} aria-label={`Edit ${config.name}`}>
-                    Edit
-                  </button>
-                  <button type="button" onClick={() => setDeleting(config)} className={dangerRowAction} aria-label={`Delete ${config.name}`}>
-                    Delete
-                  </button>
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
+      <DataTable caption="LLM configs" columns={["Name", "Provider", "API key", "Base URL", "Status", "Updated", { label: "Actions", hidden: true }]} busy={list.isFetching}>
+        {list.data.data.map((config) => (
+          <tr key={config.id}>
+            <th scope="row" className={`${td} text-left font-medium`}>
+              {config.name}
+            </th>
+            <td className={td}>{config.provider}</td>
+            <td className={`${td} font-mono whitespace-nowrap`}>
+              <span aria-hidden="true">••••</span>
+              <span className="sr-only">ends in </span>
+              {config.api_key_last4}
+            </td>
+            <td className={`${td} break-all`}>{config.base_url ?? <span className="text-slate-500 dark:text-slate-400">Provider default</span>}</td>
+            <td className={td}>{config.is_enabled ? <Badge tone="good">enabled</Badge> : <Badge>disabled</Badge>}</td>
+            <td className={td}>
+              <When iso={config.updated_at} />
+            </td>
+            <td className={`${td} text-right whitespace-nowrap`}>
+              <button type="button" onClick={() => setEditing({ mode: "edit", config })} className={rowAction} aria-label={`Edit ${config.name}`}>
+                Edit
+              </button>
+              <button type="button" onClick={() => setDeleting(config)} className={dangerRowAction} aria-label={`Delete ${config.name}`}>
+                Delete
+              </button>
+            </td>
+          </tr>
+        ))}
+      </DataTable>
     );
   }
 
   return (
     <section aria-labelledby="llm-configs-heading">
-      <SectionHeading id="llm-configs-heading" title="LLM configs" action={addButton}>
+      <PageHeader level={2} id="llm-configs-heading" title="LLM configs" actions={addButton}>
         The organization’s own provider keys, stored encrypted and never shown again: only their last 4 characters. Disabled configs are not
         offered to new orchestrators.
-      </SectionHeading>
+      </PageHeader>
       <div className="mt-2">
         <Notice text={notice} />
       </div>
@@ -167,7 +155,7 @@ function LlmConfigForm({ orgId, config, onCancel, onSaved }: { orgId: string; co
 
   function submit(event: FormEvent) {
     event.preventDefault();
-    const found: Errors<keyof typeof LABELS> = {};
+    const found: FormErrors<keyof typeof LABELS> = {};
     const extra = parseJsonObject(additional, "Additional config");
     if (!extra.ok) found.additional_config = extra.message;
     const common = {

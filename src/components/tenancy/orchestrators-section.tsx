@@ -14,11 +14,17 @@ import {
 import { Dialog } from "@/components/ui/dialog";
 import { primaryButton, secondaryButton } from "@/components/ui/styles";
 import { useTRPC } from "@/trpc/react";
-import { FormButtons, jsonText, optionsOf, parseJsonObject, SelectField, TextAreaField, TextField, useDebounced, useFormErrors, type Errors } from "./form";
-import { SectionHeading } from "./organization-frame";
 import { orchestratorListOptions, type OrchestratorFilters } from "./queries";
 import { EffectiveTable } from "./settings-section";
-import { ConfirmDialog, dangerRowAction, EmptyState, ErrorState, FormAlert, LoadingState, Notice, rowAction, ShowMore, StatusBadge, td, th, tableClass, tableFrame, When } from "./ui";
+import { jsonText, parseJsonObject } from "@/components/tenancy/values";
+import { StatusBadge } from "@/components/ui/badge";
+import { ConfirmDialog } from "@/components/ui/confirm-dialog";
+import { FormButtons, optionsOf, SelectField, TextAreaField, TextField, useDebounced, useFormErrors } from "@/components/ui/form";
+import type { FormErrors } from "@/components/ui/form-errors";
+import { EmptyState, ErrorState, FormAlert, LoadingState, Notice } from "@/components/ui/states";
+import { dangerRowAction, DataTable, rowAction, td } from "@/components/ui/table";
+import { When } from "@/components/ui/values";
+import { PageHeader } from "@/components/ui/page-header";
 
 // An organization's orchestrator instances (tier 4): a filtered list, create, a detail view that
 // edits what may change (framework_type and mode are shown read-only), the effective config with
@@ -69,64 +75,42 @@ export function OrchestratorsSection({ orgId }: { orgId: string }) {
       );
     }
     return (
-      <>
-        <div className={tableFrame}>
-          <table className={tableClass} aria-busy={list.isFetching}>
-            <caption className="sr-only">Orchestrators</caption>
-            <thead className="bg-slate-50 dark:bg-slate-950">
-              <tr>
-                <th scope="col" className={th}>Name</th>
-                <th scope="col" className={th}>Framework</th>
-                <th scope="col" className={th}>Mode</th>
-                <th scope="col" className={th}>Tier</th>
-                <th scope="col" className={th}>Status</th>
-                <th scope="col" className={th}>Config hash</th>
-                <th scope="col" className={th}>Created</th>
-                <th scope="col" className={th}>
-                  <span className="sr-only">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody className="divide-y divide-slate-200 dark:divide-slate-800">
-              {instances.map((o) => (
-                <tr key={o.id}>
-                  <th scope="row" className={`${td} text-left font-medium`}>
-                    {o.name}
-                  </th>
-                  <td className={td}>{o.framework_type}</td>
-                  <td className={td}>{o.mode}</td>
-                  <td className={td}>{o.tier}</td>
-                  <td className={td}>
-                    <StatusBadge status={o.status} />
-                  </td>
-                  <td className={`${td} font-mono text-xs`}>{o.config_hash ?? "—"}</td>
-                  <td className={td}>
-                    <When iso={o.created_at} />
-                  </td>
-                  <td className={`${td} text-right whitespace-nowrap`}>
-                    <button type="button" onClick={() => setOpenId(o.id)} className={rowAction} aria-label={`Open ${o.name}`}>
-                      Open
-                    </button>
-                    <button type="button" onClick={() => setDeleting(o)} className={dangerRowAction} aria-label={`Delete ${o.name}`}>
-                      Delete
-                    </button>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-        <ShowMore visible={list.hasNextPage} loading={list.isFetchingNextPage} onClick={() => list.fetchNextPage()} label="Show more orchestrators" />
-      </>
+      <DataTable caption="Orchestrators" columns={["Name", "Framework", "Mode", "Tier", "Status", "Config hash", "Created", { label: "Actions", hidden: true }]} busy={list.isFetching} more={{ visible: list.hasNextPage, loading: list.isFetchingNextPage, onClick: () => list.fetchNextPage(), label: "Show more orchestrators" }}>
+        {instances.map((o) => (
+          <tr key={o.id}>
+            <th scope="row" className={`${td} text-left font-medium`}>
+              {o.name}
+            </th>
+            <td className={td}>{o.framework_type}</td>
+            <td className={td}>{o.mode}</td>
+            <td className={td}>{o.tier}</td>
+            <td className={td}>
+              <StatusBadge status={o.status} />
+            </td>
+            <td className={`${td} font-mono text-xs`}>{o.config_hash ?? "—"}</td>
+            <td className={td}>
+              <When iso={o.created_at} />
+            </td>
+            <td className={`${td} text-right whitespace-nowrap`}>
+              <button type="button" onClick={() => setOpenId(o.id)} className={rowAction} aria-label={`Open ${o.name}`}>
+                Open
+              </button>
+              <button type="button" onClick={() => setDeleting(o)} className={dangerRowAction} aria-label={`Delete ${o.name}`}>
+                Delete
+              </button>
+            </td>
+          </tr>
+        ))}
+      </DataTable>
     );
   }
 
   return (
     <section aria-labelledby="orchestrators-heading">
-      <SectionHeading id="orchestrators-heading" title="Orchestrators" action={createButton}>
+      <PageHeader level={2} id="orchestrators-heading" title="Orchestrators" actions={createButton}>
         The organization’s assistant apps. Framework and mode are fixed at creation; each instance’s config overrides the settings above it
         where they allow it, and its config hash fingerprints the effective config.
-      </SectionHeading>
+      </PageHeader>
 
       <div role="search" aria-label="Find orchestrators" className="mt-4 grid gap-4 sm:grid-cols-2 lg:grid-cols-5">
         <TextField label="Search orchestrators" type="search" value={search} onChange={(event) => setSearch(event.target.value)} placeholder="Name" autoComplete="off" />
@@ -215,7 +199,7 @@ function CreateOrchestratorForm({ orgId, onCancel, onCreated }: { orgId: string;
 
   function submit(event: FormEvent) {
     event.preventDefault();
-    const found: Errors<keyof typeof CREATE_LABELS> = {};
+    const found: FormErrors<keyof typeof CREATE_LABELS> = {};
     const config = parseJsonObject(values.config, "Config");
     const pluginSettings = parseJsonObject(values.plugin_settings, "Plugin settings");
     if (!config.ok) found.config = config.message;
@@ -318,7 +302,7 @@ function OrchestratorDetail({ orgId, instance, onClose, onSaved }: { orgId: stri
 
   function submit(event: FormEvent) {
     event.preventDefault();
-    const found: Errors<keyof typeof EDIT_LABELS> = {};
+    const found: FormErrors<keyof typeof EDIT_LABELS> = {};
     const config = parseJsonObject(values.config, "Config");
     const pluginSettings = parseJsonObject(values.plugin_settings, "Plugin settings");
     if (!config.ok) found.config = config.message;

@@ -7,7 +7,8 @@ import type { ReactNode } from "react";
 import type { Organization } from "@/lib/schemas/organizations";
 import { useTRPC } from "@/trpc/react";
 import { organizationOptions } from "./queries";
-import { Badge, ErrorState, LoadingState, StatusBadge, TierBadge } from "./ui";
+import { Badge, StatusBadge, TierBadge } from "@/components/ui/badge";
+import { ErrorState, LoadingState } from "@/components/ui/states";
 
 // The frame of an organization's page: its name and standing, and the sections of the page as
 // links (each section is a page of its own, so it can be linked to and reloaded).
@@ -99,17 +100,3 @@ function OrganizationHeading({ org }: { org: Organization }) {
   );
 }
 
-/** A section's heading and what it is for, with its main action on the right. */
-export function SectionHeading({ id, title, children, action }: { id: string; title: string; children?: ReactNode; action?: ReactNode }) {
-  return (
-    <div className="flex flex-wrap items-start justify-between gap-4">
-      <div className="max-w-2xl">
-        <h2 id={id} className="text-lg font-semibold">
-          {title}
-        </h2>
-        {children && <p className="mt-1 text-sm text-slate-600 dark:text-slate-300">{children}</p>}
-      </div>
-      {action}
-    </div>
-  );
-}

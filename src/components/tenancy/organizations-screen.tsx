@@ -8,9 +8,13 @@ import { createOrganizationInput, ORGANIZATION_STATUSES, SUBSCRIPTION_TIERS } fr
 import { Dialog } from "@/components/ui/dialog";
 import { primaryButton, secondaryButton } from "@/components/ui/styles";
 import { useTRPC } from "@/trpc/react";
-import { CheckboxField, FormButtons, optionsOf, SelectField, TextField, useDebounced, useFormErrors } from "./form";
 import { organizationListOptions, type OrganizationFilters } from "./queries";
-import { Badge, EmptyState, ErrorState, FormAlert, LoadingState, ShowMore, StatusBadge, TierBadge, td, th, tableClass, tableFrame, When } from "./ui";
+import { Badge, StatusBadge, TierBadge } from "@/components/ui/badge";
+import { CheckboxField, FormButtons, optionsOf, SelectField, TextField, useDebounced, useFormErrors } from "@/components/ui/form";
+import { EmptyState, ErrorState, FormAlert, LoadingState } from "@/components/ui/states";
+import { DataTable, td } from "@/components/ui/table";
+import { When } from "@/components/ui/values";
+import { PageHeader } from "@/components/ui/page-header";
 
 // Organizations: search by name or domain, filter by status and tier, deleted ones on request,
 // a page at a time; "Create organization" opens the new organization's page.
@@ -54,66 +58,41 @@ export function OrganizationsScreen() {
       );
     }
     return (
-      <>
-        <div className={tableFrame}>
-          <table className={tableClass} aria-busy={list.isFetching}>
-            <caption className="sr-only">Organizations</caption>
-            <thead className="bg-slate-50 dark:bg-slate-950">
-              <tr>
-                <th scope="col" className={th}>Name</th>
-                <th scope="col" className={th}>Domain</th>
-                <th scope="col" className={th}>Tier</th>
-                <th scope="col" className={th}>Status</th>
-                <th scope="col" className={th}>Created</th>
-              </tr>
-            </thead>
-            <tbody className="divide-y divide-slate-200 dark:divide-slate-800">
-              {orgs.map((org) => (
-                <tr key={org.id}>
-                  <th scope="row" className={`${td} min-w-48 text-left font-medium`}>
-                    <Link href={`/console/organizations/${org.id}`} className="text-brand-700 underline-offset-2 hover:underline dark:text-brand-100">
-                      {org.name}
-                    </Link>
-                    {org.display_name && org.display_name !== org.name && (
-                      <span className="block text-xs font-normal text-slate-500 dark:text-slate-400">{org.display_name}</span>
-                    )}
-                  </th>
-                  <td className={td}>{org.domain ?? <span className="text-slate-500 dark:text-slate-400">None</span>}</td>
-                  <td className={td}>
-                    <TierBadge tier={org.tier} />
-                  </td>
-                  <td className={td}>
-                    <span className="flex flex-wrap gap-1">
-                      <StatusBadge status={org.status} />
-                      {org.is_deleted && <Badge tone="bad">deleted</Badge>}
-                    </span>
-                  </td>
-                  <td className={td}>
-                    <When iso={org.created_at} />
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-        <ShowMore visible={list.hasNextPage} loading={list.isFetchingNextPage} onClick={() => list.fetchNextPage()} label="Show more organizations" />
-      </>
+      <DataTable caption="Organizations" columns={["Name", "Domain", "Tier", "Status", "Created"]} busy={list.isFetching} more={{ visible: list.hasNextPage, loading: list.isFetchingNextPage, onClick: () => list.fetchNextPage(), label: "Show more organizations" }}>
+        {orgs.map((org) => (
+          <tr key={org.id}>
+            <th scope="row" className={`${td} min-w-48 text-left font-medium`}>
+              <Link href={`/console/organizations/${org.id}`} className="text-brand-700 underline-offset-2 hover:underline dark:text-brand-100">
+                {org.name}
+              </Link>
+              {org.display_name && org.display_name !== org.name && (
+                <span className="block text-xs font-normal text-slate-500 dark:text-slate-400">{org.display_name}</span>
+              )}
+            </th>
+            <td className={td}>{org.domain ?? <span className="text-slate-500 dark:text-slate-400">None</span>}</td>
+            <td className={td}>
+              <TierBadge tier={org.tier} />
+            </td>
+            <td className={td}>
+              <span className="flex flex-wrap gap-1">
+                <StatusBadge status={org.status} />
+                {org.is_deleted && <Badge tone="bad">deleted</Badge>}
+              </span>
+            </td>
+            <td className={td}>
+              <When iso={org.created_at} />
+            </td>
+          </tr>
+        ))}
+      </DataTable>
     );
   }
 
   return (
     <section aria-labelledby="organizations-heading">
-      <div className="flex flex-wrap items-start justify-between gap-4">
-        <div className="max-w-2xl">
-          <h1 id="organizations-heading" className="text-2xl font-bold tracking-tight">
-            Organizations
-          </h1>
-          <p className="mt-1 text-sm text-slate-600 dark:text-slate-300">
-            Tenant organizations: their profiles, subscription tiers, settings, LLM configs, orchestrator instances and central points.
-          </p>
-        </div>
-        {createButton}
-      </div>
+      <PageHeader id="organizations-heading" title="Organizations" actions={createButton}>
+        Tenant organizations: their profiles, subscription tiers, settings, LLM configs, orchestrator instances and central points.
+      </PageHeader>
 
       <div role="search" aria-label="Find organizations" className="mt-6 grid gap-4 sm:grid-cols-2 lg:grid-cols-[minmax(0,2fr)_1fr_1fr_auto] lg:items-end">
         <TextField

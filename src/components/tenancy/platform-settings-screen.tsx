@@ -6,8 +6,15 @@ import { putPlatformSettingInput, settingKey, VALUE_TYPES, type PlatformSettingV
 import { Dialog } from "@/components/ui/dialog";
 import { primaryButton, secondaryButton } from "@/components/ui/styles";
 import { useTRPC } from "@/trpc/react";
-import { CheckboxField, FormButtons, optionsOf, parseValue, SelectField, TextAreaField, TextField, useFormErrors, valueText, ValueInput, type Errors, type ValueKind } from "./form";
-import { Badge, ConfirmDialog, dangerRowAction, EmptyState, ErrorState, FormAlert, JsonValue, LoadingState, Notice, rowAction, td, th, tableClass, tableFrame, When } from "./ui";
+import { parseValue, ValueInput, type ValueKind, valueText } from "@/components/tenancy/values";
+import { Badge } from "@/components/ui/badge";
+import { ConfirmDialog } from "@/components/ui/confirm-dialog";
+import { CheckboxField, FormButtons, optionsOf, SelectField, TextAreaField, TextField, useFormErrors } from "@/components/ui/form";
+import type { FormErrors } from "@/components/ui/form-errors";
+import { EmptyState, ErrorState, FormAlert, LoadingState, Notice } from "@/components/ui/states";
+import { dangerRowAction, DataTable, rowAction, td } from "@/components/ui/table";
+import { JsonValue, When } from "@/components/ui/values";
+import { PageHeader } from "@/components/ui/page-header";
 
 // Platform settings (tier 2): every key with its value_type, category and whether organizations
 // may override it, including the tier quotas (`tier.<name>`).
@@ -43,78 +50,52 @@ export function PlatformSettingsScreen() {
     if (list.isError) return <ErrorState title="The platform settings could not be loaded." error={list.error} onRetry={() => list.refetch()} />;
     if (list.data.data.length === 0) return <EmptyState title="No platform settings" body="Add the platform’s defaults; organizations inherit them." action={addButton} />;
     return (
-      <div className={tableFrame}>
-        <table className={tableClass} aria-busy={list.isFetching}>
-          <caption className="sr-only">Platform settings</caption>
-          <thead className="bg-slate-50 dark:bg-slate-950">
-            <tr>
-              <th scope="col" className={th}>Key</th>
-              <th scope="col" className={th}>Value</th>
-              <th scope="col" className={th}>Type</th>
-              <th scope="col" className={th}>Category</th>
-              <th scope="col" className={th}>Organizations may override</th>
-              <th scope="col" className={th}>Updated</th>
-              <th scope="col" className={th}>
-                <span className="sr-only">Actions</span>
-              </th>
-            </tr>
-          </thead>
-          <tbody className="divide-y divide-slate-200 dark:divide-slate-800">
-            {list.data.data.map((s) => (
-              <tr key={s.key}>
-                <th scope="row" className={`${td} text-left font-medium`}>
-                  <span className="font-mono text-xs break-all">{s.key}</span>
-                  {s.description && <span className="mt-1 block max-w-xs text-xs font-normal text-slate-500 dark:text-slate-400">{s.description}</span>}
-                </th>
-                <td className={td}>
-                  <JsonValue value={s.value} />
-                </td>
-                <td className={td}>{s.value_type}</td>
-                <td className={td}>
-                  {s.category ? (
-                    <span className="flex flex-col items-start gap-1">
-                      {s.category}
-                      {PLATFORM_ONLY.includes(s.category) && <Badge tone="warn">platform only</Badge>}
-                    </span>
-                  ) : (
-                    <span className="text-slate-500 dark:text-slate-400">None</span>
-                  )}
-                </td>
-                <td className={td}>{PLATFORM_ONLY.includes(s.category ?? "") ? "Not inherited" : s.overridable ? "Yes" : "No"}</td>
-                <td className={td}>
-                  <When iso={s.updated_at} />
-                </td>
-                <td className={`${td} text-right whitespace-nowrap`}>
-                  <button type="button" onClick={() => setEditing({ mode: "edit", setting: s })} className={rowAction} aria-label={`Edit platform setting ${s.key}`}>
-                    Edit
-                  </button>
-                  <button type="button" onClick={() => setDeleting(s)} className={dangerRowAction} aria-label={`Delete platform setting ${s.key}`}>
-                    Delete
-                  </button>
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
+      <DataTable caption="Platform settings" columns={["Key", "Value", "Type", "Category", "Organizations may override", "Updated", { label: "Actions", hidden: true }]} busy={list.isFetching}>
+        {list.data.data.map((s) => (
+          <tr key={s.key}>
+            <th scope="row" className={`${td} text-left font-medium`}>
+              <span className="font-mono text-xs break-all">{s.key}</span>
+              {s.description && <span className="mt-1 block max-w-xs text-xs font-normal text-slate-500 dark:text-slate-400">{s.description}</span>}
+            </th>
+            <td className={td}>
+              <JsonValue value={s.value} />
+            </td>
+            <td className={td}>{s.value_type}</td>
+            <td className={td}>
+              {s.category ? (
+                <span className="flex flex-col items-start gap-1">
+                  {s.category}
+                  {PLATFORM_ONLY.includes(s.category) && <Badge tone="warn">platform only</Badge>}
+                </span>
+              ) : (
+                <span className="text-slate-500 dark:text-slate-400">None</span>
+              )}
+            </td>
+            <td className={td}>{PLATFORM_ONLY.includes(s.category ?? "") ? "Not inherited" : s.overridable ? "Yes" : "No"}</td>
+            <td className={td}>
+              <When iso={s.updated_at} />
+            </td>
+            <td className={`${td} text-right whitespace-nowrap`}>
+              <button type="button" onClick={() => setEditing({ mode: "edit", setting: s })} className={rowAction} aria-label={`Edit platform setting ${s.key}`}>
+                Edit
+              </button>
+              <button type="button" onClick={() => setDeleting(s)} className={dangerRowAction} aria-label={`Delete platform setting ${s.key}`}>
+                Delete
+              </button>
+            </td>
+          </tr>
+        ))}
+      </DataTable>
     );
   }
 
   return (
     <section aria-labelledby="platform-settings-heading">
-      <div className="flex flex-wrap items-start justify-between gap-4">
-        <div className="max-w-2xl">
-          <h1 id="platform-settings-heading" className="text-2xl font-bold tracking-tight">
-            Platform settings
-          </h1>
-          <p className="mt-1 text-sm text-slate-600 dark:text-slate-300">
-            Tier 2: the platform’s defaults, which organizations and their orchestrators inherit and may override where a setting allows it.
-            Categories <code className="font-mono">tier</code> (the quotas of each subscription tier) and <code className="font-mono">policy</code>{" "}
-            govern the platform itself and are not inherited.
-          </p>
-        </div>
-        {addButton}
-      </div>
+      <PageHeader id="platform-settings-heading" title="Platform settings" actions={addButton}>
+        Tier 2: the platform’s defaults, which organizations and their orchestrators inherit and may override where a setting allows it.
+        Categories <code className="font-mono">tier</code> (the quotas of each subscription tier) and <code className="font-mono">policy</code>{" "}
+        govern the platform itself and are not inherited.
+      </PageHeader>
       <div className="mt-4">
         <Notice text={notice} />
       </div>
@@ -179,7 +160,7 @@ function PlatformSettingForm({ setting, onCancel, onSaved }: { setting: Platform
 
   function submit(event: FormEvent) {
     event.preventDefault();
-    const found: Errors<keyof typeof LABELS> = {};
+    const found: FormErrors<keyof typeof LABELS> = {};
     const parsedKey = settingKey.safeParse(key.trim());
     if (!parsedKey.success) found.key = key.trim() === "" ? "Key is required." : `Key ${parsedKey.error.issues[0]?.message ?? "is not valid"}.`;
     const value = parseValue(kind, text);

@@ -5,9 +5,11 @@ import { useRef, useState, type FormEvent } from "react";
 import { ORGANIZATION_STATUSES, SUBSCRIPTION_TIERS, updateOrganizationInput, type Organization } from "@/lib/schemas/organizations";
 import { dangerButton, primaryButton } from "@/components/ui/styles";
 import { messageOf, useTRPC } from "@/trpc/react";
-import { FormButtonsInline, optionsOf, SelectField, TextAreaField, TextField, useFormErrors } from "./form";
-import { SectionHeading, useOrganization } from "./organization-frame";
-import { ConfirmDialog, FormAlert, Notice } from "./ui";
+import { useOrganization } from "./organization-frame";
+import { ConfirmDialog } from "@/components/ui/confirm-dialog";
+import { FormButtonsInline, optionsOf, SelectField, TextAreaField, TextField, useFormErrors } from "@/components/ui/form";
+import { FormAlert, Notice } from "@/components/ui/states";
+import { PageHeader } from "@/components/ui/page-header";
 
 // An organization's profile (editable by its admins), its subscription (the platform's decision,
 // through its own procedure), and deletion — or, once deleted, restoring it.
@@ -101,9 +103,9 @@ function ProfileForm({ org, onSaved }: { org: Organization; onSaved: () => void 
   const { errors } = form;
   return (
     <section aria-labelledby="profile-heading">
-      <SectionHeading id="profile-heading" title="Profile">
+      <PageHeader level={2} id="profile-heading" title="Profile">
         What the organization shows of itself. Its own admins may edit it too.
-      </SectionHeading>
+      </PageHeader>
       <form ref={formRef} noValidate onSubmit={submit} className="mt-4 space-y-5 rounded-xl border border-slate-200 bg-white p-6 dark:border-slate-800 dark:bg-slate-900">
         <div className="grid gap-5 sm:grid-cols-2">
           <TextField label="Name" value={values.name} onChange={set("name")} error={errors.name} autoComplete="off" />
@@ -149,15 +151,15 @@ function SubscriptionForm({ org, onSaved }: { org: Organization; onSaved: () => 
 
   function submit(event: FormEvent) {
     event.preventDefault();
-    form.clear();
+    form.set({});
     update.mutate({ org_id: org.id, tier, status: status as (typeof ORGANIZATION_STATUSES)[number] });
   }
 
   return (
     <section aria-labelledby="subscription-heading">
-      <SectionHeading id="subscription-heading" title="Subscription">
+      <PageHeader level={2} id="subscription-heading" title="Subscription">
         The platform’s decision, not the tenant’s: the tier sets the quotas (orchestrators, central points, members) and what the organization may use.
-      </SectionHeading>
+      </PageHeader>
       <form ref={formRef} noValidate onSubmit={submit} className="mt-4 space-y-5 rounded-xl border border-slate-200 bg-white p-6 dark:border-slate-800 dark:bg-slate-900">
         <div className="grid gap-5 sm:grid-cols-2">
           <SelectField
@@ -188,17 +190,17 @@ function DeleteOrganization({ org, onDeleted }: { org: Organization; onDeleted: 
   const remove = useMutation(trpc.organizations.delete.mutationOptions());
   return (
     <section aria-labelledby="delete-heading" className="rounded-xl border border-red-200 p-6 dark:border-red-900">
-      <SectionHeading
+      <PageHeader level={2}
         id="delete-heading"
         title="Delete organization"
-        action={
+        actions={
           <button type="button" onClick={() => setConfirming(org)} className={dangerButton}>
             Delete organization
           </button>
         }
       >
         The organization and everything in it disappear from every list and from the API. A sys_admin can restore it.
-      </SectionHeading>
+      </PageHeader>
       <ConfirmDialog
         subject={confirming}
         title={(o) => `Delete “${o.name}”?`}
@@ -235,17 +237,17 @@ function RestoreOrganization({ org, onRestored }: { org: Organization; onRestore
   );
   return (
     <section aria-labelledby="restore-heading" className="rounded-xl border border-amber-200 bg-amber-50 p-6 dark:border-amber-900 dark:bg-amber-950">
-      <SectionHeading
+      <PageHeader level={2}
         id="restore-heading"
         title="This organization is deleted"
-        action={
+        actions={
           <button type="button" onClick={() => restore.mutate({ org_id: org.id })} disabled={restore.isPending} className={primaryButton}>
             {restore.isPending ? "Restoring…" : "Restore organization"}
           </button>
         }
       >
         Only sys_admins see it. Restoring brings it back with everything it held.
-      </SectionHeading>
+      </PageHeader>
       {restore.error && (
         <div className="mt-4">
           <FormAlert message={messageOf(restore.error)} />

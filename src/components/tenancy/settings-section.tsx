@@ -6,9 +6,14 @@ import { settingKey, type EffectiveSetting, type OrgSettingView } from "@/lib/sc
 import { Dialog } from "@/components/ui/dialog";
 import { primaryButton, secondaryButton } from "@/components/ui/styles";
 import { useTRPC } from "@/trpc/react";
-import { CheckboxField, FormButtons, kindOf, optionsOf, parseValue, SelectField, TextField, useFormErrors, VALUE_KINDS, valueText, ValueInput, type ValueKind } from "./form";
-import { SectionHeading } from "./organization-frame";
-import { Badge, ConfirmDialog, dangerRowAction, EmptyState, ErrorState, FormAlert, JsonValue, LoadingState, Notice, rowAction, td, th, tableClass, tableFrame, When, type Tone } from "./ui";
+import { kindOf, parseValue, VALUE_KINDS, ValueInput, type ValueKind, valueText } from "@/components/tenancy/values";
+import { Badge, type Tone } from "@/components/ui/badge";
+import { ConfirmDialog } from "@/components/ui/confirm-dialog";
+import { CheckboxField, FormButtons, optionsOf, SelectField, TextField, useFormErrors } from "@/components/ui/form";
+import { EmptyState, ErrorState, FormAlert, LoadingState, Notice } from "@/components/ui/states";
+import { dangerRowAction, DataTable, rowAction, td } from "@/components/ui/table";
+import { JsonValue, When } from "@/components/ui/values";
+import { PageHeader } from "@/components/ui/page-header";
 
 // An organization's settings (tier 3) with add, edit and remove, and its effective settings: every
 // key's value and the tier it came from.
@@ -24,35 +29,22 @@ export const SourceBadge = ({ source }: { source: EffectiveSetting["source"] }) 
 /** The effective settings table of an organization or an instance. */
 export function EffectiveTable({ caption, settings, overridableLabel }: { caption: string; settings: EffectiveSetting[]; overridableLabel: string }) {
   return (
-    <div className={tableFrame}>
-      <table className={tableClass}>
-        <caption className="sr-only">{caption}</caption>
-        <thead className="bg-slate-50 dark:bg-slate-950">
-          <tr>
-            <th scope="col" className={th}>Key</th>
-            <th scope="col" className={th}>Value</th>
-            <th scope="col" className={th}>Source</th>
-            <th scope="col" className={th}>{overridableLabel}</th>
-          </tr>
-        </thead>
-        <tbody className="divide-y divide-slate-200 dark:divide-slate-800">
-          {settings.map((s) => (
-            <tr key={s.key}>
-              <th scope="row" className={`${td} text-left font-mono text-xs font-medium break-all`}>
-                {s.key}
-              </th>
-              <td className={td}>
-                <JsonValue value={s.value} />
-              </td>
-              <td className={td}>
-                <SourceBadge source={s.source} />
-              </td>
-              <td className={td}>{s.overridable ? "Yes" : "No"}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
+    <DataTable caption={`${caption}`} columns={["Key", "Value", "Source", overridableLabel]}>
+      {settings.map((s) => (
+        <tr key={s.key}>
+          <th scope="row" className={`${td} text-left font-mono text-xs font-medium break-all`}>
+            {s.key}
+          </th>
+          <td className={td}>
+            <JsonValue value={s.value} />
+          </td>
+          <td className={td}>
+            <SourceBadge source={s.source} />
+          </td>
+          <td className={td}>{s.overridable ? "Yes" : "No"}</td>
+        </tr>
+      ))}
+    </DataTable>
   );
 }
 
@@ -88,46 +80,30 @@ export function SettingsSection({ orgId }: { orgId: string }) {
       return <EmptyState title="No organization settings" body="This organization uses the platform’s values. Add a setting to override one, or to add its own key." />;
     }
     return (
-      <div className={tableFrame}>
-        <table className={tableClass} aria-busy={settings.isFetching}>
-          <caption className="sr-only">Organization settings</caption>
-          <thead className="bg-slate-50 dark:bg-slate-950">
-            <tr>
-              <th scope="col" className={th}>Key</th>
-              <th scope="col" className={th}>Value</th>
-              <th scope="col" className={th}>Instances may override</th>
-              <th scope="col" className={th}>Updated</th>
-              <th scope="col" className={th}>
-                <span className="sr-only">Actions</span>
-              </th>
-            </tr>
-          </thead>
-          <tbody className="divide-y divide-slate-200 dark:divide-slate-800">
-            {settings.data.data.map((s) => (
-              <tr key={s.key}>
-                <th scope="row" className={`${td} text-left font-mono text-xs font-medium break-all`}>
-                  {s.key}
-                </th>
-                <td className={td}>
-                  <JsonValue value={s.value} />
-                </td>
-                <td className={td}>{s.overridable ? "Yes" : "No"}</td>
-                <td className={td}>
-                  <When iso={s.updated_at} />
-                </td>
-                <td className={`${td} text-right whitespace-nowrap`}>
-                  <button type="button" onClick={() => setEditing({ mode: "edit", setting: s })} className={rowAction} aria-label={`Edit setting ${s.key}`}>
-                    Edit
-                  </button>
-                  <button type="button" onClick={() => setRemoving(s)} className={dangerRowAction} aria-label={`Remove setting ${s.key}`}>
-                    Remove
-                  </button>
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
+      <DataTable caption="Organization settings" columns={["Key", "Value", "Instances may override", "Updated", { label: "Actions", hidden: true }]} busy={settings.isFetching}>
+        {settings.data.data.map((s) => (
+          <tr key={s.key}>
+            <th scope="row" className={`${td} text-left font-mono text-xs font-medium break-all`}>
+              {s.key}
+            </th>
+            <td className={td}>
+              <JsonValue value={s.value} />
+            </td>
+            <td className={td}>{s.overridable ? "Yes" : "No"}</td>
+            <td className={td}>
+              <When iso={s.updated_at} />
+            </td>
+            <td className={`${td} text-right whitespace-nowrap`}>
+              <button type="button" onClick={() => setEditing({ mode: "edit", setting: s })} className={rowAction} aria-label={`Edit setting ${s.key}`}>
+                Edit
+              </button>
+              <button type="button" onClick={() => setRemoving(s)} className={dangerRowAction} aria-label={`Remove setting ${s.key}`}>
+                Remove
+              </button>
+            </td>
+          </tr>
+        ))}
+      </DataTable>
     );
   }
 
@@ -141,10 +117,10 @@ export function SettingsSection({ orgId }: { orgId: string }) {
   return (
     <div className="space-y-10">
       <section aria-labelledby="org-settings-heading">
-        <SectionHeading id="org-settings-heading" title="Organization settings" action={addButton}>
+        <PageHeader level={2} id="org-settings-heading" title="Organization settings" actions={addButton}>
           Tier 3: the organization’s values override the platform’s where the platform allows it, and apply to every orchestrator instance
           of the organization.
-        </SectionHeading>
+        </PageHeader>
         <div className="mt-2">
           <Notice text={notice} />
         </div>
@@ -152,9 +128,9 @@ export function SettingsSection({ orgId }: { orgId: string }) {
       </section>
 
       <section aria-labelledby="effective-settings-heading">
-        <SectionHeading id="effective-settings-heading" title="Effective settings">
+        <PageHeader level={2} id="effective-settings-heading" title="Effective settings">
           What applies in this organization: every key’s value and the tier it comes from.
-        </SectionHeading>
+        </PageHeader>
         <div className="mt-4">{effectiveTable()}</div>
       </section>
 

@@ -14,3 +14,5 @@ export const inputClass =
 export const labelClass = "block text-sm font-medium";
 export const hintClass = "mt-1 text-sm text-slate-500 dark:text-slate-400";
 export const errorTextClass = "mt-1 text-sm font-medium text-red-700 dark:text-red-400";
+export const textLink = "font-medium text-brand-600 underline-offset-2 hover:underline dark:text-brand-100";
+export const mutedText = "text-slate-500 dark:text-slate-400";

@@ -1,12 +1,8 @@
-import { TRPCError } from "@trpc/server";
 import superjson from "superjson";
 import { describe, expect, it, vi } from "vitest";
-import type { SessionActor } from "@/server/auth/actor";
-import { loadGrants } from "@/server/auth/grants";
-import { dataLayer } from "@/server/db/data-layer";
-import { DomainError } from "@/server/errors";
 import { testDatabase } from "@/test/database";
 import { createMember, createRole, createSysAdmin, createUser, grant, seedRoles } from "@/test/fixtures";
+import { callerAs, domainOf, failure, pathsOf, sessionActor } from "@/test/trpc";
 import { handleTRPCRequest } from "./http";
 import { appRouter, createCaller } from "./root";
 
@@ -22,12 +18,6 @@ vi.mock("@/server/auth/session", () => ({
 const { client } = await testDatabase();
 await seedRoles(client);
 
-async function sessionActor(userId: string): Promise<SessionActor> {
-  const db = dataLayer("test");
-  const user = await db.user.findUniqueOrThrow({ where: { id: userId } });
-  return { kind: "session", userId, username: user.username, displayName: user.display_name, grants: await loadGrants(db, userId) };
-}
-
 const admin = await createSysAdmin(client);
 const { user: member } = await createMember(client);
 // Holds every catalog permission through a custom system role, but is not a sys_admin.
@@ -40,21 +30,6 @@ await grant(
 
 const adminActor = await sessionActor(admin.id);
 const asAdmin = createCaller({ actor: adminActor });
-
-async function failure(call: Promise<unknown>): Promise<TRPCError> {
-  const error = await call.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(TRPCError);
-  return error as TRPCError;
-}
-
-const domainOf = (error: TRPCError) => {
-  expect(error.cause).toBeInstanceOf(DomainError);
-  return error.cause as DomainError;
-};
-const pathsOf = (error: TRPCError) => ((domainOf(error).details.errors ?? []) as { path: string }[]).map((e) => e.path);
 
 const schema = {
   type: "object",
@@ -104,7 +79,7 @@ describe("authorization", () => {
     ["an organization member (who may read the catalogs over REST)", () => member.id],
     ["a user holding the catalog write permissions without being a sys_admin", () => catalogManager.id],
   ])("refuses %s every procedure with FORBIDDEN, changing nothing", async (_label, userId) => {
-    const caller = createCaller({ actor: await sessionActor(userId()) });
+    const caller = await callerAs(userId());
     const pluginsBefore = await client.plugin.count();
     const modelsBefore = await client.providerModelConfig.count();
     const calls = [

@@ -1,15 +1,11 @@
-import { TRPCError } from "@trpc/server";
 import { describe, expect, it, vi } from "vitest";
-import type { SessionActor } from "@/server/auth/actor";
-import { loadGrants } from "@/server/auth/grants";
 import { ALL_PERMISSIONS } from "@/server/auth/permissions";
-import { dataLayer } from "@/server/db/data-layer";
-import { DomainError } from "@/server/errors";
 import { ROUTES } from "@/server/rest/registry";
 import { verifyClientSecret } from "@/server/services/oauth-clients/service";
 import { grantRole } from "@/server/services/roles/service";
 import { testDatabase } from "@/test/database";
 import { createOrg, createRole, createUser, grant, join, roleId, seedRoles } from "@/test/fixtures";
+import { callerAs, domainOf, failure, pathsOf, sessionActor } from "@/test/trpc";
 import { handleTRPCRequest } from "./http";
 import type { Meta } from "./init";
 import { appRouter, createCaller } from "./root";
@@ -33,12 +29,6 @@ vi.mock("@/server/services/roles/service", async (importOriginal) => {
 const { client } = await testDatabase();
 await seedRoles(client);
 
-async function sessionActor(userId: string): Promise<SessionActor> {
-  const db = dataLayer("test");
-  const user = await db.user.findUniqueOrThrow({ where: { id: userId } });
-  return { kind: "session", userId, username: user.username, displayName: user.display_name, grants: await loadGrants(db, userId) };
-}
-
 // The seed's first sys_admin is the only one: the last-sys_admin rule applies to it.
 const admin = await client.user.findFirstOrThrow({ where: { username: "root-admin" } });
 const adminActor = await sessionActor(admin.id);
@@ -51,7 +41,7 @@ await grant(
   writer.id,
   (await createRole(client, "system", ["svc:system:users:read", "svc:system:users:write", "svc:system:roles:read", "svc:system:roles:write", "svc:system:oauth_clients:write"])).id,
 );
-const asWriter = createCaller({ actor: await sessionActor(writer.id) });
+const asWriter = await callerAs(writer.id);
 
 // The org_admin of organization A; organization B is another tenant's.
 const orgA = await createOrg(client);
@@ -59,26 +49,9 @@ const orgB = await createOrg(client);
 const orgAdmin = await createUser(client);
 await join(client, orgAdmin.id, orgA.id);
 await grant(client, orgAdmin.id, await roleId(client, "org_admin"), orgA.id);
-const asOrgAdmin = createCaller({ actor: await sessionActor(orgAdmin.id) });
+const asOrgAdmin = await callerAs(orgAdmin.id);
 
 const MISSING = "0192a3b4-c5d6-7e8f-9a0b-1c2d3e4f5a6b";
-
-/** The TRPCError a call fails with. */
-async function failure(call: Promise<unknown>): Promise<TRPCError> {
-  const error = await call.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(TRPCError);
-  return error as TRPCError;
-}
-
-const domainOf = (error: TRPCError) => {
-  expect(error.cause).toBeInstanceOf(DomainError);
-  return error.cause as DomainError;
-};
-
-const pathsOf = (error: TRPCError) => ((domainOf(error).details.errors ?? []) as { path: string }[]).map((e) => e.path);
 
 let counter = 0;
 const unique = (label: string) => `${label}-${++counter}`;

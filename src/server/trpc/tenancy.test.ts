@@ -1,13 +1,10 @@
-import { TRPCError } from "@trpc/server";
 import { describe, expect, it, vi } from "vitest";
-import { systemActor, type SessionActor } from "@/server/auth/actor";
-import { loadGrants } from "@/server/auth/grants";
+import { systemActor } from "@/server/auth/actor";
 import { PERMISSIONS, type Permission } from "@/server/auth/permissions";
-import { dataLayer } from "@/server/db/data-layer";
-import { DomainError } from "@/server/errors";
 import { appendMessages, createConversation } from "@/server/services/conversations/service";
 import { testDatabase } from "@/test/database";
 import { createOrg, createSysAdmin, createUser, grant, join, roleId, seedRoles } from "@/test/fixtures";
+import { callerAs, domainOf, failure, pathsOf, sessionActor } from "@/test/trpc";
 import { handleTRPCRequest } from "./http";
 import type { Meta } from "./init";
 import { appRouter, createCaller } from "./root";
@@ -27,12 +24,6 @@ process.env.SVC_ENCRYPTION_KEYS ??= `v1:${Buffer.alloc(32, 9).toString("base64")
 const { client } = await testDatabase();
 await seedRoles(client);
 
-async function sessionActor(userId: string): Promise<SessionActor> {
-  const db = dataLayer("test");
-  const user = await db.user.findUniqueOrThrow({ where: { id: userId } });
-  return { kind: "session", userId, username: user.username, displayName: user.display_name, grants: await loadGrants(db, userId) };
-}
-
 const admin = await createSysAdmin(client);
 const adminActor = await sessionActor(admin.id);
 const asAdmin = createCaller({ actor: adminActor });
@@ -43,24 +34,7 @@ const orgB = await createOrg(client);
 const orgAdmin = await createUser(client);
 await join(client, orgAdmin.id, orgA.id);
 await grant(client, orgAdmin.id, await roleId(client, "org_admin"), orgA.id);
-const asOrgAdmin = createCaller({ actor: await sessionActor(orgAdmin.id) });
-
-/** The TRPCError a call fails with. */
-async function failure(call: Promise<unknown>): Promise<TRPCError> {
-  const error = await call.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(TRPCError);
-  return error as TRPCError;
-}
-
-const domainOf = (error: TRPCError) => {
-  expect(error.cause).toBeInstanceOf(DomainError);
-  return error.cause as DomainError;
-};
-
-const pathsOf = (error: TRPCError) => ((domainOf(error).details.errors ?? []) as { path: string }[]).map((e) => e.path);
+const asOrgAdmin = await callerAs(orgAdmin.id);
 
 type Procedure = (input: unknown) => Promise<unknown>;
 type Procedures = Record<string, { _def: { meta?: Meta; type: string } }>;

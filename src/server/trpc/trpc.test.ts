@@ -1,15 +1,12 @@
-import { TRPCError } from "@trpc/server";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { POST as routePOST } from "@/app/api/trpc/[trpc]/route";
 import { currentSessionActor } from "@/server/auth/session";
-import { systemActor, type SessionActor } from "@/server/auth/actor";
-import { loadGrants } from "@/server/auth/grants";
+import { systemActor } from "@/server/auth/actor";
 import { isPermission } from "@/server/auth/permissions";
-import { dataLayer } from "@/server/db/data-layer";
-import { DomainError } from "@/server/errors";
 import { createApiKey, MAX_LIFETIME_SETTING } from "@/server/services/api-keys/service";
 import { testDatabase } from "@/test/database";
 import { createMember, createRole, createSysAdmin, createUser, grant, seedRoles } from "@/test/fixtures";
+import { callerAs, domainOf, failure, sessionActor } from "@/test/trpc";
 import { handleTRPCRequest, isSameSite } from "./http";
 import { appRouter, createCaller } from "./root";
 
@@ -27,12 +24,6 @@ vi.mock("@/server/auth/session", () => ({
 const { client } = await testDatabase();
 await seedRoles(client);
 
-async function sessionActor(userId: string): Promise<SessionActor> {
-  const db = dataLayer("test");
-  const user = await db.user.findUniqueOrThrow({ where: { id: userId } });
-  return { kind: "session", userId, username: user.username, displayName: user.display_name, grants: await loadGrants(db, userId) };
-}
-
 const admin = await createSysAdmin(client);
 const { user: member } = await createMember(client);
 // Holds the key permissions through a custom system role, but is not a sys_admin.
@@ -42,21 +33,6 @@ await grant(client, keyReader.id, (await createRole(client, "system", ["svc:syst
 const adminActor = await sessionActor(admin.id);
 const asAdmin = createCaller({ actor: adminActor });
 const inAYear = () => new Date(Date.now() + 365 * 86_400_000).toISOString();
-
-/** The TRPCError a call fails with. */
-async function failure(call: Promise<unknown>): Promise<TRPCError> {
-  const error = await call.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(TRPCError);
-  return error as TRPCError;
-}
-
-const domainOf = (error: TRPCError) => {
-  expect(error.cause).toBeInstanceOf(DomainError);
-  return error.cause as DomainError;
-};
 
 describe("authorization", () => {
   it("has every procedure declare a known permission", () => {
@@ -78,7 +54,7 @@ describe("authorization", () => {
     ["an organization member", () => member.id],
     ["a user holding the key permissions without being a sys_admin", () => keyReader.id],
   ])("refuses %s every procedure with FORBIDDEN", async (_label, userId) => {
-    const caller = createCaller({ actor: await sessionActor(userId()) });
+    const caller = await callerAs(userId());
     const calls = [
       caller.apiKeys.list({}),
       caller.apiKeys.policy(),

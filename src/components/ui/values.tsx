@@ -1,0 +1,32 @@
+import type { ReactNode } from "react";
+import { formatDate, formatTime } from "@/components/api-keys/format";
+import { mutedText } from "./styles";
+
+// Values as the console shows them: timestamps, identifiers and JSON.
+
+/** A timestamp as its date, with the time (UTC) under it. */
+export function When({ iso, none = "Never" }: { iso: string | null; none?: string }) {
+  if (!iso) return <span className={mutedText}>{none}</span>;
+  return (
+    <time dateTime={iso} className="whitespace-nowrap">
+      {formatDate(iso)}
+      <span className={`block text-xs ${mutedText}`}>{formatTime(iso)}</span>
+    </time>
+  );
+}
+
+export function Code({ children }: { children: ReactNode }) {
+  return <code className="rounded bg-slate-100 px-1.5 py-0.5 font-mono text-xs break-all dark:bg-slate-800">{children}</code>;
+}
+
+/** A JSON value as JSON (so "true" the string and true the boolean look different). */
+export function JsonValue({ value }: { value: unknown }) {
+  const text = JSON.stringify(value, null, typeof value === "object" && value !== null ? 2 : undefined);
+  const long = text.length > 60 || text.includes("\n");
+  return long ? (
+    <pre className="max-h-40 max-w-md overflow-auto rounded bg-slate-50 p-2 font-mono text-xs dark:bg-slate-950">{text}</pre>
+  ) : (
+    <code className="rounded bg-slate-100 px-1.5 py-0.5 font-mono text-xs break-all dark:bg-slate-800">{text}</code>
+  );
+}
+
