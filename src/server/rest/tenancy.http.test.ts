@@ -248,6 +248,16 @@ describe("central points", () => {
     expect((await api("POST", `/api/v1/organizations/${org.id}/central-points`, { name: "support", orchestrator_id: instance.body.id, visibility: "public" })).status).toBe(201);
   });
 
+  it("let one of two racing creations of the same name win: one 201, one 409", async () => {
+    const org = await newOrg({ tier: "pro" });
+    const instance = await api<{ id: string }>("POST", `/api/v1/organizations/${org.id}/orchestrators`, instanceBody());
+    const racing = await Promise.all(
+      [1, 2].map(() => api("POST", `/api/v1/organizations/${org.id}/central-points`, { name: "race", orchestrator_id: instance.body.id })),
+    );
+    expect(racing.map((r) => r.status).sort()).toEqual([201, 409]);
+    expect(await client.centralPoint.count({ where: { org_id: org.id, name: "race" } })).toBe(1);
+  });
+
   it("cannot point at another organization's instance", async () => {
     const org = await newOrg({ tier: "pro" });
     const other = await newOrg({ tier: "pro" });
