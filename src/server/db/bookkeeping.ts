@@ -40,17 +40,16 @@ export class CoalescedTouch {
     const ids = [...this.pending];
     this.pending.clear();
     const { table, column } = this.target;
-    const client = baseClient();
     try {
-      const [, written] = await client.$transaction([
-        client.$executeRaw`SET LOCAL svc.bookkeeping = 'on'`,
-        client.$executeRawUnsafe(
-          `UPDATE ${table} SET ${column} = now()
-           WHERE id = ANY($1::uuid[]) AND (${column} IS NULL OR ${column} < now() - make_interval(secs => $2))`,
-          ids,
-          this.intervalMs / 1000,
-        ),
-      ]);
+      // One statement, so no transaction to hold open: the CTE marks it as bookkeeping (set_config
+      // with is_local, lasting for this statement's own transaction) before any row is updated.
+      const written = await baseClient().$executeRawUnsafe(
+        `WITH bookkeeping AS (SELECT set_config('svc.bookkeeping', 'on', true))
+         UPDATE ${table} SET ${column} = now() FROM bookkeeping
+         WHERE id = ANY($1::uuid[]) AND (${column} IS NULL OR ${column} < now() - make_interval(secs => $2))`,
+        ids,
+        this.intervalMs / 1000,
+      );
       return written;
     } catch (error) {
       log.warn(`could not record ${column}`, { error: (error as Error).message });
