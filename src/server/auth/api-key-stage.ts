@@ -4,7 +4,7 @@ import { DomainError } from "@/server/errors";
 import { log } from "@/server/log";
 import type { ApiKeyActor } from "./actor";
 import { hashKey, isWellFormedKey } from "./api-key-format";
-import { loadGrants } from "./grants";
+import { loadGrants, type Grants } from "./grants";
 import { listenForInvalidations, onInvalidation } from "./invalidation";
 import { isPermission } from "./permissions";
 
@@ -58,9 +58,25 @@ function lookup(hash: string): Promise<Resolution> {
 const keyIdOf = (r: Resolution) => (r.status === "active" ? r.actor.key.id : r.status === "revoked" ? r.keyId : undefined);
 const userIdOf = (r: Resolution) => (r.status === "active" ? r.actor.userId : r.status === "revoked" ? r.userId : undefined);
 
+// Owners' grants, shared by all of an owner's keys (many keys, few owners): one lookup per owner
+// per TTL instead of one per key. Dropped with the owner's keys on invalidation.
+const ownerGrants = new Map<string, { grants: Promise<Grants>; until: number }>();
+
+function grantsOf(userId: string): Promise<Grants> {
+  const cached = ownerGrants.get(userId);
+  if (cached && Date.now() < cached.until) return cached.grants;
+  if (ownerGrants.size >= CACHE_MAX) ownerGrants.clear();
+  const grants = loadGrants(dataLayer("system:auth"), userId);
+  ownerGrants.set(userId, { grants, until: Date.now() + CACHE_TTL_MS / 2 });
+  grants.catch(() => ownerGrants.delete(userId));
+  return grants;
+}
+
 onInvalidation((event) => {
   generation++;
   inflight.clear();
+  if ("all" in event) ownerGrants.clear();
+  if ("userId" in event) ownerGrants.delete(event.userId);
   if ("all" in event) return cache.clear();
   for (const [hash, { resolution }] of cache) {
     if ("keyId" in event ? keyIdOf(resolution) === event.keyId : userIdOf(resolution) === event.userId) cache.delete(hash);
@@ -80,7 +96,7 @@ async function resolve(hash: string): Promise<Resolution> {
   if (!key.is_active || key.is_deleted || key.user.is_deleted) {
     return { status: "revoked", keyId: key.id, userId: key.user_id };
   }
-  const grants = await loadGrants(dataLayer("system:auth"), key.user_id);
+  const grants = await grantsOf(key.user_id);
   const scopes = (Array.isArray(key.scopes) ? key.scopes : []).filter((s): s is string => typeof s === "string").filter(isPermission);
   return {
     status: "active",
