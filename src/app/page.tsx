@@ -1,4 +1,5 @@
 import Link from "next/link";
+import { SiteHeader } from "@/components/site/site-header";
 
 const features = [
   {
@@ -18,35 +19,7 @@ const features = [
 export default function HomePage() {
   return (
     <div className="flex min-h-screen flex-col">
-      <header className="border-b border-slate-200 bg-white/80 dark:border-slate-800 dark:bg-slate-900/80">
-        <div className="mx-auto flex max-w-5xl items-center justify-between px-6 py-4">
-          <span className="flex items-center gap-2 font-semibold tracking-tight">
-            {/* eslint-disable-next-line @next/next/no-img-element -- tiny local SVG, no optimisation needed */}
-            <img src="/favicon.svg" alt="" width={24} height={24} />
-            svc
-          </span>
-          <nav aria-label="Primary">
-            <ul className="flex items-center gap-4 text-sm">
-              <li>
-                <a
-                  href="/api/docs"
-                  className="text-slate-600 hover:text-slate-900 dark:text-slate-300 dark:hover:text-white"
-                >
-                  API reference
-                </a>
-              </li>
-              <li>
-                <Link
-                  href="/console/sign-in"
-                  className="rounded-md bg-brand-600 px-3 py-1.5 font-medium text-white hover:bg-brand-700"
-                >
-                  Sign in to the console
-                </Link>
-              </li>
-            </ul>
-          </nav>
-        </div>
-      </header>
+      <SiteHeader width="max-w-5xl" link={{ href: "/api/docs", label: "API reference" }} home={false} />
 
       <main className="mx-auto w-full max-w-5xl flex-1 px-6 py-16">
         <section aria-labelledby="intro-heading" className="max-w-3xl">

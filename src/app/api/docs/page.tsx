@@ -1,5 +1,4 @@
 import type { Metadata } from "next";
-import Link from "next/link";
 import { errorAnchor, exampleOf, statusText, tagGroups, type JsonSchema } from "@/components/api-docs/model";
 import { OperationSection } from "@/components/api-docs/operation";
 import { tableClass, tdClass, thClass } from "@/components/api-docs/schema";
@@ -7,6 +6,7 @@ import { CodeBlock, Inline, MethodBadge, codeClass } from "@/components/api-docs
 import { DomainError, ERROR_STATUS, type ErrorCode } from "@/server/errors";
 import { openApiDocument } from "@/server/rest/openapi";
 import { problemBody, TITLES } from "@/server/rest/problem";
+import { SiteHeader } from "@/components/site/site-header";
 
 // The API reference, rendered on the server from the same OpenAPI document /api/openapi.json
 // serves: no client script, no CDN, works offline.
@@ -71,35 +71,7 @@ export default function ApiDocsPage() {
       >
         Skip to content
       </a>
-      <header className="border-b border-slate-200 bg-white/80 dark:border-slate-800 dark:bg-slate-900/80">
-        <div className="mx-auto flex max-w-7xl items-center justify-between px-6 py-4">
-          <Link href="/" className="flex items-center gap-2 font-semibold tracking-tight">
-            {/* eslint-disable-next-line @next/next/no-img-element -- tiny local SVG, no optimisation needed */}
-            <img src="/favicon.svg" alt="" width={24} height={24} />
-            svc
-          </Link>
-          <nav aria-label="Primary">
-            <ul className="flex items-center gap-4 text-sm">
-              <li>
-                <a
-                  href="/api/openapi.json"
-                  className="text-slate-600 hover:text-slate-900 dark:text-slate-300 dark:hover:text-white"
-                >
-                  OpenAPI JSON
-                </a>
-              </li>
-              <li>
-                <Link
-                  href="/console/sign-in"
-                  className="rounded-md bg-brand-600 px-3 py-1.5 font-medium text-white hover:bg-brand-700"
-                >
-                  Sign in to the console
-                </Link>
-              </li>
-            </ul>
-          </nav>
-        </div>
-      </header>
+      <SiteHeader width="max-w-7xl" link={{ href: "/api/openapi.json", label: "OpenAPI JSON" }} />
 
       <div className="mx-auto w-full max-w-7xl flex-1 px-6 py-10 lg:grid lg:grid-cols-[15rem_minmax(0,1fr)] lg:gap-10">
         <nav
