@@ -86,6 +86,47 @@ function Labelled({ field, errors, hint, children }: { field: Field; errors: Err
   );
 }
 
+const PRICE_HINT = "A decimal like 0.00000125, up to 8 decimal places. Empty when unknown.";
+
+/** One side's price (a decimal string, never a number) and its billing unit. */
+function PriceFields({ side, errors, price, setPrice, unit, setUnit }: {
+  side: "input" | "output";
+  errors: Errors;
+  price: string;
+  setPrice: (value: string) => void;
+  unit: Unit;
+  setUnit: (value: Unit) => void;
+}) {
+  return (
+    <>
+      <Labelled field={`${side}_price_per_unit`} errors={errors} hint={PRICE_HINT}>
+        {(props) => (
+          <input
+            {...props}
+            value={price}
+            onChange={(event) => setPrice(event.target.value)}
+            inputMode="decimal"
+            autoComplete="off"
+            spellCheck={false}
+            className={`${inputClass} mt-1 font-mono`}
+          />
+        )}
+      </Labelled>
+      <Labelled field={`${side}_billing_unit`} errors={errors}>
+        {(props) => (
+          <select {...props} value={unit} onChange={(event) => setUnit(asUnit(event.target.value))} className={`${inputClass} mt-1`}>
+            {BILLING_UNITS.map((u) => (
+              <option key={u} value={u}>
+                {UNIT_LABELS[u]}
+              </option>
+            ))}
+          </select>
+        )}
+      </Labelled>
+    </>
+  );
+}
+
 function ModelForm({ model, onCancel, onSaved }: { model: Model | null; onCancel: () => void; onSaved: (model: Model, created: boolean) => void }) {
   const trpc = useTRPC();
   const [provider, setProvider] = useState(model?.provider ?? "");
@@ -144,7 +185,6 @@ function ModelForm({ model, onCancel, onSaved }: { model: Model | null; onCancel
     update.mutate({ id: model.id, ...parsed.data });
   }
 
-  const priceHint = "A decimal like 0.00000125, up to 8 decimal places. Empty when unknown.";
 
   return (
     <form ref={formRef} noValidate onSubmit={submit} className="space-y-5">
@@ -214,54 +254,8 @@ function ModelForm({ model, onCancel, onSaved }: { model: Model | null; onCancel
       </Labelled>
 
       <div className="grid gap-4 sm:grid-cols-2">
-        <Labelled field="input_price_per_unit" errors={errors} hint={priceHint}>
-          {(props) => (
-            <input
-              {...props}
-              value={inputPrice}
-              onChange={(event) => setInputPrice(event.target.value)}
-              inputMode="decimal"
-              autoComplete="off"
-              spellCheck={false}
-              className={`${inputClass} mt-1 font-mono`}
-            />
-          )}
-        </Labelled>
-        <Labelled field="input_billing_unit" errors={errors}>
-          {(props) => (
-            <select {...props} value={inputUnit} onChange={(event) => setInputUnit(asUnit(event.target.value))} className={`${inputClass} mt-1`}>
-              {BILLING_UNITS.map((u) => (
-                <option key={u} value={u}>
-                  {UNIT_LABELS[u]}
-                </option>
-              ))}
-            </select>
-          )}
-        </Labelled>
-        <Labelled field="output_price_per_unit" errors={errors} hint={priceHint}>
-          {(props) => (
-            <input
-              {...props}
-              value={outputPrice}
-              onChange={(event) => setOutputPrice(event.target.value)}
-              inputMode="decimal"
-              autoComplete="off"
-              spellCheck={false}
-              className={`${inputClass} mt-1 font-mono`}
-            />
-          )}
-        </Labelled>
-        <Labelled field="output_billing_unit" errors={errors}>
-          {(props) => (
-            <select {...props} value={outputUnit} onChange={(event) => setOutputUnit(asUnit(event.target.value))} className={`${inputClass} mt-1`}>
-              {BILLING_UNITS.map((u) => (
-                <option key={u} value={u}>
-                  {UNIT_LABELS[u]}
-                </option>
-              ))}
-            </select>
-          )}
-        </Labelled>
+        <PriceFields side="input" errors={errors} price={inputPrice} setPrice={setInputPrice} unit={inputUnit} setUnit={setInputUnit} />
+        <PriceFields side="output" errors={errors} price={outputPrice} setPrice={setOutputPrice} unit={outputUnit} setUnit={setOutputUnit} />
         <Labelled field="currency" errors={errors} hint="An ISO 4217 code, like USD or EUR.">
           {(props) => (
             <input
