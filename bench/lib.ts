@@ -82,7 +82,7 @@ export async function freshDatabase(name: string): Promise<string> {
   await adminQuery(`CREATE DATABASE "${name}"`);
   const url = databaseUrl(name);
   await migrate(url);
-  const prisma = createBaseClient(url, 2);
+  const prisma = createBaseClient(url, { poolMax: 2 });
   try {
     await seed(prisma, { username: "admin", password: randomBytes(18).toString("base64url") });
   } finally {

@@ -9,7 +9,7 @@ import { ADMIN, MEMBER, signIn, STORAGE_STATE } from "./accounts";
 // to the run's database, then signs in once per role and keeps the signed-in state for reuse.
 
 setup("seed a user who is not a sys_admin", async () => {
-  const client = createBaseClient(e2eDatabase().url, 1);
+  const client = createBaseClient(e2eDatabase().url, { poolMax: 1 });
   try {
     const db = dataLayer("system:e2e", { client });
     if (await db.user.findFirst({ where: { username: MEMBER.username } })) return;

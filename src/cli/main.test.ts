@@ -1,5 +1,9 @@
 import { spawnSync } from "node:child_process";
+import { mkdtemp, rm } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
 import { describe, expect, it } from "vitest";
+import { readMigrations } from "@/server/db/migrate";
 import { testDatabase } from "@/test/database";
 
 // The CLI as an operator runs it: a child process, DATABASE_URL in its environment.
@@ -14,10 +18,10 @@ function svc(args: string[], env: Record<string, string | undefined> = {}) {
 }
 
 describe("svc CLI", () => {
-  it("migrate reports an up-to-date database", () => {
+  it("migrate reports an up-to-date database", async () => {
     const run = svc(["migrate"]);
     expect(run.code).toBe(0);
-    expect(run.stdout).toMatch(/Database is up to date \(1 migration\(s\) applied\)/);
+    expect(run.stdout).toContain(`Database is up to date (${(await readMigrations()).length} migration(s) applied)`);
   });
 
   it("seed prints the first admin's generated password once", async () => {
@@ -130,6 +134,22 @@ describe("svc CLI", () => {
     expect(rotated.api_key.startsWith("v2:")).toBe(true);
     expect(decrypt(parseKeyRing(newSpec), rotated.api_key)).toBe("sk-rotate-me-1234");
     expect(svc(["secrets", "rotate"], { SVC_ENCRYPTION_KEYS: newSpec }).stdout).toMatch(/Re-encrypted 0/);
+  });
+
+  it("works on the embedded database when DATABASE_URL is unset: seed, then api-keys create and list", async () => {
+    const dataDir = await mkdtemp(path.join(os.tmpdir(), "svc-cli-embedded-"));
+    try {
+      const embedded = { DATABASE_URL: undefined, SVC_DATA_DIR: dataDir };
+      expect(svc(["seed"], embedded).code).toBe(0);
+      const created = svc(["api-keys", "create", "--user", "admin", "--name", "local", "--scope", "svc:system:users:read"], embedded);
+      expect(created.stderr).toBe("");
+      expect(created.stdout.trim()).toMatch(/^cdk_[A-Za-z0-9]{49}$/);
+      const listed = svc(["api-keys", "list", "--user", "admin"], embedded);
+      expect(listed.code).toBe(0);
+      expect(listed.stdout).toMatch(/active\s+local\s+svc:system:users:read/);
+    } finally {
+      await rm(dataDir, { recursive: true, force: true });
+    }
   });
 
   it("explains its usage for an unknown command", () => {

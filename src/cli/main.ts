@@ -5,7 +5,7 @@ import { mkdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import pg from "pg";
-import { createBaseClient } from "@/server/db/client";
+import { createBaseClient, useBaseClient } from "@/server/db/client";
 import { dataLayer } from "@/server/db/data-layer";
 import { resolveDatabase, type ResolvedDatabase } from "@/server/db/database";
 import { mapDatabaseError } from "@/server/db/errors";
@@ -52,7 +52,24 @@ async function withDatabase<T>(work: (db: ResolvedDatabase) => Promise<T>): Prom
   }
 }
 
-async function prepare(url: string) {
+/** A client for the resolved database: the embedded one's connections share one session, so no named statements. */
+const clientFor = (db: ResolvedDatabase, poolMax: number) => createBaseClient(db.url, { poolMax, preparedStatements: !db.embedded });
+
+/** Runs service code (which uses the process-wide client) against the resolved database. */
+async function withServices(work: () => Promise<void>): Promise<void> {
+  await withDatabase(async (db) => {
+    const client = clientFor(db, 2);
+    useBaseClient(client);
+    try {
+      await work();
+    } finally {
+      await client.$disconnect();
+    }
+  });
+}
+
+async function prepare(db: ResolvedDatabase) {
+  const { url } = db;
   const result = await migrate(url);
   const client = new pg.Client({ connectionString: url });
   await client.connect();
@@ -61,7 +78,7 @@ async function prepare(url: string) {
   } finally {
     await client.end();
   }
-  const prisma = createBaseClient(url, 2);
+  const prisma = clientFor(db, 2);
   try {
     const { SVC_ADMIN_USERNAME, SVC_ADMIN_EMAIL, SVC_ADMIN_PASSWORD } = env();
     const seeded = await seed(prisma, {
@@ -97,8 +114,8 @@ const commands: Record<string, (args: string[]) => Promise<void>> = {
   },
 
   async seed() {
-    await withDatabase(async ({ url }) => {
-      const { createdAdmin } = await prepare(url);
+    await withDatabase(async (db) => {
+      const { createdAdmin } = await prepare(db);
       console.log("Seed complete.");
       printAdmin(createdAdmin);
     });
@@ -108,8 +125,8 @@ const commands: Record<string, (args: string[]) => Promise<void>> = {
     const { values } = parseArgs({ args, options: { username: { type: "string" }, email: { type: "string" } } });
     if (!values.username) throw new UsageError("create-admin needs --username U");
     const username = values.username;
-    await withDatabase(async ({ url }) => {
-      const prisma = createBaseClient(url, 1);
+    await withDatabase(async (db) => {
+      const prisma = clientFor(db, 1);
       try {
         const given = env().SVC_ADMIN_PASSWORD;
         const password = given ?? generatePassword();
@@ -161,8 +178,7 @@ const commands: Record<string, (args: string[]) => Promise<void>> = {
         json: { type: "boolean", default: false },
       },
     });
-    await withDatabase(async ({ url }) => {
-      process.env.DATABASE_URL = url;
+    await withServices(async () => {
       const actor = systemActor("cli");
       const userId = async () => {
         if (!values.user) throw new UsageError(`api-keys ${sub} needs --user <username>`);
@@ -198,8 +214,7 @@ const commands: Record<string, (args: string[]) => Promise<void>> = {
 
   async secrets(args) {
     if (args[0] !== "rotate") throw new UsageError("secrets needs the subcommand: rotate");
-    await withDatabase(async ({ url }) => {
-      process.env.DATABASE_URL = url;
+    await withServices(async () => {
       const changed = await reencryptLlmKeys(systemActor("cli"));
       console.log(`Re-encrypted ${changed} provider key(s) under the current key version.`);
     });
@@ -213,7 +228,7 @@ const commands: Record<string, (args: string[]) => Promise<void>> = {
     process.env.SVC_ENCRYPTION_KEYS ??= await persistedSecret(SVC_DATA_DIR, "encryption-keys", () => newKeySpec("v1"));
     const db = await resolveDatabase();
     try {
-      const { createdAdmin } = await prepare(db.url);
+      const { createdAdmin } = await prepare(db);
       const nextBin = "node_modules/next/dist/bin/next";
       if (!values.dev && !existsSync(path.join(process.env.NEXT_DIST_DIR ?? ".next", "BUILD_ID"))) {
         console.log("No production build yet: running next build first.");
@@ -227,7 +242,7 @@ const commands: Record<string, (args: string[]) => Promise<void>> = {
       const childEnv = {
         ...process.env,
         DATABASE_URL: db.url,
-        ...(db.embedded ? { DATABASE_POOL_MAX: "8" } : {}),
+        ...(db.embedded ? { DATABASE_POOL_MAX: "8", DATABASE_PREPARED_STATEMENTS: "0" } : {}),
       };
       await run(process.execPath, [nextBin, values.dev ? "dev" : "start", "-p", String(PORT)], childEnv, true);
     } finally {

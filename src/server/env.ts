@@ -7,6 +7,12 @@ const schema = z.object({
   DATABASE_URL: z.url({ protocol: /^postgres(ql)?$/ }).optional(),
   /** Connections per app process. */
   DATABASE_POOL_MAX: z.coerce.number().int().min(1).max(100).default(10),
+  /**
+   * Named (prepared) statements, parsed and planned once per connection. "0" behind a pooler that
+   * does not keep them per client (PgBouncer in transaction mode before 1.21); `npm start` turns
+   * them off for the embedded database, whose connections share one session.
+   */
+  DATABASE_PREPARED_STATEMENTS: z.enum(["0", "1"]).default("1"),
   /** Folder of the embedded database (git-ignored). */
   SVC_DATA_DIR: z.string().min(1).default(".data"),
   PORT: z.coerce.number().int().min(1).max(65535).default(3000),

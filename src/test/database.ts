@@ -18,7 +18,7 @@ export async function testDatabase(): Promise<TestDatabase> {
   const name = uniqueName("svc_test");
   const url = await createDatabase(name, inject("templateDatabase"));
   process.env.DATABASE_URL = url;
-  const client = createBaseClient(url, 4);
+  const client = createBaseClient(url, { poolMax: 4 });
   afterAll(async () => {
     await stopListening();
     await client.$disconnect();

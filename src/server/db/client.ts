@@ -1,13 +1,65 @@
+import { createHash } from "node:crypto";
 import { PrismaPg } from "@prisma/adapter-pg";
+import pg from "pg";
 import { PrismaClient } from "@/generated/prisma/client";
 import { env } from "@/server/env";
 
 export type BaseClient = PrismaClient;
 
+export interface BaseClientOptions {
+  /** Connections in the pool. */
+  poolMax?: number;
+  /** Named statements (see DATABASE_PREPARED_STATEMENTS); off for the embedded database. */
+  preparedStatements?: boolean;
+}
+
+// Named statements are parsed once per connection and their plans cached by PostgreSQL (a generic
+// plan prunes partitions at run time), which spares the parser and planner on every hot-path
+// query. At most PREPARED_STATEMENT_LIMIT distinct statements get a name per process, so that
+// statements whose text varies (IN lists of varying length) cannot grow each connection's cache
+// without bound; the rest stay unnamed.
+const PREPARED_STATEMENT_LIMIT = 500;
+const statementNames = new Map<string, string>();
+
+function statementName(sql: string): string | undefined {
+  const known = statementNames.get(sql);
+  if (known !== undefined || statementNames.size >= PREPARED_STATEMENT_LIMIT) return known;
+  const name = `svc_${createHash("sha1").update(sql).digest("base64url")}`;
+  statementNames.set(sql, name);
+  return name;
+}
+
+interface Pooled {
+  pool: pg.Pool;
+  name: (sql: string) => string | undefined;
+}
+
+const pools = new WeakMap<BaseClient, Pooled>();
+
 /** A Prisma client over node-postgres for one connection string (real or embedded PostgreSQL). */
-export function createBaseClient(url: string, poolMax = env().DATABASE_POOL_MAX): BaseClient {
-  const adapter = new PrismaPg({ connectionString: url, max: poolMax });
-  return new PrismaClient({ adapter });
+export function createBaseClient(url: string, options: BaseClientOptions = {}): BaseClient {
+  const pool = new pg.Pool({ connectionString: url, max: options.poolMax ?? env().DATABASE_POOL_MAX });
+  const prepared = options.preparedStatements ?? env().DATABASE_PREPARED_STATEMENTS === "1";
+  const name = prepared ? statementName : () => undefined;
+  const adapter = new PrismaPg(pool, {
+    // The adapter passes the name on to node-postgres, for which undefined means unnamed.
+    statementNameGenerator: (query) => name(query.sql) as string,
+    disposeExternalPool: true,
+  });
+  const client = new PrismaClient({ adapter });
+  pools.set(client, { pool, name });
+  return client;
+}
+
+/**
+ * Rows of one SQL statement, sent through the client's own pool without Prisma's per-query work
+ * (building, then decoding, a typed result). For the hottest reads only, whose rows node-postgres
+ * already gives in their final shape; everything else goes through the data layer.
+ */
+export async function queryRows<T extends pg.QueryResultRow>(sql: string, values: unknown[], client = baseClient()): Promise<T[]> {
+  const pooled = pools.get(client);
+  if (!pooled) throw new Error("queryRows needs a client made by createBaseClient");
+  return (await pooled.pool.query<T>({ name: pooled.name(sql), text: sql, values })).rows;
 }
 
 const globalForPrisma = globalThis as unknown as { svcBaseClient?: BaseClient };
@@ -23,4 +75,9 @@ export function baseClient(): BaseClient {
   }
   globalForPrisma.svcBaseClient = createBaseClient(url);
   return globalForPrisma.svcBaseClient;
+}
+
+/** Makes `client` the process-wide client: for the CLI, on the database it resolved. */
+export function useBaseClient(client: BaseClient): void {
+  globalForPrisma.svcBaseClient = client;
 }

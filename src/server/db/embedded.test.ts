@@ -17,7 +17,7 @@ describe("embedded database", () => {
     try {
       const result = await migrate(first.url);
       expect(result.applied).toEqual((await readMigrations()).map((m) => m.name));
-      const client = createBaseClient(first.url, 2);
+      const client = createBaseClient(first.url, { poolMax: 2, preparedStatements: false });
       const seeded = await seed(client, { username: "admin" });
       expect(seeded.createdAdmin?.username).toBe("admin");
       const org = await client.organization.create({ data: { name: "Acme" } });
@@ -30,7 +30,7 @@ describe("embedded database", () => {
     const second = await startEmbedded(dataDir);
     try {
       expect((await migrate(second.url)).applied).toEqual([]);
-      const client = createBaseClient(second.url, 2);
+      const client = createBaseClient(second.url, { poolMax: 2, preparedStatements: false });
       expect(await client.organization.findMany({ select: { name: true } })).toEqual([{ name: "Acme" }]);
       expect((await seed(client, { username: "admin" })).createdAdmin).toBeUndefined();
       await client.$disconnect();
