@@ -26,6 +26,7 @@
 
 import os from "node:os";
 import pg from "pg";
+import { messageHistorySql } from "@/server/services/conversations/service";
 import {
   ADMIN_URL,
   appLogLines,
@@ -74,16 +75,8 @@ const TARGET_P99_MS = 20;
 if ((STAGES[0] as number) < PROBE_MESSAGES + CONVERSATIONS) throw new Error("BENCH_STAGES: the first stage must hold the probe and one message per conversation");
 
 // ---------------------------------------------------------------------------------------------
-// The history query, as listMessages (src/server/services/conversations/service.ts) sends it: run
-// directly for the database's share of a request and for EXPLAIN. Keep the two in step.
-
-const COLUMNS = `id, conv_id, turn_id, user_id, instance_id, role, content, status, is_compacted, source, metadata,
-  to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS created_at`;
-const historySql = (withCursor: boolean) => `SELECT ${COLUMNS} FROM messages
-     WHERE conv_id = $1::uuid AND role <> 'intent' AND created_at >= $2::timestamptz
-       ${withCursor ? "AND (created_at, id) > ($4::timestamptz, $5::uuid)" : ""}
-     ORDER BY created_at, id
-     LIMIT $3`;
+// The history query is listMessages' own (messageHistorySql), run directly for the database's share
+// of a request and for EXPLAIN: parameters conversation, organization, rows, [cursor at, cursor id].
 
 // ---------------------------------------------------------------------------------------------
 // Setup: database, partitions for past months, organization, conversations, API key
@@ -262,11 +255,11 @@ interface PlanSummary {
   executionMs: number;
 }
 
-async function explain(db: pg.Client, convId: string, convCreatedAt: Date, cursor?: { at: string; id: string }): Promise<{ summary: PlanSummary; text: string }> {
-  const values = [convId, convCreatedAt, PAGE + 1, ...(cursor ? [cursor.at, cursor.id] : [])];
+async function explain(db: pg.Client, orgId: string, convId: string, cursor?: { at: string; id: string }): Promise<{ summary: PlanSummary; text: string }> {
+  const values = [convId, orgId, PAGE + 1, ...(cursor ? [cursor.at, cursor.id] : [])];
   type Explained = [{ Plan: PlanNode; "Planning Time": number; "Execution Time": number }];
-  const json = await db.query<{ "QUERY PLAN": Explained | string }>(`EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) ${historySql(cursor !== undefined)}`, values);
-  const text = await db.query<{ "QUERY PLAN": string }>(`EXPLAIN (ANALYZE, BUFFERS, COSTS OFF) ${historySql(cursor !== undefined)}`, values);
+  const json = await db.query<{ "QUERY PLAN": Explained | string }>(`EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) ${messageHistorySql(cursor !== undefined)}`, values);
+  const text = await db.query<{ "QUERY PLAN": string }>(`EXPLAIN (ANALYZE, BUFFERS, COSTS OFF) ${messageHistorySql(cursor !== undefined)}`, values);
   const raw = json.rows[0]?.["QUERY PLAN"];
   const root = (typeof raw === "string" ? (JSON.parse(raw) as Explained) : raw)?.[0];
   if (!root) throw new Error("EXPLAIN returned nothing");
@@ -278,7 +271,9 @@ async function explain(db: pg.Client, convId: string, convCreatedAt: Date, curso
     if (depth > 50) return;
     subplansRemoved += node["Subplans Removed"] ?? 0;
     if (node["Index Name"]) indexes.add(node["Index Name"].replace(/^messages_(p\d{4}_\d\d|default)_/, "messages_…_"));
-    if (node["Relation Name"]) {
+    if (node["Relation Name"] && !node["Relation Name"].startsWith("messages")) {
+      shape.push(`${node["Node Type"]} (${node["Relation Name"]})`);
+    } else if (node["Relation Name"]) {
       scans.push({ relation: node["Relation Name"], node: node["Node Type"], executed: (node["Actual Loops"] ?? 0) > 0, rows: node["Actual Rows"] ?? 0 });
     } else if (node["Node Type"] !== "Bitmap Index Scan") {
       shape.push(node["Node Type"]);
@@ -399,16 +394,16 @@ async function measureStage(fx: Fixture, db: pg.Client) {
   // The database's share: the same query sent directly, first page and cursor page alternately.
   const dbOnly: number[] = [];
   for (let i = 0; i < DB_ONLY_QUERIES; i++) {
-    const values = [fx.probe.id, fx.probe.created_at, PAGE + 1, ...(i % 2 ? [cursor.at, cursor.id] : [])];
+    const values = [fx.probe.id, fx.orgId, PAGE + 1, ...(i % 2 ? [cursor.at, cursor.id] : [])];
     const t = performance.now();
-    await db.query(historySql(i % 2 === 1), values);
+    await db.query({ name: `history_${i % 2}`, text: messageHistorySql(i % 2 === 1), values });
     dbOnly.push(performance.now() - t);
   }
 
-  const planFirst = await explain(db, fx.probe.id, fx.probe.created_at);
-  const planCursor = await explain(db, fx.probe.id, fx.probe.created_at, cursor);
-  const planRecent = await explain(db, fx.recent.id, fx.recent.created_at);
-  const planLongest = await explain(db, fx.longest.id, fx.longest.created_at);
+  const planFirst = await explain(db, fx.orgId, fx.probe.id);
+  const planCursor = await explain(db, fx.orgId, fx.probe.id, cursor);
+  const planRecent = await explain(db, fx.orgId, fx.recent.id);
+  const planLongest = await explain(db, fx.orgId, fx.longest.id);
   const longestMessages = Number(
     (await db.query<{ n: string }>("SELECT count(*) AS n FROM messages WHERE conv_id = $1", [fx.longest.id])).rows[0]?.n ?? 0,
   );

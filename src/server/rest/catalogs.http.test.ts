@@ -173,6 +173,39 @@ describe("conversations and messages", () => {
     expect((await api("GET", `${base}/messages`)).status).toBe(404);
   });
 
+  it("reads an empty history, and finds a conversation only under its own organization", async () => {
+    const { user, org } = await createMember(client);
+    const { org: other } = await createMember(client);
+    const instance = await api<{ id: string }>("POST", `/api/v1/organizations/${org.id}/orchestrators`, { name: "bot", framework_type: "langgraph", mode: "supervisor" });
+    const conversation = await api<{ id: string }>("POST", `/api/v1/organizations/${org.id}/conversations`, { instance_id: instance.body.id, user_id: user.id });
+    const empty = await api("GET", `/api/v1/organizations/${org.id}/conversations/${conversation.body.id}/messages`);
+    expect(empty).toEqual({ status: 200, body: { data: [], next_cursor: null } });
+    const elsewhere = await api("GET", `/api/v1/organizations/${other.id}/conversations/${conversation.body.id}/messages`);
+    expect(elsewhere.status).toBe(404);
+    expect(elsewhere.body).toMatchObject({ code: "not_found" });
+  });
+
+  it("pages through a long conversation in order: each message once, the last page without a cursor", async () => {
+    const { user, org } = await createMember(client);
+    const instance = await api<{ id: string }>("POST", `/api/v1/organizations/${org.id}/orchestrators`, { name: "bot", framework_type: "langgraph", mode: "supervisor" });
+    const conversation = await api<{ id: string }>("POST", `/api/v1/organizations/${org.id}/conversations`, { instance_id: instance.body.id, user_id: user.id });
+    const path = `/api/v1/organizations/${org.id}/conversations/${conversation.body.id}/messages`;
+    const turn = "0190a000-0000-7000-8000-000000000003";
+    for (let batch = 0; batch < 3; batch++) {
+      const messages = Array.from({ length: 100 }, (_, i) => ({ role: "user", content: String(batch * 100 + i), turn_id: turn }));
+      expect((await api("POST", path, { messages })).status).toBe(201);
+    }
+    const pages: string[][] = [];
+    let cursor: string | null = null;
+    do {
+      const result: { body: { data: { content: string }[]; next_cursor: string | null } } = await api("GET", `${path}?limit=100${cursor ? `&cursor=${cursor}` : ""}`);
+      pages.push(result.body.data.map((m) => m.content));
+      cursor = result.body.next_cursor;
+    } while (cursor && pages.length < 10);
+    expect(pages.map((p) => p.length)).toEqual([100, 100, 100]);
+    expect(pages.flat()).toEqual(Array.from({ length: 300 }, (_, i) => String(i)));
+  });
+
   it("refuses a conversation for someone outside the organization", async () => {
     const { org } = await createMember(client);
     const { user: outsider } = await createMember(client);
