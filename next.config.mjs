@@ -40,6 +40,7 @@ const nextConfig = {
   // A second build folder lets a developer build and test while another build is in use.
   distDir: process.env.NEXT_DIST_DIR ?? ".next",
   poweredByHeader: false,
+  compress: false,
   // The build type-checks the app; tests, e2e and bench are type-checked by `npm test` (tsc).
   typescript: { tsconfigPath: "tsconfig.build.json" },
   reactStrictMode: true,
