@@ -12,6 +12,14 @@ describe("API key format", () => {
     expect(isWellFormedKey(raw)).toBe(true);
   });
 
+  it("accepts keys issued earlier: the checksum and the stored hash are stable", () => {
+    // Issued by an earlier implementation of this module (BigInt base62, createHash).
+    for (const raw of ["cdk_0I4qZOm0RG2Ck1lRvHHWy0THiEKgdPE17D9eexCWTUP3r59ls", "cdk_O0bzIRvyX4aBRevqX0Cng5jeo3CR1UR8zVmlVkpNu224ZBbSm"]) {
+      expect(isWellFormedKey(raw)).toBe(true);
+    }
+    expect(hashKey("cdk_lQxwEfGpPHd6wteOOEn5XLg5fmpKBJu7C78oBSIZvhN0oKNoI")).toBe("3bfe3d8fbcb1e81ee44e6022de8b8984ff4bf53d6f204aed489753f1119f1598");
+  });
+
   it("never repeats", () => {
     const keys = new Set(Array.from({ length: 2000 }, () => generateKey().raw));
     expect(keys.size).toBe(2000);

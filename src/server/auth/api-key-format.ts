@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from "node:crypto";
+import { hash, randomBytes } from "node:crypto";
 import { crc32 } from "node:zlib";
 
 // Key format (decisions section 2): `cdk_` + 32 CSPRNG bytes in base62 (43 characters, fixed
@@ -23,7 +23,16 @@ function base62(value: bigint, width: number): string {
   return out.padStart(width, "0");
 }
 
-const checksum = (text: string) => base62(BigInt(crc32(text)), CHECKSUM_LENGTH);
+/** The 6-character base62 CRC32 (a 32-bit number: plain arithmetic, no BigInt, on every request). */
+function checksum(text: string): string {
+  let rest = crc32(text);
+  let out = "";
+  for (let i = 0; i < CHECKSUM_LENGTH; i++) {
+    out = ALPHABET[rest % 62] + out;
+    rest = Math.floor(rest / 62);
+  }
+  return out;
+}
 
 export interface GeneratedKey {
   raw: string;
@@ -31,7 +40,7 @@ export interface GeneratedKey {
   hash: string;
 }
 
-export const hashKey = (raw: string): string => createHash("sha256").update(raw).digest("hex");
+export const hashKey = (raw: string): string => hash("sha256", raw, "hex");
 
 export function generateKey(): GeneratedKey {
   const body = KEY_PREFIX + base62(BigInt(`0x${randomBytes(32).toString("hex")}`), BODY_LENGTH);

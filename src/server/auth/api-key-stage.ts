@@ -1,11 +1,12 @@
 import { CoalescedTouch } from "@/server/db/bookkeeping";
+import { queryRows } from "@/server/db/client";
 import { dataLayer } from "@/server/db/data-layer";
 import { DomainError } from "@/server/errors";
 import { log } from "@/server/log";
 import type { ApiKeyActor } from "./actor";
 import { hashKey, isWellFormedKey } from "./api-key-format";
 import { loadGrants, type Grants } from "./grants";
-import { listenForInvalidations, onInvalidation } from "./invalidation";
+import { listenForInvalidations, listeningForInvalidations, onInvalidation } from "./invalidation";
 import { isPermission } from "./permissions";
 
 // The X-API-KEY stage: checksum (no database work for a malformed value) → SHA-256 → cached
@@ -83,19 +84,28 @@ onInvalidation((event) => {
   }
 });
 
+interface KeyRow {
+  id: string;
+  user_id: string;
+  key_prefix: string;
+  scopes: unknown;
+  expires_at: Date | null;
+  usable: boolean;
+  username: string;
+  display_name: string | null;
+}
+
+// One statement, straight through the pool (queryRows): a lookup costs a third of a millisecond of
+// CPU instead of Prisma's several, which matters when a burst of cached keys is refreshed at once.
+const KEY_LOOKUP = `SELECT k.id, k.user_id, k.key_prefix, k.scopes, k.expires_at,
+    k.is_active AND NOT k.is_deleted AND NOT u.is_deleted AS usable, u.username, u.display_name
+  FROM api_keys k JOIN users u ON u.id = k.user_id
+  WHERE k.key_hash = $1`;
+
 async function resolve(hash: string): Promise<Resolution> {
-  const db = dataLayer("system:auth", { includeDeleted: true });
-  const key = await db.apiKey.findUnique({
-    where: { key_hash: hash },
-    select: {
-      id: true, user_id: true, key_prefix: true, scopes: true, expires_at: true, is_active: true, is_deleted: true,
-      user: { select: { username: true, display_name: true, is_deleted: true } },
-    },
-  });
+  const [key] = await queryRows<KeyRow>(KEY_LOOKUP, [hash]);
   if (!key) return { status: "unknown" };
-  if (!key.is_active || key.is_deleted || key.user.is_deleted) {
-    return { status: "revoked", keyId: key.id, userId: key.user_id };
-  }
+  if (!key.usable) return { status: "revoked", keyId: key.id, userId: key.user_id };
   const grants = await grantsOf(key.user_id);
   const scopes = (Array.isArray(key.scopes) ? key.scopes : []).filter((s): s is string => typeof s === "string").filter(isPermission);
   return {
@@ -103,34 +113,41 @@ async function resolve(hash: string): Promise<Resolution> {
     actor: {
       kind: "api_key",
       userId: key.user_id,
-      username: key.user.username,
-      displayName: key.user.display_name,
+      username: key.username,
+      displayName: key.display_name,
       grants,
       key: { id: key.id, prefix: key.key_prefix, expiresAt: key.expires_at, scopes },
     },
   };
 }
 
-/** The actor of a presented X-API-KEY value, or the 401 that refuses it. */
-export async function authenticateApiKey(raw: string): Promise<ApiKeyActor> {
+/**
+ * The actor of a presented X-API-KEY value, or the 401 that refuses it: straight from the cache
+ * when the key is known (no promise on the hot path), else once its lookup completes. A refusal is
+ * thrown, at once or as the promise's rejection.
+ */
+export function authenticateApiKey(raw: string): ApiKeyActor | Promise<ApiKeyActor> {
   if (!isWellFormedKey(raw)) throw new DomainError("invalid_api_key", "The API key is not valid.");
-  void listenForInvalidations().catch((error: unknown) =>
-    log.warn("cannot listen for auth invalidations", { error: (error as Error).message }),
-  );
+  if (!listeningForInvalidations()) {
+    void listenForInvalidations().catch((error: unknown) =>
+      log.warn("cannot listen for auth invalidations", { error: (error as Error).message }),
+    );
+  }
   const hash = hashKey(raw);
   const cached = cache.get(hash);
   const now = Date.now();
-  let resolution: Resolution;
   if (cached && now < cached.usable) {
     if (now >= cached.fresh) void lookup(hash).catch(() => undefined);
-    resolution = cached.resolution;
-  } else {
-    resolution = await lookup(hash);
+    return accept(cached.resolution, now);
   }
+  return lookup(hash).then((resolution) => accept(resolution, Date.now()));
+}
+
+function accept(resolution: Resolution, now: number): ApiKeyActor {
   if (resolution.status === "unknown") throw new DomainError("invalid_api_key", "The API key is not valid.");
   if (resolution.status === "revoked") throw new DomainError("api_key_revoked", "The API key has been revoked.");
   const { actor } = resolution;
-  if (actor.key.expiresAt && actor.key.expiresAt.getTime() <= Date.now()) {
+  if (actor.key.expiresAt && actor.key.expiresAt.getTime() <= now) {
     throw new DomainError("api_key_expired", "The API key has expired.");
   }
   recordUse(actor.key.id);

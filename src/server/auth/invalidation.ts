@@ -29,6 +29,9 @@ export const notifyPayload = (event: Invalidation): string => JSON.stringify(eve
 let subscriber: pg.Client | undefined;
 let starting: Promise<void> | undefined;
 
+/** Whether this process listens (or is starting to): a check cheap enough for every request. */
+export const listeningForInvalidations = (): boolean => subscriber !== undefined || starting !== undefined;
+
 /** Starts listening (once per process). Reconnects with a fresh full invalidation if dropped. */
 export function listenForInvalidations(url = env().DATABASE_URL): Promise<void> {
   if (!url || subscriber) return Promise.resolve();

@@ -60,8 +60,11 @@ async function readBody(request: Request): Promise<unknown> {
 
 const SESSION_COOKIE = /(^|;\s*)(__Secure-|__Host-)?authjs\.session-token(\.\d+)?=/;
 
-/** X-API-KEY, else the console session. A key in Authorization: Bearer is refused, not used. */
-async function authenticate(request: Request): Promise<Actor | null> {
+/**
+ * X-API-KEY, else the console session. A key in Authorization: Bearer is refused, not used. A
+ * cached key answers without a promise.
+ */
+function authenticate(request: Request): Actor | null | Promise<Actor | null> {
   const key = request.headers.get("x-api-key");
   if (key !== null) return authenticateApiKey(key.trim());
   const authorization = request.headers.get("authorization") ?? "";
@@ -98,14 +101,15 @@ function queryObject(url: URL): Record<string, string | string[]> {
 }
 
 async function run(spec: RouteSpec, request: Request, context: NextContext, requestId: string) {
-  const authenticated = spec.access === "public" ? null : await authenticate(request);
+  const credentials = spec.access === "public" ? null : authenticate(request);
+  const authenticated = credentials instanceof Promise ? await credentials : credentials;
   if (!authenticated && spec.access !== "public") {
     throw new DomainError("unauthenticated", "Send an API key in the X-API-KEY header, or sign in.");
   }
   const params = parse(spec.params, await context.params, "params");
   const actor = authorizeRoute(spec, authenticated, params);
   const rawBody = spec.body || request.method !== "GET" ? await readBody(request) : undefined;
-  const query = parse(spec.query, queryObject(new URL(request.url)), "query");
+  const query = spec.query ? parse(spec.query, queryObject(new URL(request.url)), "query") : undefined;
   const body = spec.body ? parse(spec.body, rawBody ?? {}, "") : undefined;
   if (!spec.body && rawBody !== undefined) {
     throw new DomainError("validation_failed", "This route takes no body.", { errors: [{ path: "body", message: "is not expected" }] });

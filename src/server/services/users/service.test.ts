@@ -86,7 +86,7 @@ describe("users", () => {
     const owned = await createApiKey(cli, admin.id, { name: "k", scopes: ["svc:org:read"], expires_at: null });
     expect((await authenticateApiKey(owned.raw_key)).userId).toBe(admin.id);
     await deleteUser(cli, admin.id);
-    expect((await refusal(authenticateApiKey(owned.raw_key))).code).toBe("api_key_revoked");
+    expect((await refusal((async () => authenticateApiKey(owned.raw_key))())).code).toBe("api_key_revoked");
     expect((await refusal(getUser(cli, admin.id))).code).toBe("not_found");
     expect((await getUser(cli, admin.id, { includeDeleted: true })).is_deleted).toBe(true);
     expect((await listUsers(cli, { limit: 100, include_deleted: true })).data.map((u) => u.id)).toContain(admin.id);
