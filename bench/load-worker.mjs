@@ -21,6 +21,15 @@ function percentile(sorted, p) {
   return sorted[index];
 }
 
+function histogram(sorted) {
+  const counts = {};
+  for (const ms of sorted) {
+    const bucket = Math.round(ms * 10);
+    counts[bucket] = (counts[bucket] ?? 0) + 1;
+  }
+  return counts;
+}
+
 const job = await readStdin();
 const url = new URL(job.url);
 if (url.hostname !== "127.0.0.1") throw new Error(`load-worker only targets 127.0.0.1, not ${url.hostname}`);
@@ -78,6 +87,8 @@ const instance = autocannon(
         p90: percentile(sorted, 90),
         p99: percentile(sorted, 99),
         max: percentile(sorted, 100),
+        // Counts per 0.1 ms, so the bench can pool the rounds of a scenario into one distribution.
+        histogram: histogram(sorted),
         statuses,
         errors: result.errors,
         timeouts: result.timeouts,
