@@ -19,7 +19,15 @@ export interface BaseClientOptions {
 // statements whose text varies (IN lists of varying length) cannot grow each connection's cache
 // without bound; the rest stay unnamed.
 const PREPARED_STATEMENT_LIMIT = 500;
-const statementNames = new Map<string, string>();
+
+// Process-wide state lives on globalThis: Next.js bundles this module into several server chunks,
+// each with its own module scope, and a client made in one must be usable from another.
+const shared = globalThis as unknown as {
+  svcBaseClient?: BaseClient;
+  svcStatementNames?: Map<string, string>;
+  svcPools?: WeakMap<BaseClient, Pooled>;
+};
+const statementNames = (shared.svcStatementNames ??= new Map<string, string>());
 
 function statementName(sql: string): string | undefined {
   const known = statementNames.get(sql);
@@ -34,7 +42,7 @@ interface Pooled {
   name: (sql: string) => string | undefined;
 }
 
-const pools = new WeakMap<BaseClient, Pooled>();
+const pools = (shared.svcPools ??= new WeakMap<BaseClient, Pooled>());
 
 /** A Prisma client over node-postgres for one connection string (real or embedded PostgreSQL). */
 export function createBaseClient(url: string, options: BaseClientOptions = {}): BaseClient {
@@ -62,22 +70,20 @@ export async function queryRows<T extends pg.QueryResultRow>(sql: string, values
   return (await pooled.pool.query<T>({ name: pooled.name(sql), text: sql, values })).rows;
 }
 
-const globalForPrisma = globalThis as unknown as { svcBaseClient?: BaseClient };
-
 /** The process-wide client for DATABASE_URL, kept across hot reloads in development. */
 export function baseClient(): BaseClient {
-  if (globalForPrisma.svcBaseClient) return globalForPrisma.svcBaseClient;
+  if (shared.svcBaseClient) return shared.svcBaseClient;
   const url = env().DATABASE_URL;
   if (!url) {
     throw new Error(
       "DATABASE_URL is not set: start the app with `npm start` (it brings up the embedded database) or set it.",
     );
   }
-  globalForPrisma.svcBaseClient = createBaseClient(url);
-  return globalForPrisma.svcBaseClient;
+  shared.svcBaseClient = createBaseClient(url);
+  return shared.svcBaseClient;
 }
 
 /** Makes `client` the process-wide client: for the CLI, on the database it resolved. */
 export function useBaseClient(client: BaseClient): void {
-  globalForPrisma.svcBaseClient = client;
+  shared.svcBaseClient = client;
 }
