@@ -6,7 +6,8 @@ import { createApiKeyInput, type CreatedApiKey } from "@/lib/schemas/api-keys";
 import type { Permission } from "@/server/auth/permissions";
 import { Dialog } from "@/components/ui/dialog";
 import { FieldError } from "@/components/ui/field-error";
-import { hintClass, inputClass, labelClass, linkButton, primaryButton, secondaryButton } from "@/components/ui/styles";
+import { hintClass, inputClass, labelClass, linkButton } from "@/components/ui/styles";
+import { DialogButtons } from "@/components/ui/form";
 import { fieldErrorsOf, messageOf, useTRPC } from "@/trpc/react";
 import { SCOPE_GROUPS, type ScopeGroup } from "./catalog";
 
@@ -274,15 +275,7 @@ function CreateKeyForm({ onCancel, onCreated }: { onCancel: () => void; onCreate
         </p>
       )}
 
-      {/* Stays in view while the form scrolls inside a short window. */}
-      <div className="sticky bottom-0 -mx-6 -mb-6 flex justify-end gap-3 border-t border-slate-200 bg-white px-6 py-4 dark:border-slate-800 dark:bg-slate-900">
-        <button type="button" onClick={onCancel} className={secondaryButton}>
-          Cancel
-        </button>
-        <button type="submit" disabled={create.isPending} className={primaryButton}>
-          {create.isPending ? "Creating…" : "Create key"}
-        </button>
-      </div>
+      <DialogButtons onCancel={onCancel} pending={create.isPending} label="Create key" pendingLabel="Creating…" />
     </form>
   );
 }

@@ -4,9 +4,8 @@ import { useMutation } from "@tanstack/react-query";
 import { useRef, useState, type FormEvent } from "react";
 import { createUserInput, type User } from "@/lib/schemas/users";
 import { Dialog } from "@/components/ui/dialog";
-import { primaryButton, secondaryButton } from "@/components/ui/styles";
 import { useTRPC } from "@/trpc/react";
-import { Choice, ChoiceGroup, orNull, TextField, useFormErrors } from "@/components/ui/form";
+import { Choice, ChoiceGroup, DialogButtons, orNull, TextField, useFormErrors } from "@/components/ui/form";
 import { FormAlert } from "@/components/ui/states";
 
 // "Create user": a username, an optional email and display name, and either a password or none
@@ -35,15 +34,13 @@ function CreateUserForm({ onCancel, onCreated }: { onCancel: () => void; onCreat
 
   function submit(event: FormEvent) {
     event.preventDefault();
-    const parsed = createUserInput.safeParse({
+    const input = form.check(createUserInput, {
       username,
       email: orNull(email),
       display_name: orNull(displayName),
       password: signIn === "password" ? password : null,
     });
-    if (!parsed.success) return form.showIssues(parsed.error);
-    form.set({});
-    create.mutate(parsed.data);
+    if (input) create.mutate(input);
   }
 
   return (
@@ -83,14 +80,7 @@ function CreateUserForm({ onCancel, onCreated }: { onCancel: () => void; onCreat
         />
       )}
       <FormAlert message={form.errors.form} />
-      <div className="flex justify-end gap-3 border-t border-slate-200 pt-4 dark:border-slate-800">
-        <button type="button" onClick={onCancel} className={secondaryButton}>
-          Cancel
-        </button>
-        <button type="submit" disabled={create.isPending} className={primaryButton}>
-          {create.isPending ? "Creating…" : "Create user"}
-        </button>
-      </div>
+      <DialogButtons onCancel={onCancel} pending={create.isPending} label="Create user" pendingLabel="Creating…" />
     </form>
   );
 }

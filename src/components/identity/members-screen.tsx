@@ -11,10 +11,10 @@ import { memberListOptions, roleChoicesOptions } from "./queries";
 import { Badge } from "@/components/ui/badge";
 import { ConfirmDialog } from "@/components/ui/confirm-dialog";
 import { describedBy, FieldError } from "@/components/ui/field-error";
-import { useFormErrors } from "@/components/ui/form";
+import { DialogButtons, useFormErrors } from "@/components/ui/form";
 import { EmptyState, ErrorState, FormAlert, LoadingState, Notice } from "@/components/ui/states";
 import { inputClass, labelClass, mutedText, primaryButton, secondaryButton, textLink } from "@/components/ui/styles";
-import { dangerRowAction, DataTable, rowAction, td } from "@/components/ui/table";
+import { DataTable, RowActions, td } from "@/components/ui/table";
 import { When } from "@/components/ui/values";
 import { PageHeader } from "@/components/ui/page-header";
 
@@ -98,14 +98,12 @@ export function MembersScreen({ orgId }: { orgId: string }) {
             <td className={td}>
               <When iso={member.created_at} />
             </td>
-            <td className={`${td} text-right whitespace-nowrap`}>
-              <button type="button" onClick={() => setGranting(member)} className={rowAction} aria-label={`Grant a role to ${member.username}`}>
-                Grant role
-              </button>
-              <button type="button" onClick={() => setRemoving(member)} className={dangerRowAction} aria-label={`Remove ${member.username}`}>
-                Remove
-              </button>
-            </td>
+            <RowActions
+              actions={[
+                { label: "Grant role", ariaLabel: `Grant a role to ${member.username}`, onClick: () => setGranting(member) },
+                { label: "Remove", ariaLabel: `Remove ${member.username}`, onClick: () => setRemoving(member), danger: true },
+              ]}
+            />
           </tr>
         ))}
       </DataTable>
@@ -225,14 +223,7 @@ function AddMemberForm({ orgId, onCancel, onAdded }: { orgId: string; onCancel: 
     <form ref={formRef} noValidate onSubmit={submit} className="space-y-5">
       <UserPicker picked={user} onPick={setUser} error={form.errors.user_id} />
       <FormAlert message={form.errors.form} />
-      <div className="flex justify-end gap-3">
-        <button type="button" onClick={onCancel} className={secondaryButton}>
-          Cancel
-        </button>
-        <button type="submit" disabled={add.isPending} className={primaryButton}>
-          {add.isPending ? "Adding…" : "Add member"}
-        </button>
-      </div>
+      <DialogButtons onCancel={onCancel} pending={add.isPending} label="Add member" pendingLabel="Adding…" />
     </form>
   );
 }
@@ -281,14 +272,7 @@ function GrantOrgRoleForm({ orgId, member, onCancel, onGranted }: { orgId: strin
         <FieldError id={`${id}-error`} message={form.errors.role_id} />
       </div>
       <FormAlert message={form.errors.form} />
-      <div className="flex justify-end gap-3">
-        <button type="button" onClick={onCancel} className={secondaryButton}>
-          Cancel
-        </button>
-        <button type="submit" disabled={grant.isPending} className={primaryButton}>
-          {grant.isPending ? "Granting…" : "Grant role"}
-        </button>
-      </div>
+      <DialogButtons onCancel={onCancel} pending={grant.isPending} label="Grant role" pendingLabel="Granting…" />
     </form>
   );
 }

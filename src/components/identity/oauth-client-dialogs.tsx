@@ -11,10 +11,10 @@ import {
   type OAuthClientWithSecret,
 } from "@/lib/schemas/oauth-clients";
 import { Dialog } from "@/components/ui/dialog";
-import { primaryButton, secondaryButton } from "@/components/ui/styles";
+import { primaryButton } from "@/components/ui/styles";
 import { useTRPC } from "@/trpc/react";
 import { PermissionPicker } from "./permission-picker";
-import { Choice, ChoiceGroup, TextAreaField, TextField, useFormErrors } from "@/components/ui/form";
+import { Choice, ChoiceGroup, DialogButtons, TextAreaField, TextField, useFormErrors } from "@/components/ui/form";
 import { type FormErrors, sentence } from "@/components/ui/form-errors";
 import { SecretField, ShownOnceWarning } from "@/components/ui/secret-field";
 import { FormAlert } from "@/components/ui/states";
@@ -95,23 +95,15 @@ function ClientForm({ client, onCancel, onRegistered, onSaved }: { client: OAuth
       allowed_scopes: [...scopes],
     };
     if (client === null) {
-      const parsed = createOAuthClientInput.safeParse({ ...values, client_type: clientType });
-      if (!parsed.success) return form.showIssues(parsed.error);
-      form.set({});
-      register.mutate(parsed.data);
+      const input = form.check(createOAuthClientInput, { ...values, client_type: clientType });
+      if (input) register.mutate(input);
       return;
     }
-    const parsed = updateOAuthClientInput.safeParse(values);
-    if (!parsed.success) return form.showIssues(parsed.error);
     // The rules across fields hold for the result of an update too.
-    const problems = clientShapeProblems({ ...values, client_type: client.client_type });
-    if (problems.length > 0) {
-      const found: FormErrors<Field> = {};
-      for (const { path, message } of problems) found[path as Field] ??= sentence(LABELS[path as Field], message);
-      return form.set(found);
-    }
-    form.set({});
-    update.mutate({ client_id: client.client_id, ...parsed.data });
+    const found: FormErrors<Field> = {};
+    for (const { path, message } of clientShapeProblems({ ...values, client_type: client.client_type })) found[path as Field] ??= sentence(LABELS[path as Field], message);
+    const input = form.check(updateOAuthClientInput, values, found);
+    if (input) update.mutate({ client_id: client.client_id, ...input });
   }
 
   const toggleGrant = (grant: string, on: boolean) =>
@@ -154,14 +146,7 @@ function ClientForm({ client, onCancel, onRegistered, onSaved }: { client: OAuth
       </ChoiceGroup>
       <PermissionPicker legend="Allowed scopes" hint="Catalog permissions the client may ask for." selected={scopes} onChange={setScopes} error={form.errors.allowed_scopes} />
       <FormAlert message={form.errors.form} />
-      <div className="sticky bottom-0 -mx-6 -mb-6 flex justify-end gap-3 border-t border-slate-200 bg-white px-6 py-4 dark:border-slate-800 dark:bg-slate-900">
-        <button type="button" onClick={onCancel} className={secondaryButton}>
-          Cancel
-        </button>
-        <button type="submit" disabled={pending} className={primaryButton}>
-          {pending ? "Saving…" : client === null ? "Register client" : "Save client"}
-        </button>
-      </div>
+      <DialogButtons onCancel={onCancel} pending={pending} label={client === null ? "Register client" : "Save client"} />
     </form>
   );
 }

@@ -88,16 +88,12 @@ function RoleEditor({ role }: { role: Role | null }) {
     // Only the permissions the scope allows: switching a new role to "org" drops system ones.
     const chosen = [...permissions].filter((p) => isPermission(p) && (!offered || offered(p)));
     if (role === null) {
-      const parsed = createRoleInput.safeParse({ name, description: orNull(description), scope, permissions: chosen });
-      if (!parsed.success) return form.showIssues(parsed.error);
-      form.set({});
-      create.mutate(parsed.data);
+      const input = form.check(createRoleInput, { name, description: orNull(description), scope, permissions: chosen });
+      if (input) create.mutate(input);
       return;
     }
-    const parsed = updateRoleInput.safeParse(builtIn ? { description: orNull(description) } : { name, description: orNull(description), permissions: chosen });
-    if (!parsed.success) return form.showIssues(parsed.error);
-    form.set({});
-    update.mutate({ role_id: role.id, ...parsed.data });
+    const input = form.check(updateRoleInput, builtIn ? { description: orNull(description) } : { name, description: orNull(description), permissions: chosen });
+    if (input) update.mutate({ role_id: role.id, ...input });
   }
 
   const pending = create.isPending || update.isPending;

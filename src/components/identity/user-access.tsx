@@ -13,11 +13,11 @@ import { effectivePermissionsOptions, roleChoicesOptions, userGrantsOptions, use
 import { Badge, DangerousBadge } from "@/components/ui/badge";
 import { ConfirmDialog } from "@/components/ui/confirm-dialog";
 import { describedBy, FieldError } from "@/components/ui/field-error";
-import { Choice, ChoiceGroup, useFormErrors } from "@/components/ui/form";
+import { Choice, ChoiceGroup, DialogButtons, useFormErrors } from "@/components/ui/form";
 import { Section } from "@/components/ui/section";
 import { EmptyState, ErrorState, FormAlert, LoadingState } from "@/components/ui/states";
-import { inputClass, labelClass, mutedText, primaryButton, secondaryButton, textLink } from "@/components/ui/styles";
-import { dangerRowAction, DataTable, td } from "@/components/ui/table";
+import { inputClass, labelClass, mutedText, secondaryButton, textLink } from "@/components/ui/styles";
+import { DataTable, RowActions, td } from "@/components/ui/table";
 import { When } from "@/components/ui/values";
 
 // What a user may do: the organizations they belong to, the roles granted to them (globally or in
@@ -76,11 +76,7 @@ export function MembershipsSection({ user, onNotice }: { user: User; onNotice: (
             <td className={td}>
               <When iso={org.created_at} />
             </td>
-            <td className={`${td} text-right`}>
-              <button type="button" onClick={() => setRemoving(org)} className={dangerRowAction} aria-label={`Remove from ${org.name}`}>
-                Remove
-              </button>
-            </td>
+            <RowActions actions={[{ label: "Remove", ariaLabel: `Remove from ${org.name}`, onClick: () => setRemoving(org), danger: true }]} />
           </tr>
         ))}
       </DataTable>
@@ -159,14 +155,7 @@ function AddMembershipForm({ user, onCancel, onAdded }: { user: User; onCancel: 
     <form ref={formRef} noValidate onSubmit={submit} className="space-y-5">
       <OrganizationPicker picked={org} onPick={setOrg} error={form.errors.org_id} />
       <FormAlert message={form.errors.form ?? form.errors.user_id} />
-      <div className="flex justify-end gap-3">
-        <button type="button" onClick={onCancel} className={secondaryButton}>
-          Cancel
-        </button>
-        <button type="submit" disabled={add.isPending} className={primaryButton}>
-          {add.isPending ? "Adding…" : "Add to organization"}
-        </button>
-      </div>
+      <DialogButtons onCancel={onCancel} pending={add.isPending} label="Add to organization" pendingLabel="Adding…" />
     </form>
   );
 }
@@ -213,11 +202,7 @@ export function GrantsSection({ user, onNotice }: { user: User; onNotice: (text:
             <td className={td}>
               <When iso={grant.created_at} />
             </td>
-            <td className={`${td} text-right`}>
-              <button type="button" onClick={() => setRevoking(grant)} className={dangerRowAction} aria-label={`Revoke ${grant.role.name} ${where(grant)}`}>
-                Revoke
-              </button>
-            </td>
+            <RowActions actions={[{ label: "Revoke", ariaLabel: `Revoke ${grant.role.name} ${where(grant)}`, onClick: () => setRevoking(grant), danger: true }]} />
           </tr>
         ))}
       </DataTable>
@@ -343,14 +328,7 @@ function GrantRoleForm({ user, onCancel, onGranted }: { user: User; onCancel: ()
         </div>
       )}
       <FormAlert message={form.errors.form} />
-      <div className="flex justify-end gap-3">
-        <button type="button" onClick={onCancel} className={secondaryButton}>
-          Cancel
-        </button>
-        <button type="submit" disabled={grant.isPending} className={primaryButton}>
-          {grant.isPending ? "Granting…" : "Grant role"}
-        </button>
-      </div>
+      <DialogButtons onCancel={onCancel} pending={grant.isPending} label="Grant role" pendingLabel="Granting…" />
     </form>
   );
 }

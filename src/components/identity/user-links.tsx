@@ -11,7 +11,7 @@ import { ConfirmDialog } from "@/components/ui/confirm-dialog";
 import { Section } from "@/components/ui/section";
 import { EmptyState, ErrorState, LoadingState } from "@/components/ui/states";
 import { textLink } from "@/components/ui/styles";
-import { dangerRowAction, DataTable, td } from "@/components/ui/table";
+import { DataTable, RowActions, td } from "@/components/ui/table";
 import { Code, When } from "@/components/ui/values";
 
 // What else reaches a user: external accounts linked at sign-in (unlinkable here), and their API
@@ -44,11 +44,7 @@ export function IdentitiesSection({ user, onNotice }: { user: User; onNotice: (t
             <td className={td}>
               <When iso={identity.created_at} />
             </td>
-            <td className={`${td} text-right`}>
-              <button type="button" onClick={() => setUnlinking(identity)} className={dangerRowAction} aria-label={`Unlink ${providerName(identity)} ${identity.provider_user_id}`}>
-                Unlink
-              </button>
-            </td>
+            <RowActions actions={[{ label: "Unlink", ariaLabel: `Unlink ${providerName(identity)} ${identity.provider_user_id}`, onClick: () => setUnlinking(identity), danger: true }]} />
           </tr>
         ))}
       </DataTable>

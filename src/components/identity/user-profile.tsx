@@ -4,9 +4,9 @@ import { useMutation } from "@tanstack/react-query";
 import { useRef, useState, type FormEvent } from "react";
 import { updateUserInput, type PasswordReset, type User } from "@/lib/schemas/users";
 import { Dialog } from "@/components/ui/dialog";
-import { primaryButton, secondaryButton } from "@/components/ui/styles";
+import { primaryButton } from "@/components/ui/styles";
 import { useTRPC } from "@/trpc/react";
-import { Choice, ChoiceGroup, orNull, TextAreaField, TextField, useFormErrors } from "@/components/ui/form";
+import { Choice, ChoiceGroup, DialogButtons, orNull, TextAreaField, TextField, useFormErrors } from "@/components/ui/form";
 import { SecretField, ShownOnceWarning } from "@/components/ui/secret-field";
 import { FormAlert } from "@/components/ui/states";
 
@@ -50,7 +50,7 @@ export function ProfileForm({ user, onSaved }: { user: User; onSaved: (user: Use
 
   function submit(event: FormEvent) {
     event.preventDefault();
-    const parsed = updateUserInput.safeParse({
+    const input = form.check(updateUserInput, {
       username: values.username,
       email: orNull(values.email),
       display_name: orNull(values.display_name),
@@ -59,9 +59,7 @@ export function ProfileForm({ user, onSaved }: { user: User; onSaved: (user: Use
       timezone: orNull(values.timezone),
       bio: values.bio.trim() === "" ? null : values.bio,
     });
-    if (!parsed.success) return form.showIssues(parsed.error);
-    form.set({});
-    update.mutate({ user_id: user.id, ...parsed.data });
+    if (input) update.mutate({ user_id: user.id, ...input });
   }
 
   return (
@@ -128,14 +126,7 @@ function ResetPasswordForm({ user, onCancel, onDone }: { user: User; onCancel: (
         />
       )}
       <FormAlert message={form.errors.form} />
-      <div className="flex justify-end gap-3">
-        <button type="button" onClick={onCancel} className={secondaryButton}>
-          Cancel
-        </button>
-        <button type="submit" disabled={reset.isPending} className={primaryButton}>
-          {reset.isPending ? "Resetting…" : "Reset password"}
-        </button>
-      </div>
+      <DialogButtons onCancel={onCancel} pending={reset.isPending} label="Reset password" pendingLabel="Resetting…" />
     </form>
   );
 }

@@ -4,7 +4,8 @@ import { useMutation } from "@tanstack/react-query";
 import { useEffect, useId, useRef, useState, type FormEvent, type ReactNode } from "react";
 import { BILLING_UNITS, createModelInput, MODEL_CATEGORIES, updateModelInput, type Model, type UpdateModelInput } from "@/lib/schemas/models";
 import { Dialog } from "@/components/ui/dialog";
-import { hintClass, inputClass, labelClass, primaryButton, secondaryButton } from "@/components/ui/styles";
+import { hintClass, inputClass, labelClass } from "@/components/ui/styles";
+import { DialogButtons } from "@/components/ui/form";
 import { useTRPC } from "@/trpc/react";
 import { CATEGORY_LABELS, UNIT_LABELS } from "./format";
 import { describedBy, FieldError } from "@/components/ui/field-error";
@@ -294,14 +295,7 @@ function ModelForm({ model, onCancel, onSaved }: { model: Model | null; onCancel
 
       <FormAlert message={errors.form} />
 
-      <div className="sticky bottom-0 -mx-6 -mb-6 flex justify-end gap-3 border-t border-slate-200 bg-white px-6 py-4 dark:border-slate-800 dark:bg-slate-900">
-        <button type="button" onClick={onCancel} className={secondaryButton}>
-          Cancel
-        </button>
-        <button type="submit" disabled={pending} className={primaryButton}>
-          {pending ? "Saving…" : model ? "Save changes" : "Add model"}
-        </button>
-      </div>
+      <DialogButtons onCancel={onCancel} pending={pending} label={model ? "Save changes" : "Add model"} />
     </form>
   );
 }

@@ -4,7 +4,8 @@ import { useMutation } from "@tanstack/react-query";
 import { useEffect, useId, useRef, useState, type ChangeEvent, type FormEvent, type ReactNode } from "react";
 import { registerPluginInput, type Plugin } from "@/lib/schemas/plugins";
 import { Dialog } from "@/components/ui/dialog";
-import { hintClass, inputClass, labelClass, linkButton, primaryButton, secondaryButton } from "@/components/ui/styles";
+import { hintClass, inputClass, labelClass, linkButton } from "@/components/ui/styles";
+import { DialogButtons } from "@/components/ui/form";
 import { useTRPC } from "@/trpc/react";
 import { LOGO_TYPES, PluginLogo, readLogo } from "./logo";
 import { SettingsPreview } from "./settings-preview";
@@ -386,14 +387,7 @@ function RegisterForm({ template, onCancel, onRegistered }: { template: Plugin |
       {/* Errors of no field shown here (the flags are checkboxes that cannot be wrong). */}
       <FormAlert message={[errors.form, errors.is_specialized, errors.is_scoped, errors.stateless, errors.enabled].filter(Boolean).join(" ") || undefined} />
 
-      <div className="sticky bottom-0 -mx-6 -mb-6 flex justify-end gap-3 border-t border-slate-200 bg-white px-6 py-4 dark:border-slate-800 dark:bg-slate-900">
-        <button type="button" onClick={onCancel} className={secondaryButton}>
-          Cancel
-        </button>
-        <button type="submit" disabled={register.isPending} className={primaryButton}>
-          {register.isPending ? "Registering…" : "Register version"}
-        </button>
-      </div>
+      <DialogButtons onCancel={onCancel} pending={register.isPending} label="Register version" pendingLabel="Registering…" />
     </form>
   );
 }

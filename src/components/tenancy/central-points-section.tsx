@@ -6,16 +6,16 @@ import { useRef, useState, type FormEvent } from "react";
 import { CENTRAL_POINT_STATUSES, createCentralPointInput, updateCentralPointInput, VISIBILITIES, type CentralPoint } from "@/lib/schemas/central-points";
 import { Dialog } from "@/components/ui/dialog";
 import { FieldError } from "@/components/ui/field-error";
-import { labelClass, primaryButton, secondaryButton } from "@/components/ui/styles";
+import { labelClass, primaryButton } from "@/components/ui/styles";
 import { useTRPC } from "@/trpc/react";
 import { useOrganization } from "./organization-frame";
 import { centralPointListOptions, orchestratorChoicesOptions } from "./queries";
 import { Badge, StatusBadge } from "@/components/ui/badge";
 import { ConfirmDialog } from "@/components/ui/confirm-dialog";
-import { FormButtons, optionsOf, SelectField, TextAreaField, TextField, useFormErrors } from "@/components/ui/form";
+import { DialogButtons, optionsOf, SelectField, TextAreaField, TextField, useFormErrors } from "@/components/ui/form";
 import type { FormErrors } from "@/components/ui/form-errors";
 import { EmptyState, ErrorState, FormAlert, LoadingState, Notice } from "@/components/ui/states";
-import { dangerRowAction, DataTable, rowAction, td } from "@/components/ui/table";
+import { DataTable, RowActions, td } from "@/components/ui/table";
 import { PageHeader } from "@/components/ui/page-header";
 
 // An organization's central points: stable handles for its orchestrator instances, pro tier and
@@ -69,14 +69,12 @@ export function CentralPointsSection({ orgId }: { orgId: string }) {
               <StatusBadge status={p.status} />
             </td>
             <td className={`${td} max-w-xs`}>{p.description ?? <span className="text-slate-500 dark:text-slate-400">None</span>}</td>
-            <td className={`${td} text-right whitespace-nowrap`}>
-              <button type="button" onClick={() => setEditing({ mode: "edit", point: p })} className={rowAction} aria-label={`Edit ${p.name}`}>
-                Edit
-              </button>
-              <button type="button" onClick={() => setDeleting(p)} className={dangerRowAction} aria-label={`Delete ${p.name}`}>
-                Delete
-              </button>
-            </td>
+            <RowActions
+              actions={[
+                { label: "Edit", ariaLabel: `Edit ${p.name}`, onClick: () => setEditing({ mode: "edit", point: p }) },
+                { label: "Delete", ariaLabel: `Delete ${p.name}`, onClick: () => setDeleting(p), danger: true },
+              ]}
+            />
           </tr>
         ))}
       </DataTable>
@@ -185,15 +183,11 @@ function CentralPointForm({
     if (!orchestratorId) found.orchestrator_id = "Pick the orchestrator it points to.";
     const fields = { name, orchestrator_id: orchestratorId, visibility, status, description: description.trim() === "" ? null : description };
     if (point === null) {
-      const parsed = createCentralPointInput.safeParse(fields);
-      if (!parsed.success) form.addIssues(found, parsed.error);
-      form.set(found);
-      if (parsed.success && Object.keys(found).length === 0) create.mutate({ org_id: orgId, ...parsed.data });
+      const input = form.check(createCentralPointInput, fields, found);
+      if (input) create.mutate({ org_id: orgId, ...input });
     } else {
-      const parsed = updateCentralPointInput.safeParse(fields);
-      if (!parsed.success) form.addIssues(found, parsed.error);
-      form.set(found);
-      if (parsed.success && Object.keys(found).length === 0) update.mutate({ org_id: orgId, central_point_id: point.id, ...parsed.data });
+      const input = form.check(updateCentralPointInput, fields, found);
+      if (input) update.mutate({ org_id: orgId, central_point_id: point.id, ...input });
     }
   }
 
@@ -244,14 +238,7 @@ function CentralPointForm({
       <SelectField label="Status" value={status} onChange={(event) => setStatus(event.target.value)} options={optionsOf(CENTRAL_POINT_STATUSES)} error={errors.status} />
       <TextAreaField label="Description" value={description} onChange={(event) => setDescription(event.target.value)} error={errors.description} />
       <FormAlert message={errors.form} />
-      <FormButtons>
-        <button type="button" onClick={onCancel} className={secondaryButton}>
-          Cancel
-        </button>
-        <button type="submit" disabled={pending} className={primaryButton}>
-          {pending ? "Saving…" : point === null ? "Create central point" : "Save central point"}
-        </button>
-      </FormButtons>
+      <DialogButtons onCancel={onCancel} pending={pending} label={point === null ? "Create central point" : "Save central point"} />
     </form>
   );
 }

@@ -4,15 +4,15 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useRef, useState, type FormEvent } from "react";
 import { createLlmConfigInput, LLM_PROVIDERS, updateLlmConfigInput, type LlmConfig } from "@/lib/schemas/llm-configs";
 import { Dialog } from "@/components/ui/dialog";
-import { primaryButton, secondaryButton } from "@/components/ui/styles";
+import { primaryButton } from "@/components/ui/styles";
 import { useTRPC } from "@/trpc/react";
 import { jsonText, parseJsonObject } from "@/components/tenancy/values";
 import { Badge } from "@/components/ui/badge";
 import { ConfirmDialog } from "@/components/ui/confirm-dialog";
-import { CheckboxField, FormButtons, optionsOf, SelectField, TextAreaField, TextField, useFormErrors } from "@/components/ui/form";
+import { CheckboxField, DialogButtons, optionsOf, SelectField, TextAreaField, TextField, useFormErrors } from "@/components/ui/form";
 import type { FormErrors } from "@/components/ui/form-errors";
 import { EmptyState, ErrorState, FormAlert, LoadingState, Notice } from "@/components/ui/states";
-import { dangerRowAction, DataTable, rowAction, td } from "@/components/ui/table";
+import { DataTable, RowActions, td } from "@/components/ui/table";
 import { When } from "@/components/ui/values";
 import { PageHeader } from "@/components/ui/page-header";
 
@@ -61,14 +61,12 @@ export function LlmConfigsSection({ orgId }: { orgId: string }) {
             <td className={td}>
               <When iso={config.updated_at} />
             </td>
-            <td className={`${td} text-right whitespace-nowrap`}>
-              <button type="button" onClick={() => setEditing({ mode: "edit", config })} className={rowAction} aria-label={`Edit ${config.name}`}>
-                Edit
-              </button>
-              <button type="button" onClick={() => setDeleting(config)} className={dangerRowAction} aria-label={`Delete ${config.name}`}>
-                Delete
-              </button>
-            </td>
+            <RowActions
+              actions={[
+                { label: "Edit", ariaLabel: `Edit ${config.name}`, onClick: () => setEditing({ mode: "edit", config }) },
+                { label: "Delete", ariaLabel: `Delete ${config.name}`, onClick: () => setDeleting(config), danger: true },
+              ]}
+            />
           </tr>
         ))}
       </DataTable>
@@ -166,15 +164,11 @@ function LlmConfigForm({ orgId, config, onCancel, onSaved }: { orgId: string; co
     };
     if (config === null) {
       if (apiKey === "") found.api_key = "API key is required.";
-      const parsed = createLlmConfigInput.safeParse({ ...common, provider, api_key: apiKey });
-      if (!parsed.success) form.addIssues(found, parsed.error);
-      form.set(found);
-      if (parsed.success && Object.keys(found).length === 0) create.mutate({ org_id: orgId, ...parsed.data });
+      const input = form.check(createLlmConfigInput, { ...common, provider, api_key: apiKey }, found);
+      if (input) create.mutate({ org_id: orgId, ...input });
     } else {
-      const parsed = updateLlmConfigInput.safeParse({ ...common, ...(apiKey === "" ? {} : { api_key: apiKey }) });
-      if (!parsed.success) form.addIssues(found, parsed.error);
-      form.set(found);
-      if (parsed.success && Object.keys(found).length === 0) update.mutate({ org_id: orgId, config_id: config.id, ...parsed.data });
+      const input = form.check(updateLlmConfigInput, { ...common, ...(apiKey === "" ? {} : { api_key: apiKey }) }, found);
+      if (input) update.mutate({ org_id: orgId, config_id: config.id, ...input });
     }
   }
 
@@ -221,14 +215,7 @@ function LlmConfigForm({ orgId, config, onCancel, onSaved }: { orgId: string; co
       />
       <CheckboxField label="Enabled" checked={enabled} onChange={(event) => setEnabled(event.target.checked)} error={errors.is_enabled} hint="Only enabled configs are offered to new orchestrators." />
       <FormAlert message={errors.form} />
-      <FormButtons>
-        <button type="button" onClick={onCancel} className={secondaryButton}>
-          Cancel
-        </button>
-        <button type="submit" disabled={pending} className={primaryButton}>
-          {pending ? "Saving…" : config === null ? "Add LLM config" : "Save LLM config"}
-        </button>
-      </FormButtons>
+      <DialogButtons onCancel={onCancel} pending={pending} label={config === null ? "Add LLM config" : "Save LLM config"} />
     </form>
   );
 }

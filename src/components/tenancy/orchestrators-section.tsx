@@ -19,10 +19,10 @@ import { EffectiveTable } from "./settings-section";
 import { jsonText, parseJsonObject } from "@/components/tenancy/values";
 import { StatusBadge } from "@/components/ui/badge";
 import { ConfirmDialog } from "@/components/ui/confirm-dialog";
-import { FormButtons, optionsOf, SelectField, TextAreaField, TextField, useDebounced, useFormErrors } from "@/components/ui/form";
+import { DialogButtons, optionsOf, SelectField, TextAreaField, TextField, useDebounced, useFormErrors } from "@/components/ui/form";
 import type { FormErrors } from "@/components/ui/form-errors";
 import { EmptyState, ErrorState, FormAlert, LoadingState, Notice } from "@/components/ui/states";
-import { dangerRowAction, DataTable, rowAction, td } from "@/components/ui/table";
+import { DataTable, RowActions, td } from "@/components/ui/table";
 import { When } from "@/components/ui/values";
 import { PageHeader } from "@/components/ui/page-header";
 
@@ -91,14 +91,12 @@ export function OrchestratorsSection({ orgId }: { orgId: string }) {
             <td className={td}>
               <When iso={o.created_at} />
             </td>
-            <td className={`${td} text-right whitespace-nowrap`}>
-              <button type="button" onClick={() => setOpenId(o.id)} className={rowAction} aria-label={`Open ${o.name}`}>
-                Open
-              </button>
-              <button type="button" onClick={() => setDeleting(o)} className={dangerRowAction} aria-label={`Delete ${o.name}`}>
-                Delete
-              </button>
-            </td>
+            <RowActions
+              actions={[
+                { label: "Open", ariaLabel: `Open ${o.name}`, onClick: () => setOpenId(o.id) },
+                { label: "Delete", ariaLabel: `Delete ${o.name}`, onClick: () => setDeleting(o), danger: true },
+              ]}
+            />
           </tr>
         ))}
       </DataTable>
@@ -169,7 +167,7 @@ export function OrchestratorsSection({ orgId }: { orgId: string }) {
   );
 }
 
-const CREATE_LABELS = {
+const LABELS = {
   name: "Name",
   framework_type: "Framework type",
   mode: "Mode",
@@ -183,7 +181,7 @@ const CREATE_LABELS = {
 function CreateOrchestratorForm({ orgId, onCancel, onCreated }: { orgId: string; onCancel: () => void; onCreated: (created: Orchestrator) => void }) {
   const trpc = useTRPC();
   const formRef = useRef<HTMLFormElement>(null);
-  const form = useFormErrors(CREATE_LABELS, formRef);
+  const form = useFormErrors(LABELS, formRef);
   const [values, setValues] = useState({
     name: "",
     framework_type: "langgraph",
@@ -199,20 +197,18 @@ function CreateOrchestratorForm({ orgId, onCancel, onCreated }: { orgId: string;
 
   function submit(event: FormEvent) {
     event.preventDefault();
-    const found: FormErrors<keyof typeof CREATE_LABELS> = {};
+    const found: FormErrors<keyof typeof LABELS> = {};
     const config = parseJsonObject(values.config, "Config");
     const pluginSettings = parseJsonObject(values.plugin_settings, "Plugin settings");
     if (!config.ok) found.config = config.message;
     if (!pluginSettings.ok) found.plugin_settings = pluginSettings.message;
-    const parsed = createOrchestratorInput.safeParse({
+    const input = form.check(createOrchestratorInput, {
       ...values,
       whoami: values.whoami.trim() === "" ? null : values.whoami,
       config: config.ok ? config.value : {},
       plugin_settings: pluginSettings.ok ? pluginSettings.value : {},
-    });
-    if (!parsed.success) form.addIssues(found, parsed.error);
-    form.set(found);
-    if (parsed.success && Object.keys(found).length === 0) create.mutate({ org_id: orgId, ...parsed.data });
+    }, found);
+    if (input) create.mutate({ org_id: orgId, ...input });
   }
 
   const { errors } = form;
@@ -247,35 +243,17 @@ function CreateOrchestratorForm({ orgId, onCancel, onCreated }: { orgId: string;
         hint="JSON object: settings per plugin id, checked against each plugin’s settings schema."
       />
       <FormAlert message={errors.form} />
-      <FormButtons>
-        <button type="button" onClick={onCancel} className={secondaryButton}>
-          Cancel
-        </button>
-        <button type="submit" disabled={create.isPending} className={primaryButton}>
-          {create.isPending ? "Creating…" : "Create orchestrator"}
-        </button>
-      </FormButtons>
+      <DialogButtons onCancel={onCancel} pending={create.isPending} label="Create orchestrator" pendingLabel="Creating…" />
     </form>
   );
 }
-
-const EDIT_LABELS = {
-  name: "Name",
-  framework_type: "Framework type",
-  mode: "Mode",
-  tier: "Tier",
-  status: "Status",
-  whoami: "Who am I",
-  config: "Config",
-  plugin_settings: "Plugin settings",
-} as const;
 
 function OrchestratorDetail({ orgId, instance, onClose, onSaved }: { orgId: string; instance: Orchestrator; onClose: () => void; onSaved: (saved: Orchestrator) => void }) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const effective = useQuery(trpc.orchestrators.effectiveConfig.queryOptions({ org_id: orgId, orchestrator_id: instance.id }));
   const formRef = useRef<HTMLFormElement>(null);
-  const form = useFormErrors(EDIT_LABELS, formRef);
+  const form = useFormErrors(LABELS, formRef);
   const [values, setValues] = useState({
     name: instance.name,
     tier: instance.tier,
@@ -302,23 +280,21 @@ function OrchestratorDetail({ orgId, instance, onClose, onSaved }: { orgId: stri
 
   function submit(event: FormEvent) {
     event.preventDefault();
-    const found: FormErrors<keyof typeof EDIT_LABELS> = {};
+    const found: FormErrors<keyof typeof LABELS> = {};
     const config = parseJsonObject(values.config, "Config");
     const pluginSettings = parseJsonObject(values.plugin_settings, "Plugin settings");
     if (!config.ok) found.config = config.message;
     if (!pluginSettings.ok) found.plugin_settings = pluginSettings.message;
-    const parsed = updateOrchestratorInput.safeParse({
+    const input = form.check(updateOrchestratorInput, {
       name: values.name,
       tier: values.tier,
       status: values.status,
       whoami: values.whoami.trim() === "" ? null : values.whoami,
       ...(config.ok ? { config: config.value } : {}),
       ...(pluginSettings.ok ? { plugin_settings: pluginSettings.value } : {}),
-    });
-    if (!parsed.success) form.addIssues(found, parsed.error);
-    form.set(found);
+    }, found);
     setSaved("");
-    if (parsed.success && Object.keys(found).length === 0) update.mutate({ org_id: orgId, orchestrator_id: instance.id, ...parsed.data });
+    if (input) update.mutate({ org_id: orgId, orchestrator_id: instance.id, ...input });
   }
 
   const { errors } = form;

@@ -6,11 +6,11 @@ import { useRouter } from "next/navigation";
 import { useRef, useState, type FormEvent } from "react";
 import { createOrganizationInput, ORGANIZATION_STATUSES, SUBSCRIPTION_TIERS } from "@/lib/schemas/organizations";
 import { Dialog } from "@/components/ui/dialog";
-import { primaryButton, secondaryButton } from "@/components/ui/styles";
+import { primaryButton } from "@/components/ui/styles";
 import { useTRPC } from "@/trpc/react";
 import { organizationListOptions, type OrganizationFilters } from "./queries";
 import { Badge, StatusBadge, TierBadge } from "@/components/ui/badge";
-import { CheckboxField, FormButtons, optionsOf, SelectField, TextField, useDebounced, useFormErrors } from "@/components/ui/form";
+import { CheckboxField, DialogButtons, optionsOf, SelectField, TextField, useDebounced, useFormErrors } from "@/components/ui/form";
 import { EmptyState, ErrorState, FormAlert, LoadingState } from "@/components/ui/states";
 import { DataTable, td } from "@/components/ui/table";
 import { When } from "@/components/ui/values";
@@ -165,7 +165,7 @@ function CreateOrganizationForm({ onCancel }: { onCancel: () => void }) {
   function submit(event: FormEvent) {
     event.preventDefault();
     const optional = (text: string) => (text.trim() === "" ? undefined : text.trim());
-    const parsed = createOrganizationInput.safeParse({
+    const input = form.check(createOrganizationInput, {
       name: values.name,
       display_name: optional(values.display_name),
       domain: optional(values.domain),
@@ -174,10 +174,7 @@ function CreateOrganizationForm({ onCancel }: { onCancel: () => void }) {
       tier: values.tier,
       status: values.status,
     });
-    const found = {};
-    if (!parsed.success) form.addIssues(found, parsed.error);
-    form.set(found);
-    if (parsed.success) create.mutate(parsed.data);
+    if (input) create.mutate(input);
   }
 
   const { errors } = form;
@@ -195,14 +192,7 @@ function CreateOrganizationForm({ onCancel }: { onCancel: () => void }) {
         <SelectField label="Status" value={values.status} onChange={set("status")} options={optionsOf(ORGANIZATION_STATUSES)} error={errors.status} />
       </div>
       <FormAlert message={errors.form} />
-      <FormButtons>
-        <button type="button" onClick={onCancel} className={secondaryButton}>
-          Cancel
-        </button>
-        <button type="submit" disabled={create.isPending} className={primaryButton}>
-          {create.isPending ? "Creating…" : "Create organization"}
-        </button>
-      </FormButtons>
+      <DialogButtons onCancel={onCancel} pending={create.isPending} label="Create organization" pendingLabel="Creating…" />
     </form>
   );
 }

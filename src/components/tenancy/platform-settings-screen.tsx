@@ -4,15 +4,15 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useRef, useState, type FormEvent } from "react";
 import { putPlatformSettingInput, settingKey, VALUE_TYPES, type PlatformSettingView } from "@/lib/schemas/settings";
 import { Dialog } from "@/components/ui/dialog";
-import { primaryButton, secondaryButton } from "@/components/ui/styles";
+import { primaryButton } from "@/components/ui/styles";
 import { useTRPC } from "@/trpc/react";
 import { parseValue, ValueInput, type ValueKind, valueText } from "@/components/tenancy/values";
 import { Badge } from "@/components/ui/badge";
 import { ConfirmDialog } from "@/components/ui/confirm-dialog";
-import { CheckboxField, FormButtons, optionsOf, SelectField, TextAreaField, TextField, useFormErrors } from "@/components/ui/form";
+import { CheckboxField, DialogButtons, optionsOf, SelectField, TextAreaField, TextField, useFormErrors } from "@/components/ui/form";
 import type { FormErrors } from "@/components/ui/form-errors";
 import { EmptyState, ErrorState, FormAlert, LoadingState, Notice } from "@/components/ui/states";
-import { dangerRowAction, DataTable, rowAction, td } from "@/components/ui/table";
+import { DataTable, RowActions, td } from "@/components/ui/table";
 import { JsonValue, When } from "@/components/ui/values";
 import { PageHeader } from "@/components/ui/page-header";
 
@@ -75,14 +75,12 @@ export function PlatformSettingsScreen() {
             <td className={td}>
               <When iso={s.updated_at} />
             </td>
-            <td className={`${td} text-right whitespace-nowrap`}>
-              <button type="button" onClick={() => setEditing({ mode: "edit", setting: s })} className={rowAction} aria-label={`Edit platform setting ${s.key}`}>
-                Edit
-              </button>
-              <button type="button" onClick={() => setDeleting(s)} className={dangerRowAction} aria-label={`Delete platform setting ${s.key}`}>
-                Delete
-              </button>
-            </td>
+            <RowActions
+              actions={[
+                { label: "Edit", ariaLabel: `Edit platform setting ${s.key}`, onClick: () => setEditing({ mode: "edit", setting: s }) },
+                { label: "Delete", ariaLabel: `Delete platform setting ${s.key}`, onClick: () => setDeleting(s), danger: true },
+              ]}
+            />
           </tr>
         ))}
       </DataTable>
@@ -165,16 +163,14 @@ function PlatformSettingForm({ setting, onCancel, onSaved }: { setting: Platform
     if (!parsedKey.success) found.key = key.trim() === "" ? "Key is required." : `Key ${parsedKey.error.issues[0]?.message ?? "is not valid"}.`;
     const value = parseValue(kind, text);
     if (!value.ok) found.value = value.message;
-    const parsed = putPlatformSettingInput.safeParse({
+    const input = form.check(putPlatformSettingInput, {
       value: value.ok ? value.value : null,
       value_type: kind,
       overridable,
       category: category.trim() === "" ? null : category.trim(),
       description: description.trim() === "" ? null : description,
-    });
-    if (!parsed.success) form.addIssues(found, parsed.error);
-    form.set(found);
-    if (parsedKey.success && parsed.success && Object.keys(found).length === 0) save.mutate({ key: parsedKey.data, ...parsed.data });
+    }, found);
+    if (parsedKey.success && input) save.mutate({ key: parsedKey.data, ...input });
   }
 
   const { errors } = form;
@@ -226,14 +222,7 @@ function PlatformSettingForm({ setting, onCancel, onSaved }: { setting: Platform
         hint="Unchecked: organizations and their instances cannot set their own value for this key."
       />
       <FormAlert message={errors.form} />
-      <FormButtons>
-        <button type="button" onClick={onCancel} className={secondaryButton}>
-          Cancel
-        </button>
-        <button type="submit" disabled={save.isPending} className={primaryButton}>
-          {save.isPending ? "Saving…" : "Save platform setting"}
-        </button>
-      </FormButtons>
+      <DialogButtons onCancel={onCancel} pending={save.isPending} label="Save platform setting" />
     </form>
   );
 }

@@ -89,15 +89,12 @@ function ProfileForm({ org, onSaved }: { org: Organization; onSaved: () => void 
     event.preventDefault();
     const orNull = (text: string) => (text.trim() === "" ? null : text.trim());
     const { name, description, ...rest } = values;
-    const parsed = updateOrganizationInput.safeParse({
+    const input = form.check(updateOrganizationInput, {
       name,
       description: description.trim() === "" ? null : description,
       ...Object.fromEntries(Object.entries(rest).map(([k, v]) => [k, orNull(v)])),
     });
-    const found = {};
-    if (!parsed.success) form.addIssues(found, parsed.error);
-    form.set(found);
-    if (parsed.success) save.mutate({ org_id: org.id, ...parsed.data });
+    if (input) save.mutate({ org_id: org.id, ...input });
   }
 
   const { errors } = form;

@@ -4,14 +4,14 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useRef, useState, type FormEvent } from "react";
 import { settingKey, type EffectiveSetting, type OrgSettingView } from "@/lib/schemas/settings";
 import { Dialog } from "@/components/ui/dialog";
-import { primaryButton, secondaryButton } from "@/components/ui/styles";
+import { primaryButton } from "@/components/ui/styles";
 import { useTRPC } from "@/trpc/react";
 import { kindOf, parseValue, VALUE_KINDS, ValueInput, type ValueKind, valueText } from "@/components/tenancy/values";
 import { Badge, type Tone } from "@/components/ui/badge";
 import { ConfirmDialog } from "@/components/ui/confirm-dialog";
-import { CheckboxField, FormButtons, optionsOf, SelectField, TextField, useFormErrors } from "@/components/ui/form";
+import { CheckboxField, DialogButtons, optionsOf, SelectField, TextField, useFormErrors } from "@/components/ui/form";
 import { EmptyState, ErrorState, FormAlert, LoadingState, Notice } from "@/components/ui/states";
-import { dangerRowAction, DataTable, rowAction, td } from "@/components/ui/table";
+import { DataTable, RowActions, td } from "@/components/ui/table";
 import { JsonValue, When } from "@/components/ui/values";
 import { PageHeader } from "@/components/ui/page-header";
 
@@ -93,14 +93,12 @@ export function SettingsSection({ orgId }: { orgId: string }) {
             <td className={td}>
               <When iso={s.updated_at} />
             </td>
-            <td className={`${td} text-right whitespace-nowrap`}>
-              <button type="button" onClick={() => setEditing({ mode: "edit", setting: s })} className={rowAction} aria-label={`Edit setting ${s.key}`}>
-                Edit
-              </button>
-              <button type="button" onClick={() => setRemoving(s)} className={dangerRowAction} aria-label={`Remove setting ${s.key}`}>
-                Remove
-              </button>
-            </td>
+            <RowActions
+              actions={[
+                { label: "Edit", ariaLabel: `Edit setting ${s.key}`, onClick: () => setEditing({ mode: "edit", setting: s }) },
+                { label: "Remove", ariaLabel: `Remove setting ${s.key}`, onClick: () => setRemoving(s), danger: true },
+              ]}
+            />
           </tr>
         ))}
       </DataTable>
@@ -247,14 +245,7 @@ function OrgSettingForm({
         hint="Whether orchestrator instances may set their own value for this key."
       />
       <FormAlert message={form.errors.form} />
-      <FormButtons>
-        <button type="button" onClick={onCancel} className={secondaryButton}>
-          Cancel
-        </button>
-        <button type="submit" disabled={save.isPending} className={primaryButton}>
-          {save.isPending ? "Saving…" : "Save setting"}
-        </button>
-      </FormButtons>
+      <DialogButtons onCancel={onCancel} pending={save.isPending} label="Save setting" />
     </form>
   );
 }

@@ -4,7 +4,7 @@ import { useEffect, useId, useState, type InputHTMLAttributes, type ReactNode, t
 import type { z } from "zod";
 import { describedBy, FieldError } from "./field-error";
 import { collectErrors, serverErrors, zodErrors, type FieldLabeller, type FormErrors } from "./form-errors";
-import { hintClass, inputClass, labelClass } from "./styles";
+import { hintClass, inputClass, labelClass, primaryButton, secondaryButton } from "./styles";
 
 // Form plumbing of the console, following the API key dialog: each control has a label, an
 // optional hint and its error under it (aria-describedby, aria-invalid); errors come from the zod
@@ -29,20 +29,19 @@ export function useFormErrors<F extends string>(
     (form?.querySelector<HTMLElement>('[aria-invalid="true"]') ?? form?.querySelector<HTMLElement>('[role="alert"]'))?.focus();
   }, [errors, formRef]);
 
-  function addIssues(found: FormErrors<F>, error: z.ZodError) {
-    collectErrors(zodErrors(error), labels, labelFor, found);
-  }
-
   return {
     errors,
     /** Shows these errors (an empty object clears them). */
     set: (found: FormErrors<F>) => setErrors(found),
-    /** Adds a zod failure's issues to `found` (errors of the form's own checks). */
-    addIssues,
-    /** Shows a zod failure's issues (with `found` from checks of the form's own). */
-    showIssues(error: z.ZodError, found: FormErrors<F> = {}) {
-      addIssues(found, error);
+    /**
+     * Checks `fields` against the schema the server enforces, after the form's own checks put their
+     * errors in `found`: shows every error found, and returns the parsed input only when there is none.
+     */
+    check<S extends z.ZodType>(schema: S, fields: unknown, found: FormErrors<F> = {}): z.output<S> | null {
+      const parsed = schema.safeParse(fields);
+      if (!parsed.success) collectErrors(zodErrors(parsed.error), labels, labelFor, found);
       setErrors({ ...found });
+      return parsed.success && Object.keys(found).length === 0 ? parsed.data : null;
     },
     /** Shows a failed call: field errors next to their fields, anything else above the buttons. */
     fromServer: (error: unknown) => setErrors(serverErrors(error, labels, labelFor)),
@@ -197,11 +196,19 @@ export function useDebounced<T>(value: T, ms = 300): T {
   return debounced;
 }
 
-/** The buttons at the foot of a dialog's form, kept in view while the form scrolls. */
-export function FormButtons({ children }: { children: ReactNode }) {
+/**
+ * The foot of a dialog's form, kept in view while the form scrolls: Cancel, and the submit button,
+ * which says what it is doing while the form is pending.
+ */
+export function DialogButtons({ onCancel, pending, label, pendingLabel = "Saving…" }: { onCancel: () => void; pending: boolean; label: string; pendingLabel?: string }) {
   return (
     <div className="sticky bottom-0 -mx-6 -mb-6 flex justify-end gap-3 border-t border-slate-200 bg-white px-6 py-4 dark:border-slate-800 dark:bg-slate-900">
-      {children}
+      <button type="button" onClick={onCancel} className={secondaryButton}>
+        Cancel
+      </button>
+      <button type="submit" disabled={pending} className={primaryButton}>
+        {pending ? pendingLabel : label}
+      </button>
     </div>
   );
 }

@@ -56,3 +56,24 @@ export function DataTable({ columns, caption, busy, children, more }: DataTableP
     </>
   );
 }
+
+export interface RowActionSpec {
+  label: string;
+  /** What screen readers hear: the action and the row it acts on ("Delete acme"). */
+  ariaLabel: string;
+  onClick: () => void;
+  danger?: boolean;
+}
+
+/** The last cell of a row: its actions as buttons. */
+export function RowActions({ actions }: { actions: readonly RowActionSpec[] }) {
+  return (
+    <td className={`${td} text-right whitespace-nowrap`}>
+      {actions.map(({ label, ariaLabel, onClick, danger }) => (
+        <button key={label} type="button" onClick={onClick} className={danger ? dangerRowAction : rowAction} aria-label={ariaLabel}>
+          {label}
+        </button>
+      ))}
+    </td>
+  );
+}
