@@ -2,11 +2,11 @@
 
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useRef, useState, type FormEvent } from "react";
-import { putPlatformSettingInput, settingKey, VALUE_TYPES, type PlatformSettingView } from "@/lib/schemas/settings";
+import { putPlatformSettingInput, VALUE_TYPES, type PlatformSettingView } from "@/lib/schemas/settings";
 import { Dialog } from "@/components/ui/dialog";
 import { primaryButton } from "@/components/ui/styles";
 import { useTRPC } from "@/trpc/react";
-import { parseValue, ValueInput, type ValueKind, valueText } from "@/components/tenancy/values";
+import { parseSettingKey, parseValue, ValueInput, type ValueKind, valueText } from "@/components/tenancy/values";
 import { Badge } from "@/components/ui/badge";
 import { ConfirmDialog } from "@/components/ui/confirm-dialog";
 import { CheckboxField, DialogButtons, optionsOf, SelectField, TextAreaField, TextField, useFormErrors } from "@/components/ui/form";
@@ -159,8 +159,8 @@ function PlatformSettingForm({ setting, onCancel, onSaved }: { setting: Platform
   function submit(event: FormEvent) {
     event.preventDefault();
     const found: FormErrors<keyof typeof LABELS> = {};
-    const parsedKey = settingKey.safeParse(key.trim());
-    if (!parsedKey.success) found.key = key.trim() === "" ? "Key is required." : `Key ${parsedKey.error.issues[0]?.message ?? "is not valid"}.`;
+    const parsedKey = parseSettingKey(key);
+    if (!parsedKey.ok) found.key = parsedKey.message;
     const value = parseValue(kind, text);
     if (!value.ok) found.value = value.message;
     const input = form.check(putPlatformSettingInput, {
@@ -170,7 +170,7 @@ function PlatformSettingForm({ setting, onCancel, onSaved }: { setting: Platform
       category: category.trim() === "" ? null : category.trim(),
       description: description.trim() === "" ? null : description,
     }, found);
-    if (parsedKey.success && input) save.mutate({ key: parsedKey.data, ...input });
+    if (parsedKey.ok && input) save.mutate({ key: parsedKey.value, ...input });
   }
 
   const { errors } = form;

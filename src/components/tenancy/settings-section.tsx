@@ -2,11 +2,11 @@
 
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useRef, useState, type FormEvent } from "react";
-import { settingKey, type EffectiveSetting, type OrgSettingView } from "@/lib/schemas/settings";
+import type { EffectiveSetting, OrgSettingView } from "@/lib/schemas/settings";
 import { Dialog } from "@/components/ui/dialog";
 import { primaryButton } from "@/components/ui/styles";
 import { useTRPC } from "@/trpc/react";
-import { kindOf, parseValue, VALUE_KINDS, ValueInput, type ValueKind, valueText } from "@/components/tenancy/values";
+import { kindOf, parseSettingKey, parseValue, VALUE_KINDS, ValueInput, type ValueKind, valueText } from "@/components/tenancy/values";
 import { Badge, type Tone } from "@/components/ui/badge";
 import { ConfirmDialog } from "@/components/ui/confirm-dialog";
 import { CheckboxField, DialogButtons, optionsOf, SelectField, TextField, useFormErrors } from "@/components/ui/form";
@@ -202,12 +202,12 @@ function OrgSettingForm({
   function submit(event: FormEvent) {
     event.preventDefault();
     const found: Partial<Record<keyof typeof LABELS | "form", string>> = {};
-    const parsedKey = settingKey.safeParse(key.trim());
-    if (!parsedKey.success) found.key = key.trim() === "" ? "Key is required." : `Key ${parsedKey.error.issues[0]?.message ?? "is not valid"}.`;
+    const parsedKey = parseSettingKey(key);
+    if (!parsedKey.ok) found.key = parsedKey.message;
     const value = parseValue(kind, text);
     if (!value.ok) found.value = value.message;
     form.set(found);
-    if (parsedKey.success && value.ok) save.mutate({ org_id: orgId, key: parsedKey.data, value: value.value, overridable });
+    if (parsedKey.ok && value.ok) save.mutate({ org_id: orgId, key: parsedKey.value, value: value.value, overridable });
   }
 
   return (

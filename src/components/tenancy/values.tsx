@@ -3,10 +3,18 @@
 import type { ReactNode } from "react";
 import type { z } from "zod";
 import { optionsOf, SelectField, TextAreaField, TextField } from "@/components/ui/form";
+import { settingKey } from "@/lib/schemas/settings";
 
 // JSON and typed values the tenancy forms edit (settings, configs).
 
 export type Parsed<T> = { ok: true; value: T } | { ok: false; message: string };
+
+/** A setting's key as typed (trimmed), checked against the key rule the server enforces. */
+export function parseSettingKey(text: string): Parsed<string> {
+  const parsed = settingKey.safeParse(text.trim());
+  if (parsed.success) return { ok: true, value: parsed.data };
+  return { ok: false, message: text.trim() === "" ? "Key is required." : `Key ${parsed.error.issues[0]?.message ?? "is not valid"}.` };
+}
 
 /** A JSON object typed into a textarea (blank: `{}`). */
 export function parseJsonObject(text: string, label: string): Parsed<Record<string, z.core.util.JSONType>> {
