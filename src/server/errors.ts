@@ -1,37 +1,10 @@
 import type { z } from "zod";
+import { ERRORS, type ErrorCode, type FieldError } from "@/lib/errors";
 
-// Domain errors, typed once. REST maps them to problem+json and tRPC to its codes, each in one
-// place; services and the data layer only ever throw these.
+// Domain errors: services and the data layer only ever throw these (or database errors, which the
+// doors map once). Their codes, statuses and titles are catalogued in src/lib/errors.ts.
 
-export const ERROR_STATUS = {
-  validation_failed: 400,
-  unknown_scope: 400,
-  immutable_field: 400,
-  unauthenticated: 401,
-  invalid_api_key: 401,
-  api_key_expired: 401,
-  api_key_revoked: 401,
-  forbidden: 403,
-  scope_not_held: 403,
-  tier_required: 403,
-  quota_exceeded: 403,
-  not_overridable: 403,
-  not_found: 404,
-  method_not_allowed: 405,
-  conflict: 409,
-  payload_too_large: 413,
-  unsupported_media_type: 415,
-  rate_limited: 429,
-  internal_error: 500,
-  unavailable: 503,
-} as const;
-
-export type ErrorCode = keyof typeof ERROR_STATUS;
-
-export interface FieldError {
-  path: string;
-  message: string;
-}
+export type { ErrorCode, FieldError };
 
 export class DomainError extends Error {
   readonly code: ErrorCode;
@@ -45,7 +18,7 @@ export class DomainError extends Error {
   }
 
   get status(): number {
-    return ERROR_STATUS[this.code];
+    return ERRORS[this.code].status;
   }
 }
 

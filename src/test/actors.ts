@@ -2,7 +2,8 @@ import { systemActor, type SessionActor } from "@/server/auth/actor";
 import { loadGrants } from "@/server/auth/grants";
 import type { BaseClient } from "@/server/db/client";
 import { dataLayer } from "@/server/db/data-layer";
-import { DomainError } from "@/server/errors";
+import { mapDatabaseError } from "@/server/db/errors";
+import type { DomainError } from "@/server/errors";
 
 // Actors for service-level tests: a signed-in user as the console would see them now (grants
 // read fresh, as on every request), and the trusted system actor.
@@ -15,12 +16,16 @@ export async function sessionActor(client: BaseClient, userId: string): Promise<
   return { kind: "session", userId, username: user.username, displayName: user.display_name, grants: await loadGrants(db, userId) };
 }
 
-/** The DomainError a refused call raises (fails the test when it succeeds or throws something else). */
+/**
+ * The DomainError a refused call raises, a database error mapped as the doors map it (fails the test
+ * when the call succeeds or throws anything else).
+ */
 export async function refusal(promise: Promise<unknown>): Promise<DomainError> {
   const error = await promise.then(
     () => new Error("expected a refusal, but the call succeeded"),
     (e: unknown) => e,
   );
-  if (!(error instanceof DomainError)) throw error;
-  return error;
+  const domain = mapDatabaseError(error);
+  if (!domain) throw error;
+  return domain;
 }

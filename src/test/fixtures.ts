@@ -1,4 +1,4 @@
-import { BUILT_IN_ROLES, type Permission } from "@/server/auth/permissions";
+import { BUILT_IN_ROLES, type Permission } from "@/lib/permissions";
 import { hashPassword } from "@/server/auth/passwords";
 import type { BaseClient } from "@/server/db/client";
 import { seed } from "@/server/seed/seed";

@@ -4,6 +4,8 @@ import type { SessionActor } from "@/server/auth/actor";
 import { loadGrants } from "@/server/auth/grants";
 import { dataLayer } from "@/server/db/data-layer";
 import { DomainError } from "@/server/errors";
+import { OPERATION_GROUPS } from "@/server/operations";
+import type { AnyOperation } from "@/server/operations/operation";
 import { createCaller } from "@/server/trpc/root";
 
 // What the tRPC tests share: the session actor of a user as the console builds it, a caller acting
@@ -35,3 +37,18 @@ export const domainOf = (error: TRPCError) => {
 
 /** The paths of a validation failure's field errors. */
 export const pathsOf = (error: TRPCError) => ((domainOf(error).details.errors ?? []) as { path: string }[]).map((e) => e.path);
+
+/** Every operation the console calls, with its procedure's dotted path (`orchestrators.get`). */
+export const consoleOperations: readonly { path: string; operation: AnyOperation }[] = Object.entries(OPERATION_GROUPS).flatMap(([group, operations]) =>
+  Object.entries(operations as Record<string, AnyOperation>)
+    .filter(([, operation]) => operation.console !== false)
+    .map(([name, operation]) => ({ path: `${group}.${name}`, operation })),
+);
+
+type Procedure = (input: unknown) => Promise<unknown>;
+
+/** A procedure of a caller by its dotted path, e.g. "orchestrators.get". */
+export function procedureAt(caller: ReturnType<typeof createCaller>, path: string): Procedure {
+  const [router, name] = path.split(".") as [string, string];
+  return (caller as unknown as Record<string, Record<string, Procedure>>)[router]![name]!;
+}

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ERROR_STATUS } from "@/server/errors";
+import { ERRORS } from "@/lib/errors";
 import { openApiDocument } from "@/server/rest/openapi";
 import { ROUTES } from "@/server/rest/registry";
 import { curlCommand, exampleOf, fieldRows, tagGroups, typeLabel } from "./model";
@@ -8,9 +8,9 @@ const operations = tagGroups(openApiDocument()).flatMap((group) => group.operati
 
 describe("the API reference model", () => {
   it("shows every registered route once, under its tag", () => {
-    expect(operations.map((o) => o.id).sort()).toEqual(ROUTES.map((r) => r.operationId).sort());
+    expect(operations.map((o) => o.id).sort()).toEqual(ROUTES.map((r) => r.id).sort());
     for (const route of ROUTES) {
-      const operation = operations.find((o) => o.id === route.operationId);
+      const operation = operations.find((o) => o.id === route.id);
       expect(operation?.tag).toBe(route.tag);
       expect(operation?.method).toBe(route.method);
       expect(operation?.success.status).toBe(route.status ?? 200);
@@ -21,21 +21,21 @@ describe("the API reference model", () => {
     for (const operation of operations) {
       for (const group of operation.errors) {
         expect(group.codes.length, `${operation.id} ${group.status}`).toBeGreaterThan(0);
-        for (const code of group.codes) expect(ERROR_STATUS[code]).toBe(group.status);
+        for (const code of group.codes) expect(ERRORS[code].status).toBe(group.status);
       }
     }
   });
 
   it("generates example bodies and responses that the route's own schemas accept", () => {
     for (const route of ROUTES) {
-      const operation = operations.find((o) => o.id === route.operationId);
+      const operation = operations.find((o) => o.id === route.id);
       if (route.body) {
-        expect(operation?.requestBody, route.operationId).toBeDefined();
+        expect(operation?.requestBody, route.id).toBeDefined();
         const example = exampleOf(operation?.requestBody?.schema ?? {});
-        expect(route.body.safeParse(example).success, `${route.operationId} body ${JSON.stringify(example)}`).toBe(true);
+        expect(route.body.safeParse(example).success, `${route.id} body ${JSON.stringify(example)}`).toBe(true);
       }
       const response = exampleOf(operation?.success.schema ?? {});
-      expect(route.response.safeParse(response).success, `${route.operationId} response ${JSON.stringify(response)}`).toBe(true);
+      expect(route.response.safeParse(response).success, `${route.id} response ${JSON.stringify(response)}`).toBe(true);
     }
   });
 

@@ -1,4 +1,4 @@
-import { ERROR_STATUS, type ErrorCode } from "@/server/errors";
+import { isErrorCode, type ErrorCode } from "@/lib/errors";
 
 // Reads the OpenAPI document (src/server/rest/openapi.ts) into what the reference page renders:
 // operations grouped by tag, readable types, field tables, generated examples and curl commands.
@@ -137,7 +137,6 @@ export const slugify = (text: string): string =>
     .replace(/[^a-z0-9]+/g, "-")
     .replace(/^-|-$/g, "");
 
-export const isErrorCode = (value: string): value is ErrorCode => Object.hasOwn(ERROR_STATUS, value);
 
 export const errorAnchor = (code: ErrorCode): string => `error-${code}`;
 

@@ -1,4 +1,4 @@
-import { ALL_PERMISSIONS, PERMISSIONS, type Permission } from "@/server/auth/permissions";
+import { ALL_PERMISSIONS, PERMISSIONS, type Permission } from "@/lib/permissions";
 
 // The permission catalog grouped by resource for the scope picker: `svc:system:api_keys:read`
 // belongs to "Platform API keys", `svc:orchestrators:write` to "Orchestrators".

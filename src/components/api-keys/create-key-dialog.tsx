@@ -3,7 +3,7 @@
 import { useMutation, useQuery } from "@tanstack/react-query";
 import { useEffect, useId, useRef, useState, type FormEvent } from "react";
 import { createApiKeyInput, type CreatedApiKey } from "@/lib/schemas/api-keys";
-import type { Permission } from "@/server/auth/permissions";
+import type { Permission } from "@/lib/permissions";
 import { Dialog } from "@/components/ui/dialog";
 import { FieldError } from "@/components/ui/field-error";
 import { hintClass, inputClass, labelClass, linkButton } from "@/components/ui/styles";

@@ -2,18 +2,18 @@
 
 import { useQuery } from "@tanstack/react-query";
 import { useId, useState, type FormEvent } from "react";
-import type { UserSummary } from "@/lib/schemas/users";
+import type { User } from "@/lib/schemas/users";
 import { inputClass, labelClass, secondaryButton } from "@/components/ui/styles";
 import { messageOf, useTRPC } from "@/trpc/react";
 
 // A sys_admin looks at another user's keys: find the user, pick them from the matches.
 
-export function OwnerPicker({ onPick }: { onPick: (user: UserSummary) => void }) {
+export function OwnerPicker({ onPick }: { onPick: (user: User) => void }) {
   const trpc = useTRPC();
   const id = useId();
   const [text, setText] = useState("");
   const [query, setQuery] = useState("");
-  const users = useQuery(trpc.users.find.queryOptions({ query }, { enabled: query !== "" }));
+  const users = useQuery(trpc.users.list.queryOptions({ q: query, limit: 20 }, { enabled: query !== "", select: (page) => page.data }));
 
   function search(event: FormEvent) {
     event.preventDefault();

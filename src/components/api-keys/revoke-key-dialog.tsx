@@ -38,7 +38,7 @@ function ConfirmRevoke({ apiKey, onCancel, onRevoked }: { apiKey: ApiKey; onCanc
         <button type="button" onClick={onCancel} className={secondaryButton} autoFocus>
           Cancel
         </button>
-        <button type="button" disabled={revoke.isPending} onClick={() => revoke.mutate({ id: apiKey.id })} className={dangerButton}>
+        <button type="button" disabled={revoke.isPending} onClick={() => revoke.mutate({ key_id: apiKey.id })} className={dangerButton}>
           {revoke.isPending ? "Revoking…" : "Revoke key"}
         </button>
       </div>

@@ -31,7 +31,7 @@ export function MembersScreen({ orgId }: { orgId: string }) {
   const queryClient = useQueryClient();
   const searchId = useId();
   // The organization page's frame reads the same query (deleted or not): the name is at hand.
-  const org = useQuery(trpc.organizations.get.queryOptions({ org_id: orgId, include_deleted: true }));
+  const org = useQuery(trpc.organizations.get.queryOptions({ org_id: orgId, include_deleted: "true" }));
   const [text, setText] = useState("");
   const [q, setQ] = useState<string | undefined>(undefined);
   const list = useInfiniteQuery({ ...memberListOptions(trpc, orgId, q), placeholderData: keepPreviousData });

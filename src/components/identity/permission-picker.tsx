@@ -3,7 +3,7 @@
 import { useId } from "react";
 import { SCOPE_GROUPS } from "@/components/api-keys/catalog";
 import { hintClass, labelClass, linkButton } from "@/components/ui/styles";
-import { PERMISSIONS, type Permission } from "@/server/auth/permissions";
+import { PERMISSIONS, type Permission } from "@/lib/permissions";
 import { DangerousBadge } from "@/components/ui/badge";
 import { describedBy, FieldError } from "@/components/ui/field-error";
 

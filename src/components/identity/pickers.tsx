@@ -106,8 +106,8 @@ type PickerProps = Omit<SearchPickerProps, "useMatches" | "placeholder" | "label
 
 function useUserMatches(query: string) {
   const trpc = useTRPC();
-  const found = useQuery(trpc.users.find.queryOptions({ query }, { enabled: query !== "" }));
-  return { ...found, data: found.data?.map((u) => ({ id: u.id, label: u.username, detail: u.display_name !== u.username ? u.display_name : null })) };
+  const found = useQuery(trpc.users.list.queryOptions({ q: query, limit: 20 }, { enabled: query !== "" }));
+  return { ...found, data: found.data?.data.map((u) => ({ id: u.id, label: u.username, detail: u.display_name !== u.username ? u.display_name : null })) };
 }
 
 function useOrganizationMatches(query: string) {

@@ -1,4 +1,7 @@
 import type { TRPCOptionsProxy } from "@trpc/tanstack-react-query";
+import type { z } from "zod";
+import type { listRolesQuery } from "@/lib/schemas/roles";
+import type { listUsersQuery } from "@/lib/schemas/users";
 import type { AppRouter } from "@/server/trpc/root";
 
 // The identity screens' queries, built the same way by the pages (server prefetch) and the screens
@@ -8,16 +11,13 @@ type Trpc = TRPCOptionsProxy<AppRouter>;
 
 export const PAGE_SIZE = 25;
 
-export interface UserFilters {
-  q?: string;
-  include_deleted?: boolean;
-}
+export type UserFilters = Pick<z.input<typeof listUsersQuery>, "q" | "include_deleted">;
 
 export const userListOptions = (trpc: Trpc, filters: UserFilters = {}) =>
   trpc.users.list.infiniteQueryOptions({ limit: PAGE_SIZE, ...filters }, { getNextPageParam: (page) => page.next_cursor });
 
 /** The user page reads its user deleted or not: a sys_admin restores from there. */
-export const userOptions = (trpc: Trpc, userId: string) => trpc.users.get.queryOptions({ user_id: userId, include_deleted: true });
+export const userOptions = (trpc: Trpc, userId: string) => trpc.users.get.queryOptions({ user_id: userId, include_deleted: "true" });
 
 export const userOrganizationsOptions = (trpc: Trpc, userId: string) => trpc.users.organizations.queryOptions({ user_id: userId, limit: 100 });
 export const userGrantsOptions = (trpc: Trpc, userId: string) => trpc.roles.grants.queryOptions({ user_id: userId });
@@ -25,10 +25,7 @@ export const effectivePermissionsOptions = (trpc: Trpc, userId: string) => trpc.
 export const identitiesOptions = (trpc: Trpc, userId: string) => trpc.users.identities.queryOptions({ user_id: userId });
 export const userKeysOptions = (trpc: Trpc, userId: string) => trpc.apiKeys.list.queryOptions({ user_id: userId, limit: 100 });
 
-export interface RoleFilters {
-  scope?: "system" | "org";
-  q?: string;
-}
+export type RoleFilters = Pick<z.input<typeof listRolesQuery>, "scope" | "q">;
 
 export const roleListOptions = (trpc: Trpc, filters: RoleFilters = {}) =>
   trpc.roles.list.infiniteQueryOptions({ limit: PAGE_SIZE, ...filters }, { getNextPageParam: (page) => page.next_cursor });
@@ -50,6 +47,6 @@ export interface ClientFilters {
 
 export const clientListOptions = (trpc: Trpc, { status, include_deleted }: ClientFilters) =>
   trpc.oauthClients.list.infiniteQueryOptions(
-    { limit: PAGE_SIZE, ...(status === "all" ? {} : { active: status === "active" }), ...(include_deleted ? { include_deleted } : {}) },
+    { limit: PAGE_SIZE, ...(status === "all" ? {} : { active: status === "active" ? "true" : "false" }), ...(include_deleted ? { include_deleted: "true" } : {}) },
     { getNextPageParam: (page) => page.next_cursor },
   );

@@ -5,7 +5,7 @@ import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { useRef, useState, type FormEvent } from "react";
 import { createRoleInput, updateRoleInput, type Role } from "@/lib/schemas/roles";
-import { isPermission } from "@/server/auth/permissions";
+import { isPermission } from "@/lib/permissions";
 import { useTRPC } from "@/trpc/react";
 import { orgPermissionsOnly, PermissionPicker } from "./permission-picker";
 import { roleOptions } from "./queries";

@@ -96,8 +96,8 @@ export function UsersScreen() {
         <label className="flex items-center gap-2 text-sm">
           <input
             type="checkbox"
-            checked={filters.include_deleted === true}
-            onChange={(e) => setFilters((f) => ({ ...f, include_deleted: e.target.checked || undefined }))}
+            checked={filters.include_deleted === "true"}
+            onChange={(e) => setFilters((f) => ({ ...f, include_deleted: e.target.checked ? "true" : undefined }))}
             className="size-4 accent-brand-600"
           />
           Show deleted users

@@ -183,7 +183,7 @@ function ModelForm({ model, onCancel, onSaved }: { model: Model | null; onCancel
     const parsed = updateModelInput.safeParse(changes);
     if (!parsed.success) return setErrors(friendlier(collectErrors(zodErrors(parsed.error), LABELS)));
     setErrors({});
-    update.mutate({ id: model.id, ...parsed.data });
+    update.mutate({ model_config_id: model.id, ...parsed.data });
   }
 
 

@@ -98,7 +98,7 @@ export function ModelsScreen() {
 
   const toggle = useMutation(
     trpc.models.update.mutationOptions({
-      onMutate: ({ id }) => setPendingId(id),
+      onMutate: ({ model_config_id }) => setPendingId(model_config_id as number),
       onSuccess: (model) => setNotice({ text: `${model.model_id} ${model.enabled ? "enabled" : "disabled"}.`, error: false }),
       onError: (error) => setNotice({ text: `The change was not saved: ${messageOf(error)}`, error: true }),
       onSettled: async () => {
@@ -160,7 +160,7 @@ export function ModelsScreen() {
                 checked={model.enabled}
                 label={`Enable ${model.provider} ${model.model_id}`}
                 disabled={pendingId === model.id}
-                onChange={(enabled) => toggle.mutate({ id: model.id, enabled })}
+                onChange={(enabled) => toggle.mutate({ model_config_id: model.id, enabled })}
               />
             </td>
             <td className={`${td} text-right`}>

@@ -20,7 +20,7 @@ export function modelListInput(filters: ModelFilters) {
     limit: PAGE_SIZE,
     ...(provider ? { provider } : {}),
     ...(filters.category ? { model_category: filters.category } : {}),
-    ...(filters.status === "all" ? {} : { enabled: filters.status === "enabled" }),
+    ...(filters.status === "all" ? {} : { enabled: filters.status === "enabled" ? "true" : "false" }),
   };
 }
 

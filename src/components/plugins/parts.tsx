@@ -46,7 +46,7 @@ export function usePluginToggle(onNotice: (notice: ScreenNotice) => void) {
   const [pendingId, setPendingId] = useState<string | null>(null);
   const mutation = useMutation(
     trpc.plugins.setEnabled.mutationOptions({
-      onMutate: ({ id }) => setPendingId(id),
+      onMutate: ({ plugin_id }) => setPendingId(plugin_id),
       onSuccess: (plugin) =>
         onNotice({ text: `${plugin.name} ${plugin.version} ${plugin.enabled ? "enabled" : "disabled"}.`, error: false }),
       onError: (error) => onNotice({ text: `The change was not saved: ${messageOf(error)}`, error: true }),
@@ -62,7 +62,7 @@ export function usePluginToggle(onNotice: (notice: ScreenNotice) => void) {
         checked={plugin.enabled}
         label={`Enable ${plugin.name} ${plugin.version}`}
         disabled={pendingId === plugin.id}
-        onChange={(enabled) => mutation.mutate({ id: plugin.id, enabled })}
+        onChange={(enabled) => mutation.mutate({ plugin_id: plugin.id, enabled })}
       />
     ),
   };

@@ -35,7 +35,7 @@ export function OrganizationsScreen() {
     ...(q ? { q } : {}),
     ...(status ? { status } : {}),
     ...(tier ? { tier } : {}),
-    ...(showDeleted ? { include_deleted: true } : {}),
+    ...(showDeleted ? { include_deleted: "true" } : {}),
   };
   const list = useInfiniteQuery({ ...organizationListOptions(trpc, filters), placeholderData: keepPreviousData });
   const orgs = list.data?.pages.flatMap((page) => page.data) ?? [];

@@ -52,7 +52,7 @@ function useRefreshOrganization() {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   return (org: Organization) => {
-    queryClient.setQueryData(trpc.organizations.get.queryKey({ org_id: org.id, include_deleted: true }), org);
+    queryClient.setQueryData(trpc.organizations.get.queryKey({ org_id: org.id, include_deleted: "true" }), org);
     void queryClient.invalidateQueries(trpc.organizations.list.pathFilter());
   };
 }

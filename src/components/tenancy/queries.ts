@@ -1,4 +1,7 @@
 import type { TRPCOptionsProxy } from "@trpc/tanstack-react-query";
+import type { z } from "zod";
+import type { listOrchestratorsQuery } from "@/lib/schemas/orchestrators";
+import type { listOrganizationsQuery } from "@/lib/schemas/organizations";
 import type { AppRouter } from "@/server/trpc/root";
 
 // The tenancy screens' queries, built the same way by the pages (server prefetch) and the screens
@@ -8,26 +11,15 @@ type Trpc = TRPCOptionsProxy<AppRouter>;
 
 export const PAGE_SIZE = 25;
 
-export interface OrganizationFilters {
-  q?: string;
-  status?: "active" | "suspended" | "archived";
-  tier?: "free" | "pro" | "enterprise";
-  include_deleted?: boolean;
-}
+export type OrganizationFilters = Pick<z.input<typeof listOrganizationsQuery>, "q" | "status" | "tier" | "include_deleted">;
 
 export const organizationListOptions = (trpc: Trpc, filters: OrganizationFilters = {}) =>
   trpc.organizations.list.infiniteQueryOptions({ limit: PAGE_SIZE, ...filters }, { getNextPageParam: (page) => page.next_cursor });
 
 /** The organization page reads its organization deleted or not: a sys_admin restores from there. */
-export const organizationOptions = (trpc: Trpc, orgId: string) => trpc.organizations.get.queryOptions({ org_id: orgId, include_deleted: true });
+export const organizationOptions = (trpc: Trpc, orgId: string) => trpc.organizations.get.queryOptions({ org_id: orgId, include_deleted: "true" });
 
-export interface OrchestratorFilters {
-  q?: string;
-  status?: "active" | "suspended" | "inactive";
-  tier?: "demand" | "hot";
-  framework_type?: "langgraph" | "openai_agents" | "google_adk";
-  mode?: "supervisor" | "coordinator" | "handoff" | "grounded";
-}
+export type OrchestratorFilters = Pick<z.input<typeof listOrchestratorsQuery>, "q" | "status" | "tier" | "framework_type" | "mode">;
 
 export const orchestratorListOptions = (trpc: Trpc, orgId: string, filters: OrchestratorFilters = {}) =>
   trpc.orchestrators.list.infiniteQueryOptions({ org_id: orgId, limit: PAGE_SIZE, ...filters }, { getNextPageParam: (page) => page.next_cursor });
@@ -50,4 +42,4 @@ export const messageListOptions = (trpc: Trpc, orgId: string, conversationId: st
   );
 
 export const memberChoicesOptions = (trpc: Trpc, orgId: string, q?: string) =>
-  trpc.conversations.members.queryOptions({ org_id: orgId, limit: 50, ...(q ? { q } : {}) });
+  trpc.members.list.queryOptions({ org_id: orgId, limit: 50, ...(q ? { q } : {}) });

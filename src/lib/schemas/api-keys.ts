@@ -24,14 +24,6 @@ export const listApiKeysQuery = z.strictObject({
 });
 export type ListApiKeysQuery = z.output<typeof listApiKeysQuery>;
 
-/** The same listing for the console's tRPC procedure: `active` is a boolean, and unknown keys (the
- * `direction` TanStack's infinite queries add) are dropped rather than refused. */
-export const listApiKeysInput = z.object({
-  active: z.boolean().optional(),
-  user_id: id.optional(),
-  limit,
-  cursor,
-});
 
 export const apiKeyIdParams = z.strictObject({ key_id: id });
 

@@ -9,8 +9,8 @@ export const timestamp = z.iso.datetime({ offset: true });
 export const limit = z.coerce.number().int().min(1).max(100).default(50);
 export const cursor = z.string().min(1).max(200).optional();
 
-/** `true` / `false` in a query string. */
-export const booleanQuery = z.enum(["true", "false"]).transform((v) => v === "true");
+/** `true` / `false` in a query string (the console sends the same strings). */
+export const booleanQuery = z.stringbool({ truthy: ["true"], falsy: ["false"] }).meta({ enum: ["true", "false"] });
 
 export const listOf = <T extends z.ZodType>(item: T) =>
   z.object({ data: z.array(item), next_cursor: z.string().nullable() });

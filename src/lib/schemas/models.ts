@@ -42,14 +42,6 @@ export const listModelsQuery = z.strictObject({
 });
 export type ListModelsQuery = z.output<typeof listModelsQuery>;
 
-/** The same listing for the console's tRPC procedure (see listPluginsInput). */
-export const listModelsInput = z.object({
-  provider: z.string().max(50).optional(),
-  model_category: z.enum(MODEL_CATEGORIES).optional(),
-  enabled: z.boolean().optional(),
-  limit,
-  cursor,
-});
 
 export const modelParams = z.strictObject({ model_config_id: z.coerce.number().int().positive() });
 export const lookupModelQuery = z.strictObject({ name: modelId.describe("A model_id or an alias.") });

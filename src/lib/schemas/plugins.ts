@@ -45,15 +45,6 @@ export const listPluginsQuery = z.strictObject({
 });
 export type ListPluginsQuery = z.output<typeof listPluginsQuery>;
 
-/** The same listing for the console's tRPC procedure: booleans are booleans, and unknown keys (the
- * `direction` TanStack's infinite queries add) are dropped rather than refused. */
-export const listPluginsInput = z.object({
-  pid: z.string().max(255).optional(),
-  latest: z.boolean().optional(),
-  enabled: z.boolean().optional(),
-  limit,
-  cursor,
-});
 
 export const pluginParams = z.strictObject({ plugin_id: id });
 export const orgPluginParams = z.strictObject({ org_id: id, plugin_id: id });

@@ -10,11 +10,6 @@ export const userSummarySchema = z.object({
 });
 export type UserSummary = z.infer<typeof userSummarySchema>;
 
-export const findUsersInput = z.strictObject({
-  query: z.string().trim().min(1, "must not be empty").max(255),
-  limit: z.number().int().min(1).max(50).default(20),
-});
-export type FindUsersInput = z.output<typeof findUsersInput>;
 
 // ---------------------------------------------------------------------------------------------
 // Users (spec 2.9), their OAuth identities (2.11) and password resets.

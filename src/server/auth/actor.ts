@@ -1,5 +1,5 @@
 import type { Grants } from "./grants";
-import type { Permission } from "./permissions";
+import type { Permission } from "@/lib/permissions";
 
 // Who is acting. Every service function takes one; authorization (authorize.ts) reads it.
 

@@ -7,7 +7,7 @@ import type { ApiKeyActor } from "./actor";
 import { hashKey, isWellFormedKey } from "./api-key-format";
 import { loadGrants, type Grants } from "./grants";
 import { listenForInvalidations, listeningForInvalidations, onInvalidation } from "./invalidation";
-import { isPermission } from "./permissions";
+import { isPermission } from "@/lib/permissions";
 
 // The X-API-KEY stage: checksum (no database work for a malformed value) → SHA-256 → cached
 // lookup → an ApiKeyActor carrying the owner's memberships and grants and the key's scopes.

@@ -1,10 +1,11 @@
+import { ALL_PERMISSIONS, isDangerous, isPermission, PERMISSIONS, type Permission } from "@/lib/permissions";
 import { DomainError } from "@/server/errors";
 import type { Actor, UserActor } from "./actor";
 import type { Grants } from "./grants";
-import { ALL_PERMISSIONS, isDangerous, PERMISSIONS, type Permission } from "./permissions";
 
-// The one place that decides "may this actor do P here". Routes and procedures declare their
-// permission; nothing else checks permissions.
+// The one place that decides "may this actor do this": the declared access of every operation,
+// the sys_admin-only `include_deleted`, and every no-escalation rule (key scopes, role grants,
+// OAuth client scopes). Services keep the rules of the data; they never decide access.
 
 /** Whether the grants hold P globally, or in organization `orgId` (where the user is a member). */
 function grantsHold(grants: Grants, permission: Permission, orgId?: string): boolean {
@@ -13,64 +14,142 @@ function grantsHold(grants: Grants, permission: Permission, orgId?: string): boo
   return grants.memberships.has(orgId) && (grants.byOrg.get(orgId)?.has(permission) ?? false);
 }
 
+/** Whether grants hold P globally or in at least one organization. */
+function grantsHoldAnywhere(grants: Grants, permission: Permission): boolean {
+  if (grantsHold(grants, permission)) return true;
+  return [...grants.memberships.keys()].some((orgId) => grantsHold(grants, permission, orgId));
+}
+
 /**
  * sys_admin: holds the built-in sys_admin role or a system role with svc:system:admin. For a key
- * session this is the key's owner (the route's permission is still checked against the key).
+ * session this is the key's owner (the operation's permission is still checked against the key).
  */
 export function isSysAdmin(actor: Actor): boolean {
   return actor.kind === "system" || actor.grants.isSysAdmin;
 }
 
+/** A key carries its scopes minus the dangerous ones; any other actor is not narrowed. */
+const keyAllows = (actor: Actor, permission: Permission): boolean =>
+  actor.kind !== "api_key" || (!isDangerous(permission) && actor.key.scopes.includes(permission));
+
 /** Does the actor hold `permission`, globally or in organization `orgId`? */
 export function holds(actor: Actor, permission: Permission, orgId?: string): boolean {
   if (actor.kind === "system") return true;
-  if (actor.kind === "api_key") {
-    // A key carries its scopes minus the dangerous ones, intersected with what the owner holds now.
-    if (isDangerous(permission) || !actor.key.scopes.includes(permission)) return false;
-  }
-  return grantsHold(actor.grants, permission, orgId);
+  return keyAllows(actor, permission) && grantsHold(actor.grants, permission, orgId);
 }
 
-/** Whether a user holds P globally or in at least one organization (the key scope rule). */
-export function holdsAnywhere(grants: Grants, permission: Permission): boolean {
-  if (grantsHold(grants, permission)) return true;
-  return [...grants.memberships.keys()].some((orgId) => grantsHold(grants, permission, orgId));
+/** Does the actor hold `permission` globally or in at least one organization? */
+export function holdsAnywhere(actor: Actor, permission: Permission): boolean {
+  if (actor.kind === "system") return true;
+  return keyAllows(actor, permission) && grantsHoldAnywhere(actor.grants, permission);
 }
+
+const lacking = (permission: Permission, message = `This needs the permission ${permission}.`) =>
+  new DomainError("forbidden", message, { required_permission: permission });
 
 export function requirePermission(actor: Actor, permission: Permission, orgId?: string): void {
-  if (!holds(actor, permission, orgId)) {
-    throw new DomainError("forbidden", `This needs the permission ${permission}.`, { required_permission: permission });
-  }
+  if (!holds(actor, permission, orgId)) throw lacking(permission);
 }
 
 /**
  * Organization-scoped access: an organization the actor has no part in looks missing (404), so
- * other tenants stay invisible; for a list route it is a plain 403. Inside the organization,
- * lacking the permission is a 403 naming it.
+ * other tenants stay invisible; for a list it is a plain 403. Inside the organization, lacking the
+ * permission is a 403 naming it.
  */
 export function requireOrgPermission(actor: Actor, permission: Permission, orgId: string, options: { list?: boolean } = {}): void {
   const visible = actor.kind === "system" || actor.grants.isSysAdmin || actor.grants.global.has(permission) || actor.grants.memberships.has(orgId);
   if (!visible) {
-    throw options.list
-      ? new DomainError("forbidden", "You are not a member of this organization.", { required_permission: permission })
-      : new DomainError("not_found", "No such organization or resource.");
+    throw options.list ? lacking(permission, "You are not a member of this organization.") : new DomainError("not_found", "No such organization or resource.");
   }
   requirePermission(actor, permission, orgId);
 }
 
-/** For catalogs every organization reads (plugins, models): the permission in any organization will do. */
-export function requirePermissionAnywhere(actor: Actor, permission: Permission): void {
-  if (actor.kind === "system") return;
-  const keyAllows = actor.kind !== "api_key" || (!isDangerous(permission) && actor.key.scopes.includes(permission));
-  if (!keyAllows || !holdsAnywhere(actor.grants, permission)) {
-    throw new DomainError("forbidden", `This needs the permission ${permission}.`, { required_permission: permission });
+export function requireSysAdmin(actor: Actor, message = "This needs a platform sys_admin."): void {
+  if (!isSysAdmin(actor)) throw lacking("svc:system:admin", message);
+}
+
+/** What an operation declares about who may call it (see src/server/operations/operation.ts). */
+export type DeclaredAccess =
+  | "public"
+  | "authenticated"
+  | { permission: Permission; sysAdmin?: boolean; org?: string; list?: boolean; anyOrg?: boolean };
+
+/**
+ * Decides a call of an operation, from its declaration and its path parameters: the declared
+ * permission (in the organization the `org` parameter names), sys_admin where declared, and
+ * `include_deleted`, which only sys_admins may pass. The console is for sys_admins only.
+ */
+export function authorizeOperation(
+  access: DeclaredAccess,
+  actor: Actor | null,
+  params: Record<string, unknown>,
+  options: { console?: boolean } = {},
+): asserts actor is Actor {
+  if (access === "public") return;
+  if (!actor) throw new DomainError("unauthenticated", "Send an API key in the X-API-KEY header, or sign in.");
+  if (access === "authenticated") return;
+  // Inside an organization, its visibility comes first: another tenant's looks missing to everyone.
+  if (access.org) requireOrgPermission(actor, access.permission, params[access.org] as string, { list: access.list });
+  if (access.sysAdmin || options.console) requireSysAdmin(actor);
+  if (access.org) return;
+  if (access.anyOrg ? !holdsAnywhere(actor, access.permission) : !holds(actor, access.permission)) throw lacking(access.permission);
+}
+
+/** `include_deleted=true` shows soft-deleted rows: sys_admins only. */
+export function authorizeIncludeDeleted(actor: Actor | null, query: unknown): void {
+  const asked = typeof query === "object" && query !== null && (query as { include_deleted?: unknown }).include_deleted === true;
+  if (asked && actor) requireSysAdmin(actor, "Only sys_admins see deleted records.");
+}
+
+/** The organizations whose profile the actor may read: every one, or those of these ids. */
+export function readableOrganizations(actor: Actor): "all" | string[] {
+  if (actor.kind === "system" || holds(actor, "svc:system:orgs:read")) return "all";
+  return [...actor.grants.memberships.keys()].filter((orgId) => holds(actor, "svc:org:read", orgId));
+}
+
+/** Another user's records (their API keys): the user themself, or a sys_admin. */
+export function requireSelfOrSysAdmin(actor: Actor, userId: string): void {
+  if (actor.kind !== "system" && userId !== actor.userId) requireSysAdmin(actor, "Only a sys_admin reads another user's records.");
+}
+
+// No escalation ----------------------------------------------------------------------------------
+
+/**
+ * Granting, revoking or editing something that carries `permissions` requires the actor to hold
+ * every one of them — globally, or in organization `orgId` for something that acts there — unless
+ * the actor is a sys_admin. Nobody hands out (or takes away) more than they hold themselves.
+ */
+export function requireHeldByActor(actor: Actor, permissions: readonly Permission[], orgId?: string): void {
+  if (isSysAdmin(actor)) return;
+  const missing = permissions.filter((p) => !holds(actor, p, orgId));
+  if (missing.length > 0) {
+    const where = orgId === undefined ? "globally" : "in this organization";
+    throw new DomainError("scope_not_held", `You do not hold ${missing.join(", ")} ${where}, so you cannot pass it on.`, { scopes: missing });
   }
 }
 
-export function requireSysAdmin(actor: Actor): void {
-  if (!isSysAdmin(actor)) {
-    throw new DomainError("forbidden", "This needs a platform sys_admin.", { required_permission: "svc:system:admin" });
+/** Requested scopes must be catalog permissions: 400 `unknown_scope`, each named as `field.N`. */
+export function requireKnownScopes(scopes: readonly string[], field: string): Permission[] {
+  const unknown = scopes.filter((s) => !isPermission(s));
+  if (unknown.length > 0) {
+    throw new DomainError("unknown_scope", `Unknown scope: ${unknown.join(", ")}.`, {
+      scopes: unknown,
+      errors: unknown.map((s) => ({ path: `${field}.${scopes.indexOf(s)}`, message: `${s} is not a known permission` })),
+    });
   }
+  return scopes as Permission[];
+}
+
+/**
+ * Scopes given to something that will act with them (an API key for its owner, an OAuth client for
+ * its registrant): unless the holder is a sys_admin, each must be held by the holder globally or in
+ * at least one organization (403 `scope_not_held`, naming the ones it lacks).
+ */
+export function requireScopesHeld(holder: Grants | Actor, scopes: readonly Permission[], whose: string): void {
+  const isActor = "kind" in holder;
+  if (isActor ? isSysAdmin(holder) : holder.isSysAdmin) return;
+  const notHeld = scopes.filter((p) => !(isActor ? holdsAnywhere(holder, p) : grantsHoldAnywhere(holder, p)));
+  if (notHeld.length > 0) throw new DomainError("scope_not_held", `${whose} not hold: ${notHeld.join(", ")}.`, { scopes: notHeld });
 }
 
 /** Scopes a key will actually carry: its stored scopes without the dangerous ones. */

@@ -1,5 +1,5 @@
 import type { DataLayer } from "@/server/db/data-layer";
-import { isPermission, type Permission } from "./permissions";
+import { isPermission, type Permission } from "@/lib/permissions";
 
 // What a user holds right now: permissions granted globally (system-scoped grants, org_id null)
 // and per organization (grants with that org_id), and the organizations the user belongs to.

@@ -114,12 +114,3 @@ export function mapDatabaseError(error: unknown): DomainError | undefined {
       return undefined;
   }
 }
-
-/** Runs a database operation and rethrows what it raises as a domain error where one applies. */
-export async function mapErrors<T>(operation: () => Promise<T>): Promise<T> {
-  try {
-    return await operation();
-  } catch (error) {
-    throw mapDatabaseError(error) ?? error;
-  }
-}

@@ -5,7 +5,7 @@ import { testDatabase } from "@/test/database";
 import { createMember, createOrg, createRole, createSysAdmin, createUser, grant, join, PASSWORD, roleId, seedRoles } from "@/test/fixtures";
 import { createApiKey } from "@/server/services/api-keys/service";
 import { systemActor } from "@/server/auth/actor";
-import type { Permission } from "@/server/auth/permissions";
+import type { Permission } from "@/lib/permissions";
 
 // The key routes and the X-API-KEY pipeline, over real HTTP against the production build running
 // on this file's own PostgreSQL database.

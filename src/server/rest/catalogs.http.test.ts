@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { systemActor } from "@/server/auth/actor";
-import { ALL_PERMISSIONS, isDangerous } from "@/server/auth/permissions";
+import { ALL_PERMISSIONS, isDangerous } from "@/lib/permissions";
 import { createApiKey } from "@/server/services/api-keys/service";
 import { startApp } from "@/test/app";
 import { testDatabase } from "@/test/database";

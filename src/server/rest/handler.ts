@@ -1,32 +1,23 @@
 import { randomUUID } from "node:crypto";
-import { z } from "zod";
 import type { Actor } from "@/server/auth/actor";
 import { authenticateApiKey } from "@/server/auth/api-key-stage";
-import { requireOrgPermission, requirePermission, requirePermissionAnywhere, requireSysAdmin } from "@/server/auth/authorize";
 import { currentSessionActor } from "@/server/auth/session";
-import { mapDatabaseError } from "@/server/db/errors";
-import { DomainError, zodFieldErrors } from "@/server/errors";
+import { DomainError } from "@/server/errors";
 import { log } from "@/server/log";
+import { asDomainError, invoke } from "@/server/operations/invoke";
+import { METHODS, type AnyOperation, type Method } from "@/server/operations/operation";
 import { problemResponse } from "./problem";
-import { METHODS, RouteResult, type Method, type RouteSpec } from "./route";
 import { routesAt } from "./registry";
 
-// The one wrapper every REST route runs through: request id → body limit and JSON parsing →
-// credentials (X-API-KEY or the console session) → the route's declared permission → input
-// validation → the handler → output, or a problem+json for any failure. One log line a request.
+// The REST door every route runs through: request id → credentials (X-API-KEY or the console
+// session) → the operation (access, input, handler: operations/invoke.ts) → its JSON answer, or a
+// problem+json for any failure. One log line a request.
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/;
 
 type NextContext = { params: Promise<Record<string, string | string[]>> };
 type NextHandler = (request: Request, context: NextContext) => Promise<Response>;
-
-function parse<T>(schema: z.ZodType<T> | undefined, value: unknown, root: string): T {
-  if (!schema) return undefined as T;
-  const result = schema.safeParse(value);
-  if (!result.success) throw new DomainError("validation_failed", "The request is not valid.", { errors: zodFieldErrors(result.error, root) });
-  return result.data;
-}
 
 async function readBody(request: Request): Promise<unknown> {
   const declared = Number(request.headers.get("content-length") ?? "0");
@@ -58,6 +49,16 @@ async function readBody(request: Request): Promise<unknown> {
   }
 }
 
+/** The body an operation reads; one that takes none refuses any. */
+async function bodyFor(operation: AnyOperation, request: Request): Promise<unknown> {
+  if (!operation.body && request.method === "GET") return undefined;
+  const body = await readBody(request);
+  if (!operation.body && body !== undefined) {
+    throw new DomainError("validation_failed", "This route takes no body.", { errors: [{ path: "body", message: "is not expected" }] });
+  }
+  return body;
+}
+
 const SESSION_COOKIE = /(^|;\s*)(__Secure-|__Host-)?authjs\.session-token(\.\d+)?=/;
 
 /**
@@ -75,22 +76,6 @@ function authenticate(request: Request): Actor | null | Promise<Actor | null> {
   return SESSION_COOKIE.test(request.headers.get("cookie") ?? "") ? currentSessionActor() : null;
 }
 
-function authorizeRoute(spec: RouteSpec, actor: Actor | null, params: unknown): Actor | null {
-  if (spec.access === "public") return actor;
-  if (!actor) throw new DomainError("unauthenticated", "Send an API key in the X-API-KEY header, or sign in.");
-  if (spec.access === "authenticated") return actor;
-  if (spec.access.sysAdmin) requireSysAdmin(actor);
-  if (spec.access.org) {
-    const orgId = (params as Record<string, string>)[spec.access.org] as string;
-    requireOrgPermission(actor, spec.access.permission, orgId, { list: spec.list });
-  } else if (spec.access.anyOrg) {
-    requirePermissionAnywhere(actor, spec.access.permission);
-  } else {
-    requirePermission(actor, spec.access.permission);
-  }
-  return actor;
-}
-
 function queryObject(url: URL): Record<string, string | string[]> {
   const out: Record<string, string | string[]> = {};
   for (const key of new Set(url.searchParams.keys())) {
@@ -100,41 +85,38 @@ function queryObject(url: URL): Record<string, string | string[]> {
   return out;
 }
 
-async function run(spec: RouteSpec, request: Request, context: NextContext, requestId: string) {
-  const credentials = spec.access === "public" ? null : authenticate(request);
-  const authenticated = credentials instanceof Promise ? await credentials : credentials;
-  if (!authenticated && spec.access !== "public") {
-    throw new DomainError("unauthenticated", "Send an API key in the X-API-KEY header, or sign in.");
-  }
-  const params = parse(spec.params, await context.params, "params");
-  const actor = authorizeRoute(spec, authenticated, params);
-  const rawBody = spec.body || request.method !== "GET" ? await readBody(request) : undefined;
-  const query = spec.query ? parse(spec.query, queryObject(new URL(request.url)), "query") : undefined;
-  const body = spec.body ? parse(spec.body, rawBody ?? {}, "") : undefined;
-  if (!spec.body && rawBody !== undefined) {
-    throw new DomainError("validation_failed", "This route takes no body.", { errors: [{ path: "body", message: "is not expected" }] });
-  }
-  const result = await spec.handler({ actor: actor as Actor, params, query, body, request });
-  const { body: payload, init } = result instanceof RouteResult ? result : new RouteResult(result);
+/** The request path with its parameters filled in, plus the new resource's id: a 201's Location. */
+function locationOf(operation: AnyOperation, params: Record<string, string | string[]>, result: unknown): string | undefined {
+  if (!operation.created || !operation.path) return undefined;
+  const base = operation.path.replace(/\{(\w+)\}/g, (_, name: string) => encodeURIComponent(String(params[name])));
+  return `${base}/${encodeURIComponent(operation.created(result))}`;
+}
+
+async function run(operation: AnyOperation, request: Request, context: NextContext, requestId: string) {
+  const credentials = operation.access === "public" ? null : authenticate(request);
+  const actor = credentials instanceof Promise ? await credentials : credentials;
+  const params = await context.params;
+  const result = await invoke(operation, actor, {
+    params,
+    query: operation.query ? queryObject(new URL(request.url)) : {},
+    body: () => bodyFor(operation, request),
+  });
+  const location = locationOf(operation, params, result);
   return {
     actor,
-    response: new Response(JSON.stringify(payload), {
-      status: init.status ?? spec.status ?? 200,
+    response: new Response(JSON.stringify(result), {
+      status: operation.status ?? 200,
       headers: {
         "Content-Type": "application/json",
         "X-Request-Id": requestId,
-        ...(spec.secret ? { "Cache-Control": "no-store" } : {}),
-        ...init.headers,
+        ...(operation.secret ? { "Cache-Control": "no-store" } : {}),
+        ...(location ? { Location: location } : {}),
       },
     }),
   };
 }
 
-function toDomainError(error: unknown): DomainError {
-  return error instanceof DomainError ? error : (mapDatabaseError(error) ?? new DomainError("internal_error", "Something went wrong on our side."));
-}
-
-function handlerFor(path: string, method: Method, spec: RouteSpec | undefined, allowed: Method[]): NextHandler {
+function handlerFor(path: string, method: Method, operation: AnyOperation | undefined, allowed: Method[]): NextHandler {
   return async (request, context) => {
     const started = performance.now();
     const incoming = request.headers.get("x-request-id");
@@ -142,19 +124,14 @@ function handlerFor(path: string, method: Method, spec: RouteSpec | undefined, a
     let actor: Actor | null = null;
     let response: Response;
     try {
-      if (!spec) {
-        throw new DomainError("method_not_allowed", `${method} is not allowed here.`, { allowed });
-      }
-      ({ actor, response } = await run(spec, request, context, requestId));
+      if (!operation) throw new DomainError("method_not_allowed", `${method} is not allowed here.`, { allowed });
+      ({ actor, response } = await run(operation, request, context, requestId));
     } catch (error) {
-      const domain = toDomainError(error);
+      const domain = asDomainError(error);
       if (domain.code === "internal_error") {
         log.error("unhandled error", { request_id: requestId, error: error instanceof Error ? { name: error.name, message: error.message, stack: error.stack } : String(error) });
       }
-      const headers: Record<string, string> = { "X-Request-Id": requestId };
-      if (domain.code === "method_not_allowed") headers.Allow = allowed.join(", ");
-      if (domain.code === "unavailable" || domain.code === "rate_limited") headers["Retry-After"] = "5";
-      response = problemResponse(domain, headers);
+      response = problemResponse(domain, { "X-Request-Id": requestId });
     }
     log.info("request", {
       request_id: requestId,
@@ -172,10 +149,10 @@ function handlerFor(path: string, method: Method, spec: RouteSpec | undefined, a
 
 /** Handlers for every method at one path: the declared ones, and a 405 with Allow for the rest. */
 export function restHandlers(path: string): Record<Method, NextHandler> {
-  const specs = routesAt(path);
-  if (specs.length === 0) throw new Error(`No REST route is registered at ${path}`);
-  const allowed = specs.map((s) => s.method);
+  const operations = routesAt(path);
+  if (operations.length === 0) throw new Error(`No REST route is registered at ${path}`);
+  const allowed = operations.map((o) => o.method);
   return Object.fromEntries(
-    METHODS.map((method) => [method, handlerFor(path, method, specs.find((s) => s.method === method), allowed)]),
+    METHODS.map((method) => [method, handlerFor(path, method, operations.find((o) => o.method === method), allowed)]),
   ) as Record<Method, NextHandler>;
 }

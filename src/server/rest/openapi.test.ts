@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ERROR_STATUS } from "@/server/errors";
+import { ERRORS } from "@/lib/errors";
 import { openApiDocument } from "./openapi";
 import { ROUTES } from "./registry";
 
@@ -15,13 +15,13 @@ describe("OpenAPI document", () => {
     for (const route of ROUTES) {
       const operation = doc.paths[route.path]?.[route.method.toLowerCase()] as Record<string, unknown> | undefined;
       expect(operation, `${route.method} ${route.path}`).toBeDefined();
-      expect(operation?.operationId).toBe(route.operationId);
+      expect(operation?.operationId).toBe(route.id);
       if (typeof route.access === "object") expect(operation?.["x-required-permission"]).toBe(route.access.permission);
       const responses = operation?.responses as Record<string, unknown>;
       expect(Object.keys(responses)).toContain(String(route.status ?? 200));
-      for (const code of route.errors ?? []) expect(Object.keys(responses)).toContain(String(ERROR_STATUS[code]));
+      for (const code of route.errors ?? []) expect(Object.keys(responses)).toContain(String(ERRORS[code].status));
     }
-    const operationIds = ROUTES.map((r) => r.operationId);
+    const operationIds = ROUTES.map((r) => r.id);
     expect(new Set(operationIds).size).toBe(operationIds.length);
   });
 

@@ -1,8 +1,6 @@
 import { z } from "zod";
-import { ERROR_STATUS, type ErrorCode } from "@/server/errors";
-import { TITLES } from "./problem";
-import { ROUTES } from "./registry";
-import type { RouteSpec } from "./route";
+import { ERROR_CODES, ERRORS, type ErrorCode } from "@/lib/errors";
+import { ROUTES, type RestOperation } from "./registry";
 
 // The OpenAPI 3.1 document, generated from the route registry and the same zod schemas that
 // validate requests, so the two cannot disagree.
@@ -28,7 +26,7 @@ const problemSchema: JsonSchema = {
     title: { type: "string" },
     status: { type: "integer" },
     detail: { type: "string" },
-    code: { type: "string", enum: Object.keys(ERROR_STATUS) },
+    code: { type: "string", enum: ERROR_CODES },
     errors: {
       type: "array",
       items: { type: "object", required: ["path", "message"], properties: { path: { type: "string" }, message: { type: "string" } } },
@@ -50,22 +48,22 @@ function parameters(schema: z.ZodType | undefined, location: "path" | "query") {
   }));
 }
 
-function errorResponses(route: RouteSpec) {
+function errorResponses(route: RestOperation) {
   const codes = route.access === "public" ? (route.errors ?? []) : [...COMMON_ERRORS, ...(route.errors ?? [])];
   const byStatus = new Map<number, ErrorCode[]>();
-  for (const code of new Set(codes)) byStatus.set(ERROR_STATUS[code], [...(byStatus.get(ERROR_STATUS[code]) ?? []), code]);
+  for (const code of new Set(codes)) byStatus.set(ERRORS[code].status, [...(byStatus.get(ERRORS[code].status) ?? []), code]);
   return Object.fromEntries(
     [...byStatus].sort(([a], [b]) => a - b).map(([status, list]) => [
       String(status),
       {
-        description: list.map((c) => `\`${c}\`: ${TITLES[c]}`).join("; "),
+        description: list.map((c) => `\`${c}\`: ${ERRORS[c].title}`).join("; "),
         content: { "application/problem+json": { schema: { $ref: "#/components/schemas/Problem" } } },
       },
     ]),
   );
 }
 
-function operation(route: RouteSpec) {
+function operation(route: RestOperation) {
   const access =
     route.access === "public"
       ? "No credentials needed."
@@ -73,7 +71,7 @@ function operation(route: RouteSpec) {
         ? "Any valid API key or console session."
         : `Requires ${route.access.sysAdmin ? "a sys_admin holding " : ""}\`${route.access.permission}\`.`;
   return {
-    operationId: route.operationId,
+    operationId: route.id,
     summary: route.summary,
     description: [route.description, access].filter(Boolean).join("\n\n"),
     tags: [route.tag],

@@ -1,50 +1,39 @@
-import { DomainError, type ErrorCode } from "@/server/errors";
+import { ERRORS, type ProblemHeader } from "@/lib/errors";
+import type { DomainError } from "@/server/errors";
 
-// RFC 9457 problem details, the one error shape of the REST API.
+// RFC 9457 problem details, the one error shape of the REST API, built from the error catalog:
+// the members and headers each code exposes, and nothing else of an error's details.
 
-export const TITLES: Record<ErrorCode, string> = {
-  validation_failed: "The request is not valid",
-  unknown_scope: "Unknown scope",
-  immutable_field: "The field cannot change",
-  unauthenticated: "Authentication required",
-  invalid_api_key: "Invalid API key",
-  api_key_expired: "API key expired",
-  api_key_revoked: "API key revoked",
-  forbidden: "Forbidden",
-  scope_not_held: "Scope not held",
-  tier_required: "Subscription tier too low",
-  quota_exceeded: "Quota exceeded",
-  not_overridable: "Setting not overridable",
-  not_found: "Not found",
-  method_not_allowed: "Method not allowed",
-  conflict: "Conflict",
-  payload_too_large: "Payload too large",
-  unsupported_media_type: "Unsupported media type",
-  rate_limited: "Too many requests",
-  internal_error: "Internal error",
-  unavailable: "Service unavailable",
+/** Seconds a client waits before retrying when the error does not say. */
+const DEFAULT_RETRY_AFTER_SECONDS = 5;
+
+const HEADER_VALUES: Record<ProblemHeader, (details: Record<string, unknown>) => string> = {
+  "Retry-After": (details) => String(details.retry_after_seconds ?? DEFAULT_RETRY_AFTER_SECONDS),
+  Allow: (details) => (Array.isArray(details.allowed) ? details.allowed.join(", ") : ""),
 };
 
-/** Members a problem may carry beyond the standard ones. Nothing else leaves the server. */
-const EXTENSIONS = ["errors", "required_permission", "scopes", "allowed"] as const;
-
 export function problemBody(error: DomainError) {
+  const info = ERRORS[error.code];
   const extensions = Object.fromEntries(
-    EXTENSIONS.filter((name) => error.details[name] !== undefined).map((name) => [name, error.details[name]]),
+    info.extensions.filter((name) => error.details[name] !== undefined).map((name) => [name, error.details[name]]),
   );
   return {
     type: `/api/docs#error-${error.code}`,
-    title: TITLES[error.code],
-    status: error.status,
+    title: info.title,
+    status: info.status,
     detail: error.message,
     code: error.code,
     ...extensions,
   };
 }
 
+/** The headers an error's code sets (Retry-After, Allow). */
+export const problemHeaders = (error: DomainError): Record<string, string> =>
+  Object.fromEntries(ERRORS[error.code].headers.map((name) => [name, HEADER_VALUES[name](error.details)]));
+
 export function problemResponse(error: DomainError, headers: Record<string, string> = {}): Response {
   return new Response(JSON.stringify(problemBody(error)), {
     status: error.status,
-    headers: { "Content-Type": "application/problem+json", "Cache-Control": "no-store", ...headers },
+    headers: { "Content-Type": "application/problem+json", "Cache-Control": "no-store", ...problemHeaders(error), ...headers },
   });
 }

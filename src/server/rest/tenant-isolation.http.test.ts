@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { systemActor } from "@/server/auth/actor";
-import { ORG_PERMISSIONS } from "@/server/auth/permissions";
+import { ORG_PERMISSIONS } from "@/lib/permissions";
 import { createApiKey } from "@/server/services/api-keys/service";
 import { startApp } from "@/test/app";
 import { testDatabase } from "@/test/database";
@@ -65,7 +65,7 @@ describe("tenant isolation", () => {
       headers: { "x-api-key": key.raw_key, "content-type": "application/json" },
       body: route.method === "GET" || route.method === "DELETE" ? undefined : "{}",
     });
-    const expected = typeof route.access === "object" && route.access.org ? (route.list ? 403 : 404) : 403;
+    const expected = typeof route.access === "object" && route.access.org ? (route.access.list ? 403 : 404) : 403;
     expect(response.status).toBe(expected);
     const text = await response.text();
     for (const secret of [victim.name, instance.name, "feature.x", point.name, plugin.pid, "victim chat"]) expect(text).not.toContain(secret);

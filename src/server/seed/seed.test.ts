@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ALL_PERMISSIONS, BUILT_IN_ROLES } from "@/server/auth/permissions";
+import { ALL_PERMISSIONS, BUILT_IN_ROLES } from "@/lib/permissions";
 import { verifyPassword } from "@/server/auth/passwords";
 import { testDatabase } from "@/test/database";
 import { MODEL_CATALOG } from "./model-catalog";

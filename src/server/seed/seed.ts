@@ -1,4 +1,4 @@
-import { BUILT_IN_ROLES } from "@/server/auth/permissions";
+import { BUILT_IN_ROLES } from "@/lib/permissions";
 import { generatePassword, hashPassword } from "@/server/auth/passwords";
 import type { BaseClient } from "@/server/db/client";
 import { dataLayer, type DataLayer } from "@/server/db/data-layer";

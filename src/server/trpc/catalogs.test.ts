@@ -2,9 +2,9 @@ import superjson from "superjson";
 import { describe, expect, it, vi } from "vitest";
 import { testDatabase } from "@/test/database";
 import { createMember, createRole, createSysAdmin, createUser, grant, seedRoles } from "@/test/fixtures";
-import { callerAs, domainOf, failure, pathsOf, sessionActor } from "@/test/trpc";
+import { callerAs, consoleOperations, domainOf, failure, pathsOf, sessionActor } from "@/test/trpc";
 import { handleTRPCRequest } from "./http";
-import { appRouter, createCaller } from "./root";
+import { createCaller } from "./root";
 
 // The console's plugins and models procedures against this file's own PostgreSQL database: called
 // in-process with real session actors, and over the HTTP endpoint where superjson carries prices.
@@ -52,11 +52,10 @@ const UNKNOWN_ID = "0192a3b4-c5d6-7e8f-9a0b-1c2d3e4f5a6b";
 
 describe("authorization", () => {
   it("declares the catalog permissions on each procedure", () => {
-    const procedures = appRouter._def.procedures as unknown as Record<string, { _def: { meta?: { permission?: string } } }>;
     const declared = Object.fromEntries(
-      Object.entries(procedures)
-        .filter(([path]) => path.startsWith("plugins.") || path.startsWith("models."))
-        .map(([path, procedure]) => [path, procedure._def.meta?.permission]),
+      consoleOperations
+        .filter(({ path }) => path.startsWith("plugins.") || path.startsWith("models."))
+        .map(({ path, operation }) => [path, typeof operation.access === "object" ? operation.access.permission : operation.access]),
     );
     expect(declared).toEqual({
       "plugins.list": "svc:plugins:read",
@@ -65,6 +64,7 @@ describe("authorization", () => {
       "plugins.setEnabled": "svc:system:plugins:write",
       "models.list": "svc:models:read",
       "models.get": "svc:models:read",
+      "models.lookup": "svc:models:read",
       "models.create": "svc:system:models:write",
       "models.update": "svc:system:models:write",
     });
@@ -83,14 +83,14 @@ describe("authorization", () => {
     const pluginsBefore = await client.plugin.count();
     const modelsBefore = await client.providerModelConfig.count();
     const calls = [
-      caller.plugins.list({ latest: true }),
-      caller.plugins.get({ id: UNKNOWN_ID }),
+      caller.plugins.list({ latest: "true" }),
+      caller.plugins.get({ plugin_id: UNKNOWN_ID }),
       caller.plugins.register(plugin(newPid(), "1.0.0")),
-      caller.plugins.setEnabled({ id: UNKNOWN_ID, enabled: false }),
+      caller.plugins.setEnabled({ plugin_id: UNKNOWN_ID, enabled: false }),
       caller.models.list({}),
-      caller.models.get({ id: 1 }),
+      caller.models.get({ model_config_id: 1 }),
       caller.models.create({ provider: "openai", model_id: "forbidden" }),
-      caller.models.update({ id: 1, enabled: false }),
+      caller.models.update({ model_config_id: 1, enabled: false }),
     ];
     for (const call of calls) {
       const error = await failure(call);
@@ -109,7 +109,7 @@ describe("plugins", () => {
     const versions = await asAdmin.plugins.list({ pid, limit: 10 });
     expect(versions.data.map((p) => p.version).sort()).toEqual(["1.10.0", "1.2.0", "1.9.9"]);
     expect(versions.data.filter((p) => p.is_latest).map((p) => p.version)).toEqual(["1.10.0"]);
-    const latest = await asAdmin.plugins.list({ latest: true, limit: 100 });
+    const latest = await asAdmin.plugins.list({ latest: "true", limit: 100 });
     expect(latest.data.filter((p) => p.pid === pid).map((p) => p.version)).toEqual(["1.10.0"]);
     expect(latest.data.every((p) => p.source === "system" && p.is_latest)).toBe(true);
   });
@@ -144,17 +144,17 @@ describe("plugins", () => {
   it("enables and disables one version, and answers NOT_FOUND for another organization's plugin", async () => {
     const pid = newPid();
     const registered = await asAdmin.plugins.register(plugin(pid, "1.0.0"));
-    expect((await asAdmin.plugins.setEnabled({ id: registered.id, enabled: false })).enabled).toBe(false);
-    expect((await asAdmin.plugins.get({ id: registered.id })).enabled).toBe(false);
-    expect((await asAdmin.plugins.list({ pid, enabled: true })).data).toEqual([]);
-    expect((await asAdmin.plugins.setEnabled({ id: registered.id, enabled: true })).enabled).toBe(true);
+    expect((await asAdmin.plugins.setEnabled({ plugin_id: registered.id, enabled: false })).enabled).toBe(false);
+    expect((await asAdmin.plugins.get({ plugin_id: registered.id })).enabled).toBe(false);
+    expect((await asAdmin.plugins.list({ pid, enabled: "true" })).data).toEqual([]);
+    expect((await asAdmin.plugins.setEnabled({ plugin_id: registered.id, enabled: true })).enabled).toBe(true);
 
     const { org } = await createMember(client);
     const own = await client.plugin.create({
       data: { source: "org", org_id: org.id, pid: newPid(), version: "1.0.0", name: "Own", is_latest: true },
     });
-    expect((await failure(asAdmin.plugins.setEnabled({ id: own.id, enabled: false }))).code).toBe("NOT_FOUND");
-    expect((await failure(asAdmin.plugins.get({ id: own.id }))).code).toBe("NOT_FOUND");
+    expect((await failure(asAdmin.plugins.setEnabled({ plugin_id: own.id, enabled: false }))).code).toBe("NOT_FOUND");
+    expect((await failure(asAdmin.plugins.get({ plugin_id: own.id }))).code).toBe("NOT_FOUND");
     expect((await asAdmin.plugins.list({ pid: own.pid })).data).toEqual([]);
   });
 });
@@ -171,9 +171,9 @@ describe("models", () => {
       output_price_per_unit: "9999999999.99999999",
     });
     expect(created).toMatchObject({ provider: "openai", input_price_per_unit: "0.00000001", output_price_per_unit: "9999999999.99999999" });
-    const updated = await asAdmin.models.update({ id: created.id, input_price_per_unit: "0.00000125", output_price_per_unit: null });
+    const updated = await asAdmin.models.update({ model_config_id: created.id, input_price_per_unit: "0.00000125", output_price_per_unit: null });
     expect(updated).toMatchObject({ input_price_per_unit: "0.00000125", output_price_per_unit: null });
-    expect((await asAdmin.models.get({ id: created.id })).input_price_per_unit).toBe("0.00000125");
+    expect((await asAdmin.models.get({ model_config_id: created.id })).input_price_per_unit).toBe("0.00000125");
   });
 
   it.each([
@@ -195,18 +195,18 @@ describe("models", () => {
     expect(domainOf(error).details.errors).toEqual([{ path: "model_id", message: "An enabled model with this provider and model_id exists." }]);
 
     const disabled = await asAdmin.models.create({ provider: "anthropic", model_id: modelId, enabled: false });
-    const enabling = await failure(asAdmin.models.update({ id: disabled.id, enabled: true }));
+    const enabling = await failure(asAdmin.models.update({ model_config_id: disabled.id, enabled: true }));
     expect(enabling.code).toBe("CONFLICT");
     expect(pathsOf(enabling)).toEqual(["model_id"]);
   });
 
   it("refuses changing provider or model_id, and unknown ids", async () => {
     const created = await asAdmin.models.create({ provider: "openai", model_id: newModelId() });
-    const error = await failure(asAdmin.models.update({ id: created.id, model_id: "renamed" } as never));
+    const error = await failure(asAdmin.models.update({ model_config_id: created.id, model_id: "renamed" } as never));
     expect(error.code).toBe("BAD_REQUEST");
     expect(pathsOf(error)).toEqual(["model_id"]);
-    expect((await failure(asAdmin.models.update({ id: 999_999, enabled: false }))).code).toBe("NOT_FOUND");
-    expect((await failure(asAdmin.models.get({ id: 999_999 }))).code).toBe("NOT_FOUND");
+    expect((await failure(asAdmin.models.update({ model_config_id: 999_999, enabled: false }))).code).toBe("NOT_FOUND");
+    expect((await failure(asAdmin.models.get({ model_config_id: 999_999 }))).code).toBe("NOT_FOUND");
   });
 
   it("filters by provider, category and enabled, and pages with the cursor", async () => {
@@ -216,7 +216,7 @@ describe("models", () => {
     await asAdmin.models.create({ provider, model_id: newModelId() });
     expect((await asAdmin.models.list({ provider })).data).toHaveLength(3);
     expect((await asAdmin.models.list({ provider, model_category: "embedding" })).data).toHaveLength(1);
-    expect((await asAdmin.models.list({ provider, enabled: false })).data).toHaveLength(1);
+    expect((await asAdmin.models.list({ provider, enabled: "false" })).data).toHaveLength(1);
     const first = await asAdmin.models.list({ provider, limit: 2 });
     expect(first.next_cursor).not.toBeNull();
     const second = await asAdmin.models.list({ provider, limit: 2, cursor: first.next_cursor ?? undefined, direction: "forward" } as never);
@@ -250,7 +250,7 @@ describe("over HTTP", () => {
     const model = superjson.deserialize<{ id: number; input_price_per_unit: string }>((JSON.parse(text) as { result: { data: never } }).result.data);
     expect(model.input_price_per_unit).toBe("0.00000001");
 
-    const read = await query("models.get", { id: model.id });
+    const read = await query("models.get", { model_config_id: model.id });
     expect(await read.text()).toContain('"input_price_per_unit":"0.00000001"');
   });
 

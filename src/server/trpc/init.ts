@@ -1,31 +1,19 @@
-import { initTRPC } from "@trpc/server";
+import { initTRPC, TRPCError, type TRPCMutationProcedure, type TRPCQueryProcedure } from "@trpc/server";
 import superjson from "superjson";
-import { z } from "zod";
-import { id } from "@/lib/schemas/common";
+import { ERRORS, type ErrorCode, type FieldError } from "@/lib/errors";
 import type { SessionActor } from "@/server/auth/actor";
-import { requireOrgPermission, requirePermission, requireSysAdmin } from "@/server/auth/authorize";
-import type { Permission } from "@/server/auth/permissions";
-import { DomainError, validationFailed, zodFieldErrors, type ErrorCode, type FieldError } from "@/server/errors";
-import { domainCause, toTRPCError } from "./errors";
+import { DomainError } from "@/server/errors";
+import { asDomainError, invoke } from "@/server/operations/invoke";
+import type { AnyOperation, OperationInput, OperationOutput } from "@/server/operations/operation";
 
-// The console's tRPC layer. Every procedure is built by `consoleProcedure(permission)` or, inside an
-// organization, `orgProcedure(permission)`: it declares the permission it needs, and one middleware
-// checks it with the permission module the REST routes use. The console is for sys_admins only, so
-// every procedure also requires one.
+// The console's door: every operation the console uses becomes a tRPC procedure (GET operations
+// are queries, the rest mutations) taking the operation's path parameters, query and body as one
+// flat object. Access, validation and the handler are the operation's own (operations/invoke.ts);
+// the console adds one rule: sys_admins only.
 
 export interface Context {
   /** The signed-in console user, or null without a valid session. */
   actor: SessionActor | null;
-}
-
-export interface Meta {
-  permission: Permission;
-  /**
-   * Organization-scoped: the permission is checked in the organization named by the input's
-   * `org_id`. "list": an organization the caller has no part in answers FORBIDDEN rather than
-   * NOT_FOUND (as the REST list routes do).
-   */
-  org?: "one" | "list";
 }
 
 /** What an error carries to the client besides tRPC's code and status. */
@@ -40,73 +28,85 @@ export interface ErrorData {
 
 const INTERNAL_MESSAGE = "Something went wrong on our side.";
 
-const t = initTRPC
-  .context<Context>()
-  .meta<Meta>()
-  .create({
-    transformer: superjson,
-    // Built from scratch rather than from tRPC's default shape, so no stack trace ever leaves.
-    errorFormatter({ shape, error }) {
-      const domain = domainCause(error);
-      const internal = error.code === "INTERNAL_SERVER_ERROR";
-      const details = domain?.details ?? {};
-      const data: ErrorData & { code: typeof shape.data.code; httpStatus: number; path?: string } = {
-        code: shape.data.code,
-        httpStatus: shape.data.httpStatus,
-        path: shape.data.path,
-        domainCode: domain?.code ?? (internal ? "internal_error" : null),
-        errors: Array.isArray(details.errors) ? (details.errors as FieldError[]) : [],
-        requiredPermission: typeof details.required_permission === "string" ? details.required_permission : null,
-      };
-      return { code: shape.code, message: internal ? INTERNAL_MESSAGE : shape.message, data };
-    },
-  });
+/** The domain error behind a tRPC error, when there is one. */
+export const domainCause = (error: TRPCError): DomainError | undefined =>
+  error.cause instanceof DomainError ? error.cause : undefined;
+
+const t = initTRPC.context<Context>().create({
+  transformer: superjson,
+  // Built from scratch rather than from tRPC's default shape, so no stack trace ever leaves.
+  errorFormatter({ shape, error }) {
+    const domain = domainCause(error);
+    const internal = error.code === "INTERNAL_SERVER_ERROR";
+    const details = domain?.details ?? {};
+    const data: ErrorData & { code: typeof shape.data.code; httpStatus: number; path?: string } = {
+      code: shape.data.code,
+      httpStatus: shape.data.httpStatus,
+      path: shape.data.path,
+      domainCode: domain?.code ?? (internal ? "internal_error" : null),
+      errors: Array.isArray(details.errors) ? (details.errors as FieldError[]) : [],
+      requiredPermission: typeof details.required_permission === "string" ? details.required_permission : null,
+    };
+    return { code: shape.code, message: internal ? INTERNAL_MESSAGE : shape.message, data };
+  },
+});
 
 export const createTRPCRouter = t.router;
 export const createCallerFactory = t.createCallerFactory;
 
-/** Wraps everything a procedure does (input parsing included): failures get their mapped code. */
-const mappedErrors = t.middleware(async ({ next }) => {
-  const result = await next();
-  if (!result.ok) throw toTRPCError(result.error);
-  return result;
-});
+/** A failure as the tRPC error of its domain code, the domain error riding along as the cause. */
+export function toTRPCError(error: unknown): TRPCError {
+  const domain = asDomainError(error);
+  return new TRPCError({ code: ERRORS[domain.code].trpc, message: domain.code === "internal_error" ? INTERNAL_MESSAGE : domain.message, cause: domain });
+}
 
-/** What an organization-scoped procedure's input carries, checked before the procedure's own input. */
-const orgScope = z.object({ org_id: id });
+// TanStack's infinite queries add `direction` to a list's input; it is theirs, not the operation's.
+const CLIENT_KEYS = new Set(["direction"]);
 
-/**
- * Signed in, a sys_admin, and holding the procedure's declared permission — for an
- * organization-scoped one, in the organization of the input's `org_id`, through the same
- * `requireOrgPermission` as the REST routes. That check comes first, so an organization the caller
- * has no part in looks missing whoever asks (NOT_FOUND; FORBIDDEN for lists).
- */
-const authorized = t.middleware(async ({ ctx, meta, next, getRawInput }) => {
-  if (!ctx.actor) throw new DomainError("unauthenticated", "Sign in to use the console.");
-  // A procedure that declares nothing is refused rather than left open.
-  if (!meta?.permission) throw new DomainError("forbidden", "This procedure declares no permission.");
-  if (meta.org) {
-    const scope = orgScope.safeParse(await getRawInput());
-    if (!scope.success) throw validationFailed(zodFieldErrors(scope.error));
-    requireOrgPermission(ctx.actor, meta.permission, scope.data.org_id, { list: meta.org === "list" });
-    requireSysAdmin(ctx.actor);
-  } else {
-    requireSysAdmin(ctx.actor);
-    requirePermission(ctx.actor, meta.permission);
+/** Splits the flat input into the operation's path parameters, query and body. */
+function splitInput(operation: AnyOperation, input: unknown) {
+  const raw = typeof input === "object" && input !== null ? (input as Record<string, unknown>) : {};
+  const parts = { params: {} as Record<string, unknown>, query: {} as Record<string, unknown>, body: {} as Record<string, unknown> };
+  for (const [key, value] of Object.entries(raw)) {
+    if (operation.params?.shape[key]) parts.params[key] = value;
+    else if (operation.query?.shape[key]) parts.query[key] = value;
+    else if (!CLIENT_KEYS.has(key) || operation.method !== "GET") parts.body[key] = value;
   }
-  return next({ ctx: { actor: ctx.actor } });
-});
+  const unknown = Object.keys(parts.body);
+  if (!operation.body && unknown.length > 0) {
+    throw new DomainError("validation_failed", "The request is not valid.", {
+      errors: unknown.map((path) => ({ path, message: "is not a known field" })),
+    });
+  }
+  return parts;
+}
 
-/** The builder of every console procedure: `consoleProcedure("svc:system:api_keys:read").query(...)`. */
-export const consoleProcedure = (permission: Permission) => t.procedure.use(mappedErrors).meta({ permission }).use(authorized);
+export type ProcedureOf<O> = O extends { method: "GET" }
+  ? TRPCQueryProcedure<{ input: OperationInput<O>; output: OperationOutput<O>; meta: object }>
+  : TRPCMutationProcedure<{ input: OperationInput<O>; output: OperationOutput<O>; meta: object }>;
 
-/**
- * A procedure inside one organization, named by its input's `org_id`:
- * `orgProcedure("svc:orchestrators:read").input(z.object({ org_id: id, ... }))`. `list: true` for
- * list procedures (FORBIDDEN rather than NOT_FOUND outside the organization).
- */
-export const orgProcedure = (permission: Permission, options: { list?: boolean } = {}) =>
-  t.procedure
-    .use(mappedErrors)
-    .meta({ permission, org: options.list ? "list" : "one" })
-    .use(authorized);
+type ProceduresOf<G> = { [K in keyof G as G[K] extends { console: false } ? never : K]: ProcedureOf<G[K]> };
+
+/** The procedure of an operation. Its output is checked against the declared response schema. */
+function procedureFor(operation: AnyOperation) {
+  const resolve = async ({ ctx, input }: { ctx: Context; input: unknown }) => {
+    try {
+      const { params, query, body } = splitInput(operation, input);
+      const result = await invoke(operation, ctx.actor, { params, query, body: () => body }, { flatPaths: true, console: true });
+      return operation.response.parse(result);
+    } catch (error) {
+      throw toTRPCError(error);
+    }
+  };
+  const procedure = t.procedure.input((raw: unknown) => raw);
+  return operation.method === "GET" ? procedure.query(resolve) : procedure.mutation(resolve);
+}
+
+/** The procedures of a group of operations, typed from their declarations. */
+export function proceduresOf<G extends Record<string, AnyOperation>>(group: G): ProceduresOf<G> {
+  return Object.fromEntries(
+    Object.entries(group)
+      .filter(([, operation]) => operation.console !== false)
+      .map(([name, operation]) => [name, procedureFor(operation)]),
+  ) as unknown as ProceduresOf<G>;
+}

@@ -1,35 +1,15 @@
-import { createCallerFactory, createTRPCRouter } from "./init";
-import { apiKeysRouter } from "./routers/api-keys";
-import { centralPointsRouter } from "./routers/central-points";
-import { conversationsRouter } from "./routers/conversations";
-import { llmConfigsRouter } from "./routers/llm-configs";
-import { orchestratorsRouter } from "./routers/orchestrators";
-import { organizationsRouter } from "./routers/organizations";
-import { orgSettingsRouter } from "./routers/org-settings";
-import { platformSettingsRouter } from "./routers/platform-settings";
-import { modelsRouter } from "./routers/models";
-import { pluginsRouter } from "./routers/plugins";
-import { usersRouter } from "./routers/users";
-import { membersRouter } from "./routers/members";
-import { oauthClientsRouter } from "./routers/oauth-clients";
-import { rolesRouter } from "./routers/roles";
+import { OPERATION_GROUPS } from "@/server/operations";
+import { createCallerFactory, createTRPCRouter, proceduresOf } from "./init";
 
-export const appRouter = createTRPCRouter({
-  apiKeys: apiKeysRouter,
-  models: modelsRouter,
-  plugins: pluginsRouter,
-  users: usersRouter,
-  roles: rolesRouter,
-  members: membersRouter,
-  oauthClients: oauthClientsRouter,
-  organizations: organizationsRouter,
-  platformSettings: platformSettingsRouter,
-  orgSettings: orgSettingsRouter,
-  llmConfigs: llmConfigsRouter,
-  orchestrators: orchestratorsRouter,
-  centralPoints: centralPointsRouter,
-  conversations: conversationsRouter,
-});
+// The console's tRPC router: one sub-router per group of operations (operations/index.ts).
+
+const { system: _restOnly, ...consoleGroups } = OPERATION_GROUPS;
+
+export const appRouter = createTRPCRouter(
+  Object.fromEntries(Object.entries(consoleGroups).map(([name, group]) => [name, createTRPCRouter(proceduresOf(group))])) as {
+    [K in keyof typeof consoleGroups]: ReturnType<typeof createTRPCRouter<ReturnType<typeof proceduresOf<(typeof consoleGroups)[K]>>>>;
+  },
+);
 
 export type AppRouter = typeof appRouter;
 

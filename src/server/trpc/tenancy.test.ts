@@ -1,13 +1,12 @@
 import { describe, expect, it, vi } from "vitest";
 import { systemActor } from "@/server/auth/actor";
-import { PERMISSIONS, type Permission } from "@/server/auth/permissions";
+import { PERMISSIONS, type Permission } from "@/lib/permissions";
 import { appendMessages, createConversation } from "@/server/services/conversations/service";
 import { testDatabase } from "@/test/database";
 import { createOrg, createSysAdmin, createUser, grant, join, roleId, seedRoles } from "@/test/fixtures";
-import { callerAs, domainOf, failure, pathsOf, sessionActor } from "@/test/trpc";
+import { callerAs, consoleOperations, domainOf, failure, pathsOf, procedureAt, sessionActor } from "@/test/trpc";
 import { handleTRPCRequest } from "./http";
-import type { Meta } from "./init";
-import { appRouter, createCaller } from "./root";
+import { createCaller } from "./root";
 
 // The console's tenancy procedures (organizations, settings tiers, LLM configs, orchestrators,
 // central points, the conversation viewer) against this file's own PostgreSQL database: called
@@ -36,17 +35,9 @@ await join(client, orgAdmin.id, orgA.id);
 await grant(client, orgAdmin.id, await roleId(client, "org_admin"), orgA.id);
 const asOrgAdmin = await callerAs(orgAdmin.id);
 
-type Procedure = (input: unknown) => Promise<unknown>;
-type Procedures = Record<string, { _def: { meta?: Meta; type: string } }>;
-
-const procedures = Object.entries(appRouter._def.procedures as unknown as Procedures);
-const orgProcedures = procedures.filter(([, p]) => p._def.meta?.org);
-
-/** A procedure of a caller by its dotted path, e.g. "orchestrators.get". */
-function procedureAt(caller: ReturnType<typeof createCaller>, path: string): Procedure {
-  const [router, name] = path.split(".") as [string, string];
-  return (caller as unknown as Record<string, Record<string, Procedure>>)[router]![name]!;
-}
+const orgProcedures = consoleOperations.flatMap(({ path, operation }) =>
+  typeof operation.access === "object" && operation.access.org ? [{ path, access: operation.access }] : [],
+);
 
 let counter = 0;
 const unique = (label: string) => `${label} ${++counter}`;
@@ -56,21 +47,21 @@ const instance = (orgId: string, extra: Record<string, unknown> = {}) =>
 
 describe("organization-scoped authorization", () => {
   it("covers every procedure of the tenancy routers that takes an org_id", () => {
-    const paths = orgProcedures.map(([path]) => path);
+    const paths = orgProcedures.map(({ path }) => path);
     for (const router of ["orgSettings", "llmConfigs", "orchestrators", "centralPoints", "conversations"]) {
-      const all = procedures.filter(([path]) => path.startsWith(`${router}.`)).map(([path]) => path);
+      const all = consoleOperations.filter(({ path }) => path.startsWith(`${router}.`)).map(({ path }) => path);
       expect(all.length).toBeGreaterThan(0);
       expect(paths).toEqual(expect.arrayContaining(all));
     }
     expect(paths).toEqual(expect.arrayContaining(["organizations.get", "organizations.update"]));
-    for (const [path, procedure] of orgProcedures) {
-      expect(PERMISSIONS[procedure._def.meta?.permission as Permission].scope, `${path} declares an org permission`).toBe("org");
+    for (const { path, access } of orgProcedures) {
+      expect(PERMISSIONS[access.permission as Permission].scope, `${path} declares an org permission`).toBe("org");
     }
   });
 
   // Generated from the router, like the REST tenant isolation test: the middleware decides before
   // the procedure's own input is parsed, so `{ org_id }` alone reaches the check.
-  it.each(orgProcedures.map(([path, p]) => [path, p._def.meta?.org] as const))(
+  it.each(orgProcedures.map(({ path, access }) => [path, access.list ? "list" : "one"] as const))(
     "%s: another organization's admin gets NOT_FOUND, or FORBIDDEN for a list (%s)",
     async (path, kind) => {
       const error = await failure(procedureAt(asOrgAdmin, path)({ org_id: orgB.id }));
@@ -155,9 +146,9 @@ describe("organizations", () => {
     const org = await newOrg({ name: unique("Doomed") });
     await asAdmin.organizations.delete({ org_id: org.id });
     expect((await asAdmin.organizations.list({ q: org.name })).data).toEqual([]);
-    expect((await asAdmin.organizations.list({ q: org.name, include_deleted: true })).data.map((o) => o.is_deleted)).toEqual([true]);
+    expect((await asAdmin.organizations.list({ q: org.name, include_deleted: "true" })).data.map((o) => o.is_deleted)).toEqual([true]);
     expect((await failure(asAdmin.organizations.get({ org_id: org.id }))).code).toBe("NOT_FOUND");
-    expect(await asAdmin.organizations.get({ org_id: org.id, include_deleted: true })).toMatchObject({ is_deleted: true });
+    expect(await asAdmin.organizations.get({ org_id: org.id, include_deleted: "true" })).toMatchObject({ is_deleted: true });
     expect(await asAdmin.organizations.restore({ org_id: org.id })).toMatchObject({ is_deleted: false });
     expect((await asAdmin.organizations.get({ org_id: org.id })).id).toBe(org.id);
   });
@@ -229,7 +220,7 @@ describe("LLM configs", () => {
 
     const rotated = await asAdmin.llmConfigs.update({ org_id: org.id, config_id: created.id, api_key: "sk-another-key-1234", is_enabled: false });
     expect(rotated).toMatchObject({ api_key_last4: "1234", is_enabled: false });
-    expect((await asAdmin.llmConfigs.list({ org_id: org.id, enabled: true })).data).toEqual([]);
+    expect((await asAdmin.llmConfigs.list({ org_id: org.id, enabled: "true" })).data).toEqual([]);
 
     await asAdmin.llmConfigs.delete({ org_id: org.id, config_id: created.id });
     expect((await failure(asAdmin.llmConfigs.get({ org_id: org.id, config_id: created.id }))).code).toBe("NOT_FOUND");
@@ -347,7 +338,7 @@ describe("the conversation viewer", () => {
       })),
     });
 
-    const members = await asAdmin.conversations.members({ org_id: org.id });
+    const members = await asAdmin.members.list({ org_id: org.id });
     expect(members.data.map((m) => m.username)).toEqual([member.username]);
     const list = await asAdmin.conversations.list({ org_id: org.id, user_id: member.id });
     expect(list.data.map((c) => c.title)).toEqual(["Trip"]);

@@ -3,9 +3,10 @@ import { errorAnchor, exampleOf, statusText, tagGroups, type JsonSchema } from "
 import { OperationSection } from "@/components/api-docs/operation";
 import { tableClass, tdClass, thClass } from "@/components/api-docs/schema";
 import { CodeBlock, Inline, MethodBadge, codeClass } from "@/components/api-docs/text";
-import { DomainError, ERROR_STATUS, type ErrorCode } from "@/server/errors";
+import { ERROR_CODES, ERRORS } from "@/lib/errors";
+import { DomainError } from "@/server/errors";
 import { openApiDocument } from "@/server/rest/openapi";
-import { problemBody, TITLES } from "@/server/rest/problem";
+import { problemBody } from "@/server/rest/problem";
 import { SiteHeader } from "@/components/site/site-header";
 
 // The API reference, rendered on the server from the same OpenAPI document /api/openapi.json
@@ -16,22 +17,6 @@ export const dynamic = "force-static";
 export const metadata: Metadata = {
   title: "API reference — svc control plane",
   description: "REST API reference of the svc control plane: authentication, pagination, errors and every operation.",
-};
-
-/** Extra words on the codes whose problems carry more than the standard members. */
-const ERROR_NOTES: Partial<Record<ErrorCode, string>> = {
-  validation_failed: "`errors` lists each bad field as `path` and `message` (query fields start with `query.`, path parameters with `params.`).",
-  unknown_scope: "`scopes` lists the unknown scopes; `errors` points at each.",
-  unauthenticated: "No credentials, or an API key sent as `Authorization: Bearer` instead of `X-API-KEY`.",
-  invalid_api_key: "The key is malformed, fails its checksum, or is not known.",
-  forbidden: "`required_permission` names the permission the caller lacks.",
-  scope_not_held: "`scopes` lists the scopes the key's owner does not hold.",
-  method_not_allowed: "The `Allow` header and `allowed` list the methods the path takes.",
-  payload_too_large: "The body is over 1 MiB (1,048,576 bytes).",
-  unsupported_media_type: "A body must be sent as `application/json`.",
-  rate_limited: "Retry after the `Retry-After` header's seconds.",
-  internal_error: "Quote the `X-Request-Id` when reporting it.",
-  unavailable: "Retry after the `Retry-After` header's seconds.",
 };
 
 const sectionHeading = "scroll-mt-6 text-2xl font-bold tracking-tight";
@@ -55,7 +40,7 @@ export default function ApiDocsPage() {
   const operations = groups.flatMap((g) => g.operations);
   const me = operations.find((o) => o.path === "/api/v1/me" && o.method === "GET");
   const createKey = operations.find((o) => o.id === "createApiKey");
-  const codes = (Object.keys(ERROR_STATUS) as ErrorCode[]).sort((a, b) => ERROR_STATUS[a] - ERROR_STATUS[b]);
+  const codes = [...ERROR_CODES].sort((a, b) => ERRORS[a].status - ERRORS[b].status);
   const exampleProblem = problemBody(
     new DomainError("validation_failed", "The request is not valid.", {
       errors: [{ path: "scopes", message: "must list at least one scope" }],
@@ -309,11 +294,11 @@ export default function ApiDocsPage() {
                         </a>
                       </th>
                       <td className={`${tdClass} whitespace-nowrap font-mono text-slate-600 dark:text-slate-300`}>
-                        {ERROR_STATUS[code]} <span className="font-sans">{statusText(ERROR_STATUS[code])}</span>
+                        {ERRORS[code].status} <span className="font-sans">{statusText(ERRORS[code].status)}</span>
                       </td>
-                      <td className={tdClass}>{TITLES[code]}</td>
+                      <td className={tdClass}>{ERRORS[code].title}</td>
                       <td className={`${tdClass} text-slate-600 dark:text-slate-300`}>
-                        {ERROR_NOTES[code] ? <Inline text={ERROR_NOTES[code]} /> : null}
+                        <Inline text={ERRORS[code].note} />
                       </td>
                     </tr>
                   ))}

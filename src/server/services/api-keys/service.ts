@@ -1,13 +1,11 @@
 import type { Actor } from "@/server/auth/actor";
 import { auditName } from "@/server/auth/actor";
 import { generateKey } from "@/server/auth/api-key-format";
-import { holdsAnywhere, isSysAdmin, sanitizeScopes } from "@/server/auth/authorize";
+import { requireKnownScopes, requireScopesHeld, requireSelfOrSysAdmin, sanitizeScopes } from "@/server/auth/authorize";
 import { loadGrants } from "@/server/auth/grants";
 import { CHANNEL, invalidateLocally, notifyPayload } from "@/server/auth/invalidation";
-import { isPermission, type Permission } from "@/server/auth/permissions";
 import { dataLayer } from "@/server/db/data-layer";
-import { mapErrors } from "@/server/db/errors";
-import { DomainError, notFound, validationFailed } from "@/server/errors";
+import { notFound, validationFailed } from "@/server/errors";
 import { decodeCursor, page } from "@/server/services/pagination";
 import {
   type ApiKey,
@@ -63,24 +61,11 @@ async function maxLifetimeDays(db: ReturnType<typeof dataLayer>): Promise<number
 export async function createApiKey(actor: Actor, ownerId: string, input: CreateApiKeyInput): Promise<CreatedApiKey> {
   const db = dataLayer(auditName(actor));
 
-  const unknown = input.scopes.filter((s) => !isPermission(s));
-  if (unknown.length > 0) {
-    throw new DomainError("unknown_scope", `Unknown scope: ${unknown.join(", ")}.`, {
-      scopes: unknown,
-      errors: unknown.map((s) => ({ path: `scopes.${input.scopes.indexOf(s)}`, message: `${s} is not a known permission` })),
-    });
-  }
-  const scopes = input.scopes as Permission[];
+  const scopes = requireKnownScopes(input.scopes, "scopes");
 
   const owner = await db.user.findUnique({ where: { id: ownerId }, select: { id: true } });
   if (!owner) throw notFound("user");
-  const grants = await loadGrants(db, ownerId);
-  if (!grants.isSysAdmin) {
-    const notHeld = scopes.filter((s) => !holdsAnywhere(grants, s));
-    if (notHeld.length > 0) {
-      throw new DomainError("scope_not_held", `The key's owner does not hold: ${notHeld.join(", ")}.`, { scopes: notHeld });
-    }
-  }
+  requireScopesHeld(await loadGrants(db, ownerId), scopes, "The key's owner does");
 
   const expiresAt = input.expires_at === null ? null : new Date(input.expires_at);
   if (expiresAt && expiresAt.getTime() <= Date.now()) {
@@ -92,12 +77,10 @@ export async function createApiKey(actor: Actor, ownerId: string, input: CreateA
   }
 
   const key = generateKey();
-  const row = await mapErrors(() =>
-    db.apiKey.create({
+  const row = await db.apiKey.create({
       data: { user_id: ownerId, name: input.name, key_hash: key.hash, key_prefix: key.prefix, scopes, expires_at: expiresAt },
       select: PUBLIC_FIELDS,
-    }),
-  );
+    });
   return {
     id: row.id,
     name: row.name,
@@ -118,9 +101,7 @@ export async function createApiKey(actor: Actor, ownerId: string, input: CreateA
 export async function listApiKeys(actor: Actor, query: ListApiKeysQuery): Promise<{ data: ApiKey[]; next_cursor: string | null }> {
   const userId = query.user_id ?? (actor.kind === "system" ? undefined : actor.userId);
   if (!userId) throw validationFailed([{ path: "user_id", message: "is required" }]);
-  if (actor.kind !== "system" && userId !== actor.userId && !isSysAdmin(actor)) {
-    throw new DomainError("forbidden", "Only a sys_admin lists another user's keys.", { required_permission: "svc:system:admin" });
-  }
+  requireSelfOrSysAdmin(actor, userId);
   const after = decodeCursor(query.cursor);
   const rows = await dataLayer(auditName(actor)).apiKey.findMany({
     where: {

@@ -1,7 +1,6 @@
 import type { Prisma } from "@/generated/prisma/client";
 import { auditName, type Actor } from "@/server/auth/actor";
 import { dataLayer, type DataLayer } from "@/server/db/data-layer";
-import { mapErrors } from "@/server/db/errors";
 import { notFound } from "@/server/errors";
 import { requireOrganization } from "@/server/services/organizations/service";
 import { decodeCursor, page } from "@/server/services/pagination";
@@ -36,7 +35,7 @@ export async function createCentralPoint(actor: Actor, orgId: string, input: Cre
     requireTierAtLeast(org.subscription_tier, "pro", "Central points");
     await requireWithinQuota(tx, org.subscription_tier, "max_central_points", await tx.centralPoint.count({ where: { org_id: orgId } }));
     await requireInstanceInOrg(tx, orgId, input.orchestrator_id);
-    return mapErrors(() => tx.centralPoint.create({ data: { ...input, org_id: orgId } }));
+    return tx.centralPoint.create({ data: { ...input, org_id: orgId } });
   });
   return toCentralPoint(row);
 }
@@ -68,7 +67,7 @@ export async function updateCentralPoint(actor: Actor, orgId: string, id: string
   const db = dataLayer(auditName(actor));
   await requireCentralPoint(db, orgId, id);
   if (input.orchestrator_id) await requireInstanceInOrg(db, orgId, input.orchestrator_id);
-  return toCentralPoint(await mapErrors(() => db.centralPoint.update({ where: { id }, data: input })));
+  return toCentralPoint(await db.centralPoint.update({ where: { id }, data: input }));
 }
 
 export async function deleteCentralPoint(actor: Actor, orgId: string, id: string) {

@@ -1,6 +1,5 @@
 import { auditName, type Actor } from "@/server/auth/actor";
 import { dataLayer, type DataLayer } from "@/server/db/data-layer";
-import { mapErrors } from "@/server/db/errors";
 import { DomainError, notFound } from "@/server/errors";
 import { withAccessChange } from "@/server/services/access-changes";
 import { requireOrganization } from "@/server/services/organizations/service";
@@ -46,8 +45,7 @@ function toMember(orgId: string, m: { created_at: Date; user: { id: string; user
 /** Adds a user to an organization, within the tier's max_members. */
 export async function addMember(actor: Actor, orgId: string, input: AddMemberInput): Promise<Member> {
   const db = dataLayer(auditName(actor));
-  return mapErrors(() =>
-    withAccessChange(db, async (tx) => {
+  return withAccessChange(db, async (tx) => {
       await lockOrganization(tx, orgId);
       const org = await requireOrganization(tx, orgId);
       const user = await tx.user.findUnique({ where: { id: input.user_id }, select: { id: true } });
@@ -61,8 +59,7 @@ export async function addMember(actor: Actor, orgId: string, input: AddMemberInp
         select: { created_at: true, user: MEMBER_USER },
       });
       return { result: toMember(orgId, row, []), event: { userId: input.user_id } };
-    }),
-  );
+    });
 }
 
 /** Removes a user from an organization, with their grants there. Answers the removed membership. */

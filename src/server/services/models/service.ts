@@ -1,7 +1,6 @@
 import type { Prisma } from "@/generated/prisma/client";
 import { auditName, type Actor } from "@/server/auth/actor";
 import { dataLayer } from "@/server/db/data-layer";
-import { mapErrors } from "@/server/db/errors";
 import { notFound, validationFailed } from "@/server/errors";
 import type { CreateModelInput, ListModelsQuery, Model, UpdateModelInput } from "@/lib/schemas/models";
 
@@ -52,7 +51,7 @@ export async function listModels(actor: Actor, query: ListModelsQuery) {
 }
 
 export async function createModel(actor: Actor, input: CreateModelInput) {
-  return toModel(await mapErrors(() => dataLayer(auditName(actor)).providerModelConfig.create({ data: input })));
+  return toModel(await dataLayer(auditName(actor)).providerModelConfig.create({ data: input }));
 }
 
 export async function getModel(actor: Actor, id: number) {
@@ -64,7 +63,7 @@ export async function getModel(actor: Actor, id: number) {
 export async function updateModel(actor: Actor, id: number, input: UpdateModelInput) {
   const db = dataLayer(auditName(actor));
   if (!(await db.providerModelConfig.findUnique({ where: { id }, select: { id: true } }))) throw notFound("model");
-  return toModel(await mapErrors(() => db.providerModelConfig.update({ where: { id }, data: input })));
+  return toModel(await db.providerModelConfig.update({ where: { id }, data: input }));
 }
 
 /** The enabled model a name refers to: its model_id, else one of its aliases. */

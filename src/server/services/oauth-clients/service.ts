@@ -1,10 +1,8 @@
 import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
 import type { Prisma } from "@/generated/prisma/client";
 import { auditName, type Actor } from "@/server/auth/actor";
-import { holdsAnywhere, isSysAdmin } from "@/server/auth/authorize";
-import { isPermission, type Permission } from "@/server/auth/permissions";
+import { requireKnownScopes, requireScopesHeld } from "@/server/auth/authorize";
 import { dataLayer, type DataLayer } from "@/server/db/data-layer";
-import { mapErrors } from "@/server/db/errors";
 import { DomainError, notFound, validationFailed } from "@/server/errors";
 import { decodeCursor, page } from "@/server/services/pagination";
 import {
@@ -57,19 +55,10 @@ function newSecret(): { secret: string; hash: string } {
 
 const newClientId = (): string => `svc_${randomBytes(16).toString("hex")}`;
 
+/** Scopes of a client must be in the catalog; the ones it gains, held by a non-sys_admin registrant. */
 function checkScopes(actor: Actor, scopes: readonly string[], added: readonly string[]): void {
-  const unknown = scopes.filter((s) => !isPermission(s));
-  if (unknown.length > 0) {
-    throw new DomainError("unknown_scope", `Unknown scope: ${unknown.join(", ")}.`, {
-      scopes: unknown,
-      errors: unknown.map((s) => ({ path: `allowed_scopes.${scopes.indexOf(s)}`, message: `${s} is not a known permission` })),
-    });
-  }
-  if (actor.kind === "system" || isSysAdmin(actor)) return;
-  const notHeld = (added as Permission[]).filter((s) => !holdsAnywhere(actor.grants, s));
-  if (notHeld.length > 0) {
-    throw new DomainError("scope_not_held", `You do not hold ${notHeld.join(", ")}, so a client you register cannot have it.`, { scopes: notHeld });
-  }
+  requireKnownScopes(scopes, "allowed_scopes");
+  requireScopesHeld(actor, requireKnownScopes(added, "allowed_scopes"), "You do");
 }
 
 async function requireClient(db: Pick<DataLayer, "oauth2Client">, clientId: string): Promise<Row> {
@@ -81,8 +70,7 @@ async function requireClient(db: Pick<DataLayer, "oauth2Client">, clientId: stri
 export async function createOAuthClient(actor: Actor, input: CreateOAuthClientInput): Promise<OAuthClientWithSecret> {
   checkScopes(actor, input.allowed_scopes, input.allowed_scopes);
   const secret = input.client_type === "confidential" ? newSecret() : null;
-  const row = await mapErrors(() =>
-    dataLayer(auditName(actor)).oauth2Client.create({
+  const row = await dataLayer(auditName(actor)).oauth2Client.create({
       data: {
         client_id: newClientId(),
         client_secret_hash: secret?.hash ?? null,
@@ -93,15 +81,11 @@ export async function createOAuthClient(actor: Actor, input: CreateOAuthClientIn
         allowed_grant_types: input.allowed_grant_types,
         allowed_scopes: input.allowed_scopes,
       },
-    }),
-  );
+    });
   return { ...toOAuthClient(row), client_secret: secret?.secret ?? null };
 }
 
 export async function listOAuthClients(actor: Actor, query: ListOAuthClientsQuery): Promise<{ data: OAuthClient[]; next_cursor: string | null }> {
-  if (query.include_deleted && !isSysAdmin(actor)) {
-    throw new DomainError("forbidden", "Only sys_admins see deleted clients.", { required_permission: "svc:system:admin" });
-  }
   const after = decodeCursor(query.cursor);
   const contains = query.q ? { contains: query.q, mode: "insensitive" as const } : undefined;
   const rows = await dataLayer(auditName(actor), { includeDeleted: query.include_deleted === true }).oauth2Client.findMany({

@@ -1,8 +1,6 @@
 import type { Prisma } from "@/generated/prisma/client";
 import { auditName, type Actor } from "@/server/auth/actor";
-import { isSysAdmin } from "@/server/auth/authorize";
 import { dataLayer } from "@/server/db/data-layer";
-import { mapErrors } from "@/server/db/errors";
 import { DomainError, notFound } from "@/server/errors";
 import { requireOrganization } from "@/server/services/organizations/service";
 import { decodeCursor, page } from "@/server/services/pagination";
@@ -65,9 +63,6 @@ export async function createOrchestrator(actor: Actor, orgId: string, input: Cre
 }
 
 export async function listOrchestrators(actor: Actor, orgId: string, query: ListOrchestratorsQuery) {
-  if (query.include_deleted && !isSysAdmin(actor)) {
-    throw new DomainError("forbidden", "Only sys_admins see deleted instances.", { required_permission: "svc:system:admin" });
-  }
   const db = dataLayer(auditName(actor), { includeDeleted: query.include_deleted === true });
   await requireOrganization(dataLayer(auditName(actor)), orgId);
   const after = decodeCursor(query.cursor);
@@ -132,7 +127,7 @@ export async function deleteOrchestrator(actor: Actor, orgId: string, id: string
     if (referencing.length > 0) {
       throw new DomainError("conflict", `Central points refer to this instance: ${referencing.map((c) => c.name).join(", ")}. Point them elsewhere or delete them first.`);
     }
-    return mapErrors(() => tx.orchestratorInstance.update({ where: { id }, data: { is_deleted: true } }));
+    return tx.orchestratorInstance.update({ where: { id }, data: { is_deleted: true } });
   });
   return toOrchestrator(row);
 }

@@ -1,9 +1,8 @@
 import type { Prisma } from "@/generated/prisma/client";
 import { auditName, type Actor } from "@/server/auth/actor";
-import { holds, isSysAdmin } from "@/server/auth/authorize";
+import { readableOrganizations } from "@/server/auth/authorize";
 import { dataLayer, type DataLayer } from "@/server/db/data-layer";
-import { mapErrors } from "@/server/db/errors";
-import { DomainError, notFound } from "@/server/errors";
+import { notFound } from "@/server/errors";
 import { decodeCursor, page } from "@/server/services/pagination";
 import type {
   CreateOrganizationInput,
@@ -41,7 +40,7 @@ function data(input: CreateOrganizationInput | UpdateOrganizationInput | UpdateS
 }
 
 export async function createOrganization(actor: Actor, input: CreateOrganizationInput): Promise<Organization> {
-  const row = await mapErrors(() => dataLayer(auditName(actor)).organization.create({ data: { ...data(input), name: input.name } }));
+  const row = await dataLayer(auditName(actor)).organization.create({ data: { ...data(input), name: input.name } });
   return toOrganization(row);
 }
 
@@ -50,15 +49,10 @@ export async function createOrganization(actor: Actor, input: CreateOrganization
  * among them), otherwise those where it holds svc:org:read. Deleted ones only for sys_admins.
  */
 export async function listOrganizations(actor: Actor, query: ListOrganizationsQuery) {
-  if (query.include_deleted && !isSysAdmin(actor)) {
-    throw new DomainError("forbidden", "Only sys_admins see deleted organizations.", { required_permission: "svc:system:admin" });
-  }
   const db = dataLayer(auditName(actor), { includeDeleted: query.include_deleted === true });
   const after = decodeCursor(query.cursor);
-  const visible =
-    actor.kind === "system" || holds(actor, "svc:system:orgs:read")
-      ? {}
-      : { id: { in: [...actor.grants.memberships.keys()].filter((orgId) => holds(actor, "svc:org:read", orgId)) } };
+  const readable = readableOrganizations(actor);
+  const visible = readable === "all" ? {} : { id: { in: readable } };
   const where: Prisma.OrganizationWhereInput = {
     ...visible,
     ...(query.status ? { status: query.status } : {}),
@@ -80,7 +74,7 @@ export async function listOrganizations(actor: Actor, query: ListOrganizationsQu
 }
 
 export async function getOrganization(actor: Actor, orgId: string, options: { includeDeleted?: boolean } = {}) {
-  const db = dataLayer(auditName(actor), { includeDeleted: options.includeDeleted && isSysAdmin(actor) });
+  const db = dataLayer(auditName(actor), { includeDeleted: options.includeDeleted === true });
   return toOrganization(await requireOrganization(db, orgId));
 }
 
@@ -91,7 +85,7 @@ export async function updateOrganization(
 ): Promise<Organization> {
   const db = dataLayer(auditName(actor));
   await requireOrganization(db, orgId);
-  return toOrganization(await mapErrors(() => db.organization.update({ where: { id: orgId }, data: data(input) })));
+  return toOrganization(await db.organization.update({ where: { id: orgId }, data: data(input) }));
 }
 
 /** Soft delete: the organization and everything in it disappear from normal reads. */
@@ -106,5 +100,5 @@ export async function restoreOrganization(actor: Actor, orgId: string): Promise<
   const org = await db.organization.findUnique({ where: { id: orgId } });
   if (!org) throw notFound("organization");
   if (!org.is_deleted) return toOrganization(org);
-  return toOrganization(await mapErrors(() => db.organization.update({ where: { id: orgId }, data: { is_deleted: false } })));
+  return toOrganization(await db.organization.update({ where: { id: orgId }, data: { is_deleted: false } }));
 }

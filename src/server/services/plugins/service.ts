@@ -2,7 +2,6 @@ import semver from "semver";
 import type { Prisma } from "@/generated/prisma/client";
 import { auditName, type Actor } from "@/server/auth/actor";
 import { dataLayer, type DataLayer } from "@/server/db/data-layer";
-import { mapErrors } from "@/server/db/errors";
 import { DomainError, notFound, validationFailed, type FieldError } from "@/server/errors";
 import { requireOrganization } from "@/server/services/organizations/service";
 import { decodeCursor, page } from "@/server/services/pagination";
@@ -57,8 +56,7 @@ export async function registerPlugin(actor: Actor, scope: PluginScope, input: Re
     if (scope.source === "org") await requireOrganization(tx, scope.orgId);
     const lockKey = `plugins:${scope.source}:${scope.source === "org" ? scope.orgId : ""}:${input.pid}`;
     await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtextextended(${lockKey}, 0))`;
-    const created = await mapErrors(() =>
-      tx.plugin.create({
+    const created = await tx.plugin.create({
         data: {
           ...input,
           logo_image: logo,
@@ -68,8 +66,7 @@ export async function registerPlugin(actor: Actor, scope: PluginScope, input: Re
           default_settings: input.default_settings as Prisma.InputJsonValue,
           settings_schema: input.settings_schema as Prisma.InputJsonValue,
         },
-      }),
-    );
+      });
     await markLatest(tx, scope, input.pid);
     return tx.plugin.findUniqueOrThrow({ where: { id: created.id } });
   });

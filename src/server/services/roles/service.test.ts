@@ -3,8 +3,10 @@ import pg from "pg";
 import { describe, expect, it } from "vitest";
 import { CHANNEL } from "@/server/auth/invalidation";
 import { holds } from "@/server/auth/authorize";
-import { ALL_PERMISSIONS, ORG_PERMISSIONS, type Permission } from "@/server/auth/permissions";
+import { ALL_PERMISSIONS, ORG_PERMISSIONS, type Permission } from "@/lib/permissions";
 import { DomainError } from "@/server/errors";
+import { invoke } from "@/server/operations/invoke";
+import { roleOperations } from "@/server/operations/roles";
 import { cli, refusal, sessionActor } from "@/test/actors";
 import { testDatabase } from "@/test/database";
 import { createOrg, createRole, createSysAdmin, createUser, grant, join, roleId, seedRoles } from "@/test/fixtures";
@@ -83,7 +85,8 @@ describe("roles", () => {
 
   it("lets only sys_admins list deleted roles", async () => {
     const { actor } = await lesserAdmin();
-    expect((await refusal(listRoles(await actor(), { limit: 10, include_deleted: true }))).code).toBe("forbidden");
+    const asked = invoke(roleOperations.list, await actor(), { params: {}, query: { include_deleted: "true" }, body: () => undefined });
+    expect((await refusal(asked)).code).toBe("forbidden");
   });
 });
 

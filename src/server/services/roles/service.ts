@@ -1,10 +1,9 @@
 import type { Prisma } from "@/generated/prisma/client";
 import { auditName, type Actor } from "@/server/auth/actor";
-import { holds, isSysAdmin } from "@/server/auth/authorize";
+import { requireHeldByActor } from "@/server/auth/authorize";
 import { loadGrants } from "@/server/auth/grants";
-import { ALL_PERMISSIONS, isDangerous, isPermission, PERMISSIONS, type Permission } from "@/server/auth/permissions";
+import { ALL_PERMISSIONS, isDangerous, isPermission, PERMISSIONS, type Permission } from "@/lib/permissions";
 import { dataLayer, type DataLayer } from "@/server/db/data-layer";
-import { mapErrors } from "@/server/db/errors";
 import { DomainError, notFound, validationFailed } from "@/server/errors";
 import { lockSysAdmins, requireAnotherSysAdmin, withAccessChange } from "@/server/services/access-changes";
 import { decodeCursor, page } from "@/server/services/pagination";
@@ -24,7 +23,7 @@ import type {
 // - a permission must be in the catalog; an org role holds only org permissions;
 // - built-in roles cannot be deleted or renamed, and their permission sets follow the catalog;
 // - a system role is granted globally only, an org role only in one organization the user is in;
-// - no escalation: see requireHeldByGranter;
+// - no escalation: requireHeldByActor (src/server/auth/authorize.ts);
 // - the last sys_admin cannot lose the role;
 // - every change of who holds what is announced, so API keys follow it at their next request.
 
@@ -43,21 +42,6 @@ export function toRole(row: RoleRow): Role {
     created_at: row.created_at.toISOString(),
     updated_at: row.updated_at.toISOString(),
   };
-}
-
-/**
- * The no-escalation rule. Granting, revoking or editing something that carries `permissions`
- * requires the actor to hold every one of them — globally, or in organization `orgId` for
- * something that acts in that organization — unless the actor is a sys_admin. Nobody can hand out
- * (or take away) more than they hold themselves.
- */
-export function requireHeldByGranter(actor: Actor, permissions: readonly Permission[], orgId?: string): void {
-  if (isSysAdmin(actor)) return;
-  const missing = permissions.filter((p) => !holds(actor, p, orgId));
-  if (missing.length > 0) {
-    const where = orgId === undefined ? "globally" : "in this organization";
-    throw new DomainError("scope_not_held", `You do not hold ${missing.join(", ")} ${where}, so you cannot pass it on.`, { scopes: missing });
-  }
 }
 
 /** Catalog permissions only; an org role only org-scoped ones. */
@@ -86,9 +70,6 @@ export function permissionCatalog() {
 }
 
 export async function listRoles(actor: Actor, query: ListRolesQuery): Promise<{ data: Role[]; next_cursor: string | null }> {
-  if (query.include_deleted && !isSysAdmin(actor)) {
-    throw new DomainError("forbidden", "Only sys_admins see deleted roles.", { required_permission: "svc:system:admin" });
-  }
   const after = decodeCursor(query.cursor);
   const rows = await dataLayer(auditName(actor), { includeDeleted: query.include_deleted === true }).role.findMany({
     where: {
@@ -105,15 +86,14 @@ export async function listRoles(actor: Actor, query: ListRolesQuery): Promise<{ 
 }
 
 export async function getRole(actor: Actor, roleId: string, options: { includeDeleted?: boolean } = {}): Promise<Role> {
-  const db = dataLayer(auditName(actor), { includeDeleted: options.includeDeleted === true && isSysAdmin(actor) });
+  const db = dataLayer(auditName(actor), { includeDeleted: options.includeDeleted === true });
   return toRole(await requireRole(db, roleId));
 }
 
 export async function createRole(actor: Actor, input: CreateRoleInput): Promise<Role> {
   const permissions = checkPermissions(input.scope, input.permissions);
-  requireHeldByGranter(actor, permissions);
-  const row = await mapErrors(() =>
-    dataLayer(auditName(actor)).role.create({
+  requireHeldByActor(actor, permissions);
+  const row = await dataLayer(auditName(actor)).role.create({
       data: {
         name: input.name,
         description: input.description ?? null,
@@ -121,8 +101,7 @@ export async function createRole(actor: Actor, input: CreateRoleInput): Promise<
         permissions: { create: permissions.map((permission) => ({ permission })) },
       },
       include: ROLE_INCLUDE,
-    }),
-  );
+    });
   return toRole(row);
 }
 
@@ -133,8 +112,7 @@ export async function createRole(actor: Actor, input: CreateRoleInput): Promise<
  */
 export async function updateRole(actor: Actor, roleId: string, input: UpdateRoleInput): Promise<Role> {
   const db = dataLayer(auditName(actor));
-  return mapErrors(() =>
-    withAccessChange(db, async (tx) => {
+  return withAccessChange(db, async (tx) => {
       const role = await requireRole(tx, roleId);
       const immutable: { path: string; message: string }[] = [];
       if (input.scope !== undefined && input.scope !== role.scope) immutable.push({ path: "scope", message: "is fixed at creation" });
@@ -149,7 +127,7 @@ export async function updateRole(actor: Actor, roleId: string, input: UpdateRole
       if (immutable.length > 0) {
         throw new DomainError("immutable_field", `Cannot change: ${immutable.map((e) => e.path).join(", ")}.`, { errors: immutable });
       }
-      requireHeldByGranter(actor, [...added, ...removed]);
+      requireHeldByActor(actor, [...added, ...removed]);
       if (removed.length > 0) await tx.rolePermission.deleteMany({ where: { role_id: roleId, permission: { in: removed } } });
       if (added.length > 0) await tx.rolePermission.createMany({ data: added.map((permission) => ({ role_id: roleId, permission })) });
       const updated = await tx.role.update({
@@ -162,8 +140,7 @@ export async function updateRole(actor: Actor, roleId: string, input: UpdateRole
       });
       // Anyone holding the role may have gained or lost: every cached key resolution is stale.
       return { result: toRole(updated), event: added.length + removed.length > 0 ? { all: true } : null };
-    }),
-  );
+    });
 }
 
 /** Soft delete: grants of the role stop counting at once. Built-in roles cannot be deleted. */
@@ -173,7 +150,7 @@ export async function deleteRole(actor: Actor, roleId: string): Promise<Role> {
     const role = await requireRole(tx, roleId);
     if (role.is_built_in) throw new DomainError("conflict", `${role.name} is a built-in role and cannot be deleted.`);
     // Deleting takes the role away from everyone who holds it: only for those who could grant it.
-    requireHeldByGranter(actor, permissionsOf(role));
+    requireHeldByActor(actor, permissionsOf(role));
     const deleted = await tx.role.update({ where: { id: roleId }, data: { is_deleted: true }, include: ROLE_INCLUDE });
     return { result: toRole(deleted), event: { all: true } };
   });
@@ -220,12 +197,11 @@ export async function listGrants(actor: Actor, userId: string): Promise<{ data: 
 
 /**
  * Grants a role: a system role globally (org_id null), an org role in one organization the user
- * belongs to. The granter must hold every permission of the role there (requireHeldByGranter).
+ * belongs to. The granter must hold every permission of the role there (requireHeldByActor).
  */
 export async function grantRole(actor: Actor, userId: string, input: GrantRoleInput): Promise<Grant> {
   const db = dataLayer(auditName(actor));
-  return mapErrors(() =>
-    withAccessChange(db, async (tx) => {
+  return withAccessChange(db, async (tx) => {
       await requireUser(tx, userId);
       const role = await requireRole(tx, input.role_id);
       if (role.scope === "system" && input.org_id !== null) {
@@ -239,11 +215,10 @@ export async function grantRole(actor: Actor, userId: string, input: GrantRoleIn
         const member = await tx.userOrgMembership.findUnique({ where: { user_id_org_id: { user_id: userId, org_id: input.org_id } } });
         if (!member) throw new DomainError("conflict", "The user is not a member of this organization: add them first.");
       }
-      requireHeldByGranter(actor, permissionsOf(role), input.org_id ?? undefined);
+      requireHeldByActor(actor, permissionsOf(role), input.org_id ?? undefined);
       const row = await tx.userRole.create({ data: { user_id: userId, role_id: role.id, org_id: input.org_id }, select: GRANT_SELECT });
       return { result: toGrant(row), event: { userId } };
-    }),
-  );
+    });
 }
 
 async function revoke(actor: Actor, userId: string, where: Prisma.UserRoleWhereInput): Promise<Grant> {
@@ -257,7 +232,7 @@ async function revoke(actor: Actor, userId: string, where: Prisma.UserRoleWhereI
     });
     if (!grant) throw notFound("grant");
     // Taking a role away is limited like giving it: a lesser admin cannot demote a greater one.
-    requireHeldByGranter(actor, permissionsOf(grant.role), grant.org_id ?? undefined);
+    requireHeldByActor(actor, permissionsOf(grant.role), grant.org_id ?? undefined);
     if (grant.org_id === null && grant.role.is_built_in && grant.role.name === "sys_admin") {
       await requireAnotherSysAdmin(tx, userId, "Revoking this grant");
     }

@@ -2,7 +2,6 @@ import type { Prisma } from "@/generated/prisma/client";
 import { auditName, type Actor } from "@/server/auth/actor";
 import { configHash } from "@/server/crypto/canonical-json";
 import { dataLayer, type DataLayer } from "@/server/db/data-layer";
-import { mapErrors } from "@/server/db/errors";
 import { DomainError, notFound, validationFailed } from "@/server/errors";
 import { requireOrganization } from "@/server/services/organizations/service";
 import type {
@@ -161,7 +160,7 @@ export async function putPlatformSetting(actor: Actor, key: string, input: PutPl
   const db = dataLayer(auditName(actor));
   const row = await db.$transaction(async (tx) => {
     const data = { ...input, value: input.value as Prisma.InputJsonValue, is_deleted: false };
-    const saved = await mapErrors(() => tx.platformSetting.upsert({ where: { key }, create: { key, ...data }, update: data }));
+    const saved = await tx.platformSetting.upsert({ where: { key }, create: { key, ...data }, update: data });
     await refreshConfigHashes(tx);
     return saved;
   });

@@ -1,10 +1,8 @@
 import type { Prisma } from "@/generated/prisma/client";
 import { auditName, type Actor } from "@/server/auth/actor";
-import { isSysAdmin } from "@/server/auth/authorize";
 import { generatePassword, hashPassword } from "@/server/auth/passwords";
 import { dataLayer, type DataLayer } from "@/server/db/data-layer";
-import { mapErrors } from "@/server/db/errors";
-import { DomainError, notFound } from "@/server/errors";
+import { notFound } from "@/server/errors";
 import { holdsBuiltInSysAdmin, lockSysAdmins, requireAnotherSysAdmin, withAccessChange } from "@/server/services/access-changes";
 import { decodeCursor, page } from "@/server/services/pagination";
 import type {
@@ -50,21 +48,14 @@ async function requireUser(db: Pick<DataLayer, "user">, userId: string): Promise
   return user;
 }
 
-function requireSysAdminFor(actor: Actor, includeDeleted: boolean | undefined) {
-  if (includeDeleted && !isSysAdmin(actor)) {
-    throw new DomainError("forbidden", "Only sys_admins see deleted users.", { required_permission: "svc:system:admin" });
-  }
-}
-
 export async function createUser(actor: Actor, input: CreateUserInput): Promise<User> {
   const { password, ...profile } = input;
   const password_hash = password === null ? null : await hashPassword(password);
-  const row = await mapErrors(() => dataLayer(auditName(actor)).user.create({ data: { ...profile, password_hash }, select: USER_SELECT }));
+  const row = await dataLayer(auditName(actor)).user.create({ data: { ...profile, password_hash }, select: USER_SELECT });
   return toUser(row);
 }
 
 export async function listUsers(actor: Actor, query: ListUsersQuery): Promise<{ data: User[]; next_cursor: string | null }> {
-  requireSysAdminFor(actor, query.include_deleted);
   const after = decodeCursor(query.cursor);
   const contains = query.q ? { contains: query.q, mode: "insensitive" as const } : undefined;
   const rows = await dataLayer(auditName(actor), { includeDeleted: query.include_deleted === true }).user.findMany({
@@ -81,14 +72,13 @@ export async function listUsers(actor: Actor, query: ListUsersQuery): Promise<{ 
 }
 
 export async function getUser(actor: Actor, userId: string, options: { includeDeleted?: boolean } = {}): Promise<User> {
-  requireSysAdminFor(actor, options.includeDeleted);
   return toUser(await requireUser(dataLayer(auditName(actor), { includeDeleted: options.includeDeleted === true }), userId));
 }
 
 export async function updateUser(actor: Actor, userId: string, input: UpdateUserInput): Promise<User> {
   const db = dataLayer(auditName(actor));
   await requireUser(db, userId);
-  return toUser(await mapErrors(() => db.user.update({ where: { id: userId }, data: input, select: USER_SELECT })));
+  return toUser(await db.user.update({ where: { id: userId }, data: input, select: USER_SELECT }));
 }
 
 /** Sets a new password: the given one, or a generated one returned once. */
@@ -120,14 +110,12 @@ export async function deleteUser(actor: Actor, userId: string): Promise<User> {
 /** Brings a deleted user back; 409 when another user has taken the username or email meanwhile. */
 export async function restoreUser(actor: Actor, userId: string): Promise<User> {
   const db = dataLayer(auditName(actor), { includeDeleted: true });
-  return mapErrors(() =>
-    withAccessChange(db, async (tx) => {
+  return withAccessChange(db, async (tx) => {
       const user = await requireUser(tx, userId);
       if (!user.is_deleted) return { result: toUser(user), event: null };
       const row = await tx.user.update({ where: { id: userId }, data: { is_deleted: false }, select: USER_SELECT });
       return { result: toUser(row), event: { userId } };
-    }),
-  );
+    });
 }
 
 // OAuth identities ---------------------------------------------------------------------------
@@ -152,6 +140,6 @@ export async function unlinkIdentity(actor: Actor, userId: string, identityId: s
   await requireUser(db, userId);
   const identity = await db.userOauthIdentity.findFirst({ where: { id: identityId, user_id: userId }, select: IDENTITY_SELECT });
   if (!identity) throw notFound("identity");
-  await mapErrors(() => db.userOauthIdentity.delete({ where: { id: identityId } }));
+  await db.userOauthIdentity.delete({ where: { id: identityId } });
   return toIdentity(identity);
 }

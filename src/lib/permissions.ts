@@ -45,7 +45,9 @@ export const PERMISSIONS = {
   "svc:plugins:write": { scope: "org", dangerous: false, allows: "manage the org's own plugins" },
   "svc:models:read": { scope: "org", dangerous: false, allows: "read the model catalog" },
   "svc:conversations:read": { scope: "org", dangerous: false, allows: "read conversations and message history" },
-  "svc:conversations:write": { scope: "org", dangerous: false, allows: "create conversations, append messages, delete" },
+  "svc:conversations:write": { scope: "org", dangerous: false, allows: "create own conversations, append messages to them, delete them" },
+  "svc:conversations:manage": { scope: "org", dangerous: false, allows: "read and write every conversation of the organization (the orchestrator runtime, org admins)" },
+  "svc:org:audit:read": { scope: "org", dangerous: false, allows: "read the organization's audit trail" },
 } as const satisfies Record<string, PermissionInfo>;
 
 export type Permission = keyof typeof PERMISSIONS;
@@ -82,6 +84,6 @@ export const BUILT_IN_ROLES: readonly BuiltInRole[] = [
     name: "org_member",
     scope: "org",
     description: "Member of one organization: reads it and takes part in conversations.",
-    permissions: [...ORG_PERMISSIONS.filter((p) => p.endsWith(":read")), "svc:conversations:write"],
+    permissions: [...ORG_PERMISSIONS.filter((p) => p.endsWith(":read") && p !== "svc:org:audit:read"), "svc:conversations:write"],
   },
 ];

@@ -1,0 +1,55 @@
+import {
+  centralPointListSchema,
+  centralPointParams,
+  centralPointSchema,
+  createCentralPointInput,
+  listCentralPointsQuery,
+  updateCentralPointInput,
+} from "@/lib/schemas/central-points";
+import { orgIdParams } from "@/lib/schemas/organizations";
+import {
+  createCentralPoint,
+  deleteCentralPoint,
+  getCentralPoint,
+  listCentralPoints,
+  updateCentralPoint,
+} from "@/server/services/central-points/service";
+import { defineOperation } from "./operation";
+
+// An organization's central points: stable handles onto its orchestrator instances, pro tier and up.
+
+const tag = "Central points";
+const BASE = "/api/v1/organizations/{org_id}/central-points";
+const ONE = `${BASE}/{central_point_id}`;
+const read = { permission: "svc:central_points:read", org: "org_id" } as const;
+const write = { permission: "svc:central_points:write", org: "org_id" } as const;
+
+export const centralPointOperations = {
+  list: defineOperation({
+    id: "listCentralPoints", method: "GET", path: BASE, tag, summary: "List an organization's central points",
+    access: { ...read, list: true }, params: orgIdParams, query: listCentralPointsQuery, response: centralPointListSchema,
+    handler: ({ actor, params, query }) => listCentralPoints(actor, params.org_id, query),
+  }),
+  create: defineOperation({
+    id: "createCentralPoint", method: "POST", path: BASE, tag, summary: "Create a central point",
+    description: "Pro tier and above (403 `tier_required`); the name is unique in the organization (409 `conflict`).",
+    access: write, params: orgIdParams, body: createCentralPointInput, response: centralPointSchema, status: 201, created: (point) => point.id,
+    errors: ["not_found", "tier_required", "quota_exceeded", "conflict"],
+    handler: ({ actor, params, body }) => createCentralPoint(actor, params.org_id, body),
+  }),
+  get: defineOperation({
+    id: "getCentralPoint", method: "GET", path: ONE, tag, summary: "Read a central point",
+    access: read, params: centralPointParams, response: centralPointSchema, errors: ["not_found"],
+    handler: ({ actor, params }) => getCentralPoint(actor, params.org_id, params.central_point_id),
+  }),
+  update: defineOperation({
+    id: "updateCentralPoint", method: "PATCH", path: ONE, tag, summary: "Update a central point",
+    access: write, params: centralPointParams, body: updateCentralPointInput, response: centralPointSchema, errors: ["not_found", "conflict"],
+    handler: ({ actor, params, body }) => updateCentralPoint(actor, params.org_id, params.central_point_id, body),
+  }),
+  delete: defineOperation({
+    id: "deleteCentralPoint", method: "DELETE", path: ONE, tag, summary: "Delete a central point (soft)",
+    access: write, params: centralPointParams, response: centralPointSchema, errors: ["not_found"],
+    handler: ({ actor, params }) => deleteCentralPoint(actor, params.org_id, params.central_point_id),
+  }),
+};

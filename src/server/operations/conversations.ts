@@ -1,0 +1,72 @@
+import { z } from "zod";
+import {
+  appendMessagesInput,
+  compactMessagesInput,
+  conversationListSchema,
+  conversationParams,
+  conversationSchema,
+  createConversationInput,
+  listConversationsQuery,
+  listMessagesQuery,
+  messageListSchema,
+  messageSchema,
+} from "@/lib/schemas/conversations";
+import { orgIdParams } from "@/lib/schemas/organizations";
+import {
+  appendMessages,
+  compactMessages,
+  createConversation,
+  deleteConversation,
+  getConversation,
+  listConversations,
+  listMessages,
+} from "@/server/services/conversations/service";
+import { defineOperation } from "./operation";
+
+// Conversations on an organization's orchestrator instances, and their messages.
+
+const tag = "Conversations";
+const BASE = "/api/v1/organizations/{org_id}/conversations";
+const ONE = `${BASE}/{conversation_id}`;
+const read = { permission: "svc:conversations:read", org: "org_id" } as const;
+const write = { permission: "svc:conversations:write", org: "org_id" } as const;
+
+export const conversationOperations = {
+  list: defineOperation({
+    id: "listConversations", method: "GET", path: BASE, tag, summary: "List a user's conversations",
+    access: { ...read, list: true }, params: orgIdParams, query: listConversationsQuery, response: conversationListSchema,
+    handler: ({ actor, params, query }) => listConversations(actor, params.org_id, query),
+  }),
+  create: defineOperation({
+    id: "createConversation", method: "POST", path: BASE, tag, summary: "Start a conversation on an orchestrator instance",
+    access: write, params: orgIdParams, body: createConversationInput, response: conversationSchema, status: 201, created: (c) => c.id, errors: ["not_found"],
+    handler: ({ actor, params, body }) => createConversation(actor, params.org_id, body),
+  }),
+  get: defineOperation({
+    id: "getConversation", method: "GET", path: ONE, tag, summary: "Read a conversation",
+    access: read, params: conversationParams, response: conversationSchema, errors: ["not_found"],
+    handler: ({ actor, params }) => getConversation(actor, params.org_id, params.conversation_id),
+  }),
+  delete: defineOperation({
+    id: "deleteConversation", method: "DELETE", path: ONE, tag, summary: "Delete a conversation (soft)",
+    access: write, params: conversationParams, response: conversationSchema, errors: ["not_found"],
+    handler: ({ actor, params }) => deleteConversation(actor, params.org_id, params.conversation_id),
+  }),
+  messages: defineOperation({
+    id: "listMessages", method: "GET", path: `${ONE}/messages`, tag, summary: "Read a conversation's history",
+    description: "In order, oldest first, without `intent` messages; cursor-paginated.",
+    access: read, params: conversationParams, query: listMessagesQuery, response: messageListSchema, errors: ["not_found"],
+    handler: ({ actor, params, query }) => listMessages(actor, params.org_id, params.conversation_id, query),
+  }),
+  append: defineOperation({
+    id: "appendMessages", method: "POST", path: `${ONE}/messages`, tag, summary: "Append messages",
+    description: "Up to 100 messages, stored in the given order.",
+    access: write, params: conversationParams, body: appendMessagesInput, response: z.object({ data: z.array(messageSchema) }), status: 201, errors: ["not_found"],
+    handler: ({ actor, params, body }) => appendMessages(actor, params.org_id, params.conversation_id, body),
+  }),
+  compact: defineOperation({
+    id: "compactMessages", method: "POST", path: `${ONE}/messages/compact`, tag, summary: "Mark messages as compacted",
+    access: write, params: conversationParams, body: compactMessagesInput, response: z.object({ compacted: z.number().int() }), errors: ["not_found"],
+    handler: ({ actor, params, body }) => compactMessages(actor, params.org_id, params.conversation_id, body.message_ids),
+  }),
+};

@@ -1,0 +1,39 @@
+import { apiKeyOperations } from "./api-keys";
+import { centralPointOperations } from "./central-points";
+import { conversationOperations } from "./conversations";
+import { llmConfigOperations } from "./llm-configs";
+import { memberOperations } from "./members";
+import { modelOperations } from "./models";
+import { oauthClientOperations } from "./oauth-clients";
+import type { AnyOperation } from "./operation";
+import { orchestratorOperations } from "./orchestrators";
+import { organizationOperations } from "./organizations";
+import { orgPluginOperations, pluginOperations } from "./plugins";
+import { roleOperations } from "./roles";
+import { orgSettingOperations, platformSettingOperations } from "./settings";
+import { systemOperations } from "./system";
+import { userOperations } from "./users";
+
+// Every operation, grouped by resource: a group is a tRPC router of the console (its keys the
+// procedures' names), and each operation with a path is a REST route.
+
+export const OPERATION_GROUPS = {
+  system: systemOperations,
+  apiKeys: apiKeyOperations,
+  organizations: organizationOperations,
+  platformSettings: platformSettingOperations,
+  orgSettings: orgSettingOperations,
+  llmConfigs: llmConfigOperations,
+  orchestrators: orchestratorOperations,
+  centralPoints: centralPointOperations,
+  plugins: pluginOperations,
+  orgPlugins: orgPluginOperations,
+  models: modelOperations,
+  conversations: conversationOperations,
+  users: userOperations,
+  members: memberOperations,
+  roles: roleOperations,
+  oauthClients: oauthClientOperations,
+};
+
+export const OPERATIONS: readonly AnyOperation[] = Object.values(OPERATION_GROUPS).flatMap((group) => Object.values(group) as AnyOperation[]);

@@ -1,0 +1,46 @@
+import { z } from "zod";
+import { booleanQuery } from "@/lib/schemas/common";
+import { createLlmConfigInput, llmConfigListSchema, llmConfigParams, llmConfigSchema, updateLlmConfigInput } from "@/lib/schemas/llm-configs";
+import { orgIdParams } from "@/lib/schemas/organizations";
+import { createLlmConfig, deleteLlmConfig, getLlmConfig, listLlmConfigs, updateLlmConfig } from "@/server/services/llm-configs/service";
+import { defineOperation } from "./operation";
+
+// An organization's bring-your-own-key LLM provider configs. Provider keys never come back, only
+// their last 4 characters.
+
+const tag = "LLM configs";
+const BASE = "/api/v1/organizations/{org_id}/llm-configs";
+const ONE = `${BASE}/{config_id}`;
+const read = { permission: "svc:org:llm_configs:read", org: "org_id" } as const;
+const write = { permission: "svc:org:llm_configs:write", org: "org_id" } as const;
+
+export const llmConfigOperations = {
+  list: defineOperation({
+    id: "listLlmConfigs", method: "GET", path: BASE, tag, summary: "List an organization's LLM configs",
+    description: "`enabled=true` lists only the configs new orchestrators may use. Provider keys are never returned, only their last 4 characters.",
+    access: { ...read, list: true }, params: orgIdParams, query: z.strictObject({ enabled: booleanQuery.optional() }), response: llmConfigListSchema,
+    handler: ({ actor, params, query }) => listLlmConfigs(actor, params.org_id, { enabledOnly: query.enabled }),
+  }),
+  create: defineOperation({
+    id: "createLlmConfig", method: "POST", path: BASE, tag, summary: "Add an LLM provider config (bring your own key)",
+    description: "`api_key` is encrypted at rest (AES-256-GCM). `base_url` must be https and must not point to a private, loopback or link-local address.",
+    access: write, params: orgIdParams, body: createLlmConfigInput, response: llmConfigSchema, status: 201, created: (config) => config.id, errors: ["not_found"],
+    handler: ({ actor, params, body }) => createLlmConfig(actor, params.org_id, body),
+  }),
+  get: defineOperation({
+    id: "getLlmConfig", method: "GET", path: ONE, tag, summary: "Read an LLM config",
+    access: read, params: llmConfigParams, response: llmConfigSchema, errors: ["not_found"],
+    handler: ({ actor, params }) => getLlmConfig(actor, params.org_id, params.config_id),
+  }),
+  update: defineOperation({
+    id: "updateLlmConfig", method: "PATCH", path: ONE, tag, summary: "Update an LLM config",
+    description: "The provider is fixed after creation (400 `immutable_field`).",
+    access: write, params: llmConfigParams, body: updateLlmConfigInput, response: llmConfigSchema, errors: ["not_found", "immutable_field"],
+    handler: ({ actor, params, body }) => updateLlmConfig(actor, params.org_id, params.config_id, body),
+  }),
+  delete: defineOperation({
+    id: "deleteLlmConfig", method: "DELETE", path: ONE, tag, summary: "Delete an LLM config (soft)",
+    access: write, params: llmConfigParams, response: llmConfigSchema, errors: ["not_found"],
+    handler: ({ actor, params }) => deleteLlmConfig(actor, params.org_id, params.config_id),
+  }),
+};

@@ -1,0 +1,93 @@
+import type { z } from "zod";
+import type { ErrorCode } from "@/lib/errors";
+import type { Permission } from "@/lib/permissions";
+import type { Actor } from "@/server/auth/actor";
+
+// An operation is declared once: who may call it, its input and output schemas, its success
+// status, the errors it can answer with, and its handler. The REST route (registry, OpenAPI,
+// Location on 201), the console's tRPC procedure and the tests are all derived from the declaration.
+
+export type Method = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
+export const METHODS: readonly Method[] = ["GET", "POST", "PUT", "PATCH", "DELETE"];
+
+export interface PermissionAccess {
+  permission: Permission;
+  /** The caller must also be a sys_admin. */
+  sysAdmin?: boolean;
+  /** Organization-scoped: the input field (a path parameter) holding the organization's id. */
+  org?: string;
+  /** With `org`: a list, so an organization the caller has no part in answers 403 rather than 404. */
+  list?: boolean;
+  /** The permission held in any one organization suffices (catalogs every organization reads). */
+  anyOrg?: boolean;
+}
+
+/** "public": no credentials; "authenticated": any key or session; otherwise a permission. */
+export type Access = "public" | "authenticated" | PermissionAccess;
+
+export type ObjectSchema = z.ZodObject<z.core.$ZodShape, z.core.$ZodObjectConfig>;
+
+type Out<S> = S extends z.ZodType ? z.output<S> : Record<string, never>;
+
+export interface OperationContext<P, Q, B> {
+  actor: Actor;
+  params: P;
+  query: Q;
+  body: B;
+}
+
+export interface Operation<
+  M extends Method = Method,
+  P extends ObjectSchema | undefined = ObjectSchema | undefined,
+  Q extends ObjectSchema | undefined = ObjectSchema | undefined,
+  B extends ObjectSchema | undefined = ObjectSchema | undefined,
+  R extends z.ZodType = z.ZodType,
+> {
+  /** The operationId: also the action the audit trail records. */
+  id: string;
+  method: M;
+  /** The REST path in OpenAPI form (`/api/v1/organizations/{org_id}`); null: the console only. */
+  path: string | null;
+  /** false: REST only (operations the console has no use for, such as health checks). */
+  console?: false;
+  tag: string;
+  summary: string;
+  description?: string;
+  access: Access;
+  params?: P;
+  query?: Q;
+  body?: B;
+  response: R;
+  /** Success status; 200 unless given. */
+  status?: 200 | 201;
+  /** For a 201: the new resource's id, appended to the request path to make its Location. */
+  created?: (result: z.output<R>) => string;
+  /** The response holds a secret: Cache-Control no-store, and the raw value is never logged. */
+  secret?: boolean;
+  /** Error codes this operation can answer with, besides the ones every operation has. */
+  errors?: readonly ErrorCode[];
+  handler: (ctx: OperationContext<Out<P>, Out<Q>, Out<B>>) => Promise<z.input<R>> | z.input<R>;
+}
+
+export type AnyOperation = Operation<Method, ObjectSchema | undefined, ObjectSchema | undefined, ObjectSchema | undefined, z.ZodType>;
+
+/** Keeps an operation's types tied together: the handler receives what the schemas output. */
+export function defineOperation<
+  const M extends Method,
+  P extends ObjectSchema | undefined = undefined,
+  Q extends ObjectSchema | undefined = undefined,
+  B extends ObjectSchema | undefined = undefined,
+  R extends z.ZodType = z.ZodType,
+>(operation: Operation<M, P, Q, B, R>): Operation<M, P, Q, B, R> {
+  return operation;
+}
+
+/** The whole input of an operation as one object: path parameters, query and body side by side. */
+export type OperationInput<O> =
+  O extends Operation<Method, infer P, infer Q, infer B, z.ZodType>
+    ? [P, Q, B] extends [undefined, undefined, undefined]
+      ? void
+      : (P extends z.ZodType ? z.input<P> : unknown) & (Q extends z.ZodType ? z.input<Q> : unknown) & (B extends z.ZodType ? z.input<B> : unknown)
+    : never;
+
+export type OperationOutput<O> = O extends Operation<Method, ObjectSchema | undefined, ObjectSchema | undefined, ObjectSchema | undefined, infer R> ? z.output<R> : never;

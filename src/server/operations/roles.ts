@@ -1,0 +1,100 @@
+import {
+  createRoleInput,
+  effectivePermissionsSchema,
+  grantListSchema,
+  grantParams,
+  grantRoleInput,
+  grantSchema,
+  listRolesQuery,
+  permissionCatalogSchema,
+  roleIdParams,
+  roleListSchema,
+  roleSchema,
+  updateRoleInput,
+} from "@/lib/schemas/roles";
+import { includeDeletedQuery, userIdParams } from "@/lib/schemas/users";
+import {
+  createRole,
+  deleteRole,
+  effectivePermissionsOf,
+  getRole,
+  grantRole,
+  listGrants,
+  listRoles,
+  permissionCatalog,
+  revokeGrant,
+  updateRole,
+} from "@/server/services/roles/service";
+import { defineOperation } from "./operation";
+
+// Roles, the permission catalog, grants of roles to users and effective permissions. Writes need
+// svc:system:roles:write (dangerous: console sessions only) and obey the no-escalation rule.
+
+const tag = "Roles and permissions";
+const ROLES = "/api/v1/roles";
+const USER = "/api/v1/users/{user_id}";
+const read = { permission: "svc:system:roles:read" } as const;
+const write = { permission: "svc:system:roles:write" } as const;
+const NO_ESCALATION = "A non-sys_admin must hold every permission involved (403 `scope_not_held`).";
+
+export const roleOperations = {
+  catalog: defineOperation({
+    id: "listPermissions", method: "GET", path: "/api/v1/permissions", tag, summary: "The permission catalog",
+    description: "Every known permission: its scope (system or org), whether it is dangerous (never reaches an API key) and what it allows. Roles may hold only these.",
+    access: read, response: permissionCatalogSchema,
+    handler: () => permissionCatalog(),
+  }),
+  list: defineOperation({
+    id: "listRoles", method: "GET", path: ROLES, tag, summary: "List roles",
+    access: read, query: listRolesQuery, response: roleListSchema,
+    handler: ({ actor, query }) => listRoles(actor, query),
+  }),
+  create: defineOperation({
+    id: "createRole", method: "POST", path: ROLES, tag, summary: "Create a custom role",
+    description: `Permissions must be catalog permissions (400 \`validation_failed\`); an org role holds org permissions only. ${NO_ESCALATION}`,
+    access: write, body: createRoleInput, response: roleSchema, status: 201, created: (role) => role.id, errors: ["conflict", "scope_not_held"],
+    handler: ({ actor, body }) => createRole(actor, body),
+  }),
+  get: defineOperation({
+    id: "getRole", method: "GET", path: `${ROLES}/{role_id}`, tag, summary: "Read a role",
+    access: read, params: roleIdParams, query: includeDeletedQuery, response: roleSchema, errors: ["not_found"],
+    handler: ({ actor, params, query }) => getRole(actor, params.role_id, { includeDeleted: query.include_deleted }),
+  }),
+  update: defineOperation({
+    id: "updateRole", method: "PATCH", path: `${ROLES}/{role_id}`, tag, summary: "Rename a role or change its permissions",
+    description: `\`permissions\` replaces the whole set; API keys of the role's holders follow at their next request. The scope never changes; built-in roles keep their name and permissions (400 \`immutable_field\`). ${NO_ESCALATION}`,
+    access: write, params: roleIdParams, body: updateRoleInput, response: roleSchema, errors: ["not_found", "conflict", "immutable_field", "scope_not_held"],
+    handler: ({ actor, params, body }) => updateRole(actor, params.role_id, body),
+  }),
+  delete: defineOperation({
+    id: "deleteRole", method: "DELETE", path: `${ROLES}/{role_id}`, tag, summary: "Delete a custom role (soft)",
+    description: `Its grants stop counting at once. Built-in roles cannot be deleted (409 \`conflict\`). ${NO_ESCALATION}`,
+    access: write, params: roleIdParams, response: roleSchema, errors: ["not_found", "conflict", "scope_not_held"],
+    handler: ({ actor, params }) => deleteRole(actor, params.role_id),
+  }),
+  grants: defineOperation({
+    id: "listUserGrants", method: "GET", path: `${USER}/roles`, tag, summary: "A user's role grants",
+    description: "Global grants (`org_id` null) and grants in organizations.",
+    access: read, params: userIdParams, response: grantListSchema, errors: ["not_found"],
+    handler: ({ actor, params }) => listGrants(actor, params.user_id),
+  }),
+  grant: defineOperation({
+    id: "grantRole", method: "POST", path: `${USER}/roles`, tag, summary: "Grant a role to a user",
+    description: `A system role globally (\`org_id\` null); an org role in one organization the user belongs to (409 \`conflict\` otherwise, and when already granted). ${NO_ESCALATION}`,
+    access: write, params: userIdParams, body: grantRoleInput, response: grantSchema, status: 201, created: (grant) => String(grant.id),
+    errors: ["not_found", "conflict", "scope_not_held"],
+    handler: ({ actor, params, body }) => grantRole(actor, params.user_id, body),
+  }),
+  revoke: defineOperation({
+    id: "revokeGrant", method: "DELETE", path: `${USER}/roles/{grant_id}`, tag, summary: "Revoke a role grant",
+    description: `Answers the removed grant. The last sys_admin keeps the role (409 \`conflict\`). ${NO_ESCALATION}`,
+    access: write, params: grantParams, response: grantSchema, errors: ["not_found", "conflict", "scope_not_held"],
+    handler: ({ actor, params }) => revokeGrant(actor, params.user_id, params.grant_id),
+  }),
+  effective: defineOperation({
+    id: "getEffectivePermissions", method: "GET", path: `${USER}/effective-permissions`, tag, summary: "What a user may do",
+    description: "Globally and in each organization the user belongs to, with the roles each permission comes from.",
+    access: read, params: userIdParams, response: effectivePermissionsSchema, errors: ["not_found"],
+    handler: ({ actor, params }) => effectivePermissionsOf(actor, params.user_id),
+  }),
+};

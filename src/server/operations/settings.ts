@@ -1,0 +1,82 @@
+import { z } from "zod";
+import { orgIdParams } from "@/lib/schemas/organizations";
+import {
+  effectiveSettingsSchema,
+  orgSettingParams,
+  orgSettingSchema,
+  platformSettingSchema,
+  putOrgSettingInput,
+  putPlatformSettingInput,
+  settingKeyParams,
+} from "@/lib/schemas/settings";
+import {
+  deleteOrgSetting,
+  deletePlatformSetting,
+  effectiveOrgSettings,
+  getPlatformSetting,
+  listOrgSettings,
+  listPlatformSettings,
+  putOrgSetting,
+  putPlatformSetting,
+} from "@/server/services/settings/service";
+import { defineOperation } from "./operation";
+
+// Settings in tiers: the platform's (tier 2, including the tier quotas) and each organization's
+// (tier 3), and an organization's effective settings.
+
+const tag = "Settings";
+const PLATFORM = "/api/v1/platform-settings";
+const ORG = "/api/v1/organizations/{org_id}/settings";
+const systemRead = { permission: "svc:system:settings:read" } as const;
+const systemWrite = { permission: "svc:system:settings:write" } as const;
+const orgRead = { permission: "svc:org:settings:read", org: "org_id" } as const;
+const orgWrite = { permission: "svc:org:settings:write", org: "org_id" } as const;
+
+export const platformSettingOperations = {
+  list: defineOperation({
+    id: "listPlatformSettings", method: "GET", path: PLATFORM, tag, summary: "List platform settings (tier 2)",
+    access: systemRead, response: z.object({ data: z.array(platformSettingSchema) }),
+    handler: ({ actor }) => listPlatformSettings(actor),
+  }),
+  get: defineOperation({
+    id: "getPlatformSetting", method: "GET", path: `${PLATFORM}/{key}`, tag, summary: "Read a platform setting",
+    access: systemRead, params: settingKeyParams, response: platformSettingSchema, errors: ["not_found"],
+    handler: ({ actor, params }) => getPlatformSetting(actor, params.key),
+  }),
+  put: defineOperation({
+    id: "putPlatformSetting", method: "PUT", path: `${PLATFORM}/{key}`, tag, summary: "Create or replace a platform setting",
+    description: "The value must match `value_type`. `overridable: false` stops organizations from overriding it. Tier quotas live under `tier.<name>` (category `tier`); categories `tier` and `policy` are not inherited by organizations.",
+    access: systemWrite, params: settingKeyParams, body: putPlatformSettingInput, response: platformSettingSchema,
+    handler: ({ actor, params, body }) => putPlatformSetting(actor, params.key, body),
+  }),
+  delete: defineOperation({
+    id: "deletePlatformSetting", method: "DELETE", path: `${PLATFORM}/{key}`, tag, summary: "Delete a platform setting (soft)",
+    access: systemWrite, params: settingKeyParams, response: platformSettingSchema, errors: ["not_found"],
+    handler: ({ actor, params }) => deletePlatformSetting(actor, params.key),
+  }),
+};
+
+export const orgSettingOperations = {
+  list: defineOperation({
+    id: "listOrgSettings", method: "GET", path: ORG, tag, summary: "List an organization's settings (tier 3)",
+    access: { ...orgRead, list: true }, params: orgIdParams, response: z.object({ data: z.array(orgSettingSchema) }),
+    handler: ({ actor, params }) => listOrgSettings(actor, params.org_id),
+  }),
+  put: defineOperation({
+    id: "putOrgSetting", method: "PUT", path: `${ORG}/{key}`, tag, summary: "Set an organization's value for a key",
+    description: "Refused with 403 `not_overridable` where the platform setting of that key is not overridable.",
+    access: orgWrite, params: orgSettingParams, body: putOrgSettingInput, response: orgSettingSchema, errors: ["not_overridable", "not_found"],
+    handler: ({ actor, params, body }) => putOrgSetting(actor, params.org_id, params.key, body),
+  }),
+  delete: defineOperation({
+    id: "deleteOrgSetting", method: "DELETE", path: `${ORG}/{key}`, tag, summary: "Remove an organization's value for a key",
+    access: orgWrite, params: orgSettingParams, response: orgSettingSchema, errors: ["not_found"],
+    handler: ({ actor, params }) => deleteOrgSetting(actor, params.org_id, params.key),
+  }),
+  effective: defineOperation({
+    id: "effectiveOrgSettings", method: "GET", path: "/api/v1/organizations/{org_id}/effective-settings", tag, summary: "Effective settings of an organization",
+    description: "Every key's value and the tier it came from (`platform` or `organization`).",
+    access: orgRead, params: orgIdParams, response: effectiveSettingsSchema, errors: ["not_found"],
+    handler: ({ actor, params }) => effectiveOrgSettings(actor, params.org_id),
+  }),
+};

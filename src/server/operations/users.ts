@@ -1,0 +1,99 @@
+import { listUserOrganizationsQuery, userOrganizationListSchema } from "@/lib/schemas/members";
+import {
+  createUserInput,
+  identityListSchema,
+  identityParams,
+  identitySchema,
+  includeDeletedQuery,
+  listUsersQuery,
+  passwordResetSchema,
+  resetPasswordInput,
+  updateUserInput,
+  userIdParams,
+  userListSchema,
+  userSchema,
+} from "@/lib/schemas/users";
+import { listUserOrganizations } from "@/server/services/memberships/service";
+import {
+  createUser,
+  deleteUser,
+  getUser,
+  listIdentities,
+  listUsers,
+  resetPassword,
+  restoreUser,
+  unlinkIdentity,
+  updateUser,
+} from "@/server/services/users/service";
+import { defineOperation } from "./operation";
+
+// Users, their organizations and their linked OAuth identities. Writes need svc:system:users:write,
+// which is dangerous: API keys read users, only a signed-in console session changes them.
+
+const BASE = "/api/v1/users";
+const ONE = `${BASE}/{user_id}`;
+const tag = "Users";
+const read = { permission: "svc:system:users:read" } as const;
+const write = { permission: "svc:system:users:write" } as const;
+
+export const userOperations = {
+  list: defineOperation({
+    id: "listUsers", method: "GET", path: BASE, tag, summary: "List and search users",
+    description: "Newest first. `q` matches username, display name or email; sys_admins may pass `include_deleted=true`.",
+    access: read, query: listUsersQuery, response: userListSchema,
+    handler: ({ actor, query }) => listUsers(actor, query),
+  }),
+  create: defineOperation({
+    id: "createUser", method: "POST", path: BASE, tag, summary: "Create a user",
+    description: "username is unique among non-deleted users, email among non-deleted users that have one (409 `conflict` naming the field). `password` null or absent: an OAuth-only user.",
+    access: write, body: createUserInput, response: userSchema, status: 201, created: (user) => user.id, errors: ["conflict"],
+    handler: ({ actor, body }) => createUser(actor, body),
+  }),
+  get: defineOperation({
+    id: "getUser", method: "GET", path: ONE, tag, summary: "Read a user",
+    description: "sys_admins may pass `include_deleted=true` to read a deleted one.",
+    access: read, params: userIdParams, query: includeDeletedQuery, response: userSchema, errors: ["not_found"],
+    handler: ({ actor, params, query }) => getUser(actor, params.user_id, { includeDeleted: query.include_deleted }),
+  }),
+  update: defineOperation({
+    id: "updateUser", method: "PATCH", path: ONE, tag, summary: "Update a user's profile",
+    description: "Passwords change through `POST /api/v1/users/{user_id}/password`.",
+    access: write, params: userIdParams, body: updateUserInput, response: userSchema, errors: ["not_found", "conflict"],
+    handler: ({ actor, params, body }) => updateUser(actor, params.user_id, body),
+  }),
+  delete: defineOperation({
+    id: "deleteUser", method: "DELETE", path: ONE, tag, summary: "Delete a user (soft)",
+    description: "The user's API keys stop working at once and console sessions end. The last sys_admin cannot be deleted (409 `conflict`).",
+    access: write, params: userIdParams, response: userSchema, errors: ["not_found", "conflict"],
+    handler: ({ actor, params }) => deleteUser(actor, params.user_id),
+  }),
+  restore: defineOperation({
+    id: "restoreUser", method: "POST", path: `${ONE}/restore`, tag, summary: "Restore a deleted user",
+    description: "409 `conflict` when another user has taken the username or email meanwhile.",
+    access: { ...write, sysAdmin: true }, params: userIdParams, response: userSchema, errors: ["not_found", "conflict"],
+    handler: ({ actor, params }) => restoreUser(actor, params.user_id),
+  }),
+  resetPassword: defineOperation({
+    id: "resetUserPassword", method: "POST", path: `${ONE}/password`, tag, summary: "Reset a user's password",
+    description: "Sets the given `password`, or generates one and returns it in `password`, once.",
+    access: write, params: userIdParams, body: resetPasswordInput, response: passwordResetSchema, secret: true, errors: ["not_found"],
+    handler: ({ actor, params, body }) => resetPassword(actor, params.user_id, body),
+  }),
+  organizations: defineOperation({
+    id: "listUserOrganizations", method: "GET", path: `${ONE}/organizations`, tag, summary: "A user's organizations",
+    description: "The organizations the user belongs to, with the org roles granted there.",
+    access: read, params: userIdParams, query: listUserOrganizationsQuery, response: userOrganizationListSchema, errors: ["not_found"],
+    handler: ({ actor, params, query }) => listUserOrganizations(actor, params.user_id, query),
+  }),
+  identities: defineOperation({
+    id: "listUserIdentities", method: "GET", path: `${ONE}/identities`, tag, summary: "A user's linked OAuth identities",
+    access: read, params: userIdParams, response: identityListSchema, errors: ["not_found"],
+    handler: ({ actor, params }) => listIdentities(actor, params.user_id),
+  }),
+  unlinkIdentity: defineOperation({
+    id: "unlinkUserIdentity", method: "DELETE", path: `${ONE}/identities/{identity_id}`, tag, summary: "Unlink an OAuth identity",
+    description: "Signing in with that external account no longer reaches the user. Answers the removed link.",
+    access: write, params: identityParams, response: identitySchema, errors: ["not_found"],
+    handler: ({ actor, params }) => unlinkIdentity(actor, params.user_id, params.identity_id),
+  }),
+};
