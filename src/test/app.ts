@@ -2,14 +2,67 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync } from "node:fs";
 import net from "node:net";
 import { afterAll } from "vitest";
+import { z } from "zod";
+import { ERROR_CODES, ERRORS, isErrorCode } from "@/lib/errors";
+import { ROUTES, type RestOperation } from "@/server/rest/registry";
 
 // The production build of the app, started on a test file's own database and driven over real
-// HTTP. Its stdout and stderr are kept, so tests can search every log line it wrote.
+// HTTP. Its stdout and stderr are kept, so tests can search every log line it wrote. Every answer
+// of a registered route that a test reads through `app.fetch` (or a Browserless session) is checked
+// against the route's declared response schema, or the problem shape of its error code.
 
 export interface RunningApp {
   baseUrl: string;
+  /** fetch against the app, the answer checked against the declared schemas. */
+  fetch(path: string, init?: RequestInit): Promise<Response>;
   logs(): string;
   stop(): Promise<void>;
+}
+
+// Literal segments win over parameters (`/models/lookup` before `/models/{model_config_id}`).
+const parameterCount = (path: string) => path.split("{").length;
+const ROUTE_MATCHERS = [...ROUTES]
+  .sort((a, b) => parameterCount(a.path) - parameterCount(b.path))
+  .map((route) => ({ route, pattern: new RegExp(`^${route.path.replace(/\{[a-z_]+\}/g, "[^/]+")}$`) }));
+
+function routeOf(method: string, url: URL): RestOperation | undefined {
+  return ROUTE_MATCHERS.find(({ route, pattern }) => route.method === method && pattern.test(url.pathname))?.route;
+}
+
+const problemSchema = z.looseObject({
+  type: z.string(),
+  title: z.string(),
+  status: z.number().int(),
+  detail: z.string(),
+  code: z.enum(ERROR_CODES),
+});
+
+/** Throws when an answer of a registered route does not have the shape the route declares. */
+export async function checkAnswer(method: string, url: URL, response: Response): Promise<void> {
+  const route = routeOf(method.toUpperCase(), url);
+  if (!route) return;
+  const where = `${method} ${url.pathname} answered ${response.status}`;
+  const type = response.headers.get("content-type") ?? "";
+  const body: unknown = /json/.test(type) ? await response.clone().json() : await response.clone().text();
+  if (response.ok) {
+    const parsed = route.response.safeParse(body);
+    if (!parsed.success) throw new Error(`${where} outside its declared response schema: ${z.prettifyError(parsed.error)}`);
+    return;
+  }
+  if (!type.startsWith("application/problem+json")) throw new Error(`${where} with ${type || "no content type"}, not a problem document`);
+  const problem = problemSchema.parse(body);
+  if (!isErrorCode(problem.code) || ERRORS[problem.code].status !== response.status) throw new Error(`${where} with code ${problem.code}`);
+  const allowed = new Set<string>(["type", "title", "status", "detail", "code", ...ERRORS[problem.code].extensions]);
+  const extra = Object.keys(problem).filter((member) => !allowed.has(member));
+  if (extra.length > 0) throw new Error(`${where}: the problem carries members its code does not expose: ${extra.join(", ")}`);
+}
+
+/** fetch against the app at `baseUrl`, the answer checked (see checkAnswer). */
+export async function checkedFetch(baseUrl: string, path: string, init: RequestInit = {}): Promise<Response> {
+  const url = new URL(path, baseUrl);
+  const response = await fetch(url, init);
+  await checkAnswer(init.method ?? "GET", url, response);
+  return response;
 }
 
 export function freePort(): Promise<number> {
@@ -67,7 +120,7 @@ export async function startApp(databaseUrl: string, env: Record<string, string> 
       child.kill("SIGTERM");
     });
   afterAll(stop);
-  return { baseUrl, logs: () => output.join(""), stop };
+  return { baseUrl, fetch: (path, init) => checkedFetch(baseUrl, path, init), logs: () => output.join(""), stop };
 }
 
 /** A minimal cookie jar for a signed-in console session over fetch. */
@@ -90,7 +143,7 @@ export class Browserless {
   async fetch(path: string, init: RequestInit = {}): Promise<Response> {
     const headers = new Headers(init.headers);
     if (this.cookies.size) headers.set("cookie", this.cookieHeader());
-    const response = await fetch(`${this.baseUrl}${path}`, { ...init, headers, redirect: "manual" });
+    const response = await checkedFetch(this.baseUrl, path, { ...init, headers, redirect: "manual" });
     this.remember(response);
     return response;
   }
@@ -105,4 +158,23 @@ export class Browserless {
     });
     return [...this.cookies.keys()].some((k) => k.endsWith("authjs.session-token"));
   }
+}
+
+/** Who calls: an API key, a signed-in console session, or nobody. */
+export type Caller = { key: string } | { session: Browserless } | { anonymous: true };
+
+export interface Answer<T> {
+  status: number;
+  headers: Headers;
+  body: T;
+}
+
+/** One JSON request to the app as `as`, the answer checked and read. */
+export async function request<T = Record<string, unknown>>(app: RunningApp, as: Caller, method: string, path: string, body?: unknown): Promise<Answer<T>> {
+  const headers: Record<string, string> = body === undefined ? {} : { "content-type": "application/json" };
+  if ("key" in as) headers["x-api-key"] = as.key;
+  const init = { method, headers, body: body === undefined ? undefined : JSON.stringify(body) };
+  const response = "session" in as ? await as.session.fetch(path, init) : await app.fetch(path, init);
+  const text = await response.text();
+  return { status: response.status, headers: response.headers, body: (text ? JSON.parse(text) : undefined) as T };
 }

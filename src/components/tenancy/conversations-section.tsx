@@ -115,7 +115,7 @@ function ConversationList({ orgId, member, openId, onOpen }: { orgId: string; me
   );
 }
 
-const ROLE_TONE: Record<Message["role"], Tone> = { user: "brand", assistant: "good", tool: "accent", intent: "neutral" };
+const ROLE_TONE: Record<Message["role"], Tone> = { user: "brand", assistant: "good", tool: "accent", intent: "neutral", unknown: "warn" };
 
 function MessageHistory({ orgId, conversation, onClose }: { orgId: string; conversation: Conversation; onClose: () => void }) {
   const trpc = useTRPC();

@@ -26,7 +26,7 @@ type Editing = { mode: "add" } | { mode: "edit"; setting: PlatformSettingView };
 export function PlatformSettingsScreen() {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
-  const list = useQuery(trpc.platformSettings.list.queryOptions());
+  const list = useQuery(trpc.platformSettings.list.queryOptions({ limit: 100 }));
   const [editing, setEditing] = useState<Editing | null>(null);
   const [deleting, setDeleting] = useState<PlatformSettingView | null>(null);
   const [notice, setNotice] = useState("");

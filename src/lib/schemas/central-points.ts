@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { cursor, id, limit, listOf, timestamp } from "./common";
+import { cursor, id, includeDeleted, limit, listOf, timestamp } from "./common";
 
 export const VISIBILITIES = ["private", "public"] as const;
 export const CENTRAL_POINT_STATUSES = ["active", "inactive"] as const;
@@ -22,7 +22,8 @@ export const updateCentralPointInput = z.strictObject({
 });
 export type UpdateCentralPointInput = z.output<typeof updateCentralPointInput>;
 
-export const listCentralPointsQuery = z.strictObject({ limit, cursor });
+export const listCentralPointsQuery = z.strictObject({ include_deleted: includeDeleted, limit, cursor });
+export type ListCentralPointsQuery = z.output<typeof listCentralPointsQuery>;
 export const centralPointParams = z.strictObject({ org_id: id, central_point_id: id });
 
 export const centralPointSchema = z.object({
@@ -33,6 +34,7 @@ export const centralPointSchema = z.object({
   description: z.string().nullable(),
   visibility: z.string(),
   status: z.string(),
+  is_deleted: z.boolean(),
   created_at: timestamp,
   updated_at: timestamp,
 });

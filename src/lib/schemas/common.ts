@@ -12,5 +12,13 @@ export const cursor = z.string().min(1).max(200).optional();
 /** `true` / `false` in a query string (the console sends the same strings). */
 export const booleanQuery = z.stringbool({ truthy: ["true"], falsy: ["false"] }).meta({ enum: ["true", "false"] });
 
+/** A list's page: how many, and where the previous page ended. */
+export const pageQuery = z.strictObject({ limit, cursor });
+export type PageQueryInput = z.output<typeof pageQuery>;
+
 export const listOf = <T extends z.ZodType>(item: T) =>
   z.object({ data: z.array(item), next_cursor: z.string().nullable() });
+
+/** sys_admins may ask for soft-deleted records too. */
+export const includeDeleted = booleanQuery.optional().describe("sys_admins only: soft-deleted records too.");
+export const includeDeletedQuery = z.strictObject({ include_deleted: includeDeleted });

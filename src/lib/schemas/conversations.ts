@@ -1,9 +1,10 @@
 import { z } from "zod";
-import { cursor, id, limit, listOf, timestamp } from "./common";
+import { cursor, id, includeDeleted, limit, listOf, timestamp } from "./common";
 
 // Conversations and their messages. History reads leave out `intent` messages.
 
-export const MESSAGE_ROLES = ["user", "assistant", "tool", "intent"] as const;
+/** `unknown`: what the runtime's mapping produces for a role it does not know. */
+export const MESSAGE_ROLES = ["user", "assistant", "tool", "intent", "unknown"] as const;
 export const MESSAGE_STATUSES = ["pending", "streaming", "complete", "error", "cancelled"] as const;
 export const MESSAGE_SOURCES = ["human", "agent", "system", "tool", "import"] as const;
 
@@ -17,6 +18,7 @@ export type CreateConversationInput = z.output<typeof createConversationInput>;
 export const listConversationsQuery = z.strictObject({
   user_id: id.optional().describe("Whose conversations; the caller by default."),
   instance_id: id.optional(),
+  include_deleted: includeDeleted,
   limit,
   cursor,
 });
@@ -30,6 +32,7 @@ export const conversationSchema = z.object({
   user_id: z.uuid(),
   instance_id: z.uuid().nullable(),
   title: z.string().nullable(),
+  is_deleted: z.boolean(),
   created_at: timestamp,
   updated_at: timestamp,
 });

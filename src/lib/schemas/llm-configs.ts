@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { id, timestamp } from "./common";
+import { booleanQuery, cursor, id, includeDeleted, limit, listOf, timestamp } from "./common";
 
 // Bring-your-own-key LLM provider configurations of an organization.
 
@@ -27,6 +27,14 @@ export const updateLlmConfigInput = z.strictObject({
 });
 export type UpdateLlmConfigInput = z.output<typeof updateLlmConfigInput>;
 
+export const listLlmConfigsQuery = z.strictObject({
+  enabled: booleanQuery.optional().describe("true: only the configs new orchestrators may use."),
+  include_deleted: includeDeleted,
+  limit,
+  cursor,
+});
+export type ListLlmConfigsQuery = z.output<typeof listLlmConfigsQuery>;
+
 export const llmConfigParams = z.strictObject({ org_id: id, config_id: id });
 
 export const llmConfigSchema = z.object({
@@ -38,8 +46,9 @@ export const llmConfigSchema = z.object({
   base_url: z.string().nullable(),
   additional_config: z.record(z.string(), z.json()),
   is_enabled: z.boolean(),
+  is_deleted: z.boolean(),
   created_at: timestamp,
   updated_at: timestamp,
 });
 export type LlmConfig = z.infer<typeof llmConfigSchema>;
-export const llmConfigListSchema = z.object({ data: z.array(llmConfigSchema), next_cursor: z.string().nullable() });
+export const llmConfigListSchema = listOf(llmConfigSchema);

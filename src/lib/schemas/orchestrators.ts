@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { booleanQuery, cursor, id, limit, listOf, timestamp } from "./common";
+import { cursor, id, includeDeleted, limit, listOf, timestamp } from "./common";
 
 export const FRAMEWORK_TYPES = ["langgraph", "openai_agents", "google_adk"] as const;
 export const ORCHESTRATOR_MODES = ["supervisor", "coordinator", "handoff", "grounded"] as const;
@@ -38,7 +38,7 @@ export const listOrchestratorsQuery = z.strictObject({
   framework_type: z.enum(FRAMEWORK_TYPES).optional(),
   mode: z.enum(ORCHESTRATOR_MODES).optional(),
   q: z.string().trim().min(1).max(255).optional(),
-  include_deleted: booleanQuery.optional(),
+  include_deleted: includeDeleted,
   limit,
   cursor,
 });

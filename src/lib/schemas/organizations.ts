@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { booleanQuery, cursor, id, limit, listOf, timestamp } from "./common";
+import { cursor, id, includeDeleted, limit, listOf, timestamp } from "./common";
 
 // Organizations: the tenant boundary. `subscription_tier` is called `tier` in the API (spec 2.4).
 
@@ -48,7 +48,7 @@ export const listOrganizationsQuery = z.strictObject({
   q: z.string().trim().min(1).max(255).optional().describe("Matches name, display name or domain."),
   status: z.enum(ORGANIZATION_STATUSES).optional(),
   tier: z.enum(SUBSCRIPTION_TIERS).optional(),
-  include_deleted: booleanQuery.optional().describe("sys_admins only."),
+  include_deleted: includeDeleted,
   limit,
   cursor,
 });

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { booleanQuery, cursor, id, limit, listOf, timestamp } from "./common";
+import { cursor, id, includeDeleted, limit, listOf, timestamp } from "./common";
 
 // Roles (spec 2.12, 2.13), grants of roles to users (2.14) and the effective-permissions view.
 // Permissions are checked against the catalog by the service (any string is let through here, so
@@ -38,7 +38,7 @@ export type UpdateRoleInput = z.output<typeof updateRoleInput>;
 export const listRolesQuery = z.strictObject({
   scope: z.enum(ROLE_SCOPES).optional(),
   q: z.string().trim().min(1).max(255).optional().describe("Matches the name."),
-  include_deleted: booleanQuery.optional().describe("sys_admins only."),
+  include_deleted: includeDeleted,
   limit,
   cursor,
 });
@@ -95,7 +95,7 @@ export const grantSchema = z.object({
   created_at: timestamp,
 });
 export type Grant = z.infer<typeof grantSchema>;
-export const grantListSchema = z.object({ data: z.array(grantSchema) });
+export const grantListSchema = listOf(grantSchema);
 
 // Effective permissions ----------------------------------------------------------------------
 

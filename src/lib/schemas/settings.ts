@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { id, timestamp } from "./common";
+import { cursor, id, includeDeleted, limit, listOf, timestamp } from "./common";
 
 // Settings in tiers: platform (2) over organization (3) over orchestrator instance config (4).
 
@@ -13,6 +13,8 @@ export const settingKey = z
   .regex(/^[a-z][a-z0-9_]*(\.[a-z0-9_]+)*$/, "must be dotted lower_snake_case, like telemetry.enabled");
 
 export const settingKeyParams = z.strictObject({ key: settingKey });
+export const listSettingsQuery = z.strictObject({ include_deleted: includeDeleted, limit, cursor });
+export type ListSettingsQuery = z.output<typeof listSettingsQuery>;
 export const orgSettingParams = z.strictObject({ org_id: id, key: settingKey });
 
 export const putPlatformSettingInput = z.strictObject({
@@ -37,17 +39,21 @@ export const platformSettingSchema = z.object({
   description: z.string().nullable(),
   overridable: z.boolean(),
   category: z.string().nullable(),
+  is_deleted: z.boolean(),
   updated_at: timestamp,
 });
 export type PlatformSettingView = z.infer<typeof platformSettingSchema>;
+export const platformSettingListSchema = listOf(platformSettingSchema);
 
 export const orgSettingSchema = z.object({
   key: z.string(),
   value: z.json(),
   overridable: z.boolean(),
+  is_deleted: z.boolean(),
   updated_at: timestamp,
 });
 export type OrgSettingView = z.infer<typeof orgSettingSchema>;
+export const orgSettingListSchema = listOf(orgSettingSchema);
 
 export const TIER_SOURCES = ["platform", "organization", "instance"] as const;
 

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { booleanQuery, cursor, id, limit, listOf, timestamp } from "./common";
+import { cursor, id, includeDeleted, limit, listOf, timestamp } from "./common";
 
 // User summaries: what pickers and lists show of a user (never credentials).
 
@@ -68,14 +68,13 @@ export type ResetPasswordInput = z.output<typeof resetPasswordInput>;
 
 export const listUsersQuery = z.strictObject({
   q: z.string().trim().min(1).max(255).optional().describe("Matches username, display name or email."),
-  include_deleted: booleanQuery.optional().describe("sys_admins only."),
+  include_deleted: includeDeleted,
   limit,
   cursor,
 });
 export type ListUsersQuery = z.output<typeof listUsersQuery>;
 
 export const userIdParams = z.strictObject({ user_id: id });
-export const includeDeletedQuery = z.strictObject({ include_deleted: booleanQuery.optional().describe("sys_admins only.") });
 
 export const userSchema = z.object({
   id: z.uuid(),
@@ -110,4 +109,4 @@ export const identitySchema = z.object({
   created_at: timestamp,
 });
 export type Identity = z.infer<typeof identitySchema>;
-export const identityListSchema = z.object({ data: z.array(identitySchema) });
+export const identityListSchema = listOf(identitySchema);

@@ -3,7 +3,7 @@ import { baseClient, type BaseClient } from "./client";
 
 // Every service reaches the database through `dataLayer(actor)`:
 // - soft-deleted rows are left out of reads, updates, deletes and counts of the tables that have
-//   is_deleted;
+//   is_deleted, and so are the rows of a soft-deleted organization;
 //   `{ includeDeleted: true }` is the one explicit way (for sys_admin code) to see them;
 // - created_by / updated_by are filled from the acting user on the tables that have them.
 
@@ -19,16 +19,37 @@ const columnsByModel = new Map<string, Set<string>>(
 
 const hasColumn = (model: string, column: string) => columnsByModel.get(model)?.has(column) ?? false;
 
-/** Models whose rows are soft-deleted, for tests and tooling. */
-export const SOFT_DELETE_MODELS = [...columnsByModel].filter(([, c]) => c.has("is_deleted")).map(([m]) => m);
-
 type Args = { where?: Record<string, unknown>; data?: unknown; create?: unknown; update?: unknown };
 
+/**
+ * Rows that belong to an organization go with it: while the organization is soft-deleted its
+ * children are not found either (restoring it brings them back). `optional`: the row may belong to
+ * no organization (system plugins, global grants), and then stays.
+ */
+export const ORGANIZATION_CHILDREN: Readonly<Record<string, "required" | "optional">> = {
+  OrganizationSetting: "required",
+  OrganizationLlmConfig: "required",
+  OrchestratorInstance: "required",
+  CentralPoint: "required",
+  UserOrgMembership: "required",
+  Conversation: "required",
+  UserRole: "optional",
+  Plugin: "optional",
+};
+
+const LIVE_ORGANIZATION = { org: { is_deleted: false } };
+const NO_OR_LIVE_ORGANIZATION = { OR: [{ org_id: null }, LIVE_ORGANIZATION] };
+
 function withoutDeleted(model: string, args: Args): Args {
-  if (!hasColumn(model, "is_deleted")) return args;
+  const where: Record<string, unknown> = { ...args.where };
   // An explicit is_deleted in the filter is the caller's decision (for example a restore).
-  if (args.where && "is_deleted" in args.where) return args;
-  return { ...args, where: { ...args.where, is_deleted: false } };
+  if (hasColumn(model, "is_deleted") && !("is_deleted" in where)) where.is_deleted = false;
+  const parent = ORGANIZATION_CHILDREN[model];
+  if (parent) {
+    const and = where.AND;
+    where.AND = [...(Array.isArray(and) ? and : and ? [and] : []), parent === "required" ? LIVE_ORGANIZATION : NO_OR_LIVE_ORGANIZATION];
+  }
+  return { ...args, where };
 }
 
 function stamp(model: string, data: unknown, actor: AuditName, creating: boolean): unknown {

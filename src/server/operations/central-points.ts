@@ -6,12 +6,14 @@ import {
   listCentralPointsQuery,
   updateCentralPointInput,
 } from "@/lib/schemas/central-points";
+import { includeDeletedQuery } from "@/lib/schemas/common";
 import { orgIdParams } from "@/lib/schemas/organizations";
 import {
   createCentralPoint,
   deleteCentralPoint,
   getCentralPoint,
   listCentralPoints,
+  restoreCentralPoint,
   updateCentralPoint,
 } from "@/server/services/central-points/service";
 import { defineOperation } from "./operation";
@@ -39,8 +41,8 @@ export const centralPointOperations = {
   }),
   get: defineOperation({
     id: "getCentralPoint", method: "GET", path: ONE, tag, summary: "Read a central point",
-    access: read, params: centralPointParams, response: centralPointSchema, errors: ["not_found"],
-    handler: ({ actor, params }) => getCentralPoint(actor, params.org_id, params.central_point_id),
+    access: read, params: centralPointParams, query: includeDeletedQuery, response: centralPointSchema, errors: ["not_found"],
+    handler: ({ actor, params, query }) => getCentralPoint(actor, params.org_id, params.central_point_id, { includeDeleted: query.include_deleted }),
   }),
   update: defineOperation({
     id: "updateCentralPoint", method: "PATCH", path: ONE, tag, summary: "Update a central point",
@@ -51,5 +53,11 @@ export const centralPointOperations = {
     id: "deleteCentralPoint", method: "DELETE", path: ONE, tag, summary: "Delete a central point (soft)",
     access: write, params: centralPointParams, response: centralPointSchema, errors: ["not_found"],
     handler: ({ actor, params }) => deleteCentralPoint(actor, params.org_id, params.central_point_id),
+  }),
+  restore: defineOperation({
+    id: "restoreCentralPoint", method: "POST", path: `${ONE}/restore`, tag, summary: "Restore a deleted central point",
+    description: "Pro tier and above, within `max_central_points`; 409 `conflict` when a live central point has taken its name.",
+    access: { ...write, sysAdmin: true }, params: centralPointParams, response: centralPointSchema, errors: ["not_found", "tier_required", "quota_exceeded", "conflict"],
+    handler: ({ actor, params }) => restoreCentralPoint(actor, params.org_id, params.central_point_id),
   }),
 };

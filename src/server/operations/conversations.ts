@@ -11,6 +11,7 @@ import {
   messageListSchema,
   messageSchema,
 } from "@/lib/schemas/conversations";
+import { includeDeletedQuery } from "@/lib/schemas/common";
 import { orgIdParams } from "@/lib/schemas/organizations";
 import {
   appendMessages,
@@ -20,6 +21,7 @@ import {
   getConversation,
   listConversations,
   listMessages,
+  restoreConversation,
 } from "@/server/services/conversations/service";
 import { defineOperation } from "./operation";
 
@@ -44,13 +46,18 @@ export const conversationOperations = {
   }),
   get: defineOperation({
     id: "getConversation", method: "GET", path: ONE, tag, summary: "Read a conversation",
-    access: read, params: conversationParams, response: conversationSchema, errors: ["not_found"],
-    handler: ({ actor, params }) => getConversation(actor, params.org_id, params.conversation_id),
+    access: read, params: conversationParams, query: includeDeletedQuery, response: conversationSchema, errors: ["not_found"],
+    handler: ({ actor, params, query }) => getConversation(actor, params.org_id, params.conversation_id, { includeDeleted: query.include_deleted }),
   }),
   delete: defineOperation({
     id: "deleteConversation", method: "DELETE", path: ONE, tag, summary: "Delete a conversation (soft)",
     access: write, params: conversationParams, response: conversationSchema, errors: ["not_found"],
     handler: ({ actor, params }) => deleteConversation(actor, params.org_id, params.conversation_id),
+  }),
+  restore: defineOperation({
+    id: "restoreConversation", method: "POST", path: `${ONE}/restore`, tag, summary: "Restore a deleted conversation",
+    access: { ...write, sysAdmin: true }, params: conversationParams, response: conversationSchema, errors: ["not_found"],
+    handler: ({ actor, params }) => restoreConversation(actor, params.org_id, params.conversation_id),
   }),
   messages: defineOperation({
     id: "listMessages", method: "GET", path: `${ONE}/messages`, tag, summary: "Read a conversation's history",

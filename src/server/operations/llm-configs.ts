@@ -1,8 +1,7 @@
-import { z } from "zod";
-import { booleanQuery } from "@/lib/schemas/common";
-import { createLlmConfigInput, llmConfigListSchema, llmConfigParams, llmConfigSchema, updateLlmConfigInput } from "@/lib/schemas/llm-configs";
+import { includeDeletedQuery } from "@/lib/schemas/common";
+import { createLlmConfigInput, listLlmConfigsQuery, llmConfigListSchema, llmConfigParams, llmConfigSchema, updateLlmConfigInput } from "@/lib/schemas/llm-configs";
 import { orgIdParams } from "@/lib/schemas/organizations";
-import { createLlmConfig, deleteLlmConfig, getLlmConfig, listLlmConfigs, updateLlmConfig } from "@/server/services/llm-configs/service";
+import { createLlmConfig, deleteLlmConfig, getLlmConfig, listLlmConfigs, restoreLlmConfig, updateLlmConfig } from "@/server/services/llm-configs/service";
 import { defineOperation } from "./operation";
 
 // An organization's bring-your-own-key LLM provider configs. Provider keys never come back, only
@@ -18,8 +17,8 @@ export const llmConfigOperations = {
   list: defineOperation({
     id: "listLlmConfigs", method: "GET", path: BASE, tag, summary: "List an organization's LLM configs",
     description: "`enabled=true` lists only the configs new orchestrators may use. Provider keys are never returned, only their last 4 characters.",
-    access: { ...read, list: true }, params: orgIdParams, query: z.strictObject({ enabled: booleanQuery.optional() }), response: llmConfigListSchema,
-    handler: ({ actor, params, query }) => listLlmConfigs(actor, params.org_id, { enabledOnly: query.enabled }),
+    access: { ...read, list: true }, params: orgIdParams, query: listLlmConfigsQuery, response: llmConfigListSchema,
+    handler: ({ actor, params, query }) => listLlmConfigs(actor, params.org_id, query),
   }),
   create: defineOperation({
     id: "createLlmConfig", method: "POST", path: BASE, tag, summary: "Add an LLM provider config (bring your own key)",
@@ -29,8 +28,8 @@ export const llmConfigOperations = {
   }),
   get: defineOperation({
     id: "getLlmConfig", method: "GET", path: ONE, tag, summary: "Read an LLM config",
-    access: read, params: llmConfigParams, response: llmConfigSchema, errors: ["not_found"],
-    handler: ({ actor, params }) => getLlmConfig(actor, params.org_id, params.config_id),
+    access: read, params: llmConfigParams, query: includeDeletedQuery, response: llmConfigSchema, errors: ["not_found"],
+    handler: ({ actor, params, query }) => getLlmConfig(actor, params.org_id, params.config_id, { includeDeleted: query.include_deleted }),
   }),
   update: defineOperation({
     id: "updateLlmConfig", method: "PATCH", path: ONE, tag, summary: "Update an LLM config",
@@ -42,5 +41,10 @@ export const llmConfigOperations = {
     id: "deleteLlmConfig", method: "DELETE", path: ONE, tag, summary: "Delete an LLM config (soft)",
     access: write, params: llmConfigParams, response: llmConfigSchema, errors: ["not_found"],
     handler: ({ actor, params }) => deleteLlmConfig(actor, params.org_id, params.config_id),
+  }),
+  restore: defineOperation({
+    id: "restoreLlmConfig", method: "POST", path: `${ONE}/restore`, tag, summary: "Restore a deleted LLM config",
+    access: { ...write, sysAdmin: true }, params: llmConfigParams, response: llmConfigSchema, errors: ["not_found"],
+    handler: ({ actor, params }) => restoreLlmConfig(actor, params.org_id, params.config_id),
   }),
 };

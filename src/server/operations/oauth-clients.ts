@@ -7,11 +7,13 @@ import {
   oauthClientWithSecretSchema,
   updateOAuthClientInput,
 } from "@/lib/schemas/oauth-clients";
+import { includeDeletedQuery } from "@/lib/schemas/common";
 import {
   createOAuthClient,
   deleteOAuthClient,
   getOAuthClient,
   listOAuthClients,
+  restoreOAuthClient,
   rotateOAuthClientSecret,
   updateOAuthClient,
 } from "@/server/services/oauth-clients/service";
@@ -43,8 +45,8 @@ export const oauthClientOperations = {
   }),
   get: defineOperation({
     id: "getOAuthClient", method: "GET", path: ONE, tag, summary: "Read an OAuth client",
-    access: read, params: clientIdParams, response: oauthClientSchema, errors: ["not_found"],
-    handler: ({ actor, params }) => getOAuthClient(actor, params.client_id),
+    access: read, params: clientIdParams, query: includeDeletedQuery, response: oauthClientSchema, errors: ["not_found"],
+    handler: ({ actor, params, query }) => getOAuthClient(actor, params.client_id, { includeDeleted: query.include_deleted }),
   }),
   update: defineOperation({
     id: "updateOAuthClient", method: "PATCH", path: ONE, tag, summary: "Update an OAuth client",
@@ -58,6 +60,12 @@ export const oauthClientOperations = {
     description: "It is deactivated and disappears from lists.",
     access: write, params: clientIdParams, response: oauthClientSchema, errors: ["not_found"],
     handler: ({ actor, params }) => deleteOAuthClient(actor, params.client_id),
+  }),
+  restore: defineOperation({
+    id: "restoreOAuthClient", method: "POST", path: `${ONE}/restore`, tag, summary: "Restore a deleted OAuth client",
+    description: "It comes back deactivated: activate it with `is_active: true`.",
+    access: { ...write, sysAdmin: true }, params: clientIdParams, response: oauthClientSchema, errors: ["not_found"],
+    handler: ({ actor, params }) => restoreOAuthClient(actor, params.client_id),
   }),
   rotateSecret: defineOperation({
     id: "rotateOAuthClientSecret", method: "POST", path: `${ONE}/rotate-secret`, tag, summary: "Issue a new client secret",

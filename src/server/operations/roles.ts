@@ -12,7 +12,8 @@ import {
   roleSchema,
   updateRoleInput,
 } from "@/lib/schemas/roles";
-import { includeDeletedQuery, userIdParams } from "@/lib/schemas/users";
+import { includeDeletedQuery, pageQuery } from "@/lib/schemas/common";
+import { userIdParams } from "@/lib/schemas/users";
 import {
   createRole,
   deleteRole,
@@ -22,6 +23,7 @@ import {
   listGrants,
   listRoles,
   permissionCatalog,
+  restoreRole,
   revokeGrant,
   updateRole,
 } from "@/server/services/roles/service";
@@ -72,11 +74,17 @@ export const roleOperations = {
     access: write, params: roleIdParams, response: roleSchema, errors: ["not_found", "conflict", "scope_not_held"],
     handler: ({ actor, params }) => deleteRole(actor, params.role_id),
   }),
+  restore: defineOperation({
+    id: "restoreRole", method: "POST", path: `${ROLES}/{role_id}/restore`, tag, summary: "Restore a deleted role",
+    description: `Its grants count again at once. ${NO_ESCALATION}`,
+    access: { ...write, sysAdmin: true }, params: roleIdParams, response: roleSchema, errors: ["not_found", "scope_not_held"],
+    handler: ({ actor, params }) => restoreRole(actor, params.role_id),
+  }),
   grants: defineOperation({
     id: "listUserGrants", method: "GET", path: `${USER}/roles`, tag, summary: "A user's role grants",
     description: "Global grants (`org_id` null) and grants in organizations.",
-    access: read, params: userIdParams, response: grantListSchema, errors: ["not_found"],
-    handler: ({ actor, params }) => listGrants(actor, params.user_id),
+    access: read, params: userIdParams, query: pageQuery, response: grantListSchema, errors: ["not_found"],
+    handler: ({ actor, params, query }) => listGrants(actor, params.user_id, query),
   }),
   grant: defineOperation({
     id: "grantRole", method: "POST", path: `${USER}/roles`, tag, summary: "Grant a role to a user",

@@ -1,9 +1,12 @@
-import { z } from "zod";
+import { includeDeletedQuery } from "@/lib/schemas/common";
 import { orgIdParams } from "@/lib/schemas/organizations";
 import {
   effectiveSettingsSchema,
+  listSettingsQuery,
+  orgSettingListSchema,
   orgSettingParams,
   orgSettingSchema,
+  platformSettingListSchema,
   platformSettingSchema,
   putOrgSettingInput,
   putPlatformSettingInput,
@@ -13,11 +16,14 @@ import {
   deleteOrgSetting,
   deletePlatformSetting,
   effectiveOrgSettings,
+  getOrgSetting,
   getPlatformSetting,
   listOrgSettings,
   listPlatformSettings,
   putOrgSetting,
   putPlatformSetting,
+  restoreOrgSetting,
+  restorePlatformSetting,
 } from "@/server/services/settings/service";
 import { defineOperation } from "./operation";
 
@@ -35,13 +41,13 @@ const orgWrite = { permission: "svc:org:settings:write", org: "org_id" } as cons
 export const platformSettingOperations = {
   list: defineOperation({
     id: "listPlatformSettings", method: "GET", path: PLATFORM, tag, summary: "List platform settings (tier 2)",
-    access: systemRead, response: z.object({ data: z.array(platformSettingSchema) }),
-    handler: ({ actor }) => listPlatformSettings(actor),
+    access: systemRead, query: listSettingsQuery, response: platformSettingListSchema,
+    handler: ({ actor, query }) => listPlatformSettings(actor, query),
   }),
   get: defineOperation({
     id: "getPlatformSetting", method: "GET", path: `${PLATFORM}/{key}`, tag, summary: "Read a platform setting",
-    access: systemRead, params: settingKeyParams, response: platformSettingSchema, errors: ["not_found"],
-    handler: ({ actor, params }) => getPlatformSetting(actor, params.key),
+    access: systemRead, params: settingKeyParams, query: includeDeletedQuery, response: platformSettingSchema, errors: ["not_found"],
+    handler: ({ actor, params, query }) => getPlatformSetting(actor, params.key, { includeDeleted: query.include_deleted }),
   }),
   put: defineOperation({
     id: "putPlatformSetting", method: "PUT", path: `${PLATFORM}/{key}`, tag, summary: "Create or replace a platform setting",
@@ -54,13 +60,23 @@ export const platformSettingOperations = {
     access: systemWrite, params: settingKeyParams, response: platformSettingSchema, errors: ["not_found"],
     handler: ({ actor, params }) => deletePlatformSetting(actor, params.key),
   }),
+  restore: defineOperation({
+    id: "restorePlatformSetting", method: "POST", path: `${PLATFORM}/{key}/restore`, tag, summary: "Restore a deleted platform setting",
+    access: { ...systemWrite, sysAdmin: true }, params: settingKeyParams, response: platformSettingSchema, errors: ["not_found"],
+    handler: ({ actor, params }) => restorePlatformSetting(actor, params.key),
+  }),
 };
 
 export const orgSettingOperations = {
   list: defineOperation({
     id: "listOrgSettings", method: "GET", path: ORG, tag, summary: "List an organization's settings (tier 3)",
-    access: { ...orgRead, list: true }, params: orgIdParams, response: z.object({ data: z.array(orgSettingSchema) }),
-    handler: ({ actor, params }) => listOrgSettings(actor, params.org_id),
+    access: { ...orgRead, list: true }, params: orgIdParams, query: listSettingsQuery, response: orgSettingListSchema,
+    handler: ({ actor, params, query }) => listOrgSettings(actor, params.org_id, query),
+  }),
+  get: defineOperation({
+    id: "getOrgSetting", method: "GET", path: `${ORG}/{key}`, tag, summary: "Read an organization's value for a key",
+    access: orgRead, params: orgSettingParams, query: includeDeletedQuery, response: orgSettingSchema, errors: ["not_found"],
+    handler: ({ actor, params, query }) => getOrgSetting(actor, params.org_id, params.key, { includeDeleted: query.include_deleted }),
   }),
   put: defineOperation({
     id: "putOrgSetting", method: "PUT", path: `${ORG}/{key}`, tag, summary: "Set an organization's value for a key",
@@ -69,9 +85,15 @@ export const orgSettingOperations = {
     handler: ({ actor, params, body }) => putOrgSetting(actor, params.org_id, params.key, body),
   }),
   delete: defineOperation({
-    id: "deleteOrgSetting", method: "DELETE", path: `${ORG}/{key}`, tag, summary: "Remove an organization's value for a key",
+    id: "deleteOrgSetting", method: "DELETE", path: `${ORG}/{key}`, tag, summary: "Remove an organization's value for a key (soft)",
     access: orgWrite, params: orgSettingParams, response: orgSettingSchema, errors: ["not_found"],
     handler: ({ actor, params }) => deleteOrgSetting(actor, params.org_id, params.key),
+  }),
+  restore: defineOperation({
+    id: "restoreOrgSetting", method: "POST", path: `${ORG}/{key}/restore`, tag, summary: "Restore an organization's deleted value for a key",
+    description: "Refused with 403 `not_overridable` where the platform no longer lets organizations override the key.",
+    access: { ...orgWrite, sysAdmin: true }, params: orgSettingParams, response: orgSettingSchema, errors: ["not_found", "not_overridable"],
+    handler: ({ actor, params }) => restoreOrgSetting(actor, params.org_id, params.key),
   }),
   effective: defineOperation({
     id: "effectiveOrgSettings", method: "GET", path: "/api/v1/organizations/{org_id}/effective-settings", tag, summary: "Effective settings of an organization",

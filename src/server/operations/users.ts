@@ -1,10 +1,10 @@
+import { includeDeletedQuery, pageQuery } from "@/lib/schemas/common";
 import { listUserOrganizationsQuery, userOrganizationListSchema } from "@/lib/schemas/members";
 import {
   createUserInput,
   identityListSchema,
   identityParams,
   identitySchema,
-  includeDeletedQuery,
   listUsersQuery,
   passwordResetSchema,
   resetPasswordInput,
@@ -87,8 +87,8 @@ export const userOperations = {
   }),
   identities: defineOperation({
     id: "listUserIdentities", method: "GET", path: `${ONE}/identities`, tag, summary: "A user's linked OAuth identities",
-    access: read, params: userIdParams, response: identityListSchema, errors: ["not_found"],
-    handler: ({ actor, params }) => listIdentities(actor, params.user_id),
+    access: read, params: userIdParams, query: pageQuery, response: identityListSchema, errors: ["not_found"],
+    handler: ({ actor, params, query }) => listIdentities(actor, params.user_id, query),
   }),
   unlinkIdentity: defineOperation({
     id: "unlinkUserIdentity", method: "DELETE", path: `${ONE}/identities/{identity_id}`, tag, summary: "Unlink an OAuth identity",

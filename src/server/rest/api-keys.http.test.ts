@@ -30,7 +30,7 @@ async function keyFor(userId: string, scopes: Permission[], expires_at: string |
 const call = (path: string, init: RequestInit & { key?: string } = {}) => {
   const headers = new Headers(init.headers);
   if (init.key) headers.set("x-api-key", init.key);
-  return fetch(`${app.baseUrl}${path}`, { ...init, headers });
+  return app.fetch(path, { ...init, headers });
 };
 
 async function createViaConsole(body: unknown) {

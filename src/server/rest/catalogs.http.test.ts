@@ -15,7 +15,7 @@ const admin = await createSysAdmin(client);
 const key = await createApiKey(systemActor("test"), admin.id, { name: "ops", scopes: ALL_PERMISSIONS.filter((p) => !isDangerous(p)), expires_at: null });
 
 async function api<T = Record<string, unknown>>(method: string, path: string, body?: unknown, apiKey = key.raw_key) {
-  const response = await fetch(`${app.baseUrl}${path}`, {
+  const response = await app.fetch(path, {
     method,
     headers: { "x-api-key": apiKey, ...(body === undefined ? {} : { "content-type": "application/json" }) },
     body: body === undefined ? undefined : JSON.stringify(body),

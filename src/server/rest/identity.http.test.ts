@@ -29,7 +29,7 @@ async function call<T = Record<string, unknown>>(as: Caller, method: string, pat
   const headers: Record<string, string> = body === undefined ? {} : { "content-type": "application/json" };
   const init = { method, headers, body: body === undefined ? undefined : JSON.stringify(body) };
   const response = "key" in as
-    ? await fetch(`${app.baseUrl}${path}`, { ...init, headers: { ...headers, "x-api-key": as.key } })
+    ? await app.fetch(path, { ...init, headers: { ...headers, "x-api-key": as.key } })
     : await as.session.fetch(path, init);
   return { status: response.status, headers: response.headers, body: (await response.json()) as T };
 }

@@ -27,7 +27,7 @@ interface Result<T = Record<string, unknown>> {
   body: T;
 }
 async function api<T = Record<string, unknown>>(method: string, path: string, body?: unknown): Promise<Result<T>> {
-  const response = await fetch(`${app.baseUrl}${path}`, {
+  const response = await app.fetch(path, {
     method,
     headers: { "x-api-key": key.raw_key, ...(body === undefined ? {} : { "content-type": "application/json" }) },
     body: body === undefined ? undefined : JSON.stringify(body),
@@ -126,12 +126,21 @@ describe("settings tiers", () => {
     expect(instanceView["agent.max_steps"]).toEqual([25, "organization"]);
   });
 
-  it("keeps config_hash equal for equal effective configs and current when a tier changes", async () => {
+  it("gives instances that may share a pool the same config_hash, and keeps it current when a tier changes", async () => {
     const org = await newOrg({ tier: "pro" });
-    const a = await api<{ id: string; config_hash: string }>("POST", `/api/v1/organizations/${org.id}/orchestrators`, instanceBody({ config: { x: 1, y: { b: 2, a: 1 } } }));
-    const b = await api<{ id: string; config_hash: string }>("POST", `/api/v1/organizations/${org.id}/orchestrators`, instanceBody({ framework_type: "google_adk", config: { y: { a: 1, b: 2 }, x: 1 } }));
+    const create = (extra: Record<string, unknown>) => api<{ id: string; config_hash: string }>("POST", `/api/v1/organizations/${org.id}/orchestrators`, instanceBody(extra));
+    const a = await create({ whoami: "helper", config: { x: 1, y: { b: 2, a: 1 } } });
+    const b = await create({ whoami: "helper", config: { y: { a: 1, b: 2 }, x: 1 } });
     expect(a.body.config_hash).toMatch(/^[0-9a-f]{16}$/);
     expect(a.body.config_hash).toBe(b.body.config_hash);
+    // Anything else that makes two instances behave differently gives them different hashes.
+    const plugin = await api("POST", "/api/v1/plugins", { pid: `com.hash.p${++counter}`, version: "1.0.0", name: "Hashed" });
+    expect(plugin.status).toBe(201);
+    for (const other of [{ framework_type: "google_adk" }, { mode: "handoff" }, { whoami: "another" }, { plugin_settings: { [plugin.body.pid as string]: { k: 1 } } }]) {
+      const c = await create({ whoami: "helper", config: { x: 1, y: { a: 1, b: 2 } }, ...other });
+      expect(c.status, JSON.stringify(c.body)).toBe(201);
+      expect(c.body.config_hash, JSON.stringify(other)).not.toBe(a.body.config_hash);
+    }
     await api("PUT", `/api/v1/organizations/${org.id}/settings/ui.density`, { value: "compact", overridable: true });
     const after = await api<{ config_hash: string }>("GET", `/api/v1/organizations/${org.id}/orchestrators/${a.body.id}`);
     expect(after.body.config_hash).not.toBe(a.body.config_hash);

@@ -1,10 +1,10 @@
 import { describe, expect, it } from "vitest";
 import { systemActor } from "@/server/auth/actor";
-import { ORG_PERMISSIONS } from "@/lib/permissions";
+import { isDangerous, ORG_PERMISSIONS, type Permission } from "@/lib/permissions";
 import { createApiKey } from "@/server/services/api-keys/service";
-import { startApp } from "@/test/app";
+import { Browserless, startApp } from "@/test/app";
 import { testDatabase } from "@/test/database";
-import { createOrg, createUser, grant, join, roleId, seedRoles } from "@/test/fixtures";
+import { createOrg, createUser, grant, join, PASSWORD, roleId, seedRoles } from "@/test/fixtures";
 import { ROUTES } from "./registry";
 
 // Generated from the route registry: every organization-scoped route, called by the admin of
@@ -32,6 +32,8 @@ const home = await createOrg(client, "home");
 await join(client, intruder.id, home.id);
 await grant(client, intruder.id, await roleId(client, "org_admin"), home.id);
 const key = await createApiKey(systemActor("test"), intruder.id, { name: "intruder", scopes: ORG_PERMISSIONS, expires_at: null });
+const intruderSession = new Browserless(app.baseUrl);
+expect(await intruderSession.signIn(intruder.username, PASSWORD)).toBe(true);
 
 const victimMember = await createUser(client);
 await join(client, victimMember.id, victim.id);
@@ -60,7 +62,7 @@ describe("tenant isolation", () => {
   });
 
   it.each(orgScoped.map((r) => [`${r.method} ${r.path}`, r] as const))("%s hides another organization", async (_name, route) => {
-    const response = await fetch(`${app.baseUrl}${fill(route.path)}`, {
+    const response = await app.fetch(fill(route.path), {
       method: route.method,
       headers: { "x-api-key": key.raw_key, "content-type": "application/json" },
       body: route.method === "GET" || route.method === "DELETE" ? undefined : "{}",
@@ -69,6 +71,28 @@ describe("tenant isolation", () => {
     expect(response.status).toBe(expected);
     const text = await response.text();
     for (const secret of [victim.name, instance.name, "feature.x", point.name, plugin.pid, "victim chat"]) expect(text).not.toContain(secret);
+  });
+
+  // The intruder's own organization in the path, with another tenant's child in it: the child is
+  // not found there, whatever the route.
+  const childRoutes = orgScoped.filter((r) => /\{org_id\}\/.*\{[a-z_]+\}/.test(r.path));
+  const inHome = (path: string) => fill(path).replace(victim.id, home.id);
+
+  const childCases = childRoutes.flatMap((r) => (["key", "session"] as const).map((as) => [`${r.method} ${r.path} (${as})`, r, as] as const));
+
+  it.each(childCases)("%s does not reach another organization's child through mine", async (_name, route, as) => {
+    const bodyless = route.method === "GET" || route.method === "DELETE";
+    const init = { method: route.method, headers: { "content-type": "application/json" }, body: bodyless ? undefined : "{}" };
+    const response =
+      as === "key" ? await app.fetch(inHome(route.path), { ...init, headers: { ...init.headers, "x-api-key": key.raw_key } }) : await intruderSession.fetch(inHome(route.path), init);
+    // Only sys_admins restore, and a key never carries a dangerous permission: such calls are refused
+    // outright. Otherwise a body route may refuse the empty body first; either way nothing is found.
+    const access = route.access as { permission: Permission; sysAdmin?: boolean };
+    const refused = access.sysAdmin || (as === "key" && isDangerous(access.permission));
+    const expected = refused ? [403] : bodyless ? [404] : [400, 404];
+    expect(expected).toContain(response.status);
+    const text = await response.text();
+    for (const secret of [victim.name, instance.name, point.name, plugin.pid, "victim chat"]) expect(text).not.toContain(secret);
   });
 
   it("left the other organization untouched", async () => {
@@ -83,7 +107,7 @@ describe("tenant isolation", () => {
   });
 
   it("does not list another organization", async () => {
-    const response = await fetch(`${app.baseUrl}/api/v1/organizations`, { headers: { "x-api-key": key.raw_key } });
+    const response = await app.fetch("/api/v1/organizations", { headers: { "x-api-key": key.raw_key } });
     const { data } = (await response.json()) as { data: { id: string }[] };
     expect(data.map((o) => o.id)).toEqual([home.id]);
   });

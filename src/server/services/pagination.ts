@@ -1,22 +1,76 @@
-import { DomainError } from "@/server/errors";
+import { validationFailed } from "@/server/errors";
 
-// Opaque cursors for lists ordered by a time-ordered UUIDv7 id (newest first): the cursor is the
-// last id of the page, base64url-encoded.
+// Every list answers one page at a time: `{ data, next_cursor }`, at most `limit` items, in the
+// order of one unique column. The cursor is opaque to clients: the last value of the page,
+// base64url-encoded JSON. A list ordered by a time-ordered UUIDv7 id is newest first.
 
-export const encodeCursor = (id: string): string => Buffer.from(id, "utf8").toString("base64url");
-
-export function decodeCursor(cursor: string | undefined): string | undefined {
-  if (cursor === undefined) return undefined;
-  const id = Buffer.from(cursor, "base64url").toString("utf8");
-  if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/.test(id)) {
-    throw new DomainError("validation_failed", "The cursor is not valid.", { errors: [{ path: "cursor", message: "is not a cursor from this list" }] });
-  }
-  return id;
+export interface PageQuery {
+  limit: number;
+  cursor?: string;
 }
 
-/** Splits a fetched page of limit + 1 rows into the page and the next cursor. */
-export function page<T extends { id: string }>(rows: T[], limit: number): { data: T[]; next_cursor: string | null } {
-  const data = rows.slice(0, limit);
+export interface Page<T> {
+  data: T[];
+  next_cursor: string | null;
+}
+
+type CursorValue = string | number;
+
+export interface PageOrder<K extends string, V extends CursorValue> {
+  /** The unique column the list is ordered by. */
+  column: K;
+  direction: "asc" | "desc";
+  /** What a cursor of this list may hold. */
+  accepts: (value: unknown) => value is V;
+}
+
+/** What `fetch` adds to its query: the rows after the cursor, in order, one more than the page. */
+export interface PageWindow<K extends string, V extends CursorValue> {
+  after: { [P in K]?: { lt: V } | { gt: V } };
+  orderBy: { [P in K]: "asc" | "desc" };
+  take: number;
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+const isUuid = (value: unknown): value is string => typeof value === "string" && UUID.test(value);
+const isRowId = (value: unknown): value is number => Number.isSafeInteger(value) && (value as number) > 0;
+const isKey = (value: unknown): value is string => typeof value === "string" && value.length > 0 && value.length <= 255;
+
+export const newestFirst: PageOrder<"id", string> = { column: "id", direction: "desc", accepts: isUuid };
+export const byUuidDesc = <K extends string>(column: K): PageOrder<K, string> => ({ column, direction: "desc", accepts: isUuid });
+export const oldestFirst: PageOrder<"id", string> = { column: "id", direction: "asc", accepts: isUuid };
+export const byRowId: PageOrder<"id", number> = { column: "id", direction: "asc", accepts: isRowId };
+export const byKey: PageOrder<"key", string> = { column: "key", direction: "asc", accepts: isKey };
+
+function decodeCursor<K extends string, V extends CursorValue>(cursor: string | undefined, order: PageOrder<K, V>): V | undefined {
+  if (cursor === undefined) return undefined;
+  let value: unknown;
+  try {
+    value = JSON.parse(Buffer.from(cursor, "base64url").toString("utf8"));
+  } catch {
+    value = undefined;
+  }
+  if (!order.accepts(value)) throw validationFailed([{ path: "cursor", message: "is not a cursor from this list" }], "The cursor is not valid.");
+  return value;
+}
+
+const encodeCursor = (value: CursorValue): string => Buffer.from(JSON.stringify(value), "utf8").toString("base64url");
+
+/** One page of a list: `fetch` reads the rows of the window, `toItem` shapes each. */
+export async function paginate<K extends string, V extends CursorValue, Row extends { [P in K]: V }, Item>(
+  query: PageQuery,
+  order: PageOrder<K, V>,
+  fetch: (window: PageWindow<K, V>) => Promise<Row[]>,
+  toItem: (row: Row) => Item,
+): Promise<Page<Item>> {
+  const cursor = decodeCursor(query.cursor, order);
+  const after = cursor === undefined ? {} : { [order.column]: order.direction === "desc" ? { lt: cursor } : { gt: cursor } };
+  const rows = await fetch({
+    after: after as PageWindow<K, V>["after"],
+    orderBy: { [order.column]: order.direction } as PageWindow<K, V>["orderBy"],
+    take: query.limit + 1,
+  });
+  const data = rows.slice(0, query.limit);
   const last = data[data.length - 1];
-  return { data, next_cursor: rows.length > limit && last ? encodeCursor(last.id) : null };
+  return { data: data.map(toItem), next_cursor: rows.length > query.limit && last ? encodeCursor(last[order.column]) : null };
 }

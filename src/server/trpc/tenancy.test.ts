@@ -158,12 +158,12 @@ describe("settings tiers", () => {
   it("manages platform settings with their value_type", async () => {
     const saved = await asAdmin.platformSettings.put({ key: "console.theme", value: "dark", value_type: "string", overridable: true, category: "ui" });
     expect(saved).toMatchObject({ key: "console.theme", value: "dark", overridable: true, category: "ui" });
-    expect((await asAdmin.platformSettings.list()).data.map((s) => s.key)).toEqual(expect.arrayContaining(["console.theme", "tier.free"]));
+    expect((await asAdmin.platformSettings.list({ limit: 100 })).data.map((s) => s.key)).toEqual(expect.arrayContaining(["console.theme", "tier.free"]));
     const wrongType = await failure(asAdmin.platformSettings.put({ key: "console.width", value: "wide", value_type: "integer", overridable: false }));
     expect(wrongType.code).toBe("BAD_REQUEST");
     expect(pathsOf(wrongType)).toEqual(["value"]);
     await asAdmin.platformSettings.delete({ key: "console.theme" });
-    expect((await asAdmin.platformSettings.list()).data.map((s) => s.key)).not.toContain("console.theme");
+    expect((await asAdmin.platformSettings.list({ limit: 100 })).data.map((s) => s.key)).not.toContain("console.theme");
   });
 
   it("maps not_overridable to FORBIDDEN with its domain code, and shows the effective value with its source", async () => {

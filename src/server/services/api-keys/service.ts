@@ -6,7 +6,7 @@ import { loadGrants } from "@/server/auth/grants";
 import { CHANNEL, invalidateLocally, notifyPayload } from "@/server/auth/invalidation";
 import { dataLayer } from "@/server/db/data-layer";
 import { notFound, validationFailed } from "@/server/errors";
-import { decodeCursor, page } from "@/server/services/pagination";
+import { newestFirst, paginate } from "@/server/services/pagination";
 import {
   type ApiKey,
   type CreateApiKeyInput,
@@ -102,19 +102,9 @@ export async function listApiKeys(actor: Actor, query: ListApiKeysQuery): Promis
   const userId = query.user_id ?? (actor.kind === "system" ? undefined : actor.userId);
   if (!userId) throw validationFailed([{ path: "user_id", message: "is required" }]);
   requireSelfOrSysAdmin(actor, userId);
-  const after = decodeCursor(query.cursor);
-  const rows = await dataLayer(auditName(actor)).apiKey.findMany({
-    where: {
-      user_id: userId,
-      ...(query.active === undefined ? {} : { is_active: query.active }),
-      ...(after ? { id: { lt: after } } : {}),
-    },
-    orderBy: { id: "desc" },
-    take: query.limit + 1,
-    select: PUBLIC_FIELDS,
-  });
-  const result = page(rows, query.limit);
-  return { data: result.data.map(toApiKey), next_cursor: result.next_cursor };
+  const where = { user_id: userId, ...(query.active === undefined ? {} : { is_active: query.active }) };
+  const db = dataLayer(auditName(actor));
+  return paginate(query, newestFirst, (w) => db.apiKey.findMany({ where: { ...where, ...w.after }, orderBy: w.orderBy, take: w.take, select: PUBLIC_FIELDS }), toApiKey);
 }
 
 /**

@@ -3,9 +3,9 @@ import { auditName, type Actor } from "@/server/auth/actor";
 import { dataLayer, type DataLayer } from "@/server/db/data-layer";
 import { notFound } from "@/server/errors";
 import { requireOrganization } from "@/server/services/organizations/service";
-import { decodeCursor, page } from "@/server/services/pagination";
+import { newestFirst, paginate } from "@/server/services/pagination";
 import { lockOrganization, requireTierAtLeast, requireWithinQuota } from "@/server/services/quotas";
-import type { CentralPoint, CreateCentralPointInput, UpdateCentralPointInput } from "@/lib/schemas/central-points";
+import type { CentralPoint, CreateCentralPointInput, ListCentralPointsQuery, UpdateCentralPointInput } from "@/lib/schemas/central-points";
 
 // Central points: stable API handles for an organization's orchestrator instances (Pro and up).
 
@@ -20,6 +20,7 @@ const toCentralPoint = (row: Row): CentralPoint => ({
   visibility: row.visibility,
   status: row.status,
   created_at: row.created_at.toISOString(),
+  is_deleted: row.is_deleted,
   updated_at: row.updated_at.toISOString(),
 });
 
@@ -40,17 +41,10 @@ export async function createCentralPoint(actor: Actor, orgId: string, input: Cre
   return toCentralPoint(row);
 }
 
-export async function listCentralPoints(actor: Actor, orgId: string, query: { limit: number; cursor?: string }) {
-  const db = dataLayer(auditName(actor));
+export async function listCentralPoints(actor: Actor, orgId: string, query: ListCentralPointsQuery) {
+  const db = dataLayer(auditName(actor), { includeDeleted: query.include_deleted === true });
   await requireOrganization(db, orgId);
-  const after = decodeCursor(query.cursor);
-  const rows = await db.centralPoint.findMany({
-    where: { org_id: orgId, ...(after ? { id: { lt: after } } : {}) },
-    orderBy: { id: "desc" },
-    take: query.limit + 1,
-  });
-  const result = page(rows, query.limit);
-  return { data: result.data.map(toCentralPoint), next_cursor: result.next_cursor };
+  return paginate(query, newestFirst, (w) => db.centralPoint.findMany({ where: { org_id: orgId, ...w.after }, orderBy: w.orderBy, take: w.take }), toCentralPoint);
 }
 
 async function requireCentralPoint(db: Pick<DataLayer, "centralPoint">, orgId: string, id: string) {
@@ -59,8 +53,8 @@ async function requireCentralPoint(db: Pick<DataLayer, "centralPoint">, orgId: s
   return row;
 }
 
-export async function getCentralPoint(actor: Actor, orgId: string, id: string) {
-  return toCentralPoint(await requireCentralPoint(dataLayer(auditName(actor)), orgId, id));
+export async function getCentralPoint(actor: Actor, orgId: string, id: string, options: { includeDeleted?: boolean } = {}) {
+  return toCentralPoint(await requireCentralPoint(dataLayer(auditName(actor), { includeDeleted: options.includeDeleted === true }), orgId, id));
 }
 
 export async function updateCentralPoint(actor: Actor, orgId: string, id: string, input: UpdateCentralPointInput) {
@@ -74,4 +68,19 @@ export async function deleteCentralPoint(actor: Actor, orgId: string, id: string
   const db = dataLayer(auditName(actor));
   await requireCentralPoint(db, orgId, id);
   return toCentralPoint(await db.centralPoint.update({ where: { id }, data: { is_deleted: true } }));
+}
+
+/** Brings a deleted central point back (pro tier and up, within max_central_points); a live one answers as it is. */
+export async function restoreCentralPoint(actor: Actor, orgId: string, id: string) {
+  const row = await dataLayer(auditName(actor)).$transaction(async (tx) => {
+    await lockOrganization(tx, orgId);
+    const deleted = await tx.centralPoint.findFirst({ where: { id, org_id: orgId, is_deleted: true } });
+    if (!deleted) return requireCentralPoint(tx, orgId, id);
+    const org = await requireOrganization(tx, orgId);
+    requireTierAtLeast(org.subscription_tier, "pro", "Central points");
+    await requireWithinQuota(tx, org.subscription_tier, "max_central_points", await tx.centralPoint.count({ where: { org_id: orgId } }));
+    await requireInstanceInOrg(tx, orgId, deleted.orchestrator_id);
+    return tx.centralPoint.update({ where: { id, is_deleted: true }, data: { is_deleted: false } });
+  });
+  return toCentralPoint(row);
 }

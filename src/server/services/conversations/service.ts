@@ -5,7 +5,7 @@ import { queryRows } from "@/server/db/client";
 import { dataLayer, type DataLayer } from "@/server/db/data-layer";
 import { DomainError, notFound, validationFailed } from "@/server/errors";
 import { requireOrganization } from "@/server/services/organizations/service";
-import { decodeCursor, page } from "@/server/services/pagination";
+import { newestFirst, paginate } from "@/server/services/pagination";
 import type {
   AppendMessagesInput,
   Conversation,
@@ -32,6 +32,7 @@ const toConversation = (row: Row): Conversation => ({
   instance_id: row.instance_id,
   title: row.title,
   created_at: row.created_at.toISOString(),
+  is_deleted: row.is_deleted,
   updated_at: row.updated_at.toISOString(),
 });
 
@@ -65,24 +66,27 @@ export async function listConversations(actor: Actor, orgId: string, query: List
   await requireOrganization(db, orgId);
   const userId = query.user_id ?? callerId(actor);
   if (!userId) throw validationFailed([{ path: "user_id", message: "is required" }]);
-  const after = decodeCursor(query.cursor);
-  const rows = await db.conversation.findMany({
-    where: { org_id: orgId, user_id: userId, ...(query.instance_id ? { instance_id: query.instance_id } : {}), ...(after ? { id: { lt: after } } : {}) },
-    orderBy: { id: "desc" },
-    take: query.limit + 1,
-  });
-  const result = page(rows, query.limit);
-  return { data: result.data.map(toConversation), next_cursor: result.next_cursor };
+  const where = { org_id: orgId, user_id: userId, ...(query.instance_id ? { instance_id: query.instance_id } : {}) };
+  const visible = dataLayer(auditName(actor), { includeDeleted: query.include_deleted === true });
+  return paginate(query, newestFirst, (w) => visible.conversation.findMany({ where: { ...where, ...w.after }, orderBy: w.orderBy, take: w.take }), toConversation);
 }
 
-export async function getConversation(actor: Actor, orgId: string, id: string) {
-  return toConversation(await requireConversation(dataLayer(auditName(actor)), orgId, id));
+export async function getConversation(actor: Actor, orgId: string, id: string, options: { includeDeleted?: boolean } = {}) {
+  return toConversation(await requireConversation(dataLayer(auditName(actor), { includeDeleted: options.includeDeleted === true }), orgId, id));
 }
 
 export async function deleteConversation(actor: Actor, orgId: string, id: string) {
   const db = dataLayer(auditName(actor));
   await requireConversation(db, orgId, id);
   return toConversation(await db.conversation.update({ where: { id }, data: { is_deleted: true } }));
+}
+
+/** Brings a deleted conversation back; a live one answers as it is. */
+export async function restoreConversation(actor: Actor, orgId: string, id: string) {
+  const db = dataLayer(auditName(actor));
+  const deleted = await db.conversation.findFirst({ where: { id, org_id: orgId, is_deleted: true } });
+  if (!deleted) return getConversation(actor, orgId, id);
+  return toConversation(await db.conversation.update({ where: { id, is_deleted: true }, data: { is_deleted: false } }));
 }
 
 interface MessageRow {

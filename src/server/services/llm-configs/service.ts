@@ -6,7 +6,8 @@ import { dataLayer } from "@/server/db/data-layer";
 import { env } from "@/server/env";
 import { DomainError, notFound, validationFailed } from "@/server/errors";
 import { requireOrganization } from "@/server/services/organizations/service";
-import type { CreateLlmConfigInput, LlmConfig, UpdateLlmConfigInput } from "@/lib/schemas/llm-configs";
+import type { CreateLlmConfigInput, ListLlmConfigsQuery, LlmConfig, UpdateLlmConfigInput } from "@/lib/schemas/llm-configs";
+import { newestFirst, paginate } from "@/server/services/pagination";
 import { baseUrlProblem } from "./base-url";
 
 // Organization LLM configs (bring your own key). The provider key is encrypted here before it is
@@ -26,6 +27,7 @@ function toLlmConfig(row: Row): LlmConfig {
     additional_config: row.additional_config as LlmConfig["additional_config"],
     is_enabled: row.is_enabled,
     created_at: row.created_at.toISOString(),
+    is_deleted: row.is_deleted,
     updated_at: row.updated_at.toISOString(),
   };
 }
@@ -54,15 +56,12 @@ export async function createLlmConfig(actor: Actor, orgId: string, input: Create
   return toLlmConfig(row);
 }
 
-/** An organization's configs; `enabledOnly` is what new orchestrators may choose from. */
-export async function listLlmConfigs(actor: Actor, orgId: string, options: { enabledOnly?: boolean } = {}) {
-  const db = dataLayer(auditName(actor));
+/** An organization's configs; `enabled` true is what new orchestrators may choose from. */
+export async function listLlmConfigs(actor: Actor, orgId: string, query: ListLlmConfigsQuery) {
+  const db = dataLayer(auditName(actor), { includeDeleted: query.include_deleted === true });
   await requireOrganization(db, orgId);
-  const rows = await db.organizationLlmConfig.findMany({
-    where: { org_id: orgId, ...(options.enabledOnly ? { is_enabled: true } : {}) },
-    orderBy: { id: "desc" },
-  });
-  return { data: rows.map(toLlmConfig), next_cursor: null };
+  const where = { org_id: orgId, ...(query.enabled === undefined ? {} : { is_enabled: query.enabled }) };
+  return paginate(query, newestFirst, (w) => db.organizationLlmConfig.findMany({ where: { ...where, ...w.after }, orderBy: w.orderBy, take: w.take }), toLlmConfig);
 }
 
 async function requireConfig(db: ReturnType<typeof dataLayer>, orgId: string, configId: string) {
@@ -71,8 +70,8 @@ async function requireConfig(db: ReturnType<typeof dataLayer>, orgId: string, co
   return row;
 }
 
-export async function getLlmConfig(actor: Actor, orgId: string, configId: string) {
-  return toLlmConfig(await requireConfig(dataLayer(auditName(actor)), orgId, configId));
+export async function getLlmConfig(actor: Actor, orgId: string, configId: string, options: { includeDeleted?: boolean } = {}) {
+  return toLlmConfig(await requireConfig(dataLayer(auditName(actor), { includeDeleted: options.includeDeleted === true }), orgId, configId));
 }
 
 export async function updateLlmConfig(actor: Actor, orgId: string, configId: string, input: UpdateLlmConfigInput) {
@@ -100,6 +99,14 @@ export async function deleteLlmConfig(actor: Actor, orgId: string, configId: str
   const db = dataLayer(auditName(actor));
   await requireConfig(db, orgId, configId);
   return toLlmConfig(await db.organizationLlmConfig.update({ where: { id: configId }, data: { is_deleted: true } }));
+}
+
+/** Brings a deleted config back; a live one answers as it is. */
+export async function restoreLlmConfig(actor: Actor, orgId: string, configId: string) {
+  const db = dataLayer(auditName(actor));
+  const deleted = await db.organizationLlmConfig.findFirst({ where: { id: configId, org_id: orgId, is_deleted: true } });
+  if (!deleted) return getLlmConfig(actor, orgId, configId);
+  return toLlmConfig(await db.organizationLlmConfig.update({ where: { id: configId, is_deleted: true }, data: { is_deleted: false } }));
 }
 
 /** Re-encrypts every stored provider key under the current key version; returns how many changed. */

@@ -3,7 +3,7 @@ import { dataLayer, type DataLayer } from "@/server/db/data-layer";
 import { DomainError, notFound } from "@/server/errors";
 import { withAccessChange } from "@/server/services/access-changes";
 import { requireOrganization } from "@/server/services/organizations/service";
-import { decodeCursor, page } from "@/server/services/pagination";
+import { byUuidDesc, paginate } from "@/server/services/pagination";
 import { lockOrganization, requireWithinQuota } from "@/server/services/quotas";
 import type {
   AddMemberInput,
@@ -94,22 +94,17 @@ export async function getMember(actor: Actor, orgId: string, userId: string): Pr
 export async function listMembers(actor: Actor, orgId: string, query: ListMembersQuery): Promise<{ data: Member[]; next_cursor: string | null }> {
   const db = dataLayer(auditName(actor));
   await requireOrganization(db, orgId);
-  const after = decodeCursor(query.cursor);
   const contains = query.q ? { contains: query.q, mode: "insensitive" as const } : undefined;
-  const rows = await db.userOrgMembership.findMany({
-    where: {
-      org_id: orgId,
-      user: {
-        is_deleted: false,
-        ...(contains ? { OR: [{ username: contains }, { display_name: contains }, { email: contains }] } : {}),
-      },
-      ...(after ? { user_id: { lt: after } } : {}),
-    },
-    select: { user_id: true, created_at: true, user: MEMBER_USER },
-    orderBy: { user_id: "desc" },
-    take: query.limit + 1,
-  });
-  const result = page(rows.map((r) => ({ ...r, id: r.user_id })), query.limit);
+  const where = {
+    org_id: orgId,
+    user: { is_deleted: false, ...(contains ? { OR: [{ username: contains }, { display_name: contains }, { email: contains }] } : {}) },
+  };
+  const result = await paginate(
+    query,
+    byUuidDesc("user_id"),
+    (w) => db.userOrgMembership.findMany({ where: { ...where, ...w.after }, select: { user_id: true, created_at: true, user: MEMBER_USER }, orderBy: w.orderBy, take: w.take }),
+    (row) => row,
+  );
   const roles = await orgRoles(db, { org_id: orgId, user_id: { in: result.data.map((r) => r.user_id) } });
   return { data: result.data.map((m) => toMember(orgId, m, rolesFor(roles, m.user_id, orgId))), next_cursor: result.next_cursor };
 }
@@ -122,14 +117,12 @@ export async function listUserOrganizations(
 ): Promise<{ data: UserOrganization[]; next_cursor: string | null }> {
   const db = dataLayer(auditName(actor));
   if (!(await db.user.findUnique({ where: { id: userId }, select: { id: true } }))) throw notFound("user");
-  const after = decodeCursor(query.cursor);
-  const rows = await db.userOrgMembership.findMany({
-    where: { user_id: userId, org: { is_deleted: false }, ...(after ? { org_id: { lt: after } } : {}) },
-    select: { org_id: true, created_at: true, org: { select: { name: true, display_name: true } } },
-    orderBy: { org_id: "desc" },
-    take: query.limit + 1,
-  });
-  const result = page(rows.map((r) => ({ ...r, id: r.org_id })), query.limit);
+  const result = await paginate(
+    query,
+    byUuidDesc("org_id"),
+    (w) => db.userOrgMembership.findMany({ where: { user_id: userId, ...w.after }, select: { org_id: true, created_at: true, org: { select: { name: true, display_name: true } } }, orderBy: w.orderBy, take: w.take }),
+    (row) => row,
+  );
   const roles = await orgRoles(db, { user_id: userId, org_id: { in: result.data.map((r) => r.org_id) } });
   return {
     data: result.data.map((m) => ({

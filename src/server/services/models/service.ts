@@ -1,8 +1,9 @@
 import type { Prisma } from "@/generated/prisma/client";
 import { auditName, type Actor } from "@/server/auth/actor";
 import { dataLayer } from "@/server/db/data-layer";
-import { notFound, validationFailed } from "@/server/errors";
+import { notFound } from "@/server/errors";
 import type { CreateModelInput, ListModelsQuery, Model, UpdateModelInput } from "@/lib/schemas/models";
+import { byRowId, paginate } from "@/server/services/pagination";
 
 // The model catalog (provider_model_configs). Prices stay exact: strings in, Decimal in the database,
 // strings out with their 8 fraction digits trimmed of trailing zeros.
@@ -32,22 +33,14 @@ export const toModel = (row: Row): Model => ({
   updated_at: row.updated_at.toISOString(),
 });
 
-const CURSOR = /^\d+$/;
-
 export async function listModels(actor: Actor, query: ListModelsQuery) {
-  if (query.cursor !== undefined && !CURSOR.test(query.cursor)) throw validationFailed([{ path: "cursor", message: "is not a cursor from this list" }]);
-  const rows = await dataLayer(auditName(actor)).providerModelConfig.findMany({
-    where: {
-      ...(query.provider ? { provider: query.provider } : {}),
-      ...(query.model_category ? { model_category: query.model_category } : {}),
-      ...(query.enabled === undefined ? {} : { enabled: query.enabled }),
-      ...(query.cursor ? { id: { gt: Number(query.cursor) } } : {}),
-    },
-    orderBy: { id: "asc" },
-    take: query.limit + 1,
-  });
-  const data = rows.slice(0, query.limit);
-  return { data: data.map(toModel), next_cursor: rows.length > query.limit ? String(data[data.length - 1]?.id) : null };
+  const where = {
+    ...(query.provider ? { provider: query.provider } : {}),
+    ...(query.model_category ? { model_category: query.model_category } : {}),
+    ...(query.enabled === undefined ? {} : { enabled: query.enabled }),
+  };
+  const db = dataLayer(auditName(actor));
+  return paginate(query, byRowId, (w) => db.providerModelConfig.findMany({ where: { ...where, ...w.after }, orderBy: w.orderBy, take: w.take }), toModel);
 }
 
 export async function createModel(actor: Actor, input: CreateModelInput) {

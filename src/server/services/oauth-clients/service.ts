@@ -4,7 +4,7 @@ import { auditName, type Actor } from "@/server/auth/actor";
 import { requireKnownScopes, requireScopesHeld } from "@/server/auth/authorize";
 import { dataLayer, type DataLayer } from "@/server/db/data-layer";
 import { DomainError, notFound, validationFailed } from "@/server/errors";
-import { decodeCursor, page } from "@/server/services/pagination";
+import { newestFirst, paginate } from "@/server/services/pagination";
 import {
   clientShapeProblems,
   type CreateOAuthClientInput,
@@ -86,23 +86,17 @@ export async function createOAuthClient(actor: Actor, input: CreateOAuthClientIn
 }
 
 export async function listOAuthClients(actor: Actor, query: ListOAuthClientsQuery): Promise<{ data: OAuthClient[]; next_cursor: string | null }> {
-  const after = decodeCursor(query.cursor);
   const contains = query.q ? { contains: query.q, mode: "insensitive" as const } : undefined;
-  const rows = await dataLayer(auditName(actor), { includeDeleted: query.include_deleted === true }).oauth2Client.findMany({
-    where: {
-      ...(contains ? { OR: [{ name: contains }, { client_id: contains }] } : {}),
-      ...(query.active === undefined ? {} : { is_active: query.active }),
-      ...(after ? { id: { lt: after } } : {}),
-    },
-    orderBy: { id: "desc" },
-    take: query.limit + 1,
-  });
-  const result = page(rows, query.limit);
-  return { data: result.data.map(toOAuthClient), next_cursor: result.next_cursor };
+  const where = {
+    ...(contains ? { OR: [{ name: contains }, { client_id: contains }] } : {}),
+    ...(query.active === undefined ? {} : { is_active: query.active }),
+  };
+  const db = dataLayer(auditName(actor), { includeDeleted: query.include_deleted === true });
+  return paginate(query, newestFirst, (w) => db.oauth2Client.findMany({ where: { ...where, ...w.after }, orderBy: w.orderBy, take: w.take }), toOAuthClient);
 }
 
-export async function getOAuthClient(actor: Actor, clientId: string): Promise<OAuthClient> {
-  return toOAuthClient(await requireClient(dataLayer(auditName(actor)), clientId));
+export async function getOAuthClient(actor: Actor, clientId: string, options: { includeDeleted?: boolean } = {}): Promise<OAuthClient> {
+  return toOAuthClient(await requireClient(dataLayer(auditName(actor), { includeDeleted: options.includeDeleted === true }), clientId));
 }
 
 /** Updates a client; the result must still be a valid registration. client_type is fixed. */
@@ -135,6 +129,14 @@ export async function deleteOAuthClient(actor: Actor, clientId: string): Promise
   const db = dataLayer(auditName(actor));
   const current = await requireClient(db, clientId);
   return toOAuthClient(await db.oauth2Client.update({ where: { id: current.id }, data: { is_deleted: true, is_active: false } }));
+}
+
+/** Brings a deleted client back, still deactivated (activate it with an update); a live one answers as it is. */
+export async function restoreOAuthClient(actor: Actor, clientId: string): Promise<OAuthClient> {
+  const db = dataLayer(auditName(actor));
+  const deleted = await db.oauth2Client.findFirst({ where: { client_id: clientId, is_deleted: true } });
+  if (!deleted) return getOAuthClient(actor, clientId);
+  return toOAuthClient(await db.oauth2Client.update({ where: { id: deleted.id, is_deleted: true }, data: { is_deleted: false } }));
 }
 
 /** Issues a new secret for a confidential client; the old one stops working at once. */

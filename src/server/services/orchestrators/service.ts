@@ -3,7 +3,7 @@ import { auditName, type Actor } from "@/server/auth/actor";
 import { dataLayer } from "@/server/db/data-layer";
 import { DomainError, notFound } from "@/server/errors";
 import { requireOrganization } from "@/server/services/organizations/service";
-import { decodeCursor, page } from "@/server/services/pagination";
+import { newestFirst, paginate } from "@/server/services/pagination";
 import { lockOrganization, requireWithinQuota } from "@/server/services/quotas";
 import { checkPluginUse } from "@/server/services/plugins/service";
 import { checkInstanceConfig, hashFor, settingLayers } from "@/server/services/settings/service";
@@ -55,7 +55,7 @@ export async function createOrchestrator(actor: Actor, orgId: string, input: Cre
         org_id: orgId,
         config: input.config as Prisma.InputJsonValue,
         plugin_settings: input.plugin_settings as Prisma.InputJsonValue,
-        config_hash: hashFor(layers, input.config as JsonObject),
+        config_hash: hashFor(layers, { ...input, whoami: input.whoami ?? null }),
       },
     });
   });
@@ -64,23 +64,16 @@ export async function createOrchestrator(actor: Actor, orgId: string, input: Cre
 
 export async function listOrchestrators(actor: Actor, orgId: string, query: ListOrchestratorsQuery) {
   const db = dataLayer(auditName(actor), { includeDeleted: query.include_deleted === true });
-  await requireOrganization(dataLayer(auditName(actor)), orgId);
-  const after = decodeCursor(query.cursor);
-  const rows = await db.orchestratorInstance.findMany({
-    where: {
-      org_id: orgId,
-      ...(query.status ? { status: query.status } : {}),
-      ...(query.tier ? { tier: query.tier } : {}),
-      ...(query.framework_type ? { framework_type: query.framework_type } : {}),
-      ...(query.mode ? { mode: query.mode } : {}),
-      ...(query.q ? { name: { contains: query.q, mode: "insensitive" } } : {}),
-      ...(after ? { id: { lt: after } } : {}),
-    },
-    orderBy: { id: "desc" },
-    take: query.limit + 1,
-  });
-  const result = page(rows, query.limit);
-  return { data: result.data.map(toOrchestrator), next_cursor: result.next_cursor };
+  await requireOrganization(db, orgId);
+  const where: Prisma.OrchestratorInstanceWhereInput = {
+    org_id: orgId,
+    ...(query.status ? { status: query.status } : {}),
+    ...(query.tier ? { tier: query.tier } : {}),
+    ...(query.framework_type ? { framework_type: query.framework_type } : {}),
+    ...(query.mode ? { mode: query.mode } : {}),
+    ...(query.q ? { name: { contains: query.q, mode: "insensitive" } } : {}),
+  };
+  return paginate(query, newestFirst, (w) => db.orchestratorInstance.findMany({ where: { ...where, ...w.after }, orderBy: w.orderBy, take: w.take }), toOrchestrator);
 }
 
 async function requireInstance(db: Pick<ReturnType<typeof dataLayer>, "orchestratorInstance">, orgId: string, id: string) {
@@ -89,8 +82,8 @@ async function requireInstance(db: Pick<ReturnType<typeof dataLayer>, "orchestra
   return row;
 }
 
-export async function getOrchestrator(actor: Actor, orgId: string, id: string) {
-  return toOrchestrator(await requireInstance(dataLayer(auditName(actor)), orgId, id));
+export async function getOrchestrator(actor: Actor, orgId: string, id: string, options: { includeDeleted?: boolean } = {}) {
+  return toOrchestrator(await requireInstance(dataLayer(auditName(actor), { includeDeleted: options.includeDeleted === true }), orgId, id));
 }
 
 export async function updateOrchestrator(actor: Actor, orgId: string, id: string, input: UpdateOrchestratorInput) {
@@ -106,15 +99,18 @@ export async function updateOrchestrator(actor: Actor, orgId: string, id: string
     if (config !== undefined || plugin_settings !== undefined) {
       await checkPluginUse(tx, orgId, existing.mode, (config ?? existing.config) as JsonObject, (plugin_settings ?? existing.plugin_settings) as JsonObject);
     }
-    const data: Prisma.OrchestratorInstanceUpdateInput = { ...rest };
-    if (plugin_settings !== undefined) data.plugin_settings = plugin_settings as Prisma.InputJsonValue;
-    if (config !== undefined) {
-      const layers = await settingLayers(tx, orgId);
-      checkInstanceConfig(layers, config as JsonObject);
-      data.config = config as Prisma.InputJsonValue;
-      data.config_hash = hashFor(layers, config as JsonObject);
-    }
-    return tx.orchestratorInstance.update({ where: { id }, data });
+    const layers = await settingLayers(tx, orgId);
+    if (config !== undefined) checkInstanceConfig(layers, config as JsonObject);
+    const next = { ...existing, ...rest, config: config ?? existing.config, plugin_settings: plugin_settings ?? existing.plugin_settings };
+    return tx.orchestratorInstance.update({
+      where: { id },
+      data: {
+        ...rest,
+        ...(config === undefined ? {} : { config: config as Prisma.InputJsonValue }),
+        ...(plugin_settings === undefined ? {} : { plugin_settings: plugin_settings as Prisma.InputJsonValue }),
+        config_hash: hashFor(layers, next),
+      },
+    });
   });
   return toOrchestrator(row);
 }
@@ -128,6 +124,20 @@ export async function deleteOrchestrator(actor: Actor, orgId: string, id: string
       throw new DomainError("conflict", `Central points refer to this instance: ${referencing.map((c) => c.name).join(", ")}. Point them elsewhere or delete them first.`);
     }
     return tx.orchestratorInstance.update({ where: { id }, data: { is_deleted: true } });
+  });
+  return toOrchestrator(row);
+}
+
+/** Brings a deleted instance back, within the tier's max_orchestrators; a live one answers as it is. */
+export async function restoreOrchestrator(actor: Actor, orgId: string, id: string) {
+  const row = await dataLayer(auditName(actor)).$transaction(async (tx) => {
+    await lockOrganization(tx, orgId);
+    const deleted = await tx.orchestratorInstance.findFirst({ where: { id, org_id: orgId, is_deleted: true } });
+    if (!deleted) return requireInstance(tx, orgId, id);
+    const org = await requireOrganization(tx, orgId);
+    await requireWithinQuota(tx, org.subscription_tier, "max_orchestrators", await tx.orchestratorInstance.count({ where: { org_id: orgId } }));
+    const config_hash = hashFor(await settingLayers(tx, orgId), deleted);
+    return tx.orchestratorInstance.update({ where: { id, is_deleted: true }, data: { is_deleted: false, config_hash } });
   });
   return toOrchestrator(row);
 }

@@ -3,7 +3,8 @@ import { auditName, type Actor } from "@/server/auth/actor";
 import { readableOrganizations } from "@/server/auth/authorize";
 import { dataLayer, type DataLayer } from "@/server/db/data-layer";
 import { notFound } from "@/server/errors";
-import { decodeCursor, page } from "@/server/services/pagination";
+import { withAccessChange } from "@/server/services/access-changes";
+import { newestFirst, paginate } from "@/server/services/pagination";
 import type {
   CreateOrganizationInput,
   ListOrganizationsQuery,
@@ -50,11 +51,9 @@ export async function createOrganization(actor: Actor, input: CreateOrganization
  */
 export async function listOrganizations(actor: Actor, query: ListOrganizationsQuery) {
   const db = dataLayer(auditName(actor), { includeDeleted: query.include_deleted === true });
-  const after = decodeCursor(query.cursor);
   const readable = readableOrganizations(actor);
-  const visible = readable === "all" ? {} : { id: { in: readable } };
   const where: Prisma.OrganizationWhereInput = {
-    ...visible,
+    ...(readable === "all" ? {} : { id: { in: readable } }),
     ...(query.status ? { status: query.status } : {}),
     ...(query.tier ? { subscription_tier: query.tier } : {}),
     ...(query.q
@@ -66,11 +65,8 @@ export async function listOrganizations(actor: Actor, query: ListOrganizationsQu
           ],
         }
       : {}),
-    ...(after ? { AND: [{ id: { lt: after } }] } : {}),
   };
-  const rows = await db.organization.findMany({ where, orderBy: { id: "desc" }, take: query.limit + 1 });
-  const result = page(rows, query.limit);
-  return { data: result.data.map(toOrganization), next_cursor: result.next_cursor };
+  return paginate(query, newestFirst, (w) => db.organization.findMany({ where: { AND: [where, w.after] }, orderBy: w.orderBy, take: w.take }), toOrganization);
 }
 
 export async function getOrganization(actor: Actor, orgId: string, options: { includeDeleted?: boolean } = {}) {
@@ -88,17 +84,23 @@ export async function updateOrganization(
   return toOrganization(await db.organization.update({ where: { id: orgId }, data: data(input) }));
 }
 
-/** Soft delete: the organization and everything in it disappear from normal reads. */
+/**
+ * Soft delete: the organization and everything in it disappear from normal reads, and its members'
+ * API keys lose it at their next request, in every process.
+ */
 export async function deleteOrganization(actor: Actor, orgId: string): Promise<Organization> {
-  const db = dataLayer(auditName(actor));
-  await requireOrganization(db, orgId);
-  return toOrganization(await db.organization.update({ where: { id: orgId }, data: { is_deleted: true } }));
+  return withAccessChange(dataLayer(auditName(actor)), async (tx) => {
+    await requireOrganization(tx, orgId);
+    const row = await tx.organization.update({ where: { id: orgId }, data: { is_deleted: true } });
+    return { result: toOrganization(row), event: { all: true } };
+  });
 }
 
 export async function restoreOrganization(actor: Actor, orgId: string): Promise<Organization> {
-  const db = dataLayer(auditName(actor), { includeDeleted: true });
-  const org = await db.organization.findUnique({ where: { id: orgId } });
-  if (!org) throw notFound("organization");
-  if (!org.is_deleted) return toOrganization(org);
-  return toOrganization(await db.organization.update({ where: { id: orgId }, data: { is_deleted: false } }));
+  return withAccessChange(dataLayer(auditName(actor), { includeDeleted: true }), async (tx) => {
+    const org = await requireOrganization(tx, orgId);
+    if (!org.is_deleted) return { result: toOrganization(org), event: null };
+    const row = await tx.organization.update({ where: { id: orgId }, data: { is_deleted: false } });
+    return { result: toOrganization(row), event: { all: true } };
+  });
 }

@@ -4,7 +4,7 @@ import { auditName, type Actor } from "@/server/auth/actor";
 import { dataLayer, type DataLayer } from "@/server/db/data-layer";
 import { DomainError, notFound, validationFailed, type FieldError } from "@/server/errors";
 import { requireOrganization } from "@/server/services/organizations/service";
-import { decodeCursor, page } from "@/server/services/pagination";
+import { newestFirst, paginate } from "@/server/services/pagination";
 import type { ListPluginsQuery, Plugin, RegisterPluginInput } from "@/lib/schemas/plugins";
 import { schemaProblems, validationProblems } from "./json-schema";
 import { normalizeLogo } from "./logo";
@@ -80,24 +80,15 @@ export async function registerPlugin(actor: Actor, scope: PluginScope, input: Re
 export async function listPlugins(actor: Actor, view: PluginScope, query: ListPluginsQuery) {
   const db = dataLayer(auditName(actor));
   if (view.source === "org") await requireOrganization(db, view.orgId);
-  const after = decodeCursor(query.cursor);
   const visible: Prisma.PluginWhereInput =
     view.source === "system" ? scopeWhere(view) : { OR: [scopeWhere({ source: "system" }), scopeWhere(view)] };
-  const rows = await db.plugin.findMany({
-    where: {
-      AND: [
-        visible,
-        query.pid ? { pid: query.pid } : {},
-        query.latest ? { is_latest: true } : {},
-        query.enabled === undefined ? {} : { enabled: query.enabled },
-        after ? { id: { lt: after } } : {},
-      ],
-    },
-    orderBy: { id: "desc" },
-    take: query.limit + 1,
-  });
-  const result = page(rows, query.limit);
-  return { data: result.data.map(toPlugin), next_cursor: result.next_cursor };
+  const filters: Prisma.PluginWhereInput[] = [
+    visible,
+    query.pid ? { pid: query.pid } : {},
+    query.latest ? { is_latest: true } : {},
+    query.enabled === undefined ? {} : { enabled: query.enabled },
+  ];
+  return paginate(query, newestFirst, (w) => db.plugin.findMany({ where: { AND: [...filters, w.after] }, orderBy: w.orderBy, take: w.take }), toPlugin);
 }
 
 async function requireVisible(db: Pick<DataLayer, "plugin">, view: PluginScope, id: string, options: { ownOnly?: boolean } = {}) {

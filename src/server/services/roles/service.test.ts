@@ -103,7 +103,7 @@ describe("grants", () => {
     const global = await grantRole(cli, user.id, { role_id: sys.id, org_id: null });
     const local = await grantRole(cli, user.id, { role_id: orgRole.id, org_id: org.id });
     expect(local).toMatchObject({ role: { id: orgRole.id, scope: "org" }, org_id: org.id, org_name: org.name });
-    expect((await listGrants(cli, user.id)).data.map((g) => g.id)).toEqual([global.id, local.id]);
+    expect((await listGrants(cli, user.id, { limit: 50 })).data.map((g) => g.id)).toEqual([global.id, local.id]);
   });
 
   it("keeps the two uniqueness rules of user_roles (409)", async () => {

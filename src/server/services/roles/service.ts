@@ -6,7 +6,7 @@ import { ALL_PERMISSIONS, isDangerous, isPermission, PERMISSIONS, type Permissio
 import { dataLayer, type DataLayer } from "@/server/db/data-layer";
 import { DomainError, notFound, validationFailed } from "@/server/errors";
 import { lockSysAdmins, requireAnotherSysAdmin, withAccessChange } from "@/server/services/access-changes";
-import { decodeCursor, page } from "@/server/services/pagination";
+import { byRowId, newestFirst, paginate, type PageQuery } from "@/server/services/pagination";
 import type {
   CreateRoleInput,
   EffectivePermissionsView,
@@ -70,19 +70,12 @@ export function permissionCatalog() {
 }
 
 export async function listRoles(actor: Actor, query: ListRolesQuery): Promise<{ data: Role[]; next_cursor: string | null }> {
-  const after = decodeCursor(query.cursor);
-  const rows = await dataLayer(auditName(actor), { includeDeleted: query.include_deleted === true }).role.findMany({
-    where: {
-      ...(query.scope ? { scope: query.scope } : {}),
-      ...(query.q ? { name: { contains: query.q, mode: "insensitive" } } : {}),
-      ...(after ? { id: { lt: after } } : {}),
-    },
-    include: ROLE_INCLUDE,
-    orderBy: { id: "desc" },
-    take: query.limit + 1,
-  });
-  const result = page(rows, query.limit);
-  return { data: result.data.map(toRole), next_cursor: result.next_cursor };
+  const where: Prisma.RoleWhereInput = {
+    ...(query.scope ? { scope: query.scope } : {}),
+    ...(query.q ? { name: { contains: query.q, mode: "insensitive" } } : {}),
+  };
+  const db = dataLayer(auditName(actor), { includeDeleted: query.include_deleted === true });
+  return paginate(query, newestFirst, (w) => db.role.findMany({ where: { ...where, ...w.after }, include: ROLE_INCLUDE, orderBy: w.orderBy, take: w.take }), toRole);
 }
 
 export async function getRole(actor: Actor, roleId: string, options: { includeDeleted?: boolean } = {}): Promise<Role> {
@@ -156,6 +149,17 @@ export async function deleteRole(actor: Actor, roleId: string): Promise<Role> {
   });
 }
 
+/** Brings a deleted role back, and with it its grants: like granting, only for those who could grant it. */
+export async function restoreRole(actor: Actor, roleId: string): Promise<Role> {
+  return withAccessChange(dataLayer(auditName(actor)), async (tx) => {
+    const deleted = await tx.role.findFirst({ where: { id: roleId, is_deleted: true }, include: ROLE_INCLUDE });
+    if (!deleted) return { result: toRole(await requireRole(tx, roleId)), event: null };
+    requireHeldByActor(actor, permissionsOf(deleted));
+    const restored = await tx.role.update({ where: { id: roleId, is_deleted: true }, data: { is_deleted: false }, include: ROLE_INCLUDE });
+    return { result: toRole(restored), event: { all: true } };
+  });
+}
+
 // Grants -----------------------------------------------------------------------------------------
 
 const GRANT_SELECT = {
@@ -184,15 +188,11 @@ async function requireUser(db: Pick<DataLayer, "user">, userId: string): Promise
 }
 
 /** A user's grants (global and per organization) of roles that are not deleted. */
-export async function listGrants(actor: Actor, userId: string): Promise<{ data: Grant[] }> {
+export async function listGrants(actor: Actor, userId: string, query: PageQuery) {
   const db = dataLayer(auditName(actor));
   await requireUser(db, userId);
-  const rows = await db.userRole.findMany({
-    where: { user_id: userId, role: { is_deleted: false }, OR: [{ org_id: null }, { org: { is_deleted: false } }] },
-    select: GRANT_SELECT,
-    orderBy: { id: "asc" },
-  });
-  return { data: rows.map(toGrant) };
+  const where = { user_id: userId, role: { is_deleted: false } };
+  return paginate(query, byRowId, (w) => db.userRole.findMany({ where: { ...where, ...w.after }, select: GRANT_SELECT, orderBy: w.orderBy, take: w.take }), toGrant);
 }
 
 /**

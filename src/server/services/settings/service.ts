@@ -9,9 +9,11 @@ import type {
   OrgSettingView,
   PlatformSettingView,
   PutOrgSettingInput,
+  ListSettingsQuery,
   PutPlatformSettingInput,
   ValueType,
 } from "@/lib/schemas/settings";
+import { byKey, paginate } from "@/server/services/pagination";
 
 // Settings in tiers (decisions section 5): an orchestrator instance's config (tier 4) over its
 // organization's settings (tier 3) over platform settings (tier 2). A tier may override a key of
@@ -44,6 +46,7 @@ const toPlatformView = (row: Prisma.PlatformSettingGetPayload<object>): Platform
   description: row.description,
   overridable: row.overridable,
   category: row.category,
+  is_deleted: row.is_deleted,
   updated_at: row.updated_at.toISOString(),
 });
 
@@ -51,6 +54,7 @@ const toOrgView = (row: Prisma.OrganizationSettingGetPayload<object>): OrgSettin
   key: row.key,
   value: row.value as OrgSettingView["value"],
   overridable: row.overridable,
+  is_deleted: row.is_deleted,
   updated_at: row.updated_at.toISOString(),
 });
 
@@ -105,14 +109,33 @@ export function checkInstanceConfig(layers: Layers, config: JsonObject): void {
   }
 }
 
-/** config_hash of one instance: the first 16 hex of SHA-256 over its canonical effective config. */
-export const hashFor = (l: Layers, config: JsonObject) => configHash(asObject(resolveEffective(l, config)));
+/** What makes two pooled instances behave alike: they share a config_hash only when all of it matches. */
+export interface HashedInstance {
+  framework_type: string;
+  mode: string;
+  whoami: string | null;
+  plugin_settings: unknown;
+  config: unknown;
+}
+
+/**
+ * config_hash of one instance: the first 16 hex of SHA-256 over the canonical JSON of its framework,
+ * mode, whoami, plugin settings and effective config.
+ */
+export const hashFor = (l: Layers, instance: HashedInstance) =>
+  configHash({
+    framework_type: instance.framework_type,
+    mode: instance.mode,
+    whoami: instance.whoami,
+    plugin_settings: instance.plugin_settings,
+    config: asObject(resolveEffective(l, instance.config as JsonObject)),
+  });
 
 /** Recomputes config_hash of every live instance of an organization (or of all organizations). */
 export async function refreshConfigHashes(db: Tx, orgId?: string): Promise<void> {
   const instances = await db.orchestratorInstance.findMany({
     where: orgId ? { org_id: orgId } : {},
-    select: { id: true, org_id: true, config: true, config_hash: true },
+    select: { id: true, org_id: true, framework_type: true, mode: true, whoami: true, plugin_settings: true, config: true, config_hash: true },
   });
   const byOrg = new Map<string, Layers>();
   for (const instance of instances) {
@@ -121,7 +144,7 @@ export async function refreshConfigHashes(db: Tx, orgId?: string): Promise<void>
       l = await settingLayers(db, instance.org_id);
       byOrg.set(instance.org_id, l);
     }
-    const hash = hashFor(l, instance.config as JsonObject);
+    const hash = hashFor(l, instance);
     if (hash !== instance.config_hash) {
       await db.orchestratorInstance.update({ where: { id: instance.id }, data: { config_hash: hash } });
     }
@@ -143,13 +166,13 @@ export async function effectiveInstanceSettings(actor: Actor, orgId: string, ins
 
 // ---- Platform settings (tier 2) ---------------------------------------------------------------
 
-export async function listPlatformSettings(actor: Actor) {
-  const rows = await dataLayer(auditName(actor)).platformSetting.findMany({ orderBy: { key: "asc" } });
-  return { data: rows.map(toPlatformView) };
+export async function listPlatformSettings(actor: Actor, query: ListSettingsQuery) {
+  const db = dataLayer(auditName(actor), { includeDeleted: query.include_deleted === true });
+  return paginate(query, byKey, (w) => db.platformSetting.findMany({ where: w.after, orderBy: w.orderBy, take: w.take }), toPlatformView);
 }
 
-export async function getPlatformSetting(actor: Actor, key: string) {
-  const row = await dataLayer(auditName(actor)).platformSetting.findUnique({ where: { key } });
+export async function getPlatformSetting(actor: Actor, key: string, options: { includeDeleted?: boolean } = {}) {
+  const row = await dataLayer(auditName(actor), { includeDeleted: options.includeDeleted === true }).platformSetting.findUnique({ where: { key } });
   if (!row) throw notFound("setting");
   return toPlatformView(row);
 }
@@ -179,13 +202,51 @@ export async function deletePlatformSetting(actor: Actor, key: string) {
   return toPlatformView(row);
 }
 
+/** Brings a deleted platform setting back; instances' config hashes follow. A live one answers as it is. */
+export async function restorePlatformSetting(actor: Actor, key: string) {
+  const row = await dataLayer(auditName(actor)).$transaction(async (tx) => {
+    const deleted = await tx.platformSetting.findFirst({ where: { key, is_deleted: true } });
+    if (!deleted) {
+      const live = await tx.platformSetting.findUnique({ where: { key } });
+      if (!live) throw notFound("setting");
+      return live;
+    }
+    const restored = await tx.platformSetting.update({ where: { key, is_deleted: true }, data: { is_deleted: false } });
+    await refreshConfigHashes(tx);
+    return restored;
+  });
+  return toPlatformView(row);
+}
+
 // ---- Organization settings (tier 3) -----------------------------------------------------------
 
-export async function listOrgSettings(actor: Actor, orgId: string) {
-  const db = dataLayer(auditName(actor));
+export async function listOrgSettings(actor: Actor, orgId: string, query: ListSettingsQuery) {
+  const db = dataLayer(auditName(actor), { includeDeleted: query.include_deleted === true });
   await requireOrganization(db, orgId);
-  const rows = await db.organizationSetting.findMany({ where: { org_id: orgId }, orderBy: { key: "asc" } });
-  return { data: rows.map(toOrgView) };
+  return paginate(query, byKey, (w) => db.organizationSetting.findMany({ where: { org_id: orgId, ...w.after }, orderBy: w.orderBy, take: w.take }), toOrgView);
+}
+
+export async function getOrgSetting(actor: Actor, orgId: string, key: string, options: { includeDeleted?: boolean } = {}) {
+  const db = dataLayer(auditName(actor), { includeDeleted: options.includeDeleted === true });
+  await requireOrganization(db, orgId);
+  const row = await db.organizationSetting.findUnique({ where: { org_id_key: { org_id: orgId, key } } });
+  if (!row) throw notFound("setting");
+  return toOrgView(row);
+}
+
+/** Refuses an organization value for a key the platform keeps to itself or marks not overridable. */
+async function requireOverridable(tx: Tx, key: string, value: unknown): Promise<void> {
+  const platform = await tx.platformSetting.findUnique({ where: { key } });
+  if (!platform) return;
+  if (PLATFORM_ONLY_CATEGORIES.includes(platform.category ?? "")) {
+    throw new DomainError("not_overridable", `${key} is a platform-only setting.`, { errors: [{ path: "key", message: "is platform-only" }] });
+  }
+  if (!platform.overridable) {
+    throw new DomainError("not_overridable", `The platform setting ${key} is not overridable.`, {
+      errors: [{ path: "key", message: "is set by the platform and not overridable" }],
+    });
+  }
+  checkValueType(platform.value_type, value);
 }
 
 /** Sets an organization's value for a key, where the platform tier lets organizations override it. */
@@ -193,17 +254,7 @@ export async function putOrgSetting(actor: Actor, orgId: string, key: string, in
   const db = dataLayer(auditName(actor));
   const row = await db.$transaction(async (tx) => {
     await requireOrganization(tx, orgId);
-    const platform = await tx.platformSetting.findUnique({ where: { key } });
-    if (platform && !PLATFORM_ONLY_CATEGORIES.includes(platform.category ?? "")) {
-      if (!platform.overridable) {
-        throw new DomainError("not_overridable", `The platform setting ${key} is not overridable.`, {
-          errors: [{ path: "key", message: "is set by the platform and not overridable" }],
-        });
-      }
-      checkValueType(platform.value_type, input.value);
-    } else if (platform) {
-      throw new DomainError("not_overridable", `${key} is a platform-only setting.`, { errors: [{ path: "key", message: "is platform-only" }] });
-    }
+    await requireOverridable(tx, key, input.value);
     const data = { value: input.value as Prisma.InputJsonValue, overridable: input.overridable, is_deleted: false };
     const saved = await tx.organizationSetting.upsert({
       where: { org_id_key: { org_id: orgId, key } },
@@ -225,6 +276,24 @@ export async function deleteOrgSetting(actor: Actor, orgId: string, key: string)
     const deleted = await tx.organizationSetting.update({ where: { id: existing.id }, data: { is_deleted: true } });
     await refreshConfigHashes(tx, orgId);
     return deleted;
+  });
+  return toOrgView(row);
+}
+
+/** Brings an organization's deleted value for a key back, where the platform still lets it override. */
+export async function restoreOrgSetting(actor: Actor, orgId: string, key: string) {
+  const row = await dataLayer(auditName(actor)).$transaction(async (tx) => {
+    await requireOrganization(tx, orgId);
+    const deleted = await tx.organizationSetting.findFirst({ where: { org_id: orgId, key, is_deleted: true } });
+    if (!deleted) {
+      const live = await tx.organizationSetting.findUnique({ where: { org_id_key: { org_id: orgId, key } } });
+      if (!live) throw notFound("setting");
+      return live;
+    }
+    await requireOverridable(tx, key, deleted.value);
+    const restored = await tx.organizationSetting.update({ where: { id: deleted.id, is_deleted: true }, data: { is_deleted: false } });
+    await refreshConfigHashes(tx, orgId);
+    return restored;
   });
   return toOrgView(row);
 }

@@ -4,7 +4,7 @@ import { generatePassword, hashPassword } from "@/server/auth/passwords";
 import { dataLayer, type DataLayer } from "@/server/db/data-layer";
 import { notFound } from "@/server/errors";
 import { holdsBuiltInSysAdmin, lockSysAdmins, requireAnotherSysAdmin, withAccessChange } from "@/server/services/access-changes";
-import { decodeCursor, page } from "@/server/services/pagination";
+import { newestFirst, oldestFirst, paginate, type PageQuery } from "@/server/services/pagination";
 import type {
   CreateUserInput,
   Identity,
@@ -56,19 +56,10 @@ export async function createUser(actor: Actor, input: CreateUserInput): Promise<
 }
 
 export async function listUsers(actor: Actor, query: ListUsersQuery): Promise<{ data: User[]; next_cursor: string | null }> {
-  const after = decodeCursor(query.cursor);
   const contains = query.q ? { contains: query.q, mode: "insensitive" as const } : undefined;
-  const rows = await dataLayer(auditName(actor), { includeDeleted: query.include_deleted === true }).user.findMany({
-    where: {
-      ...(contains ? { OR: [{ username: contains }, { display_name: contains }, { email: contains }] } : {}),
-      ...(after ? { id: { lt: after } } : {}),
-    },
-    select: USER_SELECT,
-    orderBy: { id: "desc" },
-    take: query.limit + 1,
-  });
-  const result = page(rows, query.limit);
-  return { data: result.data.map(toUser), next_cursor: result.next_cursor };
+  const where = contains ? { OR: [{ username: contains }, { display_name: contains }, { email: contains }] } : {};
+  const db = dataLayer(auditName(actor), { includeDeleted: query.include_deleted === true });
+  return paginate(query, newestFirst, (w) => db.user.findMany({ where: { ...where, ...w.after }, select: USER_SELECT, orderBy: w.orderBy, take: w.take }), toUser);
 }
 
 export async function getUser(actor: Actor, userId: string, options: { includeDeleted?: boolean } = {}): Promise<User> {
@@ -127,11 +118,11 @@ const toIdentity = (row: Prisma.UserOauthIdentityGetPayload<{ select: typeof IDE
   created_at: row.created_at.toISOString(),
 });
 
-export async function listIdentities(actor: Actor, userId: string): Promise<{ data: Identity[] }> {
+/** A user's linked identities, oldest link first. */
+export async function listIdentities(actor: Actor, userId: string, query: PageQuery) {
   const db = dataLayer(auditName(actor));
   await requireUser(db, userId);
-  const rows = await db.userOauthIdentity.findMany({ where: { user_id: userId }, select: IDENTITY_SELECT, orderBy: { created_at: "asc" } });
-  return { data: rows.map(toIdentity) };
+  return paginate(query, oldestFirst, (w) => db.userOauthIdentity.findMany({ where: { user_id: userId, ...w.after }, select: IDENTITY_SELECT, orderBy: w.orderBy, take: w.take }), toIdentity);
 }
 
 /** Unlinks an identity: signing in with it no longer reaches this user. Answers the removed link. */

@@ -1,0 +1,62 @@
+import { readdirSync, readFileSync } from "node:fs";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { z } from "zod";
+import { ROUTES } from "@/server/rest/registry";
+import { OPERATIONS } from ".";
+
+// The contracts every operation keeps, checked on the declarations themselves, so a new operation
+// is held to them without anyone remembering to.
+
+const shapeOf = (schema: z.ZodType | undefined): Record<string, unknown> =>
+  schema instanceof z.ZodObject ? (schema.shape as Record<string, unknown>) : {};
+
+describe("operation declarations", () => {
+  it("have unique ids", () => {
+    const ids = OPERATIONS.map((o) => o.id);
+    expect(new Set(ids).size).toBe(ids.length);
+  });
+
+  // Views computed whole from the catalog or the settings tiers, not lists of stored records.
+  const VIEWS = ["listPermissions", "effectiveOrgSettings", "effectiveInstanceConfig"];
+
+  it("answer every list as { data, next_cursor }, paged with limit and cursor", () => {
+    const lists = ROUTES.filter((r) => r.method === "GET" && "data" in shapeOf(r.response) && !VIEWS.includes(r.id));
+    expect(lists.length).toBeGreaterThanOrEqual(15);
+    for (const route of lists) {
+      expect(Object.keys(shapeOf(route.response)).sort(), route.id).toEqual(["data", "next_cursor"]);
+      expect(Object.keys(shapeOf(route.query)), route.id).toEqual(expect.arrayContaining(["limit", "cursor"]));
+    }
+  });
+
+  it("let sys_admins read and restore whatever a delete soft-deletes", () => {
+    const softDeletes = ROUTES.filter((r) => r.method === "DELETE" && /\(soft\)/.test(r.summary));
+    expect(softDeletes.length).toBeGreaterThanOrEqual(10);
+    for (const remove of softDeletes) {
+      const restore = ROUTES.find((r) => r.method === "POST" && r.path === `${remove.path}/restore`);
+      expect(restore, `${remove.id} has a restore`).toBeDefined();
+      expect(typeof restore?.access === "object" && restore.access.sysAdmin, `${restore?.id} is for sys_admins`).toBe(true);
+      const read = ROUTES.find((r) => r.method === "GET" && r.path === remove.path);
+      expect(Object.keys(shapeOf(read?.query)), `${read?.id} takes include_deleted`).toContain("include_deleted");
+      const list = ROUTES.find((r) => r.method === "GET" && r.path === remove.path.replace(/\/\{[a-z_]+\}$/, ""));
+      if (list) expect(Object.keys(shapeOf(list.query)), `${list.id} takes include_deleted`).toContain("include_deleted");
+    }
+  });
+
+  it("create with 201 and a Location", () => {
+    for (const route of ROUTES.filter((r) => r.status === 201 && r.id !== "appendMessages")) {
+      expect(route.created, `${route.id} names its new resource`).toBeDefined();
+    }
+  });
+
+  it("declare permissions only in the operations: route files and the tRPC layer hold none", () => {
+    const files = (dir: string): string[] =>
+      readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+        const full = path.join(dir, entry.name);
+        return entry.isDirectory() ? files(full) : /\.tsx?$/.test(entry.name) && !entry.name.endsWith(".test.ts") ? [full] : [];
+      });
+    for (const file of [...files("src/app/api"), ...files("src/server/trpc")]) {
+      expect(readFileSync(file, "utf8"), file).not.toMatch(/["'`]svc:[a-z_:]+["'`]/);
+    }
+  });
+});
