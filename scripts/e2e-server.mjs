@@ -19,7 +19,7 @@ async function adminQuery(sql) {
 await adminQuery(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
 await adminQuery(`CREATE DATABASE "${name}"`);
 
-const child = spawn(process.execPath, ["node_modules/tsx/dist/cli.mjs", "src/cli/main.ts", "serve"], {
+const child = spawn(process.execPath, ["node_modules/tsx/dist/cli.mjs", "--import", "./scripts/server-only.mjs", "src/cli/main.ts", "serve"], {
   stdio: "inherit",
   env: {
     ...process.env,

@@ -10,7 +10,7 @@ import { testDatabase } from "@/test/database";
 const { url, client } = await testDatabase();
 
 function svc(args: string[], env: Record<string, string | undefined> = {}) {
-  const result = spawnSync(process.execPath, ["node_modules/tsx/dist/cli.mjs", "src/cli/main.ts", ...args], {
+  const result = spawnSync(process.execPath, ["node_modules/tsx/dist/cli.mjs", "--import", "./scripts/server-only.mjs", "src/cli/main.ts", ...args], {
     env: { ...process.env, DATABASE_URL: url, SVC_ADMIN_PASSWORD: undefined, ...env },
     encoding: "utf8",
   });

@@ -1,4 +1,4 @@
-// The permission catalog of decisions section 1: the only list of known permissions, which of them
+// The permission catalog: the only list of known permissions, which of them
 // are dangerous (they never reach an API key session), and the built-in roles.
 
 export type PermissionScope = "system" | "org";

@@ -1,3 +1,4 @@
+import "server-only";
 import { z } from "zod";
 
 // The process environment, validated once. Every setting is documented in the README.

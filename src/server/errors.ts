@@ -1,3 +1,4 @@
+import "server-only";
 import type { z } from "zod";
 import { ERRORS, type ErrorCode, type FieldError } from "@/lib/errors";
 

@@ -1,3 +1,4 @@
+import "server-only";
 import { env } from "@/server/env";
 
 // Structured logs: one JSON object per line on stdout. Secrets never reach them: values under

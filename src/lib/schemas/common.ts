@@ -14,7 +14,6 @@ export const booleanQuery = z.stringbool({ truthy: ["true"], falsy: ["false"] })
 
 /** A list's page: how many, and where the previous page ended. */
 export const pageQuery = z.strictObject({ limit, cursor });
-export type PageQueryInput = z.output<typeof pageQuery>;
 
 export const listOf = <T extends z.ZodType>(item: T) =>
   z.object({ data: z.array(item), next_cursor: z.string().nullable() });

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { cursor, id, limit, listOf, timestamp } from "./common";
 
-// Organization memberships (spec 2.10): an organization's members and a user's organizations.
+// Organization memberships: an organization's members and a user's organizations.
 
 export const addMemberInput = z.strictObject({ user_id: id });
 export type AddMemberInput = z.output<typeof addMemberInput>;

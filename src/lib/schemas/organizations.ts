@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { cursor, id, includeDeleted, limit, listOf, timestamp } from "./common";
 
-// Organizations: the tenant boundary. `subscription_tier` is called `tier` in the API (spec 2.4).
+// Organizations: the tenant boundary. `subscription_tier` is called `tier` in the API.
 
 export const SUBSCRIPTION_TIERS = ["free", "pro", "enterprise"] as const;
 export const ORGANIZATION_STATUSES = ["active", "suspended", "archived"] as const;

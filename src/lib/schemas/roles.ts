@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { cursor, id, includeDeleted, limit, listOf, timestamp } from "./common";
 
-// Roles (spec 2.12, 2.13), grants of roles to users (2.14) and the effective-permissions view.
+// Roles, grants of roles to users and the effective-permissions view.
 // Permissions are checked against the catalog by the service (any string is let through here, so
 // that an unknown one is named in the error rather than refused as a type error).
 
@@ -78,7 +78,6 @@ export type GrantRoleInput = z.output<typeof grantRoleInput>;
 
 /** Inside one organization (the org admin's route): only org roles, in that organization. */
 export const grantOrgRoleInput = z.strictObject({ role_id: id });
-export type GrantOrgRoleInput = z.output<typeof grantOrgRoleInput>;
 
 export const grantParams = z.strictObject({
   user_id: id,

@@ -12,7 +12,7 @@ export type UserSummary = z.infer<typeof userSummarySchema>;
 
 
 // ---------------------------------------------------------------------------------------------
-// Users (spec 2.9), their OAuth identities (2.11) and password resets.
+// Users, their OAuth identities and password resets.
 
 const isTimeZone = (value: string): boolean => {
   try {

@@ -1,3 +1,4 @@
+import "server-only";
 import type { Grants } from "./grants";
 import type { Permission } from "@/lib/permissions";
 

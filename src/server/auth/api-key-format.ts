@@ -1,7 +1,8 @@
+import "server-only";
 import { hash, randomBytes } from "node:crypto";
 import { crc32 } from "node:zlib";
 
-// Key format (decisions section 2): `cdk_` + 32 CSPRNG bytes in base62 (43 characters, fixed
+// Key format: `cdk_` + 32 CSPRNG bytes in base62 (43 characters, fixed
 // width) + a 6-character base62 CRC32 of everything before it. The checksum lets a typo or a
 // random probe be refused without any database work.
 

@@ -1,3 +1,5 @@
+import "server-only";
+import { LRUCache } from "lru-cache";
 import { CoalescedTouch } from "@/server/db/bookkeeping";
 import { queryRows } from "@/server/db/client";
 import { dataLayer } from "@/server/db/data-layer";
@@ -26,19 +28,19 @@ type Resolution =
 
 interface CacheEntry {
   resolution: Resolution;
+  /** Until then the entry is served as it is; after it, served while a lookup refreshes it. */
   fresh: number;
-  usable: number;
 }
 
-const cache = new Map<string, CacheEntry>();
+// An entry lives twice its jittered TTL: fresh for the first half, served stale (and refreshed in
+// the background) for the second.
+const cache = new LRUCache<string, CacheEntry>({ max: CACHE_MAX });
 const inflight = new Map<string, Promise<Resolution>>();
 let generation = 0;
 
 function remember(hash: string, resolution: Resolution) {
-  if (cache.size >= CACHE_MAX) cache.delete(cache.keys().next().value as string);
   const ttl = CACHE_TTL_MS * (0.75 + Math.random() * 0.5);
-  const now = Date.now();
-  cache.set(hash, { resolution, fresh: now + ttl, usable: now + 2 * ttl });
+  cache.set(hash, { resolution, fresh: Date.now() + ttl }, { ttl: 2 * ttl });
 }
 
 function lookup(hash: string): Promise<Resolution> {
@@ -61,14 +63,13 @@ const userIdOf = (r: Resolution) => (r.status === "active" ? r.actor.userId : r.
 
 // Owners' grants, shared by all of an owner's keys (many keys, few owners): one lookup per owner
 // per TTL instead of one per key. Dropped with the owner's keys on invalidation.
-const ownerGrants = new Map<string, { grants: Promise<Grants>; until: number }>();
+const ownerGrants = new LRUCache<string, Promise<Grants>>({ max: CACHE_MAX, ttl: CACHE_TTL_MS / 2 });
 
 function grantsOf(userId: string): Promise<Grants> {
   const cached = ownerGrants.get(userId);
-  if (cached && Date.now() < cached.until) return cached.grants;
-  if (ownerGrants.size >= CACHE_MAX) ownerGrants.clear();
+  if (cached) return cached;
   const grants = loadGrants(dataLayer("system:auth"), userId);
-  ownerGrants.set(userId, { grants, until: Date.now() + CACHE_TTL_MS / 2 });
+  ownerGrants.set(userId, grants);
   grants.catch(() => ownerGrants.delete(userId));
   return grants;
 }
@@ -79,7 +80,7 @@ onInvalidation((event) => {
   if ("all" in event) ownerGrants.clear();
   if ("userId" in event) ownerGrants.delete(event.userId);
   if ("all" in event) return cache.clear();
-  for (const [hash, { resolution }] of cache) {
+  for (const [hash, { resolution }] of cache.entries()) {
     if ("keyId" in event ? keyIdOf(resolution) === event.keyId : userIdOf(resolution) === event.userId) cache.delete(hash);
   }
 });
@@ -136,7 +137,7 @@ export function authenticateApiKey(raw: string): ApiKeyActor | Promise<ApiKeyAct
   const hash = hashKey(raw);
   const cached = cache.get(hash);
   const now = Date.now();
-  if (cached && now < cached.usable) {
+  if (cached) {
     if (now >= cached.fresh) void lookup(hash).catch(() => undefined);
     return accept(cached.resolution, now);
   }

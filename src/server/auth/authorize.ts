@@ -1,3 +1,4 @@
+import "server-only";
 import { ALL_PERMISSIONS, isDangerous, isPermission, PERMISSIONS, type Permission } from "@/lib/permissions";
 import { DomainError } from "@/server/errors";
 import type { Actor, UserActor } from "./actor";

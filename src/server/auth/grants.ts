@@ -1,3 +1,4 @@
+import "server-only";
 import type { DataLayer } from "@/server/db/data-layer";
 import { isPermission, type Permission } from "@/lib/permissions";
 
@@ -12,7 +13,6 @@ export interface Grants {
   memberships: ReadonlyMap<string, string>;
 }
 
-export const NO_GRANTS: Grants = { isSysAdmin: false, global: new Set(), byOrg: new Map(), memberships: new Map() };
 
 export async function loadGrants(db: Pick<DataLayer, "userRole" | "userOrgMembership">, userId: string): Promise<Grants> {
   const [grants, memberships] = await Promise.all([

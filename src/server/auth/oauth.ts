@@ -1,3 +1,4 @@
+import "server-only";
 import { randomBytes } from "node:crypto";
 import type { Provider } from "next-auth/providers";
 import GitHub from "next-auth/providers/github";
@@ -13,7 +14,7 @@ import { log } from "@/server/log";
 // verified email that a non-deleted user has → link and sign in; else refused, unless
 // SVC_OAUTH_AUTO_CREATE_USERS=1 lets a verified email create a user with no roles.
 
-/** Auth.js provider id → the provider name stored in user_oauth_identities (spec 2.11). */
+/** Auth.js provider id → the provider name stored in user_oauth_identities */
 const STORED_NAMES: Record<string, "github" | "google" | "oauth2"> = { github: "github", google: "google", oidc: "oauth2" };
 
 export const storedProviderName = (authJsId: string) => STORED_NAMES[authJsId];

@@ -1,3 +1,4 @@
+import "server-only";
 import { hash, verify, type Algorithm } from "@node-rs/argon2";
 import { randomBytes } from "node:crypto";
 

@@ -1,3 +1,4 @@
+import "server-only";
 import { CredentialsSignin } from "next-auth";
 
 // Failed sign-ins are throttled per account and per client address. After a few failures each

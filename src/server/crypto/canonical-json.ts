@@ -1,3 +1,4 @@
+import "server-only";
 import { createHash } from "node:crypto";
 
 // RFC 8785 (JSON Canonicalization Scheme): object members sorted by the UTF-16 code units of their

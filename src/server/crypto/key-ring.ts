@@ -1,3 +1,4 @@
+import "server-only";
 import { env } from "@/server/env";
 import { parseKeyRing, type KeyRing } from "./secret-box";
 

@@ -1,6 +1,7 @@
+import "server-only";
 import { createCipheriv, createDecipheriv, randomBytes } from "node:crypto";
 
-// Secrets at rest (decisions section 6): AES-256-GCM under versioned keys. A stored value reads
+// Secrets at rest: AES-256-GCM under versioned keys. A stored value reads
 // `<version>:<iv>:<tag>:<ciphertext>` (base64url parts), so keys can rotate: new values use the
 // current key, old ones are read with the key of their version until re-encrypted. A tampered
 // value fails authentication and throws; nothing is ever returned half-decrypted.

@@ -1,3 +1,5 @@
+import "server-only";
+import { LRUCache } from "lru-cache";
 import { env } from "@/server/env";
 import { log } from "@/server/log";
 import { baseClient } from "./client";
@@ -13,7 +15,8 @@ type Target = { table: "api_keys"; column: "last_used_at" } | { table: "orchestr
 const MAX_TRACKED = 10_000;
 
 export class CoalescedTouch {
-  private readonly recorded = new Map<string, number>();
+  /** Rows recorded within the interval: the next record of one of them waits for the interval to pass. */
+  private readonly recorded: LRUCache<string, true>;
   private readonly pending = new Set<string>();
   private timer: NodeJS.Timeout | undefined;
 
@@ -22,13 +25,13 @@ export class CoalescedTouch {
     private readonly intervalMs = 60_000,
     /** Defaults to SVC_BOOKKEEPING_FLUSH_MS, read when first needed (not at import). */
     private readonly flushMs?: number,
-  ) {}
+  ) {
+    this.recorded = new LRUCache({ max: MAX_TRACKED, ttl: intervalMs });
+  }
 
-  record(id: string, now = Date.now()): void {
-    const previous = this.recorded.get(id);
-    if (previous !== undefined && now - previous < this.intervalMs) return;
-    if (this.recorded.size >= MAX_TRACKED) this.recorded.clear();
-    this.recorded.set(id, now);
+  record(id: string): void {
+    if (this.recorded.has(id)) return;
+    this.recorded.set(id, true);
     this.pending.add(id);
     this.timer ??= setTimeout(() => void this.flush(), this.flushMs ?? env().SVC_BOOKKEEPING_FLUSH_MS).unref();
   }

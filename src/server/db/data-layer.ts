@@ -1,3 +1,5 @@
+import "server-only";
+import { LRUCache } from "lru-cache";
 import { Prisma } from "@/generated/prisma/client";
 import { baseClient, type BaseClient } from "./client";
 
@@ -122,20 +124,19 @@ function extended(client: BaseClient, actor: AuditName, includeDeleted: boolean)
 export type DataLayer = ReturnType<typeof extended>;
 
 // Extending a client costs ~0.1 ms and a burst of garbage, on every request: the extended clients
-// are kept per client and actor (they hold no state of their own), up to a bound.
+// are kept per client and actor (they hold no state of their own), the most recently used ones.
 const MAX_CACHED_ACTORS = 1_000;
-const cache = new WeakMap<BaseClient, Map<string, DataLayer>>();
+const cache = new WeakMap<BaseClient, LRUCache<string, DataLayer>>();
 
 /** The database as seen by one actor. */
 export function dataLayer(actor: AuditName, options: DataLayerOptions = {}): DataLayer {
   const client = options.client ?? baseClient();
   const includeDeleted = options.includeDeleted ?? false;
   let byActor = cache.get(client);
-  if (!byActor) cache.set(client, (byActor = new Map()));
+  if (!byActor) cache.set(client, (byActor = new LRUCache({ max: MAX_CACHED_ACTORS })));
   const key = `${includeDeleted ? "all" : "live"}:${actor}`;
   let db = byActor.get(key);
   if (!db) {
-    if (byActor.size >= MAX_CACHED_ACTORS) byActor.clear();
     db = extended(client, actor, includeDeleted);
     byActor.set(key, db);
   }

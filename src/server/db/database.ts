@@ -1,3 +1,4 @@
+import "server-only";
 import { env } from "@/server/env";
 import { runningEmbedded, startEmbedded } from "./embedded";
 

@@ -1,3 +1,4 @@
+import "server-only";
 import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import net from "node:net";
 import path from "node:path";

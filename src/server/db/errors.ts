@@ -1,3 +1,4 @@
+import "server-only";
 import { DomainError } from "@/server/errors";
 
 // Database errors become domain errors here, by SQLSTATE and constraint name, whichever driver

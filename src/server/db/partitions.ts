@@ -1,3 +1,4 @@
+import "server-only";
 import type pg from "pg";
 
 /** Months of message partitions kept ready ahead of the current one. */

@@ -1,5 +1,5 @@
 import { createHash, randomUUID } from "node:crypto";
-import { describe, it, expect } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import pg from "pg";
 import { Prisma } from "@/generated/prisma/client";
 import type { ErrorCode } from "@/server/errors";
@@ -8,7 +8,7 @@ import { dataLayer } from "./data-layer";
 import { mapDatabaseError } from "./errors";
 import { ensureMessagePartitions } from "./partitions";
 
-// Spec section 2, proved against the real database: each rule is shown by writing rows that the
+// The data model's rules, proved against the real database: each rule is shown by writing rows that the
 // database must accept or refuse, and refusals are checked through mapDatabaseError as the
 // services will see them.
 
@@ -20,7 +20,15 @@ const { client, url } = await testDatabase();
 let seq = 0;
 /** A value no other test uses. */
 const unique = (prefix: string) => `${prefix}-${++seq}-${randomUUID().slice(0, 8)}`;
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Waits until the database's clock reads later than `instant`, so what it stamps next is later. */
+async function pastOnDatabaseClock(instant: Date | number): Promise<void> {
+  const after = typeof instant === "number" ? instant : instant.getTime();
+  await vi.waitFor(async () => {
+    const [row] = await client.$queryRaw<{ now: Date }[]>`SELECT clock_timestamp() AS now`;
+    expect(row!.now.getTime()).toBeGreaterThan(after);
+  }, { timeout: 2_000, interval: 1 });
+}
 
 async function sql<T = Record<string, unknown>>(query: string, ...params: unknown[]): Promise<T[]> {
   return client.$queryRawUnsafe<T[]>(query, ...params);
@@ -521,7 +529,7 @@ describe("primary keys", () => {
     const ids: string[] = [];
     for (let i = 0; i < 5; i++) {
       ids.push((await makeUser()).id);
-      await sleep(3);
+      await pastOnDatabaseClock(uuidMillis(ids[ids.length - 1]!));
     }
     const finished = Date.now();
     expect([...ids].sort()).toEqual(ids);
@@ -724,7 +732,7 @@ describe("updated_at", () => {
 
   async function expectRefreshedBy(table: string, id: string | number, update: () => PromiseLike<unknown>) {
     const before = await timestampsOf(table, id);
-    await sleep(5);
+    await pastOnDatabaseClock(before.updated_at);
     await update();
     const after = await timestampsOf(table, id);
     expect(after.updated_at.getTime()).toBeGreaterThan(before.updated_at.getTime());
@@ -758,7 +766,7 @@ describe("updated_at", () => {
     const user = await makeUser();
     const key = await makeApiKey(user.id);
     const before = await timestampsOf("api_keys", key.id);
-    await sleep(5);
+    await pastOnDatabaseClock(before.updated_at);
     await client.$transaction([
       client.$executeRawUnsafe(`SET LOCAL svc.bookkeeping = 'on'`),
       client.$executeRawUnsafe(`UPDATE api_keys SET last_used_at = now() WHERE id = $1::uuid`, key.id),
@@ -954,7 +962,7 @@ describe("column facts", () => {
     expect((await tablesWithColumn("created_at"))).toEqual(SPEC_TABLES);
   });
 
-  it("JSON columns are jsonb, and they are the spec's JSON fields", async () => {
+  it("JSON columns are jsonb", async () => {
     const json = await columnsWhere("c.data_type IN ('json', 'jsonb')");
     expect(json.filter((c) => c.data_type !== "jsonb")).toEqual([]);
     expect(json.map((c) => `${c.table_name}.${c.column_name}`)).toEqual([
@@ -975,7 +983,7 @@ describe("column facts", () => {
     ]);
   });
 
-  it("is_deleted exists exactly on the tables spec 2.1 gives it", async () => {
+  it("is_deleted exists exactly on the soft-deletable tables", async () => {
     expect(await tablesWithColumn("is_deleted")).toEqual(
       without(
         "user_org_memberships",
@@ -989,7 +997,7 @@ describe("column facts", () => {
     );
   });
 
-  it("created_by and updated_by exist exactly on the tables spec 2.1 gives them", async () => {
+  it("created_by and updated_by exist exactly on the tables that record who changed them", async () => {
     const noAudit = ["user_oauth_identities", "role_permissions", "provider_model_configs", "messages"];
     expect(await tablesWithColumn("created_by")).toEqual(without(...noAudit, "api_keys"));
     expect(await tablesWithColumn("updated_by")).toEqual(without(...noAudit));

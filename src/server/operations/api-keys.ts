@@ -1,3 +1,4 @@
+import "server-only";
 import { z } from "zod";
 import { apiKeyIdParams, apiKeyListSchema, apiKeySchema, createApiKeyInput, createdApiKeySchema, listApiKeysQuery } from "@/lib/schemas/api-keys";
 import type { UserActor } from "@/server/auth/actor";

@@ -1,3 +1,4 @@
+import "server-only";
 import { apiKeyOperations } from "./api-keys";
 import { centralPointOperations } from "./central-points";
 import { conversationOperations } from "./conversations";

@@ -1,3 +1,4 @@
+import "server-only";
 import { z } from "zod";
 import { id } from "@/lib/schemas/common";
 import type { Actor } from "@/server/auth/actor";

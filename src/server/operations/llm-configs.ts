@@ -1,3 +1,4 @@
+import "server-only";
 import { includeDeletedQuery } from "@/lib/schemas/common";
 import { createLlmConfigInput, listLlmConfigsQuery, llmConfigListSchema, llmConfigParams, llmConfigSchema, updateLlmConfigInput } from "@/lib/schemas/llm-configs";
 import { orgIdParams } from "@/lib/schemas/organizations";

@@ -1,3 +1,4 @@
+import "server-only";
 import { addMemberInput, listMembersQuery, memberListSchema, memberParams, memberSchema } from "@/lib/schemas/members";
 import { orgIdParams } from "@/lib/schemas/organizations";
 import { grantOrgRoleInput, grantSchema, memberRoleParams } from "@/lib/schemas/roles";

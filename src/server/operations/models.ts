@@ -1,3 +1,4 @@
+import "server-only";
 import { createModelInput, listModelsQuery, lookupModelQuery, modelListSchema, modelParams, modelSchema, updateModelInput } from "@/lib/schemas/models";
 import { createModel, getModel, listModels, lookupModel, updateModel } from "@/server/services/models/service";
 import { defineOperation } from "./operation";

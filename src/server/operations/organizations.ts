@@ -1,3 +1,4 @@
+import "server-only";
 import { z } from "zod";
 import { booleanQuery } from "@/lib/schemas/common";
 import {

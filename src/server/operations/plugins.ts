@@ -1,3 +1,4 @@
+import "server-only";
 import { listPluginsQuery, orgPluginParams, pluginListSchema, pluginParams, pluginSchema, registerPluginInput, updatePluginInput } from "@/lib/schemas/plugins";
 import { orgIdParams } from "@/lib/schemas/organizations";
 import { getPlugin, listPlugins, registerPlugin, setPluginEnabled, type PluginScope } from "@/server/services/plugins/service";

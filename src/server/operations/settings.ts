@@ -1,3 +1,4 @@
+import "server-only";
 import { includeDeletedQuery } from "@/lib/schemas/common";
 import { orgIdParams } from "@/lib/schemas/organizations";
 import {

@@ -1,3 +1,4 @@
+import "server-only";
 import { z } from "zod";
 import type { UserActor } from "@/server/auth/actor";
 import { effectivePermissions } from "@/server/auth/authorize";

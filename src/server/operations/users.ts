@@ -1,3 +1,4 @@
+import "server-only";
 import { includeDeletedQuery, pageQuery } from "@/lib/schemas/common";
 import { listUserOrganizationsQuery, userOrganizationListSchema } from "@/lib/schemas/members";
 import {

@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { systemActor } from "@/server/auth/actor";
 import { ALL_PERMISSIONS, isDangerous } from "@/lib/permissions";
 import { createApiKey } from "@/server/services/api-keys/service";
@@ -146,12 +146,10 @@ describe("conversations and messages", () => {
     expect(seen).toEqual(expected);
 
     // The app writes last_accessed_at off the request path, within its flush period.
-    let accessed = null;
-    for (let i = 0; i < 50 && !accessed?.last_accessed_at; i++) {
-      await new Promise((r) => setTimeout(r, 100));
-      accessed = await client.orchestratorInstance.findUniqueOrThrow({ where: { id: instance.body.id } });
-    }
-    expect(accessed?.last_accessed_at).not.toBeNull();
+    await vi.waitFor(async () => {
+      const accessed = await client.orchestratorInstance.findUniqueOrThrow({ where: { id: instance.body.id } });
+      expect(accessed.last_accessed_at).not.toBeNull();
+    }, { timeout: 5_000, interval: 100 });
   });
 
   it("marks messages compacted and soft-deletes a conversation", async () => {

@@ -1,3 +1,4 @@
+import "server-only";
 import { randomUUID } from "node:crypto";
 import type { Actor } from "@/server/auth/actor";
 import { authenticateApiKey } from "@/server/auth/api-key-stage";

@@ -1,3 +1,4 @@
+import "server-only";
 import { z } from "zod";
 import { ERROR_CODES, ERRORS, type ErrorCode } from "@/lib/errors";
 import { ROUTES, type RestOperation } from "./registry";

@@ -1,3 +1,4 @@
+import "server-only";
 import { ERRORS, type ProblemHeader } from "@/lib/errors";
 import type { DomainError } from "@/server/errors";
 

@@ -1,3 +1,4 @@
+import "server-only";
 import { OPERATIONS } from "@/server/operations";
 import type { AnyOperation } from "@/server/operations/operation";
 

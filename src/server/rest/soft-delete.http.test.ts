@@ -4,7 +4,7 @@ import { ALL_PERMISSIONS, isDangerous, ORG_PERMISSIONS } from "@/lib/permissions
 import { createApiKey } from "@/server/services/api-keys/service";
 import { Browserless, request, startApp, type Caller } from "@/test/app";
 import { testDatabase } from "@/test/database";
-import { createOrg, createSysAdmin, createUser, grant, join, PASSWORD, roleId, seedRoles } from "@/test/fixtures";
+import { createSysAdmin, createUser, grant, join, PASSWORD, roleId, seedRoles } from "@/test/fixtures";
 
 // Soft deletion over real HTTP: what a delete hides, sys_admins read back with include_deleted and
 // restore; nobody else sees it; and a deleted organization takes everything in it along, at once,

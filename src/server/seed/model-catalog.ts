@@ -1,3 +1,4 @@
+import "server-only";
 // Public reference list prices (USD per 1M tokens, standard tier), as published in November 2026; editable in the console.
 
 export interface CatalogModel {

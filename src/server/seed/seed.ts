@@ -1,3 +1,4 @@
+import "server-only";
 import { BUILT_IN_ROLES } from "@/lib/permissions";
 import { generatePassword, hashPassword } from "@/server/auth/passwords";
 import type { BaseClient } from "@/server/db/client";
@@ -11,7 +12,7 @@ import { MODEL_CATALOG } from "./model-catalog";
 export const SEED_ACTOR = "system:seed";
 const SEED_LOCK = 727_073_691;
 
-/** Tier quotas (decisions section 5), editable afterwards as platform settings. */
+/** Tier quotas, editable afterwards as platform settings. */
 export const TIER_SETTINGS = {
   "tier.free": { max_orchestrators: 2, max_central_points: 0, max_members: 5 },
   "tier.pro": { max_orchestrators: 20, max_central_points: 10, max_members: 100 },

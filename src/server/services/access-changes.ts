@@ -1,3 +1,4 @@
+import "server-only";
 import { CHANNEL, invalidateLocally, notifyPayload, type Invalidation } from "@/server/auth/invalidation";
 import type { DataLayer } from "@/server/db/data-layer";
 import { DomainError } from "@/server/errors";

@@ -1,3 +1,4 @@
+import "server-only";
 import { validationFailed } from "@/server/errors";
 
 // Every list answers one page at a time: `{ data, next_cursor }`, at most `limit` items, in the

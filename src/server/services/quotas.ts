@@ -1,3 +1,4 @@
+import "server-only";
 import type { DataLayer } from "@/server/db/data-layer";
 import { DomainError } from "@/server/errors";
 

@@ -1,3 +1,4 @@
+import "server-only";
 import { TRPCError } from "@trpc/server";
 import { fetchRequestHandler } from "@trpc/server/adapters/fetch";
 import type { SessionActor } from "@/server/auth/actor";

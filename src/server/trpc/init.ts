@@ -1,3 +1,4 @@
+import "server-only";
 import { initTRPC, TRPCError, type TRPCMutationProcedure, type TRPCQueryProcedure } from "@trpc/server";
 import superjson from "superjson";
 import { ERRORS, type ErrorCode, type FieldError } from "@/lib/errors";

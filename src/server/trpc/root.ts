@@ -1,3 +1,4 @@
+import "server-only";
 import { OPERATION_GROUPS } from "@/server/operations";
 import { createCallerFactory, createTRPCRouter, proceduresOf } from "./init";
 

@@ -1,3 +1,4 @@
+import "server-only";
 import type { Actor } from "@/server/auth/actor";
 import { auditName } from "@/server/auth/actor";
 import { generateKey } from "@/server/auth/api-key-format";

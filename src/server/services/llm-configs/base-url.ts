@@ -1,3 +1,4 @@
+import "server-only";
 import net from "node:net";
 
 // Where an organization may point its LLM traffic: https only (http to a loopback host when the

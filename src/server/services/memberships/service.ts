@@ -1,3 +1,4 @@
+import "server-only";
 import { auditName, type Actor } from "@/server/auth/actor";
 import { dataLayer, type DataLayer } from "@/server/db/data-layer";
 import { DomainError, notFound } from "@/server/errors";
@@ -13,7 +14,7 @@ import type {
   UserOrganization,
 } from "@/lib/schemas/members";
 
-// Organization memberships (spec 2.10). Org grants only count while the user is a member, so
+// Organization memberships. Org grants only count while the user is a member, so
 // leaving an organization also removes the user's grants there: rejoining starts from nothing.
 // The tier's max_members quota (platform setting tier.<tier>) caps an organization's members.
 

@@ -1,3 +1,4 @@
+import "server-only";
 import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
 import type { Prisma } from "@/generated/prisma/client";
 import { auditName, type Actor } from "@/server/auth/actor";
@@ -14,7 +15,7 @@ import {
   type UpdateOAuthClientInput,
 } from "@/lib/schemas/oauth-clients";
 
-// OAuth 2.0 client registrations (spec 2.15). A confidential client's secret is generated here,
+// OAuth 2.0 client registrations. A confidential client's secret is generated here,
 // returned once (by create and rotate-secret) and stored only as its SHA-256: the secret is 32
 // bytes from a CSPRNG (256 bits), so, as for API keys, a fast hash is safe — there is nothing to
 // guess that a slow password hash would protect — and lookups stay cheap. Public clients have no

@@ -1,3 +1,4 @@
+import "server-only";
 // The ".js" lets plain Node ESM (the Playwright runner loading seed helpers) resolve it too.
 import Ajv2020, { type ErrorObject } from "ajv/dist/2020.js";
 import type { FieldError } from "@/server/errors";

@@ -1,3 +1,4 @@
+import "server-only";
 import { LOGO_MAX_BYTES } from "@/lib/schemas/plugins";
 
 // Plugin logos: base64 raster images only, recognized by their leading bytes (SVG is refused: it can

@@ -1,3 +1,4 @@
+import "server-only";
 import semver from "semver";
 import type { Prisma } from "@/generated/prisma/client";
 import { auditName, type Actor } from "@/server/auth/actor";

@@ -1,3 +1,4 @@
+import "server-only";
 import type { Prisma } from "@/generated/prisma/client";
 import { auditName, type Actor } from "@/server/auth/actor";
 import { configHash } from "@/server/crypto/canonical-json";
@@ -15,7 +16,7 @@ import type {
 } from "@/lib/schemas/settings";
 import { byKey, paginate } from "@/server/services/pagination";
 
-// Settings in tiers (decisions section 5): an orchestrator instance's config (tier 4) over its
+// Settings in tiers: an orchestrator instance's config (tier 4) over its
 // organization's settings (tier 3) over platform settings (tier 2). A tier may override a key of
 // the tier above only where that key is overridable (a key absent above is free). Platform
 // settings of the categories `tier` (quotas) and `policy` govern the platform itself and are not

@@ -1,3 +1,4 @@
+import "server-only";
 import type { Prisma } from "@/generated/prisma/client";
 import { auditName, type Actor } from "@/server/auth/actor";
 import { generatePassword, hashPassword } from "@/server/auth/passwords";
@@ -15,7 +16,7 @@ import type {
   User,
 } from "@/lib/schemas/users";
 
-// Platform users (spec 2.9) and their linked OAuth identities (2.11). username is unique among
+// Platform users and their linked OAuth identities. username is unique among
 // non-deleted users and email among non-deleted users that have one (partial unique indexes: a
 // clash is a 409 naming the field). The password hash never leaves this module.
 
