@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { booleanQuery, cursor, id, limit, listOf, timestamp } from "./common";
+import { booleanQuery, id, listOf, pageQuery, timestamp, timestamps } from "./common";
 
 // API key inputs and outputs: one schema each, feeding the REST handlers, the tRPC procedures,
 // the OpenAPI document and the console's forms.
@@ -16,11 +16,9 @@ export const createApiKeyInput = z.strictObject({
 });
 export type CreateApiKeyInput = z.output<typeof createApiKeyInput>;
 
-export const listApiKeysQuery = z.strictObject({
+export const listApiKeysQuery = pageQuery.extend({
   active: booleanQuery.optional(),
   user_id: id.optional(),
-  limit,
-  cursor,
 });
 export type ListApiKeysQuery = z.output<typeof listApiKeysQuery>;
 
@@ -36,8 +34,7 @@ export const apiKeySchema = z.object({
   expires_at: timestamp.nullable(),
   last_used_at: timestamp.nullable(),
   is_active: z.boolean(),
-  created_at: timestamp,
-  updated_at: timestamp,
+  ...timestamps,
 });
 export type ApiKey = z.infer<typeof apiKeySchema>;
 

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { cursor, id, includeDeleted, limit, listOf, timestamp } from "./common";
+import { id, includeDeleted, listOf, pageQuery, softDeletedRecord } from "./common";
 
 export const VISIBILITIES = ["private", "public"] as const;
 export const CENTRAL_POINT_STATUSES = ["active", "inactive"] as const;
@@ -22,7 +22,7 @@ export const updateCentralPointInput = z.strictObject({
 });
 export type UpdateCentralPointInput = z.output<typeof updateCentralPointInput>;
 
-export const listCentralPointsQuery = z.strictObject({ include_deleted: includeDeleted, limit, cursor });
+export const listCentralPointsQuery = pageQuery.extend({ include_deleted: includeDeleted });
 export type ListCentralPointsQuery = z.output<typeof listCentralPointsQuery>;
 export const centralPointParams = z.strictObject({ org_id: id, central_point_id: id });
 
@@ -34,9 +34,7 @@ export const centralPointSchema = z.object({
   description: z.string().nullable(),
   visibility: z.string(),
   status: z.string(),
-  is_deleted: z.boolean(),
-  created_at: timestamp,
-  updated_at: timestamp,
+  ...softDeletedRecord,
 });
 export type CentralPoint = z.infer<typeof centralPointSchema>;
 export const centralPointListSchema = listOf(centralPointSchema);

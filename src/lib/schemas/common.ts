@@ -12,6 +12,11 @@ export const cursor = z.string().min(1).max(200).optional();
 /** `true` / `false` in a query string (the console sends the same strings). */
 export const booleanQuery = z.stringbool({ truthy: ["true"], falsy: ["false"] }).meta({ enum: ["true", "false"] });
 
+/** When a record was created and last changed. */
+export const timestamps = { created_at: timestamp, updated_at: timestamp };
+/** What every soft-deletable record answers besides its own fields. */
+export const softDeletedRecord = { is_deleted: z.boolean(), ...timestamps };
+
 /** A list's page: how many, and where the previous page ended. */
 export const pageQuery = z.strictObject({ limit, cursor });
 

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { cursor, id, includeDeleted, limit, listOf, timestamp } from "./common";
+import { id, includeDeleted, listOf, pageQuery, softDeletedRecord } from "./common";
 
 // Conversations and their messages. History reads leave out `intent` messages.
 
@@ -15,12 +15,10 @@ export const createConversationInput = z.strictObject({
 });
 export type CreateConversationInput = z.output<typeof createConversationInput>;
 
-export const listConversationsQuery = z.strictObject({
+export const listConversationsQuery = pageQuery.extend({
   user_id: id.optional().describe("Whose conversations; the caller by default."),
   instance_id: id.optional(),
   include_deleted: includeDeleted,
-  limit,
-  cursor,
 });
 export type ListConversationsQuery = z.output<typeof listConversationsQuery>;
 
@@ -32,9 +30,7 @@ export const conversationSchema = z.object({
   user_id: z.uuid(),
   instance_id: z.uuid().nullable(),
   title: z.string().nullable(),
-  is_deleted: z.boolean(),
-  created_at: timestamp,
-  updated_at: timestamp,
+  ...softDeletedRecord,
 });
 export type Conversation = z.infer<typeof conversationSchema>;
 export const conversationListSchema = listOf(conversationSchema);
@@ -51,7 +47,7 @@ export const newMessage = z.strictObject({
 export const appendMessagesInput = z.strictObject({ messages: z.array(newMessage).min(1).max(100) });
 export type AppendMessagesInput = z.output<typeof appendMessagesInput>;
 
-export const listMessagesQuery = z.strictObject({ limit, cursor });
+export const listMessagesQuery = pageQuery;
 export type ListMessagesQuery = z.output<typeof listMessagesQuery>;
 
 export const compactMessagesInput = z.strictObject({ message_ids: z.array(id).min(1).max(1000) });

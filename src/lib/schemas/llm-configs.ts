@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { booleanQuery, cursor, id, includeDeleted, limit, listOf, timestamp } from "./common";
+import { booleanQuery, id, includeDeleted, listOf, pageQuery, softDeletedRecord } from "./common";
 
 // Bring-your-own-key LLM provider configurations of an organization.
 
@@ -27,11 +27,9 @@ export const updateLlmConfigInput = z.strictObject({
 });
 export type UpdateLlmConfigInput = z.output<typeof updateLlmConfigInput>;
 
-export const listLlmConfigsQuery = z.strictObject({
+export const listLlmConfigsQuery = pageQuery.extend({
   enabled: booleanQuery.optional().describe("true: only the configs new orchestrators may use."),
   include_deleted: includeDeleted,
-  limit,
-  cursor,
 });
 export type ListLlmConfigsQuery = z.output<typeof listLlmConfigsQuery>;
 
@@ -46,9 +44,7 @@ export const llmConfigSchema = z.object({
   base_url: z.string().nullable(),
   additional_config: z.record(z.string(), z.json()),
   is_enabled: z.boolean(),
-  is_deleted: z.boolean(),
-  created_at: timestamp,
-  updated_at: timestamp,
+  ...softDeletedRecord,
 });
 export type LlmConfig = z.infer<typeof llmConfigSchema>;
 export const llmConfigListSchema = listOf(llmConfigSchema);

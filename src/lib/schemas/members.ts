@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { cursor, id, limit, listOf, timestamp } from "./common";
+import { id, listOf, pageQuery, timestamp } from "./common";
 
 // Organization memberships: an organization's members and a user's organizations.
 
@@ -8,14 +8,12 @@ export type AddMemberInput = z.output<typeof addMemberInput>;
 
 export const memberParams = z.strictObject({ org_id: id, user_id: id });
 
-export const listMembersQuery = z.strictObject({
+export const listMembersQuery = pageQuery.extend({
   q: z.string().trim().min(1).max(255).optional().describe("Matches username, display name or email."),
-  limit,
-  cursor,
 });
 export type ListMembersQuery = z.output<typeof listMembersQuery>;
 
-export const listUserOrganizationsQuery = z.strictObject({ limit, cursor });
+export const listUserOrganizationsQuery = pageQuery;
 export type ListUserOrganizationsQuery = z.output<typeof listUserOrganizationsQuery>;
 
 const roleRef = z.object({ id: z.uuid(), name: z.string() });

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { booleanQuery, cursor, limit, listOf, timestamp } from "./common";
+import { booleanQuery, listOf, pageQuery, timestamps } from "./common";
 
 // The model catalog. Prices are exact decimals, carried as strings everywhere (never floats).
 
@@ -33,12 +33,10 @@ export type CreateModelInput = z.output<typeof createModelInput>;
 export const updateModelInput = z.strictObject(fields);
 export type UpdateModelInput = z.output<typeof updateModelInput>;
 
-export const listModelsQuery = z.strictObject({
+export const listModelsQuery = pageQuery.extend({
   provider: z.string().max(50).optional(),
   model_category: z.enum(MODEL_CATEGORIES).optional(),
   enabled: booleanQuery.optional(),
-  limit,
-  cursor,
 });
 export type ListModelsQuery = z.output<typeof listModelsQuery>;
 
@@ -59,8 +57,7 @@ export const modelSchema = z.object({
   input_price_per_unit: price.nullable(),
   output_price_per_unit: price.nullable(),
   currency: z.string(),
-  created_at: timestamp,
-  updated_at: timestamp,
+  ...timestamps,
 });
 export type Model = z.infer<typeof modelSchema>;
 export const modelListSchema = listOf(modelSchema);

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { cursor, id, includeDeleted, limit, listOf, timestamp } from "./common";
+import { id, includeDeleted, listOf, pageQuery, softDeletedRecord, timestamp } from "./common";
 
 export const FRAMEWORK_TYPES = ["langgraph", "openai_agents", "google_adk"] as const;
 export const ORCHESTRATOR_MODES = ["supervisor", "coordinator", "handoff", "grounded"] as const;
@@ -32,15 +32,13 @@ export const updateOrchestratorInput = z.strictObject({
 });
 export type UpdateOrchestratorInput = z.output<typeof updateOrchestratorInput>;
 
-export const listOrchestratorsQuery = z.strictObject({
+export const listOrchestratorsQuery = pageQuery.extend({
   status: z.enum(ORCHESTRATOR_STATUSES).optional(),
   tier: z.enum(ORCHESTRATOR_TIERS).optional(),
   framework_type: z.enum(FRAMEWORK_TYPES).optional(),
   mode: z.enum(ORCHESTRATOR_MODES).optional(),
   q: z.string().trim().min(1).max(255).optional(),
   include_deleted: includeDeleted,
-  limit,
-  cursor,
 });
 export type ListOrchestratorsQuery = z.output<typeof listOrchestratorsQuery>;
 
@@ -59,9 +57,7 @@ export const orchestratorSchema = z.object({
   plugin_settings: jsonObject,
   config_hash: z.string().nullable(),
   last_accessed_at: timestamp.nullable(),
-  is_deleted: z.boolean(),
-  created_at: timestamp,
-  updated_at: timestamp,
+  ...softDeletedRecord,
 });
 export type Orchestrator = z.infer<typeof orchestratorSchema>;
 export const orchestratorListSchema = listOf(orchestratorSchema);

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { cursor, id, includeDeleted, limit, listOf, timestamp } from "./common";
+import { id, includeDeleted, listOf, pageQuery, softDeletedRecord } from "./common";
 
 // Organizations: the tenant boundary. `subscription_tier` is called `tier` in the API.
 
@@ -44,13 +44,11 @@ export const updateSubscriptionInput = z.strictObject({
 });
 export type UpdateSubscriptionInput = z.output<typeof updateSubscriptionInput>;
 
-export const listOrganizationsQuery = z.strictObject({
+export const listOrganizationsQuery = pageQuery.extend({
   q: z.string().trim().min(1).max(255).optional().describe("Matches name, display name or domain."),
   status: z.enum(ORGANIZATION_STATUSES).optional(),
   tier: z.enum(SUBSCRIPTION_TIERS).optional(),
   include_deleted: includeDeleted,
-  limit,
-  cursor,
 });
 export type ListOrganizationsQuery = z.output<typeof listOrganizationsQuery>;
 
@@ -69,9 +67,7 @@ export const organizationSchema = z.object({
   logo_url: z.string().nullable(),
   country: z.string().nullable(),
   timezone: z.string().nullable(),
-  is_deleted: z.boolean(),
-  created_at: timestamp,
-  updated_at: timestamp,
+  ...softDeletedRecord,
 });
 export type Organization = z.infer<typeof organizationSchema>;
 export const organizationListSchema = listOf(organizationSchema);

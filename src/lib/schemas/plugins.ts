@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { booleanQuery, cursor, id, limit, listOf, timestamp } from "./common";
+import { booleanQuery, id, listOf, pageQuery, timestamps } from "./common";
 
 // Plugins: system-wide (source system) or an organization's own (source org), one row per version.
 
@@ -36,12 +36,10 @@ export type RegisterPluginInput = z.output<typeof registerPluginInput>;
 
 export const updatePluginInput = z.strictObject({ enabled: z.boolean() });
 
-export const listPluginsQuery = z.strictObject({
+export const listPluginsQuery = pageQuery.extend({
   pid: z.string().max(255).optional().describe("All versions of one plugin."),
   latest: booleanQuery.optional().describe("Only the latest version of each plugin."),
   enabled: booleanQuery.optional(),
-  limit,
-  cursor,
 });
 export type ListPluginsQuery = z.output<typeof listPluginsQuery>;
 
@@ -68,8 +66,7 @@ export const pluginSchema = z.object({
   is_scoped: z.boolean(),
   stateless: z.boolean(),
   enabled: z.boolean(),
-  created_at: timestamp,
-  updated_at: timestamp,
+  ...timestamps,
 });
 export type Plugin = z.infer<typeof pluginSchema>;
 export const pluginListSchema = listOf(pluginSchema);

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { cursor, id, includeDeleted, limit, listOf, timestamp } from "./common";
+import { id, includeDeleted, listOf, pageQuery, softDeletedRecord, timestamp } from "./common";
 
 // Roles, grants of roles to users and the effective-permissions view.
 // Permissions are checked against the catalog by the service (any string is let through here, so
@@ -35,12 +35,10 @@ export const updateRoleInput = z.strictObject({
 });
 export type UpdateRoleInput = z.output<typeof updateRoleInput>;
 
-export const listRolesQuery = z.strictObject({
+export const listRolesQuery = pageQuery.extend({
   scope: z.enum(ROLE_SCOPES).optional(),
   q: z.string().trim().min(1).max(255).optional().describe("Matches the name."),
   include_deleted: includeDeleted,
-  limit,
-  cursor,
 });
 export type ListRolesQuery = z.output<typeof listRolesQuery>;
 
@@ -53,9 +51,7 @@ export const roleSchema = z.object({
   scope: z.enum(ROLE_SCOPES),
   is_built_in: z.boolean(),
   permissions: z.array(z.string()),
-  is_deleted: z.boolean(),
-  created_at: timestamp,
-  updated_at: timestamp,
+  ...softDeletedRecord,
 });
 export type Role = z.infer<typeof roleSchema>;
 export const roleListSchema = listOf(roleSchema);

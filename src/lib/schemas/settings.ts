@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { cursor, id, includeDeleted, limit, listOf, timestamp } from "./common";
+import { id, includeDeleted, listOf, pageQuery, timestamp } from "./common";
 
 // Settings in tiers: platform (2) over organization (3) over orchestrator instance config (4).
 
@@ -13,7 +13,7 @@ export const settingKey = z
   .regex(/^[a-z][a-z0-9_]*(\.[a-z0-9_]+)*$/, "must be dotted lower_snake_case, like telemetry.enabled");
 
 export const settingKeyParams = z.strictObject({ key: settingKey });
-export const listSettingsQuery = z.strictObject({ include_deleted: includeDeleted, limit, cursor });
+export const listSettingsQuery = pageQuery.extend({ include_deleted: includeDeleted });
 export type ListSettingsQuery = z.output<typeof listSettingsQuery>;
 export const orgSettingParams = z.strictObject({ org_id: id, key: settingKey });
 

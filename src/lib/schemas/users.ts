@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { cursor, id, includeDeleted, limit, listOf, timestamp } from "./common";
+import { id, includeDeleted, listOf, pageQuery, softDeletedRecord, timestamp } from "./common";
 
 // User summaries: what pickers and lists show of a user (never credentials).
 
@@ -66,11 +66,9 @@ export const resetPasswordInput = z.strictObject({
 });
 export type ResetPasswordInput = z.output<typeof resetPasswordInput>;
 
-export const listUsersQuery = z.strictObject({
+export const listUsersQuery = pageQuery.extend({
   q: z.string().trim().min(1).max(255).optional().describe("Matches username, display name or email."),
   include_deleted: includeDeleted,
-  limit,
-  cursor,
 });
 export type ListUsersQuery = z.output<typeof listUsersQuery>;
 
@@ -86,9 +84,7 @@ export const userSchema = z.object({
   timezone: z.string().nullable(),
   bio: z.string().nullable(),
   has_password: z.boolean().describe("false for OAuth-only users. The hash itself is never returned."),
-  is_deleted: z.boolean(),
-  created_at: timestamp,
-  updated_at: timestamp,
+  ...softDeletedRecord,
 });
 export type User = z.infer<typeof userSchema>;
 export const userListSchema = listOf(userSchema);

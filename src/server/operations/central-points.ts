@@ -7,7 +7,6 @@ import {
   listCentralPointsQuery,
   updateCentralPointInput,
 } from "@/lib/schemas/central-points";
-import { includeDeletedQuery } from "@/lib/schemas/common";
 import { orgIdParams } from "@/lib/schemas/organizations";
 import {
   createCentralPoint,
@@ -18,6 +17,7 @@ import {
   updateCentralPoint,
 } from "@/server/services/central-points/service";
 import { defineOperation } from "./operation";
+import { softDeletable } from "./soft-delete";
 
 // An organization's central points: stable handles onto its orchestrator instances, pro tier and up.
 
@@ -40,25 +40,18 @@ export const centralPointOperations = {
     errors: ["not_found", "tier_required", "quota_exceeded", "conflict"],
     handler: ({ actor, params, body }) => createCentralPoint(actor, params.org_id, body),
   }),
-  get: defineOperation({
-    id: "getCentralPoint", method: "GET", path: ONE, tag, summary: "Read a central point",
-    access: read, params: centralPointParams, query: includeDeletedQuery, response: centralPointSchema, errors: ["not_found"],
-    handler: ({ actor, params, query }) => getCentralPoint(actor, params.org_id, params.central_point_id, { includeDeleted: query.include_deleted }),
-  }),
   update: defineOperation({
     id: "updateCentralPoint", method: "PATCH", path: ONE, tag, summary: "Update a central point",
     access: write, params: centralPointParams, body: updateCentralPointInput, response: centralPointSchema, errors: ["not_found", "conflict"],
     handler: ({ actor, params, body }) => updateCentralPoint(actor, params.org_id, params.central_point_id, body),
   }),
-  delete: defineOperation({
-    id: "deleteCentralPoint", method: "DELETE", path: ONE, tag, summary: "Delete a central point (soft)",
-    access: write, params: centralPointParams, response: centralPointSchema, errors: ["not_found"],
-    handler: ({ actor, params }) => deleteCentralPoint(actor, params.org_id, params.central_point_id),
-  }),
-  restore: defineOperation({
-    id: "restoreCentralPoint", method: "POST", path: `${ONE}/restore`, tag, summary: "Restore a deleted central point",
-    description: "Pro tier and above, within `max_central_points`; 409 `conflict` when a live central point has taken its name.",
-    access: { ...write, sysAdmin: true }, params: centralPointParams, response: centralPointSchema, errors: ["not_found", "tier_required", "quota_exceeded", "conflict"],
-    handler: ({ actor, params }) => restoreCentralPoint(actor, params.org_id, params.central_point_id),
+  ...softDeletable({
+    name: "CentralPoint", noun: "a central point", path: ONE, tag, params: centralPointParams, response: centralPointSchema,
+    access: { read, delete: write, restore: write },
+    notes: { restore: "Pro tier and above, within `max_central_points`; 409 `conflict` when a live central point has taken its name." },
+    errors: { restore: ["tier_required", "quota_exceeded", "conflict"] },
+    get: (actor, p, options) => getCentralPoint(actor, p.org_id, p.central_point_id, options),
+    delete: (actor, p) => deleteCentralPoint(actor, p.org_id, p.central_point_id),
+    restore: (actor, p) => restoreCentralPoint(actor, p.org_id, p.central_point_id),
   }),
 };

@@ -12,7 +12,6 @@ import {
   messageListSchema,
   messageSchema,
 } from "@/lib/schemas/conversations";
-import { includeDeletedQuery } from "@/lib/schemas/common";
 import { orgIdParams } from "@/lib/schemas/organizations";
 import {
   appendMessages,
@@ -25,6 +24,7 @@ import {
   restoreConversation,
 } from "@/server/services/conversations/service";
 import { defineOperation } from "./operation";
+import { softDeletable } from "./soft-delete";
 
 // Conversations on an organization's orchestrator instances, and their messages.
 
@@ -45,21 +45,6 @@ export const conversationOperations = {
     access: write, params: orgIdParams, body: createConversationInput, response: conversationSchema, status: 201, created: (c) => c.id, errors: ["not_found"],
     handler: ({ actor, params, body }) => createConversation(actor, params.org_id, body),
   }),
-  get: defineOperation({
-    id: "getConversation", method: "GET", path: ONE, tag, summary: "Read a conversation",
-    access: read, params: conversationParams, query: includeDeletedQuery, response: conversationSchema, errors: ["not_found"],
-    handler: ({ actor, params, query }) => getConversation(actor, params.org_id, params.conversation_id, { includeDeleted: query.include_deleted }),
-  }),
-  delete: defineOperation({
-    id: "deleteConversation", method: "DELETE", path: ONE, tag, summary: "Delete a conversation (soft)",
-    access: write, params: conversationParams, response: conversationSchema, errors: ["not_found"],
-    handler: ({ actor, params }) => deleteConversation(actor, params.org_id, params.conversation_id),
-  }),
-  restore: defineOperation({
-    id: "restoreConversation", method: "POST", path: `${ONE}/restore`, tag, summary: "Restore a deleted conversation",
-    access: { ...write, sysAdmin: true }, params: conversationParams, response: conversationSchema, errors: ["not_found"],
-    handler: ({ actor, params }) => restoreConversation(actor, params.org_id, params.conversation_id),
-  }),
   messages: defineOperation({
     id: "listMessages", method: "GET", path: `${ONE}/messages`, tag, summary: "Read a conversation's history",
     description: "In order, oldest first, without `intent` messages; cursor-paginated.",
@@ -76,5 +61,12 @@ export const conversationOperations = {
     id: "compactMessages", method: "POST", path: `${ONE}/messages/compact`, tag, summary: "Mark messages as compacted",
     access: write, params: conversationParams, body: compactMessagesInput, response: z.object({ compacted: z.number().int() }), errors: ["not_found"],
     handler: ({ actor, params, body }) => compactMessages(actor, params.org_id, params.conversation_id, body.message_ids),
+  }),
+  ...softDeletable({
+    name: "Conversation", noun: "a conversation", path: ONE, tag, params: conversationParams, response: conversationSchema,
+    access: { read, delete: write, restore: write },
+    get: (actor, p, options) => getConversation(actor, p.org_id, p.conversation_id, options),
+    delete: (actor, p) => deleteConversation(actor, p.org_id, p.conversation_id),
+    restore: (actor, p) => restoreConversation(actor, p.org_id, p.conversation_id),
   }),
 };

@@ -1,9 +1,9 @@
 import "server-only";
-import { includeDeletedQuery } from "@/lib/schemas/common";
 import { createLlmConfigInput, listLlmConfigsQuery, llmConfigListSchema, llmConfigParams, llmConfigSchema, updateLlmConfigInput } from "@/lib/schemas/llm-configs";
 import { orgIdParams } from "@/lib/schemas/organizations";
 import { createLlmConfig, deleteLlmConfig, getLlmConfig, listLlmConfigs, restoreLlmConfig, updateLlmConfig } from "@/server/services/llm-configs/service";
 import { defineOperation } from "./operation";
+import { softDeletable } from "./soft-delete";
 
 // An organization's bring-your-own-key LLM provider configs. Provider keys never come back, only
 // their last 4 characters.
@@ -27,25 +27,17 @@ export const llmConfigOperations = {
     access: write, params: orgIdParams, body: createLlmConfigInput, response: llmConfigSchema, status: 201, created: (config) => config.id, errors: ["not_found"],
     handler: ({ actor, params, body }) => createLlmConfig(actor, params.org_id, body),
   }),
-  get: defineOperation({
-    id: "getLlmConfig", method: "GET", path: ONE, tag, summary: "Read an LLM config",
-    access: read, params: llmConfigParams, query: includeDeletedQuery, response: llmConfigSchema, errors: ["not_found"],
-    handler: ({ actor, params, query }) => getLlmConfig(actor, params.org_id, params.config_id, { includeDeleted: query.include_deleted }),
-  }),
   update: defineOperation({
     id: "updateLlmConfig", method: "PATCH", path: ONE, tag, summary: "Update an LLM config",
     description: "The provider is fixed after creation (400 `immutable_field`).",
     access: write, params: llmConfigParams, body: updateLlmConfigInput, response: llmConfigSchema, errors: ["not_found", "immutable_field"],
     handler: ({ actor, params, body }) => updateLlmConfig(actor, params.org_id, params.config_id, body),
   }),
-  delete: defineOperation({
-    id: "deleteLlmConfig", method: "DELETE", path: ONE, tag, summary: "Delete an LLM config (soft)",
-    access: write, params: llmConfigParams, response: llmConfigSchema, errors: ["not_found"],
-    handler: ({ actor, params }) => deleteLlmConfig(actor, params.org_id, params.config_id),
-  }),
-  restore: defineOperation({
-    id: "restoreLlmConfig", method: "POST", path: `${ONE}/restore`, tag, summary: "Restore a deleted LLM config",
-    access: { ...write, sysAdmin: true }, params: llmConfigParams, response: llmConfigSchema, errors: ["not_found"],
-    handler: ({ actor, params }) => restoreLlmConfig(actor, params.org_id, params.config_id),
+  ...softDeletable({
+    name: "LlmConfig", noun: "an LLM config", path: ONE, tag, params: llmConfigParams, response: llmConfigSchema,
+    access: { read, delete: write, restore: write },
+    get: (actor, p, options) => getLlmConfig(actor, p.org_id, p.config_id, options),
+    delete: (actor, p) => deleteLlmConfig(actor, p.org_id, p.config_id),
+    restore: (actor, p) => restoreLlmConfig(actor, p.org_id, p.config_id),
   }),
 };

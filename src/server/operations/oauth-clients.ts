@@ -8,7 +8,6 @@ import {
   oauthClientWithSecretSchema,
   updateOAuthClientInput,
 } from "@/lib/schemas/oauth-clients";
-import { includeDeletedQuery } from "@/lib/schemas/common";
 import {
   createOAuthClient,
   deleteOAuthClient,
@@ -19,6 +18,7 @@ import {
   updateOAuthClient,
 } from "@/server/services/oauth-clients/service";
 import { defineOperation } from "./operation";
+import { softDeletable } from "./soft-delete";
 
 // OAuth 2.0 client registrations, addressed by their client_id. Writes need
 // svc:system:oauth_clients:write (dangerous: console sessions only).
@@ -44,11 +44,6 @@ export const oauthClientOperations = {
     errors: ["unknown_scope", "scope_not_held"],
     handler: ({ actor, body }) => createOAuthClient(actor, body),
   }),
-  get: defineOperation({
-    id: "getOAuthClient", method: "GET", path: ONE, tag, summary: "Read an OAuth client",
-    access: read, params: clientIdParams, query: includeDeletedQuery, response: oauthClientSchema, errors: ["not_found"],
-    handler: ({ actor, params, query }) => getOAuthClient(actor, params.client_id, { includeDeleted: query.include_deleted }),
-  }),
   update: defineOperation({
     id: "updateOAuthClient", method: "PATCH", path: ONE, tag, summary: "Update an OAuth client",
     description: "`is_active: false` deactivates it. client_type is fixed (400 `immutable_field`).",
@@ -56,22 +51,18 @@ export const oauthClientOperations = {
     errors: ["not_found", "immutable_field", "unknown_scope", "scope_not_held"],
     handler: ({ actor, params, body }) => updateOAuthClient(actor, params.client_id, body),
   }),
-  delete: defineOperation({
-    id: "deleteOAuthClient", method: "DELETE", path: ONE, tag, summary: "Delete an OAuth client (soft)",
-    description: "It is deactivated and disappears from lists.",
-    access: write, params: clientIdParams, response: oauthClientSchema, errors: ["not_found"],
-    handler: ({ actor, params }) => deleteOAuthClient(actor, params.client_id),
-  }),
-  restore: defineOperation({
-    id: "restoreOAuthClient", method: "POST", path: `${ONE}/restore`, tag, summary: "Restore a deleted OAuth client",
-    description: "It comes back deactivated: activate it with `is_active: true`.",
-    access: { ...write, sysAdmin: true }, params: clientIdParams, response: oauthClientSchema, errors: ["not_found"],
-    handler: ({ actor, params }) => restoreOAuthClient(actor, params.client_id),
-  }),
   rotateSecret: defineOperation({
     id: "rotateOAuthClientSecret", method: "POST", path: `${ONE}/rotate-secret`, tag, summary: "Issue a new client secret",
     description: "Confidential clients only (409 `conflict` for a public one). The new secret is in `client_secret`, once; the old one stops working.",
     access: write, params: clientIdParams, response: oauthClientWithSecretSchema, secret: true, errors: ["not_found", "conflict"],
     handler: ({ actor, params }) => rotateOAuthClientSecret(actor, params.client_id),
+  }),
+  ...softDeletable({
+    name: "OAuthClient", noun: "an OAuth client", path: ONE, tag, params: clientIdParams, response: oauthClientSchema,
+    access: { read, delete: write, restore: write },
+    notes: { delete: "It is deactivated and disappears from lists.", restore: "It comes back deactivated: activate it with `is_active: true`." },
+    get: (actor, p, options) => getOAuthClient(actor, p.client_id, options),
+    delete: (actor, p) => deleteOAuthClient(actor, p.client_id),
+    restore: (actor, p) => restoreOAuthClient(actor, p.client_id),
   }),
 };

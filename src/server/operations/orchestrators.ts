@@ -8,7 +8,6 @@ import {
   orchestratorSchema,
   updateOrchestratorInput,
 } from "@/lib/schemas/orchestrators";
-import { includeDeletedQuery } from "@/lib/schemas/common";
 import { orgIdParams } from "@/lib/schemas/organizations";
 import { effectiveSettingsSchema } from "@/lib/schemas/settings";
 import {
@@ -21,6 +20,7 @@ import {
 } from "@/server/services/orchestrators/service";
 import { effectiveInstanceSettings } from "@/server/services/settings/service";
 import { defineOperation } from "./operation";
+import { softDeletable } from "./soft-delete";
 
 // An organization's orchestrator instances (tier 4). framework_type and mode are fixed at creation.
 
@@ -44,11 +44,6 @@ export const orchestratorOperations = {
     errors: ["not_found", "quota_exceeded", "not_overridable"],
     handler: ({ actor, params, body }) => createOrchestrator(actor, params.org_id, body),
   }),
-  get: defineOperation({
-    id: "getOrchestrator", method: "GET", path: ONE, tag, summary: "Read an orchestrator instance",
-    access: read, params: orchestratorParams, query: includeDeletedQuery, response: orchestratorSchema, errors: ["not_found"],
-    handler: ({ actor, params, query }) => getOrchestrator(actor, params.org_id, params.orchestrator_id, { includeDeleted: query.include_deleted }),
-  }),
   effectiveConfig: defineOperation({
     id: "effectiveInstanceConfig", method: "GET", path: `${ONE}/effective-config`, tag: "Settings", summary: "Effective config of an orchestrator instance",
     description: "Every key's value and the tier it came from (`platform`, `organization` or `instance`), and the instance's `config_hash`.",
@@ -62,17 +57,13 @@ export const orchestratorOperations = {
     params: orchestratorParams, body: updateOrchestratorInput, response: orchestratorSchema, errors: ["not_found", "immutable_field", "not_overridable"],
     handler: ({ actor, params, body }) => updateOrchestrator(actor, params.org_id, params.orchestrator_id, body),
   }),
-  delete: defineOperation({
-    id: "deleteOrchestrator", method: "DELETE", path: ONE, tag, summary: "Delete an orchestrator instance (soft)",
-    description: "Refused with 409 `conflict` while a central point refers to it.",
-    access: { permission: "svc:orchestrators:delete", org: "org_id" },
-    params: orchestratorParams, response: orchestratorSchema, errors: ["not_found", "conflict"],
-    handler: ({ actor, params }) => deleteOrchestrator(actor, params.org_id, params.orchestrator_id),
-  }),
-  restore: defineOperation({
-    id: "restoreOrchestrator", method: "POST", path: `${ONE}/restore`, tag, summary: "Restore a deleted orchestrator instance",
-    description: "Within the tier's `max_orchestrators` (403 `quota_exceeded`).",
-    access: { ...write, sysAdmin: true }, params: orchestratorParams, response: orchestratorSchema, errors: ["not_found", "quota_exceeded"],
-    handler: ({ actor, params }) => restoreOrchestrator(actor, params.org_id, params.orchestrator_id),
+  ...softDeletable({
+    name: "Orchestrator", noun: "an orchestrator instance", path: ONE, tag, params: orchestratorParams, response: orchestratorSchema,
+    access: { read, delete: { permission: "svc:orchestrators:delete", org: "org_id" }, restore: write },
+    notes: { delete: "Refused with 409 `conflict` while a central point refers to it.", restore: "Within the tier's `max_orchestrators` (403 `quota_exceeded`)." },
+    errors: { delete: ["conflict"], restore: ["quota_exceeded"] },
+    get: (actor, p, options) => getOrchestrator(actor, p.org_id, p.orchestrator_id, options),
+    delete: (actor, p) => deleteOrchestrator(actor, p.org_id, p.orchestrator_id),
+    restore: (actor, p) => restoreOrchestrator(actor, p.org_id, p.orchestrator_id),
   }),
 };

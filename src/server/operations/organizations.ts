@@ -1,6 +1,4 @@
 import "server-only";
-import { z } from "zod";
-import { booleanQuery } from "@/lib/schemas/common";
 import {
   createOrganizationInput,
   listOrganizationsQuery,
@@ -19,6 +17,7 @@ import {
   updateOrganization,
 } from "@/server/services/organizations/service";
 import { defineOperation } from "./operation";
+import { softDeletable } from "./soft-delete";
 
 // Organizations, the tenant boundary. Tier and status change only through the subscription
 // operation (svc:system:orgs:write), so an organization's own admins cannot upgrade themselves.
@@ -40,13 +39,6 @@ export const organizationOperations = {
     body: createOrganizationInput, response: organizationSchema, status: 201, created: (org) => org.id, errors: ["conflict"],
     handler: ({ actor, body }) => createOrganization(actor, body),
   }),
-  get: defineOperation({
-    id: "getOrganization", method: "GET", path: ONE, tag, summary: "Read an organization",
-    description: "sys_admins may pass `include_deleted=true` to read a deleted one.",
-    access: { permission: "svc:org:read", org: "org_id" },
-    params: orgIdParams, query: z.strictObject({ include_deleted: booleanQuery.optional() }), response: organizationSchema, errors: ["not_found"],
-    handler: ({ actor, params, query }) => getOrganization(actor, params.org_id, { includeDeleted: query.include_deleted }),
-  }),
   update: defineOperation({
     id: "updateOrganization", method: "PATCH", path: ONE, tag, summary: "Update an organization's profile",
     access: { permission: "svc:org:write", org: "org_id" },
@@ -59,17 +51,13 @@ export const organizationOperations = {
     params: orgIdParams, body: updateSubscriptionInput, response: organizationSchema, errors: ["not_found"],
     handler: ({ actor, params, body }) => updateOrganization(actor, params.org_id, body),
   }),
-  delete: defineOperation({
-    id: "deleteOrganization", method: "DELETE", path: ONE, tag, summary: "Delete an organization (soft)",
-    description: "Everything in it disappears with it, and its members' API keys lose it at once.",
-    access: { permission: "svc:system:orgs:delete" },
-    params: orgIdParams, response: organizationSchema, errors: ["not_found"],
-    handler: ({ actor, params }) => deleteOrganization(actor, params.org_id),
-  }),
-  restore: defineOperation({
-    id: "restoreOrganization", method: "POST", path: `${ONE}/restore`, tag, summary: "Restore a deleted organization",
-    access: { permission: "svc:system:orgs:write", sysAdmin: true },
-    params: orgIdParams, response: organizationSchema, errors: ["not_found", "conflict"],
-    handler: ({ actor, params }) => restoreOrganization(actor, params.org_id),
+  ...softDeletable({
+    name: "Organization", noun: "an organization", path: ONE, tag, params: orgIdParams, response: organizationSchema,
+    access: { read: { permission: "svc:org:read", org: "org_id" }, delete: { permission: "svc:system:orgs:delete" }, restore: { permission: "svc:system:orgs:write" } },
+    notes: { delete: "Everything in it disappears with it, and its members' API keys lose it at once." },
+    errors: { restore: ["conflict"] },
+    get: (actor, p, options) => getOrganization(actor, p.org_id, options),
+    delete: (actor, p) => deleteOrganization(actor, p.org_id),
+    restore: (actor, p) => restoreOrganization(actor, p.org_id),
   }),
 };

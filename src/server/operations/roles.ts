@@ -13,7 +13,7 @@ import {
   roleSchema,
   updateRoleInput,
 } from "@/lib/schemas/roles";
-import { includeDeletedQuery, pageQuery } from "@/lib/schemas/common";
+import { pageQuery } from "@/lib/schemas/common";
 import { userIdParams } from "@/lib/schemas/users";
 import {
   createRole,
@@ -29,6 +29,7 @@ import {
   updateRole,
 } from "@/server/services/roles/service";
 import { defineOperation } from "./operation";
+import { softDeletable } from "./soft-delete";
 
 // Roles, the permission catalog, grants of roles to users and effective permissions. Writes need
 // svc:system:roles:write (dangerous: console sessions only) and obey the no-escalation rule.
@@ -58,28 +59,11 @@ export const roleOperations = {
     access: write, body: createRoleInput, response: roleSchema, status: 201, created: (role) => role.id, errors: ["conflict", "scope_not_held"],
     handler: ({ actor, body }) => createRole(actor, body),
   }),
-  get: defineOperation({
-    id: "getRole", method: "GET", path: `${ROLES}/{role_id}`, tag, summary: "Read a role",
-    access: read, params: roleIdParams, query: includeDeletedQuery, response: roleSchema, errors: ["not_found"],
-    handler: ({ actor, params, query }) => getRole(actor, params.role_id, { includeDeleted: query.include_deleted }),
-  }),
   update: defineOperation({
     id: "updateRole", method: "PATCH", path: `${ROLES}/{role_id}`, tag, summary: "Rename a role or change its permissions",
     description: `\`permissions\` replaces the whole set; API keys of the role's holders follow at their next request. The scope never changes; built-in roles keep their name and permissions (400 \`immutable_field\`). ${NO_ESCALATION}`,
     access: write, params: roleIdParams, body: updateRoleInput, response: roleSchema, errors: ["not_found", "conflict", "immutable_field", "scope_not_held"],
     handler: ({ actor, params, body }) => updateRole(actor, params.role_id, body),
-  }),
-  delete: defineOperation({
-    id: "deleteRole", method: "DELETE", path: `${ROLES}/{role_id}`, tag, summary: "Delete a custom role (soft)",
-    description: `Its grants stop counting at once. Built-in roles cannot be deleted (409 \`conflict\`). ${NO_ESCALATION}`,
-    access: write, params: roleIdParams, response: roleSchema, errors: ["not_found", "conflict", "scope_not_held"],
-    handler: ({ actor, params }) => deleteRole(actor, params.role_id),
-  }),
-  restore: defineOperation({
-    id: "restoreRole", method: "POST", path: `${ROLES}/{role_id}/restore`, tag, summary: "Restore a deleted role",
-    description: `Its grants count again at once. ${NO_ESCALATION}`,
-    access: { ...write, sysAdmin: true }, params: roleIdParams, response: roleSchema, errors: ["not_found", "scope_not_held"],
-    handler: ({ actor, params }) => restoreRole(actor, params.role_id),
   }),
   grants: defineOperation({
     id: "listUserGrants", method: "GET", path: `${USER}/roles`, tag, summary: "A user's role grants",
@@ -105,5 +89,17 @@ export const roleOperations = {
     description: "Globally and in each organization the user belongs to, with the roles each permission comes from.",
     access: read, params: userIdParams, response: effectivePermissionsSchema, errors: ["not_found"],
     handler: ({ actor, params }) => effectivePermissionsOf(actor, params.user_id),
+  }),
+  ...softDeletable({
+    name: "Role", noun: "a role", path: `${ROLES}/{role_id}`, tag, params: roleIdParams, response: roleSchema,
+    access: { read, delete: write, restore: write },
+    notes: {
+      delete: `Its grants stop counting at once. Built-in roles cannot be deleted (409 \`conflict\`). ${NO_ESCALATION}`,
+      restore: `Its grants count again at once. ${NO_ESCALATION}`,
+    },
+    errors: { delete: ["conflict", "scope_not_held"], restore: ["scope_not_held"] },
+    get: (actor, p, options) => getRole(actor, p.role_id, options),
+    delete: (actor, p) => deleteRole(actor, p.role_id),
+    restore: (actor, p) => restoreRole(actor, p.role_id),
   }),
 };

@@ -1,5 +1,4 @@
 import "server-only";
-import { includeDeletedQuery } from "@/lib/schemas/common";
 import { orgIdParams } from "@/lib/schemas/organizations";
 import {
   effectiveSettingsSchema,
@@ -27,6 +26,7 @@ import {
   restorePlatformSetting,
 } from "@/server/services/settings/service";
 import { defineOperation } from "./operation";
+import { softDeletable } from "./soft-delete";
 
 // Settings in tiers: the platform's (tier 2, including the tier quotas) and each organization's
 // (tier 3), and an organization's effective settings.
@@ -45,26 +45,18 @@ export const platformSettingOperations = {
     access: systemRead, query: listSettingsQuery, response: platformSettingListSchema,
     handler: ({ actor, query }) => listPlatformSettings(actor, query),
   }),
-  get: defineOperation({
-    id: "getPlatformSetting", method: "GET", path: `${PLATFORM}/{key}`, tag, summary: "Read a platform setting",
-    access: systemRead, params: settingKeyParams, query: includeDeletedQuery, response: platformSettingSchema, errors: ["not_found"],
-    handler: ({ actor, params, query }) => getPlatformSetting(actor, params.key, { includeDeleted: query.include_deleted }),
-  }),
   put: defineOperation({
     id: "putPlatformSetting", method: "PUT", path: `${PLATFORM}/{key}`, tag, summary: "Create or replace a platform setting",
     description: "The value must match `value_type`. `overridable: false` stops organizations from overriding it. Tier quotas live under `tier.<name>` (category `tier`); categories `tier` and `policy` are not inherited by organizations.",
     access: systemWrite, params: settingKeyParams, body: putPlatformSettingInput, response: platformSettingSchema,
     handler: ({ actor, params, body }) => putPlatformSetting(actor, params.key, body),
   }),
-  delete: defineOperation({
-    id: "deletePlatformSetting", method: "DELETE", path: `${PLATFORM}/{key}`, tag, summary: "Delete a platform setting (soft)",
-    access: systemWrite, params: settingKeyParams, response: platformSettingSchema, errors: ["not_found"],
-    handler: ({ actor, params }) => deletePlatformSetting(actor, params.key),
-  }),
-  restore: defineOperation({
-    id: "restorePlatformSetting", method: "POST", path: `${PLATFORM}/{key}/restore`, tag, summary: "Restore a deleted platform setting",
-    access: { ...systemWrite, sysAdmin: true }, params: settingKeyParams, response: platformSettingSchema, errors: ["not_found"],
-    handler: ({ actor, params }) => restorePlatformSetting(actor, params.key),
+  ...softDeletable({
+    name: "PlatformSetting", noun: "a platform setting", path: `${PLATFORM}/{key}`, tag, params: settingKeyParams, response: platformSettingSchema,
+    access: { read: systemRead, delete: systemWrite, restore: systemWrite },
+    get: (actor, p, options) => getPlatformSetting(actor, p.key, options),
+    delete: (actor, p) => deletePlatformSetting(actor, p.key),
+    restore: (actor, p) => restorePlatformSetting(actor, p.key),
   }),
 };
 
@@ -74,27 +66,20 @@ export const orgSettingOperations = {
     access: { ...orgRead, list: true }, params: orgIdParams, query: listSettingsQuery, response: orgSettingListSchema,
     handler: ({ actor, params, query }) => listOrgSettings(actor, params.org_id, query),
   }),
-  get: defineOperation({
-    id: "getOrgSetting", method: "GET", path: `${ORG}/{key}`, tag, summary: "Read an organization's value for a key",
-    access: orgRead, params: orgSettingParams, query: includeDeletedQuery, response: orgSettingSchema, errors: ["not_found"],
-    handler: ({ actor, params, query }) => getOrgSetting(actor, params.org_id, params.key, { includeDeleted: query.include_deleted }),
-  }),
   put: defineOperation({
     id: "putOrgSetting", method: "PUT", path: `${ORG}/{key}`, tag, summary: "Set an organization's value for a key",
     description: "Refused with 403 `not_overridable` where the platform setting of that key is not overridable.",
     access: orgWrite, params: orgSettingParams, body: putOrgSettingInput, response: orgSettingSchema, errors: ["not_overridable", "not_found"],
     handler: ({ actor, params, body }) => putOrgSetting(actor, params.org_id, params.key, body),
   }),
-  delete: defineOperation({
-    id: "deleteOrgSetting", method: "DELETE", path: `${ORG}/{key}`, tag, summary: "Remove an organization's value for a key (soft)",
-    access: orgWrite, params: orgSettingParams, response: orgSettingSchema, errors: ["not_found"],
-    handler: ({ actor, params }) => deleteOrgSetting(actor, params.org_id, params.key),
-  }),
-  restore: defineOperation({
-    id: "restoreOrgSetting", method: "POST", path: `${ORG}/{key}/restore`, tag, summary: "Restore an organization's deleted value for a key",
-    description: "Refused with 403 `not_overridable` where the platform no longer lets organizations override the key.",
-    access: { ...orgWrite, sysAdmin: true }, params: orgSettingParams, response: orgSettingSchema, errors: ["not_found", "not_overridable"],
-    handler: ({ actor, params }) => restoreOrgSetting(actor, params.org_id, params.key),
+  ...softDeletable({
+    name: "OrgSetting", noun: "an organization's value for a key", path: `${ORG}/{key}`, tag, params: orgSettingParams, response: orgSettingSchema,
+    access: { read: orgRead, delete: orgWrite, restore: orgWrite },
+    notes: { restore: "Refused with 403 `not_overridable` where the platform no longer lets organizations override the key." },
+    errors: { restore: ["not_overridable"] },
+    get: (actor, p, options) => getOrgSetting(actor, p.org_id, p.key, options),
+    delete: (actor, p) => deleteOrgSetting(actor, p.org_id, p.key),
+    restore: (actor, p) => restoreOrgSetting(actor, p.org_id, p.key),
   }),
   effective: defineOperation({
     id: "effectiveOrgSettings", method: "GET", path: "/api/v1/organizations/{org_id}/effective-settings", tag, summary: "Effective settings of an organization",

@@ -1,5 +1,5 @@
 import "server-only";
-import { includeDeletedQuery, pageQuery } from "@/lib/schemas/common";
+import { pageQuery } from "@/lib/schemas/common";
 import { listUserOrganizationsQuery, userOrganizationListSchema } from "@/lib/schemas/members";
 import {
   createUserInput,
@@ -27,6 +27,7 @@ import {
   updateUser,
 } from "@/server/services/users/service";
 import { defineOperation } from "./operation";
+import { softDeletable } from "./soft-delete";
 
 // Users, their organizations and their linked OAuth identities. Writes need svc:system:users:write,
 // which is dangerous: API keys read users, only a signed-in console session changes them.
@@ -50,29 +51,11 @@ export const userOperations = {
     access: write, body: createUserInput, response: userSchema, status: 201, created: (user) => user.id, errors: ["conflict"],
     handler: ({ actor, body }) => createUser(actor, body),
   }),
-  get: defineOperation({
-    id: "getUser", method: "GET", path: ONE, tag, summary: "Read a user",
-    description: "sys_admins may pass `include_deleted=true` to read a deleted one.",
-    access: read, params: userIdParams, query: includeDeletedQuery, response: userSchema, errors: ["not_found"],
-    handler: ({ actor, params, query }) => getUser(actor, params.user_id, { includeDeleted: query.include_deleted }),
-  }),
   update: defineOperation({
     id: "updateUser", method: "PATCH", path: ONE, tag, summary: "Update a user's profile",
     description: "Passwords change through `POST /api/v1/users/{user_id}/password`.",
     access: write, params: userIdParams, body: updateUserInput, response: userSchema, errors: ["not_found", "conflict"],
     handler: ({ actor, params, body }) => updateUser(actor, params.user_id, body),
-  }),
-  delete: defineOperation({
-    id: "deleteUser", method: "DELETE", path: ONE, tag, summary: "Delete a user (soft)",
-    description: "The user's API keys stop working at once and console sessions end. The last sys_admin cannot be deleted (409 `conflict`).",
-    access: write, params: userIdParams, response: userSchema, errors: ["not_found", "conflict"],
-    handler: ({ actor, params }) => deleteUser(actor, params.user_id),
-  }),
-  restore: defineOperation({
-    id: "restoreUser", method: "POST", path: `${ONE}/restore`, tag, summary: "Restore a deleted user",
-    description: "409 `conflict` when another user has taken the username or email meanwhile.",
-    access: { ...write, sysAdmin: true }, params: userIdParams, response: userSchema, errors: ["not_found", "conflict"],
-    handler: ({ actor, params }) => restoreUser(actor, params.user_id),
   }),
   resetPassword: defineOperation({
     id: "resetUserPassword", method: "POST", path: `${ONE}/password`, tag, summary: "Reset a user's password",
@@ -96,5 +79,17 @@ export const userOperations = {
     description: "Signing in with that external account no longer reaches the user. Answers the removed link.",
     access: write, params: identityParams, response: identitySchema, errors: ["not_found"],
     handler: ({ actor, params }) => unlinkIdentity(actor, params.user_id, params.identity_id),
+  }),
+  ...softDeletable({
+    name: "User", noun: "a user", path: ONE, tag, params: userIdParams, response: userSchema,
+    access: { read, delete: write, restore: write },
+    notes: {
+      delete: "The user's API keys stop working at once and console sessions end. The last sys_admin cannot be deleted (409 `conflict`).",
+      restore: "409 `conflict` when another user has taken the username or email meanwhile.",
+    },
+    errors: { delete: ["conflict"], restore: ["conflict"] },
+    get: (actor, p, options) => getUser(actor, p.user_id, options),
+    delete: (actor, p) => deleteUser(actor, p.user_id),
+    restore: (actor, p) => restoreUser(actor, p.user_id),
   }),
 };
