@@ -8,7 +8,8 @@ const steps = [
   // Integration tests drive the production build over HTTP, so it comes first.
   ["production build", ["node_modules/next/dist/bin/next", "build"]],
   ["unit and integration tests", ["node_modules/vitest/vitest.mjs", "run"]],
-  ["end-to-end tests", ["node_modules/@playwright/test/cli.js", "test"]],
+  // The flows seed their data through server modules, which import "server-only" (see server-only.mjs).
+  ["end-to-end tests", ["--import", "./scripts/server-only.mjs", "node_modules/@playwright/test/cli.js", "test"]],
 ];
 
 for (const [label, args] of steps) {

@@ -1,14 +1,18 @@
 import { describe, expect, it } from "vitest";
 import { ERRORS } from "@/lib/errors";
-import { openApiDocument } from "@/server/rest/openapi";
+import { accessText, errorGroups, openApiDocument, TAGS } from "@/server/rest/openapi";
 import { ROUTES } from "@/server/rest/registry";
-import { curlCommand, exampleOf, fieldRows, tagGroups, typeLabel } from "./model";
+import { curlCommand, dereference, exampleOf, fieldRows, tagGroups, typeLabel } from "./model";
 
-const operations = tagGroups(openApiDocument()).flatMap((group) => group.operations);
+const doc = openApiDocument();
+const groups = tagGroups(doc);
+const operations = groups.flatMap((group) => group.operations);
 
 describe("the API reference model", () => {
-  it("shows every registered route once, under its tag", () => {
+  it("shows every registered route once, under its described tag", () => {
     expect(operations.map((o) => o.id).sort()).toEqual(ROUTES.map((r) => r.id).sort());
+    expect(groups.map((g) => g.name)).toEqual(Object.keys(TAGS).filter((tag) => ROUTES.some((r) => r.tag === tag)));
+    for (const group of groups) expect(group.description).toBe(TAGS[group.name]);
     for (const route of ROUTES) {
       const operation = operations.find((o) => o.id === route.id);
       expect(operation?.tag).toBe(route.tag);
@@ -17,16 +21,24 @@ describe("the API reference model", () => {
     }
   });
 
-  it("reads each error response's codes, and they match their status", () => {
-    for (const operation of operations) {
-      for (const group of operation.errors) {
-        expect(group.codes.length, `${operation.id} ${group.status}`).toBeGreaterThan(0);
+  it("takes access and errors from the declaration, not from the description's prose", () => {
+    for (const route of ROUTES) {
+      const operation = operations.find((o) => o.id === route.id);
+      expect(operation?.access).toEqual(route.access);
+      // The description is the declared one: the access sentence the document appends is not in it.
+      expect(operation?.paragraphs.join("\n\n")).toBe(route.description ?? "");
+      expect(operation?.errors).toEqual(errorGroups(route));
+      for (const group of operation?.errors ?? []) {
+        expect(group.codes.length, `${route.id} ${group.status}`).toBeGreaterThan(0);
         for (const code of group.codes) expect(ERRORS[code].status).toBe(group.status);
       }
+      for (const code of route.errors ?? []) expect(operation?.errors.flatMap((g) => g.codes)).toContain(code);
     }
+    expect(accessText({ permission: "svc:org:read", org: "org_id" })).toBe("Requires `svc:org:read` in the organization, or globally.");
+    expect(accessText({ permission: "svc:system:api_keys:write", sysAdmin: true })).toBe("Requires a sys_admin holding `svc:system:api_keys:write`.");
   });
 
-  it("generates example bodies and responses that the route's own schemas accept", () => {
+  it("shows example bodies and responses that the route's own schemas accept", () => {
     for (const route of ROUTES) {
       const operation = operations.find((o) => o.id === route.id);
       if (route.body) {
@@ -37,6 +49,27 @@ describe("the API reference model", () => {
       const response = exampleOf(operation?.success.schema ?? {});
       expect(route.response.safeParse(response).success, `${route.id} response ${JSON.stringify(response)}`).toBe(true);
     }
+  });
+
+  it("uses the examples the schemas carry", () => {
+    const create = operations.find((o) => o.id === "createApiKey");
+    expect(exampleOf(create?.requestBody?.schema ?? {})).toMatchObject({ name: "ci-deploy" });
+    const get = operations.find((o) => o.id === "getOrganization");
+    expect(exampleOf(get?.success.schema ?? {})).toMatchObject({ name: "acme", tier: "pro" });
+  });
+
+  it("looks inside named schemas", () => {
+    const setting = dereference({ $ref: "#/components/schemas/PlatformSetting" }, doc.components.schemas);
+    const rows = fieldRows(setting);
+    expect(rows.find((r) => r.path === "key")).toMatchObject({ type: "string", required: true });
+    expect(rows.find((r) => r.path === "value")).toMatchObject({ type: "any", description: expect.stringContaining("Any JSON value") });
+    expect(JSON.stringify(setting)).not.toContain("$ref");
+  });
+
+  it("stops at a schema met again inside itself", () => {
+    const tree = { type: "object", properties: { children: { type: "array", items: { $ref: "#/components/schemas/Tree" } } } };
+    const expanded = dereference({ $ref: "#/components/schemas/Tree" }, { Tree: tree });
+    expect(expanded.properties?.children?.items).toEqual({ $ref: "#/components/schemas/Tree" });
   });
 
   it("flattens nested fields and labels types readably", () => {
@@ -56,12 +89,18 @@ describe("the API reference model", () => {
     expect(typeLabel({ type: "string", enum: ["api_key", "session"] })).toBe('"api_key" | "session"');
   });
 
-  it("builds curl commands with the X-API-KEY header, never a bearer token", () => {
+  it("builds curl commands with the X-API-KEY header and path parameters the route accepts", () => {
     const me = operations.find((o) => o.path === "/api/v1/me");
     expect(me && curlCommand(me)).toContain('-H "X-API-KEY: $SVC_API_KEY"');
     for (const operation of operations) {
-      expect(curlCommand(operation)).not.toMatch(/-H "authorization:|bearer/i);
-      expect(curlCommand(operation).split("\n")[0], "path parameters are filled in").not.toMatch(/[{}]/);
+      const command = curlCommand(operation);
+      expect(command).not.toMatch(/-H "authorization:|bearer/i);
+      const route = ROUTES.find((r) => r.id === operation.id);
+      const pattern = new RegExp(`^${(route?.path ?? "").replace(/\{(\w+)\}/g, "(?<$1>[^/]+)")}$`);
+      const url = command.split("\n")[0]?.match(/"\$SVC_URL([^"]+)"/)?.[1] ?? "";
+      const match = url.match(pattern);
+      expect(match, `${operation.id}: ${url}`).not.toBeNull();
+      if (route?.params) expect(route.params.safeParse({ ...match?.groups }).success, `${operation.id}: ${url}`).toBe(true);
     }
   });
 });

@@ -1,8 +1,11 @@
-import { isErrorCode, type ErrorCode } from "@/lib/errors";
+import type { Access } from "@/server/operations/operation";
+import { errorGroups, type ErrorGroup, type OpenApiDocument } from "@/server/rest/openapi";
+import { ROUTES, type RestOperation } from "@/server/rest/registry";
 
-// Reads the OpenAPI document (src/server/rest/openapi.ts) into what the reference page renders:
-// operations grouped by tag, readable types, field tables, generated examples and curl commands.
-// Pure functions of the document, so the page is a static render of it.
+// What the API reference page renders, from the operation declarations (summary, description,
+// access, errors) and the OpenAPI document built from them (parameter and body schemas, with the
+// examples the zod schemas carry in `.meta({ examples })`). Pure functions, so the page is a
+// static render.
 
 /** The subset of JSON Schema the document's schemas use. */
 export interface JsonSchema {
@@ -19,7 +22,9 @@ export interface JsonSchema {
   additionalProperties?: boolean | JsonSchema;
   description?: string;
   default?: unknown;
+  examples?: unknown[];
   minimum?: number;
+  exclusiveMinimum?: number;
   maximum?: number;
   minLength?: number;
   maxLength?: number;
@@ -36,35 +41,13 @@ interface RawParameter {
   schema?: JsonSchema;
 }
 
-interface RawResponse {
-  description?: string;
-  content?: Record<string, { schema?: JsonSchema }>;
-}
+type Ref = { $ref: string };
 
 interface RawOperation {
-  operationId?: string;
-  summary?: string;
-  description?: string;
-  tags?: string[];
-  security?: unknown[];
-  "x-required-permission"?: string;
-  parameters?: RawParameter[];
-  requestBody?: { required?: boolean; content?: Record<string, { schema?: JsonSchema }> };
-  responses?: Record<string, RawResponse>;
+  parameters?: (RawParameter | Ref)[];
+  requestBody?: { content: Record<string, { schema: JsonSchema }> };
+  responses: Record<string, { content?: Record<string, { schema: JsonSchema }> } | Ref>;
 }
-
-/** What the page needs of the document; `OpenApiDocument` satisfies it. */
-export interface OpenApiLike {
-  info: { title: string; version: string; description?: string };
-  tags?: { name: string }[];
-  paths: Record<string, Record<string, unknown>>;
-  components?: { schemas?: Record<string, unknown> };
-}
-
-export type Access =
-  | { kind: "public" }
-  | { kind: "authenticated" }
-  | { kind: "permission"; permission: string };
 
 export interface Parameter {
   name: string;
@@ -72,11 +55,8 @@ export interface Parameter {
   required: boolean;
   type: string;
   description: string;
-}
-
-export interface ErrorGroup {
-  status: number;
-  codes: ErrorCode[];
+  /** A value to show in example requests. */
+  example: unknown;
 }
 
 export interface Operation {
@@ -85,36 +65,24 @@ export interface Operation {
   path: string;
   tag: string;
   summary: string;
-  /** The description without its trailing access sentence. */
   paragraphs: string[];
-  /** The access sentence the document appends to the description, if any. */
-  accessNote?: string;
   access: Access;
   parameters: Parameter[];
   requestBody?: { contentType: string; schema: JsonSchema };
-  success: { status: number; description: string; contentType?: string; schema?: JsonSchema };
+  success: { status: number; secret: boolean; contentType: string; schema: JsonSchema };
   errors: ErrorGroup[];
 }
 
 export interface TagGroup {
   name: string;
+  description: string;
   slug: string;
   operations: Operation[];
 }
 
-/** What the shared list parameters mean, when the document does not say. */
-const PARAMETER_HINTS: Record<string, string> = {
-  limit: "Page size.",
-  cursor: "The `next_cursor` of the previous page; omit for the first page.",
-};
-
-const HTTP_METHODS = ["get", "post", "put", "patch", "delete"] as const;
-
 const STATUS_TEXT: Record<number, string> = {
   200: "OK",
   201: "Created",
-  202: "Accepted",
-  204: "No Content",
   400: "Bad Request",
   401: "Unauthorized",
   403: "Forbidden",
@@ -123,7 +91,6 @@ const STATUS_TEXT: Record<number, string> = {
   409: "Conflict",
   413: "Content Too Large",
   415: "Unsupported Media Type",
-  422: "Unprocessable Content",
   429: "Too Many Requests",
   500: "Internal Server Error",
   503: "Service Unavailable",
@@ -137,104 +104,91 @@ export const slugify = (text: string): string =>
     .replace(/[^a-z0-9]+/g, "-")
     .replace(/^-|-$/g, "");
 
+export const errorAnchor = (code: string): string => `error-${code}`;
 
-export const errorAnchor = (code: ErrorCode): string => `error-${code}`;
+const componentName = (ref: string): string => ref.split("/").at(-1) ?? ref;
 
-/** The sentences openapi.ts appends to every description to state who may call the operation. */
-const ACCESS_SENTENCE = /^(No credentials needed\.|Any valid API key or console session\.|Requires .+\.)$/;
+/** Keywords whose values are data, not schemas. */
+const DATA_KEYWORDS = new Set(["examples", "default", "const", "enum"]);
 
-function splitDescription(description: string): { paragraphs: string[]; accessNote?: string } {
-  const paragraphs = description
-    .split(/\n\s*\n/)
-    .map((p) => p.trim())
-    .filter(Boolean);
-  const last = paragraphs.at(-1);
-  if (last !== undefined && ACCESS_SENTENCE.test(last)) {
-    return { paragraphs: paragraphs.slice(0, -1), accessNote: last };
-  }
-  return { paragraphs };
+/**
+ * The schema with its `$ref`s to named schemas replaced by what they name, so that field tables and
+ * examples can look inside. A schema met again inside itself stays a reference.
+ */
+export function dereference(schema: JsonSchema, schemas: Record<string, unknown>): JsonSchema {
+  const walk = (value: unknown, within: readonly string[]): unknown => {
+    if (Array.isArray(value)) return value.map((item) => walk(item, within));
+    if (value === null || typeof value !== "object") return value;
+    const { $ref, ...rest } = value as Record<string, unknown>;
+    if (typeof $ref === "string") {
+      const name = componentName($ref);
+      const target = schemas[name];
+      if (target && !within.includes(name)) return walk({ ...(target as object), ...rest }, [...within, name]);
+    }
+    return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, DATA_KEYWORDS.has(key) ? item : walk(item, within)]));
+  };
+  return walk(schema, []) as JsonSchema;
 }
 
-function accessOf(operation: RawOperation): Access {
-  if (Array.isArray(operation.security) && operation.security.length === 0) return { kind: "public" };
-  const permission = operation["x-required-permission"];
-  if (permission) return { kind: "permission", permission };
-  return { kind: "authenticated" };
+function resolve<T extends object>(value: T | Ref, components: Record<string, unknown> | undefined): T {
+  return "$ref" in value ? (components?.[componentName(value.$ref)] as T) : value;
 }
 
-/** Error codes named in a response description ("`not_found`: Not found; ..."). */
-function codesIn(description: string | undefined): ErrorCode[] {
-  return [...(description ?? "").matchAll(/`([a-z_]+)`/g)].map((m) => m[1] ?? "").filter(isErrorCode);
-}
-
-function firstContent(content: Record<string, { schema?: JsonSchema }> | undefined) {
-  const entry = Object.entries(content ?? {})[0];
-  return entry ? { contentType: entry[0], schema: entry[1].schema } : undefined;
-}
-
-function toOperation(path: string, method: string, raw: RawOperation): Operation {
-  const responses = Object.entries(raw.responses ?? {}).map(([status, response]) => ({
-    status: Number(status),
-    response,
-  }));
-  const successEntry = responses.filter((r) => r.status < 400).sort((a, b) => a.status - b.status)[0];
-  const successContent = firstContent(successEntry?.response.content);
-  const body = firstContent(raw.requestBody?.content);
+function toOperation(route: RestOperation, document: OpenApiDocument): Operation {
+  const raw = document.paths[route.path]?.[route.method.toLowerCase()] as RawOperation;
+  const schemas = document.components.schemas;
+  const parameters = (raw.parameters ?? []).map((p) => resolve(p, document.components.parameters as Record<string, unknown>));
+  const status = route.status ?? 200;
+  const success = resolve(raw.responses[String(status)] ?? { $ref: "" }, document.components.responses);
+  const body = raw.requestBody?.content["application/json"]?.schema;
   return {
-    id: raw.operationId ?? slugify(`${method} ${path}`),
-    method: method.toUpperCase(),
-    path,
-    tag: raw.tags?.[0] ?? "Other",
-    summary: raw.summary ?? `${method.toUpperCase()} ${path}`,
-    ...splitDescription(raw.description ?? ""),
-    access: accessOf(raw),
-    parameters: (raw.parameters ?? []).map((p) => ({
+    id: route.id,
+    method: route.method,
+    path: route.path,
+    tag: route.tag,
+    summary: route.summary,
+    paragraphs: (route.description ?? "")
+      .split(/\n\s*\n/)
+      .map((p) => p.trim())
+      .filter(Boolean),
+    access: route.access,
+    parameters: parameters.map((p) => ({
       name: p.name,
       in: p.in,
       required: p.required === true,
       type: p.schema ? typeLabel(p.schema) : "string",
-      description: [p.description ?? p.schema?.description ?? PARAMETER_HINTS[p.name], ...(p.schema ? constraints(p.schema) : [])]
-        .filter(Boolean)
-        .join(" · "),
+      description: [p.description, ...(p.schema ? constraints(p.schema) : [])].filter(Boolean).join(" · "),
+      example: exampleOf(p.schema ?? {}),
     })),
-    ...(body?.schema ? { requestBody: { contentType: body.contentType, schema: body.schema } } : {}),
+    ...(body ? { requestBody: { contentType: "application/json", schema: dereference(body, schemas) } } : {}),
     success: {
-      status: successEntry?.status ?? 200,
-      description: successEntry?.response.description ?? "",
-      ...(successContent ? { contentType: successContent.contentType, schema: successContent.schema } : {}),
+      status,
+      secret: route.secret === true,
+      contentType: "application/json",
+      schema: dereference(success.content?.["application/json"]?.schema ?? {}, schemas),
     },
-    errors: responses
-      .filter((r) => r.status >= 400)
-      .sort((a, b) => a.status - b.status)
-      .map((r) => ({ status: r.status, codes: codesIn(r.response.description) })),
+    errors: errorGroups(route),
   };
 }
 
-/** Operations grouped by tag, in the document's tag order, then path order. */
-export function tagGroups(document: OpenApiLike): TagGroup[] {
-  const operations: Operation[] = [];
-  for (const [path, item] of Object.entries(document.paths)) {
-    for (const method of HTTP_METHODS) {
-      const raw = item[method];
-      if (raw && typeof raw === "object") operations.push(toOperation(path, method, raw as RawOperation));
-    }
-  }
-  const order = [...(document.tags ?? []).map((t) => t.name), ...operations.map((o) => o.tag)];
-  return [...new Set(order)]
-    .map((name) => ({ name, slug: `tag-${slugify(name)}`, operations: operations.filter((o) => o.tag === name) }))
-    .filter((group) => group.operations.length > 0);
+/** Operations grouped by tag, in the document's tag order, each group in declaration order. */
+export function tagGroups(document: OpenApiDocument): TagGroup[] {
+  return document.tags.map((tag) => ({
+    name: tag.name,
+    description: tag.description,
+    slug: `tag-${slugify(tag.name)}`,
+    operations: ROUTES.filter((route) => route.tag === tag.name).map((route) => toOperation(route, document)),
+  }));
 }
 
 // ---------------------------------------------------------------------------------------------
 // Schemas: readable type labels, field tables and examples.
 
-const refName = (ref: string): string => ref.split("/").at(-1) ?? ref;
-
 const isNull = (schema: JsonSchema): boolean => schema.type === "null";
 
 /** A short, human type: `string (uuid)`, `"api_key" | "session"`, `array of string`, `object | null`. */
 export function typeLabel(schema: JsonSchema): string {
-  if (schema.$ref) return refName(schema.$ref);
+  if (schema.$ref) return componentName(schema.$ref);
   if (schema.const !== undefined) return JSON.stringify(schema.const);
   if (schema.enum) return schema.enum.map((v) => JSON.stringify(v)).join(" | ");
   const union = schema.anyOf ?? schema.oneOf;
@@ -326,39 +280,7 @@ export function fieldRows(schema: JsonSchema, prefix = "", depth = 0): FieldRow[
   });
 }
 
-/** Placeholder values for well-known field names, so examples read like real traffic. */
-const STRING_HINTS: Record<string, string> = {
-  username: "ada",
-  display_name: "Ada Lovelace",
-  name: "example",
-  key_prefix: "cdk_7Hq2LmXa",
-  raw_key: "cdk_7Hq2LmXa…",
-  next_cursor: "opaque-cursor",
-  scopes: "svc:system:api_keys:read",
-  effective_scopes: "svc:system:api_keys:read",
-  permissions: "svc:system:api_keys:read",
-  allowed_scopes: "svc:org:read",
-  domain: "example.com",
-  pid: "com.example.search",
-  version: "1.0.0",
-  provider: "openai",
-  model_id: "gpt-4.1",
-  aliases: "gpt-4.1-2025-04-14",
-  input_price_per_unit: "2.5",
-  output_price_per_unit: "10",
-  currency: "USD",
-  api_key: "sk-example-1234",
-  content: "Hello!",
-  password: "correct horse battery staple",
-  redirect_uris: "https://app.example.com/callback",
-  allowed_grant_types: "authorization_code",
-  email: "ada@example.com",
-  contact_email: "ada@example.com",
-  locale: "en-GB",
-  timezone: "Europe/London",
-  country: "GB",
-};
-
+/** Values for formats, where a schema gives no example of its own. */
 const FORMAT_EXAMPLES: Record<string, string> = {
   uuid: "0b9c4f3e-8a1d-4c2b-9e7f-5d6a3b2c1e0f",
   "date-time": "2026-01-15T09:30:00Z",
@@ -367,38 +289,39 @@ const FORMAT_EXAMPLES: Record<string, string> = {
   uri: "https://example.com/",
 };
 
-/** A plausible value of `schema`, for example requests and responses. */
-export function exampleOf(schema: JsonSchema, name = ""): unknown {
+/**
+ * An example of `schema`: the first of its own `examples` (from the zod schema's `.meta`), else one
+ * built from its parts, falling back on a plain value of its type.
+ */
+export function exampleOf(schema: JsonSchema): unknown {
+  if (schema.examples && schema.examples.length > 0) return schema.examples[0];
   if (schema.const !== undefined) return schema.const;
   if (schema.enum && schema.enum.length > 0) return schema.enum[0];
+  if (schema.default !== undefined) return schema.default;
   const union = schema.anyOf ?? schema.oneOf;
   if (union) {
     const branch = union.find((s) => !isNull(s)) ?? union[0];
-    return branch ? exampleOf(branch, name) : null;
+    return branch ? exampleOf(branch) : null;
   }
   const type = Array.isArray(schema.type) ? (schema.type.find((t) => t !== "null") ?? "null") : schema.type;
   switch (type) {
     case "string":
-      return (
-        (schema.format ? FORMAT_EXAMPLES[schema.format] : undefined) ??
-        STRING_HINTS[name] ??
-        (name.endsWith("_at") ? FORMAT_EXAMPLES["date-time"] : undefined) ??
-        "string"
-      );
+      return (schema.format ? FORMAT_EXAMPLES[schema.format] : undefined) ?? "string";
     case "integer":
     case "number":
-      return typeof schema.default === "number" ? schema.default : (schema.minimum ?? 0);
+      return schema.minimum ?? (schema.exclusiveMinimum === undefined ? 0 : schema.exclusiveMinimum + 1);
     case "boolean":
-      return typeof schema.default === "boolean" ? schema.default : true;
+      return true;
     case "null":
       return null;
     case "array":
-      return schema.items ? [exampleOf(schema.items, name)] : [];
+      return schema.items ? [exampleOf(schema.items)] : [];
     default:
       if (schema.properties) {
-        return Object.fromEntries(Object.entries(schema.properties).map(([key, value]) => [key, exampleOf(value, key)]));
+        return Object.fromEntries(Object.entries(schema.properties).map(([key, value]) => [key, exampleOf(value)]));
       }
-      return {};
+      // An object of any keys; or no type at all, any JSON value.
+      return type === "object" ? {} : null;
   }
 }
 
@@ -409,11 +332,11 @@ const shellQuote = (text: string): string => `'${text.replaceAll("'", `'\\''`)}'
 
 /** A copy-and-paste curl command for the operation, reading `$SVC_URL` and `$SVC_API_KEY`. */
 export function curlCommand(operation: Operation): string {
-  const path = operation.path.replace(/\{([^}]+)\}/g, () => FORMAT_EXAMPLES.uuid ?? "id");
-  const lines = [
-    `curl -sS${operation.method === "GET" ? "" : ` -X ${operation.method}`} "$SVC_URL${path}"`,
-  ];
-  if (operation.access.kind !== "public") lines.push(`-H "X-API-KEY: $SVC_API_KEY"`);
+  const path = operation.path.replace(/\{([^}]+)\}/g, (_, name: string) =>
+    encodeURIComponent(String(operation.parameters.find((p) => p.in === "path" && p.name === name)?.example)),
+  );
+  const lines = [`curl -sS${operation.method === "GET" ? "" : ` -X ${operation.method}`} "$SVC_URL${path}"`];
+  if (operation.access !== "public") lines.push(`-H "X-API-KEY: $SVC_API_KEY"`);
   if (operation.requestBody) {
     lines.push(`-H "Content-Type: ${operation.requestBody.contentType}"`);
     lines.push(`-d ${shellQuote(JSON.stringify(exampleOf(operation.requestBody.schema), null, 2))}`);

@@ -1,26 +1,11 @@
-import { curlCommand, errorAnchor, statusText, type Access, type Operation } from "./model";
+import { accessText } from "@/server/rest/openapi";
+import { curlCommand, errorAnchor, statusText, type Operation } from "./model";
 import { RequiredMark, SchemaView, tableClass, tdClass, thClass } from "./schema";
 import { CodeBlock, Inline, MethodBadge, Paragraphs, codeClass } from "./text";
 
 // One operation of the reference: what it does, who may call it, what it takes and answers.
 
 const h4Class = "mt-6 text-sm font-semibold text-slate-900 dark:text-white";
-
-function AccessText({ access, note }: { access: Access; note?: string }) {
-  if (note) return <Inline text={note} />;
-  switch (access.kind) {
-    case "public":
-      return <>No credentials needed.</>;
-    case "authenticated":
-      return <>Any valid API key or console session.</>;
-    case "permission":
-      return (
-        <>
-          Requires <code className={codeClass}>{access.permission}</code>.
-        </>
-      );
-  }
-}
 
 export function OperationSection({ operation }: { operation: Operation }) {
   const headingId = `${operation.id}-heading`;
@@ -48,9 +33,9 @@ export function OperationSection({ operation }: { operation: Operation }) {
       <dl className="mt-4 grid gap-x-6 gap-y-2 text-sm sm:grid-cols-[max-content_1fr]">
         <dt className="font-medium text-slate-900 dark:text-white">Access</dt>
         <dd className="text-slate-600 dark:text-slate-300">
-          <AccessText access={operation.access} {...(operation.accessNote ? { note: operation.accessNote } : {})} />
+          <Inline text={accessText(operation.access)} />
         </dd>
-        {operation.access.kind === "permission" ? (
+        {typeof operation.access === "object" ? (
           <>
             <dt className="font-medium text-slate-900 dark:text-white">Permission</dt>
             <dd>
@@ -62,7 +47,12 @@ export function OperationSection({ operation }: { operation: Operation }) {
         <dd className="text-slate-600 dark:text-slate-300">
           <span className="font-mono font-semibold text-emerald-700 dark:text-emerald-300">{success.status}</span>{" "}
           {statusText(success.status)}
-          {success.description.replace(/^Success\.\s*/, "") ? <> — {success.description.replace(/^Success\.\s*/, "")}</> : null}
+          {success.secret ? (
+            <>
+              {" "}
+              — holds a secret, shown this once: sent with <code className={codeClass}>Cache-Control: no-store</code>
+            </>
+          ) : null}
         </dd>
         <dt className="font-medium text-slate-900 dark:text-white">Operation id</dt>
         <dd>
@@ -123,7 +113,7 @@ export function OperationSection({ operation }: { operation: Operation }) {
         </div>
       ) : null}
 
-      {success.schema ? (
+      {Object.keys(success.schema).length > 0 ? (
         <div>
           <h4 id={`${operation.id}-response`} className={h4Class}>
             Response{" "}

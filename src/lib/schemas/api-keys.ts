@@ -13,7 +13,7 @@ export const createApiKeyInput = z.strictObject({
     .max(64)
     .refine((s) => new Set(s).size === s.length, "must not repeat a scope"),
   expires_at: timestamp.nullable().default(null),
-});
+}).meta({ examples: [{ name: "ci-deploy", scopes: ["svc:system:orgs:read", "svc:orchestrators:read"], expires_at: "2027-01-15T09:30:00.000Z" }] });
 export type CreateApiKeyInput = z.output<typeof createApiKeyInput>;
 
 export const listApiKeysQuery = pageQuery.extend({
@@ -35,6 +35,22 @@ export const apiKeySchema = z.object({
   last_used_at: timestamp.nullable(),
   is_active: z.boolean(),
   ...timestamps,
+}).meta({
+  id: "ApiKey",
+  examples: [
+    {
+      id: "0193a5c3-0a4b-7c5d-9e6f-7a8b9c0d1e2f",
+      user_id: "0193a5c2-41f0-7e2d-8a6b-3c9e5d7f1a22",
+      name: "ci-deploy",
+      key_prefix: "cdk_7Hq2LmXa",
+      scopes: ["svc:system:orgs:read", "svc:orchestrators:read"],
+      expires_at: "2027-01-15T09:30:00.000Z",
+      last_used_at: "2026-02-03T14:05:12.000Z",
+      is_active: true,
+      created_at: "2026-01-15T09:30:00.000Z",
+      updated_at: "2026-01-15T09:30:00.000Z",
+    },
+  ],
 });
 export type ApiKey = z.infer<typeof apiKeySchema>;
 
@@ -48,6 +64,21 @@ export const createdApiKeySchema = z.object({
   is_active: z.boolean(),
   created_at: timestamp,
   raw_key: z.string().describe("The key itself. Shown once, in this response only."),
+}).meta({
+  id: "CreatedApiKey",
+  examples: [
+    {
+      id: "0193a5c3-0a4b-7c5d-9e6f-7a8b9c0d1e2f",
+      name: "ci-deploy",
+      key_prefix: "cdk_7Hq2LmXa",
+      scopes: ["svc:system:orgs:read", "svc:orchestrators:read"],
+      effective_scopes: ["svc:system:orgs:read", "svc:orchestrators:read"],
+      expires_at: "2027-01-15T09:30:00.000Z",
+      is_active: true,
+      created_at: "2026-01-15T09:30:00.000Z",
+      raw_key: "cdk_7Hq2LmXaP4kR9sT1vW3yZ5bD7fH9jL2nQ4rS6tU8wX0zAb3Kx9",
+    },
+  ],
 });
 export type CreatedApiKey = z.infer<typeof createdApiKeySchema>;
 

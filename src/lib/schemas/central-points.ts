@@ -10,7 +10,7 @@ export const createCentralPointInput = z.strictObject({
   description: z.string().max(10_000).nullable().optional(),
   visibility: z.enum(VISIBILITIES).default("private"),
   status: z.enum(CENTRAL_POINT_STATUSES).default("active"),
-});
+}).meta({ examples: [{ name: "support", orchestrator_id: "0193a5c4-2b3c-7d4e-8f5a-6b7c8d9e0f1a", description: "Acme's support assistant.", visibility: "public" }] });
 export type CreateCentralPointInput = z.output<typeof createCentralPointInput>;
 
 export const updateCentralPointInput = z.strictObject({
@@ -19,7 +19,7 @@ export const updateCentralPointInput = z.strictObject({
   description: z.string().max(10_000).nullable().optional(),
   visibility: z.enum(VISIBILITIES).optional(),
   status: z.enum(CENTRAL_POINT_STATUSES).optional(),
-});
+}).meta({ examples: [{ status: "inactive" }] });
 export type UpdateCentralPointInput = z.output<typeof updateCentralPointInput>;
 
 export const listCentralPointsQuery = pageQuery.extend({ include_deleted: includeDeleted });
@@ -35,6 +35,22 @@ export const centralPointSchema = z.object({
   visibility: z.string(),
   status: z.string(),
   ...softDeletedRecord,
+}).meta({
+  id: "CentralPoint",
+  examples: [
+    {
+      id: "0193a5c6-8a9b-7c0d-8e1f-2a3b4c5d6e7f",
+      org_id: "0193a5c2-7d1e-7b4a-9c3f-2e8d6f1a4b70",
+      orchestrator_id: "0193a5c4-2b3c-7d4e-8f5a-6b7c8d9e0f1a",
+      name: "support",
+      description: "Acme's support assistant.",
+      visibility: "public",
+      status: "active",
+      is_deleted: false,
+      created_at: "2026-01-15T09:30:00.000Z",
+      updated_at: "2026-01-15T09:30:00.000Z",
+    },
+  ],
 });
 export type CentralPoint = z.infer<typeof centralPointSchema>;
 export const centralPointListSchema = listOf(centralPointSchema);

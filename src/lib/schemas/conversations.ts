@@ -12,7 +12,7 @@ export const createConversationInput = z.strictObject({
   instance_id: id,
   user_id: id.optional().describe("A member of the organization; the caller by default."),
   title: z.string().trim().max(500).nullable().optional(),
-});
+}).meta({ examples: [{ instance_id: "0193a5c4-2b3c-7d4e-8f5a-6b7c8d9e0f1a", title: "Where is order 1042?" }] });
 export type CreateConversationInput = z.output<typeof createConversationInput>;
 
 export const listConversationsQuery = pageQuery.extend({
@@ -31,6 +31,20 @@ export const conversationSchema = z.object({
   instance_id: z.uuid().nullable(),
   title: z.string().nullable(),
   ...softDeletedRecord,
+}).meta({
+  id: "Conversation",
+  examples: [
+    {
+      id: "0193a5c8-1c2d-7e3f-8a4b-5c6d7e8f9a0b",
+      org_id: "0193a5c2-7d1e-7b4a-9c3f-2e8d6f1a4b70",
+      user_id: "0193a5c2-41f0-7e2d-8a6b-3c9e5d7f1a22",
+      instance_id: "0193a5c4-2b3c-7d4e-8f5a-6b7c8d9e0f1a",
+      title: "Where is order 1042?",
+      is_deleted: false,
+      created_at: "2026-01-15T09:30:00.000Z",
+      updated_at: "2026-01-15T09:30:00.000Z",
+    },
+  ],
 });
 export type Conversation = z.infer<typeof conversationSchema>;
 export const conversationListSchema = listOf(conversationSchema);
@@ -44,7 +58,9 @@ export const newMessage = z.strictObject({
   metadata: z.record(z.string(), z.json()).default({}),
 });
 
-export const appendMessagesInput = z.strictObject({ messages: z.array(newMessage).min(1).max(100) });
+export const appendMessagesInput = z
+  .strictObject({ messages: z.array(newMessage).min(1).max(100) })
+  .meta({ examples: [{ messages: [{ role: "user", content: "Where is my order 1042?", turn_id: "0193a5c8-3e4f-7a5b-9c6d-7e8f9a0b1c2d" }] }] });
 export type AppendMessagesInput = z.output<typeof appendMessagesInput>;
 
 export const listMessagesQuery = pageQuery;
@@ -65,6 +81,24 @@ export const messageSchema = z.object({
   source: z.string(),
   metadata: z.record(z.string(), z.json()),
   created_at: z.string().describe("ISO 8601 UTC with microseconds: the order of the conversation."),
+}).meta({
+  id: "Message",
+  examples: [
+    {
+      id: "0193a5c8-5a6b-7c7d-8e8f-9a0b1c2d3e4f",
+      conv_id: "0193a5c8-1c2d-7e3f-8a4b-5c6d7e8f9a0b",
+      turn_id: "0193a5c8-3e4f-7a5b-9c6d-7e8f9a0b1c2d",
+      user_id: "0193a5c2-41f0-7e2d-8a6b-3c9e5d7f1a22",
+      instance_id: "0193a5c4-2b3c-7d4e-8f5a-6b7c8d9e0f1a",
+      role: "user",
+      content: "Where is my order 1042?",
+      status: "complete",
+      is_compacted: false,
+      source: "human",
+      metadata: {},
+      created_at: "2026-01-15T09:30:00.123456Z",
+    },
+  ],
 });
 export type Message = z.infer<typeof messageSchema>;
 export const messageListSchema = listOf(messageSchema);

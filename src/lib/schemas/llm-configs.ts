@@ -14,7 +14,7 @@ export const createLlmConfigInput = z.strictObject({
   base_url: baseUrl.nullable().optional(),
   additional_config: z.record(z.string(), z.json()).default({}),
   is_enabled: z.boolean().default(true),
-});
+}).meta({ examples: [{ name: "OpenAI production", provider: "openai", api_key: "sk-example-0123456789", additional_config: { organization: "org-acme" } }] });
 export type CreateLlmConfigInput = z.output<typeof createLlmConfigInput>;
 
 export const updateLlmConfigInput = z.strictObject({
@@ -24,7 +24,7 @@ export const updateLlmConfigInput = z.strictObject({
   base_url: baseUrl.nullable().optional(),
   additional_config: z.record(z.string(), z.json()).optional(),
   is_enabled: z.boolean().optional(),
-});
+}).meta({ examples: [{ is_enabled: false }] });
 export type UpdateLlmConfigInput = z.output<typeof updateLlmConfigInput>;
 
 export const listLlmConfigsQuery = pageQuery.extend({
@@ -45,6 +45,23 @@ export const llmConfigSchema = z.object({
   additional_config: z.record(z.string(), z.json()),
   is_enabled: z.boolean(),
   ...softDeletedRecord,
+}).meta({
+  id: "LlmConfig",
+  examples: [
+    {
+      id: "0193a5c5-6e7f-7a8b-9c0d-1e2f3a4b5c6d",
+      org_id: "0193a5c2-7d1e-7b4a-9c3f-2e8d6f1a4b70",
+      name: "OpenAI production",
+      provider: "openai",
+      api_key_last4: "6789",
+      base_url: null,
+      additional_config: { organization: "org-acme" },
+      is_enabled: true,
+      is_deleted: false,
+      created_at: "2026-01-15T09:30:00.000Z",
+      updated_at: "2026-01-15T09:30:00.000Z",
+    },
+  ],
 });
 export type LlmConfig = z.infer<typeof llmConfigSchema>;
 export const llmConfigListSchema = listOf(llmConfigSchema);

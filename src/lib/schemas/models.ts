@@ -28,9 +28,24 @@ const fields = {
     .optional(),
 };
 
-export const createModelInput = z.strictObject({ provider: z.string().trim().toLowerCase().min(1).max(50), model_id: modelId, ...fields });
+const gpt41 = {
+  provider: "openai",
+  model_id: "gpt-4.1",
+  display_name: "GPT-4.1",
+  aliases: ["gpt-4.1-2025-04-14"],
+  model_category: "text_generation",
+  input_billing_unit: "per_1m_tokens",
+  output_billing_unit: "per_1m_tokens",
+  input_price_per_unit: "2.00",
+  output_price_per_unit: "8.00",
+  currency: "USD",
+};
+
+export const createModelInput = z
+  .strictObject({ provider: z.string().trim().toLowerCase().min(1).max(50), model_id: modelId, ...fields })
+  .meta({ examples: [gpt41] });
 export type CreateModelInput = z.output<typeof createModelInput>;
-export const updateModelInput = z.strictObject(fields);
+export const updateModelInput = z.strictObject(fields).meta({ examples: [{ input_price_per_unit: "1.75", output_price_per_unit: "7.00" }] });
 export type UpdateModelInput = z.output<typeof updateModelInput>;
 
 export const listModelsQuery = pageQuery.extend({
@@ -58,6 +73,6 @@ export const modelSchema = z.object({
   output_price_per_unit: price.nullable(),
   currency: z.string(),
   ...timestamps,
-});
+}).meta({ id: "Model", examples: [{ id: 42, ...gpt41, enabled: true, created_at: "2026-01-15T09:30:00.000Z", updated_at: "2026-01-15T09:30:00.000Z" }] });
 export type Model = z.infer<typeof modelSchema>;
 export const modelListSchema = listOf(modelSchema);

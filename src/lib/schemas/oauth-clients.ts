@@ -72,6 +72,17 @@ export const createOAuthClientInput = z
   })
   .superRefine((client, ctx) => {
     for (const problem of clientShapeProblems(client)) ctx.addIssue({ code: "custom", path: [problem.path], message: problem.message });
+  })
+  .meta({
+    examples: [
+      {
+        name: "Acme web app",
+        client_type: "confidential",
+        redirect_uris: ["https://app.acme.example/oauth/callback"],
+        allowed_grant_types: ["authorization_code", "refresh_token"],
+        allowed_scopes: ["svc:org:read"],
+      },
+    ],
   });
 export type CreateOAuthClientInput = z.output<typeof createOAuthClientInput>;
 
@@ -83,7 +94,7 @@ export const updateOAuthClientInput = z.strictObject({
   allowed_grant_types: grantTypes.optional(),
   allowed_scopes: scopes.optional(),
   is_active: z.boolean().optional().describe("false deactivates the client; true reactivates it."),
-});
+}).meta({ examples: [{ is_active: false }] });
 export type UpdateOAuthClientInput = z.output<typeof updateOAuthClientInput>;
 
 export const listOAuthClientsQuery = pageQuery.extend({
@@ -94,8 +105,24 @@ export const listOAuthClientsQuery = pageQuery.extend({
 export type ListOAuthClientsQuery = z.output<typeof listOAuthClientsQuery>;
 
 export const clientIdParams = z.strictObject({
-  client_id: z.string().min(1).max(255).regex(/^[A-Za-z0-9._~-]+$/, "must be a client_id"),
+  client_id: z.string().min(1).max(255).regex(/^[A-Za-z0-9._~-]+$/, "must be a client_id").meta({ examples: ["svc_3Jk9TqWm2Lp8"] }),
 });
+
+const oauthClientExample = {
+  id: "0193a5cb-ad0e-7f1a-9b2c-3d4e5f6a7b8c",
+  client_id: "svc_3Jk9TqWm2Lp8",
+  name: "Acme web app",
+  client_type: "confidential",
+  is_first_party: false,
+  redirect_uris: ["https://app.acme.example/oauth/callback"],
+  allowed_grant_types: ["authorization_code", "refresh_token"],
+  allowed_scopes: ["svc:org:read"],
+  has_secret: true,
+  is_active: true,
+  is_deleted: false,
+  created_at: "2026-01-15T09:30:00.000Z",
+  updated_at: "2026-01-15T09:30:00.000Z",
+};
 
 export const oauthClientSchema = z.object({
   id: z.uuid(),
@@ -109,11 +136,11 @@ export const oauthClientSchema = z.object({
   has_secret: z.boolean().describe("Whether a secret is set. The secret itself is never returned again."),
   is_active: z.boolean(),
   ...softDeletedRecord,
-});
+}).meta({ id: "OAuthClient", examples: [oauthClientExample] });
 export type OAuthClient = z.infer<typeof oauthClientSchema>;
 export const oauthClientListSchema = listOf(oauthClientSchema);
 
 export const oauthClientWithSecretSchema = oauthClientSchema.extend({
   client_secret: z.string().nullable().describe("The secret of a confidential client. Shown once, in this response only."),
-});
+}).meta({ id: "OAuthClientWithSecret", examples: [{ ...oauthClientExample, client_secret: "cs_Vb7Qe2Rk9Tz4Wn6Ym1Px8Hs3Lc5Jd0Fg" }] });
 export type OAuthClientWithSecret = z.infer<typeof oauthClientWithSecretSchema>;

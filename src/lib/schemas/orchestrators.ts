@@ -17,6 +17,10 @@ export const createOrchestratorInput = z.strictObject({
   plugin_settings: jsonObject.default({}),
   tier: z.enum(ORCHESTRATOR_TIERS).default("demand"),
   status: z.enum(ORCHESTRATOR_STATUSES).default("active"),
+}).meta({
+  examples: [
+    { name: "support-assistant", framework_type: "langgraph", mode: "supervisor", config: { "assistant.locale": "en-GB" }, whoami: "You are Acme's support assistant." },
+  ],
 });
 export type CreateOrchestratorInput = z.output<typeof createOrchestratorInput>;
 
@@ -29,7 +33,7 @@ export const updateOrchestratorInput = z.strictObject({
   plugin_settings: jsonObject.optional(),
   tier: z.enum(ORCHESTRATOR_TIERS).optional(),
   status: z.enum(ORCHESTRATOR_STATUSES).optional(),
-});
+}).meta({ examples: [{ tier: "hot" }] });
 export type UpdateOrchestratorInput = z.output<typeof updateOrchestratorInput>;
 
 export const listOrchestratorsQuery = pageQuery.extend({
@@ -58,6 +62,27 @@ export const orchestratorSchema = z.object({
   config_hash: z.string().nullable(),
   last_accessed_at: timestamp.nullable(),
   ...softDeletedRecord,
+}).meta({
+  id: "OrchestratorInstance",
+  examples: [
+    {
+      id: "0193a5c4-2b3c-7d4e-8f5a-6b7c8d9e0f1a",
+      org_id: "0193a5c2-7d1e-7b4a-9c3f-2e8d6f1a4b70",
+      name: "support-assistant",
+      framework_type: "langgraph",
+      mode: "supervisor",
+      status: "active",
+      config: { "assistant.locale": "en-GB" },
+      tier: "demand",
+      whoami: "You are Acme's support assistant.",
+      plugin_settings: {},
+      config_hash: "3f9a1c7e5b2d8f40",
+      last_accessed_at: "2026-02-03T14:05:12.000Z",
+      is_deleted: false,
+      created_at: "2026-01-15T09:30:00.000Z",
+      updated_at: "2026-01-15T09:30:00.000Z",
+    },
+  ],
 });
 export type Orchestrator = z.infer<typeof orchestratorSchema>;
 export const orchestratorListSchema = listOf(orchestratorSchema);

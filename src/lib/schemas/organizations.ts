@@ -12,7 +12,8 @@ const domain = z
   .trim()
   .toLowerCase()
   .max(255)
-  .regex(/^(?=.{1,253}$)([a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/, "must be a domain name like example.com");
+  .regex(/^(?=.{1,253}$)([a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/, "must be a domain name like example.com")
+  .meta({ examples: ["acme.example"] });
 
 const fields = {
   display_name: optionalText(500),
@@ -30,18 +31,20 @@ export const createOrganizationInput = z.strictObject({
   ...fields,
   tier: z.enum(SUBSCRIPTION_TIERS).default("free"),
   status: z.enum(ORGANIZATION_STATUSES).default("active"),
-});
+}).meta({ examples: [{ name: "acme", display_name: "Acme Corporation", domain: "acme.example", contact_email: "it@acme.example", tier: "pro" }] });
 export type CreateOrganizationInput = z.output<typeof createOrganizationInput>;
 
 /** The profile, which the organization's own admins may edit. */
-export const updateOrganizationInput = z.strictObject({ name: z.string().trim().min(1).max(255).optional(), ...fields });
+export const updateOrganizationInput = z
+  .strictObject({ name: z.string().trim().min(1).max(255).optional(), ...fields })
+  .meta({ examples: [{ display_name: "Acme Corp.", website: "https://acme.example" }] });
 export type UpdateOrganizationInput = z.output<typeof updateOrganizationInput>;
 
 /** Subscription tier and status: the platform's decision (svc:system:orgs:write), not the tenant's. */
 export const updateSubscriptionInput = z.strictObject({
   tier: z.enum(SUBSCRIPTION_TIERS).optional(),
   status: z.enum(ORGANIZATION_STATUSES).optional(),
-});
+}).meta({ examples: [{ tier: "enterprise" }] });
 export type UpdateSubscriptionInput = z.output<typeof updateSubscriptionInput>;
 
 export const listOrganizationsQuery = pageQuery.extend({
@@ -68,6 +71,27 @@ export const organizationSchema = z.object({
   country: z.string().nullable(),
   timezone: z.string().nullable(),
   ...softDeletedRecord,
+}).meta({
+  id: "Organization",
+  examples: [
+    {
+      id: "0193a5c2-7d1e-7b4a-9c3f-2e8d6f1a4b70",
+      name: "acme",
+      display_name: "Acme Corporation",
+      domain: "acme.example",
+      tier: "pro",
+      status: "active",
+      description: null,
+      contact_email: "it@acme.example",
+      website: "https://acme.example",
+      logo_url: null,
+      country: "GB",
+      timezone: "Europe/London",
+      is_deleted: false,
+      created_at: "2026-01-15T09:30:00.000Z",
+      updated_at: "2026-01-15T09:30:00.000Z",
+    },
+  ],
 });
 export type Organization = z.infer<typeof organizationSchema>;
 export const organizationListSchema = listOf(organizationSchema);

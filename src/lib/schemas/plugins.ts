@@ -31,10 +31,23 @@ export const registerPluginInput = z.strictObject({
   s3_path: z.string().max(512).nullable().optional(),
   default_settings: jsonObject.default({}),
   settings_schema: jsonObject.default({}).describe("A JSON Schema (draft 2020-12); default_settings must satisfy it."),
+}).meta({
+  examples: [
+    {
+      pid: "com.example.search",
+      version: "1.4.0",
+      name: "Web search",
+      description: "Searches the web and cites its sources.",
+      tag: "search",
+      capabilities: ["search"],
+      default_settings: { max_results: 5 },
+      settings_schema: { type: "object", properties: { max_results: { type: "integer", minimum: 1, maximum: 20 } } },
+    },
+  ],
 });
 export type RegisterPluginInput = z.output<typeof registerPluginInput>;
 
-export const updatePluginInput = z.strictObject({ enabled: z.boolean() });
+export const updatePluginInput = z.strictObject({ enabled: z.boolean() }).meta({ examples: [{ enabled: false }] });
 
 export const listPluginsQuery = pageQuery.extend({
   pid: z.string().max(255).optional().describe("All versions of one plugin."),
@@ -67,6 +80,32 @@ export const pluginSchema = z.object({
   stateless: z.boolean(),
   enabled: z.boolean(),
   ...timestamps,
+}).meta({
+  id: "Plugin",
+  examples: [
+    {
+      id: "0193a5c7-0b1c-7d2e-9f3a-4b5c6d7e8f90",
+      source: "system",
+      org_id: null,
+      pid: "com.example.search",
+      version: "1.4.0",
+      name: "Web search",
+      description: "Searches the web and cites its sources.",
+      tag: "search",
+      is_latest: true,
+      s3_path: null,
+      logo_image: null,
+      default_settings: { max_results: 5 },
+      settings_schema: { type: "object", properties: { max_results: { type: "integer", minimum: 1, maximum: 20 } } },
+      capabilities: ["search"],
+      is_specialized: false,
+      is_scoped: false,
+      stateless: true,
+      enabled: true,
+      created_at: "2026-01-15T09:30:00.000Z",
+      updated_at: "2026-01-15T09:30:00.000Z",
+    },
+  ],
 });
 export type Plugin = z.infer<typeof pluginSchema>;
 export const pluginListSchema = listOf(pluginSchema);

@@ -24,6 +24,10 @@ export const createRoleInput = z.strictObject({
   description: z.string().max(10_000).nullable().optional(),
   scope: z.enum(ROLE_SCOPES).describe("system: granted globally; org: granted in one organization (org permissions only)."),
   permissions: permissionList.default([]).describe("Catalog permissions (GET /api/v1/permissions)."),
+}).meta({
+  examples: [
+    { name: "support-lead", description: "Runs the support assistants.", scope: "org", permissions: ["svc:orchestrators:write", "svc:conversations:manage"] },
+  ],
 });
 export type CreateRoleInput = z.output<typeof createRoleInput>;
 
@@ -32,7 +36,7 @@ export const updateRoleInput = z.strictObject({
   description: z.string().max(10_000).nullable().optional(),
   scope: z.string().optional().describe("Immutable: a different value answers 400 immutable_field."),
   permissions: permissionList.optional().describe("The whole new set. Built-in roles' sets follow the catalog and cannot change."),
-});
+}).meta({ examples: [{ permissions: ["svc:orchestrators:read", "svc:conversations:manage"] }] });
 export type UpdateRoleInput = z.output<typeof updateRoleInput>;
 
 export const listRolesQuery = pageQuery.extend({
@@ -52,6 +56,21 @@ export const roleSchema = z.object({
   is_built_in: z.boolean(),
   permissions: z.array(z.string()),
   ...softDeletedRecord,
+}).meta({
+  id: "Role",
+  examples: [
+    {
+      id: "0193a5ca-9c0d-7e1f-8a2b-3c4d5e6f7a8b",
+      name: "support-lead",
+      description: "Runs the support assistants.",
+      scope: "org",
+      is_built_in: false,
+      permissions: ["svc:orchestrators:write", "svc:conversations:manage"],
+      is_deleted: false,
+      created_at: "2026-01-15T09:30:00.000Z",
+      updated_at: "2026-01-15T09:30:00.000Z",
+    },
+  ],
 });
 export type Role = z.infer<typeof roleSchema>;
 export const roleListSchema = listOf(roleSchema);
@@ -61,7 +80,7 @@ export const permissionInfoSchema = z.object({
   scope: z.enum(ROLE_SCOPES),
   dangerous: z.boolean().describe("Never reaches an API key session."),
   allows: z.string(),
-});
+}).meta({ id: "PermissionInfo", examples: [{ permission: "svc:orchestrators:read", scope: "org", dangerous: false, allows: "read orchestrator instances and effective config" }] });
 export const permissionCatalogSchema = z.object({ data: z.array(permissionInfoSchema) });
 
 // Grants -------------------------------------------------------------------------------------
@@ -88,6 +107,18 @@ export const grantSchema = z.object({
   org_id: z.uuid().nullable(),
   org_name: z.string().nullable(),
   created_at: timestamp,
+}).meta({
+  id: "Grant",
+  examples: [
+    {
+      id: 7,
+      user_id: "0193a5c2-41f0-7e2d-8a6b-3c9e5d7f1a22",
+      role: { id: "0193a5ca-9c0d-7e1f-8a2b-3c4d5e6f7a8b", name: "support-lead", scope: "org", is_built_in: false },
+      org_id: "0193a5c2-7d1e-7b4a-9c3f-2e8d6f1a4b70",
+      org_name: "acme",
+      created_at: "2026-01-15T09:30:00.000Z",
+    },
+  ],
 });
 export type Grant = z.infer<typeof grantSchema>;
 export const grantListSchema = listOf(grantSchema);
@@ -103,6 +134,9 @@ const heldPermissionSchema = z.object({
   permission: z.string(),
   dangerous: z.boolean(),
   sources: z.array(sourceSchema).describe("The roles this permission comes from."),
+}).meta({
+  id: "HeldPermission",
+  examples: [{ permission: "svc:conversations:manage", dangerous: false, sources: [{ role_id: "0193a5ca-9c0d-7e1f-8a2b-3c4d5e6f7a8b", role_name: "support-lead", org_id: "0193a5c2-7d1e-7b4a-9c3f-2e8d6f1a4b70" }] }],
 });
 export type HeldPermission = z.infer<typeof heldPermissionSchema>;
 

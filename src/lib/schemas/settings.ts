@@ -10,7 +10,8 @@ export const settingKey = z
   .string()
   .min(1)
   .max(255)
-  .regex(/^[a-z][a-z0-9_]*(\.[a-z0-9_]+)*$/, "must be dotted lower_snake_case, like telemetry.enabled");
+  .regex(/^[a-z][a-z0-9_]*(\.[a-z0-9_]+)*$/, "must be dotted lower_snake_case, like telemetry.enabled")
+  .meta({ examples: ["api_keys.max_lifetime_days"] });
 
 export const settingKeyParams = z.strictObject({ key: settingKey });
 export const listSettingsQuery = pageQuery.extend({ include_deleted: includeDeleted });
@@ -23,13 +24,13 @@ export const putPlatformSettingInput = z.strictObject({
   description: z.string().max(10_000).nullable().optional(),
   overridable: z.boolean().default(false),
   category: z.string().max(50).nullable().optional(),
-});
+}).meta({ examples: [{ value: 365, value_type: "integer", description: "Longest lifetime of a new API key, in days.", overridable: false, category: "policy" }] });
 export type PutPlatformSettingInput = z.output<typeof putPlatformSettingInput>;
 
 export const putOrgSettingInput = z.strictObject({
   value: z.json(),
   overridable: z.boolean().default(false).describe("Whether orchestrator instances may override it."),
-});
+}).meta({ examples: [{ value: "en-GB", overridable: true }] });
 export type PutOrgSettingInput = z.output<typeof putOrgSettingInput>;
 
 export const platformSettingSchema = z.object({
@@ -41,6 +42,20 @@ export const platformSettingSchema = z.object({
   category: z.string().nullable(),
   is_deleted: z.boolean(),
   updated_at: timestamp,
+}).meta({
+  id: "PlatformSetting",
+  examples: [
+    {
+      key: "api_keys.max_lifetime_days",
+      value: 365,
+      value_type: "integer",
+      description: "Longest lifetime of a new API key, in days.",
+      overridable: false,
+      category: "policy",
+      is_deleted: false,
+      updated_at: "2026-01-15T09:30:00.000Z",
+    },
+  ],
 });
 export type PlatformSettingView = z.infer<typeof platformSettingSchema>;
 export const platformSettingListSchema = listOf(platformSettingSchema);
@@ -51,7 +66,7 @@ export const orgSettingSchema = z.object({
   overridable: z.boolean(),
   is_deleted: z.boolean(),
   updated_at: timestamp,
-});
+}).meta({ id: "OrgSetting", examples: [{ key: "assistant.locale", value: "en-GB", overridable: true, is_deleted: false, updated_at: "2026-01-15T09:30:00.000Z" }] });
 export type OrgSettingView = z.infer<typeof orgSettingSchema>;
 export const orgSettingListSchema = listOf(orgSettingSchema);
 
@@ -62,6 +77,6 @@ export const effectiveSettingSchema = z.object({
   value: z.json(),
   source: z.enum(TIER_SOURCES).describe("The tier the value comes from."),
   overridable: z.boolean().describe("Whether the tier below may override it."),
-});
+}).meta({ id: "EffectiveSetting", examples: [{ key: "assistant.locale", value: "en-GB", source: "organization", overridable: true }] });
 export const effectiveSettingsSchema = z.object({ data: z.array(effectiveSettingSchema) });
 export type EffectiveSetting = z.infer<typeof effectiveSettingSchema>;

@@ -55,15 +55,17 @@ export const createUserInput = z.strictObject({
   username,
   ...profileFields,
   password: password.nullable().default(null).describe("null (or absent): an OAuth-only user, who cannot sign in with a password."),
-});
+}).meta({ examples: [{ username: "ada", email: "ada@example.com", display_name: "Ada Lovelace", password: "correct horse battery staple" }] });
 export type CreateUserInput = z.output<typeof createUserInput>;
 
-export const updateUserInput = z.strictObject({ username: username.optional(), ...profileFields });
+export const updateUserInput = z
+  .strictObject({ username: username.optional(), ...profileFields })
+  .meta({ examples: [{ display_name: "Ada King", locale: "en-GB", timezone: "Europe/London" }] });
 export type UpdateUserInput = z.output<typeof updateUserInput>;
 
 export const resetPasswordInput = z.strictObject({
   password: password.optional().describe("Absent: a random password is generated and returned once."),
-});
+}).meta({ examples: [{}] });
 export type ResetPasswordInput = z.output<typeof resetPasswordInput>;
 
 export const listUsersQuery = pageQuery.extend({
@@ -85,6 +87,24 @@ export const userSchema = z.object({
   bio: z.string().nullable(),
   has_password: z.boolean().describe("false for OAuth-only users. The hash itself is never returned."),
   ...softDeletedRecord,
+}).meta({
+  id: "User",
+  examples: [
+    {
+      id: "0193a5c2-41f0-7e2d-8a6b-3c9e5d7f1a22",
+      username: "ada",
+      email: "ada@example.com",
+      display_name: "Ada Lovelace",
+      avatar_url: null,
+      locale: "en-GB",
+      timezone: "Europe/London",
+      bio: null,
+      has_password: true,
+      is_deleted: false,
+      created_at: "2026-01-15T09:30:00.000Z",
+      updated_at: "2026-01-15T09:30:00.000Z",
+    },
+  ],
 });
 export type User = z.infer<typeof userSchema>;
 export const userListSchema = listOf(userSchema);
@@ -103,6 +123,9 @@ export const identitySchema = z.object({
   provider: z.string().describe("github, google or oauth2 (the configured OpenID Connect provider)."),
   provider_user_id: z.string(),
   created_at: timestamp,
+}).meta({
+  id: "Identity",
+  examples: [{ id: "0193a5c9-7b8c-7d9e-8f0a-1b2c3d4e5f60", user_id: "0193a5c2-41f0-7e2d-8a6b-3c9e5d7f1a22", provider: "github", provider_user_id: "583231", created_at: "2026-01-15T09:30:00.000Z" }],
 });
 export type Identity = z.infer<typeof identitySchema>;
 export const identityListSchema = listOf(identitySchema);

@@ -2,7 +2,8 @@ import type { Metadata } from "next";
 import { errorAnchor, exampleOf, statusText, tagGroups, type JsonSchema } from "@/components/api-docs/model";
 import { OperationSection } from "@/components/api-docs/operation";
 import { tableClass, tdClass, thClass } from "@/components/api-docs/schema";
-import { CodeBlock, Inline, MethodBadge, codeClass } from "@/components/api-docs/text";
+import { CodeBlock, Inline, MethodBadge, Paragraphs, codeClass } from "@/components/api-docs/text";
+import { TYPED_CLIENT, typedClientExample } from "@/components/api-docs/typed-client";
 import { ERROR_CODES, ERRORS } from "@/lib/errors";
 import { DomainError } from "@/server/errors";
 import { openApiDocument } from "@/server/rest/openapi";
@@ -32,6 +33,7 @@ const GUIDE = [
   { id: "pagination", title: "Pagination" },
   { id: "errors-and-request-ids", title: "Errors and request ids" },
   { id: "first-request", title: "Your first request" },
+  { id: "typed-client", title: "A typed client" },
 ] as const;
 
 export default function ApiDocsPage() {
@@ -47,6 +49,7 @@ export default function ApiDocsPage() {
     }),
   );
   const problemSchema = doc.components.schemas.Problem as JsonSchema;
+  const clientExample = typedClientExample();
 
   return (
     <div className="flex min-h-screen flex-col">
@@ -109,9 +112,9 @@ export default function ApiDocsPage() {
             API reference · version {doc.info.version}
           </p>
           <h1 className="mt-2 text-4xl font-bold tracking-tight">{doc.info.title}</h1>
-          <p className="mt-4 max-w-3xl text-lg leading-8 text-slate-600 dark:text-slate-300">
-            <Inline text={doc.info.description} />
-          </p>
+          <div className="mt-4 max-w-3xl space-y-3 text-lg leading-8 text-slate-600 dark:text-slate-300">
+            <Paragraphs text={doc.info.description} />
+          </div>
           <p className="mt-4 text-sm text-slate-600 dark:text-slate-300">
             The machine-readable OpenAPI 3.1 document behind this page:{" "}
             <a href="/api/openapi.json" className={linkClass}>
@@ -220,9 +223,27 @@ export default function ApiDocsPage() {
                 '  -H "X-API-KEY: $SVC_API_KEY"',
               ].join("\n")}
             />
-            {me?.success.schema ? (
-              <CodeBlock label="Response (200 OK)" code={JSON.stringify(exampleOf(me.success.schema), null, 2)} />
-            ) : null}
+            {me ? <CodeBlock label="Response (200 OK)" code={JSON.stringify(exampleOf(me.success.schema), null, 2)} /> : null}
+
+            <h3 id="typed-client" className={subHeading}>
+              A typed client
+            </h3>
+            <p className={prose}>
+              Most integrations start from a client generated from{" "}
+              <a href="/api/openapi.json" className={linkClass}>
+                /api/openapi.json
+              </a>
+              . In TypeScript, three steps: generate the types with{" "}
+              <a href="https://openapi-ts.dev/" className={linkClass}>
+                openapi-typescript
+              </a>
+              , install <code className={codeClass}>openapi-fetch</code>, and call the API with paths, parameters and bodies
+              the compiler checks. Error bodies are typed too: branch on <code className={codeClass}>error.code</code>.
+            </p>
+            <CodeBlock label="1. Generate the types" code={TYPED_CLIENT.generate} />
+            <CodeBlock label="2. Install the client" code={TYPED_CLIENT.install} />
+            <CodeBlock label={`3. Call the API (${TYPED_CLIENT.exampleFile.split("/").at(-1)})`} code={clientExample} />
+            <CodeBlock label="Run it" code={TYPED_CLIENT.run} />
           </section>
 
           {groups.map((group) => (
@@ -230,6 +251,9 @@ export default function ApiDocsPage() {
               <h2 id={group.slug} className={sectionHeading}>
                 {group.name}
               </h2>
+              <p className={`${prose} max-w-3xl`}>
+                <Inline text={group.description} />
+              </p>
               <div className="mt-6 space-y-8">
                 {group.operations.map((operation) => (
                   <OperationSection key={operation.id} operation={operation} />
@@ -243,11 +267,10 @@ export default function ApiDocsPage() {
               Errors
             </h2>
             <p className={`${prose} max-w-3xl`}>
-              Every code an operation can answer with, its HTTP status and title. Besides the standard{" "}
-              <code className={codeClass}>type</code>, <code className={codeClass}>title</code>,{" "}
-              <code className={codeClass}>status</code> and <code className={codeClass}>detail</code>, a problem may carry{" "}
-              <code className={codeClass}>errors</code>, <code className={codeClass}>required_permission</code>,{" "}
-              <code className={codeClass}>scopes</code> or <code className={codeClass}>allowed</code>.
+              Every code an operation can answer with: its HTTP status and title, the members a problem with that code may
+              carry besides <code className={codeClass}>type</code>, <code className={codeClass}>title</code>,{" "}
+              <code className={codeClass}>status</code>, <code className={codeClass}>detail</code> and{" "}
+              <code className={codeClass}>code</code>, and the headers it sets.
             </p>
             <div className="max-w-3xl">
               <CodeBlock
@@ -299,6 +322,16 @@ export default function ApiDocsPage() {
                       <td className={tdClass}>{ERRORS[code].title}</td>
                       <td className={`${tdClass} text-slate-600 dark:text-slate-300`}>
                         <Inline text={ERRORS[code].note} />
+                        {ERRORS[code].extensions.length > 0 ? (
+                          <span className="mt-1 block">
+                            Members: <Inline text={ERRORS[code].extensions.map((name) => `\`${name}\``).join(", ")} />
+                          </span>
+                        ) : null}
+                        {ERRORS[code].headers.length > 0 ? (
+                          <span className="mt-1 block">
+                            Headers: <Inline text={ERRORS[code].headers.map((name) => `\`${name}\``).join(", ")} />
+                          </span>
+                        ) : null}
                       </td>
                     </tr>
                   ))}
