@@ -396,7 +396,7 @@ async function main() {
   say();
   say(`svc API-key benchmark — ${new Date().toISOString()}`);
   say(`  machine: ${os.cpus().length} CPU (${os.cpus()[0]?.model.trim() ?? "?"}), load average at end ${os.loadavg().map((l) => l.toFixed(2)).join(" ")}`);
-  say(`  app: production build ${buildId}, one \`next start\` process, LOG_LEVEL=warn (request log lines off), DATABASE_POOL_MAX=${process.env.DATABASE_POOL_MAX || "10 (default)"}`);
+  say(`  app: production build ${buildId}, one app server process, LOG_LEVEL=warn (request log lines off), DATABASE_POOL_MAX=${process.env.DATABASE_POOL_MAX || "10 (default)"}`);
   say(`  database: PostgreSQL ${serverVersion}, ${DB_NAME} with ${KEYS.toLocaleString("en")} API keys (${OWNERS} owners)`);
   say(`  load: autocannon in a separate process on 127.0.0.1, keep-alive, ${ROUNDS} rounds × ${SECONDS} s per scenario and level, alternating; warm-up ${WARMUP_SECONDS} s per scenario`);
   say(`  figures: req/s is the median over the rounds; p50 and p99 are of all the rounds' responses pooled; latency in ms (every status counted); app CPU = µs of app CPU per request (median over the rounds)`);

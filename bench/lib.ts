@@ -137,12 +137,12 @@ function freePort(): Promise<number> {
   });
 }
 
-/** Starts `next start` on 127.0.0.1 against the database; resolves once /api/health answers 200. */
+/** Starts the app's server on 127.0.0.1 against the database; resolves once /api/health answers 200. */
 export async function startApp(databaseUrlValue: string): Promise<App> {
   if (app) throw new Error("an app is already running");
   const port = await freePort();
   let output = "";
-  const child = spawn(process.execPath, ["node_modules/next/dist/bin/next", "start", "-p", String(port), "-H", "127.0.0.1"], {
+  const child = spawn(process.execPath, ["scripts/server.mjs", "-p", String(port), "-H", "127.0.0.1"], {
     env: {
       ...process.env,
       NODE_ENV: "production",

@@ -518,7 +518,7 @@ async function main() {
     say();
     say(`svc message-history benchmark — ${new Date().toISOString()}`);
     say(`  machine: ${os.cpus().length} CPU (${os.cpus()[0]?.model.trim() ?? "?"}), load average at end ${os.loadavg().map((l) => l.toFixed(2)).join(" ")}`);
-    say(`  app: production build ${DIST_DIR} (${buildId}), one \`next start\` process per stage, LOG_LEVEL=warn, DATABASE_POOL_MAX=${process.env.DATABASE_POOL_MAX || "10 (default)"}`);
+    say(`  app: production build ${DIST_DIR} (${buildId}), one app server process per stage, LOG_LEVEL=warn, DATABASE_POOL_MAX=${process.env.DATABASE_POOL_MAX || "10 (default)"}`);
     say(
       `  database: PostgreSQL ${fx.serverVersion}, ${DB_NAME}; ${CONVERSATIONS.toLocaleString("en")} conversations + probe; messages over ${MONTHS} months, ~${INTENT_SHARE * 100}% intent; ` +
         `${lastStage.facts.partitions.length} partitions at the end`,

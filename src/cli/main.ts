@@ -229,10 +229,9 @@ const commands: Record<string, (args: string[]) => Promise<void>> = {
     const db = await resolveDatabase();
     try {
       const { createdAdmin } = await prepare(db);
-      const nextBin = "node_modules/next/dist/bin/next";
       if (!values.dev && !existsSync(path.join(process.env.NEXT_DIST_DIR ?? ".next", "BUILD_ID"))) {
         console.log("No production build yet: running next build first.");
-        await run(process.execPath, [nextBin, "build"], process.env);
+        await run(process.execPath, ["node_modules/next/dist/bin/next", "build"], process.env);
       }
       console.log(`\nsvc is starting on ${db.embedded ? "the embedded database" : "DATABASE_URL"}.`);
       console.log(`  Console sign-in: http://localhost:${PORT}/console/sign-in`);
@@ -244,7 +243,7 @@ const commands: Record<string, (args: string[]) => Promise<void>> = {
         DATABASE_URL: db.url,
         ...(db.embedded ? { DATABASE_POOL_MAX: "8", DATABASE_PREPARED_STATEMENTS: "0" } : {}),
       };
-      await run(process.execPath, [nextBin, values.dev ? "dev" : "start", "-p", String(PORT)], childEnv, true);
+      await run(process.execPath, ["scripts/server.mjs", ...(values.dev ? ["--dev"] : []), "-p", String(PORT)], childEnv, true);
     } finally {
       await db.release();
     }

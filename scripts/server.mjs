@@ -1,0 +1,60 @@
+// The app's HTTP server: Next.js behind a node:http server of our own, which is what `npm start`,
+// the tests and the benchmarks run (`node scripts/server.mjs [--dev] [-p PORT] [-H HOST]`).
+//
+// It exists for what Next.js does not give a route handler: the client's address. Next.js keeps
+// whatever X-Forwarded-For a client sends, so the address is worked out here, from the socket and
+// SVC_TRUSTED_PROXY_HOPS, and handed on in the `x-svc-client-address` header, which this server
+// always overwrites (a client cannot set it).
+import http from "node:http";
+import { parseArgs } from "node:util";
+import ipaddr from "ipaddr.js";
+
+// Read by src/server/http/client.ts.
+const CLIENT_ADDRESS_HEADER = "x-svc-client-address";
+
+const { values } = parseArgs({
+  options: { dev: { type: "boolean", default: false }, port: { type: "string", short: "p" }, hostname: { type: "string", short: "H" } },
+});
+const port = Number(values.port ?? process.env.PORT ?? 3000);
+const hostname = values.hostname;
+const trustedHops = Math.max(0, Number.parseInt(process.env.SVC_TRUSTED_PROXY_HOPS ?? "0", 10) || 0);
+
+/** An address in one spelling: IPv4-mapped IPv6 as IPv4, IPv6 compressed. */
+function normalized(address) {
+  try {
+    return ipaddr.process(address.trim()).toString();
+  } catch {
+    return address.trim();
+  }
+}
+
+/**
+ * The socket's address, unless SVC_TRUSTED_PROXY_HOPS says N proxies stand in front: then the N-th
+ * address from the right of X-Forwarded-For (each proxy appends the address it was called from).
+ */
+function clientAddress(request) {
+  const socket = request.socket.remoteAddress ?? "";
+  if (trustedHops === 0) return normalized(socket);
+  const chain = String(request.headers["x-forwarded-for"] ?? "")
+    .split(",")
+    .map((part) => part.trim())
+    .filter(Boolean);
+  return normalized(chain[chain.length - trustedHops] ?? socket);
+}
+
+// As `next start` and `next dev` do, before Next.js (and React) are loaded.
+process.env.NODE_ENV ??= values.dev ? "development" : "production";
+const { default: next } = await import("next");
+const app = next({ dev: values.dev, dir: process.cwd(), hostname, port });
+await app.prepare();
+const handle = app.getRequestHandler();
+
+const server = http.createServer((request, response) => {
+  request.headers[CLIENT_ADDRESS_HEADER] = clientAddress(request);
+  void handle(request, response);
+});
+// Longer than the usual load balancer's idle timeout, so it never closes a connection under one.
+server.keepAliveTimeout = 65_000;
+server.listen(port, hostname, () => {
+  console.log(`Listening on http://${hostname ?? "localhost"}:${port}`);
+});
