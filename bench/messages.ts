@@ -77,7 +77,7 @@ if ((STAGES[0] as number) < PROBE_MESSAGES + CONVERSATIONS) throw new Error("BEN
 
 // ---------------------------------------------------------------------------------------------
 // The history query is listMessages' own (messageHistorySql), run directly for the database's share
-// of a request and for EXPLAIN: parameters conversation, organization, rows, [cursor at, cursor id].
+// of a request and for EXPLAIN: parameters conversation, organization, rows, owner (null: any), [cursor at, cursor id].
 
 // ---------------------------------------------------------------------------------------------
 // Setup: database, partitions for past months, organization, conversations, API key
@@ -162,7 +162,7 @@ async function setup(db: pg.Client, url: string): Promise<Fixture> {
   servicesUsed = true;
   const { createApiKey } = await import("@/server/services/api-keys/service");
   const { systemActor } = await import("@/server/auth/actor");
-  const key = await createApiKey(systemActor("bench"), adminId, { name: "bench messages reader", scopes: ["svc:conversations:read"], expires_at: null });
+  const key = await createApiKey(systemActor("bench"), adminId, { name: "bench messages reader", scopes: ["svc:conversations:read", "svc:conversations:manage"], expires_at: null });
 
   return { url, serverVersion, t0, orgId, userId, instanceId, probe, recent, longest, rawKey: key.raw_key, pastPartitions };
 }
@@ -257,7 +257,7 @@ interface PlanSummary {
 }
 
 async function explain(db: pg.Client, orgId: string, convId: string, cursor?: { at: string; id: string }): Promise<{ summary: PlanSummary; text: string }> {
-  const values = [convId, orgId, PAGE + 1, ...(cursor ? [cursor.at, cursor.id] : [])];
+  const values = [convId, orgId, PAGE + 1, null, ...(cursor ? [cursor.at, cursor.id] : [])];
   type Explained = [{ Plan: PlanNode; "Planning Time": number; "Execution Time": number }];
   const json = await db.query<{ "QUERY PLAN": Explained | string }>(`EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) ${messageHistorySql(cursor !== undefined)}`, values);
   const text = await db.query<{ "QUERY PLAN": string }>(`EXPLAIN (ANALYZE, BUFFERS, COSTS OFF) ${messageHistorySql(cursor !== undefined)}`, values);
@@ -405,7 +405,7 @@ async function measureStage(fx: Fixture, db: pg.Client) {
   // The database's share: the same query sent directly, first page and cursor page alternately.
   const dbOnly: number[] = [];
   for (let i = 0; i < DB_ONLY_QUERIES; i++) {
-    const values = [fx.probe.id, fx.orgId, PAGE + 1, ...(i % 2 ? [cursor.at, cursor.id] : [])];
+    const values = [fx.probe.id, fx.orgId, PAGE + 1, null, ...(i % 2 ? [cursor.at, cursor.id] : [])];
     const t = performance.now();
     await db.query({ name: `history_${i % 2}`, text: messageHistorySql(i % 2 === 1), values });
     dbOnly.push(performance.now() - t);

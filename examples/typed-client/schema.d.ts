@@ -70,6 +70,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/me/sign-out-everywhere": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * End every console session of the caller
+         * @description In every process at once, this session included. API keys are not affected.
+         *
+         *     A signed-in console session only: never an API key.
+         */
+        post: operations["signOutEverywhere"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/admin/users/api-keys": {
         parameters: {
             query?: never;
@@ -1722,6 +1744,7 @@ export interface components {
          *       "name": "OpenAI production",
          *       "provider": "openai",
          *       "api_key_last4": "6789",
+         *       "api_key_readable": true,
          *       "base_url": null,
          *       "additional_config": {
          *         "organization": "org-acme"
@@ -1739,8 +1762,10 @@ export interface components {
             org_id: string;
             name: string;
             provider: string;
-            /** @description The last 4 characters of the provider key. */
-            api_key_last4: string;
+            /** @description The last 4 characters of the provider key; null when it cannot be decrypted. */
+            api_key_last4: string | null;
+            /** @description false when the stored key cannot be decrypted (tampered with, moved, or its encryption key is gone): set a new one. */
+            api_key_readable: boolean;
             base_url: string | null;
             additional_config: {
                 [key: string]: components["schemas"]["JsonValue"];
@@ -2765,6 +2790,36 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthenticated"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    signOutEverywhere: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        signed_out: true;
+                    };
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             503: components["responses"]["Unavailable"];
         };
     };

@@ -119,20 +119,28 @@ describe("svc CLI", () => {
     expect(await client.apiKey.count()).toBe(before);
   });
 
-  it("secrets rotate re-encrypts provider keys under the new key version, which still decrypt", async () => {
+  it("secrets rotate re-encrypts provider keys under the new key version, bound to their rows", async () => {
     const { encrypt, decrypt, parseKeyRing, newKeySpec } = await import("@/server/crypto/secret-box");
+    const { legacyEncrypt } = await import("@/test/legacy-secret");
     const oldSpec = newKeySpec("v1");
     const org = await client.organization.create({ data: { name: "rot" } });
-    const row = await client.organizationLlmConfig.create({
-      data: { org_id: org.id, name: "k", provider: "openai", api_key: encrypt(parseKeyRing(oldSpec), "sk-rotate-me-1234") },
+    const legacy = await client.organizationLlmConfig.create({
+      data: { org_id: org.id, name: "k", provider: "openai", api_key: legacyEncrypt(parseKeyRing(oldSpec), "sk-rotate-me-1234") },
+    });
+    const boundId = "0193a5c2-0000-7000-8000-00000000b0d1";
+    const place = (id: string) => `organization_llm_configs:${id}:${org.id}`;
+    const bound = await client.organizationLlmConfig.create({
+      data: { id: boundId, org_id: org.id, name: "b", provider: "openai", api_key: encrypt(parseKeyRing(oldSpec), "sk-bound-5678", place(boundId)) },
     });
     const newSpec = `${newKeySpec("v2")},${oldSpec}`;
     const run = svc(["secrets", "rotate"], { SVC_ENCRYPTION_KEYS: newSpec });
     expect(run.code).toBe(0);
-    expect(run.stdout).toBe("Re-encrypted 1 provider key(s) under the current key version.\n");
-    const rotated = await client.organizationLlmConfig.findUniqueOrThrow({ where: { id: row.id } });
-    expect(rotated.api_key.startsWith("v2:")).toBe(true);
-    expect(decrypt(parseKeyRing(newSpec), rotated.api_key)).toBe("sk-rotate-me-1234");
+    expect(run.stdout).toBe("Re-encrypted 2 provider key(s) under the current key version, each bound to its LLM config.\n");
+    for (const [row, plaintext] of [[legacy, "sk-rotate-me-1234"], [bound, "sk-bound-5678"]] as const) {
+      const rotated = await client.organizationLlmConfig.findUniqueOrThrow({ where: { id: row.id } });
+      expect(rotated.api_key.startsWith("bound:v2:")).toBe(true);
+      expect(decrypt(parseKeyRing(newSpec), rotated.api_key, place(row.id))).toBe(plaintext);
+    }
     expect(svc(["secrets", "rotate"], { SVC_ENCRYPTION_KEYS: newSpec }).stdout).toMatch(/Re-encrypted 0/);
   });
 

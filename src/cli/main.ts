@@ -215,8 +215,9 @@ const commands: Record<string, (args: string[]) => Promise<void>> = {
   async secrets(args) {
     if (args[0] !== "rotate") throw new UsageError("secrets needs the subcommand: rotate");
     await withServices(async () => {
-      const changed = await reencryptLlmKeys(systemActor("cli"));
-      console.log(`Re-encrypted ${changed} provider key(s) under the current key version.`);
+      const { changed, unreadable } = await reencryptLlmKeys(systemActor("cli"));
+      console.log(`Re-encrypted ${changed} provider key(s) under the current key version, each bound to its LLM config.`);
+      if (unreadable.length > 0) console.log(`Cannot decrypt (left as they are; set a new key on each): ${unreadable.join(", ")}`);
     });
   },
 

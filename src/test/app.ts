@@ -140,9 +140,11 @@ export class Browserless {
     return [...this.cookies].map(([k, v]) => `${k}=${v}`).join("; ");
   }
 
+  /** As a browser on one of the app's own pages: cookies, and Sec-Fetch-Site same-origin unless told otherwise. */
   async fetch(path: string, init: RequestInit = {}): Promise<Response> {
     const headers = new Headers(init.headers);
     if (this.cookies.size) headers.set("cookie", this.cookieHeader());
+    if (!headers.has("sec-fetch-site")) headers.set("sec-fetch-site", "same-origin");
     const response = await checkedFetch(this.baseUrl, path, { ...init, headers, redirect: "manual" });
     this.remember(response);
     return response;

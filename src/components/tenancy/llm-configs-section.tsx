@@ -54,7 +54,7 @@ export function LlmConfigsSection({ orgId }: { orgId: string }) {
             <td className={`${td} font-mono whitespace-nowrap`}>
               <span aria-hidden="true">••••</span>
               <span className="sr-only">ends in </span>
-              {config.api_key_last4}
+              {config.api_key_readable ? config.api_key_last4 : "unreadable: set a new key"}
             </td>
             <td className={`${td} break-all`}>{config.base_url ?? <span className="text-slate-500 dark:text-slate-400">Provider default</span>}</td>
             <td className={td}>{config.is_enabled ? <Badge tone="good">enabled</Badge> : <Badge>disabled</Badge>}</td>
@@ -109,7 +109,7 @@ export function LlmConfigsSection({ orgId }: { orgId: string }) {
         title={(c) => `Delete LLM config “${c.name}”?`}
         body={(c) => (
           <>
-            The {c.provider} key ending in <code className="font-mono">{c.api_key_last4}</code> stops being available to the organization’s
+            The {c.provider} key {c.api_key_readable ? <>ending in <code className="font-mono">{c.api_key_last4}</code></> : "(unreadable)"} stops being available to the organization’s
             orchestrators.
           </>
         )}
@@ -191,7 +191,9 @@ function LlmConfigForm({ orgId, config, onCancel, onSaved }: { orgId: string; co
         hint={
           config === null
             ? "Stored encrypted. Only its last 4 characters are ever shown again."
-            : `Leave empty to keep the current key (ending in ${config.api_key_last4}).`
+            : config.api_key_readable
+              ? `Leave empty to keep the current key (ending in ${config.api_key_last4}).`
+              : "The stored key cannot be decrypted: enter a new one."
         }
       />
       <TextField

@@ -4,11 +4,10 @@ import { CoalescedTouch } from "@/server/db/bookkeeping";
 import { queryRows } from "@/server/db/client";
 import { dataLayer } from "@/server/db/data-layer";
 import { DomainError } from "@/server/errors";
-import { log } from "@/server/log";
 import type { ApiKeyActor } from "./actor";
 import { hashKey, isWellFormedKey } from "./api-key-format";
 import { loadGrants, type Grants } from "./grants";
-import { listenForInvalidations, listeningForInvalidations, onInvalidation } from "./invalidation";
+import { ensureListening, onInvalidation } from "./invalidation";
 import { isPermission } from "@/lib/permissions";
 
 // The X-API-KEY stage: checksum (no database work for a malformed value) → SHA-256 → cached
@@ -129,11 +128,7 @@ async function resolve(hash: string): Promise<Resolution> {
  */
 export function authenticateApiKey(raw: string): ApiKeyActor | Promise<ApiKeyActor> {
   if (!isWellFormedKey(raw)) throw new DomainError("invalid_api_key", "The API key is not valid.");
-  if (!listeningForInvalidations()) {
-    void listenForInvalidations().catch((error: unknown) =>
-      log.warn("cannot listen for auth invalidations", { error: (error as Error).message }),
-    );
-  }
+  ensureListening();
   const hash = hashKey(raw);
   const cached = cache.get(hash);
   const now = Date.now();

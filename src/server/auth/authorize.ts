@@ -33,10 +33,17 @@ export function isSysAdmin(actor: Actor): boolean {
 const keyAllows = (actor: Actor, permission: Permission): boolean =>
   actor.kind !== "api_key" || (!isDangerous(permission) && actor.key.scopes.includes(permission));
 
+/**
+ * An organization that is not active is read-only to everyone but sys_admins, and out of reach of
+ * API keys entirely (a sys_admin's excepted).
+ */
+const keyShutOut = (actor: Actor, orgId: string | undefined): boolean =>
+  actor.kind === "api_key" && orgId !== undefined && !actor.grants.isSysAdmin && actor.grants.inactive.has(orgId);
+
 /** Does the actor hold `permission`, globally or in organization `orgId`? */
 export function holds(actor: Actor, permission: Permission, orgId?: string): boolean {
   if (actor.kind === "system") return true;
-  return keyAllows(actor, permission) && grantsHold(actor.grants, permission, orgId);
+  return keyAllows(actor, permission) && !keyShutOut(actor, orgId) && grantsHold(actor.grants, permission, orgId);
 }
 
 /** Does the actor hold `permission` globally or in at least one organization? */
@@ -58,7 +65,10 @@ export function requirePermission(actor: Actor, permission: Permission, orgId?: 
  * permission is a 403 naming it.
  */
 export function requireOrgPermission(actor: Actor, permission: Permission, orgId: string, options: { list?: boolean } = {}): void {
-  const visible = actor.kind === "system" || actor.grants.isSysAdmin || actor.grants.global.has(permission) || actor.grants.memberships.has(orgId);
+  const visible =
+    actor.kind === "system" ||
+    actor.grants.isSysAdmin ||
+    (!keyShutOut(actor, orgId) && (actor.grants.global.has(permission) || actor.grants.memberships.has(orgId)));
   if (!visible) {
     throw options.list ? lacking(permission, "You are not a member of this organization.") : new DomainError("not_found", "No such organization or resource.");
   }
@@ -73,6 +83,7 @@ export function requireSysAdmin(actor: Actor, message = "This needs a platform s
 export type DeclaredAccess =
   | "public"
   | "authenticated"
+  | "session"
   | { permission: Permission; sysAdmin?: boolean; org?: string; list?: boolean; anyOrg?: boolean };
 
 /**
@@ -84,13 +95,24 @@ export function authorizeOperation(
   access: DeclaredAccess,
   actor: Actor | null,
   params: Record<string, unknown>,
-  options: { console?: boolean } = {},
+  options: { console?: boolean; write?: boolean } = {},
 ): asserts actor is Actor {
   if (access === "public") return;
   if (!actor) throw new DomainError("unauthenticated", "Send an API key in the X-API-KEY header, or sign in.");
   if (access === "authenticated") return;
+  if (access === "session") {
+    if (actor.kind !== "session") throw new DomainError("forbidden", "Only a signed-in console session may do this, never an API key.");
+    if (options.console) requireSysAdmin(actor);
+    return;
+  }
   // Inside an organization, its visibility comes first: another tenant's looks missing to everyone.
-  if (access.org) requireOrgPermission(actor, access.permission, params[access.org] as string, { list: access.list });
+  if (access.org) {
+    const orgId = params[access.org] as string;
+    requireOrgPermission(actor, access.permission, orgId, { list: access.list });
+    if (options.write && !isSysAdmin(actor) && actor.kind !== "system" && actor.grants.inactive.has(orgId)) {
+      throw new DomainError("forbidden", "The organization is suspended: it is read-only until the platform reactivates it.");
+    }
+  }
   if (access.sysAdmin || options.console) requireSysAdmin(actor);
   if (access.org) return;
   if (access.anyOrg ? !holdsAnywhere(actor, access.permission) : !holds(actor, access.permission)) throw lacking(access.permission);
@@ -113,6 +135,37 @@ export function requireSelfOrSysAdmin(actor: Actor, userId: string): void {
   if (actor.kind !== "system" && userId !== actor.userId) requireSysAdmin(actor, "Only a sys_admin reads another user's records.");
 }
 
+// Conversations -----------------------------------------------------------------------------------
+
+const MANAGE_CONVERSATIONS: Permission = "svc:conversations:manage";
+
+/**
+ * Conversations are private to their user: the owner a conversation must have for the actor to see
+ * it, or null when the actor manages every conversation of the organization.
+ */
+export function conversationOwnerRequired(actor: Actor, orgId: string): string | null {
+  return actor.kind === "system" || holds(actor, MANAGE_CONVERSATIONS, orgId) ? null : actor.userId;
+}
+
+/** Whose conversations a call is about: the caller's own, or (svc:conversations:manage) any member's. */
+export function conversationUser(actor: Actor, orgId: string, requested: string | undefined): string {
+  const own = actor.kind === "system" ? undefined : actor.userId;
+  const userId = requested ?? own;
+  if (!userId) throw new DomainError("validation_failed", "Whose conversations?", { errors: [{ path: "user_id", message: "is required" }] });
+  if (userId !== own && !holds(actor, MANAGE_CONVERSATIONS, orgId)) {
+    throw lacking(MANAGE_CONVERSATIONS, "Another member's conversations need the permission svc:conversations:manage.");
+  }
+  return userId;
+}
+
+/** Only the runtime (svc:conversations:manage) writes what is not a person's own words. */
+export function requireMessageAuthor(actor: Actor, orgId: string, messages: readonly { role: string; source: string }[]): void {
+  if (holds(actor, MANAGE_CONVERSATIONS, orgId)) return;
+  if (messages.some((m) => m.role !== "user" || m.source !== "human")) {
+    throw lacking(MANAGE_CONVERSATIONS, "Without svc:conversations:manage, messages must have role user and source human.");
+  }
+}
+
 // No escalation ----------------------------------------------------------------------------------
 
 /**
@@ -127,6 +180,23 @@ export function requireHeldByActor(actor: Actor, permissions: readonly Permissio
     const where = orgId === undefined ? "globally" : "in this organization";
     throw new DomainError("scope_not_held", `You do not hold ${missing.join(", ")} ${where}, so you cannot pass it on.`, { scopes: missing });
   }
+}
+
+/**
+ * Changing another user's credentials or identity (password, username, email, linked identities,
+ * deleting or restoring the user) hands the actor that user's power: it must already hold
+ * everything the target holds, globally and in each of the target's organizations, and only a
+ * sys_admin touches a sys_admin. One's own credentials are one's own. Refused: 403 forbidden.
+ */
+export function requireOutranks(actor: Actor, target: { userId: string; grants: Grants }): void {
+  if (isSysAdmin(actor) || (actor.kind !== "system" && actor.userId === target.userId)) return;
+  const refuse = (why: string) => new DomainError("forbidden", `You cannot change this user's credentials: ${why}.`);
+  if (target.grants.isSysAdmin) throw refuse("the user is a sys_admin");
+  const missing = [...target.grants.global].filter((p) => !holds(actor, p));
+  for (const orgId of target.grants.memberships.keys()) {
+    for (const p of target.grants.byOrg.get(orgId) ?? []) if (!holds(actor, p, orgId)) missing.push(p);
+  }
+  if (missing.length > 0) throw refuse(`the user holds ${[...new Set(missing)].join(", ")}, which you do not`);
 }
 
 /** Requested scopes must be catalog permissions: 400 `unknown_scope`, each named as `field.N`. */
@@ -170,7 +240,7 @@ export function effectivePermissions(actor: UserActor): Readonly<EffectivePermis
   if (!effective) {
     effective = {
       global: ALL_PERMISSIONS.filter((p) => holds(actor, p)),
-      organizations: [...actor.grants.memberships].map(([id, name]) => ({
+      organizations: [...actor.grants.memberships].filter(([id]) => !keyShutOut(actor, id)).map(([id, name]) => ({
         id,
         name,
         permissions: ALL_PERMISSIONS.filter((p) => holds(actor, p, id)),

@@ -1,6 +1,6 @@
 import "server-only";
 import type { DataLayer } from "@/server/db/data-layer";
-import { isPermission, type Permission } from "@/lib/permissions";
+import { isPermission, PERMISSIONS, type Permission } from "@/lib/permissions";
 
 // What a user holds right now: permissions granted globally (system-scoped grants, org_id null)
 // and per organization (grants with that org_id), and the organizations the user belongs to.
@@ -11,10 +11,15 @@ export interface Grants {
   byOrg: ReadonlyMap<string, ReadonlySet<Permission>>;
   /** Organization id → name, for the non-deleted organizations the user is a member of. */
   memberships: ReadonlyMap<string, string>;
+  /**
+   * Organizations not active (suspended or archived) among those the user acts in: its memberships,
+   * and every organization when the user holds organization permissions globally.
+   */
+  inactive: ReadonlySet<string>;
 }
 
 
-export async function loadGrants(db: Pick<DataLayer, "userRole" | "userOrgMembership">, userId: string): Promise<Grants> {
+export async function loadGrants(db: Pick<DataLayer, "userRole" | "userOrgMembership" | "organization">, userId: string): Promise<Grants> {
   const [grants, memberships] = await Promise.all([
     db.userRole.findMany({
       where: { user_id: userId, role: { is_deleted: false } },
@@ -22,7 +27,7 @@ export async function loadGrants(db: Pick<DataLayer, "userRole" | "userOrgMember
     }),
     db.userOrgMembership.findMany({
       where: { user_id: userId, org: { is_deleted: false } },
-      select: { org_id: true, org: { select: { name: true } } },
+      select: { org_id: true, org: { select: { name: true, status: true } } },
     }),
   ]);
   const global = new Set<Permission>();
@@ -42,10 +47,16 @@ export async function loadGrants(db: Pick<DataLayer, "userRole" | "userOrgMember
       byOrg.set(org_id, set);
     }
   }
+  const inactive = new Set(memberships.filter((m) => m.org.status !== "active").map((m) => m.org_id));
+  if (!isSysAdmin && [...global].some((p) => PERMISSIONS[p].scope === "org")) {
+    const others = await db.organization.findMany({ where: { status: { not: "active" } }, select: { id: true } });
+    for (const { id } of others) inactive.add(id);
+  }
   return {
     isSysAdmin,
     global,
     byOrg,
     memberships: new Map(memberships.map((m) => [m.org_id, m.org.name])),
+    inactive,
   };
 }

@@ -63,6 +63,12 @@ export function listenForInvalidations(url = env().DATABASE_URL): Promise<void> 
   return starting;
 }
 
+/** Starts listening unless this process already does (or is starting to): cheap on every request. */
+export function ensureListening(): void {
+  if (listeningForInvalidations()) return;
+  void listenForInvalidations().catch((error: unknown) => log.warn("cannot listen for auth invalidations", { error: (error as Error).message }));
+}
+
 export async function stopListening(): Promise<void> {
   const client = subscriber;
   subscriber = undefined;

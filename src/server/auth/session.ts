@@ -1,18 +1,22 @@
 import "server-only";
 import { randomBytes } from "node:crypto";
-import NextAuth from "next-auth";
+import NextAuth, { type Session } from "next-auth";
 import Credentials from "next-auth/providers/credentials";
 import { dataLayer } from "@/server/db/data-layer";
 import { log } from "@/server/log";
 import type { SessionActor } from "./actor";
+import { LRUCache } from "lru-cache";
 import { loadGrants } from "./grants";
+import { ensureListening, onInvalidation } from "./invalidation";
 import { linkedUserId, linkExternalSignIn, oauthProviders } from "./oauth";
 import { hashPassword, verifyPassword } from "./passwords";
 import { signInThrottle } from "./sign-in-throttle";
 
 // Console sessions (Auth.js): username-or-email and password, checked against the argon2id hash;
-// a JWT in an HttpOnly cookie carries only the user id. Who the user is and what they hold is
-// read fresh on each request, so a deleted or demoted user loses access at once.
+// a JWT in an HttpOnly cookie carries the user id and the user's session epoch at sign-in. Who the
+// user is and what they hold is cached per process and dropped, in every process, when it changes
+// (the invalidation channel API keys use): a demoted or deleted user loses access at once, and
+// bumping the epoch (a new password, an unlinked identity, "sign out everywhere") ends every session.
 
 const SESSION_HOURS = 8;
 
@@ -43,7 +47,7 @@ export const { handlers, auth, signIn, signOut } = NextAuth({
         signInThrottle.check(login, client);
         const user = await dataLayer("system:auth").user.findFirst({
           where: login.includes("@") ? { email: login.toLowerCase() } : { username: login },
-          select: { id: true, username: true, display_name: true, password_hash: true },
+          select: { id: true, username: true, display_name: true, password_hash: true, session_epoch: true },
         });
         // Verify against a fixed hash when the user does not exist, so timing does not tell.
         const ok = await verifyPassword(user?.password_hash ?? (await dummyHash), password);
@@ -52,7 +56,7 @@ export const { handlers, auth, signIn, signOut } = NextAuth({
           return null;
         }
         signInThrottle.succeed(login);
-        return { id: user.id, name: user.display_name ?? user.username };
+        return { id: user.id, name: user.display_name ?? user.username, epoch: user.session_epoch };
       },
     }),
     // GitHub, Google and a generic OpenID Connect provider, each when its variables are set.
@@ -71,15 +75,18 @@ export const { handlers, auth, signIn, signOut } = NextAuth({
         const userId = await linkedUserId(account.provider, account.providerAccountId);
         if (!userId) return null;
         token.sub = userId;
+        token.epoch = await sessionEpochOf(userId);
         token.email = null;
         token.picture = null;
       } else if (user?.id) {
         token.sub = user.id;
+        token.epoch = (user as { epoch?: number }).epoch;
       }
       return token;
     },
     session({ session, token }) {
       if (token.sub) session.user.id = token.sub;
+      if (typeof token.epoch === "number") (session as SessionWithEpoch).epoch = token.epoch;
       return session;
     },
   },
@@ -95,13 +102,50 @@ export const { handlers, auth, signIn, signOut } = NextAuth({
   },
 });
 
-/** The signed-in user as an actor, or null when there is no valid session. */
-export async function currentSessionActor(): Promise<SessionActor | null> {
-  const session = await auth();
-  const userId = session?.user?.id;
-  if (!userId) return null;
+type SessionWithEpoch = Session & { epoch?: number };
+
+async function sessionEpochOf(userId: string): Promise<number | undefined> {
+  const user = await dataLayer("system:auth").user.findUnique({ where: { id: userId }, select: { session_epoch: true } });
+  return user?.session_epoch;
+}
+
+interface SessionAccount {
+  actor: SessionActor;
+  epoch: number;
+}
+
+// Who a signed-in user is, per process: read once, then served until the user's grants, account or
+// sessions change (announced on the invalidation channel) or the entry ages out.
+const accounts = new LRUCache<string, Promise<SessionAccount | null>>({ max: 10_000, ttl: 60_000 });
+onInvalidation((event) => {
+  if ("all" in event) accounts.clear();
+  else if ("userId" in event) accounts.delete(event.userId);
+});
+
+async function loadAccount(userId: string): Promise<SessionAccount | null> {
   const db = dataLayer("system:auth");
-  const user = await db.user.findUnique({ where: { id: userId }, select: { id: true, username: true, display_name: true } });
+  const user = await db.user.findUnique({ where: { id: userId }, select: { id: true, username: true, display_name: true, session_epoch: true } });
   if (!user) return null;
-  return { kind: "session", userId: user.id, username: user.username, displayName: user.display_name, grants: await loadGrants(db, user.id) };
+  const grants = await loadGrants(db, user.id);
+  return { epoch: user.session_epoch, actor: { kind: "session", userId: user.id, username: user.username, displayName: user.display_name, grants } };
+}
+
+function accountOf(userId: string): Promise<SessionAccount | null> {
+  ensureListening();
+  let account = accounts.get(userId);
+  if (!account) {
+    account = loadAccount(userId);
+    accounts.set(userId, account);
+    account.catch(() => accounts.delete(userId));
+  }
+  return account;
+}
+
+/** The signed-in user as an actor, or null when there is no valid session (or it was ended). */
+export async function currentSessionActor(): Promise<SessionActor | null> {
+  const session = (await auth()) as SessionWithEpoch | null;
+  const userId = session?.user?.id;
+  if (!userId || typeof session?.epoch !== "number") return null;
+  const account = await accountOf(userId);
+  return account && account.epoch === session.epoch ? account.actor : null;
 }

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { canonicalJson, configHash } from "./canonical-json";
-import { decrypt, encrypt, keyVersionOf, newKeySpec, parseKeyRing, SecretUnreadable } from "./secret-box";
+import { legacyEncrypt } from "@/test/legacy-secret";
+import { decrypt, encrypt, isCurrent, keyVersionOf, newKeySpec, parseKeyRing, SecretUnreadable } from "./secret-box";
 
 describe("canonical JSON (RFC 8785)", () => {
   it("sorts members by UTF-16 code units at every depth and drops whitespace", () => {
@@ -25,29 +26,44 @@ describe("canonical JSON (RFC 8785)", () => {
 describe("secret box", () => {
   const ring = parseKeyRing(newKeySpec("v1"));
 
+  const here = "organization_llm_configs:0193a5c2-0000-7000-8000-000000000001";
+
   it("round-trips and never stores the plaintext", () => {
-    const stored = encrypt(ring, "sk-live-abcdef123456");
+    const stored = encrypt(ring, "sk-live-abcdef123456", here);
     expect(stored).not.toContain("sk-live");
     expect(keyVersionOf(stored)).toBe("v1");
-    expect(decrypt(ring, stored)).toBe("sk-live-abcdef123456");
-    expect(encrypt(ring, "same")).not.toBe(encrypt(ring, "same"));
+    expect(isCurrent(ring, stored)).toBe(true);
+    expect(decrypt(ring, stored, here)).toBe("sk-live-abcdef123456");
+    expect(encrypt(ring, "same", here)).not.toBe(encrypt(ring, "same", here));
   });
 
   it("fails loudly on a tampered value", () => {
-    const stored = encrypt(ring, "secret");
+    const stored = encrypt(ring, "secret", here);
     const parts = stored.split(":");
-    const data = Buffer.from(parts[3] ?? "", "base64url");
+    const data = Buffer.from(parts[4] ?? "", "base64url");
     data[0] = (data[0] ?? 0) ^ 1;
-    expect(() => decrypt(ring, [parts[0], parts[1], parts[2], data.toString("base64url")].join(":"))).toThrow(SecretUnreadable);
-    expect(() => decrypt(ring, "plain text")).toThrow(SecretUnreadable);
+    expect(() => decrypt(ring, [...parts.slice(0, 4), data.toString("base64url")].join(":"), here)).toThrow(SecretUnreadable);
+    expect(() => decrypt(ring, "plain text", here)).toThrow(SecretUnreadable);
+  });
+
+  it("does not decrypt a value moved to another place", () => {
+    const stored = encrypt(ring, "secret", here);
+    expect(() => decrypt(ring, stored, "organization_llm_configs:0193a5c2-0000-7000-8000-000000000002")).toThrow(SecretUnreadable);
+  });
+
+  it("reads values written before binding, until they are re-encrypted", () => {
+    const legacy = legacyEncrypt(ring, "legacy");
+    expect(decrypt(ring, legacy, here)).toBe("legacy");
+    expect(isCurrent(ring, legacy)).toBe(false);
   });
 
   it("reads old versions after a rotation and writes with the new one", () => {
-    const old = encrypt(ring, "secret");
+    const old = encrypt(ring, "secret", here);
     const rotated = parseKeyRing(`${newKeySpec("v2")},${[...ring.keys].map(([v, k]) => `${v}:${k.toString("base64")}`).join(",")}`);
-    expect(decrypt(rotated, old)).toBe("secret");
-    expect(keyVersionOf(encrypt(rotated, "secret"))).toBe("v2");
-    expect(() => decrypt(parseKeyRing(newKeySpec("v2")), old)).toThrow(/no key of version v1/);
+    expect(decrypt(rotated, old, here)).toBe("secret");
+    expect(isCurrent(rotated, old)).toBe(false);
+    expect(keyVersionOf(encrypt(rotated, "secret", here))).toBe("v2");
+    expect(() => decrypt(parseKeyRing(newKeySpec("v2")), old, here)).toThrow(/no key of version v1/);
   });
 
   it("refuses a malformed key ring", () => {

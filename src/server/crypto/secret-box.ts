@@ -2,9 +2,12 @@ import "server-only";
 import { createCipheriv, createDecipheriv, randomBytes } from "node:crypto";
 
 // Secrets at rest: AES-256-GCM under versioned keys. A stored value reads
-// `<version>:<iv>:<tag>:<ciphertext>` (base64url parts), so keys can rotate: new values use the
-// current key, old ones are read with the key of their version until re-encrypted. A tampered
-// value fails authentication and throws; nothing is ever returned half-decrypted.
+// `bound:<version>:<iv>:<tag>:<ciphertext>` (base64url parts): keys can rotate (new values use the
+// current key, old ones are read with the key of their version until re-encrypted), and each value
+// is bound to where it is stored by the cipher's associated data, so a value copied to another row
+// does not decrypt there. Values written before binding (`<version>:<iv>:<tag>:<ciphertext>`) are
+// still read until re-encrypted. A tampered value fails authentication and throws; nothing is ever
+// returned half-decrypted.
 
 export interface KeyRing {
   current: string;
@@ -34,12 +37,16 @@ export function parseKeyRing(spec: string): KeyRing {
 
 export const newKeySpec = (version = "v1") => `${version}:${randomBytes(32).toString("base64")}`;
 
-export function encrypt(ring: KeyRing, plaintext: string): string {
+const BOUND = "bound";
+
+/** Encrypts under the current key, bound to `context` (what names the value's place, e.g. its row). */
+export function encrypt(ring: KeyRing, plaintext: string, context: string): string {
   const key = ring.keys.get(ring.current) as Buffer;
   const iv = randomBytes(12);
   const cipher = createCipheriv("aes-256-gcm", key, iv);
+  cipher.setAAD(Buffer.from(context, "utf8"));
   const data = Buffer.concat([cipher.update(plaintext, "utf8"), cipher.final()]);
-  return [ring.current, iv, cipher.getAuthTag(), data].map((p) => (typeof p === "string" ? p : p.toString("base64url"))).join(":");
+  return [BOUND, ring.current, iv, cipher.getAuthTag(), data].map((p) => (typeof p === "string" ? p : p.toString("base64url"))).join(":");
 }
 
 export class SecretUnreadable extends Error {
@@ -49,18 +56,29 @@ export class SecretUnreadable extends Error {
   }
 }
 
-export function decrypt(ring: KeyRing, stored: string): string {
-  const [version, iv, tag, data, extra] = stored.split(":");
+/** Decrypts a value stored at `context` (a value written before binding is read without it). */
+export function decrypt(ring: KeyRing, stored: string, context: string): string {
+  const parts = stored.split(":");
+  const bound = parts[0] === BOUND;
+  const [version, iv, tag, data, extra] = bound ? parts.slice(1) : parts;
   if (!version || !iv || !tag || data === undefined || extra !== undefined) throw new SecretUnreadable("not an encrypted value");
   const key = ring.keys.get(version);
   if (!key) throw new SecretUnreadable(`no key of version ${version} is configured`);
   try {
     const decipher = createDecipheriv("aes-256-gcm", key, Buffer.from(iv, "base64url"));
+    if (bound) decipher.setAAD(Buffer.from(context, "utf8"));
     decipher.setAuthTag(Buffer.from(tag, "base64url"));
     return Buffer.concat([decipher.update(Buffer.from(data, "base64url")), decipher.final()]).toString("utf8");
   } catch {
-    throw new SecretUnreadable("it was altered or encrypted with another key");
+    throw new SecretUnreadable("it was altered, moved from another place, or encrypted with another key");
   }
 }
 
-export const keyVersionOf = (stored: string): string => stored.split(":")[0] ?? "";
+/** Whether a stored value is bound to its place and under the current key: nothing to re-encrypt. */
+export const isCurrent = (ring: KeyRing, stored: string): boolean => stored.startsWith(`${BOUND}:${ring.current}:`);
+
+/** The key version of a stored value. */
+export const keyVersionOf = (stored: string): string => {
+  const parts = stored.split(":");
+  return (parts[0] === BOUND ? parts[1] : parts[0]) ?? "";
+};

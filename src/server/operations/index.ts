@@ -1,4 +1,5 @@
 import "server-only";
+import { accountOperations } from "./account";
 import { apiKeyOperations } from "./api-keys";
 import { centralPointOperations } from "./central-points";
 import { conversationOperations } from "./conversations";
@@ -20,6 +21,7 @@ import { userOperations } from "./users";
 
 export const OPERATION_GROUPS = {
   system: systemOperations,
+  account: accountOperations,
   apiKeys: apiKeyOperations,
   organizations: organizationOperations,
   platformSettings: platformSettingOperations,

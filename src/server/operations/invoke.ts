@@ -43,7 +43,7 @@ export async function invoke(operation: AnyOperation, actor: Actor | null, raw: 
   // whatever the rest says.
   const org = typeof operation.access === "object" ? operation.access.org : undefined;
   const scope = org ? parse(z.strictObject({ [org]: id }), { [org]: rawParams[org] }, root("params")) : {};
-  authorizeOperation(operation.access, actor, scope, { console: options.console });
+  authorizeOperation(operation.access, actor, scope, { console: options.console, write: operation.method !== "GET" });
   const params = parse(operation.params, rawParams, root("params"));
   const query = parse(operation.query, raw.query ?? {}, root("query"));
   authorizeIncludeDeleted(actor, query);

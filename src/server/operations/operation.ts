@@ -23,8 +23,11 @@ export interface PermissionAccess {
   anyOrg?: boolean;
 }
 
-/** "public": no credentials; "authenticated": any key or session; otherwise a permission. */
-export type Access = "public" | "authenticated" | PermissionAccess;
+/**
+ * "public": no credentials; "authenticated": any key or session; "session": a signed-in console
+ * session (what a user does for themself, never through a key); otherwise a permission.
+ */
+export type Access = "public" | "authenticated" | "session" | PermissionAccess;
 
 export type ObjectSchema = z.ZodObject<z.core.$ZodShape, z.core.$ZodObjectConfig>;
 

@@ -2,6 +2,7 @@ import "server-only";
 import { randomUUID } from "node:crypto";
 import type { Actor } from "@/server/auth/actor";
 import { authenticateApiKey } from "@/server/auth/api-key-stage";
+import { requireSameOriginWrite } from "@/server/auth/same-origin";
 import { currentSessionActor } from "@/server/auth/session";
 import { DomainError } from "@/server/errors";
 import { log } from "@/server/log";
@@ -74,7 +75,9 @@ function authenticate(request: Request): Actor | null | Promise<Actor | null> {
     throw new DomainError("unauthenticated", "API keys go in the X-API-KEY header; Authorization: Bearer is for JWTs only.");
   }
   // Decoding a session costs a JWT decryption: only when a session cookie is there at all.
-  return SESSION_COOKIE.test(request.headers.get("cookie") ?? "") ? currentSessionActor() : null;
+  if (!SESSION_COOKIE.test(request.headers.get("cookie") ?? "")) return null;
+  requireSameOriginWrite(request);
+  return currentSessionActor();
 }
 
 function queryObject(url: URL): Record<string, string | string[]> {

@@ -42,6 +42,7 @@ export const TAGS: Readonly<Record<string, string>> = {
 export function accessText(access: Access): string {
   if (access === "public") return "No credentials needed.";
   if (access === "authenticated") return "Any valid API key or console session.";
+  if (access === "session") return "A signed-in console session only: never an API key.";
   const holder = access.sysAdmin ? "a sys_admin holding " : "";
   const where = access.org ? " in the organization, or globally" : access.anyOrg ? " in any one organization, or globally" : "";
   return `Requires ${holder}\`${access.permission}\`${where}.`;
@@ -53,12 +54,12 @@ const AUTHENTICATION_ERRORS: readonly ErrorCode[] = ["unauthenticated", "invalid
 /** What any call of the operation can fail with, besides the errors it declares. */
 function implicitErrors(route: RestOperation): ErrorCode[] {
   if (route.access === "public") return [];
-  const access = route.access === "authenticated" ? undefined : route.access;
+  const access = typeof route.access === "object" ? route.access : undefined;
   const readsBody = route.method !== "GET";
   return [
     ...AUTHENTICATION_ERRORS,
     // `include_deleted=true` is for sys_admins only.
-    ...(access || route.query?.shape.include_deleted ? (["forbidden"] as const) : []),
+    ...(access || route.access === "session" || route.query?.shape.include_deleted ? (["forbidden"] as const) : []),
     // Another tenant's organization looks missing (its lists answer 403 instead).
     ...(access?.org && !access.list ? (["not_found"] as const) : []),
     // A route without a body still refuses one.

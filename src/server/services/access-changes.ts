@@ -28,6 +28,12 @@ export async function withAccessChange<T>(
   return result;
 }
 
+/** Ends every console session of the user, in every process, once the transaction commits. */
+export async function endSessions(tx: Pick<DataLayer, "user">, userId: string): Promise<Invalidation> {
+  await tx.user.update({ where: { id: userId }, data: { session_epoch: { increment: 1 } }, select: { id: true } });
+  return { userId };
+}
+
 // The last sys_admin ------------------------------------------------------------------------------
 
 const SYS_ADMIN_LOCK = 727_073_692;

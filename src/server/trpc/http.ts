@@ -1,30 +1,15 @@
 import "server-only";
-import { TRPCError } from "@trpc/server";
 import { fetchRequestHandler } from "@trpc/server/adapters/fetch";
 import type { SessionActor } from "@/server/auth/actor";
-import { DomainError } from "@/server/errors";
 import { log } from "@/server/log";
+import { requireSameOriginWrite } from "@/server/auth/same-origin";
+import { toTRPCError } from "./init";
 import { appRouter } from "./root";
 
-// The tRPC endpoint over HTTP. Only the console's own pages may send it mutations: a POST must come
-// from this site (Sec-Fetch-Site, or else an Origin naming this host), so another site cannot use
-// a signed-in admin's cookie to change anything. Queries go over GET and change nothing.
+// The tRPC endpoint over HTTP. Only the console's own pages may send it mutations (a POST): see
+// src/server/auth/same-origin.ts. Queries go over GET and change nothing.
 
 const TRPC_ENDPOINT = "/api/trpc";
-
-/** Whether a request provably comes from a page of this site. */
-export function isSameSite(request: Request): boolean {
-  const site = request.headers.get("sec-fetch-site");
-  if (site !== null && site !== "same-origin") return false;
-  const origin = request.headers.get("origin");
-  if (origin === null) return site === "same-origin";
-  const host = request.headers.get("x-forwarded-host") ?? request.headers.get("host");
-  try {
-    return host !== null && new URL(origin).host === host;
-  } catch {
-    return false;
-  }
-}
 
 export function handleTRPCRequest(request: Request, sessionActor: () => Promise<SessionActor | null>): Promise<Response> {
   return fetchRequestHandler({
@@ -32,9 +17,10 @@ export function handleTRPCRequest(request: Request, sessionActor: () => Promise<
     req: request,
     router: appRouter,
     async createContext() {
-      if (request.method !== "GET" && !isSameSite(request)) {
-        const refusal = new DomainError("forbidden", "Cross-site requests cannot change anything here.");
-        throw new TRPCError({ code: "FORBIDDEN", message: refusal.message, cause: refusal });
+      try {
+        requireSameOriginWrite(request);
+      } catch (refusal) {
+        throw toTRPCError(refusal);
       }
       return { actor: await sessionActor() };
     },

@@ -7,7 +7,8 @@ import { createApiKey, MAX_LIFETIME_SETTING } from "@/server/services/api-keys/s
 import { testDatabase } from "@/test/database";
 import { createMember, createRole, createSysAdmin, createUser, grant, seedRoles } from "@/test/fixtures";
 import { callerAs, consoleOperations, domainOf, failure, sessionActor } from "@/test/trpc";
-import { handleTRPCRequest, isSameSite } from "./http";
+import { isSameOrigin } from "@/server/auth/same-origin";
+import { handleTRPCRequest } from "./http";
 import { appRouter, createCaller } from "./root";
 
 // The console's tRPC layer against this file's own PostgreSQL database: procedures called
@@ -40,7 +41,7 @@ describe("authorization", () => {
     expect(procedures.sort()).toEqual(consoleOperations.map(({ path }) => path).sort());
     for (const { path, operation } of consoleOperations) {
       const access = operation.access;
-      expect(typeof access === "object" ? isPermission(access.permission) : access === "authenticated", `${path} declares its access`).toBe(true);
+      expect(typeof access === "object" ? isPermission(access.permission) : ["authenticated", "session"].includes(access), `${path} declares its access`).toBe(true);
     }
   });
 
@@ -203,11 +204,11 @@ describe("the HTTP endpoint", () => {
 
   it("tells same-site requests from the rest", () => {
     const request = (headers: Record<string, string>) => new Request(BASE, { method: "POST", headers: { host: "console.test", ...headers } });
-    expect(isSameSite(request({ origin: "http://console.test" }))).toBe(true);
-    expect(isSameSite(request({ "sec-fetch-site": "same-origin" }))).toBe(true);
-    expect(isSameSite(request({ origin: "http://console.test", "sec-fetch-site": "same-site" }))).toBe(false);
-    expect(isSameSite(request({ origin: "http://console.test.evil.example" }))).toBe(false);
-    expect(isSameSite(request({ origin: "null" }))).toBe(false);
-    expect(isSameSite(request({ origin: "https://proxy.example", "x-forwarded-host": "proxy.example" }))).toBe(true);
+    expect(isSameOrigin(request({ origin: "http://console.test" }))).toBe(true);
+    expect(isSameOrigin(request({ "sec-fetch-site": "same-origin" }))).toBe(true);
+    expect(isSameOrigin(request({ origin: "http://console.test", "sec-fetch-site": "same-site" }))).toBe(false);
+    expect(isSameOrigin(request({ origin: "http://console.test.evil.example" }))).toBe(false);
+    expect(isSameOrigin(request({ origin: "null" }))).toBe(false);
+    expect(isSameOrigin(request({ origin: "https://proxy.example", "x-forwarded-host": "proxy.example" }))).toBe(true);
   });
 });

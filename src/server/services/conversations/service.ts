@@ -1,6 +1,7 @@
 import "server-only";
 import type { Prisma } from "@/generated/prisma/client";
 import { auditName, type Actor } from "@/server/auth/actor";
+import { conversationOwnerRequired, conversationUser, requireMessageAuthor } from "@/server/auth/authorize";
 import { CoalescedTouch } from "@/server/db/bookkeeping";
 import { queryRows } from "@/server/db/client";
 import { dataLayer, type DataLayer } from "@/server/db/data-layer";
@@ -37,10 +38,10 @@ const toConversation = (row: Row): Conversation => ({
   updated_at: row.updated_at.toISOString(),
 });
 
-const callerId = (actor: Actor) => (actor.kind === "system" ? undefined : actor.userId);
-
-async function requireConversation(db: Pick<DataLayer, "conversation">, orgId: string, id: string) {
-  const row = await db.conversation.findFirst({ where: { id, org_id: orgId } });
+/** The conversation, when the caller may see it (its own, or any with svc:conversations:manage). */
+async function requireConversation(db: Pick<DataLayer, "conversation">, actor: Actor, orgId: string, id: string) {
+  const owner = conversationOwnerRequired(actor, orgId);
+  const row = await db.conversation.findFirst({ where: { id, org_id: orgId, ...(owner ? { user_id: owner } : {}) } });
   if (!row) throw notFound("conversation");
   if (row.instance_id) instanceAccess.record(row.instance_id);
   return row;
@@ -49,8 +50,7 @@ async function requireConversation(db: Pick<DataLayer, "conversation">, orgId: s
 export async function createConversation(actor: Actor, orgId: string, input: CreateConversationInput) {
   const db = dataLayer(auditName(actor));
   await requireOrganization(db, orgId);
-  const userId = input.user_id ?? callerId(actor);
-  if (!userId) throw validationFailed([{ path: "user_id", message: "is required" }]);
+  const userId = conversationUser(actor, orgId, input.user_id);
   const [instance, member] = await Promise.all([
     db.orchestratorInstance.findFirst({ where: { id: input.instance_id, org_id: orgId }, select: { id: true } }),
     db.userOrgMembership.findFirst({ where: { user_id: userId, org_id: orgId, user: { is_deleted: false } }, select: { id: true } }),
@@ -65,20 +65,19 @@ export async function createConversation(actor: Actor, orgId: string, input: Cre
 export async function listConversations(actor: Actor, orgId: string, query: ListConversationsQuery) {
   const db = dataLayer(auditName(actor));
   await requireOrganization(db, orgId);
-  const userId = query.user_id ?? callerId(actor);
-  if (!userId) throw validationFailed([{ path: "user_id", message: "is required" }]);
+  const userId = conversationUser(actor, orgId, query.user_id);
   const where = { org_id: orgId, user_id: userId, ...(query.instance_id ? { instance_id: query.instance_id } : {}) };
   const visible = dataLayer(auditName(actor), { includeDeleted: query.include_deleted === true });
   return paginate(query, newestFirst, (w) => visible.conversation.findMany({ where: { ...where, ...w.after }, orderBy: w.orderBy, take: w.take }), toConversation);
 }
 
 export async function getConversation(actor: Actor, orgId: string, id: string, options: { includeDeleted?: boolean } = {}) {
-  return toConversation(await requireConversation(dataLayer(auditName(actor), { includeDeleted: options.includeDeleted === true }), orgId, id));
+  return toConversation(await requireConversation(dataLayer(auditName(actor), { includeDeleted: options.includeDeleted === true }), actor, orgId, id));
 }
 
 export async function deleteConversation(actor: Actor, orgId: string, id: string) {
   const db = dataLayer(auditName(actor));
-  await requireConversation(db, orgId, id);
+  await requireConversation(db, actor, orgId, id);
   return toConversation(await db.conversation.update({ where: { id }, data: { is_deleted: true } }));
 }
 
@@ -111,9 +110,10 @@ const COLUMNS = `id, conv_id, turn_id, user_id, instance_id, role, content, stat
 
 /** Appends messages in order, in one statement; returns them as stored. */
 export async function appendMessages(actor: Actor, orgId: string, convId: string, input: AppendMessagesInput): Promise<{ data: Message[] }> {
+  requireMessageAuthor(actor, orgId, input.messages);
   const db = dataLayer(auditName(actor));
   const rows = await db.$transaction(async (tx) => {
-    const conversation = await requireConversation(tx, orgId, convId);
+    const conversation = await requireConversation(tx, actor, orgId, convId);
     // Serializes appends to this conversation, so timestamps never interleave.
     await tx.$queryRaw`SELECT id FROM conversations WHERE id = ${convId}::uuid FOR UPDATE`;
     const m = input.messages;
@@ -154,9 +154,10 @@ function decodeMessageCursor(cursor: string | undefined): { at: string; id: stri
 }
 
 /**
- * The history query: one statement finds the conversation (in this organization, not deleted) and
- * reads one page of it; no row means no such conversation. Parameters: $1 conversation, $2
- * organization, $3 rows to read, and after a cursor $4 created_at, $5 id. The conversation is
+ * The history query: one statement finds the conversation (in this organization, neither deleted,
+ * and the caller's own unless $4 is null) and reads one page of it; no row means no such
+ * conversation. Parameters: $1 conversation, $2 organization, $3 rows to read, $4 the owner the
+ * conversation must have (null: any), and after a cursor $5 created_at, $6 id. The conversation is
  * named by value inside the page query too, so the planner can use its statistics (a long
  * conversation gets the index's order, not a sort of all its rows); the lower bounds on created_at
  * (no message predates its conversation, nor the cursor) let PostgreSQL skip older partitions.
@@ -168,11 +169,12 @@ export function messageHistorySql(withCursor: boolean): string {
      LEFT JOIN LATERAL (
        SELECT ${COLUMNS} FROM messages
        WHERE conv_id = $1::uuid AND role <> 'intent' AND messages.created_at >= c.created_at
-         ${withCursor ? "AND messages.created_at >= $4::timestamptz AND (messages.created_at, messages.id) > ($4::timestamptz, $5::uuid)" : ""}
+         ${withCursor ? "AND messages.created_at >= $5::timestamptz AND (messages.created_at, messages.id) > ($5::timestamptz, $6::uuid)" : ""}
        ORDER BY messages.created_at, messages.id -- the columns, not the text alias: the index gives this order
        LIMIT $3
      ) m ON true
-     WHERE c.id = $1::uuid AND c.org_id = $2::uuid AND NOT c.is_deleted
+     WHERE c.id = $1::uuid AND c.org_id = $2::uuid AND NOT c.is_deleted AND ($4::uuid IS NULL OR c.user_id = $4::uuid)
+       AND EXISTS (SELECT 1 FROM organizations o WHERE o.id = c.org_id AND NOT o.is_deleted)
      ORDER BY m.created_at, m.id`;
 }
 
@@ -180,13 +182,14 @@ export function messageHistorySql(withCursor: boolean): string {
 type HistoryRow = { conversation_instance_id: string | null } & (MessageRow | { [K in keyof MessageRow]: null });
 
 /** A conversation's history in order, without intent messages, a page at a time. */
-export async function listMessages(_actor: Actor, orgId: string, convId: string, query: ListMessagesQuery) {
+export async function listMessages(actor: Actor, orgId: string, convId: string, query: ListMessagesQuery) {
   const after = decodeMessageCursor(query.cursor);
   // The hottest read of the API: straight through the pool, as a prepared statement.
   const rows = await queryRows<HistoryRow>(messageHistorySql(after !== undefined), [
     convId,
     orgId,
     query.limit + 1,
+    conversationOwnerRequired(actor, orgId),
     ...(after ? [after.at, after.id] : []),
   ]);
   const conversation = rows[0];
@@ -206,7 +209,7 @@ export async function listMessages(_actor: Actor, orgId: string, convId: string,
 /** Marks messages of the conversation as compacted by the context policy; returns how many changed. */
 export async function compactMessages(actor: Actor, orgId: string, convId: string, messageIds: string[]) {
   const db = dataLayer(auditName(actor));
-  const conversation = await requireConversation(db, orgId, convId);
+  const conversation = await requireConversation(db, actor, orgId, convId);
   const compacted = await db.$executeRaw`
     UPDATE messages SET is_compacted = true
     WHERE conv_id = ${convId}::uuid AND id = ANY(${messageIds}::uuid[]) AND created_at >= ${conversation.created_at}

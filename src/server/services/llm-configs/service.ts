@@ -2,7 +2,8 @@ import "server-only";
 import type { Prisma } from "@/generated/prisma/client";
 import { auditName, type Actor } from "@/server/auth/actor";
 import { keyRing } from "@/server/crypto/key-ring";
-import { decrypt, encrypt, keyVersionOf } from "@/server/crypto/secret-box";
+import { decrypt, encrypt, isCurrent, SecretUnreadable } from "@/server/crypto/secret-box";
+import { log } from "@/server/log";
 import { dataLayer } from "@/server/db/data-layer";
 import { env } from "@/server/env";
 import { DomainError, notFound, validationFailed } from "@/server/errors";
@@ -16,14 +17,29 @@ import { baseUrlProblem } from "./base-url";
 
 type Row = Prisma.OrganizationLlmConfigGetPayload<object>;
 
+/** Where a provider key is stored: what its ciphertext is bound to. */
+const keyPlace = (row: { id: string; org_id: string }) => `organization_llm_configs:${row.id}:${row.org_id}`;
+
+/** The provider key's last 4 characters, or null when it cannot be decrypted (logged, never fatal). */
+function last4(row: Row): string | null {
+  try {
+    return decrypt(keyRing(), row.api_key, keyPlace(row)).slice(-4);
+  } catch (error) {
+    if (!(error instanceof SecretUnreadable)) throw error;
+    log.error("an LLM config's provider key cannot be decrypted", { config_id: row.id, org_id: row.org_id, reason: error.message });
+    return null;
+  }
+}
+
 function toLlmConfig(row: Row): LlmConfig {
-  const key = decrypt(keyRing(), row.api_key);
+  const key4 = last4(row);
   return {
     id: row.id,
     org_id: row.org_id,
     name: row.name,
     provider: row.provider,
-    api_key_last4: key.slice(-4),
+    api_key_last4: key4,
+    api_key_readable: key4 !== null,
     base_url: row.base_url,
     additional_config: row.additional_config as LlmConfig["additional_config"],
     is_enabled: row.is_enabled,
@@ -43,12 +59,15 @@ export async function createLlmConfig(actor: Actor, orgId: string, input: Create
   checkBaseUrl(input.base_url);
   const db = dataLayer(auditName(actor));
   await requireOrganization(db, orgId);
+  // The ciphertext is bound to the row, so the row's id is drawn first.
+  const [{ id }] = (await db.$queryRaw<{ id: string }[]>`SELECT svc_uuid_v7()::text AS id`) as [{ id: string }];
   const row = await db.organizationLlmConfig.create({
     data: {
+      id,
       org_id: orgId,
       name: input.name,
       provider: input.provider,
-      api_key: encrypt(keyRing(), input.api_key),
+      api_key: encrypt(keyRing(), input.api_key, keyPlace({ id, org_id: orgId })),
       base_url: input.base_url ?? null,
       additional_config: input.additional_config as Prisma.InputJsonValue,
       is_enabled: input.is_enabled,
@@ -89,7 +108,7 @@ export async function updateLlmConfig(actor: Actor, orgId: string, configId: str
     where: { id: configId },
     data: {
       ...rest,
-      ...(api_key === undefined ? {} : { api_key: encrypt(keyRing(), api_key) }),
+      ...(api_key === undefined ? {} : { api_key: encrypt(keyRing(), api_key, keyPlace(existing)) }),
       ...(additional_config === undefined ? {} : { additional_config: additional_config as Prisma.InputJsonValue }),
     },
   });
@@ -110,16 +129,27 @@ export async function restoreLlmConfig(actor: Actor, orgId: string, configId: st
   return toLlmConfig(await db.organizationLlmConfig.update({ where: { id: configId, is_deleted: true }, data: { is_deleted: false } }));
 }
 
-/** Re-encrypts every stored provider key under the current key version; returns how many changed. */
-export async function reencryptLlmKeys(actor: Actor): Promise<number> {
+/**
+ * Re-encrypts every stored provider key that is not yet under the current key version and bound to
+ * its row. Answers how many changed, and the ids of those that cannot be decrypted (left as they are).
+ */
+export async function reencryptLlmKeys(actor: Actor): Promise<{ changed: number; unreadable: string[] }> {
   const ring = keyRing();
   const db = dataLayer(auditName(actor), { includeDeleted: true });
-  const rows = await db.organizationLlmConfig.findMany({ select: { id: true, api_key: true } });
-  let changed = 0;
+  const rows = await db.organizationLlmConfig.findMany({ select: { id: true, org_id: true, api_key: true } });
+  const result = { changed: 0, unreadable: [] as string[] };
   for (const row of rows) {
-    if (keyVersionOf(row.api_key) === ring.current) continue;
-    await db.organizationLlmConfig.update({ where: { id: row.id }, data: { api_key: encrypt(ring, decrypt(ring, row.api_key)) } });
-    changed++;
+    if (isCurrent(ring, row.api_key)) continue;
+    let plaintext: string;
+    try {
+      plaintext = decrypt(ring, row.api_key, keyPlace(row));
+    } catch (error) {
+      if (!(error instanceof SecretUnreadable)) throw error;
+      result.unreadable.push(row.id);
+      continue;
+    }
+    await db.organizationLlmConfig.update({ where: { id: row.id }, data: { api_key: encrypt(ring, plaintext, keyPlace(row)) } });
+    result.changed++;
   }
-  return changed;
+  return result;
 }

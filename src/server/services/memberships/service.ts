@@ -1,5 +1,7 @@
 import "server-only";
+import { isPermission } from "@/lib/permissions";
 import { auditName, type Actor } from "@/server/auth/actor";
+import { requireHeldByActor } from "@/server/auth/authorize";
 import { dataLayer, type DataLayer } from "@/server/db/data-layer";
 import { DomainError, notFound } from "@/server/errors";
 import { withAccessChange } from "@/server/services/access-changes";
@@ -73,6 +75,12 @@ export async function removeMember(actor: Actor, orgId: string, userId: string):
       select: { id: true, created_at: true, user: MEMBER_USER },
     });
     if (!membership) throw notFound("member");
+    const granted = await tx.userRole.findMany({
+      where: { user_id: userId, org_id: orgId, role: { is_deleted: false } },
+      select: { role: { select: { permissions: { select: { permission: true } } } } },
+    });
+    // Removing a member takes away their org roles here: only for someone who could revoke them.
+    requireHeldByActor(actor, granted.flatMap((g) => g.role.permissions.map((p) => p.permission)).filter(isPermission), orgId);
     const roles = rolesFor(await orgRoles(tx, { user_id: userId, org_id: orgId }), userId, orgId);
     await tx.userRole.deleteMany({ where: { user_id: userId, org_id: orgId } });
     await tx.userOrgMembership.delete({ where: { id: membership.id } });

@@ -81,8 +81,12 @@ export async function updateOrganization(
   input: UpdateOrganizationInput | UpdateSubscriptionInput,
 ): Promise<Organization> {
   const db = dataLayer(auditName(actor));
-  await requireOrganization(db, orgId);
-  return toOrganization(await db.organization.update({ where: { id: orgId }, data: data(input) }));
+  return withAccessChange(db, async (tx) => {
+    const before = await requireOrganization(tx, orgId);
+    const row = await tx.organization.update({ where: { id: orgId }, data: data(input) });
+    // Suspending or reactivating changes what members and their keys may do there, at once.
+    return { result: toOrganization(row), event: row.status !== before.status ? { all: true } : null };
+  });
 }
 
 /**

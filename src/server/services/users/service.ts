@@ -1,10 +1,12 @@
 import "server-only";
 import type { Prisma } from "@/generated/prisma/client";
-import { auditName, type Actor } from "@/server/auth/actor";
+import { auditName, type Actor, type UserActor } from "@/server/auth/actor";
+import { requireOutranks } from "@/server/auth/authorize";
+import { loadGrants } from "@/server/auth/grants";
 import { generatePassword, hashPassword } from "@/server/auth/passwords";
 import { dataLayer, type DataLayer } from "@/server/db/data-layer";
 import { notFound } from "@/server/errors";
-import { holdsBuiltInSysAdmin, lockSysAdmins, requireAnotherSysAdmin, withAccessChange } from "@/server/services/access-changes";
+import { endSessions, holdsBuiltInSysAdmin, lockSysAdmins, requireAnotherSysAdmin, withAccessChange } from "@/server/services/access-changes";
 import { newestFirst, oldestFirst, paginate, type PageQuery } from "@/server/services/pagination";
 import type {
   CreateUserInput,
@@ -67,20 +69,39 @@ export async function getUser(actor: Actor, userId: string, options: { includeDe
   return toUser(await requireUser(dataLayer(auditName(actor), { includeDeleted: options.includeDeleted === true }), userId));
 }
 
-export async function updateUser(actor: Actor, userId: string, input: UpdateUserInput): Promise<User> {
-  const db = dataLayer(auditName(actor));
-  await requireUser(db, userId);
-  return toUser(await db.user.update({ where: { id: userId }, data: input, select: USER_SELECT }));
+/** Whom the actor acts on, for the rule of credentials (requireOutranks): the target's grants now. */
+async function requireOutranksUser(actor: Actor, userId: string): Promise<void> {
+  requireOutranks(actor, { userId, grants: await loadGrants(dataLayer(auditName(actor)), userId) });
 }
 
-/** Sets a new password: the given one, or a generated one returned once. */
+/** A new username or email is a new way to sign in as the user: the rule of credentials applies. */
+export async function updateUser(actor: Actor, userId: string, input: UpdateUserInput): Promise<User> {
+  const db = dataLayer(auditName(actor));
+  const user = await requireUser(db, userId);
+  const signInChanges = (input.username !== undefined && input.username !== user.username) || (input.email !== undefined && input.email !== user.email);
+  if (signInChanges) await requireOutranksUser(actor, userId);
+  return withAccessChange(db, async (tx) => ({
+    result: toUser(await tx.user.update({ where: { id: userId }, data: input, select: USER_SELECT })),
+    event: { userId },
+  }));
+}
+
+/** Sets a new password (the given one, or a generated one returned once) and ends the user's sessions. */
 export async function resetPassword(actor: Actor, userId: string, input: ResetPasswordInput): Promise<PasswordReset> {
   const db = dataLayer(auditName(actor));
   await requireUser(db, userId);
+  await requireOutranksUser(actor, userId);
   const generated = input.password === undefined ? generatePassword() : null;
   const password_hash = await hashPassword(input.password ?? (generated as string));
-  const row = await db.user.update({ where: { id: userId }, data: { password_hash }, select: USER_SELECT });
-  return { user: toUser(row), password: generated };
+  return withAccessChange(db, async (tx) => {
+    const row = await tx.user.update({ where: { id: userId }, data: { password_hash }, select: USER_SELECT });
+    return { result: { user: toUser(row), password: generated }, event: await endSessions(tx, userId) };
+  });
+}
+
+/** Ends every console session of the signed-in user, this one included. */
+export async function signOutEverywhere(actor: UserActor): Promise<{ signed_out: true }> {
+  return withAccessChange(dataLayer(auditName(actor)), async (tx) => ({ result: { signed_out: true as const }, event: await endSessions(tx, actor.userId) }));
 }
 
 /**
@@ -90,6 +111,7 @@ export async function resetPassword(actor: Actor, userId: string, input: ResetPa
  */
 export async function deleteUser(actor: Actor, userId: string): Promise<User> {
   const db = dataLayer(auditName(actor));
+  await requireOutranksUser(actor, userId);
   return withAccessChange(db, async (tx) => {
     await lockSysAdmins(tx);
     await requireUser(tx, userId);
@@ -102,12 +124,14 @@ export async function deleteUser(actor: Actor, userId: string): Promise<User> {
 /** Brings a deleted user back; 409 when another user has taken the username or email meanwhile. */
 export async function restoreUser(actor: Actor, userId: string): Promise<User> {
   const db = dataLayer(auditName(actor), { includeDeleted: true });
+  await requireUser(db, userId);
+  await requireOutranksUser(actor, userId);
   return withAccessChange(db, async (tx) => {
-      const user = await requireUser(tx, userId);
-      if (!user.is_deleted) return { result: toUser(user), event: null };
-      const row = await tx.user.update({ where: { id: userId }, data: { is_deleted: false }, select: USER_SELECT });
-      return { result: toUser(row), event: { userId } };
-    });
+    const user = await requireUser(tx, userId);
+    if (!user.is_deleted) return { result: toUser(user), event: null };
+    const row = await tx.user.update({ where: { id: userId }, data: { is_deleted: false }, select: USER_SELECT });
+    return { result: toUser(row), event: { userId } };
+  });
 }
 
 // OAuth identities ---------------------------------------------------------------------------
@@ -126,12 +150,18 @@ export async function listIdentities(actor: Actor, userId: string, query: PageQu
   return paginate(query, oldestFirst, (w) => db.userOauthIdentity.findMany({ where: { user_id: userId, ...w.after }, select: IDENTITY_SELECT, orderBy: w.orderBy, take: w.take }), toIdentity);
 }
 
-/** Unlinks an identity: signing in with it no longer reaches this user. Answers the removed link. */
+/**
+ * Unlinks an identity: signing in with it no longer reaches this user, and the user's sessions end.
+ * Answers the removed link.
+ */
 export async function unlinkIdentity(actor: Actor, userId: string, identityId: string): Promise<Identity> {
   const db = dataLayer(auditName(actor));
   await requireUser(db, userId);
-  const identity = await db.userOauthIdentity.findFirst({ where: { id: identityId, user_id: userId }, select: IDENTITY_SELECT });
-  if (!identity) throw notFound("identity");
-  await db.userOauthIdentity.delete({ where: { id: identityId } });
-  return toIdentity(identity);
+  await requireOutranksUser(actor, userId);
+  return withAccessChange(db, async (tx) => {
+    const identity = await tx.userOauthIdentity.findFirst({ where: { id: identityId, user_id: userId }, select: IDENTITY_SELECT });
+    if (!identity) throw notFound("identity");
+    await tx.userOauthIdentity.delete({ where: { id: identityId } });
+    return { result: toIdentity(identity), event: await endSessions(tx, userId) };
+  });
 }
