@@ -54,6 +54,7 @@ const schema = z.object({
   AUTH_OIDC_NAME: z.string().min(1).max(100).default("OpenID Connect"),
   /** 1: a first OAuth sign-in with a verified email that matches no user creates one (no roles). */
   SVC_OAUTH_AUTO_CREATE_USERS: z.enum(["0", "1"]).default("0"),
+  SVC_OAUTH_AUTO_LINK: z.enum(["0", "1"]).default("1"),
 }).superRefine((value, ctx) => {
   // A provider is switched on by its variables together: half a configuration is a mistake.
   const groups: [string, (keyof typeof value)[]][] = [

@@ -11,8 +11,10 @@ import { log } from "@/server/log";
 // Console sign-in with external accounts: GitHub, Google and one generic OpenID Connect provider,
 // each switched on by its environment variables. A sign-in reaches one of our users through a
 // linked identity (user_oauth_identities): known (provider, provider_user_id) → that user; else a
-// verified email that a non-deleted user has → link and sign in; else refused, unless
-// SVC_OAUTH_AUTO_CREATE_USERS=1 lets a verified email create a user with no roles.
+// verified email that a non-deleted user without a system role or org_admin has → link and sign in
+// (unless SVC_OAUTH_AUTO_LINK=0); else refused, unless SVC_OAUTH_AUTO_CREATE_USERS=1 lets a
+// verified email create a user with no roles. Users link further accounts from their profile
+// (identity-linking.ts).
 
 /** Auth.js provider id → the provider name stored in user_oauth_identities */
 const STORED_NAMES: Record<string, "github" | "google" | "oauth2"> = { github: "github", google: "google", oidc: "oauth2" };
@@ -153,6 +155,10 @@ export async function linkExternalSignIn(sign: ExternalSignIn, options: { autoCr
     return null;
   }
   const user = await dataLayer(`system:oauth:${provider}`).user.findFirst({ where: { email }, select: { id: true } });
+  if (user && !(await mayAutoLink(user.id))) {
+    log.info("OAuth sign-in refused: a verified email does not link an account this powerful; link it from the profile", { user_id: user.id, provider });
+    return null;
+  }
   if (user) {
     try {
       await db.userOauthIdentity.create({ data: { user_id: user.id, provider, provider_user_id: sign.providerUserId } });
@@ -169,6 +175,20 @@ export async function linkExternalSignIn(sign: ExternalSignIn, options: { autoCr
   }
   log.info("OAuth sign-in refused: no user has this email", { provider });
   return null;
+}
+
+/**
+ * Whether a verified email may link a new external account to this user on its own: never when
+ * SVC_OAUTH_AUTO_LINK=0, nor for a user holding a system role or org_admin anywhere (such users
+ * link their accounts from their own profile, while signed in): an email address is not enough to
+ * take over a powerful account.
+ */
+async function mayAutoLink(userId: string): Promise<boolean> {
+  if (env().SVC_OAUTH_AUTO_LINK === "0") return false;
+  const powerful = await dataLayer("system:oauth").userRole.count({
+    where: { user_id: userId, role: { is_deleted: false }, OR: [{ org_id: null }, { role: { name: "org_admin", is_built_in: true } }] },
+  });
+  return powerful === 0;
 }
 
 /** Our user id for an identity linked by linkExternalSignIn (null: none, or the user is deleted). */

@@ -8,6 +8,7 @@ import type { SessionActor } from "./actor";
 import { LRUCache } from "lru-cache";
 import { loadGrants } from "./grants";
 import { ensureListening, onInvalidation } from "./invalidation";
+import { completeLinking } from "./identity-linking";
 import { linkedUserId, linkExternalSignIn, oauthProviders } from "./oauth";
 import { hashPassword, verifyPassword } from "./passwords";
 import { signInThrottle } from "./sign-in-throttle";
@@ -66,6 +67,9 @@ export const { handlers, auth, signIn, signOut } = NextAuth({
     // OAuth sign-ins reach one of our users through a linked identity, or are refused (oauth.ts).
     async signIn({ account, profile }) {
       if (!account || account.type === "credentials") return true;
+      // Linking from the signed-in user's own profile, or else an ordinary sign-in.
+      const linked = await completeLinking(account.provider, account.providerAccountId);
+      if (linked !== null) return linked;
       return (await linkExternalSignIn({ provider: account.provider, providerUserId: account.providerAccountId, profile })) !== null;
     },
     async jwt({ token, user, account }) {

@@ -1,0 +1,101 @@
+import "server-only";
+import { createHmac, timingSafeEqual } from "node:crypto";
+import { cookies } from "next/headers";
+import { dataLayer } from "@/server/db/data-layer";
+import { mapDatabaseError } from "@/server/db/errors";
+import { DomainError } from "@/server/errors";
+import { log } from "@/server/log";
+import type { SessionActor } from "./actor";
+import { enabledOAuthProviders, storedProviderName } from "./oauth";
+
+// Linking an external account to the signed-in user, from the user's own profile: the console asks
+// for a link (a same-origin POST of the session), which leaves a short-lived intent in a signed,
+// HttpOnly cookie and sends the browser to the provider; when the provider sends it back, the
+// sign-in callback finds the intent and links the identity to that user (and to no other). An
+// intent names the user's session epoch, so one made before a "sign out everywhere" is void.
+
+const INTENT_COOKIE = "__Host-svc.link-intent";
+const INTENT_SECONDS = 600;
+export const ACCOUNT_PAGE = "/console/account";
+
+interface Intent {
+  user: string;
+  epoch: number;
+  provider: string;
+  expires: number;
+}
+
+function secret(): string {
+  const value = process.env.AUTH_SECRET;
+  if (!value) throw new Error("AUTH_SECRET is not set");
+  return value;
+}
+
+const sign = (payload: string) => createHmac("sha256", `link-intent:${secret()}`).update(payload).digest("base64url");
+
+function seal(intent: Intent): string {
+  const payload = Buffer.from(JSON.stringify(intent)).toString("base64url");
+  return `${payload}.${sign(payload)}`;
+}
+
+function open(sealed: string | undefined): Intent | null {
+  const [payload, mac] = (sealed ?? "").split(".");
+  if (!payload || !mac) return null;
+  const expected = Buffer.from(sign(payload));
+  const given = Buffer.from(mac);
+  if (expected.length !== given.length || !timingSafeEqual(expected, given)) return null;
+  try {
+    const intent = JSON.parse(Buffer.from(payload, "base64url").toString("utf8")) as Intent;
+    return intent.expires > Date.now() ? intent : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Starts linking `provider` to the signed-in user: answers where to send the browser. */
+export async function startLinking(actor: SessionActor, provider: string): Promise<{ redirect_url: string }> {
+  if (!enabledOAuthProviders().some((p) => p.id === provider)) {
+    throw new DomainError("validation_failed", "This sign-in provider is not switched on.", { errors: [{ path: "provider", message: "is not an enabled provider" }] });
+  }
+  const user = await dataLayer("system:auth").user.findUniqueOrThrow({ where: { id: actor.userId }, select: { session_epoch: true } });
+  const jar = await cookies();
+  jar.set(INTENT_COOKIE, seal({ user: actor.userId, epoch: user.session_epoch, provider, expires: Date.now() + INTENT_SECONDS * 1000 }), {
+    httpOnly: true,
+    secure: true,
+    sameSite: "lax",
+    path: "/",
+    maxAge: INTENT_SECONDS,
+  });
+  // Imported here: the session module imports this one for its sign-in callback.
+  const { signIn } = await import("./session");
+  return { redirect_url: await signIn(provider, { redirect: false, redirectTo: `${ACCOUNT_PAGE}?linked=${encodeURIComponent(provider)}` }) };
+}
+
+/**
+ * The sign-in callback's part: when a link intent for this provider is pending, links the external
+ * account to its user and answers true (or where to send the browser when it cannot); null when
+ * there is no intent (an ordinary sign-in).
+ */
+export async function completeLinking(authJsProvider: string, providerUserId: string): Promise<true | string | null> {
+  const jar = await cookies();
+  const intent = open(jar.get(INTENT_COOKIE)?.value);
+  if (!intent || intent.provider !== authJsProvider) return null;
+  jar.delete(INTENT_COOKIE);
+  const provider = storedProviderName(authJsProvider);
+  const db = dataLayer(`system:link:${intent.user}`);
+  const user = await db.user.findUnique({ where: { id: intent.user }, select: { session_epoch: true } });
+  if (!provider || !user || user.session_epoch !== intent.epoch) return `${ACCOUNT_PAGE}?error=LinkExpired`;
+  const existing = await db.userOauthIdentity.findUnique({
+    where: { provider_provider_user_id: { provider, provider_user_id: providerUserId } },
+    select: { user_id: true },
+  });
+  if (existing) return existing.user_id === intent.user ? true : `${ACCOUNT_PAGE}?error=IdentityTaken`;
+  try {
+    await db.userOauthIdentity.create({ data: { user_id: intent.user, provider, provider_user_id: providerUserId } });
+  } catch (error) {
+    if (mapDatabaseError(error)?.code === "conflict") return `${ACCOUNT_PAGE}?error=IdentityTaken`;
+    throw error;
+  }
+  log.info("OAuth identity linked from the user's profile", { user_id: intent.user, provider });
+  return true;
+}
