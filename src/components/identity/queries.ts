@@ -23,7 +23,6 @@ export const userOrganizationsOptions = (trpc: Trpc, userId: string) => trpc.use
 export const userGrantsOptions = (trpc: Trpc, userId: string) => trpc.roles.grants.queryOptions({ user_id: userId });
 export const effectivePermissionsOptions = (trpc: Trpc, userId: string) => trpc.roles.effective.queryOptions({ user_id: userId });
 export const identitiesOptions = (trpc: Trpc, userId: string) => trpc.users.identities.queryOptions({ user_id: userId });
-export const userKeysOptions = (trpc: Trpc, userId: string) => trpc.apiKeys.list.queryOptions({ user_id: userId, limit: 100 });
 
 export type RoleFilters = Pick<z.input<typeof listRolesQuery>, "scope" | "q">;
 

@@ -1,68 +1,202 @@
 "use client";
 
-import { useEffect, useId, useState, type InputHTMLAttributes, type ReactNode, type RefObject, type SelectHTMLAttributes, type TextareaHTMLAttributes } from "react";
+import { zodResolver } from "@hookform/resolvers/zod";
+import {
+  useEffect,
+  useId,
+  useRef,
+  useState,
+  type ChangeEvent,
+  type InputHTMLAttributes,
+  type ReactNode,
+  type SelectHTMLAttributes,
+  type TextareaHTMLAttributes,
+} from "react";
+import {
+  FormProvider,
+  get,
+  set,
+  useController,
+  useForm,
+  useFormContext,
+  type DefaultValues,
+  type FieldErrors,
+  type FieldPath,
+  type FieldValues,
+  type Resolver,
+  type SubmitHandler,
+  type UseControllerReturn,
+  type UseFormReturn,
+} from "react-hook-form";
 import type { z } from "zod";
+import { fieldErrorsOf, messageOf } from "@/trpc/react";
 import { describedBy, FieldError } from "./field-error";
-import { collectErrors, serverErrors, zodErrors, type FieldLabeller, type FormErrors } from "./form-errors";
+import { FormAlert } from "./states";
 import { hintClass, inputClass, labelClass, primaryButton, secondaryButton } from "./styles";
 
-// Form plumbing of the console, following the API key dialog: each control has a label, an
-// optional hint and its error under it (aria-describedby, aria-invalid); errors come from the zod
-// schemas the server enforces and from the server's field `errors`, and after a failed attempt the
-// first field to fix takes the focus (else the form's alert).
+// The console's one form kit: react-hook-form, validated by the zod schema the server enforces
+// (through @hookform/resolvers/zod), with the server's field errors (tRPC error data `errors:
+// [{path, message}]`) set on the field they name. Each control has a label, an optional hint and
+// its error under it (aria-describedby, aria-invalid); after a failed attempt the first field to
+// fix takes the focus (else the form's alert).
 
-/**
- * A form's errors by field. `labels` names the fields the form shows; an error below a field names
- * the rest of its path (`config.temperature` → "Config (temperature)") unless `labelFor` names it
- * (`redirect_uris.1` → "Redirect URI 2"). Anything else lands on the form.
- */
-export function useFormErrors<F extends string>(
-  labels: Record<F, string>,
-  formRef: RefObject<HTMLFormElement | null>,
-  labelFor: FieldLabeller<F> = (field, rest) => (rest.length > 0 ? `${labels[field]} (${rest.join(".")})` : labels[field]),
-) {
-  const [errors, setErrors] = useState<FormErrors<F>>({});
+/** "must not be empty" on Name reads "Name must not be empty."; a whole sentence stays one. */
+export function sentence(subject: string, message: string, nested = false): string {
+  let full: string;
+  if (/^(must|is|are|cannot|should|may|says|does|has) /.test(message)) full = `${subject} ${message}`;
+  else if (!subject || (/^[A-Z]/.test(message) && !nested)) full = message;
+  else full = `${subject}: ${message}`;
+  return full.endsWith(".") ? full : `${full}.`;
+}
 
-  useEffect(() => {
-    const form = formRef.current;
-    // No field at fault (a refusal such as tier_required): the form's alert, scrolled into view.
-    (form?.querySelector<HTMLElement>('[aria-invalid="true"]') ?? form?.querySelector<HTMLElement>('[role="alert"]'))?.focus();
-  }, [errors, formRef]);
+/** Names a place below a field (`redirect_uris.1` → "Redirect URI 2"). */
+export type PlaceLabeller = (rest: string[]) => string;
 
-  return {
-    errors,
-    /** Shows these errors (an empty object clears them). */
-    set: (found: FormErrors<F>) => setErrors(found),
-    /**
-     * Checks `fields` against the schema the server enforces, after the form's own checks put their
-     * errors in `found`: shows every error found, and returns the parsed input only when there is none.
-     */
-    check<S extends z.ZodType>(schema: S, fields: unknown, found: FormErrors<F> = {}): z.output<S> | null {
-      const parsed = schema.safeParse(fields);
-      if (!parsed.success) collectErrors(zodErrors(parsed.error), labels, labelFor, found);
-      setErrors({ ...found });
-      return parsed.success && Object.keys(found).length === 0 ? parsed.data : null;
-    },
-    /** Shows a failed call: field errors next to their fields, anything else above the buttons. */
-    fromServer: (error: unknown) => setErrors(serverErrors(error, labels, labelFor)),
+const NOT_ERRORS = new Set(["message", "type", "ref", "types"]);
+
+/** Every error at and below a field, as sentences that name where they are. */
+function errorText(error: unknown, subject: string, labelFor?: PlaceLabeller): string | undefined {
+  const lines: string[] = [];
+  const walk = (node: unknown, rest: string[]) => {
+    if (!node || typeof node !== "object") return;
+    const { message } = node as { message?: unknown };
+    if (typeof message === "string" && message !== "") {
+      const place = rest.length === 0 ? subject : (labelFor?.(rest) ?? `${subject} (${rest.join(".")})`);
+      lines.push(sentence(place, message, rest.length > 0));
+    }
+    for (const [key, child] of Object.entries(node)) {
+      if (NOT_ERRORS.has(key)) continue;
+      walk(child, key === "root" ? rest : [...rest, key]);
+    }
   };
+  walk(error, []);
+  return lines.length > 0 ? [...new Set(lines)].join(" ") : undefined;
+}
+
+export interface SchemaFormOptions<V extends FieldValues> {
+  /** The schema the server enforces; its paths name the form's fields. */
+  schema: z.ZodType;
+  defaultValues: DefaultValues<V>;
+  /**
+   * The schema's input made of the form's values (blank text → null, lists split, JSON parsed).
+   * `problem` reports what cannot be converted, next to its field.
+   */
+  toInput?: (values: V, problem: (field: FieldPath<V>, message: string) => void) => unknown;
+  /** The form field an error's path belongs to; by default the path's first part, when the form has that field. */
+  fieldOf?: (path: string) => FieldPath<V> | undefined;
+}
+
+export type SchemaForm<V extends FieldValues, O> = UseFormReturn<V, unknown, O> & {
+  /** Shows a failed call: field errors next to their fields, anything else above the buttons. */
+  showServerError: (error: unknown) => void;
+  /** Counts the failed attempts: each one takes the keyboard to the first field to fix. */
+  failures: number;
+  failed: () => void;
+};
+
+export function useSchemaForm<V extends FieldValues, O = unknown>({ schema, defaultValues, toInput, fieldOf }: SchemaFormOptions<V>): SchemaForm<V, O> {
+  const [failures, setFailures] = useState(0);
+  const failed = () => setFailures((n) => n + 1);
+  const validate = zodResolver(schema as z.ZodType<FieldValues, FieldValues>) as unknown as Resolver<FieldValues, unknown, O>;
+  const resolver: Resolver<V, unknown, O> = async (values, context, options) => {
+    const problems: [string, string][] = [];
+    const input = toInput ? toInput(values, (field, message) => problems.push([field, message])) : values;
+    const result = await validate(input as FieldValues, context, options as never);
+    if (problems.length === 0) return result as Awaited<ReturnType<Resolver<V, unknown, O>>>;
+    const errors = { ...result.errors } as FieldErrors<V>;
+    for (const [field, message] of problems) set(errors, field, { type: "value", message });
+    return { values: {}, errors };
+  };
+  const form = useForm<V, unknown, O>({ defaultValues, resolver, shouldFocusError: false });
+
+  function showServerError(error: unknown) {
+    const unplaced: string[] = [];
+    const placed = fieldErrorsOf(error).filter(({ path, message }) => {
+      const head = path.split(".")[0] ?? "";
+      const field = fieldOf ? fieldOf(path) : Object.hasOwn(form.getValues(), head) ? (path as FieldPath<V>) : undefined;
+      if (field === undefined) unplaced.push(sentence(path || "The request", message));
+      else form.setError(field, { type: "server", message });
+      return field !== undefined;
+    });
+    if (unplaced.length > 0 || placed.length === 0) {
+      form.setError("root.server", { type: "server", message: unplaced.length > 0 ? unplaced.join(" ") : messageOf(error) });
+    }
+    failed();
+  }
+
+  return { ...form, showServerError, failures, failed };
+}
+
+/** A form of the kit: submits the schema's output, or shows what to fix and focuses it. */
+export function Form<V extends FieldValues, O>({
+  form,
+  onSubmit,
+  className,
+  label,
+  children,
+}: {
+  form: SchemaForm<V, O>;
+  onSubmit: SubmitHandler<O>;
+  className?: string;
+  label?: string;
+  children: ReactNode;
+}) {
+  const ref = useRef<HTMLFormElement>(null);
+  const { failures } = form;
+  useEffect(() => {
+    if (failures === 0) return;
+    const element = ref.current;
+    (element?.querySelector<HTMLElement>('[aria-invalid="true"]') ?? element?.querySelector<HTMLElement>('[role="alert"]'))?.focus();
+  }, [failures]);
+  return (
+    <FormProvider {...form}>
+      <form ref={ref} noValidate aria-label={label} onSubmit={form.handleSubmit(onSubmit, form.failed)} className={className}>
+        {children}
+      </form>
+    </FormProvider>
+  );
+}
+
+/** What failed the form as a whole (no field named), above its buttons. */
+export function FormError() {
+  const { formState } = useFormContext();
+  return <FormAlert message={formState.errors.root?.server?.message} />;
 }
 
 interface FieldFrameProps {
   label: ReactNode;
   hint?: ReactNode;
+  /** The form field it edits (inside a Form): its value, and its errors shown under it. */
+  name?: string;
+  /** How its errors name it, when the label is not plain text. */
+  subject?: string;
+  /** Names a place below the field in its errors. */
+  labelFor?: PlaceLabeller;
+  /** An error of a control outside a Form. */
   error?: string;
   className?: string;
 }
 
-function useFieldIds(hint: ReactNode, error: string | undefined) {
+/** Ids, the registration in the surrounding form (if any) and the error of one control. */
+function useField(
+  { name, label, subject, labelFor, error, onChange }: Pick<FieldFrameProps, "name" | "label" | "subject" | "labelFor" | "error"> & { onChange?: (event: ChangeEvent<never>) => void },
+  hint: ReactNode,
+) {
   const id = useId();
+  const form = useFormContext();
+  const inForm = name !== undefined && form !== null;
+  const message = inForm ? errorText(get(form.formState.errors, name), subject ?? (typeof label === "string" ? label : name), labelFor) : error;
   return {
     id,
     hintId: `${id}-hint`,
     errorId: `${id}-error`,
-    describedBy: describedBy(hint ? `${id}-hint` : null, error ? `${id}-error` : null),
-    invalid: error ? true : undefined,
+    message,
+    // A control's own onChange runs after the form has taken the new value.
+    registration: inForm ? form.register(name, { onChange }) : {},
+    aria: {
+      "aria-invalid": message ? (true as const) : undefined,
+      "aria-describedby": describedBy(hint ? `${id}-hint` : null, message ? `${id}-error` : null),
+    },
   };
 }
 
@@ -74,52 +208,51 @@ function Hint({ id, hint }: { id: string; hint: ReactNode }) {
   ) : null;
 }
 
-export function TextField({ label, hint, error, className, ...input }: FieldFrameProps & Omit<InputHTMLAttributes<HTMLInputElement>, "className">) {
-  const ids = useFieldIds(hint, error);
+function Frame({ field, label, hint, className, children }: { field: ReturnType<typeof useField>; label: ReactNode; hint: ReactNode; className?: string; children: ReactNode }) {
   return (
     <div className={className}>
-      <label htmlFor={ids.id} className={labelClass}>
+      <label htmlFor={field.id} className={labelClass}>
         {label}
       </label>
-      <input
-        id={ids.id}
-        {...input}
-        aria-invalid={ids.invalid}
-        aria-describedby={ids.describedBy}
-        className={`${inputClass} mt-1 ${input.readOnly ? "bg-slate-50 text-slate-600 dark:bg-slate-950 dark:text-slate-300" : ""}`}
-      />
-      <Hint id={ids.hintId} hint={hint} />
-      <FieldError id={ids.errorId} message={error} />
+      {children}
+      <Hint id={field.hintId} hint={hint} />
+      <FieldError id={field.errorId} message={field.message} />
     </div>
   );
 }
 
-export function TextAreaField({
-  label,
-  hint,
-  error,
-  className,
-  mono = false,
-  ...textarea
-}: FieldFrameProps & { mono?: boolean } & Omit<TextareaHTMLAttributes<HTMLTextAreaElement>, "className">) {
-  const ids = useFieldIds(hint, error);
+const readOnlyClass = "read-only:bg-slate-50 read-only:text-slate-600 dark:read-only:bg-slate-950 dark:read-only:text-slate-300";
+
+export function TextField({ label, hint, name, subject, labelFor, error, className, mono = false, ...rest }: FieldFrameProps & { mono?: boolean } & Omit<InputHTMLAttributes<HTMLInputElement>, "className" | "name">) {
+  const field = useField({ name, label, subject, labelFor, error, onChange: rest.onChange }, hint);
   return (
-    <div className={className}>
-      <label htmlFor={ids.id} className={labelClass}>
-        {label}
-      </label>
+    <Frame field={field} label={label} hint={hint} className={className}>
+      <input
+        id={field.id}
+        {...rest}
+        {...field.registration}
+        {...field.aria}
+        spellCheck={mono ? false : rest.spellCheck}
+        className={`${inputClass} mt-1 ${readOnlyClass} ${mono ? "font-mono" : ""}`}
+      />
+    </Frame>
+  );
+}
+
+export function TextAreaField({ label, hint, name, subject, labelFor, error, className, mono = false, ...rest }: FieldFrameProps & { mono?: boolean } & Omit<TextareaHTMLAttributes<HTMLTextAreaElement>, "className" | "name">) {
+  const field = useField({ name, label, subject, labelFor, error, onChange: rest.onChange }, hint);
+  return (
+    <Frame field={field} label={label} hint={hint} className={className}>
       <textarea
-        id={ids.id}
+        id={field.id}
         rows={4}
         spellCheck={mono ? false : undefined}
-        {...textarea}
-        aria-invalid={ids.invalid}
-        aria-describedby={ids.describedBy}
+        {...rest}
+        {...field.registration}
+        {...field.aria}
         className={`${inputClass} mt-1 ${mono ? "font-mono text-xs" : ""}`}
       />
-      <Hint id={ids.hintId} hint={hint} />
-      <FieldError id={ids.errorId} message={error} />
-    </div>
+    </Frame>
   );
 }
 
@@ -128,62 +261,71 @@ export interface Option {
   label: string;
 }
 
-export const optionsOf = (values: readonly string[]): Option[] => values.map((value) => ({ value, label: value }));
+export const optionsOf = (values: readonly string[], labels?: Readonly<Record<string, string>>): Option[] =>
+  values.map((value) => ({ value, label: labels?.[value] ?? value }));
 
-export function SelectField({
-  label,
-  hint,
-  error,
-  className,
-  options,
-  ...select
-}: FieldFrameProps & { options: readonly Option[] } & Omit<SelectHTMLAttributes<HTMLSelectElement>, "className">) {
-  const ids = useFieldIds(hint, error);
+export function SelectField({ label, hint, name, subject, labelFor, error, className, options, ...rest }: FieldFrameProps & { options: readonly Option[] } & Omit<SelectHTMLAttributes<HTMLSelectElement>, "className" | "name">) {
+  const field = useField({ name, label, subject, labelFor, error, onChange: rest.onChange }, hint);
   return (
-    <div className={className}>
-      <label htmlFor={ids.id} className={labelClass}>
-        {label}
-      </label>
-      <select id={ids.id} {...select} aria-invalid={ids.invalid} aria-describedby={ids.describedBy} className={`${inputClass} mt-1`}>
+    <Frame field={field} label={label} hint={hint} className={className}>
+      <select id={field.id} {...rest} {...field.registration} {...field.aria} className={`${inputClass} mt-1`}>
         {options.map((option) => (
           <option key={option.value} value={option.value}>
             {option.label}
           </option>
         ))}
       </select>
-      <Hint id={ids.hintId} hint={hint} />
-      <FieldError id={ids.errorId} message={error} />
+    </Frame>
+  );
+}
+
+export function CheckboxField({ label, hint, name, subject, error, className, ...rest }: FieldFrameProps & Omit<InputHTMLAttributes<HTMLInputElement>, "className" | "type" | "name">) {
+  const field = useField({ name, label, subject, error, onChange: rest.onChange }, hint);
+  return (
+    <div className={`flex items-start gap-2 ${className ?? ""}`}>
+      <input id={field.id} type="checkbox" {...rest} {...field.registration} {...field.aria} className="mt-0.5 size-4 shrink-0 accent-brand-600" />
+      <div>
+        <label htmlFor={field.id} className="text-sm font-medium">
+          {label}
+        </label>
+        <Hint id={field.hintId} hint={hint} />
+        <FieldError id={field.errorId} message={field.message} />
+      </div>
     </div>
   );
 }
 
-export function CheckboxField({
-  label,
-  hint,
-  error,
-  className,
-  ...input
-}: FieldFrameProps & Omit<InputHTMLAttributes<HTMLInputElement>, "className" | "type">) {
-  const ids = useFieldIds(hint, error);
+/** A group of radios or checkboxes with a legend, a hint and its error. */
+export function ChoiceGroup({ legend, hint, name, subject, labelFor, error, className = "mt-2 flex flex-wrap gap-x-5 gap-y-2", children }: Omit<FieldFrameProps, "label" | "className"> & { legend: ReactNode; className?: string; children: ReactNode }) {
+  const field = useField({ name, label: legend, subject, labelFor, error }, hint);
   return (
-    <div className={`flex items-start gap-2 ${className ?? ""}`}>
-      <input
-        id={ids.id}
-        type="checkbox"
-        {...input}
-        aria-invalid={ids.invalid}
-        aria-describedby={ids.describedBy}
-        className="mt-0.5 size-4 shrink-0 accent-brand-600"
-      />
-      <div>
-        <label htmlFor={ids.id} className="text-sm font-medium">
-          {label}
-        </label>
-        <Hint id={ids.hintId} hint={hint} />
-        <FieldError id={ids.errorId} message={error} />
+    <fieldset aria-describedby={field.aria["aria-describedby"]}>
+      <legend className={labelClass}>{legend}</legend>
+      <Hint id={field.hintId} hint={hint} />
+      <div className={className} aria-invalid={field.aria["aria-invalid"]} tabIndex={field.message ? -1 : undefined}>
+        {children}
       </div>
-    </div>
+      <FieldError id={field.errorId} message={field.message} />
+    </fieldset>
   );
+}
+
+/** A radio or a checkbox; with `name`, one value of that form field. */
+export function Choice({ type, label, name, ...input }: { type: "radio" | "checkbox"; label: ReactNode; name?: string } & Omit<InputHTMLAttributes<HTMLInputElement>, "type" | "name">) {
+  const form = useFormContext();
+  const registration = name !== undefined && form !== null ? form.register(name, { onChange: input.onChange }) : { name };
+  return (
+    <label className="flex items-center gap-2 text-sm">
+      <input type={type} className="size-4 accent-brand-600" {...input} {...registration} />
+      {label}
+    </label>
+  );
+}
+
+/** A form field edited by a control of its own (a picker), with its error as a sentence. */
+export function useFieldController(name: string, subject: string, labelFor?: PlaceLabeller): UseControllerReturn & { message: string | undefined } {
+  const controller = useController({ name });
+  return { ...controller, message: errorText(controller.fieldState.error ?? get(controller.formState.errors, name), subject, labelFor) };
 }
 
 /** The value once typing has paused (search boxes query as the user types, not per keystroke). */
@@ -213,34 +355,45 @@ export function DialogButtons({ onCancel, pending, label, pendingLabel = "Saving
   );
 }
 
-/** The buttons at the foot of a form on the page. */
-export function FormButtonsInline({ children }: { children: ReactNode }) {
-  return <div className="flex justify-end gap-3">{children}</div>;
-}
-
-/** A group of radios or checkboxes with a legend, a hint and its error. */
-export function ChoiceGroup({ legend, hint, error, children }: { legend: ReactNode; hint?: ReactNode; error?: string; children: ReactNode }) {
-  const ids = useFieldIds(hint, error);
+/** The submit button of a form on the page, after the form's alert. */
+export function SubmitRow({ pending, label, pendingLabel = "Saving…", disabled = false, className = "" }: { pending: boolean; label: string; pendingLabel?: string; disabled?: boolean; className?: string }) {
   return (
-    <fieldset aria-describedby={ids.describedBy}>
-      <legend className={labelClass}>{legend}</legend>
-      <Hint id={ids.hintId} hint={hint} />
-      <div className="mt-2 flex flex-wrap gap-x-5 gap-y-2" aria-invalid={ids.invalid} tabIndex={ids.invalid ? -1 : undefined}>
-        {children}
+    <div className={`flex items-center justify-end gap-3 ${className}`}>
+      <div className="flex-1">
+        <FormError />
       </div>
-      <FieldError id={ids.errorId} message={error} />
-    </fieldset>
+      <button type="submit" disabled={pending || disabled} className={primaryButton}>
+        {pending ? pendingLabel : label}
+      </button>
+    </div>
   );
 }
 
-export function Choice({ type, label, ...input }: { type: "radio" | "checkbox"; label: ReactNode } & Omit<InputHTMLAttributes<HTMLInputElement>, "type">) {
-  return (
-    <label className="flex items-center gap-2 text-sm">
-      <input type={type} className="size-4 accent-brand-600" {...input} />
-      {label}
-    </label>
-  );
-}
-
-/** Blank text becomes null (an optional profile field cleared), the rest is trimmed. */
+/** Blank text becomes null (an optional field cleared), the rest is trimmed. */
 export const orNull = (value: string): string | null => (value.trim() === "" ? null : value.trim());
+
+/** A comma-separated list typed into one field. */
+export const splitList = (text: string): string[] =>
+  text
+    .split(",")
+    .map((s) => s.trim())
+    .filter((s) => s !== "");
+
+type Json = z.core.util.JSONType;
+
+/** A JSON object typed into a textarea (blank: `{}`); what is not one is reported. */
+export function jsonObjectOf(text: string, label: string, report: (message: string) => void): Record<string, Json> {
+  if (text.trim() === "") return {};
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    report(`${label} is not valid JSON: ${(error as Error).message}.`);
+    return {};
+  }
+  if (typeof value !== "object" || value === null || Array.isArray(value)) {
+    report(`${label} must be a JSON object, like {"temperature": 0.2}.`);
+    return {};
+  }
+  return value as Record<string, Json>;
+}

@@ -1,7 +1,8 @@
 "use client";
 
-import { useId, useState } from "react";
-import { labelClass, secondaryButton } from "./styles";
+import { useId, useState, type ReactNode } from "react";
+import { Dialog } from "./dialog";
+import { labelClass, primaryButton, secondaryButton } from "./styles";
 
 /** A secret shown once: read-only, selected on focus, with a copy button. */
 export function SecretField({ label, value, copyLabel }: { label: string; value: string; copyLabel: string }) {
@@ -47,8 +48,54 @@ export function SecretField({ label, value, copyLabel }: { label: string; value:
 export function ShownOnceWarning({ what }: { what: string }) {
   return (
     <p className="rounded-md border border-amber-300 bg-amber-50 px-3 py-2 text-sm font-medium text-amber-900 dark:border-amber-800 dark:bg-amber-950 dark:text-amber-100">
-      This is the only time the {what} is shown. Copy it now and keep it somewhere safe: it is not stored anywhere it could be
-      shown again.
+      This is the only time the {what} is shown. Copy it now and keep it somewhere safe: it will not be shown again, and it is not stored anywhere it could
+      be shown from.
     </p>
+  );
+}
+
+/** A row of the facts shown beside a secret. */
+export function Fact({ term, children }: { term: string; children: ReactNode }) {
+  return (
+    <>
+      <dt className="text-slate-500 dark:text-slate-400">{term}</dt>
+      <dd className="break-all">{children}</dd>
+    </>
+  );
+}
+
+interface ShownOnceDialogProps {
+  /** The secret; null keeps the dialog closed. */
+  secret: string | null;
+  title: string;
+  /** What the secret is, in the warning ("client secret"). */
+  what: string;
+  label: string;
+  copyLabel: string;
+  doneLabel: string;
+  onClose: () => void;
+  /** Facts about the secret (Fact rows). */
+  facts?: ReactNode;
+  children?: ReactNode;
+}
+
+/** The one moment a secret is shown: the warning, the secret with its copy button, and what it belongs to. */
+export function ShownOnceDialog({ secret, title, what, label, copyLabel, doneLabel, onClose, facts, children }: ShownOnceDialogProps) {
+  return (
+    <Dialog open={secret !== null} onClose={onClose} title={title} alert>
+      {secret !== null && (
+        <div className="space-y-4">
+          <ShownOnceWarning what={what} />
+          <SecretField label={label} value={secret} copyLabel={copyLabel} />
+          {facts && <dl className="grid grid-cols-[max-content_1fr] gap-x-4 gap-y-1 text-sm">{facts}</dl>}
+          {children}
+          <div className="flex justify-end">
+            <button type="button" onClick={onClose} className={primaryButton}>
+              {doneLabel}
+            </button>
+          </div>
+        </div>
+      )}
+    </Dialog>
   );
 }

@@ -6,10 +6,10 @@ import {
   effectivePermissionsOptions,
   identitiesOptions,
   userGrantsOptions,
-  userKeysOptions,
   userOptions,
   userOrganizationsOptions,
 } from "@/components/identity/queries";
+import { keyListInput, keyListOptions } from "@/components/api-keys/queries";
 import { getQueryClient, HydrateClient, trpc } from "@/trpc/server";
 
 export const metadata: Metadata = { title: "User — svc console" };
@@ -30,7 +30,7 @@ export default async function UserPage({ params, searchParams }: Props) {
     queryClient.prefetchQuery(userGrantsOptions(trpc, userId)),
     queryClient.prefetchQuery(effectivePermissionsOptions(trpc, userId)),
     queryClient.prefetchQuery(identitiesOptions(trpc, userId)),
-    queryClient.prefetchQuery(userKeysOptions(trpc, userId)),
+    queryClient.prefetchInfiniteQuery(keyListOptions(trpc, keyListInput(userId, "all"))),
   ]);
   return (
     <HydrateClient>
