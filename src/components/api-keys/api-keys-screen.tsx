@@ -12,7 +12,7 @@ import { NewKeyDialog } from "./new-key-dialog";
 import { OwnerPicker } from "./owner-picker";
 import type { StatusFilter } from "./queries";
 import { ConfirmDialog } from "@/components/ui/confirm-dialog";
-import { PageHeader } from "@/components/ui/page-header";
+import { HeadedSection } from "@/components/ui/page-header";
 import { useNotice } from "@/components/ui/resource-section";
 import { Segmented } from "@/components/ui/segmented";
 import { Notice } from "@/components/ui/states";
@@ -46,15 +46,19 @@ export function ApiKeysScreen() {
   const whose = own ? "You have" : `${owner.username} has`;
 
   return (
-    <section aria-labelledby="api-keys-heading">
-      <PageHeader id="api-keys-heading" title="API keys" actions={own && createButton}>
-        Integrations send a key in the <code className="font-mono">X-API-KEY</code> header to call the{" "}
-        <a href="/api/docs" className={textLink}>
-          REST API
-        </a>{" "}
-        as its owner, within the key’s scopes.
-      </PageHeader>
-
+    <HeadedSection
+      title="API keys"
+      description={
+        <>
+          Integrations send a key in the <code className="font-mono">X-API-KEY</code> header to call the{" "}
+          <a href="/api/docs" className={textLink}>
+            REST API
+          </a>{" "}
+          as its owner, within the key’s scopes.
+        </>
+      }
+      actions={own && createButton}
+    >
       <div className="mt-4">
         <Notice text={notice.text} />
       </div>
@@ -121,6 +125,6 @@ export function ApiKeysScreen() {
           void refresh();
         }}
       />
-    </section>
+    </HeadedSection>
   );
 }

@@ -7,7 +7,7 @@ import { useTRPC } from "@/trpc/react";
 import { isDangerousScope } from "./catalog";
 import { keyListInput, keyListOptions, type StatusFilter } from "./queries";
 import { Badge, type Tone } from "@/components/ui/badge";
-import { ListView, rowsOf } from "@/components/ui/resource-section";
+import { ListView } from "@/components/ui/resource-section";
 import { RowActions, td } from "@/components/ui/table";
 import { When } from "@/components/ui/values";
 
@@ -81,11 +81,10 @@ export function KeyTable({ ownerId, status = "all", caption, empty, onRevoke }: 
   const [now] = useState(() => Date.now());
   return (
     <ListView
-      list={rowsOf(list)}
+      query={list}
       noun="API keys"
       caption={caption}
       columns={["Name", "Prefix", "Scopes", "Created", "Expires", "Last used", "Status", ...(onRevoke ? [{ label: "Actions", hidden: true as const }] : [])]}
-      rowKey={(key) => key.id}
       row={(key) => {
         const keyStatus = statusOf(key, now);
         return (

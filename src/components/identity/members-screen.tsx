@@ -12,7 +12,7 @@ import { memberListOptions } from "./queries";
 import { ConfirmDialog } from "@/components/ui/confirm-dialog";
 import { Dialog } from "@/components/ui/dialog";
 import { DialogButtons, Form, FormError, useSchemaForm } from "@/components/ui/form";
-import { ResourceSection, rowsOf, useNotice } from "@/components/ui/resource-section";
+import { ResourceSection, useNotice } from "@/components/ui/resource-section";
 import { SearchBox } from "@/components/ui/search-box";
 import { mutedText } from "@/components/ui/styles";
 import { td } from "@/components/ui/table";
@@ -50,13 +50,11 @@ export function MembersScreen({ orgId }: { orgId: string }) {
 
   return (
     <ResourceSection<Member>
-      id="members-heading"
       title="Members"
       description="Org roles apply in this organization only, while the user is a member. Removing a member removes their roles here."
       notice={notice}
       before={<SearchBox name="Members" onSearch={setQ} className="mt-4" />}
-      noun="members"
-      list={rowsOf(list)}
+      query={list}
       caption={`Members of ${orgName}`}
       columns={["User", "Email", "Org roles", "Joined"]}
       rowKey={(member) => member.user_id}

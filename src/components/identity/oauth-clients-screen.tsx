@@ -9,7 +9,7 @@ import { clientListOptions, type ClientFilters, type ClientStatus } from "./quer
 import { Badge } from "@/components/ui/badge";
 import { ConfirmDialog } from "@/components/ui/confirm-dialog";
 import { CheckboxField } from "@/components/ui/form";
-import { ResourceSection, rowsOf, useNotice } from "@/components/ui/resource-section";
+import { ResourceSection, useNotice } from "@/components/ui/resource-section";
 import { Segmented } from "@/components/ui/segmented";
 import { mutedText } from "@/components/ui/styles";
 import { td } from "@/components/ui/table";
@@ -65,7 +65,6 @@ export function OAuthClientsScreen() {
 
   return (
     <ResourceSection<OAuthClient>
-      id="oauth-clients-heading"
       level={1}
       title="OAuth clients"
       description="Apps registered to use the platform as an OAuth 2.0 authorization server. A confidential client authenticates with a secret, which is shown once and stored only as a hash."
@@ -76,12 +75,9 @@ export function OAuthClientsScreen() {
           <CheckboxField label="Show deleted clients" checked={filters.include_deleted} onChange={(e) => setFilters((f) => ({ ...f, include_deleted: e.target.checked }))} />
         </div>
       }
-      noun="OAuth clients"
       moreLabel="Show more clients"
-      list={rowsOf(list)}
-      caption="OAuth clients"
+      query={list}
       columns={["Name", "Client ID", "Type", "Grant types", "Redirect URIs", "Scopes", "Status", "Created"]}
-      rowKey={(client) => client.id}
       itemName={(client) => client.name}
       actions={(client, open) =>
         client.is_deleted

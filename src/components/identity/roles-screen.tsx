@@ -7,11 +7,11 @@ import { isDangerousScope } from "@/components/api-keys/catalog";
 import { useTRPC } from "@/trpc/react";
 import { roleListOptions, type RoleFilters } from "./queries";
 import { RoleName } from "./parts";
-import { ListView, rowsOf } from "@/components/ui/resource-section";
+import { ListView } from "@/components/ui/resource-section";
 import { Segmented } from "@/components/ui/segmented";
 import { mutedText, primaryButton } from "@/components/ui/styles";
 import { td } from "@/components/ui/table";
-import { PageHeader } from "@/components/ui/page-header";
+import { HeadedSection } from "@/components/ui/page-header";
 
 // Roles: the built-in ones and custom ones, system or org scoped, with how many permissions each
 // holds (dangerous ones counted apart). A role opens in its editor.
@@ -28,31 +28,24 @@ export function RolesScreen() {
   const list = useInfiniteQuery({ ...roleListOptions(trpc, scope ? { scope } : {}), placeholderData: keepPreviousData });
 
   return (
-    <section aria-labelledby="roles-heading">
-      <PageHeader
-        id="roles-heading"
-        title="Roles"
-        actions={
-          <Link href="/console/roles/new" className={primaryButton}>
-            Create role
-          </Link>
-        }
-      >
-        A system role is granted globally and may hold any permission; an org role is granted in one organization and holds org
-        permissions only. Built-in roles follow the permission catalog and cannot be renamed or deleted.
-      </PageHeader>
-
+    <HeadedSection
+      title="Roles"
+      description="A system role is granted globally and may hold any permission; an org role is granted in one organization and holds org permissions only. Built-in roles follow the permission catalog and cannot be renamed or deleted."
+      actions={
+        <Link href="/console/roles/new" className={primaryButton}>
+          Create role
+        </Link>
+      }
+    >
       <div className="mt-6">
         <Segmented legend="Scope" name="scope" options={SCOPES} value={scope} onChange={setScope} />
       </div>
 
       <div className="mt-6">
         <ListView
-          list={rowsOf(list)}
-          noun="roles"
+          query={list}
           caption="Roles"
           columns={["Name", "Scope", "Permissions", "Description"]}
-          rowKey={(role) => role.id}
           row={(role) => {
             const dangerous = role.permissions.filter(isDangerousScope).length;
             return (
@@ -72,6 +65,6 @@ export function RolesScreen() {
           empty={{ title: "No roles of this scope." }}
         />
       </div>
-    </section>
+    </HeadedSection>
   );
 }

@@ -12,8 +12,8 @@ import { OrganizationPicker, RoleSelect, type Picked } from "./pickers";
 import { effectivePermissionsOptions, userGrantsOptions, userOrganizationsOptions } from "./queries";
 import { Badge, DangerousBadge } from "@/components/ui/badge";
 import { Choice, ChoiceGroup, DialogButtons, Form, FormError, SelectField, useSchemaForm } from "@/components/ui/form";
-import { ResourceSection, rowsOf } from "@/components/ui/resource-section";
-import { Section } from "@/components/ui/section";
+import { ResourceSection } from "@/components/ui/resource-section";
+import { HeadedSection } from "@/components/ui/page-header";
 import { ErrorState, LoadingState } from "@/components/ui/states";
 import { mutedText, textLink } from "@/components/ui/styles";
 import { DataTable, td } from "@/components/ui/table";
@@ -44,13 +44,11 @@ export function MembershipsSection({ user, onNotice }: { user: User; onNotice: (
   const remove = useMutation(trpc.members.remove.mutationOptions());
   return (
     <ResourceSection<UserOrganization>
-      id="memberships-heading"
       title="Organizations"
       description="Org roles count only in organizations the user belongs to. Removing a membership removes the roles granted there."
       className="mt-10"
       notice={onNotice}
-      noun="organizations"
-      list={rowsOf(orgs)}
+      query={orgs}
       caption={`Organizations of ${user.username}`}
       columns={["Organization", "Org roles there", "Joined"]}
       rowKey={(org) => org.org_id}
@@ -124,16 +122,14 @@ export function GrantsSection({ user, onNotice }: { user: User; onNotice: (text:
   const where = (grant: Grant) => (grant.org_id === null ? "globally" : `in ${grant.org_name ?? "an organization"}`);
   return (
     <ResourceSection<Grant>
-      id="grants-heading"
       title="Roles"
       description="A system role is granted globally; an org role in one organization the user belongs to."
       className="mt-10"
       notice={onNotice}
       noun="role grants"
-      list={rowsOf(grants)}
+      query={grants}
       caption={`Role grants of ${user.username}`}
       columns={["Role", "Scope", "Where", "Granted"]}
-      rowKey={(grant) => grant.id}
       itemName={(grant) => `${grant.role.name} ${where(grant)}`}
       removeLabel="Revoke"
       cells={(grant) => (
@@ -293,12 +289,13 @@ export function EffectivePermissionsSection({ user }: { user: User }) {
   }
 
   return (
-    <Section
-      id="effective-heading"
+    <HeadedSection
       title="Effective permissions"
+      level={2}
+      className="mt-10"
       description="What the user may do now, globally and in each of their organizations, and the roles each permission comes from. Dangerous permissions never reach an API key."
     >
-      {content()}
-    </Section>
+      <div className="mt-4">{content()}</div>
+    </HeadedSection>
   );
 }

@@ -11,7 +11,7 @@ import { ApiKeysSection, IdentitiesSection } from "./user-links";
 import { NewPasswordDialog, ProfileForm, ResetPasswordDialog } from "./user-profile";
 import { Badge } from "@/components/ui/badge";
 import { ConfirmDialog } from "@/components/ui/confirm-dialog";
-import { Section } from "@/components/ui/section";
+import { HeadedSection } from "@/components/ui/page-header";
 import { ErrorState, FormAlert, LoadingState, Notice } from "@/components/ui/states";
 import { dangerButton, secondaryButton, textLink } from "@/components/ui/styles";
 
@@ -84,10 +84,19 @@ export function UserDetailScreen({ userId, justCreated }: { userId: string; just
         <FormAlert message={restore.error ? messageOf(restore.error) : undefined} />
       </div>
 
-      <Section id="profile-heading" title="Profile" description={u.is_deleted ? "A deleted user cannot sign in. Restore them to change anything." : undefined}>
-        {/* Keyed by updated_at: a saved or restored user starts the form from what the server holds. */}
-        <ProfileForm key={u.updated_at} user={u} onSaved={(saved) => { setNotice(`Profile of ${saved.username} saved.`); void refreshUser(); }} />
-      </Section>
+      <HeadedSection level={2} className="mt-10" title="Profile" description={u.is_deleted ? "A deleted user cannot sign in. Restore them to change anything." : undefined}>
+        <div className="mt-4">
+          {/* Keyed by updated_at: a saved or restored user starts the form from what the server holds. */}
+          <ProfileForm
+            key={u.updated_at}
+            user={u}
+            onSaved={(saved) => {
+              setNotice(`Profile of ${saved.username} saved.`);
+              void refreshUser();
+            }}
+          />
+        </div>
+      </HeadedSection>
 
       {!u.is_deleted && (
         <>

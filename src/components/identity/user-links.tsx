@@ -6,8 +6,8 @@ import type { Identity, User } from "@/lib/schemas/users";
 import { useTRPC } from "@/trpc/react";
 import { KeyTable } from "@/components/api-keys/key-table";
 import { identitiesOptions } from "./queries";
-import { ResourceSection, rowsOf } from "@/components/ui/resource-section";
-import { Section } from "@/components/ui/section";
+import { ResourceSection } from "@/components/ui/resource-section";
+import { HeadedSection } from "@/components/ui/page-header";
 import { textLink } from "@/components/ui/styles";
 import { td } from "@/components/ui/table";
 import { When } from "@/components/ui/values";
@@ -25,16 +25,13 @@ export function IdentitiesSection({ user, onNotice }: { user: User; onNotice: (t
   const unlink = useMutation(trpc.users.unlinkIdentity.mutationOptions());
   return (
     <ResourceSection<Identity>
-      id="identities-heading"
       title="Linked identities"
       description="External accounts that sign in as this user."
       className="mt-10"
       notice={onNotice}
-      noun="linked identities"
-      list={rowsOf(identities)}
+      query={identities}
       caption={`Linked identities of ${user.username}`}
       columns={["Provider", "Account id at the provider", "Linked"]}
-      rowKey={(identity) => identity.id}
       itemName={(identity) => `${providerName(identity)} ${identity.provider_user_id}`}
       removeLabel="Unlink"
       cells={(identity) => (
@@ -69,9 +66,10 @@ export function IdentitiesSection({ user, onNotice }: { user: User; onNotice: (t
 
 export function ApiKeysSection({ user }: { user: User }) {
   return (
-    <Section
-      id="keys-heading"
+    <HeadedSection
       title="API keys"
+      level={2}
+      className="mt-10"
       description={
         <>
           Read-only: only a key&apos;s owner creates or revokes it. The{" "}
@@ -82,7 +80,9 @@ export function ApiKeysSection({ user }: { user: User }) {
         </>
       }
     >
-      <KeyTable ownerId={user.id} caption={`API keys of ${user.username}`} empty={{ title: `${user.username} has no API keys.` }} />
-    </Section>
+      <div className="mt-4">
+        <KeyTable ownerId={user.id} caption={`API keys of ${user.username}`} empty={{ title: `${user.username} has no API keys.` }} />
+      </div>
+    </HeadedSection>
   );
 }

@@ -9,8 +9,8 @@ import { CreateUserDialog } from "./create-user-dialog";
 import { userListOptions, type UserFilters } from "./queries";
 import { Badge } from "@/components/ui/badge";
 import { CheckboxField } from "@/components/ui/form";
-import { PageHeader } from "@/components/ui/page-header";
-import { ListView, rowsOf } from "@/components/ui/resource-section";
+import { HeadedSection } from "@/components/ui/page-header";
+import { ListView } from "@/components/ui/resource-section";
 import { SearchBox } from "@/components/ui/search-box";
 import { mutedText, primaryButton, textLink } from "@/components/ui/styles";
 import { td } from "@/components/ui/table";
@@ -28,19 +28,15 @@ export function UsersScreen() {
   const list = useInfiniteQuery({ ...userListOptions(trpc, filters), placeholderData: keepPreviousData });
 
   return (
-    <section aria-labelledby="users-heading">
-      <PageHeader
-        id="users-heading"
-        title="Users"
-        actions={
-          <button type="button" onClick={() => setCreating(true)} className={primaryButton}>
-            Create user
-          </button>
-        }
-      >
-        Everyone who can sign in: their organizations, roles, linked identities and API keys are on their page.
-      </PageHeader>
-
+    <HeadedSection
+      title="Users"
+      description="Everyone who can sign in: their organizations, roles, linked identities and API keys are on their page."
+      actions={
+        <button type="button" onClick={() => setCreating(true)} className={primaryButton}>
+          Create user
+        </button>
+      }
+    >
       <div className="mt-6 flex flex-wrap items-end justify-between gap-4">
         <SearchBox name="Users" onSearch={(q) => setFilters((f) => ({ ...f, q }))} />
         <CheckboxField
@@ -52,11 +48,9 @@ export function UsersScreen() {
 
       <div className="mt-6">
         <ListView
-          list={rowsOf(list)}
-          noun="users"
+          query={list}
           caption="Users"
           columns={["Username", "Display name", "Email", "Sign-in", "Created"]}
-          rowKey={(user) => user.id}
           row={(user) => (
             <>
               <th scope="row" className={`${td} text-left font-medium break-all`}>
@@ -91,6 +85,6 @@ export function UsersScreen() {
           router.push(`/console/users/${user.id}?created=1`);
         }}
       />
-    </section>
+    </HeadedSection>
   );
 }

@@ -9,7 +9,7 @@ import { CATEGORY_LABELS, categoryLabel, unitLabel } from "./format";
 import { ModelForm } from "./model-form";
 import { modelListOptions, NO_FILTERS, type ModelFilters } from "./queries";
 import { optionsOf, SelectField, TextField } from "@/components/ui/form";
-import { ResourceSection, rowsOf, useNotice } from "@/components/ui/resource-section";
+import { ResourceSection, useNotice } from "@/components/ui/resource-section";
 import { Switch } from "@/components/ui/switch";
 import { td } from "@/components/ui/table";
 
@@ -87,7 +87,6 @@ export function ModelsScreen() {
 
   return (
     <ResourceSection<Model>
-      id="models-heading"
       level={1}
       title="Models"
       description="The models LLM providers offer and what they cost. Prices are exact decimals, kept to 8 decimal places."
@@ -97,11 +96,8 @@ export function ModelsScreen() {
           <Filters filters={filters} onChange={setFilters} />
         </div>
       }
-      noun="models"
-      list={rowsOf(list)}
-      caption="Models"
+      query={list}
       columns={["Provider", "Model", "Category", "Input price", "Output price", "Enabled"]}
-      rowKey={(model) => model.id}
       itemName={(model) => `${model.provider} ${model.model_id}`}
       cells={(model) => (
         <>

@@ -13,7 +13,7 @@ import { usePluginToggle, VersionCells } from "./parts";
 import { versionsOptions } from "./queries";
 import { RegisterPluginDialog, registeredNotice } from "./register-plugin-dialog";
 import { SettingsPreview } from "./settings-preview";
-import { ListView, rowsOf, useNotice } from "@/components/ui/resource-section";
+import { ListView, useNotice } from "@/components/ui/resource-section";
 import { Notice } from "@/components/ui/states";
 import { Badge } from "@/components/ui/badge";
 import { RowActions, td } from "@/components/ui/table";
@@ -56,8 +56,8 @@ export function PluginVersionsScreen({ pid }: { pid: string }) {
   const [previewing, setPreviewing] = useState<Plugin | null>(null);
   const notice = useNotice();
   const query = useInfiniteQuery(versionsOptions(trpc, pid));
-  const list = rowsOf(query);
-  const latest = list.items.find((v) => v.is_latest) ?? list.items[0] ?? null;
+  const versions = query.data?.pages.flatMap((page) => page.data) ?? [];
+  const latest = versions.find((v) => v.is_latest) ?? versions[0] ?? null;
   const { toggle } = usePluginToggle(notice);
 
   return (
@@ -89,11 +89,10 @@ export function PluginVersionsScreen({ pid }: { pid: string }) {
 
       <div className="mt-2">
         <ListView
-          list={list}
+          query={query}
           noun="versions"
           caption={`Versions of ${pid}`}
           columns={["Version", "Name", "Tag", "Capabilities", "Behaviour", "Registered", "Enabled", { label: "Actions", hidden: true }]}
-          rowKey={(version) => version.id}
           row={(version) => (
             <>
               <th scope="row" className={`${td} text-left whitespace-nowrap`}>

@@ -9,7 +9,7 @@ import { PluginLogo } from "./logo";
 import { usePluginToggle, VersionCells } from "./parts";
 import { catalogOptions, versionsHref } from "./queries";
 import { registeredNotice, RegisterForm } from "./register-plugin-dialog";
-import { ResourceSection, rowsOf, useNotice } from "@/components/ui/resource-section";
+import { ResourceSection, useNotice } from "@/components/ui/resource-section";
 import { td } from "@/components/ui/table";
 
 // The system plugin catalog: the latest version of each plugin, with its switch, a way to every
@@ -24,16 +24,14 @@ export function PluginsScreen() {
 
   return (
     <ResourceSection<Plugin>
-      id="plugins-heading"
       level={1}
       title="Plugins"
       description="System plugins every organization’s orchestrators may use. Orchestrators use a plugin’s latest version, and only while that version is enabled; their settings for it must satisfy its settings schema."
       notice={notice}
       noun="plugins"
-      list={rowsOf(list)}
+      query={list}
       caption="System plugins, latest versions"
       columns={["Plugin", "Plugin ID", "Latest version", "Tag", "Capabilities", "Behaviour", "Enabled"]}
-      rowKey={(plugin) => plugin.id}
       itemName={(plugin) => plugin.name}
       cells={(plugin) => (
         <>

@@ -17,7 +17,7 @@ import { useOrganization } from "./organization-frame";
 import { centralPointListOptions, orchestratorChoicesOptions } from "./queries";
 import { Badge, StatusBadge } from "@/components/ui/badge";
 import { Choice, ChoiceGroup, DialogButtons, Form, FormError, optionsOf, SelectField, TextAreaField, TextField, useSchemaForm } from "@/components/ui/form";
-import { ResourceSection, rowsOf, type EditorControls } from "@/components/ui/resource-section";
+import { ResourceSection, type EditorControls } from "@/components/ui/resource-section";
 import { mutedText } from "@/components/ui/styles";
 import { td } from "@/components/ui/table";
 
@@ -41,7 +41,6 @@ export function CentralPointsSection({ orgId }: { orgId: string }) {
 
   return (
     <ResourceSection<CentralPoint>
-      id="central-points-heading"
       title="Central points"
       description="Named, stable entry points to the organization’s orchestrators: private to the organization or public. Names are unique in the organization."
       before={
@@ -59,11 +58,8 @@ export function CentralPointsSection({ orgId }: { orgId: string }) {
           </div>
         )
       }
-      noun="central points"
-      list={rowsOf(list)}
-      caption="Central points"
+      query={list}
       columns={["Name", "Orchestrator", "Visibility", "Status", "Description"]}
-      rowKey={(p) => p.id}
       itemName={(p) => p.name}
       cells={(p) => (
         <>

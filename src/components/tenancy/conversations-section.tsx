@@ -13,7 +13,7 @@ import { SelectField, TextField, useDebounced } from "@/components/ui/form";
 import { EmptyState, ErrorState, LoadingState, ShowMore } from "@/components/ui/states";
 import { DataTable, td } from "@/components/ui/table";
 import { When } from "@/components/ui/values";
-import { PageHeader } from "@/components/ui/page-header";
+import { HeadedSection } from "@/components/ui/page-header";
 
 // A read-only viewer of an organization's conversations: pick a member, list their conversations,
 // open one to read its messages in order (oldest first), a page at a time. Nothing here writes.
@@ -38,11 +38,12 @@ export function ConversationsSection({ orgId }: { orgId: string }) {
   ];
 
   return (
-    <section aria-labelledby="conversations-heading" className="space-y-6">
-      <PageHeader level={2} id="conversations-heading" title="Conversations">
-        Read-only: what a member of the organization said to its orchestrators, and what they answered.
-      </PageHeader>
-
+    <HeadedSection
+      title="Conversations"
+      level={2}
+      description="Read-only: what a member of the organization said to its orchestrators, and what they answered."
+      className="space-y-6"
+    >
       <div className="grid gap-4 sm:grid-cols-2">
         <TextField
           label="Search members"
@@ -72,7 +73,7 @@ export function ConversationsSection({ orgId }: { orgId: string }) {
       )}
 
       {member && conversation && <MessageHistory orgId={orgId} conversation={conversation} onClose={() => setConversation(null)} />}
-    </section>
+    </HeadedSection>
   );
 }
 

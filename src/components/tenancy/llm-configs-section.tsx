@@ -6,7 +6,7 @@ import { useTRPC } from "@/trpc/react";
 import { jsonText } from "@/components/tenancy/values";
 import { Badge } from "@/components/ui/badge";
 import { CheckboxField, DialogButtons, Form, FormError, jsonObjectOf, optionsOf, orNull, SelectField, TextAreaField, TextField, useSchemaForm } from "@/components/ui/form";
-import { ResourceSection, rowsOf, type EditorControls } from "@/components/ui/resource-section";
+import { ResourceSection, type EditorControls } from "@/components/ui/resource-section";
 import { mutedText } from "@/components/ui/styles";
 import { td } from "@/components/ui/table";
 import { When } from "@/components/ui/values";
@@ -21,14 +21,10 @@ export function LlmConfigsSection({ orgId }: { orgId: string }) {
   const queryClient = useQueryClient();
   return (
     <ResourceSection<LlmConfig>
-      id="llm-configs-heading"
       title="LLM configs"
       description="The organization’s own provider keys, stored encrypted and never shown again: only their last 4 characters. Disabled configs are not offered to new orchestrators."
-      noun="LLM configs"
-      list={rowsOf(list)}
-      caption="LLM configs"
+      query={list}
       columns={["Name", "Provider", "API key", "Base URL", "Status", "Updated"]}
-      rowKey={(config) => config.id}
       itemName={(config) => config.name}
       cells={(config) => (
         <>

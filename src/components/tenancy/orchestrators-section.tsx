@@ -19,7 +19,7 @@ import { EffectiveTable } from "./settings-section";
 import { jsonText } from "@/components/tenancy/values";
 import { StatusBadge } from "@/components/ui/badge";
 import { DialogButtons, Form, FormError, jsonObjectOf, optionsOf, SelectField, TextAreaField, TextField, useDebounced, useSchemaForm } from "@/components/ui/form";
-import { ResourceSection, rowsOf, type EditorControls } from "@/components/ui/resource-section";
+import { ResourceSection, type EditorControls } from "@/components/ui/resource-section";
 import { EmptyState, ErrorState, LoadingState } from "@/components/ui/states";
 import { primaryButton, secondaryButton } from "@/components/ui/styles";
 import { td } from "@/components/ui/table";
@@ -50,7 +50,6 @@ export function OrchestratorsSection({ orgId }: { orgId: string }) {
 
   return (
     <ResourceSection<Orchestrator>
-      id="orchestrators-heading"
       title="Orchestrators"
       description="The organization’s assistant apps. Framework and mode are fixed at creation; each instance’s config overrides the settings above it where they allow it, and its config hash fingerprints the effective config."
       before={
@@ -67,11 +66,8 @@ export function OrchestratorsSection({ orgId }: { orgId: string }) {
           ))}
         </div>
       }
-      noun="orchestrators"
-      list={rowsOf(list)}
-      caption="Orchestrators"
+      query={list}
       columns={["Name", "Framework", "Mode", "Tier", "Status", "Config hash", "Created"]}
-      rowKey={(o) => o.id}
       itemName={(o) => o.name}
       editLabel="Open"
       cells={(o) => (

@@ -12,10 +12,10 @@ import { organizationListOptions, type OrganizationFilters } from "./queries";
 import { Badge, StatusBadge, TierBadge } from "@/components/ui/badge";
 import { CheckboxField, DialogButtons, Form, FormError, optionsOf, orNull, SelectField, TextField, useDebounced, useSchemaForm } from "@/components/ui/form";
 import { SubscriptionFields } from "./profile-section";
-import { ListView, rowsOf } from "@/components/ui/resource-section";
+import { ListView } from "@/components/ui/resource-section";
 import { td } from "@/components/ui/table";
 import { When } from "@/components/ui/values";
-import { PageHeader } from "@/components/ui/page-header";
+import { HeadedSection } from "@/components/ui/page-header";
 
 // Organizations: search by name or domain, filter by status and tier, deleted ones on request,
 // a page at a time; "Create organization" opens the new organization's page.
@@ -47,11 +47,11 @@ export function OrganizationsScreen() {
   );
 
   return (
-    <section aria-labelledby="organizations-heading">
-      <PageHeader id="organizations-heading" title="Organizations" actions={createButton}>
-        Tenant organizations: their profiles, subscription tiers, settings, LLM configs, orchestrator instances and central points.
-      </PageHeader>
-
+    <HeadedSection
+      title="Organizations"
+      description="Tenant organizations: their profiles, subscription tiers, settings, LLM configs, orchestrator instances and central points."
+      actions={createButton}
+    >
       <div role="search" aria-label="Find organizations" className="mt-6 grid gap-4 sm:grid-cols-2 lg:grid-cols-[minmax(0,2fr)_1fr_1fr_auto] lg:items-end">
         <TextField
           label="Search organizations"
@@ -68,11 +68,9 @@ export function OrganizationsScreen() {
 
       <div className="mt-6">
         <ListView
-          list={rowsOf(list)}
-          noun="organizations"
+          query={list}
           caption="Organizations"
           columns={["Name", "Domain", "Tier", "Status", "Created"]}
-          rowKey={(org) => org.id}
           row={(org) => (
             <>
               <th scope="row" className={`${td} min-w-48 text-left font-medium`}>
@@ -102,7 +100,7 @@ export function OrganizationsScreen() {
       </div>
 
       <CreateOrganizationDialog open={creating} onClose={() => setCreating(false)} />
-    </section>
+    </HeadedSection>
   );
 }
 

@@ -6,7 +6,7 @@ import { useTRPC } from "@/trpc/react";
 import { valueOf, valueText } from "@/components/tenancy/values";
 import { Badge } from "@/components/ui/badge";
 import { DialogButtons, Form, FormError, orNull, TextAreaField, TextField, useSchemaForm } from "@/components/ui/form";
-import { ResourceSection, rowsOf } from "@/components/ui/resource-section";
+import { ResourceSection } from "@/components/ui/resource-section";
 import { mutedText } from "@/components/ui/styles";
 import { td } from "@/components/ui/table";
 import { When } from "@/components/ui/values";
@@ -25,7 +25,6 @@ export function PlatformSettingsScreen() {
   const remove = useMutation(trpc.platformSettings.delete.mutationOptions());
   return (
     <ResourceSection<PlatformSettingView>
-      id="platform-settings-heading"
       level={1}
       title="Platform settings"
       description={
@@ -35,9 +34,7 @@ export function PlatformSettingsScreen() {
           govern the platform itself and are not inherited.
         </>
       }
-      noun="platform settings"
-      list={rowsOf(list)}
-      caption="Platform settings"
+      query={list}
       columns={["Key", "Value", "Type", "Category", "Organizations may override", "Updated"]}
       rowKey={(s) => s.key}
       itemName={(s) => `platform setting ${s.key}`}

@@ -17,7 +17,7 @@ import { useOrganization } from "./organization-frame";
 import { ConfirmDialog } from "@/components/ui/confirm-dialog";
 import { Form, optionsOf, orNull, SelectField, SubmitRow, TextAreaField, TextField, useSchemaForm } from "@/components/ui/form";
 import { FormAlert, Notice } from "@/components/ui/states";
-import { PageHeader } from "@/components/ui/page-header";
+import { HeadedSection } from "@/components/ui/page-header";
 
 // An organization's profile (editable by its admins), its subscription (the platform's decision,
 // through its own procedure), and deletion — or, once deleted, restoring it.
@@ -89,10 +89,11 @@ function ProfileForm({ org, onSaved }: { org: Organization; onSaved: () => void 
   );
 
   return (
-    <section aria-labelledby="profile-heading">
-      <PageHeader level={2} id="profile-heading" title="Profile">
-        What the organization shows of itself. Its own admins may edit it too.
-      </PageHeader>
+    <HeadedSection
+      title="Profile"
+      level={2}
+      description="What the organization shows of itself. Its own admins may edit it too."
+    >
       <Form form={form} onSubmit={(input) => save.mutate({ org_id: org.id, ...input })} className={panel}>
         <div className="grid gap-5 sm:grid-cols-2">
           <TextField name="name" label="Name" autoComplete="off" />
@@ -107,7 +108,7 @@ function ProfileForm({ org, onSaved }: { org: Organization; onSaved: () => void 
         <TextAreaField name="description" label="Description" />
         <SubmitRow pending={save.isPending} label="Save profile" />
       </Form>
-    </section>
+    </HeadedSection>
   );
 }
 
@@ -137,15 +138,16 @@ function SubscriptionForm({ org, onSaved }: { org: Organization; onSaved: () => 
   const [tier, status] = form.watch(["tier", "status"]);
 
   return (
-    <section aria-labelledby="subscription-heading">
-      <PageHeader level={2} id="subscription-heading" title="Subscription">
-        The platform’s decision, not the tenant’s: the tier sets the quotas (orchestrators, central points, members) and what the organization may use.
-      </PageHeader>
+    <HeadedSection
+      title="Subscription"
+      level={2}
+      description="The platform’s decision, not the tenant’s: the tier sets the quotas (orchestrators, central points, members) and what the organization may use."
+    >
       <Form form={form} onSubmit={(input) => update.mutate({ org_id: org.id, ...input })} className={panel}>
         <SubscriptionFields />
         <SubmitRow pending={update.isPending} label="Update subscription" pendingLabel="Updating…" disabled={tier === org.tier && status === org.status} />
       </Form>
-    </section>
+    </HeadedSection>
   );
 }
 
@@ -155,18 +157,17 @@ function DeleteOrganization({ org, onDeleted }: { org: Organization; onDeleted: 
   const [confirming, setConfirming] = useState<Organization | null>(null);
   const remove = useMutation(trpc.organizations.delete.mutationOptions());
   return (
-    <section aria-labelledby="delete-heading" className="rounded-xl border border-red-200 p-6 dark:border-red-900">
-      <PageHeader level={2}
-        id="delete-heading"
-        title="Delete organization"
-        actions={
-          <button type="button" onClick={() => setConfirming(org)} className={dangerButton}>
-            Delete organization
-          </button>
-        }
-      >
-        The organization and everything in it disappear from every list and from the API. A sys_admin can restore it.
-      </PageHeader>
+    <HeadedSection
+      title="Delete organization"
+      level={2}
+      description="The organization and everything in it disappear from every list and from the API. A sys_admin can restore it."
+      actions={
+        <button type="button" onClick={() => setConfirming(org)} className={dangerButton}>
+          Delete organization
+        </button>
+      }
+      className="rounded-xl border border-red-200 p-6 dark:border-red-900"
+    >
       <ConfirmDialog
         subject={confirming}
         title={(o) => `Delete “${o.name}”?`}
@@ -186,7 +187,7 @@ function DeleteOrganization({ org, onDeleted }: { org: Organization; onDeleted: 
           onDeleted();
         }}
       />
-    </section>
+    </HeadedSection>
   );
 }
 
@@ -202,23 +203,22 @@ function RestoreOrganization({ org, onRestored }: { org: Organization; onRestore
     }),
   );
   return (
-    <section aria-labelledby="restore-heading" className="rounded-xl border border-amber-200 bg-amber-50 p-6 dark:border-amber-900 dark:bg-amber-950">
-      <PageHeader level={2}
-        id="restore-heading"
-        title="This organization is deleted"
-        actions={
-          <button type="button" onClick={() => restore.mutate({ org_id: org.id })} disabled={restore.isPending} className={primaryButton}>
-            {restore.isPending ? "Restoring…" : "Restore organization"}
-          </button>
-        }
-      >
-        Only sys_admins see it. Restoring brings it back with everything it held.
-      </PageHeader>
+    <HeadedSection
+      title="This organization is deleted"
+      level={2}
+      description="Only sys_admins see it. Restoring brings it back with everything it held."
+      actions={
+        <button type="button" onClick={() => restore.mutate({ org_id: org.id })} disabled={restore.isPending} className={primaryButton}>
+          {restore.isPending ? "Restoring…" : "Restore organization"}
+        </button>
+      }
+      className="rounded-xl border border-amber-200 bg-amber-50 p-6 dark:border-amber-900 dark:bg-amber-950"
+    >
       {restore.error && (
         <div className="mt-4">
           <FormAlert message={messageOf(restore.error)} />
         </div>
       )}
-    </section>
+    </HeadedSection>
   );
 }

@@ -7,8 +7,8 @@ import { useTRPC } from "@/trpc/react";
 import { kindOf, valueOf, valueText } from "@/components/tenancy/values";
 import { Badge, type Tone } from "@/components/ui/badge";
 import { DialogButtons, Form, FormError, useSchemaForm } from "@/components/ui/form";
-import { ListView, ResourceSection, rowsOf } from "@/components/ui/resource-section";
-import { PageHeader } from "@/components/ui/page-header";
+import { ListView, ResourceSection } from "@/components/ui/resource-section";
+import { HeadedSection } from "@/components/ui/page-header";
 import { DataTable, td } from "@/components/ui/table";
 import { JsonValue, When } from "@/components/ui/values";
 import { SettingFields, type SettingValues } from "./setting-fields";
@@ -72,12 +72,9 @@ export function SettingsSection({ orgId }: { orgId: string }) {
   return (
     <div className="space-y-10">
       <ResourceSection<OrgSettingView>
-        id="org-settings-heading"
         title="Organization settings"
         description="Tier 3: the organization’s values override the platform’s where the platform allows it, and apply to every orchestrator instance of the organization."
-        noun="settings"
-        list={rowsOf(settings)}
-        caption="Organization settings"
+        query={settings}
         columns={["Key", "Value", "Instances may override", "Updated"]}
         rowKey={(s) => s.key}
         itemName={(s) => `setting ${s.key}`}
@@ -110,14 +107,14 @@ export function SettingsSection({ orgId }: { orgId: string }) {
         refresh={() => Promise.all([queryClient.invalidateQueries(trpc.orgSettings.pathFilter()), queryClient.invalidateQueries(trpc.orchestrators.pathFilter())])}
       />
 
-      <section aria-labelledby="effective-settings-heading">
-        <PageHeader level={2} id="effective-settings-heading" title="Effective settings">
-          What applies in this organization: every key’s value and the tier it comes from.
-        </PageHeader>
+      <HeadedSection
+        title="Effective settings"
+        level={2}
+        description="What applies in this organization: every key’s value and the tier it comes from."
+      >
         <div className="mt-4">
           <ListView
-            list={rowsOf(effective)}
-            noun="effective settings"
+            query={effective}
             caption="Effective settings"
             columns={["Key", "Value", "Source", "Instances may override"]}
             rowKey={(s) => s.key}
@@ -125,7 +122,7 @@ export function SettingsSection({ orgId }: { orgId: string }) {
             empty={{ title: "No settings in effect", body: "Neither the platform nor this organization sets any inherited key." }}
           />
         </div>
-      </section>
+      </HeadedSection>
     </div>
   );
 }

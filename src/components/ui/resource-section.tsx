@@ -4,7 +4,7 @@ import type { InfiniteData, UseInfiniteQueryResult, UseQueryResult } from "@tans
 import { useState, type ReactNode } from "react";
 import { ConfirmDialog } from "./confirm-dialog";
 import { Dialog } from "./dialog";
-import { PageHeader } from "./page-header";
+import { HeadedSection } from "./page-header";
 import { EmptyState, ErrorState, LoadingState, Notice } from "./states";
 import { primaryButton } from "./styles";
 import { DataTable, RowActions, type Column, type RowActionSpec } from "./table";
@@ -25,7 +25,7 @@ export interface ListState<T> {
 
 type ListQuery<T> = UseQueryResult<{ data: T[] }, unknown> | UseInfiniteQueryResult<InfiniteData<{ data: T[] }, unknown>, unknown>;
 
-export function rowsOf<T>(query: ListQuery<T>): ListState<T> {
+function rowsOf<T>(query: ListQuery<T>): ListState<T> {
   const state = { isPending: query.isPending, isError: query.isError, error: query.error, isFetching: query.isFetching, refetch: () => query.refetch() };
   if ("fetchNextPage" in query) {
     return {
@@ -45,12 +45,15 @@ export function useNotice() {
 export type NoticeState = ReturnType<typeof useNotice>;
 
 interface ListViewProps<T> {
-  list: ListState<T>;
-  /** What the rows are, for "Loading …" and "The … could not be loaded.". */
-  noun: string;
+  /** The list query (or its rows and states). */
+  query: ListQuery<T> | ListState<T>;
+  /** The table's name for screen readers. */
   caption: string;
+  /** What the rows are, for "Loading …" and "The … could not be loaded." (default: the caption). */
+  noun?: string;
   columns: readonly Column[];
-  rowKey: (item: T) => string | number;
+  /** Default: the item's id. */
+  rowKey?: (item: T) => string | number;
   row: (item: T) => ReactNode;
   /** The empty list: without filters, and (if any) with the filters applied. */
   empty: { title: string; body?: ReactNode; action?: ReactNode };
@@ -60,7 +63,12 @@ interface ListViewProps<T> {
 }
 
 /** A list's table, or what stands for it while it loads, when it failed or is empty. */
-export function ListView<T>({ list, noun, caption, columns, rowKey, row, empty, filtered, moreLabel = `Show more ${noun}` }: ListViewProps<T>) {
+const idOf = (item: unknown) => (item as { id: string | number }).id;
+/** "LLM configs" stays, "Models" reads "models" inside a sentence. */
+const inSentence = (text: string) => (/^[A-Z][a-z]/.test(text) ? text.charAt(0).toLowerCase() + text.slice(1) : text);
+
+export function ListView<T>({ query, caption, noun = inSentence(caption), columns, rowKey = idOf, row, empty, filtered, moreLabel = `Show more ${noun}` }: ListViewProps<T>) {
+  const list = "items" in query ? query : rowsOf(query);
   if (list.isPending) return <LoadingState label={`Loading ${noun}…`} />;
   if (list.isError && list.items.length === 0) return <ErrorState title={`The ${noun} could not be loaded.`} error={list.error} onRetry={list.refetch} />;
   if (list.items.length === 0) {
@@ -83,9 +91,10 @@ export interface EditorControls {
   done: (message: string, options?: { keepOpen?: boolean }) => void;
 }
 
-interface ResourceSectionProps<T> extends Omit<ListViewProps<T>, "row" | "columns"> {
-  id: string;
+interface ResourceSectionProps<T> extends Omit<ListViewProps<T>, "row" | "columns" | "caption"> {
   title: string;
+  /** The table's name for screen readers (default: the title). */
+  caption?: string;
   level?: 1 | 2;
   description?: ReactNode;
   className?: string;
@@ -129,7 +138,7 @@ interface ResourceSectionProps<T> extends Omit<ListViewProps<T>, "row" | "column
 }
 
 export function ResourceSection<T>(props: ResourceSectionProps<T>) {
-  const { id, title, level = 2, description, className, columns, cells, itemName, actions, editLabel = "Edit", removeLabel = "Delete", create, editor, remove, refresh, headerActions, before, children } = props;
+  const { title, caption = title, level = 2, description, className, columns, cells, itemName, actions, editLabel = "Edit", removeLabel = "Delete", create, editor, remove, refresh, headerActions, before, children } = props;
   const own = useNotice();
   const notice = props.notice ?? own;
   const say = typeof notice === "function" ? notice : notice.say;
@@ -160,10 +169,13 @@ export function ResourceSection<T>(props: ResourceSectionProps<T>) {
   };
 
   return (
-    <section aria-labelledby={id} className={className}>
-      <PageHeader level={level} id={id} title={title} actions={(createButton || headerActions) && <div className="flex flex-wrap gap-2">{createButton}{headerActions}</div>}>
-        {description}
-      </PageHeader>
+    <HeadedSection
+      title={title}
+      level={level}
+      description={description}
+      className={className}
+      actions={(createButton || headerActions) && <div className="flex flex-wrap gap-2">{createButton}{headerActions}</div>}
+    >
       {before}
       {typeof notice !== "function" && (
         <div className="mt-4">
@@ -173,6 +185,7 @@ export function ResourceSection<T>(props: ResourceSectionProps<T>) {
       <div className="mt-2">
         <ListView
           {...props}
+          caption={caption}
           empty={{ ...props.empty, action: props.empty.action ?? (create?.inEmpty ? createButton : undefined) }}
           columns={withActions ? [...columns, { label: "Actions", hidden: true }] : columns}
           row={(item) => (
@@ -206,6 +219,6 @@ export function ResourceSection<T>(props: ResourceSectionProps<T>) {
         />
       )}
       {children}
-    </section>
+    </HeadedSection>
   );
 }
