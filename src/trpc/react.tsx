@@ -10,7 +10,7 @@ import type { ErrorData } from "@/server/trpc/init";
 import type { AppRouter } from "@/server/trpc/root";
 import { makeQueryClient } from "./query-client";
 
-export const { TRPCProvider, useTRPC } = createTRPCContext<AppRouter>();
+export const { TRPCProvider, useTRPC, useTRPCClient } = createTRPCContext<AppRouter>();
 
 let browserQueryClient: QueryClient | undefined;
 

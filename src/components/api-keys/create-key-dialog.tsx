@@ -1,15 +1,15 @@
 "use client";
 
-import { useMutation, useQuery } from "@tanstack/react-query";
+import { useQuery } from "@tanstack/react-query";
 import { useId, useState } from "react";
 import { useFormContext } from "react-hook-form";
 import { createApiKeyInput, type CreateApiKeyInput, type CreatedApiKey } from "@/lib/schemas/api-keys";
 import { PermissionPicker } from "@/components/identity/permission-picker";
 import { Dialog } from "@/components/ui/dialog";
 import { describedBy, FieldError } from "@/components/ui/field-error";
-import { DialogButtons, Form, FormError, TextField, useFieldController, useSchemaForm } from "@/components/ui/form";
+import { DialogButtons, Form, TextField, useFieldController, useSchemaForm } from "@/components/ui/form";
 import { hintClass, inputClass, labelClass } from "@/components/ui/styles";
-import { useTRPC } from "@/trpc/react";
+import { useTRPC, useTRPCClient } from "@/trpc/react";
 
 // "Create API key": a name, scopes from the catalog grouped by resource, and an expiry. Checked
 // here with the schema the server enforces; what only the server knows (the platform's policy,
@@ -53,6 +53,7 @@ interface KeyValues {
 
 function CreateKeyForm({ onCancel, onCreated }: { onCancel: () => void; onCreated: (key: CreatedApiKey) => void }) {
   const trpc = useTRPC();
+  const client = useTRPCClient();
   const policy = useQuery(trpc.apiKeys.policy.queryOptions());
   const maxDays = policy.data?.max_lifetime_days ?? null;
   const [today] = useState(() => Date.now());
@@ -76,12 +77,12 @@ function CreateKeyForm({ onCancel, onCreated }: { onCancel: () => void; onCreate
       }
       return { name, scopes, expires_at: expiresAt };
     },
+    submit: async (input) => onCreated(await client.apiKeys.create.mutate(input)),
   });
-  const create = useMutation(trpc.apiKeys.create.mutationOptions({ onSuccess: onCreated, onError: form.showServerError }));
   const choice = choiceOf(form.watch("expires_at"));
 
   return (
-    <Form form={form} onSubmit={(input) => create.mutate(input)} className="space-y-6">
+    <Form form={form} className="space-y-6">
       <TextField name="name" label="Name" autoFocus autoComplete="off" hint="Say what uses the key, for example “billing export”." />
       <PermissionPicker
         name="scopes"
@@ -92,8 +93,7 @@ function CreateKeyForm({ onCancel, onCreated }: { onCancel: () => void; onCreate
         dangerousNote="Dangerous: no API key ever carries it, so it cannot be picked."
       />
       <ExpiryField choice={choice} maxDays={maxDays} today={today} />
-      <FormError />
-      <DialogButtons onCancel={onCancel} pending={create.isPending} label="Create key" pendingLabel="Creating…" />
+      <DialogButtons onCancel={onCancel} label="Create key" pendingLabel="Creating…" />
     </Form>
   );
 }

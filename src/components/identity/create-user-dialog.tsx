@@ -1,10 +1,9 @@
 "use client";
 
-import { useMutation } from "@tanstack/react-query";
 import { createUserInput, type CreateUserInput, type User } from "@/lib/schemas/users";
 import { Dialog } from "@/components/ui/dialog";
-import { useTRPC } from "@/trpc/react";
-import { Choice, ChoiceGroup, DialogButtons, Form, FormError, orNull, TextField, useSchemaForm } from "@/components/ui/form";
+import { useTRPCClient } from "@/trpc/react";
+import { Choice, ChoiceGroup, DialogButtons, Form, orNull, TextField, useSchemaForm } from "@/components/ui/form";
 
 // "Create user": a username, an optional email and display name, and either a password or none
 // (an OAuth-only user, who signs in through a linked identity).
@@ -26,7 +25,7 @@ export function CreateUserDialog({ open, onClose, onCreated }: { open: boolean; 
 }
 
 function CreateUserForm({ onCancel, onCreated }: { onCancel: () => void; onCreated: (user: User) => void }) {
-  const trpc = useTRPC();
+  const client = useTRPCClient();
   const form = useSchemaForm<CreateUserValues, CreateUserInput>({
     schema: createUserInput,
     defaultValues: { username: "", email: "", display_name: "", sign_in: "password", password: "" },
@@ -36,11 +35,11 @@ function CreateUserForm({ onCancel, onCreated }: { onCancel: () => void; onCreat
       display_name: orNull(display_name),
       password: sign_in === "password" ? password : null,
     }),
+    submit: async (input) => onCreated(await client.users.create.mutate(input)),
   });
-  const create = useMutation(trpc.users.create.mutationOptions({ onSuccess: onCreated, onError: form.showServerError }));
 
   return (
-    <Form form={form} onSubmit={(input) => create.mutate(input)} className="space-y-5">
+    <Form form={form} className="space-y-5">
       <TextField name="username" label="Username" autoFocus autoComplete="off" hint="Letters, digits, “.”, “_” and “-”. Used to sign in." />
       <TextField name="email" label="Email" type="email" autoComplete="off" hint="Optional. A verified email at an OAuth provider links that account on its first sign-in." />
       <TextField name="display_name" label="Display name" autoComplete="off" />
@@ -57,8 +56,7 @@ function CreateUserForm({ onCancel, onCreated }: { onCancel: () => void; onCreat
           hint="At least 12 characters. For a generated one, create the user without and use “Reset password” on their page."
         />
       )}
-      <FormError />
-      <DialogButtons onCancel={onCancel} pending={create.isPending} label="Create user" pendingLabel="Creating…" />
+      <DialogButtons onCancel={onCancel} label="Create user" pendingLabel="Creating…" />
     </Form>
   );
 }

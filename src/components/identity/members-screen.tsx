@@ -5,13 +5,13 @@ import { useState } from "react";
 import { addMemberInput, type AddMemberInput, type Member } from "@/lib/schemas/members";
 import { grantOrgRoleInput, type GrantOrgRoleInput } from "@/lib/schemas/roles";
 import { organizationOptions } from "@/components/tenancy/queries";
-import { useTRPC } from "@/trpc/react";
+import { useTRPC, useTRPCClient } from "@/trpc/react";
 import { RemovalWarning, RoleBadges, UserLink } from "./parts";
 import { RoleSelect, UserPicker, type Picked } from "./pickers";
 import { memberListOptions } from "./queries";
 import { ConfirmDialog } from "@/components/ui/confirm-dialog";
 import { Dialog } from "@/components/ui/dialog";
-import { DialogButtons, Form, FormError, useSchemaForm } from "@/components/ui/form";
+import { DialogButtons, Form, useSchemaForm } from "@/components/ui/form";
 import { ResourceSection, useNotice } from "@/components/ui/resource-section";
 import { SearchBox } from "@/components/ui/search-box";
 import { mutedText } from "@/components/ui/styles";
@@ -142,7 +142,7 @@ export function MembersScreen({ orgId }: { orgId: string }) {
 }
 
 function AddMemberForm({ orgId, onCancel, onAdded }: { orgId: string; onCancel: () => void; onAdded: (member: Member) => void }) {
-  const trpc = useTRPC();
+  const client = useTRPCClient();
   const form = useSchemaForm<{ user_id: Picked | null }, AddMemberInput>({
     schema: addMemberInput,
     defaultValues: { user_id: null },
@@ -150,20 +150,19 @@ function AddMemberForm({ orgId, onCancel, onAdded }: { orgId: string; onCancel: 
       if (!user_id) problem("user_id", "Pick a user.");
       return { user_id: user_id?.id };
     },
+    submit: async (input) => onAdded(await client.members.add.mutate({ org_id: orgId, ...input })),
   });
-  const add = useMutation(trpc.members.add.mutationOptions({ onSuccess: onAdded, onError: form.showServerError }));
 
   return (
-    <Form form={form} onSubmit={(input) => add.mutate({ org_id: orgId, ...input })} className="space-y-5">
+    <Form form={form} className="space-y-5">
       <UserPicker name="user_id" />
-      <FormError />
-      <DialogButtons onCancel={onCancel} pending={add.isPending} label="Add member" pendingLabel="Adding…" />
+      <DialogButtons onCancel={onCancel} label="Add member" pendingLabel="Adding…" />
     </Form>
   );
 }
 
 function GrantOrgRoleForm({ orgId, member, onCancel, onGranted }: { orgId: string; member: Member; onCancel: () => void; onGranted: (roleName: string) => void }) {
-  const trpc = useTRPC();
+  const client = useTRPCClient();
   const form = useSchemaForm<{ role_id: string }, GrantOrgRoleInput>({
     schema: grantOrgRoleInput,
     defaultValues: { role_id: "" },
@@ -171,14 +170,13 @@ function GrantOrgRoleForm({ orgId, member, onCancel, onGranted }: { orgId: strin
       if (!values.role_id) problem("role_id", "Pick a role.");
       return values;
     },
+    submit: async (input) => onGranted((await client.members.grantRole.mutate({ org_id: orgId, user_id: member.user_id, ...input })).role.name),
   });
-  const grant = useMutation(trpc.members.grantRole.mutationOptions({ onSuccess: (g) => onGranted(g.role.name), onError: form.showServerError }));
 
   return (
-    <Form form={form} onSubmit={(input) => grant.mutate({ org_id: orgId, user_id: member.user_id, ...input })} className="space-y-5">
+    <Form form={form} className="space-y-5">
       <RoleSelect scope="org" label="Org role" held={new Set(member.roles.map((r) => r.id))} />
-      <FormError />
-      <DialogButtons onCancel={onCancel} pending={grant.isPending} label="Grant role" pendingLabel="Granting…" />
+      <DialogButtons onCancel={onCancel} label="Grant role" pendingLabel="Granting…" />
     </Form>
   );
 }

@@ -1,6 +1,5 @@
 "use client";
 
-import { useMutation } from "@tanstack/react-query";
 import {
   CLIENT_TYPES,
   clientShapeProblems,
@@ -12,9 +11,9 @@ import {
   type OAuthClientWithSecret,
   type UpdateOAuthClientInput,
 } from "@/lib/schemas/oauth-clients";
-import { useTRPC } from "@/trpc/react";
+import { useTRPCClient } from "@/trpc/react";
 import { PermissionPicker } from "./permission-picker";
-import { CheckboxField, Choice, ChoiceGroup, DialogButtons, Form, FormError, TextAreaField, TextField, useSchemaForm } from "@/components/ui/form";
+import { CheckboxField, Choice, ChoiceGroup, DialogButtons, Form, TextAreaField, TextField, useSchemaForm } from "@/components/ui/form";
 import { Fact, ShownOnceDialog } from "@/components/ui/secret-field";
 import { Code } from "@/components/ui/values";
 
@@ -57,7 +56,7 @@ export function ClientForm({
   onRegistered: (client: OAuthClientWithSecret) => void;
   onSaved: (client: OAuthClient) => void;
 }) {
-  const trpc = useTRPC();
+  const trpcClient = useTRPCClient();
   const form = useSchemaForm<ClientValues, CreateOAuthClientInput | UpdateOAuthClientInput>({
     schema: client === null ? createOAuthClientInput : updateOAuthClientInput,
     defaultValues: {
@@ -75,19 +74,17 @@ export function ClientForm({
       for (const { path, message } of clientShapeProblems({ ...input, client_type: client.client_type })) problem(path as keyof ClientValues, message);
       return input;
     },
+    submit: async (input) =>
+      client === null
+        ? onRegistered(await trpcClient.oauthClients.register.mutate(input as CreateOAuthClientInput))
+        : onSaved(await trpcClient.oauthClients.update.mutate({ client_id: client.client_id, ...input })),
   });
-  const register = useMutation(trpc.oauthClients.register.mutationOptions({ onSuccess: onRegistered, onError: form.showServerError }));
-  const update = useMutation(trpc.oauthClients.update.mutationOptions({ onSuccess: onSaved, onError: form.showServerError }));
   // An error on `redirect_uris.1` names the second URI: "Redirect URI 2 (http://…) must use https".
   const uris = urisOf(form.watch("redirect_uris"));
   const uriLabel = ([index]: string[]) => `Redirect URI ${Number(index) + 1}${uris[Number(index)] ? ` (${uris[Number(index)]})` : ""}`;
 
   return (
-    <Form
-      form={form}
-      onSubmit={(input) => (client === null ? register.mutate(input as CreateOAuthClientInput) : update.mutate({ client_id: client.client_id, ...input }))}
-      className="space-y-6"
-    >
+    <Form form={form} className="space-y-6">
       <TextField name="name" label="Name" autoFocus autoComplete="off" hint="Shown to users on consent screens." />
       {client === null ? (
         <ChoiceGroup name="client_type" legend="Client type" hint="Fixed once registered.">
@@ -114,8 +111,7 @@ export function ClientForm({
         ))}
       </ChoiceGroup>
       <PermissionPicker name="allowed_scopes" legend="Allowed scopes" hint="Catalog permissions the client may ask for." noun="scope" />
-      <FormError />
-      <DialogButtons onCancel={onCancel} pending={register.isPending || update.isPending} label={client === null ? "Register client" : "Save client"} />
+      <DialogButtons onCancel={onCancel} label={client === null ? "Register client" : "Save client"} />
     </Form>
   );
 }

@@ -6,7 +6,7 @@ import { useRouter } from "next/navigation";
 import { useState } from "react";
 import { createRoleInput, updateRoleInput, type CreateRoleInput, type Role, type ROLE_SCOPES, type UpdateRoleInput } from "@/lib/schemas/roles";
 import { isPermission } from "@/lib/permissions";
-import { useTRPC } from "@/trpc/react";
+import { useTRPC, useTRPCClient } from "@/trpc/react";
 import { orgPermissionsOnly, PermissionPicker } from "./permission-picker";
 import { roleOptions } from "./queries";
 import { Badge } from "@/components/ui/badge";
@@ -59,6 +59,8 @@ function RoleEditor({ role }: { role: Role | null }) {
   const [notice, setNotice] = useState("");
   const [deleting, setDeleting] = useState<Role | null>(null);
   const builtIn = role?.is_built_in === true;
+  const client = useTRPCClient();
+  const refresh = () => queryClient.invalidateQueries(trpc.roles.pathFilter());
   const form = useSchemaForm<RoleValues, CreateRoleInput | UpdateRoleInput>({
     schema: role === null ? createRoleInput : updateRoleInput,
     defaultValues: { name: role?.name ?? "", description: role?.description ?? "", scope: role?.scope ?? "org", permissions: role?.permissions ?? [] },
@@ -68,28 +70,19 @@ function RoleEditor({ role }: { role: Role | null }) {
       if (role === null) return { name, description: orNull(description), scope, permissions: chosen };
       return builtIn ? { description: orNull(description) } : { name, description: orNull(description), permissions: chosen };
     },
+    submit: async (input) => {
+      if (role === null) {
+        const created = await client.roles.create.mutate(input as CreateRoleInput);
+        void refresh();
+        return router.push(`/console/roles/${created.id}`);
+      }
+      const saved = await client.roles.update.mutate({ role_id: role.id, ...input });
+      setNotice(`Role ${saved.name} saved.`);
+      void refresh();
+    },
   });
   const scope = form.watch("scope");
 
-  const refresh = () => queryClient.invalidateQueries(trpc.roles.pathFilter());
-  const create = useMutation(
-    trpc.roles.create.mutationOptions({
-      onSuccess: (created) => {
-        void refresh();
-        router.push(`/console/roles/${created.id}`);
-      },
-      onError: form.showServerError,
-    }),
-  );
-  const update = useMutation(
-    trpc.roles.update.mutationOptions({
-      onSuccess: (saved) => {
-        setNotice(`Role ${saved.name} saved.`);
-        void refresh();
-      },
-      onError: form.showServerError,
-    }),
-  );
   const remove = useMutation(trpc.roles.delete.mutationOptions());
 
   return (
@@ -117,7 +110,6 @@ function RoleEditor({ role }: { role: Role | null }) {
 
       <Form
         form={form}
-        onSubmit={(input) => (role === null ? create.mutate(input as CreateRoleInput) : update.mutate({ role_id: role.id, ...input }))}
         label={role ? `Edit ${role.name}` : "Create role"}
         className="mt-4 max-w-3xl space-y-6"
       >
@@ -145,7 +137,7 @@ function RoleEditor({ role }: { role: Role | null }) {
           offered={scope === "org" ? orgPermissionsOnly : undefined}
           readOnly={builtIn}
         />
-        <SubmitRow pending={create.isPending || update.isPending} label={role ? "Save role" : "Create role"} />
+        <SubmitRow label={role ? "Save role" : "Create role"} />
       </Form>
 
       <ConfirmDialog

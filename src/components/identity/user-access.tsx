@@ -6,12 +6,12 @@ import type { z } from "zod";
 import { memberParams, type UserOrganization } from "@/lib/schemas/members";
 import { grantRoleInput, type Grant, type GrantRoleInput, type ROLE_SCOPES } from "@/lib/schemas/roles";
 import type { User } from "@/lib/schemas/users";
-import { useTRPC } from "@/trpc/react";
+import { useTRPC, useTRPCClient } from "@/trpc/react";
 import { RemovalWarning, RoleBadges, RoleName } from "./parts";
 import { OrganizationPicker, RoleSelect, type Picked } from "./pickers";
 import { effectivePermissionsOptions, userGrantsOptions, userOrganizationsOptions } from "./queries";
 import { Badge, DangerousBadge } from "@/components/ui/badge";
-import { Choice, ChoiceGroup, DialogButtons, Form, FormError, SelectField, useSchemaForm } from "@/components/ui/form";
+import { Choice, ChoiceGroup, DialogButtons, Form, SelectField, useSchemaForm } from "@/components/ui/form";
 import { ResourceSection } from "@/components/ui/resource-section";
 import { HeadedSection } from "@/components/ui/page-header";
 import { ErrorState, LoadingState } from "@/components/ui/states";
@@ -92,7 +92,7 @@ export function MembershipsSection({ user, onNotice }: { user: User; onNotice: (
 }
 
 function AddMembershipForm({ user, onCancel, onAdded }: { user: User; onCancel: () => void; onAdded: (orgName: string) => void }) {
-  const trpc = useTRPC();
+  const client = useTRPCClient();
   const form = useSchemaForm<{ org_id: Picked | null }, z.output<typeof memberParams>>({
     schema: memberParams,
     defaultValues: { org_id: null },
@@ -100,14 +100,16 @@ function AddMembershipForm({ user, onCancel, onAdded }: { user: User; onCancel: 
       if (!org_id) problem("org_id", "Pick an organization.");
       return { org_id: org_id?.id, user_id: user.id };
     },
+    submit: async (input) => {
+      await client.members.add.mutate(input);
+      onAdded(form.getValues("org_id")?.label ?? "");
+    },
   });
-  const add = useMutation(trpc.members.add.mutationOptions({ onSuccess: () => onAdded(form.getValues("org_id")?.label ?? ""), onError: form.showServerError }));
 
   return (
-    <Form form={form} onSubmit={(input) => add.mutate(input)} className="space-y-5">
+    <Form form={form} className="space-y-5">
       <OrganizationPicker name="org_id" />
-      <FormError />
-      <DialogButtons onCancel={onCancel} pending={add.isPending} label="Add to organization" pendingLabel="Adding…" />
+      <DialogButtons onCancel={onCancel} label="Add to organization" pendingLabel="Adding…" />
     </Form>
   );
 }
@@ -174,6 +176,7 @@ export function GrantsSection({ user, onNotice }: { user: User; onNotice: (text:
 
 function GrantRoleForm({ user, onCancel, onGranted }: { user: User; onCancel: () => void; onGranted: (grant: Grant) => void }) {
   const trpc = useTRPC();
+  const client = useTRPCClient();
   const orgs = useQuery(userOrganizationsOptions(trpc, user.id));
   const form = useSchemaForm<{ scope: (typeof ROLE_SCOPES)[number]; role_id: string; org_id: string }, GrantRoleInput>({
     schema: grantRoleInput,
@@ -183,15 +186,15 @@ function GrantRoleForm({ user, onCancel, onGranted }: { user: User; onCancel: ()
       if (scope === "org" && !org_id) problem("org_id", "Pick the organization the role applies in.");
       return { role_id, org_id: scope === "org" ? org_id : null };
     },
+    submit: async (input) => onGranted(await client.roles.grant.mutate({ user_id: user.id, ...input })),
   });
-  const grant = useMutation(trpc.roles.grant.mutationOptions({ onSuccess: onGranted, onError: form.showServerError }));
   const scope = form.watch("scope");
   const noOrganizations = scope === "org" && orgs.data?.data.length === 0;
   // Another kind of role: the role picked before is not one of it.
   const clearRole = () => form.setValue("role_id", "");
 
   return (
-    <Form form={form} onSubmit={(input) => grant.mutate({ user_id: user.id, ...input })} className="space-y-5">
+    <Form form={form} className="space-y-5">
       <ChoiceGroup legend="Kind of role">
         <Choice type="radio" name="scope" value="org" label="Organization role, in one organization" onChange={clearRole} />
         <Choice type="radio" name="scope" value="system" label="System role, globally" onChange={clearRole} />
@@ -209,8 +212,7 @@ function GrantRoleForm({ user, onCancel, onGranted }: { user: User; onCancel: ()
           hint={noOrganizations ? `${user.username} belongs to no organization yet: add them to one first.` : "Only organizations the user belongs to."}
         />
       )}
-      <FormError />
-      <DialogButtons onCancel={onCancel} pending={grant.isPending} label="Grant role" pendingLabel="Granting…" />
+      <DialogButtons onCancel={onCancel} label="Grant role" pendingLabel="Granting…" />
     </Form>
   );
 }

@@ -1,40 +1,29 @@
 "use client";
 
-import { useMutation } from "@tanstack/react-query";
 import { resetPasswordInput, updateUserInput, type PasswordReset, type ResetPasswordInput, type UpdateUserInput, type User } from "@/lib/schemas/users";
 import { Dialog } from "@/components/ui/dialog";
-import { useTRPC } from "@/trpc/react";
-import { Choice, ChoiceGroup, DialogButtons, Form, FormError, orNull, SubmitRow, TextAreaField, TextField, useSchemaForm } from "@/components/ui/form";
+import { useTRPCClient } from "@/trpc/react";
+import { blankAsNull, Choice, ChoiceGroup, DialogButtons, Form, orNullEach, SubmitRow, TextAreaField, TextField, textsOf, useSchemaForm } from "@/components/ui/form";
 import { ShownOnceDialog } from "@/components/ui/secret-field";
 
 // A user's profile form, and the password reset with its show-once generated password.
 
 type ProfileValues = Record<"username" | "email" | "display_name" | "avatar_url" | "locale" | "timezone" | "bio", string>;
 
+const PROFILE_FIELDS = ["email", "display_name", "avatar_url", "locale", "timezone", "bio"] as const;
+
 export function ProfileForm({ user, onSaved }: { user: User; onSaved: (user: User) => void }) {
-  const trpc = useTRPC();
+  const client = useTRPCClient();
   const form = useSchemaForm<ProfileValues, UpdateUserInput>({
     schema: updateUserInput,
-    defaultValues: {
-      username: user.username,
-      email: user.email ?? "",
-      display_name: user.display_name ?? "",
-      avatar_url: user.avatar_url ?? "",
-      locale: user.locale ?? "",
-      timezone: user.timezone ?? "",
-      bio: user.bio ?? "",
-    },
-    toInput: ({ username, bio, ...rest }) => ({
-      username,
-      ...Object.fromEntries(Object.entries(rest).map(([k, v]) => [k, orNull(v)])),
-      bio: bio.trim() === "" ? null : bio,
-    }),
+    defaultValues: { username: user.username, ...textsOf(user, PROFILE_FIELDS) },
+    toInput: ({ username, bio, ...rest }) => ({ username, ...orNullEach(rest), bio: blankAsNull(bio) }),
+    submit: async (input) => onSaved(await client.users.update.mutate({ user_id: user.id, ...input })),
   });
-  const update = useMutation(trpc.users.update.mutationOptions({ onSuccess: onSaved, onError: form.showServerError }));
   const readOnly = user.is_deleted;
 
   return (
-    <Form form={form} onSubmit={(input) => update.mutate({ user_id: user.id, ...input })} label="Profile" className="grid gap-5 sm:grid-cols-2">
+    <Form form={form} label="Profile" className="grid gap-5 sm:grid-cols-2">
       <TextField name="username" label="Username" autoComplete="off" readOnly={readOnly} />
       <TextField name="email" label="Email" type="email" autoComplete="off" readOnly={readOnly} />
       <TextField name="display_name" label="Display name" autoComplete="off" readOnly={readOnly} />
@@ -42,7 +31,7 @@ export function ProfileForm({ user, onSaved }: { user: User; onSaved: (user: Use
       <TextField name="locale" label="Locale" autoComplete="off" hint="A language tag like en or pt-BR." readOnly={readOnly} />
       <TextField name="timezone" label="Time zone" autoComplete="off" hint="An IANA time zone like Europe/Paris." readOnly={readOnly} />
       <TextAreaField name="bio" label="Bio" rows={3} className="sm:col-span-2" readOnly={readOnly} />
-      {!readOnly && <SubmitRow pending={update.isPending} label="Save profile" className="sm:col-span-2" />}
+      {!readOnly && <SubmitRow label="Save profile" className="sm:col-span-2" />}
     </Form>
   );
 }
@@ -56,24 +45,23 @@ export function ResetPasswordDialog({ user, onClose, onDone }: { user: User | nu
 }
 
 function ResetPasswordForm({ user, onCancel, onDone }: { user: User; onCancel: () => void; onDone: (reset: PasswordReset) => void }) {
-  const trpc = useTRPC();
+  const client = useTRPCClient();
   const form = useSchemaForm<{ mode: "generate" | "set"; password: string }, ResetPasswordInput>({
     schema: resetPasswordInput,
     defaultValues: { mode: "generate", password: "" },
     // Without a password the server generates one.
     toInput: ({ mode, password }) => (mode === "set" ? { password } : {}),
+    submit: async (input) => onDone(await client.users.resetPassword.mutate({ user_id: user.id, ...input })),
   });
-  const reset = useMutation(trpc.users.resetPassword.mutationOptions({ onSuccess: onDone, onError: form.showServerError }));
 
   return (
-    <Form form={form} onSubmit={(input) => reset.mutate({ user_id: user.id, ...input })} className="space-y-5">
+    <Form form={form} className="space-y-5">
       <ChoiceGroup legend="New password">
         <Choice type="radio" name="mode" value="generate" label="Generate one (shown once)" />
         <Choice type="radio" name="mode" value="set" label="Set this password" />
       </ChoiceGroup>
       {form.watch("mode") === "set" && <TextField name="password" label="Password" type="password" autoComplete="new-password" hint="At least 12 characters." />}
-      <FormError />
-      <DialogButtons onCancel={onCancel} pending={reset.isPending} label="Reset password" pendingLabel="Resetting…" />
+      <DialogButtons onCancel={onCancel} label="Reset password" pendingLabel="Resetting…" />
     </Form>
   );
 }

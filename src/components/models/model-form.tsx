@@ -1,10 +1,9 @@
 "use client";
 
-import { useMutation } from "@tanstack/react-query";
 import { BILLING_UNITS, createModelInput, MODEL_CATEGORIES, updateModelInput, type CreateModelInput, type Model, type UpdateModelInput } from "@/lib/schemas/models";
-import { CheckboxField, DialogButtons, Form, FormError, optionsOf, orNull, SelectField, splitList, TextField, useSchemaForm } from "@/components/ui/form";
+import { CheckboxField, DialogButtons, Form, optionsOf, orNull, SelectField, splitList, TextField, useSchemaForm } from "@/components/ui/form";
 import type { EditorControls } from "@/components/ui/resource-section";
-import { useTRPC } from "@/trpc/react";
+import { useTRPCClient } from "@/trpc/react";
 import { CATEGORY_LABELS, UNIT_LABELS } from "./format";
 
 // "Add model" and "Edit": one form. Prices are typed as text and sent as the text typed (checked
@@ -40,7 +39,7 @@ function PriceFields({ side }: { side: "input" | "output" }) {
 }
 
 export function ModelForm({ model, controls }: { model: Model | null; controls: EditorControls }) {
-  const trpc = useTRPC();
+  const client = useTRPCClient();
   const form = useSchemaForm<ModelValues, CreateModelInput | UpdateModelInput>({
     schema: model ? updateModelInput : createModelInput,
     defaultValues: {
@@ -69,13 +68,14 @@ export function ModelForm({ model, controls }: { model: Model | null; controls: 
       // Only what changed, so an edit never undoes someone else's change to another field.
       return Object.fromEntries(Object.entries(values).filter(([key, value]) => JSON.stringify(value) !== JSON.stringify(model[key as keyof typeof values])));
     },
+    submit: async (input) => {
+      const saved = model ? await client.models.update.mutate({ model_config_id: model.id, ...input }) : await client.models.create.mutate(input as CreateModelInput);
+      controls.done(`${saved.model_id} ${model ? "saved" : "added"}.`);
+    },
   });
-  const onSuccess = (saved: Model) => controls.done(`${saved.model_id} ${model ? "saved" : "added"}.`);
-  const create = useMutation(trpc.models.create.mutationOptions({ onSuccess, onError: form.showServerError }));
-  const update = useMutation(trpc.models.update.mutationOptions({ onSuccess, onError: form.showServerError }));
 
   return (
-    <Form form={form} onSubmit={(input) => (model ? update.mutate({ model_config_id: model.id, ...input }) : create.mutate(input as CreateModelInput))} className="space-y-5">
+    <Form form={form} className="space-y-5">
       <div className="grid gap-4 sm:grid-cols-2">
         <TextField name="provider" label="Provider" readOnly={!!model} autoFocus={!model} autoComplete="off" hint={model ? undefined : "Lowercase, like openai or anthropic."} />
         <TextField name="model_id" label="Model ID" readOnly={!!model} autoComplete="off" mono hint={model ? undefined : "As the provider's API names it, like gpt-4o."} />
@@ -89,8 +89,7 @@ export function ModelForm({ model, controls }: { model: Model | null; controls: 
         <TextField name="currency" label="Currency" maxLength={3} autoComplete="off" mono className="[&_input]:w-28 [&_input]:uppercase" hint="An ISO 4217 code, like USD or EUR." />
       </div>
       <CheckboxField name="enabled" label="Enabled" hint="Orchestrators may use an enabled model; a provider has one enabled model per model ID." />
-      <FormError />
-      <DialogButtons onCancel={controls.cancel} pending={create.isPending || update.isPending} label={model ? "Save changes" : "Add model"} />
+      <DialogButtons onCancel={controls.cancel} label={model ? "Save changes" : "Add model"} />
     </Form>
   );
 }

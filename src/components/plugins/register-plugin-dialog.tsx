@@ -1,14 +1,13 @@
 "use client";
 
-import { useMutation } from "@tanstack/react-query";
 import { useId, useRef, type ChangeEvent } from "react";
 import { useFormContext } from "react-hook-form";
 import { registerPluginInput, type Plugin, type RegisterPluginInput } from "@/lib/schemas/plugins";
 import { Dialog } from "@/components/ui/dialog";
 import { describedBy, FieldError } from "@/components/ui/field-error";
-import { CheckboxField, ChoiceGroup, DialogButtons, Form, FormError, jsonObjectOf, splitList, TextAreaField, TextField, useFieldController, useSchemaForm } from "@/components/ui/form";
+import { blankAsNull, CheckboxField, ChoiceGroup, DialogButtons, Form, jsonObjectOf, splitList, TextAreaField, TextField, useFieldController, useSchemaForm } from "@/components/ui/form";
 import { hintClass, labelClass, linkButton } from "@/components/ui/styles";
-import { useTRPC } from "@/trpc/react";
+import { useTRPCClient } from "@/trpc/react";
 import { LOGO_TYPES, PluginLogo, readLogo } from "./logo";
 import { SettingsPreview } from "./settings-preview";
 
@@ -75,7 +74,7 @@ export function RegisterPluginDialog({ open, onClose, onRegistered, template = n
 const jsonPlace = (label: string) => (rest: string[]) => `${label}: ${rest.join(".")}`;
 
 export function RegisterForm({ template, onCancel, onRegistered }: { template: Plugin | null; onCancel: () => void; onRegistered: (plugin: Plugin) => void }) {
-  const trpc = useTRPC();
+  const client = useTRPCClient();
   const previewId = useId();
   const form = useSchemaForm<RegisterValues, RegisterPluginInput>({
     schema: registerPluginInput,
@@ -98,18 +97,18 @@ export function RegisterForm({ template, onCancel, onRegistered }: { template: P
       ...values,
       pid: pid.trim(),
       version: version.trim(),
-      description: description.trim() === "" ? null : description,
-      tag: tag.trim() === "" ? null : tag,
+      description: blankAsNull(description),
+      tag: blankAsNull(tag),
       capabilities: splitList(capabilities),
       default_settings: jsonObjectOf(default_settings, "Default settings", (message) => problem("default_settings", message)),
       settings_schema: jsonObjectOf(settings_schema, "Settings schema", (message) => problem("settings_schema", message)),
     }),
+    submit: async (input) => onRegistered(await client.plugins.register.mutate(input)),
   });
-  const register = useMutation(trpc.plugins.register.mutationOptions({ onSuccess: onRegistered, onError: form.showServerError }));
   const [schema, defaults] = form.watch(["settings_schema", "default_settings"]);
 
   return (
-    <Form form={form} onSubmit={(input) => register.mutate(input)} className="space-y-5">
+    <Form form={form} className="space-y-5">
       <div className="grid gap-4 sm:grid-cols-2">
         <TextField name="pid" label="Plugin ID" mono autoFocus={!template} autoComplete="off" placeholder="com.example.search" hint="Reverse-domain notation, the same for every version." />
         <TextField
@@ -167,9 +166,7 @@ export function RegisterForm({ template, onCancel, onRegistered }: { template: P
           <SettingsPreview schema={schema} defaults={defaults} />
         </div>
       </section>
-
-      <FormError />
-      <DialogButtons onCancel={onCancel} pending={register.isPending} label="Register version" pendingLabel="Registering…" />
+      <DialogButtons onCancel={onCancel} label="Register version" pendingLabel="Registering…" />
     </Form>
   );
 }

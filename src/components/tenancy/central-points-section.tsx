@@ -12,11 +12,11 @@ import {
   type UpdateCentralPointInput,
 } from "@/lib/schemas/central-points";
 import { SUBSCRIPTION_TIERS } from "@/lib/schemas/organizations";
-import { useTRPC } from "@/trpc/react";
+import { useTRPC, useTRPCClient } from "@/trpc/react";
 import { useOrganization } from "./organization-frame";
 import { centralPointListOptions, orchestratorChoicesOptions } from "./queries";
 import { Badge, StatusBadge } from "@/components/ui/badge";
-import { Choice, ChoiceGroup, DialogButtons, Form, FormError, optionsOf, SelectField, TextAreaField, TextField, useSchemaForm } from "@/components/ui/form";
+import { blankAsNull, Choice, ChoiceGroup, DialogButtons, Form, optionsOf, SelectField, TextAreaField, TextField, useSchemaForm } from "@/components/ui/form";
 import { ResourceSection, type EditorControls } from "@/components/ui/resource-section";
 import { mutedText } from "@/components/ui/styles";
 import { td } from "@/components/ui/table";
@@ -108,7 +108,7 @@ interface CentralPointValues {
 }
 
 function CentralPointForm({ orgId, point, instances, instancesLoading, controls }: { orgId: string; point: CentralPoint | null; instances: Instance[]; instancesLoading: boolean; controls: EditorControls }) {
-  const trpc = useTRPC();
+  const client = useTRPCClient();
   const form = useSchemaForm<CentralPointValues, CreateCentralPointInput | UpdateCentralPointInput>({
     schema: point === null ? createCentralPointInput : updateCentralPointInput,
     defaultValues: {
@@ -120,21 +120,19 @@ function CentralPointForm({ orgId, point, instances, instancesLoading, controls 
     },
     toInput: ({ description, ...values }, problem) => {
       if (!values.orchestrator_id) problem("orchestrator_id", "Pick the orchestrator it points to.");
-      return { ...values, description: description.trim() === "" ? null : description };
+      return { ...values, description: blankAsNull(description) };
+    },
+    submit: async (input) => {
+      const saved =
+        point === null
+          ? await client.centralPoints.create.mutate({ org_id: orgId, ...(input as CreateCentralPointInput) })
+          : await client.centralPoints.update.mutate({ org_id: orgId, central_point_id: point.id, ...input });
+      controls.done(`Central point “${saved.name}” ${point === null ? "created" : "saved"}.`);
     },
   });
-  const onSuccess = (saved: CentralPoint) => controls.done(`Central point “${saved.name}” ${point === null ? "created" : "saved"}.`);
-  const create = useMutation(trpc.centralPoints.create.mutationOptions({ onSuccess, onError: form.showServerError }));
-  const update = useMutation(trpc.centralPoints.update.mutationOptions({ onSuccess, onError: form.showServerError }));
 
   return (
-    <Form
-      form={form}
-      onSubmit={(input) =>
-        point === null ? create.mutate({ org_id: orgId, ...(input as CreateCentralPointInput) }) : update.mutate({ org_id: orgId, central_point_id: point.id, ...input })
-      }
-      className="space-y-5"
-    >
+    <Form form={form} className="space-y-5">
       <TextField name="name" label="Name" autoFocus autoComplete="off" hint="Unique in the organization." />
       <SelectField
         name="orchestrator_id"
@@ -157,8 +155,7 @@ function CentralPointForm({ orgId, point, instances, instancesLoading, controls 
       </ChoiceGroup>
       <SelectField name="status" label="Status" options={optionsOf(CENTRAL_POINT_STATUSES)} />
       <TextAreaField name="description" label="Description" />
-      <FormError />
-      <DialogButtons onCancel={controls.cancel} pending={create.isPending || update.isPending} label={point === null ? "Create central point" : "Save central point"} />
+      <DialogButtons onCancel={controls.cancel} label={point === null ? "Create central point" : "Save central point"} />
     </Form>
   );
 }

@@ -2,10 +2,10 @@
 
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { createLlmConfigInput, LLM_PROVIDERS, updateLlmConfigInput, type CreateLlmConfigInput, type LlmConfig, type UpdateLlmConfigInput } from "@/lib/schemas/llm-configs";
-import { useTRPC } from "@/trpc/react";
+import { useTRPC, useTRPCClient } from "@/trpc/react";
 import { jsonText } from "@/components/tenancy/values";
 import { Badge } from "@/components/ui/badge";
-import { CheckboxField, DialogButtons, Form, FormError, jsonObjectOf, optionsOf, orNull, SelectField, TextAreaField, TextField, useSchemaForm } from "@/components/ui/form";
+import { CheckboxField, DialogButtons, Form, jsonObjectOf, optionsOf, orNull, SelectField, TextAreaField, TextField, useSchemaForm } from "@/components/ui/form";
 import { ResourceSection, type EditorControls } from "@/components/ui/resource-section";
 import { mutedText } from "@/components/ui/styles";
 import { td } from "@/components/ui/table";
@@ -77,7 +77,7 @@ interface LlmConfigValues {
 }
 
 function LlmConfigForm({ orgId, config, controls }: { orgId: string; config: LlmConfig | null; controls: EditorControls }) {
-  const trpc = useTRPC();
+  const client = useTRPCClient();
   const form = useSchemaForm<LlmConfigValues, CreateLlmConfigInput | UpdateLlmConfigInput>({
     schema: config === null ? createLlmConfigInput : updateLlmConfigInput,
     defaultValues: {
@@ -96,19 +96,17 @@ function LlmConfigForm({ orgId, config, controls }: { orgId: string; config: Llm
       base_url: orNull(base_url),
       additional_config: jsonObjectOf(additional_config, "Additional config", (message) => problem("additional_config", message)),
     }),
+    submit: async (input) => {
+      const saved =
+        config === null
+          ? await client.llmConfigs.create.mutate({ org_id: orgId, ...(input as CreateLlmConfigInput) })
+          : await client.llmConfigs.update.mutate({ org_id: orgId, config_id: config.id, ...input });
+      controls.done(`LLM config “${saved.name}” ${config === null ? "added" : "saved"}.`);
+    },
   });
-  const onSuccess = (saved: LlmConfig) => controls.done(`LLM config “${saved.name}” ${config === null ? "added" : "saved"}.`);
-  const create = useMutation(trpc.llmConfigs.create.mutationOptions({ onSuccess, onError: form.showServerError }));
-  const update = useMutation(trpc.llmConfigs.update.mutationOptions({ onSuccess, onError: form.showServerError }));
 
   return (
-    <Form
-      form={form}
-      onSubmit={(input) =>
-        config === null ? create.mutate({ org_id: orgId, ...(input as CreateLlmConfigInput) }) : update.mutate({ org_id: orgId, config_id: config.id, ...input })
-      }
-      className="space-y-5"
-    >
+    <Form form={form} className="space-y-5">
       <TextField name="name" label="Name" autoFocus autoComplete="off" />
       {config === null ? (
         <SelectField name="provider" label="Provider" options={optionsOf(LLM_PROVIDERS)} hint="Fixed after creation." />
@@ -132,8 +130,7 @@ function LlmConfigForm({ orgId, config, controls }: { orgId: string; config: Llm
       />
       <TextAreaField name="additional_config" label="Additional config" mono placeholder='{"organization": "org-…"}' hint="Optional JSON object of provider options." />
       <CheckboxField name="is_enabled" label="Enabled" hint="Only enabled configs are offered to new orchestrators." />
-      <FormError />
-      <DialogButtons onCancel={controls.cancel} pending={create.isPending || update.isPending} label={config === null ? "Add LLM config" : "Save LLM config"} />
+      <DialogButtons onCancel={controls.cancel} label={config === null ? "Add LLM config" : "Save LLM config"} />
     </Form>
   );
 }

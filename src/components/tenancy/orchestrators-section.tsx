@@ -13,12 +13,12 @@ import {
   type Orchestrator,
   type UpdateOrchestratorInput,
 } from "@/lib/schemas/orchestrators";
-import { useTRPC } from "@/trpc/react";
+import { useTRPC, useTRPCClient } from "@/trpc/react";
 import { orchestratorListOptions, type OrchestratorFilters } from "./queries";
 import { EffectiveTable } from "./settings-section";
 import { jsonText } from "@/components/tenancy/values";
 import { StatusBadge } from "@/components/ui/badge";
-import { DialogButtons, Form, FormError, jsonObjectOf, optionsOf, SelectField, TextAreaField, TextField, useDebounced, useSchemaForm } from "@/components/ui/form";
+import { blankAsNull, DialogButtons, Form, FormError, jsonObjectOf, optionsOf, SelectField, TextAreaField, TextField, useDebounced, useSchemaForm } from "@/components/ui/form";
 import { ResourceSection, type EditorControls } from "@/components/ui/resource-section";
 import { EmptyState, ErrorState, LoadingState } from "@/components/ui/states";
 import { primaryButton, secondaryButton } from "@/components/ui/styles";
@@ -128,7 +128,7 @@ interface OrchestratorValues {
 
 /** Creates an instance, or edits one (its framework type and mode shown read-only). */
 function OrchestratorForm({ orgId, instance, controls }: { orgId: string; instance: Orchestrator | null; controls: EditorControls }) {
-  const trpc = useTRPC();
+  const client = useTRPCClient();
   const [saved, setSaved] = useState("");
   const form = useSchemaForm<OrchestratorValues, CreateOrchestratorInput | UpdateOrchestratorInput>({
     schema: instance === null ? createOrchestratorInput : updateOrchestratorInput,
@@ -145,36 +145,25 @@ function OrchestratorForm({ orgId, instance, controls }: { orgId: string; instan
     toInput: ({ framework_type, mode, whoami, config, plugin_settings, ...values }, problem) => ({
       ...values,
       ...(instance === null ? { framework_type, mode } : {}),
-      whoami: whoami.trim() === "" ? null : whoami,
+      whoami: blankAsNull(whoami),
       config: jsonObjectOf(config, "Config", (message) => problem("config", message)),
       plugin_settings: jsonObjectOf(plugin_settings, "Plugin settings", (message) => problem("plugin_settings", message)),
     }),
+    submit: async (input) => {
+      setSaved("");
+      if (instance === null) {
+        const created = await client.orchestrators.create.mutate({ org_id: orgId, ...(input as CreateOrchestratorInput) });
+        return controls.done(`Orchestrator “${created.name}” created.`);
+      }
+      const result = await client.orchestrators.update.mutate({ org_id: orgId, orchestrator_id: instance.id, ...input });
+      setSaved("Changes saved.");
+      controls.done(`Orchestrator “${result.name}” saved.`, { keepOpen: true });
+    },
   });
-  const onError = (error: unknown) => {
-    setSaved("");
-    form.showServerError(error);
-  };
-  const create = useMutation(trpc.orchestrators.create.mutationOptions({ onSuccess: (created) => controls.done(`Orchestrator “${created.name}” created.`), onError }));
-  const update = useMutation(
-    trpc.orchestrators.update.mutationOptions({
-      onSuccess: (result) => {
-        setSaved("Changes saved.");
-        controls.done(`Orchestrator “${result.name}” saved.`, { keepOpen: true });
-      },
-      onError,
-    }),
-  );
+  const pending = form.formState.isSubmitting;
 
   return (
-    <Form
-      form={form}
-      onSubmit={(input) => {
-        setSaved("");
-        if (instance === null) create.mutate({ org_id: orgId, ...(input as CreateOrchestratorInput) });
-        else update.mutate({ org_id: orgId, orchestrator_id: instance.id, ...input });
-      }}
-      className="space-y-5"
-    >
+    <Form form={form} className="space-y-5">
       {instance && (
         <div className="grid gap-5 sm:grid-cols-2">
           <TextField name="framework_type" label="Framework type" readOnly hint="Fixed at creation." />
@@ -209,11 +198,11 @@ function OrchestratorForm({ orgId, instance, controls }: { orgId: string; instan
         placeholder='{"com.example.search": {"max_results": 5}}'
         hint={instance ? "JSON object: settings per plugin id." : "JSON object: settings per plugin id, checked against each plugin’s settings schema."}
       />
-      <FormError />
       {instance === null ? (
-        <DialogButtons onCancel={controls.cancel} pending={create.isPending} label="Create orchestrator" pendingLabel="Creating…" />
+        <DialogButtons onCancel={controls.cancel} label="Create orchestrator" pendingLabel="Creating…" />
       ) : (
         <>
+          <FormError />
           <p role="status" className="min-h-5 text-sm font-medium text-emerald-700 dark:text-emerald-300">
             {saved}
           </p>
@@ -221,8 +210,8 @@ function OrchestratorForm({ orgId, instance, controls }: { orgId: string; instan
             <button type="button" onClick={controls.cancel} className={secondaryButton}>
               Close
             </button>
-            <button type="submit" disabled={update.isPending} className={primaryButton}>
-              {update.isPending ? "Saving…" : "Save changes"}
+            <button type="submit" disabled={pending} className={primaryButton}>
+              {pending ? "Saving…" : "Save changes"}
             </button>
           </div>
         </>

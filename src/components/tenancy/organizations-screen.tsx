@@ -1,16 +1,16 @@
 "use client";
 
-import { keepPreviousData, useInfiniteQuery, useMutation, useQueryClient } from "@tanstack/react-query";
+import { keepPreviousData, useInfiniteQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { useState } from "react";
 import { createOrganizationInput, ORGANIZATION_STATUSES, SUBSCRIPTION_TIERS, type CreateOrganizationInput } from "@/lib/schemas/organizations";
 import { Dialog } from "@/components/ui/dialog";
 import { mutedText, primaryButton, textLink } from "@/components/ui/styles";
-import { useTRPC } from "@/trpc/react";
+import { useTRPC, useTRPCClient } from "@/trpc/react";
 import { organizationListOptions, type OrganizationFilters } from "./queries";
 import { Badge, StatusBadge, TierBadge } from "@/components/ui/badge";
-import { CheckboxField, DialogButtons, Form, FormError, optionsOf, orNull, SelectField, TextField, useDebounced, useSchemaForm } from "@/components/ui/form";
+import { CheckboxField, DialogButtons, Form, optionsOf, orNull, SelectField, TextField, useDebounced, useSchemaForm } from "@/components/ui/form";
 import { SubscriptionFields } from "./profile-section";
 import { ListView } from "@/components/ui/resource-section";
 import { td } from "@/components/ui/table";
@@ -21,7 +21,6 @@ import { HeadedSection } from "@/components/ui/page-header";
 // a page at a time; "Create organization" opens the new organization's page.
 
 const ANY = { value: "", label: "Any" };
-
 
 export function OrganizationsScreen() {
   const trpc = useTRPC();
@@ -116,6 +115,7 @@ function CreateOrganizationDialog({ open, onClose }: { open: boolean; onClose: (
 
 function CreateOrganizationForm({ onCancel }: { onCancel: () => void }) {
   const trpc = useTRPC();
+  const client = useTRPCClient();
   const router = useRouter();
   const queryClient = useQueryClient();
   const form = useSchemaForm<CreateOrganizationValues, CreateOrganizationInput>({
@@ -123,19 +123,15 @@ function CreateOrganizationForm({ onCancel }: { onCancel: () => void }) {
     defaultValues: { name: "", display_name: "", domain: "", contact_email: "", website: "", tier: "free", status: "active" },
     // Blank optional fields are left out.
     toInput: ({ name, tier, status, ...optional }) => ({ name, tier, status, ...Object.fromEntries(Object.entries(optional).map(([k, v]) => [k, orNull(v) ?? undefined])) }),
+    submit: async (input) => {
+      const org = await client.organizations.create.mutate(input);
+      void queryClient.invalidateQueries(trpc.organizations.list.pathFilter());
+      router.push(`/console/organizations/${org.id}`);
+    },
   });
-  const create = useMutation(
-    trpc.organizations.create.mutationOptions({
-      onSuccess: (org) => {
-        void queryClient.invalidateQueries(trpc.organizations.list.pathFilter());
-        router.push(`/console/organizations/${org.id}`);
-      },
-      onError: form.showServerError,
-    }),
-  );
 
   return (
-    <Form form={form} onSubmit={(input) => create.mutate(input)} className="space-y-5">
+    <Form form={form} className="space-y-5">
       <TextField name="name" label="Name" autoFocus autoComplete="off" hint="How the platform refers to the organization." />
       <TextField name="display_name" label="Display name" autoComplete="off" />
       <div className="grid gap-5 sm:grid-cols-2">
@@ -144,8 +140,7 @@ function CreateOrganizationForm({ onCancel }: { onCancel: () => void }) {
       </div>
       <TextField name="website" label="Website" type="url" placeholder="https://example.com" autoComplete="off" />
       <SubscriptionFields />
-      <FormError />
-      <DialogButtons onCancel={onCancel} pending={create.isPending} label="Create organization" pendingLabel="Creating…" />
+      <DialogButtons onCancel={onCancel} label="Create organization" pendingLabel="Creating…" />
     </Form>
   );
 }

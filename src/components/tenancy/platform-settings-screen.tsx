@@ -2,10 +2,10 @@
 
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { PLATFORM_ONLY_CATEGORIES, putPlatformSettingInput, settingKey, SETTING_CATEGORIES, VALUE_TYPES, type PlatformSettingView, type PutPlatformSettingInput } from "@/lib/schemas/settings";
-import { useTRPC } from "@/trpc/react";
+import { useTRPC, useTRPCClient } from "@/trpc/react";
 import { valueOf, valueText } from "@/components/tenancy/values";
 import { Badge } from "@/components/ui/badge";
-import { DialogButtons, Form, FormError, orNull, TextAreaField, TextField, useSchemaForm } from "@/components/ui/form";
+import { blankAsNull, DialogButtons, Form, orNull, TextAreaField, TextField, useSchemaForm } from "@/components/ui/form";
 import { ResourceSection } from "@/components/ui/resource-section";
 import { mutedText } from "@/components/ui/styles";
 import { td } from "@/components/ui/table";
@@ -96,7 +96,7 @@ const platformSettingForm = putPlatformSettingInput.extend({ key: settingKey });
 type PlatformSettingValues = SettingValues & { category: string; description: string };
 
 function PlatformSettingForm({ setting, onCancel, onSaved }: { setting: PlatformSettingView | null; onCancel: () => void; onSaved: (saved: PlatformSettingView) => void }) {
-  const trpc = useTRPC();
+  const client = useTRPCClient();
   const kind = VALUE_TYPES.find((t) => t === setting?.value_type) ?? "string";
   const form = useSchemaForm<PlatformSettingValues, PutPlatformSettingInput & { key: string }>({
     schema: platformSettingForm,
@@ -113,13 +113,13 @@ function PlatformSettingForm({ setting, onCancel, onSaved }: { setting: Platform
       key: key.trim(),
       value: valueOf(values.value_type, value, (message) => problem("value", message)),
       category: orNull(category),
-      description: description.trim() === "" ? null : description,
+      description: blankAsNull(description),
     }),
+    submit: async (input) => onSaved(await client.platformSettings.put.mutate(input)),
   });
-  const save = useMutation(trpc.platformSettings.put.mutationOptions({ onSuccess: onSaved, onError: form.showServerError }));
 
   return (
-    <Form form={form} onSubmit={(input) => save.mutate(input)} className="space-y-5">
+    <Form form={form} className="space-y-5">
       <SettingFields
         existing={setting !== null}
         placeholder="chat.max_turns"
@@ -142,8 +142,7 @@ function PlatformSettingForm({ setting, onCancel, onSaved }: { setting: Platform
         </datalist>
         <TextAreaField name="description" label="Description" />
       </SettingFields>
-      <FormError />
-      <DialogButtons onCancel={onCancel} pending={save.isPending} label="Save platform setting" />
+      <DialogButtons onCancel={onCancel} label="Save platform setting" />
     </Form>
   );
 }

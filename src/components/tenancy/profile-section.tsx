@@ -12,10 +12,10 @@ import {
   type UpdateSubscriptionInput,
 } from "@/lib/schemas/organizations";
 import { dangerButton, primaryButton } from "@/components/ui/styles";
-import { messageOf, useTRPC } from "@/trpc/react";
+import { messageOf, useTRPC, useTRPCClient } from "@/trpc/react";
 import { useOrganization } from "./organization-frame";
 import { ConfirmDialog } from "@/components/ui/confirm-dialog";
-import { Form, optionsOf, orNull, SelectField, SubmitRow, TextAreaField, TextField, useSchemaForm } from "@/components/ui/form";
+import { blankAsNull, Form, optionsOf, orNullEach, SelectField, SubmitRow, TextAreaField, TextField, textsOf, useSchemaForm } from "@/components/ui/form";
 import { FormAlert, Notice } from "@/components/ui/states";
 import { HeadedSection } from "@/components/ui/page-header";
 
@@ -56,37 +56,20 @@ type ProfileValues = Record<"name" | "display_name" | "domain" | "description" |
 
 const panel = "mt-4 space-y-5 rounded-xl border border-slate-200 bg-white p-6 dark:border-slate-800 dark:bg-slate-900";
 
+const PROFILE_FIELDS = ["display_name", "domain", "description", "contact_email", "website", "logo_url", "country", "timezone"] as const;
+
 function ProfileForm({ org, onSaved }: { org: Organization; onSaved: () => void }) {
-  const trpc = useTRPC();
+  const client = useTRPCClient();
   const refresh = useRefreshOrganization();
   const form = useSchemaForm<ProfileValues, UpdateOrganizationInput>({
     schema: updateOrganizationInput,
-    defaultValues: {
-      name: org.name,
-      display_name: org.display_name ?? "",
-      domain: org.domain ?? "",
-      description: org.description ?? "",
-      contact_email: org.contact_email ?? "",
-      website: org.website ?? "",
-      logo_url: org.logo_url ?? "",
-      country: org.country ?? "",
-      timezone: org.timezone ?? "",
+    defaultValues: { name: org.name, ...textsOf(org, PROFILE_FIELDS) },
+    toInput: ({ name, description, ...rest }) => ({ name, ...orNullEach(rest), description: blankAsNull(description) }),
+    submit: async (input) => {
+      refresh(await client.organizations.update.mutate({ org_id: org.id, ...input }));
+      onSaved();
     },
-    toInput: ({ name, description, ...rest }) => ({
-      name,
-      description: description.trim() === "" ? null : description,
-      ...Object.fromEntries(Object.entries(rest).map(([k, v]) => [k, orNull(v)])),
-    }),
   });
-  const save = useMutation(
-    trpc.organizations.update.mutationOptions({
-      onSuccess: (saved) => {
-        refresh(saved);
-        onSaved();
-      },
-      onError: form.showServerError,
-    }),
-  );
 
   return (
     <HeadedSection
@@ -94,7 +77,7 @@ function ProfileForm({ org, onSaved }: { org: Organization; onSaved: () => void 
       level={2}
       description="What the organization shows of itself. Its own admins may edit it too."
     >
-      <Form form={form} onSubmit={(input) => save.mutate({ org_id: org.id, ...input })} className={panel}>
+      <Form form={form} className={panel}>
         <div className="grid gap-5 sm:grid-cols-2">
           <TextField name="name" label="Name" autoComplete="off" />
           <TextField name="display_name" label="Display name" autoComplete="off" />
@@ -106,7 +89,7 @@ function ProfileForm({ org, onSaved }: { org: Organization; onSaved: () => void 
           <TextField name="timezone" label="Time zone" placeholder="Europe/Paris" autoComplete="off" />
         </div>
         <TextAreaField name="description" label="Description" />
-        <SubmitRow pending={save.isPending} label="Save profile" />
+        <SubmitRow label="Save profile" />
       </Form>
     </HeadedSection>
   );
@@ -123,18 +106,16 @@ export function SubscriptionFields() {
 }
 
 function SubscriptionForm({ org, onSaved }: { org: Organization; onSaved: () => void }) {
-  const trpc = useTRPC();
+  const client = useTRPCClient();
   const refresh = useRefreshOrganization();
-  const form = useSchemaForm<{ tier: string; status: string }, UpdateSubscriptionInput>({ schema: updateSubscriptionInput, defaultValues: { tier: org.tier, status: org.status } });
-  const update = useMutation(
-    trpc.organizations.updateSubscription.mutationOptions({
-      onSuccess: (saved) => {
-        refresh(saved);
-        onSaved();
-      },
-      onError: form.showServerError,
-    }),
-  );
+  const form = useSchemaForm<{ tier: string; status: string }, UpdateSubscriptionInput>({
+    schema: updateSubscriptionInput,
+    defaultValues: { tier: org.tier, status: org.status },
+    submit: async (input) => {
+      refresh(await client.organizations.updateSubscription.mutate({ org_id: org.id, ...input }));
+      onSaved();
+    },
+  });
   const [tier, status] = form.watch(["tier", "status"]);
 
   return (
@@ -143,9 +124,9 @@ function SubscriptionForm({ org, onSaved }: { org: Organization; onSaved: () => 
       level={2}
       description="The platform’s decision, not the tenant’s: the tier sets the quotas (orchestrators, central points, members) and what the organization may use."
     >
-      <Form form={form} onSubmit={(input) => update.mutate({ org_id: org.id, ...input })} className={panel}>
+      <Form form={form} className={panel}>
         <SubscriptionFields />
-        <SubmitRow pending={update.isPending} label="Update subscription" pendingLabel="Updating…" disabled={tier === org.tier && status === org.status} />
+        <SubmitRow label="Update subscription" pendingLabel="Updating…" disabled={tier === org.tier && status === org.status} />
       </Form>
     </HeadedSection>
   );

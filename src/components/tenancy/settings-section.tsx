@@ -3,10 +3,10 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import type { ReactNode } from "react";
 import { putOrgSettingInput, settingKey, type EffectiveSetting, type OrgSettingView, type PutOrgSettingInput } from "@/lib/schemas/settings";
-import { useTRPC } from "@/trpc/react";
+import { useTRPC, useTRPCClient } from "@/trpc/react";
 import { kindOf, valueOf, valueText } from "@/components/tenancy/values";
 import { Badge, type Tone } from "@/components/ui/badge";
-import { DialogButtons, Form, FormError, useSchemaForm } from "@/components/ui/form";
+import { DialogButtons, Form, useSchemaForm } from "@/components/ui/form";
 import { ListView, ResourceSection } from "@/components/ui/resource-section";
 import { HeadedSection } from "@/components/ui/page-header";
 import { DataTable, td } from "@/components/ui/table";
@@ -142,7 +142,7 @@ function OrgSettingForm({
   onCancel: () => void;
   onSaved: (saved: OrgSettingView) => void;
 }) {
-  const trpc = useTRPC();
+  const client = useTRPCClient();
   const kind = setting ? kindOf(setting.value) : "string";
   const form = useSchemaForm<SettingValues, PutOrgSettingInput & { key: string }>({
     schema: orgSettingForm,
@@ -153,15 +153,15 @@ function OrgSettingForm({
       value: valueOf(value_type, value, (message) => problem("value", message)),
       overridable,
     }),
+    submit: async (input) => onSaved(await client.orgSettings.put.mutate({ org_id: orgId, ...input })),
   });
-  const save = useMutation(trpc.orgSettings.put.mutationOptions({ onSuccess: onSaved, onError: form.showServerError }));
 
   // What the platform says about this key, so the admin knows before saving.
   const key = form.watch("key").trim();
   const above = effective.find((s) => s.key === key && s.source === "platform");
 
   return (
-    <Form form={form} onSubmit={(input) => save.mutate({ org_id: orgId, ...input })} className="space-y-5">
+    <Form form={form} className="space-y-5">
       <SettingFields
         existing={setting !== null}
         placeholder="chat.greeting"
@@ -174,8 +174,7 @@ function OrgSettingForm({
         overridableLabel="Instances may override"
         overridableHint="Whether orchestrator instances may set their own value for this key."
       />
-      <FormError />
-      <DialogButtons onCancel={onCancel} pending={save.isPending} label="Save setting" />
+      <DialogButtons onCancel={onCancel} label="Save setting" />
     </Form>
   );
 }

@@ -73,7 +73,7 @@ function errorText(error: unknown, subject: string, labelFor?: PlaceLabeller): s
   return lines.length > 0 ? [...new Set(lines)].join(" ") : undefined;
 }
 
-export interface SchemaFormOptions<V extends FieldValues> {
+export interface SchemaFormOptions<V extends FieldValues, O> {
   /** The schema the server enforces; its paths name the form's fields. */
   schema: z.ZodType;
   defaultValues: DefaultValues<V>;
@@ -84,9 +84,13 @@ export interface SchemaFormOptions<V extends FieldValues> {
   toInput?: (values: V, problem: (field: FieldPath<V>, message: string) => void) => unknown;
   /** The form field an error's path belongs to; by default the path's first part, when the form has that field. */
   fieldOf?: (path: string) => FieldPath<V> | undefined;
+  /** Sends the schema's output (a tRPC call) and does what follows; its failure is shown in the form. */
+  submit: (input: O) => Promise<unknown>;
 }
 
 export type SchemaForm<V extends FieldValues, O> = UseFormReturn<V, unknown, O> & {
+  /** Sends the form (its submit handler). */
+  send: SubmitHandler<O>;
   /** Shows a failed call: field errors next to their fields, anything else above the buttons. */
   showServerError: (error: unknown) => void;
   /** Counts the failed attempts: each one takes the keyboard to the first field to fix. */
@@ -94,7 +98,7 @@ export type SchemaForm<V extends FieldValues, O> = UseFormReturn<V, unknown, O> 
   failed: () => void;
 };
 
-export function useSchemaForm<V extends FieldValues, O = unknown>({ schema, defaultValues, toInput, fieldOf }: SchemaFormOptions<V>): SchemaForm<V, O> {
+export function useSchemaForm<V extends FieldValues, O = unknown>({ schema, defaultValues, toInput, fieldOf, submit }: SchemaFormOptions<V, O>): SchemaForm<V, O> {
   const [failures, setFailures] = useState(0);
   const failed = () => setFailures((n) => n + 1);
   const validate = zodResolver(schema as z.ZodType<FieldValues, FieldValues>) as unknown as Resolver<FieldValues, unknown, O>;
@@ -124,33 +128,41 @@ export function useSchemaForm<V extends FieldValues, O = unknown>({ schema, defa
     failed();
   }
 
-  return { ...form, showServerError, failures, failed };
+  // Awaited, so that the form counts as submitting (its buttons say so) until the call is done.
+  const send: SubmitHandler<O> = async (input) => {
+    try {
+      await submit(input);
+    } catch (error) {
+      showServerError(error);
+    }
+  };
+
+  return { ...form, send, showServerError, failures, failed };
 }
 
 /** A form of the kit: submits the schema's output, or shows what to fix and focuses it. */
-export function Form<V extends FieldValues, O>({
-  form,
-  onSubmit,
-  className,
-  label,
-  children,
-}: {
+export function Form<V extends FieldValues, O>({ form, className, label, children }: {
   form: SchemaForm<V, O>;
-  onSubmit: SubmitHandler<O>;
   className?: string;
   label?: string;
   children: ReactNode;
 }) {
   const ref = useRef<HTMLFormElement>(null);
+  const focused = useRef(0);
   const { failures } = form;
+  // After each render: a failure not yet answered takes the focus to what to fix, once the errors
+  // that came with it are on the page (they may arrive a render after the failure is counted).
   useEffect(() => {
-    if (failures === 0) return;
+    if (failures === focused.current) return;
     const element = ref.current;
-    (element?.querySelector<HTMLElement>('[aria-invalid="true"]') ?? element?.querySelector<HTMLElement>('[role="alert"]'))?.focus();
-  }, [failures]);
+    const target = element?.querySelector<HTMLElement>('[aria-invalid="true"]') ?? element?.querySelector<HTMLElement>('[role="alert"]');
+    if (!target) return;
+    focused.current = failures;
+    target.focus();
+  });
   return (
     <FormProvider {...form}>
-      <form ref={ref} noValidate aria-label={label} onSubmit={form.handleSubmit(onSubmit, form.failed)} className={className}>
+      <form ref={ref} noValidate aria-label={label} onSubmit={form.handleSubmit(form.send, form.failed)} className={className}>
         {children}
       </form>
     </FormProvider>
@@ -339,24 +351,29 @@ export function useDebounced<T>(value: T, ms = 300): T {
 }
 
 /**
- * The foot of a dialog's form, kept in view while the form scrolls: Cancel, and the submit button,
- * which says what it is doing while the form is pending.
+ * The foot of a dialog's form: what failed the form as a whole, then (kept in view while the form
+ * scrolls) Cancel and the submit button, which says what it is doing while the form is sent.
  */
-export function DialogButtons({ onCancel, pending, label, pendingLabel = "Saving…" }: { onCancel: () => void; pending: boolean; label: string; pendingLabel?: string }) {
+export function DialogButtons({ onCancel, label, pendingLabel = "Saving…" }: { onCancel: () => void; label: string; pendingLabel?: string }) {
+  const pending = useFormContext().formState.isSubmitting;
   return (
-    <div className="sticky bottom-0 -mx-6 -mb-6 flex justify-end gap-3 border-t border-slate-200 bg-white px-6 py-4 dark:border-slate-800 dark:bg-slate-900">
-      <button type="button" onClick={onCancel} className={secondaryButton}>
-        Cancel
-      </button>
-      <button type="submit" disabled={pending} className={primaryButton}>
-        {pending ? pendingLabel : label}
-      </button>
-    </div>
+    <>
+      <FormError />
+      <div className="sticky bottom-0 -mx-6 -mb-6 flex justify-end gap-3 border-t border-slate-200 bg-white px-6 py-4 dark:border-slate-800 dark:bg-slate-900">
+        <button type="button" onClick={onCancel} className={secondaryButton}>
+          Cancel
+        </button>
+        <button type="submit" disabled={pending} className={primaryButton}>
+          {pending ? pendingLabel : label}
+        </button>
+      </div>
+    </>
   );
 }
 
 /** The submit button of a form on the page, after the form's alert. */
-export function SubmitRow({ pending, label, pendingLabel = "Saving…", disabled = false, className = "" }: { pending: boolean; label: string; pendingLabel?: string; disabled?: boolean; className?: string }) {
+export function SubmitRow({ label, pendingLabel = "Saving…", disabled = false, className = "" }: { label: string; pendingLabel?: string; disabled?: boolean; className?: string }) {
+  const pending = useFormContext().formState.isSubmitting;
   return (
     <div className={`flex items-center justify-end gap-3 ${className}`}>
       <div className="flex-1">
@@ -371,6 +388,19 @@ export function SubmitRow({ pending, label, pendingLabel = "Saving…", disabled
 
 /** Blank text becomes null (an optional field cleared), the rest is trimmed. */
 export const orNull = (value: string): string | null => (value.trim() === "" ? null : value.trim());
+
+/** Blank text becomes null; the rest is kept as typed (a description, a bio). */
+export const blankAsNull = (value: string): string | null => (value.trim() === "" ? null : value);
+
+/** The text fields of a record as a form edits them (null: blank). */
+export function textsOf<K extends string>(record: { [key in K]?: string | null } | null, keys: readonly K[]): Record<K, string> {
+  return Object.fromEntries(keys.map((key) => [key, record?.[key] ?? ""])) as Record<K, string>;
+}
+
+/** Each of these text fields trimmed, blank ones null. */
+export function orNullEach<K extends string>(values: Record<K, string>): Record<K, string | null> {
+  return Object.fromEntries(Object.entries<string>(values).map(([key, value]) => [key, orNull(value)])) as Record<K, string | null>;
+}
 
 /** A comma-separated list typed into one field. */
 export const splitList = (text: string): string[] =>
