@@ -9,7 +9,7 @@ import { keyListInput, keyListOptions, type StatusFilter } from "./queries";
 import { Badge, type Tone } from "@/components/ui/badge";
 import { ListView } from "@/components/ui/resource-section";
 import { RowActions, td } from "@/components/ui/table";
-import { When } from "@/components/ui/values";
+import { WhenCell } from "@/components/ui/values";
 
 // The one table of API keys: the signed-in admin's own on the API keys screen (revocable there),
 // and anyone's on that screen or on a user's page (read-only: only a key's owner revokes it).
@@ -96,15 +96,9 @@ export function KeyTable({ ownerId, status = "all", caption, empty, onRevoke }: 
             <td className={td}>
               <Scopes scopes={key.scopes} />
             </td>
-            <td className={td}>
-              <When iso={key.created_at} />
-            </td>
-            <td className={td}>
-              <When iso={key.expires_at} />
-            </td>
-            <td className={td}>
-              <When iso={key.last_used_at} />
-            </td>
+            <WhenCell iso={key.created_at} />
+            <WhenCell iso={key.expires_at} />
+            <WhenCell iso={key.last_used_at} />
             <td className={td}>
               <Badge tone={STATUS_TONE[keyStatus]}>{keyStatus}</Badge>
             </td>

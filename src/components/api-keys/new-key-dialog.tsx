@@ -3,22 +3,10 @@
 import type { CreatedApiKey } from "@/lib/schemas/api-keys";
 import { Fact, ShownOnceDialog } from "@/components/ui/secret-field";
 import { mutedText } from "@/components/ui/styles";
-import { Code } from "@/components/ui/values";
+import { CodeList } from "@/components/ui/values";
 import { formatTimestamp } from "./format";
 
 // The one moment the raw key is shown: copy it now, it is not stored anywhere to show again.
-
-function ScopeList({ scopes }: { scopes: string[] }) {
-  return (
-    <ul className="flex flex-wrap gap-1">
-      {scopes.map((scope) => (
-        <li key={scope}>
-          <Code>{scope}</Code>
-        </li>
-      ))}
-    </ul>
-  );
-}
 
 export function NewKeyDialog({ created, onClose }: { created: CreatedApiKey | null; onClose: () => void }) {
   const dropped = created ? created.scopes.filter((s) => !created.effective_scopes.includes(s)) : [];
@@ -26,10 +14,8 @@ export function NewKeyDialog({ created, onClose }: { created: CreatedApiKey | nu
     <ShownOnceDialog
       secret={created?.raw_key ?? null}
       title="Copy your new API key"
-      what="key"
       label="New API key"
-      copyLabel="Copy key"
-      doneLabel="I have copied the key"
+      noun="key"
       onClose={onClose}
       facts={
         created && (
@@ -40,11 +26,11 @@ export function NewKeyDialog({ created, onClose }: { created: CreatedApiKey | nu
             </Fact>
             <Fact term="Expires">{formatTimestamp(created.expires_at)}</Fact>
             <Fact term="Carries">
-              <ScopeList scopes={created.effective_scopes} />
+              <CodeList items={created.effective_scopes} inline />
             </Fact>
             {dropped.length > 0 && (
               <Fact term="Never carries">
-                <ScopeList scopes={dropped} />
+                <CodeList items={dropped} inline />
                 <span className={mutedText}>Dangerous permissions never reach a key.</span>
               </Fact>
             )}

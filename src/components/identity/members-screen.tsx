@@ -16,7 +16,7 @@ import { ResourceSection, useNotice } from "@/components/ui/resource-section";
 import { SearchBox } from "@/components/ui/search-box";
 import { mutedText } from "@/components/ui/styles";
 import { td } from "@/components/ui/table";
-import { When } from "@/components/ui/values";
+import { WhenCell } from "@/components/ui/values";
 
 // An organization's Members section (a page inside the organization's frame): who belongs to it and the org roles each holds there. Add a member,
 // remove one (with their roles there), grant and revoke org roles in this organization.
@@ -85,9 +85,7 @@ export function MembersScreen({ orgId }: { orgId: string }) {
               )}
             />
           </td>
-          <td className={td}>
-            <When iso={member.created_at} />
-          </td>
+          <WhenCell iso={member.created_at} />
         </>
       )}
       empty={{ title: `${orgName} has no members yet.` }}

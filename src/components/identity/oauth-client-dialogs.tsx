@@ -122,10 +122,9 @@ export function ClientSecretDialog({ client, onClose }: { client: OAuthClientWit
     <ShownOnceDialog
       secret={client?.client_secret ?? null}
       title="Copy the client secret"
-      what="client secret"
       label="Client secret"
-      copyLabel="Copy secret"
-      doneLabel="I have copied the secret"
+      noun="secret"
+      what="client secret"
       onClose={onClose}
       facts={
         client && (

@@ -13,7 +13,7 @@ import { ResourceSection, useNotice } from "@/components/ui/resource-section";
 import { Segmented } from "@/components/ui/segmented";
 import { mutedText } from "@/components/ui/styles";
 import { td } from "@/components/ui/table";
-import { Code, When } from "@/components/ui/values";
+import { Code, CodeList, WhenCell } from "@/components/ui/values";
 
 // OAuth 2.0 clients: register one (a confidential client's secret is shown once), edit it, rotate
 // its secret (the old one stops working), deactivate or reactivate it, delete it (softly).
@@ -23,19 +23,6 @@ const STATUSES: { value: ClientStatus; label: string }[] = [
   { value: "active", label: "Active" },
   { value: "inactive", label: "Inactive" },
 ];
-
-function List({ items }: { items: string[] }) {
-  if (items.length === 0) return <span className={mutedText}>None</span>;
-  return (
-    <ul className="flex flex-col gap-1">
-      {items.map((item) => (
-        <li key={item}>
-          <Code>{item}</Code>
-        </li>
-      ))}
-    </ul>
-  );
-}
 
 function Status({ client }: { client: OAuthClient }) {
   if (client.is_deleted) return <Badge tone="bad">Deleted</Badge>;
@@ -108,10 +95,10 @@ export function OAuthClientsScreen() {
           </td>
           <td className={td}>{client.client_type}</td>
           <td className={td}>
-            <List items={client.allowed_grant_types} />
+            <CodeList items={client.allowed_grant_types} />
           </td>
           <td className={td}>
-            <List items={client.redirect_uris} />
+            <CodeList items={client.redirect_uris} />
           </td>
           <td className={`${td} whitespace-nowrap`}>
             {client.allowed_scopes.length === 0 ? (
@@ -119,16 +106,14 @@ export function OAuthClientsScreen() {
             ) : (
               <details>
                 <summary className="cursor-pointer">{client.allowed_scopes.length === 1 ? "1 scope" : `${client.allowed_scopes.length} scopes`}</summary>
-                <List items={client.allowed_scopes} />
+                <CodeList items={client.allowed_scopes} />
               </details>
             )}
           </td>
           <td className={td}>
             <Status client={client} />
           </td>
-          <td className={td}>
-            <When iso={client.created_at} />
-          </td>
+          <WhenCell iso={client.created_at} />
         </>
       )}
       empty={{ title: "No OAuth clients yet.", body: "Register the apps that sign users in through the platform." }}

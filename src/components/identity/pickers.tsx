@@ -4,7 +4,7 @@ import { useQuery } from "@tanstack/react-query";
 import { useId, useState, type KeyboardEvent } from "react";
 import { messageOf, useTRPC } from "@/trpc/react";
 import { describedBy, FieldError } from "@/components/ui/field-error";
-import { useFieldController, SelectField } from "@/components/ui/form";
+import { InputRow, SelectField, useFieldController } from "@/components/ui/form";
 import { inputClass, labelClass, mutedText, secondaryButton } from "@/components/ui/styles";
 import type { ROLE_SCOPES } from "@/lib/schemas/roles";
 import { roleChoicesOptions } from "./queries";
@@ -63,27 +63,36 @@ function SearchPicker({ name, label, placeholder, useMatches }: SearchPickerProp
   }
 
   return (
-    <div>
-      <label htmlFor={id} className={labelClass}>
-        {label}
-      </label>
-      <div className="mt-1 flex gap-2">
-        <input
-          id={id}
-          type="search"
-          value={text}
-          onChange={(e) => setText(e.target.value)}
-          onKeyDown={onKeyDown}
-          placeholder={placeholder}
-          autoComplete="off"
-          aria-invalid={error ? true : undefined}
-          aria-describedby={describedBy(error && `${id}-error`)}
-          className={inputClass}
-        />
+    <InputRow
+      id={id}
+      label={label}
+      button={
         <button type="button" onClick={search} className={secondaryButton}>
           Find
         </button>
-      </div>
+      }
+      after={<Matches id={id} error={error} label={label} query={query} matches={matches} onPick={onPick} />}
+    >
+      <input
+        id={id}
+        type="search"
+        value={text}
+        onChange={(e) => setText(e.target.value)}
+        onKeyDown={onKeyDown}
+        placeholder={placeholder}
+        autoComplete="off"
+        aria-invalid={error ? true : undefined}
+        aria-describedby={describedBy(error && `${id}-error`)}
+        className={inputClass}
+      />
+    </InputRow>
+  );
+}
+
+/** The picker's error, and what its search found. */
+function Matches({ id, error, label, query, matches, onPick }: { id: string; error?: string; label: string; query: string; matches: ReturnType<SearchPickerProps["useMatches"]>; onPick: (picked: Picked) => void }) {
+  return (
+    <>
       <FieldError id={`${id}-error`} message={error} />
       {query !== "" && (
         <div className="mt-2 text-sm" aria-live="polite">
@@ -104,7 +113,7 @@ function SearchPicker({ name, label, placeholder, useMatches }: SearchPickerProp
           )}
         </div>
       )}
-    </div>
+    </>
   );
 }
 

@@ -17,7 +17,7 @@ import { HeadedSection } from "@/components/ui/page-header";
 import { ErrorState, LoadingState } from "@/components/ui/states";
 import { mutedText, textLink } from "@/components/ui/styles";
 import { DataTable, td } from "@/components/ui/table";
-import { When } from "@/components/ui/values";
+import { WhenCell } from "@/components/ui/values";
 
 // What a user may do: the organizations they belong to, the roles granted to them (globally or in
 // one organization), and the permissions that come out of it, each with the roles it comes from.
@@ -65,9 +65,7 @@ export function MembershipsSection({ user, onNotice }: { user: User; onNotice: (
           <td className={td}>
             <RoleBadges roles={org.roles} />
           </td>
-          <td className={td}>
-            <When iso={org.created_at} />
-          </td>
+          <WhenCell iso={org.created_at} />
         </>
       )}
       empty={{ title: `${user.username} belongs to no organization.`, body: "Add them to one to grant them its org roles." }}
@@ -149,9 +147,7 @@ export function GrantsSection({ user, onNotice }: { user: User; onNotice: (text:
               </Link>
             )}
           </td>
-          <td className={td}>
-            <When iso={grant.created_at} />
-          </td>
+          <WhenCell iso={grant.created_at} />
         </>
       )}
       empty={{ title: `${user.username} holds no role.`, body: "Grant a system role (globally) or an org role (in one organization)." }}

@@ -10,7 +10,7 @@ import { ResourceSection } from "@/components/ui/resource-section";
 import { HeadedSection } from "@/components/ui/page-header";
 import { textLink } from "@/components/ui/styles";
 import { td } from "@/components/ui/table";
-import { When } from "@/components/ui/values";
+import { WhenCell } from "@/components/ui/values";
 
 // What else reaches a user: external accounts linked at sign-in (unlinkable here), and their API
 // keys (read-only: only a key's owner creates or revokes it).
@@ -40,9 +40,7 @@ export function IdentitiesSection({ user, onNotice }: { user: User; onNotice: (t
             {providerName(identity)}
           </th>
           <td className={`${td} font-mono break-all`}>{identity.provider_user_id}</td>
-          <td className={td}>
-            <When iso={identity.created_at} />
-          </td>
+          <WhenCell iso={identity.created_at} />
         </>
       )}
       empty={{ title: "No linked identity.", body: "An external account is linked when it first signs in with a verified email this user has." }}

@@ -72,10 +72,8 @@ export function NewPasswordDialog({ reset, onClose }: { reset: PasswordReset | n
     <ShownOnceDialog
       secret={reset?.password ?? null}
       title="Copy the new password"
-      what="password"
       label={`New password of ${reset?.user.username ?? "the user"}`}
-      copyLabel="Copy password"
-      doneLabel="I have copied the password"
+      noun="password"
       onClose={onClose}
     >
       <p className="text-sm text-slate-600 dark:text-slate-300">Hand it to the user over a channel you trust. It works from now on.</p>

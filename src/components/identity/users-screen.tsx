@@ -14,7 +14,7 @@ import { ListView } from "@/components/ui/resource-section";
 import { SearchBox } from "@/components/ui/search-box";
 import { mutedText, primaryButton, textLink } from "@/components/ui/styles";
 import { td } from "@/components/ui/table";
-import { When } from "@/components/ui/values";
+import { WhenCell } from "@/components/ui/values";
 
 // Users: search by username, display name or email; deleted users on request (sys_admins); create
 // a user, who opens on their own page.
@@ -66,9 +66,7 @@ export function UsersScreen() {
               <td className={td}>{user.display_name ?? <span className={mutedText}>—</span>}</td>
               <td className={`${td} break-all`}>{user.email ?? <span className={mutedText}>—</span>}</td>
               <td className={td}>{user.has_password ? <Badge>Password</Badge> : <Badge tone="brand">OAuth only</Badge>}</td>
-              <td className={td}>
-                <When iso={user.created_at} />
-              </td>
+              <WhenCell iso={user.created_at} />
             </>
           )}
           empty={{ title: "No users yet." }}

@@ -1,7 +1,7 @@
 "use client";
 
 import { BILLING_UNITS, createModelInput, MODEL_CATEGORIES, updateModelInput, type CreateModelInput, type Model, type UpdateModelInput } from "@/lib/schemas/models";
-import { CheckboxField, DialogButtons, Form, optionsOf, orNull, SelectField, splitList, TextField, useSchemaForm } from "@/components/ui/form";
+import { CheckboxField, DialogButtons, Form, optionsOf, orNull, SelectField, splitList, TextField, useSchemaForm, valuesFrom } from "@/components/ui/form";
 import type { EditorControls } from "@/components/ui/resource-section";
 import { useTRPCClient } from "@/trpc/react";
 import { CATEGORY_LABELS, UNIT_LABELS } from "./format";
@@ -25,6 +25,20 @@ interface ModelValues {
   enabled: boolean;
 }
 
+const NEW_MODEL: ModelValues = {
+  provider: "",
+  model_id: "",
+  display_name: "",
+  aliases: "",
+  model_category: "text_generation",
+  input_price_per_unit: "",
+  input_billing_unit: "per_1m_tokens",
+  output_price_per_unit: "",
+  output_billing_unit: "per_1m_tokens",
+  currency: "USD",
+  enabled: true,
+};
+
 const PRICE_HINT = "A decimal like 0.00000125, up to 8 decimal places. Empty when unknown.";
 
 /** One side's price (a decimal string, never a number) and its billing unit. */
@@ -42,19 +56,7 @@ export function ModelForm({ model, controls }: { model: Model | null; controls: 
   const client = useTRPCClient();
   const form = useSchemaForm<ModelValues, CreateModelInput | UpdateModelInput>({
     schema: model ? updateModelInput : createModelInput,
-    defaultValues: {
-      provider: model?.provider ?? "",
-      model_id: model?.model_id ?? "",
-      display_name: model?.display_name ?? "",
-      aliases: model?.aliases.join(", ") ?? "",
-      model_category: model?.model_category ?? "text_generation",
-      input_price_per_unit: model?.input_price_per_unit ?? "",
-      input_billing_unit: model?.input_billing_unit ?? "per_1m_tokens",
-      output_price_per_unit: model?.output_price_per_unit ?? "",
-      output_billing_unit: model?.output_billing_unit ?? "per_1m_tokens",
-      currency: model?.currency ?? "USD",
-      enabled: model?.enabled ?? true,
-    },
+    defaultValues: { ...valuesFrom(model, NEW_MODEL), aliases: model?.aliases.join(", ") ?? "" },
     toInput: ({ provider, model_id, display_name, aliases, input_price_per_unit, output_price_per_unit, currency, ...rest }) => {
       const values = {
         ...rest,

@@ -9,7 +9,7 @@ import { badgeClass } from "@/components/ui/badge";
 import { mutedText } from "@/components/ui/styles";
 import { Switch } from "@/components/ui/switch";
 import { td } from "@/components/ui/table";
-import { Code } from "@/components/ui/values";
+import { CodeList } from "@/components/ui/values";
 
 // Pieces both plugin screens show: a version's behaviour flags, its capabilities, and the switch
 // that enables or disables it.
@@ -29,26 +29,13 @@ export function Flags({ plugin }: { plugin: Plugin }) {
   );
 }
 
-export function Capabilities({ capabilities }: { capabilities: string[] }) {
-  if (capabilities.length === 0) return <span className={mutedText}>None</span>;
-  return (
-    <ul className="flex flex-wrap gap-1">
-      {capabilities.map((capability) => (
-        <li key={capability}>
-          <Code>{capability}</Code>
-        </li>
-      ))}
-    </ul>
-  );
-}
-
 /** The cells a version's row shows on both screens: its tag, capabilities and behaviour. */
 export function VersionCells({ plugin }: { plugin: Plugin }) {
   return (
     <>
       <td className={td}>{plugin.tag ?? <span className={mutedText}>—</span>}</td>
       <td className={td}>
-        <Capabilities capabilities={plugin.capabilities} />
+        <CodeList items={plugin.capabilities} inline />
       </td>
       <td className={td}>
         <Flags plugin={plugin} />

@@ -16,7 +16,7 @@ import { useTRPC, useTRPCClient } from "@/trpc/react";
 import { useOrganization } from "./organization-frame";
 import { centralPointListOptions, orchestratorChoicesOptions } from "./queries";
 import { Badge, StatusBadge } from "@/components/ui/badge";
-import { blankAsNull, Choice, ChoiceGroup, DialogButtons, Form, optionsOf, SelectField, TextAreaField, TextField, useSchemaForm } from "@/components/ui/form";
+import { blankAsNull, Choice, ChoiceGroup, DialogButtons, Form, optionsOf, SelectField, TextAreaField, TextField, useSchemaForm, valuesFrom } from "@/components/ui/form";
 import { ResourceSection, type EditorControls } from "@/components/ui/resource-section";
 import { mutedText } from "@/components/ui/styles";
 import { td } from "@/components/ui/table";
@@ -111,13 +111,7 @@ function CentralPointForm({ orgId, point, instances, instancesLoading, controls 
   const client = useTRPCClient();
   const form = useSchemaForm<CentralPointValues, CreateCentralPointInput | UpdateCentralPointInput>({
     schema: point === null ? createCentralPointInput : updateCentralPointInput,
-    defaultValues: {
-      name: point?.name ?? "",
-      orchestrator_id: point?.orchestrator_id ?? "",
-      visibility: point?.visibility ?? "private",
-      status: point?.status ?? "active",
-      description: point?.description ?? "",
-    },
+    defaultValues: valuesFrom(point, { name: "", orchestrator_id: "", visibility: "private", status: "active", description: "" }),
     toInput: ({ description, ...values }, problem) => {
       if (!values.orchestrator_id) problem("orchestrator_id", "Pick the orchestrator it points to.");
       return { ...values, description: blankAsNull(description) };

@@ -5,11 +5,11 @@ import { createLlmConfigInput, LLM_PROVIDERS, updateLlmConfigInput, type CreateL
 import { useTRPC, useTRPCClient } from "@/trpc/react";
 import { jsonText } from "@/components/tenancy/values";
 import { Badge } from "@/components/ui/badge";
-import { CheckboxField, DialogButtons, Form, jsonObjectOf, optionsOf, orNull, SelectField, TextAreaField, TextField, useSchemaForm } from "@/components/ui/form";
+import { CheckboxField, DialogButtons, Form, jsonObjectOf, optionsOf, orNull, SelectField, TextAreaField, TextField, useSchemaForm, valuesFrom } from "@/components/ui/form";
 import { ResourceSection, type EditorControls } from "@/components/ui/resource-section";
 import { mutedText } from "@/components/ui/styles";
 import { td } from "@/components/ui/table";
-import { When } from "@/components/ui/values";
+import { WhenCell } from "@/components/ui/values";
 
 // An organization's LLM configs (bring your own key). The provider key is write-only: the console
 // sends it and only ever shows its last 4 characters. The provider is fixed after creation.
@@ -39,9 +39,7 @@ export function LlmConfigsSection({ orgId }: { orgId: string }) {
           </td>
           <td className={`${td} break-all`}>{config.base_url ?? <span className={mutedText}>Provider default</span>}</td>
           <td className={td}>{config.is_enabled ? <Badge tone="good">enabled</Badge> : <Badge>disabled</Badge>}</td>
-          <td className={td}>
-            <When iso={config.updated_at} />
-          </td>
+          <WhenCell iso={config.updated_at} />
         </>
       )}
       empty={{ title: "No LLM configs", body: "Add the organization’s own provider key so its orchestrators can call that provider." }}
@@ -80,13 +78,10 @@ function LlmConfigForm({ orgId, config, controls }: { orgId: string; config: Llm
   const client = useTRPCClient();
   const form = useSchemaForm<LlmConfigValues, CreateLlmConfigInput | UpdateLlmConfigInput>({
     schema: config === null ? createLlmConfigInput : updateLlmConfigInput,
+    // The key is write-only: an edit starts without it.
     defaultValues: {
-      name: config?.name ?? "",
-      provider: config?.provider ?? "openai",
-      api_key: "",
-      base_url: config?.base_url ?? "",
+      ...valuesFrom(config, { name: "", provider: "openai", api_key: "", base_url: "", additional_config: "", is_enabled: true }),
       additional_config: config ? jsonText(config.additional_config) : "",
-      is_enabled: config?.is_enabled ?? true,
     },
     toInput: ({ provider, api_key, base_url, additional_config, ...values }, problem) => ({
       ...values,

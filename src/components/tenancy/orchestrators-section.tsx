@@ -18,12 +18,12 @@ import { orchestratorListOptions, type OrchestratorFilters } from "./queries";
 import { EffectiveTable } from "./settings-section";
 import { jsonText } from "@/components/tenancy/values";
 import { StatusBadge } from "@/components/ui/badge";
-import { blankAsNull, DialogButtons, Form, FormError, jsonObjectOf, optionsOf, SelectField, TextAreaField, TextField, useDebounced, useSchemaForm } from "@/components/ui/form";
+import { blankAsNull, DialogButtons, Form, FormError, jsonObjectOf, optionsOf, SelectField, TextAreaField, TextField, useDebounced, useSchemaForm, valuesFrom } from "@/components/ui/form";
 import { ResourceSection, type EditorControls } from "@/components/ui/resource-section";
 import { EmptyState, ErrorState, LoadingState } from "@/components/ui/states";
 import { primaryButton, secondaryButton } from "@/components/ui/styles";
 import { td } from "@/components/ui/table";
-import { When } from "@/components/ui/values";
+import { WhenCell } from "@/components/ui/values";
 
 // An organization's orchestrator instances (tier 4): a filtered list, create, a detail view that
 // edits what may change (framework_type and mode are shown read-only), the effective config with
@@ -82,9 +82,7 @@ export function OrchestratorsSection({ orgId }: { orgId: string }) {
             <StatusBadge status={o.status} />
           </td>
           <td className={`${td} font-mono text-xs`}>{o.config_hash ?? "—"}</td>
-          <td className={td}>
-            <When iso={o.created_at} />
-          </td>
+          <WhenCell iso={o.created_at} />
         </>
       )}
       empty={{ title: "No orchestrators yet", body: "Create the organization’s first assistant app." }}
@@ -126,22 +124,44 @@ interface OrchestratorValues {
   plugin_settings: string;
 }
 
+/** The JSON objects an instance carries, typed as text. */
+const JSON_FIELDS = [
+  {
+    name: "config",
+    label: "Config",
+    rows: 5,
+    placeholder: '{"temperature": 0.2, "active_plugins": []}',
+    hint: "JSON object of tier 4 settings.",
+    whenCreating: "Keys the tiers above lock are refused.",
+  },
+  {
+    name: "plugin_settings",
+    label: "Plugin settings",
+    rows: 4,
+    placeholder: '{"com.example.search": {"max_results": 5}}',
+    hint: "JSON object: settings per plugin id.",
+    whenCreating: "Each is checked against its plugin’s settings schema.",
+  },
+] as const;
+
+const NEW_ORCHESTRATOR: OrchestratorValues = {
+  name: "",
+  framework_type: "langgraph",
+  mode: "supervisor",
+  tier: "demand",
+  status: "active",
+  whoami: "",
+  config: "",
+  plugin_settings: "",
+};
+
 /** Creates an instance, or edits one (its framework type and mode shown read-only). */
 function OrchestratorForm({ orgId, instance, controls }: { orgId: string; instance: Orchestrator | null; controls: EditorControls }) {
   const client = useTRPCClient();
   const [saved, setSaved] = useState("");
   const form = useSchemaForm<OrchestratorValues, CreateOrchestratorInput | UpdateOrchestratorInput>({
     schema: instance === null ? createOrchestratorInput : updateOrchestratorInput,
-    defaultValues: {
-      name: instance?.name ?? "",
-      framework_type: instance?.framework_type ?? "langgraph",
-      mode: instance?.mode ?? "supervisor",
-      tier: instance?.tier ?? "demand",
-      status: instance?.status ?? "active",
-      whoami: instance?.whoami ?? "",
-      config: instance ? jsonText(instance.config) : "",
-      plugin_settings: instance ? jsonText(instance.plugin_settings) : "",
-    },
+    defaultValues: instance ? { ...valuesFrom(instance, NEW_ORCHESTRATOR), config: jsonText(instance.config), plugin_settings: jsonText(instance.plugin_settings) } : NEW_ORCHESTRATOR,
     toInput: ({ framework_type, mode, whoami, config, plugin_settings, ...values }, problem) => ({
       ...values,
       ...(instance === null ? { framework_type, mode } : {}),
@@ -182,22 +202,17 @@ function OrchestratorForm({ orgId, instance, controls }: { orgId: string; instan
         <SelectField name="status" label="Status" options={optionsOf(ORCHESTRATOR_STATUSES)} />
       </div>
       <TextAreaField name="whoami" label="Who am I" hint={instance ? undefined : "Optional: how the assistant introduces itself (whoami)."} />
-      <TextAreaField
-        name="config"
-        label="Config"
-        mono
-        rows={5}
-        placeholder='{"temperature": 0.2, "active_plugins": []}'
-        hint={instance ? "JSON object of tier 4 settings." : "JSON object of tier 4 settings. Keys the tiers above lock are refused."}
-      />
-      <TextAreaField
-        name="plugin_settings"
-        label="Plugin settings"
-        mono
-        rows={4}
-        placeholder='{"com.example.search": {"max_results": 5}}'
-        hint={instance ? "JSON object: settings per plugin id." : "JSON object: settings per plugin id, checked against each plugin’s settings schema."}
-      />
+      {JSON_FIELDS.map((field) => (
+        <TextAreaField
+          key={field.name}
+          name={field.name}
+          label={field.label}
+          mono
+          rows={field.rows}
+          placeholder={field.placeholder}
+          hint={instance ? field.hint : `${field.hint} ${field.whenCreating}`}
+        />
+      ))}
       {instance === null ? (
         <DialogButtons onCancel={controls.cancel} label="Create orchestrator" pendingLabel="Creating…" />
       ) : (

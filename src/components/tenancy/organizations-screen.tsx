@@ -14,7 +14,7 @@ import { CheckboxField, DialogButtons, Form, optionsOf, orNull, SelectField, Tex
 import { SubscriptionFields } from "./profile-section";
 import { ListView } from "@/components/ui/resource-section";
 import { td } from "@/components/ui/table";
-import { When } from "@/components/ui/values";
+import { WhenCell } from "@/components/ui/values";
 import { HeadedSection } from "@/components/ui/page-header";
 
 // Organizations: search by name or domain, filter by status and tier, deleted ones on request,
@@ -88,9 +88,7 @@ export function OrganizationsScreen() {
                   {org.is_deleted && <Badge tone="bad">deleted</Badge>}
                 </span>
               </td>
-              <td className={td}>
-                <When iso={org.created_at} />
-              </td>
+              <WhenCell iso={org.created_at} />
             </>
           )}
           empty={{ title: "No organizations yet", body: "Create the first tenant organization of the platform.", action: createButton }}

@@ -9,7 +9,7 @@ import { blankAsNull, DialogButtons, Form, orNull, TextAreaField, TextField, use
 import { ResourceSection } from "@/components/ui/resource-section";
 import { mutedText } from "@/components/ui/styles";
 import { td } from "@/components/ui/table";
-import { When } from "@/components/ui/values";
+import { WhenCell } from "@/components/ui/values";
 import { KeyValueCells } from "./settings-section";
 import { SettingFields, type SettingValues } from "./setting-fields";
 
@@ -55,9 +55,7 @@ export function PlatformSettingsScreen() {
             )}
           </td>
           <td className={td}>{platformOnly(s.category) ? "Not inherited" : s.overridable ? "Yes" : "No"}</td>
-          <td className={td}>
-            <When iso={s.updated_at} />
-          </td>
+          <WhenCell iso={s.updated_at} />
         </>
       )}
       empty={{ title: "No platform settings", body: "Add the platform’s defaults; organizations inherit them." }}

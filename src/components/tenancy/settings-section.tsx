@@ -10,7 +10,7 @@ import { DialogButtons, Form, useSchemaForm } from "@/components/ui/form";
 import { ListView, ResourceSection } from "@/components/ui/resource-section";
 import { HeadedSection } from "@/components/ui/page-header";
 import { DataTable, td } from "@/components/ui/table";
-import { JsonValue, When } from "@/components/ui/values";
+import { JsonValue, WhenCell } from "@/components/ui/values";
 import { SettingFields, type SettingValues } from "./setting-fields";
 
 // An organization's settings (tier 3) with add, edit and remove, and its effective settings: every
@@ -83,9 +83,7 @@ export function SettingsSection({ orgId }: { orgId: string }) {
           <>
             <KeyValueCells setting={s} />
             <td className={td}>{s.overridable ? "Yes" : "No"}</td>
-            <td className={td}>
-              <When iso={s.updated_at} />
-            </td>
+            <WhenCell iso={s.updated_at} />
           </>
         )}
         empty={{ title: "No organization settings", body: "This organization uses the platform’s values. Add a setting to override one, or to add its own key." }}

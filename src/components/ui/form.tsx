@@ -52,7 +52,7 @@ export function sentence(subject: string, message: string, nested = false): stri
 /** Names a place below a field (`redirect_uris.1` → "Redirect URI 2"). */
 export type PlaceLabeller = (rest: string[]) => string;
 
-const NOT_ERRORS = new Set(["message", "type", "ref", "types"]);
+const NOT_ERRORS = new Set(["message", "type", "types"]);
 
 /** Every error at and below a field, as sentences that name where they are. */
 function errorText(error: unknown, subject: string, labelFor?: PlaceLabeller): string | undefined {
@@ -65,7 +65,8 @@ function errorText(error: unknown, subject: string, labelFor?: PlaceLabeller): s
       lines.push(sentence(place, message, rest.length > 0));
     }
     for (const [key, child] of Object.entries(node)) {
-      if (NOT_ERRORS.has(key)) continue;
+      // An error's own members; a place below a field may be called "type" too, but holds an error.
+      if (key === "ref" || (NOT_ERRORS.has(key) && (typeof child !== "object" || child === null))) continue;
       walk(child, key === "root" ? rest : [...rest, key]);
     }
   };
@@ -220,13 +221,25 @@ function Hint({ id, hint }: { id: string; hint: ReactNode }) {
   ) : null;
 }
 
-function Frame({ field, label, hint, className, children }: { field: ReturnType<typeof useField>; label: ReactNode; hint: ReactNode; className?: string; children: ReactNode }) {
+/** A control's id, its registration in the surrounding form, and its aria attributes. */
+type ControlProps = { id: string } & ReturnType<typeof useField>["registration"] & ReturnType<typeof useField>["aria"];
+
+type FrameOwn = FieldFrameProps & { onChange?: (event: ChangeEvent<never>) => void };
+
+/** The props of the frame (label, hint, error) apart from the control's own. */
+function split<P extends FrameOwn>({ label, hint, name, subject, labelFor, error, className, ...control }: P) {
+  return [{ label, hint, name, subject, labelFor, error, className, onChange: control.onChange }, control] as const;
+}
+
+/** A control under its label, with its hint and its error below it. */
+function Labelled({ label, hint, name, subject, labelFor, error, className, onChange, children }: FrameOwn & { children: (control: ControlProps) => ReactNode }) {
+  const field = useField({ name, label, subject, labelFor, error, onChange }, hint);
   return (
     <div className={className}>
       <label htmlFor={field.id} className={labelClass}>
         {label}
       </label>
-      {children}
+      {children({ id: field.id, ...field.registration, ...field.aria })}
       <Hint id={field.hintId} hint={hint} />
       <FieldError id={field.errorId} message={field.message} />
     </div>
@@ -235,36 +248,37 @@ function Frame({ field, label, hint, className, children }: { field: ReturnType<
 
 const readOnlyClass = "read-only:bg-slate-50 read-only:text-slate-600 dark:read-only:bg-slate-950 dark:read-only:text-slate-300";
 
-export function TextField({ label, hint, name, subject, labelFor, error, className, mono = false, ...rest }: FieldFrameProps & { mono?: boolean } & Omit<InputHTMLAttributes<HTMLInputElement>, "className" | "name">) {
-  const field = useField({ name, label, subject, labelFor, error, onChange: rest.onChange }, hint);
+export function TextField({ mono = false, ...props }: FieldFrameProps & { mono?: boolean } & Omit<InputHTMLAttributes<HTMLInputElement>, "className" | "name">) {
+  const [frame, input] = split(props);
   return (
-    <Frame field={field} label={label} hint={hint} className={className}>
-      <input
-        id={field.id}
-        {...rest}
-        {...field.registration}
-        {...field.aria}
-        spellCheck={mono ? false : rest.spellCheck}
-        className={`${inputClass} mt-1 ${readOnlyClass} ${mono ? "font-mono" : ""}`}
-      />
-    </Frame>
+    <Labelled {...frame}>
+      {(control) => <input {...input} {...control} spellCheck={mono ? false : input.spellCheck} className={`${inputClass} mt-1 ${readOnlyClass} ${mono ? "font-mono" : ""}`} />}
+    </Labelled>
   );
 }
 
-export function TextAreaField({ label, hint, name, subject, labelFor, error, className, mono = false, ...rest }: FieldFrameProps & { mono?: boolean } & Omit<TextareaHTMLAttributes<HTMLTextAreaElement>, "className" | "name">) {
-  const field = useField({ name, label, subject, labelFor, error, onChange: rest.onChange }, hint);
+export function TextAreaField({ mono = false, ...props }: FieldFrameProps & { mono?: boolean } & Omit<TextareaHTMLAttributes<HTMLTextAreaElement>, "className" | "name">) {
+  const [frame, textarea] = split(props);
   return (
-    <Frame field={field} label={label} hint={hint} className={className}>
-      <textarea
-        id={field.id}
-        rows={4}
-        spellCheck={mono ? false : undefined}
-        {...rest}
-        {...field.registration}
-        {...field.aria}
-        className={`${inputClass} mt-1 ${mono ? "font-mono text-xs" : ""}`}
-      />
-    </Frame>
+    <Labelled {...frame}>
+      {(control) => <textarea rows={4} spellCheck={mono ? false : undefined} {...textarea} {...control} className={`${inputClass} mt-1 ${mono ? "font-mono text-xs" : ""}`} />}
+    </Labelled>
+  );
+}
+
+/** A labelled control with a button beside it (a search's Find, a secret's Copy), and what follows it. */
+export function InputRow({ id, label, button, children, after }: { id: string; label: ReactNode; button: ReactNode; children: ReactNode; after?: ReactNode }) {
+  return (
+    <div>
+      <label htmlFor={id} className={labelClass}>
+        {label}
+      </label>
+      <div className="mt-1 flex gap-2">
+        {children}
+        {button}
+      </div>
+      {after}
+    </div>
   );
 }
 
@@ -276,18 +290,20 @@ export interface Option {
 export const optionsOf = (values: readonly string[], labels?: Readonly<Record<string, string>>): Option[] =>
   values.map((value) => ({ value, label: labels?.[value] ?? value }));
 
-export function SelectField({ label, hint, name, subject, labelFor, error, className, options, ...rest }: FieldFrameProps & { options: readonly Option[] } & Omit<SelectHTMLAttributes<HTMLSelectElement>, "className" | "name">) {
-  const field = useField({ name, label, subject, labelFor, error, onChange: rest.onChange }, hint);
+export function SelectField({ options, ...props }: FieldFrameProps & { options: readonly Option[] } & Omit<SelectHTMLAttributes<HTMLSelectElement>, "className" | "name">) {
+  const [frame, select] = split(props);
   return (
-    <Frame field={field} label={label} hint={hint} className={className}>
-      <select id={field.id} {...rest} {...field.registration} {...field.aria} className={`${inputClass} mt-1`}>
-        {options.map((option) => (
-          <option key={option.value} value={option.value}>
-            {option.label}
-          </option>
-        ))}
-      </select>
-    </Frame>
+    <Labelled {...frame}>
+      {(control) => (
+        <select {...select} {...control} className={`${inputClass} mt-1`}>
+          {options.map((option) => (
+            <option key={option.value} value={option.value}>
+              {option.label}
+            </option>
+          ))}
+        </select>
+      )}
+    </Labelled>
   );
 }
 
@@ -391,6 +407,16 @@ export const orNull = (value: string): string | null => (value.trim() === "" ? n
 
 /** Blank text becomes null; the rest is kept as typed (a description, a bio). */
 export const blankAsNull = (value: string): string | null => (value.trim() === "" ? null : value);
+
+/**
+ * A form's values: those of the item it edits (a null text blank), or `blank` for a new one. The
+ * keys are blank's, so an item's other fields stay out of the form.
+ */
+export function valuesFrom<V extends FieldValues>(item: object | null, blank: V): V {
+  if (item === null) return blank;
+  const own = item as Record<string, unknown>;
+  return Object.fromEntries(Object.entries(blank).map(([key, fallback]) => [key, own[key] ?? (typeof fallback === "string" ? "" : fallback)])) as V;
+}
 
 /** The text fields of a record as a form edits them (null: blank). */
 export function textsOf<K extends string>(record: { [key in K]?: string | null } | null, keys: readonly K[]): Record<K, string> {

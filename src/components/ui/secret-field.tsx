@@ -2,7 +2,8 @@
 
 import { useId, useState, type ReactNode } from "react";
 import { Dialog } from "./dialog";
-import { labelClass, primaryButton, secondaryButton } from "./styles";
+import { InputRow } from "./form";
+import { primaryButton, secondaryButton } from "./styles";
 
 /** A secret shown once: read-only, selected on focus, with a copy button. */
 export function SecretField({ label, value, copyLabel }: { label: string; value: string; copyLabel: string }) {
@@ -19,28 +20,30 @@ export function SecretField({ label, value, copyLabel }: { label: string; value:
   }
 
   return (
-    <div>
-      <label htmlFor={id} className={labelClass}>
-        {label}
-      </label>
-      <div className="mt-1 flex gap-2">
-        <input
-          id={id}
-          readOnly
-          value={value}
-          onFocus={(event) => event.target.select()}
-          spellCheck={false}
-          className="block w-full min-w-0 rounded-md border border-slate-300 bg-slate-50 px-3 py-2 font-mono text-sm dark:border-slate-700 dark:bg-slate-950"
-        />
+    <InputRow
+      id={id}
+      label={label}
+      button={
         <button type="button" onClick={copy} className={`${secondaryButton} whitespace-nowrap`}>
           {copyLabel}
         </button>
-      </div>
-      <p role="status" className="mt-1 min-h-5 text-sm text-slate-600 dark:text-slate-300">
-        {copied === "yes" && "Copied to the clipboard."}
-        {copied === "failed" && "Copying failed: select it and copy it yourself."}
-      </p>
-    </div>
+      }
+      after={
+        <p role="status" className="mt-1 min-h-5 text-sm text-slate-600 dark:text-slate-300">
+          {copied === "yes" && "Copied to the clipboard."}
+          {copied === "failed" && "Copying failed: select it and copy it yourself."}
+        </p>
+      }
+    >
+      <input
+        id={id}
+        readOnly
+        value={value}
+        onFocus={(event) => event.target.select()}
+        spellCheck={false}
+        className="block w-full min-w-0 rounded-md border border-slate-300 bg-slate-50 px-3 py-2 font-mono text-sm dark:border-slate-700 dark:bg-slate-950"
+      />
+    </InputRow>
   );
 }
 
@@ -68,11 +71,11 @@ interface ShownOnceDialogProps {
   /** The secret; null keeps the dialog closed. */
   secret: string | null;
   title: string;
-  /** What the secret is, in the warning ("client secret"). */
-  what: string;
   label: string;
-  copyLabel: string;
-  doneLabel: string;
+  /** What the buttons call it: "Copy key", "I have copied the key". */
+  noun: string;
+  /** What the warning calls it (default: the noun). */
+  what?: string;
   onClose: () => void;
   /** Facts about the secret (Fact rows). */
   facts?: ReactNode;
@@ -80,18 +83,18 @@ interface ShownOnceDialogProps {
 }
 
 /** The one moment a secret is shown: the warning, the secret with its copy button, and what it belongs to. */
-export function ShownOnceDialog({ secret, title, what, label, copyLabel, doneLabel, onClose, facts, children }: ShownOnceDialogProps) {
+export function ShownOnceDialog({ secret, title, label, noun, what = noun, onClose, facts, children }: ShownOnceDialogProps) {
   return (
     <Dialog open={secret !== null} onClose={onClose} title={title} alert>
       {secret !== null && (
         <div className="space-y-4">
           <ShownOnceWarning what={what} />
-          <SecretField label={label} value={secret} copyLabel={copyLabel} />
+          <SecretField label={label} value={secret} copyLabel={`Copy ${noun}`} />
           {facts && <dl className="grid grid-cols-[max-content_1fr] gap-x-4 gap-y-1 text-sm">{facts}</dl>}
           {children}
           <div className="flex justify-end">
             <button type="button" onClick={onClose} className={primaryButton}>
-              {doneLabel}
+              I have copied the {noun}
             </button>
           </div>
         </div>
