@@ -1,7 +1,6 @@
 "use client";
 
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { useState } from "react";
 import { createRoleInput, updateRoleInput, type CreateRoleInput, type Role, type ROLE_SCOPES, type UpdateRoleInput } from "@/lib/schemas/roles";
@@ -12,8 +11,8 @@ import { roleOptions } from "./queries";
 import { Badge } from "@/components/ui/badge";
 import { ConfirmDialog } from "@/components/ui/confirm-dialog";
 import { Choice, ChoiceGroup, Form, orNull, SubmitRow, TextAreaField, TextField, useSchemaForm } from "@/components/ui/form";
-import { ErrorState, LoadingState, Notice } from "@/components/ui/states";
-import { dangerButton, textLink } from "@/components/ui/styles";
+import { BackLink, Loaded, Notice } from "@/components/ui/states";
+import { dangerButton } from "@/components/ui/styles";
 
 // A role's editor: name, description, scope (fixed once created) and its permissions from the
 // catalog, grouped by resource with the dangerous ones marked. A built-in role keeps its name and
@@ -25,25 +24,14 @@ export function RoleScreen({ roleId }: { roleId: string }) {
   const trpc = useTRPC();
   const role = useQuery(roleOptions(trpc, roleId));
 
-  if (role.isPending) return <LoadingState label="Loading the role…" />;
-  if (role.isError) {
-    return (
-      <div className="space-y-4">
-        <BackLink />
-        <ErrorState title="The role could not be loaded." error={role.error} onRetry={() => role.refetch()} />
-      </div>
-    );
-  }
-  return <RoleEditor key={role.data.updated_at} role={role.data} />;
-}
-
-function BackLink() {
   return (
-    <Link href="/console/roles" className={`text-sm ${textLink}`}>
-      ← All roles
-    </Link>
+    <Loaded query={role} what="the role" back={<RolesLink />}>
+      {(loaded) => <RoleEditor key={loaded.updated_at} role={loaded} />}
+    </Loaded>
   );
 }
+
+const RolesLink = () => <BackLink href="/console/roles">All roles</BackLink>;
 
 interface RoleValues {
   name: string;
@@ -87,7 +75,7 @@ function RoleEditor({ role }: { role: Role | null }) {
 
   return (
     <div>
-      <BackLink />
+      <RolesLink />
       <div className="mt-2 flex flex-wrap items-start justify-between gap-4">
         <div>
           <h1 className="text-2xl font-bold tracking-tight">{role ? role.name : "Create role"}</h1>

@@ -1,12 +1,11 @@
 "use client";
 
 import { useInfiniteQuery, useQueryClient } from "@tanstack/react-query";
-import Link from "next/link";
 import { useState } from "react";
 import type { Plugin } from "@/lib/schemas/plugins";
 import { formatTimestamp } from "@/components/api-keys/format";
 import { Dialog } from "@/components/ui/dialog";
-import { linkButton, primaryButton, secondaryButton } from "@/components/ui/styles";
+import { primaryButton, secondaryButton } from "@/components/ui/styles";
 import { useTRPC } from "@/trpc/react";
 import { PluginLogo } from "./logo";
 import { usePluginToggle, VersionCells } from "./parts";
@@ -14,7 +13,7 @@ import { versionsOptions } from "./queries";
 import { RegisterPluginDialog, registeredNotice } from "./register-plugin-dialog";
 import { SettingsPreview } from "./settings-preview";
 import { ListView, useNotice } from "@/components/ui/resource-section";
-import { Notice } from "@/components/ui/states";
+import { BackLink, Notice } from "@/components/ui/states";
 import { Badge } from "@/components/ui/badge";
 import { RowActions, td } from "@/components/ui/table";
 
@@ -62,9 +61,7 @@ export function PluginVersionsScreen({ pid }: { pid: string }) {
 
   return (
     <section aria-labelledby="versions-heading">
-      <Link href="/console/plugins" className={`${linkButton} text-sm`}>
-        ← All plugins
-      </Link>
+      <BackLink href="/console/plugins">All plugins</BackLink>
       <div className="mt-3 flex flex-wrap items-start justify-between gap-4">
         <div className="flex max-w-2xl items-start gap-3">
           {latest && <PluginLogo src={latest.logo_image} size={40} />}

@@ -9,7 +9,7 @@ import { useTRPC } from "@/trpc/react";
 import { organizationOptions } from "./queries";
 import { Badge, StatusBadge, TierBadge } from "@/components/ui/badge";
 import { NavLinks } from "@/components/ui/nav-links";
-import { ErrorState, LoadingState } from "@/components/ui/states";
+import { BackLink, Loaded } from "@/components/ui/states";
 
 // The frame of an organization's page: its name and standing, and the sections of the page as
 // links (each section is a page of its own, so it can be linked to and reloaded).
@@ -27,21 +27,25 @@ export function useOrganization(orgId: string) {
 }
 
 export function OrganizationFrame({ orgId, children }: { orgId: string; children: ReactNode }) {
-  const pathname = usePathname();
   const org = useOrganization(orgId);
-  const base = `/console/organizations/${orgId}`;
+  return (
+    <Loaded query={org} what="the organization">
+      {(loaded) => <Frame org={loaded}>{children}</Frame>}
+    </Loaded>
+  );
+}
 
-  if (org.isPending) return <LoadingState label="Loading the organization…" />;
-  if (org.isError) return <ErrorState title="The organization could not be loaded." error={org.error} onRetry={() => org.refetch()} />;
+function Frame({ org, children }: { org: Organization; children: ReactNode }) {
+  const pathname = usePathname();
+  const base = `/console/organizations/${org.id}`;
+
 
   const current = ORG_SECTIONS.find((s) => pathname === `${base}${s.path}`) ?? ORG_SECTIONS[0]!;
-  const deleted = org.data.is_deleted;
+  const deleted = org.is_deleted;
   return (
     <div>
-      <Link href="/console/organizations" className="text-sm font-medium text-brand-600 underline-offset-2 hover:underline dark:text-brand-100">
-        ← All organizations
-      </Link>
-      <OrganizationHeading org={org.data} />
+      <BackLink href="/console/organizations">All organizations</BackLink>
+      <OrganizationHeading org={org} />
       <div className="mt-6 border-b border-slate-200 dark:border-slate-800">
         <NavLinks
           label="Organization sections"
