@@ -2,7 +2,7 @@
 
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
-import type { Identity, User } from "@/lib/schemas/users";
+import { IDENTITY_PROVIDERS, type Identity, type User } from "@/lib/schemas/users";
 import { useTRPC } from "@/trpc/react";
 import { KeyTable } from "@/components/api-keys/key-table";
 import { identitiesOptions } from "./queries";
@@ -15,8 +15,11 @@ import { WhenCell } from "@/components/ui/values";
 // What else reaches a user: external accounts linked at sign-in (unlinkable here), and their API
 // keys (read-only: only a key's owner creates or revokes it).
 
-const PROVIDER_NAMES: Record<string, string> = { github: "GitHub", google: "Google", oauth2: "OpenID Connect" };
-const providerName = (identity: Identity) => PROVIDER_NAMES[identity.provider] ?? identity.provider;
+const PROVIDER_NAMES: Record<(typeof IDENTITY_PROVIDERS)[number], string> = { github: "GitHub", google: "Google", oauth2: "OpenID Connect" };
+const providerName = (identity: Identity) => {
+  const known = IDENTITY_PROVIDERS.find((p) => p === identity.provider);
+  return known ? PROVIDER_NAMES[known] : identity.provider;
+};
 
 export function IdentitiesSection({ user, onNotice }: { user: User; onNotice: (text: string) => void }) {
   const trpc = useTRPC();
