@@ -83,8 +83,6 @@ export interface SchemaFormOptions<V extends FieldValues, O> {
    * `problem` reports what cannot be converted, next to its field.
    */
   toInput?: (values: V, problem: (field: FieldPath<V>, message: string) => void) => unknown;
-  /** The form field an error's path belongs to; by default the path's first part, when the form has that field. */
-  fieldOf?: (path: string) => FieldPath<V> | undefined;
   /** Sends the schema's output (a tRPC call) and does what follows; its failure is shown in the form. */
   submit: (input: O) => Promise<unknown>;
 }
@@ -99,7 +97,7 @@ export type SchemaForm<V extends FieldValues, O> = UseFormReturn<V, unknown, O> 
   failed: () => void;
 };
 
-export function useSchemaForm<V extends FieldValues, O = unknown>({ schema, defaultValues, toInput, fieldOf, submit }: SchemaFormOptions<V, O>): SchemaForm<V, O> {
+export function useSchemaForm<V extends FieldValues, O = unknown>({ schema, defaultValues, toInput, submit }: SchemaFormOptions<V, O>): SchemaForm<V, O> {
   const [failures, setFailures] = useState(0);
   const failed = () => setFailures((n) => n + 1);
   const validate = zodResolver(schema as z.ZodType<FieldValues, FieldValues>) as unknown as Resolver<FieldValues, unknown, O>;
@@ -107,10 +105,16 @@ export function useSchemaForm<V extends FieldValues, O = unknown>({ schema, defa
     const problems: [string, string][] = [];
     const input = toInput ? toInput(values, (field, message) => problems.push([field, message])) : values;
     const result = await validate(input as FieldValues, context, options as never);
-    if (problems.length === 0) return result as Awaited<ReturnType<Resolver<V, unknown, O>>>;
-    const errors = { ...result.errors } as FieldErrors<V>;
+    const errors: Record<string, unknown> = { ...result.errors };
     for (const [field, message] of problems) set(errors, field, { type: "value", message });
-    return { values: {}, errors };
+    // An error of no field the form shows is said above its buttons rather than kept silent.
+    const unshown = Object.keys(errors).filter((key) => !Object.hasOwn(values, key));
+    if (unshown.length > 0) {
+      set(errors, "root.server", { type: "value", message: unshown.map((key) => errorText(errors[key], key)).join(" ") });
+      for (const key of unshown) delete errors[key];
+    }
+    if (Object.keys(errors).length === 0) return result as Awaited<ReturnType<Resolver<V, unknown, O>>>;
+    return { values: {}, errors: errors as FieldErrors<V> };
   };
   const form = useForm<V, unknown, O>({ defaultValues, resolver, shouldFocusError: false });
 
@@ -118,7 +122,7 @@ export function useSchemaForm<V extends FieldValues, O = unknown>({ schema, defa
     const unplaced: string[] = [];
     const placed = fieldErrorsOf(error).filter(({ path, message }) => {
       const head = path.split(".")[0] ?? "";
-      const field = fieldOf ? fieldOf(path) : Object.hasOwn(form.getValues(), head) ? (path as FieldPath<V>) : undefined;
+      const field = Object.hasOwn(form.getValues(), head) ? (path as FieldPath<V>) : undefined;
       if (field === undefined) unplaced.push(sentence(path || "The request", message));
       else form.setError(field, { type: "server", message });
       return field !== undefined;

@@ -13,7 +13,7 @@ import { DataTable, RowActions, type Column, type RowActionSpec } from "./table"
 // a create/edit dialog, a confirmation before deleting, and the line that says what just happened.
 
 /** A list query's rows and states, whether it reads one page or pages on "Show more". */
-export interface ListState<T> {
+interface ListState<T> {
   items: T[];
   isPending: boolean;
   isError: boolean;
@@ -45,8 +45,8 @@ export function useNotice() {
 export type NoticeState = ReturnType<typeof useNotice>;
 
 interface ListViewProps<T> {
-  /** The list query (or its rows and states). */
-  query: ListQuery<T> | ListState<T>;
+  /** The list query: one page, or pages on "Show more". */
+  query: ListQuery<T>;
   /** The table's name for screen readers. */
   caption: string;
   /** What the rows are, for "Loading …" and "The … could not be loaded." (default: the caption). */
@@ -62,13 +62,13 @@ interface ListViewProps<T> {
   moreLabel?: string;
 }
 
-/** A list's table, or what stands for it while it loads, when it failed or is empty. */
 const idOf = (item: unknown) => (item as { id: string | number }).id;
 /** "LLM configs" stays, "Models" reads "models" inside a sentence. */
 const inSentence = (text: string) => (/^[A-Z][a-z]/.test(text) ? text.charAt(0).toLowerCase() + text.slice(1) : text);
 
+/** A list's table, or what stands for it while it loads, when it failed or is empty. */
 export function ListView<T>({ query, caption, noun = inSentence(caption), columns, rowKey = idOf, row, empty, filtered, moreLabel = `Show more ${noun}` }: ListViewProps<T>) {
-  const list = "items" in query ? query : rowsOf(query);
+  const list = rowsOf(query);
   if (list.isPending) return <LoadingState label={`Loading ${noun}…`} />;
   if (list.isError && list.items.length === 0) return <ErrorState title={`The ${noun} could not be loaded.`} error={list.error} onRetry={list.refetch} />;
   if (list.items.length === 0) {

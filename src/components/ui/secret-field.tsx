@@ -6,7 +6,7 @@ import { InputRow } from "./form";
 import { primaryButton, secondaryButton } from "./styles";
 
 /** A secret shown once: read-only, selected on focus, with a copy button. */
-export function SecretField({ label, value, copyLabel }: { label: string; value: string; copyLabel: string }) {
+function SecretField({ label, value, copyLabel }: { label: string; value: string; copyLabel: string }) {
   const id = useId();
   const [copied, setCopied] = useState<"yes" | "failed" | null>(null);
 
@@ -48,7 +48,7 @@ export function SecretField({ label, value, copyLabel }: { label: string; value:
 }
 
 /** The warning above a secret shown once. */
-export function ShownOnceWarning({ what }: { what: string }) {
+function ShownOnceWarning({ what }: { what: string }) {
   return (
     <p className="rounded-md border border-amber-300 bg-amber-50 px-3 py-2 text-sm font-medium text-amber-900 dark:border-amber-800 dark:bg-amber-950 dark:text-amber-100">
       This is the only time the {what} is shown. Copy it now and keep it somewhere safe: it will not be shown again, and it is not stored anywhere it could

@@ -53,11 +53,6 @@ export function FormAlert({ id, message }: { id?: string; message: string | unde
   );
 }
 
-export interface ScreenNotice {
-  text: string;
-  error: boolean;
-}
-
 /** What the screen says after a change: the polite live region, or an alert when it failed. */
 export function Notice({ text, error = false }: { text: string; error?: boolean }) {
   return (
