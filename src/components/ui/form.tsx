@@ -355,9 +355,9 @@ export function Choice({ type, label, name, ...input }: { type: "radio" | "check
 }
 
 /** A form field edited by a control of its own (a picker), with its error as a sentence. */
-export function useFieldController(name: string, subject: string, labelFor?: PlaceLabeller): UseControllerReturn & { message: string | undefined } {
+export function useFieldController(name: string, subject: string): UseControllerReturn & { message: string | undefined } {
   const controller = useController({ name });
-  return { ...controller, message: errorText(controller.fieldState.error ?? get(controller.formState.errors, name), subject, labelFor) };
+  return { ...controller, message: errorText(get(controller.formState.errors, name), subject) };
 }
 
 /** The value once typing has paused (search boxes query as the user types, not per keystroke). */
