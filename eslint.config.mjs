@@ -14,6 +14,29 @@ const eslintConfig = defineConfig([
       ],
     },
   },
+  {
+    // What runs in the browser never imports the server: shared values live in src/lib. Types
+    // (AppRouter, ErrorData) are erased at build time and stay allowed. Server components and
+    // server actions under src/app/console (pages, layouts, actions) call the server and are exempt,
+    // as are the API reference's components (rendered on the server only, into a static page) and
+    // tests, which drive the server on purpose.
+    files: ["src/components/**/*.{ts,tsx}", "src/app/console/**/*.{ts,tsx}", "src/trpc/**/*.{ts,tsx}"],
+    ignores: ["**/*.test.ts", "src/app/console/**/page.tsx", "src/app/console/**/layout.tsx", "src/app/console/actions.ts", "src/app/console/**/org-page.ts", "src/trpc/server.tsx", "src/components/api-docs/**"],
+    rules: {
+      "@typescript-eslint/no-restricted-imports": [
+        "error",
+        {
+          patterns: [
+            {
+              regex: "^(@/server|(\\.\\./)+server)(/|$)",
+              allowTypeImports: true,
+              message: "Browser code does not import the server at run time: move the shared value to src/lib (type-only imports are fine).",
+            },
+          ],
+        },
+      ],
+    },
+  },
   globalIgnores([
     ".next/**",
     ".next-*/**",

@@ -5,12 +5,12 @@ import { createTRPCClient, httpBatchLink, TRPCClientError } from "@trpc/client";
 import { createTRPCContext } from "@trpc/tanstack-react-query";
 import { useState, type ReactNode } from "react";
 import superjson from "superjson";
-import type { FieldError } from "@/server/errors";
+import type { FieldError } from "@/lib/errors";
 import type { ErrorData } from "@/server/trpc/init";
 import type { AppRouter } from "@/server/trpc/root";
 import { makeQueryClient } from "./query-client";
 
-export const { TRPCProvider, useTRPC } = createTRPCContext<AppRouter>();
+export const { TRPCProvider, useTRPC, useTRPCClient } = createTRPCContext<AppRouter>();
 
 let browserQueryClient: QueryClient | undefined;
 

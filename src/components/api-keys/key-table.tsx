@@ -1,10 +1,18 @@
 "use client";
 
+import { keepPreviousData, useInfiniteQuery } from "@tanstack/react-query";
+import { useState, type ReactNode } from "react";
 import type { ApiKey } from "@/lib/schemas/api-keys";
+import { useTRPC } from "@/trpc/react";
 import { isDangerousScope } from "./catalog";
+import { keyListInput, keyListOptions, type StatusFilter } from "./queries";
 import { Badge, type Tone } from "@/components/ui/badge";
-import { dangerRowAction, DataTable, td, type Column } from "@/components/ui/table";
-import { When } from "@/components/ui/values";
+import { ListView } from "@/components/ui/resource-section";
+import { RowActions, td } from "@/components/ui/table";
+import { WhenCell } from "@/components/ui/values";
+
+// The one table of API keys: the signed-in admin's own on the API keys screen (revocable there),
+// and anyone's on that screen or on a user's page (read-only: only a key's owner revokes it).
 
 type KeyStatus = "Active" | "Revoked" | "Expired";
 
@@ -45,9 +53,7 @@ function Scopes({ scopes }: { scopes: string[] }) {
       </ul>
       {rest.length > 0 && (
         <details className="mt-1">
-          <summary className="cursor-pointer text-xs font-medium text-brand-600 dark:text-brand-100">
-            {rest.length} more
-          </summary>
+          <summary className="cursor-pointer text-xs font-medium text-brand-600 dark:text-brand-100">{rest.length} more</summary>
           <ul className="mt-1 flex flex-col gap-1">
             {rest.map((scope) => (
               <Scope key={scope} scope={scope} />
@@ -59,24 +65,30 @@ function Scopes({ scopes }: { scopes: string[] }) {
   );
 }
 
-const COLUMNS: Column[] = ["Name", "Prefix", "Scopes", "Created", "Expires", "Last used", "Status"];
-
 interface KeyTableProps {
+  /** Whose keys: null for the signed-in user's own. */
+  ownerId: string | null;
+  status?: StatusFilter;
   caption: string;
-  keys: ApiKey[];
-  now: number;
-  busy: boolean;
+  empty: { title: string; body?: ReactNode; action?: ReactNode };
   /** Absent when the keys are another user's: only the owner revokes. */
   onRevoke?: (key: ApiKey) => void;
 }
 
-export function KeyTable({ caption, keys, now, busy, onRevoke }: KeyTableProps) {
+export function KeyTable({ ownerId, status = "all", caption, empty, onRevoke }: KeyTableProps) {
+  const trpc = useTRPC();
+  const list = useInfiniteQuery({ ...keyListOptions(trpc, keyListInput(ownerId, status)), placeholderData: keepPreviousData });
+  const [now] = useState(() => Date.now());
   return (
-    <DataTable caption={caption} columns={onRevoke ? [...COLUMNS, { label: "Actions", hidden: true }] : COLUMNS} busy={busy}>
-      {keys.map((key) => {
-        const status = statusOf(key, now);
+    <ListView
+      query={list}
+      noun="API keys"
+      caption={caption}
+      columns={["Name", "Prefix", "Scopes", "Created", "Expires", "Last used", "Status", ...(onRevoke ? [{ label: "Actions", hidden: true as const }] : [])]}
+      row={(key) => {
+        const keyStatus = statusOf(key, now);
         return (
-          <tr key={key.id}>
+          <>
             <th scope="row" className={`${td} min-w-40 text-left font-medium break-words`}>
               {key.name}
             </th>
@@ -84,35 +96,18 @@ export function KeyTable({ caption, keys, now, busy, onRevoke }: KeyTableProps) 
             <td className={td}>
               <Scopes scopes={key.scopes} />
             </td>
+            <WhenCell iso={key.created_at} />
+            <WhenCell iso={key.expires_at} />
+            <WhenCell iso={key.last_used_at} />
             <td className={td}>
-              <When iso={key.created_at} />
+              <Badge tone={STATUS_TONE[keyStatus]}>{keyStatus}</Badge>
             </td>
-            <td className={td}>
-              <When iso={key.expires_at} />
-            </td>
-            <td className={td}>
-              <When iso={key.last_used_at} />
-            </td>
-            <td className={td}>
-              <Badge tone={STATUS_TONE[status]}>{status}</Badge>
-            </td>
-            {onRevoke && (
-              <td className={`${td} text-right`}>
-                {key.is_active && (
-                  <button
-                    type="button"
-                    onClick={() => onRevoke(key)}
-                    aria-label={`Revoke ${key.name}`}
-                    className={dangerRowAction}
-                  >
-                    Revoke
-                  </button>
-                )}
-              </td>
-            )}
-          </tr>
+            {onRevoke && <RowActions actions={key.is_active ? [{ label: "Revoke", ariaLabel: `Revoke ${key.name}`, onClick: () => onRevoke(key), danger: true }] : []} />}
+          </>
         );
-      })}
-    </DataTable>
+      }}
+      empty={empty}
+      moreLabel="Show more keys"
+    />
   );
 }

@@ -1,17 +1,20 @@
 "use client";
 
-import { useMutation } from "@tanstack/react-query";
-import { useRef, useState, type FormEvent } from "react";
-import { createUserInput, type User } from "@/lib/schemas/users";
+import { createUserInput, type CreateUserInput, type User } from "@/lib/schemas/users";
 import { Dialog } from "@/components/ui/dialog";
-import { useTRPC } from "@/trpc/react";
-import { Choice, ChoiceGroup, DialogButtons, orNull, TextField, useFormErrors } from "@/components/ui/form";
-import { FormAlert } from "@/components/ui/states";
+import { useTRPCClient } from "@/trpc/react";
+import { Choice, ChoiceGroup, DialogButtons, Form, orNull, TextField, useSchemaForm } from "@/components/ui/form";
 
 // "Create user": a username, an optional email and display name, and either a password or none
 // (an OAuth-only user, who signs in through a linked identity).
 
-const LABELS = { username: "Username", email: "Email", display_name: "Display name", password: "Password" };
+interface CreateUserValues {
+  username: string;
+  email: string;
+  display_name: string;
+  sign_in: "password" | "oauth";
+  password: string;
+}
 
 export function CreateUserDialog({ open, onClose, onCreated }: { open: boolean; onClose: () => void; onCreated: (user: User) => void }) {
   return (
@@ -22,65 +25,38 @@ export function CreateUserDialog({ open, onClose, onCreated }: { open: boolean; 
 }
 
 function CreateUserForm({ onCancel, onCreated }: { onCancel: () => void; onCreated: (user: User) => void }) {
-  const trpc = useTRPC();
-  const formRef = useRef<HTMLFormElement>(null);
-  const form = useFormErrors(LABELS, formRef);
-  const [username, setUsername] = useState("");
-  const [email, setEmail] = useState("");
-  const [displayName, setDisplayName] = useState("");
-  const [signIn, setSignIn] = useState<"password" | "oauth">("password");
-  const [password, setPassword] = useState("");
-  const create = useMutation(trpc.users.create.mutationOptions({ onSuccess: onCreated, onError: form.fromServer }));
-
-  function submit(event: FormEvent) {
-    event.preventDefault();
-    const input = form.check(createUserInput, {
+  const client = useTRPCClient();
+  const form = useSchemaForm<CreateUserValues, CreateUserInput>({
+    schema: createUserInput,
+    defaultValues: { username: "", email: "", display_name: "", sign_in: "password", password: "" },
+    toInput: ({ username, email, display_name, sign_in, password }) => ({
       username,
       email: orNull(email),
-      display_name: orNull(displayName),
-      password: signIn === "password" ? password : null,
-    });
-    if (input) create.mutate(input);
-  }
+      display_name: orNull(display_name),
+      password: sign_in === "password" ? password : null,
+    }),
+    submit: async (input) => onCreated(await client.users.create.mutate(input)),
+  });
 
   return (
-    <form ref={formRef} noValidate onSubmit={submit} className="space-y-5">
-      <TextField
-        label="Username"
-        value={username}
-        onChange={(e) => setUsername(e.target.value)}
-        autoFocus
-        autoComplete="off"
-        hint="Letters, digits, “.”, “_” and “-”. Used to sign in."
-        error={form.errors.username}
-      />
-      <TextField
-        label="Email"
-        type="email"
-        value={email}
-        onChange={(e) => setEmail(e.target.value)}
-        autoComplete="off"
-        hint="Optional. A verified email at an OAuth provider links that account on its first sign-in."
-        error={form.errors.email}
-      />
-      <TextField label="Display name" value={displayName} onChange={(e) => setDisplayName(e.target.value)} autoComplete="off" error={form.errors.display_name} />
+    <Form form={form} className="space-y-5">
+      <TextField name="username" label="Username" autoFocus autoComplete="off" hint="Letters, digits, “.”, “_” and “-”. Used to sign in." />
+      <TextField name="email" label="Email" type="email" autoComplete="off" hint="Optional. A verified email at an OAuth provider links that account on its first sign-in." />
+      <TextField name="display_name" label="Display name" autoComplete="off" />
       <ChoiceGroup legend="Sign-in">
-        <Choice type="radio" name="sign-in" label="With a password" checked={signIn === "password"} onChange={() => setSignIn("password")} />
-        <Choice type="radio" name="sign-in" label="OAuth only (no password)" checked={signIn === "oauth"} onChange={() => setSignIn("oauth")} />
+        <Choice type="radio" name="sign_in" value="password" label="With a password" />
+        <Choice type="radio" name="sign_in" value="oauth" label="OAuth only (no password)" />
       </ChoiceGroup>
-      {signIn === "password" && (
+      {form.watch("sign_in") === "password" && (
         <TextField
+          name="password"
           label="Password"
           type="password"
-          value={password}
-          onChange={(e) => setPassword(e.target.value)}
           autoComplete="new-password"
           hint="At least 12 characters. For a generated one, create the user without and use “Reset password” on their page."
-          error={form.errors.password}
         />
       )}
-      <FormAlert message={form.errors.form} />
-      <DialogButtons onCancel={onCancel} pending={create.isPending} label="Create user" pendingLabel="Creating…" />
-    </form>
+      <DialogButtons onCancel={onCancel} label="Create user" pendingLabel="Creating…" />
+    </Form>
   );
 }

@@ -2,30 +2,50 @@
 
 import { useId } from "react";
 import { SCOPE_GROUPS } from "@/components/api-keys/catalog";
-import { hintClass, labelClass, linkButton } from "@/components/ui/styles";
-import { PERMISSIONS, type Permission } from "@/lib/permissions";
 import { DangerousBadge } from "@/components/ui/badge";
 import { describedBy, FieldError } from "@/components/ui/field-error";
+import { useFieldController } from "@/components/ui/form";
+import { hintClass, labelClass, linkButton } from "@/components/ui/styles";
+import { PERMISSIONS, type Permission } from "@/lib/permissions";
 
 // Permissions from the catalog, grouped by resource, each with what it allows; dangerous ones are
 // marked. Only catalog permissions can be picked, and only those `offered` (an org role: org ones).
+// It edits a form field holding the list of permissions picked.
 
 interface PermissionPickerProps {
+  /** The form field: a list of permissions. */
+  name: string;
   legend: string;
   hint?: string;
-  selected: ReadonlySet<string>;
-  onChange?: (next: Set<string>) => void;
   /** Which permissions may be in the set; the others are not shown. Default: all. */
   offered?: (permission: Permission) => boolean;
   /** Read-only: a built-in role's permissions. */
   readOnly?: boolean;
-  error?: string;
+  /** What a dangerous permission says under it; `lockDangerous` shows it but it cannot be picked (API keys never carry one). */
+  dangerousNote?: string;
+  lockDangerous?: boolean;
+  /** The word for what is picked: "permission", "scope". */
+  noun?: string;
 }
 
 export const orgPermissionsOnly = (permission: Permission) => PERMISSIONS[permission].scope === "org";
 
-export function PermissionPicker({ legend, hint, selected, onChange, offered = () => true, readOnly = false, error }: PermissionPickerProps) {
+const capitalized = (text: string) => text.charAt(0).toUpperCase() + text.slice(1);
+
+export function PermissionPicker({
+  name,
+  legend,
+  hint,
+  offered = () => true,
+  readOnly = false,
+  dangerousNote = "Dangerous: it never reaches an API key.",
+  lockDangerous = false,
+  noun = "permission",
+}: PermissionPickerProps) {
   const id = useId();
+  const { field, message: error } = useFieldController(name, legend);
+  const selected = new Set<string>(field.value as string[]);
+  const pickable = (s: { permission: Permission; dangerous: boolean }) => !readOnly && !(lockDangerous && s.dangerous);
   const groups = SCOPE_GROUPS.map((group) => ({ ...group, scopes: group.scopes.filter((s) => offered(s.permission)) })).filter((g) => g.scopes.length > 0);
   const count = [...selected].filter((p) => Object.hasOwn(PERMISSIONS, p) && offered(p as Permission)).length;
 
@@ -35,7 +55,7 @@ export function PermissionPicker({ legend, hint, selected, onChange, offered = (
       if (on) next.add(p);
       else next.delete(p);
     }
-    onChange?.(next);
+    field.onChange([...next]);
   };
 
   return (
@@ -52,45 +72,41 @@ export function PermissionPicker({ legend, hint, selected, onChange, offered = (
         tabIndex={error ? -1 : undefined}
       >
         {groups.map((group) => {
-          const all = group.scopes.every((s) => selected.has(s.permission));
+          const choices = group.scopes.filter(pickable).map((s) => s.permission);
+          const all = choices.length > 0 && choices.every((p) => selected.has(p));
           return (
             <fieldset key={group.resource} className="border-t border-slate-200 px-3 py-3 first:border-t-0 dark:border-slate-800">
               <div className="flex items-center justify-between gap-2">
                 <legend className="text-sm font-semibold">{group.label}</legend>
-                {!readOnly && group.scopes.length > 1 && (
-                  <button
-                    type="button"
-                    onClick={() => set(group.scopes.map((s) => s.permission), !all)}
-                    className={`${linkButton} text-xs`}
-                    aria-label={`${all ? "Clear" : "Select all"} ${group.label} permissions`}
-                  >
+                {choices.length > 1 && (
+                  <button type="button" onClick={() => set(choices, !all)} className={`${linkButton} text-xs`} aria-label={`${all ? "Clear" : "Select all"} ${group.label} ${noun}s`}>
                     {all ? "Clear" : "Select all"}
                   </button>
                 )}
               </div>
               <ul className="mt-2 space-y-2">
-                {group.scopes.map(({ permission, dangerous, allows }) => (
-                  <li key={permission} className="flex items-start gap-2">
+                {group.scopes.map((scope) => (
+                  <li key={scope.permission} className="flex items-start gap-2">
                     <input
-                      id={`${id}-${permission}`}
+                      id={`${id}-${scope.permission}`}
                       type="checkbox"
-                      checked={selected.has(permission)}
-                      disabled={readOnly}
-                      aria-describedby={`${id}-${permission}-about`}
-                      onChange={(event) => set([permission], event.target.checked)}
+                      checked={selected.has(scope.permission)}
+                      disabled={!pickable(scope)}
+                      aria-describedby={`${id}-${scope.permission}-about`}
+                      onChange={(event) => set([scope.permission], event.target.checked)}
                       className="mt-1 size-4 shrink-0 accent-brand-600"
                     />
                     <div className="min-w-0">
-                      <label htmlFor={`${id}-${permission}`} className="font-mono text-sm break-all">
-                        {permission}
+                      <label htmlFor={`${id}-${scope.permission}`} className={`font-mono text-sm break-all ${lockDangerous && scope.dangerous ? "text-slate-400 dark:text-slate-500" : ""}`}>
+                        {scope.permission}
                       </label>
-                      {dangerous && (
+                      {scope.dangerous && (
                         <span className="ml-2">
                           <DangerousBadge />
                         </span>
                       )}
-                      <p id={`${id}-${permission}-about`} className="text-xs text-slate-500 dark:text-slate-400">
-                        {allows.charAt(0).toUpperCase() + allows.slice(1)}.{dangerous && " Dangerous: it never reaches an API key."}
+                      <p id={`${id}-${scope.permission}-about`} className="text-xs text-slate-500 dark:text-slate-400">
+                        {capitalized(scope.allows)}.{scope.dangerous && ` ${dangerousNote}`}
                       </p>
                     </div>
                   </li>
@@ -101,7 +117,7 @@ export function PermissionPicker({ legend, hint, selected, onChange, offered = (
         })}
       </div>
       <p className="mt-1 text-sm text-slate-600 dark:text-slate-300" aria-live="polite">
-        {count === 1 ? "1 permission selected" : `${count} permissions selected`}
+        {count === 1 ? `1 ${noun} selected` : `${count} ${noun}s selected`}
       </p>
       <FieldError id={`${id}-error`} message={error} />
     </fieldset>

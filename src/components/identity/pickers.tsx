@@ -4,10 +4,14 @@ import { useQuery } from "@tanstack/react-query";
 import { useId, useState, type KeyboardEvent } from "react";
 import { messageOf, useTRPC } from "@/trpc/react";
 import { describedBy, FieldError } from "@/components/ui/field-error";
+import { InputRow, SelectField, useFieldController } from "@/components/ui/form";
 import { inputClass, labelClass, mutedText, secondaryButton } from "@/components/ui/styles";
+import type { ROLE_SCOPES } from "@/lib/schemas/roles";
+import { roleChoicesOptions } from "./queries";
 
-// Find a user or an organization by part of its name and pick it from the matches. The search is
-// its own small form-in-a-form: Enter in the field searches rather than submitting the dialog.
+// Find a user or an organization by part of its name and pick it from the matches (the search is
+// its own small form-in-a-form: Enter in the field searches rather than submitting the dialog);
+// pick a role of a scope. Each edits a field of the surrounding form.
 
 export interface Picked {
   id: string;
@@ -16,20 +20,22 @@ export interface Picked {
 }
 
 interface SearchPickerProps {
+  /** The form field that holds what is picked (a Picked, or null). */
+  name: string;
   label: string;
   placeholder: string;
-  picked: Picked | null;
-  onPick: (picked: Picked | null) => void;
-  error?: string;
   /** The matches of a search text (empty: none asked yet). */
   useMatches: (query: string) => { isPending: boolean; isError: boolean; error: unknown; data: Picked[] | undefined };
 }
 
-function SearchPicker({ label, placeholder, picked, onPick, error, useMatches }: SearchPickerProps) {
+function SearchPicker({ name, label, placeholder, useMatches }: SearchPickerProps) {
   const id = useId();
   const [text, setText] = useState("");
   const [query, setQuery] = useState("");
   const matches = useMatches(query);
+  const { field, message: error } = useFieldController(name, label);
+  const picked = field.value as Picked | null;
+  const onPick = (value: Picked | null) => field.onChange(value);
 
   const search = () => setQuery(text.trim());
   const onKeyDown = (event: KeyboardEvent) => {
@@ -57,27 +63,36 @@ function SearchPicker({ label, placeholder, picked, onPick, error, useMatches }:
   }
 
   return (
-    <div>
-      <label htmlFor={id} className={labelClass}>
-        {label}
-      </label>
-      <div className="mt-1 flex gap-2">
-        <input
-          id={id}
-          type="search"
-          value={text}
-          onChange={(e) => setText(e.target.value)}
-          onKeyDown={onKeyDown}
-          placeholder={placeholder}
-          autoComplete="off"
-          aria-invalid={error ? true : undefined}
-          aria-describedby={describedBy(error && `${id}-error`)}
-          className={inputClass}
-        />
+    <InputRow
+      id={id}
+      label={label}
+      button={
         <button type="button" onClick={search} className={secondaryButton}>
           Find
         </button>
-      </div>
+      }
+      after={<Matches id={id} error={error} label={label} query={query} matches={matches} onPick={onPick} />}
+    >
+      <input
+        id={id}
+        type="search"
+        value={text}
+        onChange={(e) => setText(e.target.value)}
+        onKeyDown={onKeyDown}
+        placeholder={placeholder}
+        autoComplete="off"
+        aria-invalid={error ? true : undefined}
+        aria-describedby={describedBy(error && `${id}-error`)}
+        className={inputClass}
+      />
+    </InputRow>
+  );
+}
+
+/** The picker's error, and what its search found. */
+function Matches({ id, error, label, query, matches, onPick }: { id: string; error?: string; label: string; query: string; matches: ReturnType<SearchPickerProps["useMatches"]>; onPick: (picked: Picked) => void }) {
+  return (
+    <>
       <FieldError id={`${id}-error`} message={error} />
       {query !== "" && (
         <div className="mt-2 text-sm" aria-live="polite">
@@ -98,11 +113,11 @@ function SearchPicker({ label, placeholder, picked, onPick, error, useMatches }:
           )}
         </div>
       )}
-    </div>
+    </>
   );
 }
 
-type PickerProps = Omit<SearchPickerProps, "useMatches" | "placeholder" | "label"> & { label?: string };
+type PickerProps = { name: string; label?: string };
 
 function useUserMatches(query: string) {
   const trpc = useTRPC();
@@ -123,3 +138,20 @@ export const UserPicker = ({ label = "User", ...props }: PickerProps) => (
 export const OrganizationPicker = ({ label = "Organization", ...props }: PickerProps) => (
   <SearchPicker {...props} label={label} placeholder="Name, display name or domain" useMatches={useOrganizationMatches} />
 );
+
+/** The roles of a scope to grant, less those `held`. */
+export function RoleSelect({ scope, label = "Role", held }: { scope: (typeof ROLE_SCOPES)[number]; label?: string; held?: ReadonlySet<string> }) {
+  const trpc = useTRPC();
+  const roles = useQuery(roleChoicesOptions(trpc, scope));
+  return (
+    <SelectField
+      name="role_id"
+      label={label}
+      subject="Role"
+      options={[
+        { value: "", label: roles.isPending ? "Loading roles…" : "Pick a role" },
+        ...(roles.data?.data ?? []).filter((role) => !held?.has(role.id)).map((role) => ({ value: role.id, label: role.description ? `${role.name} — ${role.description}` : role.name })),
+      ]}
+    />
+  );
+}

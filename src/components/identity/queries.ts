@@ -1,6 +1,6 @@
 import type { TRPCOptionsProxy } from "@trpc/tanstack-react-query";
 import type { z } from "zod";
-import type { listRolesQuery } from "@/lib/schemas/roles";
+import type { listRolesQuery, ROLE_SCOPES } from "@/lib/schemas/roles";
 import type { listUsersQuery } from "@/lib/schemas/users";
 import type { AppRouter } from "@/server/trpc/root";
 
@@ -23,7 +23,6 @@ export const userOrganizationsOptions = (trpc: Trpc, userId: string) => trpc.use
 export const userGrantsOptions = (trpc: Trpc, userId: string) => trpc.roles.grants.queryOptions({ user_id: userId });
 export const effectivePermissionsOptions = (trpc: Trpc, userId: string) => trpc.roles.effective.queryOptions({ user_id: userId });
 export const identitiesOptions = (trpc: Trpc, userId: string) => trpc.users.identities.queryOptions({ user_id: userId });
-export const userKeysOptions = (trpc: Trpc, userId: string) => trpc.apiKeys.list.queryOptions({ user_id: userId, limit: 100 });
 
 export type RoleFilters = Pick<z.input<typeof listRolesQuery>, "scope" | "q">;
 
@@ -31,7 +30,7 @@ export const roleListOptions = (trpc: Trpc, filters: RoleFilters = {}) =>
   trpc.roles.list.infiniteQueryOptions({ limit: PAGE_SIZE, ...filters }, { getNextPageParam: (page) => page.next_cursor });
 
 /** Every role of a scope (the first 100), for the grant pickers. */
-export const roleChoicesOptions = (trpc: Trpc, scope: "system" | "org") => trpc.roles.list.queryOptions({ scope, limit: 100 });
+export const roleChoicesOptions = (trpc: Trpc, scope: (typeof ROLE_SCOPES)[number]) => trpc.roles.list.queryOptions({ scope, limit: 100 });
 
 export const roleOptions = (trpc: Trpc, roleId: string) => trpc.roles.get.queryOptions({ role_id: roleId });
 

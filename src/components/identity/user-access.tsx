@@ -2,23 +2,22 @@
 
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
-import { useId, useRef, useState, type FormEvent } from "react";
-import type { UserOrganization } from "@/lib/schemas/members";
-import type { Grant } from "@/lib/schemas/roles";
+import type { z } from "zod";
+import { memberParams, type UserOrganization } from "@/lib/schemas/members";
+import { grantRoleInput, type Grant, type GrantRoleInput, type ROLE_SCOPES } from "@/lib/schemas/roles";
 import type { User } from "@/lib/schemas/users";
-import { Dialog } from "@/components/ui/dialog";
-import { useTRPC } from "@/trpc/react";
-import { OrganizationPicker, type Picked } from "./pickers";
-import { effectivePermissionsOptions, roleChoicesOptions, userGrantsOptions, userOrganizationsOptions } from "./queries";
+import { useTRPC, useTRPCClient } from "@/trpc/react";
+import { RemovalWarning, RoleBadges, RoleName } from "./parts";
+import { OrganizationPicker, RoleSelect, type Picked } from "./pickers";
+import { effectivePermissionsOptions, userGrantsOptions, userOrganizationsOptions } from "./queries";
 import { Badge, DangerousBadge } from "@/components/ui/badge";
-import { ConfirmDialog } from "@/components/ui/confirm-dialog";
-import { describedBy, FieldError } from "@/components/ui/field-error";
-import { Choice, ChoiceGroup, DialogButtons, useFormErrors } from "@/components/ui/form";
-import { Section } from "@/components/ui/section";
-import { EmptyState, ErrorState, FormAlert, LoadingState } from "@/components/ui/states";
-import { inputClass, labelClass, mutedText, secondaryButton, textLink } from "@/components/ui/styles";
-import { DataTable, RowActions, td } from "@/components/ui/table";
-import { When } from "@/components/ui/values";
+import { Choice, ChoiceGroup, DialogButtons, Form, SelectField, useSchemaForm } from "@/components/ui/form";
+import { ResourceSection } from "@/components/ui/resource-section";
+import { HeadedSection } from "@/components/ui/page-header";
+import { ErrorState, LoadingState } from "@/components/ui/states";
+import { mutedText, textLink } from "@/components/ui/styles";
+import { DataTable, td } from "@/components/ui/table";
+import { WhenCell } from "@/components/ui/values";
 
 // What a user may do: the organizations they belong to, the roles granted to them (globally or in
 // one organization), and the permissions that come out of it, each with the roles it comes from.
@@ -43,120 +42,73 @@ export function MembershipsSection({ user, onNotice }: { user: User; onNotice: (
   const refresh = useRefreshAccess();
   const orgs = useQuery(userOrganizationsOptions(trpc, user.id));
   const remove = useMutation(trpc.members.remove.mutationOptions());
-  const [adding, setAdding] = useState(false);
-  const [removing, setRemoving] = useState<UserOrganization | null>(null);
-
-  function content() {
-    if (orgs.isPending) return <LoadingState label="Loading organizations…" />;
-    if (orgs.isError) return <ErrorState title="The organizations could not be loaded." error={orgs.error} onRetry={() => orgs.refetch()} />;
-    if (orgs.data.data.length === 0) return <EmptyState title={`${user.username} belongs to no organization.`} body="Add them to one to grant them its org roles." />;
-    return (
-      <DataTable caption={`Organizations of ${user.username}`} columns={["Organization", "Org roles there", "Joined", { label: "Actions", hidden: true }]}>
-        {orgs.data.data.map((org) => (
-          <tr key={org.org_id}>
-            <th scope="row" className={`${td} text-left font-medium`}>
-              <Link href={`/console/organizations/${org.org_id}/members`} className={textLink}>
-                {org.name}
-              </Link>
-              {org.display_name && org.display_name !== org.name && <span className={`block text-xs ${mutedText}`}>{org.display_name}</span>}
-            </th>
-            <td className={td}>
-              {org.roles.length === 0 ? (
-                <span className={mutedText}>None</span>
-              ) : (
-                <ul className="flex flex-wrap gap-1">
-                  {org.roles.map((role) => (
-                    <li key={role.id}>
-                      <Badge tone="brand">{role.name}</Badge>
-                    </li>
-                  ))}
-                </ul>
-              )}
-            </td>
-            <td className={td}>
-              <When iso={org.created_at} />
-            </td>
-            <RowActions actions={[{ label: "Remove", ariaLabel: `Remove from ${org.name}`, onClick: () => setRemoving(org), danger: true }]} />
-          </tr>
-        ))}
-      </DataTable>
-    );
-  }
-
   return (
-    <Section
-      id="memberships-heading"
+    <ResourceSection<UserOrganization>
       title="Organizations"
       description="Org roles count only in organizations the user belongs to. Removing a membership removes the roles granted there."
-      actions={
-        <button type="button" onClick={() => setAdding(true)} className={secondaryButton}>
-          Add to organization
-        </button>
-      }
-    >
-      {content()}
-      <AddMembershipDialog
-        user={user}
-        open={adding}
-        onClose={() => setAdding(false)}
-        onAdded={(orgName) => {
-          setAdding(false);
-          onNotice(`${user.username} added to ${orgName}.`);
-          void refresh();
-        }}
-      />
-      <ConfirmDialog
-        subject={removing}
-        title={(org) => `Remove ${user.username} from ${org.name}?`}
-        body={(org) => (
-          <>
-            {user.username} loses every org role in {org.name}
-            {org.roles.length > 0 && <> ({org.roles.map((r) => r.name).join(", ")})</>}, at once — their API keys included. Adding them back
-            starts from no roles.
-          </>
-        )}
-        confirmLabel="Remove from organization"
-        pendingLabel="Removing…"
-        onClose={() => setRemoving(null)}
-        run={(org) => remove.mutateAsync({ org_id: org.org_id, user_id: user.id })}
-        onDone={(org) => {
-          setRemoving(null);
-          onNotice(`${user.username} removed from ${org.name}.`);
-          void refresh();
-        }}
-      />
-    </Section>
-  );
-}
-
-function AddMembershipDialog({ user, open, onClose, onAdded }: { user: User; open: boolean; onClose: () => void; onAdded: (orgName: string) => void }) {
-  return (
-    <Dialog open={open} onClose={onClose} title={`Add ${user.username} to an organization`} description="Within the organization tier's member quota.">
-      <AddMembershipForm user={user} onCancel={onClose} onAdded={onAdded} />
-    </Dialog>
+      className="mt-10"
+      notice={onNotice}
+      query={orgs}
+      caption={`Organizations of ${user.username}`}
+      columns={["Organization", "Org roles there", "Joined"]}
+      rowKey={(org) => org.org_id}
+      itemName={(org) => `from ${org.name}`}
+      removeLabel="Remove"
+      cells={(org) => (
+        <>
+          <th scope="row" className={`${td} text-left font-medium`}>
+            <Link href={`/console/organizations/${org.org_id}/members`} className={textLink}>
+              {org.name}
+            </Link>
+            {org.display_name && org.display_name !== org.name && <span className={`block text-xs ${mutedText}`}>{org.display_name}</span>}
+          </th>
+          <td className={td}>
+            <RoleBadges roles={org.roles} />
+          </td>
+          <WhenCell iso={org.created_at} />
+        </>
+      )}
+      empty={{ title: `${user.username} belongs to no organization.`, body: "Add them to one to grant them its org roles." }}
+      create={{ label: "Add to organization" }}
+      editor={{
+        createOnly: true,
+        title: () => `Add ${user.username} to an organization`,
+        description: () => "Within the organization tier's member quota.",
+        form: (_none, controls) => <AddMembershipForm user={user} onCancel={controls.cancel} onAdded={(orgName) => controls.done(`${user.username} added to ${orgName}.`)} />,
+      }}
+      remove={{
+        title: (org) => `Remove ${user.username} from ${org.name}?`,
+        body: (org) => <RemovalWarning username={user.username} where={`in ${org.name}`} roles={org.roles} />,
+        confirmLabel: "Remove from organization",
+        pendingLabel: "Removing…",
+        run: (org) => remove.mutateAsync({ org_id: org.org_id, user_id: user.id }),
+        notice: (org) => `${user.username} removed from ${org.name}.`,
+      }}
+      refresh={refresh}
+    />
   );
 }
 
 function AddMembershipForm({ user, onCancel, onAdded }: { user: User; onCancel: () => void; onAdded: (orgName: string) => void }) {
-  const trpc = useTRPC();
-  const formRef = useRef<HTMLFormElement>(null);
-  const form = useFormErrors({ org_id: "Organization", user_id: "User" }, formRef);
-  const [org, setOrg] = useState<Picked | null>(null);
-  const add = useMutation(trpc.members.add.mutationOptions({ onSuccess: () => onAdded(org?.label ?? ""), onError: form.fromServer }));
-
-  function submit(event: FormEvent) {
-    event.preventDefault();
-    if (!org) return form.set({ org_id: "Pick an organization." });
-    form.set({});
-    add.mutate({ org_id: org.id, user_id: user.id });
-  }
+  const client = useTRPCClient();
+  const form = useSchemaForm<{ org_id: Picked | null }, z.output<typeof memberParams>>({
+    schema: memberParams,
+    defaultValues: { org_id: null },
+    toInput: ({ org_id }, problem) => {
+      if (!org_id) problem("org_id", "Pick an organization.");
+      return { org_id: org_id?.id, user_id: user.id };
+    },
+    submit: async (input) => {
+      await client.members.add.mutate(input);
+      onAdded(form.getValues("org_id")?.label ?? "");
+    },
+  });
 
   return (
-    <form ref={formRef} noValidate onSubmit={submit} className="space-y-5">
-      <OrganizationPicker picked={org} onPick={setOrg} error={form.errors.org_id} />
-      <FormAlert message={form.errors.form ?? form.errors.user_id} />
-      <DialogButtons onCancel={onCancel} pending={add.isPending} label="Add to organization" pendingLabel="Adding…" />
-    </form>
+    <Form form={form} className="space-y-5">
+      <OrganizationPicker name="org_id" />
+      <DialogButtons onCancel={onCancel} label="Add to organization" pendingLabel="Adding…" />
+    </Form>
   );
 }
 
@@ -167,169 +119,97 @@ export function GrantsSection({ user, onNotice }: { user: User; onNotice: (text:
   const refresh = useRefreshAccess();
   const grants = useQuery(userGrantsOptions(trpc, user.id));
   const revoke = useMutation(trpc.roles.revoke.mutationOptions());
-  const [granting, setGranting] = useState(false);
-  const [revoking, setRevoking] = useState<Grant | null>(null);
   const where = (grant: Grant) => (grant.org_id === null ? "globally" : `in ${grant.org_name ?? "an organization"}`);
-
-  function content() {
-    if (grants.isPending) return <LoadingState label="Loading role grants…" />;
-    if (grants.isError) return <ErrorState title="The role grants could not be loaded." error={grants.error} onRetry={() => grants.refetch()} />;
-    if (grants.data.data.length === 0) return <EmptyState title={`${user.username} holds no role.`} body="Grant a system role (globally) or an org role (in one organization)." />;
-    return (
-      <DataTable caption={`Role grants of ${user.username}`} columns={["Role", "Scope", "Where", "Granted", { label: "Actions", hidden: true }]}>
-        {grants.data.data.map((grant) => (
-          <tr key={grant.id}>
-            <th scope="row" className={`${td} text-left font-medium`}>
-              <Link href={`/console/roles/${grant.role.id}`} className={textLink}>
-                {grant.role.name}
-              </Link>
-              {grant.role.is_built_in && (
-                <span className="ml-2">
-                  <Badge>Built-in</Badge>
-                </span>
-              )}
-            </th>
-            <td className={td}>{grant.role.scope === "system" ? "System" : "Organization"}</td>
-            <td className={td}>
-              {grant.org_id === null ? (
-                "Globally"
-              ) : (
-                <Link href={`/console/organizations/${grant.org_id}/members`} className={textLink}>
-                  {grant.org_name}
-                </Link>
-              )}
-            </td>
-            <td className={td}>
-              <When iso={grant.created_at} />
-            </td>
-            <RowActions actions={[{ label: "Revoke", ariaLabel: `Revoke ${grant.role.name} ${where(grant)}`, onClick: () => setRevoking(grant), danger: true }]} />
-          </tr>
-        ))}
-      </DataTable>
-    );
-  }
-
   return (
-    <Section
-      id="grants-heading"
+    <ResourceSection<Grant>
       title="Roles"
       description="A system role is granted globally; an org role in one organization the user belongs to."
-      actions={
-        <button type="button" onClick={() => setGranting(true)} className={secondaryButton}>
-          Grant role
-        </button>
-      }
-    >
-      {content()}
-      <GrantRoleDialog
-        user={user}
-        open={granting}
-        onClose={() => setGranting(false)}
-        onGranted={(grant) => {
-          setGranting(false);
-          onNotice(`${grant.role.name} granted to ${user.username} ${where(grant)}.`);
-          void refresh();
-        }}
-      />
-      <ConfirmDialog
-        subject={revoking}
-        title={(grant) => `Revoke ${grant.role.name} ${where(grant)}?`}
-        body={(grant) => <>{user.username} loses the permissions of {grant.role.name} {where(grant)} at once, unless another role grants them too.</>}
-        confirmLabel="Revoke role"
-        pendingLabel="Revoking…"
-        onClose={() => setRevoking(null)}
-        run={(grant) => revoke.mutateAsync({ user_id: user.id, grant_id: grant.id })}
-        onDone={(grant) => {
-          setRevoking(null);
-          onNotice(`${grant.role.name} revoked from ${user.username} ${where(grant)}.`);
-          void refresh();
-        }}
-      />
-    </Section>
-  );
-}
-
-function GrantRoleDialog({ user, open, onClose, onGranted }: { user: User; open: boolean; onClose: () => void; onGranted: (grant: Grant) => void }) {
-  return (
-    <Dialog open={open} onClose={onClose} title={`Grant a role to ${user.username}`}>
-      <GrantRoleForm user={user} onCancel={onClose} onGranted={onGranted} />
-    </Dialog>
+      className="mt-10"
+      notice={onNotice}
+      noun="role grants"
+      query={grants}
+      caption={`Role grants of ${user.username}`}
+      columns={["Role", "Scope", "Where", "Granted"]}
+      itemName={(grant) => `${grant.role.name} ${where(grant)}`}
+      removeLabel="Revoke"
+      cells={(grant) => (
+        <>
+          <th scope="row" className={`${td} text-left font-medium`}>
+            <RoleName role={grant.role} />
+          </th>
+          <td className={td}>{grant.role.scope === "system" ? "System" : "Organization"}</td>
+          <td className={td}>
+            {grant.org_id === null ? (
+              "Globally"
+            ) : (
+              <Link href={`/console/organizations/${grant.org_id}/members`} className={textLink}>
+                {grant.org_name}
+              </Link>
+            )}
+          </td>
+          <WhenCell iso={grant.created_at} />
+        </>
+      )}
+      empty={{ title: `${user.username} holds no role.`, body: "Grant a system role (globally) or an org role (in one organization)." }}
+      create={{ label: "Grant role" }}
+      editor={{
+        createOnly: true,
+        title: () => `Grant a role to ${user.username}`,
+        form: (_none, controls) => <GrantRoleForm user={user} onCancel={controls.cancel} onGranted={(grant) => controls.done(`${grant.role.name} granted to ${user.username} ${where(grant)}.`)} />,
+      }}
+      remove={{
+        title: (grant) => `Revoke ${grant.role.name} ${where(grant)}?`,
+        body: (grant) => <>{user.username} loses the permissions of {grant.role.name} {where(grant)} at once, unless another role grants them too.</>,
+        confirmLabel: "Revoke role",
+        pendingLabel: "Revoking…",
+        run: (grant) => revoke.mutateAsync({ user_id: user.id, grant_id: grant.id }),
+        notice: (grant) => `${grant.role.name} revoked from ${user.username} ${where(grant)}.`,
+      }}
+      refresh={refresh}
+    />
   );
 }
 
 function GrantRoleForm({ user, onCancel, onGranted }: { user: User; onCancel: () => void; onGranted: (grant: Grant) => void }) {
   const trpc = useTRPC();
-  const ids = { role: useId(), org: useId() };
-  const formRef = useRef<HTMLFormElement>(null);
-  const form = useFormErrors({ role_id: "Role", org_id: "Organization" }, formRef);
-  const [scope, setScope] = useState<"system" | "org">("org");
-  const [roleId, setRoleId] = useState("");
-  const [orgId, setOrgId] = useState("");
-  const roles = useQuery(roleChoicesOptions(trpc, scope));
+  const client = useTRPCClient();
   const orgs = useQuery(userOrganizationsOptions(trpc, user.id));
-  const grant = useMutation(trpc.roles.grant.mutationOptions({ onSuccess: onGranted, onError: form.fromServer }));
-  const noOrganizations = scope === "org" && orgs.data?.data.length === 0;
-
-  function submit(event: FormEvent) {
-    event.preventDefault();
-    const found: { role_id?: string; org_id?: string } = {};
-    if (!roleId) found.role_id = "Pick a role.";
-    if (scope === "org" && !orgId) found.org_id = "Pick the organization the role applies in.";
-    form.set(found);
-    if (Object.keys(found).length > 0) return;
-    grant.mutate({ user_id: user.id, role_id: roleId, org_id: scope === "org" ? orgId : null });
-  }
-
-  const select = (id: string, error: string | undefined) => ({
-    id,
-    "aria-invalid": error ? true : undefined,
-    "aria-describedby": describedBy(error && `${id}-error`),
-    className: `${inputClass} mt-1`,
+  const form = useSchemaForm<{ scope: (typeof ROLE_SCOPES)[number]; role_id: string; org_id: string }, GrantRoleInput>({
+    schema: grantRoleInput,
+    defaultValues: { scope: "org", role_id: "", org_id: "" },
+    toInput: ({ scope, role_id, org_id }, problem) => {
+      if (!role_id) problem("role_id", "Pick a role.");
+      if (scope === "org" && !org_id) problem("org_id", "Pick the organization the role applies in.");
+      return { role_id, org_id: scope === "org" ? org_id : null };
+    },
+    submit: async (input) => onGranted(await client.roles.grant.mutate({ user_id: user.id, ...input })),
   });
+  const scope = form.watch("scope");
+  const noOrganizations = scope === "org" && orgs.data?.data.length === 0;
+  // Another kind of role: the role picked before is not one of it.
+  const clearRole = () => form.setValue("role_id", "");
 
   return (
-    <form ref={formRef} noValidate onSubmit={submit} className="space-y-5">
+    <Form form={form} className="space-y-5">
       <ChoiceGroup legend="Kind of role">
-        <Choice type="radio" name="grant-scope" label="Organization role, in one organization" checked={scope === "org"} onChange={() => { setScope("org"); setRoleId(""); }} />
-        <Choice type="radio" name="grant-scope" label="System role, globally" checked={scope === "system"} onChange={() => { setScope("system"); setRoleId(""); }} />
+        <Choice type="radio" name="scope" value="org" label="Organization role, in one organization" onChange={clearRole} />
+        <Choice type="radio" name="scope" value="system" label="System role, globally" onChange={clearRole} />
       </ChoiceGroup>
-      <div>
-        <label htmlFor={ids.role} className={labelClass}>
-          Role
-        </label>
-        <select {...select(ids.role, form.errors.role_id)} value={roleId} onChange={(e) => setRoleId(e.target.value)}>
-          <option value="">{roles.isPending ? "Loading roles…" : "Pick a role"}</option>
-          {roles.data?.data.map((role) => (
-            <option key={role.id} value={role.id}>
-              {role.name}
-              {role.description ? ` — ${role.description}` : ""}
-            </option>
-          ))}
-        </select>
-        <FieldError id={`${ids.role}-error`} message={form.errors.role_id} />
-      </div>
+      <RoleSelect key={scope} scope={scope} />
       {scope === "org" && (
-        <div>
-          <label htmlFor={ids.org} className={labelClass}>
-            Organization
-          </label>
-          <select {...select(ids.org, form.errors.org_id)} value={orgId} onChange={(e) => setOrgId(e.target.value)} disabled={noOrganizations}>
-            <option value="">{orgs.isPending ? "Loading organizations…" : "Pick an organization"}</option>
-            {orgs.data?.data.map((org) => (
-              <option key={org.org_id} value={org.org_id}>
-                {org.name}
-              </option>
-            ))}
-          </select>
-          <p className="mt-1 text-sm text-slate-500 dark:text-slate-400">
-            {noOrganizations ? `${user.username} belongs to no organization yet: add them to one first.` : "Only organizations the user belongs to."}
-          </p>
-          <FieldError id={`${ids.org}-error`} message={form.errors.org_id} />
-        </div>
+        <SelectField
+          name="org_id"
+          label="Organization"
+          disabled={noOrganizations}
+          options={[
+            { value: "", label: orgs.isPending ? "Loading organizations…" : "Pick an organization" },
+            ...(orgs.data?.data ?? []).map((org) => ({ value: org.org_id, label: org.name })),
+          ]}
+          hint={noOrganizations ? `${user.username} belongs to no organization yet: add them to one first.` : "Only organizations the user belongs to."}
+        />
       )}
-      <FormAlert message={form.errors.form} />
-      <DialogButtons onCancel={onCancel} pending={grant.isPending} label="Grant role" pendingLabel="Granting…" />
-    </form>
+      <DialogButtons onCancel={onCancel} label="Grant role" pendingLabel="Granting…" />
+    </Form>
   );
 }
 
@@ -407,12 +287,13 @@ export function EffectivePermissionsSection({ user }: { user: User }) {
   }
 
   return (
-    <Section
-      id="effective-heading"
+    <HeadedSection
       title="Effective permissions"
+      level={2}
+      className="mt-10"
       description="What the user may do now, globally and in each of their organizations, and the roles each permission comes from. Dangerous permissions never reach an API key."
     >
-      {content()}
-    </Section>
+      <div className="mt-4">{content()}</div>
+    </HeadedSection>
   );
 }

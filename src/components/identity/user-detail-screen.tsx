@@ -1,7 +1,6 @@
 "use client";
 
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import Link from "next/link";
 import { useState } from "react";
 import type { PasswordReset, User } from "@/lib/schemas/users";
 import { messageOf, useTRPC } from "@/trpc/react";
@@ -11,9 +10,9 @@ import { ApiKeysSection, IdentitiesSection } from "./user-links";
 import { NewPasswordDialog, ProfileForm, ResetPasswordDialog } from "./user-profile";
 import { Badge } from "@/components/ui/badge";
 import { ConfirmDialog } from "@/components/ui/confirm-dialog";
-import { Section } from "@/components/ui/section";
-import { ErrorState, FormAlert, LoadingState, Notice } from "@/components/ui/states";
-import { dangerButton, secondaryButton, textLink } from "@/components/ui/styles";
+import { HeadedSection } from "@/components/ui/page-header";
+import { BackLink, FormAlert, Loaded, Notice } from "@/components/ui/states";
+import { dangerButton, secondaryButton } from "@/components/ui/styles";
 
 // One user: profile, password, deletion and restore; their organizations, role grants and
 // effective permissions; linked identities and API keys. A deleted user shows only what restoring
@@ -21,8 +20,17 @@ import { dangerButton, secondaryButton, textLink } from "@/components/ui/styles"
 
 export function UserDetailScreen({ userId, justCreated }: { userId: string; justCreated: boolean }) {
   const trpc = useTRPC();
-  const queryClient = useQueryClient();
   const user = useQuery(userOptions(trpc, userId));
+  return (
+    <Loaded query={user} what="the user" back={<UsersLink />}>
+      {(loaded) => <UserDetail u={loaded} justCreated={justCreated} />}
+    </Loaded>
+  );
+}
+
+function UserDetail({ u, justCreated }: { u: User; justCreated: boolean }) {
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
   const [notice, setNotice] = useState(justCreated ? "User created." : "");
   const [resetting, setResetting] = useState<User | null>(null);
   const [reset, setReset] = useState<PasswordReset | null>(null);
@@ -38,20 +46,9 @@ export function UserDetailScreen({ userId, justCreated }: { userId: string; just
     }),
   );
 
-  if (user.isPending) return <LoadingState label="Loading the user…" />;
-  if (user.isError) {
-    return (
-      <div className="space-y-4">
-        <BackLink />
-        <ErrorState title="The user could not be loaded." error={user.error} onRetry={() => user.refetch()} />
-      </div>
-    );
-  }
-  const u = user.data;
-
   return (
     <div>
-      <BackLink />
+      <UsersLink />
       <div className="mt-2 flex flex-wrap items-start justify-between gap-4">
         <div>
           <h1 className="text-2xl font-bold tracking-tight break-all">{u.username}</h1>
@@ -84,10 +81,19 @@ export function UserDetailScreen({ userId, justCreated }: { userId: string; just
         <FormAlert message={restore.error ? messageOf(restore.error) : undefined} />
       </div>
 
-      <Section id="profile-heading" title="Profile" description={u.is_deleted ? "A deleted user cannot sign in. Restore them to change anything." : undefined}>
-        {/* Keyed by updated_at: a saved or restored user starts the form from what the server holds. */}
-        <ProfileForm key={u.updated_at} user={u} onSaved={(saved) => { setNotice(`Profile of ${saved.username} saved.`); void refreshUser(); }} />
-      </Section>
+      <HeadedSection level={2} className="mt-10" title="Profile" description={u.is_deleted ? "A deleted user cannot sign in. Restore them to change anything." : undefined}>
+        <div className="mt-4">
+          {/* Keyed by updated_at: a saved or restored user starts the form from what the server holds. */}
+          <ProfileForm
+            key={u.updated_at}
+            user={u}
+            onSaved={(saved) => {
+              setNotice(`Profile of ${saved.username} saved.`);
+              void refreshUser();
+            }}
+          />
+        </div>
+      </HeadedSection>
 
       {!u.is_deleted && (
         <>
@@ -133,10 +139,4 @@ export function UserDetailScreen({ userId, justCreated }: { userId: string; just
   );
 }
 
-function BackLink() {
-  return (
-    <Link href="/console/users" className={`text-sm ${textLink}`}>
-      ← All users
-    </Link>
-  );
-}
+const UsersLink = () => <BackLink href="/console/users">All users</BackLink>;

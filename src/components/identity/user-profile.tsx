@@ -1,87 +1,38 @@
 "use client";
 
-import { useMutation } from "@tanstack/react-query";
-import { useRef, useState, type FormEvent } from "react";
-import { updateUserInput, type PasswordReset, type User } from "@/lib/schemas/users";
+import { resetPasswordInput, updateUserInput, type PasswordReset, type ResetPasswordInput, type UpdateUserInput, type User } from "@/lib/schemas/users";
 import { Dialog } from "@/components/ui/dialog";
-import { primaryButton } from "@/components/ui/styles";
-import { useTRPC } from "@/trpc/react";
-import { Choice, ChoiceGroup, DialogButtons, orNull, TextAreaField, TextField, useFormErrors } from "@/components/ui/form";
-import { SecretField, ShownOnceWarning } from "@/components/ui/secret-field";
-import { FormAlert } from "@/components/ui/states";
+import { useTRPCClient } from "@/trpc/react";
+import { blankAsNull, Choice, ChoiceGroup, DialogButtons, Form, orNullEach, SubmitRow, TextAreaField, TextField, textsOf, useSchemaForm } from "@/components/ui/form";
+import { ShownOnceDialog } from "@/components/ui/secret-field";
 
 // A user's profile form, and the password reset with its show-once generated password.
 
-const LABELS = {
-  username: "Username",
-  email: "Email",
-  display_name: "Display name",
-  avatar_url: "Avatar URL",
-  locale: "Locale",
-  timezone: "Time zone",
-  bio: "Bio",
-};
-type Field = keyof typeof LABELS;
+type ProfileValues = Record<"username" | "email" | "display_name" | "avatar_url" | "locale" | "timezone" | "bio", string>;
 
-const valuesOf = (user: User): Record<Field, string> => ({
-  username: user.username,
-  email: user.email ?? "",
-  display_name: user.display_name ?? "",
-  avatar_url: user.avatar_url ?? "",
-  locale: user.locale ?? "",
-  timezone: user.timezone ?? "",
-  bio: user.bio ?? "",
-});
+const PROFILE_FIELDS = ["email", "display_name", "avatar_url", "locale", "timezone", "bio"] as const;
 
 export function ProfileForm({ user, onSaved }: { user: User; onSaved: (user: User) => void }) {
-  const trpc = useTRPC();
-  const formRef = useRef<HTMLFormElement>(null);
-  const form = useFormErrors(LABELS, formRef);
-  const [values, setValues] = useState(() => valuesOf(user));
-  const update = useMutation(trpc.users.update.mutationOptions({ onSuccess: onSaved, onError: form.fromServer }));
+  const client = useTRPCClient();
+  const form = useSchemaForm<ProfileValues, UpdateUserInput>({
+    schema: updateUserInput,
+    defaultValues: { username: user.username, ...textsOf(user, PROFILE_FIELDS) },
+    toInput: ({ username, bio, ...rest }) => ({ username, ...orNullEach(rest), bio: blankAsNull(bio) }),
+    submit: async (input) => onSaved(await client.users.update.mutate({ user_id: user.id, ...input })),
+  });
   const readOnly = user.is_deleted;
 
-  const field = (name: Field) => ({
-    value: values[name],
-    onChange: (e: { target: { value: string } }) => setValues((v) => ({ ...v, [name]: e.target.value })),
-    error: form.errors[name],
-    readOnly,
-  });
-
-  function submit(event: FormEvent) {
-    event.preventDefault();
-    const input = form.check(updateUserInput, {
-      username: values.username,
-      email: orNull(values.email),
-      display_name: orNull(values.display_name),
-      avatar_url: orNull(values.avatar_url),
-      locale: orNull(values.locale),
-      timezone: orNull(values.timezone),
-      bio: values.bio.trim() === "" ? null : values.bio,
-    });
-    if (input) update.mutate({ user_id: user.id, ...input });
-  }
-
   return (
-    <form ref={formRef} noValidate onSubmit={submit} aria-label="Profile" className="grid gap-5 sm:grid-cols-2">
-      <TextField label="Username" autoComplete="off" {...field("username")} />
-      <TextField label="Email" type="email" autoComplete="off" {...field("email")} />
-      <TextField label="Display name" autoComplete="off" {...field("display_name")} />
-      <TextField label="Avatar URL" type="url" autoComplete="off" hint="An https URL." {...field("avatar_url")} />
-      <TextField label="Locale" autoComplete="off" hint="A language tag like en or pt-BR." {...field("locale")} />
-      <TextField label="Time zone" autoComplete="off" hint="An IANA time zone like Europe/Paris." {...field("timezone")} />
-      <TextAreaField label="Bio" rows={3} className="sm:col-span-2" {...field("bio")} />
-      {!readOnly && (
-        <div className="flex items-center justify-end gap-3 sm:col-span-2">
-          <div className="flex-1">
-            <FormAlert message={form.errors.form} />
-          </div>
-          <button type="submit" disabled={update.isPending} className={primaryButton}>
-            {update.isPending ? "Saving…" : "Save profile"}
-          </button>
-        </div>
-      )}
-    </form>
+    <Form form={form} label="Profile" className="grid gap-5 sm:grid-cols-2">
+      <TextField name="username" label="Username" autoComplete="off" readOnly={readOnly} />
+      <TextField name="email" label="Email" type="email" autoComplete="off" readOnly={readOnly} />
+      <TextField name="display_name" label="Display name" autoComplete="off" readOnly={readOnly} />
+      <TextField name="avatar_url" label="Avatar URL" type="url" autoComplete="off" hint="An https URL." readOnly={readOnly} />
+      <TextField name="locale" label="Locale" autoComplete="off" hint="A language tag like en or pt-BR." readOnly={readOnly} />
+      <TextField name="timezone" label="Time zone" autoComplete="off" hint="An IANA time zone like Europe/Paris." readOnly={readOnly} />
+      <TextAreaField name="bio" label="Bio" rows={3} className="sm:col-span-2" readOnly={readOnly} />
+      {!readOnly && <SubmitRow label="Save profile" className="sm:col-span-2" />}
+    </Form>
   );
 }
 
@@ -94,59 +45,38 @@ export function ResetPasswordDialog({ user, onClose, onDone }: { user: User | nu
 }
 
 function ResetPasswordForm({ user, onCancel, onDone }: { user: User; onCancel: () => void; onDone: (reset: PasswordReset) => void }) {
-  const trpc = useTRPC();
-  const formRef = useRef<HTMLFormElement>(null);
-  const form = useFormErrors({ password: "Password" }, formRef);
-  const [mode, setMode] = useState<"generate" | "set">("generate");
-  const [password, setPassword] = useState("");
-  const reset = useMutation(trpc.users.resetPassword.mutationOptions({ onSuccess: onDone, onError: form.fromServer }));
-
-  function submit(event: FormEvent) {
-    event.preventDefault();
-    if (mode === "set" && password.length < 12) return form.set({ password: "Password must be at least 12 characters." });
-    form.set({});
-    reset.mutate(mode === "set" ? { user_id: user.id, password } : { user_id: user.id });
-  }
+  const client = useTRPCClient();
+  const form = useSchemaForm<{ mode: "generate" | "set"; password: string }, ResetPasswordInput>({
+    schema: resetPasswordInput,
+    defaultValues: { mode: "generate", password: "" },
+    // Without a password the server generates one.
+    toInput: ({ mode, password }) => (mode === "set" ? { password } : {}),
+    submit: async (input) => onDone(await client.users.resetPassword.mutate({ user_id: user.id, ...input })),
+  });
 
   return (
-    <form ref={formRef} noValidate onSubmit={submit} className="space-y-5">
+    <Form form={form} className="space-y-5">
       <ChoiceGroup legend="New password">
-        <Choice type="radio" name="password-mode" label="Generate one (shown once)" checked={mode === "generate"} onChange={() => setMode("generate")} />
-        <Choice type="radio" name="password-mode" label="Set this password" checked={mode === "set"} onChange={() => setMode("set")} />
+        <Choice type="radio" name="mode" value="generate" label="Generate one (shown once)" />
+        <Choice type="radio" name="mode" value="set" label="Set this password" />
       </ChoiceGroup>
-      {mode === "set" && (
-        <TextField
-          label="Password"
-          type="password"
-          autoComplete="new-password"
-          value={password}
-          onChange={(e) => setPassword(e.target.value)}
-          hint="At least 12 characters."
-          error={form.errors.password}
-        />
-      )}
-      <FormAlert message={form.errors.form} />
-      <DialogButtons onCancel={onCancel} pending={reset.isPending} label="Reset password" pendingLabel="Resetting…" />
-    </form>
+      {form.watch("mode") === "set" && <TextField name="password" label="Password" type="password" autoComplete="new-password" hint="At least 12 characters." />}
+      <DialogButtons onCancel={onCancel} label="Reset password" pendingLabel="Resetting…" />
+    </Form>
   );
 }
 
 /** The generated password, shown once. */
 export function NewPasswordDialog({ reset, onClose }: { reset: PasswordReset | null; onClose: () => void }) {
   return (
-    <Dialog open={reset !== null && reset.password !== null} onClose={onClose} title="Copy the new password" alert>
-      {reset?.password && (
-        <div className="space-y-4">
-          <ShownOnceWarning what="password" />
-          <SecretField label={`New password of ${reset.user.username}`} value={reset.password} copyLabel="Copy password" />
-          <p className="text-sm text-slate-600 dark:text-slate-300">Hand it to the user over a channel you trust. It works from now on.</p>
-          <div className="flex justify-end">
-            <button type="button" onClick={onClose} className={primaryButton}>
-              I have copied the password
-            </button>
-          </div>
-        </div>
-      )}
-    </Dialog>
+    <ShownOnceDialog
+      secret={reset?.password ?? null}
+      title="Copy the new password"
+      label={`New password of ${reset?.user.username ?? "the user"}`}
+      noun="password"
+      onClose={onClose}
+    >
+      <p className="text-sm text-slate-600 dark:text-slate-300">Hand it to the user over a channel you trust. It works from now on.</p>
+    </ShownOnceDialog>
   );
 }

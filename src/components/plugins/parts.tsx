@@ -4,9 +4,12 @@ import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import type { Plugin } from "@/lib/schemas/plugins";
 import { messageOf, useTRPC } from "@/trpc/react";
-import type { ScreenNotice } from "@/components/ui/states";
+import type { NoticeState } from "@/components/ui/resource-section";
 import { badgeClass } from "@/components/ui/badge";
+import { mutedText } from "@/components/ui/styles";
 import { Switch } from "@/components/ui/switch";
+import { td } from "@/components/ui/table";
+import { CodeList } from "@/components/ui/values";
 
 // Pieces both plugin screens show: a version's behaviour flags, its capabilities, and the switch
 // that enables or disables it.
@@ -26,30 +29,31 @@ export function Flags({ plugin }: { plugin: Plugin }) {
   );
 }
 
-export function Capabilities({ capabilities }: { capabilities: string[] }) {
-  if (capabilities.length === 0) return <span className="text-slate-500 dark:text-slate-400">None</span>;
+/** The cells a version's row shows on both screens: its tag, capabilities and behaviour. */
+export function VersionCells({ plugin }: { plugin: Plugin }) {
   return (
-    <ul className="flex flex-wrap gap-1">
-      {capabilities.map((capability) => (
-        <li key={capability}>
-          <code className="rounded bg-slate-100 px-1.5 py-0.5 font-mono text-xs dark:bg-slate-800">{capability}</code>
-        </li>
-      ))}
-    </ul>
+    <>
+      <td className={td}>{plugin.tag ?? <span className={mutedText}>—</span>}</td>
+      <td className={td}>
+        <CodeList items={plugin.capabilities} inline />
+      </td>
+      <td className={td}>
+        <Flags plugin={plugin} />
+      </td>
+    </>
   );
 }
 
-/** Enables and disables versions; says what happened (or went wrong) through `onNotice`. */
-export function usePluginToggle(onNotice: (notice: ScreenNotice) => void) {
+/** Enables and disables versions; says what happened (or went wrong) in `notice`. */
+export function usePluginToggle(notice: NoticeState) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const [pendingId, setPendingId] = useState<string | null>(null);
   const mutation = useMutation(
     trpc.plugins.setEnabled.mutationOptions({
       onMutate: ({ plugin_id }) => setPendingId(plugin_id),
-      onSuccess: (plugin) =>
-        onNotice({ text: `${plugin.name} ${plugin.version} ${plugin.enabled ? "enabled" : "disabled"}.`, error: false }),
-      onError: (error) => onNotice({ text: `The change was not saved: ${messageOf(error)}`, error: true }),
+      onSuccess: (plugin) => notice.say(`${plugin.name} ${plugin.version} ${plugin.enabled ? "enabled" : "disabled"}.`),
+      onError: (error) => notice.fail(`The change was not saved: ${messageOf(error)}`),
       onSettled: async () => {
         await queryClient.invalidateQueries(trpc.plugins.list.pathFilter());
         setPendingId(null);

@@ -1,21 +1,21 @@
 "use client";
 
 import { useInfiniteQuery, useQueryClient } from "@tanstack/react-query";
-import Link from "next/link";
 import { useState } from "react";
 import type { Plugin } from "@/lib/schemas/plugins";
 import { formatTimestamp } from "@/components/api-keys/format";
 import { Dialog } from "@/components/ui/dialog";
-import { linkButton, primaryButton, secondaryButton } from "@/components/ui/styles";
+import { primaryButton, secondaryButton } from "@/components/ui/styles";
 import { useTRPC } from "@/trpc/react";
 import { PluginLogo } from "./logo";
-import { Capabilities, Flags, usePluginToggle } from "./parts";
+import { usePluginToggle, VersionCells } from "./parts";
 import { versionsOptions } from "./queries";
-import { RegisterPluginDialog } from "./register-plugin-dialog";
+import { RegisterPluginDialog, registeredNotice } from "./register-plugin-dialog";
 import { SettingsPreview } from "./settings-preview";
-import { EmptyState, ErrorState, LoadingState, Notice, type ScreenNotice } from "@/components/ui/states";
+import { ListView, useNotice } from "@/components/ui/resource-section";
+import { BackLink, Notice } from "@/components/ui/states";
 import { Badge } from "@/components/ui/badge";
-import { DataTable, td } from "@/components/ui/table";
+import { RowActions, td } from "@/components/ui/table";
 
 // Every version of one system plugin, newest registration first, the latest marked; each with its
 // switch and the settings form its schema makes. "Register version" starts from the latest.
@@ -53,58 +53,15 @@ export function PluginVersionsScreen({ pid }: { pid: string }) {
   const queryClient = useQueryClient();
   const [registering, setRegistering] = useState(false);
   const [previewing, setPreviewing] = useState<Plugin | null>(null);
-  const [notice, setNotice] = useState<ScreenNotice | null>(null);
-  const list = useInfiniteQuery(versionsOptions(trpc, pid));
-  const versions = list.data?.pages.flatMap((page) => page.data) ?? [];
+  const notice = useNotice();
+  const query = useInfiniteQuery(versionsOptions(trpc, pid));
+  const versions = query.data?.pages.flatMap((page) => page.data) ?? [];
   const latest = versions.find((v) => v.is_latest) ?? versions[0] ?? null;
-  const { toggle } = usePluginToggle(setNotice);
-
-  function content() {
-    if (list.isPending) return <LoadingState label="Loading versions…" />;
-    if (list.isError && versions.length === 0) {
-      return <ErrorState title="The versions could not be loaded." error={list.error} onRetry={() => list.refetch()} />;
-    }
-    if (versions.length === 0) {
-      return <EmptyState title="No such system plugin" body={`No version of ${pid} is registered.`} />;
-    }
-    return (
-      <DataTable caption={`Versions of ${pid}`} columns={["Version", "Name", "Tag", "Capabilities", "Behaviour", "Registered", "Enabled", { label: "Actions", hidden: true }]} busy={list.isFetching} more={{ visible: list.hasNextPage, loading: list.isFetchingNextPage, onClick: () => list.fetchNextPage(), label: "Show more versions" }}>
-        {versions.map((version) => (
-          <tr key={version.id}>
-            <th scope="row" className={`${td} text-left whitespace-nowrap`}>
-              <span className="font-mono font-medium">{version.version}</span>
-              {version.is_latest && <Badge tone="good" className="ml-2">
-                  Latest
-                </Badge>}
-            </th>
-            <td className={td}>{version.name}</td>
-            <td className={td}>{version.tag ?? <span className="text-slate-500 dark:text-slate-400">—</span>}</td>
-            <td className={td}>
-              <Capabilities capabilities={version.capabilities} />
-            </td>
-            <td className={td}>
-              <Flags plugin={version} />
-            </td>
-            <td className={`${td} whitespace-nowrap`}>
-              <time dateTime={version.created_at}>{formatTimestamp(version.created_at)}</time>
-            </td>
-            <td className={`${td} whitespace-nowrap`}>{toggle(version)}</td>
-            <td className={`${td} text-right whitespace-nowrap`}>
-              <button type="button" onClick={() => setPreviewing(version)} className={`${linkButton} text-sm`} aria-label={`Settings form of ${version.version}`}>
-                Settings form
-              </button>
-            </td>
-          </tr>
-        ))}
-      </DataTable>
-    );
-  }
+  const { toggle } = usePluginToggle(notice);
 
   return (
     <section aria-labelledby="versions-heading">
-      <Link href="/console/plugins" className={`${linkButton} text-sm`}>
-        ← All plugins
-      </Link>
+      <BackLink href="/console/plugins">All plugins</BackLink>
       <div className="mt-3 flex flex-wrap items-start justify-between gap-4">
         <div className="flex max-w-2xl items-start gap-3">
           {latest && <PluginLogo src={latest.logo_image} size={40} />}
@@ -124,10 +81,37 @@ export function PluginVersionsScreen({ pid }: { pid: string }) {
       </div>
 
       <div className="mt-4">
-        <Notice text={notice?.text ?? ""} error={notice?.error} />
+        <Notice text={notice.text} error={notice.error} />
       </div>
 
-      <div className="mt-2">{content()}</div>
+      <div className="mt-2">
+        <ListView
+          query={query}
+          noun="versions"
+          caption={`Versions of ${pid}`}
+          columns={["Version", "Name", "Tag", "Capabilities", "Behaviour", "Registered", "Enabled", { label: "Actions", hidden: true }]}
+          row={(version) => (
+            <>
+              <th scope="row" className={`${td} text-left whitespace-nowrap`}>
+                <span className="font-mono font-medium">{version.version}</span>
+                {version.is_latest && (
+                  <Badge tone="good" className="ml-2">
+                    Latest
+                  </Badge>
+                )}
+              </th>
+              <td className={td}>{version.name}</td>
+              <VersionCells plugin={version} />
+              <td className={`${td} whitespace-nowrap`}>
+                <time dateTime={version.created_at}>{formatTimestamp(version.created_at)}</time>
+              </td>
+              <td className={`${td} whitespace-nowrap`}>{toggle(version)}</td>
+              <RowActions actions={[{ label: "Settings form", ariaLabel: `Settings form of ${version.version}`, onClick: () => setPreviewing(version) }]} />
+            </>
+          )}
+          empty={{ title: "No such system plugin", body: `No version of ${pid} is registered.` }}
+        />
+      </div>
 
       <RegisterPluginDialog
         open={registering}
@@ -135,7 +119,7 @@ export function PluginVersionsScreen({ pid }: { pid: string }) {
         onClose={() => setRegistering(false)}
         onRegistered={(plugin) => {
           setRegistering(false);
-          setNotice({ text: `${plugin.name} ${plugin.version} registered${plugin.is_latest ? " as the latest version" : ""}.`, error: false });
+          notice.say(registeredNotice(plugin));
           void queryClient.invalidateQueries(trpc.plugins.list.pathFilter());
         }}
       />

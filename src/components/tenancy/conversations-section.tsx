@@ -12,12 +12,11 @@ import { Badge, type Tone } from "@/components/ui/badge";
 import { SelectField, TextField, useDebounced } from "@/components/ui/form";
 import { EmptyState, ErrorState, LoadingState, ShowMore } from "@/components/ui/states";
 import { DataTable, td } from "@/components/ui/table";
-import { When } from "@/components/ui/values";
-import { PageHeader } from "@/components/ui/page-header";
+import { WhenCell } from "@/components/ui/values";
+import { HeadedSection } from "@/components/ui/page-header";
 
 // A read-only viewer of an organization's conversations: pick a member, list their conversations,
 // open one to read its messages in order (oldest first), a page at a time. Nothing here writes.
-
 
 const who = (m: Pick<Member, "username" | "display_name">) => (m.display_name && m.display_name !== m.username ? `${m.display_name} (${m.username})` : m.username);
 
@@ -38,11 +37,12 @@ export function ConversationsSection({ orgId }: { orgId: string }) {
   ];
 
   return (
-    <section aria-labelledby="conversations-heading" className="space-y-6">
-      <PageHeader level={2} id="conversations-heading" title="Conversations">
-        Read-only: what a member of the organization said to its orchestrators, and what they answered.
-      </PageHeader>
-
+    <HeadedSection
+      title="Conversations"
+      level={2}
+      description="Read-only: what a member of the organization said to its orchestrators, and what they answered."
+      className="space-y-6"
+    >
       <div className="grid gap-4 sm:grid-cols-2">
         <TextField
           label="Search members"
@@ -72,7 +72,7 @@ export function ConversationsSection({ orgId }: { orgId: string }) {
       )}
 
       {member && conversation && <MessageHistory orgId={orgId} conversation={conversation} onClose={() => setConversation(null)} />}
-    </section>
+    </HeadedSection>
   );
 }
 
@@ -95,9 +95,7 @@ function ConversationList({ orgId, member, openId, onOpen }: { orgId: string; me
               {c.title ?? <span className="font-normal text-slate-500 dark:text-slate-400">Untitled</span>}
             </th>
             <td className={td}>{instanceName(c.instance_id)}</td>
-            <td className={td}>
-              <When iso={c.created_at} />
-            </td>
+            <WhenCell iso={c.created_at} />
             <td className={`${td} text-right`}>
               <button
                 type="button"

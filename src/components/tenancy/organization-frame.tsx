@@ -8,20 +8,17 @@ import type { Organization } from "@/lib/schemas/organizations";
 import { useTRPC } from "@/trpc/react";
 import { organizationOptions } from "./queries";
 import { Badge, StatusBadge, TierBadge } from "@/components/ui/badge";
-import { ErrorState, LoadingState } from "@/components/ui/states";
+import { NavLinks } from "@/components/ui/nav-links";
+import { BackLink, Loaded } from "@/components/ui/states";
 
 // The frame of an organization's page: its name and standing, and the sections of the page as
 // links (each section is a page of its own, so it can be linked to and reloaded).
 
-export const ORG_SECTIONS = [
-  { path: "", label: "Profile" },
-  { path: "/members", label: "Members" },
-  { path: "/settings", label: "Settings" },
-  { path: "/llm-configs", label: "LLM configs" },
-  { path: "/orchestrators", label: "Orchestrators" },
-  { path: "/central-points", label: "Central points" },
-  { path: "/conversations", label: "Conversations" },
-] as const;
+/** Each section's path is its label in kebab-case; the profile is the organization's own page. */
+export const ORG_SECTIONS = ["Profile", "Members", "Settings", "LLM configs", "Orchestrators", "Central points", "Conversations"].map((label) => ({
+  label,
+  path: label === "Profile" ? "" : `/${label.toLowerCase().replaceAll(" ", "-")}`,
+}));
 
 /** The organization the page is about, as every section reads it (hydrated from the server). */
 export function useOrganization(orgId: string) {
@@ -30,43 +27,40 @@ export function useOrganization(orgId: string) {
 }
 
 export function OrganizationFrame({ orgId, children }: { orgId: string; children: ReactNode }) {
-  const pathname = usePathname();
   const org = useOrganization(orgId);
-  const base = `/console/organizations/${orgId}`;
+  return (
+    <Loaded query={org} what="the organization">
+      {(loaded) => <Frame org={loaded}>{children}</Frame>}
+    </Loaded>
+  );
+}
 
-  if (org.isPending) return <LoadingState label="Loading the organization…" />;
-  if (org.isError) return <ErrorState title="The organization could not be loaded." error={org.error} onRetry={() => org.refetch()} />;
+function Frame({ org, children }: { org: Organization; children: ReactNode }) {
+  const pathname = usePathname();
+  const base = `/console/organizations/${org.id}`;
 
-  const current = ORG_SECTIONS.find((s) => pathname === `${base}${s.path}`) ?? ORG_SECTIONS[0];
-  const deleted = org.data.is_deleted;
+
+  const current = ORG_SECTIONS.find((s) => pathname === `${base}${s.path}`) ?? ORG_SECTIONS[0]!;
+  const deleted = org.is_deleted;
   return (
     <div>
-      <Link href="/console/organizations" className="text-sm font-medium text-brand-600 underline-offset-2 hover:underline dark:text-brand-100">
-        ← All organizations
-      </Link>
-      <OrganizationHeading org={org.data} />
-      <nav aria-label="Organization sections" className="mt-6 border-b border-slate-200 dark:border-slate-800">
-        <ul className="-mb-px flex gap-1 overflow-x-auto">
-          {ORG_SECTIONS.filter((s) => !deleted || s.path === "").map((section) => {
-            const active = section === current;
-            return (
-              <li key={section.path}>
-                <Link
-                  href={`${base}${section.path}`}
-                  aria-current={active ? "page" : undefined}
-                  className={`block border-b-2 px-3 py-2 text-sm whitespace-nowrap ${
-                    active
-                      ? "border-brand-600 font-semibold text-brand-700 dark:text-brand-100"
-                      : "border-transparent text-slate-600 hover:border-slate-300 hover:text-slate-900 dark:text-slate-300 dark:hover:text-white"
-                  }`}
-                >
-                  {section.label}
-                </Link>
-              </li>
-            );
-          })}
-        </ul>
-      </nav>
+      <BackLink href="/console/organizations">All organizations</BackLink>
+      <OrganizationHeading org={org} />
+      <div className="mt-6 border-b border-slate-200 dark:border-slate-800">
+        <NavLinks
+          label="Organization sections"
+          links={ORG_SECTIONS.filter((s) => !deleted || s.path === "").map((section) => ({ href: `${base}${section.path}`, label: section.label }))}
+          isCurrent={(href) => href === `${base}${current.path}`}
+          listClassName="-mb-px flex gap-1 overflow-x-auto"
+          linkClassName={(active) =>
+            `block border-b-2 px-3 py-2 text-sm whitespace-nowrap ${
+              active
+                ? "border-brand-600 font-semibold text-brand-700 dark:text-brand-100"
+                : "border-transparent text-slate-600 hover:border-slate-300 hover:text-slate-900 dark:text-slate-300 dark:hover:text-white"
+            }`
+          }
+        />
+      </div>
       <div className="mt-6">
         {deleted && current.path !== "" ? (
           <p className="rounded-md border border-amber-200 bg-amber-50 px-4 py-3 text-sm dark:border-amber-900 dark:bg-amber-950">

@@ -1,4 +1,7 @@
 import type { ReactNode } from "react";
+import type { CENTRAL_POINT_STATUSES } from "@/lib/schemas/central-points";
+import type { ORCHESTRATOR_STATUSES } from "@/lib/schemas/orchestrators";
+import type { ORGANIZATION_STATUSES, SUBSCRIPTION_TIERS } from "@/lib/schemas/organizations";
 
 const TONES = {
   neutral: "bg-slate-100 text-slate-700 ring-slate-500/20 dark:bg-slate-800 dark:text-slate-300",
@@ -21,11 +24,16 @@ export function Badge({ tone = "neutral", title, className, children }: { tone?:
   );
 }
 
-const TIER_TONE: Record<string, Tone> = { free: "neutral", pro: "brand", enterprise: "accent" };
-const STATUS_TONE: Record<string, Tone> = { active: "good", suspended: "warn", archived: "neutral", inactive: "neutral" };
+type Status = (typeof ORGANIZATION_STATUSES)[number] | (typeof ORCHESTRATOR_STATUSES)[number] | (typeof CENTRAL_POINT_STATUSES)[number];
 
-export const TierBadge = ({ tier }: { tier: string }) => <Badge tone={TIER_TONE[tier] ?? "neutral"}>{tier}</Badge>;
-export const StatusBadge = ({ status }: { status: string }) => <Badge tone={STATUS_TONE[status] ?? "neutral"}>{status}</Badge>;
+const TIER_TONE: Record<(typeof SUBSCRIPTION_TIERS)[number], Tone> = { free: "neutral", pro: "brand", enterprise: "accent" };
+const STATUS_TONE: Record<Status, Tone> = { active: "good", suspended: "warn", archived: "neutral", inactive: "neutral" };
+
+/** The tone of a known value, neutral for any other (a value newer than this console). */
+const toneOf = <K extends string>(tones: Record<K, Tone>, value: string): Tone => (Object.hasOwn(tones, value) ? tones[value as K] : "neutral");
+
+export const TierBadge = ({ tier }: { tier: string }) => <Badge tone={toneOf(TIER_TONE, tier)}>{tier}</Badge>;
+export const StatusBadge = ({ status }: { status: string }) => <Badge tone={toneOf(STATUS_TONE, status)}>{status}</Badge>;
 
 /** Marks a dangerous permission: it never reaches an API key. */
 export function DangerousBadge() {

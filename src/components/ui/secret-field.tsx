@@ -1,10 +1,12 @@
 "use client";
 
-import { useId, useState } from "react";
-import { labelClass, secondaryButton } from "./styles";
+import { useId, useState, type ReactNode } from "react";
+import { Dialog } from "./dialog";
+import { InputRow } from "./form";
+import { primaryButton, secondaryButton } from "./styles";
 
 /** A secret shown once: read-only, selected on focus, with a copy button. */
-export function SecretField({ label, value, copyLabel }: { label: string; value: string; copyLabel: string }) {
+function SecretField({ label, value, copyLabel }: { label: string; value: string; copyLabel: string }) {
   const id = useId();
   const [copied, setCopied] = useState<"yes" | "failed" | null>(null);
 
@@ -18,37 +20,85 @@ export function SecretField({ label, value, copyLabel }: { label: string; value:
   }
 
   return (
-    <div>
-      <label htmlFor={id} className={labelClass}>
-        {label}
-      </label>
-      <div className="mt-1 flex gap-2">
-        <input
-          id={id}
-          readOnly
-          value={value}
-          onFocus={(event) => event.target.select()}
-          spellCheck={false}
-          className="block w-full min-w-0 rounded-md border border-slate-300 bg-slate-50 px-3 py-2 font-mono text-sm dark:border-slate-700 dark:bg-slate-950"
-        />
+    <InputRow
+      id={id}
+      label={label}
+      button={
         <button type="button" onClick={copy} className={`${secondaryButton} whitespace-nowrap`}>
           {copyLabel}
         </button>
-      </div>
-      <p role="status" className="mt-1 min-h-5 text-sm text-slate-600 dark:text-slate-300">
-        {copied === "yes" && "Copied to the clipboard."}
-        {copied === "failed" && "Copying failed: select it and copy it yourself."}
-      </p>
-    </div>
+      }
+      after={
+        <p role="status" className="mt-1 min-h-5 text-sm text-slate-600 dark:text-slate-300">
+          {copied === "yes" && "Copied to the clipboard."}
+          {copied === "failed" && "Copying failed: select it and copy it yourself."}
+        </p>
+      }
+    >
+      <input
+        id={id}
+        readOnly
+        value={value}
+        onFocus={(event) => event.target.select()}
+        spellCheck={false}
+        className="block w-full min-w-0 rounded-md border border-slate-300 bg-slate-50 px-3 py-2 font-mono text-sm dark:border-slate-700 dark:bg-slate-950"
+      />
+    </InputRow>
   );
 }
 
 /** The warning above a secret shown once. */
-export function ShownOnceWarning({ what }: { what: string }) {
+function ShownOnceWarning({ what }: { what: string }) {
   return (
     <p className="rounded-md border border-amber-300 bg-amber-50 px-3 py-2 text-sm font-medium text-amber-900 dark:border-amber-800 dark:bg-amber-950 dark:text-amber-100">
-      This is the only time the {what} is shown. Copy it now and keep it somewhere safe: it is not stored anywhere it could be
-      shown again.
+      This is the only time the {what} is shown. Copy it now and keep it somewhere safe: it will not be shown again, and it is not stored anywhere it could
+      be shown from.
     </p>
+  );
+}
+
+/** A row of the facts shown beside a secret. */
+export function Fact({ term, children }: { term: string; children: ReactNode }) {
+  return (
+    <>
+      <dt className="text-slate-500 dark:text-slate-400">{term}</dt>
+      <dd className="break-all">{children}</dd>
+    </>
+  );
+}
+
+interface ShownOnceDialogProps {
+  /** The secret; null keeps the dialog closed. */
+  secret: string | null;
+  title: string;
+  label: string;
+  /** What the buttons call it: "Copy key", "I have copied the key". */
+  noun: string;
+  /** What the warning calls it (default: the noun). */
+  what?: string;
+  onClose: () => void;
+  /** Facts about the secret (Fact rows). */
+  facts?: ReactNode;
+  children?: ReactNode;
+}
+
+/** The one moment a secret is shown: the warning, the secret with its copy button, and what it belongs to. */
+export function ShownOnceDialog({ secret, title, label, noun, what = noun, onClose, facts, children }: ShownOnceDialogProps) {
+  return (
+    <Dialog open={secret !== null} onClose={onClose} title={title} alert>
+      {secret !== null && (
+        <div className="space-y-4">
+          <ShownOnceWarning what={what} />
+          <SecretField label={label} value={secret} copyLabel={`Copy ${noun}`} />
+          {facts && <dl className="grid grid-cols-[max-content_1fr] gap-x-4 gap-y-1 text-sm">{facts}</dl>}
+          {children}
+          <div className="flex justify-end">
+            <button type="button" onClick={onClose} className={primaryButton}>
+              I have copied the {noun}
+            </button>
+          </div>
+        </div>
+      )}
+    </Dialog>
   );
 }

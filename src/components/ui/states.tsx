@@ -1,6 +1,8 @@
+import type { UseQueryResult } from "@tanstack/react-query";
+import Link from "next/link";
 import type { ReactNode } from "react";
 import { messageOf } from "@/trpc/react";
-import { secondaryButton } from "./styles";
+import { secondaryButton, textLink } from "./styles";
 
 // States of a screen's list (loading, failed, empty), the line it announces finished actions in and
 // the alert of a form that failed as a whole.
@@ -51,11 +53,6 @@ export function FormAlert({ id, message }: { id?: string; message: string | unde
   );
 }
 
-export interface ScreenNotice {
-  text: string;
-  error: boolean;
-}
-
 /** What the screen says after a change: the polite live region, or an alert when it failed. */
 export function Notice({ text, error = false }: { text: string; error?: boolean }) {
   return (
@@ -82,4 +79,27 @@ export function ShowMore({ visible, loading, onClick, label }: { visible: boolea
       </button>
     </div>
   );
+}
+
+/** The way back from one item's page to the list it belongs to. */
+export function BackLink({ href, children }: { href: string; children: string }) {
+  return (
+    <Link href={href} className={`text-sm ${textLink}`}>
+      ← {children}
+    </Link>
+  );
+}
+
+/** One item's page: its data once loaded; meanwhile, or when it failed, says so (with the way back). */
+export function Loaded<T>({ query, what, back, children }: { query: UseQueryResult<T, unknown>; what: string; back?: ReactNode; children: (data: T) => ReactNode }) {
+  if (query.isPending) return <LoadingState label={`Loading ${what}…`} />;
+  if (query.isError) {
+    return (
+      <div className="space-y-4">
+        {back}
+        <ErrorState title={`${what.charAt(0).toUpperCase()}${what.slice(1)} could not be loaded.`} error={query.error} onRetry={() => query.refetch()} />
+      </div>
+    );
+  }
+  return <>{children(query.data)}</>;
 }

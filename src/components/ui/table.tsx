@@ -10,8 +10,13 @@ export const tableFrame = "overflow-x-auto rounded-xl border border-slate-200 bg
 export const tableClass = "min-w-full divide-y divide-slate-200 dark:divide-slate-800";
 export const tbodyClass = "divide-y divide-slate-200 dark:divide-slate-800";
 export const theadClass = "bg-slate-50 dark:bg-slate-950";
-export const rowAction = "rounded-md px-2 py-1 text-sm font-medium whitespace-nowrap text-brand-700 hover:bg-brand-50 dark:text-brand-100 dark:hover:bg-slate-800";
-export const dangerRowAction = "rounded-md px-2 py-1 text-sm font-medium whitespace-nowrap text-red-700 hover:bg-red-50 dark:text-red-400 dark:hover:bg-red-950";
+const rowAction = "rounded-md px-2 py-1 text-sm font-medium whitespace-nowrap text-brand-700 hover:bg-brand-50 dark:text-brand-100 dark:hover:bg-slate-800";
+const dangerRowAction = "rounded-md px-2 py-1 text-sm font-medium whitespace-nowrap text-red-700 hover:bg-red-50 dark:text-red-400 dark:hover:bg-red-950";
+
+/** A cell of a row. */
+export function Cell({ className, children }: { className?: string; children: ReactNode }) {
+  return <td className={className ? `${td} ${className}` : td}>{children}</td>;
+}
 
 /** A column heading; a hidden one (a row's actions) is named for screen readers only. */
 export type Column = string | { label: string; hidden: true };

@@ -3,6 +3,60 @@ import { z } from "zod";
 // Building blocks shared by every resource's schemas (browser-safe: the console validates with
 // the same schemas the server enforces).
 
+const plural = (count: number | bigint, one: string, many: string) => `${count} ${Number(count) === 1 ? one : many}`;
+
+const TYPE_NAMES: Record<string, string> = {
+  string: "a string",
+  number: "a number",
+  int: "an integer",
+  boolean: "true or false",
+  object: "an object",
+  array: "an array",
+  date: "a date",
+};
+
+const FORMAT_NAMES: Record<string, string> = {
+  url: "a URL",
+  email: "an email address",
+  uuid: "a UUID",
+  datetime: "an ISO 8601 date-time with an offset, like 2026-01-31T12:00:00Z",
+  date: "an ISO 8601 date, like 2026-01-31",
+};
+
+/**
+ * zod's messages in the words every door uses (REST problem details, tRPC error data and the
+ * console's forms): a phrase that follows the field's name, like "must be at least 12 characters".
+ * Loaded with this module, which every schema imports; a schema's own `error` still wins.
+ */
+export function readableIssue(issue: z.core.$ZodRawIssue): string | undefined {
+  switch (issue.code) {
+    case "invalid_type":
+      return issue.input === undefined ? "is required" : `must be ${TYPE_NAMES[issue.expected] ?? issue.expected}`;
+    case "too_small":
+      if (issue.origin === "string") return Number(issue.minimum) <= 1 ? "is required" : `must be at least ${plural(issue.minimum, "character", "characters")}`;
+      if (issue.origin === "array" || issue.origin === "set") return `must list at least ${plural(issue.minimum, "item", "items")}`;
+      return `must be ${issue.inclusive ? "at least" : "greater than"} ${issue.minimum}`;
+    case "too_big":
+      if (issue.origin === "string") return `must be at most ${plural(issue.maximum, "character", "characters")}`;
+      if (issue.origin === "array" || issue.origin === "set") return `must list at most ${plural(issue.maximum, "item", "items")}`;
+      return `must be ${issue.inclusive ? "at most" : "less than"} ${issue.maximum}`;
+    case "invalid_format":
+      return FORMAT_NAMES[issue.format] ? `must be ${FORMAT_NAMES[issue.format]}` : "is not in the expected format";
+    case "invalid_value":
+      return issue.values.length === 1 ? `must be ${JSON.stringify(issue.values[0])}` : `must be one of ${issue.values.map((v) => JSON.stringify(v)).join(", ")}`;
+    case "not_multiple_of":
+      return `must be a multiple of ${issue.divisor}`;
+    case "unrecognized_keys":
+      return "is not a known field";
+    case "invalid_union":
+      return "does not match any accepted form";
+    default:
+      return undefined;
+  }
+}
+
+z.config({ customError: readableIssue });
+
 export const id = z.uuid({ error: "must be a UUID" }).meta({ examples: ["0193a5c2-7d1e-7b4a-9c3f-2e8d6f1a4b70"] });
 export const timestamp = z.iso.datetime({ offset: true }).meta({ examples: ["2026-01-15T09:30:00.000Z"] });
 

@@ -9,7 +9,7 @@ export const BILLING_UNITS = ["per_1m_tokens", "per_1k_tokens", "per_image", "pe
 const currencies = new Set(Intl.supportedValuesOf("currency"));
 export const price = z
   .string()
-  .regex(/^\d{1,10}(\.\d{1,8})?$/, "must be a decimal with at most 10 integer and 8 fraction digits, as a string");
+  .regex(/^\d{1,10}(\.\d{1,8})?$/, "must be a decimal with at most 10 integer and 8 fraction digits");
 const modelId = z.string().trim().min(1).max(255);
 
 const fields = {

@@ -12,8 +12,8 @@ export const LOGO_MAX_BYTES = 256 * 1024;
 const jsonObject = z.record(z.string(), z.json());
 
 export const registerPluginInput = z.strictObject({
-  pid: z.string().max(255).regex(PID, "must be reverse-domain notation, like com.example.search"),
-  version: z.string().max(50).regex(SEMVER, "must be a semantic version, like 1.4.0"),
+  pid: z.string().min(1, "must not be empty").max(255).regex(PID, "must be reverse-domain notation, like com.example.search"),
+  version: z.string().min(1, "must not be empty").max(50).regex(SEMVER, "must be a semantic version, like 1.4.0"),
   name: z.string().trim().min(1).max(255),
   description: z.string().max(10_000).nullable().optional(),
   tag: z.string().trim().max(100).nullable().optional(),

@@ -93,6 +93,7 @@ export type GrantRoleInput = z.output<typeof grantRoleInput>;
 
 /** Inside one organization (the org admin's route): only org roles, in that organization. */
 export const grantOrgRoleInput = z.strictObject({ role_id: id });
+export type GrantOrgRoleInput = z.output<typeof grantOrgRoleInput>;
 
 export const grantParams = z.strictObject({
   user_id: id,

@@ -6,6 +6,11 @@ import { id, includeDeleted, listOf, pageQuery, timestamp } from "./common";
 export const VALUE_TYPES = ["string", "integer", "boolean", "float", "json"] as const;
 export type ValueType = (typeof VALUE_TYPES)[number];
 
+/** Categories of platform settings that govern the platform itself: organizations do not inherit them. */
+export const PLATFORM_ONLY_CATEGORIES = ["tier", "policy"] as const;
+/** The categories the seed uses, offered when a platform setting is added (any other may be typed). */
+export const SETTING_CATEGORIES = [...PLATFORM_ONLY_CATEGORIES, "api_keys"] as const;
+
 export const settingKey = z
   .string()
   .min(1)

@@ -1,15 +1,10 @@
 import type { Metadata } from "next";
 import { PluginsScreen } from "@/components/plugins/plugins-screen";
 import { catalogOptions } from "@/components/plugins/queries";
-import { getQueryClient, HydrateClient, trpc } from "@/trpc/server";
+import { prefetched, trpc } from "@/trpc/server";
 
 export const metadata: Metadata = { title: "Plugins — svc console" };
 
 export default async function PluginsPage() {
-  await getQueryClient().prefetchInfiniteQuery(catalogOptions(trpc));
-  return (
-    <HydrateClient>
-      <PluginsScreen />
-    </HydrateClient>
-  );
+  return prefetched(<PluginsScreen />, catalogOptions(trpc));
 }

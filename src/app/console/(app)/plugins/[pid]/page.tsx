@@ -3,7 +3,7 @@ import { notFound } from "next/navigation";
 import { PID } from "@/lib/schemas/plugins";
 import { PluginVersionsScreen } from "@/components/plugins/plugin-versions-screen";
 import { versionsOptions } from "@/components/plugins/queries";
-import { getQueryClient, HydrateClient, trpc } from "@/trpc/server";
+import { prefetched, trpc } from "@/trpc/server";
 
 // A pid is lowercase letters, digits, dots, dashes and underscores: nothing in it is URL-encoded.
 interface Props {
@@ -17,10 +17,5 @@ export async function generateMetadata({ params }: Props): Promise<Metadata> {
 export default async function PluginVersionsPage({ params }: Props) {
   const pid = (await params).pid;
   if (!PID.test(pid)) notFound();
-  await getQueryClient().prefetchInfiniteQuery(versionsOptions(trpc, pid));
-  return (
-    <HydrateClient>
-      <PluginVersionsScreen pid={pid} />
-    </HydrateClient>
-  );
+  return prefetched(<PluginVersionsScreen pid={pid} />, versionsOptions(trpc, pid));
 }

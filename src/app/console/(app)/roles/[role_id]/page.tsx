@@ -3,17 +3,12 @@ import { notFound } from "next/navigation";
 import { z } from "zod";
 import { RoleScreen } from "@/components/identity/role-editor";
 import { roleOptions } from "@/components/identity/queries";
-import { getQueryClient, HydrateClient, trpc } from "@/trpc/server";
+import { prefetched, trpc } from "@/trpc/server";
 
 export const metadata: Metadata = { title: "Role — svc console" };
 
 export default async function RolePage({ params }: { params: Promise<{ role_id: string }> }) {
   const { role_id: roleId } = await params;
   if (!z.uuid().safeParse(roleId).success) notFound();
-  await getQueryClient().prefetchQuery(roleOptions(trpc, roleId));
-  return (
-    <HydrateClient>
-      <RoleScreen roleId={roleId} />
-    </HydrateClient>
-  );
+  return prefetched(<RoleScreen roleId={roleId} />, roleOptions(trpc, roleId));
 }

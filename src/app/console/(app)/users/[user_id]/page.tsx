@@ -6,11 +6,11 @@ import {
   effectivePermissionsOptions,
   identitiesOptions,
   userGrantsOptions,
-  userKeysOptions,
   userOptions,
   userOrganizationsOptions,
 } from "@/components/identity/queries";
-import { getQueryClient, HydrateClient, trpc } from "@/trpc/server";
+import { keyListInput, keyListOptions } from "@/components/api-keys/queries";
+import { prefetched, trpc } from "@/trpc/server";
 
 export const metadata: Metadata = { title: "User — svc console" };
 
@@ -23,18 +23,13 @@ export default async function UserPage({ params, searchParams }: Props) {
   const { user_id: userId } = await params;
   if (!z.uuid().safeParse(userId).success) notFound();
   const { created } = await searchParams;
-  const queryClient = getQueryClient();
-  await Promise.all([
-    queryClient.prefetchQuery(userOptions(trpc, userId)),
-    queryClient.prefetchQuery(userOrganizationsOptions(trpc, userId)),
-    queryClient.prefetchQuery(userGrantsOptions(trpc, userId)),
-    queryClient.prefetchQuery(effectivePermissionsOptions(trpc, userId)),
-    queryClient.prefetchQuery(identitiesOptions(trpc, userId)),
-    queryClient.prefetchQuery(userKeysOptions(trpc, userId)),
-  ]);
-  return (
-    <HydrateClient>
-      <UserDetailScreen userId={userId} justCreated={created === "1"} />
-    </HydrateClient>
+  return prefetched(
+    <UserDetailScreen userId={userId} justCreated={created === "1"} />,
+    userOptions(trpc, userId),
+    userOrganizationsOptions(trpc, userId),
+    userGrantsOptions(trpc, userId),
+    effectivePermissionsOptions(trpc, userId),
+    identitiesOptions(trpc, userId),
+    keyListOptions(trpc, keyListInput(userId, "all")),
   );
 }
