@@ -7,6 +7,8 @@ import { e2eOidc } from "./scripts/e2e-env.mjs";
 // scripts/e2e-server.mjs).
 const chromium = process.env.CHROMIUM_PATH ?? execFileSync("which", ["chromium"], { encoding: "utf8" }).trim();
 const port = Number(process.env.E2E_PORT ?? 3100);
+// The server, the setup and the flows name the run's database after this port (scripts/e2e-env.mjs).
+process.env.E2E_PORT = String(port);
 // A local OpenID provider the app offers "Sign in with …" through (scripts/e2e-oidc-provider.ts).
 const oidc = e2eOidc(port);
 

@@ -1,10 +1,13 @@
 // What the Playwright run's server (scripts/e2e-server.mjs) and its setup (e2e/auth.setup.ts) share:
 // the database of the run, and the first sys_admin the server seeds.
 
-/** The PostgreSQL server tests may create databases on, and the e2e run's own database there. */
+/**
+ * The PostgreSQL server tests may create databases on, and the e2e run's own database there, named
+ * after the run's port so that runs on other ports of one machine do not share it.
+ */
 export function e2eDatabase() {
   const server = process.env.TEST_DATABASE_URL ?? "postgresql://postgres@127.0.0.1:5432/postgres";
-  const name = process.env.E2E_DATABASE ?? "svc_e2e";
+  const name = process.env.E2E_DATABASE ?? `svc_e2e_${process.env.E2E_PORT ?? 3100}`;
   const url = new URL(server);
   url.pathname = `/${name}`;
   return { server, name, url: url.toString() };

@@ -1,5 +1,6 @@
 import Link from "next/link";
 import type { ReactNode } from "react";
+import { secondaryButton } from "@/components/ui/styles";
 import { ConsoleNav } from "./nav";
 import { SignOutButton } from "./sign-out-button";
 
@@ -46,6 +47,9 @@ export function ConsoleShell({ user, children }: { user: SignedInUser; children:
       <div className="flex min-w-0 flex-1 flex-col">
         <header className="flex flex-wrap items-center justify-end gap-4 border-b border-slate-200 bg-white px-6 py-3 dark:border-slate-800 dark:bg-slate-900">
           <SignedInAs user={user} />
+          <Link href="/console/account" className={secondaryButton}>
+            Your account
+          </Link>
           <SignOutButton />
         </header>
         <main id="content" tabIndex={-1} className="flex-1 px-6 py-8 focus:outline-none">
@@ -77,7 +81,6 @@ export function NoAccess({ user }: { user: SignedInUser }) {
   );
 }
 
-/** A section whose screen a later release brings. */
 export function ComingLater({ label, summary }: { label: string; summary: string }) {
   return (
     <section aria-labelledby="section-heading">

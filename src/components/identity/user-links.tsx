@@ -21,7 +21,11 @@ const providerName = (identity: Identity) => {
   return known ? PROVIDER_NAMES[known] : identity.provider;
 };
 
-export function IdentitiesSection({ user, onNotice }: { user: User; onNotice: (text: string) => void }) {
+/**
+ * A user's linked accounts. `unlinked`: what follows an unlink instead of reloading the list (one's
+ * own unlink ends one's own sessions too).
+ */
+export function IdentitiesSection({ user, onNotice, unlinked }: { user: User; onNotice: (text: string) => void; unlinked?: () => void }) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const identities = useQuery(identitiesOptions(trpc, user.id));
@@ -46,13 +50,16 @@ export function IdentitiesSection({ user, onNotice }: { user: User; onNotice: (t
           <WhenCell iso={identity.created_at} />
         </>
       )}
-      empty={{ title: "No linked identity.", body: "An external account is linked when it first signs in with a verified email this user has." }}
+      empty={{
+        title: "No linked identity.",
+        body: "The user links an external account from their own profile; one without a system role or org_admin also at a first sign-in with a verified email they have.",
+      }}
       remove={{
         title: (identity) => `Unlink this ${providerName(identity)} account?`,
         body: (identity) => (
           <>
-            Signing in with the account <code className="font-mono">{identity.provider_user_id}</code> no longer reaches {user.username}. If the provider still vouches
-            for an email the user has, the next sign-in links it again.
+            Signing in with the account <code className="font-mono">{identity.provider_user_id}</code> no longer reaches {user.username}, and every console session of{" "}
+            {user.username} ends now.
           </>
         ),
         confirmLabel: "Unlink",
@@ -60,7 +67,7 @@ export function IdentitiesSection({ user, onNotice }: { user: User; onNotice: (t
         run: (identity) => unlink.mutateAsync({ user_id: user.id, identity_id: identity.id }),
         notice: (identity) => `${providerName(identity)} account ${identity.provider_user_id} unlinked.`,
       }}
-      refresh={() => queryClient.invalidateQueries(trpc.users.identities.pathFilter())}
+      refresh={() => (unlinked ? unlinked() : queryClient.invalidateQueries(trpc.users.identities.pathFilter()))}
     />
   );
 }
