@@ -32,7 +32,8 @@ export const toModel = (row: Row): Model => ({
   updated_at: row.updated_at.toISOString(),
 });
 
-const CURSOR = /^\d+$/;
+// The last id of a page: digits, and few enough that the number stays exact.
+const CURSOR = /^\d{1,15}$/;
 
 export async function listModels(actor: Actor, query: ListModelsQuery) {
   if (query.cursor !== undefined && !CURSOR.test(query.cursor)) throw validationFailed([{ path: "cursor", message: "is not a cursor from this list" }]);
