@@ -46,11 +46,10 @@ function restEndpoints(): Endpoint[] {
 const segmentsOf = (path: string) => path.split("/").slice(1);
 
 /**
- * How well `path` fits `endpoint`: how many static segments match (Next.js compares them still
- * percent-encoded), undefined when it does not fit.
+ * How well `path` fits a pattern's segments: how many static segments match (Next.js compares them
+ * still percent-encoded), undefined when it does not fit.
  */
-function fit(endpoint: Endpoint, path: string[]): number | undefined {
-  const pattern = segmentsOf(endpoint.path);
+function fit(pattern: readonly string[], path: string[]): number | undefined {
   let statics = 0;
   for (const [index, part] of pattern.entries()) {
     if (part.startsWith("{...")) return path.length > index && path.slice(index).every((s) => s !== "") ? statics : undefined;
@@ -63,18 +62,18 @@ function fit(endpoint: Endpoint, path: string[]): number | undefined {
   return path.length === pattern.length ? statics : undefined;
 }
 
-let endpoints: Endpoint[] | undefined;
+let endpoints: { endpoint: Endpoint; pattern: string[] }[] | undefined;
 
 /**
  * The endpoint serving `pathname` (as Next.js picks one: static segments win), or undefined.
  * Repeated and trailing slashes do not count: Next.js redirects such a path to the one without.
  */
 export function endpointAt(pathname: string): Endpoint | undefined {
-  endpoints ??= [...restEndpoints(), ...OTHER_ENDPOINTS];
+  endpoints ??= [...restEndpoints(), ...OTHER_ENDPOINTS].map((endpoint) => ({ endpoint, pattern: segmentsOf(endpoint.path) }));
   const path = segmentsOf(pathname.replace(/\/{2,}/g, "/").replace(/(.)\/$/, "$1"));
   let best: { endpoint: Endpoint; statics: number } | undefined;
-  for (const endpoint of endpoints) {
-    const statics = fit(endpoint, path);
+  for (const { endpoint, pattern } of endpoints) {
+    const statics = fit(pattern, path);
     if (statics !== undefined && (!best || statics > best.statics)) best = { endpoint, statics };
   }
   return best?.endpoint;

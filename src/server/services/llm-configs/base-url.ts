@@ -25,7 +25,7 @@ function isPublicAddress(host: string): boolean {
 /** The URL's host as compared: brackets of IPv6 and trailing dots (`localhost.`) removed. */
 const hostOf = (url: URL) => url.hostname.replace(/^\[|\]$/g, "").replace(/\.+$/, "");
 
-export const isLoopbackHost = (host: string) =>
+const isLoopbackHost = (host: string) =>
   host === "localhost" || host.endsWith(".localhost") || (ipaddr.isValid(host) && ipaddr.process(host).range() === "loopback");
 
 /** Why the URL is refused, or undefined when it is acceptable. */
