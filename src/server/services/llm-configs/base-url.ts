@@ -7,6 +7,8 @@ import ipaddr from "ipaddr.js";
 // them, IPv4-mapped IPv6 included. A name can still resolve to an internal address; the data plane
 // checks the address it connects to.
 
+const INTERNAL = "must not point to a private, loopback, link-local or otherwise internal address";
+
 /** Names that never leave a private network: special-use names and the pseudo-TLDs networks use. */
 const INTERNAL_NAMES = ["localhost", "local", "localdomain", "internal", "intranet", "private", "corp", "home", "lan", "home.arpa"];
 
@@ -40,8 +42,8 @@ export function baseUrlProblem(value: string, allowHttpLoopback: boolean): strin
   const host = hostOf(url);
   if (url.protocol === "http:" && allowHttpLoopback && isLoopbackHost(host)) return undefined;
   if (url.protocol !== "https:") return "must use https";
-  if (ipaddr.isValid(host)) return isPublicAddress(host) ? undefined : "must not point to a private, loopback, link-local or otherwise internal address";
-  if (!host.includes(".")) return "must name a fully qualified host (a single-label name resolves inside the network)";
-  if (isInternalName(host)) return "must not name an internal host (localhost, .local, .internal and the like)";
+  if (ipaddr.isValid(host)) return isPublicAddress(host) ? undefined : INTERNAL;
+  if (isInternalName(host)) return `${INTERNAL} (${host} is a name only a private network resolves)`;
+  if (!host.includes(".")) return `${INTERNAL} (a single-label name resolves inside the network)`;
   return undefined;
 }
