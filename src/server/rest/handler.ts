@@ -118,7 +118,7 @@ async function run(operation: AnyOperation, request: Request, context: NextConte
   };
 }
 
-function handlerFor(path: string, method: Method, operation: AnyOperation): NextHandler {
+function handlerFor(path: string, operation: AnyOperation): NextHandler {
   return async (request, context) => {
     const started = performance.now();
     // The front door (front-door.ts) has put a sane id here, and sends it in X-Request-Id.
@@ -136,7 +136,7 @@ function handlerFor(path: string, method: Method, operation: AnyOperation): Next
     }
     log.info("request", {
       request_id: requestId,
-      method,
+      method: operation.method,
       path,
       status: response.status,
       duration_ms: Math.round((performance.now() - started) * 10) / 10,
@@ -155,5 +155,5 @@ function handlerFor(path: string, method: Method, operation: AnyOperation): Next
 export function restHandlers(path: string): Partial<Record<Method, NextHandler>> {
   const operations = routesAt(path);
   if (operations.length === 0) throw new Error(`No REST route is registered at ${path}`);
-  return Object.fromEntries(operations.map((operation) => [operation.method, handlerFor(path, operation.method, operation)]));
+  return Object.fromEntries(operations.map((operation) => [operation.method, handlerFor(path, operation)]));
 }

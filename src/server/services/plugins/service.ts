@@ -45,12 +45,12 @@ async function markLatest(tx: Pick<DataLayer, "plugin">, scope: PluginScope, pid
  * prefix (`orgs/<org_id>/`), or under `system/` for system plugins, with no empty, `.` or `..`
  * segment that could step out of it.
  */
-export function s3PathProblem(path: string, scope: PluginScope): string | undefined {
+function s3PathProblem(path: string, scope: PluginScope): string | undefined {
   const prefix = scope.source === "org" ? `orgs/${scope.orgId}/` : "system/";
   if (!path.startsWith(prefix)) return `must start with ${prefix}`;
   const segments = path.slice(prefix.length).split("/");
   if (segments.some((s) => s === "" || s === "." || s === "..")) return "must not have empty, . or .. segments";
-  if (!/^[A-Za-z0-9!_.*'()\/-]+$/.test(path)) return "may hold only letters, digits, / and ! - _ . * ' ( )";
+  if (!/^[A-Za-z0-9!_.*'()/-]+$/.test(path)) return "may hold only letters, digits, / and ! - _ . * ' ( )";
   return undefined;
 }
 
