@@ -110,6 +110,21 @@ test.describe("plugins", () => {
     expect(listed.data[0]?.logo_image).toMatch(/^data:image\/png;base64,/);
   });
 
+  test("the settings preview checks a backtracking pattern without freezing the page", async ({ page }) => {
+    await page.goto("/console/plugins");
+    await page.getByRole("button", { name: "Register version" }).first().click();
+    const dialog = page.getByRole("dialog", { name: "Register plugin version" });
+    // On JavaScript's own engine this pattern takes about 2^40 steps for the default below.
+    await dialog.getByLabel("Settings schema").fill(JSON.stringify({ type: "object", properties: { handle: { type: "string", title: "Handle", pattern: "^(a+)+$" } } }));
+    await dialog.getByLabel("Default settings").fill(JSON.stringify({ handle: `${"a".repeat(40)}!` }));
+    const preview = dialog.getByRole("region", { name: "Settings form preview" });
+    await expect(preview).toContainText("These settings do not satisfy the schema: 1 problem.");
+    await preview.getByLabel("Handle").fill(`${"a".repeat(60)}?`);
+    await expect(preview.getByText('must match pattern "^(a+)+$"')).toBeVisible();
+    await preview.getByLabel("Handle").fill("aaaa");
+    await expect(preview).toContainText("These settings satisfy the schema.");
+  });
+
   test("the register dialog shows what to fix next to the field that caused it", async ({ page }) => {
     const pid = `com.e2e.broken${unique()}`;
     await page.goto("/console/plugins");

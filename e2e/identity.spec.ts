@@ -8,7 +8,7 @@ import { verifyClientSecret } from "../src/server/services/oauth-clients/service
 import { createOrganization } from "../src/server/services/organizations/service";
 import { grantRole, listRoles } from "../src/server/services/roles/service";
 import { createUser, listUsers } from "../src/server/services/users/service";
-import { STORAGE_STATE } from "./accounts";
+import { signIn, STORAGE_STATE } from "./accounts";
 
 // The identity screens, signed in as the sys_admin: users (create, add to an organization, grant
 // an org role), an organization's members, roles, OAuth clients (register, secret shown once,
@@ -22,15 +22,21 @@ const system = systemActor("e2e");
 
 let org: { id: string; name: string };
 let oidcUser: { id: string; username: string };
+/** The password the OpenID test account's user signs in with before linking the account. */
+const OIDC_USER_PASSWORD = "oidc-admin-password-1";
 
 test.beforeAll(async () => {
   process.env.DATABASE_URL = e2eDatabase().url;
   org = await createOrganization(system, createOrganizationInput.parse({ name: `E2E identity org ${stamp}` }));
-  // The user the local provider's test account reaches through its verified email: a sys_admin.
+  // The user whose email the local provider's test account has verified: a sys_admin, so the email
+  // alone does not link the account; the user links it from their own profile.
   const existing = (await listUsers(system, { q: oidc.account.email, limit: 1 })).data[0];
   oidcUser =
     existing ??
-    (await createUser(system, createUserInput.parse({ username: oidc.account.sub, email: oidc.account.email, display_name: oidc.account.name, password: null })));
+    (await createUser(
+      system,
+      createUserInput.parse({ username: oidc.account.sub, email: oidc.account.email, display_name: oidc.account.name, password: OIDC_USER_PASSWORD }),
+    ));
   if (!existing) {
     const sysAdmin = (await listRoles(system, { q: "sys_admin", scope: "system", limit: 10 })).data.find((r) => r.name === "sys_admin");
     if (!sysAdmin) throw new Error("The seed's sys_admin role is missing.");
@@ -47,15 +53,20 @@ async function offline(page: Page) {
   await page.route(/fonts\.googleapis\.com|fonts\.gstatic\.com/, (route) => route.abort());
 }
 
-async function signInWithProvider(page: Page, login: string) {
-  await offline(page);
-  await page.goto("/console/sign-in");
-  await page.getByRole("button", { name: `Sign in with ${oidc.name}` }).click();
+/** The local provider's own login and consent pages, as the given test account. */
+async function atProvider(page: Page, login: string) {
   await expect(page).toHaveURL(new RegExp(`^${oidc.issuer}/`));
   await page.getByPlaceholder("Enter any login").fill(login);
   await page.getByPlaceholder("and password").fill("any-password");
   await page.getByRole("button", { name: "Sign-in" }).click();
   await page.getByRole("button", { name: "Continue" }).click();
+}
+
+async function signInWithProvider(page: Page, login: string) {
+  await offline(page);
+  await page.goto("/console/sign-in");
+  await page.getByRole("button", { name: `Sign in with ${oidc.name}` }).click();
+  await atProvider(page, login);
 }
 
 const status = (page: Page, text: string) => page.getByRole("status").filter({ hasText: text });
@@ -223,19 +234,38 @@ test.describe("as the sys_admin", () => {
   });
 });
 
-test.describe("signed out", () => {
-  test("sign in through the local OpenID provider, as the user with the verified email, and unlink the identity", async ({ page }) => {
+test.describe.serial("signed out", () => {
+  test("a verified email alone does not sign in as a sys_admin", async ({ page }) => {
     await signInWithProvider(page, oidc.account.sub);
+    await expect(page).toHaveURL(/\/console\/sign-in\?error=AccessDenied$/);
+  });
+
+  test("link the OpenID account from one's own profile, sign in with it, and unlink it", async ({ page }) => {
+    await offline(page);
+    await signIn(page, { username: oidcUser.username, password: OIDC_USER_PASSWORD });
+    await page.getByRole("link", { name: "Your account" }).click();
+    await page.getByRole("button", { name: `Link ${oidc.name} account` }).click();
+    await atProvider(page, oidc.account.sub);
+    await expect(page).toHaveURL(/\/console\/account\?linked=oidc$/);
+    await expect(status(page, `${oidc.name} account linked.`)).toBeVisible();
+    const identities = page.getByRole("table", { name: `Linked identities of ${oidcUser.username}` });
+    await expect(identities.getByRole("row", { name: /OpenID Connect/ })).toContainText(oidc.account.sub);
+
+    await page.getByRole("button", { name: "Sign out", exact: true }).click();
+    await expect(page).toHaveURL(/\/console\/sign-in$/);
+    // The provider still has its own session from the linking: it sends the browser straight back.
+    await page.getByRole("button", { name: `Sign in with ${oidc.name}` }).click();
     await expect(page).toHaveURL(/\/console\/api-keys$/);
     await expect(page.getByRole("banner")).toContainText(`Signed in as ${oidc.account.name} (${oidcUser.username})`);
 
-    await page.goto(`/console/users/${oidcUser.id}`);
-    const identities = page.getByRole("table", { name: `Linked identities of ${oidcUser.username}` });
+    await page.getByRole("link", { name: "Your account" }).click();
     const linked = identities.getByRole("row", { name: /OpenID Connect/ });
-    await expect(linked).toContainText(oidc.account.sub);
     await linked.getByRole("button", { name: `Unlink OpenID Connect ${oidc.account.sub}` }).click();
     await page.getByRole("alertdialog", { name: "Unlink this OpenID Connect account?" }).getByRole("button", { name: "Unlink" }).click();
-    await expect(page.getByText("No linked identity.")).toBeVisible();
+    // Unlinking ends every session of the user, this one included.
+    await expect(page).toHaveURL(/\/console\/sign-in$/);
+    await page.goto("/console/api-keys");
+    await expect(page).toHaveURL(/\/console\/sign-in$/);
   });
 
   test("an account that reaches no user is refused, and the sign-in page says why", async ({ page }) => {
@@ -245,4 +275,30 @@ test.describe("signed out", () => {
     await page.goto("/console/api-keys");
     await expect(page).toHaveURL(/\/console\/sign-in$/);
   });
+});
+
+test("Sign out everywhere ends the user's session in another browser", async ({ browser }) => {
+  const username = `everywhere-${stamp}`;
+  const password = "everywhere-password-1";
+  const user = await createUser(system, createUserInput.parse({ username, password }));
+  const sysAdmin = (await listRoles(system, { q: "sys_admin", scope: "system", limit: 10 })).data.find((r) => r.name === "sys_admin");
+  await grantRole(system, user.id, { role_id: sysAdmin?.id ?? "", org_id: null });
+  const laptop = await browser.newContext();
+  const phone = await browser.newContext();
+  try {
+    const [here, there] = [await laptop.newPage(), await phone.newPage()];
+    for (const page of [here, there]) {
+      await signIn(page, { username, password });
+      await expect(page.getByRole("heading", { level: 1, name: "API keys" })).toBeVisible();
+    }
+    await here.getByRole("link", { name: "Your account" }).click();
+    await here.getByRole("button", { name: "Sign out everywhere" }).click();
+    await here.getByRole("alertdialog", { name: "Sign out everywhere?" }).getByRole("button", { name: "Sign out everywhere" }).click();
+    await expect(here).toHaveURL(/\/console\/sign-in$/);
+    await there.reload();
+    await expect(there).toHaveURL(/\/console\/sign-in$/);
+  } finally {
+    await laptop.close();
+    await phone.close();
+  }
 });

@@ -1,10 +1,11 @@
 // The app's HTTP server: Next.js behind a node:http server of our own, which is what `npm start`,
 // the tests and the benchmarks run (`node scripts/server.mjs [--dev] [-p PORT] [-H HOST]`).
 //
-// It exists for what Next.js does not give a route handler: the client's address. Next.js keeps
+// It exists for what Next.js does not give a route handler. First, the client's address: Next.js keeps
 // whatever X-Forwarded-For a client sends, so the address is worked out here, from the socket and
 // SVC_TRUSTED_PROXY_HOPS, and handed on in the `x-svc-client-address` header, which this server
-// always overwrites (a client cannot set it).
+// always overwrites (a client cannot set it). Second, a front door for /api requests that Next.js
+// would answer in HTML or plain text (see src/server/rest/front-door.ts).
 import http from "node:http";
 import { parseArgs } from "node:util";
 import ipaddr from "ipaddr.js";
@@ -51,6 +52,9 @@ const handle = app.getRequestHandler();
 
 const server = http.createServer((request, response) => {
   request.headers[CLIENT_ADDRESS_HEADER] = clientAddress(request);
+  // The front door (src/server/rest/front-door.ts, handed over when Next.js starts the app)
+  // answers what Next.js would answer in HTML or plain text under /api.
+  if (globalThis.svcFrontDoor?.(request, response)) return;
   void handle(request, response);
 });
 // Longer than the usual load balancer's idle timeout, so it never closes a connection under one.

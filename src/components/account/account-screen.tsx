@@ -1,6 +1,7 @@
 "use client";
 
 import { useMutation, useQuery } from "@tanstack/react-query";
+import { useRouter } from "next/navigation";
 import { useState } from "react";
 import { IdentitiesSection } from "@/components/identity/user-links";
 import { userOptions } from "@/components/identity/queries";
@@ -31,6 +32,7 @@ const SIGNED_OUT = "/console/sign-in";
 
 export function AccountScreen({ userId, providers, outcome }: AccountScreenProps) {
   const trpc = useTRPC();
+  const router = useRouter();
   const user = useQuery(userOptions(trpc, userId));
   const linkedName = providers.find((p) => p.id === outcome.linked)?.name;
   const [notice, setNotice] = useState(
@@ -55,7 +57,7 @@ export function AccountScreen({ userId, providers, outcome }: AccountScreenProps
             <IdentitiesSection
               user={me}
               onNotice={(text) => setNotice(`${text} Unlinking ends every session of yours: sign in again.`)}
-              unlinked={() => window.location.assign(SIGNED_OUT)}
+              unlinked={() => router.replace(SIGNED_OUT)}
             />
             {providers.length > 0 && (
               <div className="mt-4 flex flex-wrap gap-3">
@@ -84,7 +86,7 @@ export function AccountScreen({ userId, providers, outcome }: AccountScreenProps
               pendingLabel="Signing out…"
               onClose={() => setConfirming(null)}
               run={() => signOut.mutateAsync()}
-              onDone={() => window.location.assign(SIGNED_OUT)}
+              onDone={() => router.replace(SIGNED_OUT)}
             />
           </>
         )}

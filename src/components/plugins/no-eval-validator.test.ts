@@ -92,6 +92,26 @@ describe("NoEvalValidator", () => {
     expect(check({ model: "m", contact: "not an email" }).errors).toEqual([]);
   });
 
+  it("matches patterns in linear time, so no schema can freeze the tab", () => {
+    // JavaScript's backtracking engine needs about 2^n steps for this value; RE2 takes one pass.
+    const patterned: RJSFSchema = { type: "object", properties: { name: { type: "string", pattern: "^(a+)+$" } }, patternProperties: { "^(x|x)+$": { type: "integer" } } };
+    expect(validator.validateFormData({ name: `${"a".repeat(5000)}!` }, patterned).errors.map((e) => [e.property, e.message])).toEqual([[".name", 'must match pattern "^(a+)+$"']]);
+    expect(validator.validateFormData({ ["x".repeat(5000)]: "y" }, patterned).errors.map((e) => e.message)).toEqual(["must be integer"]);
+    // The global RegExp is back once the check is done.
+    expect(new RegExp("a").exec("a")).not.toBeNull();
+  });
+
+  it("does not run format checks, whose url check backtracks", () => {
+    const url: RJSFSchema = { type: "string", format: "url" };
+    expect(validator.validateFormData(`http://${"a".repeat(5000)}-`, url).errors).toEqual([]);
+  });
+
+  it("reports a pattern RE2 cannot run, as the server refuses it", () => {
+    const { errors } = validator.validateFormData({ name: "x" }, { type: "object", properties: { name: { type: "string", pattern: "^(?!admin)" } } });
+    expect(errors).toHaveLength(1);
+    expect(errors[0]?.stack).toMatch(/regexp/);
+  });
+
   it("passes the errors through transformErrors and merges customValidate's", () => {
     const { errors } = new NoEvalValidator<{ model?: string; top_k?: number }>().validateFormData(
       { model: "m", top_k: 0 },

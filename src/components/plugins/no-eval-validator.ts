@@ -1,4 +1,4 @@
-import { dereference, validate, type OutputUnit, type Schema } from "@cfworker/json-schema";
+import { dereference, format, validate, type OutputUnit, type Schema } from "@cfworker/json-schema";
 import {
   ANY_OF_KEY,
   createErrorHandler,
@@ -19,14 +19,21 @@ import {
   type ValidationData,
   type ValidatorType,
 } from "@rjsf/utils";
+import { linearRegExp, type LinearRegExp } from "@/lib/linear-regexp";
 
 // An rjsf validator that never evaluates code, so the console runs under a Content-Security-Policy
 // without 'unsafe-eval'. Ajv (which @rjsf/validator-ajv8 uses, and the server too) compiles each
 // schema into a function with `new Function`; @cfworker/json-schema walks the schema instead.
 // Its errors are reshaped into what Ajv would report (same messages, paths and params), so rjsf
 // places them on the same fields and the preview reads like the server's answer. It checks draft
-// 2020-12, like the server, and like the server (Ajv without ajv-formats) it does not enforce
-// `format`. The server stays the authority: this is a live preview.
+// 2020-12, like the server, and like the server it does not enforce `format`, and runs `pattern`
+// on RE2 (no schema can make a pattern backtrack and freeze the tab). The server stays the
+// authority: this is a live preview.
+
+// @cfworker/json-schema runs its format checks even though nothing here enforces them, and its
+// "url" check backtracks exponentially (a 30-character value takes seconds). Without its checks,
+// a `format` is only a hint, as on the server.
+for (const name of Object.keys(format)) delete format[name as keyof typeof format];
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 
@@ -53,6 +60,32 @@ const BASE_URI = new URL("https://no-eval-validator.invalid/schema");
 // Where `isValid`'s schema sits beside its root schema, so its "#/..." references reach the root.
 const SUBSCHEMA_POINTER = "/__rjsf_no_eval_subschema";
 const MAX_PREPARED = 200;
+
+const linearPatterns = new Map<string, LinearRegExp>();
+
+/**
+ * Stands in for RegExp while @cfworker/json-schema validates: it builds `pattern` and
+ * `patternProperties` with `new RegExp(pattern, "u")` and offers no other way to match them.
+ */
+function LinearRegExpConstructor(pattern: string): LinearRegExp {
+  let compiled = linearPatterns.get(pattern);
+  if (!compiled) {
+    compiled = linearRegExp(pattern);
+    if (linearPatterns.size >= MAX_PREPARED) linearPatterns.clear();
+    linearPatterns.set(pattern, compiled);
+  }
+  return compiled;
+}
+
+function withLinearPatterns<T>(task: () => T): T {
+  const original = globalThis.RegExp;
+  globalThis.RegExp = LinearRegExpConstructor as unknown as RegExpConstructor;
+  try {
+    return task();
+  } finally {
+    globalThis.RegExp = original;
+  }
+}
 
 // Applicator keywords whose report only says "a subschema failed": the subschema's own errors,
 // which follow, say what is wrong (Ajv reports those alone too).
@@ -141,7 +174,7 @@ const COUNT_WORDS = {
   maxProperties: ["more", "properties"],
 } as const;
 
-/** @cfworker/json-schema's output units as Ajv-shaped errors (wrappers dropped, `format` ignored). */
+/** @cfworker/json-schema's output units as Ajv-shaped errors (wrappers dropped). */
 function toAjvErrors(units: OutputUnit[], prepared: Prepared): NoEvalError[] {
   const errors: NoEvalError[] = [];
   const seen = new Set<string>();
@@ -158,7 +191,6 @@ function toAjvErrors(units: OutputUnit[], prepared: Prepared): NoEvalError[] {
     };
     const simple = (message: string, params: Record<string, unknown> = {}) => push({ keyword, instancePath, schemaPath: keywordLocation, params, message });
 
-    if (keyword === "format") return;
     if (WRAPPERS.has(keyword)) return;
     if (keyword === "false") {
       // A `false` subschema: say what it forbids, as Ajv does, at the object or array it applies to.
@@ -367,7 +399,7 @@ export class NoEvalValidator<T = unknown, S extends StrictRJSFSchema = RJSFSchem
 
   private check(schema: S, formData: T | undefined, rootSchema?: S): NoEvalError[] {
     const prepared = this.prepare(schema, rootSchema);
-    const result = validate(toJson(formData), prepared.schema, "2020-12", prepared.lookup, false);
+    const result = withLinearPatterns(() => validate(toJson(formData), prepared.schema, "2020-12", prepared.lookup, false));
     return result.valid ? [] : toAjvErrors(result.errors, prepared);
   }
 

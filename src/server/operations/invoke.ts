@@ -4,8 +4,9 @@ import { id } from "@/lib/schemas/common";
 import type { Actor } from "@/server/auth/actor";
 import { authorizeIncludeDeleted, authorizeOperation } from "@/server/auth/authorize";
 import { mapDatabaseError } from "@/server/db/errors";
-import { DomainError, zodFieldErrors } from "@/server/errors";
+import { DomainError, validationFailed, zodFieldErrors } from "@/server/errors";
 import type { AnyOperation } from "./operation";
+import { rawInputProblems } from "./raw-input";
 
 // What both doors (REST and tRPC) do with a call, in the same order: path parameters → access
 // (before anything else is looked at, so another tenant's organization looks missing whatever the
@@ -26,8 +27,11 @@ export interface InvokeOptions {
   console?: boolean;
 }
 
+/** `value` checked as raw input (raw-input.ts), then parsed by `schema`. */
 function parse<T>(schema: z.ZodType<T> | undefined, value: unknown, root: string): T {
   if (!schema) return {} as T;
+  const problems = rawInputProblems(value, root);
+  if (problems.length > 0) throw validationFailed(problems);
   const result = schema.safeParse(value);
   if (!result.success) throw new DomainError("validation_failed", "The request is not valid.", { errors: zodFieldErrors(result.error, root) });
   return result.data;

@@ -225,7 +225,7 @@ describe("X-API-KEY pipeline", () => {
   it("answers a wrong method with 405 and Allow", async () => {
     const response = await call("/api/v1/me", { method: "POST" });
     expect(response.status).toBe(405);
-    expect(response.headers.get("allow")).toBe("GET");
+    expect(response.headers.get("allow")).toBe("GET, HEAD, OPTIONS");
     expect(await response.json()).toMatchObject({ code: "method_not_allowed" });
   });
 });

@@ -1,5 +1,4 @@
 import "server-only";
-import { randomUUID } from "node:crypto";
 import type { Actor } from "@/server/auth/actor";
 import { authenticateApiKey } from "@/server/auth/api-key-stage";
 import { requireSameOriginWrite } from "@/server/auth/same-origin";
@@ -7,7 +6,8 @@ import { currentSessionActor } from "@/server/auth/session";
 import { DomainError } from "@/server/errors";
 import { log } from "@/server/log";
 import { asDomainError, invoke } from "@/server/operations/invoke";
-import { METHODS, type AnyOperation, type Method } from "@/server/operations/operation";
+import type { AnyOperation, Method } from "@/server/operations/operation";
+import { requestIdOf } from "./front-door";
 import { problemResponse } from "./problem";
 import { routesAt } from "./registry";
 
@@ -16,7 +16,6 @@ import { routesAt } from "./registry";
 // problem+json for any failure. One log line a request.
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
-const REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/;
 
 type NextContext = { params: Promise<Record<string, string | string[]>> };
 type NextHandler = (request: Request, context: NextContext) => Promise<Response>;
@@ -29,7 +28,10 @@ async function readBody(request: Request): Promise<unknown> {
   const chunks: Uint8Array[] = [];
   let size = 0;
   for (;;) {
-    const { done, value } = await reader.read();
+    // A client that stops sending midway has sent no body worth answering with a 500.
+    const { done, value } = await reader.read().catch(() => {
+      throw new DomainError("validation_failed", "The body could not be read to its end.", { errors: [{ path: "body", message: "was cut off" }] });
+    });
     if (done) break;
     size += value.byteLength;
     if (size > BODY_LIMIT_BYTES) {
@@ -120,15 +122,14 @@ async function run(operation: AnyOperation, request: Request, context: NextConte
   };
 }
 
-function handlerFor(path: string, method: Method, operation: AnyOperation | undefined, allowed: Method[]): NextHandler {
+function handlerFor(path: string, operation: AnyOperation): NextHandler {
   return async (request, context) => {
     const started = performance.now();
-    const incoming = request.headers.get("x-request-id");
-    const requestId = incoming && REQUEST_ID.test(incoming) ? incoming : randomUUID();
+    // The front door (front-door.ts) has put a sane id here, and sends it in X-Request-Id.
+    const requestId = requestIdOf(request.headers.get("x-request-id"));
     let actor: Actor | null = null;
     let response: Response;
     try {
-      if (!operation) throw new DomainError("method_not_allowed", `${method} is not allowed here.`, { allowed });
       ({ actor, response } = await run(operation, request, context, requestId));
     } catch (error) {
       const domain = asDomainError(error);
@@ -139,7 +140,7 @@ function handlerFor(path: string, method: Method, operation: AnyOperation | unde
     }
     log.info("request", {
       request_id: requestId,
-      method,
+      method: operation.method,
       path,
       status: response.status,
       duration_ms: Math.round((performance.now() - started) * 10) / 10,
@@ -151,12 +152,12 @@ function handlerFor(path: string, method: Method, operation: AnyOperation | unde
   };
 }
 
-/** Handlers for every method at one path: the declared ones, and a 405 with Allow for the rest. */
-export function restHandlers(path: string): Record<Method, NextHandler> {
+/**
+ * Handlers for the methods declared at one path. Other methods, OPTIONS and unknown paths are
+ * answered by the front door before a route is reached.
+ */
+export function restHandlers(path: string): Partial<Record<Method, NextHandler>> {
   const operations = routesAt(path);
   if (operations.length === 0) throw new Error(`No REST route is registered at ${path}`);
-  const allowed = operations.map((o) => o.method);
-  return Object.fromEntries(
-    METHODS.map((method) => [method, handlerFor(path, method, operations.find((o) => o.method === method), allowed)]),
-  ) as Record<Method, NextHandler>;
+  return Object.fromEntries(operations.map((operation) => [operation.method, handlerFor(path, operation)]));
 }

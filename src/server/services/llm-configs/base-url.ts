@@ -1,37 +1,35 @@
 import "server-only";
-import net from "node:net";
+import ipaddr from "ipaddr.js";
 
 // Where an organization may point its LLM traffic: https only (http to a loopback host when the
-// development flag allows it), and never to a literal private, loopback, link-local or otherwise
-// internal address, which would let a tenant reach the platform's own network.
+// development flag allows it), to a public address or a public name. Addresses are read the way a
+// client will read them: the WHATWG URL parser turns decimal, hex, octal and short IPv4 forms
+// (2852039166, 0xa9fea9fe, 0251.0376.0251.0376, 127.1) into dotted ones, and ipaddr.js classifies
+// them, IPv4-mapped IPv6 included. A name can still resolve to an internal address; the data plane
+// checks the address it connects to.
 
-const BLOCKED_V4: [string, number][] = [
-  ["0.0.0.0", 8], ["10.0.0.0", 8], ["100.64.0.0", 10], ["127.0.0.0", 8], ["169.254.0.0", 16],
-  ["172.16.0.0", 12], ["192.0.0.0", 24], ["192.168.0.0", 16], ["198.18.0.0", 15], ["224.0.0.0", 4], ["240.0.0.0", 4],
-];
+const INTERNAL = "must not point to a private, loopback, link-local or otherwise internal address";
 
-const v4ToInt = (ip: string) => ip.split(".").reduce((n, part) => (n << 8) + Number(part), 0) >>> 0;
+/** Names that never leave a private network: special-use names and the pseudo-TLDs networks use. */
+const INTERNAL_NAMES = ["localhost", "local", "localdomain", "internal", "intranet", "private", "corp", "home", "lan", "home.arpa"];
 
-function blockedV4(ip: string): boolean {
-  const value = v4ToInt(ip);
-  return BLOCKED_V4.some(([base, bits]) => {
-    const mask = bits === 0 ? 0 : (0xffffffff << (32 - bits)) >>> 0;
-    return (value & mask) === (v4ToInt(base) & mask);
-  });
+const isInternalName = (host: string) => INTERNAL_NAMES.some((name) => host === name || host.endsWith(`.${name}`));
+
+/** Whether a literal address is one anyone on the internet could reach. */
+function isPublicAddress(host: string): boolean {
+  const address = ipaddr.process(host);
+  if (address.range() !== "unicast") return false;
+  if (address.kind() === "ipv4") return true;
+  // Only 2000::/3 is allocated for global unicast. That also leaves out ::/96, whose IPv4-compatible
+  // addresses (::a9fe:a9fe) ipaddr.js calls unicast.
+  return address.match(ipaddr.parseCIDR("2000::/3"));
 }
 
-function blockedV6(ip: string): boolean {
-  const lower = ip.toLowerCase();
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/.exec(lower);
-  if (mapped?.[1]) return blockedV4(mapped[1]);
-  return lower === "::" || lower === "::1" || /^f[cd]/.test(lower) || /^fe[89ab]/.test(lower) || lower.startsWith("ff");
-}
+/** The URL's host as compared: brackets of IPv6 and trailing dots (`localhost.`) removed. */
+const hostOf = (url: URL) => url.hostname.replace(/^\[|\]$/g, "").replace(/\.+$/, "");
 
-const LOOPBACK_NAMES = new Set(["localhost", "localhost.localdomain"]);
-const INTERNAL_SUFFIXES = [".localhost", ".local", ".internal", ".localdomain", ".home.arpa"];
-
-export const isLoopbackHost = (host: string) =>
-  LOOPBACK_NAMES.has(host) || host.endsWith(".localhost") || (net.isIPv4(host) && host.startsWith("127.")) || host === "::1";
+const isLoopbackHost = (host: string) =>
+  host === "localhost" || host.endsWith(".localhost") || (ipaddr.isValid(host) && ipaddr.process(host).range() === "loopback");
 
 /** Why the URL is refused, or undefined when it is acceptable. */
 export function baseUrlProblem(value: string, allowHttpLoopback: boolean): string | undefined {
@@ -41,12 +39,12 @@ export function baseUrlProblem(value: string, allowHttpLoopback: boolean): strin
   } catch {
     return "must be an absolute URL";
   }
-  const host = url.hostname.replace(/^\[|\]$/g, "").toLowerCase();
   if (url.username || url.password) return "must not carry credentials";
+  const host = hostOf(url);
   if (url.protocol === "http:" && allowHttpLoopback && isLoopbackHost(host)) return undefined;
   if (url.protocol !== "https:") return "must use https";
-  if (net.isIPv4(host) ? blockedV4(host) : net.isIPv6(host) ? blockedV6(host) : LOOPBACK_NAMES.has(host) || INTERNAL_SUFFIXES.some((s) => host.endsWith(s))) {
-    return "must not point to a private, loopback or link-local address";
-  }
+  if (ipaddr.isValid(host)) return isPublicAddress(host) ? undefined : INTERNAL;
+  if (isInternalName(host)) return `${INTERNAL} (${host} is a name only a private network resolves)`;
+  if (!host.includes(".")) return `${INTERNAL} (a single-label name resolves inside the network)`;
   return undefined;
 }

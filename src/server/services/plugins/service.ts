@@ -7,7 +7,7 @@ import { DomainError, notFound, validationFailed, type FieldError } from "@/serv
 import { requireOrganization } from "@/server/services/organizations/service";
 import { newestFirst, paginate } from "@/server/services/pagination";
 import type { ListPluginsQuery, Plugin, RegisterPluginInput } from "@/lib/schemas/plugins";
-import { schemaProblems, validationProblems } from "./json-schema";
+import { CheckBudget, schemaProblems, validationProblems } from "./json-schema";
 import { normalizeLogo } from "./logo";
 
 // The plugin catalog. A version is registered once per source (and organization); is_latest marks
@@ -41,9 +41,26 @@ async function markLatest(tx: Pick<DataLayer, "plugin">, scope: PluginScope, pid
   await tx.plugin.update({ where: { id: highest.id }, data: { is_latest: true } });
 }
 
+/**
+ * Where a plugin's bundle may live in object storage: a relative key under the organization's own
+ * prefix (`orgs/<org_id>/`), or under `system/` for system plugins, with no empty, `.` or `..`
+ * segment that could step out of it.
+ */
+function s3PathProblem(path: string, scope: PluginScope): string | undefined {
+  const prefix = scope.source === "org" ? `orgs/${scope.orgId}/` : "system/";
+  if (!path.startsWith(prefix)) return `must start with ${prefix}`;
+  const segments = path.slice(prefix.length).split("/");
+  if (segments.some((s) => s === "" || s === "." || s === "..")) return "must not have empty, . or .. segments";
+  if (!/^[A-Za-z0-9!_.*'()/-]+$/.test(path)) return "may hold only letters, digits, / and ! - _ . * ' ( )";
+  return undefined;
+}
+
 export async function registerPlugin(actor: Actor, scope: PluginScope, input: RegisterPluginInput): Promise<Plugin> {
-  const problems: FieldError[] = schemaProblems(input.settings_schema);
-  if (problems.length === 0) problems.push(...validationProblems(input.settings_schema, input.default_settings, "default_settings"));
+  const budget = new CheckBudget();
+  const problems: FieldError[] = schemaProblems(input.settings_schema, budget);
+  if (problems.length === 0) problems.push(...validationProblems(input.settings_schema, input.default_settings, "default_settings", budget));
+  const s3Problem = input.s3_path == null ? undefined : s3PathProblem(input.s3_path, scope);
+  if (s3Problem) problems.push({ path: "s3_path", message: s3Problem });
   let logo: string | null = null;
   if (input.logo_image) {
     const normalized = normalizeLogo(input.logo_image);
@@ -135,6 +152,7 @@ export async function checkPluginUse(
   const byPid = new Map<string, Row>();
   for (const row of latest) if (!byPid.has(row.pid) || row.source === "org") byPid.set(row.pid, row);
   const problems: FieldError[] = [];
+  const budget = new CheckBudget();
   for (const pid of pids) {
     const plugin = byPid.get(pid);
     const where = pluginSettings[pid] !== undefined ? `plugin_settings.${pid}` : "config.active_plugins";
@@ -144,7 +162,7 @@ export async function checkPluginUse(
     }
     if (mode === "grounded" && !plugin.is_scoped) problems.push({ path: where, message: `${pid} has no scoped agents, which grounded mode needs` });
     if (pluginSettings[pid] !== undefined) {
-      problems.push(...validationProblems(plugin.settings_schema as object, pluginSettings[pid], `plugin_settings.${pid}`));
+      problems.push(...validationProblems(plugin.settings_schema as object, pluginSettings[pid], `plugin_settings.${pid}`, budget));
     }
   }
   if (problems.length > 0) throw new DomainError("validation_failed", "The plugin settings are not valid.", { errors: problems });

@@ -1,0 +1,153 @@
+import "server-only";
+import { randomUUID } from "node:crypto";
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { DomainError } from "@/server/errors";
+import { log } from "@/server/log";
+import type { Method } from "@/server/operations/operation";
+import { problemBody, problemHeaders } from "./problem";
+import { ROUTES } from "./registry";
+
+// In front of every /api request, before Next.js sees it: a request id (the caller's when sane),
+// echoed in X-Request-Id on whatever answers, and the problem+json answers Next.js would otherwise
+// give in HTML, plain text or an empty body — a path that is not valid percent-encoded UTF-8 (400;
+// Next.js answers 500), a path no endpoint serves (404), a method the endpoint does not take (405
+// with Allow; for TRACE and WebDAV methods Next.js answers 500 or 400) — and OPTIONS (204 with the
+// endpoint's Allow). Everything else goes on to the route.
+//
+// Next.js has no hook that runs this early: its proxy (middleware) runs after the request has been
+// turned into a fetch Request, which cannot be built for TRACE, and measured here it adds about
+// 0.4 ms to every request. So the app's own server (scripts/server.mjs) calls the front door
+// before handing a request to Next.js (instrumentation.ts hands it over), for about 10 µs an /api
+// request.
+
+const REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/;
+
+/** The caller's request id when it is sane, else a new one. */
+export const requestIdOf = (incoming: string | null | undefined): string => (incoming && REQUEST_ID.test(incoming) ? incoming : randomUUID());
+
+interface Endpoint {
+  /** In the registry's form: `{name}` is one segment, `{...name}` one or more. */
+  path: string;
+  methods: readonly Method[];
+}
+
+/** Endpoints under /api besides the REST routes: the API reference, the console's tRPC, Auth.js. */
+const OTHER_ENDPOINTS: readonly Endpoint[] = [
+  { path: "/api/openapi.json", methods: ["GET"] },
+  { path: "/api/docs", methods: ["GET"] },
+  { path: "/api/trpc/{procedures}", methods: ["GET", "POST"] },
+  { path: "/api/auth/{...action}", methods: ["GET", "POST"] },
+];
+
+function restEndpoints(): Endpoint[] {
+  const byPath = new Map<string, Method[]>();
+  for (const route of ROUTES) byPath.set(route.path, [...(byPath.get(route.path) ?? []), route.method]);
+  return [...byPath].map(([path, methods]) => ({ path, methods }));
+}
+
+const segmentsOf = (path: string) => path.split("/").slice(1);
+
+/**
+ * How well `path` fits a pattern's segments: how many static segments match (Next.js compares them
+ * still percent-encoded), undefined when it does not fit.
+ */
+function fit(pattern: readonly string[], path: string[]): number | undefined {
+  let statics = 0;
+  for (const [index, part] of pattern.entries()) {
+    if (part.startsWith("{...")) return path.length > index && path.slice(index).every((s) => s !== "") ? statics : undefined;
+    const segment = path[index];
+    if (segment === undefined || segment === "") return undefined;
+    if (part.startsWith("{")) continue;
+    if (segment !== part) return undefined;
+    statics += 1;
+  }
+  return path.length === pattern.length ? statics : undefined;
+}
+
+let endpoints: { endpoint: Endpoint; pattern: string[] }[] | undefined;
+
+/**
+ * The endpoint serving `pathname` (as Next.js picks one: static segments win), or undefined.
+ * Repeated and trailing slashes do not count: Next.js redirects such a path to the one without.
+ */
+export function endpointAt(pathname: string): Endpoint | undefined {
+  endpoints ??= [...restEndpoints(), ...OTHER_ENDPOINTS].map((endpoint) => ({ endpoint, pattern: segmentsOf(endpoint.path) }));
+  const path = segmentsOf(pathname.replace(/\/{2,}/g, "/").replace(/(.)\/$/, "$1"));
+  let best: { endpoint: Endpoint; statics: number } | undefined;
+  for (const { endpoint, pattern } of endpoints) {
+    const statics = fit(pattern, path);
+    if (statics !== undefined && (!best || statics > best.statics)) best = { endpoint, statics };
+  }
+  return best?.endpoint;
+}
+
+/** What `Allow` says for an endpoint: its methods, HEAD with GET, and OPTIONS. */
+export const allowOf = (endpoint: Endpoint): string[] => [
+  ...endpoint.methods,
+  ...(endpoint.methods.includes("GET") ? ["HEAD"] : []),
+  "OPTIONS",
+];
+
+const isApiPath = (pathname: string) => pathname === "/api" || pathname.startsWith("/api/");
+
+/** The pathname as Next.js will route it (dot segments resolved), or undefined when the URL is not one. */
+function pathnameOf(url: string): string | undefined {
+  try {
+    return new URL(url, "http://localhost").pathname;
+  } catch {
+    return undefined;
+  }
+}
+
+const decodes = (pathname: string) => {
+  try {
+    decodeURIComponent(pathname);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+/** The refusal of a request at the front door, or what to answer OPTIONS with; undefined: go on. */
+function verdict(method: string, pathname: string): DomainError | { allow: string[] } | undefined {
+  if (!decodes(pathname)) {
+    return new DomainError("validation_failed", "The path is not valid percent-encoded UTF-8.", {
+      errors: [{ path: "path", message: "is not valid percent-encoded UTF-8" }],
+    });
+  }
+  const endpoint = endpointAt(pathname);
+  if (!endpoint) return new DomainError("not_found", "No such endpoint. The API reference is at /api/docs.");
+  const allow = allowOf(endpoint);
+  if (method === "OPTIONS") return { allow };
+  if (!allow.includes(method)) return new DomainError("method_not_allowed", `${method} is not allowed here.`, { allowed: allow });
+  return undefined;
+}
+
+function answer(response: ServerResponse, status: number, headers: Record<string, string>, body?: string) {
+  response.writeHead(status, body === undefined ? headers : { ...headers, "Content-Type": "application/problem+json", "Cache-Control": "no-store" });
+  response.end(body);
+}
+
+/** Handles the request when the front door answers it; false: Next.js goes on with it. */
+export function frontDoor(request: IncomingMessage, response: ServerResponse): boolean {
+  const url = request.url ?? "/";
+  const pathname = pathnameOf(url);
+  if (pathname === undefined ? !url.startsWith("/api") : !isApiPath(pathname)) return false;
+  const requestId = requestIdOf(request.headers["x-request-id"] as string | undefined);
+  request.headers["x-request-id"] = requestId;
+  response.setHeader("X-Request-Id", requestId);
+  const result =
+    pathname === undefined
+      ? new DomainError("validation_failed", "The request target is not a valid URL.", { errors: [{ path: "path", message: "is not a valid URL" }] })
+      : verdict(request.method ?? "GET", pathname);
+  if (!result) return false;
+  if (result instanceof DomainError) answer(response, result.status, problemHeaders(result), JSON.stringify(problemBody(result)));
+  else answer(response, 204, { Allow: result.allow.join(", ") });
+  log.info("request", { request_id: requestId, method: request.method, path: (pathname ?? url.split("?")[0] ?? "").slice(0, 200), status: response.statusCode, front_door: true });
+  return true;
+}
+
+/** Hands the front door to the app's server, which calls it on every request (scripts/server.mjs). */
+export function installFrontDoor(): void {
+  (globalThis as { svcFrontDoor?: typeof frontDoor }).svcFrontDoor = frontDoor;
+}
