@@ -90,6 +90,27 @@ test.describe("as the sys_admin", () => {
     await expect(nav.getByRole("link", { name: "Organizations" })).toHaveAttribute("aria-current", "page");
   });
 
+  test("a console page runs only scripts that carry its own nonce", async ({ page }) => {
+    const scripts: string[] = [];
+    page.on("console", (message) => {
+      if (message.type() === "error" && /Content Security Policy/i.test(message.text())) scripts.push(message.text());
+    });
+    const response = await page.goto("/console/api-keys");
+    const scriptSrc = (response?.headers()["content-security-policy"] ?? "").split(";").find((d) => d.trim().startsWith("script-src")) ?? "";
+    const nonce = /'nonce-([^']+)'/.exec(scriptSrc)?.[1];
+    expect(nonce).toBeTruthy();
+    expect(scriptSrc).not.toContain("'unsafe-inline'");
+    // Every script the server sent carries the nonce, the page works, and the browser blocked nothing.
+    const tags = ((await response?.text()) ?? "").match(/<script\b[^>]*>/g) ?? [];
+    expect(tags.length).toBeGreaterThan(0);
+    for (const tag of tags) expect(tag).toContain(`nonce="${nonce}"`);
+    await expect(page.getByRole("heading", { level: 1, name: "API keys" })).toBeVisible();
+    // A second load gets a fresh nonce.
+    const again = (await page.reload())?.headers()["content-security-policy"] ?? "";
+    expect(again).not.toContain(`'nonce-${nonce}'`);
+    expect(scripts).toEqual([]);
+  });
+
   test("signing out ends the session", async ({ page }) => {
     await page.goto("/console/api-keys");
     await page.getByRole("button", { name: "Sign out" }).click();

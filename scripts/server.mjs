@@ -5,10 +5,13 @@
 // whatever X-Forwarded-For a client sends, so the address is worked out here, from the socket and
 // SVC_TRUSTED_PROXY_HOPS, and handed on in the `x-svc-client-address` header, which this server
 // always overwrites (a client cannot set it). Second, a front door for /api requests that Next.js
-// would answer in HTML or plain text (see src/server/rest/front-door.ts).
+// would answer in HTML or plain text (see src/server/rest/front-door.ts). Third, the security headers
+// decided per request: a console page's script nonce, and HSTS over HTTPS (security-headers.mjs).
 import http from "node:http";
 import { parseArgs } from "node:util";
+import { randomBytes } from "node:crypto";
 import ipaddr from "ipaddr.js";
+import { contentSecurityPolicy, STRICT_TRANSPORT_SECURITY } from "../security-headers.mjs";
 
 // Read by src/server/http/client.ts.
 const CLIENT_ADDRESS_HEADER = "x-svc-client-address";
@@ -46,12 +49,27 @@ function clientAddress(request) {
 // As `next start` and `next dev` do, before Next.js (and React) are loaded.
 process.env.NODE_ENV ??= values.dev ? "development" : "production";
 const { default: next } = await import("next");
+const servedOverHttps = (process.env.AUTH_URL ?? "").startsWith("https://");
+const isConsolePage = (url) => /^\/console(\/|\?|$)/.test(url);
+
+/** The Content-Security-Policy (a fresh nonce for a console page) and, over HTTPS, HSTS. */
+function secure(request, response) {
+  const nonce = isConsolePage(request.url ?? "") ? randomBytes(16).toString("base64") : undefined;
+  const policy = contentSecurityPolicy({ nonce, dev: values.dev });
+  // Next.js takes its scripts' nonce from the request's policy: this server's, never a client's.
+  if (nonce) request.headers["content-security-policy"] = policy;
+  else delete request.headers["content-security-policy"];
+  response.setHeader("Content-Security-Policy", policy);
+  if (servedOverHttps) response.setHeader("Strict-Transport-Security", STRICT_TRANSPORT_SECURITY);
+}
+
 const app = next({ dev: values.dev, dir: process.cwd(), hostname, port });
 await app.prepare();
 const handle = app.getRequestHandler();
 
 const server = http.createServer((request, response) => {
   request.headers[CLIENT_ADDRESS_HEADER] = clientAddress(request);
+  secure(request, response);
   // The front door (src/server/rest/front-door.ts, handed over when Next.js starts the app)
   // answers what Next.js would answer in HTML or plain text under /api.
   if (globalThis.svcFrontDoor?.(request, response)) return;
