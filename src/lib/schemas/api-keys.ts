@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { booleanQuery, id, listOf, pageQuery, timestamp, timestamps } from "./common";
+import { booleanQuery, EXAMPLE_TIMESTAMPS, id, listOf, pageQuery, timestamp, timestamps } from "./common";
 
 // API key inputs and outputs: one schema each, feeding the REST handlers, the tRPC procedures,
 // the OpenAPI document and the console's forms.
@@ -47,8 +47,7 @@ export const apiKeySchema = z.object({
       expires_at: "2027-01-15T09:30:00.000Z",
       last_used_at: "2026-02-03T14:05:12.000Z",
       is_active: true,
-      created_at: "2026-01-15T09:30:00.000Z",
-      updated_at: "2026-01-15T09:30:00.000Z",
+      ...EXAMPLE_TIMESTAMPS,
     },
   ],
 });

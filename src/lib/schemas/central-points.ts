@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { id, includeDeleted, listOf, pageQuery, softDeletedRecord } from "./common";
+import { EXAMPLE_LIVE_RECORD, id, includeDeleted, listOf, pageQuery, softDeletedRecord } from "./common";
 
 export const VISIBILITIES = ["private", "public"] as const;
 export const CENTRAL_POINT_STATUSES = ["active", "inactive"] as const;
@@ -46,9 +46,7 @@ export const centralPointSchema = z.object({
       description: "Acme's support assistant.",
       visibility: "public",
       status: "active",
-      is_deleted: false,
-      created_at: "2026-01-15T09:30:00.000Z",
-      updated_at: "2026-01-15T09:30:00.000Z",
+      ...EXAMPLE_LIVE_RECORD,
     },
   ],
 });

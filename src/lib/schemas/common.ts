@@ -66,6 +66,10 @@ export const cursor = z.string().min(1).max(200).optional().describe("The `next_
 /** `true` / `false` in a query string (the console sends the same strings). */
 export const booleanQuery = z.stringbool({ truthy: ["true"], falsy: ["false"] }).meta({ enum: ["true", "false"] });
 
+/** The moments the API reference's examples show. */
+export const EXAMPLE_TIMESTAMPS = { created_at: "2026-01-15T09:30:00.000Z", updated_at: "2026-01-15T09:30:00.000Z" };
+export const EXAMPLE_LIVE_RECORD = { is_deleted: false, ...EXAMPLE_TIMESTAMPS };
+
 /** When a record was created and last changed. */
 export const timestamps = { created_at: timestamp, updated_at: timestamp };
 /** What every soft-deletable record answers besides its own fields. */

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { id, includeDeleted, listOf, pageQuery, softDeletedRecord } from "./common";
+import { EXAMPLE_LIVE_RECORD, id, includeDeleted, listOf, pageQuery, softDeletedRecord } from "./common";
 
 // Conversations and their messages. History reads leave out `intent` messages.
 
@@ -40,9 +40,7 @@ export const conversationSchema = z.object({
       user_id: "0193a5c2-41f0-7e2d-8a6b-3c9e5d7f1a22",
       instance_id: "0193a5c4-2b3c-7d4e-8f5a-6b7c8d9e0f1a",
       title: "Where is order 1042?",
-      is_deleted: false,
-      created_at: "2026-01-15T09:30:00.000Z",
-      updated_at: "2026-01-15T09:30:00.000Z",
+      ...EXAMPLE_LIVE_RECORD,
     },
   ],
 });

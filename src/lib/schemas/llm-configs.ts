@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { booleanQuery, id, includeDeleted, listOf, pageQuery, softDeletedRecord } from "./common";
+import { booleanQuery, EXAMPLE_LIVE_RECORD, id, includeDeleted, listOf, pageQuery, softDeletedRecord } from "./common";
 
 // Bring-your-own-key LLM provider configurations of an organization.
 
@@ -59,9 +59,7 @@ export const llmConfigSchema = z.object({
       base_url: null,
       additional_config: { organization: "org-acme" },
       is_enabled: true,
-      is_deleted: false,
-      created_at: "2026-01-15T09:30:00.000Z",
-      updated_at: "2026-01-15T09:30:00.000Z",
+      ...EXAMPLE_LIVE_RECORD,
     },
   ],
 });

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { booleanQuery, listOf, pageQuery, timestamps } from "./common";
+import { booleanQuery, EXAMPLE_TIMESTAMPS, listOf, pageQuery, timestamps } from "./common";
 
 // The model catalog. Prices are exact decimals, carried as strings everywhere (never floats).
 
@@ -73,6 +73,6 @@ export const modelSchema = z.object({
   output_price_per_unit: price.nullable(),
   currency: z.string(),
   ...timestamps,
-}).meta({ id: "Model", examples: [{ id: 42, ...gpt41, enabled: true, created_at: "2026-01-15T09:30:00.000Z", updated_at: "2026-01-15T09:30:00.000Z" }] });
+}).meta({ id: "Model", examples: [{ id: 42, ...gpt41, enabled: true, ...EXAMPLE_TIMESTAMPS }] });
 export type Model = z.infer<typeof modelSchema>;
 export const modelListSchema = listOf(modelSchema);

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { id, includeDeleted, listOf, pageQuery, softDeletedRecord, timestamp } from "./common";
+import { EXAMPLE_LIVE_RECORD, id, includeDeleted, listOf, pageQuery, softDeletedRecord, timestamp } from "./common";
 
 export const FRAMEWORK_TYPES = ["langgraph", "openai_agents", "google_adk"] as const;
 export const ORCHESTRATOR_MODES = ["supervisor", "coordinator", "handoff", "grounded"] as const;
@@ -78,9 +78,7 @@ export const orchestratorSchema = z.object({
       plugin_settings: {},
       config_hash: "3f9a1c7e5b2d8f40",
       last_accessed_at: "2026-02-03T14:05:12.000Z",
-      is_deleted: false,
-      created_at: "2026-01-15T09:30:00.000Z",
-      updated_at: "2026-01-15T09:30:00.000Z",
+      ...EXAMPLE_LIVE_RECORD,
     },
   ],
 });

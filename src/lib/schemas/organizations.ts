@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { id, includeDeleted, listOf, pageQuery, softDeletedRecord } from "./common";
+import { EXAMPLE_LIVE_RECORD, id, includeDeleted, listOf, pageQuery, softDeletedRecord } from "./common";
 
 // Organizations: the tenant boundary. `subscription_tier` is called `tier` in the API.
 
@@ -87,9 +87,7 @@ export const organizationSchema = z.object({
       logo_url: null,
       country: "GB",
       timezone: "Europe/London",
-      is_deleted: false,
-      created_at: "2026-01-15T09:30:00.000Z",
-      updated_at: "2026-01-15T09:30:00.000Z",
+      ...EXAMPLE_LIVE_RECORD,
     },
   ],
 });

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { booleanQuery, id, listOf, pageQuery, timestamps } from "./common";
+import { booleanQuery, EXAMPLE_TIMESTAMPS, id, listOf, pageQuery, timestamps } from "./common";
 
 // Plugins: system-wide (source system) or an organization's own (source org), one row per version.
 
@@ -102,8 +102,7 @@ export const pluginSchema = z.object({
       is_scoped: false,
       stateless: true,
       enabled: true,
-      created_at: "2026-01-15T09:30:00.000Z",
-      updated_at: "2026-01-15T09:30:00.000Z",
+      ...EXAMPLE_TIMESTAMPS,
     },
   ],
 });

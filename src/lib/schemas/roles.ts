@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { id, includeDeleted, listOf, pageQuery, softDeletedRecord, timestamp } from "./common";
+import { EXAMPLE_LIVE_RECORD, id, includeDeleted, listOf, pageQuery, softDeletedRecord, timestamp } from "./common";
 
 // Roles, grants of roles to users and the effective-permissions view.
 // Permissions are checked against the catalog by the service (any string is let through here, so
@@ -66,9 +66,7 @@ export const roleSchema = z.object({
       scope: "org",
       is_built_in: false,
       permissions: ["svc:orchestrators:write", "svc:conversations:manage"],
-      is_deleted: false,
-      created_at: "2026-01-15T09:30:00.000Z",
-      updated_at: "2026-01-15T09:30:00.000Z",
+      ...EXAMPLE_LIVE_RECORD,
     },
   ],
 });

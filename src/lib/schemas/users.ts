@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { id, includeDeleted, listOf, pageQuery, softDeletedRecord, timestamp } from "./common";
+import { EXAMPLE_LIVE_RECORD, id, includeDeleted, listOf, pageQuery, softDeletedRecord, timestamp } from "./common";
 
 // User summaries: what pickers and lists show of a user (never credentials).
 
@@ -100,9 +100,7 @@ export const userSchema = z.object({
       timezone: "Europe/London",
       bio: null,
       has_password: true,
-      is_deleted: false,
-      created_at: "2026-01-15T09:30:00.000Z",
-      updated_at: "2026-01-15T09:30:00.000Z",
+      ...EXAMPLE_LIVE_RECORD,
     },
   ],
 });

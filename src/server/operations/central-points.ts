@@ -16,16 +16,13 @@ import {
   restoreCentralPoint,
   updateCentralPoint,
 } from "@/server/services/central-points/service";
-import { defineOperation } from "./operation";
+import { defineOperation, inOrganization } from "./operation";
 import { softDeletable } from "./soft-delete";
 
 // An organization's central points: stable handles onto its orchestrator instances, pro tier and up.
 
 const tag = "Central points";
-const BASE = "/api/v1/organizations/{org_id}/central-points";
-const ONE = `${BASE}/{central_point_id}`;
-const read = { permission: "svc:central_points:read", org: "org_id" } as const;
-const write = { permission: "svc:central_points:write", org: "org_id" } as const;
+const { BASE, ONE, read, write } = inOrganization("central-points", "central_point_id", { read: "svc:central_points:read", write: "svc:central_points:write" });
 
 export const centralPointOperations = {
   list: defineOperation({

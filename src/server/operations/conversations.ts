@@ -23,16 +23,13 @@ import {
   listMessages,
   restoreConversation,
 } from "@/server/services/conversations/service";
-import { defineOperation } from "./operation";
+import { defineOperation, inOrganization } from "./operation";
 import { softDeletable } from "./soft-delete";
 
 // Conversations on an organization's orchestrator instances, and their messages.
 
 const tag = "Conversations";
-const BASE = "/api/v1/organizations/{org_id}/conversations";
-const ONE = `${BASE}/{conversation_id}`;
-const read = { permission: "svc:conversations:read", org: "org_id" } as const;
-const write = { permission: "svc:conversations:write", org: "org_id" } as const;
+const { BASE, ONE, read, write } = inOrganization("conversations", "conversation_id", { read: "svc:conversations:read", write: "svc:conversations:write" });
 
 export const conversationOperations = {
   list: defineOperation({

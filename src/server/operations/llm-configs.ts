@@ -2,17 +2,14 @@ import "server-only";
 import { createLlmConfigInput, listLlmConfigsQuery, llmConfigListSchema, llmConfigParams, llmConfigSchema, updateLlmConfigInput } from "@/lib/schemas/llm-configs";
 import { orgIdParams } from "@/lib/schemas/organizations";
 import { createLlmConfig, deleteLlmConfig, getLlmConfig, listLlmConfigs, restoreLlmConfig, updateLlmConfig } from "@/server/services/llm-configs/service";
-import { defineOperation } from "./operation";
+import { defineOperation, inOrganization } from "./operation";
 import { softDeletable } from "./soft-delete";
 
 // An organization's bring-your-own-key LLM provider configs. Provider keys never come back, only
 // their last 4 characters.
 
 const tag = "LLM configs";
-const BASE = "/api/v1/organizations/{org_id}/llm-configs";
-const ONE = `${BASE}/{config_id}`;
-const read = { permission: "svc:org:llm_configs:read", org: "org_id" } as const;
-const write = { permission: "svc:org:llm_configs:write", org: "org_id" } as const;
+const { BASE, ONE, read, write } = inOrganization("llm-configs", "config_id", { read: "svc:org:llm_configs:read", write: "svc:org:llm_configs:write" });
 
 export const llmConfigOperations = {
   list: defineOperation({

@@ -4,16 +4,13 @@ import { orgIdParams } from "@/lib/schemas/organizations";
 import { grantOrgRoleInput, grantSchema, memberRoleParams } from "@/lib/schemas/roles";
 import { addMember, getMember, listMembers, removeMember } from "@/server/services/memberships/service";
 import { grantOrgRole, revokeOrgRole } from "@/server/services/roles/service";
-import { defineOperation } from "./operation";
+import { defineOperation, inOrganization } from "./operation";
 
 // An organization's members and their org roles, managed by whoever holds svc:org:members:write
 // in that organization (dangerous: console sessions only).
 
-const BASE = "/api/v1/organizations/{org_id}/members";
-const ONE = `${BASE}/{user_id}`;
 const tag = "Members";
-const read = { permission: "svc:org:members:read", org: "org_id" } as const;
-const write = { permission: "svc:org:members:write", org: "org_id" } as const;
+const { BASE, ONE, read, write } = inOrganization("members", "user_id", { read: "svc:org:members:read", write: "svc:org:members:write" });
 
 export const memberOperations = {
   list: defineOperation({

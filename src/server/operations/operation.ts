@@ -75,6 +75,21 @@ export interface Operation<
 
 export type AnyOperation = Operation<Method, ObjectSchema | undefined, ObjectSchema | undefined, ObjectSchema | undefined, z.ZodType>;
 
+/** A resource inside an organization: its collection's path, one item's path, and reading and writing it there. */
+export function inOrganization<const R extends `${string}:read`, const W extends `${string}:write`>(
+  collection: string,
+  idParam: string,
+  permissions: { read: R & Permission; write: W & Permission },
+) {
+  const base = `/api/v1/organizations/{org_id}/${collection}`;
+  return {
+    BASE: base,
+    ONE: `${base}/{${idParam}}`,
+    read: { permission: permissions.read, org: "org_id" } as const,
+    write: { permission: permissions.write, org: "org_id" } as const,
+  };
+}
+
 /** Keeps an operation's types tied together: the handler receives what the schemas output. */
 export function defineOperation<
   const M extends Method,

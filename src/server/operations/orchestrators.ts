@@ -19,16 +19,13 @@ import {
   updateOrchestrator,
 } from "@/server/services/orchestrators/service";
 import { effectiveInstanceSettings } from "@/server/services/settings/service";
-import { defineOperation } from "./operation";
+import { defineOperation, inOrganization } from "./operation";
 import { softDeletable } from "./soft-delete";
 
 // An organization's orchestrator instances (tier 4). framework_type and mode are fixed at creation.
 
 const tag = "Orchestrator instances";
-const BASE = "/api/v1/organizations/{org_id}/orchestrators";
-const ONE = `${BASE}/{orchestrator_id}`;
-const read = { permission: "svc:orchestrators:read", org: "org_id" } as const;
-const write = { permission: "svc:orchestrators:write", org: "org_id" } as const;
+const { BASE, ONE, read, write } = inOrganization("orchestrators", "orchestrator_id", { read: "svc:orchestrators:read", write: "svc:orchestrators:write" });
 
 export const orchestratorOperations = {
   list: defineOperation({
