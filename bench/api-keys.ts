@@ -8,9 +8,16 @@
 // absolute figures drift on a shared machine and ratios of neighbouring runs do not. Prints req/s, p50 and
 // p99 per scenario, the ratios b/a against the targets, and the last_used_at writes made.
 //
+// The keys under test carry restrictions (an `allowed_cidrs` list of BENCH_CIDRS networks, the
+// one that lets the bench in last, and `allowed_org_ids`), and usage counting is on (it always
+// is): the figures include both. The usage written is checked against the responses counted.
+//
+// The whole run happens twice, rate limits on both times: counted in the app process, then shared
+// through Redis (BENCH_REDIS_URL, default the local Redis; empty: skipped).
+//
 // Settings (environment): BENCH_DATABASE_URL (server on which the database svc_bench is created
-// and dropped), BENCH_KEYS, BENCH_USED_KEYS, BENCH_CONNECTIONS ("10,50"), BENCH_ROUNDS,
-// BENCH_SECONDS, BENCH_WARMUP_SECONDS, BENCH_KEEP_DB=1 (keep svc_bench afterwards).
+// and dropped), BENCH_REDIS_URL, BENCH_KEYS, BENCH_USED_KEYS, BENCH_CONNECTIONS ("10,50"),
+// BENCH_ROUNDS, BENCH_SECONDS, BENCH_WARMUP_SECONDS, BENCH_KEEP_DB=1 (keep svc_bench afterwards).
 
 import { spawn, type ChildProcess } from "node:child_process";
 import os from "node:os";
@@ -55,11 +62,25 @@ const CONNECTIONS = (process.env.BENCH_CONNECTIONS || "10,50").split(",").map((s
 });
 if (CONNECTIONS.length > 5) throw new Error("BENCH_CONNECTIONS: at most 5 levels");
 const OWNERS = 5; // the seeded sys_admin and four plain users share the keys round-robin
+const CIDRS = intSetting("BENCH_CIDRS", 50, 1, 100);
+// Networks the bench does not come from, then loopback (IPv4, then IPv6) last: every request checks them all.
+const ALLOWED_CIDRS = [
+  ...Array.from({ length: Math.max(0, CIDRS - 2) }, (_, i) => (i % 2 === 0 ? `10.${i}.0.0/16` : `2001:db8:${i.toString(16)}::/48`)),
+  "127.0.0.0/8",
+  "::1/128",
+].slice(-CIDRS);
 const INSERT_BATCH = 5_000;
 const LAST_USED_INTERVAL_S = 60; // api-key-stage.ts: at most one write per key per 60 s
 const FLUSH_INTERVAL_S = 5; // api-key-stage.ts: pending writes flushed every 5 s
 const TARGET_RPS_RATIO = 0.9;
+const TARGET_RPS_RATIO_REDIS = 0.85;
 const TARGET_P99_RATIO = 1.2;
+// The second phase shares the rate limits through this Redis; empty: no second phase.
+const REDIS_URL = process.env.BENCH_REDIS_URL === undefined ? "redis://127.0.0.1:6379" : process.env.BENCH_REDIS_URL || undefined;
+// The bench measures the key path, not 429s: its keys allow far more than it sends, and failed
+// authentications are not limited (the bad-key scenarios would otherwise be 429s after a minute).
+const BENCH_RATE_LIMIT = { requests: 10_000_000, window_seconds: 60 };
+const BENCH_APP_ENV = { SVC_AUTH_FAILURE_LIMIT: "0" };
 
 const WORKER = path.join(ROOT, "bench/load-worker.mjs");
 
@@ -89,8 +110,17 @@ async function setupDatabase(): Promise<{ url: string; keys: Keys; serverVersion
       owners.push(row.rows[0]?.id as string);
     }
 
+    // Every owner belongs to two organizations; the keys under test may act in the first only.
+    const orgs: string[] = [];
+    for (let i = 0; i < 2; i++) {
+      const row = await client.query<{ id: string }>("INSERT INTO organizations (name, created_by, updated_by) VALUES ($1, 'system:bench', 'system:bench') RETURNING id", [`bench_org_${i}`]);
+      orgs.push(row.rows[0]?.id as string);
+    }
+    for (const owner of owners) for (const org of orgs) await client.query("INSERT INTO user_org_memberships (user_id, org_id) VALUES ($1, $2)", [owner, org]);
+
     const started = performance.now();
     const valid: string[] = [];
+    const validHashes: string[] = [];
     const scopes = JSON.stringify(["svc:system:users:read", "svc:org:read", "svc:orchestrators:read"]);
     for (let from = 0; from < KEYS; from += INSERT_BATCH) {
       const count = Math.min(INSERT_BATCH, KEYS - from);
@@ -100,19 +130,26 @@ async function setupDatabase(): Promise<{ url: string; keys: Keys; serverVersion
       const prefixes: string[] = [];
       for (let i = from; i < from + count; i++) {
         const key = generateKey();
-        if (valid.length < USED_KEYS) valid.push(key.raw);
+        if (valid.length < USED_KEYS) {
+          valid.push(key.raw);
+          validHashes.push(key.hash);
+        }
         userIds.push(owners[i % owners.length] as string);
         names.push(`bench key ${i}`);
         hashes.push(key.hash);
         prefixes.push(key.prefix);
       }
       await client.query(
-        `INSERT INTO api_keys (user_id, name, key_hash, key_prefix, scopes, updated_by)
-         SELECT u, n, h, p, $5::jsonb, 'system:bench'
+        `INSERT INTO api_keys (user_id, name, key_hash, key_prefix, scopes, rate_limit, updated_by)
+         SELECT u, n, h, p, $5::jsonb, $6::jsonb, 'system:bench'
          FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[]) AS t(u, n, h, p)`,
-        [userIds, names, hashes, prefixes, scopes],
+        [userIds, names, hashes, prefixes, scopes, JSON.stringify(BENCH_RATE_LIMIT)],
       );
     }
+    await client.query(
+      "UPDATE api_keys SET allowed_cidrs = $1::varchar[], allowed_org_ids = $2::uuid[] WHERE key_hash = ANY($3::text[])",
+      [ALLOWED_CIDRS, [orgs[0]], validHashes],
+    );
     await client.query("VACUUM ANALYZE api_keys");
     const inserted = Number((await client.query<{ n: string }>("SELECT count(*) AS n FROM api_keys")).rows[0]?.n);
     if (inserted !== KEYS) throw new Error(`expected ${KEYS} keys, found ${inserted}`);
@@ -149,6 +186,7 @@ async function apiKeyUpdateStats(url: string) {
       "SELECT count(*) AS statements, count(*) FILTER (WHERE rows > 0) AS nonempty, coalesce(sum(rows), 0) AS rows FROM bench_api_key_updates",
     );
     const touched = await client.query<{ n: string }>("SELECT count(*) AS n FROM api_keys WHERE last_used_at IS NOT NULL");
+    const usage = await client.query<{ n: string; rows: string }>("SELECT coalesce(sum(count), 0) AS n, count(*) AS rows FROM api_key_usage");
     const db = await client.query<{ n: string }>("SELECT xact_commit + xact_rollback AS n FROM pg_stat_database WHERE datname = current_database()");
     return {
       transactions: Number(db.rows[0]?.n ?? 0),
@@ -157,6 +195,8 @@ async function apiKeyUpdateStats(url: string) {
       nonEmptyUpdateStatements: Number(trig.rows[0]?.nonempty ?? 0),
       rowsUpdated: Number(trig.rows[0]?.rows ?? 0),
       keysWithLastUsed: Number(touched.rows[0]?.n ?? 0),
+      usageCounted: Number(usage.rows[0]?.n ?? 0),
+      usageRows: Number(usage.rows[0]?.rows ?? 0),
     };
   } finally {
     await client.end();
@@ -271,16 +311,20 @@ async function runRound(baseUrl: string, pid: number, scenario: Scenario, connec
   };
 }
 
-async function main() {
-  const startedAt = new Date();
-  const buildId = ensureBuild();
-  say(`Creating ${DB_NAME} on ${new URL(ADMIN_URL).host}, migrating, seeding, inserting ${KEYS.toLocaleString("en")} keys…`);
-  const { url, keys, serverVersion } = await setupDatabase();
+interface Phase {
+  label: string;
+  /** The app's environment for the phase, besides the bench's own. */
+  env: Record<string, string>;
+  /** Throughput b/a target of the phase. */
+  rpsTarget: number;
+}
 
+/** One phase: the app started with the phase's environment, warmed up, measured in rounds, stopped. */
+async function measure(phase: Phase, url: string, keys: Keys) {
   const before = await apiKeyUpdateStats(url);
   const runStart = performance.now(); // keys are used from here on (sanity checks, warm-up, rounds)
-  const started = await startApp(url);
-  say(`App started from the production build (${DIST_DIR}, ${buildId}), pid ${started.pid}, ${started.baseUrl}, LOG_LEVEL=warn.`);
+  const started = await startApp(url, { ...BENCH_APP_ENV, ...phase.env });
+  say(`[${phase.label}] App started, pid ${started.pid}, ${started.baseUrl}.`);
 
   // Sanity: each scenario answers what it should before anything is measured.
   const check = async (key: string | null, p: string) =>
@@ -294,6 +338,11 @@ async function main() {
   if (sanity.a !== 200 || sanity.b !== 200 || sanity.c !== 401 || sanity["c'"] !== 401) {
     throw new Error(`unexpected statuses before the run: ${JSON.stringify(sanity)}\n${started.output()}`);
   }
+  const restricted = (await (await fetch(`${started.baseUrl}/api/v1/me`, { headers: { "x-api-key": keys.valid[0] as string } })).json()) as { key: { allowed_cidrs: string[] | null; allowed_org_ids: string[] | null } };
+  if (restricted.key.allowed_cidrs?.length !== CIDRS || restricted.key.allowed_org_ids?.length !== 1) {
+    throw new Error(`the keys under test are not restricted as they should be: ${JSON.stringify(restricted.key)}`);
+  }
+  if (phase.env.REDIS_URL) await untilRateLimitsShared(started.baseUrl);
 
   const scenarios: Scenario[] = [
     { id: "a", label: "GET /api/health (no key)", path: "/api/health", keys: null, expectStatus: 200 },
@@ -304,13 +353,13 @@ async function main() {
 
   const warmups: RoundResult[] = [];
   if (WARMUP_SECONDS > 0) {
-    say(`Warming up: ${WARMUP_SECONDS} s per scenario at ${CONNECTIONS[0]} connections…`);
+    say(`[${phase.label}] Warming up: ${WARMUP_SECONDS} s per scenario at ${CONNECTIONS[0]} connections…`);
     for (const scenario of scenarios) warmups.push(await runRound(started.baseUrl, started.pid, scenario, CONNECTIONS[0] as number, WARMUP_SECONDS, 0));
   }
 
   const rounds: RoundResult[] = [];
   for (const connections of CONNECTIONS) {
-    say(`Measuring at ${connections} connections: ${ROUNDS} rounds × ${SECONDS} s per scenario, alternating ${scenarios.map((s) => s.id).join(",")}…`);
+    say(`[${phase.label}] Measuring at ${connections} connections: ${ROUNDS} rounds × ${SECONDS} s per scenario, alternating ${scenarios.map((s) => s.id).join(",")}…`);
     for (let round = 1; round <= ROUNDS; round++) {
       // Every other round runs in reverse order (a b c c', then c' c b a), so a drift within a
       // round does not always favour the same side of a pair.
@@ -323,7 +372,7 @@ async function main() {
   // The app flushes pending last_used_at writes within FLUSH_INTERVAL_S of the last use; the
   // statistics collector publishes a backend's counts about a second after it goes idle. Wait, then
   // read until two reads a second apart agree (bounded).
-  say(`Waiting for the final last_used_at flush (${FLUSH_INTERVAL_S} s) and the statistics…`);
+  say(`[${phase.label}] Waiting for the final last_used_at flush (${FLUSH_INTERVAL_S} s) and the statistics…`);
   await sleep((FLUSH_INTERVAL_S + 1) * 1000);
   let after = await apiKeyUpdateStats(url);
   for (let i = 0; i < 15; i++) {
@@ -334,6 +383,7 @@ async function main() {
     if (stable && after.nTupUpd - before.nTupUpd === after.rowsUpdated - before.rowsUpdated) break;
   }
   const appLog = started.output();
+  await stopApp();
 
   // ---- figures
   const levels = CONNECTIONS.map((connections) => {
@@ -374,7 +424,7 @@ async function main() {
       rpsRatio,
       p99Ratio,
       cpuRatio,
-      rpsPass: rpsRatio >= TARGET_RPS_RATIO,
+      rpsPass: rpsRatio >= phase.rpsTarget,
       p99Pass: p99Ratio <= TARGET_P99_RATIO,
       pairedRatios: pairs,
       ratiosOfMedians: {
@@ -387,20 +437,32 @@ async function main() {
 
   // Valid keys sent: the sanity check's first key, then the first N of the list in each round.
   const keysUsed = Math.max(1, ...[...warmups, ...rounds].filter((r) => r.scenario === "b").map((r) => r.keysSent));
-  const bound = keysUsed * (runSeconds / LAST_USED_INTERVAL_S) + keysUsed;
+  // Plus, once per key, its last address and user agent (unchanged afterwards: not written again).
+  const bound = keysUsed * (runSeconds / LAST_USED_INTERVAL_S) + 2 * keysUsed;
   const writes = after.nTupUpd - before.nTupUpd;
   const writesCrossCheck = after.rowsUpdated - before.rowsUpdated;
   const writesPass = writes <= bound && writesCrossCheck <= bound;
+  // Usage: every response to a valid key counted once (the two sanity requests included); a round
+  // may end with requests answered that its load generator no longer counted.
+  const validResponses = [...warmups, ...rounds].filter((r) => r.scenario === "b").reduce((n, r) => n + r.responses, 0) + 2;
+  const usage = { counted: after.usageCounted - before.usageCounted, responses: validResponses, rows: after.usageRows };
+  return { phase, scenarios, levels, lastUsed: { keysUsed, runSeconds, bound, writes, writesCrossCheck, before, after, pass: writesPass }, usage, warmups, rounds, appLog };
+}
 
-  // ---- output
+/** Waits until the app counts in Redis (its metrics say so), so the measured rounds pay for Redis. */
+async function untilRateLimitsShared(baseUrl: string) {
+  for (let i = 0; i < 100; i++) {
+    if (/^svc_rate_limit_shared 1$/m.test(await (await fetch(`${baseUrl}/api/metrics`)).text())) return;
+    await sleep(100);
+  }
+  throw new Error("the app did not reach Redis at REDIS_URL");
+}
+
+type Measured = Awaited<ReturnType<typeof measure>>;
+
+function report({ phase, scenarios, levels, lastUsed, usage, appLog }: Measured) {
   say();
-  say(`svc API-key benchmark — ${new Date().toISOString()}`);
-  say(`  machine: ${os.cpus().length} CPU (${os.cpus()[0]?.model.trim() ?? "?"}), load average at end ${os.loadavg().map((l) => l.toFixed(2)).join(" ")}`);
-  say(`  app: production build ${buildId}, one app server process, LOG_LEVEL=warn (request log lines off), DATABASE_POOL_MAX=${process.env.DATABASE_POOL_MAX || "10 (default)"}`);
-  say(`  database: PostgreSQL ${serverVersion}, ${DB_NAME} with ${KEYS.toLocaleString("en")} API keys (${OWNERS} owners)`);
-  say(`  load: autocannon in a separate process on 127.0.0.1, keep-alive, ${ROUNDS} rounds × ${SECONDS} s per scenario and level, alternating; warm-up ${WARMUP_SECONDS} s per scenario`);
-  say(`  figures: req/s is the median over the rounds; p50 and p99 are of all the rounds' responses pooled; latency in ms (every status counted); app CPU = µs of app CPU per request (median over the rounds)`);
-  say();
+  say(`== ${phase.label} ==`);
   const header = `${pad("conns", 6)}${pad("scenario", 40)}${lpad("req/s", 9)}${lpad("p50 ms", 9)}${lpad("p99 ms", 9)}${lpad("app CPU", 9)}  status`;
   say(header);
   say("-".repeat(header.length + 6));
@@ -417,34 +479,56 @@ async function main() {
     const pr = level.pairedRatios.map((p) => p.rps.toFixed(2)).join(" ");
     const pp = level.pairedRatios.map((p) => p.p99.toFixed(2)).join(" ");
     say(
-      `  ${lpad(String(level.connections), 3)} conns: throughput b/a = ${level.rpsRatio.toFixed(3)} (target ≥ ${TARGET_RPS_RATIO}) ${level.rpsPass ? "PASS" : "FAIL"} [${pr}; ${level.ratiosOfMedians.rps.toFixed(3)}];` +
+      `  ${lpad(String(level.connections), 3)} conns: throughput b/a = ${level.rpsRatio.toFixed(3)} (target ≥ ${phase.rpsTarget}) ${level.rpsPass ? "PASS" : "FAIL"} [${pr}; ${level.ratiosOfMedians.rps.toFixed(3)}];` +
         `  p99 b/a = ${level.p99Ratio.toFixed(3)} (target ≤ ${TARGET_P99_RATIO}) ${level.p99Pass ? "PASS" : "FAIL"} [${pp}; ${level.ratiosOfMedians.p99.toFixed(3)}];` +
         `  app CPU per request b/a = ${f(level.cpuRatio)}${level.valid ? "" : "  (INVALID: unexpected statuses or errors)"}`,
     );
   }
-  say();
+  const { keysUsed, runSeconds, bound, writes, writesCrossCheck, before, after, pass } = lastUsed;
   say(
-    `last_used_at writes: keys used ${keysUsed}, run ${runSeconds.toFixed(1)} s, bound ${keysUsed} × ${runSeconds.toFixed(1)}/${LAST_USED_INTERVAL_S} + ${keysUsed} = ${bound.toFixed(0)}; ` +
+    `api_keys writes (last_used_at, last address): keys used ${keysUsed}, run ${runSeconds.toFixed(1)} s, bound ${keysUsed} × ${runSeconds.toFixed(1)}/${LAST_USED_INTERVAL_S} + 2 × ${keysUsed} = ${bound.toFixed(0)}; ` +
       `measured ${writes} (pg_stat n_tup_upd) / ${writesCrossCheck} (rows counted by a bench trigger, in ${after.nonEmptyUpdateStatements - before.nonEmptyUpdateStatements} UPDATE statements of ${after.updateStatements - before.updateStatements}); ` +
-      `keys with last_used_at set ${after.keysWithLastUsed} → ${writesPass ? "PASS" : "FAIL"}`,
+      `keys with last_used_at set ${after.keysWithLastUsed} → ${pass ? "PASS" : "FAIL"}`,
   );
-  say(
-    `database transactions in ${DB_NAME} during the run (pg_stat_database, includes the bench's own few reads): ${after.transactions - before.transactions}`,
-  );
+  say(`usage counted: ${usage.counted} requests of valid keys in ${usage.rows} hourly buckets, for ${usage.responses} responses the load generators saw (${((usage.counted / usage.responses) * 100).toFixed(2)}%)`);
+  say(`database transactions in ${DB_NAME} during the phase (pg_stat_database, includes the bench's own few reads): ${after.transactions - before.transactions}`);
   const logLines = appLogLines(appLog);
   if (logLines.length) say(`The app logged ${logLines.length} line(s) at warn or above; the last ones:\n${logLines.slice(-5).join("\n")}`);
+}
+
+async function main() {
+  const startedAt = new Date();
+  const buildId = ensureBuild();
+  say(`Creating ${DB_NAME} on ${new URL(ADMIN_URL).host}, migrating, seeding, inserting ${KEYS.toLocaleString("en")} keys…`);
+  const { url, keys, serverVersion } = await setupDatabase();
+
+  // The limiter is on in both phases: in the app process, then shared through Redis.
+  const phases: Phase[] = [{ label: "rate limits in process", env: { REDIS_URL: "" }, rpsTarget: TARGET_RPS_RATIO }];
+  if (REDIS_URL) {
+    phases.push({ label: `rate limits in Redis (${new URL(REDIS_URL).host})`, env: { REDIS_URL, REDIS_KEY_PREFIX: `svc-bench-${process.pid}:` }, rpsTarget: TARGET_RPS_RATIO_REDIS });
+  }
+  const measured: Measured[] = [];
+  for (const phase of phases) measured.push(await measure(phase, url, keys));
+
+  say();
+  say(`svc API-key benchmark — ${new Date().toISOString()}`);
+  say(`  machine: ${os.cpus().length} CPU (${os.cpus()[0]?.model.trim() ?? "?"}), load average at end ${os.loadavg().map((l) => l.toFixed(2)).join(" ")}`);
+  say(`  app: production build ${buildId} (${DIST_DIR}), one app server process, LOG_LEVEL=warn (request log lines off), DATABASE_POOL_MAX=${process.env.DATABASE_POOL_MAX || "10 (default)"}; bench keys have rate_limit ${BENCH_RATE_LIMIT.requests}/${BENCH_RATE_LIMIT.window_seconds} s, SVC_AUTH_FAILURE_LIMIT=0 (the bad-key scenarios measure the key path, not 429s)`);
+  say(`  keys under test: allowed_cidrs of ${CIDRS} networks (loopback last, so each request checks them all), allowed_org_ids of one organization; usage counted per request`);
+  say(`  database: PostgreSQL ${serverVersion}, ${DB_NAME} with ${KEYS.toLocaleString("en")} API keys (${OWNERS} owners)`);
+  say(`  load: autocannon in a separate process on 127.0.0.1, keep-alive, ${ROUNDS} rounds × ${SECONDS} s per scenario and level, alternating; warm-up ${WARMUP_SECONDS} s per scenario`);
+  say(`  figures: req/s is the median over the rounds; p50 and p99 are of all the rounds' responses pooled; latency in ms (every status counted); app CPU = µs of app CPU per request (median over the rounds)`);
+  if (!REDIS_URL) say(`  (no Redis phase: BENCH_REDIS_URL is empty)`);
+  for (const result of measured) report(result);
 
   const file = await writeResults("api-keys", startedAt, {
     startedAt: startedAt.toISOString(),
     machine: { cpus: os.cpus().length, model: os.cpus()[0]?.model, loadavg: os.loadavg() },
-    settings: { keys: KEYS, usedKeys: USED_KEYS, owners: OWNERS, connections: CONNECTIONS, rounds: ROUNDS, seconds: SECONDS, warmupSeconds: WARMUP_SECONDS, logLevel: "warn", poolMax: process.env.DATABASE_POOL_MAX || 10 },
+    settings: { keys: KEYS, usedKeys: USED_KEYS, cidrs: CIDRS, owners: OWNERS, connections: CONNECTIONS, rounds: ROUNDS, seconds: SECONDS, warmupSeconds: WARMUP_SECONDS, logLevel: "warn", poolMax: process.env.DATABASE_POOL_MAX || 10, redisUrl: REDIS_URL ?? null },
     buildId,
     postgres: serverVersion,
-    targets: { rpsRatio: TARGET_RPS_RATIO, p99Ratio: TARGET_P99_RATIO },
-    levels,
-    lastUsed: { keysUsed, runSeconds, bound, writes, writesCrossCheck, before, after, pass: writesPass },
-    warmups,
-    rounds,
+    targets: { rpsRatio: TARGET_RPS_RATIO, rpsRatioRedis: TARGET_RPS_RATIO_REDIS, p99Ratio: TARGET_P99_RATIO },
+    phases: measured.map(({ phase, levels, lastUsed, usage, warmups, rounds }) => ({ label: phase.label, levels, lastUsed, usage, warmups, rounds })),
   });
   say(`Results: ${file}`);
 }

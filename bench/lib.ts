@@ -137,8 +137,11 @@ function freePort(): Promise<number> {
   });
 }
 
-/** Starts the app's server on 127.0.0.1 against the database; resolves once /api/health answers 200. */
-export async function startApp(databaseUrlValue: string): Promise<App> {
+/**
+ * Starts the app's server on 127.0.0.1 against the database, `env` added to its environment;
+ * resolves once /api/health answers 200.
+ */
+export async function startApp(databaseUrlValue: string, env: Record<string, string> = {}): Promise<App> {
   if (app) throw new Error("an app is already running");
   const port = await freePort();
   let output = "";
@@ -152,6 +155,7 @@ export async function startApp(databaseUrlValue: string): Promise<App> {
       AUTH_SECRET: randomBytes(32).toString("hex"),
       SVC_ENCRYPTION_KEYS: `v1:${randomBytes(32).toString("base64")}`,
       LOG_LEVEL: "warn",
+      ...env,
     },
     stdio: ["ignore", "pipe", "pipe"],
   });

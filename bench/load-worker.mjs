@@ -6,20 +6,10 @@
 // histogram keeps whole milliseconds), for every status: the unknown-key scenario answers 401.
 
 import autocannon from "autocannon";
+import { percentile, readJob } from "./worker-lib.mjs";
 
 const MAX_SAMPLES = 5_000_000;
 
-async function readStdin() {
-  const chunks = [];
-  for await (const chunk of process.stdin) chunks.push(chunk);
-  return JSON.parse(Buffer.concat(chunks).toString("utf8"));
-}
-
-function percentile(sorted, p) {
-  if (sorted.length === 0) return null;
-  const index = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
-  return sorted[index];
-}
 
 function histogram(sorted) {
   const counts = {};
@@ -30,7 +20,7 @@ function histogram(sorted) {
   return counts;
 }
 
-const job = await readStdin();
+const job = await readJob();
 const url = new URL(job.url);
 if (url.hostname !== "127.0.0.1") throw new Error(`load-worker only targets 127.0.0.1, not ${url.hostname}`);
 if (!(job.duration > 0 && job.duration <= 120)) throw new Error("duration must be within (0, 120] seconds");

@@ -60,6 +60,28 @@ test("create a key, read it once, call the API with it, revoke it, and the API r
   expect(await after.json()).toMatchObject({ code: "api_key_revoked" });
 });
 
+test("a key created with a rate limit is held to it", async ({ page, request }) => {
+  const dialog = await openCreateDialog(page);
+  await dialog.getByLabel("Name").fill(uniqueName("e2e limited"));
+  await dialog.getByRole("checkbox", { name: "svc:org:read" }).check();
+  const limit = dialog.getByLabel(/Rate limit/);
+  await limit.fill("a lot");
+  await dialog.getByRole("button", { name: "Create key" }).click();
+  await expect(limit).toHaveAccessibleDescription(/Write the rate limit as requests\/seconds, like 600\/60\./);
+  await expect(limit).toBeFocused();
+  await limit.fill("2/60");
+  await dialog.getByRole("button", { name: "Create key" }).click();
+
+  const rawKey = await page.getByRole("alertdialog", { name: "Copy your new API key" }).getByLabel("New API key").inputValue();
+  const first = await request.get("/api/v1/me", { headers: { "X-API-KEY": rawKey } });
+  expect(first.headers()["ratelimit-policy"]).toBe('"key";q=2;w=60');
+  expect(await first.json()).toMatchObject({ key: { rate_limit: { requests: 2, window_seconds: 60 } } });
+  expect((await request.get("/api/v1/me", { headers: { "X-API-KEY": rawKey } })).status()).toBe(200);
+  const third = await request.get("/api/v1/me", { headers: { "X-API-KEY": rawKey } });
+  expect(third.status()).toBe(429);
+  expect(Number(third.headers()["retry-after"])).toBeGreaterThan(0);
+});
+
 test("the revoke confirmation can be cancelled", async ({ page }) => {
   const name = uniqueName("e2e keep");
   const dialog = await openCreateDialog(page);

@@ -27,7 +27,7 @@ setup("seed a user who is not a sys_admin", async () => {
 
 setup("sign in as the sys_admin", async ({ page }) => {
   await signIn(page, ADMIN);
-  await expect(page.getByRole("heading", { level: 1, name: "API keys" })).toBeVisible();
+  await expect(page.getByRole("heading", { level: 1, name: "Overview" })).toBeVisible();
   await page.context().storageState({ path: STORAGE_STATE.admin });
 });
 

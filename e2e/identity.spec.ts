@@ -255,7 +255,7 @@ test.describe.serial("signed out", () => {
     await expect(page).toHaveURL(/\/console\/sign-in$/);
     // The provider still has its own session from the linking: it sends the browser straight back.
     await page.getByRole("button", { name: `Sign in with ${oidc.name}` }).click();
-    await expect(page).toHaveURL(/\/console\/api-keys$/);
+    await expect(page).toHaveURL(/\/console\/overview$/);
     await expect(page.getByRole("banner")).toContainText(`Signed in as ${oidc.account.name} (${oidcUser.username})`);
 
     await page.getByRole("link", { name: "Your account" }).click();
@@ -289,7 +289,7 @@ test("Sign out everywhere ends the user's session in another browser", async ({ 
     const [here, there] = [await laptop.newPage(), await phone.newPage()];
     for (const page of [here, there]) {
       await signIn(page, { username, password });
-      await expect(page.getByRole("heading", { level: 1, name: "API keys" })).toBeVisible();
+      await expect(page.getByRole("heading", { level: 1, name: "Overview" })).toBeVisible();
     }
     await here.getByRole("link", { name: "Your account" }).click();
     await here.getByRole("button", { name: "Sign out everywhere" }).click();

@@ -29,8 +29,8 @@ test.afterAll(async () => {
   await baseClient().$disconnect();
 });
 
-/** Profile, Members, Settings, LLM configs, Orchestrators, Central points, Conversations. */
-const ORG_SECTION_COUNT = 7;
+/** Profile, Members, Settings, LLM configs, Orchestrators, Central points, Conversations, Activity. */
+const ORG_SECTION_COUNT = 8;
 
 const sections = (page: Page) => page.getByRole("navigation", { name: "Organization sections" });
 const openSection = (page: Page, name: string) => sections(page).getByRole("link", { name, exact: true }).click();

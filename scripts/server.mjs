@@ -7,6 +7,12 @@
 // always overwrites (a client cannot set it). Second, a front door for /api requests that Next.js
 // would answer in HTML or plain text (see src/server/rest/front-door.ts). Third, the security headers
 // decided per request: a console page's script nonce, and HSTS over HTTPS (security-headers.mjs).
+//
+// It also shuts the app down gracefully. On SIGTERM (or SIGINT) it marks the process as draining,
+// which turns readiness (/api/ready) to 503, stops accepting connections, lets the requests in
+// flight finish (for up to SVC_SHUTDOWN_GRACE_MS, default 10 s; what is left then is cut), then
+// runs the shutdown hooks server modules registered (src/server/lifecycle.ts): pending best-effort
+// writes are flushed, then connections (database pool, LISTEN, Redis) are closed, and it exits 0.
 import http from "node:http";
 import { parseArgs } from "node:util";
 import { randomBytes } from "node:crypto";
@@ -22,6 +28,20 @@ const { values } = parseArgs({
 const port = Number(values.port ?? process.env.PORT ?? 3000);
 const hostname = values.hostname;
 const trustedHops = Math.max(0, Number.parseInt(process.env.SVC_TRUSTED_PROXY_HOPS ?? "0", 10) || 0);
+const shutdownGraceMs = Math.max(0, Number.parseInt(process.env.SVC_SHUTDOWN_GRACE_MS ?? "10000", 10) || 0);
+// Shutdown hooks get this long per phase: a database that does not answer must not keep the process.
+const HOOK_PHASE_LIMIT_MS = 5_000;
+
+// Shared with the server modules (src/server/lifecycle.ts), which register their hooks here.
+const LIFECYCLE = Symbol.for("svc.lifecycle");
+const lifecycle = (globalThis[LIFECYCLE] ??= { draining: false, hooks: { flush: new Set(), close: new Set() } });
+
+// Log lines shaped as the app's own (src/server/log.ts), which this plain-JavaScript file cannot import.
+const LOG_LEVELS = { debug: 10, info: 20, warn: 30, error: 40, silent: 100 };
+const logLine = (level, msg, fields = {}) => {
+  if (LOG_LEVELS[level] < (LOG_LEVELS[process.env.LOG_LEVEL] ?? LOG_LEVELS.info)) return;
+  (level === "info" ? process.stdout : process.stderr).write(`${JSON.stringify({ level, time: new Date().toISOString(), msg, ...fields })}\n`);
+};
 
 /** An address in one spelling: IPv4-mapped IPv6 as IPv4, IPv6 compressed. */
 function normalized(address) {
@@ -67,7 +87,20 @@ const app = next({ dev: values.dev, dir: process.cwd(), hostname, port });
 await app.prepare();
 const handle = app.getRequestHandler();
 
+// Responses not yet finished; while draining, each connection is closed after its answer.
+const inFlight = new Set();
+let drained = () => {};
+const closeAfter = (response) => {
+  if (!response.headersSent) response.setHeader("Connection", "close");
+};
+
 const server = http.createServer((request, response) => {
+  inFlight.add(response);
+  response.once("close", () => {
+    inFlight.delete(response);
+    if (inFlight.size === 0) drained();
+  });
+  if (lifecycle.draining) closeAfter(response);
   request.headers[CLIENT_ADDRESS_HEADER] = clientAddress(request);
   secure(request, response);
   // The front door (src/server/rest/front-door.ts, handed over when Next.js starts the app)
@@ -80,3 +113,35 @@ server.keepAliveTimeout = 65_000;
 server.listen(port, hostname, () => {
   console.log(`Listening on http://${hostname ?? "localhost"}:${port}`);
 });
+
+const within = (promise, ms) => Promise.race([promise, new Promise((resolve) => setTimeout(resolve, ms).unref())]);
+
+async function runHooks(phase) {
+  const hooks = [...lifecycle.hooks[phase]].map((hook) =>
+    Promise.resolve()
+      .then(hook)
+      .catch((error) => logLine("warn", `shutdown: a ${phase} hook failed`, { error: String(error?.message ?? error) })),
+  );
+  await within(Promise.all(hooks), HOOK_PHASE_LIMIT_MS);
+}
+
+async function shutdown(signal) {
+  // Ctrl-C reaches both `npm start` and this process, which then hears it twice: once is enough.
+  if (lifecycle.draining) return;
+  lifecycle.draining = true;
+  logLine("info", `${signal}: shutting down`, { in_flight: inFlight.size });
+  // No new connections; idle kept-alive ones are closed, busy ones close after their answer.
+  const closed = new Promise((resolve) => server.close(resolve));
+  for (const response of inFlight) closeAfter(response);
+  if (inFlight.size > 0) await within(new Promise((resolve) => (drained = resolve)), shutdownGraceMs);
+  if (inFlight.size > 0) logLine("warn", "shutdown: requests still in flight after the grace period are cut", { in_flight: inFlight.size });
+  server.closeAllConnections();
+  await closed;
+  await runHooks("flush");
+  await runHooks("close");
+  logLine("info", "shut down");
+  process.exit(0);
+}
+
+process.on("SIGTERM", () => void shutdown("SIGTERM"));
+process.on("SIGINT", () => void shutdown("SIGINT"));

@@ -4,6 +4,7 @@ import os from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { readMigrations } from "@/server/db/migrate";
+import { PROCESS_TEST_TIMEOUT_MS } from "@/test/app";
 import { testDatabase } from "@/test/database";
 
 // The CLI as an operator runs it: a child process, DATABASE_URL in its environment.
@@ -17,7 +18,7 @@ function svc(args: string[], env: Record<string, string | undefined> = {}) {
   return { code: result.status, stdout: result.stdout, stderr: result.stderr.trim() };
 }
 
-describe("svc CLI", () => {
+describe("svc CLI", { timeout: PROCESS_TEST_TIMEOUT_MS }, () => {
   it("migrate reports an up-to-date database", async () => {
     const run = svc(["migrate"]);
     expect(run.code).toBe(0);
@@ -94,12 +95,28 @@ describe("svc CLI", () => {
     expect(svc(["api-keys", "list", "--user", "second"]).stdout).toContain("revoked");
   });
 
-  it("api-keys create --json prints the record with the raw key", () => {
-    const run = svc(["api-keys", "create", "--user", "second", "--name", "j", "--scope", "svc:org:read", "--json"]);
+  it("api-keys roll prints the new raw key alone; the old key expires after --grace", async () => {
+    const old = svc(["api-keys", "create", "--user", "second", "--name", "rolled", "--scope", "svc:org:read", "--json"]);
+    const { id, raw_key } = JSON.parse(old.stdout) as { id: string; raw_key: string };
+    const before = Date.now();
+    const roll = svc(["api-keys", "roll", id, "--grace", "24h"]);
+    expect(roll.code).toBe(0);
+    expect(roll.stdout).toMatch(/^cdk_[0-9A-Za-z]{49}\n$/);
+    const { authenticateApiKey } = await import("@/server/auth/api-key-stage");
+    expect((await authenticateApiKey(roll.stdout.trim())).username).toBe("second");
+    const expiresAt = (await authenticateApiKey(raw_key)).key.expiresAt!.getTime();
+    expect(expiresAt).toBeGreaterThanOrEqual(before + 86_400_000);
+    expect(expiresAt).toBeLessThanOrEqual(Date.now() + 86_400_000);
+    expect(svc(["api-keys", "roll", id, "--grace", "soon"])).toMatchObject({ code: 2 });
+  });
+
+  it("api-keys create --json prints the record with the raw key, and --rate-limit sets the key's limit", () => {
+    const run = svc(["api-keys", "create", "--user", "second", "--name", "j", "--scope", "svc:org:read", "--rate-limit", "600/60", "--json"]);
     expect(run.code).toBe(0);
-    const record = JSON.parse(run.stdout) as { raw_key: string; effective_scopes: string[] };
+    const record = JSON.parse(run.stdout) as { raw_key: string; effective_scopes: string[]; rate_limit: unknown };
     expect(record.raw_key).toMatch(/^cdk_/);
     expect(record.effective_scopes).toEqual(["svc:org:read"]);
+    expect(record.rate_limit).toEqual({ requests: 600, window_seconds: 60 });
   });
 
   it("api-keys create refuses unknown scopes and scopes the user does not hold, storing nothing", async () => {
@@ -116,6 +133,12 @@ describe("svc CLI", () => {
     const invalid = svc(["api-keys", "create", "--user", "second", "--scope", "svc:org:read"]);
     expect(invalid.code).toBe(2);
     expect(invalid.stderr).toMatch(/^svc: name: /);
+    const limit = svc(["api-keys", "create", "--user", "second", "--name", "x", "--scope", "svc:org:read", "--rate-limit", "600"]);
+    expect(limit.code).toBe(2);
+    expect(limit.stderr).toBe("svc: --rate-limit must be REQUESTS/SECONDS, like 600/60");
+    const outOfRange = svc(["api-keys", "create", "--user", "second", "--name", "x", "--scope", "svc:org:read", "--rate-limit", "600/0"]);
+    expect(outOfRange.code).toBe(2);
+    expect(outOfRange.stderr).toMatch(/^svc: rate_limit\.window_seconds: /);
     expect(await client.apiKey.count()).toBe(before);
   });
 

@@ -5,7 +5,7 @@ import { mkdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import pg from "pg";
-import { createBaseClient, useBaseClient } from "@/server/db/client";
+import { createBaseClient, maintenanceConnectionSettings, useBaseClient } from "@/server/db/client";
 import { dataLayer } from "@/server/db/data-layer";
 import { resolveDatabase, type ResolvedDatabase } from "@/server/db/database";
 import { mapDatabaseError } from "@/server/db/errors";
@@ -16,9 +16,12 @@ import { generatePassword } from "@/server/auth/passwords";
 import { createSysAdmin, seed } from "@/server/seed/seed";
 import { systemActor } from "@/server/auth/actor";
 import { newKeySpec } from "@/server/crypto/secret-box";
-import { createApiKey, listApiKeys, revokeApiKey } from "@/server/services/api-keys/service";
+import { createApiKey, listApiKeys, revokeApiKey, rollApiKey } from "@/server/services/api-keys/service";
 import { reencryptLlmKeys } from "@/server/services/llm-configs/service";
-import { apiKeyIdParams, createApiKeyInput, listApiKeysQuery } from "@/lib/schemas/api-keys";
+import { NO_REQUEST } from "@/server/services/audit/service";
+import { auditedChange } from "@/server/operations/invoke";
+import { apiKeyOperations } from "@/server/operations/api-keys";
+import { apiKeyIdParams, createApiKeyInput, listApiKeysQuery, parseDuration, parseRateLimit, rollApiKeyInput } from "@/lib/schemas/api-keys";
 import { DomainError } from "@/server/errors";
 import { z } from "zod";
 
@@ -32,10 +35,13 @@ Commands:
   seed                                      add built-in roles, tier settings, model catalog, first admin
   create-admin --username U [--email E]     create a sys_admin (password from SVC_ADMIN_PASSWORD, else printed once)
   partitions ensure [--months N]            create message partitions N months ahead (default ${PARTITION_MONTHS_AHEAD})
-  api-keys create --user U --name N --scope S [--scope S...] [--expires-at ISO] [--json]
-                                            issue a key for user U; prints the raw key alone (once)
+  api-keys create --user U --name N --scope S [--scope S...] [--expires-at ISO] [--rate-limit R/S] [--json]
+                                            issue a key for user U; prints the raw key alone (once);
+                                            --rate-limit 600/60: at most 600 requests per 60 s
   api-keys list --user U [--json]           list U's keys
   api-keys revoke <key-id>                  revoke a key
+  api-keys roll <key-id> [--grace 24h]      replace a key, printing the new raw key alone; the old one
+                                            keeps working for the grace (s, m, h or d; default 0, at most 7d)
   secrets rotate                            re-encrypt provider keys under the current SVC_ENCRYPTION_KEYS version
   serve [--dev]                             migrate, seed and run the app (what npm start / npm run dev do)`;
 
@@ -71,7 +77,7 @@ async function withServices(work: () => Promise<void>): Promise<void> {
 async function prepare(db: ResolvedDatabase) {
   const { url } = db;
   const result = await migrate(url);
-  const client = new pg.Client({ connectionString: url });
+  const client = new pg.Client({ connectionString: url, ...maintenanceConnectionSettings() });
   await client.connect();
   try {
     await ensureMessagePartitions(client);
@@ -154,7 +160,7 @@ const commands: Record<string, (args: string[]) => Promise<void>> = {
       throw new UsageError("--months must be an integer from 0 to 120");
     }
     await withDatabase(async ({ url }) => {
-      const client = new pg.Client({ connectionString: url });
+      const client = new pg.Client({ connectionString: url, ...maintenanceConnectionSettings() });
       await client.connect();
       try {
         const created = await ensureMessagePartitions(client, months);
@@ -175,6 +181,8 @@ const commands: Record<string, (args: string[]) => Promise<void>> = {
         name: { type: "string" },
         scope: { type: "string", multiple: true },
         "expires-at": { type: "string" },
+        "rate-limit": { type: "string" },
+        grace: { type: "string" },
         json: { type: "boolean", default: false },
       },
     });
@@ -187,12 +195,19 @@ const commands: Record<string, (args: string[]) => Promise<void>> = {
         return user.id;
       };
       if (sub === "create") {
+        const rateLimit = values["rate-limit"];
+        const parsedRateLimit = rateLimit === undefined ? null : parseRateLimit(rateLimit);
+        if (parsedRateLimit === undefined) throw new UsageError("--rate-limit must be REQUESTS/SECONDS, like 600/60");
         const input = validated(createApiKeyInput, {
           name: values.name,
           scopes: values.scope ?? [],
           expires_at: values["expires-at"] ?? null,
+          rate_limit: parsedRateLimit,
         });
-        const key = await createApiKey(actor, await userId(), input);
+        const owner = await userId();
+        const key = await auditedChange(actor, NO_REQUEST, () => createApiKey(actor, owner, input), (created) => ({
+          action: apiKeyOperations.create.id, target: { type: "api_key", id: created.id }, orgId: null,
+        }));
         console.log(values.json ? JSON.stringify(key, null, 2) : key.raw_key);
       } else if (sub === "list") {
         const { data } = await listApiKeys(actor, validated(listApiKeysQuery, { user_id: await userId(), limit: "100" }));
@@ -204,10 +219,21 @@ const commands: Record<string, (args: string[]) => Promise<void>> = {
         }
       } else if (sub === "revoke") {
         const { key_id } = validated(apiKeyIdParams, { key_id: positionals[0] });
-        const key = await revokeApiKey(actor, key_id);
+        const key = await auditedChange(actor, NO_REQUEST, () => revokeApiKey(actor, key_id), () => ({
+          action: apiKeyOperations.revoke.id, target: { type: "api_key", id: key_id }, orgId: null,
+        }));
         console.log(`Revoked ${key.key_prefix}… (${key.id}).`);
+      } else if (sub === "roll") {
+        const { key_id } = validated(apiKeyIdParams, { key_id: positionals[0] });
+        const grace = values.grace === undefined ? 0 : parseDuration(values.grace);
+        if (grace === undefined) throw new UsageError("--grace must be a duration, like 0, 90s, 30m, 24h or 7d");
+        const input = validated(rollApiKeyInput, { grace_period_seconds: grace });
+        const key = await auditedChange(actor, NO_REQUEST, () => rollApiKey(actor, key_id, input), () => ({
+          action: apiKeyOperations.roll.id, target: { type: "api_key", id: key_id }, orgId: null,
+        }));
+        console.log(values.json ? JSON.stringify(key, null, 2) : key.raw_key);
       } else {
-        throw new UsageError("api-keys needs one of: create, list, revoke");
+        throw new UsageError("api-keys needs one of: create, list, revoke, roll");
       }
     });
   },
@@ -215,7 +241,10 @@ const commands: Record<string, (args: string[]) => Promise<void>> = {
   async secrets(args) {
     if (args[0] !== "rotate") throw new UsageError("secrets needs the subcommand: rotate");
     await withServices(async () => {
-      const { changed, unreadable } = await reencryptLlmKeys(systemActor("cli"));
+      const actor = systemActor("cli");
+      const { changed, unreadable } = await auditedChange(actor, NO_REQUEST, () => reencryptLlmKeys(actor), () => ({
+        action: "rotateEncryptionKeys", target: { type: null, id: null }, orgId: null,
+      }));
       console.log(`Re-encrypted ${changed} provider key(s) under the current key version, each bound to its LLM config.`);
       if (unreadable.length > 0) console.log(`Cannot decrypt (left as they are; set a new key on each): ${unreadable.join(", ")}`);
     });

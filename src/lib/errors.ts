@@ -5,7 +5,7 @@
 export type ProblemExtension = "errors" | "required_permission" | "scopes" | "allowed";
 
 /** Response headers an error sets (their values come from the error's details). */
-export type ProblemHeader = "Retry-After" | "Allow";
+export type ProblemHeader = "Retry-After" | "Allow" | "RateLimit-Policy" | "RateLimit";
 
 /** tRPC's codes, as strings (the console imports this module, so no server package here). */
 export type TrpcCode =
@@ -53,6 +53,8 @@ export const ERRORS = {
   scope_not_held: info(403, "FORBIDDEN", "Scope not held",
     "A non-sys_admin asks for (or would take away) permissions it does not hold; nothing changes. `scopes` lists them.",
     { extensions: ["scopes"] }),
+  ip_not_allowed: info(403, "FORBIDDEN", "Address not allowed",
+    "The API key is restricted to networks (`allowed_cidrs`) that do not include the client's address."),
   tier_required: info(403, "FORBIDDEN", "Subscription tier too low", "The organization's subscription tier does not allow the operation."),
   quota_exceeded: info(403, "FORBIDDEN", "Quota exceeded", "A quota of the organization's subscription tier would be exceeded."),
   not_overridable: info(403, "FORBIDDEN", "Setting not overridable", "The tier above marks the setting as not overridable. `errors` names the key.",
@@ -65,8 +67,9 @@ export const ERRORS = {
     { extensions: ["errors"] }),
   payload_too_large: info(413, "PAYLOAD_TOO_LARGE", "Payload too large", "The body is over 1 MiB (1,048,576 bytes)."),
   unsupported_media_type: info(415, "UNSUPPORTED_MEDIA_TYPE", "Unsupported media type", "A body must be sent as `application/json`."),
-  rate_limited: info(429, "TOO_MANY_REQUESTS", "Too many requests", "Too many requests; retry after the `Retry-After` header's seconds.",
-    { headers: ["Retry-After"] }),
+  rate_limited: info(429, "TOO_MANY_REQUESTS", "Too many requests",
+    "The key made more requests than its rate limit allows in the current window (`RateLimit-Policy` and `RateLimit` say which, and where it stands), or too many authentications failed from the client's address. Retry after the `Retry-After` header's seconds.",
+    { headers: ["Retry-After", "RateLimit-Policy", "RateLimit"] }),
   internal_error: info(500, "INTERNAL_SERVER_ERROR", "Internal error", "A fault on our side. Quote the `X-Request-Id` when reporting it."),
   unavailable: info(503, "SERVICE_UNAVAILABLE", "Service unavailable",
     "The database cannot be reached; nothing was half-written. Retry after the `Retry-After` header's seconds.",

@@ -14,6 +14,18 @@ const schema = z.object({
    * them off for the embedded database, whose connections share one session.
    */
   DATABASE_PREPARED_STATEMENTS: z.enum(["0", "1"]).default("1"),
+  /** How long to wait for a connection (a new one, or a free one of the pool) before answering 503 (ms). */
+  DATABASE_CONNECT_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(3_000),
+  /** The server cancels a statement running longer than this (ms); the client gives up a second later. */
+  DATABASE_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(3_000),
+  /** Redis (redis:// or rediss://) holding rate-limit counters shared by every app process. Unset: per process. */
+  REDIS_URL: z.url({ protocol: /^rediss?$/ }).optional(),
+  /** Starts every key this deployment writes to Redis, so deployments can share one Redis. */
+  REDIS_KEY_PREFIX: z.string().min(1).max(100).default("svc:"),
+  /** Failed authentications (bad key, wrong password) allowed per client address per minute; 0: no limit. */
+  SVC_AUTH_FAILURE_LIMIT: z.coerce.number().int().min(0).max(1_000_000).default(60),
+  /** Bearer token that GET /api/metrics requires. Unset: served to loopback addresses only. */
+  SVC_METRICS_TOKEN: z.string().min(16).optional(),
   /** Folder of the embedded database (git-ignored). */
   SVC_DATA_DIR: z.string().min(1).default(".data"),
   PORT: z.coerce.number().int().min(1).max(65535).default(3000),

@@ -13,6 +13,8 @@ import { ROUTES, type RestOperation } from "@/server/rest/registry";
 
 export interface RunningApp {
   baseUrl: string;
+  /** The app's server process. */
+  process: ChildProcess;
   /** fetch against the app, the answer checked against the declared schemas. */
   fetch(path: string, init?: RequestInit): Promise<Response>;
   logs(): string;
@@ -113,15 +115,23 @@ export async function startApp(databaseUrl: string, env: Record<string, string> 
     if (Date.now() > deadline) throw new Error(`The app did not start: ${output.join("")}`);
     await new Promise((r) => setTimeout(r, 100));
   }
+  // SIGTERM, as an orchestrator stops the app; a process still there after its grace period and
+  // hooks (scripts/server.test.ts holds it to them) is killed, so that no test leaves one behind.
   const stop = () =>
     new Promise<void>((resolve) => {
       if (child.exitCode !== null) return resolve();
-      child.once("exit", () => resolve());
+      const kill = setTimeout(() => child.kill("SIGKILL"), STOP_BEFORE_KILL_MS);
+      child.once("exit", () => {
+        clearTimeout(kill);
+        resolve();
+      });
       child.kill("SIGTERM");
     });
   afterAll(stop);
-  return { baseUrl, fetch: (path, init) => checkedFetch(baseUrl, path, init), logs: () => output.join(""), stop };
+  return { baseUrl, process: child, fetch: (path, init) => checkedFetch(baseUrl, path, init), logs: () => output.join(""), stop };
 }
+
+const STOP_BEFORE_KILL_MS = 30_000;
 
 /** A minimal cookie jar for a signed-in console session over fetch. */
 export class Browserless {
@@ -150,15 +160,32 @@ export class Browserless {
     return response;
   }
 
-  /** Signs in through Auth.js's credentials endpoint, as the sign-in form does. */
-  async signIn(username: string, password: string): Promise<boolean> {
+  /** Posts to Auth.js's credentials endpoint, as the sign-in form does: answers where it sends the browser. */
+  async postCredentials(fields: Record<string, string>): Promise<URL> {
     const { csrfToken } = (await (await this.fetch("/api/auth/csrf")).json()) as { csrfToken: string };
-    await this.fetch("/api/auth/callback/credentials", {
+    const response = await this.fetch("/api/auth/callback/credentials", {
       method: "POST",
       headers: { "content-type": "application/x-www-form-urlencoded" },
-      body: new URLSearchParams({ username, password, csrfToken }).toString(),
+      body: new URLSearchParams({ ...fields, csrfToken }).toString(),
     });
-    return [...this.cookies.keys()].some((k) => k.endsWith("authjs.session-token"));
+    return new URL(response.headers.get("location") ?? "/", this.baseUrl);
+  }
+
+  /** Whether a session cookie is held. */
+  hasSession(): boolean {
+    return [...this.cookies].some(([k, v]) => k.endsWith("authjs.session-token") && v !== "");
+  }
+
+  /** Signs in through Auth.js's credentials endpoint, as the sign-in form does. */
+  async signIn(username: string, password: string): Promise<boolean> {
+    await this.postCredentials({ username, password });
+    return this.hasSession();
+  }
+
+  /** The second step of a sign-in with two-factor authentication: a code after the password. */
+  async signInWithCode(code: string): Promise<boolean> {
+    await this.postCredentials({ code });
+    return this.hasSession();
   }
 }
 
@@ -180,3 +207,10 @@ export async function request<T = Record<string, unknown>>(app: RunningApp, as: 
   const text = await response.text();
   return { status: response.status, headers: response.headers, body: (text ? JSON.parse(text) : undefined) as T };
 }
+
+/**
+ * Bound of a test that runs the CLI as a process (TypeScript compiled at each start) or starts the
+ * embedded database (PGlite: start, migrate, seed): seconds on an idle machine, far more on a busy
+ * two-core one.
+ */
+export const PROCESS_TEST_TIMEOUT_MS = 120_000;

@@ -358,7 +358,8 @@ function schemaDefault(model: DmmfModel, field: DmmfField, enumType: DmmfEnum | 
       case "now":
         return "now()";
       case "dbgenerated":
-        return `dbgenerated(${String(fn.args[0] ?? "")})`;
+        // A literal cast (`'{}'::uuid[]`) compares as the literal, as the database prints it.
+        return databaseDefault(String(fn.args[0] ?? ""), type);
       case "uuid":
       case "cuid":
       case "nanoid":

@@ -3,6 +3,7 @@
 import { AuthError } from "next-auth";
 import { redirect } from "next/navigation";
 import { enabledOAuthProviders } from "@/server/auth/oauth";
+import { endSecondFactor, SecondFactorExpired, SecondFactorRequired } from "@/server/auth/second-factor";
 import { signIn, signOut } from "@/server/auth/session";
 import { TooManySignInAttempts } from "@/server/auth/sign-in-throttle";
 
@@ -13,9 +14,11 @@ export interface SignInState {
   error: string | null;
   /** What was typed, so a failed attempt does not make the user type it again. */
   username: string;
+  /** "code": the password was right and the user has two-factor; no session exists yet. */
+  step: "password" | "code";
 }
 
-const HOME = "/console/api-keys";
+const HOME = "/console/overview";
 
 function waitText(seconds: number): string {
   if (seconds < 60) return seconds === 1 ? "1 second" : `${seconds} seconds`;
@@ -23,23 +26,46 @@ function waitText(seconds: number): string {
   return minutes === 1 ? "1 minute" : `${minutes} minutes`;
 }
 
-export async function signInAction(_previous: SignInState, form: FormData): Promise<SignInState> {
+const tooMany = (error: TooManySignInAttempts) => `Too many failed sign-ins. Wait ${waitText(error.retryAfterSeconds)}, then try again.`;
+
+export async function signInAction(previous: SignInState, form: FormData): Promise<SignInState> {
+  if (form.has("code")) return codeStep(previous, String(form.get("code") ?? ""));
   const username = String(form.get("username") ?? "");
   const password = String(form.get("password") ?? "");
   if (!username.trim() || !password) {
-    return { error: "Enter your username or email and your password.", username };
+    return { error: "Enter your username or email and your password.", username, step: "password" };
   }
   try {
     await signIn("credentials", { username, password, redirectTo: HOME });
   } catch (error) {
-    if (error instanceof TooManySignInAttempts) {
-      return { error: `Too many failed sign-ins. Wait ${waitText(error.retryAfterSeconds)}, then try again.`, username };
-    }
+    if (error instanceof SecondFactorRequired) return { error: null, username, step: "code" };
+    if (error instanceof TooManySignInAttempts) return { error: tooMany(error), username, step: "password" };
     // The same words whether the account exists or not.
-    if (error instanceof AuthError) return { error: "Wrong username or password.", username };
+    if (error instanceof AuthError) return { error: "Wrong username or password.", username, step: "password" };
     throw error;
   }
-  return { error: null, username };
+  return { error: null, username, step: "password" };
+}
+
+/** The second step: a code of the authenticator app, or a recovery code, for the pending sign-in. */
+async function codeStep(previous: SignInState, code: string): Promise<SignInState> {
+  const state = { username: previous.username, step: "code" as const };
+  if (!code.trim()) return { ...state, error: "Enter the code of your authenticator app, or a recovery code." };
+  try {
+    await signIn("credentials", { code, redirectTo: HOME });
+  } catch (error) {
+    if (error instanceof SecondFactorExpired) return { ...state, step: "password", error: "That took too long. Sign in again." };
+    if (error instanceof TooManySignInAttempts) return { ...state, error: tooMany(error) };
+    if (error instanceof AuthError) return { ...state, error: "Wrong code. Try the current one, or a recovery code." };
+    throw error;
+  }
+  return { ...state, error: null };
+}
+
+/** "Use another account": forgets the sign-in waiting for its code. */
+export async function cancelSecondFactorAction(): Promise<void> {
+  await endSecondFactor();
+  redirect("/console/sign-in");
 }
 
 /**

@@ -1,5 +1,5 @@
 import { redirect } from "next/navigation";
 
 export default function ConsoleHome() {
-  redirect("/console/api-keys");
+  redirect("/console/overview");
 }

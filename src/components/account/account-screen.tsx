@@ -10,9 +10,11 @@ import { HeadedSection } from "@/components/ui/page-header";
 import { Loaded, Notice } from "@/components/ui/states";
 import { dangerButton, secondaryButton } from "@/components/ui/styles";
 import { messageOf, useTRPC } from "@/trpc/react";
+import { TwoFactorSection } from "./two-factor-section";
 
 // The signed-in user's own account: the external accounts that sign in as them (link one while
-// signed in, unlink one), and their console sessions (end every one of them at once).
+// signed in, unlink one), two-factor authentication, and their console sessions (end every one of
+// them at once).
 
 export interface AccountScreenProps {
   userId: string;
@@ -68,6 +70,7 @@ export function AccountScreen({ userId, providers, outcome }: AccountScreenProps
                 ))}
               </div>
             )}
+            <TwoFactorSection />
             <HeadedSection
               title="Sessions"
               level={2}

@@ -94,7 +94,9 @@ describe("the API reference model", () => {
     expect(me && curlCommand(me)).toContain('-H "X-API-KEY: $SVC_API_KEY"');
     for (const operation of operations) {
       const command = curlCommand(operation);
-      expect(command).not.toMatch(/-H "authorization:|bearer/i);
+      // An API key never goes in Authorization; the metrics scraper's own token does.
+      if (operation.access === "metrics") expect(command).toContain('-H "Authorization: Bearer $SVC_METRICS_TOKEN"');
+      else expect(command).not.toMatch(/-H "authorization:|bearer/i);
       const route = ROUTES.find((r) => r.id === operation.id);
       const pattern = new RegExp(`^${(route?.path ?? "").replace(/\{(\w+)\}/g, "(?<$1>[^/]+)")}$`);
       const url = command.split("\n")[0]?.match(/"\$SVC_URL([^"]+)"/)?.[1] ?? "";

@@ -141,6 +141,7 @@ function toOperation(route: RestOperation, document: OpenApiDocument): Operation
   const status = route.status ?? 200;
   const success = resolve(raw.responses[String(status)] ?? { $ref: "" }, document.components.responses);
   const body = raw.requestBody?.content["application/json"]?.schema;
+  const produces = route.produces ?? "application/json";
   return {
     id: route.id,
     method: route.method,
@@ -164,8 +165,8 @@ function toOperation(route: RestOperation, document: OpenApiDocument): Operation
     success: {
       status,
       secret: route.secret === true,
-      contentType: "application/json",
-      schema: dereference(success.content?.["application/json"]?.schema ?? {}, schemas),
+      contentType: produces,
+      schema: dereference(success.content?.[produces]?.schema ?? {}, schemas),
     },
     errors: errorGroups(route),
   };
@@ -336,7 +337,8 @@ export function curlCommand(operation: Operation): string {
     encodeURIComponent(String(operation.parameters.find((p) => p.in === "path" && p.name === name)?.example)),
   );
   const lines = [`curl -sS${operation.method === "GET" ? "" : ` -X ${operation.method}`} "$SVC_URL${path}"`];
-  if (operation.access !== "public") lines.push(`-H "X-API-KEY: $SVC_API_KEY"`);
+  if (operation.access === "metrics") lines.push(`-H "Authorization: Bearer $SVC_METRICS_TOKEN"`);
+  else if (operation.access !== "public") lines.push(`-H "X-API-KEY: $SVC_API_KEY"`);
   if (operation.requestBody) {
     lines.push(`-H "Content-Type: ${operation.requestBody.contentType}"`);
     lines.push(`-d ${shellQuote(JSON.stringify(exampleOf(operation.requestBody.schema), null, 2))}`);

@@ -7,6 +7,8 @@ import type { UserSummary } from "@/lib/schemas/users";
 import { primaryButton, secondaryButton, textLink } from "@/components/ui/styles";
 import { useTRPC } from "@/trpc/react";
 import { CreateKeyDialog } from "./create-key-dialog";
+import { EditKeyDialog } from "./edit-key-dialog";
+import { RollKeyDialog } from "./roll-key-dialog";
 import { KeyTable } from "./key-table";
 import { NewKeyDialog } from "./new-key-dialog";
 import { OwnerPicker } from "./owner-picker";
@@ -25,7 +27,8 @@ const FILTERS: { value: StatusFilter; label: string }[] = [
 
 const EMPTY_TEXT: Record<StatusFilter, string> = { all: "no API keys", active: "no active API keys", revoked: "no revoked API keys" };
 
-export function ApiKeysScreen() {
+/** `userId`: the signed-in admin, who owns the keys created here. */
+export function ApiKeysScreen({ userId }: { userId: string }) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const [owner, setOwner] = useState<UserSummary | null>(null);
@@ -33,6 +36,8 @@ export function ApiKeysScreen() {
   const [creating, setCreating] = useState(false);
   const [created, setCreated] = useState<CreatedApiKey | null>(null);
   const [revoking, setRevoking] = useState<ApiKey | null>(null);
+  const [editing, setEditing] = useState<ApiKey | null>(null);
+  const [rolling, setRolling] = useState<ApiKey | null>(null);
   const notice = useNotice();
   const revoke = useMutation(trpc.apiKeys.revoke.mutationOptions());
   const own = owner === null;
@@ -92,17 +97,37 @@ export function ApiKeysScreen() {
               ? { title: "No API keys yet", body: "Create a key to let an integration call the REST API as you.", action: createButton }
               : { title: `${whose} ${EMPTY_TEXT[status]}.`, body: status === "all" ? "Only a key's owner can create keys." : "Pick another status to see the rest." }
           }
-          onRevoke={own ? setRevoking : undefined}
+          actions={own ? { onEdit: setEditing, onRoll: setRolling, onRevoke: setRevoking } : undefined}
         />
       </div>
 
       <CreateKeyDialog
+        ownerId={userId}
         open={creating}
         onClose={() => setCreating(false)}
         onCreated={(key) => {
           setCreating(false);
           setCreated(key);
           notice.say(`API key “${key.name}” created.`);
+          void refresh();
+        }}
+      />
+      <EditKeyDialog
+        apiKey={editing}
+        onClose={() => setEditing(null)}
+        onSaved={(key) => {
+          setEditing(null);
+          notice.say(`API key “${key.name}” saved.`);
+          void refresh();
+        }}
+      />
+      <RollKeyDialog
+        apiKey={rolling}
+        onClose={() => setRolling(null)}
+        onRolled={(key) => {
+          setRolling(null);
+          setCreated(key);
+          notice.say(`API key “${key.name}” rolled.`);
           void refresh();
         }}
       />

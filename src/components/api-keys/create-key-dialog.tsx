@@ -3,15 +3,17 @@
 import { useQuery } from "@tanstack/react-query";
 import { useId, useState } from "react";
 import { useFormContext } from "react-hook-form";
-import { createApiKeyInput, type CreateApiKeyInput, type CreatedApiKey } from "@/lib/schemas/api-keys";
+import { createApiKeyInput, parseRateLimit, type CreateApiKeyInput, type CreatedApiKey } from "@/lib/schemas/api-keys";
 import { PermissionPicker } from "@/components/identity/permission-picker";
 import { Dialog } from "@/components/ui/dialog";
 import { describedBy, FieldError } from "@/components/ui/field-error";
 import { DialogButtons, Form, TextField, useFieldController, useSchemaForm } from "@/components/ui/form";
 import { hintClass, inputClass, labelClass } from "@/components/ui/styles";
 import { useTRPC, useTRPCClient } from "@/trpc/react";
+import { RestrictionFields, restrictionInput, restrictionValues, type RestrictionValues } from "./restriction-fields";
 
-// "Create API key": a name, scopes from the catalog grouped by resource, and an expiry. Checked
+// "Create API key": a name, scopes from the catalog grouped by resource, an expiry, an optional
+// rate limit and optional restrictions (organizations, networks). Checked
 // here with the schema the server enforces; what only the server knows (the platform's policy,
 // the clock) comes back as field errors and shows next to the field too.
 
@@ -30,28 +32,32 @@ const isoDate = (time: number) => new Date(time).toISOString().slice(0, 10);
 const daysFromNow = (days: number) => new Date(Date.now() + days * DAY_MS).toISOString();
 
 interface CreateKeyDialogProps {
+  /** The signed-in user, who will own the key. */
+  ownerId: string;
   open: boolean;
   onClose: () => void;
   onCreated: (key: CreatedApiKey) => void;
 }
 
-export function CreateKeyDialog({ open, onClose, onCreated }: CreateKeyDialogProps) {
+export function CreateKeyDialog({ ownerId, open, onClose, onCreated }: CreateKeyDialogProps) {
   return (
     <Dialog open={open} onClose={onClose} title="Create API key" description="The key acts as you, within the scopes you pick.">
-      <CreateKeyForm onCancel={onClose} onCreated={onCreated} />
+      <CreateKeyForm ownerId={ownerId} onCancel={onClose} onCreated={onCreated} />
     </Dialog>
   );
 }
 
-interface KeyValues {
+interface KeyValues extends RestrictionValues {
   name: string;
   scopes: string[];
   /** The expiry picked: a preset, a date, or never. */
   expires_at: Expiry;
   date: string;
+  /** `600/60` (requests per seconds), or empty for the platform's default. */
+  rate_limit: string;
 }
 
-function CreateKeyForm({ onCancel, onCreated }: { onCancel: () => void; onCreated: (key: CreatedApiKey) => void }) {
+function CreateKeyForm({ ownerId, onCancel, onCreated }: { ownerId: string; onCancel: () => void; onCreated: (key: CreatedApiKey) => void }) {
   const trpc = useTRPC();
   const client = useTRPCClient();
   const policy = useQuery(trpc.apiKeys.policy.queryOptions());
@@ -63,8 +69,8 @@ function CreateKeyForm({ onCancel, onCreated }: { onCancel: () => void; onCreate
 
   const form = useSchemaForm<KeyValues, CreateApiKeyInput>({
     schema: createApiKeyInput,
-    defaultValues: { name: "", scopes: [], expires_at: "90", date: "" },
-    toInput: ({ name, scopes, expires_at, date }, problem) => {
+    defaultValues: { name: "", scopes: [], expires_at: "90", date: "", rate_limit: "", ...restrictionValues(null) },
+    toInput: ({ name, scopes, expires_at, date, rate_limit, ...restrictions }, problem) => {
       if (scopes.length === 0) problem("scopes", "Pick at least one scope.");
       const choice = choiceOf(expires_at);
       let expiresAt: string | null = null;
@@ -75,7 +81,9 @@ function CreateKeyForm({ onCancel, onCreated }: { onCancel: () => void; onCreate
       } else if (choice !== "never") {
         expiresAt = daysFromNow(Number(choice));
       }
-      return { name, scopes, expires_at: expiresAt };
+      const rateLimit = rate_limit.trim() === "" ? null : parseRateLimit(rate_limit);
+      if (rateLimit === undefined) problem("rate_limit", "Write the rate limit as requests/seconds, like 600/60.");
+      return { name, scopes, expires_at: expiresAt, rate_limit: rateLimit ?? null, ...restrictionInput(restrictions) };
     },
     submit: async (input) => onCreated(await client.apiKeys.create.mutate(input)),
   });
@@ -93,9 +101,16 @@ function CreateKeyForm({ onCancel, onCreated }: { onCancel: () => void; onCreate
         dangerousNote="Dangerous: no API key ever carries it, so it cannot be picked."
       />
       <ExpiryField choice={choice} maxDays={maxDays} today={today} />
+      <RateLimitField />
+      <RestrictionFields ownerId={ownerId} />
       <DialogButtons onCancel={onCancel} label="Create key" pendingLabel="Creating…" />
     </Form>
   );
+}
+
+/** A key's own rate limit, typed as requests/seconds (create and edit dialogs). */
+export function RateLimitField() {
+  return <TextField name="rate_limit" label="Rate limit (optional)" placeholder="600/60" autoComplete="off" hint="Requests per seconds, like 600/60. Empty: the platform's default limit." />;
 }
 
 /** The expiry: presets the policy allows, a date, or never; the date field is part of the choice and shares its error. */

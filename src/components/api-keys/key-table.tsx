@@ -1,8 +1,10 @@
 "use client";
 
 import { keepPreviousData, useInfiniteQuery } from "@tanstack/react-query";
+import Link from "next/link";
 import { useState, type ReactNode } from "react";
-import type { ApiKey } from "@/lib/schemas/api-keys";
+import { EXPIRING_SOON_DAYS, type ApiKey } from "@/lib/schemas/api-keys";
+import { textLink } from "@/components/ui/styles";
 import { useTRPC } from "@/trpc/react";
 import { isDangerousScope } from "./catalog";
 import { keyListInput, keyListOptions, type StatusFilter } from "./queries";
@@ -11,18 +13,29 @@ import { ListView } from "@/components/ui/resource-section";
 import { RowActions, td } from "@/components/ui/table";
 import { WhenCell } from "@/components/ui/values";
 
-// The one table of API keys: the signed-in admin's own on the API keys screen (revocable there),
-// and anyone's on that screen or on a user's page (read-only: only a key's owner revokes it).
+// The one table of API keys: the signed-in admin's own on the API keys screen (editable, rollable
+// and revocable there), and anyone's on that screen or on a user's page (read-only: only a key's
+// owner changes it). Each name leads to the key's page (its usage).
 
-type KeyStatus = "Active" | "Revoked" | "Expired";
+type KeyStatus = "Active" | "Expires soon" | "Revoked" | "Expired";
 
-function statusOf(key: ApiKey, now: number): KeyStatus {
+const DAY_MS = 86_400_000;
+
+export function statusOf(key: ApiKey, now: number): KeyStatus {
   if (!key.is_active) return "Revoked";
-  if (key.expires_at && Date.parse(key.expires_at) <= now) return "Expired";
-  return "Active";
+  const expires = key.expires_at ? Date.parse(key.expires_at) : Infinity;
+  if (expires <= now) return "Expired";
+  return expires <= now + EXPIRING_SOON_DAYS * DAY_MS ? "Expires soon" : "Active";
 }
 
-const STATUS_TONE: Record<KeyStatus, Tone> = { Active: "good", Revoked: "neutral", Expired: "warn" };
+export const STATUS_TONE: Record<KeyStatus, Tone> = { Active: "good", "Expires soon": "warn", Revoked: "neutral", Expired: "warn" };
+
+/** What the signed-in owner may do with a key of the table. */
+export interface KeyActions {
+  onEdit: (key: ApiKey) => void;
+  onRoll: (key: ApiKey) => void;
+  onRevoke: (key: ApiKey) => void;
+}
 
 const VISIBLE_SCOPES = 3;
 
@@ -71,11 +84,11 @@ interface KeyTableProps {
   status?: StatusFilter;
   caption: string;
   empty: { title: string; body?: ReactNode; action?: ReactNode };
-  /** Absent when the keys are another user's: only the owner revokes. */
-  onRevoke?: (key: ApiKey) => void;
+  /** Absent when the keys are another user's: only the owner changes them. */
+  actions?: KeyActions;
 }
 
-export function KeyTable({ ownerId, status = "all", caption, empty, onRevoke }: KeyTableProps) {
+export function KeyTable({ ownerId, status = "all", caption, empty, actions }: KeyTableProps) {
   const trpc = useTRPC();
   const list = useInfiniteQuery({ ...keyListOptions(trpc, keyListInput(ownerId, status)), placeholderData: keepPreviousData });
   const [now] = useState(() => Date.now());
@@ -84,13 +97,15 @@ export function KeyTable({ ownerId, status = "all", caption, empty, onRevoke }: 
       query={list}
       noun="API keys"
       caption={caption}
-      columns={["Name", "Prefix", "Scopes", "Created", "Expires", "Last used", "Status", ...(onRevoke ? [{ label: "Actions", hidden: true as const }] : [])]}
+      columns={["Name", "Prefix", "Scopes", "Created", "Expires", "Last used", "Status", ...(actions ? [{ label: "Actions", hidden: true as const }] : [])]}
       row={(key) => {
         const keyStatus = statusOf(key, now);
         return (
           <>
             <th scope="row" className={`${td} min-w-40 text-left font-medium break-words`}>
-              {key.name}
+              <Link href={`/console/api-keys/${key.id}`} className={textLink}>
+                {key.name}
+              </Link>
             </th>
             <td className={`${td} font-mono whitespace-nowrap`}>{key.key_prefix}…</td>
             <td className={td}>
@@ -102,7 +117,15 @@ export function KeyTable({ ownerId, status = "all", caption, empty, onRevoke }: 
             <td className={td}>
               <Badge tone={STATUS_TONE[keyStatus]}>{keyStatus}</Badge>
             </td>
-            {onRevoke && <RowActions actions={key.is_active ? [{ label: "Revoke", ariaLabel: `Revoke ${key.name}`, onClick: () => onRevoke(key), danger: true }] : []} />}
+            {actions && (
+              <RowActions
+                actions={[
+                  ...(key.is_active ? [{ label: "Edit", ariaLabel: `Edit ${key.name}`, onClick: () => actions.onEdit(key) }] : []),
+                  ...(keyStatus === "Active" || keyStatus === "Expires soon" ? [{ label: "Roll", ariaLabel: `Roll ${key.name}`, onClick: () => actions.onRoll(key) }] : []),
+                  ...(key.is_active ? [{ label: "Revoke", ariaLabel: `Revoke ${key.name}`, onClick: () => actions.onRevoke(key), danger: true }] : []),
+                ]}
+              />
+            )}
           </>
         );
       }}

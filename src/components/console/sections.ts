@@ -6,6 +6,7 @@ export interface ConsoleSection {
 }
 
 export const SECTIONS: readonly ConsoleSection[] = [
+  { href: "/console/overview", label: "Overview" },
   { href: "/console/api-keys", label: "API keys" },
   { href: "/console/organizations", label: "Organizations" },
   { href: "/console/users", label: "Users" },
@@ -14,5 +15,6 @@ export const SECTIONS: readonly ConsoleSection[] = [
   { href: "/console/models", label: "Models" },
   { href: "/console/oauth-clients", label: "OAuth clients" },
   { href: "/console/settings", label: "Platform settings" },
+  { href: "/console/audit-log", label: "Audit log" },
 ];
 

@@ -11,7 +11,7 @@ export interface SignedInUser {
 
 function Brand() {
   return (
-    <Link href="/console/api-keys" className="flex items-center gap-2 font-semibold tracking-tight">
+    <Link href="/console/overview" className="flex items-center gap-2 font-semibold tracking-tight">
       {/* eslint-disable-next-line @next/next/no-img-element -- tiny local SVG, no optimisation needed */}
       <img src="/favicon.svg" alt="" width={24} height={24} />
       svc console

@@ -7,6 +7,8 @@ import { messageOf, useTRPC } from "@/trpc/react";
 import { userOptions } from "./queries";
 import { EffectivePermissionsSection, GrantsSection, MembershipsSection } from "./user-access";
 import { ApiKeysSection, IdentitiesSection } from "./user-links";
+import { TwoFactorAdminSection } from "./user-two-factor";
+import { UserActivitySection } from "@/components/audit/audit-log";
 import { NewPasswordDialog, ProfileForm, ResetPasswordDialog } from "./user-profile";
 import { Badge } from "@/components/ui/badge";
 import { ConfirmDialog } from "@/components/ui/confirm-dialog";
@@ -15,7 +17,7 @@ import { BackLink, FormAlert, Loaded, Notice } from "@/components/ui/states";
 import { dangerButton, secondaryButton } from "@/components/ui/styles";
 
 // One user: profile, password, deletion and restore; their organizations, role grants and
-// effective permissions; linked identities and API keys. A deleted user shows only what restoring
+// effective permissions; linked identities, two-factor authentication and API keys. A deleted user shows only what restoring
 // needs.
 
 export function UserDetailScreen({ userId, justCreated }: { userId: string; justCreated: boolean }) {
@@ -101,9 +103,11 @@ function UserDetail({ u, justCreated }: { u: User; justCreated: boolean }) {
           <GrantsSection user={u} onNotice={setNotice} />
           <EffectivePermissionsSection user={u} />
           <IdentitiesSection user={u} onNotice={setNotice} />
+          <TwoFactorAdminSection user={u} onNotice={setNotice} />
           <ApiKeysSection user={u} />
         </>
       )}
+      <UserActivitySection userId={u.id} />
 
       <ResetPasswordDialog
         user={resetting}

@@ -6,7 +6,7 @@ import { InputRow } from "./form";
 import { primaryButton, secondaryButton } from "./styles";
 
 /** A secret shown once: read-only, selected on focus, with a copy button. */
-function SecretField({ label, value, copyLabel }: { label: string; value: string; copyLabel: string }) {
+export function SecretField({ label, value, copyLabel }: { label: string; value: string; copyLabel: string }) {
   const id = useId();
   const [copied, setCopied] = useState<"yes" | "failed" | null>(null);
 
@@ -47,12 +47,13 @@ function SecretField({ label, value, copyLabel }: { label: string; value: string
   );
 }
 
-/** The warning above a secret shown once. */
-function ShownOnceWarning({ what }: { what: string }) {
+/** The warning above a secret (or, `plural`, several) shown once. */
+export function ShownOnceWarning({ what, plural = false }: { what: string; plural?: boolean }) {
   return (
     <p className="rounded-md border border-amber-300 bg-amber-50 px-3 py-2 text-sm font-medium text-amber-900 dark:border-amber-800 dark:bg-amber-950 dark:text-amber-100">
-      This is the only time the {what} is shown. Copy it now and keep it somewhere safe: it will not be shown again, and it is not stored anywhere it could
-      be shown from.
+      {plural
+        ? `This is the only time the ${what} are shown. Copy them now and keep them somewhere safe: they will not be shown again, and they are not stored anywhere they could be shown from.`
+        : `This is the only time the ${what} is shown. Copy it now and keep it somewhere safe: it will not be shown again, and it is not stored anywhere it could be shown from.`}
     </p>
   );
 }

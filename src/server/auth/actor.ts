@@ -1,6 +1,8 @@
 import "server-only";
 import type { Grants } from "./grants";
+import type { AllowedNetworks } from "./networks";
 import type { Permission } from "@/lib/permissions";
+import type { RateLimit } from "@/lib/schemas/api-keys";
 
 // Who is acting. Every service function takes one; authorization (authorize.ts) reads it.
 
@@ -14,6 +16,11 @@ export interface UserIdentity {
 export interface SessionActor extends UserIdentity {
   kind: "session";
   grants: Grants;
+  /**
+   * A sys_admin without two-factor authentication while the platform requires it: the session may
+   * do nothing but set it up (operations declaring `duringTwoFactorSetup`).
+   */
+  mustSetUpTwoFactor?: boolean;
 }
 
 /** An integration presenting X-API-KEY: acts for the key's owner, within the key's scopes. */
@@ -21,7 +28,21 @@ export interface ApiKeyActor extends UserIdentity {
   kind: "api_key";
   /** The owner's grants at request time. */
   grants: Grants;
-  key: { id: string; prefix: string; expiresAt: Date | null; scopes: readonly Permission[] };
+  /**
+   * `rateLimit`: the limit its requests count against (its own, else the platform default).
+   * `allowedOrgIds`: the only organizations it acts in (undefined: all its owner's); `allowedCidrs`
+   * and `networks` (parsed): where it may be used from (undefined: anywhere).
+   */
+  key: {
+    id: string;
+    prefix: string;
+    expiresAt: Date | null;
+    scopes: readonly Permission[];
+    rateLimit: RateLimit;
+    allowedOrgIds?: ReadonlySet<string>;
+    allowedCidrs?: readonly string[];
+    networks?: AllowedNetworks;
+  };
 }
 
 /** The operator CLI, seed and start-up: trusted code with every permission. */

@@ -1,21 +1,27 @@
 import "server-only";
 import { LRUCache } from "lru-cache";
-import { CoalescedTouch } from "@/server/db/bookkeeping";
+import { CoalescedTouch, KeyUsage } from "@/server/db/bookkeeping";
 import { queryRows } from "@/server/db/client";
 import { dataLayer } from "@/server/db/data-layer";
 import { DomainError } from "@/server/errors";
 import type { ApiKeyActor } from "./actor";
 import { hashKey, isWellFormedKey } from "./api-key-format";
 import { loadGrants, type Grants } from "./grants";
-import { ensureListening, onInvalidation } from "./invalidation";
+import { listenForInvalidations, listeningForInvalidations, onInvalidation } from "./invalidation";
+import { addressAllowed, parseNetworks } from "./networks";
 import { isPermission } from "@/lib/permissions";
+import { BUILT_IN_DEFAULT_RATE_LIMIT, DEFAULT_RATE_LIMIT_SETTING, rateLimitOf } from "@/server/limits/api-limits";
+import { metrics } from "@/server/metrics";
 
 // The X-API-KEY stage: checksum (no database work for a malformed value) → SHA-256 → cached
 // lookup → an ApiKeyActor carrying the owner's memberships and grants and the key's scopes.
 // Resolutions are cached per process (bounded, short TTL) and dropped at once on invalidation.
 // Past its TTL an entry is still served while one background lookup refreshes it (up to twice the
 // TTL); TTLs are jittered so keys cached together do not expire together; concurrent misses on one
-// key share one lookup. A lookup that straddles an invalidation is not cached.
+// key share one lookup. A lookup that straddles an invalidation is not cached, and nothing is
+// cached or served from the cache while this process does not hear invalidations (its LISTEN
+// connection is down): each request then looks its key up. The lookup also reads the platform's
+// default rate limit, so the limit costs no query of its own.
 
 const CACHE_MAX = 10_000;
 const CACHE_TTL_MS = 30_000;
@@ -48,7 +54,7 @@ function lookup(hash: string): Promise<Resolution> {
     const started = generation;
     pending = resolve(hash)
       .then((resolution) => {
-        if (generation === started) remember(hash, resolution);
+        if (generation === started && listeningForInvalidations()) remember(hash, resolution);
         return resolution;
       })
       .finally(() => inflight.delete(hash));
@@ -68,6 +74,7 @@ function grantsOf(userId: string): Promise<Grants> {
   const cached = ownerGrants.get(userId);
   if (cached) return cached;
   const grants = loadGrants(dataLayer("system:auth"), userId);
+  if (!listeningForInvalidations()) return grants;
   ownerGrants.set(userId, grants);
   grants.catch(() => ownerGrants.delete(userId));
   return grants;
@@ -89,6 +96,10 @@ interface KeyRow {
   user_id: string;
   key_prefix: string;
   scopes: unknown;
+  rate_limit: unknown;
+  default_rate_limit: unknown;
+  allowed_org_ids: string[] | null;
+  allowed_cidrs: string[] | null;
   expires_at: Date | null;
   usable: boolean;
   username: string;
@@ -97,13 +108,24 @@ interface KeyRow {
 
 // One statement, straight through the pool (queryRows): a lookup costs a third of a millisecond of
 // CPU instead of Prisma's several, which matters when a burst of cached keys is refreshed at once.
-const KEY_LOOKUP = `SELECT k.id, k.user_id, k.key_prefix, k.scopes, k.expires_at,
-    k.is_active AND NOT k.is_deleted AND NOT u.is_deleted AS usable, u.username, u.display_name
+const KEY_LOOKUP = `SELECT k.id, k.user_id, k.key_prefix, k.scopes, k.rate_limit, k.expires_at, k.allowed_org_ids, k.allowed_cidrs,
+    k.is_active AND NOT k.is_deleted AND NOT u.is_deleted AS usable, u.username, u.display_name,
+    (SELECT s.value FROM platform_settings s WHERE s.key = $2 AND NOT s.is_deleted) AS default_rate_limit
   FROM api_keys k JOIN users u ON u.id = k.user_id
   WHERE k.key_hash = $1`;
 
+/** A key's restrictions, parsed once per resolution; an empty list restricts nothing. */
+function restrictionsOf(key: Pick<KeyRow, "allowed_org_ids" | "allowed_cidrs">): Pick<ApiKeyActor["key"], "allowedOrgIds" | "allowedCidrs" | "networks"> {
+  const orgs = key.allowed_org_ids ?? [];
+  const cidrs = key.allowed_cidrs ?? [];
+  return {
+    ...(orgs.length > 0 ? { allowedOrgIds: new Set(orgs) } : {}),
+    ...(cidrs.length > 0 ? { allowedCidrs: cidrs, networks: parseNetworks(cidrs) } : {}),
+  };
+}
+
 async function resolve(hash: string): Promise<Resolution> {
-  const [key] = await queryRows<KeyRow>(KEY_LOOKUP, [hash]);
+  const [key] = await queryRows<KeyRow>(KEY_LOOKUP, [hash, DEFAULT_RATE_LIMIT_SETTING]);
   if (!key) return { status: "unknown" };
   if (!key.usable) return { status: "revoked", keyId: key.id, userId: key.user_id };
   const grants = await grantsOf(key.user_id);
@@ -116,43 +138,101 @@ async function resolve(hash: string): Promise<Resolution> {
       username: key.username,
       displayName: key.display_name,
       grants,
-      key: { id: key.id, prefix: key.key_prefix, expiresAt: key.expires_at, scopes },
+      key: {
+        id: key.id,
+        prefix: key.key_prefix,
+        expiresAt: key.expires_at,
+        scopes,
+        rateLimit: rateLimitOf(key.rate_limit) ?? rateLimitOf(key.default_rate_limit) ?? BUILT_IN_DEFAULT_RATE_LIMIT,
+        ...restrictionsOf(key),
+      },
     },
   };
 }
 
-/**
- * The actor of a presented X-API-KEY value, or the 401 that refuses it: straight from the cache
- * when the key is known (no promise on the hot path), else once its lookup completes. A refusal is
- * thrown, at once or as the promise's rejection.
- */
-export function authenticateApiKey(raw: string): ApiKeyActor | Promise<ApiKeyActor> {
-  if (!isWellFormedKey(raw)) throw new DomainError("invalid_api_key", "The API key is not valid.");
-  ensureListening();
-  const hash = hashKey(raw);
-  const cached = cache.get(hash);
-  const now = Date.now();
-  if (cached) {
-    if (now >= cached.fresh) void lookup(hash).catch(() => undefined);
-    return accept(cached.resolution, now);
-  }
-  return lookup(hash).then((resolution) => accept(resolution, Date.now()));
+// The key a refusal was about, when the key is known (revoked, expired, used from elsewhere): its
+// usage counts the refusal.
+const refusedKeys = new WeakMap<DomainError, string>();
+
+/** The id of the known key a refusal of this stage was about, if any. */
+export const refusedKeyOf = (error: unknown): string | undefined => (error instanceof DomainError ? refusedKeys.get(error) : undefined);
+
+function refusal(keyId: string, error: DomainError): DomainError {
+  refusedKeys.set(error, keyId);
+  return error;
 }
 
-function accept(resolution: Resolution, now: number): ApiKeyActor {
-  if (resolution.status === "unknown") throw new DomainError("invalid_api_key", "The API key is not valid.");
-  if (resolution.status === "revoked") throw new DomainError("api_key_revoked", "The API key has been revoked.");
+/**
+ * The actor of a presented X-API-KEY value, or the 401 (or, from an address outside the key's
+ * networks, the 403) that refuses it: straight from the cache when the key is known (no promise on
+ * the hot path), else once its lookup completes. A refusal is thrown, at once or as the promise's
+ * rejection.
+ */
+export function authenticateApiKey(raw: string, clientAddress = "unknown"): ApiKeyActor | Promise<ApiKeyActor> {
+  const { keyAuthentications, keyCache } = metrics();
+  if (!isWellFormedKey(raw)) {
+    keyAuthentications.inc({ outcome: "invalid" });
+    throw new DomainError("invalid_api_key", "The API key is not valid.");
+  }
+  listenForInvalidations();
+  const hash = hashKey(raw);
+  const trusted = listeningForInvalidations();
+  const cached = trusted ? cache.get(hash) : undefined;
+  const now = Date.now();
+  if (cached) {
+    const stale = now >= cached.fresh;
+    keyCache.inc({ result: stale ? "stale" : "hit" });
+    if (stale) void lookup(hash).catch(() => undefined);
+    return accept(cached.resolution, now, clientAddress);
+  }
+  keyCache.inc({ result: trusted ? "miss" : "bypass" });
+  return lookup(hash).then(
+    (resolution) => accept(resolution, Date.now(), clientAddress),
+    (error: unknown) => {
+      keyAuthentications.inc({ outcome: "unavailable" });
+      throw error;
+    },
+  );
+}
+
+function accept(resolution: Resolution, now: number, clientAddress: string): ApiKeyActor {
+  const { keyAuthentications } = metrics();
+  if (resolution.status === "unknown") {
+    keyAuthentications.inc({ outcome: "invalid" });
+    throw new DomainError("invalid_api_key", "The API key is not valid.");
+  }
+  if (resolution.status === "revoked") {
+    keyAuthentications.inc({ outcome: "revoked" });
+    throw refusal(resolution.keyId, new DomainError("api_key_revoked", "The API key has been revoked."));
+  }
   const { actor } = resolution;
   if (actor.key.expiresAt && actor.key.expiresAt.getTime() <= now) {
-    throw new DomainError("api_key_expired", "The API key has expired.");
+    keyAuthentications.inc({ outcome: "expired" });
+    throw refusal(actor.key.id, new DomainError("api_key_expired", "The API key has expired."));
   }
+  if (actor.key.networks && !addressAllowed(actor.key.networks, clientAddress)) {
+    keyAuthentications.inc({ outcome: "ip_not_allowed" });
+    throw refusal(actor.key.id, new DomainError("ip_not_allowed", "This API key may not be used from your address."));
+  }
+  keyAuthentications.inc({ outcome: "accepted" });
   recordUse(actor.key.id);
   return actor;
 }
 
-// last_used_at: best effort, off the request path (see db/bookkeeping.ts).
+// last_used_at and usage: best effort, off the request path (see db/bookkeeping.ts).
 const keyUse = new CoalescedTouch({ table: "api_keys", column: "last_used_at" });
 const recordUse = (keyId: string) => keyUse.record(keyId);
+const usage = new KeyUsage();
+
+/** Counts a key's request by the status it was answered with, from this address and user agent. */
+export const recordKeyUsage = (keyId: string, status: number, address: string, userAgent: string | null): void =>
+  usage.record(keyId, status, address, userAgent);
 
 /** Writes pending last_used_at values now; returns the number of rows written. */
 export const flushLastUsed = (): Promise<number> => keyUse.flush();
+
+/** Writes the usage counted so far now; returns the number of keys written. */
+export const flushKeyUsage = (): Promise<number> => usage.flush();
+
+/** Deletes usage buckets past their retention now. */
+export const pruneKeyUsage = (): Promise<void> => usage.prune();

@@ -1,7 +1,9 @@
 import "server-only";
+import { createHash, timingSafeEqual } from "node:crypto";
 import { ALL_PERMISSIONS, isDangerous, isPermission, PERMISSIONS, type Permission } from "@/lib/permissions";
 import { DomainError } from "@/server/errors";
-import type { Actor, UserActor } from "./actor";
+import { env } from "@/server/env";
+import { systemActor, type Actor, type SystemActor, type UserActor } from "./actor";
 import type { Grants } from "./grants";
 
 // The one place that decides "may this actor do this": the declared access of every operation,
@@ -33,12 +35,18 @@ export function isSysAdmin(actor: Actor): boolean {
 const keyAllows = (actor: Actor, permission: Permission): boolean =>
   actor.kind !== "api_key" || (!isDangerous(permission) && actor.key.scopes.includes(permission));
 
+/** A key restricted to some organizations (`allowed_org_ids`) acts in no other, whatever its owner holds. */
+const keyRestrictedFrom = (actor: Actor, orgId: string): boolean =>
+  actor.kind === "api_key" && actor.key.allowedOrgIds !== undefined && !actor.key.allowedOrgIds.has(orgId);
+
 /**
- * An organization that is not active is read-only to everyone but sys_admins, and out of reach of
- * API keys entirely (a sys_admin's excepted).
+ * Organizations a key answers for as if its owner were not a member: those outside its
+ * `allowed_org_ids`, and any that is not active (read-only to everyone but sys_admins, and out of
+ * reach of API keys entirely, a sys_admin's excepted).
  */
 const keyShutOut = (actor: Actor, orgId: string | undefined): boolean =>
-  actor.kind === "api_key" && orgId !== undefined && !actor.grants.isSysAdmin && actor.grants.inactive.has(orgId);
+  actor.kind === "api_key" && orgId !== undefined &&
+  (keyRestrictedFrom(actor, orgId) || (!actor.grants.isSysAdmin && actor.grants.inactive.has(orgId)));
 
 /** Does the actor hold `permission`, globally or in organization `orgId`? */
 export function holds(actor: Actor, permission: Permission, orgId?: string): boolean {
@@ -67,8 +75,7 @@ export function requirePermission(actor: Actor, permission: Permission, orgId?: 
 export function requireOrgPermission(actor: Actor, permission: Permission, orgId: string, options: { list?: boolean } = {}): void {
   const visible =
     actor.kind === "system" ||
-    actor.grants.isSysAdmin ||
-    (!keyShutOut(actor, orgId) && (actor.grants.global.has(permission) || actor.grants.memberships.has(orgId)));
+    (!keyShutOut(actor, orgId) && (actor.grants.isSysAdmin || actor.grants.global.has(permission) || actor.grants.memberships.has(orgId)));
   if (!visible) {
     throw options.list ? lacking(permission, "You are not a member of this organization.") : new DomainError("not_found", "No such organization or resource.");
   }
@@ -84,26 +91,63 @@ export type DeclaredAccess =
   | "public"
   | "authenticated"
   | "session"
+  | "metrics"
   | { permission: Permission; sysAdmin?: boolean; org?: string; list?: boolean; anyOrg?: boolean };
+
+const METRICS_SCRAPER = "metrics";
+const digest = (value: string) => createHash("sha256").update(value).digest();
+const LOOPBACK = /^(127\.\d{1,3}\.\d{1,3}\.\d{1,3}|::1)$/;
+
+/**
+ * Who may read the metrics: whoever sends `Authorization: Bearer <SVC_METRICS_TOKEN>`; without a
+ * token configured, a client on this machine (a loopback address) and nobody else.
+ */
+export function metricsScraper(authorization: string | null, clientAddress: string): SystemActor {
+  const token = env().SVC_METRICS_TOKEN;
+  if (token === undefined) {
+    if (!LOOPBACK.test(clientAddress)) throw new DomainError("forbidden", "Metrics are served to this machine only, unless SVC_METRICS_TOKEN is set.");
+    return systemActor(METRICS_SCRAPER);
+  }
+  const presented = /^bearer\s+(\S+)\s*$/i.exec(authorization ?? "")?.[1];
+  // Compared as digests, in constant time: the answer's timing tells nothing of the token.
+  if (!presented || !timingSafeEqual(digest(presented), digest(token))) {
+    throw new DomainError("unauthenticated", "Send the metrics token as Authorization: Bearer.");
+  }
+  return systemActor(METRICS_SCRAPER);
+}
 
 /**
  * Decides a call of an operation, from its declaration and its path parameters: the declared
  * permission (in the organization the `org` parameter names), sys_admin where declared, and
- * `include_deleted`, which only sys_admins may pass. The console is for sys_admins only.
+ * `include_deleted`, which only sys_admins may pass. The console is for sys_admins only. A session
+ * held to setting up two-factor authentication reaches only the operations that set it up.
  */
 export function authorizeOperation(
   access: DeclaredAccess,
   actor: Actor | null,
   params: Record<string, unknown>,
-  options: { console?: boolean; write?: boolean } = {},
+  options: { console?: boolean; write?: boolean; duringTwoFactorSetup?: boolean } = {},
 ): asserts actor is Actor {
   if (access === "public") return;
   if (!actor) throw new DomainError("unauthenticated", "Send an API key in the X-API-KEY header, or sign in.");
+  if (actor.kind === "session" && actor.mustSetUpTwoFactor && !options.duringTwoFactorSetup) {
+    throw new DomainError("forbidden", "Set up two-factor authentication first: the platform requires it of sys_admins.");
+  }
   if (access === "authenticated") return;
   if (access === "session") {
     if (actor.kind !== "session") throw new DomainError("forbidden", "Only a signed-in console session may do this, never an API key.");
     if (options.console) requireSysAdmin(actor);
     return;
+  }
+  if (access === "metrics") {
+    if (actor.kind !== "system" || actor.name !== METRICS_SCRAPER) throw new DomainError("forbidden", "This is for the metrics scraper.");
+    return;
+  }
+  // An organization in the path that a restricted key may not act in looks missing, whatever the
+  // route declares (organization-scoped routes answer through requireOrgPermission below).
+  const orgInPath = params.org_id;
+  if (!access.org && typeof orgInPath === "string" && keyRestrictedFrom(actor, orgInPath)) {
+    throw new DomainError("not_found", "No such organization or resource.");
   }
   // Inside an organization, its visibility comes first: another tenant's looks missing to everyone.
   if (access.org) {
@@ -126,6 +170,10 @@ export function authorizeIncludeDeleted(actor: Actor | null, query: unknown): vo
 
 /** The organizations whose profile the actor may read: every one, or those of these ids. */
 export function readableOrganizations(actor: Actor): "all" | string[] {
+  if (actor.kind === "api_key" && actor.key.allowedOrgIds !== undefined) {
+    const global = holds(actor, "svc:system:orgs:read");
+    return [...actor.key.allowedOrgIds].filter((orgId) => !keyShutOut(actor, orgId) && (global || holds(actor, "svc:org:read", orgId)));
+  }
   if (actor.kind === "system" || holds(actor, "svc:system:orgs:read")) return "all";
   return [...actor.grants.memberships.keys()].filter((orgId) => holds(actor, "svc:org:read", orgId));
 }

@@ -1,5 +1,4 @@
 import "server-only";
-import { createHmac, timingSafeEqual } from "node:crypto";
 import { cookies } from "next/headers";
 import { dataLayer } from "@/server/db/data-layer";
 import { mapDatabaseError } from "@/server/db/errors";
@@ -7,6 +6,7 @@ import { DomainError } from "@/server/errors";
 import { log } from "@/server/log";
 import type { SessionActor } from "./actor";
 import { enabledOAuthProviders, storedProviderName } from "./oauth";
+import { seal, unseal } from "./sealed";
 
 // Linking an external account to the signed-in user, from the user's own profile: the console asks
 // for a link (a same-origin POST of the session), which leaves a short-lived intent in a signed,
@@ -22,35 +22,9 @@ interface Intent {
   user: string;
   epoch: number;
   provider: string;
-  expires: number;
 }
 
-function secret(): string {
-  const value = process.env.AUTH_SECRET;
-  if (!value) throw new Error("AUTH_SECRET is not set");
-  return value;
-}
-
-const sign = (payload: string) => createHmac("sha256", `link-intent:${secret()}`).update(payload).digest("base64url");
-
-function seal(intent: Intent): string {
-  const payload = Buffer.from(JSON.stringify(intent)).toString("base64url");
-  return `${payload}.${sign(payload)}`;
-}
-
-function open(sealed: string | undefined): Intent | null {
-  const [payload, mac] = (sealed ?? "").split(".");
-  if (!payload || !mac) return null;
-  const expected = Buffer.from(sign(payload));
-  const given = Buffer.from(mac);
-  if (expected.length !== given.length || !timingSafeEqual(expected, given)) return null;
-  try {
-    const intent = JSON.parse(Buffer.from(payload, "base64url").toString("utf8")) as Intent;
-    return intent.expires > Date.now() ? intent : null;
-  } catch {
-    return null;
-  }
-}
+const PURPOSE = "link-intent";
 
 /** Starts linking `provider` to the signed-in user: answers where to send the browser. */
 export async function startLinking(actor: SessionActor, provider: string): Promise<{ redirect_url: string }> {
@@ -59,7 +33,7 @@ export async function startLinking(actor: SessionActor, provider: string): Promi
   }
   const user = await dataLayer("system:auth").user.findUniqueOrThrow({ where: { id: actor.userId }, select: { session_epoch: true } });
   const jar = await cookies();
-  jar.set(INTENT_COOKIE, seal({ user: actor.userId, epoch: user.session_epoch, provider, expires: Date.now() + INTENT_SECONDS * 1000 }), {
+  jar.set(INTENT_COOKIE, seal(PURPOSE, { user: actor.userId, epoch: user.session_epoch, provider } satisfies Intent, INTENT_SECONDS), {
     httpOnly: true,
     secure: true,
     sameSite: "lax",
@@ -78,7 +52,7 @@ export async function startLinking(actor: SessionActor, provider: string): Promi
  */
 export async function completeLinking(authJsProvider: string, providerUserId: string): Promise<true | string | null> {
   const jar = await cookies();
-  const intent = open(jar.get(INTENT_COOKIE)?.value);
+  const intent = unseal<Intent>(PURPOSE, jar.get(INTENT_COOKIE)?.value);
   if (!intent || intent.provider !== authJsProvider) return null;
   jar.delete(INTENT_COOKIE);
   const provider = storedProviderName(authJsProvider);

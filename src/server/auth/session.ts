@@ -3,15 +3,22 @@ import { randomBytes } from "node:crypto";
 import NextAuth, { type Session } from "next-auth";
 import Credentials from "next-auth/providers/credentials";
 import { dataLayer } from "@/server/db/data-layer";
+import { DomainError } from "@/server/errors";
+import { clientAddressOf, requestFactsOf } from "@/server/http/client";
+import { countAuthFailure, refuseWhileOverFailureLimit } from "@/server/limits/api-limits";
 import { log } from "@/server/log";
+import { SIGN_IN_ACTION } from "@/lib/schemas/audit";
+import { recordAlone } from "@/server/services/audit/service";
 import type { SessionActor } from "./actor";
 import { LRUCache } from "lru-cache";
 import { loadGrants } from "./grants";
-import { ensureListening, onInvalidation } from "./invalidation";
+import { listenForInvalidations, listeningForInvalidations, onInvalidation } from "./invalidation";
 import { completeLinking } from "./identity-linking";
 import { linkedUserId, linkExternalSignIn, oauthProviders } from "./oauth";
 import { hashPassword, verifyPassword } from "./passwords";
-import { signInThrottle } from "./sign-in-throttle";
+import { beginSecondFactor, endSecondFactor, pendingSecondFactor, SecondFactorExpired, SecondFactorRequired } from "./second-factor";
+import { signInThrottle, TooManySignInAttempts } from "./sign-in-throttle";
+import { hasTwoFactor, mustSetUpTwoFactor, spendSecondFactor } from "@/server/services/two-factor/service";
 
 // Console sessions (Auth.js): username-or-email and password, checked against the argon2id hash;
 // a JWT in an HttpOnly cookie carries the user id and the user's session epoch at sign-in. Who the
@@ -20,10 +27,32 @@ import { signInThrottle } from "./sign-in-throttle";
 // bumping the epoch (a new password, an unlinked identity, "sign out everywhere") ends every session.
 
 const SESSION_HOURS = 8;
+const SIGN_IN_PAGE = "/console/sign-in";
 
 // The hash of a random value nobody knows: verified against for unknown users, so that the time a
 // failed sign-in takes does not tell whether the account exists.
 const dummyHash = hashPassword(randomBytes(32).toString("hex"));
+
+/** A wrong password is a failed authentication, limited per client address like a bad API key. */
+async function asSignInRefusal(check: Promise<void>): Promise<void> {
+  try {
+    await check;
+  } catch (error) {
+    if (error instanceof DomainError && error.code === "rate_limited") throw new TooManySignInAttempts(Number(error.details.retry_after_seconds));
+    throw error;
+  }
+}
+
+/**
+ * A sign-in's outcome in the audit trail: the user it was for when the login named one (nothing of
+ * what was typed is kept), the client's address and User-Agent.
+ */
+function recordSignIn(request: Request, userId: string | null, outcome: "success" | "denied"): Promise<void> {
+  return recordAlone({
+    actor: null, userId, action: SIGN_IN_ACTION, outcome,
+    target: { type: "user", id: userId }, orgId: null, request: requestFactsOf(request),
+  });
+}
 
 export const { handlers, auth, signIn, signOut } = NextAuth({
   trustHost: true,
@@ -36,16 +65,23 @@ export const { handlers, auth, signIn, signOut } = NextAuth({
   cookies: {
     sessionToken: { name: "__Host-authjs.session-token", options: { httpOnly: true, sameSite: "lax", path: "/", secure: true } },
   },
-  pages: { signIn: "/console/sign-in", error: "/console/sign-in" },
+  pages: { signIn: SIGN_IN_PAGE, error: SIGN_IN_PAGE },
   providers: [
     Credentials({
-      credentials: { username: { label: "Username or email" }, password: { label: "Password", type: "password" } },
+      credentials: {
+        username: { label: "Username or email" },
+        password: { label: "Password", type: "password" },
+        code: { label: "Authentication code" },
+      },
       async authorize(credentials, request) {
+        const client = clientAddressOf(request);
+        const code = typeof credentials.code === "string" ? credentials.code.trim() : "";
+        if (code) return secondStep(code, client, request);
         const login = typeof credentials.username === "string" ? credentials.username.trim() : "";
         const password = typeof credentials.password === "string" ? credentials.password : "";
         if (!login || !password || login.length > 255 || password.length > 1024) return null;
-        const client = request.headers.get("x-forwarded-for")?.split(",")[0]?.trim() || "local";
-        signInThrottle.check(login, client);
+        await asSignInRefusal(refuseWhileOverFailureLimit(client));
+        await signInThrottle.check(login, client);
         const user = await dataLayer("system:auth").user.findFirst({
           where: login.includes("@") ? { email: login.toLowerCase() } : { username: login },
           select: { id: true, username: true, display_name: true, password_hash: true, session_epoch: true },
@@ -53,10 +89,19 @@ export const { handlers, auth, signIn, signOut } = NextAuth({
         // Verify against a fixed hash when the user does not exist, so timing does not tell.
         const ok = await verifyPassword(user?.password_hash ?? (await dummyHash), password);
         if (!user || !user.password_hash || !ok) {
-          signInThrottle.fail(login, client);
+          await recordSignIn(request, user?.id ?? null, "denied");
+          await signInThrottle.fail(login, client);
+          await asSignInRefusal(countAuthFailure(client));
           return null;
         }
-        signInThrottle.succeed(login);
+        await signInThrottle.succeed(login, client);
+        // No session yet: the sign-in page asks for a code (second-factor.ts); the sign-in is
+        // recorded once the code settles it.
+        if (await hasTwoFactor(user.id)) {
+          await beginSecondFactor(user.id, user.session_epoch);
+          throw new SecondFactorRequired();
+        }
+        await recordSignIn(request, user.id, "success");
         return { id: user.id, name: user.display_name ?? user.username, epoch: user.session_epoch };
       },
     }),
@@ -70,7 +115,16 @@ export const { handlers, auth, signIn, signOut } = NextAuth({
       // Linking from the signed-in user's own profile, or else an ordinary sign-in.
       const linked = await completeLinking(account.provider, account.providerAccountId);
       if (linked !== null) return linked;
-      return (await linkExternalSignIn({ provider: account.provider, providerUserId: account.providerAccountId, profile })) !== null;
+      const userId = await linkExternalSignIn({ provider: account.provider, providerUserId: account.providerAccountId, profile });
+      if (userId === null) return false;
+      // The external account is a first factor like a password: a user with two-factor is asked for a code.
+      if (await hasTwoFactor(userId)) {
+        const epoch = await sessionEpochOf(userId);
+        if (epoch === undefined) return false;
+        await beginSecondFactor(userId, epoch);
+        return SIGN_IN_PAGE;
+      }
+      return true;
     },
     async jwt({ token, user, account }) {
       // token.sub is always OUR user id: the credentials provider returns it; for an OAuth sign-in
@@ -108,6 +162,30 @@ export const { handlers, auth, signIn, signOut } = NextAuth({
 
 type SessionWithEpoch = Session & { epoch?: number };
 
+/**
+ * The second step of a sign-in: a code (TOTP or recovery) for the user who passed the first one.
+ * Wrong codes are throttled like passwords, and per user from every address as well, count as
+ * failed authentications of the client address, and are recorded as refused sign-ins.
+ */
+async function secondStep(code: string, client: string, request: Request) {
+  const pending = await pendingSecondFactor();
+  if (!pending) throw new SecondFactorExpired();
+  await asSignInRefusal(refuseWhileOverFailureLimit(client));
+  const account = `second-factor:${pending.user}`;
+  await signInThrottle.check(account, client, "code");
+  if (code.length > 40 || !(await spendSecondFactor(pending.user, code))) {
+    await recordSignIn(request, pending.user, "denied");
+    await signInThrottle.fail(account, client, "code");
+    await asSignInRefusal(countAuthFailure(client));
+    return null;
+  }
+  await signInThrottle.succeed(account, client, "code");
+  await endSecondFactor();
+  await recordSignIn(request, pending.user, "success");
+  const user = await dataLayer("system:auth").user.findUnique({ where: { id: pending.user }, select: { username: true, display_name: true } });
+  return user && { id: pending.user, name: user.display_name ?? user.username, epoch: pending.epoch };
+}
+
 async function sessionEpochOf(userId: string): Promise<number | undefined> {
   const user = await dataLayer("system:auth").user.findUnique({ where: { id: userId }, select: { session_epoch: true } });
   return user?.session_epoch;
@@ -131,11 +209,15 @@ async function loadAccount(userId: string): Promise<SessionAccount | null> {
   const user = await db.user.findUnique({ where: { id: userId }, select: { id: true, username: true, display_name: true, session_epoch: true } });
   if (!user) return null;
   const grants = await loadGrants(db, user.id);
-  return { epoch: user.session_epoch, actor: { kind: "session", userId: user.id, username: user.username, displayName: user.display_name, grants } };
+  const actor: SessionActor = { kind: "session", userId: user.id, username: user.username, displayName: user.display_name, grants };
+  if (await mustSetUpTwoFactor(user.id, grants.isSysAdmin)) actor.mustSetUpTwoFactor = true;
+  return { epoch: user.session_epoch, actor };
 }
 
 function accountOf(userId: string): Promise<SessionAccount | null> {
-  ensureListening();
+  listenForInvalidations();
+  // Unheard invalidations would leave a stale account here: read afresh until the listener is back.
+  if (!listeningForInvalidations()) return loadAccount(userId);
   let account = accounts.get(userId);
   if (!account) {
     account = loadAccount(userId);

@@ -1,20 +1,28 @@
 import "server-only";
+import { createHash } from "node:crypto";
 import { CredentialsSignin } from "next-auth";
+import { failureCounterKey } from "@/server/limits/api-limits";
+import { limiterStore, type Limiter, type LimiterStore, type LimitState } from "@/server/limits/store";
 
-// Failed sign-ins are throttled per account and per client address. After a few failures each
-// further attempt must wait, doubling up to a cap; a success clears the account's record. The
-// message never says whether the account exists.
+// Failed sign-ins (a wrong password, a wrong second factor) are throttled twice, in the rate-limit
+// store (per process, or shared by every replica through Redis):
+// - per account AND client address: a few free failures, then the pair waits out its window. A
+//   stranger elsewhere only ever throttles their own pair, so they cannot lock an admin out;
+// - per client address across accounts: spraying many accounts from one address is slowed;
+// - for a second factor, per account from every address too: whoever is asked for the code has the
+//   password already, so spreading guesses over many addresses must not multiply them.
+// Counters expire with their window (nothing is ever cleared wholesale to make room), and an address
+// can only create new counters as fast as its own limits allow. A success forgets the pair's count.
+// The answer never says whether the account exists: an unknown account counts like a known one.
 
-const FREE_FAILURES = { account: 5, client: 20 } as const;
-const BASE_WAIT_MS = 1_000;
-const MAX_WAIT_MS = 15 * 60_000;
-const FORGET_AFTER_MS = 60 * 60_000;
-const MAX_TRACKED = 50_000;
+export const SIGN_IN_LIMITS = {
+  accountAndAddress: { name: "sign-in:account+address", points: 5, windowSeconds: 15 * 60 },
+  address: { name: "sign-in:address", points: 30, windowSeconds: 60 * 60 },
+  secondFactor: { name: "sign-in:second-factor", points: 10, windowSeconds: 15 * 60 },
+} as const;
 
-interface Record {
-  failures: number;
-  last: number;
-}
+/** What failed: a password (or any first factor), or the code of a second factor. */
+export type SignInStep = "password" | "code";
 
 export class TooManySignInAttempts extends CredentialsSignin {
   code = "rate_limited";
@@ -23,36 +31,58 @@ export class TooManySignInAttempts extends CredentialsSignin {
   }
 }
 
-export class Throttle {
-  private readonly accounts = new Map<string, Record>();
-  private readonly clients = new Map<string, Record>();
+// The account as typed (case-insensitive), hashed: a bounded key that does not spell the login.
+const pairKey = (account: string, address: string) =>
+  `${createHash("sha256").update(account.trim().toLowerCase()).digest("base64url")}@${failureCounterKey(address)}`;
 
-  private waitMs(record: Record | undefined, free: number, now: number): number {
-    if (!record || now - record.last > FORGET_AFTER_MS || record.failures < free) return 0;
-    const wait = Math.min(MAX_WAIT_MS, BASE_WAIT_MS * 2 ** (record.failures - free));
-    return Math.max(0, record.last + wait - now);
+/** Spent: the free failures are used up (peek reports "allowed" up to and including the last one). */
+const spent = (state: LimitState) => state.remaining === 0;
+
+export class SignInThrottle {
+  private readonly pairs: Limiter;
+  private readonly addresses: Limiter;
+  private readonly secondFactors: Limiter;
+
+  constructor(store: LimiterStore) {
+    this.pairs = store.limiter(SIGN_IN_LIMITS.accountAndAddress);
+    this.addresses = store.limiter(SIGN_IN_LIMITS.address);
+    this.secondFactors = store.limiter(SIGN_IN_LIMITS.secondFactor);
   }
 
-  /** Throws TooManySignInAttempts while either the account or the client must wait. */
-  check(account: string, client: string, now = Date.now()): void {
-    const wait = Math.max(
-      this.waitMs(this.accounts.get(account.toLowerCase()), FREE_FAILURES.account, now),
-      this.waitMs(this.clients.get(client), FREE_FAILURES.client, now),
-    );
-    if (wait > 0) throw new TooManySignInAttempts(Math.ceil(wait / 1000));
+  /** The counters a failure of `step` counts against, each with its key. */
+  private counters(account: string, address: string, step: SignInStep): [Limiter, string][] {
+    const counters: [Limiter, string][] = [
+      [this.pairs, pairKey(account, address)],
+      [this.addresses, failureCounterKey(address)],
+    ];
+    if (step === "code") counters.push([this.secondFactors, pairKey(account, "")]);
+    return counters;
   }
 
-  fail(account: string, client: string, now = Date.now()): void {
-    for (const [map, key] of [[this.accounts, account.toLowerCase()], [this.clients, client]] as const) {
-      if (map.size >= MAX_TRACKED) map.clear();
-      const record = map.get(key);
-      map.set(key, { failures: record && now - record.last <= FORGET_AFTER_MS ? record.failures + 1 : 1, last: now });
-    }
+  /** Throws TooManySignInAttempts while any counter of this attempt is spent. */
+  async check(account: string, address: string, step: SignInStep = "password"): Promise<void> {
+    const states = await Promise.all(this.counters(account, address, step).map(([limiter, key]) => limiter.peek(key)));
+    const waits = states.filter(spent).map((state) => state.resetMs);
+    if (waits.length > 0) throw new TooManySignInAttempts(Math.ceil(Math.max(...waits) / 1000));
   }
 
-  succeed(account: string): void {
-    this.accounts.delete(account.toLowerCase());
+  async fail(account: string, address: string, step: SignInStep = "password"): Promise<void> {
+    await Promise.all(this.counters(account, address, step).map(([limiter, key]) => limiter.consume(key)));
+  }
+
+  /** Forgets the pair's failures (and the account's wrong codes, after a right one). */
+  async succeed(account: string, address: string, step: SignInStep = "password"): Promise<void> {
+    await this.pairs.reset(pairKey(account, address));
+    if (step === "code") await this.secondFactors.reset(pairKey(account, ""));
   }
 }
 
-export const signInThrottle = new Throttle();
+const shared = globalThis as unknown as { svcSignInThrottle?: SignInThrottle };
+const processThrottle = () => (shared.svcSignInThrottle ??= new SignInThrottle(limiterStore()));
+
+/** The process's throttle, on the process's limiter store (made when first used). */
+export const signInThrottle: Pick<SignInThrottle, "check" | "fail" | "succeed"> = {
+  check: (account, address, step) => processThrottle().check(account, address, step),
+  fail: (account, address, step) => processThrottle().fail(account, address, step),
+  succeed: (account, address, step) => processThrottle().succeed(account, address, step),
+};

@@ -1,7 +1,9 @@
 import "server-only";
 import { LRUCache } from "lru-cache";
 import { env } from "@/server/env";
+import { onShutdown } from "@/server/lifecycle";
 import { log } from "@/server/log";
+import { USAGE_RETENTION_DAYS, type UsageOutcome } from "@/lib/schemas/api-keys";
 import { baseClient } from "./client";
 
 // Best-effort "last seen" timestamps (api_keys.last_used_at, orchestrator_instances.last_accessed_at):
@@ -13,6 +15,13 @@ import { baseClient } from "./client";
 type Target = { table: "api_keys"; column: "last_used_at" } | { table: "orchestrator_instances"; column: "last_accessed_at" };
 
 const MAX_TRACKED = 10_000;
+
+// Every instance of the process, whichever server chunk made it, for the backlog metric.
+const shared = globalThis as unknown as { svcTouches?: Set<{ backlog: number }> };
+const touches = (shared.svcTouches ??= new Set());
+
+/** Rows recorded by every instance and not yet written. */
+export const bookkeepingBacklog = (): number => [...touches].reduce((sum, touch) => sum + touch.backlog, 0);
 
 export class CoalescedTouch {
   /** Rows recorded within the interval: the next record of one of them waits for the interval to pass. */
@@ -27,6 +36,13 @@ export class CoalescedTouch {
     private readonly flushMs?: number,
   ) {
     this.recorded = new LRUCache({ max: MAX_TRACKED, ttl: intervalMs });
+    onShutdown("flush", () => this.flush());
+    touches.add(this);
+  }
+
+  /** Rows recorded and not yet written. */
+  get backlog(): number {
+    return this.pending.size;
   }
 
   record(id: string): void {
@@ -58,5 +74,119 @@ export class CoalescedTouch {
       log.warn(`could not record ${column}`, { error: (error as Error).message });
       return 0;
     }
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// API key usage: requests per key, hour and outcome, plus the last client address and user agent.
+// Counted in memory on the request path (a few map operations); every flush period one statement
+// adds each key's counts to its hourly buckets (added, so several processes sum up) and records
+// its latest address and user agent where they changed: at most one write per key per flush. The
+// same statement adds the counts to the platform's totals per hour and outcome.
+
+const HOUR_MS = 3_600_000;
+
+/** The outcome a response status counts as. */
+export function outcomeOf(status: number): UsageOutcome {
+  if (status < 400) return "2xx";
+  if (status === 401 || status === 403 || status === 429) return String(status) as UsageOutcome;
+  return status < 500 ? "4xx" : "5xx";
+}
+
+interface KeyTally {
+  /** Counts by `${hour start in ms}|${outcome}`. */
+  counts: Map<string, number>;
+  address: string;
+  userAgent: string | null;
+}
+
+export class KeyUsage {
+  private tallies = new Map<string, KeyTally>();
+  private timer: NodeJS.Timeout | undefined;
+  private prunedAt = 0;
+
+  constructor(private readonly flushMs?: number) {
+    onShutdown("flush", () => this.flush());
+    touches.add(this);
+  }
+
+  get backlog(): number {
+    return this.tallies.size;
+  }
+
+  record(keyId: string, status: number, address: string, userAgent: string | null, now = Date.now()): void {
+    let tally = this.tallies.get(keyId);
+    if (!tally) {
+      // A burst of distinct keys beyond what one flush should carry waits for the next request.
+      if (this.tallies.size >= MAX_TRACKED) return;
+      tally = { counts: new Map(), address, userAgent };
+      this.tallies.set(keyId, tally);
+    }
+    tally.address = address;
+    tally.userAgent = userAgent;
+    const bucket = `${now - (now % HOUR_MS)}|${outcomeOf(status)}`;
+    tally.counts.set(bucket, (tally.counts.get(bucket) ?? 0) + 1);
+    this.timer ??= setTimeout(() => void this.flush(), this.flushMs ?? env().SVC_BOOKKEEPING_FLUSH_MS).unref();
+  }
+
+  /** Writes what is counted so far; returns the number of keys written. */
+  async flush(): Promise<number> {
+    this.timer = undefined;
+    const tallies = this.tallies;
+    if (tallies.size === 0) return 0;
+    this.tallies = new Map();
+    const buckets: { keys: string[]; hours: Date[]; outcomes: string[]; counts: number[] } = { keys: [], hours: [], outcomes: [], counts: [] };
+    const seen: { keys: string[]; addresses: string[]; agents: (string | null)[] } = { keys: [], addresses: [], agents: [] };
+    for (const [keyId, tally] of tallies) {
+      for (const [bucket, count] of tally.counts) {
+        const [hour, outcome] = bucket.split("|") as [string, string];
+        buckets.keys.push(keyId);
+        buckets.hours.push(new Date(Number(hour)));
+        buckets.outcomes.push(outcome);
+        buckets.counts.push(count);
+      }
+      seen.keys.push(keyId);
+      seen.addresses.push(tally.address.slice(0, 64));
+      seen.agents.push(tally.userAgent);
+    }
+    try {
+      // Keys deleted meanwhile are skipped (their buckets would have nothing to belong to).
+      await baseClient().$executeRawUnsafe(
+        `WITH bookkeeping AS (SELECT set_config('svc.bookkeeping', 'on', true)),
+         counted AS (
+           INSERT INTO api_key_usage (key_id, hour, outcome, count)
+           SELECT b.key_id, b.hour, b.outcome, b.count
+           FROM unnest($1::uuid[], $2::timestamptz[], $3::varchar[], $4::bigint[]) AS b(key_id, hour, outcome, count)
+           WHERE EXISTS (SELECT 1 FROM api_keys k WHERE k.id = b.key_id)
+           ON CONFLICT (key_id, hour, outcome) DO UPDATE SET count = api_key_usage.count + EXCLUDED.count
+         ),
+         totals AS (
+           INSERT INTO api_key_usage_totals (hour, outcome, count)
+           SELECT b.hour, b.outcome, sum(b.count)
+           FROM unnest($2::timestamptz[], $3::varchar[], $4::bigint[]) AS b(hour, outcome, count)
+           GROUP BY 1, 2
+           ON CONFLICT (hour, outcome) DO UPDATE SET count = api_key_usage_totals.count + EXCLUDED.count
+         )
+         UPDATE api_keys k SET last_used_ip = s.address, last_user_agent = s.agent
+         FROM unnest($5::uuid[], $6::varchar[], $7::varchar[]) AS s(id, address, agent), bookkeeping
+         WHERE k.id = s.id AND (k.last_used_ip IS DISTINCT FROM s.address OR k.last_user_agent IS DISTINCT FROM s.agent)`,
+        buckets.keys, buckets.hours, buckets.outcomes, buckets.counts, seen.keys, seen.addresses, seen.agents,
+      );
+      if (Date.now() - this.prunedAt >= HOUR_MS) await this.prune();
+      return tallies.size;
+    } catch (error) {
+      log.warn("could not record API key usage", { error: (error as Error).message });
+      return 0;
+    }
+  }
+
+  /** Deletes buckets past the retention (flushes do, at most once an hour per process). */
+  async prune(): Promise<void> {
+    this.prunedAt = Date.now();
+    await baseClient().$executeRawUnsafe(
+      `WITH totals AS (DELETE FROM api_key_usage_totals WHERE hour < now() - make_interval(days => $1))
+       DELETE FROM api_key_usage WHERE hour < now() - make_interval(days => $1)`,
+      USAGE_RETENTION_DAYS,
+    );
   }
 }

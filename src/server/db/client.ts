@@ -4,6 +4,7 @@ import { PrismaPg } from "@prisma/adapter-pg";
 import pg from "pg";
 import { PrismaClient } from "@/generated/prisma/client";
 import { env } from "@/server/env";
+import { onShutdown } from "@/server/lifecycle";
 
 export type BaseClient = PrismaClient;
 
@@ -13,6 +14,64 @@ export interface BaseClientOptions {
   /** Named statements (see DATABASE_PREPARED_STATEMENTS); off for the embedded database. */
   preparedStatements?: boolean;
 }
+
+/** A transaction left idle this long is ended by the server, releasing its locks (ms). */
+const IDLE_IN_TRANSACTION_TIMEOUT_MS = 10_000;
+/** The client waits this much longer than the server's statement_timeout before giving up on an answer. */
+const QUERY_TIMEOUT_MARGIN_MS = 1_000;
+
+/**
+ * How every connection meets a database that is down or silent, so that a request answers 503
+ * within seconds instead of hanging: a bounded wait for a connection (new, or free in the pool), a
+ * statement timeout on the server and a slightly longer one here (a black-holed server never
+ * answers), TCP keepalive, and no transaction left idle holding locks.
+ */
+export function connectionSettings(): pg.ClientConfig & Pick<pg.PoolConfig, "connectionTimeoutMillis"> {
+  const { DATABASE_CONNECT_TIMEOUT_MS, DATABASE_STATEMENT_TIMEOUT_MS } = env();
+  return {
+    connectionTimeoutMillis: DATABASE_CONNECT_TIMEOUT_MS,
+    statement_timeout: DATABASE_STATEMENT_TIMEOUT_MS,
+    query_timeout: DATABASE_STATEMENT_TIMEOUT_MS + QUERY_TIMEOUT_MARGIN_MS,
+    idle_in_transaction_session_timeout: IDLE_IN_TRANSACTION_TIMEOUT_MS,
+    keepAlive: true,
+    keepAliveInitialDelayMillis: 10_000,
+  };
+}
+
+/**
+ * For a connection whose statements may rightly run long or wait (migrations behind their advisory
+ * lock, partition upkeep moving rows): a bounded wait to connect and keepalive, no statement timeout.
+ */
+export function maintenanceConnectionSettings(): pg.ClientConfig {
+  const { connectionTimeoutMillis, keepAlive, keepAliveInitialDelayMillis } = connectionSettings();
+  return { connectionTimeoutMillis, keepAlive, keepAliveInitialDelayMillis };
+}
+
+/**
+ * node-postgres gives up waiting for an answer after query_timeout but keeps the connection, which
+ * still waits for that answer: every later statement on it (a transaction's ROLLBACK, say) would
+ * queue behind it and time out in turn. A connection whose query timed out is closed instead; the
+ * pool then drops it.
+ */
+class TimeoutClosingClient extends pg.Client {}
+const sendQuery = pg.Client.prototype.query as (...args: unknown[]) => unknown;
+TimeoutClosingClient.prototype.query = function query(this: pg.Client, ...args: unknown[]) {
+  const closeOnTimeout = (error: unknown) => {
+    if ((error as Error | undefined)?.message === "Query read timeout") this.connection.stream.destroy();
+  };
+  const last = args.length - 1;
+  const callback = args[last];
+  if (typeof callback === "function") {
+    args[last] = (error: unknown, result: unknown) => {
+      closeOnTimeout(error);
+      (callback as (e: unknown, r: unknown) => void)(error, result);
+    };
+    return sendQuery.apply(this, args);
+  }
+  const result = sendQuery.apply(this, args);
+  if (result instanceof Promise) result.catch(closeOnTimeout);
+  return result;
+} as pg.Client["query"];
 
 // Named statements are parsed once per connection and their plans cached by PostgreSQL (a generic
 // plan prunes partitions at run time), which spares the parser and planner on every hot-path
@@ -47,7 +106,12 @@ const pools = (shared.svcPools ??= new WeakMap<BaseClient, Pooled>());
 
 /** A Prisma client over node-postgres for one connection string (real or embedded PostgreSQL). */
 export function createBaseClient(url: string, options: BaseClientOptions = {}): BaseClient {
-  const pool = new pg.Pool({ connectionString: url, max: options.poolMax ?? env().DATABASE_POOL_MAX });
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: options.poolMax ?? env().DATABASE_POOL_MAX,
+    ...connectionSettings(),
+    Client: TimeoutClosingClient,
+  });
   const prepared = options.preparedStatements ?? env().DATABASE_PREPARED_STATEMENTS === "1";
   const name = prepared ? statementName : () => undefined;
   const adapter = new PrismaPg(pool, {
@@ -80,8 +144,36 @@ export function baseClient(): BaseClient {
       "DATABASE_URL is not set: start the app with `npm start` (it brings up the embedded database) or set it.",
     );
   }
-  shared.svcBaseClient = createBaseClient(url);
-  return shared.svcBaseClient;
+  const client = createBaseClient(url);
+  shared.svcBaseClient = client;
+  onShutdown("close", () => client.$disconnect());
+  return client;
+}
+
+/**
+ * Whether the database answers a trivial statement within `ms`, however it fails: down, silent,
+ * or every pooled connection busy.
+ */
+export async function databaseAnswers(ms: number, client = baseClient()): Promise<boolean> {
+  const pooled = pools.get(client);
+  if (!pooled) throw new Error("databaseAnswers needs a client made by createBaseClient");
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), ms)));
+  const answer = pooled.pool.query({ text: "SELECT 1", query_timeout: ms } as pg.QueryConfig).then(
+    () => true,
+    () => false,
+  );
+  try {
+    return await Promise.race([answer, deadline]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** Connections of the process-wide pool: in use, idle, and requests waiting for one (for metrics). */
+export function poolUsage(): { total: number; idle: number; waiting: number } | undefined {
+  const pooled = shared.svcBaseClient && pools.get(shared.svcBaseClient);
+  return pooled && { total: pooled.pool.totalCount, idle: pooled.pool.idleCount, waiting: pooled.pool.waitingCount };
 }
 
 /** Makes `client` the process-wide client: for the CLI, on the database it resolved. */

@@ -2,6 +2,7 @@ import "server-only";
 import { LRUCache } from "lru-cache";
 import { Prisma } from "@/generated/prisma/client";
 import { baseClient, type BaseClient } from "./client";
+import { joined, openTransaction } from "./unit-of-work";
 
 // Every service reaches the database through `dataLayer(actor)`:
 // - soft-deleted rows are left out of reads, updates, deletes and counts of the tables that have
@@ -131,13 +132,16 @@ const cache = new WeakMap<BaseClient, LRUCache<string, DataLayer>>();
 /** The database as seen by one actor. */
 export function dataLayer(actor: AuditName, options: DataLayerOptions = {}): DataLayer {
   const client = options.client ?? baseClient();
+  // Inside a unit of work (unit-of-work.ts) the process-wide client's data layer joins its transaction.
+  const joining = !options.client && openTransaction() !== undefined;
   const includeDeleted = options.includeDeleted ?? false;
   let byActor = cache.get(client);
   if (!byActor) cache.set(client, (byActor = new LRUCache({ max: MAX_CACHED_ACTORS })));
-  const key = `${includeDeleted ? "all" : "live"}:${actor}`;
+  const key = `${joining ? "unit" : "alone"}:${includeDeleted ? "all" : "live"}:${actor}`;
   let db = byActor.get(key);
   if (!db) {
     db = extended(client, actor, includeDeleted);
+    if (joining) db = joined(db);
     byActor.set(key, db);
   }
   return db;

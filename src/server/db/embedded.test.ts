@@ -1,9 +1,11 @@
-import { mkdtemp, rm } from "node:fs/promises";
+import { spawn } from "node:child_process";
+import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { createBaseClient } from "./client";
-import { runningEmbedded, startEmbedded } from "./embedded";
+import { processStatus, runningEmbedded, startEmbedded } from "./embedded";
 import { migrate, readMigrations } from "./migrate";
 import { seed } from "@/server/seed/seed";
 
@@ -45,5 +47,72 @@ describe("embedded database", () => {
     expect(await runningEmbedded(dataDir)).toBeUndefined();
     await db.stop();
     expect(await runningEmbedded(dataDir)).toBeUndefined();
+  });
+});
+
+describe("a marker left behind", () => {
+  // Processes of this test's own stand for the app that wrote the marker (read through /proc, as on
+  // the Linux machines the app runs on), and a listener for its address.
+  const markerDir = path.join(dataDir, "markers");
+  const listener = net.createServer((socket) => socket.destroy());
+  const spawned: number[] = [];
+  afterAll(() => {
+    for (const pid of spawned) {
+      try {
+        process.kill(pid, "SIGKILL");
+      } catch {
+        // already gone
+      }
+    }
+    listener.close();
+  });
+
+  async function sleeper(): Promise<number> {
+    // `sleep 0` finishes at once, and its parent (exec'd into `sleep 30`) never reaps it: a zombie.
+    const child = spawn("sh", ["-c", "sleep 0 & exec sleep 30"], { stdio: "ignore" });
+    if (child.pid === undefined) throw new Error("could not spawn");
+    spawned.push(child.pid);
+    return child.pid;
+  }
+
+  async function zombieOf(parent: number): Promise<number> {
+    for (let i = 0; i < 100; i++) {
+      const children = (await readFile(`/proc/${parent}/task/${parent}/children`, "utf8").catch(() => "")).trim();
+      const pid = Number(children.split(" ")[0]);
+      if (pid && (await processStatus(pid))?.state === "Z") return pid;
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    throw new Error("no zombie appeared");
+  }
+
+  async function marker(pid: number, startTime: number | undefined, port: number): Promise<string | undefined> {
+    await mkdir(markerDir, { recursive: true });
+    await writeFile(path.join(markerDir, "embedded.json"), JSON.stringify({ url: `postgresql://postgres@127.0.0.1:${port}/postgres`, pid, startTime }));
+    return runningEmbedded(markerDir);
+  }
+
+  it("is stale once its process is gone, not reaped yet, not ours, or its address does not answer", async () => {
+    await new Promise<void>((resolve) => listener.listen(0, "127.0.0.1", resolve));
+    const open = (listener.address() as net.AddressInfo).port;
+    const live = await sleeper();
+    const liveStart = (await processStatus(live))?.startTime;
+    // Believed: a live process of ours, at an address that answers.
+    expect(await marker(live, liveStart, open)).toBe(`postgresql://postgres@127.0.0.1:${open}/postgres`);
+    // A killed process that its parent has not reaped yet.
+    expect(await marker(await zombieOf(live), liveStart, open)).toBeUndefined();
+    // A PID now used by another process (another start time).
+    expect(await marker(live, (liveStart ?? 0) - 1, open)).toBeUndefined();
+    // The right process, but nothing answers at its address.
+    const closed = await new Promise<number>((resolve) => {
+      const probe = net.createServer().listen(0, "127.0.0.1", () => {
+        const { port } = probe.address() as net.AddressInfo;
+        probe.close(() => resolve(port));
+      });
+    });
+    expect(await marker(live, liveStart, closed)).toBeUndefined();
+    // A process that is gone altogether.
+    process.kill(live, "SIGKILL");
+    await new Promise((r) => setTimeout(r, 100));
+    expect(await marker(live, liveStart, open)).toBeUndefined();
   });
 });

@@ -9,7 +9,10 @@ import { PGLiteSocketServer } from "@electric-sql/pglite-socket";
 // data folder and served on a loopback port, so the app reaches it through the same node-postgres
 // driver, migrations and queries as a real server. PGlite allows one process per data folder:
 // the process that starts it records its address in `embedded.json`, and other commands (the CLI
-// while the app runs) connect to that address instead of opening the folder a second time.
+// while the app runs) connect to that address instead of opening the folder a second time. A
+// process killed outright leaves its marker behind: a marker is believed only while its process is
+// alive (not a zombie awaiting its reaper), is the one that wrote it (not another process that
+// reuses its PID) and its address answers.
 
 export const EMBEDDED_MAX_CONNECTIONS = 24;
 
@@ -21,7 +24,11 @@ export interface EmbeddedDatabase {
 interface Marker {
   url: string;
   pid: number;
+  /** When the process started, in clock ticks since boot (Linux), to tell a reused PID apart. */
+  startTime?: number;
 }
+
+const ADDRESS_CHECK_MS = 1_000;
 
 const markerPath = (dataDir: string) => path.join(dataDir, "embedded.json");
 
@@ -36,23 +43,58 @@ function freePort(): Promise<number> {
   });
 }
 
-function alive(pid: number): boolean {
+/**
+ * A process's state and start time from /proc (Linux); undefined where there is no /proc or no
+ * such process.
+ */
+export async function processStatus(pid: number): Promise<{ state: string; startTime: number } | undefined> {
   try {
-    process.kill(pid, 0);
-    return true;
+    const stat = await readFile(`/proc/${pid}/stat`, "utf8");
+    // Fields after the command name (which may hold spaces): state is the 3rd field, starttime the 22nd.
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    return { state: fields[0] ?? "", startTime: Number(fields[19]) };
   } catch {
-    return false;
+    return undefined;
   }
+}
+
+/** Whether the marker's process is alive and is the one that wrote the marker. */
+async function writerAlive(marker: Marker): Promise<boolean> {
+  try {
+    process.kill(marker.pid, 0);
+  } catch {
+    return false; // gone, or another user's process
+  }
+  const status = await processStatus(marker.pid);
+  if (!status) return true; // no /proc here: the signal is all there is to go by
+  if (status.state === "Z" || status.state === "X") return false;
+  return marker.startTime === undefined || marker.startTime === status.startTime;
+}
+
+function answers(url: string): Promise<boolean> {
+  const { hostname, port } = new URL(url);
+  return new Promise((resolve) => {
+    const socket = net.connect({ host: hostname, port: Number(port), timeout: ADDRESS_CHECK_MS });
+    const done = (ok: boolean) => {
+      socket.destroy();
+      resolve(ok);
+    };
+    socket.once("connect", () => done(true));
+    socket.once("timeout", () => done(false));
+    socket.once("error", () => done(false));
+  });
 }
 
 /** The address of an embedded database another live process of this project is serving. */
 export async function runningEmbedded(dataDir: string): Promise<string | undefined> {
+  let marker: Marker;
   try {
-    const marker = JSON.parse(await readFile(markerPath(dataDir), "utf8")) as Marker;
-    return marker.pid !== process.pid && alive(marker.pid) ? marker.url : undefined;
+    marker = JSON.parse(await readFile(markerPath(dataDir), "utf8")) as Marker;
   } catch {
     return undefined;
   }
+  if (marker.pid === process.pid || !(await writerAlive(marker)) || !(await answers(marker.url))) return undefined;
+  return marker.url;
 }
 
 export async function startEmbedded(dataDir: string): Promise<EmbeddedDatabase> {
@@ -68,7 +110,8 @@ export async function startEmbedded(dataDir: string): Promise<EmbeddedDatabase> 
   });
   await server.start();
   const url = `postgresql://postgres@127.0.0.1:${port}/postgres`;
-  await writeFile(markerPath(dir), JSON.stringify({ url, pid: process.pid } satisfies Marker));
+  const startTime = (await processStatus(process.pid))?.startTime;
+  await writeFile(markerPath(dir), JSON.stringify({ url, pid: process.pid, startTime } satisfies Marker));
   let stopped = false;
   return {
     url,

@@ -26,6 +26,7 @@ const CONSTRAINTS: Record<string, ConstraintRule> = {
   user_roles_user_id_role_id_org_id_key: { code: "conflict", path: "role_id", message: "The user already holds this role in the organization." },
   oauth2_clients_client_id_key: { code: "conflict", path: "client_id", message: "An OAuth client with this client_id exists." },
   api_keys_key_hash_key: { code: "conflict", path: "key", message: "This key exists." },
+  api_keys_rate_limit_check: { code: "validation_failed", path: "rate_limit", message: "Must be {requests: 1..10000000, window_seconds: 1..86400} or null." },
   plugins_system_pid_version_key: { code: "conflict", path: "version", message: "This version of the plugin is already registered." },
   plugins_org_pid_version_key: { code: "conflict", path: "version", message: "This version of the plugin is already registered." },
   plugins_system_pid_latest_key: { code: "conflict", path: "is_latest", message: "Another version of the plugin is marked latest." },
@@ -69,7 +70,24 @@ function facts(error: unknown): DbErrorFacts | undefined {
   return undefined;
 }
 
-const CONNECTION_CODES = new Set(["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "ENOTFOUND", "P1001", "P1017"]);
+// Connection-level failures: the database is down, unreachable, silent, overloaded or out of
+// connections. Each is a 503 (retry later), never a 500, whichever layer reports it: Prisma (its
+// codes, or the driver adapter's kind), node-postgres and the pool (messages, having no code), or
+// the socket (errno codes).
+const UNAVAILABLE_PRISMA_CODES = new Set(["P1001", "P1002", "P1008", "P1017", "P2024", "P2028"]);
+const UNAVAILABLE_ADAPTER_KINDS = new Set(["DatabaseNotReachable", "ConnectionClosed", "SocketTimeout", "TooManyConnections", "TlsConnectionError"]);
+const UNAVAILABLE_SOCKET_CODES = new Set(["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "ENOTFOUND", "EPIPE", "EHOSTUNREACH", "ENETUNREACH", "EAI_AGAIN"]);
+const UNAVAILABLE_DRIVER_MESSAGES =
+  /^(Query read timeout|Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Client was closed|Cannot use a pool after calling end)/;
+
+function isConnectionFailure(error: unknown): boolean {
+  if (typeof error !== "object" || error === null) return false;
+  const e = error as { code?: unknown; message?: unknown; meta?: { driverAdapterError?: { cause?: { kind?: unknown } } } };
+  if (typeof e.code === "string" && (UNAVAILABLE_PRISMA_CODES.has(e.code) || UNAVAILABLE_SOCKET_CODES.has(e.code))) return true;
+  const kind = e.meta?.driverAdapterError?.cause?.kind;
+  if (typeof kind === "string" && UNAVAILABLE_ADAPTER_KINDS.has(kind)) return true;
+  return e.code === undefined && typeof e.message === "string" && UNAVAILABLE_DRIVER_MESSAGES.test(e.message);
+}
 
 /**
  * The domain error a database error stands for, or undefined when it is not one we understand
@@ -77,10 +95,8 @@ const CONNECTION_CODES = new Set(["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "EN
  */
 export function mapDatabaseError(error: unknown): DomainError | undefined {
   if (error instanceof DomainError) return error;
+  if (isConnectionFailure(error)) return new DomainError("unavailable", "The database cannot be reached.");
   const code = (error as { code?: unknown } | null)?.code;
-  if (typeof code === "string" && CONNECTION_CODES.has(code)) {
-    return new DomainError("unavailable", "The database cannot be reached.");
-  }
   if (code === "P2025") return new DomainError("not_found", "No such resource.");
   const f = facts(error);
   if (!f?.sqlState) return undefined;
@@ -106,12 +122,17 @@ export function mapDatabaseError(error: unknown): DomainError | undefined {
     case "22007":
     case "22003":
       return new DomainError("validation_failed", "A value is not valid for its column.", { constraint: f.constraint });
+    // A statement over statement_timeout, an idle transaction ended by the server, a server
+    // shutting down or starting, too many connections, out of resources (class 53).
+    case "57014":
+    case "25P03":
     case "57P01":
+    case "57P02":
     case "57P03":
-    case "53300":
       return new DomainError("unavailable", "The database cannot serve the request now.");
     default:
       if (f.sqlState.startsWith("08")) return new DomainError("unavailable", "The database cannot be reached.");
+      if (f.sqlState.startsWith("53")) return new DomainError("unavailable", "The database cannot serve the request now.");
       return undefined;
   }
 }

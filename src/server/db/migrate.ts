@@ -3,6 +3,7 @@ import { createHash, randomUUID } from "node:crypto";
 import { readdir, readFile } from "node:fs/promises";
 import path from "node:path";
 import pg from "pg";
+import { maintenanceConnectionSettings } from "./client";
 
 // Applies prisma/migrations/<name>/migration.sql in order and records them in Prisma's own
 // `_prisma_migrations` table (same columns, same SHA-256 checksums), so Prisma's CLI can take over
@@ -67,7 +68,7 @@ export async function assertServerVersion(client: pg.ClientBase): Promise<void> 
 
 export async function migrate(url: string, migrations?: MigrationFile[]): Promise<MigrateResult> {
   const files = migrations ?? (await readMigrations());
-  const client = new pg.Client({ connectionString: url });
+  const client = new pg.Client({ connectionString: url, ...maintenanceConnectionSettings() });
   await client.connect();
   try {
     await assertServerVersion(client);

@@ -190,7 +190,12 @@ const SPEC_TABLES = [
   "user_roles",
   "users",
 ];
-const without = (...excluded: string[]) => SPEC_TABLES.filter((t) => !excluded.includes(t));
+/** Tables the product adds to the spec's: the second factor of console sign-in. */
+const TWO_FACTOR_TABLES = ["user_recovery_codes", "user_two_factor"];
+const TABLES = [...SPEC_TABLES, ...TWO_FACTOR_TABLES].sort();
+// Hourly counters keyed by key, hour and outcome: no id, no record stamps.
+const KEY_USAGE_TABLES = ["api_key_usage", "api_key_usage_totals"];
+const without = (...excluded: string[]) => TABLES.filter((t) => !excluded.includes(t));
 
 /** messages_pYYYY_MM of the UTC month `monthsAhead` months from now. */
 function monthPartition(monthsAhead: number, from = new Date()) {
@@ -567,7 +572,8 @@ describe("primary keys", () => {
       "user_roles",
     ];
     expect(integerIds).toEqual(INTEGER_ID_TABLES);
-    expect(uuidIds).toEqual(without(...INTEGER_ID_TABLES));
+    // audit_events is the schema's own table besides the spec's (decisions §10).
+    expect(uuidIds).toEqual([...without(...INTEGER_ID_TABLES, "user_two_factor"), "audit_events"].sort());
   });
 });
 
@@ -784,7 +790,7 @@ describe("updated_at", () => {
         JOIN pg_proc p ON p.oid = t.tgfoid
        WHERE p.proname = 'svc_touch_updated_at' AND NOT t.tgisinternal ORDER BY 1`,
     );
-    expect(withUpdatedAt).toEqual(without("messages"));
+    expect(withUpdatedAt).toEqual(without("messages", "user_recovery_codes"));
     expect(triggered.map((t) => t.table)).toEqual(withUpdatedAt);
   });
 });
@@ -913,12 +919,12 @@ describe("messages partitioning", () => {
 });
 
 describe("column facts", () => {
-  it("there are exactly the 18 spec tables, besides Prisma's migrations table and the message partitions", async () => {
+  it("there are exactly the 18 spec tables and audit_events, the two-factor and key usage ones, besides Prisma's migrations table and the message partitions", async () => {
     const tables = await sql<{ name: string; partition: boolean }>(
       `SELECT c.relname::text AS name, c.relispartition AS partition FROM pg_class c
         WHERE c.relnamespace = 'public'::regnamespace AND c.relkind IN ('r', 'p') ORDER BY 1`,
     );
-    expect(tables.filter((t) => !t.partition).map((t) => t.name)).toEqual(["_prisma_migrations", ...SPEC_TABLES]);
+    expect(tables.filter((t) => !t.partition).map((t) => t.name)).toEqual(["_prisma_migrations", ...[...TABLES, ...KEY_USAGE_TABLES, "audit_events"].sort()]);
     expect(tables.filter((t) => t.partition).every((t) => /^messages_(default|p\d{4}_\d{2})$/.test(t.name))).toBe(true);
   });
 
@@ -959,14 +965,16 @@ describe("column facts", () => {
     const timestamps = await columnsWhere("c.data_type LIKE 'timestamp%' OR c.column_name LIKE '%\\_at'");
     expect(timestamps.map((c) => `${c.table_name}.${c.column_name}`)).toContain("api_keys.expires_at");
     expect(timestamps.filter((c) => c.data_type !== "timestamp with time zone")).toEqual([]);
-    expect((await tablesWithColumn("created_at"))).toEqual(SPEC_TABLES);
+    expect((await tablesWithColumn("created_at"))).toEqual(TABLES);
   });
 
   it("JSON columns are jsonb", async () => {
     const json = await columnsWhere("c.data_type IN ('json', 'jsonb')");
     expect(json.filter((c) => c.data_type !== "jsonb")).toEqual([]);
     expect(json.map((c) => `${c.table_name}.${c.column_name}`)).toEqual([
+      "api_keys.rate_limit",
       "api_keys.scopes",
+      "audit_events.changes",
       "messages.metadata",
       "oauth2_clients.allowed_grant_types",
       "oauth2_clients.allowed_scopes",
@@ -993,12 +1001,13 @@ describe("column facts", () => {
         "plugins",
         "provider_model_configs",
         "messages",
+        ...TWO_FACTOR_TABLES,
       ),
     );
   });
 
   it("created_by and updated_by exist exactly on the tables that record who changed them", async () => {
-    const noAudit = ["user_oauth_identities", "role_permissions", "provider_model_configs", "messages"];
+    const noAudit = ["user_oauth_identities", "role_permissions", "provider_model_configs", "messages", ...TWO_FACTOR_TABLES];
     expect(await tablesWithColumn("created_by")).toEqual(without(...noAudit, "api_keys"));
     expect(await tablesWithColumn("updated_by")).toEqual(without(...noAudit));
   });

@@ -11,3 +11,16 @@ export const clientAddressOf = (request: Request): string => request.headers.get
 
 /** The client's User-Agent, cut to a length worth keeping. */
 export const userAgentOf = (request: Request): string | null => request.headers.get("user-agent")?.slice(0, 255) ?? null;
+
+/** Where a request came from, as the audit trail records it. */
+export interface RequestFacts {
+  requestId: string | null;
+  ip: string | null;
+  userAgent: string | null;
+}
+
+/** The request's id (which the front door has made sane), client address and User-Agent. */
+export function requestFactsOf(request: Request, requestId = request.headers.get("x-request-id")): RequestFacts {
+  const ip = clientAddressOf(request);
+  return { requestId, ip: ip === "unknown" ? null : ip, userAgent: userAgentOf(request) };
+}

@@ -1,11 +1,17 @@
 import "server-only";
 import { z } from "zod";
-import { apiKeyIdParams, apiKeyListSchema, apiKeySchema, createApiKeyInput, createdApiKeySchema, listApiKeysQuery } from "@/lib/schemas/api-keys";
-import type { UserActor } from "@/server/auth/actor";
-import { apiKeyPolicy, createApiKey, listApiKeys, revokeApiKey } from "@/server/services/api-keys/service";
+import {
+  apiKeyIdParams, apiKeyListSchema, apiKeySchema, createApiKeyInput, createdApiKeySchema, listApiKeysQuery, revokeLeakedInput,
+  revokeLeakedResponse, rollApiKeyInput, updateApiKeyInput, usageQuery, usageSchema,
+} from "@/lib/schemas/api-keys";
+import { systemActor, type UserActor } from "@/server/auth/actor";
+import {
+  apiKeyPolicy, apiKeyUsage, createApiKey, getApiKey, listApiKeys, revokeApiKey, revokeLeakedKeys, rollApiKey, updateApiKey,
+} from "@/server/services/api-keys/service";
 import { defineOperation } from "./operation";
 
-// API keys: issued to the calling user within what it holds, listed, revoked.
+// API keys: issued to the calling user within what it holds, listed, restricted, rolled, revoked
+// (also by anyone who found one exposed), and their usage.
 
 const PATH = "/api/admin/users/api-keys";
 const tag = "API keys";
@@ -22,7 +28,7 @@ export const apiKeyOperations = {
   }),
   list: defineOperation({
     id: "listApiKeys", method: "GET", path: PATH, tag, summary: "List API keys",
-    description: "The caller's own keys, newest first, revoked ones included (`is_active` false). A sys_admin may pass `user_id`.",
+    description: "The caller's own keys, newest first, revoked ones included (`is_active` false). A sys_admin may pass `user_id`. `expiring_within_days` keeps the active keys that expire within that many days.",
     access: { permission: "svc:system:api_keys:read" },
     query: listApiKeysQuery, response: apiKeyListSchema,
     handler: ({ actor, query }) => listApiKeys(actor, query),
@@ -33,6 +39,47 @@ export const apiKeyOperations = {
     access: { permission: "svc:system:api_keys:revoke", sysAdmin: true },
     params: apiKeyIdParams, response: apiKeySchema, errors: ["not_found"],
     handler: ({ actor, params }) => revokeApiKey(actor, params.key_id),
+  }),
+  get: defineOperation({
+    id: "getApiKey", method: "GET", path: `${PATH}/{key_id}`, tag, summary: "One API key",
+    description: "The caller's own key, or (a sys_admin) anyone's.",
+    access: { permission: "svc:system:api_keys:read" },
+    params: apiKeyIdParams, response: apiKeySchema, errors: ["not_found"],
+    handler: ({ actor, params }) => getApiKey(actor, params.key_id),
+  }),
+  update: defineOperation({
+    id: "updateApiKey", method: "PATCH", path: `${PATH}/{key_id}`, tag, summary: "Rename, re-limit or restrict one of the caller's API keys",
+    description:
+      "Changes `name`, `rate_limit`, `allowed_org_ids` (organizations the owner belongs to; null: all of them) and `allowed_cidrs` (null: any address); scopes never change. Every process applies the change at once.",
+    access: { permission: "svc:system:api_keys:write", sysAdmin: true },
+    params: apiKeyIdParams, body: updateApiKeyInput, response: apiKeySchema, errors: ["not_found"],
+    handler: ({ actor, params, body }) => updateApiKey(actor, params.key_id, body),
+  }),
+  roll: defineOperation({
+    id: "rollApiKey", method: "POST", path: `${PATH}/{key_id}/roll`, tag, summary: "Replace one of the caller's API keys with a new one",
+    description:
+      "A new key with the same name, scopes, rate limit, restrictions and expiry; the raw key is in `raw_key`, in this response only. The old key's `expires_at` becomes now plus `grace_period_seconds` (0: refused at once). A revoked or expired key cannot be rolled (409).",
+    access: { permission: "svc:system:api_keys:write", sysAdmin: true },
+    params: apiKeyIdParams, body: rollApiKeyInput, response: createdApiKeySchema, status: 201, secret: true,
+    created: (key) => key.id, createdIn: PATH, errors: ["not_found", "conflict"],
+    handler: ({ actor, params, body }) => rollApiKey(actor, params.key_id, body),
+  }),
+  usage: defineOperation({
+    id: "getApiKeyUsage", method: "GET", path: `${PATH}/{key_id}/usage`, tag, summary: "A key's requests per hour, by outcome",
+    description:
+      "Counts per hour and outcome (`2xx`, `4xx`, `401`, `403`, `429`, `5xx`) from `from` (default: 7 days ago) to `to` (default: now), at most 90 days; hours without requests are left out. Counts reach the database within a few seconds.",
+    access: { permission: "svc:system:api_keys:read" },
+    params: apiKeyIdParams, query: usageQuery, response: usageSchema, errors: ["not_found"],
+    handler: ({ actor, params, query }) => apiKeyUsage(actor, params.key_id, query),
+  }),
+  revokeLeaked: defineOperation({
+    id: "revokeLeakedApiKeys", method: "POST", path: "/api/v1/api-keys/revoke-leaked", console: false, tag,
+    summary: "Report exposed API keys: each usable one is revoked at once",
+    description:
+      "No credentials: holding a raw key is enough to end it (for secret scanners). The answer is `{\"received\": n}` whatever the values were, so it reveals nothing. At most 10 calls per minute per client address.",
+    access: "public", addressLimit: { name: "revoke-leaked", requests: 10, windowSeconds: 60 },
+    body: revokeLeakedInput, response: revokeLeakedResponse, errors: ["rate_limited"],
+    handler: ({ body }) => revokeLeakedKeys(systemActor("leaked-key-report"), body.keys),
   }),
   policy: defineOperation({
     id: "getApiKeyPolicy", method: "GET", path: null, tag, summary: "The platform's key policy, which the create dialog follows",

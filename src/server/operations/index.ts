@@ -1,6 +1,7 @@
 import "server-only";
 import { accountOperations } from "./account";
 import { apiKeyOperations } from "./api-keys";
+import { auditEventOperations } from "./audit-events";
 import { centralPointOperations } from "./central-points";
 import { conversationOperations } from "./conversations";
 import { llmConfigOperations } from "./llm-configs";
@@ -10,6 +11,7 @@ import { oauthClientOperations } from "./oauth-clients";
 import type { AnyOperation } from "./operation";
 import { orchestratorOperations } from "./orchestrators";
 import { organizationOperations } from "./organizations";
+import { overviewOperations } from "./overview";
 import { orgPluginOperations, pluginOperations } from "./plugins";
 import { roleOperations } from "./roles";
 import { orgSettingOperations, platformSettingOperations } from "./settings";
@@ -22,6 +24,7 @@ import { userOperations } from "./users";
 export const OPERATION_GROUPS = {
   system: systemOperations,
   account: accountOperations,
+  overview: overviewOperations,
   apiKeys: apiKeyOperations,
   organizations: organizationOperations,
   platformSettings: platformSettingOperations,
@@ -37,6 +40,7 @@ export const OPERATION_GROUPS = {
   members: memberOperations,
   roles: roleOperations,
   oauthClients: oauthClientOperations,
+  auditEvents: auditEventOperations,
 };
 
 export const OPERATIONS: readonly AnyOperation[] = Object.values(OPERATION_GROUPS).flatMap((group) => Object.values(group) as AnyOperation[]);

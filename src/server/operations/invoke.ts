@@ -1,9 +1,13 @@
 import "server-only";
 import { z } from "zod";
 import { id } from "@/lib/schemas/common";
-import type { Actor } from "@/server/auth/actor";
+import { systemActor, type Actor } from "@/server/auth/actor";
 import { authorizeIncludeDeleted, authorizeOperation } from "@/server/auth/authorize";
 import { mapDatabaseError } from "@/server/db/errors";
+import { inOneTransaction } from "@/server/db/unit-of-work";
+import type { RequestFacts } from "@/server/http/client";
+import { changesOf, NO_REQUEST, recordAlone, recordInUnit } from "@/server/services/audit/service";
+import { orgOf, targetOf, type Target } from "./audit";
 import { DomainError, validationFailed, zodFieldErrors } from "@/server/errors";
 import type { AnyOperation } from "./operation";
 import { rawInputProblems } from "./raw-input";
@@ -12,6 +16,10 @@ import { rawInputProblems } from "./raw-input";
 // (before anything else is looked at, so another tenant's organization looks missing whatever the
 // body says) → query → `include_deleted` → body → the handler. Failures are domain errors; database
 // errors are mapped here, once.
+//
+// The audit trail is kept here, for every operation alike: a change (any method but GET) runs as
+// one unit of work — the handler's writes and its audit event commit together or not at all — and
+// a refusal (403) is recorded on its own, there being no change to roll back. Reads write nothing.
 
 export interface RawInput {
   params: unknown;
@@ -25,6 +33,10 @@ export interface InvokeOptions {
   flatPaths?: boolean;
   /** The console door: sys_admins only. */
   console?: boolean;
+  /** Where the call came from, for the audit trail. */
+  request?: RequestFacts;
+  /** Benchmarks only: the same call without its audit event (nor the unit of work around it). */
+  audit?: false;
 }
 
 /** `value` checked as raw input (raw-input.ts), then parsed by `schema`. */
@@ -38,6 +50,20 @@ function parse<T>(schema: z.ZodType<T> | undefined, value: unknown, root: string
 }
 
 export async function invoke(operation: AnyOperation, actor: Actor | null, raw: RawInput, options: InvokeOptions = {}): Promise<unknown> {
+  const request = options.request ?? NO_REQUEST;
+  try {
+    return await checkedCall(operation, actor, raw, options, request);
+  } catch (error) {
+    if (actor && error instanceof DomainError && error.code === "forbidden" && options.audit !== false) {
+      const params = (raw.params ?? {}) as Record<string, unknown>;
+      const target = targetOf(operation, actor, params, undefined);
+      await recordAlone({ actor, action: operation.id, outcome: "denied", target, orgId: orgOf(params, target), request });
+    }
+    throw error;
+  }
+}
+
+async function checkedCall(operation: AnyOperation, actor: Actor | null, raw: RawInput, options: InvokeOptions, request: RequestFacts): Promise<unknown> {
   if (operation.access !== "public" && !actor) {
     throw new DomainError("unauthenticated", "Send an API key in the X-API-KEY header, or sign in.");
   }
@@ -45,15 +71,43 @@ export async function invoke(operation: AnyOperation, actor: Actor | null, raw: 
   const rawParams = (raw.params ?? {}) as Record<string, unknown>;
   // The organization is checked before anything else of the input, so another tenant's looks missing
   // whatever the rest says.
-  const org = typeof operation.access === "object" ? operation.access.org : undefined;
+  // An organization in the path counts whatever the access declared (a key restricted to other
+  // organizations may not act there).
+  const org = (typeof operation.access === "object" ? operation.access.org : undefined) ?? ("org_id" in rawParams ? "org_id" : undefined);
   const scope = org ? parse(z.strictObject({ [org]: id }), { [org]: rawParams[org] }, root("params")) : {};
-  authorizeOperation(operation.access, actor, scope, { console: options.console, write: operation.method !== "GET" });
+  authorizeOperation(operation.access, actor, scope, {
+    console: options.console,
+    write: operation.method !== "GET",
+    duringTwoFactorSetup: operation.duringTwoFactorSetup,
+  });
   const params = parse(operation.params, rawParams, root("params"));
   const query = parse(operation.query, raw.query ?? {}, root("query"));
   authorizeIncludeDeleted(actor, query);
   const rawBody = await raw.body();
   const body = operation.body ? parse(operation.body, rawBody ?? {}, "") : undefined;
-  return operation.handler({ actor: actor as Actor, params, query, body } as never);
+  const call = async (): Promise<unknown> => operation.handler({ actor: actor as Actor, params, query, body } as never);
+  if (operation.method === "GET" || options.audit === false) return call();
+  // A call without credentials (a public operation) acts as the system on the caller's behalf.
+  return auditedChange(actor ?? systemActor("anonymous"), request, call, (result) => {
+    const target = targetOf(operation, actor, params as Record<string, unknown>, result);
+    return { action: operation.id, target, orgId: orgOf(params as Record<string, unknown>, target) };
+  });
+}
+
+/** What an audit event says a change was: its action, target and organization. */
+export type ChangeDescription = { action: string; target: Target; orgId: string | null };
+
+/**
+ * A change and its audit event as one unit of work. Every door's changes go through here: the
+ * operations' (above) and the CLI's commands.
+ */
+export function auditedChange<T>(actor: Actor, request: RequestFacts, work: () => Promise<T>, describe: (result: T) => ChangeDescription): Promise<T> {
+  return inOneTransaction(async (unit) => {
+    const result = await work();
+    const { action, target, orgId } = describe(result);
+    await recordInUnit(unit, { actor, action, outcome: "success", target, orgId, changes: changesOf(unit.writes, target.id), request });
+    return result;
+  });
 }
 
 /** Any failure as the domain error it stands for; what nobody understands is an internal error. */

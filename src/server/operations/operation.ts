@@ -25,9 +25,10 @@ export interface PermissionAccess {
 
 /**
  * "public": no credentials; "authenticated": any key or session; "session": a signed-in console
- * session (what a user does for themself, never through a key); otherwise a permission.
+ * session (what a user does for themself, never through a key); "metrics": the metrics scraper's
+ * Bearer token (SVC_METRICS_TOKEN), or a loopback client when none is set; otherwise a permission.
  */
-export type Access = "public" | "authenticated" | "session" | PermissionAccess;
+export type Access = "public" | "authenticated" | "session" | "metrics" | PermissionAccess;
 
 export type ObjectSchema = z.ZodObject<z.core.$ZodShape, z.core.$ZodObjectConfig>;
 
@@ -58,6 +59,11 @@ export interface Operation<
   summary: string;
   description?: string;
   access: Access;
+  /**
+   * Also open to a session held to setting up two-factor authentication (a sys_admin without it
+   * while the platform requires it), which may call nothing else.
+   */
+  duringTwoFactorSetup?: true;
   params?: P;
   query?: Q;
   body?: B;
@@ -66,8 +72,14 @@ export interface Operation<
   status?: 200 | 201;
   /** For a 201: the new resource's id, appended to the request path to make its Location. */
   created?: (result: z.output<R>) => string;
+  /** For a 201 whose new resource lives in another collection than the request path (a rolled key): that collection's path. */
+  createdIn?: string;
+  /** The media type of a response that is not JSON (the handler then returns its text). */
+  produces?: string;
   /** The response holds a secret: Cache-Control no-store, and the raw value is never logged. */
   secret?: boolean;
+  /** Calls per client address (an IPv6 client's /64) allowed per window; over it, 429 `rate_limited`. */
+  addressLimit?: { name: string; requests: number; windowSeconds: number };
   /** Error codes this operation can answer with, besides the ones every operation has. */
   errors?: readonly ErrorCode[];
   handler: (ctx: OperationContext<Out<P>, Out<Q>, Out<B>>) => Promise<z.input<R>> | z.input<R>;

@@ -2,6 +2,9 @@ import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
+import type { SessionActor } from "@/server/auth/actor";
+import { authorizeOperation } from "@/server/auth/authorize";
+import { DomainError } from "@/server/errors";
 import { ROUTES } from "@/server/rest/registry";
 import { OPERATIONS } from ".";
 
@@ -17,8 +20,9 @@ describe("operation declarations", () => {
     expect(new Set(ids).size).toBe(ids.length);
   });
 
-  // Views computed whole from the catalog or the settings tiers, not lists of stored records.
-  const VIEWS = ["listPermissions", "effectiveOrgSettings", "effectiveInstanceConfig"];
+  // Views computed whole from the catalog or the settings tiers, not lists of stored records; a
+  // key's usage is a bounded range of hourly counts (at most 90 days).
+  const VIEWS = ["listPermissions", "effectiveOrgSettings", "effectiveInstanceConfig", "getApiKeyUsage"];
 
   it("answer every list as { data, next_cursor }, paged with limit and cursor", () => {
     const lists = ROUTES.filter((r) => r.method === "GET" && "data" in shapeOf(r.response) && !VIEWS.includes(r.id));
@@ -58,5 +62,28 @@ describe("operation declarations", () => {
     for (const file of [...files("src/app/api"), ...files("src/server/trpc")]) {
       expect(readFileSync(file, "utf8"), file).not.toMatch(/["'`]svc:[a-z_:]+["'`]/);
     }
+  });
+
+  it("refuse a session held to setting up two-factor, but for the few that set it up or sign out", () => {
+    const held: SessionActor = {
+      kind: "session", userId: "0190a000-0000-7000-8000-000000000001", username: "held", displayName: null, mustSetUpTwoFactor: true,
+      grants: { isSysAdmin: true, global: new Set(), byOrg: new Map(), memberships: new Map(), inactive: new Set() },
+    };
+    const open: string[] = [];
+    for (const operation of OPERATIONS.filter((o) => o.access !== "public" && o.access !== "metrics")) {
+      const params = typeof operation.access === "object" && operation.access.org ? { [operation.access.org]: "0190a000-0000-7000-8000-000000000002" } : {};
+      for (const console of [false, true]) {
+        let refusal: unknown = null;
+        try {
+          authorizeOperation(operation.access, held, params, { console, duringTwoFactorSetup: operation.duringTwoFactorSetup });
+        } catch (error) {
+          refusal = error;
+        }
+        if (operation.duringTwoFactorSetup) expect(refusal, operation.id).toBeNull();
+        else expect(refusal instanceof DomainError && refusal.code === "forbidden", operation.id).toBe(true);
+      }
+      if (operation.duringTwoFactorSetup) open.push(operation.id);
+    }
+    expect(open.sort()).toEqual(["confirmTwoFactor", "getMyTwoFactor", "setUpTwoFactor", "signOutEverywhere"]);
   });
 });

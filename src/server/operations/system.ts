@@ -1,19 +1,36 @@
 import "server-only";
+import { prometheusContentType } from "prom-client";
 import { z } from "zod";
+import { allowedCidrsSchema, allowedOrgIdsSchema, rateLimitSchema } from "@/lib/schemas/api-keys";
 import type { UserActor } from "@/server/auth/actor";
 import { effectivePermissions } from "@/server/auth/authorize";
-import { baseClient } from "@/server/db/client";
+import { databaseAnswers } from "@/server/db/client";
+import { draining } from "@/server/lifecycle";
+import { metrics } from "@/server/metrics";
 import { DomainError } from "@/server/errors";
 import { defineOperation } from "./operation";
 
-// Liveness, readiness, and who the caller is. REST only: the console has no use for them.
+// Liveness, readiness, metrics, and who the caller is. REST only: the console has no use for them.
 
 const status = z.object({ status: z.literal("ok") });
+
+// Readiness answers within this, whatever the database does (a probe usually gives up after 2 s).
+const READY_DEADLINE_MS = 1_500;
 
 export const meSchema = z.object({
   user: z.object({ id: z.uuid(), username: z.string(), display_name: z.string().nullable() }),
   auth: z.enum(["api_key", "session"]),
-  key: z.object({ id: z.uuid(), key_prefix: z.string(), expires_at: z.string().nullable() }).nullable(),
+  key: z
+    .object({
+      id: z.uuid(),
+      key_prefix: z.string(),
+      expires_at: z.string().nullable(),
+      rate_limit: rateLimitSchema,
+      allowed_org_ids: allowedOrgIdsSchema,
+      allowed_cidrs: allowedCidrsSchema,
+    })
+    .nullable()
+    .describe("The key the request came with (null for a session). `rate_limit` is the limit it is held to: its own, else the platform default; `allowed_org_ids` and `allowed_cidrs` its restrictions (null: none)."),
   permissions: z.array(z.string()).describe("Effective permissions held globally."),
   organizations: z.array(z.object({ id: z.uuid(), name: z.string(), permissions: z.array(z.string()) })),
 });
@@ -27,16 +44,20 @@ export const systemOperations = {
   }),
   ready: defineOperation({
     id: "ready", method: "GET", path: "/api/ready", console: false, tag: "Operations", summary: "Readiness",
-    description: "200 while the database answers; 503 with Retry-After otherwise.",
+    description: "200 while the database answers; 503 with Retry-After when it does not answer within 1.5 s, and from the moment the process starts shutting down.",
     access: "public", response: status, errors: ["unavailable"],
     handler: async () => {
-      try {
-        await baseClient().$queryRaw`SELECT 1`;
-      } catch {
-        throw new DomainError("unavailable", "The database does not answer.");
-      }
+      if (draining()) throw new DomainError("unavailable", "The app is shutting down.");
+      if (!(await databaseAnswers(READY_DEADLINE_MS))) throw new DomainError("unavailable", "The database does not answer.");
       return { status: "ok" as const };
     },
+  }),
+  metrics: defineOperation({
+    id: "getMetrics", method: "GET", path: "/api/metrics", console: false, tag: "Operations", summary: "Metrics, in Prometheus' text format",
+    description:
+      "This process's metrics for a Prometheus scraper: REST requests by route template, method and status, with latency histograms; API key authentications by outcome; requests refused with 429; the database pool (in use, idle, waiting); the key cache; the bookkeeping backlog; Node.js' own. Each app process answers for itself: scrape every one.",
+    access: "metrics", response: z.string(), produces: prometheusContentType,
+    handler: () => metrics().registry.metrics(),
   }),
   me: defineOperation({
     id: "getMe", method: "GET", path: "/api/v1/me", console: false, tag: "Identity", summary: "Who am I, and what may I do",
@@ -48,7 +69,17 @@ export const systemOperations = {
       return {
         user: { id: user.userId, username: user.username, display_name: user.displayName },
         auth: user.kind === "api_key" ? ("api_key" as const) : ("session" as const),
-        key: user.kind === "api_key" ? { id: user.key.id, key_prefix: user.key.prefix, expires_at: user.key.expiresAt?.toISOString() ?? null } : null,
+        key:
+          user.kind === "api_key"
+            ? {
+                id: user.key.id,
+                key_prefix: user.key.prefix,
+                expires_at: user.key.expiresAt?.toISOString() ?? null,
+                rate_limit: user.key.rateLimit,
+                allowed_org_ids: user.key.allowedOrgIds ? [...user.key.allowedOrgIds] : null,
+                allowed_cidrs: user.key.allowedCidrs ? [...user.key.allowedCidrs] : null,
+              }
+            : null,
         permissions: global,
         organizations,
       };

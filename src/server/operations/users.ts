@@ -14,7 +14,9 @@ import {
   userListSchema,
   userSchema,
 } from "@/lib/schemas/users";
+import { twoFactorStatusSchema } from "@/lib/schemas/two-factor";
 import { listUserOrganizations } from "@/server/services/memberships/service";
+import { resetTwoFactor, userTwoFactor } from "@/server/services/two-factor/service";
 import {
   createUser,
   deleteUser,
@@ -62,6 +64,18 @@ export const userOperations = {
     description: "Sets the given `password`, or generates one and returns it in `password`, once.",
     access: write, params: userIdParams, body: resetPasswordInput, response: passwordResetSchema, secret: true, errors: ["not_found"],
     handler: ({ actor, params, body }) => resetPassword(actor, params.user_id, body),
+  }),
+  twoFactor: defineOperation({
+    id: "getUserTwoFactor", method: "GET", path: `${ONE}/two-factor`, tag, summary: "Whether a user signs in with two-factor authentication",
+    access: read, params: userIdParams, response: twoFactorStatusSchema, errors: ["not_found"],
+    handler: ({ actor, params }) => userTwoFactor(actor, params.user_id),
+  }),
+  resetTwoFactor: defineOperation({
+    id: "resetUserTwoFactor", method: "DELETE", path: `${ONE}/two-factor`, tag, summary: "Reset a user's two-factor authentication",
+    description:
+      "Turns it off and drops the recovery codes, for a user who lost both; the user sets it up again. The rule of credentials applies (403 `forbidden` unless the caller holds everything the user holds; a sys_admin's only by a sys_admin). One's own is turned off from one's account, with password and code (403 here).",
+    access: write, params: userIdParams, response: twoFactorStatusSchema, errors: ["not_found"],
+    handler: ({ actor, params }) => resetTwoFactor(actor, params.user_id),
   }),
   organizations: defineOperation({
     id: "listUserOrganizations", method: "GET", path: `${ONE}/organizations`, tag, summary: "A user's organizations",

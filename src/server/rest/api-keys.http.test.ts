@@ -5,6 +5,7 @@ import { testDatabase } from "@/test/database";
 import { createMember, createOrg, createRole, createSysAdmin, createUser, grant, join, PASSWORD, roleId, seedRoles } from "@/test/fixtures";
 import { createApiKey } from "@/server/services/api-keys/service";
 import { systemActor } from "@/server/auth/actor";
+import { totpCode } from "@/server/auth/totp";
 import type { Permission } from "@/lib/permissions";
 
 // The key routes and the X-API-KEY pipeline, over real HTTP against the production build running
@@ -49,7 +50,7 @@ describe("POST /api/admin/users/api-keys", () => {
     expect(response.headers.get("cache-control")).toBe("no-store");
     expect(response.headers.get("location")).toBe(`${KEYS}/${json.id}`);
     expect(response.headers.get("x-request-id")).toMatch(/.+/);
-    expect(Object.keys(json).sort()).toEqual(["created_at", "effective_scopes", "expires_at", "id", "is_active", "key_prefix", "name", "raw_key", "scopes"]);
+    expect(Object.keys(json).sort()).toEqual(["allowed_cidrs", "allowed_org_ids", "created_at", "effective_scopes", "expires_at", "id", "is_active", "key_prefix", "name", "rate_limit", "raw_key", "scopes"]);
     expect(json.raw_key).toMatch(/^cdk_[0-9A-Za-z]{49}$/);
     expect(json.key_prefix).toBe((json.raw_key as string).slice(0, 12));
     expect(json.effective_scopes).toEqual(["svc:system:api_keys:read"]);
@@ -246,7 +247,10 @@ describe("GET /api/admin/users/api-keys", () => {
     expect(next_cursor).toBeNull();
     expect(data.length).toBeGreaterThan(3);
     expect(data.every((k) => k.user_id === admin.id)).toBe(true);
-    expect(Object.keys(data[0] ?? {}).sort()).toEqual(["created_at", "expires_at", "id", "is_active", "key_prefix", "last_used_at", "name", "scopes", "updated_at", "user_id"]);
+    expect(Object.keys(data[0] ?? {}).sort()).toEqual([
+      "allowed_cidrs", "allowed_org_ids", "created_at", "expires_at", "id", "is_active", "key_prefix", "last_used_at", "last_used_ip", "last_user_agent",
+      "name", "rate_limit", "scopes", "updated_at", "user_id",
+    ]);
     const ids = data.map((k) => k.id as string);
     expect(ids).toEqual([...ids].sort().reverse());
   });
@@ -323,9 +327,28 @@ describe("revocation across processes", () => {
   });
 });
 
+/** Two-factor set up from the console session: its secret and recovery codes are secrets too. */
+async function twoFactorSecrets(): Promise<string[]> {
+  const setup = (await (await console_.fetch("/api/v1/me/two-factor/setup", { method: "POST" })).json()) as { secret: string };
+  const confirm = await console_.fetch("/api/v1/me/two-factor/confirm", {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ code: totpCode(setup.secret, Date.now() / 1000) }),
+  });
+  const { recovery_codes } = (await confirm.json()) as { recovery_codes: string[] };
+  expect(recovery_codes).toHaveLength(10);
+  // A recovery code is also checked as typed without its dashes.
+  return [setup.secret, ...recovery_codes, ...recovery_codes.map((code) => code.replace(/-/g, ""))];
+}
+
 describe("secrecy", () => {
-  it("never writes a raw key to a log line or a database column", async () => {
+  it("never writes a raw key, a TOTP secret or a recovery code to a log line or a database column", async () => {
     expect(issued.length).toBeGreaterThan(5);
+    const twoFactor = await twoFactorSecrets();
+    // Used at a sign-in, which logs its request.
+    const signingIn = new Browserless(app.baseUrl);
+    await signingIn.postCredentials({ username: admin.username, password: PASSWORD });
+    expect(await signingIn.signInWithCode(twoFactor[1] as string)).toBe(true);
     const logs = app.logs();
     expect(logs).toMatch(/"msg":"request"/);
     const dump = new pg.Client({ connectionString: url });
@@ -338,12 +361,20 @@ describe("secrecy", () => {
       const rows = await dump.query(`SELECT * FROM "${table_name}"`);
       everything += JSON.stringify(rows.rows);
     }
+    // The audit trail is among the tables dumped, and holds the creation of the keys looked for.
+    const created = await dump.query("SELECT changes FROM audit_events WHERE action = 'createApiKey' AND outcome = 'success'");
+    expect(created.rowCount).toBeGreaterThan(0);
     await dump.end();
     const responses = [
       await (await console_.fetch(`${KEYS}?limit=100`)).text(),
       await (await console_.fetch(`${KEYS}?limit=100&active=false`)).text(),
       await (await console_.fetch("/api/v1/me")).text(),
     ].join("");
+    for (const secret of twoFactor) {
+      expect(responses).not.toContain(secret);
+      expect(logs).not.toContain(secret);
+      expect(everything).not.toContain(secret);
+    }
     for (const raw of issued) {
       expect(responses).not.toContain(raw);
       expect(logs).not.toContain(raw);

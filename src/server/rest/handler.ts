@@ -1,10 +1,14 @@
 import "server-only";
 import type { Actor } from "@/server/auth/actor";
-import { authenticateApiKey } from "@/server/auth/api-key-stage";
+import { authenticateApiKey, recordKeyUsage, refusedKeyOf } from "@/server/auth/api-key-stage";
+import { metricsScraper } from "@/server/auth/authorize";
 import { requireSameOriginWrite } from "@/server/auth/same-origin";
 import { currentSessionActor } from "@/server/auth/session";
-import { DomainError } from "@/server/errors";
+import { DomainError, type ErrorCode } from "@/server/errors";
+import { clientAddressOf, requestFactsOf, userAgentOf } from "@/server/http/client";
+import { countAddressRequest, countAuthFailure, countKeyRequest } from "@/server/limits/api-limits";
 import { log } from "@/server/log";
+import { metrics } from "@/server/metrics";
 import { asDomainError, invoke } from "@/server/operations/invoke";
 import type { AnyOperation, Method } from "@/server/operations/operation";
 import { requestIdOf } from "./front-door";
@@ -12,8 +16,10 @@ import { problemResponse } from "./problem";
 import { routesAt } from "./registry";
 
 // The REST door every route runs through: request id → credentials (X-API-KEY or the console
-// session) → the operation (access, input, handler: operations/invoke.ts) → its JSON answer, or a
-// problem+json for any failure. One log line a request.
+// session) → the key's rate limit → the operation (access, input, handler: operations/invoke.ts)
+// → its JSON answer, or a problem+json for any failure. A key that fails authentication counts
+// against its client's address. One log line and one metric sample a request, and a key's request
+// (refused or not) counts in its usage.
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
 
@@ -65,13 +71,30 @@ async function bodyFor(operation: AnyOperation, request: Request): Promise<unkno
 
 const SESSION_COOKIE = /(^|;\s*)(__Secure-|__Host-)?authjs\.session-token(\.\d+)?=/;
 
+const KEY_FAILURES: ReadonlySet<ErrorCode> = new Set(["invalid_api_key", "api_key_expired", "api_key_revoked"]);
+
+/** A refused key counts against the client's address: over its limit, the answer is 429 instead. */
+async function countFailure(error: unknown, request: Request): Promise<never> {
+  if (error instanceof DomainError && KEY_FAILURES.has(error.code)) await countAuthFailure(clientAddressOf(request));
+  throw error;
+}
+
+function authenticateKey(raw: string, request: Request): Actor | Promise<Actor> {
+  try {
+    const actor = authenticateApiKey(raw, clientAddressOf(request));
+    return actor instanceof Promise ? actor.catch((error: unknown) => countFailure(error, request)) : actor;
+  } catch (error) {
+    return countFailure(error, request);
+  }
+}
+
 /**
  * X-API-KEY, else the console session. A key in Authorization: Bearer is refused, not used. A
  * cached key answers without a promise.
  */
 function authenticate(request: Request): Actor | null | Promise<Actor | null> {
   const key = request.headers.get("x-api-key");
-  if (key !== null) return authenticateApiKey(key.trim());
+  if (key !== null) return authenticateKey(key.trim(), request);
   const authorization = request.headers.get("authorization") ?? "";
   if (/^bearer\s+cdk_/i.test(authorization)) {
     throw new DomainError("unauthenticated", "API keys go in the X-API-KEY header; Authorization: Bearer is for JWTs only.");
@@ -94,32 +117,47 @@ function queryObject(url: URL): Record<string, string | string[]> {
 /** The request path with its parameters filled in, plus the new resource's id: a 201's Location. */
 function locationOf(operation: AnyOperation, params: Record<string, string | string[]>, result: unknown): string | undefined {
   if (!operation.created || !operation.path) return undefined;
-  const base = operation.path.replace(/\{(\w+)\}/g, (_, name: string) => encodeURIComponent(String(params[name])));
+  const base = (operation.createdIn ?? operation.path).replace(/\{(\w+)\}/g, (_, name: string) => encodeURIComponent(String(params[name])));
   return `${base}/${encodeURIComponent(operation.created(result))}`;
 }
 
-async function run(operation: AnyOperation, request: Request, context: NextContext, requestId: string) {
-  const credentials = operation.access === "public" ? null : authenticate(request);
+function credentialsFor(operation: AnyOperation, request: Request): Actor | null | Promise<Actor | null> {
+  if (operation.access === "public") return null;
+  if (operation.access === "metrics") return metricsScraper(request.headers.get("authorization"), clientAddressOf(request));
+  return authenticate(request);
+}
+
+/** What the door learnt of a request before it failed: who asked, and the headers its answer carries anyway. */
+interface Seen {
+  actor: Actor | null;
+  /** A known key that was refused (revoked, expired, used from elsewhere): its usage counts the refusal. */
+  refusedKey?: string;
+  headers: Record<string, string>;
+}
+
+async function run(operation: AnyOperation, request: Request, context: NextContext, requestId: string, seen: Seen): Promise<Response> {
+  if (operation.addressLimit) await countAddressRequest(operation.addressLimit, clientAddressOf(request));
+  const credentials = credentialsFor(operation, request);
   const actor = credentials instanceof Promise ? await credentials : credentials;
+  seen.actor = actor;
+  if (actor?.kind === "api_key") seen.headers = await countKeyRequest(actor.key.id, actor.key.rateLimit);
   const params = await context.params;
   const result = await invoke(operation, actor, {
     params,
     query: operation.query ? queryObject(new URL(request.url)) : {},
     body: () => bodyFor(operation, request),
-  });
+  }, { request: requestFactsOf(request, requestId) });
   const location = locationOf(operation, params, result);
-  return {
-    actor,
-    response: new Response(JSON.stringify(result), {
-      status: operation.status ?? 200,
-      headers: {
-        "Content-Type": "application/json",
-        "X-Request-Id": requestId,
-        ...(operation.secret ? { "Cache-Control": "no-store" } : {}),
-        ...(location ? { Location: location } : {}),
-      },
-    }),
-  };
+  return new Response(operation.produces ? String(result) : JSON.stringify(result), {
+    status: operation.status ?? 200,
+    headers: {
+      "Content-Type": operation.produces ?? "application/json",
+      "X-Request-Id": requestId,
+      ...seen.headers,
+      ...(operation.secret ? { "Cache-Control": "no-store" } : {}),
+      ...(location ? { Location: location } : {}),
+    },
+  });
 }
 
 function handlerFor(path: string, operation: AnyOperation): NextHandler {
@@ -127,23 +165,31 @@ function handlerFor(path: string, operation: AnyOperation): NextHandler {
     const started = performance.now();
     // The front door (front-door.ts) has put a sane id here, and sends it in X-Request-Id.
     const requestId = requestIdOf(request.headers.get("x-request-id"));
-    let actor: Actor | null = null;
+    const seen: Seen = { actor: null, headers: {} };
     let response: Response;
     try {
-      ({ actor, response } = await run(operation, request, context, requestId));
+      response = await run(operation, request, context, requestId, seen);
     } catch (error) {
       const domain = asDomainError(error);
       if (domain.code === "internal_error") {
         log.error("unhandled error", { request_id: requestId, error: error instanceof Error ? { name: error.name, message: error.message, stack: error.stack } : String(error) });
       }
-      response = problemResponse(domain, { "X-Request-Id": requestId });
+      seen.refusedKey = refusedKeyOf(error);
+      response = problemResponse(domain, { ...seen.headers, "X-Request-Id": requestId });
     }
+    const { actor } = seen;
+    const keyId = actor?.kind === "api_key" ? actor.key.id : seen.refusedKey;
+    if (keyId) recordKeyUsage(keyId, response.status, clientAddressOf(request), userAgentOf(request));
+    const seconds = (performance.now() - started) / 1000;
+    const { requests, duration } = metrics();
+    requests.inc({ route: path, method: operation.method, status: response.status });
+    duration.observe({ route: path, method: operation.method }, seconds);
     log.info("request", {
       request_id: requestId,
       method: operation.method,
       path,
       status: response.status,
-      duration_ms: Math.round((performance.now() - started) * 10) / 10,
+      duration_ms: Math.round(seconds * 10_000) / 10,
       auth: actor?.kind ?? null,
       user_id: actor && actor.kind !== "system" ? actor.userId : null,
       key_prefix: actor?.kind === "api_key" ? actor.key.prefix : null,

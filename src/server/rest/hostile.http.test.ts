@@ -243,9 +243,9 @@ describe("the whole /api surface", () => {
   });
 
   it("answers OPTIONS with the methods the path takes", async () => {
-    const response = await fetch(`${app.baseUrl}/api/admin/users/api-keys/some-key`, { method: "OPTIONS" });
+    const response = await fetch(`${app.baseUrl}/api/admin/users/api-keys/some-key/roll`, { method: "OPTIONS" });
     expect(response.status).toBe(204);
-    expect(response.headers.get("allow")).toBe("DELETE, OPTIONS");
+    expect(response.headers.get("allow")).toBe("POST, OPTIONS");
   });
 
   it("sends X-Request-Id on every answer, the caller's when it is sane", async () => {

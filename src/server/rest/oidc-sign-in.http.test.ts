@@ -1,5 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { freePort, startApp } from "@/test/app";
+import { totpCode } from "@/server/auth/totp";
+import { confirmTwoFactorSetup, startTwoFactorSetup } from "@/server/services/two-factor/service";
+import { sessionActor } from "@/test/actors";
+import { freePort, startApp, TEST_ENCRYPTION_KEYS } from "@/test/app";
 import { testDatabase } from "@/test/database";
 import { createUser, seedRoles } from "@/test/fixtures";
 import { CookieBrowser, signInWithOidc, startOidcProvider } from "@/test/oidc-provider";
@@ -8,6 +11,8 @@ import { CookieBrowser, signInWithOidc, startOidcProvider } from "@/test/oidc-pr
 // a real OpenID Provider started on loopback, driven over HTTP as a browser would (the app's
 // sign-in POST, the provider's login and consent forms, the code exchange in the app's callback).
 
+// Two-factor secrets set up in-process are read by the app: the same keys.
+process.env.SVC_ENCRYPTION_KEYS = TEST_ENCRYPTION_KEYS;
 const { client, url } = await testDatabase();
 await seedRoles(client);
 const idp = await startOidcProvider({
@@ -88,5 +93,31 @@ describe("sign-in with an OpenID Connect provider", () => {
     } finally {
       await client.user.update({ where: { id: alice.id }, data: { is_deleted: false } });
     }
+  });
+});
+
+describe("an external account of a user with two-factor", () => {
+  it("is a first factor only: no session until a code is given", async () => {
+    idp.addAccount({ sub: "carol-sub", email: "carol@example.test", email_verified: true });
+    const carol = await createUser(client, "carol");
+    await client.user.update({ where: { id: carol.id }, data: { email: "carol@example.test" } });
+    const actor = await sessionActor(client, carol.id);
+    const { secret } = await startTwoFactorSetup(actor);
+    await confirmTwoFactorSetup(actor, { code: totpCode(secret, Date.now() / 1000) });
+
+    const browser = new CookieBrowser();
+    const { finalUrl } = await signInWithOidc(browser, appUrl, "carol-sub");
+    expect(finalUrl.pathname).toBe("/console/sign-in");
+    expect(browser.cookieNames(appUrl)).not.toContain("__Host-authjs.session-token");
+    expect((await me(browser)).status).toBe(401);
+
+    const used = (await client.userTwoFactor.findUniqueOrThrow({ where: { user_id: carol.id } })).last_used_step as number;
+    const { csrfToken } = (await (await browser.request(`${appUrl}/api/auth/csrf`)).json()) as { csrfToken: string };
+    await browser.request(`${appUrl}/api/auth/callback/credentials`, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams({ code: totpCode(secret, (used + 1) * 30), csrfToken }).toString(),
+    });
+    expect(await me(browser)).toMatchObject({ status: 200, body: { user: { id: carol.id } } });
   });
 });

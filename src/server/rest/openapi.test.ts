@@ -129,12 +129,15 @@ describe("OpenAPI document", () => {
     };
     // Liveness needs no credentials and no database.
     expect(statuses("health")).toEqual(["200"]);
-    // Any key: no permission to lack, no input to refuse.
-    expect(statuses("getMe")).toEqual(["200", "401", "503"]);
+    // Any key: no permission to lack, no input to refuse; but a rate limit.
+    expect(statuses("getMe")).toEqual(["200", "401", "429", "503"]);
     // Another tenant's organization looks missing; a body can be too large or not JSON.
-    expect(statuses("updateOrganization")).toEqual(["200", "400", "401", "403", "404", "409", "413", "415", "503"]);
-    // Every authenticated operation can meet a bad key.
+    expect(statuses("updateOrganization")).toEqual(["200", "400", "401", "403", "404", "409", "413", "415", "429", "503"]);
+    // The metrics scraper has a token, or is on the app's machine; no key, no database.
+    expect(statuses("getMetrics")).toEqual(["200", "401", "403"]);
+    // Every authenticated operation can meet a bad key, and a key over its rate limit.
     for (const route of ROUTES.filter((r) => r.access !== "public")) expect(statuses(route.id), route.id).toContain("401");
+    for (const route of ROUTES.filter((r) => r.access !== "public" && r.access !== "metrics")) expect(statuses(route.id), route.id).toContain("429");
   });
 
   it("takes the request and response schemas from the validating zod schemas", () => {
@@ -143,11 +146,11 @@ describe("OpenAPI document", () => {
       responses: Record<string, { headers: Record<string, unknown>; content: { "application/json": { schema: Json } } }>;
     };
     const body = create.requestBody.content["application/json"].schema;
-    expect(Object.keys(body.properties).sort()).toEqual(["expires_at", "name", "scopes"]);
+    expect(Object.keys(body.properties).sort()).toEqual(["allowed_cidrs", "allowed_org_ids", "expires_at", "name", "rate_limit", "scopes"]);
     expect(body.additionalProperties).toBe(false);
     const created = create.responses["201"];
     expect(Object.keys(follow(created?.content["application/json"].schema ?? {}).properties as Json)).toContain("raw_key");
-    expect(Object.keys(created?.headers ?? {}).sort()).toEqual(["Cache-Control", "Location", "X-Request-Id"]);
+    expect(Object.keys(created?.headers ?? {}).sort()).toEqual(["Cache-Control", "Location", "RateLimit", "RateLimit-Policy", "X-Request-Id"]);
     const revoke = operationOf("/api/admin/users/api-keys/{key_id}", "DELETE") as { parameters: Json[] };
     expect(revoke.parameters.map(follow)).toEqual([expect.objectContaining({ name: "key_id", in: "path", required: true })]);
   });

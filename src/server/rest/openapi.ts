@@ -15,7 +15,7 @@ type Io = "input" | "output";
 
 /** Tags in the order the reference shows them, each with what it groups. */
 export const TAGS: Readonly<Record<string, string>> = {
-  Operations: "Liveness and readiness probes for load balancers and orchestrators. No credentials.",
+  Operations: "Liveness and readiness probes for load balancers and orchestrators (no credentials), and metrics for Prometheus.",
   Identity: "Who the caller is, and what it may do.",
   "API keys":
     "Long-lived keys for integrations, sent as `X-API-KEY`. A key acts for the user it was issued to, within what that user holds; the raw key is shown once.",
@@ -33,6 +33,8 @@ export const TAGS: Readonly<Record<string, string>> = {
   Members: "An organization's members and the org roles they hold in it.",
   "Roles and permissions": "The permission catalog, roles (sets of permissions), and grants of roles to users.",
   "OAuth clients": "OAuth 2.0 client registrations. A confidential client's secret is shown once.",
+  "Audit trail":
+    "Every change through any door (REST, console, CLI), sign-ins and refused authorizations, each with who, what, where from and the fields it changed (secret fields by name only).",
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -43,6 +45,7 @@ export function accessText(access: Access): string {
   if (access === "public") return "No credentials needed.";
   if (access === "authenticated") return "Any valid API key or console session.";
   if (access === "session") return "A signed-in console session only: never an API key.";
+  if (access === "metrics") return "The metrics token as `Authorization: Bearer` (`SVC_METRICS_TOKEN`); when none is set, a client on the app's own machine (a loopback address) and nobody else.";
   const holder = access.sysAdmin ? "a sys_admin holding " : "";
   const where = access.org ? " in the organization, or globally" : access.anyOrg ? " in any one organization, or globally" : "";
   return `Requires ${holder}\`${access.permission}\`${where}.`;
@@ -54,6 +57,7 @@ const AUTHENTICATION_ERRORS: readonly ErrorCode[] = ["unauthenticated", "invalid
 /** What any call of the operation can fail with, besides the errors it declares. */
 function implicitErrors(route: RestOperation): ErrorCode[] {
   if (route.access === "public") return [];
+  if (route.access === "metrics") return ["unauthenticated", "forbidden"];
   const access = typeof route.access === "object" ? route.access : undefined;
   const readsBody = route.method !== "GET";
   return [
@@ -65,6 +69,8 @@ function implicitErrors(route: RestOperation): ErrorCode[] {
     // A route without a body still refuses one.
     ...(readsBody || route.params || route.query ? (["validation_failed"] as const) : []),
     ...(readsBody ? (["payload_too_large", "unsupported_media_type"] as const) : []),
+    // A key over its rate limit, or an address with too many failed authentications.
+    "rate_limited",
     // The key or session is looked up in the database.
     "unavailable",
   ];
@@ -200,6 +206,16 @@ const HEADERS: Record<HeaderName, { description: string; schema: JsonSchema }> =
     schema: { type: "string" },
   },
   "Retry-After": { description: "Seconds to wait before trying again.", schema: { type: "integer", minimum: 0 } },
+  "RateLimit-Policy": {
+    description:
+      'Sent when an API key authenticated the request: the key\'s rate limit, as an IETF RateLimit-Policy field, `"key";q=<requests>;w=<window seconds>`.',
+    schema: { type: "string", examples: ['"key";q=1000;w=60'] },
+  },
+  RateLimit: {
+    description:
+      'Sent when an API key authenticated the request: where the key\'s window stands, as an IETF RateLimit field, `"key";r=<requests remaining>;t=<seconds until the window resets>`.',
+    schema: { type: "string", examples: ['"key";r=998;t=42'] },
+  },
   Allow: { description: "The methods the path takes, comma-separated.", schema: { type: "string" } },
   Location: { description: "The path of the new resource.", schema: { type: "string", format: "uri-reference" } },
   "Cache-Control": { description: "`no-store`: the response holds a secret.", schema: { type: "string", const: "no-store" } },
@@ -315,7 +331,7 @@ class DocumentBuilder {
       summary: route.summary,
       description: [route.description, accessText(route.access)].filter(Boolean).join("\n\n"),
       tags: [route.tag],
-      ...(route.access === "public" ? { security: [] } : {}),
+      ...(route.access === "public" ? { security: [] } : route.access === "metrics" ? { security: [{ metricsToken: [] }] } : {}),
       ...(typeof route.access === "object" ? { "x-required-permission": route.access.permission } : {}),
       parameters: [...this.parametersOf(route.params, "path"), ...this.parametersOf(route.query, "query")],
       ...(route.body
@@ -326,10 +342,13 @@ class DocumentBuilder {
           description: route.secret ? "Holds a secret, shown this once: sent with `Cache-Control: no-store`." : status === 201 ? "Created." : "OK.",
           headers: {
             "X-Request-Id": this.header("X-Request-Id"),
+            ...(route.access === "public" || route.access === "metrics"
+              ? {}
+              : { "RateLimit-Policy": this.header("RateLimit-Policy"), RateLimit: this.header("RateLimit") }),
             ...(route.created ? { Location: this.header("Location") } : {}),
             ...(route.secret ? { "Cache-Control": this.header("Cache-Control") } : {}),
           },
-          content: { "application/json": { schema: response } },
+          content: { [route.produces ?? "application/json"]: { schema: response } },
         },
         ...Object.fromEntries(errorGroups(route).map((group) => [String(group.status), this.errorResponse(group)])),
       },
@@ -372,6 +391,11 @@ export function openApiDocument() {
       headers: builder.headers(),
       securitySchemes: {
         apiKey: { type: "apiKey", in: "header", name: "X-API-KEY", description: "An API key: `cdk_` and 49 more characters, shown once when it is created." },
+        metricsToken: {
+          type: "http",
+          scheme: "bearer",
+          description: "The token set in `SVC_METRICS_TOKEN`, for `GET /api/metrics` only.",
+        },
         session: {
           type: "apiKey",
           in: "cookie",

@@ -8,9 +8,12 @@ import type { DomainError } from "@/server/errors";
 /** Seconds a client waits before retrying when the error does not say. */
 const DEFAULT_RETRY_AFTER_SECONDS = 5;
 
-const HEADER_VALUES: Record<ProblemHeader, (details: Record<string, unknown>) => string> = {
+// A header whose value an error does not carry is left out (a per-address 429 has no key policy).
+const HEADER_VALUES: Record<ProblemHeader, (details: Record<string, unknown>) => string | undefined> = {
   "Retry-After": (details) => String(details.retry_after_seconds ?? DEFAULT_RETRY_AFTER_SECONDS),
   Allow: (details) => (Array.isArray(details.allowed) ? details.allowed.join(", ") : ""),
+  "RateLimit-Policy": (details) => (typeof details.rate_limit_policy === "string" ? details.rate_limit_policy : undefined),
+  RateLimit: (details) => (typeof details.rate_limit === "string" ? details.rate_limit : undefined),
 };
 
 export function problemBody(error: DomainError) {
@@ -28,9 +31,14 @@ export function problemBody(error: DomainError) {
   };
 }
 
-/** The headers an error's code sets (Retry-After, Allow). */
+/** The headers an error's code sets (Retry-After, Allow, the RateLimit fields). */
 export const problemHeaders = (error: DomainError): Record<string, string> =>
-  Object.fromEntries(ERRORS[error.code].headers.map((name) => [name, HEADER_VALUES[name](error.details)]));
+  Object.fromEntries(
+    ERRORS[error.code].headers.flatMap((name) => {
+      const value = HEADER_VALUES[name](error.details);
+      return value === undefined ? [] : [[name, value]];
+    }),
+  );
 
 export function problemResponse(error: DomainError, headers: Record<string, string> = {}): Response {
   return new Response(JSON.stringify(problemBody(error)), {

@@ -1,12 +1,15 @@
 import "server-only";
+import { DEFAULT_RETENTION_DAYS, RETENTION_SETTING } from "@/server/services/audit/service";
 import { BUILT_IN_ROLES } from "@/lib/permissions";
 import { generatePassword, hashPassword } from "@/server/auth/passwords";
 import type { BaseClient } from "@/server/db/client";
 import { dataLayer, type DataLayer } from "@/server/db/data-layer";
+import { BUILT_IN_DEFAULT_RATE_LIMIT, DEFAULT_RATE_LIMIT_SETTING } from "@/server/limits/api-limits";
+import { REQUIRE_MFA_SETTING } from "@/lib/schemas/two-factor";
 import { MODEL_CATALOG } from "./model-catalog";
 
 // Idempotent seed: running it again changes nothing. It adds what is missing and never overwrites
-// what an operator has edited (tier quotas, model prices), except the built-in roles' permission
+// what an operator has edited (tier quotas, the default key rate limit, model prices), except the built-in roles' permission
 // sets, which follow the catalog in code.
 
 export const SEED_ACTOR = "system:seed";
@@ -59,14 +62,40 @@ export async function seed(client: BaseClient, admin: AdminOptions): Promise<See
       }
 
       await db.platformSetting.createMany({
-        data: Object.entries(TIER_SETTINGS).map(([key, value]) => ({
-          key,
-          value,
-          value_type: "json",
-          category: "tier",
-          overridable: false,
-          description: `Quotas of the ${key.slice("tier.".length)} subscription tier.`,
-        })),
+        data: [
+          ...Object.entries(TIER_SETTINGS).map(([key, value]) => ({
+            key,
+            value,
+            value_type: "json",
+            category: "tier",
+            overridable: false,
+            description: `Quotas of the ${key.slice("tier.".length)} subscription tier.`,
+          })),
+          {
+            key: DEFAULT_RATE_LIMIT_SETTING,
+            value: { ...BUILT_IN_DEFAULT_RATE_LIMIT },
+            value_type: "json",
+            category: "policy",
+            overridable: false,
+            description: "Rate limit of API keys that have none of their own: at most `requests` requests per `window_seconds` seconds.",
+          },
+          {
+            key: REQUIRE_MFA_SETTING,
+            value: false,
+            value_type: "boolean",
+            category: "policy",
+            overridable: false,
+            description: "When true, a sys_admin without two-factor authentication is sent to set it up right after the password step, and can do nothing else until then.",
+          },
+          {
+            key: RETENTION_SETTING,
+            value: DEFAULT_RETENTION_DAYS,
+            value_type: "integer",
+            category: "policy",
+            overridable: false,
+            description: "Days audit events are kept; older ones are removed by the app's maintenance job.",
+          },
+        ],
         skipDuplicates: true,
       });
 

@@ -83,17 +83,17 @@ describe("authorization", () => {
     const pluginsBefore = await client.plugin.count();
     const modelsBefore = await client.providerModelConfig.count();
     const calls = [
-      caller.plugins.list({ latest: "true" }),
-      caller.plugins.get({ plugin_id: UNKNOWN_ID }),
-      caller.plugins.register(plugin(newPid(), "1.0.0")),
-      caller.plugins.setEnabled({ plugin_id: UNKNOWN_ID, enabled: false }),
-      caller.models.list({}),
-      caller.models.get({ model_config_id: 1 }),
-      caller.models.create({ provider: "openai", model_id: "forbidden" }),
-      caller.models.update({ model_config_id: 1, enabled: false }),
+      () => caller.plugins.list({ latest: "true" }),
+      () => caller.plugins.get({ plugin_id: UNKNOWN_ID }),
+      () => caller.plugins.register(plugin(newPid(), "1.0.0")),
+      () => caller.plugins.setEnabled({ plugin_id: UNKNOWN_ID, enabled: false }),
+      () => caller.models.list({}),
+      () => caller.models.get({ model_config_id: 1 }),
+      () => caller.models.create({ provider: "openai", model_id: "forbidden" }),
+      () => caller.models.update({ model_config_id: 1, enabled: false }),
     ];
     for (const call of calls) {
-      const error = await failure(call);
+      const error = await failure(call());
       expect(error.code).toBe("FORBIDDEN");
       expect(domainOf(error).details.required_permission).toBe("svc:system:admin");
     }

@@ -1,6 +1,7 @@
 import "server-only";
 import { fetchRequestHandler } from "@trpc/server/adapters/fetch";
 import type { SessionActor } from "@/server/auth/actor";
+import { requestFactsOf } from "@/server/http/client";
 import { log } from "@/server/log";
 import { requireSameOriginWrite } from "@/server/auth/same-origin";
 import { toTRPCError } from "./init";
@@ -22,7 +23,7 @@ export function handleTRPCRequest(request: Request, sessionActor: () => Promise<
       } catch (refusal) {
         throw toTRPCError(refusal);
       }
-      return { actor: await sessionActor() };
+      return { actor: await sessionActor(), request: requestFactsOf(request) };
     },
     // Console data is per user, and a created key's answer holds the raw key: never cache.
     responseMeta: () => ({ headers: new Headers({ "Cache-Control": "no-store" }) }),

@@ -3,6 +3,7 @@ import { initTRPC, TRPCError, type TRPCMutationProcedure, type TRPCQueryProcedur
 import superjson from "superjson";
 import { ERRORS, type ErrorCode, type FieldError } from "@/lib/errors";
 import type { SessionActor } from "@/server/auth/actor";
+import type { RequestFacts } from "@/server/http/client";
 import { DomainError } from "@/server/errors";
 import { asDomainError, invoke } from "@/server/operations/invoke";
 import type { AnyOperation, OperationInput, OperationOutput } from "@/server/operations/operation";
@@ -15,6 +16,8 @@ import type { AnyOperation, OperationInput, OperationOutput } from "@/server/ope
 export interface Context {
   /** The signed-in console user, or null without a valid session. */
   actor: SessionActor | null;
+  /** Where the call came from, for the audit trail (none for in-process callers). */
+  request?: RequestFacts;
 }
 
 /** What an error carries to the client besides tRPC's code and status. */
@@ -93,7 +96,7 @@ function procedureFor(operation: AnyOperation) {
   const resolve = async ({ ctx, input }: { ctx: Context; input: unknown }) => {
     try {
       const { params, query, body } = splitInput(operation, input);
-      const result = await invoke(operation, ctx.actor, { params, query, body: () => body }, { flatPaths: true, console: true });
+      const result = await invoke(operation, ctx.actor, { params, query, body: () => body }, { flatPaths: true, console: true, request: ctx.request });
       return operation.response.parse(result);
     } catch (error) {
       throw toTRPCError(error);

@@ -57,14 +57,14 @@ describe("authorization", () => {
   ])("refuses %s every procedure with FORBIDDEN", async (_label, userId) => {
     const caller = await callerAs(userId());
     const calls = [
-      caller.apiKeys.list({}),
-      caller.apiKeys.policy(),
-      caller.apiKeys.create({ name: "x", scopes: ["svc:org:read"], expires_at: inAYear() }),
-      caller.apiKeys.revoke({ key_id: "0192a3b4-c5d6-7e8f-9a0b-1c2d3e4f5a6b" }),
-      caller.users.list({ q: "a" }),
+      () => caller.apiKeys.list({}),
+      () => caller.apiKeys.policy(),
+      () => caller.apiKeys.create({ name: "x", scopes: ["svc:org:read"], expires_at: inAYear() }),
+      () => caller.apiKeys.revoke({ key_id: "0192a3b4-c5d6-7e8f-9a0b-1c2d3e4f5a6b" }),
+      () => caller.users.list({ q: "a" }),
     ];
     for (const call of calls) {
-      const error = await failure(call);
+      const error = await failure(call());
       expect(error.code).toBe("FORBIDDEN");
       expect(domainOf(error).details.required_permission).toBe("svc:system:admin");
     }

@@ -13,6 +13,8 @@ export default async function ConsoleLayout({ children }: { children: ReactNode 
   if (!actor) redirect("/console/sign-in");
   const user = { username: actor.username, displayName: actor.displayName };
   if (!isSysAdmin(actor)) return <NoAccess user={user} />;
+  // The platform requires two-factor of sys_admins and this one has none: nothing else until it is set up.
+  if (actor.mustSetUpTwoFactor) redirect("/console/two-factor-setup");
   return (
     <TRPCReactProvider>
       <ConsoleShell user={user}>{children}</ConsoleShell>

@@ -2,16 +2,18 @@ import type { Metadata } from "next";
 import Link from "next/link";
 import { redirect } from "next/navigation";
 import { enabledOAuthProviders } from "@/server/auth/oauth";
+import { pendingSecondFactor } from "@/server/auth/second-factor";
 import { currentSessionActor } from "@/server/auth/session";
 import { OAuthSignIn } from "./oauth-sign-in";
 import { SignInForm } from "./sign-in-form";
 
 export const metadata: Metadata = { title: "Sign in — svc console" };
 
-/** Auth.js sends errors of its own endpoints here (?error=...). */
-function noticeFor(error: string | string[] | undefined): string | null {
-  if (error === undefined) return null;
-  if (error === "CredentialsSignin") return "Wrong username or password.";
+/** Auth.js sends errors of its own endpoints here (?error=...&code=...). */
+function noticeFor(error: string | string[] | undefined, code: string | string[] | undefined, step: "password" | "code"): string | null {
+  if (error === undefined || code === "second_factor") return null;
+  if (code === "second_factor_expired") return "That took too long. Sign in again.";
+  if (error === "CredentialsSignin") return step === "code" ? "Wrong code. Try the current one, or a recovery code." : "Wrong username or password.";
   // A sign-in through a provider whose account reaches none of our users (oauth.ts).
   if (error === "AccessDenied") {
     return "No user here is linked to that account, or has the email the provider verified for it. Ask a sys_admin to create your user with that email, then sign in again.";
@@ -20,8 +22,10 @@ function noticeFor(error: string | string[] | undefined): string | null {
 }
 
 export default async function SignInPage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
-  if (await currentSessionActor()) redirect("/console/api-keys");
-  const { error } = await searchParams;
+  if (await currentSessionActor()) redirect("/console/overview");
+  const { error, code } = await searchParams;
+  // A first factor passed (a password, or an external account) and a code is due.
+  const step = (await pendingSecondFactor()) ? "code" : "password";
   return (
     <main className="flex min-h-screen items-center justify-center px-4 py-12">
       <div className="w-full max-w-sm">
@@ -33,8 +37,8 @@ export default async function SignInPage({ searchParams }: { searchParams: Promi
         <div className="mt-6 rounded-xl border border-slate-200 bg-white p-8 shadow-sm dark:border-slate-800 dark:bg-slate-900">
           <h1 className="text-xl font-semibold tracking-tight">Sign in to the console</h1>
           <p className="mt-1 mb-6 text-sm text-slate-600 dark:text-slate-300">For platform administrators (sys_admins).</p>
-          <SignInForm notice={noticeFor(error)} />
-          <OAuthSignIn providers={enabledOAuthProviders()} />
+          <SignInForm notice={noticeFor(error, code, step)} step={step} />
+          {step === "password" && <OAuthSignIn providers={enabledOAuthProviders()} />}
         </div>
       </div>
     </main>

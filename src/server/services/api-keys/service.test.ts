@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { systemActor } from "@/server/auth/actor";
-import { authenticateApiKey, flushLastUsed } from "@/server/auth/api-key-stage";
+import { authenticateApiKey, flushKeyUsage, flushLastUsed, pruneKeyUsage, recordKeyUsage } from "@/server/auth/api-key-stage";
 import { holds } from "@/server/auth/authorize";
 import { ALL_PERMISSIONS, isDangerous, PERMISSIONS, type Permission } from "@/lib/permissions";
 import { DomainError } from "@/server/errors";
@@ -73,6 +73,44 @@ describe("listApiKeys", () => {
     expect((await listApiKeys(actor, { limit: 50, active: false })).data.map((k) => k.id)).toEqual([a.id]);
     const other = await createUser(client);
     expect((await refused(listApiKeys(actor, { limit: 50, user_id: other.id }))).code).toBe("forbidden");
+  });
+});
+
+describe("usage", () => {
+  it("is counted in memory and written once per key per flush, adding up across flushes, without touching updated_at", async () => {
+    const { user } = await createMember(client);
+    const keys = await Promise.all([1, 2, 3].map(() => createApiKey(cli, user.id, { name: "u", scopes: ["svc:org:read"], expires_at: null })));
+    const before = await client.apiKey.findMany({ where: { id: { in: keys.map((k) => k.id) } } });
+    await flushKeyUsage(); // what earlier tests left pending
+    const statuses = [200, 201, 404, 401, 403, 429, 500, 503];
+    for (let i = 0; i < 20; i++) for (const key of keys) recordKeyUsage(key.id, statuses[i % statuses.length] as number, "192.0.2.1", "agent/1");
+    expect(await flushKeyUsage()).toBe(3);
+    expect(await flushKeyUsage()).toBe(0);
+    for (const key of keys) recordKeyUsage(key.id, 200, "2001:db8::7", "agent/2");
+    expect(await flushKeyUsage()).toBe(3);
+    for (const key of keys) {
+      const rows = await client.apiKeyUsage.findMany({ where: { key_id: key.id } });
+      const counts = Object.fromEntries(rows.map((r) => [r.outcome, Number(r.count)]));
+      expect(counts).toEqual({ "2xx": 6 + 1, "4xx": 3, "401": 3, "403": 2, "429": 2, "5xx": 4 });
+    }
+    const after = await client.apiKey.findMany({ where: { id: { in: keys.map((k) => k.id) } } });
+    for (const row of after) {
+      expect(row).toMatchObject({ last_used_ip: "2001:db8::7", last_user_agent: "agent/2" });
+      expect(row.updated_at).toEqual(before.find((b) => b.id === row.id)?.updated_at);
+    }
+  });
+
+  it("prunes buckets older than 90 days", async () => {
+    const { user } = await createMember(client);
+    const key = await createApiKey(cli, user.id, { name: "old", scopes: ["svc:org:read"], expires_at: null });
+    await client.apiKeyUsage.create({ data: { key_id: key.id, hour: new Date(Date.now() - 91 * DAY), outcome: "2xx", count: 1 } });
+    await client.apiKeyUsage.create({ data: { key_id: key.id, hour: new Date(Date.now() - 89 * DAY), outcome: "2xx", count: 1 } });
+    await client.apiKeyUsageTotal.create({ data: { hour: new Date(Date.now() - 91 * DAY), outcome: "5xx", count: 1 } });
+    await pruneKeyUsage();
+    const left = await client.apiKeyUsage.findMany({ where: { key_id: key.id } });
+    expect(left.map((r) => r.hour.getTime())).toEqual([expect.any(Number)]);
+    expect(left[0]!.hour.getTime()).toBeGreaterThan(Date.now() - 90 * DAY);
+    expect(await client.apiKeyUsageTotal.count({ where: { hour: { lt: new Date(Date.now() - 90 * DAY) } } })).toBe(0);
   });
 });
 

@@ -14,6 +14,8 @@ import type {
   PutPlatformSettingInput,
   ValueType,
 } from "@/lib/schemas/settings";
+import { REQUIRE_MFA_SETTING } from "@/lib/schemas/two-factor";
+import { withAccessChange } from "@/server/services/access-changes";
 import { byKey, paginate } from "@/server/services/pagination";
 
 // Settings in tiers: an orchestrator instance's config (tier 4) over its
@@ -178,43 +180,46 @@ export async function getPlatformSetting(actor: Actor, key: string, options: { i
   return toPlatformView(row);
 }
 
+/** Requiring two-factor of sys_admins changes what their sessions may do: every session is re-read. */
+const accessChangeOf = (key: string) => (key === REQUIRE_MFA_SETTING ? { all: true as const } : null);
+
 /** Creates or replaces a platform setting; instances' config hashes follow in the same transaction. */
 export async function putPlatformSetting(actor: Actor, key: string, input: PutPlatformSettingInput) {
   checkValueType(input.value_type, input.value);
   const db = dataLayer(auditName(actor));
-  const row = await db.$transaction(async (tx) => {
+  const row = await withAccessChange(db, async (tx) => {
     const data = { ...input, value: input.value as Prisma.InputJsonValue, is_deleted: false };
     const saved = await tx.platformSetting.upsert({ where: { key }, create: { key, ...data }, update: data });
     await refreshConfigHashes(tx);
-    return saved;
+    return { result: saved, event: accessChangeOf(key) };
   });
   return toPlatformView(row);
 }
 
 export async function deletePlatformSetting(actor: Actor, key: string) {
   const db = dataLayer(auditName(actor));
-  const row = await db.$transaction(async (tx) => {
+  const row = await withAccessChange(db, async (tx) => {
     const existing = await tx.platformSetting.findUnique({ where: { key } });
     if (!existing) throw notFound("setting");
     const deleted = await tx.platformSetting.update({ where: { key }, data: { is_deleted: true } });
     await refreshConfigHashes(tx);
-    return deleted;
+    return { result: deleted, event: accessChangeOf(key) };
   });
   return toPlatformView(row);
 }
 
 /** Brings a deleted platform setting back; instances' config hashes follow. A live one answers as it is. */
 export async function restorePlatformSetting(actor: Actor, key: string) {
-  const row = await dataLayer(auditName(actor)).$transaction(async (tx) => {
+  const row = await withAccessChange(dataLayer(auditName(actor)), async (tx) => {
     const deleted = await tx.platformSetting.findFirst({ where: { key, is_deleted: true } });
     if (!deleted) {
       const live = await tx.platformSetting.findUnique({ where: { key } });
       if (!live) throw notFound("setting");
-      return live;
+      return { result: live, event: null };
     }
     const restored = await tx.platformSetting.update({ where: { key, is_deleted: true }, data: { is_deleted: false } });
     await refreshConfigHashes(tx);
-    return restored;
+    return { result: restored, event: accessChangeOf(key) };
   });
   return toPlatformView(row);
 }

@@ -70,7 +70,7 @@ export async function getUser(actor: Actor, userId: string, options: { includeDe
 }
 
 /** Whom the actor acts on, for the rule of credentials (requireOutranks): the target's grants now. */
-async function requireOutranksUser(actor: Actor, userId: string): Promise<void> {
+export async function requireOutranksUser(actor: Actor, userId: string): Promise<void> {
   requireOutranks(actor, { userId, grants: await loadGrants(dataLayer(auditName(actor)), userId) });
 }
 

@@ -1,0 +1,107 @@
+// The soak's load, run in its own process by bench/soak.ts so that the load generator never shares
+// an event loop with the benchmark's sampling. Reads a JSON job on stdin, drives autocannon against
+// 127.0.0.1 only with a mixed workload, and prints one JSON result line on stdout.
+//
+// Each request is drawn in turn: every 100th carries a bad key; the rest are, by weight, reads of
+// one organization, list pages, or writes (a new organization). Keys and organizations are handed
+// out round-robin across all connections.
+
+import autocannon from "autocannon";
+import { percentile, readJob } from "./worker-lib.mjs";
+
+const MAX_SAMPLES = 20_000_000;
+
+
+const job = await readJob();
+const url = new URL(job.url);
+if (url.hostname !== "127.0.0.1") throw new Error(`soak-worker only targets 127.0.0.1, not ${url.hostname}`);
+if (!(job.duration > 0 && job.duration <= 24 * 3600)) throw new Error("duration must be within (0, 86400] seconds");
+if (!(job.connections >= 1 && job.connections <= 1000)) throw new Error("connections must be within [1, 1000]");
+
+const { keys, badKeys, orgIds } = job;
+const weights = job.mix; // { read, list, write }, summing to 1
+const latencies = new Float64Array(MAX_SAMPLES);
+let samples = 0;
+let responses = 0;
+const statuses = {};
+// Responses and 5xx per second of the run, for the time series.
+const perSecond = [];
+const started = process.hrtime.bigint();
+const second = () => Math.floor(Number(process.hrtime.bigint() - started) / 1e9);
+
+let sent = 0;
+const kinds = { read: 0, list: 0, write: 0, bad: 0 };
+const pick = (list) => list[sent % list.length];
+
+function nextRequest(request) {
+  sent += 1;
+  if (sent % 100 === 0) {
+    kinds.bad += 1;
+    return { ...request, method: "GET", path: `/api/v1/organizations/${pick(orgIds)}`, headers: { ...request.headers, "x-api-key": pick(badKeys) } };
+  }
+  const headers = { ...request.headers, "x-api-key": pick(keys) };
+  // A fixed sequence (golden-ratio steps) spreads the kinds evenly without a random source.
+  const draw = (sent * 0.6180339887) % 1;
+  if (draw < weights.read) {
+    kinds.read += 1;
+    return { ...request, method: "GET", path: `/api/v1/organizations/${pick(orgIds)}`, headers };
+  }
+  if (draw < weights.read + weights.list) {
+    kinds.list += 1;
+    return { ...request, method: "GET", path: "/api/v1/organizations?limit=20", headers };
+  }
+  kinds.write += 1;
+  return {
+    ...request,
+    method: "POST",
+    path: "/api/v1/organizations",
+    headers: { ...headers, "content-type": "application/json" },
+    body: JSON.stringify({ name: `soak-${process.pid}-${sent}` }),
+  };
+}
+
+const instance = autocannon(
+  {
+    url: job.url,
+    connections: job.connections,
+    duration: job.duration,
+    timeout: 10,
+    requests: [{ method: "GET", path: "/api/health", setupRequest: nextRequest }],
+    renderProgressBar: false,
+    renderResultsTable: false,
+    renderLatencyTable: false,
+  },
+  (error, result) => {
+    if (error) {
+      process.stdout.write(`${JSON.stringify({ error: String(error.message ?? error) })}\n`);
+      process.exit(1);
+    }
+    const elapsed = Number(process.hrtime.bigint() - started) / 1e9;
+    const sorted = latencies.subarray(0, samples).sort();
+    process.stdout.write(
+      `${JSON.stringify({
+        seconds: elapsed,
+        responses,
+        rps: responses / elapsed,
+        p50: percentile(sorted, 50),
+        p99: percentile(sorted, 99),
+        max: percentile(sorted, 100),
+        statuses,
+        kinds,
+        perSecond,
+        errors: result.errors,
+        timeouts: result.timeouts,
+      })}\n`,
+    );
+    process.exit(0);
+  },
+);
+instance.on("response", (_client, statusCode, _bytes, responseTime) => {
+  responses += 1;
+  statuses[statusCode] = (statuses[statusCode] ?? 0) + 1;
+  const at = second();
+  perSecond[at] ??= { responses: 0, errors5xx: 0 };
+  perSecond[at].responses += 1;
+  if (statusCode >= 500) perSecond[at].errors5xx += 1;
+  if (samples < MAX_SAMPLES) latencies[samples++] = responseTime;
+});

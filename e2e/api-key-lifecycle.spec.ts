@@ -1,0 +1,97 @@
+import { expect, test, type Page } from "@playwright/test";
+import { STORAGE_STATE } from "./accounts";
+
+// A key's lifecycle in the console, signed in as the sys_admin: roll a key and use the new one,
+// open a key's page and read its usage chart; the overview is the landing page.
+
+test.use({ storageState: STORAGE_STATE.admin });
+
+const uniqueName = (label: string) => `${label} ${Date.now().toString(36)}`;
+
+async function createKey(page: Page, name: string): Promise<string> {
+  await page.goto("/console/api-keys");
+  await page.getByRole("button", { name: "Create API key" }).first().click();
+  const dialog = page.getByRole("dialog", { name: "Create API key" });
+  await dialog.getByLabel("Name").fill(name);
+  await dialog.getByRole("checkbox", { name: "svc:system:orgs:read" }).check();
+  await dialog.getByRole("button", { name: "Create key" }).click();
+  const shown = page.getByRole("alertdialog", { name: "Copy your new API key" });
+  const rawKey = await shown.getByLabel("New API key").inputValue();
+  await shown.getByRole("button", { name: "I have copied the key" }).click();
+  await expect(shown).toBeHidden();
+  return rawKey;
+}
+
+test("roll a key without grace: the new key is shown once and works, the old one is refused", async ({ page, request }) => {
+  const name = uniqueName("e2e roll");
+  const oldKey = await createKey(page, name);
+  expect((await request.get("/api/v1/me", { headers: { "X-API-KEY": oldKey } })).status()).toBe(200);
+
+  const row = page.getByRole("table", { name: "Your API keys" }).getByRole("row", { name: new RegExp(name) });
+  await row.getByRole("button", { name: `Roll ${name}` }).click();
+  const roll = page.getByRole("dialog", { name: `Roll “${name}”?` });
+  await expect(roll.getByRole("radio", { name: "24 hours" })).toBeChecked();
+  await roll.getByRole("radio", { name: "None" }).check();
+  await roll.getByRole("button", { name: "Roll key" }).click();
+
+  const shown = page.getByRole("alertdialog", { name: "Copy your new API key" });
+  const newKey = await shown.getByLabel("New API key").inputValue();
+  expect(newKey).toMatch(/^cdk_[0-9A-Za-z]+$/);
+  expect(newKey).not.toBe(oldKey);
+  await shown.getByRole("button", { name: "I have copied the key" }).click();
+  await expect(page.getByRole("status").filter({ hasText: `API key “${name}” rolled.` })).toBeVisible();
+
+  const me = await request.get("/api/v1/me", { headers: { "X-API-KEY": newKey } });
+  expect(me.status()).toBe(200);
+  expect(await me.json()).toMatchObject({ key: { key_prefix: newKey.slice(0, 12) }, permissions: ["svc:system:orgs:read"] });
+  const old = await request.get("/api/v1/me", { headers: { "X-API-KEY": oldKey } });
+  expect(old.status()).toBe(401);
+  expect(await old.json()).toMatchObject({ code: "api_key_expired" });
+});
+
+test("edit a key's networks: a request from elsewhere is refused with ip_not_allowed", async ({ page, request }) => {
+  const name = uniqueName("e2e restrict");
+  const rawKey = await createKey(page, name);
+  const row = page.getByRole("table", { name: "Your API keys" }).getByRole("row", { name: new RegExp(name) });
+  await row.getByRole("button", { name: `Edit ${name}` }).click();
+  const edit = page.getByRole("dialog", { name: `Edit “${name}”` });
+  const networks = edit.getByLabel(/Networks/);
+  await networks.fill("not-a-network");
+  await edit.getByRole("button", { name: "Save changes" }).click();
+  await expect(edit.getByText(/CIDR/).first()).toBeVisible();
+  await networks.fill("203.0.113.0/24");
+  await edit.getByRole("button", { name: "Save changes" }).click();
+  await expect(edit).toBeHidden();
+  const refused = await request.get("/api/v1/me", { headers: { "X-API-KEY": rawKey } });
+  expect(refused.status()).toBe(403);
+  expect(await refused.json()).toMatchObject({ code: "ip_not_allowed" });
+});
+
+test("open a key's page: its usage chart counts the requests made with it", async ({ page, request }) => {
+  const name = uniqueName("e2e usage");
+  const rawKey = await createKey(page, name);
+  for (let i = 0; i < 3; i++) expect((await request.get("/api/v1/me", { headers: { "X-API-KEY": rawKey } })).status()).toBe(200);
+  expect((await request.get("/api/v1/organizations/00000000-0000-7000-8000-000000000000/members", { headers: { "X-API-KEY": rawKey } })).status()).toBe(403);
+
+  await page.getByRole("table", { name: "Your API keys" }).getByRole("link", { name }).click();
+  await expect(page.getByRole("heading", { level: 1, name })).toBeVisible();
+  await expect(page.getByRole("heading", { name: "Requests per hour" })).toBeVisible();
+  // Counts reach the database with the next bookkeeping flush (every few seconds): reload until then.
+  await expect(async () => {
+    await page.reload();
+    await expect(page.getByTestId("usage-total-2xx")).toHaveText("3", { timeout: 1_000 });
+  }).toPass({ timeout: 20_000 });
+  await expect(page.getByTestId("usage-total-403")).toHaveText("1");
+  await expect(page.getByTestId("usage-chart").locator(".recharts-bar-rectangle").first()).toBeVisible();
+  await expect(page.getByTestId("last-address")).not.toBeEmpty();
+});
+
+test("the overview is the console's landing page and first in the navigation", async ({ page }) => {
+  await page.goto("/console");
+  await expect(page).toHaveURL(/\/console\/overview$/);
+  await expect(page.getByRole("heading", { level: 1, name: "Overview" })).toBeVisible();
+  await expect(page.getByRole("navigation", { name: "Console" }).getByRole("link").first()).toHaveText("Overview");
+  await expect(page.getByText("Active API keys")).toBeVisible();
+  await expect(page.getByRole("heading", { name: "Key requests per hour" })).toBeVisible();
+  await expect(page.getByRole("heading", { name: "Keys refused most" })).toBeVisible();
+});

@@ -1,0 +1,38 @@
+import { expect, test } from "@playwright/test";
+import { STORAGE_STATE } from "./accounts";
+
+// The audit log screen, signed in as the sys_admin: a key created in the console is found there,
+// with what it changed, and without the raw key.
+
+test.use({ storageState: STORAGE_STATE.admin });
+
+test("create a key in the console, then find its event in the Audit log", async ({ page }) => {
+  const name = `e2e audited ${Date.now().toString(36)}`;
+  await page.goto("/console/api-keys");
+  await page.getByRole("button", { name: "Create API key" }).first().click();
+  const dialog = page.getByRole("dialog", { name: "Create API key" });
+  await dialog.getByLabel("Name").fill(name);
+  await dialog.getByRole("checkbox", { name: "svc:org:read" }).check();
+  await dialog.getByRole("button", { name: "Create key" }).click();
+  const shown = page.getByRole("alertdialog", { name: "Copy your new API key" });
+  const rawKey = await shown.getByLabel("New API key").inputValue();
+  await shown.getByRole("button", { name: "I have copied the key" }).click();
+
+  await page.getByRole("navigation", { name: "Console" }).getByRole("link", { name: "Audit log" }).click();
+  await expect(page.getByRole("heading", { level: 1, name: "Audit log" })).toBeVisible();
+  const filters = page.getByRole("form", { name: "Filter events" });
+  await filters.getByLabel("Action").fill("createApiKey");
+  await filters.getByRole("button", { name: "Apply filters" }).click();
+
+  const events = page.getByRole("table", { name: "Audit events" });
+  const newest = events.getByRole("row").nth(1);
+  await expect(newest).toContainText("createApiKey");
+  await expect(newest).toContainText("e2e-admin");
+  await expect(newest).toContainText("Success");
+  await newest.getByRole("button", { name: /Show changes/ }).click();
+  const details = events.getByRole("row").nth(2);
+  await expect(details).toContainText(name);
+  await expect(details).toContainText("key_hash");
+  await expect(details).toContainText("Changed (secret: not recorded)");
+  await expect(page.getByText(rawKey)).toHaveCount(0);
+});

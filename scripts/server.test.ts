@@ -1,0 +1,107 @@
+import net from "node:net";
+import { describe, expect, it } from "vitest";
+import { systemActor } from "@/server/auth/actor";
+import { createApiKey } from "@/server/services/api-keys/service";
+import { startApp } from "@/test/app";
+import { testDatabase } from "@/test/database";
+import { createSysAdmin, seedRoles } from "@/test/fixtures";
+
+// Graceful shutdown of the app's server (scripts/server.mjs), driven by a SIGTERM as an
+// orchestrator sends it. Requests in flight are written over raw sockets, part before the signal
+// and the rest after, so the test knows they were in flight when it came.
+
+const { client, url } = await testDatabase();
+await seedRoles(client);
+// Best-effort writes are flushed only once a minute here: at shutdown, or never.
+const app = await startApp(url, { SVC_BOOKKEEPING_FLUSH_MS: "60000" });
+const admin = await createSysAdmin(client);
+const key = await createApiKey(systemActor("test"), admin.id, { name: "shutdown", scopes: ["svc:system:orgs:write"], expires_at: null });
+const { port } = new URL(app.baseUrl);
+
+/** A request over its own connection, sent in parts; `answer` is the whole response once the server closes the connection. */
+function rawRequest(first: string) {
+  const socket = net.connect(Number(port), "127.0.0.1");
+  let received = "";
+  socket.on("data", (chunk) => (received += chunk.toString()));
+  const answer = new Promise<{ status: number; headers: string; body: string }>((resolve, reject) => {
+    socket.on("error", reject);
+    socket.on("close", () => {
+      const [head = "", ...rest] = received.split("\r\n\r\n");
+      // The JSON document, without the chunked encoding's framing around it.
+      resolve({ status: Number(head.split(" ")[1]), headers: head, body: /\{.*\}/s.exec(rest.join("\r\n\r\n"))?.[0] ?? "" });
+    });
+  });
+  const connected = new Promise<void>((resolve) => socket.once("connect", () => resolve()));
+  return {
+    sent: connected.then(() => new Promise<void>((resolve) => socket.write(first, () => resolve()))),
+    finish: (rest: string) => socket.write(rest),
+    answer,
+  };
+}
+
+async function until(condition: () => boolean | Promise<boolean>) {
+  for (let i = 0; i < 200 && !(await condition()); i++) await new Promise((r) => setTimeout(r, 50));
+  expect(await condition()).toBe(true);
+}
+
+describe("SIGTERM", () => {
+  it("turns readiness 503 at once, lets requests in flight finish, flushes pending writes and exits 0", async () => {
+    const used = await app.fetch("/api/v1/me", { headers: { "x-api-key": key.raw_key } });
+    expect(used.status).toBe(200);
+    expect((await client.apiKey.findUniqueOrThrow({ where: { id: key.id } })).last_used_at).toBeNull();
+
+    // In flight when the signal comes: a readiness probe (its headers half sent) and an
+    // organization being created (its headers sent, its body half sent).
+    const probe = rawRequest("GET /api/ready HTTP/1.1\r\nHost: 127.0.0.1\r\n");
+    const body = JSON.stringify({ name: "created-while-shutting-down" });
+    const creation = rawRequest(
+      `POST /api/v1/organizations HTTP/1.1\r\nHost: 127.0.0.1\r\nX-API-KEY: ${key.raw_key}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body.slice(0, 10)}`,
+    );
+    await Promise.all([probe.sent, creation.sent]);
+    // Let the server read what was sent before the signal comes.
+    await new Promise((r) => setTimeout(r, 200));
+
+    const exited = new Promise<number | null>((resolve) => app.process.once("exit", (code) => resolve(code)));
+    app.process.kill("SIGTERM");
+    await until(() => app.logs().includes("SIGTERM: shutting down"));
+
+    // No new connections once draining.
+    await expect(fetch(`${app.baseUrl}/api/health`)).rejects.toThrow();
+
+    probe.finish("\r\n");
+    const probed = await probe.answer;
+    expect(probed.status).toBe(503);
+    expect(probed.headers).toMatch(/^retry-after: \d+$/im);
+    expect(JSON.parse(probed.body)).toMatchObject({ code: "unavailable", detail: "The app is shutting down." });
+
+    creation.finish(body.slice(10));
+    const created = await creation.answer;
+    expect(created.status).toBe(201);
+    expect(created.headers).toMatch(/^connection: close$/im);
+
+    expect(await exited).toBe(0);
+    expect(await client.organization.count({ where: { name: "created-while-shutting-down" } })).toBe(1);
+    // The last_used_at write waiting for its flush was made on the way out.
+    expect((await client.apiKey.findUniqueOrThrow({ where: { id: key.id } })).last_used_at).not.toBeNull();
+    expect(app.logs()).toContain('"msg":"shut down"');
+  });
+
+  it("does not wait past its grace period for a client that never finishes its request", async () => {
+    const slow = await startApp(url, { SVC_SHUTDOWN_GRACE_MS: "500" });
+    const socket = net.connect(Number(new URL(slow.baseUrl).port), "127.0.0.1");
+    await new Promise<void>((resolve) => socket.once("connect", () => resolve()));
+    socket.on("error", () => undefined);
+    socket.write(
+      `POST /api/v1/organizations HTTP/1.1\r\nHost: 127.0.0.1\r\nX-API-KEY: ${key.raw_key}\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"name"`,
+    );
+    // The server has read those headers once a request sent after them has been answered (a busy
+    // machine can take longer than any fixed pause).
+    await new Promise((r) => setTimeout(r, 200));
+    expect((await fetch(`${slow.baseUrl}/api/health`)).status).toBe(200);
+    const exited = new Promise<number | null>((resolve) => slow.process.once("exit", (code) => resolve(code)));
+    slow.process.kill("SIGTERM");
+    expect(await exited).toBe(0);
+    expect(slow.logs()).toContain("requests still in flight after the grace period are cut");
+    socket.destroy();
+  });
+});

@@ -1,0 +1,179 @@
+"use client";
+
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import QRCode from "qrcode";
+import { useEffect, useState } from "react";
+import { confirmTwoFactorInput, turnOffTwoFactorInput, type ConfirmTwoFactorInput, type TurnOffTwoFactorInput } from "@/lib/schemas/two-factor";
+import { Dialog } from "@/components/ui/dialog";
+import { DialogButtons, Form, SubmitRow, TextField, useSchemaForm } from "@/components/ui/form";
+import { HeadedSection } from "@/components/ui/page-header";
+import { SecretField, ShownOnceWarning } from "@/components/ui/secret-field";
+import { FormAlert, Loaded } from "@/components/ui/states";
+import { primaryButton, secondaryButton } from "@/components/ui/styles";
+import { messageOf, useTRPC, useTRPCClient } from "@/trpc/react";
+
+// Two-factor authentication on one's own account: set it up (a QR code and the setup key, a code
+// to confirm, the recovery codes shown once), see how many recovery codes are left, turn it off
+// (password and a code).
+
+interface Setup {
+  secret: string;
+  otpauth_url: string;
+}
+
+export function TwoFactorSection({ onSaved }: { onSaved?: () => void }) {
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const status = useQuery(trpc.account.myTwoFactor.queryOptions());
+  const refresh = () => queryClient.invalidateQueries({ queryKey: trpc.account.myTwoFactor.queryKey() });
+  const [setup, setSetup] = useState<Setup | null>(null);
+  const [codes, setCodes] = useState<string[] | null>(null);
+  const [turningOff, setTurningOff] = useState(false);
+  const start = useMutation(trpc.account.setUpTwoFactor.mutationOptions({ onSuccess: setSetup }));
+
+  return (
+    <HeadedSection
+      title="Two-factor authentication"
+      level={2}
+      className="mt-10"
+      description="Sign-in asks for a code of an authenticator app after your password, or one of your recovery codes."
+    >
+      <Loaded query={status} what="two-factor authentication">
+        {(state) => (
+          <div className="mt-4 space-y-4">
+            {state.enabled ? (
+              <>
+                <p className="text-sm">
+                  Two-factor authentication is <strong>on</strong>. {state.recovery_codes_left} of 10 recovery codes left.
+                </p>
+                <button type="button" className={secondaryButton} onClick={() => setTurningOff(true)}>
+                  Turn off
+                </button>
+              </>
+            ) : setup ? (
+              <SetupForm
+                setup={setup}
+                onConfirmed={(recovery) => {
+                  setSetup(null);
+                  setCodes(recovery);
+                  void refresh();
+                }}
+              />
+            ) : (
+              <>
+                <p className="text-sm">
+                  {state.required
+                    ? "The platform requires two-factor authentication of sys_admins: set it up to use the console."
+                    : "Two-factor authentication is off."}
+                </p>
+                <FormAlert message={start.error ? messageOf(start.error) : undefined} />
+                <button type="button" className={primaryButton} disabled={start.isPending} onClick={() => start.mutate()}>
+                  Set up two-factor authentication
+                </button>
+              </>
+            )}
+          </div>
+        )}
+      </Loaded>
+      <RecoveryCodesDialog
+        codes={codes}
+        onClose={() => {
+          setCodes(null);
+          onSaved?.();
+        }}
+      />
+      <Dialog open={turningOff} onClose={() => setTurningOff(false)} title="Turn off two-factor authentication" description="Sign-in will ask for your password only.">
+        <TurnOffForm
+          onCancel={() => setTurningOff(false)}
+          onDone={() => {
+            setTurningOff(false);
+            void refresh();
+          }}
+        />
+      </Dialog>
+    </HeadedSection>
+  );
+}
+
+function SetupForm({ setup, onConfirmed }: { setup: Setup; onConfirmed: (codes: string[]) => void }) {
+  const client = useTRPCClient();
+  const [qr, setQr] = useState<string | null>(null);
+  useEffect(() => {
+    let current = true;
+    void QRCode.toDataURL(setup.otpauth_url, { margin: 1, width: 192 }).then((url) => current && setQr(url));
+    return () => {
+      current = false;
+    };
+  }, [setup.otpauth_url]);
+  const form = useSchemaForm<{ code: string }, ConfirmTwoFactorInput>({
+    schema: confirmTwoFactorInput,
+    defaultValues: { code: "" },
+    submit: async (input) => onConfirmed((await client.account.confirmTwoFactor.mutate(input)).recovery_codes),
+  });
+  return (
+    <div className="space-y-4">
+      <p className="text-sm">Scan this QR code with your authenticator app, or type the setup key into it. Then enter the code it shows.</p>
+      {/* eslint-disable-next-line @next/next/no-img-element -- a data: URL made in the browser */}
+      {qr && <img src={qr} alt="QR code of the setup key" width={192} height={192} className="rounded border border-slate-200" />}
+      <SecretField label="Setup key" value={setup.secret} copyLabel="Copy setup key" />
+      <Form form={form} label="Verify two-factor authentication" className="space-y-4">
+        <TextField name="code" label="Authentication code" autoComplete="one-time-code" inputMode="numeric" hint="The 6-digit code your app shows now." />
+        <SubmitRow label="Verify" pendingLabel="Verifying…" />
+      </Form>
+    </div>
+  );
+}
+
+function RecoveryCodesDialog({ codes, onClose }: { codes: string[] | null; onClose: () => void }) {
+  const [copied, setCopied] = useState<"yes" | "failed" | null>(null);
+  return (
+    <Dialog open={codes !== null} onClose={onClose} title="Save your recovery codes" alert>
+      {codes && (
+        <div className="space-y-4">
+          <ShownOnceWarning what="recovery codes" plural />
+          <p className="text-sm">Each code signs you in once in place of an authenticator code, should you lose your device.</p>
+          <ol aria-label="Recovery codes" className="grid grid-cols-2 gap-2 font-mono text-sm">
+            {codes.map((code) => (
+              <li key={code}>{code}</li>
+            ))}
+          </ol>
+          <p role="status" className="min-h-5 text-sm text-slate-600 dark:text-slate-300">
+            {copied === "yes" && "Copied to the clipboard."}
+            {copied === "failed" && "Copying failed: select them and copy them yourself."}
+          </p>
+          <div className="flex justify-end gap-3">
+            <button
+              type="button"
+              className={secondaryButton}
+              onClick={() => navigator.clipboard.writeText(codes.join("\n")).then(() => setCopied("yes"), () => setCopied("failed"))}
+            >
+              Copy codes
+            </button>
+            <button type="button" onClick={onClose} className={primaryButton}>
+              I have saved these codes
+            </button>
+          </div>
+        </div>
+      )}
+    </Dialog>
+  );
+}
+
+function TurnOffForm({ onCancel, onDone }: { onCancel: () => void; onDone: () => void }) {
+  const client = useTRPCClient();
+  const form = useSchemaForm<{ password: string; code: string }, TurnOffTwoFactorInput>({
+    schema: turnOffTwoFactorInput,
+    defaultValues: { password: "", code: "" },
+    submit: async (input) => {
+      await client.account.turnOffTwoFactor.mutate(input);
+      onDone();
+    },
+  });
+  return (
+    <Form form={form} className="space-y-5">
+      <TextField name="password" label="Password" type="password" autoComplete="current-password" />
+      <TextField name="code" label="Authentication code" autoComplete="one-time-code" hint="A code of your authenticator app, or a recovery code." />
+      <DialogButtons onCancel={onCancel} label="Turn off" pendingLabel="Turning off…" />
+    </Form>
+  );
+}

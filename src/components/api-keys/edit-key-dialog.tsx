@@ -1,0 +1,48 @@
+"use client";
+
+import { parseRateLimit, updateApiKeyInput, type ApiKey, type UpdateApiKeyInput } from "@/lib/schemas/api-keys";
+import { Dialog } from "@/components/ui/dialog";
+import { DialogButtons, Form, TextField, useSchemaForm } from "@/components/ui/form";
+import { useTRPCClient } from "@/trpc/react";
+import { RateLimitField } from "./create-key-dialog";
+import { RestrictionFields, restrictionInput, restrictionValues, type RestrictionValues } from "./restriction-fields";
+
+// "Edit key": its name, rate limit and restrictions. Scopes never change: a key that needs other
+// scopes is a new key.
+
+interface EditValues extends RestrictionValues {
+  name: string;
+  rate_limit: string;
+}
+
+const rateLimitText = (key: ApiKey) => (key.rate_limit ? `${key.rate_limit.requests}/${key.rate_limit.window_seconds}` : "");
+
+export function EditKeyDialog({ apiKey, onClose, onSaved }: { apiKey: ApiKey | null; onClose: () => void; onSaved: (key: ApiKey) => void }) {
+  return (
+    <Dialog open={apiKey !== null} onClose={onClose} title={apiKey ? `Edit “${apiKey.name}”` : "Edit key"} description="Scopes never change; for other scopes, create a new key.">
+      {apiKey && <EditKeyForm apiKey={apiKey} onCancel={onClose} onSaved={onSaved} />}
+    </Dialog>
+  );
+}
+
+function EditKeyForm({ apiKey, onCancel, onSaved }: { apiKey: ApiKey; onCancel: () => void; onSaved: (key: ApiKey) => void }) {
+  const client = useTRPCClient();
+  const form = useSchemaForm<EditValues, UpdateApiKeyInput>({
+    schema: updateApiKeyInput,
+    defaultValues: { name: apiKey.name, rate_limit: rateLimitText(apiKey), ...restrictionValues(apiKey) },
+    toInput: ({ name, rate_limit, ...restrictions }, problem) => {
+      const rateLimit = rate_limit.trim() === "" ? null : parseRateLimit(rate_limit);
+      if (rateLimit === undefined) problem("rate_limit", "Write the rate limit as requests/seconds, like 600/60.");
+      return { name, rate_limit: rateLimit ?? null, ...restrictionInput(restrictions) };
+    },
+    submit: async (input) => onSaved(await client.apiKeys.update.mutate({ key_id: apiKey.id, ...input })),
+  });
+  return (
+    <Form form={form} className="space-y-6">
+      <TextField name="name" label="Name" autoComplete="off" />
+      <RateLimitField />
+      <RestrictionFields ownerId={apiKey.user_id} />
+      <DialogButtons onCancel={onCancel} label="Save changes" />
+    </Form>
+  );
+}

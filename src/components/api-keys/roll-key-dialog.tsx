@@ -1,0 +1,42 @@
+"use client";
+
+import { GRACE_CHOICES, rollApiKeyInput, type ApiKey, type CreatedApiKey, type RollApiKeyInput } from "@/lib/schemas/api-keys";
+import { Dialog } from "@/components/ui/dialog";
+import { Choice, ChoiceGroup, DialogButtons, Form, useSchemaForm } from "@/components/ui/form";
+import { useTRPCClient } from "@/trpc/react";
+
+// "Roll": a new key like this one, shown once as at creation; the old one keeps working for the
+// grace period picked, so whatever uses it can be moved over.
+
+export function RollKeyDialog({ apiKey, onClose, onRolled }: { apiKey: ApiKey | null; onClose: () => void; onRolled: (key: CreatedApiKey) => void }) {
+  return (
+    <Dialog
+      open={apiKey !== null}
+      onClose={onClose}
+      title={apiKey ? `Roll “${apiKey.name}”?` : "Roll key"}
+      description="A new key with the same name, scopes and restrictions replaces this one."
+    >
+      {apiKey && <RollKeyForm apiKey={apiKey} onCancel={onClose} onRolled={onRolled} />}
+    </Dialog>
+  );
+}
+
+function RollKeyForm({ apiKey, onCancel, onRolled }: { apiKey: ApiKey; onCancel: () => void; onRolled: (key: CreatedApiKey) => void }) {
+  const client = useTRPCClient();
+  const form = useSchemaForm<{ grace: string }, RollApiKeyInput>({
+    schema: rollApiKeyInput,
+    defaultValues: { grace: String(GRACE_CHOICES[2].seconds) },
+    toInput: ({ grace }) => ({ grace_period_seconds: Number(grace) }),
+    submit: async (input) => onRolled(await client.apiKeys.roll.mutate({ key_id: apiKey.id, ...input })),
+  });
+  return (
+    <Form form={form} className="space-y-6">
+      <ChoiceGroup legend="The old key keeps working for" name="grace" subject="Grace period" hint={<>Then <code className="font-mono">{apiKey.key_prefix}…</code> is refused.</>}>
+        {GRACE_CHOICES.map((choice) => (
+          <Choice key={choice.seconds} type="radio" name="grace" value={String(choice.seconds)} label={choice.label} />
+        ))}
+      </ChoiceGroup>
+      <DialogButtons onCancel={onCancel} label="Roll key" pendingLabel="Rolling…" />
+    </Form>
+  );
+}

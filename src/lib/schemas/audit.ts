@@ -1,0 +1,55 @@
+import { z } from "zod";
+import { id, pageQuery, timestamp } from "./common";
+
+// The audit trail (decisions §10): one event per change, sign-in or refused authorization.
+
+export const AUDIT_ACTOR_AUTHS = ["session", "api_key", "cli", "system"] as const;
+export const AUDIT_OUTCOMES = ["success", "denied"] as const;
+
+/** Sign-ins are no operation of the registry: their actions are named here. */
+export const SIGN_IN_ACTION = "signIn";
+
+/**
+ * Fields whose values never enter the trail, whatever table they are in: a change to one is
+ * recorded by its name only (`{ "redacted": true }`).
+ */
+export const SECRET_FIELDS: ReadonlySet<string> = new Set([
+  "password", "password_hash", "key_hash", "raw_key", "api_key", "client_secret", "client_secret_hash",
+  "secret", "token", "totp_secret", "recovery_codes",
+]);
+
+export const auditChange = z.union([
+  z.object({ old: z.unknown(), new: z.unknown() }),
+  z.object({ redacted: z.literal(true) }),
+]);
+
+export const auditEventSchema = z.object({
+  id: z.uuid(),
+  occurred_at: timestamp,
+  actor: z.object({
+    user_id: z.uuid().nullable(),
+    username: z.string().nullable().describe("The user's current username; null when the user is gone or there is none."),
+    auth: z.enum(AUDIT_ACTOR_AUTHS),
+    key_prefix: z.string().nullable(),
+  }),
+  action: z.string().describe("The operation id (e.g. `createApiKey`), or `signIn`."),
+  target: z.object({ type: z.string().nullable(), id: z.string().nullable() }),
+  org_id: z.uuid().nullable(),
+  request_id: z.string().nullable(),
+  ip: z.string().nullable(),
+  user_agent: z.string().nullable(),
+  changes: z.record(z.string(), auditChange).nullable().describe("Changed fields with their old and new values; secret fields by name only."),
+  outcome: z.enum(AUDIT_OUTCOMES),
+});
+export type AuditEvent = z.output<typeof auditEventSchema>;
+
+export const listAuditEventsQuery = pageQuery.extend({
+  action: z.string().min(1).max(100).optional(),
+  actor_user_id: id.optional(),
+  target_id: z.string().min(1).max(255).optional(),
+  since: timestamp.optional().describe("Events at or after this moment."),
+  until: timestamp.optional().describe("Events before this moment."),
+});
+export type ListAuditEventsQuery = z.output<typeof listAuditEventsQuery>;
+
+export const orgAuditParams = z.strictObject({ org_id: id });

@@ -1,0 +1,132 @@
+import "server-only";
+import ipaddr from "ipaddr.js";
+import { LRUCache } from "lru-cache";
+import { rateLimitSchema, type RateLimit } from "@/lib/schemas/api-keys";
+import { env } from "@/server/env";
+import { DomainError } from "@/server/errors";
+import { metrics } from "@/server/metrics";
+import { limiterStore, type Limiter, type LimitState } from "./store";
+
+// The API's rate limits: every key-authenticated request counts against its key's limit (the key's
+// own, else the platform's default), and failed authentications count against the client's
+// address. Over a limit: 429 `rate_limited` with Retry-After.
+
+export const DEFAULT_RATE_LIMIT_SETTING = "api_keys.default_rate_limit";
+/** What applies when the platform setting is missing or not a valid limit. */
+export const BUILT_IN_DEFAULT_RATE_LIMIT: RateLimit = { requests: 1000, window_seconds: 60 };
+
+/** A stored limit ({requests, window_seconds}), or undefined when the value is not one. */
+export const rateLimitOf = (value: unknown): RateLimit | undefined => rateLimitSchema.safeParse(value).data;
+
+// ---------------------------------------------------------------------------------------------
+// Per key
+
+// One limiter per distinct limit (keys sharing a limit share its limiter, each key its own count).
+const keyLimiters = new LRUCache<string, Limiter>({ max: 10_000 });
+
+function keyLimiter(limit: RateLimit): Limiter {
+  const name = `key:${limit.requests}/${limit.window_seconds}`;
+  let limiter = keyLimiters.get(name);
+  if (!limiter) {
+    limiter = limiterStore().limiter({ name, points: limit.requests, windowSeconds: limit.window_seconds });
+    keyLimiters.set(name, limiter);
+  }
+  return limiter;
+}
+
+/** The IETF RateLimit fields of a key's answer: its policy, and where its window stands. */
+export function rateLimitHeaders(limit: RateLimit, state: LimitState): Record<"RateLimit-Policy" | "RateLimit", string> {
+  return {
+    "RateLimit-Policy": `"key";q=${limit.requests};w=${limit.window_seconds}`,
+    RateLimit: `"key";r=${state.remaining};t=${Math.ceil(state.resetMs / 1000)}`,
+  };
+}
+
+/**
+ * Counts one request of the key against its limit. Within it: the RateLimit fields to send. Over
+ * it: a 429 carrying them and Retry-After.
+ */
+export async function countKeyRequest(keyId: string, limit: RateLimit): Promise<Record<string, string>> {
+  const state = await keyLimiter(limit).consume(keyId);
+  const headers = rateLimitHeaders(limit, state);
+  if (!state.allowed) {
+    metrics().rateLimited.inc({ limit: "key" });
+    throw new DomainError("rate_limited", `This key may make ${limit.requests} requests per ${limit.window_seconds} s.`, {
+      retry_after_seconds: Math.ceil(state.resetMs / 1000),
+      rate_limit_policy: headers["RateLimit-Policy"],
+      rate_limit: headers.RateLimit,
+    });
+  }
+  return headers;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Failed authentications per client address
+
+const FAILURE_WINDOW_SECONDS = 60;
+
+const shared = globalThis as unknown as { svcAuthFailures?: Limiter | null };
+
+/** The limiter of failed authentications, or null when SVC_AUTH_FAILURE_LIMIT is 0. */
+function failureLimiter(): Limiter | null {
+  if (shared.svcAuthFailures === undefined) {
+    const points = env().SVC_AUTH_FAILURE_LIMIT;
+    shared.svcAuthFailures = points === 0 ? null : limiterStore().limiter({ name: "auth-failures", points, windowSeconds: FAILURE_WINDOW_SECONDS });
+  }
+  return shared.svcAuthFailures;
+}
+
+/**
+ * Whose failures count together: an IPv4 address, or an IPv6 address's /64 (one customer's
+ * network: anyone can pick any address inside their own /64).
+ */
+export function failureCounterKey(address: string): string {
+  try {
+    const parsed = ipaddr.process(address);
+    if (parsed.kind() === "ipv4") return parsed.toString();
+    return `${ipaddr.IPv6.networkAddressFromCIDR(`${parsed.toString()}/64`).toString()}/64`;
+  } catch {
+    return address;
+  }
+}
+
+function tooManyFailures(state: LimitState): DomainError {
+  metrics().rateLimited.inc({ limit: "auth_failures" });
+  return new DomainError("rate_limited", "Too many failed authentications from this address. Try again later.", {
+    retry_after_seconds: Math.ceil(state.resetMs / 1000),
+  });
+}
+
+/** Counts a failed authentication from `address`; over the limit, throws 429 `rate_limited`. */
+export async function countAuthFailure(address: string): Promise<void> {
+  const state = await failureLimiter()?.consume(failureCounterKey(address));
+  if (state && !state.allowed) throw tooManyFailures(state);
+}
+
+/** Throws 429 `rate_limited` while `address` is over its limit of failed authentications. */
+export async function refuseWhileOverFailureLimit(address: string): Promise<void> {
+  const state = await failureLimiter()?.peek(failureCounterKey(address));
+  if (state && !state.allowed) throw tooManyFailures(state);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Calls per client address, for routes that declare a limit (operations' `addressLimit`)
+
+// One limiter per route, the same whichever server chunk counts (as for failed authentications).
+const addressLimiters = ((globalThis as unknown as { svcAddressLimiters?: Map<string, Limiter> }).svcAddressLimiters ??= new Map());
+
+/** Counts a call of a route limited per address; over the limit, throws 429 `rate_limited`. */
+export async function countAddressRequest(spec: { name: string; requests: number; windowSeconds: number }, address: string): Promise<void> {
+  let limiter = addressLimiters.get(spec.name);
+  if (!limiter) {
+    limiter = limiterStore().limiter({ name: `address:${spec.name}`, points: spec.requests, windowSeconds: spec.windowSeconds });
+    addressLimiters.set(spec.name, limiter);
+  }
+  const state = await limiter.consume(failureCounterKey(address));
+  if (!state.allowed) {
+    metrics().rateLimited.inc({ limit: "address" });
+    throw new DomainError("rate_limited", `At most ${spec.requests} calls per ${spec.windowSeconds} s from one address. Try again later.`, {
+      retry_after_seconds: Math.ceil(state.resetMs / 1000),
+    });
+  }
+}

@@ -1,0 +1,89 @@
+import { randomBytes } from "node:crypto";
+import { describe, expect, it } from "vitest";
+import { systemActor } from "@/server/auth/actor";
+import { createApiKey } from "@/server/services/api-keys/service";
+import { Browserless, startApp, type RunningApp } from "@/test/app";
+import { testDatabase } from "@/test/database";
+import { createSysAdmin, createUser, PASSWORD, seedRoles } from "@/test/fixtures";
+
+// Two app processes on one database and the Redis of this machine (REDIS_URL, else
+// 127.0.0.1:6379), as two replicas behind a load balancer: limits hold across both, and a revoke
+// on one is refused on the other.
+
+const { client, url } = await testDatabase();
+await seedRoles(client);
+const shared = {
+  REDIS_URL: process.env.REDIS_URL ?? "redis://127.0.0.1:6379",
+  // This test's own counters, whatever else uses the same Redis.
+  REDIS_KEY_PREFIX: `svc-test-${randomBytes(6).toString("hex")}:`,
+  SVC_AUTH_FAILURE_LIMIT: "4",
+};
+const replicas = await Promise.all([startApp(url, shared), startApp(url, shared)]);
+const [a, b] = replicas as [RunningApp, RunningApp];
+const admin = await createSysAdmin(client);
+
+const me = (app: RunningApp, key: string) => fetch(`${app.baseUrl}/api/v1/me`, { headers: { "x-api-key": key } });
+
+// Each replica connects to Redis on its own; until then it counts alone.
+for (const app of replicas) {
+  let text = "";
+  for (let i = 0; i < 100 && !/^svc_rate_limit_shared 1$/m.test(text); i++) {
+    text = await (await fetch(`${app.baseUrl}/api/metrics`)).text();
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  expect(text).toMatch(/^svc_rate_limit_shared 1$/m);
+}
+
+describe("two replicas sharing Redis", () => {
+  it("hold a key's rate limit across both", async () => {
+    const { raw_key } = await createApiKey(systemActor("test"), admin.id, {
+      name: "shared-limit",
+      scopes: ["svc:system:orgs:read"],
+      expires_at: null,
+      rate_limit: { requests: 40, window_seconds: 60 },
+    });
+    // Alternating replicas, ten requests in flight at a time (a burst of a hundred on a busy machine
+    // can hold an event loop past Redis' command timeout, and then each counts alone, by design).
+    const statuses: number[] = [];
+    for (let batch = 0; batch < 10; batch++) {
+      statuses.push(...(await Promise.all(Array.from({ length: 10 }, (_, i) => me(i % 2 ? a : b, raw_key).then((r) => r.status)))));
+    }
+    const accepted = statuses.filter((s) => s === 200).length;
+    // Within 10% of the limit, where each replica counting alone would accept up to twice it.
+    expect(accepted).toBeGreaterThanOrEqual(36);
+    expect(accepted).toBeLessThanOrEqual(44);
+    expect(statuses.filter((s) => s !== 200).every((s) => s === 429)).toBe(true);
+  });
+
+  it("refuse a key revoked on one replica on the other within a second", async () => {
+    const session = new Browserless(a.baseUrl);
+    expect(await session.signIn(admin.username, PASSWORD)).toBe(true);
+    const { id, raw_key } = await createApiKey(systemActor("test"), admin.id, { name: "revoked-on-a", scopes: ["svc:system:orgs:read"], expires_at: null });
+    // Both replicas have the key cached as valid.
+    for (const app of replicas) for (let i = 0; i < 3; i++) expect((await me(app, raw_key)).status).toBe(200);
+    expect((await session.fetch(`/api/admin/users/api-keys/${id}`, { method: "DELETE" })).status).toBe(200);
+    const revokedAt = Date.now();
+    let status = 200;
+    while (status === 200 && Date.now() - revokedAt < 1000) status = (await me(b, raw_key)).status;
+    expect(status).toBe(401);
+  });
+
+  it("share failed sign-ins and failed keys per client address", async () => {
+    const user = await createUser(client);
+    const signIn = async (app: RunningApp, password: string) => {
+      const session = new Browserless(app.baseUrl);
+      const { csrfToken } = (await (await session.fetch("/api/auth/csrf")).json()) as { csrfToken: string };
+      const response = await session.fetch("/api/auth/callback/credentials", {
+        method: "POST",
+        headers: { "content-type": "application/x-www-form-urlencoded" },
+        body: new URLSearchParams({ username: user.username, password, csrfToken }).toString(),
+      });
+      return response.headers.get("location") ?? "";
+    };
+    for (const app of [a, a, b, b]) expect(await signIn(app, "not-the-password")).toContain("error=CredentialsSignin");
+    // Four failures, two on each: the next attempt on either is refused, the right password too.
+    expect(await signIn(a, PASSWORD)).toContain("code=rate_limited");
+    expect(await signIn(b, PASSWORD)).toContain("code=rate_limited");
+    expect((await me(b, "cdk_" + "B".repeat(49))).status).toBe(429);
+  });
+});

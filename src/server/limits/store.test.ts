@@ -1,0 +1,89 @@
+import { randomBytes } from "node:crypto";
+import { afterAll, describe, expect, it } from "vitest";
+import { startTcpProxy } from "@/test/tcp-proxy";
+import { createLimiterStore, type LimiterStore } from "./store";
+
+// Rate-limit counters in memory, and in the Redis of this machine (REDIS_URL, else 127.0.0.1:6379)
+// shared by several stores as by several app processes, with Redis taken away by a TCP proxy.
+
+const REDIS = new URL(process.env.REDIS_URL ?? "redis://127.0.0.1:6379");
+const stores: LimiterStore[] = [];
+afterAll(() => Promise.all(stores.map((store) => store.close())));
+
+/** A store on Redis (through `address` when given), under the given prefix, once it is connected. */
+async function redisStore(prefix: string, address = `${REDIS.hostname}:${REDIS.port || 6379}`): Promise<LimiterStore> {
+  const store = createLimiterStore({ redisUrl: `redis://${address}`, prefix });
+  stores.push(store);
+  await until(() => store.backend() === "redis");
+  return store;
+}
+
+async function until(condition: () => boolean | Promise<boolean>) {
+  for (let i = 0; i < 200 && !(await condition()); i++) await new Promise((r) => setTimeout(r, 50));
+  expect(await condition()).toBe(true);
+}
+
+const uniquePrefix = () => `svc-test-${randomBytes(6).toString("hex")}:`;
+const spec = (points: number) => ({ name: "test", points, windowSeconds: 60 });
+
+async function consumeTimes(limiter: ReturnType<LimiterStore["limiter"]>, key: string, times: number) {
+  const states = [];
+  for (let i = 0; i < times; i++) states.push(await limiter.consume(key));
+  return states;
+}
+
+describe("limiter store", () => {
+  it("in memory: allows the limit per window, then refuses until the window resets", async () => {
+    const limiter = createLimiterStore().limiter(spec(3));
+    const states = await consumeTimes(limiter, "k", 4);
+    expect(states.map((s) => s.allowed)).toEqual([true, true, true, false]);
+    expect(states.map((s) => s.remaining)).toEqual([2, 1, 0, 0]);
+    const refused = states[3];
+    expect(refused?.resetMs).toBeGreaterThan(1_000);
+    expect(refused?.resetMs).toBeLessThanOrEqual(60_000);
+    // Another key has its own counter.
+    expect((await limiter.consume("other")).allowed).toBe(true);
+    expect((await limiter.peek("k")).allowed).toBe(false);
+  });
+
+  it("on Redis: stores of one prefix share their counters, as replicas do", async () => {
+    const prefix = uniquePrefix();
+    const [a, b] = [(await redisStore(prefix)).limiter(spec(5)), (await redisStore(prefix)).limiter(spec(5))];
+    await consumeTimes(a, "key-1", 3);
+    const onB = await consumeTimes(b, "key-1", 3);
+    expect(onB.map((s) => s.allowed)).toEqual([true, true, false]);
+    expect((await a.consume("key-1")).allowed).toBe(false);
+    // A store of another prefix (another deployment) counts apart.
+    expect((await (await redisStore(uniquePrefix())).limiter(spec(5)).consume("key-1")).allowed).toBe(true);
+  });
+
+  it("counts in this process while Redis refuses connections, and shares again once it is back", async () => {
+    const proxy = await startTcpProxy({ host: REDIS.hostname, port: Number(REDIS.port || 6379) });
+    const prefix = uniquePrefix();
+    const store = await redisStore(prefix, proxy.address);
+    const limiter = store.limiter(spec(3));
+    const peer = (await redisStore(prefix)).limiter(spec(3));
+    await proxy.setMode("refuse");
+    const states = await consumeTimes(limiter, "key-2", 4);
+    expect(states.map((s) => s.allowed)).toEqual([true, true, true, false]);
+    expect(store.backend()).toBe("insurance");
+    // Meanwhile the peer's counter in Redis saw none of it.
+    expect((await peer.peek("key-2")).remaining).toBe(3);
+
+    await proxy.setMode("forward");
+    await until(() => store.backend() === "redis");
+    await limiter.consume("key-3");
+    expect((await peer.peek("key-3")).remaining).toBe(2);
+  });
+
+  it("answers from memory when Redis stops replying on an open connection", async () => {
+    const proxy = await startTcpProxy({ host: REDIS.hostname, port: Number(REDIS.port || 6379) });
+    const store = await redisStore(uniquePrefix(), proxy.address);
+    const limiter = store.limiter(spec(2));
+    await proxy.setMode("blackhole");
+    const states = await consumeTimes(limiter, "key-4", 3);
+    expect(states.map((s) => s.allowed)).toEqual([true, true, false]);
+    // The silent connection is given up, so later requests do not each wait for it.
+    await until(() => store.backend() === "insurance");
+  });
+});

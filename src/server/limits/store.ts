@@ -1,0 +1,170 @@
+import "server-only";
+import { Redis } from "ioredis";
+import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from "rate-limiter-flexible";
+import { env } from "@/server/env";
+import { onShutdown } from "@/server/lifecycle";
+import { log } from "@/server/log";
+
+// Where rate-limit counters live. With a Redis URL every replica counts in Redis, so a limit holds
+// across the deployment; each limiter keeps an in-memory twin as insurance, which counts in this
+// process alone while Redis cannot be reached (never refusing everything, never letting everything
+// through). Without one, counters live in this process.
+
+export interface LimiterSpec {
+  /** Names the counters: limiters of one name share them (in Redis, across replicas). */
+  name: string;
+  /** Requests (points) allowed per window. */
+  points: number;
+  windowSeconds: number;
+}
+
+/** A limiter's answer for one key: allowed or not, and where its window stands. */
+export interface LimitState {
+  allowed: boolean;
+  limit: number;
+  remaining: number;
+  /** Until the window resets (ms, at least 1 s when refused). */
+  resetMs: number;
+}
+
+/** Where counts go now: this process ("memory"), Redis, or this process while Redis is away ("insurance"). */
+export type LimiterBackend = "memory" | "redis" | "insurance";
+
+export interface LimiterStore {
+  backend(): LimiterBackend;
+  limiter(spec: LimiterSpec): Limiter;
+  close(): Promise<void>;
+}
+
+export interface Limiter {
+  readonly spec: LimiterSpec;
+  /** Counts `points` against `key` and says whether that was within the limit. */
+  consume(key: string, points?: number): Promise<LimitState>;
+  /** Where `key` stands, without counting anything. */
+  peek(key: string): Promise<LimitState>;
+  /** Forgets `key`'s count. */
+  reset(key: string): Promise<void>;
+}
+
+// A command to Redis that takes longer than this is given up, and the insurance limiter answers
+// instead: Redis on the local network answers in a fraction of a millisecond.
+const REDIS_COMMAND_TIMEOUT_MS = 250;
+const REDIS_SOCKET_TIMEOUT_MS = 1_000;
+const REDIS_CONNECT_TIMEOUT_MS = 1_000;
+const REDIS_RETRY_MAX_MS = 2_000;
+
+function stateOf(spec: LimiterSpec, res: RateLimiterRes | null, allowed: boolean): LimitState {
+  const consumed = res?.consumedPoints ?? 0;
+  const resetMs = res && res.msBeforeNext > 0 ? res.msBeforeNext : spec.windowSeconds * 1000;
+  return {
+    allowed,
+    limit: spec.points,
+    remaining: Math.max(0, spec.points - consumed),
+    resetMs: allowed ? resetMs : Math.max(1_000, resetMs),
+  };
+}
+
+function wrap(spec: LimiterSpec, limiter: RateLimiterAbstract): Limiter {
+  return {
+    spec,
+    async consume(key, points = 1) {
+      try {
+        return stateOf(spec, await limiter.consume(key, points), true);
+      } catch (refusal) {
+        // rate-limiter-flexible refuses with a RateLimiterRes; anything else is a fault.
+        if (refusal instanceof RateLimiterRes) return stateOf(spec, refusal, false);
+        throw refusal;
+      }
+    },
+    async peek(key) {
+      const res = await limiter.get(key);
+      return stateOf(spec, res, (res?.consumedPoints ?? 0) <= spec.points);
+    },
+    async reset(key) {
+      await limiter.delete(key);
+    },
+  };
+}
+
+function memoryLimiter(spec: LimiterSpec, keyPrefix: string): RateLimiterMemory {
+  return new RateLimiterMemory({ keyPrefix, points: spec.points, duration: spec.windowSeconds });
+}
+
+/**
+ * A store of limiters: Redis-backed (with in-memory insurance) when `redisUrl` is given, else in
+ * memory. `prefix` starts every Redis key, so several deployments can share one Redis.
+ */
+export function createLimiterStore(options: { redisUrl?: string; prefix?: string } = {}): LimiterStore {
+  const prefix = options.prefix ?? "svc:";
+  const { redisUrl } = options;
+  if (!redisUrl) {
+    return {
+      backend: () => "memory",
+      limiter: (spec) => wrap(spec, memoryLimiter(spec, `${prefix}${spec.name}`)),
+      close: async () => {},
+    };
+  }
+  const redis = new Redis(redisUrl, {
+    // Fail at once while disconnected (the insurance limiter answers) rather than queue commands.
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 0,
+    commandTimeout: REDIS_COMMAND_TIMEOUT_MS,
+    // A connection that stops answering is dropped, so the next requests go to the insurance
+    // limiter at once instead of each waiting out its command timeout.
+    socketTimeout: REDIS_SOCKET_TIMEOUT_MS,
+    connectTimeout: REDIS_CONNECT_TIMEOUT_MS,
+    retryStrategy: (attempt) => Math.min(100 * 2 ** attempt, REDIS_RETRY_MAX_MS),
+    keepAlive: 10_000,
+  });
+  let down = false;
+  redis.on("error", (error: Error) => {
+    if (down) return;
+    down = true;
+    log.warn("rate limits fall back to per-process counting: Redis does not answer", { error: error.message });
+  });
+  redis.on("ready", () => {
+    if (down) log.info("rate limits are shared through Redis again");
+    down = false;
+  });
+  return {
+    backend: () => (redis.status === "ready" ? "redis" : "insurance"),
+    limiter(spec) {
+      const keyPrefix = `${prefix}rl:${spec.name}`;
+      const limiter = new RateLimiterRedis({
+        storeClient: redis,
+        keyPrefix,
+        points: spec.points,
+        duration: spec.windowSeconds,
+        rejectIfRedisNotReady: true,
+        insuranceLimiter: memoryLimiter(spec, keyPrefix),
+        // A key over its limit is refused from memory until its window ends: no Redis round trip
+        // for the requests of a client that keeps knocking.
+        inMemoryBlockOnConsumed: spec.points + 1,
+      });
+      return wrap(spec, limiter);
+    },
+    async close() {
+      await redis.quit().catch(() => redis.disconnect());
+    },
+  };
+}
+
+// Process-wide: Next.js bundles this module into several server chunks, each with its own scope.
+const shared = globalThis as unknown as { svcLimiterStore?: LimiterStore };
+
+/** The process's store: REDIS_URL and REDIS_KEY_PREFIX from the environment. */
+export function limiterStore(): LimiterStore {
+  const { REDIS_URL, REDIS_KEY_PREFIX } = env();
+  if (!shared.svcLimiterStore) {
+    shared.svcLimiterStore = createLimiterStore({ redisUrl: REDIS_URL, prefix: REDIS_KEY_PREFIX });
+    onShutdown("close", closeLimiterStore);
+  }
+  return shared.svcLimiterStore;
+}
+
+/** Closes the process's store (its Redis connection), at shutdown. */
+export async function closeLimiterStore(): Promise<void> {
+  const store = shared.svcLimiterStore;
+  shared.svcLimiterStore = undefined;
+  await store?.close();
+}

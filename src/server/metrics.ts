@@ -1,0 +1,92 @@
+import "server-only";
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client";
+import { bookkeepingBacklog } from "@/server/db/bookkeeping";
+import { poolUsage } from "@/server/db/client";
+import { limiterStore } from "@/server/limits/store";
+
+// The process's metrics in Prometheus' text format (GET /api/metrics): requests by route template,
+// method and status with their latency, how API keys fare at authentication, 429s, the database
+// pool, the key cache, the bookkeeping backlog, and Node.js' own (memory, event loop, GC).
+
+export interface Metrics {
+  registry: Registry;
+  requests: Counter<"route" | "method" | "status">;
+  duration: Histogram<"route" | "method">;
+  keyAuthentications: Counter<"outcome">;
+  rateLimited: Counter<"limit">;
+  keyCache: Counter<"result">;
+}
+
+function createMetrics(): Metrics {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry, prefix: "svc_" });
+  const registers = [registry];
+  new Gauge({
+    name: "svc_db_pool_connections",
+    help: "Database pool connections of this process, by state (waiting: requests waiting for one).",
+    labelNames: ["state"],
+    registers,
+    collect() {
+      const usage = poolUsage();
+      if (!usage) return;
+      this.set({ state: "in_use" }, usage.total - usage.idle);
+      this.set({ state: "idle" }, usage.idle);
+      this.set({ state: "waiting" }, usage.waiting);
+    },
+  });
+  new Gauge({
+    name: "svc_bookkeeping_backlog",
+    help: "Best-effort last_used_at / last_accessed_at writes waiting for the next flush.",
+    registers,
+    collect() {
+      this.set(bookkeepingBacklog());
+    },
+  });
+  new Gauge({
+    name: "svc_rate_limit_shared",
+    help: "1 while rate-limit counters are shared through Redis; 0 while they are counted in this process (no REDIS_URL, or Redis away).",
+    registers,
+    collect() {
+      this.set(limiterStore().backend() === "redis" ? 1 : 0);
+    },
+  });
+  return {
+    registry,
+    requests: new Counter({
+      name: "svc_http_requests_total",
+      help: "REST requests answered, by route template, method and status.",
+      labelNames: ["route", "method", "status"],
+      registers,
+    }),
+    duration: new Histogram({
+      name: "svc_http_request_duration_seconds",
+      help: "Time to answer a REST request, by route template and method.",
+      labelNames: ["route", "method"],
+      buckets: [0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+      registers,
+    }),
+    keyAuthentications: new Counter({
+      name: "svc_api_key_authentications_total",
+      help: "API keys presented, by outcome: accepted, invalid, expired, revoked, or unavailable (the database did not answer).",
+      labelNames: ["outcome"],
+      registers,
+    }),
+    rateLimited: new Counter({
+      name: "svc_rate_limited_total",
+      help: "Requests refused with 429, by limit: key (its rate limit) or auth_failures (per client address).",
+      labelNames: ["limit"],
+      registers,
+    }),
+    keyCache: new Counter({
+      name: "svc_api_key_cache_total",
+      help: "API key lookups by how the key cache answered: hit, stale (served while refreshed), miss, or bypass (not trusted while the invalidation listener is down).",
+      labelNames: ["result"],
+      registers,
+    }),
+  };
+}
+
+// One registry per process: Next.js bundles this module into several server chunks.
+const shared = globalThis as unknown as { svcMetrics?: Metrics };
+
+export const metrics = (): Metrics => (shared.svcMetrics ??= createMetrics());

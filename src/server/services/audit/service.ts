@@ -1,0 +1,181 @@
+import "server-only";
+import type pg from "pg";
+import { Prisma } from "@/generated/prisma/client";
+import { SECRET_FIELDS, type AuditEvent, type ListAuditEventsQuery } from "@/lib/schemas/audit";
+import { auditName, type Actor } from "@/server/auth/actor";
+import { dataLayer } from "@/server/db/data-layer";
+import type { UnitOfWork, Write } from "@/server/db/unit-of-work";
+import type { RequestFacts } from "@/server/http/client";
+import { log } from "@/server/log";
+import { newestFirst, paginate, type Page } from "@/server/services/pagination";
+
+// The audit trail (decisions §10). A change's event is written in the unit of work that made the
+// change (operations/invoke.ts); refusals and sign-ins, which change nothing, on their own.
+
+export const NO_REQUEST: RequestFacts = { requestId: null, ip: null, userAgent: null };
+
+export interface AuditEntry {
+  /** Who acted; null for a sign-in that named nobody known. */
+  actor: Actor | null;
+  /** For a sign-in: the user it was for, when known. */
+  userId?: string | null;
+  action: string;
+  outcome: "success" | "denied";
+  target: { type: string | null; id: string | null };
+  orgId: string | null;
+  changes?: Changes | null;
+  request: RequestFacts;
+}
+
+type Change = { old: unknown; new: unknown } | { redacted: true };
+export type Changes = Record<string, Change>;
+
+function actorColumns(entry: AuditEntry) {
+  const { actor } = entry;
+  if (!actor) return { actor_user_id: entry.userId ?? null, actor_auth: "session", actor_key_prefix: null };
+  if (actor.kind === "system") return { actor_user_id: null, actor_auth: actor.name === "cli" ? "cli" : "system", actor_key_prefix: null };
+  return { actor_user_id: actor.userId, actor_auth: actor.kind, actor_key_prefix: actor.kind === "api_key" ? actor.key.prefix : null };
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+function rowOf(entry: AuditEntry): Prisma.AuditEventCreateInput {
+  return {
+    ...actorColumns(entry),
+    action: entry.action,
+    target_type: entry.target.type,
+    target_id: entry.target.id?.slice(0, 255) ?? null,
+    org_id: entry.orgId && UUID.test(entry.orgId) ? entry.orgId : null,
+    request_id: entry.request.requestId,
+    ip: entry.request.ip?.slice(0, 64) ?? null,
+    user_agent: entry.request.userAgent?.slice(0, 255) ?? null,
+    changes: entry.changes ? (entry.changes as Prisma.InputJsonObject) : Prisma.DbNull,
+    outcome: entry.outcome,
+  };
+}
+
+// One plain statement: it runs on every change, and Prisma's building of a create costs more than
+// sending it.
+const INSERT_EVENT = `INSERT INTO audit_events (actor_user_id, actor_auth, actor_key_prefix, action, target_type, target_id,
+  org_id, request_id, ip, user_agent, changes, outcome) VALUES ($1::uuid, $2, $3, $4, $5, $6, $7::uuid, $8, $9, $10, $11::jsonb, $12)`;
+
+/** Writes the event of a change inside the unit of work that made it. */
+export async function recordInUnit(unit: UnitOfWork, entry: AuditEntry): Promise<void> {
+  const row = rowOf(entry);
+  await unit.tx.$executeRawUnsafe(
+    INSERT_EVENT, row.actor_user_id, row.actor_auth, row.actor_key_prefix, row.action, row.target_type, row.target_id,
+    row.org_id, row.request_id, row.ip, row.user_agent, entry.changes ? JSON.stringify(row.changes) : null, row.outcome,
+  );
+}
+
+/**
+ * Writes an event that goes with no change (a refusal, a sign-in). A database that cannot take it
+ * does not change the answer the caller gets; the failure is logged.
+ */
+export async function recordAlone(entry: AuditEntry): Promise<void> {
+  try {
+    await dataLayer("system:audit").auditEvent.create({ data: rowOf(entry), select: { id: true } });
+  } catch (error) {
+    log.error("could not record an audit event", { action: entry.action, outcome: entry.outcome, error: (error as Error).message });
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// What changed
+
+const jsonSafe = (value: unknown): unknown =>
+  value === undefined ? null : JSON.parse(JSON.stringify(value, (_, v: unknown) => (typeof v === "bigint" ? v.toString() : v)));
+const same = (a: unknown, b: unknown) => JSON.stringify(jsonSafe(a)) === JSON.stringify(jsonSafe(b));
+const rowId = (write: Write) => (write.after?.id ?? write.before?.id) as string | undefined;
+
+/**
+ * The fields a unit of work changed on its target row (on the first row it wrote when none is the
+ * target), with their values before and after; a secret field by its name only.
+ */
+export function changesOf(writes: readonly Write[], targetId: string | null): Changes | null {
+  const onTarget = writes.filter((write) => targetId !== null && rowId(write) === targetId);
+  const chosen = onTarget.length > 0 ? onTarget : writes.slice(0, 1);
+  const changes: Changes = {};
+  for (const write of chosen) {
+    for (const field of write.fields) {
+      // A secret the write set is named, whatever it was set to: its values are never compared here.
+      if (SECRET_FIELDS.has(field)) {
+        changes[field] = { redacted: true };
+        continue;
+      }
+      const before = write.before?.[field] ?? null;
+      const after = (write.after && field in write.after ? write.after[field] : write.values[field]) ?? null;
+      const known = changes[field];
+      if (known && "old" in known) known.new = jsonSafe(after);
+      else changes[field] = { old: jsonSafe(before), new: jsonSafe(after) };
+    }
+  }
+  for (const [field, change] of Object.entries(changes)) if ("old" in change && same(change.old, change.new)) delete changes[field];
+  return Object.keys(changes).length > 0 ? changes : null;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Reading the trail
+
+type Row = Prisma.AuditEventGetPayload<object>;
+
+/** Newest first, filtered; `orgId`: that organization's events only. */
+export async function listAuditEvents(actor: Actor, query: ListAuditEventsQuery, orgId?: string): Promise<Page<AuditEvent>> {
+  const db = dataLayer(auditName(actor));
+  const where: Prisma.AuditEventWhereInput = {
+    ...(orgId !== undefined ? { org_id: orgId } : {}),
+    ...(query.action !== undefined ? { action: query.action } : {}),
+    ...(query.actor_user_id !== undefined ? { actor_user_id: query.actor_user_id } : {}),
+    ...(query.target_id !== undefined ? { target_id: query.target_id } : {}),
+    ...(query.since !== undefined || query.until !== undefined
+      ? { occurred_at: { ...(query.since ? { gte: new Date(query.since) } : {}), ...(query.until ? { lt: new Date(query.until) } : {}) } }
+      : {}),
+  };
+  const page = await paginate(query, newestFirst, (window) => db.auditEvent.findMany({ where: { AND: [where, window.after] }, orderBy: window.orderBy, take: window.take }), (row: Row) => row);
+  // Usernames as they are now, deleted users' too: the trail outlives them.
+  const ids = [...new Set(page.data.map((row) => row.actor_user_id).filter((id): id is string => id !== null))];
+  const users = ids.length
+    ? await dataLayer(auditName(actor), { includeDeleted: true }).user.findMany({ where: { id: { in: ids } }, select: { id: true, username: true } })
+    : [];
+  const usernames = new Map(users.map((user) => [user.id, user.username]));
+  return { next_cursor: page.next_cursor, data: page.data.map((row) => toAuditEvent(row, usernames)) };
+}
+
+function toAuditEvent(row: Row, usernames: Map<string, string>): AuditEvent {
+  return {
+    id: row.id,
+    occurred_at: row.occurred_at.toISOString(),
+    actor: {
+      user_id: row.actor_user_id,
+      username: row.actor_user_id ? (usernames.get(row.actor_user_id) ?? null) : null,
+      auth: row.actor_auth as AuditEvent["actor"]["auth"],
+      key_prefix: row.actor_key_prefix,
+    },
+    action: row.action,
+    target: { type: row.target_type, id: row.target_id },
+    org_id: row.org_id,
+    request_id: row.request_id,
+    ip: row.ip,
+    user_agent: row.user_agent,
+    changes: (row.changes as AuditEvent["changes"]) ?? null,
+    outcome: row.outcome as AuditEvent["outcome"],
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Retention
+
+export const RETENTION_SETTING = "audit.retention_days";
+export const DEFAULT_RETENTION_DAYS = 365;
+
+/** Removes events older than `audit.retention_days` (default 365); returns how many. */
+export async function purgeAuditEvents(client: Pick<pg.ClientBase, "query">): Promise<number> {
+  const result = await client.query(
+    `DELETE FROM audit_events WHERE occurred_at < now() - make_interval(days => COALESCE(
+       (SELECT (value #>> '{}')::integer FROM platform_settings
+         WHERE key = $1 AND is_deleted = false AND jsonb_typeof(value) = 'number' AND (value #>> '{}') ~ '^[1-9][0-9]{0,5}$'),
+       $2))`,
+    [RETENTION_SETTING, DEFAULT_RETENTION_DAYS],
+  );
+  return result.rowCount ?? 0;
+}

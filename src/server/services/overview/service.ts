@@ -1,0 +1,53 @@
+import "server-only";
+import { EXPIRING_SOON_DAYS, type UsageOutcome } from "@/lib/schemas/api-keys";
+import type { Overview } from "@/lib/schemas/overview";
+import type { Actor } from "@/server/auth/actor";
+import { auditName } from "@/server/auth/actor";
+import { dataLayer } from "@/server/db/data-layer";
+import { listAuditEventsQuery } from "@/lib/schemas/audit";
+import { listAuditEvents } from "@/server/services/audit/service";
+
+// The platform at a glance, for the console's landing page: one statement per figure, each
+// answered from an index or a small table (the chart from the usage totals, the most refused keys
+// from the partial index of refusals, the latest events from the audit trail's time index), all
+// sent at once.
+
+const WEEK_HOURS = 7 * 24;
+const MOST_REFUSED = 10;
+const LATEST_EVENTS = 8;
+const HOUR_MS = 3_600_000;
+
+export async function overview(actor: Actor): Promise<Overview> {
+  const db = dataLayer(auditName(actor));
+  const now = Date.now();
+  const since = new Date(now - (now % HOUR_MS) - (WEEK_HOURS - 1) * HOUR_MS);
+  const [tiers, users, keys, hours, refused, events] = await Promise.all([
+    db.$queryRaw<{ tier: string; count: bigint }[]>`
+      SELECT subscription_tier AS tier, count(*) AS count FROM organizations WHERE NOT is_deleted GROUP BY 1 ORDER BY 1`,
+    db.$queryRaw<{ count: bigint }[]>`SELECT count(*) AS count FROM users WHERE NOT is_deleted`,
+    // Usable keys: active, not deleted, not expired; those expiring this week come from the partial
+    // index of usable keys by expiry.
+    db.$queryRaw<{ active: bigint; expiring: bigint }[]>`
+      SELECT count(*) FILTER (WHERE expires_at IS NULL OR expires_at > now()) AS active,
+             count(*) FILTER (WHERE expires_at > now() AND expires_at <= now() + make_interval(days => ${EXPIRING_SOON_DAYS})) AS expiring
+      FROM api_keys WHERE is_active AND NOT is_deleted`,
+    db.$queryRaw<{ hour: Date; outcome: UsageOutcome; count: bigint }[]>`
+      SELECT hour, outcome, count FROM api_key_usage_totals WHERE hour >= ${since} ORDER BY 1, 2`,
+    db.$queryRaw<{ id: string; name: string; key_prefix: string; user_id: string; username: string; refused: bigint }[]>`
+      SELECT k.id, k.name, k.key_prefix, k.user_id, u.username, r.refused
+      FROM (SELECT key_id, sum(count) AS refused FROM api_key_usage
+            WHERE hour >= ${since} AND outcome IN ('401', '403', '429') GROUP BY key_id ORDER BY refused DESC LIMIT ${MOST_REFUSED}) r
+      JOIN api_keys k ON k.id = r.key_id JOIN users u ON u.id = k.user_id
+      ORDER BY r.refused DESC, k.id`,
+    listAuditEvents(actor, listAuditEventsQuery.parse({ limit: LATEST_EVENTS })),
+  ]);
+  return {
+    organizations_by_tier: tiers.map((t) => ({ tier: t.tier, count: Number(t.count) })),
+    users: Number(users[0]?.count ?? 0),
+    active_keys: Number(keys[0]?.active ?? 0),
+    keys_expiring_this_week: Number(keys[0]?.expiring ?? 0),
+    requests_per_hour: hours.map((h) => ({ hour: h.hour.toISOString(), outcome: h.outcome, count: Number(h.count) })),
+    most_refused_keys: refused.map((k) => ({ ...k, refused: Number(k.refused) })),
+    latest_events: events.data,
+  };
+}

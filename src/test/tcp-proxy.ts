@@ -1,0 +1,98 @@
+import net from "node:net";
+import { afterAll } from "vitest";
+
+// A TCP proxy on 127.0.0.1 that a test puts between the app and a server (PostgreSQL, Redis), to
+// take the server away without touching it:
+// - "forward": pass bytes both ways;
+// - "refuse": nothing listens on the port (connections are refused) and open ones are closed, as
+//   a server that stops closes them;
+// - "blackhole": connections are accepted and open ones kept, but nothing passes either way (a
+//   server or network that stopped answering).
+// Going back to "forward" resets the connections held in a black hole, as a peer that has long
+// forgotten them would.
+
+export type ProxyMode = "forward" | "refuse" | "blackhole";
+
+export interface TcpProxy {
+  port: number;
+  /** host:port of the proxy, for a connection string. */
+  address: string;
+  mode(): ProxyMode;
+  setMode(mode: ProxyMode): Promise<void>;
+  close(): Promise<void>;
+}
+
+interface Pair {
+  client: net.Socket;
+  upstream?: net.Socket;
+}
+
+export async function startTcpProxy(target: { host: string; port: number }): Promise<TcpProxy> {
+  let mode: ProxyMode = "forward";
+  const pairs = new Set<Pair>();
+  let port = 0;
+
+  /** Ends a pair: "close" as a stopping server does (FIN), "reset" as a peer that forgot it (RST). */
+  const drop = (pair: Pair, how: "close" | "reset" = "reset") => {
+    pairs.delete(pair);
+    if (how === "close") pair.client.destroySoon();
+    else pair.client.resetAndDestroy();
+    pair.upstream?.resetAndDestroy();
+  };
+
+  const server = net.createServer((client) => {
+    const pair: Pair = { client };
+    pairs.add(pair);
+    client.on("error", () => drop(pair));
+    client.on("close", () => drop(pair));
+    if (mode === "blackhole") return; // accepted, never answered
+    const upstream = net.connect(target.port, target.host);
+    pair.upstream = upstream;
+    upstream.on("error", () => drop(pair));
+    upstream.on("close", () => drop(pair));
+    // Bytes pass only while forwarding; in a black hole they are swallowed.
+    client.on("data", (chunk) => {
+      if (mode === "forward") upstream.write(chunk);
+    });
+    upstream.on("data", (chunk) => {
+      if (mode === "forward") client.write(chunk);
+    });
+  });
+
+  const listen = () =>
+    new Promise<void>((resolve, reject) => {
+      server.once("error", reject);
+      server.listen(port, "127.0.0.1", () => {
+        server.off("error", reject);
+        port = (server.address() as net.AddressInfo).port;
+        resolve();
+      });
+    });
+  const stopListening = () => new Promise<void>((resolve) => (server.listening ? server.close(() => resolve()) : resolve()));
+
+  await listen();
+
+  const proxy: TcpProxy = {
+    port,
+    address: `127.0.0.1:${port}`,
+    mode: () => mode,
+    async setMode(next) {
+      const previous = mode;
+      mode = next;
+      if (next === "refuse") {
+        for (const pair of [...pairs]) drop(pair, "close");
+        await stopListening();
+      } else if (previous === "refuse") {
+        await listen();
+      } else if (previous === "blackhole" && next === "forward") {
+        for (const pair of [...pairs]) drop(pair);
+      }
+    },
+    async close() {
+      for (const pair of [...pairs]) drop(pair);
+      await stopListening();
+    },
+  };
+  afterAll(() => proxy.close());
+  return proxy;
+}
