@@ -8,7 +8,7 @@
 // would answer in HTML or plain text (see src/server/rest/front-door.ts). Third, the security headers
 // decided per request: a console page's script nonce, and HSTS over HTTPS (security-headers.mjs).
 //
-// It also shuts the app down gracefully. On SIGTERM (or SIGINT) it marks the process as draining,
+// It also shuts the app down gracefully. On SIGTERM (or SIGINT, or when its output is gone) it marks the process as draining,
 // which turns readiness (/api/ready) to 503, stops accepting connections, lets the requests in
 // flight finish (for up to SVC_SHUTDOWN_GRACE_MS, default 10 s; what is left then is cut), then
 // runs the shutdown hooks server modules registered (src/server/lifecycle.ts): pending best-effort
@@ -144,4 +144,8 @@ async function shutdown(signal) {
 }
 
 process.on("SIGTERM", () => void shutdown("SIGTERM"));
+// Output gone (whatever read this process's stdout or stderr has exited): nothing it does can be
+// seen any more, so it shuts down as on SIGTERM. Unheard, the failed write would reach Next.js's
+// handler of uncaught errors, whose report of it fails the same way, without end.
+for (const stream of [process.stdout, process.stderr]) stream.on("error", () => void shutdown("output closed"));
 process.on("SIGINT", () => void shutdown("SIGINT"));

@@ -104,4 +104,15 @@ describe("SIGTERM", () => {
     expect(slow.logs()).toContain("requests still in flight after the grace period are cut");
     socket.destroy();
   });
+
+  it("shuts down when whatever read its output has gone, instead of failing every log line", async () => {
+    const orphan = await startApp(url);
+    const exited = new Promise<number | null>((resolve) => orphan.process.once("exit", (code) => resolve(code)));
+    // As when the process that started it dies: the other ends of its stdout and stderr close.
+    orphan.process.stdout?.destroy();
+    orphan.process.stderr?.destroy();
+    // Each request is logged: the first line written after that finds no reader.
+    await fetch(`${orphan.baseUrl}/api/health`);
+    expect(await exited).toBe(0);
+  });
 });

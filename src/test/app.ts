@@ -127,11 +127,18 @@ export async function startApp(databaseUrl: string, env: Record<string, string> 
       });
       child.kill("SIGTERM");
     });
-  afterAll(stop);
+  running.add(stop);
+  child.once("exit", () => running.delete(stop));
   return { baseUrl, process: child, fetch: (path, init) => checkedFetch(baseUrl, path, init), logs: () => output.join(""), stop };
 }
 
 const STOP_BEFORE_KILL_MS = 30_000;
+
+// Every app a test file started, stopped when the file is done. Registered here, as the file's
+// modules are loaded: a hook registered while a test runs (an app started inside a test) would never
+// run, and that app would outlive the file.
+const running = new Set<() => Promise<void>>();
+afterAll(() => Promise.all([...running].map((stop) => stop())));
 
 /** A minimal cookie jar for a signed-in console session over fetch. */
 export class Browserless {
