@@ -58,8 +58,8 @@ async function withDatabase<T>(work: (db: ResolvedDatabase) => Promise<T>): Prom
   }
 }
 
-/** A client for the resolved database: the embedded one's connections share one session, so no named statements. */
-const clientFor = (db: ResolvedDatabase, poolMax: number) => createBaseClient(db.url, { poolMax, preparedStatements: !db.embedded });
+/** A client for the resolved database: the embedded one's connections share one session, so no named statements nor pipelining. */
+const clientFor = (db: ResolvedDatabase, poolMax: number) => createBaseClient(db.url, { poolMax, preparedStatements: !db.embedded, pipeline: !db.embedded });
 
 /** Runs service code (which uses the process-wide client) against the resolved database. */
 async function withServices(work: () => Promise<void>): Promise<void> {
@@ -271,7 +271,7 @@ const commands: Record<string, (args: string[]) => Promise<void>> = {
       const childEnv = {
         ...process.env,
         DATABASE_URL: db.url,
-        ...(db.embedded ? { DATABASE_POOL_MAX: "8", DATABASE_PREPARED_STATEMENTS: "0" } : {}),
+        ...(db.embedded ? { DATABASE_POOL_MAX: "8", DATABASE_PREPARED_STATEMENTS: "0", DATABASE_PIPELINE: "0" } : {}),
       };
       await run(process.execPath, ["scripts/server.mjs", ...(values.dev ? ["--dev"] : []), "-p", String(PORT)], childEnv, true);
     } finally {

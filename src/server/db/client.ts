@@ -1,4 +1,5 @@
 import "server-only";
+import { AsyncLocalStorage } from "node:async_hooks";
 import { createHash } from "node:crypto";
 import { PrismaPg } from "@prisma/adapter-pg";
 import pg from "pg";
@@ -13,6 +14,8 @@ export interface BaseClientOptions {
   poolMax?: number;
   /** Named statements (see DATABASE_PREPARED_STATEMENTS); off for the embedded database. */
   preparedStatements?: boolean;
+  /** Pipelined connections (see DATABASE_PIPELINE); off for the embedded database. */
+  pipeline?: boolean;
 }
 
 /** A transaction left idle this long is ended by the server, releasing its locks (ms). */
@@ -86,6 +89,7 @@ const shared = globalThis as unknown as {
   svcBaseClient?: BaseClient;
   svcStatementNames?: Map<string, string>;
   svcPools?: WeakMap<BaseClient, Pooled>;
+  svcConnectionTaker?: AsyncLocalStorage<ConnectionTaker>;
 };
 const statementNames = (shared.svcStatementNames ??= new Map<string, string>());
 
@@ -104,17 +108,44 @@ interface Pooled {
 
 const pools = (shared.svcPools ??= new WeakMap<BaseClient, Pooled>());
 
+// Whoever begins a Prisma transaction through `withTransactionConnection` is handed the transaction's
+// node-postgres connection, to send statements of its own on it without Prisma's per-statement work
+// (the unit of work's audit event: a third of a millisecond of CPU saved on every change).
+type ConnectionTaker = (connection: pg.ClientBase) => void;
+const connectionTaker = (shared.svcConnectionTaker ??= new AsyncLocalStorage<ConnectionTaker>());
+
+/** Runs `begin`, which begins a Prisma transaction; `take` receives that transaction's connection. */
+export function withTransactionConnection<T>(take: ConnectionTaker, begin: () => T): T {
+  return connectionTaker.run(take, begin);
+}
+
+class ConnectionSharingPg extends PrismaPg {
+  override async connect() {
+    const adapter = await super.connect();
+    const begin = adapter.startTransaction.bind(adapter);
+    adapter.startTransaction = async (isolationLevel) => {
+      const tx = await begin(isolationLevel);
+      // The adapter's transaction keeps its connection as `client` (protected in its types).
+      connectionTaker.getStore()?.((tx as unknown as { client: pg.ClientBase }).client);
+      return tx;
+    };
+    return adapter;
+  }
+}
+
 /** A Prisma client over node-postgres for one connection string (real or embedded PostgreSQL). */
 export function createBaseClient(url: string, options: BaseClientOptions = {}): BaseClient {
   const pool = new pg.Pool({
     connectionString: url,
     max: options.poolMax ?? env().DATABASE_POOL_MAX,
     ...connectionSettings(),
+    // node-postgres's pipeline mode (its types do not list it yet).
+    ...({ pipeline: options.pipeline ?? env().DATABASE_PIPELINE === "1" } as object),
     Client: TimeoutClosingClient,
   });
   const prepared = options.preparedStatements ?? env().DATABASE_PREPARED_STATEMENTS === "1";
   const name = prepared ? statementName : () => undefined;
-  const adapter = new PrismaPg(pool, {
+  const adapter = new ConnectionSharingPg(pool, {
     // The adapter passes the name on to node-postgres, for which undefined means unnamed.
     statementNameGenerator: (query) => name(query.sql) as string,
     disposeExternalPool: true,
@@ -148,6 +179,13 @@ export function baseClient(): BaseClient {
   shared.svcBaseClient = client;
   onShutdown("close", () => client.$disconnect());
   return client;
+}
+
+/** One statement on a connection taken from the client's pool (a transaction's), named as the pool names it. */
+export async function executeOn(connection: pg.ClientBase, sql: string, values: unknown[], client = baseClient()): Promise<void> {
+  const pooled = pools.get(client);
+  if (!pooled) throw new Error("executeOn needs a client made by createBaseClient");
+  await connection.query({ name: pooled.name(sql), text: sql, values });
 }
 
 /**

@@ -2,7 +2,7 @@ import "server-only";
 import { LRUCache } from "lru-cache";
 import { Prisma } from "@/generated/prisma/client";
 import { baseClient, type BaseClient } from "./client";
-import { joined, openTransaction } from "./unit-of-work";
+import { inUnitOfWork, joined } from "./unit-of-work";
 
 // Every service reaches the database through `dataLayer(actor)`:
 // - soft-deleted rows are left out of reads, updates, deletes and counts of the tables that have
@@ -133,7 +133,7 @@ const cache = new WeakMap<BaseClient, LRUCache<string, DataLayer>>();
 export function dataLayer(actor: AuditName, options: DataLayerOptions = {}): DataLayer {
   const client = options.client ?? baseClient();
   // Inside a unit of work (unit-of-work.ts) the process-wide client's data layer joins its transaction.
-  const joining = !options.client && openTransaction() !== undefined;
+  const joining = !options.client && inUnitOfWork();
   const includeDeleted = options.includeDeleted ?? false;
   let byActor = cache.get(client);
   if (!byActor) cache.set(client, (byActor = new LRUCache({ max: MAX_CACHED_ACTORS })));

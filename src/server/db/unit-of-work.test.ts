@@ -1,4 +1,5 @@
-import { describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
+import { createBaseClient } from "./client";
 import { testDatabase } from "@/test/database";
 import { createOrg } from "@/test/fixtures";
 import { dataLayer } from "./data-layer";
@@ -8,7 +9,9 @@ import { inOneTransaction } from "./unit-of-work";
 // own $transaction or raw SQL too, commits or rolls back as one.
 
 // The file's DATABASE_URL is its own database: the process-wide client the data layer uses is on it.
-const { client } = await testDatabase();
+const { client, url } = await testDatabase();
+const unpipelined = createBaseClient(url, { poolMax: 2, pipeline: false });
+afterAll(() => unpipelined.$disconnect());
 
 describe("a unit of work", () => {
   it("sends every statement of the data layer through one transaction, joined by nested $transaction", async () => {
@@ -30,6 +33,54 @@ describe("a unit of work", () => {
     expect((await client.organization.findUniqueOrThrow({ where: { id: org.id } })).description).toBe("inner");
   });
 
+  it("begins its transaction at the first write: reads ahead of it run alone, reads after it see the unit's writes", async () => {
+    const org = await createOrg(client);
+    await inOneTransaction(async (unit) => {
+      const db = dataLayer("test");
+      await Promise.all([db.organization.findUnique({ where: { id: org.id } }), db.organization.count()]);
+      expect(unit.begun).toBe(false);
+      await db.organization.update({ where: { id: org.id }, data: { description: "seen inside" } });
+      expect(unit.begun).toBe(true);
+      expect((await db.organization.findUniqueOrThrow({ where: { id: org.id } })).description).toBe("seen inside");
+      // Not committed yet: a connection outside the unit still sees the row as it was.
+      expect((await client.organization.findUniqueOrThrow({ where: { id: org.id } })).description).toBe(org.description);
+    });
+    expect((await client.organization.findUniqueOrThrow({ where: { id: org.id } })).description).toBe("seen inside");
+  });
+
+  it("begins it for a write of many rows and for raw SQL (which may lock), and rolls those back too", async () => {
+    const org = await createOrg(client);
+    const failure = await inOneTransaction(async (unit) => {
+      const db = dataLayer("test");
+      await db.organization.updateMany({ where: { id: org.id }, data: { description: "many" } });
+      expect(unit.begun).toBe(true);
+      throw new Error("boom");
+    }).catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(Error);
+    expect((await client.organization.findUniqueOrThrow({ where: { id: org.id } })).description).toBe(org.description);
+
+    await inOneTransaction(async (unit) => {
+      await dataLayer("test").$queryRaw`SELECT id FROM organizations WHERE id = ${org.id}::uuid FOR UPDATE`;
+      expect(unit.begun).toBe(true);
+    });
+  });
+
+  it("opens no transaction for a unit that only reads, or fails before writing", async () => {
+    const org = await createOrg(client);
+    let reader: { begun: boolean } | undefined;
+    const found = await inOneTransaction(async (unit) => {
+      reader = unit;
+      return dataLayer("test").organization.findUnique({ where: { id: org.id } });
+    });
+    expect(found?.id).toBe(org.id);
+    expect(reader?.begun).toBe(false);
+    const failure = await inOneTransaction(async () => {
+      await dataLayer("test").organization.findUnique({ where: { id: org.id } });
+      throw new Error("refused");
+    }).catch((error: unknown) => error);
+    expect((failure as Error).message).toBe("refused");
+  });
+
   it("rolls back everything when the work fails", async () => {
     const org = await createOrg(client);
     const failure = await inOneTransaction(async () => {
@@ -41,6 +92,27 @@ describe("a unit of work", () => {
     expect(failure).toBeInstanceOf(Error);
     const row = await client.organization.findUniqueOrThrow({ where: { id: org.id } });
     expect([row.name, row.description]).toEqual([org.name, org.description]);
+  });
+
+  it.each([
+    ["a pipelined connection", () => client],
+    ["a connection that is not pipelined", () => unpipelined],
+  ])("on %s, keeps nothing when a statement sent with its COMMIT fails, and fails with it", async (_label, clientOf) => {
+    const org = await createOrg(client);
+    const failure = await inOneTransaction(async (unit) => {
+      await dataLayer("test").organization.update({ where: { id: org.id }, data: { description: "never kept" } });
+      unit.atCommit("SELECT 1 / $1::int", [0]);
+    }, clientOf()).catch((error: unknown) => error);
+    expect(String(failure)).toMatch(/division by zero/);
+    expect((await client.organization.findUniqueOrThrow({ where: { id: org.id } })).description).toBe(org.description);
+    // The connection went back to the pool usable, its transaction ended.
+    const kept = await inOneTransaction(async (unit) => {
+      await dataLayer("test").organization.update({ where: { id: org.id }, data: { description: "kept" } });
+      unit.atCommit("SELECT 1", []);
+      return "done";
+    }, clientOf());
+    expect(kept).toBe("done");
+    expect((await client.organization.findUniqueOrThrow({ where: { id: org.id } })).description).toBe("kept");
   });
 
   it("keeps the data layer's rules inside (soft-deleted rows stay out, updated_by is stamped)", async () => {

@@ -2,14 +2,21 @@ import "server-only";
 import { AsyncLocalStorage } from "node:async_hooks";
 import { Prisma } from "@/generated/prisma/client";
 import { env } from "@/server/env";
-import { baseClient, type BaseClient } from "./client";
+import type pg from "pg";
+import { baseClient, executeOn, withTransactionConnection, type BaseClient } from "./client";
 
 // One transaction for a whole unit of work (an operation's change and its audit event), without
-// the services passing it around: while `inOneTransaction` runs, every statement the data layer
-// sends — and every `$transaction` a service opens, which joins it — goes through that one
+// the services passing it around: while `inOneTransaction` runs, every write the data layer sends —
+// and every raw statement, and every read after the first write — goes through that one
 // interactive transaction, found in async context. Outside one, nothing changes. The unit keeps a
 // journal of the rows it wrote (each single-row write with the row before and after), from which
 // the audit trail tells what changed.
+//
+// The transaction begins at the unit's first write or raw statement (raw SQL may lock rows), not
+// before: reads ahead of it run on the pool as they would alone, side by side when the service sends
+// them so, where one transaction's connection would take them one at a time. Under PostgreSQL's READ
+// COMMITTED each statement sees what was committed when it started, in a transaction or not, so a
+// read before the first write sees what it would have seen inside.
 
 type Tx = Prisma.TransactionClient;
 
@@ -26,7 +33,16 @@ export interface Write {
 }
 
 export interface UnitOfWork {
-  tx: Tx;
+  /** The unit's transaction, begun by the first call. */
+  transaction(): Promise<Tx>;
+  /** Whether the transaction has begun (reads after that go through it, to see the unit's writes). */
+  readonly begun: boolean;
+  /**
+   * A statement of the unit's own (its audit event), sent straight on its connection when the work
+   * is done, just before its COMMIT: should it fail, nothing of the unit is kept and its failure is
+   * the unit's.
+   */
+  atCommit(sql: string, values: unknown[]): void;
   writes: Write[];
   /** Rows the unit has read or written, by model and id: a later write's row before it, without reading it again. */
   seen: Map<string, Record<string, unknown>>;
@@ -36,22 +52,92 @@ export interface UnitOfWork {
 const shared = globalThis as unknown as { svcUnitOfWork?: AsyncLocalStorage<UnitOfWork> };
 const scope = (shared.svcUnitOfWork ??= new AsyncLocalStorage<UnitOfWork>());
 
-/** The transaction of the unit of work in progress, if any. */
-export const openTransaction = (): Tx | undefined => scope.getStore()?.tx;
+/** Whether a unit of work is in progress here. */
+export const inUnitOfWork = (): boolean => scope.getStore() !== undefined;
+
+/** A unit of work whose transaction begins when first asked for, and `end`, which commits or rolls it back. */
+function openUnit(client: BaseClient): UnitOfWork & { end(failure?: { error: unknown }): Promise<void> } {
+  const { DATABASE_CONNECT_TIMEOUT_MS, DATABASE_STATEMENT_TIMEOUT_MS } = env();
+  let begun: Promise<Tx> | undefined;
+  let connection: pg.ClientBase | undefined;
+  let settled: Promise<unknown> | undefined;
+  const lastStatements: { sql: string; values: unknown[] }[] = [];
+  let finish: (failure?: { error: unknown }) => void = () => {};
+  const transaction = () =>
+    (begun ??= new Promise<Tx>((resolve, reject) => {
+      // Prisma commits when the callback's promise resolves and rolls back when it rejects: the
+      // callback hands the transaction out and waits for `end`.
+      const done = new Promise<void>((ok, fail) => (finish = (failure) => (failure ? fail(failure.error) : ok())));
+      // A handler may send several statements, each allowed the statement timeout; the transaction
+      // as a whole gets a few of them before Prisma ends it.
+      settled = withTransactionConnection((taken) => (connection = taken), () => client.$transaction((tx) => {
+        resolve(tx);
+        return done;
+      }, { maxWait: DATABASE_CONNECT_TIMEOUT_MS, timeout: DATABASE_STATEMENT_TIMEOUT_MS * 4 }));
+      // A transaction that could not begin fails the statement that asked for it.
+      settled.catch(reject);
+    }));
+  return {
+    transaction,
+    get begun() {
+      return begun !== undefined;
+    },
+    atCommit(sql, values) {
+      lastStatements.push({ sql, values });
+    },
+    writes: [],
+    seen: new Map(),
+    async end(failure) {
+      if (failure) {
+        finish(failure);
+        await settled?.catch(() => {});
+        return;
+      }
+      const sent: Promise<void>[] = [];
+      if (lastStatements.length > 0) {
+        await transaction();
+        if (!connection) throw new Error("the unit's transaction began without handing over its connection");
+        // On a pipelined connection they go out without waiting, the COMMIT right behind them: one
+        // round trip for all. Should one fail there, PostgreSQL ends the transaction with a rollback
+        // at that COMMIT. Elsewhere each is answered before the next is sent.
+        const pipelined = (connection as { pipeline?: boolean }).pipeline === true;
+        try {
+          for (const { sql, values } of lastStatements) {
+            const statement = executeOn(connection, sql, values, client);
+            if (pipelined) sent.push(statement);
+            else await statement;
+          }
+        } catch (error) {
+          finish({ error });
+          await settled?.catch(() => {});
+          throw error;
+        }
+      }
+      if (!settled) return;
+      finish();
+      const outcomes = await Promise.allSettled(sent);
+      await settled;
+      const failed = outcomes.find((outcome) => outcome.status === "rejected");
+      if (failed) throw failed.reason;
+    },
+  };
+}
 
 /** Runs `work` in one transaction (or in the one already open), committed when it returns. */
 export function inOneTransaction<T>(work: (unit: UnitOfWork) => Promise<T>, client: BaseClient = baseClient()): Promise<T> {
   const open = scope.getStore();
   if (open) return work(open);
-  const { DATABASE_CONNECT_TIMEOUT_MS, DATABASE_STATEMENT_TIMEOUT_MS } = env();
-  // A handler may send several statements, each allowed the statement timeout; the transaction as a
-  // whole gets a few of them before Prisma ends it.
-  return client.$transaction((tx) => {
-    const unit: UnitOfWork = { tx, writes: [], seen: new Map() };
-    return scope.run(unit, () => work(unit));
-  }, {
-    maxWait: DATABASE_CONNECT_TIMEOUT_MS,
-    timeout: DATABASE_STATEMENT_TIMEOUT_MS * 4,
+  const unit = openUnit(client);
+  return scope.run(unit, async () => {
+    let result: T;
+    try {
+      result = await work(unit);
+    } catch (error) {
+      await unit.end({ error });
+      throw error;
+    }
+    await unit.end();
+    return result;
   });
 }
 
@@ -101,7 +187,7 @@ const valuesOf = (fields: readonly string[], ...data: (object | undefined)[]) =>
 
 /** A single-row write, journalled with the row before it when it had one. */
 async function journalled(unit: UnitOfWork, model: string, operation: string, args: WriteArgs): Promise<unknown> {
-  const delegate = (unit.tx as unknown as Record<string, Delegate>)[modelProperty(model)]!;
+  const delegate = delegateOf(await unit.transaction(), model);
   if (operation === "create") {
     const after = await delegate.create!(args);
     const fields = fieldsSet(model, args.data);
@@ -119,8 +205,11 @@ async function journalled(unit: UnitOfWork, model: string, operation: string, ar
   return result;
 }
 
+const delegateOf = (tx: Tx, model: string) => (tx as unknown as Record<string, Delegate>)[modelProperty(model)]!;
+
 const JOURNALLED = new Set(["create", "update", "upsert", "delete"]);
 const SINGLE_READS = new Set(["findUnique", "findUniqueOrThrow", "findFirst", "findFirstOrThrow"]);
+const READS = new Set([...SINGLE_READS, "findMany", "count", "aggregate", "groupBy"]);
 
 /**
  * A data layer as it is while a unit of work is open: its model and raw statements, once its own
@@ -130,9 +219,10 @@ const SINGLE_READS = new Set(["findUnique", "findUniqueOrThrow", "findFirst", "f
  */
 export function joined<D extends { $extends: (extension: never) => unknown }>(db: D): D {
   const raw = (operation: string) => ({ args, query }: { args: unknown; query: (a: unknown) => Promise<unknown> }) => {
-    const tx = scope.getStore()?.tx as unknown as Record<string, Call> | undefined;
+    const unit = scope.getStore();
+    if (!unit) return query(args);
     // The unsafe forms carry their SQL and values as an argument list.
-    return tx ? tx[operation]!(...(Array.isArray(args) ? args : [args])) : query(args);
+    return unit.transaction().then((tx) => (tx as unknown as Record<string, Call>)[operation]!(...(Array.isArray(args) ? args : [args])));
   };
   const joining: D = (db.$extends as (extension: object) => D)({
     name: "join-unit-of-work",
@@ -142,7 +232,9 @@ export function joined<D extends { $extends: (extension: never) => unknown }>(db
           const unit = scope.getStore();
           if (!unit) return query(args);
           if (JOURNALLED.has(operation)) return journalled(unit, model, operation, args as WriteArgs);
-          const result = (unit.tx as unknown as Record<string, Delegate>)[modelProperty(model)]![operation]!(args);
+          // A read goes through the transaction once it has begun (to see the unit's writes), before
+          // that on its own; any other statement (a write of many rows) begins it.
+          const result = unit.begun || !READS.has(operation) ? unit.transaction().then((tx) => delegateOf(tx, model)[operation]!(args)) : query(args);
           if (!SINGLE_READS.has(operation)) return result;
           return result.then((row) => {
             remember(unit, model, row);

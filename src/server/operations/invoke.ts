@@ -105,7 +105,7 @@ export function auditedChange<T>(actor: Actor, request: RequestFacts, work: () =
   return inOneTransaction(async (unit) => {
     const result = await work();
     const { action, target, orgId } = describe(result);
-    await recordInUnit(unit, { actor, action, outcome: "success", target, orgId, changes: changesOf(unit.writes, target.id), request });
+    recordInUnit(unit, { actor, action, outcome: "success", target, orgId, changes: changesOf(unit.writes, target.id), request });
     return result;
   });
 }

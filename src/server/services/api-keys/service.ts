@@ -304,11 +304,11 @@ export async function revokeLeakedKeys(actor: Actor, raws: readonly string[]): P
     const revoked = await revokeKeys(actor, usable.map((k) => k.id));
     // Each key ended is an event of its own (in the report's unit of work, when there is one), so a
     // key's history shows it was revoked as leaked.
-    await inOneTransaction((unit) =>
-      Promise.all(revoked.map((id) => recordInUnit(unit, {
-        actor, action: "revokeApiKey", outcome: "success", target: { type: "api_key", id }, orgId: null, request: NO_REQUEST,
-      }))),
-    );
+    await inOneTransaction(async (unit) => {
+      for (const id of revoked) {
+        recordInUnit(unit, { actor, action: "revokeApiKey", outcome: "success", target: { type: "api_key", id }, orgId: null, request: NO_REQUEST });
+      }
+    });
   }
   return { received: raws.length };
 }

@@ -54,18 +54,18 @@ function rowOf(entry: AuditEntry): Prisma.AuditEventCreateInput {
   };
 }
 
-// One plain statement: it runs on every change, and Prisma's building of a create costs more than
-// sending it.
+// One plain statement, sent straight on the unit's connection with its COMMIT: it runs on every
+// change, and Prisma's building of a create costs more than sending it.
 const INSERT_EVENT = `INSERT INTO audit_events (actor_user_id, actor_auth, actor_key_prefix, action, target_type, target_id,
   org_id, request_id, ip, user_agent, changes, outcome) VALUES ($1::uuid, $2, $3, $4, $5, $6, $7::uuid, $8, $9, $10, $11::jsonb, $12)`;
 
-/** Writes the event of a change inside the unit of work that made it. */
-export async function recordInUnit(unit: UnitOfWork, entry: AuditEntry): Promise<void> {
+/** Writes the event of a change inside the unit of work that made it, as the unit commits. */
+export function recordInUnit(unit: UnitOfWork, entry: AuditEntry): void {
   const row = rowOf(entry);
-  await unit.tx.$executeRawUnsafe(
-    INSERT_EVENT, row.actor_user_id, row.actor_auth, row.actor_key_prefix, row.action, row.target_type, row.target_id,
+  unit.atCommit(INSERT_EVENT, [
+    row.actor_user_id, row.actor_auth, row.actor_key_prefix, row.action, row.target_type, row.target_id,
     row.org_id, row.request_id, row.ip, row.user_agent, entry.changes ? JSON.stringify(row.changes) : null, row.outcome,
-  );
+  ]);
 }
 
 /**
