@@ -1,13 +1,17 @@
 import "server-only";
 import ipaddr from "ipaddr.js";
+import { LRUCache } from "lru-cache";
 
 // The networks an API key may be used from (its `allowed_cidrs`), parsed once when the key is
 // resolved. Parsing the client's address costs far more than comparing it with 50 networks, and a
 // key is used from few addresses: each answer is remembered with the key's networks (a bounded
 // map, living as long as the cached key). An IPv4 client reaching an IPv6 socket
-// (::ffff:203.0.113.7) counts as its IPv4 address.
+// (::ffff:203.0.113.7) counts as its IPv4 address. Parsing 50 CIDRs costs about a millisecond, and
+// a key is resolved again every half minute: lists already parsed are kept (keys sharing a list
+// share its networks).
 
 const REMEMBERED_ADDRESSES = 1_024;
+const PARSED_LISTS = 1_000;
 
 export interface AllowedNetworks {
   /** IPv4 networks as [network, mask], both unsigned 32-bit integers. */
@@ -30,11 +34,25 @@ const v4Mask = (bits: number): number => (bits === 0 ? 0 : (0xffffffff << (32 - 
  */
 export function parseNetworks(cidrs: readonly string[]): AllowedNetworks | undefined {
   if (cidrs.length === 0) return undefined;
+  const list = cidrs.join(",");
+  let networks = parsedLists.get(list);
+  if (!networks) parsedLists.set(list, (networks = parse(cidrs)));
+  return networks;
+}
+
+const parsedLists = new LRUCache<string, AllowedNetworks>({ max: PARSED_LISTS });
+
+function parse(cidrs: readonly string[]): AllowedNetworks {
   const v4: [number, number][] = [];
   const v6: [ipaddr.IPv6, number][] = [];
   for (const cidr of cidrs) {
-    if (!ipaddr.isValidCIDR(cidr)) continue;
-    const [address, bits] = ipaddr.parseCIDR(cidr);
+    let address: ipaddr.IPv4 | ipaddr.IPv6;
+    let bits: number;
+    try {
+      [address, bits] = ipaddr.parseCIDR(cidr);
+    } catch {
+      continue;
+    }
     if (address.kind() === "ipv4") {
       const mask = v4Mask(bits);
       v4.push([(v4Number(address as ipaddr.IPv4) & mask) >>> 0, mask]);
