@@ -96,12 +96,12 @@ function openUnit(client: BaseClient): UnitOfWork & { end(failure?: { error: unk
       const sent: Promise<void>[] = [];
       if (lastStatements.length > 0) {
         await transaction();
-        if (!connection) throw new Error("the unit's transaction began without handing over its connection");
-        // On a pipelined connection they go out without waiting, the COMMIT right behind them: one
-        // round trip for all. Should one fail there, PostgreSQL ends the transaction with a rollback
-        // at that COMMIT. Elsewhere each is answered before the next is sent.
-        const pipelined = (connection as { pipeline?: boolean }).pipeline === true;
         try {
+          if (!connection) throw new Error("the unit's transaction began without handing over its connection");
+          // On a pipelined connection they go out without waiting, the COMMIT right behind them: one
+          // round trip for all. Should one fail there, PostgreSQL ends the transaction with a
+          // rollback at that COMMIT. Elsewhere each is answered before the next is sent.
+          const pipelined = (connection as { pipeline?: boolean }).pipeline === true;
           for (const { sql, values } of lastStatements) {
             const statement = executeOn(connection, sql, values, client);
             if (pipelined) sent.push(statement);
