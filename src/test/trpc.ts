@@ -20,7 +20,10 @@ export async function sessionActor(userId: string): Promise<SessionActor> {
 /** A caller acting as this user. */
 export const callerAs = async (userId: string) => createCaller({ actor: await sessionActor(userId) });
 
-/** The TRPCError a call fails with. */
+/**
+ * The TRPCError a call fails with. Start the call where it is awaited: one started while another is
+ * awaited may reject before anything listens, which vitest counts as an unhandled rejection.
+ */
 export async function failure(call: Promise<unknown>): Promise<TRPCError> {
   const error = await call.then(
     () => undefined,

@@ -84,11 +84,11 @@ describe("organization-scoped authorization", () => {
 
   it("keeps the console for sys_admins: in its own organization an org admin is FORBIDDEN", async () => {
     for (const call of [
-      asOrgAdmin.organizations.get({ org_id: orgA.id }),
-      asOrgAdmin.orchestrators.list({ org_id: orgA.id }),
-      asOrgAdmin.orgSettings.put({ org_id: orgA.id, key: "a.b", value: 1, overridable: false }),
+      () => asOrgAdmin.organizations.get({ org_id: orgA.id }),
+      () => asOrgAdmin.orchestrators.list({ org_id: orgA.id }),
+      () => asOrgAdmin.orgSettings.put({ org_id: orgA.id, key: "a.b", value: 1, overridable: false }),
     ]) {
-      const error = await failure(call);
+      const error = await failure(call());
       expect(error.code).toBe("FORBIDDEN");
       expect(domainOf(error).details.required_permission).toBe("svc:system:admin");
     }
