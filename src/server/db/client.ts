@@ -156,14 +156,15 @@ export function createBaseClient(url: string, options: BaseClientOptions = {}): 
 }
 
 /**
- * Rows of one SQL statement, sent through the client's own pool without Prisma's per-query work
- * (building, then decoding, a typed result). For the hottest reads only, whose rows node-postgres
- * already gives in their final shape; everything else goes through the data layer.
+ * Rows of one SQL statement, sent through the client's own pool (or `on` a connection taken from it,
+ * a transaction's) without Prisma's per-query work (building, then decoding, a typed result). For
+ * the hottest statements only, whose rows node-postgres already gives in their final shape;
+ * everything else goes through the data layer.
  */
-export async function queryRows<T extends pg.QueryResultRow>(sql: string, values: unknown[], client = baseClient()): Promise<T[]> {
+export async function queryRows<T extends pg.QueryResultRow>(sql: string, values: unknown[], client = baseClient(), on?: pg.ClientBase): Promise<T[]> {
   const pooled = pools.get(client);
   if (!pooled) throw new Error("queryRows needs a client made by createBaseClient");
-  return (await pooled.pool.query<T>({ name: pooled.name(sql), text: sql, values })).rows;
+  return (await (on ?? pooled.pool).query<T>({ name: pooled.name(sql), text: sql, values })).rows;
 }
 
 /** The process-wide client for DATABASE_URL, kept across hot reloads in development. */
@@ -179,13 +180,6 @@ export function baseClient(): BaseClient {
   shared.svcBaseClient = client;
   onShutdown("close", () => client.$disconnect());
   return client;
-}
-
-/** One statement on a connection taken from the client's pool (a transaction's), named as the pool names it. */
-export async function executeOn(connection: pg.ClientBase, sql: string, values: unknown[], client = baseClient()): Promise<void> {
-  const pooled = pools.get(client);
-  if (!pooled) throw new Error("executeOn needs a client made by createBaseClient");
-  await connection.query({ name: pooled.name(sql), text: sql, values });
 }
 
 /**

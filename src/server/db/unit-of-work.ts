@@ -3,7 +3,7 @@ import { AsyncLocalStorage } from "node:async_hooks";
 import { Prisma } from "@/generated/prisma/client";
 import { env } from "@/server/env";
 import type pg from "pg";
-import { baseClient, executeOn, withTransactionConnection, type BaseClient } from "./client";
+import { baseClient, queryRows, withTransactionConnection, type BaseClient } from "./client";
 
 // One transaction for a whole unit of work (an operation's change and its audit event), without
 // the services passing it around: while `inOneTransaction` runs, every write the data layer sends —
@@ -93,7 +93,7 @@ function openUnit(client: BaseClient): UnitOfWork & { end(failure?: { error: unk
         await settled?.catch(() => {});
         return;
       }
-      const sent: Promise<void>[] = [];
+      const sent: Promise<unknown>[] = [];
       if (lastStatements.length > 0) {
         await transaction();
         try {
@@ -103,7 +103,7 @@ function openUnit(client: BaseClient): UnitOfWork & { end(failure?: { error: unk
           // rollback at that COMMIT. Elsewhere each is answered before the next is sent.
           const pipelined = (connection as { pipeline?: boolean }).pipeline === true;
           for (const { sql, values } of lastStatements) {
-            const statement = executeOn(connection, sql, values, client);
+            const statement = queryRows(sql, values, client, connection);
             if (pipelined) sent.push(statement);
             else await statement;
           }
