@@ -49,9 +49,11 @@ export function generateKey(): GeneratedKey {
   return { raw, prefix: raw.slice(0, DISPLAY_PREFIX_LENGTH), hash: hashKey(raw) };
 }
 
+/** True when the value has the key's shape (prefix, length, alphabet); the checksum is not checked. */
+export const hasKeyShape = (value: string): boolean => value.length === KEY_LENGTH && SHAPE.test(value);
+
+/** True when a value of the key's shape ends with the checksum of the rest. */
+export const checksumMatches = (value: string): boolean => value.slice(-CHECKSUM_LENGTH) === checksum(value.slice(0, -CHECKSUM_LENGTH));
+
 /** True when the value has the key's shape and its checksum matches: worth a lookup. */
-export function isWellFormedKey(value: string): boolean {
-  if (value.length !== KEY_LENGTH || !SHAPE.test(value)) return false;
-  const body = value.slice(0, -CHECKSUM_LENGTH);
-  return value.slice(-CHECKSUM_LENGTH) === checksum(body);
-}
+export const isWellFormedKey = (value: string): boolean => hasKeyShape(value) && checksumMatches(value);

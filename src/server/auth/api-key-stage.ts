@@ -5,7 +5,7 @@ import { queryRows } from "@/server/db/client";
 import { dataLayer } from "@/server/db/data-layer";
 import { DomainError } from "@/server/errors";
 import type { ApiKeyActor } from "./actor";
-import { hashKey, isWellFormedKey } from "./api-key-format";
+import { checksumMatches, hashKey, hasKeyShape } from "./api-key-format";
 import { loadGrants, type Grants } from "./grants";
 import { listenForInvalidations, listeningForInvalidations, onInvalidation } from "./invalidation";
 import { addressAllowed, parseNetworks } from "./networks";
@@ -13,8 +13,8 @@ import { isPermission } from "@/lib/permissions";
 import { BUILT_IN_DEFAULT_RATE_LIMIT, DEFAULT_RATE_LIMIT_SETTING, rateLimitOf } from "@/server/limits/api-limits";
 import { metrics } from "@/server/metrics";
 
-// The X-API-KEY stage: checksum (no database work for a malformed value) → SHA-256 → cached
-// lookup → an ApiKeyActor carrying the owner's memberships and grants and the key's scopes.
+// The X-API-KEY stage: shape → SHA-256 → cache, else checksum (no database work for a malformed
+// value) → lookup → an ApiKeyActor carrying the owner's memberships and grants and the key's scopes.
 // Resolutions are cached per process (bounded, short TTL) and dropped at once on invalidation.
 // Past its TTL an entry is still served while one background lookup refreshes it (up to twice the
 // TTL); TTLs are jittered so keys cached together do not expire together; concurrent misses on one
@@ -170,21 +170,24 @@ function refusal(keyId: string, error: DomainError): DomainError {
  */
 export function authenticateApiKey(raw: string, clientAddress = "unknown"): ApiKeyActor | Promise<ApiKeyActor> {
   const { keyAuthentications, keyCache } = metrics();
-  if (!isWellFormedKey(raw)) {
+  const invalid = () => {
     keyAuthentications.inc({ outcome: "invalid" });
-    throw new DomainError("invalid_api_key", "The API key is not valid.");
-  }
+    return new DomainError("invalid_api_key", "The API key is not valid.");
+  };
+  if (!hasKeyShape(raw)) throw invalid();
   listenForInvalidations();
   const hash = hashKey(raw);
   const trusted = listeningForInvalidations();
   const cached = trusted ? cache.get(hash) : undefined;
-  const now = Date.now();
+  // Only a key whose checksum held was ever looked up, so a cached one needs no second check.
   if (cached) {
+    const now = Date.now();
     const stale = now >= cached.fresh;
     keyCache.inc({ result: stale ? "stale" : "hit" });
     if (stale) void lookup(hash).catch(() => undefined);
     return accept(cached.resolution, now, clientAddress);
   }
+  if (!checksumMatches(raw)) throw invalid();
   keyCache.inc({ result: trusted ? "miss" : "bypass" });
   return lookup(hash).then(
     (resolution) => accept(resolution, Date.now(), clientAddress),

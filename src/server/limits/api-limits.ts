@@ -46,8 +46,11 @@ export function rateLimitHeaders(limit: RateLimit, state: LimitState): Record<"R
  * Counts one request of the key against its limit. Within it: the RateLimit fields to send. Over
  * it: a 429 carrying them and Retry-After.
  */
-export async function countKeyRequest(keyId: string, limit: RateLimit): Promise<Record<string, string>> {
-  const state = await keyLimiter(limit).consume(keyId);
+export function countKeyRequest(keyId: string, limit: RateLimit): Promise<Record<string, string>> {
+  return keyLimiter(limit).consume(keyId).then((state) => keyRequestCounted(limit, state));
+}
+
+function keyRequestCounted(limit: RateLimit, state: LimitState): Record<string, string> {
   const headers = rateLimitHeaders(limit, state);
   if (!state.allowed) {
     metrics().rateLimited.inc({ limit: "key" });

@@ -67,15 +67,17 @@ function stateOf(spec: LimiterSpec, res: RateLimiterRes | null, allowed: boolean
 function wrap(spec: LimiterSpec, limiter: RateLimiterAbstract): Limiter {
   return {
     spec,
-    async consume(key, points = 1) {
-      try {
-        return stateOf(spec, await limiter.consume(key, points), true);
-      } catch (refusal) {
-        // rate-limiter-flexible refuses with a RateLimiterRes; anything else is a fault.
-        if (refusal instanceof RateLimiterRes) return stateOf(spec, refusal, false);
-        throw refusal;
-      }
-    },
+    // Chained rather than awaited: every request with a key comes through here, and each extra
+    // promise costs it (the async context is carried through every one).
+    consume: (key, points = 1) =>
+      limiter.consume(key, points).then(
+        (res) => stateOf(spec, res, true),
+        (refusal: unknown) => {
+          // rate-limiter-flexible refuses with a RateLimiterRes; anything else is a fault.
+          if (refusal instanceof RateLimiterRes) return stateOf(spec, refusal, false);
+          throw refusal;
+        },
+      ),
     async peek(key) {
       const res = await limiter.get(key);
       return stateOf(spec, res, (res?.consumedPoints ?? 0) <= spec.points);

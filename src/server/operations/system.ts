@@ -8,7 +8,7 @@ import { databaseAnswers } from "@/server/db/client";
 import { draining } from "@/server/lifecycle";
 import { metrics } from "@/server/metrics";
 import { DomainError } from "@/server/errors";
-import { defineOperation } from "./operation";
+import { defineOperation, immutableAnswer } from "./operation";
 
 // Liveness, readiness, metrics, and who the caller is. REST only: the console has no use for them.
 
@@ -34,6 +34,38 @@ export const meSchema = z.object({
   permissions: z.array(z.string()).describe("Effective permissions held globally."),
   organizations: z.array(z.object({ id: z.uuid(), name: z.string(), permissions: z.array(z.string()) })),
 });
+
+type Me = z.output<typeof meSchema>;
+
+// The answer depends on the actor alone, and a key's actor is cached until the key or its owner
+// changes: it is built once per actor, and frozen, so the REST door serializes it once too.
+const meByActor = new WeakMap<UserActor, Readonly<Me>>();
+
+function meOf(user: UserActor): Readonly<Me> {
+  let me = meByActor.get(user);
+  if (!me) {
+    const { global, organizations } = effectivePermissions(user);
+    me = immutableAnswer({
+      user: { id: user.userId, username: user.username, display_name: user.displayName },
+      auth: user.kind === "api_key" ? "api_key" : "session",
+      key:
+        user.kind === "api_key"
+          ? {
+              id: user.key.id,
+              key_prefix: user.key.prefix,
+              expires_at: user.key.expiresAt?.toISOString() ?? null,
+              rate_limit: { ...user.key.rateLimit },
+              allowed_org_ids: user.key.allowedOrgIds ? [...user.key.allowedOrgIds] : null,
+              allowed_cidrs: user.key.allowedCidrs ? [...user.key.allowedCidrs] : null,
+            }
+          : null,
+      permissions: [...global],
+      organizations: organizations.map((org) => ({ ...org, permissions: [...org.permissions] })),
+    } satisfies Me);
+    meByActor.set(user, me);
+  }
+  return me;
+}
 
 export const systemOperations = {
   health: defineOperation({
@@ -63,26 +95,6 @@ export const systemOperations = {
     id: "getMe", method: "GET", path: "/api/v1/me", console: false, tag: "Identity", summary: "Who am I, and what may I do",
     description: "For a key, the permissions are its scopes without dangerous ones, intersected with what its owner holds now.",
     access: "authenticated", response: meSchema,
-    handler: ({ actor }) => {
-      const user = actor as UserActor;
-      const { global, organizations } = effectivePermissions(user);
-      return {
-        user: { id: user.userId, username: user.username, display_name: user.displayName },
-        auth: user.kind === "api_key" ? ("api_key" as const) : ("session" as const),
-        key:
-          user.kind === "api_key"
-            ? {
-                id: user.key.id,
-                key_prefix: user.key.prefix,
-                expires_at: user.key.expiresAt?.toISOString() ?? null,
-                rate_limit: user.key.rateLimit,
-                allowed_org_ids: user.key.allowedOrgIds ? [...user.key.allowedOrgIds] : null,
-                allowed_cidrs: user.key.allowedCidrs ? [...user.key.allowedCidrs] : null,
-              }
-            : null,
-        permissions: global,
-        organizations,
-      };
-    },
+    handler: ({ actor }) => meOf(actor as UserActor),
   }),
 };
