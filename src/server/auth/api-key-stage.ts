@@ -170,11 +170,7 @@ function refusal(keyId: string, error: DomainError): DomainError {
  */
 export function authenticateApiKey(raw: string, clientAddress = "unknown"): ApiKeyActor | Promise<ApiKeyActor> {
   const { keyAuthentications, keyCache } = metrics();
-  const invalid = () => {
-    keyAuthentications.inc({ outcome: "invalid" });
-    return new DomainError("invalid_api_key", "The API key is not valid.");
-  };
-  if (!hasKeyShape(raw)) throw invalid();
+  if (!hasKeyShape(raw)) throw invalidKey();
   listenForInvalidations();
   const hash = hashKey(raw);
   const trusted = listeningForInvalidations();
@@ -187,7 +183,7 @@ export function authenticateApiKey(raw: string, clientAddress = "unknown"): ApiK
     if (stale) void lookup(hash).catch(() => undefined);
     return accept(cached.resolution, now, clientAddress);
   }
-  if (!checksumMatches(raw)) throw invalid();
+  if (!checksumMatches(raw)) throw invalidKey();
   keyCache.inc({ result: trusted ? "miss" : "bypass" });
   return lookup(hash).then(
     (resolution) => accept(resolution, Date.now(), clientAddress),
@@ -198,12 +194,14 @@ export function authenticateApiKey(raw: string, clientAddress = "unknown"): ApiK
   );
 }
 
+function invalidKey(): DomainError {
+  metrics().keyAuthentications.inc({ outcome: "invalid" });
+  return new DomainError("invalid_api_key", "The API key is not valid.");
+}
+
 function accept(resolution: Resolution, now: number, clientAddress: string): ApiKeyActor {
   const { keyAuthentications } = metrics();
-  if (resolution.status === "unknown") {
-    keyAuthentications.inc({ outcome: "invalid" });
-    throw new DomainError("invalid_api_key", "The API key is not valid.");
-  }
+  if (resolution.status === "unknown") throw invalidKey();
   if (resolution.status === "revoked") {
     keyAuthentications.inc({ outcome: "revoked" });
     throw refusal(resolution.keyId, new DomainError("api_key_revoked", "The API key has been revoked."));
