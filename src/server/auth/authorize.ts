@@ -279,22 +279,14 @@ export interface EffectivePermissions {
   organizations: { id: string; name: string; permissions: Permission[] }[];
 }
 
-// A key's actor is cached and shared by its requests until its next lookup: so is this answer.
-const effectiveByActor = new WeakMap<UserActor, Readonly<EffectivePermissions>>();
-
 /** Everything the actor may do now: globally, and per organization it belongs to. */
-export function effectivePermissions(actor: UserActor): Readonly<EffectivePermissions> {
-  let effective = effectiveByActor.get(actor);
-  if (!effective) {
-    effective = {
-      global: ALL_PERMISSIONS.filter((p) => holds(actor, p)),
-      organizations: [...actor.grants.memberships].filter(([id]) => !keyShutOut(actor, id)).map(([id, name]) => ({
-        id,
-        name,
-        permissions: ALL_PERMISSIONS.filter((p) => holds(actor, p, id)),
-      })),
-    };
-    effectiveByActor.set(actor, effective);
-  }
-  return effective;
+export function effectivePermissions(actor: UserActor): EffectivePermissions {
+  return {
+    global: ALL_PERMISSIONS.filter((p) => holds(actor, p)),
+    organizations: [...actor.grants.memberships].filter(([id]) => !keyShutOut(actor, id)).map(([id, name]) => ({
+      id,
+      name,
+      permissions: ALL_PERMISSIONS.filter((p) => holds(actor, p, id)),
+    })),
+  };
 }

@@ -59,8 +59,8 @@ function meOf(user: UserActor): Readonly<Me> {
               allowed_cidrs: user.key.allowedCidrs ? [...user.key.allowedCidrs] : null,
             }
           : null,
-      permissions: [...global],
-      organizations: organizations.map((org) => ({ ...org, permissions: [...org.permissions] })),
+      permissions: global,
+      organizations,
     } satisfies Me);
     meByActor.set(user, me);
   }
