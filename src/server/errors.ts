@@ -12,7 +12,16 @@ export class DomainError extends Error {
   readonly details: Record<string, unknown>;
 
   constructor(code: ErrorCode, message: string, details: Record<string, unknown> = {}) {
-    super(message);
+    // An answer (4xx) is not a fault: nobody reads its stack, and capturing one under the server's
+    // async context cost about 30 µs, more than the rest of a refused request's own work. Faults
+    // (5xx) keep theirs, for the log.
+    const stackTraceLimit = Error.stackTraceLimit;
+    if (ERRORS[code].status < 500) Error.stackTraceLimit = 0;
+    try {
+      super(message);
+    } finally {
+      Error.stackTraceLimit = stackTraceLimit;
+    }
     this.name = "DomainError";
     this.code = code;
     this.details = details;
