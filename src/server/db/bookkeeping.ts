@@ -94,8 +94,8 @@ export function outcomeOf(status: number): UsageOutcome {
 }
 
 interface KeyTally {
-  /** Counts by `${hour start in ms}|${outcome}`. */
-  counts: Map<string, number>;
+  /** Counts by hour (its number since the epoch: a small integer, cheap to key by), then outcome. */
+  counts: Map<number, Map<UsageOutcome, number>>;
   address: string;
   userAgent: string | null;
 }
@@ -122,10 +122,15 @@ export class KeyUsage {
       tally = { counts: new Map(), address, userAgent };
       this.tallies.set(keyId, tally);
     }
-    tally.address = address;
-    tally.userAgent = userAgent;
-    const bucket = `${now - (now % HOUR_MS)}|${outcomeOf(status)}`;
-    tally.counts.set(bucket, (tally.counts.get(bucket) ?? 0) + 1);
+    // A request's header values are new strings each time: the tally keeps the ones it has while
+    // they are equal, so it does not carry a fresh copy per request into the old generation.
+    if (tally.address !== address) tally.address = address;
+    if (tally.userAgent !== userAgent) tally.userAgent = userAgent;
+    const hour = Math.floor(now / HOUR_MS);
+    let outcomes = tally.counts.get(hour);
+    if (!outcomes) tally.counts.set(hour, (outcomes = new Map()));
+    const outcome = outcomeOf(status);
+    outcomes.set(outcome, (outcomes.get(outcome) ?? 0) + 1);
     this.timer ??= setTimeout(() => void this.flush(), this.flushMs ?? env().SVC_BOOKKEEPING_FLUSH_MS).unref();
   }
 
@@ -138,12 +143,13 @@ export class KeyUsage {
     const buckets: { keys: string[]; hours: Date[]; outcomes: string[]; counts: number[] } = { keys: [], hours: [], outcomes: [], counts: [] };
     const seen: { keys: string[]; addresses: string[]; agents: (string | null)[] } = { keys: [], addresses: [], agents: [] };
     for (const [keyId, tally] of tallies) {
-      for (const [bucket, count] of tally.counts) {
-        const [hour, outcome] = bucket.split("|") as [string, string];
-        buckets.keys.push(keyId);
-        buckets.hours.push(new Date(Number(hour)));
-        buckets.outcomes.push(outcome);
-        buckets.counts.push(count);
+      for (const [hour, outcomes] of tally.counts) {
+        for (const [outcome, count] of outcomes) {
+          buckets.keys.push(keyId);
+          buckets.hours.push(new Date(hour * HOUR_MS));
+          buckets.outcomes.push(outcome);
+          buckets.counts.push(count);
+        }
       }
       seen.keys.push(keyId);
       seen.addresses.push(tally.address.slice(0, 64));

@@ -23,14 +23,20 @@ export const rateLimitOf = (value: unknown): RateLimit | undefined => rateLimitS
 
 // One limiter per distinct limit (keys sharing a limit share its limiter, each key its own count).
 const keyLimiters = new LRUCache<string, Limiter>({ max: 10_000 });
+// A cached key carries the same limit object on every request: its limiter is found from it
+// directly, without spelling the limit's name each time.
+const limiterOfLimit = new WeakMap<RateLimit, Limiter>();
 
 function keyLimiter(limit: RateLimit): Limiter {
+  let limiter = limiterOfLimit.get(limit);
+  if (limiter) return limiter;
   const name = `key:${limit.requests}/${limit.window_seconds}`;
-  let limiter = keyLimiters.get(name);
+  limiter = keyLimiters.get(name);
   if (!limiter) {
     limiter = limiterStore().limiter({ name, points: limit.requests, windowSeconds: limit.window_seconds });
     keyLimiters.set(name, limiter);
   }
+  limiterOfLimit.set(limit, limiter);
   return limiter;
 }
 

@@ -4,6 +4,7 @@ import { systemActor } from "@/server/auth/actor";
 import { authenticateApiKey, flushKeyUsage, flushLastUsed, pruneKeyUsage, recordKeyUsage } from "@/server/auth/api-key-stage";
 import { holds } from "@/server/auth/authorize";
 import { ALL_PERMISSIONS, isDangerous, PERMISSIONS, type Permission } from "@/lib/permissions";
+import { KeyUsage } from "@/server/db/bookkeeping";
 import { DomainError } from "@/server/errors";
 import { testDatabase } from "@/test/database";
 import { createMember, createOrg, createRole, createSysAdmin, createUser, grant, join, seedRoles } from "@/test/fixtures";
@@ -13,6 +14,7 @@ const { client } = await testDatabase();
 await seedRoles(client);
 const cli = systemActor("test");
 const DAY = 86_400_000;
+const HOUR = 3_600_000;
 
 async function refused(promise: Promise<unknown>): Promise<DomainError> {
   const error = await promise.then(() => undefined, (e: unknown) => e);
@@ -98,6 +100,25 @@ describe("usage", () => {
       expect(row).toMatchObject({ last_used_ip: "2001:db8::7", last_user_agent: "agent/2" });
       expect(row.updated_at).toEqual(before.find((b) => b.id === row.id)?.updated_at);
     }
+  });
+
+  it("counts each request in the hour it was made, when one flush spans an hour's end", async () => {
+    const { user } = await createMember(client);
+    const key = await createApiKey(cli, user.id, { name: "hours", scopes: ["svc:org:read"], expires_at: null });
+    const usage = new KeyUsage();
+    const hourStart = Math.floor(Date.now() / HOUR) * HOUR - HOUR;
+    usage.record(key.id, 200, "192.0.2.1", "agent/1", hourStart + HOUR - 1);
+    usage.record(key.id, 200, "192.0.2.1", "agent/1", hourStart + HOUR - 1);
+    usage.record(key.id, 401, "192.0.2.1", "agent/1", hourStart + HOUR - 1);
+    usage.record(key.id, 200, "192.0.2.2", "agent/2", hourStart + HOUR);
+    expect(await usage.flush()).toBe(1);
+    const rows = await client.apiKeyUsage.findMany({ where: { key_id: key.id }, orderBy: [{ hour: "asc" }, { outcome: "asc" }] });
+    expect(rows.map((r) => [r.hour.getTime(), r.outcome, Number(r.count)])).toEqual([
+      [hourStart, "2xx", 2],
+      [hourStart, "401", 1],
+      [hourStart + HOUR, "2xx", 1],
+    ]);
+    expect(await client.apiKey.findUniqueOrThrow({ where: { id: key.id } })).toMatchObject({ last_used_ip: "192.0.2.2", last_user_agent: "agent/2" });
   });
 
   it("prunes buckets older than 90 days", async () => {
