@@ -239,6 +239,8 @@ interface RoundResult {
   loadGeneratorCpuMs: number | null;
   /** How many distinct keys of the scenario this round sent (handed out round-robin). */
   keysSent: number;
+  /** Responses left out of the latency figures: each connection's first. */
+  firstResponses: number;
   autocannon: { rpsAverage: number; p50: number; p99: number };
 }
 
@@ -309,6 +311,7 @@ async function runRound(baseUrl: string, pid: number, scenario: Scenario, connec
     appCpuUsPerRequest: cpuBefore !== undefined && cpuAfter !== undefined && responses > 0 ? ((cpuAfter - cpuBefore) * 1000) / responses : null,
     loadGeneratorCpuMs: typeof r.cpuMs === "number" ? r.cpuMs : null,
     keysSent: r.keysSent as number,
+    firstResponses: r.firstResponses as number,
     autocannon: r.autocannon as RoundResult["autocannon"],
   };
 }
@@ -520,7 +523,7 @@ async function main() {
   say(`  keys under test: allowed_cidrs of ${CIDRS} networks (loopback last, so each request checks them all), allowed_org_ids of one organization; usage counted per request`);
   say(`  database: PostgreSQL ${serverVersion}, ${DB_NAME} with ${KEYS.toLocaleString("en")} API keys (${OWNERS} owners)`);
   say(`  load: autocannon in a separate process on 127.0.0.1, keep-alive, ${ROUNDS} rounds × ${SECONDS} s per scenario and level, alternating; warm-up ${WARMUP_SECONDS} s per scenario at each level`);
-  say(`  figures: req/s is the median over the rounds; p50 and p99 are of all the rounds' responses pooled; latency in ms (every status counted); app CPU = µs of app CPU per request (median over the rounds)`);
+  say(`  figures: req/s is the median over the rounds; p50 and p99 are of all the rounds' responses pooled, each connection's first one left out (it also waited to be accepted); latency in ms (every status counted); app CPU = µs of app CPU per request (median over the rounds)`);
   if (!REDIS_URL) say(`  (no Redis phase: BENCH_REDIS_URL is empty)`);
   for (const result of measured) report(result);
 
