@@ -216,6 +216,26 @@ export async function request<T = Record<string, unknown>>(app: RunningApp, as: 
 }
 
 /**
+ * Sends `send` (a request with an API key) until the app answers it from its key cache (its metrics
+ * count one more hit), so that what a test changes next is a change to a cached key. The app
+ * caches keys only once it hears invalidations, which it starts listening for at its first key.
+ */
+export async function untilKeyCached(app: RunningApp, send: () => Promise<Response>, metricsToken?: string): Promise<void> {
+  const hits = async () => {
+    const metrics = await app.fetch("/api/metrics", { headers: metricsToken ? { authorization: `Bearer ${metricsToken}` } : {} });
+    return Number(/^svc_api_key_cache_total\{result="hit"\} (\d+)$/m.exec(await metrics.text())?.[1] ?? 0);
+  };
+  for (let attempt = 0; attempt < 100; attempt++) {
+    const before = await hits();
+    const answer = await send();
+    if (!answer.ok) throw new Error(`the key was refused: ${answer.status}`);
+    if ((await hits()) > before) return;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error("the app never answered the key from its cache");
+}
+
+/**
  * Bound of a test that runs the CLI as a process (TypeScript compiled at each start) or starts the
  * embedded database (PGlite: start, migrate, seed): seconds on an idle machine, far more on a busy
  * two-core one.

@@ -15,7 +15,10 @@ import { metrics } from "@/server/metrics";
 
 // The X-API-KEY stage: shape → SHA-256 → cache, else checksum (no database work for a malformed
 // value) → lookup → an ApiKeyActor carrying the owner's memberships and grants and the key's scopes.
-// Resolutions are cached per process (bounded, short TTL) and dropped at once on invalidation.
+// Resolutions are cached per process (bounded) and dropped at once on invalidation: every change
+// that a resolution reflects is announced (the key, its owner, grants and memberships, roles,
+// organizations' status and names, the default rate limit), so the TTL only bounds how long a
+// change made behind the app's back (by hand, in SQL) goes unseen.
 // Past its TTL an entry is still served while one background lookup refreshes it (up to twice the
 // TTL); TTLs are jittered so keys cached together do not expire together; concurrent misses on one
 // key share one lookup. A lookup that straddles an invalidation is not cached, and nothing is
@@ -24,7 +27,9 @@ import { metrics } from "@/server/metrics";
 // default rate limit, so the limit costs no query of its own.
 
 const CACHE_MAX = 10_000;
-const CACHE_TTL_MS = 30_000;
+// Each refresh is a lookup (and, per owner, a grants load): at 30 s, 10,000 cached keys cost a
+// process over 300 lookups a second for nothing the announcements do not already deliver.
+const CACHE_TTL_MS = 5 * 60_000;
 
 type Resolution =
   | { status: "unknown" }

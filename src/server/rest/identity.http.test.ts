@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { systemActor } from "@/server/auth/actor";
 import { ALL_PERMISSIONS, isDangerous } from "@/lib/permissions";
 import { createApiKey } from "@/server/services/api-keys/service";
-import { Browserless, startApp } from "@/test/app";
+import { Browserless, startApp, untilKeyCached } from "@/test/app";
 import { testDatabase } from "@/test/database";
 import { createOrg, createRole, createSysAdmin, createUser, grant, join, PASSWORD, roleId, seedRoles } from "@/test/fixtures";
 
@@ -226,6 +226,21 @@ describe("roles, grants and effective permissions over REST", () => {
     expect(grants.body.data.map((g) => g.id)).toEqual([granted.body.id]);
     expect((await call(asAdmin, "DELETE", `/api/v1/users/${user.id}/roles/${granted.body.id}`)).status).toBe(200);
     expect((await call(asAdmin, "DELETE", `/api/v1/users/${user.id}/roles/not-a-number`)).status).toBe(400);
+  });
+
+  it("shows a member's key an organization's new name at its very next request", async () => {
+    const org = await createOrg(client);
+    const user = await createUser(client);
+    await join(client, user.id, org.id);
+    await grant(client, user.id, (await createRole(client, "org", ["svc:org:read"])).id, org.id);
+    const theirKey = await createApiKey(systemActor("test"), user.id, { name: "bot", scopes: ["svc:org:read"], expires_at: null });
+    const namesSeen = async () =>
+      (await call<{ organizations: { id: string; name: string }[] }>({ key: theirKey.raw_key }, "GET", "/api/v1/me")).body.organizations.map((o) => [o.id, o.name]);
+    await untilKeyCached(app, () => app.fetch("/api/v1/me", { headers: { "x-api-key": theirKey.raw_key } }));
+    expect(await namesSeen()).toEqual([[org.id, org.name]]);
+    const renamed = fresh("renamed");
+    expect((await call(asAdmin, "PATCH", `/api/v1/organizations/${org.id}`, { name: renamed })).status).toBe(200);
+    expect(await namesSeen()).toEqual([[org.id, renamed]]);
   });
 
   it("changes what a key may do at its very next request after a role edit", async () => {

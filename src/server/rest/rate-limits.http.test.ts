@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { systemActor } from "@/server/auth/actor";
 import { createApiKey } from "@/server/services/api-keys/service";
-import { Browserless, request, startApp } from "@/test/app";
+import { Browserless, request, startApp, untilKeyCached } from "@/test/app";
 import { testDatabase } from "@/test/database";
 import { createSysAdmin, createUser, PASSWORD, seedRoles } from "@/test/fixtures";
 import type { RateLimit } from "@/lib/schemas/api-keys";
@@ -79,6 +79,30 @@ describe("per-key rate limits", () => {
     const answer = await session.fetch("/api/v1/me");
     expect(answer.status).toBe(200);
     expect(answer.headers.get("ratelimit")).toBeNull();
+  });
+
+  it("hold a cached key without a limit of its own to a new default at its very next request", async () => {
+    const session = new Browserless(app.baseUrl);
+    expect(await session.signIn(admin.username, PASSWORD)).toBe(true);
+    const put = (value: RateLimit) =>
+      session.fetch("/api/v1/platform-settings/api_keys.default_rate_limit", {
+        method: "PUT",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ value, value_type: "json" }),
+      });
+    const key = await keyFor();
+    const from = newAddress();
+    await untilKeyCached(app, () => me(key, from), METRICS_TOKEN);
+    expect((await me(key, from)).headers.get("ratelimit-policy")).toBe('"key";q=1000;w=60');
+    try {
+      expect((await put({ requests: 500, window_seconds: 30 })).status).toBe(200);
+      const next = await me(key, from);
+      expect(next.headers.get("ratelimit-policy")).toBe('"key";q=500;w=30');
+      expect(((await next.json()) as { key: { rate_limit: RateLimit } }).key.rate_limit).toEqual({ requests: 500, window_seconds: 30 });
+    } finally {
+      expect((await put({ requests: 1000, window_seconds: 60 })).status).toBe(200);
+    }
+    expect((await me(key, from)).headers.get("ratelimit-policy")).toBe('"key";q=1000;w=60');
   });
 
   it("apply the platform's api_keys.default_rate_limit to keys without one of their own", async () => {

@@ -84,8 +84,10 @@ export async function updateOrganization(
   return withAccessChange(db, async (tx) => {
     const before = await requireOrganization(tx, orgId);
     const row = await tx.organization.update({ where: { id: orgId }, data: data(input) });
-    // Suspending or reactivating changes what members and their keys may do there, at once.
-    return { result: toOrganization(row), event: row.status !== before.status ? { all: true } : null };
+    // Suspending or reactivating changes what members and their keys may do there, at once; a new
+    // name is what their keys' /api/v1/me shows at once.
+    const seenByKeys = row.status !== before.status || row.name !== before.name;
+    return { result: toOrganization(row), event: seenByKeys ? { all: true } : null };
   });
 }
 

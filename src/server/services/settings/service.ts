@@ -15,6 +15,7 @@ import type {
   ValueType,
 } from "@/lib/schemas/settings";
 import { REQUIRE_MFA_SETTING } from "@/lib/schemas/two-factor";
+import { DEFAULT_RATE_LIMIT_SETTING } from "@/server/limits/api-limits";
 import { withAccessChange } from "@/server/services/access-changes";
 import { byKey, paginate } from "@/server/services/pagination";
 
@@ -180,8 +181,11 @@ export async function getPlatformSetting(actor: Actor, key: string, options: { i
   return toPlatformView(row);
 }
 
-/** Requiring two-factor of sys_admins changes what their sessions may do: every session is re-read. */
-const accessChangeOf = (key: string) => (key === REQUIRE_MFA_SETTING ? { all: true as const } : null);
+/**
+ * Requiring two-factor of sys_admins changes what their sessions may do, and the default rate limit
+ * what keys without one of their own are held to: every session and key is re-read.
+ */
+const accessChangeOf = (key: string) => (key === REQUIRE_MFA_SETTING || key === DEFAULT_RATE_LIMIT_SETTING ? { all: true as const } : null);
 
 /** Creates or replaces a platform setting; instances' config hashes follow in the same transaction. */
 export async function putPlatformSetting(actor: Actor, key: string, input: PutPlatformSettingInput) {
