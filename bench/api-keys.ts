@@ -239,12 +239,21 @@ interface RoundResult {
   timeouts: number;
   expectedShare: number;
   appCpuUsPerRequest: number | null;
+  /** The app's garbage collections during the round (from its metrics), null if unreadable. */
+  gc: GcCounts | null;
   loadGeneratorCpuMs: number | null;
   /** How many distinct keys of the scenario this round sent (handed out round-robin). */
   keysSent: number;
   /** Responses left out of the latency figures: each connection's first. */
   firstResponses: number;
   autocannon: { rpsAverage: number; p50: number; p99: number };
+}
+
+/** The collections of several rounds together; null if any round's could not be read. */
+function gcOf(rounds: RoundResult[]): GcCounts | null {
+  let sum: GcCounts | null = { major: 0, pauseMs: 0 };
+  for (const { gc } of rounds) sum = gc && sum ? { major: sum.major + gc.major, pauseMs: sum.pauseMs + gc.pauseMs } : null;
+  return sum;
 }
 
 /** A percentile of all the responses of several rounds, from their 0.1 ms histograms. */
@@ -289,10 +298,36 @@ function runWorker(job: unknown, timeoutMs: number): Promise<Record<string, unkn
   });
 }
 
+interface GcCounts {
+  /** Full (mark-compact) collections. */
+  major: number;
+  /** Main-thread pause of every kind of collection, in ms. */
+  pauseMs: number;
+}
+
+// A full collection stalls every answer in flight and costs a few hundred ms of CPU; which rounds
+// it lands in moves their throughput and p99, so each round says how many it caught. Read from the
+// app's own metrics (prom-client's GC histogram), outside the round's CPU window.
+async function gcCounts(baseUrl: string): Promise<GcCounts | null> {
+  try {
+    const response = await fetch(`${baseUrl}/api/metrics`);
+    if (!response.ok) return null;
+    const text = await response.text();
+    // A kind of collection appears once the app has had one.
+    const major = /^svc_nodejs_gc_duration_seconds_count\{kind="major"\} (\S+)$/m.exec(text);
+    const sums = [...text.matchAll(/^svc_nodejs_gc_duration_seconds_sum\{kind="[a-z]+"\} (\S+)$/gm)];
+    return { major: major ? Number(major[1]) : 0, pauseMs: sums.reduce((ms, m) => ms + Number(m[1]) * 1000, 0) };
+  } catch {
+    return null;
+  }
+}
+
 async function runRound(baseUrl: string, pid: number, scenario: Scenario, connections: number, seconds: number, round: number): Promise<RoundResult> {
+  const gcBefore = await gcCounts(baseUrl);
   const cpuBefore = cpuMs(pid);
   const r = await runWorker({ url: baseUrl, connections, duration: seconds, path: scenario.path, keys: scenario.keys }, (seconds + 30) * 1000);
   const cpuAfter = cpuMs(pid);
+  const gcAfter = await gcCounts(baseUrl);
   const statuses = r.statuses as Record<string, number>;
   const responses = r.responses as number;
   return {
@@ -312,6 +347,7 @@ async function runRound(baseUrl: string, pid: number, scenario: Scenario, connec
     timeouts: r.timeouts as number,
     expectedShare: responses > 0 ? (statuses[String(scenario.expectStatus)] ?? 0) / responses : 0,
     appCpuUsPerRequest: cpuBefore !== undefined && cpuAfter !== undefined && responses > 0 ? ((cpuAfter - cpuBefore) * 1000) / responses : null,
+    gc: gcBefore && gcAfter ? { major: gcAfter.major - gcBefore.major, pauseMs: gcAfter.pauseMs - gcBefore.pauseMs } : null,
     loadGeneratorCpuMs: typeof r.cpuMs === "number" ? r.cpuMs : null,
     keysSent: r.keysSent as number,
     firstResponses: r.firstResponses as number,
@@ -408,13 +444,14 @@ async function measure(phase: Phase, url: string, keys: Keys) {
             p50: pooledPercentile(rs, 50),
             p99: pooledPercentile(rs, 99),
             appCpuUsPerRequest: cpu.length ? median(cpu) : null,
+            gc: gcOf(rs),
             expectedShare: Math.min(...rs.map((r) => r.expectedShare)),
             errors: rs.reduce((n, r) => n + r.errors + r.timeouts, 0),
             rounds: rs.map((r) => ({ rps: r.rps, p50: r.p50, p99: r.p99 })),
           },
         ];
       }),
-    ) as Record<Scenario["id"], { label: string; rps: number; p50: number; p99: number; appCpuUsPerRequest: number | null; expectedShare: number; errors: number; rounds: { rps: number; p50: number; p99: number }[] }>;
+    ) as Record<Scenario["id"], { label: string; rps: number; p50: number; p99: number; appCpuUsPerRequest: number | null; gc: GcCounts | null; expectedShare: number; errors: number; rounds: { rps: number; p50: number; p99: number }[] }>;
     const pairs = Array.from({ length: ROUNDS }, (_, i) => ({
       rps: (per.b.rounds[i]?.rps ?? NaN) / (per.a.rounds[i]?.rps ?? NaN),
       p99: (per.b.rounds[i]?.p99 ?? NaN) / (per.a.rounds[i]?.p99 ?? NaN),
@@ -469,6 +506,11 @@ async function untilRateLimitsShared(baseUrl: string) {
 
 type Measured = Awaited<ReturnType<typeof measure>>;
 
+function gcText(a: GcCounts | null, b: GcCounts | null): string {
+  if (!a || !b) return "unknown";
+  return `${a.major}/${b.major} (pauses ${a.pauseMs.toFixed(0)}/${b.pauseMs.toFixed(0)} ms)`;
+}
+
 function report({ phase, scenarios, levels, lastUsed, usage, appLog }: Measured) {
   say();
   say(`== ${phase.label} ==`);
@@ -490,7 +532,7 @@ function report({ phase, scenarios, levels, lastUsed, usage, appLog }: Measured)
     say(
       `  ${lpad(String(level.connections), 3)} conns: throughput b/a = ${level.rpsRatio.toFixed(3)} (target ≥ ${phase.rpsTarget}) ${level.rpsPass ? "PASS" : "FAIL"} [${pr}; ${level.ratiosOfMedians.rps.toFixed(3)}];` +
         `  p99 b/a = ${level.p99Ratio.toFixed(3)} (target ≤ ${TARGET_P99_RATIO}) ${level.p99Pass ? "PASS" : "FAIL"} [${pp}; ${level.ratiosOfMedians.p99.toFixed(3)}];` +
-        `  app CPU per request b/a = ${f(level.cpuRatio)}${level.valid ? "" : "  (INVALID: unexpected statuses or errors)"}`,
+        `  app CPU per request b/a = ${f(level.cpuRatio)};  full collections a/b = ${gcText(level.scenarios.a.gc, level.scenarios.b.gc)}${level.valid ? "" : "  (INVALID: unexpected statuses or errors)"}`,
     );
   }
   const { keysUsed, runSeconds, bound, writes, writesCrossCheck, before, after, pass } = lastUsed;
