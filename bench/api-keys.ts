@@ -305,9 +305,9 @@ interface GcCounts {
   pauseMs: number;
 }
 
-// A full collection stalls every answer in flight and costs a few hundred ms of CPU; which rounds
-// it lands in moves their throughput and p99, so each round says how many it caught. Read from the
-// app's own metrics (prom-client's GC histogram), outside the round's CPU window.
+// A full collection makes every answer in flight late, so which rounds it lands in moves their p99:
+// each round says how many it caught, and the pauses of all collections. Read from the app's own
+// metrics (prom-client's GC histogram), outside the round's CPU window.
 async function gcCounts(baseUrl: string): Promise<GcCounts | null> {
   try {
     const response = await fetch(`${baseUrl}/api/metrics`);
