@@ -20,7 +20,6 @@
 // BENCH_ROUNDS, BENCH_SECONDS, BENCH_WARMUP_SECONDS, BENCH_KEEP_DB=1 (keep svc_bench afterwards).
 
 import { spawn, type ChildProcess } from "node:child_process";
-import os from "node:os";
 import path from "node:path";
 import pg from "pg";
 import { generateKey } from "@/server/auth/api-key-format";
@@ -28,13 +27,15 @@ import {
   ADMIN_URL,
   appLogLines,
   cpuMs,
-  dropDatabase,
   DIST_DIR,
+  dropDatabase,
   ensureBuild,
   f,
   freshDatabase,
   intSetting,
   lpad,
+  machine,
+  machineLine,
   median,
   pad,
   ROOT,
@@ -563,7 +564,7 @@ async function main() {
 
   say();
   say(`svc API-key benchmark — ${new Date().toISOString()}`);
-  say(`  machine: ${os.cpus().length} CPU (${os.cpus()[0]?.model.trim() ?? "?"}), load average at end ${os.loadavg().map((l) => l.toFixed(2)).join(" ")}`);
+  say(machineLine());
   say(`  app: production build ${buildId} (${DIST_DIR}), one app server process, LOG_LEVEL=warn (request log lines off), DATABASE_POOL_MAX=${process.env.DATABASE_POOL_MAX || "10 (default)"}; bench keys have rate_limit ${BENCH_RATE_LIMIT.requests}/${BENCH_RATE_LIMIT.window_seconds} s, SVC_AUTH_FAILURE_LIMIT=0 (the bad-key scenarios measure the key path, not 429s)`);
   say(`  keys under test: allowed_cidrs of ${CIDRS} networks (loopback last, so each request checks them all), allowed_org_ids of one organization; usage counted per request`);
   say(`  database: PostgreSQL ${serverVersion}, ${DB_NAME} with ${KEYS.toLocaleString("en")} API keys (${OWNERS} owners)`);
@@ -574,7 +575,7 @@ async function main() {
 
   const file = await writeResults("api-keys", startedAt, {
     startedAt: startedAt.toISOString(),
-    machine: { cpus: os.cpus().length, model: os.cpus()[0]?.model, loadavg: os.loadavg() },
+    machine: machine(),
     settings: { keys: KEYS, usedKeys: USED_KEYS, cidrs: CIDRS, owners: OWNERS, connections: CONNECTIONS, rounds: ROUNDS, seconds: SECONDS, warmupSeconds: WARMUP_SECONDS, logLevel: "warn", poolMax: process.env.DATABASE_POOL_MAX || 10, redisUrl: REDIS_URL ?? null },
     buildId,
     postgres: serverVersion,

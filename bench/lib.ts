@@ -7,6 +7,7 @@ import { randomBytes } from "node:crypto";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { mkdir, writeFile } from "node:fs/promises";
 import net from "node:net";
+import os from "node:os";
 import path from "node:path";
 import pg from "pg";
 import { createBaseClient } from "@/server/db/client";
@@ -48,6 +49,18 @@ export function percentile(sorted: ArrayLike<number>, p: number): number {
 export const pad = (text: string, width: number) => text.padEnd(width);
 export const lpad = (text: string, width: number) => text.padStart(width);
 export const f = (n: number | null, digits = 2) => (n === null ? "n/a" : n.toFixed(digits));
+
+/**
+ * The machine and the Node.js the figures were taken on (the app runs on the bench's own Node.js,
+ * and the figures depend on it: see the README's bench section).
+ */
+export function machine() {
+  return { cpus: os.cpus().length, model: os.cpus()[0]?.model.trim() ?? "?", node: process.version, loadavg: os.loadavg() };
+}
+export function machineLine(): string {
+  const m = machine();
+  return `  machine: ${m.cpus} CPU (${m.model}), Node.js ${m.node}, load average at end ${m.loadavg.map((l) => l.toFixed(2)).join(" ")}`;
+}
 
 /** Writes bench/results/<name>-<time>.json (git-ignored); returns its path relative to the repo. */
 export async function writeResults(name: string, startedAt: Date, results: unknown): Promise<string> {

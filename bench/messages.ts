@@ -25,14 +25,13 @@
 // BENCH_KEEP_DB=1 (keep the database afterwards), NEXT_DIST_DIR (the build to run).
 
 import http from "node:http";
-import os from "node:os";
 import pg from "pg";
 import { messageHistorySql } from "@/server/services/conversations/service";
 import {
   ADMIN_URL,
   appLogLines,
-  databaseUrl,
   cpuMs,
+  databaseUrl,
   DIST_DIR,
   dropDatabase,
   ensureBuild,
@@ -40,6 +39,8 @@ import {
   freshDatabase,
   intSetting,
   lpad,
+  machine,
+  machineLine,
   pad,
   percentile,
   runBenchmark,
@@ -517,7 +518,7 @@ async function main() {
 
     say();
     say(`svc message-history benchmark — ${new Date().toISOString()}`);
-    say(`  machine: ${os.cpus().length} CPU (${os.cpus()[0]?.model.trim() ?? "?"}), load average at end ${os.loadavg().map((l) => l.toFixed(2)).join(" ")}`);
+    say(machineLine());
     say(`  app: production build ${DIST_DIR} (${buildId}), one app server process per stage, LOG_LEVEL=warn, DATABASE_POOL_MAX=${process.env.DATABASE_POOL_MAX || "10 (default)"}`);
     say(
       `  database: PostgreSQL ${fx.serverVersion}, ${DB_NAME}; ${CONVERSATIONS.toLocaleString("en")} conversations + probe; messages over ${MONTHS} months, ~${INTENT_SHARE * 100}% intent; ` +
@@ -565,7 +566,7 @@ async function main() {
 
     const file = await writeResults("messages", startedAt, {
       startedAt: startedAt.toISOString(),
-      machine: { cpus: os.cpus().length, model: os.cpus()[0]?.model, loadavg: os.loadavg() },
+      machine: machine(),
       settings: {
         stages: STAGES, conversations: CONVERSATIONS, months: MONTHS, probeMessages: PROBE_MESSAGES, probeAgeDays: PROBE_AGE_DAYS,
         requests: REQUESTS, warmupRequests: WARMUP_REQUESTS, batch: BATCH, page: PAGE, intentShare: INTENT_SHARE,

@@ -7,12 +7,11 @@
 // Settings (environment): BENCH_DATABASE_URL, BENCH_KEYS, BENCH_ORGS, BENCH_ACTIVE_KEYS, BENCH_RUNS,
 // BENCH_KEEP_DB=1.
 
-import os from "node:os";
 import pg from "pg";
 import { systemActor } from "@/server/auth/actor";
 import { baseClient } from "@/server/db/client";
 import { overview } from "@/server/services/overview/service";
-import { ADMIN_URL, databaseUrl, dropDatabase, f, freshDatabase, intSetting, median, percentile, runBenchmark, say, writeResults } from "./lib";
+import { ADMIN_URL, databaseUrl, dropDatabase, f, freshDatabase, intSetting, machineLine, median, percentile, runBenchmark, say, writeResults } from "./lib";
 
 const DB_NAME = "svc_bench_overview";
 const KEYS = intSetting("BENCH_KEYS", 100_000, 1_000, 1_000_000);
@@ -83,7 +82,7 @@ async function main() {
     const result = { median: median(times), p95: percentile(sorted, 95), max: sorted[sorted.length - 1] ?? NaN };
     say();
     say(`svc overview benchmark — ${new Date().toISOString()}`);
-    say(`  machine: ${os.cpus().length} CPU (${os.cpus()[0]?.model.trim() ?? "?"}), load average ${os.loadavg().map((l) => l.toFixed(2)).join(" ")}`);
+    say(machineLine());
     say(`  ${RUNS} calls of overview() in process, after 3 warm-up calls; its five statements run concurrently on the pool`);
     say(`  server time: median ${f(result.median)} ms, p95 ${f(result.p95)} ms, max ${f(result.max)} ms (target < ${TARGET_MS} ms) ${result.p95 < TARGET_MS ? "PASS" : "FAIL"}`);
     say(`  answer: ${last?.active_keys} active keys, ${last?.keys_expiring_this_week} expiring this week, ${last?.requests_per_hour.length} hour×outcome points, ${last?.most_refused_keys.length} most refused keys`);

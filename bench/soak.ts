@@ -16,11 +16,10 @@
 
 import { spawn, type ChildProcess } from "node:child_process";
 import { readFileSync } from "node:fs";
-import os from "node:os";
 import path from "node:path";
 import pg from "pg";
 import { generateKey } from "@/server/auth/api-key-format";
-import { ADMIN_URL, dropDatabase, DIST_DIR, ensureBuild, f, freshDatabase, intSetting, lpad, pad, ROOT, runBenchmark, say, sleep, startApp, stopApp, writeResults } from "./lib";
+import { ADMIN_URL, DIST_DIR, dropDatabase, ensureBuild, f, freshDatabase, intSetting, lpad, machine, machineLine, pad, ROOT, runBenchmark, say, sleep, startApp, stopApp, writeResults } from "./lib";
 
 const DB_NAME = "svc_bench_soak";
 const SECONDS = intSetting("BENCH_SOAK_SECONDS", 60, 10, 24 * 3600);
@@ -131,7 +130,7 @@ async function main() {
 
   say();
   say(`svc soak benchmark — ${new Date().toISOString()}`);
-  say(`  machine: ${os.cpus().length} CPU (${os.cpus()[0]?.model.trim() ?? "?"}), load average at end ${os.loadavg().map((l) => l.toFixed(2)).join(" ")}`);
+  say(machineLine());
   say(`  app: production build ${buildId}, one app server process, LOG_LEVEL=warn, rate limits ${REDIS_URL ? `shared through Redis (${new URL(REDIS_URL).host})` : "in process"}`);
   say(`  load: autocannon in a separate process on 127.0.0.1, ${CONNECTIONS} connections, ${SECONDS} s; mix: ${MIX.read * 100}% reads of one organization, ${MIX.list * 100}% list pages, ${MIX.write * 100}% writes (new organizations), every 100th request a bad key`);
   say();
@@ -154,7 +153,7 @@ async function main() {
 
   const file = await writeResults("soak", startedAt, {
     startedAt: startedAt.toISOString(),
-    machine: { cpus: os.cpus().length, model: os.cpus()[0]?.model, loadavg: os.loadavg() },
+    machine: machine(),
     settings: { seconds: SECONDS, warmupSeconds: WARMUP_SECONDS, connections: CONNECTIONS, keys: KEYS, orgs: ORGS, mix: MIX, redis: Boolean(REDIS_URL) },
     buildId,
     result,
