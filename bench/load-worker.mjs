@@ -1,60 +1,120 @@
-// One load round, run in its own process by bench/api-keys.ts so that the load generator never
-// shares an event loop with the benchmark's bookkeeping. Reads a JSON job on stdin, drives
-// autocannon against 127.0.0.1 only, and prints one JSON result line on stdout.
+// The load of one connection level, run in its own process by bench/api-keys.ts so that the load
+// generator never shares an event loop with the benchmark's bookkeeping. Reads a JSON job on stdin,
+// drives autocannon against 127.0.0.1 only, and prints one JSON result line on stdout.
+//
+// The scenarios take turns on the same open connections, in slots of `slotMs`: one round gives each
+// scenario a slot, in the job's order, every other round in reverse (a b c c', then c' c b a), so
+// neighbouring slots of two scenarios are a fraction of a second apart and a drift of the machine
+// between rounds cancels out of their ratio. A slot's throughput counts the responses to its own
+// scenario completed in its window: the slot less its first `settleMs`, in which the requests the
+// connections still had in flight for the previous scenario are answered.
 //
 // Latencies are taken from autocannon's per-response event in fractional milliseconds (its own
-// histogram keeps whole milliseconds), for every status: the unknown-key scenario answers 401.
-// Each connection's first response is left out of them (see below).
+// histogram keeps whole milliseconds), for every status and every response of a scenario, wherever it
+// completes; each connection's first response is left out of them (see below).
 
+import { readFileSync } from "node:fs";
 import autocannon from "autocannon";
-import { percentile, readJob } from "./worker-lib.mjs";
-
-const MAX_SAMPLES = 5_000_000;
-
-
-function histogram(sorted) {
-  const counts = {};
-  for (const ms of sorted) {
-    const bucket = Math.round(ms * 10);
-    counts[bucket] = (counts[bucket] ?? 0) + 1;
-  }
-  return counts;
-}
+import { readJob } from "./worker-lib.mjs";
 
 const job = await readJob();
 const url = new URL(job.url);
 if (url.hostname !== "127.0.0.1") throw new Error(`load-worker only targets 127.0.0.1, not ${url.hostname}`);
-if (!(job.duration > 0 && job.duration <= 120)) throw new Error("duration must be within (0, 120] seconds");
 if (!(job.connections >= 1 && job.connections <= 1000)) throw new Error("connections must be within [1, 1000]");
+if (!(job.slotMs >= 100 && job.settleMs >= 0 && job.settleMs < job.slotMs)) throw new Error("slotMs ≥ 100 and 0 ≤ settleMs < slotMs");
+if (!(job.clockTicks > 0)) throw new Error("clockTicks: /proc's clock ticks per second");
+if (!(Array.isArray(job.scenarios) && job.scenarios.length >= 1)) throw new Error("scenarios: at least one");
+const rounds = job.rounds;
+const slotCount = rounds * job.scenarios.length;
+if (!(Number.isInteger(rounds) && rounds >= 1 && (slotCount * job.slotMs) / 1000 <= 1_800)) throw new Error("rounds: at least one, at most half an hour of slots");
 
-const latencies = new Float64Array(MAX_SAMPLES);
-let samples = 0;
-let responses = 0;
-const statuses = {};
-// Keys are handed out round-robin across all connections (one shared counter), so concurrent
-// requests carry different keys, as many independent clients would. Every scenario builds its
-// requests through the same setupRequest, with or without a key, so the generator's cost per
-// request is the same for all of them.
-const keys = Array.isArray(job.keys) && job.keys.length > 0 ? job.keys : null;
-let sent = 0;
+/** The scenario of slot `index` (0-based): round by round, every other round in reverse order. */
+function scenarioOfSlot(index) {
+  const round = Math.floor(index / job.scenarios.length);
+  const position = index % job.scenarios.length;
+  return round % 2 === 0 ? position : job.scenarios.length - 1 - position;
+}
+
+const scenarios = job.scenarios.map((s, index) => ({
+  index,
+  id: s.id,
+  path: s.path,
+  keys: Array.isArray(s.keys) && s.keys.length > 0 ? s.keys : null,
+  sent: 0,
+  responses: 0,
+  statuses: {},
+  // Counts per 0.1 ms, so the bench can pool the scenario's latencies into one distribution.
+  histogram: {},
+  firstResponses: 0,
+}));
+const slots = Array.from({ length: slotCount }, (_, index) => ({ scenario: scenarioOfSlot(index), responses: 0, cpuMs: null }));
+
+/** CPU time of the app's processes so far, in ms (utime + stime of every thread); null if unreadable. */
+function appCpuMs() {
+  try {
+    let ticks = 0;
+    for (const pid of job.appPids ?? []) {
+      const text = readFileSync(`/proc/${pid}/stat`, "utf8");
+      const fields = text.slice(text.lastIndexOf(")") + 2).split(" ");
+      ticks += Number(fields[11]) + Number(fields[12]);
+    }
+    return (ticks * 1000) / job.clockTicks;
+  } catch {
+    return null;
+  }
+}
+
+let started = 0;
+const slotAt = (now) => Math.floor((now - started) / job.slotMs);
+
+// The app's CPU over each slot's window, for information: read at the window's start and end by
+// timers, which may fire a few ms late under load.
+function watchCpu(index) {
+  if (index >= slotCount) return;
+  const windowStart = started + index * job.slotMs + job.settleMs;
+  const windowEnd = started + (index + 1) * job.slotMs;
+  setTimeout(() => {
+    const before = appCpuMs();
+    setTimeout(() => {
+      const after = appCpuMs();
+      if (before !== null && after !== null) slots[index].cpuMs = after - before;
+      watchCpu(index + 1);
+    }, Math.max(0, windowEnd - performance.now()));
+  }, Math.max(0, windowStart - performance.now()));
+}
+
+// Each request is built for the scenario of the slot it is sent in; its context (one per
+// connection, one request in flight each) says which, until its response has been counted. Keys are
+// handed out round-robin within a scenario across all connections, so concurrent requests carry
+// different keys, as many independent clients would. Every scenario builds its requests through
+// this same function, so the generator's cost per request is the same for all of them.
+let answered = null;
 const requests = [
   {
     method: "GET",
-    path: job.path,
-    setupRequest: (request) => {
-      const key = keys ? keys[sent % keys.length] : null;
-      sent += 1;
-      return key === null ? request : { ...request, headers: { ...request.headers, "x-api-key": key } };
+    path: scenarios[0].path,
+    setupRequest: (request, context) => {
+      const slot = Math.max(0, Math.min(slotCount - 1, slotAt(performance.now())));
+      const scenario = scenarios[slots[slot].scenario];
+      context.scenario = scenario;
+      const key = scenario.keys ? scenario.keys[scenario.sent % scenario.keys.length] : null;
+      scenario.sent += 1;
+      const headers = key === null ? request.headers : { ...request.headers, "x-api-key": key };
+      return { ...request, path: scenario.path, headers };
+    },
+    onResponse: (_status, _body, context) => {
+      answered = context.scenario;
     },
   },
 ];
 
-const started = process.hrtime.bigint();
+started = performance.now();
 const instance = autocannon(
   {
     url: job.url,
     connections: job.connections,
-    duration: job.duration,
+    // One slot more than measured, so the last measured slot is not cut short by the stop.
+    duration: ((slotCount + 1) * job.slotMs) / 1000,
     timeout: 10,
     requests,
     renderProgressBar: false,
@@ -62,50 +122,60 @@ const instance = autocannon(
     renderLatencyTable: false,
   },
   (error, result) => {
-    const elapsed = Number(process.hrtime.bigint() - started) / 1e9;
     if (error) {
       process.stdout.write(`${JSON.stringify({ error: String(error.message ?? error) })}\n`);
       process.exit(1);
     }
-    const sorted = latencies.subarray(0, samples).sort();
-    const seconds = result.duration > 0 ? result.duration : elapsed;
+    const cpu = process.cpuUsage();
     process.stdout.write(
       `${JSON.stringify({
-        seconds,
-        responses,
-        rps: responses / seconds,
-        p50: percentile(sorted, 50),
-        p90: percentile(sorted, 90),
-        p99: percentile(sorted, 99),
-        max: percentile(sorted, 100),
-        // Counts per 0.1 ms, so the bench can pool the rounds of a scenario into one distribution.
-        histogram: histogram(sorted),
-        statuses,
+        seconds: (performance.now() - started) / 1000,
+        scenarios: Object.fromEntries(
+          scenarios.map((s) => [
+            s.id,
+            {
+              responses: s.responses,
+              statuses: s.statuses,
+              histogram: s.histogram,
+              firstResponses: s.firstResponses,
+              keysSent: s.keys ? Math.min(s.keys.length, s.sent) : 0,
+              slots: slots.filter((slot) => slot.scenario === s.index).map((slot) => ({ responses: slot.responses, cpuMs: slot.cpuMs })),
+            },
+          ]),
+        ),
+        windowMs: job.slotMs - job.settleMs,
         errors: result.errors,
         timeouts: result.timeouts,
-        keysSent: keys ? Math.min(keys.length, sent) : 0,
-        firstResponses,
-        cpuMs: (process.cpuUsage().user + process.cpuUsage().system) / 1000,
-        autocannon: { rpsAverage: result.requests.average, p50: result.latency.p50, p99: result.latency.p99 },
+        cpuMs: (cpu.user + cpu.system) / 1000,
       })}\n`,
     );
     process.exit(0);
   },
 );
+watchCpu(0);
+
 // A connection's first response also waited for the connection to be accepted, and a busy Node.js
 // server accepts one new connection per turn of its event loop: the last of 50 connections opened
 // at once waits out dozens of turns (up to a second and a half here), whatever the route. So latency
 // is that of requests on open connections: each connection's first response counts in throughput
 // and statuses, not in the latency figures.
 const connected = new WeakSet();
-let firstResponses = 0;
 instance.on("response", (client, statusCode, _bytes, responseTime) => {
-  responses += 1;
-  statuses[statusCode] = (statuses[statusCode] ?? 0) + 1;
+  const scenario = answered;
+  if (scenario === null) return;
+  answered = null;
+  const now = performance.now();
+  scenario.responses += 1;
+  scenario.statuses[statusCode] = (scenario.statuses[statusCode] ?? 0) + 1;
+  const slot = slotAt(now);
+  if (slot >= 0 && slot < slotCount && slots[slot].scenario === scenario.index && now - started - slot * job.slotMs >= job.settleMs) {
+    slots[slot].responses += 1;
+  }
   if (!connected.has(client)) {
     connected.add(client);
-    firstResponses += 1;
+    scenario.firstResponses += 1;
     return;
   }
-  if (samples < MAX_SAMPLES) latencies[samples++] = responseTime;
+  const bucket = Math.round(responseTime * 10);
+  scenario.histogram[bucket] = (scenario.histogram[bucket] ?? 0) + 1;
 });
