@@ -24,7 +24,7 @@ async function until(condition: () => boolean | Promise<boolean>) {
 }
 
 const uniquePrefix = () => `svc-test-${randomBytes(6).toString("hex")}:`;
-const spec = (points: number) => ({ name: "test", points, windowSeconds: 60 });
+const spec = (points: number, windowSeconds = 60) => ({ name: "test", points, windowSeconds });
 
 async function consumeTimes(limiter: ReturnType<LimiterStore["limiter"]>, key: string, times: number) {
   const states = [];
@@ -85,5 +85,52 @@ describe("limiter store", () => {
     expect(states.map((s) => s.allowed)).toEqual([true, true, false]);
     // The silent connection is given up, so later requests do not each wait for it.
     await until(() => store.backend() === "insurance");
+  });
+
+  it("on Redis, takes a large limit's points a block at a time, ahead of the requests it answers", async () => {
+    const prefix = uniquePrefix();
+    const limiter = (await redisStore(prefix)).limiter(spec(1_000));
+    const peer = (await redisStore(prefix)).limiter(spec(1_000));
+    // A block is 1/100 of the limit: the first request reserves ten points in Redis.
+    const first = await limiter.consume("key-5");
+    expect(first).toMatchObject({ allowed: true, remaining: 999 });
+    expect((await peer.peek("key-5")).remaining).toBe(990);
+    // As requests spend it, Redis counts ahead of them by at most two blocks, never behind.
+    for (let answered = 2; answered <= 60; answered++) {
+      const state = await limiter.consume("key-5");
+      expect(state.remaining).toBe(1_000 - answered);
+      await until(async () => {
+        const inRedis = 1_000 - (await peer.peek("key-5")).remaining;
+        return inRedis >= answered && inRedis <= answered + 20;
+      });
+    }
+  });
+
+  it("on Redis, counts a large limit exactly in one replica, and never past it across two", async () => {
+    const prefix = uniquePrefix();
+    const alone = (await redisStore(prefix)).limiter(spec(1_000));
+    const states = await consumeTimes(alone, "key-6", 1_001);
+    expect(states.slice(0, 1_000).every((s, i) => s.allowed && s.remaining === 999 - i)).toBe(true);
+    expect(states[1_000]).toMatchObject({ allowed: false, remaining: 0 });
+
+    // Two replicas asking at once, 700 requests each, in bursts: the limit holds, and what either
+    // holds unspent at the end costs at most a block each.
+    const [a, b] = [(await redisStore(prefix)).limiter(spec(1_000)), (await redisStore(prefix)).limiter(spec(1_000))];
+    let accepted = 0;
+    for (let burst = 0; burst < 14; burst++) {
+      const answers = await Promise.all(Array.from({ length: 100 }, (_, i) => (i % 2 ? a : b).consume("key-7")));
+      accepted += answers.filter((s) => s.allowed).length;
+      expect(answers.every((s) => s.allowed || s.resetMs >= 1_000)).toBe(true);
+    }
+    expect(accepted).toBeLessThanOrEqual(1_000);
+    expect(accepted).toBeGreaterThanOrEqual(980);
+  });
+
+  it("on Redis, does not carry a block's unspent points into the next window", async () => {
+    const prefix = uniquePrefix();
+    const limiter = (await redisStore(prefix)).limiter(spec(1_000, 1));
+    expect((await consumeTimes(limiter, "key-8", 5)).at(-1)?.remaining).toBe(995);
+    await new Promise((r) => setTimeout(r, 1_100));
+    expect((await limiter.consume("key-8")).remaining).toBe(999);
   });
 });

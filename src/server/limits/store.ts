@@ -1,5 +1,6 @@
 import "server-only";
 import { Redis } from "ioredis";
+import { LRUCache } from "lru-cache";
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from "rate-limiter-flexible";
 import { env } from "@/server/env";
 import { onShutdown } from "@/server/lifecycle";
@@ -8,7 +9,8 @@ import { log } from "@/server/log";
 // Where rate-limit counters live. With a Redis URL every replica counts in Redis, so a limit holds
 // across the deployment; each limiter keeps an in-memory twin as insurance, which counts in this
 // process alone while Redis cannot be reached (never refusing everything, never letting everything
-// through). Without one, counters live in this process.
+// through). Without one, counters live in this process. A limit large enough to spare it is counted
+// in Redis a block of requests at a time (see `leasing`).
 
 export interface LimiterSpec {
   /** Names the counters: limiters of one name share them (in Redis, across replicas). */
@@ -88,6 +90,101 @@ function wrap(spec: LimiterSpec, limiter: RateLimiterAbstract): Limiter {
   };
 }
 
+// A limiter on Redis makes each request wait for a round trip, and on a busy machine Redis waits
+// for a core like everything else: the slowest of those waits are the slowest answers. A replica
+// therefore takes a key's points from Redis a block at a time and hands them out from memory,
+// taking the next block in the background once half of one is spent. The points are counted in
+// Redis before they are handed out, so a limit is never exceeded across replicas; what a replica
+// holds unspent can only make another refuse early, by at most one block each. Blocks are at most
+// 1/LEASE_SHARE of the limit (LEASE_MAX at most) and 1/LEASE_OF_REMAINING of what is left of the
+// window, so near its end counting is exact; a limit under 2 × LEASE_SHARE is counted request by
+// request. (rate-limiter-flexible counts in Redis per call; reserving ahead is not one of its modes.)
+const LEASE_SHARE = 100;
+const LEASE_MAX = 100;
+const LEASE_OF_REMAINING = 8;
+const LEASED_KEYS_MAX = 50_000;
+
+interface Lease {
+  /** Points taken from Redis and not yet handed out. */
+  left: number;
+  /** Points left in Redis after the last block was taken. */
+  remaining: number;
+  /** When the window of the points held ends (Date.now() scale). */
+  windowEndsAt: number;
+  /** The next block, while it is being taken. */
+  next?: Promise<void>;
+}
+
+const blockSize = (spec: LimiterSpec, remaining: number) =>
+  Math.max(1, Math.min(LEASE_MAX, Math.floor(spec.points / LEASE_SHARE), Math.floor(remaining / LEASE_OF_REMAINING)));
+
+/** `plain` (which counts each call in Redis), counting in blocks when the limit is large enough. */
+function leasing(plain: Limiter, limiter: RateLimiterAbstract): Limiter {
+  const { spec } = plain;
+  if (spec.points < 2 * LEASE_SHARE) return plain;
+  const leases = new LRUCache<string, Lease>({ max: LEASED_KEYS_MAX });
+
+  // Takes the next block of `key`'s points from Redis into `lease`.
+  function takeBlock(key: string, lease: Lease): Promise<void> {
+    const sentAt = Date.now();
+    const sameWindow = lease.windowEndsAt > sentAt;
+    const block = blockSize(spec, sameWindow ? lease.remaining : spec.points);
+    const taken = (fitted: number, remaining: number, msBeforeNext: number) => {
+      lease.left = (sameWindow ? lease.left : 0) + fitted;
+      lease.remaining = remaining;
+      // From when the block was asked for: its points are never thought to outlive their window.
+      lease.windowEndsAt = sentAt + msBeforeNext;
+    };
+    const next = limiter.consume(key, block).then(
+      (res) => taken(block, Math.max(0, spec.points - res.consumedPoints), res.msBeforeNext),
+      (refusal: unknown) => {
+        if (!(refusal instanceof RateLimiterRes)) throw refusal;
+        // Over the limit, the block may have fitted in part: those points are this replica's. (A
+        // refusal from the in-memory block reports nothing consumed, and grants nothing.)
+        const over = refusal.consumedPoints - spec.points;
+        taken(over > 0 ? Math.max(0, block - over) : 0, 0, refusal.msBeforeNext);
+      },
+    );
+    lease.next = next;
+    const settled = () => {
+      if (lease.next === next) lease.next = undefined;
+    };
+    next.then(settled, settled);
+    return next;
+  }
+
+  function consume(key: string): Promise<LimitState> {
+    let lease = leases.get(key);
+    if (!lease) {
+      lease = { left: 0, remaining: spec.points, windowEndsAt: 0 };
+      leases.set(key, lease);
+    }
+    const now = Date.now();
+    if (lease.left > 0 && lease.windowEndsAt > now) {
+      lease.left -= 1;
+      if (!lease.next && lease.left * 2 < blockSize(spec, lease.remaining)) takeBlock(key, lease).catch(() => {});
+      return Promise.resolve({ allowed: true, limit: spec.points, remaining: lease.remaining + lease.left, resetMs: lease.windowEndsAt - now });
+    }
+    const current = lease;
+    return (current.next ?? takeBlock(key, current)).then(() => {
+      const at = Date.now();
+      // Points to hand out, or more to take (more requests waited for the block than it held).
+      if (current.windowEndsAt > at && (current.left > 0 || current.remaining > 0)) return consume(key);
+      return { allowed: false, limit: spec.points, remaining: 0, resetMs: Math.max(1_000, current.windowEndsAt - at) };
+    });
+  }
+
+  return {
+    spec,
+    consume: (key, points = 1) => (points === 1 ? consume(key) : plain.consume(key, points)),
+    peek: (key) => plain.peek(key),
+    async reset(key) {
+      leases.delete(key);
+      await plain.reset(key);
+    },
+  };
+}
+
 function memoryLimiter(spec: LimiterSpec, keyPrefix: string): RateLimiterMemory {
   return new RateLimiterMemory({ keyPrefix, points: spec.points, duration: spec.windowSeconds });
 }
@@ -145,7 +242,7 @@ export function createLimiterStore(options: { redisUrl?: string; prefix?: string
         // for the requests of a client that keeps knocking.
         inMemoryBlockOnConsumed: spec.points + 1,
       });
-      return wrap(spec, limiter);
+      return leasing(wrap(spec, limiter), limiter);
     },
     async close() {
       await redis.quit().catch(() => redis.disconnect());
