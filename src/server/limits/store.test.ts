@@ -133,4 +133,22 @@ describe("limiter store", () => {
     await new Promise((r) => setTimeout(r, 1_100));
     expect((await limiter.consume("key-8")).remaining).toBe(999);
   });
+
+  it("on Redis, turns a busy key's windows over exactly: no refusals, no points carried across", async () => {
+    const limiter = (await redisStore(uniquePrefix())).limiter(spec(10_000, 1));
+    // A request about every millisecond (blocks of 100, a dozen a window) for over three windows of
+    // a second: within a window `remaining` counts down by one from 9,999; at each turn it starts
+    // again from 9,999.
+    const remaining: number[] = [];
+    for (const startedAt = Date.now(); Date.now() - startedAt < 3_300; ) {
+      const state = await limiter.consume("key-9");
+      expect(state.allowed).toBe(true);
+      remaining.push(state.remaining);
+      await new Promise((r) => setTimeout(r, 0));
+    }
+    const turns = remaining.filter((r, i) => i > 0 && r > (remaining[i - 1] as number));
+    expect(turns.length).toBeGreaterThanOrEqual(3);
+    expect(remaining[0]).toBe(9_999);
+    expect(remaining.every((r, i) => i === 0 || r === 9_999 || r === (remaining[i - 1] as number) - 1)).toBe(true);
+  });
 });

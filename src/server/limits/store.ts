@@ -95,10 +95,10 @@ function wrap(spec: LimiterSpec, limiter: RateLimiterAbstract): Limiter {
 // therefore takes a key's points from Redis a block at a time and hands them out from memory,
 // taking the next block in the background once half of one is spent. The points are counted in
 // Redis before they are handed out, so a limit is never exceeded across replicas; what a replica
-// holds unspent can only make another refuse early, by at most one block each. Blocks are at most
-// 1/LEASE_SHARE of the limit (LEASE_MAX at most) and 1/LEASE_OF_REMAINING of what is left of the
-// window, so near its end counting is exact; a limit under 2 × LEASE_SHARE is counted request by
-// request. (rate-limiter-flexible counts in Redis per call; reserving ahead is not one of its modes.)
+// holds unspent can only make another refuse early, by at most a block and a half each. Blocks are
+// at most 1/LEASE_SHARE of the limit (LEASE_MAX at most) and 1/LEASE_OF_REMAINING of the points
+// the window has left as this replica last saw them, so near the limit a replica counts one by one;
+// a limit under 2 × LEASE_SHARE is counted request by request. (rate-limiter-flexible counts in Redis per call; reserving ahead is not one of its modes.)
 const LEASE_SHARE = 100;
 const LEASE_MAX = 100;
 const LEASE_OF_REMAINING = 8;
@@ -127,13 +127,16 @@ function leasing(plain: Limiter, limiter: RateLimiterAbstract): Limiter {
   // Takes the next block of `key`'s points from Redis into `lease`.
   function takeBlock(key: string, lease: Lease): Promise<void> {
     const sentAt = Date.now();
-    const sameWindow = lease.windowEndsAt > sentAt;
-    const block = blockSize(spec, sameWindow ? lease.remaining : spec.points);
+    const block = blockSize(spec, lease.windowEndsAt > sentAt ? lease.remaining : spec.points);
     const taken = (fitted: number, remaining: number, msBeforeNext: number) => {
+      // From when the block was asked for: its points are never thought to outlive their window.
+      const windowEndsAt = sentAt + msBeforeNext;
+      // The points still held belong to the window the answer is from only if it ends when theirs
+      // does (a window that began meanwhile ends about a whole window later): older ones are dropped.
+      const sameWindow = windowEndsAt < lease.windowEndsAt + (spec.windowSeconds * 1000) / 2;
       lease.left = (sameWindow ? lease.left : 0) + fitted;
       lease.remaining = remaining;
-      // From when the block was asked for: its points are never thought to outlive their window.
-      lease.windowEndsAt = sentAt + msBeforeNext;
+      lease.windowEndsAt = windowEndsAt;
     };
     const next = limiter.consume(key, block).then(
       (res) => taken(block, Math.max(0, spec.points - res.consumedPoints), res.msBeforeNext),
@@ -153,7 +156,8 @@ function leasing(plain: Limiter, limiter: RateLimiterAbstract): Limiter {
     return next;
   }
 
-  function consume(key: string): Promise<LimitState> {
+  // `retries`: how many more times to ask when refused by a window that ended as it answered.
+  function consume(key: string, retries = 2): Promise<LimitState> {
     let lease = leases.get(key);
     if (!lease) {
       lease = { left: 0, remaining: spec.points, windowEndsAt: 0 };
@@ -168,8 +172,15 @@ function leasing(plain: Limiter, limiter: RateLimiterAbstract): Limiter {
     const current = lease;
     return (current.next ?? takeBlock(key, current)).then(() => {
       const at = Date.now();
-      // Points to hand out, or more to take (more requests waited for the block than it held).
-      if (current.windowEndsAt > at && (current.left > 0 || current.remaining > 0)) return consume(key);
+      // A point just counted in Redis is this request's, even if its window ended meanwhile.
+      if (current.left > 0) {
+        current.left -= 1;
+        return { allowed: true, limit: spec.points, remaining: current.remaining + current.left, resetMs: Math.max(0, current.windowEndsAt - at) };
+      }
+      // More requests waited for the block than it held: take another.
+      if (current.remaining > 0 && current.windowEndsAt > at) return consume(key, retries);
+      // Refused by a window that has ended since: ask the next one.
+      if (current.windowEndsAt <= at && retries > 0) return consume(key, retries - 1);
       return { allowed: false, limit: spec.points, remaining: 0, resetMs: Math.max(1_000, current.windowEndsAt - at) };
     });
   }
