@@ -151,4 +151,15 @@ describe("limiter store", () => {
     expect(remaining[0]).toBe(9_999);
     expect(remaining.every((r, i) => i === 0 || r === 9_999 || r === (remaining[i - 1] as number) - 1)).toBe(true);
   });
+
+  it("on Redis, holds a large limit in this process while Redis refuses connections", async () => {
+    const proxy = await startTcpProxy({ host: REDIS.hostname, port: Number(REDIS.port || 6379) });
+    const store = await redisStore(uniquePrefix(), proxy.address);
+    const limiter = store.limiter(spec(1_000));
+    await proxy.setMode("refuse");
+    await until(() => store.backend() === "insurance");
+    const states = await consumeTimes(limiter, "key-10", 1_001);
+    expect(states.slice(0, 1_000).every((s, i) => s.allowed && s.remaining === 999 - i)).toBe(true);
+    expect(states[1_000]?.allowed).toBe(false);
+  });
 });
