@@ -55,6 +55,24 @@ describe("two replicas sharing Redis", () => {
     expect(statuses.filter((s) => s !== 200).every((s) => s === 429)).toBe(true);
   });
 
+  it("hold a large limit across both, counted in Redis a block at a time", async () => {
+    const { raw_key } = await createApiKey(systemActor("test"), admin.id, {
+      name: "shared-large-limit",
+      scopes: ["svc:system:orgs:read"],
+      expires_at: null,
+      rate_limit: { requests: 400, window_seconds: 60 },
+    });
+    const statuses: number[] = [];
+    for (let batch = 0; batch < 45; batch++) {
+      statuses.push(...(await Promise.all(Array.from({ length: 10 }, (_, i) => me(i % 2 ? a : b, raw_key).then((r) => r.status)))));
+    }
+    const accepted = statuses.filter((s) => s === 200).length;
+    // Never past the limit; what either replica holds unspent (blocks of 4) costs at most a few.
+    expect(accepted).toBeLessThanOrEqual(400);
+    expect(accepted).toBeGreaterThanOrEqual(388);
+    expect(statuses.filter((s) => s !== 200).every((s) => s === 429)).toBe(true);
+  });
+
   it("refuse a key revoked on one replica on the other within a second", async () => {
     const session = new Browserless(a.baseUrl);
     expect(await session.signIn(admin.username, PASSWORD)).toBe(true);

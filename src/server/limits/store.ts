@@ -98,7 +98,8 @@ function wrap(spec: LimiterSpec, limiter: RateLimiterAbstract): Limiter {
 // holds unspent can only make another refuse early, by at most a block and a half each. Blocks are
 // at most 1/LEASE_SHARE of the limit (LEASE_MAX at most) and 1/LEASE_OF_REMAINING of the points
 // the window has left as this replica last saw them, so near the limit a replica counts one by one;
-// a limit under 2 × LEASE_SHARE is counted request by request. (rate-limiter-flexible counts in Redis per call; reserving ahead is not one of its modes.)
+// a limit under 2 × LEASE_SHARE is counted request by request. (rate-limiter-flexible counts in
+// Redis per call; reserving ahead is not one of its modes.)
 const LEASE_SHARE = 100;
 const LEASE_MAX = 100;
 const LEASE_OF_REMAINING = 8;
@@ -156,6 +157,12 @@ function leasing(plain: Limiter, limiter: RateLimiterAbstract): Limiter {
     return next;
   }
 
+  // One of the points held, for a request at `at`.
+  function handOut(lease: Lease, at: number): LimitState {
+    lease.left -= 1;
+    return { allowed: true, limit: spec.points, remaining: lease.remaining + lease.left, resetMs: Math.max(0, lease.windowEndsAt - at) };
+  }
+
   // `retries`: how many more times to ask when refused by a window that ended as it answered.
   function consume(key: string, retries = 2): Promise<LimitState> {
     let lease = leases.get(key);
@@ -165,18 +172,15 @@ function leasing(plain: Limiter, limiter: RateLimiterAbstract): Limiter {
     }
     const now = Date.now();
     if (lease.left > 0 && lease.windowEndsAt > now) {
-      lease.left -= 1;
+      const state = handOut(lease, now);
       if (!lease.next && lease.left * 2 < blockSize(spec, lease.remaining)) takeBlock(key, lease).catch(() => {});
-      return Promise.resolve({ allowed: true, limit: spec.points, remaining: lease.remaining + lease.left, resetMs: lease.windowEndsAt - now });
+      return Promise.resolve(state);
     }
     const current = lease;
     return (current.next ?? takeBlock(key, current)).then(() => {
       const at = Date.now();
       // A point just counted in Redis is this request's, even if its window ended meanwhile.
-      if (current.left > 0) {
-        current.left -= 1;
-        return { allowed: true, limit: spec.points, remaining: current.remaining + current.left, resetMs: Math.max(0, current.windowEndsAt - at) };
-      }
+      if (current.left > 0) return handOut(current, at);
       // More requests waited for the block than it held: take another.
       if (current.remaining > 0 && current.windowEndsAt > at) return consume(key, retries);
       // Refused by a window that has ended since: ask the next one.
