@@ -16,6 +16,7 @@
 import http from "node:http";
 import { parseArgs } from "node:util";
 import { randomBytes } from "node:crypto";
+import v8 from "node:v8";
 import ipaddr from "ipaddr.js";
 import { contentSecurityPolicy, STRICT_TRANSPORT_SECURITY } from "../security-headers.mjs";
 
@@ -65,6 +66,15 @@ function clientAddress(request) {
     .filter(Boolean);
   return normalized(chain[chain.length - trustedHops] ?? socket);
 }
+
+// V8 lets an allocation site allocate straight into the old generation once most of what it
+// allocates outlives a young collection. Under load Next.js's per-request objects do (they are kept
+// past young collections, though nothing holds them by the next full one), so their sites turn old
+// and each request's objects then wait for a full collection, which stalls every answer in flight.
+// Without it the app moves about half as much to the old generation per request (14 KB against 28
+// on /api/health) and needs a full collection half as often. The flag only chooses where new
+// objects are placed, so setting it at run time, before Next.js is loaded, is safe.
+v8.setFlagsFromString("--no-allocation-site-pretenuring");
 
 // As `next start` and `next dev` do, before Next.js (and React) are loaded.
 process.env.NODE_ENV ??= values.dev ? "development" : "production";
