@@ -100,10 +100,15 @@ function wrap(spec: LimiterSpec, limiter: RateLimiterAbstract): Limiter {
 // the window has left as this replica last saw them, so near the limit a replica counts one by one;
 // a limit under 2 × LEASE_SHARE is counted request by request. (rate-limiter-flexible counts in
 // Redis per call; reserving ahead is not one of its modes.)
+// A window's points cannot be taken before it begins, so a key whose window has ended would make
+// its next requests wait for Redis; a key that spent a block's worth in a window therefore has the
+// next window's first block taken as the window turns (TURN_DELAY_MS after this replica expects
+// it, its estimate being early by up to a round trip). A key idle in a window gets none.
 const LEASE_SHARE = 100;
 const LEASE_MAX = 100;
 const LEASE_OF_REMAINING = 8;
 const LEASED_KEYS_MAX = 50_000;
+const TURN_DELAY_MS = 25;
 
 interface Lease {
   /** Points taken from Redis and not yet handed out. */
@@ -112,8 +117,12 @@ interface Lease {
   remaining: number;
   /** When the window of the points held ends (Date.now() scale). */
   windowEndsAt: number;
+  /** Points handed out in that window. */
+  handedInWindow: number;
   /** The next block, while it is being taken. */
   next?: Promise<void>;
+  /** Takes the next window's first block as the window turns. */
+  turn?: NodeJS.Timeout;
 }
 
 const blockSize = (spec: LimiterSpec, remaining: number) =>
@@ -123,7 +132,7 @@ const blockSize = (spec: LimiterSpec, remaining: number) =>
 function leasing(plain: Limiter, limiter: RateLimiterAbstract): Limiter {
   const { spec } = plain;
   if (spec.points < 2 * LEASE_SHARE) return plain;
-  const leases = new LRUCache<string, Lease>({ max: LEASED_KEYS_MAX });
+  const leases = new LRUCache<string, Lease>({ max: LEASED_KEYS_MAX, dispose: (lease) => clearTimeout(lease.turn) });
 
   // Takes the next block of `key`'s points from Redis into `lease`.
   function takeBlock(key: string, lease: Lease): Promise<void> {
@@ -138,6 +147,12 @@ function leasing(plain: Limiter, limiter: RateLimiterAbstract): Limiter {
       lease.left = (sameWindow ? lease.left : 0) + fitted;
       lease.remaining = remaining;
       lease.windowEndsAt = windowEndsAt;
+      if (!sameWindow) {
+        lease.handedInWindow = 0;
+        clearTimeout(lease.turn);
+        lease.turn = undefined;
+      }
+      lease.turn ??= setTimeout(() => turnWindow(key, lease), windowEndsAt - Date.now() + TURN_DELAY_MS).unref();
     };
     const next = limiter.consume(key, block).then(
       (res) => taken(block, Math.max(0, spec.points - res.consumedPoints), res.msBeforeNext),
@@ -157,9 +172,17 @@ function leasing(plain: Limiter, limiter: RateLimiterAbstract): Limiter {
     return next;
   }
 
+  // As `lease`'s window turns: the next window's first block, for a key busy in the one that ended.
+  function turnWindow(key: string, lease: Lease) {
+    lease.turn = undefined;
+    const busy = lease.handedInWindow >= blockSize(spec, spec.points);
+    if (busy && !lease.next && lease.windowEndsAt <= Date.now() && leases.peek(key) === lease) takeBlock(key, lease).catch(() => {});
+  }
+
   // One of the points held, for a request at `at`.
   function handOut(lease: Lease, at: number): LimitState {
     lease.left -= 1;
+    lease.handedInWindow += 1;
     return { allowed: true, limit: spec.points, remaining: lease.remaining + lease.left, resetMs: Math.max(0, lease.windowEndsAt - at) };
   }
 
@@ -167,7 +190,7 @@ function leasing(plain: Limiter, limiter: RateLimiterAbstract): Limiter {
   function consume(key: string, retries = 2): Promise<LimitState> {
     let lease = leases.get(key);
     if (!lease) {
-      lease = { left: 0, remaining: spec.points, windowEndsAt: 0 };
+      lease = { left: 0, remaining: spec.points, windowEndsAt: 0, handedInWindow: 0 };
       leases.set(key, lease);
     }
     const now = Date.now();
