@@ -102,21 +102,23 @@ function wrap(spec: LimiterSpec, limiter: RateLimiterAbstract): Limiter {
 // Redis per call; reserving ahead is not one of its modes.)
 // A window's points cannot be taken before it begins, so a key whose window has ended would make
 // its next requests wait for Redis; a key that spent a block's worth in a window therefore has the
-// next window's first block taken as the window turns (TURN_DELAY_MS after this replica expects
-// it, its estimate being early by up to a round trip). A key idle in a window gets none.
+// next window's first block taken as the window turns. A key idle in a window gets none.
 const LEASE_SHARE = 100;
 const LEASE_MAX = 100;
 const LEASE_OF_REMAINING = 8;
 const LEASED_KEYS_MAX = 50_000;
-const TURN_DELAY_MS = 25;
+// After the latest a window can end (reckoned from when Redis's answer arrived).
+const TURN_DELAY_MS = 10;
 
 interface Lease {
   /** Points taken from Redis and not yet handed out. */
   left: number;
   /** Points left in Redis after the last block was taken. */
   remaining: number;
-  /** When the window of the points held ends (Date.now() scale). */
+  /** When the window of the points held ends (Date.now() scale; reckoned from when the block was asked for, so never late). */
   windowEndsAt: number;
+  /** The latest that window can end (reckoned from when Redis's answer arrived). */
+  windowEndsBy: number;
   /** Points handed out in that window. */
   handedInWindow: number;
   /** The next block, while it is being taken. */
@@ -148,11 +150,11 @@ function leasing(plain: Limiter, limiter: RateLimiterAbstract): Limiter {
       lease.remaining = remaining;
       lease.windowEndsAt = windowEndsAt;
       if (!sameWindow) {
+        lease.windowEndsBy = Date.now() + msBeforeNext;
         lease.handedInWindow = 0;
         clearTimeout(lease.turn);
         lease.turn = undefined;
       }
-      lease.turn ??= setTimeout(() => turnWindow(key, lease), windowEndsAt - Date.now() + TURN_DELAY_MS).unref();
     };
     const next = limiter.consume(key, block).then(
       (res) => taken(block, Math.max(0, spec.points - res.consumedPoints), res.msBeforeNext),
@@ -172,17 +174,21 @@ function leasing(plain: Limiter, limiter: RateLimiterAbstract): Limiter {
     return next;
   }
 
-  // As `lease`'s window turns: the next window's first block, for a key busy in the one that ended.
-  function turnWindow(key: string, lease: Lease) {
-    lease.turn = undefined;
-    const busy = lease.handedInWindow >= blockSize(spec, spec.points);
-    if (busy && !lease.next && lease.windowEndsAt <= Date.now() && leases.peek(key) === lease) takeBlock(key, lease).catch(() => {});
+  // A key busy in its window has the next window's first block taken as the window turns (unless
+  // a request asked for it first, or the key left the cache).
+  function takeBlockAtTurn(key: string, lease: Lease) {
+    const turn = () => {
+      lease.turn = undefined;
+      if (!lease.next && lease.windowEndsAt <= Date.now() && leases.peek(key) === lease) takeBlock(key, lease).catch(() => {});
+    };
+    lease.turn = setTimeout(turn, Math.max(0, lease.windowEndsBy - Date.now()) + TURN_DELAY_MS).unref();
   }
 
   // One of the points held, for a request at `at`.
-  function handOut(lease: Lease, at: number): LimitState {
+  function handOut(key: string, lease: Lease, at: number): LimitState {
     lease.left -= 1;
     lease.handedInWindow += 1;
+    if (lease.handedInWindow === blockSize(spec, spec.points)) takeBlockAtTurn(key, lease);
     return { allowed: true, limit: spec.points, remaining: lease.remaining + lease.left, resetMs: Math.max(0, lease.windowEndsAt - at) };
   }
 
@@ -190,12 +196,12 @@ function leasing(plain: Limiter, limiter: RateLimiterAbstract): Limiter {
   function consume(key: string, retries = 2): Promise<LimitState> {
     let lease = leases.get(key);
     if (!lease) {
-      lease = { left: 0, remaining: spec.points, windowEndsAt: 0, handedInWindow: 0 };
+      lease = { left: 0, remaining: spec.points, windowEndsAt: 0, windowEndsBy: 0, handedInWindow: 0 };
       leases.set(key, lease);
     }
     const now = Date.now();
     if (lease.left > 0 && lease.windowEndsAt > now) {
-      const state = handOut(lease, now);
+      const state = handOut(key, lease, now);
       if (!lease.next && lease.left * 2 < blockSize(spec, lease.remaining)) takeBlock(key, lease).catch(() => {});
       return Promise.resolve(state);
     }
@@ -203,7 +209,7 @@ function leasing(plain: Limiter, limiter: RateLimiterAbstract): Limiter {
     return (current.next ?? takeBlock(key, current)).then(() => {
       const at = Date.now();
       // A point just counted in Redis is this request's, even if its window ended meanwhile.
-      if (current.left > 0) return handOut(current, at);
+      if (current.left > 0) return handOut(key, current, at);
       // More requests waited for the block than it held: take another.
       if (current.remaining > 0 && current.windowEndsAt > at) return consume(key, retries);
       // Refused by a window that has ended since: ask the next one.
