@@ -152,26 +152,27 @@ describe("limiter store", () => {
     expect(remaining.every((r, i) => i === 0 || r === 9_999 || r === (remaining[i - 1] as number) - 1)).toBe(true);
   });
 
-  it("on Redis, takes a busy key's next block as its window turns, so its next request does not wait; an idle key's none", async () => {
+  it("on Redis, takes a used key's next block as its window turns, so its next request does not wait; an unused key's none", async () => {
     const prefix = uniquePrefix();
     const limiter = (await redisStore(prefix)).limiter(spec(10_000, 1));
     const peer = (await redisStore(prefix)).limiter(spec(10_000, 1));
-    // Blocks of 100: the busy key spends more than one in its first window, the idle key five points.
-    await consumeTimes(limiter, "key-busy", 150);
-    await consumeTimes(limiter, "key-idle", 5);
-    expect((await peer.peek("key-busy")).remaining).toBe(9_800);
-    // Once the window has turned, with no request made, Redis holds the busy key's next block alone.
-    await until(async () => (await peer.peek("key-busy")).remaining === 9_900);
-    // Its next request is answered from that block, at once (a promise already settled, no round trip).
+    // Blocks of 100, the next taken once half of one is spent: 60 requests hold two in Redis.
+    await consumeTimes(limiter, "key-used", 60);
+    await consumeTimes(limiter, "key-left", 60);
+    expect((await peer.peek("key-used")).remaining).toBe(9_800);
+    // Once the window has turned, with no request made, Redis holds one block of the next window.
+    await until(async () => (await peer.peek("key-used")).remaining === 9_900);
+    // The next request is answered from that block, at once (a promise already settled, no round trip).
     let answered: unknown;
-    void limiter.consume("key-busy").then((state) => (answered = state));
+    void limiter.consume("key-used").then((state) => (answered = state));
     await Promise.resolve();
     await Promise.resolve();
     expect(answered).toMatchObject({ allowed: true, remaining: 9_999 });
-    // The idle key's window ended with nothing taken for the next one, then or a little later.
-    await until(async () => (await peer.peek("key-idle")).remaining === 10_000);
+    // A key left unused through a window has nothing taken for the one after.
+    await until(async () => (await peer.peek("key-left")).remaining === 9_900);
+    await until(async () => (await peer.peek("key-left")).remaining === 10_000);
     await new Promise((r) => setTimeout(r, 200));
-    expect((await peer.peek("key-idle")).remaining).toBe(10_000);
+    expect((await peer.peek("key-left")).remaining).toBe(10_000);
   });
 
   it("on Redis, holds a large limit in this process while Redis refuses connections", async () => {

@@ -101,8 +101,9 @@ function wrap(spec: LimiterSpec, limiter: RateLimiterAbstract): Limiter {
 // a limit under 2 × LEASE_SHARE is counted request by request. (rate-limiter-flexible counts in
 // Redis per call; reserving ahead is not one of its modes.)
 // A window's points cannot be taken before it begins, so a key whose window has ended would make
-// its next requests wait for Redis; a key that spent a block's worth in a window therefore has the
-// next window's first block taken as the window turns. A key idle in a window gets none.
+// its next requests wait for Redis; a key used in a window therefore has the next window's first
+// block taken as the window turns. A key unused in a window gets none, so one that stops being
+// used holds at most that block, for one window.
 const LEASE_SHARE = 100;
 const LEASE_MAX = 100;
 const LEASE_OF_REMAINING = 8;
@@ -119,8 +120,6 @@ interface Lease {
   windowEndsAt: number;
   /** The latest that window can end (reckoned from when Redis's answer arrived). */
   windowEndsBy: number;
-  /** Points handed out in that window. */
-  handedInWindow: number;
   /** The next block, while it is being taken. */
   next?: Promise<void>;
   /** Takes the next window's first block as the window turns. */
@@ -151,7 +150,6 @@ function leasing(plain: Limiter, limiter: RateLimiterAbstract): Limiter {
       lease.windowEndsAt = windowEndsAt;
       if (!sameWindow) {
         lease.windowEndsBy = Date.now() + msBeforeNext;
-        lease.handedInWindow = 0;
         clearTimeout(lease.turn);
         lease.turn = undefined;
       }
@@ -174,21 +172,20 @@ function leasing(plain: Limiter, limiter: RateLimiterAbstract): Limiter {
     return next;
   }
 
-  // A key busy in its window has the next window's first block taken as the window turns (unless
-  // a request asked for it first, or the key left the cache).
-  function takeBlockAtTurn(key: string, lease: Lease) {
+  // The next window's first block, taken as `lease`'s window turns (unless a request asked for it
+  // first, or the key left the cache).
+  function takeBlockAtTurn(key: string, lease: Lease): NodeJS.Timeout {
     const turn = () => {
       lease.turn = undefined;
       if (!lease.next && lease.windowEndsAt <= Date.now() && leases.peek(key) === lease) takeBlock(key, lease).catch(() => {});
     };
-    lease.turn = setTimeout(turn, Math.max(0, lease.windowEndsBy - Date.now()) + TURN_DELAY_MS).unref();
+    return setTimeout(turn, Math.max(0, lease.windowEndsBy - Date.now()) + TURN_DELAY_MS).unref();
   }
 
   // One of the points held, for a request at `at`.
   function handOut(key: string, lease: Lease, at: number): LimitState {
     lease.left -= 1;
-    lease.handedInWindow += 1;
-    if (lease.handedInWindow === blockSize(spec, spec.points)) takeBlockAtTurn(key, lease);
+    lease.turn ??= takeBlockAtTurn(key, lease);
     return { allowed: true, limit: spec.points, remaining: lease.remaining + lease.left, resetMs: Math.max(0, lease.windowEndsAt - at) };
   }
 
@@ -196,7 +193,7 @@ function leasing(plain: Limiter, limiter: RateLimiterAbstract): Limiter {
   function consume(key: string, retries = 2): Promise<LimitState> {
     let lease = leases.get(key);
     if (!lease) {
-      lease = { left: 0, remaining: spec.points, windowEndsAt: 0, windowEndsBy: 0, handedInWindow: 0 };
+      lease = { left: 0, remaining: spec.points, windowEndsAt: 0, windowEndsBy: 0 };
       leases.set(key, lease);
     }
     const now = Date.now();
