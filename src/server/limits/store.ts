@@ -118,8 +118,10 @@ interface Lease {
   remaining: number;
   /** When the window of the points held ends (Date.now() scale; reckoned from when the block was asked for, so never late). */
   windowEndsAt: number;
-  /** The latest that window can end (reckoned from when Redis's answer arrived). */
+  /** The latest that window can end (reckoned from when its answers arrived). */
   windowEndsBy: number;
+  /** Counts the windows this lease has held points of. */
+  window: number;
   /** The next block, while it is being taken. */
   next?: Promise<void>;
   /** Takes the next window's first block as the window turns. */
@@ -148,8 +150,12 @@ function leasing(plain: Limiter, limiter: RateLimiterAbstract): Limiter {
       lease.left = (sameWindow ? lease.left : 0) + fitted;
       lease.remaining = remaining;
       lease.windowEndsAt = windowEndsAt;
-      if (!sameWindow) {
-        lease.windowEndsBy = Date.now() + msBeforeNext;
+      const endsBy = Date.now() + msBeforeNext;
+      if (sameWindow) {
+        lease.windowEndsBy = Math.max(lease.windowEndsBy, endsBy);
+      } else {
+        lease.windowEndsBy = endsBy;
+        lease.window += 1;
         clearTimeout(lease.turn);
         lease.turn = undefined;
       }
@@ -172,20 +178,30 @@ function leasing(plain: Limiter, limiter: RateLimiterAbstract): Limiter {
     return next;
   }
 
-  // The next window's first block, taken as `lease`'s window turns (unless a request asked for it
-  // first, or the key left the cache).
-  function takeBlockAtTurn(key: string, lease: Lease): NodeJS.Timeout {
-    const turn = () => {
+  // Takes the next window's first block once `lease`'s window has ended: after the latest it can
+  // end, and after a block in flight has landed (it may be the old window's, and end it later).
+  // Not once the next window's points are held (a request asked for them first), nor for a key
+  // that left the cache.
+  function armTurn(key: string, lease: Lease): NodeJS.Timeout {
+    const window = lease.window;
+    const fire = () => {
       lease.turn = undefined;
-      if (!lease.next && lease.windowEndsAt <= Date.now() && leases.peek(key) === lease) takeBlock(key, lease).catch(() => {});
+      turn();
     };
-    return setTimeout(turn, Math.max(0, lease.windowEndsBy - Date.now()) + TURN_DELAY_MS).unref();
+    const turn = () => {
+      if (leases.peek(key) !== lease || lease.window !== window) return;
+      const now = Date.now();
+      if (lease.next) void lease.next.then(turn, turn);
+      else if (lease.windowEndsBy > now) lease.turn ??= setTimeout(fire, lease.windowEndsBy - now + TURN_DELAY_MS).unref();
+      else takeBlock(key, lease).catch(() => {});
+    };
+    return setTimeout(fire, Math.max(0, lease.windowEndsBy - Date.now()) + TURN_DELAY_MS).unref();
   }
 
   // One of the points held, for a request at `at`.
   function handOut(key: string, lease: Lease, at: number): LimitState {
     lease.left -= 1;
-    lease.turn ??= takeBlockAtTurn(key, lease);
+    if (!lease.turn && leases.peek(key) === lease) lease.turn = armTurn(key, lease);
     return { allowed: true, limit: spec.points, remaining: lease.remaining + lease.left, resetMs: Math.max(0, lease.windowEndsAt - at) };
   }
 
@@ -193,7 +209,7 @@ function leasing(plain: Limiter, limiter: RateLimiterAbstract): Limiter {
   function consume(key: string, retries = 2): Promise<LimitState> {
     let lease = leases.get(key);
     if (!lease) {
-      lease = { left: 0, remaining: spec.points, windowEndsAt: 0, windowEndsBy: 0 };
+      lease = { left: 0, remaining: spec.points, windowEndsAt: 0, windowEndsBy: 0, window: 0 };
       leases.set(key, lease);
     }
     const now = Date.now();
