@@ -80,23 +80,3 @@ export function NoAccess({ user }: { user: SignedInUser }) {
     </main>
   );
 }
-
-export function ComingLater({ label, summary }: { label: string; summary: string }) {
-  return (
-    <section aria-labelledby="section-heading">
-      <h1 id="section-heading" className="text-2xl font-bold tracking-tight">
-        {label}
-      </h1>
-      <div className="mt-6 rounded-xl border border-dashed border-slate-300 bg-white p-8 dark:border-slate-700 dark:bg-slate-900">
-        <p className="font-medium">This section comes in a later release.</p>
-        <p className="mt-2 text-sm leading-6 text-slate-600 dark:text-slate-300">
-          It will manage {summary.charAt(0).toLowerCase() + summary.slice(1)} The{" "}
-          <a href="/api/docs" className="font-medium text-brand-600 underline-offset-2 hover:underline dark:text-brand-100">
-            API reference
-          </a>{" "}
-          lists what the REST API offers today.
-        </p>
-      </div>
-    </section>
-  );
-}
