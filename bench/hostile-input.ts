@@ -1,7 +1,7 @@
 // `npm run bench:hostile`: what hostile settings schemas cost now, and whether the server keeps
 // answering while they are checked. Prints figures; asserts nothing.
 //
-// 1. In this process: the issue's `^(a+)+$` on JavaScript's own engine (a few lengths, to show the
+// 1. In this process: the classic `^(a+)+$` on JavaScript's own engine (a few lengths, to show the
 //    growth; 41 characters would take minutes) and on RE2 (41, 5,000 and 100,000 characters); a
 //    schema whose check is exponential in the data (stopped by the 500 ms budget); compiling a
 //    small and a 32 KiB schema.

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { id, pageQuery, timestamp } from "./common";
 
-// The audit trail (decisions §10): one event per change, sign-in or refused authorization.
+// The audit trail: one event per change, sign-in or refused authorization.
 
 export const AUDIT_ACTOR_AUTHS = ["session", "api_key", "cli", "system"] as const;
 export const AUDIT_OUTCOMES = ["success", "denied"] as const;

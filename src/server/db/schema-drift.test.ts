@@ -150,7 +150,7 @@ describe("schema drift", () => {
     expect(diff(schema, database, ALLOWED), "schema.prisma and prisma/migrations disagree").toEqual([]);
     // The comparison is not vacuous: every model was matched against a table with its columns and keys.
     expect(database.tables.map((t) => t.name).sort()).toEqual(schema.tables.map((t) => t.name).sort());
-    // The spec's 18, audit_events, the two of two-factor sign-in and the two of key usage.
+    // The 18 core tables, audit_events, the two of two-factor sign-in and the two of key usage.
     expect(schema.tables).toHaveLength(23);
   });
 

@@ -170,7 +170,7 @@ async function columnsWhere(condition: string, ...params: unknown[]) {
 const tablesWithColumn = async (column: string) =>
   (await columnsWhere("c.column_name = $1", column)).map((c) => c.table_name).sort();
 
-const SPEC_TABLES = [
+const CORE_TABLES = [
   "api_keys",
   "central_points",
   "conversations",
@@ -190,9 +190,9 @@ const SPEC_TABLES = [
   "user_roles",
   "users",
 ];
-/** Tables the product adds to the spec's: the second factor of console sign-in. */
+/** Tables added to the core data model for the second factor of console sign-in. */
 const TWO_FACTOR_TABLES = ["user_recovery_codes", "user_two_factor"];
-const TABLES = [...SPEC_TABLES, ...TWO_FACTOR_TABLES].sort();
+const TABLES = [...CORE_TABLES, ...TWO_FACTOR_TABLES].sort();
 // Hourly counters keyed by key, hour and outcome: no id, no record stamps.
 const KEY_USAGE_TABLES = ["api_key_usage", "api_key_usage_totals"];
 const without = (...excluded: string[]) => TABLES.filter((t) => !excluded.includes(t));
@@ -572,7 +572,7 @@ describe("primary keys", () => {
       "user_roles",
     ];
     expect(integerIds).toEqual(INTEGER_ID_TABLES);
-    // audit_events is the schema's own table besides the spec's (decisions §10).
+    // audit_events, added to the core data model, has a uuid id too.
     expect(uuidIds).toEqual([...without(...INTEGER_ID_TABLES, "user_two_factor"), "audit_events"].sort());
   });
 });

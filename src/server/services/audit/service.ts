@@ -9,7 +9,7 @@ import type { RequestFacts } from "@/server/http/client";
 import { log } from "@/server/log";
 import { newestFirst, paginate, type Page } from "@/server/services/pagination";
 
-// The audit trail (decisions §10). A change's event is written in the unit of work that made the
+// The audit trail. A change's event is written in the unit of work that made the
 // change (operations/invoke.ts); refusals and sign-ins, which change nothing, on their own.
 
 export const NO_REQUEST: RequestFacts = { requestId: null, ip: null, userAgent: null };

@@ -188,7 +188,7 @@ describe("no escalation", () => {
     expect((await client.role.findUniqueOrThrow({ where: { id: wide.id } })).is_deleted).toBe(false);
   });
 
-  // The property of the issue: whatever a non-sys_admin granter does with roles and grants, nobody
+  // The property: whatever a non-sys_admin granter does with roles and grants, nobody
   // ends up holding a permission, globally or in an organization, that the granter did not hold
   // there before — the granter included — and nobody becomes a sys_admin.
   it("holds for any sequence of grants, revokes and role edits by a non-sys_admin", async () => {
