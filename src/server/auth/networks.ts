@@ -4,8 +4,8 @@ import { LRUCache } from "lru-cache";
 
 // The networks an API key may be used from (its `allowed_cidrs`), parsed once when the key is
 // resolved. Parsing the client's address costs far more than comparing it with 50 networks, and a
-// key is used from few addresses: each answer is remembered with the key's networks (a bounded
-// map, living as long as the cached key). An IPv4 client reaching an IPv6 socket
+// key is used from few addresses: each answer is remembered with the key's networks (the most
+// recent addresses, living as long as the cached key). An IPv4 client reaching an IPv6 socket
 // (::ffff:203.0.113.7) counts as its IPv4 address. Parsing 50 CIDRs costs about a millisecond, and
 // a key is resolved again every half minute: lists already parsed are kept (keys sharing a list
 // share its networks).
@@ -18,7 +18,7 @@ export interface AllowedNetworks {
   v4: readonly (readonly [number, number])[];
   v6: readonly [ipaddr.IPv6, number][];
   /** Addresses already checked, and the answer. */
-  decided: Map<string, boolean>;
+  decided: LRUCache<string, boolean>;
 }
 
 const v4Number = (address: ipaddr.IPv4): number => {
@@ -60,7 +60,7 @@ function parse(cidrs: readonly string[]): AllowedNetworks {
       v6.push([address as ipaddr.IPv6, bits]);
     }
   }
-  return { v4, v6, decided: new Map() };
+  return { v4, v6, decided: new LRUCache({ max: REMEMBERED_ADDRESSES }) };
 }
 
 /** Whether `address` (the client's, as the front door reports it) falls inside one of the networks. */
@@ -68,7 +68,6 @@ export function addressAllowed(networks: AllowedNetworks, address: string): bool
   let allowed = networks.decided.get(address);
   if (allowed === undefined) {
     allowed = inside(networks, address);
-    if (networks.decided.size >= REMEMBERED_ADDRESSES) networks.decided.clear();
     networks.decided.set(address, allowed);
   }
   return allowed;
