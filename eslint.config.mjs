@@ -18,10 +18,10 @@ const eslintConfig = defineConfig([
     // What runs in the browser never imports the server: shared values live in src/lib. Types
     // (AppRouter, ErrorData) are erased at build time and stay allowed. Server components and
     // server actions under src/app/console (pages, layouts, actions) call the server and are exempt,
-    // as are the API reference's components (rendered on the server only, into a static page) and
-    // tests, which drive the server on purpose.
+    // as are tests, which drive the server on purpose. (The API reference, rendered on the server
+    // only into a static page, keeps its components beside its page, under src/app/api/docs.)
     files: ["src/components/**/*.{ts,tsx}", "src/app/console/**/*.{ts,tsx}", "src/trpc/**/*.{ts,tsx}"],
-    ignores: ["**/*.test.ts", "src/app/console/**/page.tsx", "src/app/console/**/layout.tsx", "src/app/console/actions.ts", "src/app/console/**/org-page.ts", "src/trpc/server.tsx", "src/components/api-docs/**"],
+    ignores: ["**/*.test.ts", "src/app/console/**/page.tsx", "src/app/console/**/layout.tsx", "src/app/console/actions.ts", "src/app/console/**/org-page.ts", "src/trpc/server.tsx"],
     rules: {
       "@typescript-eslint/no-restricted-imports": [
         "error",

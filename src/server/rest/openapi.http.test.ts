@@ -6,7 +6,7 @@ import SwaggerParser from "@apidevtools/swagger-parser";
 import { createConfig, lintFromString } from "@redocly/openapi-core";
 import openapiTS, { astToString, COMMENT_HEADER } from "openapi-typescript";
 import { afterAll, describe, expect, it } from "vitest";
-import { TYPED_CLIENT, typedClientExample } from "@/components/api-docs/typed-client";
+import { TYPED_CLIENT, typedClientExample } from "@/app/api/docs/_components/typed-client";
 import { systemActor } from "@/server/auth/actor";
 import { createApiKey } from "@/server/services/api-keys/service";
 import { startApp } from "@/test/app";

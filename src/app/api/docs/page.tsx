@@ -1,9 +1,9 @@
 import type { Metadata } from "next";
-import { errorAnchor, exampleOf, statusText, tagGroups, type JsonSchema } from "@/components/api-docs/model";
-import { OperationSection } from "@/components/api-docs/operation";
-import { tableClass, tdClass, thClass } from "@/components/api-docs/schema";
-import { CodeBlock, Inline, MethodBadge, Paragraphs, codeClass } from "@/components/api-docs/text";
-import { TYPED_CLIENT, typedClientExample } from "@/components/api-docs/typed-client";
+import { errorAnchor, exampleOf, statusText, tagGroups, type JsonSchema } from "./_components/model";
+import { OperationSection } from "./_components/operation";
+import { tableClass, tdClass, thClass } from "./_components/schema";
+import { CodeBlock, Inline, MethodBadge, Paragraphs, codeClass } from "./_components/text";
+import { TYPED_CLIENT, typedClientExample } from "./_components/typed-client";
 import { ERROR_CODES, ERRORS } from "@/lib/errors";
 import { DomainError } from "@/server/errors";
 import { openApiDocument } from "@/server/rest/openapi";
