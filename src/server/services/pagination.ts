@@ -43,7 +43,11 @@ export const oldestFirst: PageOrder<"id", string> = { column: "id", direction: "
 export const byRowId: PageOrder<"id", number> = { column: "id", direction: "asc", accepts: isRowId };
 export const byKey: PageOrder<"key", string> = { column: "key", direction: "asc", accepts: isKey };
 
-function decodeCursor<K extends string, V extends CursorValue>(cursor: string | undefined, order: PageOrder<K, V>): V | undefined {
+/**
+ * The value a cursor holds, if it is one `accepts` takes; else 400. Lists ordered by more than one
+ * column (read by a statement of their own) use this and `encodeCursor` directly.
+ */
+export function decodeCursor<V>(cursor: string | undefined, accepts: (value: unknown) => value is V): V | undefined {
   if (cursor === undefined) return undefined;
   let value: unknown;
   try {
@@ -51,11 +55,11 @@ function decodeCursor<K extends string, V extends CursorValue>(cursor: string | 
   } catch {
     value = undefined;
   }
-  if (!order.accepts(value)) throw validationFailed([{ path: "cursor", message: "is not a cursor from this list" }], "The cursor is not valid.");
+  if (!accepts(value)) throw validationFailed([{ path: "cursor", message: "is not a cursor from this list" }], "The cursor is not valid.");
   return value;
 }
 
-const encodeCursor = (value: CursorValue): string => Buffer.from(JSON.stringify(value), "utf8").toString("base64url");
+export const encodeCursor = (value: unknown): string => Buffer.from(JSON.stringify(value), "utf8").toString("base64url");
 
 /** One page of a list: `fetch` reads the rows of the window, `toItem` shapes each. */
 export async function paginate<K extends string, V extends CursorValue, Row extends { [P in K]: V }, Item>(
@@ -64,7 +68,7 @@ export async function paginate<K extends string, V extends CursorValue, Row exte
   fetch: (window: PageWindow<K, V>) => Promise<Row[]>,
   toItem: (row: Row) => Item,
 ): Promise<Page<Item>> {
-  const cursor = decodeCursor(query.cursor, order);
+  const cursor = decodeCursor(query.cursor, order.accepts);
   const after = cursor === undefined ? {} : { [order.column]: order.direction === "desc" ? { lt: cursor } : { gt: cursor } };
   const rows = await fetch({
     after: after as PageWindow<K, V>["after"],

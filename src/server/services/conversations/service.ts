@@ -7,7 +7,7 @@ import { queryRows } from "@/server/db/client";
 import { dataLayer, type DataLayer } from "@/server/db/data-layer";
 import { DomainError, notFound, validationFailed } from "@/server/errors";
 import { requireOrganization } from "@/server/services/organizations/service";
-import { newestFirst, paginate } from "@/server/services/pagination";
+import { decodeCursor, encodeCursor, newestFirst, paginate } from "@/server/services/pagination";
 import type {
   AppendMessagesInput,
   Conversation,
@@ -142,16 +142,10 @@ export async function appendMessages(actor: Actor, orgId: string, convId: string
   return { data: rows.sort((a, b) => (a.created_at < b.created_at ? -1 : 1)) };
 }
 
-function decodeMessageCursor(cursor: string | undefined): { at: string; id: string } | undefined {
-  if (cursor === undefined) return undefined;
-  try {
-    const [at, id] = JSON.parse(Buffer.from(cursor, "base64url").toString("utf8")) as [string, string];
-    if (/^\d{4}-\d\d-\d\dT[\d:.]+Z$/.test(at) && /^[0-9a-f-]{36}$/.test(id)) return { at, id };
-  } catch {
-    // fall through
-  }
-  throw validationFailed([{ path: "cursor", message: "is not a cursor from this list" }]);
-}
+// A history page ends at a message: its time and id, the columns the history is ordered by.
+const isMessagePosition = (value: unknown): value is [string, string] =>
+  Array.isArray(value) && value.length === 2 && typeof value[0] === "string" && /^\d{4}-\d\d-\d\dT[\d:.]+Z$/.test(value[0]) &&
+  typeof value[1] === "string" && /^[0-9a-f-]{36}$/.test(value[1]);
 
 /**
  * The history query: one statement finds the conversation (in this organization, neither deleted,
@@ -183,7 +177,8 @@ type HistoryRow = { conversation_instance_id: string | null } & (MessageRow | { 
 
 /** A conversation's history in order, without intent messages, a page at a time. */
 export async function listMessages(actor: Actor, orgId: string, convId: string, query: ListMessagesQuery) {
-  const after = decodeMessageCursor(query.cursor);
+  const cursor = decodeCursor(query.cursor, isMessagePosition);
+  const after = cursor && { at: cursor[0], id: cursor[1] };
   // The hottest read of the API: straight through the pool, as a prepared statement.
   const rows = await queryRows<HistoryRow>(messageHistorySql(after !== undefined), [
     convId,
@@ -202,7 +197,7 @@ export async function listMessages(actor: Actor, orgId: string, convId: string, 
   const last = data[data.length - 1];
   return {
     data,
-    next_cursor: rows.length > query.limit && last ? Buffer.from(JSON.stringify([last.created_at, last.id])).toString("base64url") : null,
+    next_cursor: rows.length > query.limit && last ? encodeCursor([last.created_at, last.id]) : null,
   };
 }
 
