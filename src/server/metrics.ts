@@ -67,13 +67,13 @@ function createMetrics(): Metrics {
     }),
     keyAuthentications: new Counter({
       name: "svc_api_key_authentications_total",
-      help: "API keys presented, by outcome: accepted, invalid, expired, revoked, or unavailable (the database did not answer).",
+      help: "API keys presented, by outcome: accepted, invalid, expired, revoked, ip_not_allowed (used from outside its networks), or unavailable (the database did not answer).",
       labelNames: ["outcome"],
       registers,
     }),
     rateLimited: new Counter({
       name: "svc_rate_limited_total",
-      help: "Requests refused with 429, by limit: key (its rate limit) or auth_failures (per client address).",
+      help: "Requests refused for going over a limit (429, or a refused sign-in), by limit: key (its rate limit), auth_failures (per client address), address (a route's calls per address) or sign_in (failed sign-ins and second-factor codes).",
       labelNames: ["limit"],
       registers,
     }),

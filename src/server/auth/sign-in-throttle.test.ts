@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { afterAll, describe, expect, it } from "vitest";
 import { createLimiterStore, type LimiterStore } from "@/server/limits/store";
+import { metrics } from "@/server/metrics";
 import { SIGN_IN_LIMITS, SignInThrottle, TooManySignInAttempts, type SignInStep } from "./sign-in-throttle";
 
 // The sign-in throttle on a store in memory, and on the Redis of this machine shared by two throttles
@@ -76,6 +77,17 @@ describe("sign-in throttle", () => {
     expect(await waitOf(throttle, "second-factor:dave", "192.0.2.250")).toBeUndefined();
     expect(await waitOf(throttle, "second-factor:dave", "192.0.2.250", "code")).toBeDefined();
     expect(await waitOf(throttle, "second-factor:erin", "192.0.2.250", "code")).toBeUndefined();
+  });
+
+  it("counts each refusal in the metrics", async () => {
+    const refusals = async () => (await metrics().rateLimited.get()).values.find((v) => v.labels.limit === "sign_in")?.value ?? 0;
+    const throttle = memoryThrottle();
+    const before = await refusals();
+    await failTimes(throttle, "metered", "198.51.100.30", FREE);
+    expect(await refusals()).toBe(before);
+    expect(await waitOf(throttle, "metered", "198.51.100.30")).toBeDefined();
+    expect(await waitOf(throttle, "metered", "198.51.100.30")).toBeDefined();
+    expect(await refusals()).toBe(before + 2);
   });
 
   it("forgets the pair's failures on success", async () => {

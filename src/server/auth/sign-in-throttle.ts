@@ -3,6 +3,7 @@ import { createHash } from "node:crypto";
 import { CredentialsSignin } from "next-auth";
 import { failureCounterKey } from "@/server/limits/api-limits";
 import { limiterStore, type Limiter, type LimiterStore, type LimitState } from "@/server/limits/store";
+import { metrics } from "@/server/metrics";
 
 // Failed sign-ins (a wrong password, a wrong second factor) are throttled twice, in the rate-limit
 // store (per process, or shared by every replica through Redis):
@@ -63,7 +64,9 @@ export class SignInThrottle {
   async check(account: string, address: string, step: SignInStep = "password"): Promise<void> {
     const states = await Promise.all(this.counters(account, address, step).map(([limiter, key]) => limiter.peek(key)));
     const waits = states.filter(spent).map((state) => state.resetMs);
-    if (waits.length > 0) throw new TooManySignInAttempts(Math.ceil(Math.max(...waits) / 1000));
+    if (waits.length === 0) return;
+    metrics().rateLimited.inc({ limit: "sign_in" });
+    throw new TooManySignInAttempts(Math.ceil(Math.max(...waits) / 1000));
   }
 
   async fail(account: string, address: string, step: SignInStep = "password"): Promise<void> {
