@@ -54,10 +54,14 @@ export function holds(actor: Actor, permission: Permission, orgId?: string): boo
   return keyAllows(actor, permission) && !keyShutOut(actor, orgId) && grantsHold(actor.grants, permission, orgId);
 }
 
-/** Does the actor hold `permission` globally or in at least one organization? */
+/**
+ * Does the actor hold `permission` globally or in at least one organization? A key counts only the
+ * organizations it may act in: a grant in one outside its `allowed_org_ids` (or in a suspended
+ * one) lends it nothing.
+ */
 export function holdsAnywhere(actor: Actor, permission: Permission): boolean {
   if (actor.kind === "system") return true;
-  return keyAllows(actor, permission) && grantsHoldAnywhere(actor.grants, permission);
+  return holds(actor, permission) || [...actor.grants.memberships.keys()].some((orgId) => holds(actor, permission, orgId));
 }
 
 const lacking = (permission: Permission, message = `This needs the permission ${permission}.`) =>
@@ -245,6 +249,16 @@ export function requireOutranks(actor: Actor, target: { userId: string; grants: 
     for (const p of target.grants.byOrg.get(orgId) ?? []) if (!holds(actor, p, orgId)) missing.push(p);
   }
   if (missing.length > 0) throw refuse(`the user holds ${[...new Set(missing)].join(", ")}, which you do not`);
+}
+
+/**
+ * Resetting a user's second factor is done to someone else: one's own is turned off with one's
+ * password and a code, so a session alone cannot strip it.
+ */
+export function requireResetOfAnother(actor: Actor, userId: string): void {
+  if (actor.kind !== "system" && actor.userId === userId) {
+    throw new DomainError("forbidden", "Turn off your own two-factor authentication from Your account, with your password and a code.");
+  }
 }
 
 /** Requested scopes must be catalog permissions: 400 `unknown_scope`, each named as `field.N`. */

@@ -1,12 +1,13 @@
 import { randomUUID } from "node:crypto";
 import { describe, expect, it, vi } from "vitest";
 import { systemActor } from "@/server/auth/actor";
+import { generateKey, isWellFormedKey } from "@/server/auth/api-key-format";
 import { isDangerous, ALL_PERMISSIONS, type Permission } from "@/lib/permissions";
 import type { ApiKey, CreatedApiKey } from "@/lib/schemas/api-keys";
 import { createApiKey, revokeApiKey, revokeLeakedKeys } from "@/server/services/api-keys/service";
 import { Browserless, startApp } from "@/test/app";
 import { testDatabase } from "@/test/database";
-import { createOrg, createSysAdmin, join, PASSWORD, seedRoles } from "@/test/fixtures";
+import { createOrg, createRole, createSysAdmin, createUser, grant, join, PASSWORD, seedRoles } from "@/test/fixtures";
 import { ROUTES } from "./registry";
 
 // The key lifecycle over HTTP (roll, restrictions, usage, leaked keys, expiring keys) against the
@@ -92,8 +93,7 @@ describe("roll", () => {
     const expiresAt = new Date((await listed(old.id))!.expires_at!).getTime();
     expect(expiresAt).toBeGreaterThanOrEqual(before + 3000);
     expect(expiresAt).toBeLessThanOrEqual(after + 3000);
-    const during = await call("/api/v1/me", { key: old.raw_key });
-    if (Date.now() < expiresAt) expect(during.status).toBe(200);
+    // Answered until its expiry (however late this machine gets here), refused from it on.
     let refusedAt = 0;
     await vi.waitFor(async () => {
       const answer = await call("/api/v1/me", { key: old.raw_key });
@@ -102,6 +102,14 @@ describe("roll", () => {
       refusedAt = Date.now();
     }, { timeout: 10_000, interval: 100 });
     expect(refusedAt).toBeGreaterThanOrEqual(expiresAt);
+    expect((await call("/api/v1/me", { key: (rolled.json as unknown as CreatedApiKey).raw_key })).status).toBe(200);
+  });
+
+  it("keeps both keys working during the grace period", async () => {
+    const old = await keyFor();
+    const rolled = await asConsole("POST", `${KEYS}/${old.id}/roll`, { grace_period_seconds: 3600 });
+    expect(rolled.status).toBe(201);
+    expect((await call("/api/v1/me", { key: old.raw_key })).status).toBe(200);
     expect((await call("/api/v1/me", { key: (rolled.json as unknown as CreatedApiKey).raw_key })).status).toBe(200);
   });
 
@@ -208,27 +216,60 @@ describe("allowed_cidrs", () => {
 });
 
 describe("allowed_org_ids", () => {
-  // The owner is a sys_admin and a member of both organizations: without the restriction the key
-  // would reach both. Restricted to `home`, `elsewhere` must answer as an organization the owner
-  // is not in, on every route under an organization.
-  const ids: Record<string, string> = { org_id: elsewhere.id, key: "feature.x" };
+  // The owner is a sys_admin and a member of every organization here: without the restriction the
+  // key would reach them all. Restricted to `home`, any other must answer as an organization the
+  // owner is not in, on every route under an organization, before anything else of the request is
+  // looked at.
+  const ids: Record<string, string> = { key: "feature.x" };
   const fill = (path: string, orgId: string) => path.replace(/\{([a-z_]+)\}/g, (_, name: string) => (name === "org_id" ? orgId : (ids[name] ?? randomUUID())));
   const orgRoutes = ROUTES.filter((r) => r.path.includes("{org_id}"));
   const everything = ALL_PERMISSIONS.filter((p) => !isDangerous(p));
   const restricted = keyFor(everything, { allowed_org_ids: [home.id] });
   const unrestricted = keyFor(everything);
+  const answer = (reply: Awaited<ReturnType<typeof call>>) => ({ status: reply.status, detail: reply.json?.detail });
 
   it("covers the organization routes", () => {
     expect(orgRoutes.length).toBeGreaterThan(15);
   });
 
-  it.each(orgRoutes.map((r) => [`${r.method} ${r.path}`, r] as const))("%s refuses another organization", async (_name, route) => {
-    const bodyless = route.method === "GET" || route.method === "DELETE";
-    const answer = await call(fill(route.path, elsewhere.id), { key: (await restricted).raw_key, method: route.method, body: bodyless ? undefined : {} });
+  it.each(orgRoutes.map((r) => [`${r.method} ${r.path}`, r] as const))("%s refuses another organization at its gate", async (_name, route) => {
+    // An organization of its own per route: the unrestricted key's request below may change it.
+    const target = await createOrg(client);
+    await join(client, admin.id, target.id);
+    const path = fill(route.path, target.id);
+    const request = { method: route.method, body: route.method === "GET" || route.method === "DELETE" ? undefined : {} };
     const access = route.access as { org?: string; list?: boolean };
-    expect(answer.status).toBe(access.org && access.list ? 403 : 404);
-    expect(answer.text).not.toContain("elsewhere");
+    const gate = access.org && access.list
+      ? { status: 403, detail: "You are not a member of this organization." }
+      : { status: 404, detail: "No such organization or resource." };
+    const refused = await call(path, { key: (await restricted).raw_key, ...request });
+    expect(answer(refused)).toEqual(gate);
+    expect(refused.text).not.toContain(target.name);
+    // The same request with a key that is not restricted gets past the gate (to whatever the route
+    // answers next): the refusal above is the restriction's.
+    expect(answer(await call(path, { key: (await unrestricted).raw_key, ...request }))).not.toEqual(gate);
   });
+
+  it.each(ROUTES.filter((r) => (r.access as { anyOrg?: boolean }).anyOrg && r.method === "GET" && !r.path.includes("{")).map((r) => [r.path] as const))(
+    "GET %s counts no grant from an organization outside the key's",
+    async (path) => {
+      // Held through a role in `elsewhere` only: a key restricted to `home` holds it nowhere.
+      const permission = (ROUTES.find((r) => r.method === "GET" && r.path === path)?.access as { permission: Permission }).permission;
+      const owner = await createUser(client);
+      await join(client, owner.id, home.id);
+      await join(client, owner.id, elsewhere.id);
+      await grant(client, owner.id, (await createRole(client, "org", [permission])).id, elsewhere.id);
+      const keyOf = async (allowed: string[] | null) => (await createApiKey(cli, owner.id, { name: "any-org", scopes: [permission], expires_at: null, allowed_org_ids: allowed })).raw_key;
+      const refused = await call(path, { key: await keyOf([home.id]) });
+      expect(refused.status).toBe(403);
+      expect(refused.json).toMatchObject({ code: "forbidden", required_permission: permission });
+      // Allowed where the grant is (or anywhere): past the access check (a required query may still be missing).
+      for (const allowed of [[elsewhere.id], null]) {
+        const answer = await call(path, { key: await keyOf(allowed) });
+        expect(answer.status === 200 || (answer.status === 400 && answer.json.code === "validation_failed"), `${answer.status}`).toBe(true);
+      }
+    },
+  );
 
   it("leaves the allowed organization and an unrestricted key alone", async () => {
     expect((await call(`/api/v1/organizations/${home.id}`, { key: (await restricted).raw_key })).status).toBe(200);
@@ -239,8 +280,13 @@ describe("allowed_org_ids", () => {
   it("lists only the allowed organizations, even to a sys_admin's key", async () => {
     const listed = await call("/api/v1/organizations?limit=100", { key: (await restricted).raw_key });
     expect((listed.json.data as { id: string }[]).map((o) => o.id)).toEqual([home.id]);
-    const all = await call("/api/v1/organizations?limit=100", { key: (await unrestricted).raw_key });
-    expect((all.json.data as { id: string }[]).map((o) => o.id)).toEqual(expect.arrayContaining([home.id, elsewhere.id]));
+    const seen: string[] = [];
+    for (let cursor: unknown = undefined, page = 0; page === 0 || cursor; page++) {
+      const all = await call(`/api/v1/organizations?limit=100${cursor ? `&cursor=${String(cursor)}` : ""}`, { key: (await unrestricted).raw_key });
+      seen.push(...(all.json.data as { id: string }[]).map((o) => o.id));
+      cursor = all.json.next_cursor;
+    }
+    expect(seen).toEqual(expect.arrayContaining([home.id, elsewhere.id]));
   });
 });
 
@@ -300,13 +346,17 @@ describe("POST /api/v1/api-keys/revoke-leaked", () => {
     await revokeApiKey(cli, revoked.id);
     const bystander = await keyFor();
     expect((await call("/api/v1/me", { key: usable.raw_key })).status).toBe(200); // cached in the app
-    const unknownButWellFormed = `${usable.raw_key.slice(0, 20)}${"A".repeat(33)}`;
+    const unknownButWellFormed = generateKey().raw; // its checksum holds: it is looked up, and found nowhere
+    expect(isWellFormedKey(unknownButWellFormed)).toBe(true);
     const from = newAddress();
     const answer = await call(LEAKED, { method: "POST", from, body: { keys: [usable.raw_key, revoked.raw_key, "not a key", unknownButWellFormed] } });
     expect(answer.status).toBe(200);
     expect(answer.json).toEqual({ received: 4 });
-    const nothing = await call(LEAKED, { method: "POST", from, body: { keys: ["a", "b", "c", "d"] } });
+    // Four keys of which none was usable get the same answer: the reporter learns nothing of them.
+    const nothing = await call(LEAKED, { method: "POST", from, body: { keys: [revoked.raw_key, unknownButWellFormed, generateKey().raw, "d"] } });
+    expect(nothing.status).toBe(answer.status);
     expect(nothing.text).toBe(answer.text);
+    expect(nothing.headers.get("content-type")).toBe(answer.headers.get("content-type"));
     expect(await call("/api/v1/me", { key: usable.raw_key })).toMatchObject({ status: 401, json: { code: "api_key_revoked" } });
     expect((await call("/api/v1/me", { key: bystander.raw_key })).status).toBe(200);
     expect(await client.apiKey.findUniqueOrThrow({ where: { id: usable.id } })).toMatchObject({ is_active: false });
