@@ -18,6 +18,9 @@ export interface Grants {
   inactive: ReadonlySet<string>;
 }
 
+/** A role whose grant without an organization makes a sys_admin: the built-in one, or a system-scoped role carrying svc:system:admin. */
+export const makesSysAdmin = (role: { name: string; is_built_in: boolean; scope: string }, permissions: readonly string[]): boolean =>
+  (role.is_built_in && role.name === "sys_admin") || (role.scope === "system" && permissions.includes("svc:system:admin"));
 
 export async function loadGrants(db: Pick<DataLayer, "userRole" | "userOrgMembership" | "organization">, userId: string): Promise<Grants> {
   const [grants, memberships] = await Promise.all([
@@ -36,10 +39,7 @@ export async function loadGrants(db: Pick<DataLayer, "userRole" | "userOrgMember
   for (const { org_id, role } of grants) {
     const permissions = role.permissions.map((p) => p.permission).filter(isPermission);
     if (org_id === null) {
-      // sys_admin: the built-in role, or a system-scoped role carrying svc:system:admin.
-      if ((role.is_built_in && role.name === "sys_admin") || (role.scope === "system" && permissions.includes("svc:system:admin"))) {
-        isSysAdmin = true;
-      }
+      if (makesSysAdmin(role, permissions)) isSysAdmin = true;
       for (const p of permissions) global.add(p);
     } else {
       const set = byOrg.get(org_id) ?? new Set<Permission>();

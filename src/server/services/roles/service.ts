@@ -2,7 +2,7 @@ import "server-only";
 import type { Prisma } from "@/generated/prisma/client";
 import { auditName, type Actor } from "@/server/auth/actor";
 import { requireHeldByActor } from "@/server/auth/authorize";
-import { loadGrants } from "@/server/auth/grants";
+import { loadGrants, makesSysAdmin } from "@/server/auth/grants";
 import { ALL_PERMISSIONS, isDangerous, isPermission, PERMISSIONS, type Permission } from "@/lib/permissions";
 import { dataLayer, type DataLayer } from "@/server/db/data-layer";
 import { DomainError, notFound, validationFailed } from "@/server/errors";
@@ -276,7 +276,7 @@ export async function effectivePermissionsOf(actor: Actor, userId: string): Prom
     role_id: role.id,
     role_name: role.name,
     permissions: new Set(role.permissions.map((p) => p.permission)),
-    makesSysAdmin: org_id === null && ((role.is_built_in && role.name === "sys_admin") || (role.scope === "system" && role.permissions.some((p) => p.permission === "svc:system:admin"))),
+    makesSysAdmin: org_id === null && makesSysAdmin(role, role.permissions.map((p) => p.permission)),
   }));
   const source = (s: (typeof sourced)[number]) => ({ role_id: s.role_id, role_name: s.role_name, org_id: s.org_id });
 

@@ -1,6 +1,6 @@
 import "server-only";
 import { auditName, type Actor, type SessionActor } from "@/server/auth/actor";
-import { isSysAdmin } from "@/server/auth/authorize";
+import { isSysAdmin, requireResetOfAnother } from "@/server/auth/authorize";
 import { loadGrants } from "@/server/auth/grants";
 import { verifyPassword } from "@/server/auth/passwords";
 import { signInThrottle, TooManySignInAttempts } from "@/server/auth/sign-in-throttle";
@@ -166,9 +166,7 @@ export async function turnOffTwoFactor(actor: SessionActor, input: TurnOffTwoFac
 export async function resetTwoFactor(actor: Actor, userId: string): Promise<TwoFactorStatus> {
   const db = dataLayer(auditName(actor));
   if (!(await db.user.findUnique({ where: { id: userId }, select: { id: true } }))) throw notFound("user");
-  if (actor.kind !== "system" && actor.userId === userId) {
-    throw new DomainError("forbidden", "Turn off your own two-factor authentication from Your account, with your password and a code.");
-  }
+  requireResetOfAnother(actor, userId);
   await requireOutranksUser(actor, userId);
   await removeTwoFactor(db, userId);
   return userTwoFactor(actor, userId);
