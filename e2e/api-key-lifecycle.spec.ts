@@ -49,6 +49,26 @@ test("roll a key without grace: the new key is shown once and works, the old one
   expect(await old.json()).toMatchObject({ code: "api_key_expired" });
 });
 
+test("a key expiring within a week is marked in the list: the old key of a roll with a day's grace", async ({ page }) => {
+  const name = uniqueName("e2e expiring");
+  await createKey(page, name);
+  const rows = page.getByRole("table", { name: "Your API keys" }).getByRole("row", { name: new RegExp(name) });
+  await expect(rows.filter({ hasText: "Active" })).toHaveCount(1);
+  await expect(rows.filter({ hasText: "Expires soon" })).toHaveCount(0);
+
+  await rows.getByRole("button", { name: `Roll ${name}` }).click();
+  const roll = page.getByRole("dialog", { name: `Roll “${name}”?` });
+  await expect(roll.getByRole("radio", { name: "24 hours" })).toBeChecked();
+  await roll.getByRole("button", { name: "Roll key" }).click();
+  const shown = page.getByRole("alertdialog", { name: "Copy your new API key" });
+  await shown.getByRole("button", { name: "I have copied the key" }).click();
+
+  // The new key (90 days, like the old one) stays active; the old one ends tomorrow.
+  await expect(rows).toHaveCount(2);
+  await expect(rows.filter({ hasText: "Expires soon" })).toHaveCount(1);
+  await expect(rows.filter({ hasText: "Active" })).toHaveCount(1);
+});
+
 test("edit a key's networks: a request from elsewhere is refused with ip_not_allowed", async ({ page, request }) => {
   const name = uniqueName("e2e restrict");
   const rawKey = await createKey(page, name);
