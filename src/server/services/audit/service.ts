@@ -9,8 +9,8 @@ import type { RequestFacts } from "@/server/http/client";
 import { log } from "@/server/log";
 import { newestFirst, paginate, type Page } from "@/server/services/pagination";
 
-// The audit trail. A change's event is written in the unit of work that made the
-// change (operations/invoke.ts); refusals and sign-ins, which change nothing, on their own.
+// The audit trail. A change's event is written in the unit of work that made the change
+// (operations/invoke.ts); refusals and sign-ins, which change nothing, on their own.
 
 export const NO_REQUEST: RequestFacts = { requestId: null, ip: null, userAgent: null };
 
@@ -138,16 +138,26 @@ export async function listAuditEvents(actor: Actor, query: ListAuditEventsQuery,
     ? await dataLayer(auditName(actor), { includeDeleted: true }).user.findMany({ where: { id: { in: ids } }, select: { id: true, username: true } })
     : [];
   const usernames = new Map(users.map((user) => [user.id, user.username]));
-  return { next_cursor: page.next_cursor, data: page.data.map((row) => toAuditEvent(row, usernames)) };
+  return {
+    next_cursor: page.next_cursor,
+    data: page.data.map((row) => toAuditEvent(row, row.actor_user_id ? (usernames.get(row.actor_user_id) ?? null) : null)),
+  };
 }
 
-function toAuditEvent(row: Row, usernames: Map<string, string>): AuditEvent {
+/** The latest `limit` events, newest first as in the list, in one statement: usernames joined, deleted users' too. */
+export async function latestAuditEvents(actor: Actor, limit: number): Promise<AuditEvent[]> {
+  const rows = await dataLayer(auditName(actor)).$queryRaw<(Row & { username: string | null })[]>`
+    SELECT e.*, u.username FROM audit_events e LEFT JOIN users u ON u.id = e.actor_user_id ORDER BY e.id DESC LIMIT ${limit}`;
+  return rows.map((row) => toAuditEvent(row, row.username));
+}
+
+function toAuditEvent(row: Row, username: string | null): AuditEvent {
   return {
     id: row.id,
     occurred_at: row.occurred_at.toISOString(),
     actor: {
       user_id: row.actor_user_id,
-      username: row.actor_user_id ? (usernames.get(row.actor_user_id) ?? null) : null,
+      username,
       auth: row.actor_auth as AuditEvent["actor"]["auth"],
       key_prefix: row.actor_key_prefix,
     },

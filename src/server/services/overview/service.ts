@@ -4,13 +4,21 @@ import type { Overview } from "@/lib/schemas/overview";
 import type { Actor } from "@/server/auth/actor";
 import { auditName } from "@/server/auth/actor";
 import { dataLayer } from "@/server/db/data-layer";
-import { listAuditEventsQuery } from "@/lib/schemas/audit";
-import { listAuditEvents } from "@/server/services/audit/service";
+import { latestAuditEvents } from "@/server/services/audit/service";
 
-// The platform at a glance, for the console's landing page: one statement per figure, each
-// answered from an index or a small table (the chart from the usage totals, the most refused keys
-// from the partial index of refusals, the latest events from the audit trail's time index), all
-// sent at once.
+// The platform at a glance, for the console's landing page: one statement per figure (the two key
+// counts share one), all sent at once, each read from an index (EXPLAIN on the overview bench's
+// database, 100,000 keys, shows these plans):
+// - organizations by tier: organizations_is_deleted_subscription_tier_idx alone, in tier order;
+// - users: users_username_key alone (it holds exactly the users not deleted);
+// - active keys and keys expiring this week: api_keys_expires_at_idx alone (the usable keys by
+//   expiry, those without one included); expired keys in it are skipped as it is read;
+// - the chart: the usage totals' primary key (at most 7 × 24 × 6 rows whatever the number of keys);
+// - the most refused keys: api_key_usage_refusals_idx alone (this week's refusals, with their key and
+//   count), then the ten keys and their owners by primary key;
+// - the latest events: the audit trail's primary key backwards (ids are time-ordered), their actors
+//   by primary key (latestAuditEvents).
+// On tables of a few pages the planner may read the table instead, which costs as little.
 
 const WEEK_HOURS = 7 * 24;
 const MOST_REFUSED = 10;
@@ -25,21 +33,19 @@ export async function overview(actor: Actor): Promise<Overview> {
     db.$queryRaw<{ tier: string; count: bigint }[]>`
       SELECT subscription_tier AS tier, count(*) AS count FROM organizations WHERE NOT is_deleted GROUP BY 1 ORDER BY 1`,
     db.$queryRaw<{ count: bigint }[]>`SELECT count(*) AS count FROM users WHERE NOT is_deleted`,
-    // Usable keys: active, not deleted, not expired; those expiring this week come from the partial
-    // index of usable keys by expiry.
     db.$queryRaw<{ active: bigint; expiring: bigint }[]>`
-      SELECT count(*) FILTER (WHERE expires_at IS NULL OR expires_at > now()) AS active,
-             count(*) FILTER (WHERE expires_at > now() AND expires_at <= now() + make_interval(days => ${EXPIRING_SOON_DAYS})) AS expiring
-      FROM api_keys WHERE is_active AND NOT is_deleted`,
+      SELECT count(*) AS active,
+             count(*) FILTER (WHERE expires_at <= now() + make_interval(days => ${EXPIRING_SOON_DAYS})) AS expiring
+      FROM api_keys WHERE is_active AND NOT is_deleted AND (expires_at IS NULL OR expires_at > now())`,
     db.$queryRaw<{ hour: Date; outcome: UsageOutcome; count: bigint }[]>`
       SELECT hour, outcome, count FROM api_key_usage_totals WHERE hour >= ${since} ORDER BY 1, 2`,
     db.$queryRaw<{ id: string; name: string; key_prefix: string; user_id: string; username: string; refused: bigint }[]>`
       SELECT k.id, k.name, k.key_prefix, k.user_id, u.username, r.refused
       FROM (SELECT key_id, sum(count) AS refused FROM api_key_usage
-            WHERE hour >= ${since} AND outcome IN ('401', '403', '429') GROUP BY key_id ORDER BY refused DESC LIMIT ${MOST_REFUSED}) r
+            WHERE hour >= ${since} AND outcome IN ('401', '403', '429') GROUP BY key_id ORDER BY refused DESC, key_id LIMIT ${MOST_REFUSED}) r
       JOIN api_keys k ON k.id = r.key_id JOIN users u ON u.id = k.user_id
       ORDER BY r.refused DESC, k.id`,
-    listAuditEvents(actor, listAuditEventsQuery.parse({ limit: LATEST_EVENTS })),
+    latestAuditEvents(actor, LATEST_EVENTS),
   ]);
   return {
     organizations_by_tier: tiers.map((t) => ({ tier: t.tier, count: Number(t.count) })),
@@ -48,6 +54,6 @@ export async function overview(actor: Actor): Promise<Overview> {
     keys_expiring_this_week: Number(keys[0]?.expiring ?? 0),
     requests_per_hour: hours.map((h) => ({ hour: h.hour.toISOString(), outcome: h.outcome, count: Number(h.count) })),
     most_refused_keys: refused.map((k) => ({ ...k, refused: Number(k.refused) })),
-    latest_events: events.data,
+    latest_events: events,
   };
 }
