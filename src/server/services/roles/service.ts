@@ -245,9 +245,19 @@ async function revoke(actor: Actor, userId: string, where: Prisma.UserRoleWhereI
 /** Revokes one grant of a user (global or in an organization). */
 export const revokeGrant = (actor: Actor, userId: string, grantId: number) => revoke(actor, userId, { id: grantId });
 
-/** The org admin's grant: an org role, in organization `orgId`. */
-export const grantOrgRole = (actor: Actor, orgId: string, userId: string, roleId: string) =>
-  grantRole(actor, userId, { role_id: roleId, org_id: orgId });
+/**
+ * The org admin's grant: an org role, in organization `orgId`, to a member of it. The member the
+ * path names is looked up first, as reading or removing it does: anyone else is not found there,
+ * whatever organization they belong to.
+ */
+export async function grantOrgRole(actor: Actor, orgId: string, userId: string, roleId: string): Promise<Grant> {
+  const member = await dataLayer(auditName(actor)).userOrgMembership.findFirst({
+    where: { org_id: orgId, user_id: userId, user: { is_deleted: false } },
+    select: { id: true },
+  });
+  if (!member) throw notFound("member");
+  return grantRole(actor, userId, { role_id: roleId, org_id: orgId });
+}
 
 /** The org admin's revoke: role `roleId` granted in organization `orgId`. */
 export const revokeOrgRole = (actor: Actor, orgId: string, userId: string, roleId: string) =>
