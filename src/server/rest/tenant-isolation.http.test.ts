@@ -1,15 +1,19 @@
 import { describe, expect, it } from "vitest";
+import { z } from "zod";
+import { exampleOf, tagGroups } from "@/components/api-docs/model";
 import { systemActor } from "@/server/auth/actor";
-import { isDangerous, ORG_PERMISSIONS, type Permission } from "@/lib/permissions";
+import { ALL_PERMISSIONS, isDangerous, ORG_PERMISSIONS, type Permission } from "@/lib/permissions";
 import { createApiKey } from "@/server/services/api-keys/service";
 import { Browserless, startApp } from "@/test/app";
 import { testDatabase } from "@/test/database";
-import { createOrg, createUser, grant, join, PASSWORD, roleId, seedRoles } from "@/test/fixtures";
-import { ROUTES } from "./registry";
+import { createOrg, createSysAdmin, createUser, grant, join, PASSWORD, roleId, seedRoles } from "@/test/fixtures";
+import { openApiDocument } from "./openapi";
+import { ROUTES, type RestOperation } from "./registry";
 
 // Generated from the route registry: every organization-scoped route, called by the admin of
 // another organization, must not reveal the resource — 404 like a missing one, or 403 for the
-// list routes of an organization the caller is not in. New routes are covered automatically.
+// list routes of an organization the caller is not in — and no route reaches one organization's
+// child through another's path, not even for a sys_admin. New routes are covered automatically.
 
 const { client, url } = await testDatabase();
 await seedRoles(client);
@@ -53,6 +57,50 @@ const VICTIM_IDS: Record<string, string> = {
 };
 const fill = (path: string) => path.replace(/\{([a-z_]+)\}/g, (_, name: string) => VICTIM_IDS[name] ?? "missing");
 
+const sysAdmin = await createSysAdmin(client);
+const sysAdminKey = await createApiKey(systemActor("test"), sysAdmin.id, { name: "ops", scopes: ALL_PERMISSIONS.filter((p) => !isDangerous(p)), expires_at: null });
+const sysAdminSession = new Browserless(app.baseUrl);
+expect(await sysAdminSession.signIn(sysAdmin.username, PASSWORD)).toBe(true);
+
+interface Caller {
+  name: string;
+  sysAdmin: boolean;
+  /** An API key, which never carries a dangerous permission. */
+  key: boolean;
+  fetch(path: string, init?: RequestInit): Promise<Response>;
+}
+const withKey = (raw: string) => (path: string, init: RequestInit = {}) => app.fetch(path, { ...init, headers: { ...(init.headers as Record<string, string>), "x-api-key": raw } });
+const CALLERS: Caller[] = [
+  { name: "org admin's key", sysAdmin: false, key: true, fetch: withKey(key.raw_key) },
+  { name: "org admin's session", sysAdmin: false, key: false, fetch: (path, init) => intruderSession.fetch(path, init) },
+  { name: "sys_admin's key", sysAdmin: true, key: true, fetch: withKey(sysAdminKey.raw_key) },
+  { name: "sys_admin's session", sysAdmin: true, key: false, fetch: (path, init) => sysAdminSession.fetch(path, init) },
+];
+
+/** Whether the caller may not call the route at all: only sys_admins restore, and a key carries no dangerous permission. */
+function refusedOutright(route: RestOperation, caller: Caller): boolean {
+  const access = route.access as { permission: Permission; sysAdmin?: boolean };
+  return (access.sysAdmin === true && !caller.sysAdmin) || (caller.key && isDangerous(access.permission));
+}
+
+// The request bodies the API reference shows, built from the examples of each operation's schemas.
+const REFERENCE = new Map(tagGroups(openApiDocument()).flatMap((group) => group.operations.map((operation) => [operation.id, operation] as const)));
+
+/**
+ * A body the route accepts: the API reference's example, its fields that name what a path
+ * parameter names (`role_id`) set to the other organization's. Throws for a route none can be built
+ * for, so that a new route is never tried with a body it refuses before the lookup.
+ */
+function validBody(route: RestOperation): string | undefined {
+  if (!route.body) return undefined;
+  const schema = REFERENCE.get(route.id)?.requestBody?.schema;
+  const example = schema ? exampleOf(schema) : undefined;
+  const body = typeof example === "object" && example !== null && !Array.isArray(example) ? Object.fromEntries(Object.entries(example).map(([field, value]) => [field, VICTIM_IDS[field] ?? value])) : example;
+  const parsed = route.body.safeParse(body);
+  if (!parsed.success) throw new Error(`${route.method} ${route.path}: its declared body schema gives no example it accepts (${JSON.stringify(body)}: ${z.prettifyError(parsed.error)}); give it one with .meta({ examples })`);
+  return JSON.stringify(body);
+}
+
 const orgScoped = ROUTES.filter((r) => r.path.includes("{org_id}"));
 
 describe("tenant isolation", () => {
@@ -73,26 +121,35 @@ describe("tenant isolation", () => {
     for (const secret of [victim.name, instance.name, "feature.x", point.name, plugin.pid, "victim chat"]) expect(text).not.toContain(secret);
   });
 
-  // The intruder's own organization in the path, with another tenant's child in it: the child is
-  // not found there, whatever the route.
+  // My own organization in the path, with another tenant's child in it: the child is not found
+  // there, whatever the route, for the admin of my organization and for a sys_admin (who may act in
+  // every organization, but still only on what is in the one the path names). Each call sends a body
+  // the route accepts, so that it gets as far as looking the child up.
   const childRoutes = orgScoped.filter((r) => /\{org_id\}\/.*\{[a-z_]+\}/.test(r.path));
   const inHome = (path: string) => fill(path).replace(victim.id, home.id);
+  // PUT creates or replaces the value the path names: in my organization, that is my own.
+  const lookups = childRoutes.filter((r) => r.method !== "PUT");
+  const upserts = childRoutes.filter((r) => r.method === "PUT");
 
-  const childCases = childRoutes.flatMap((r) => (["key", "session"] as const).map((as) => [`${r.method} ${r.path} (${as})`, r, as] as const));
+  const callersCases = (routes: RestOperation[]) => routes.flatMap((r) => CALLERS.map((caller) => [`${r.method} ${r.path} (${caller.name})`, r, caller] as const));
 
-  it.each(childCases)("%s does not reach another organization's child through mine", async (_name, route, as) => {
-    const bodyless = route.method === "GET" || route.method === "DELETE";
-    const init = { method: route.method, headers: { "content-type": "application/json" }, body: bodyless ? undefined : "{}" };
-    const response =
-      as === "key" ? await app.fetch(inHome(route.path), { ...init, headers: { ...init.headers, "x-api-key": key.raw_key } }) : await intruderSession.fetch(inHome(route.path), init);
-    // Only sys_admins restore, and a key never carries a dangerous permission: such calls are refused
-    // outright. Otherwise a body route may refuse the empty body first; either way nothing is found.
-    const access = route.access as { permission: Permission; sysAdmin?: boolean };
-    const refused = access.sysAdmin || (as === "key" && isDangerous(access.permission));
-    const expected = refused ? [403] : bodyless ? [404] : [400, 404];
-    expect(expected).toContain(response.status);
+  it("tries every child route, each with a caller that gets as far as the lookup", () => {
+    expect(lookups.length).toBeGreaterThan(10);
+    for (const route of lookups) expect(CALLERS.map((caller) => refusedOutright(route, caller)), route.path).toContain(false);
+  });
+
+  it.each(callersCases(lookups))("%s does not reach another organization's child through mine", async (_name, route, caller) => {
+    const response = await caller.fetch(inHome(route.path), { method: route.method, headers: { "content-type": "application/json" }, body: validBody(route) });
+    expect(response.status).toBe(refusedOutright(route, caller) ? 403 : 404);
     const text = await response.text();
     for (const secret of [victim.name, instance.name, point.name, plugin.pid, "victim chat"]) expect(text).not.toContain(secret);
+  });
+
+  it.each(callersCases(upserts))("%s writes my organization's own value, never the other's", async (_name, route, caller) => {
+    const path = inHome(route.path);
+    const response = await caller.fetch(path, { method: route.method, headers: { "content-type": "application/json" }, body: validBody(route) });
+    expect(response.status).toBe(refusedOutright(route, caller) ? 403 : 200);
+    if (response.ok) expect(await response.json()).toEqual(await (await caller.fetch(path)).json());
   });
 
   it("left the other organization untouched", async () => {
@@ -100,6 +157,7 @@ describe("tenant isolation", () => {
     expect(await client.centralPoint.findUniqueOrThrow({ where: { id: point.id } })).toMatchObject({ is_deleted: false });
     expect(await client.plugin.findUniqueOrThrow({ where: { id: plugin.id } })).toMatchObject({ enabled: true });
     expect(await client.conversation.findUniqueOrThrow({ where: { id: conversation.id } })).toMatchObject({ is_deleted: false });
+    expect(await client.organizationSetting.findMany({ where: { org_id: victim.id } })).toEqual([expect.objectContaining({ key: "feature.x", value: true, is_deleted: false })]);
     expect(await client.message.count({ where: { conv_id: conversation.id } })).toBe(0);
     expect(await client.organization.findUniqueOrThrow({ where: { id: victim.id } })).toMatchObject({ is_deleted: false, name: "victim", subscription_tier: "pro" });
     expect(await client.userRole.count({ where: { user_id: victimMember.id, org_id: victim.id } })).toBe(1);
