@@ -12,6 +12,8 @@ export default defineConfig({
   test: {
     include: ["src/**/*.test.ts", "scripts/**/*.test.ts"],
     globalSetup: ["src/test/global-setup.ts"],
+    // Every answer a test gets from the app is checked against its declared schema.
+    setupFiles: ["src/test/checked-fetch.ts"],
     pool: "forks",
     testTimeout: 30_000,
     hookTimeout: 120_000,

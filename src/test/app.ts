@@ -2,69 +2,20 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync } from "node:fs";
 import net from "node:net";
 import { afterAll } from "vitest";
-import { z } from "zod";
-import { ERROR_CODES, ERRORS, isErrorCode } from "@/lib/errors";
-import { ROUTES, type RestOperation } from "@/server/rest/registry";
 
 // The production build of the app, started on a test file's own database and driven over real
 // HTTP. Its stdout and stderr are kept, so tests can search every log line it wrote. Every answer
-// of a registered route that a test reads through `app.fetch` (or a Browserless session) is checked
-// against the route's declared response schema, or the problem shape of its error code.
+// a test reads from it, through these helpers or its own fetch, is checked against the route's
+// declared response schema, or the problem shape of its error code (src/test/checked-fetch.ts).
 
 export interface RunningApp {
   baseUrl: string;
   /** The app's server process. */
   process: ChildProcess;
-  /** fetch against the app, the answer checked against the declared schemas. */
+  /** fetch against the app at a path. */
   fetch(path: string, init?: RequestInit): Promise<Response>;
   logs(): string;
   stop(): Promise<void>;
-}
-
-// Literal segments win over parameters (`/models/lookup` before `/models/{model_config_id}`).
-const parameterCount = (path: string) => path.split("{").length;
-const ROUTE_MATCHERS = [...ROUTES]
-  .sort((a, b) => parameterCount(a.path) - parameterCount(b.path))
-  .map((route) => ({ route, pattern: new RegExp(`^${route.path.replace(/\{[a-z_]+\}/g, "[^/]+")}$`) }));
-
-function routeOf(method: string, url: URL): RestOperation | undefined {
-  return ROUTE_MATCHERS.find(({ route, pattern }) => route.method === method && pattern.test(url.pathname))?.route;
-}
-
-const problemSchema = z.looseObject({
-  type: z.string(),
-  title: z.string(),
-  status: z.number().int(),
-  detail: z.string(),
-  code: z.enum(ERROR_CODES),
-});
-
-/** Throws when an answer of a registered route does not have the shape the route declares. */
-export async function checkAnswer(method: string, url: URL, response: Response): Promise<void> {
-  const route = routeOf(method.toUpperCase(), url);
-  if (!route) return;
-  const where = `${method} ${url.pathname} answered ${response.status}`;
-  const type = response.headers.get("content-type") ?? "";
-  const body: unknown = /json/.test(type) ? await response.clone().json() : await response.clone().text();
-  if (response.ok) {
-    const parsed = route.response.safeParse(body);
-    if (!parsed.success) throw new Error(`${where} outside its declared response schema: ${z.prettifyError(parsed.error)}`);
-    return;
-  }
-  if (!type.startsWith("application/problem+json")) throw new Error(`${where} with ${type || "no content type"}, not a problem document`);
-  const problem = problemSchema.parse(body);
-  if (!isErrorCode(problem.code) || ERRORS[problem.code].status !== response.status) throw new Error(`${where} with code ${problem.code}`);
-  const allowed = new Set<string>(["type", "title", "status", "detail", "code", ...ERRORS[problem.code].extensions]);
-  const extra = Object.keys(problem).filter((member) => !allowed.has(member));
-  if (extra.length > 0) throw new Error(`${where}: the problem carries members its code does not expose: ${extra.join(", ")}`);
-}
-
-/** fetch against the app at `baseUrl`, the answer checked (see checkAnswer). */
-export async function checkedFetch(baseUrl: string, path: string, init: RequestInit = {}): Promise<Response> {
-  const url = new URL(path, baseUrl);
-  const response = await fetch(url, init);
-  await checkAnswer(init.method ?? "GET", url, response);
-  return response;
 }
 
 export function freePort(): Promise<number> {
@@ -129,7 +80,7 @@ export async function startApp(databaseUrl: string, env: Record<string, string> 
     });
   running.add(stop);
   child.once("exit", () => running.delete(stop));
-  return { baseUrl, process: child, fetch: (path, init) => checkedFetch(baseUrl, path, init), logs: () => output.join(""), stop };
+  return { baseUrl, process: child, fetch: (path, init) => fetch(new URL(path, baseUrl), init), logs: () => output.join(""), stop };
 }
 
 const STOP_BEFORE_KILL_MS = 30_000;
@@ -162,7 +113,7 @@ export class Browserless {
     const headers = new Headers(init.headers);
     if (this.cookies.size) headers.set("cookie", this.cookieHeader());
     if (!headers.has("sec-fetch-site")) headers.set("sec-fetch-site", "same-origin");
-    const response = await checkedFetch(this.baseUrl, path, { ...init, headers, redirect: "manual" });
+    const response = await fetch(new URL(path, this.baseUrl), { ...init, headers, redirect: "manual" });
     this.remember(response);
     return response;
   }
@@ -205,7 +156,7 @@ export interface Answer<T> {
   body: T;
 }
 
-/** One JSON request to the app as `as`, the answer checked and read. */
+/** One JSON request to the app as `as`, the answer read. */
 export async function request<T = Record<string, unknown>>(app: RunningApp, as: Caller, method: string, path: string, body?: unknown): Promise<Answer<T>> {
   const headers: Record<string, string> = body === undefined ? {} : { "content-type": "application/json" };
   if ("key" in as) headers["x-api-key"] = as.key;

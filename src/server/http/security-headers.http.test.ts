@@ -10,17 +10,17 @@ const { url } = await testDatabase();
 describe("security headers", () => {
   it("send HSTS when the public URL is https, and not otherwise", async () => {
     const plain = await startApp(url);
-    expect((await fetch(`${plain.baseUrl}/api/health`)).headers.get("strict-transport-security")).toBeNull();
+    expect((await plain.fetch("/api/health")).headers.get("strict-transport-security")).toBeNull();
     const secure = await startApp(url, { AUTH_URL: "https://svc.example.com" });
     for (const path of ["/api/health", "/", "/console/sign-in"]) {
-      expect((await fetch(`${secure.baseUrl}${path}`)).headers.get("strict-transport-security"), path).toBe("max-age=63072000; includeSubDomains");
+      expect((await secure.fetch(path)).headers.get("strict-transport-security"), path).toBe("max-age=63072000; includeSubDomains");
     }
   });
 
   it("give console pages a nonce of the server's own, never one a client sends", async () => {
     const app = await startApp(url);
     const planted = "script-src 'nonce-attacker'";
-    const page = await fetch(`${app.baseUrl}/console/sign-in`, { headers: { "content-security-policy": planted } });
+    const page = await app.fetch("/console/sign-in", { headers: { "content-security-policy": planted } });
     const policy = page.headers.get("content-security-policy") ?? "";
     const nonce = /'nonce-([^']+)'/.exec(policy)?.[1];
     expect(nonce).toBeTruthy();
@@ -29,7 +29,7 @@ describe("security headers", () => {
     expect(html).toContain(`nonce="${nonce}"`);
     expect(html).not.toContain('nonce="attacker"');
     // A page rendered once at build time keeps 'unsafe-inline' for Next.js's inline scripts, and no nonce.
-    const home = await fetch(`${app.baseUrl}/`, { headers: { "content-security-policy": planted } });
+    const home = await app.fetch("/", { headers: { "content-security-policy": planted } });
     expect(home.headers.get("content-security-policy")).toMatch(/script-src 'self' 'unsafe-inline'/);
     expect(await home.text()).not.toContain('nonce="attacker"');
   });

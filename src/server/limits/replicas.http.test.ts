@@ -22,13 +22,13 @@ const replicas = await Promise.all([startApp(url, shared), startApp(url, shared)
 const [a, b] = replicas as [RunningApp, RunningApp];
 const admin = await createSysAdmin(client);
 
-const me = (app: RunningApp, key: string) => fetch(`${app.baseUrl}/api/v1/me`, { headers: { "x-api-key": key } });
+const me = (app: RunningApp, key: string) => app.fetch("/api/v1/me", { headers: { "x-api-key": key } });
 
 // Each replica connects to Redis on its own; until then it counts alone.
 for (const app of replicas) {
   let text = "";
   for (let i = 0; i < 100 && !/^svc_rate_limit_shared 1$/m.test(text); i++) {
-    text = await (await fetch(`${app.baseUrl}/api/metrics`)).text();
+    text = await (await app.fetch("/api/metrics")).text();
     await new Promise((r) => setTimeout(r, 50));
   }
   expect(text).toMatch(/^svc_rate_limit_shared 1$/m);

@@ -315,12 +315,12 @@ describe("revocation across processes", () => {
     const raw = json.raw_key as string;
     // Both processes have the key cached as valid.
     expect((await call("/api/v1/me", { key: raw })).status).toBe(200);
-    expect((await fetch(`${second.baseUrl}/api/v1/me`, { headers: { "x-api-key": raw } })).status).toBe(200);
+    expect((await second.fetch("/api/v1/me", { headers: { "x-api-key": raw } })).status).toBe(200);
     expect((await console_.fetch(`${KEYS}/${json.id}`, { method: "DELETE" })).status).toBe(200);
     const revokedAt = Date.now();
     let status = 200;
     while (status === 200 && Date.now() - revokedAt < 1000) {
-      status = (await fetch(`${second.baseUrl}/api/v1/me`, { headers: { "x-api-key": raw } })).status;
+      status = (await second.fetch("/api/v1/me", { headers: { "x-api-key": raw } })).status;
     }
     expect(status).toBe(401);
     await second.stop();

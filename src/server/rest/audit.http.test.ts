@@ -4,7 +4,7 @@ import { systemActor } from "@/server/auth/actor";
 import { ALL_PERMISSIONS, isDangerous, ORG_PERMISSIONS } from "@/lib/permissions";
 import { totpCode } from "@/server/auth/totp";
 import { createApiKey } from "@/server/services/api-keys/service";
-import { Browserless, checkedFetch, request, startApp, type Caller } from "@/test/app";
+import { Browserless, request, startApp, type Caller } from "@/test/app";
 import { testDatabase } from "@/test/database";
 import { createOrg, createSysAdmin, createUser, grant, join, PASSWORD, roleId, seedRoles } from "@/test/fixtures";
 import { ROUTES, type RestOperation } from "./registry";
@@ -34,7 +34,7 @@ async function send(as: Caller, method: string, path: string, body?: unknown) {
   if (body !== undefined) headers["content-type"] = "application/json";
   if ("key" in as) headers["x-api-key"] = as.key;
   const init = { method, headers, body: body === undefined ? undefined : JSON.stringify(body) };
-  const response = "session" in as ? await as.session.fetch(path, init) : await checkedFetch(app.baseUrl, path, init);
+  const response = "session" in as ? await as.session.fetch(path, init) : await app.fetch(path, init);
   const text = await response.text();
   return { status: response.status, body: (text ? JSON.parse(text) : undefined) as Record<string, unknown>, requestId };
 }

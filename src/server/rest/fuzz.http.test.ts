@@ -129,7 +129,7 @@ interface FuzzedOperation {
 }
 
 async function servedOperations(): Promise<FuzzedOperation[]> {
-  const document = (await (await fetch(`${app.baseUrl}/api/openapi.json`)).json()) as {
+  const document = (await (await app.fetch("/api/openapi.json")).json()) as {
     paths: Record<string, Record<string, { operationId?: string; parameters?: { name?: string; in?: string }[] }>>;
   };
   return Object.entries(document.paths).flatMap(([path, methods]) =>
@@ -187,23 +187,18 @@ async function probe(caller: Caller, method: string, target: string, body: Body 
   let response: Response;
   const started = performance.now();
   try {
-    response = await fetch(`${app.baseUrl}${target}`, { method, headers: headersFor(caller, body), body: body?.text, signal: AbortSignal.timeout(LIVENESS_MS) });
+    // The answer is checked on arrival: an error is a problem document with its status and code.
+    response = await app.fetch(target, { method, headers: headersFor(caller, body), body: body?.text, signal: AbortSignal.timeout(LIVENESS_MS) });
   } catch (error) {
-    throw new Error(`no answer within ${LIVENESS_MS} ms (${(error as Error).name}) to ${sent}`);
+    const { name, message } = error as Error;
+    if (name === "TimeoutError" || name === "AbortError") throw new Error(`no answer within ${LIVENESS_MS} ms (${name}) to ${sent}`);
+    throw new Error(`${message} to ${sent}`);
   }
   const text = await response.text();
   const ms = performance.now() - started;
   if (ms > slowest.ms) slowest = { ms, sent };
-  const type = response.headers.get("content-type") ?? "";
   if (response.status >= 500) throw new Error(`${response.status} to ${sent}: ${text.slice(0, 300)}`);
   if (!response.headers.get("x-request-id")) throw new Error(`no X-Request-Id on ${response.status} to ${sent}`);
-  if (response.status >= 400) {
-    if (type !== "application/problem+json") throw new Error(`${response.status} as ${type || "no type"} to ${sent}`);
-    const problem = JSON.parse(text) as { status?: unknown; code?: unknown; title?: unknown };
-    if (problem.status !== response.status || typeof problem.code !== "string" || typeof problem.title !== "string") {
-      throw new Error(`a malformed problem to ${sent}: ${text.slice(0, 300)}`);
-    }
-  }
 }
 
 const operations = await servedOperations();
@@ -212,7 +207,7 @@ const operations = await servedOperations();
 // liveness bound is about requests to a running server, so each route is loaded first.
 for (const caller of ["session", "key", "anonymous"] as const) {
   for (const { route } of operations) {
-    await fetch(`${app.baseUrl}${route.path.replace(/\{[a-z_]+\}/g, org.id)}`, { method: route.method, headers: headersFor(caller, undefined) });
+    await app.fetch(route.path.replace(/\{[a-z_]+\}/g, org.id), { method: route.method, headers: headersFor(caller, undefined) });
   }
 }
 
@@ -245,7 +240,7 @@ describe("fuzzing every operation of /api/openapi.json", () => {
   it(`sent at least ${3 * ROUTES.length * RUNS_PER_OPERATION} requests, and left the app healthy`, async () => {
     expect(requests).toBeGreaterThanOrEqual(3 * ROUTES.length * RUNS_PER_OPERATION);
     console.log(`fuzzer: ${requests} requests; slowest answer ${Math.round(slowest.ms)} ms, to ${slowest.sent.slice(0, 160)}`);
-    expect((await fetch(`${app.baseUrl}/api/health`, { signal: AbortSignal.timeout(LIVENESS_MS) })).status).toBe(200);
+    expect((await app.fetch("/api/health", { signal: AbortSignal.timeout(LIVENESS_MS) })).status).toBe(200);
     expect(app.logs()).not.toContain("unhandled error");
   });
 });

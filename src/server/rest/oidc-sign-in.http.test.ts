@@ -26,7 +26,7 @@ const idp = await startOidcProvider({
 // its own host (a loopback address always reads "localhost"), never the one the browser used.
 const port = await freePort();
 const appUrl = `http://localhost:${port}`;
-await startApp(url, { ...idp.appEnv, AUTH_URL: appUrl }, { port });
+const app = await startApp(url, { ...idp.appEnv, AUTH_URL: appUrl }, { port });
 idp.allowRedirectUri(`${appUrl}/api/auth/callback/oidc`);
 
 const alice = await createUser(client, "alice");
@@ -35,13 +35,13 @@ const bob = await createUser(client, "bob");
 await client.user.update({ where: { id: bob.id }, data: { email: "bob@example.test" } });
 
 async function me(browser: CookieBrowser) {
-  const response = await fetch(`${appUrl}/api/v1/me`, { headers: { cookie: browser.cookieHeader(appUrl) } });
+  const response = await app.fetch("/api/v1/me", { headers: { cookie: browser.cookieHeader(appUrl) } });
   return { status: response.status, body: (await response.json()) as { user?: { id: string; username: string }; auth?: string } };
 }
 
 describe("sign-in with an OpenID Connect provider", () => {
   it("is offered by Auth.js when AUTH_OIDC_* are set", async () => {
-    const providers = (await (await fetch(`${appUrl}/api/auth/providers`)).json()) as Record<string, { name: string; type: string }>;
+    const providers = (await (await app.fetch("/api/auth/providers")).json()) as Record<string, { name: string; type: string }>;
     expect(providers.oidc).toMatchObject({ name: "Test OpenID", type: "oidc" });
   });
 

@@ -1,0 +1,65 @@
+import { z } from "zod";
+import { ERROR_CODES, ERRORS, isErrorCode } from "@/lib/errors";
+import { ROUTES, type RestOperation } from "@/server/rest/registry";
+
+// What an answer of the app must look like: a registered route's success matches the response
+// schema it declares; any error under /api is a problem document whose code has that status and
+// carries only the members its code exposes (tRPC's own error envelope aside).
+
+// Literal segments win over parameters (`/models/lookup` before `/models/{model_config_id}`).
+const parameterCount = (path: string) => path.split("{").length;
+const ROUTE_MATCHERS = [...ROUTES]
+  .sort((a, b) => parameterCount(a.path) - parameterCount(b.path))
+  .map((route) => ({ route, pattern: new RegExp(`^${route.path.replace(/\{[a-z_]+\}/g, "[^/]+")}$`) }));
+
+function routeOf(method: string, url: URL): RestOperation | undefined {
+  return ROUTE_MATCHERS.find(({ route, pattern }) => route.method === method && pattern.test(url.pathname))?.route;
+}
+
+const problemSchema = z.looseObject({
+  type: z.string(),
+  title: z.string(),
+  status: z.number().int(),
+  detail: z.string(),
+  code: z.enum(ERROR_CODES),
+});
+
+/** An answer as it arrived: its status, headers and whole body. */
+export interface Answer {
+  status: number;
+  headers: Headers;
+  text: string;
+}
+
+/** Throws when an answer of the app does not have the shape its route declares (see above). */
+export function checkAnswer(method: string, url: URL, { status, headers, text }: Answer): void {
+  const route = routeOf(method.toUpperCase(), url);
+  const where = `${method} ${url.pathname} answered ${status}`;
+  const type = headers.get("content-type") ?? "";
+  const failed = status >= 400;
+  if (!route && !failed) return;
+  if (!route && url.pathname.startsWith("/api/trpc/") && !type.startsWith("application/problem+json")) return;
+  let body: unknown = text;
+  if (/json/.test(type)) {
+    try {
+      body = JSON.parse(text);
+    } catch {
+      throw new Error(`${where} with ${type} that is not JSON: ${text.slice(0, 200)}`);
+    }
+  }
+  if (route && status >= 200 && status < 300) {
+    const parsed = route.response.safeParse(body);
+    if (!parsed.success) throw new Error(`${where} outside its declared response schema: ${z.prettifyError(parsed.error)}`);
+    return;
+  }
+  if (!type.startsWith("application/problem+json")) throw new Error(`${where} with ${type || "no content type"}, not a problem document`);
+  const parsed = problemSchema.safeParse(body);
+  if (!parsed.success) throw new Error(`${where} with a malformed problem: ${z.prettifyError(parsed.error)}`);
+  const problem = parsed.data;
+  if (!isErrorCode(problem.code) || ERRORS[problem.code].status !== status || problem.status !== status) {
+    throw new Error(`${where} with code ${problem.code} and status ${problem.status}`);
+  }
+  const allowed = new Set<string>(["type", "title", "status", "detail", "code", ...ERRORS[problem.code].extensions]);
+  const extra = Object.keys(problem).filter((member) => !allowed.has(member));
+  if (extra.length > 0) throw new Error(`${where}: the problem carries members its code does not expose: ${extra.join(", ")}`);
+}
