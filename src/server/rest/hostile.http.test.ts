@@ -78,15 +78,17 @@ function rawRequest(method: string, path: string): Promise<{ status: number; hea
 
 const plugin = (pid: string, extra: Record<string, unknown> = {}) => ({ pid, version: "1.0.0", name: "Plugin", ...extra });
 
-/** /api/health while `work` is in flight: every answer comes (within the 3 s liveness bound) and is 200. */
+/**
+ * /api/health while `work` is in flight: every answer comes (within the 3 s liveness bound) and is
+ * 200. Health requests follow one another from the moment `work` is sent until its answer is in,
+ * so a server that `work` holds up keeps one of them waiting.
+ */
 async function healthDuring<T>(work: Promise<T>): Promise<{ result: T; health: number[] }> {
   const health: number[] = [];
   let done = false;
   const settled = work.finally(() => {
     done = true;
   });
-  // Let the hostile request reach the server first.
-  await new Promise((resolve) => setTimeout(resolve, 30));
   do {
     const response = await app.fetch("/api/health", { signal: AbortSignal.timeout(3000) });
     health.push(response.status);
