@@ -195,17 +195,28 @@ describe("every list", () => {
       await call(asAdmin, "PUT", `/api/v1/platform-settings/${key}`, { value: key, value_type: "string" });
       await call(asAdmin, "PUT", `${ORG}/settings/${key}`, { value: key });
     }
-    for (const path of ["/api/v1/platform-settings", `${ORG}/settings`, `${ORG}/llm-configs`, `/api/v1/users/${admin.id}/roles`]) {
-      const seen: unknown[] = [];
+    const linked = await createUser(client);
+    for (const provider of ["github", "google", "oauth2"]) await client.userOauthIdentity.create({ data: { user_id: linked.id, provider, provider_user_id: `${provider}-${linked.id}` } });
+    const identities = `/api/v1/users/${linked.id}/identities`;
+    for (const path of ["/api/v1/platform-settings", `${ORG}/settings`, `${ORG}/llm-configs`, `/api/v1/users/${admin.id}/roles`, identities]) {
+      const seen: Record<string, unknown>[] = [];
+      let pages = 0;
       let cursor: string | null = null;
       do {
-        const page: { body: { data: unknown[]; next_cursor: string | null } } = await call(asAdmin, "GET", `${path}?limit=1${cursor ? `&cursor=${cursor}` : ""}`);
+        const page: { body: { data: Record<string, unknown>[]; next_cursor: string | null } } = await call(asAdmin, "GET", `${path}?limit=1${cursor ? `&cursor=${cursor}` : ""}`);
         expect(page.body.data.length).toBeLessThanOrEqual(1);
         seen.push(...page.body.data);
+        pages += 1;
         cursor = page.body.next_cursor;
       } while (cursor && seen.length < 500);
-      const all = await call<{ data: unknown[] }>(asAdmin, "GET", `${path}?limit=100`);
+      const all = await call<{ data: Record<string, unknown>[] }>(asAdmin, "GET", `${path}?limit=100`);
+      // Every item once, in the order of the whole list.
       expect(seen, path).toEqual(all.body.data);
+      expect(new Set(seen.map((item) => JSON.stringify(item))).size, path).toBe(seen.length);
+      if (path === identities) {
+        expect(pages).toBe(3);
+        expect(seen.map((item) => item.provider).sort()).toEqual(["github", "google", "oauth2"]);
+      }
     }
     expect(await call(asAdmin, "GET", "/api/v1/platform-settings?cursor=not-a-cursor")).toMatchObject({ status: 400, body: { errors: [{ path: "cursor" }] } });
   });
