@@ -195,10 +195,11 @@ describe("conversations are private to their user", () => {
     expect((await call<{ data: { id: string }[] }>(alice.as, "GET", base)).body.data.map((c) => c.id)).toEqual([chat.id]);
   });
 
-  it("lets only the runtime (svc:conversations:manage) write replies, tools and imports", async () => {
+  it("lets only the runtime (svc:conversations:manage) write replies, tools, imports and unmapped messages", async () => {
     const alice = await member();
     const chat = (await call<{ id: string }>(alice.as, "POST", base, { instance_id: instance.id })).body;
-    for (const [role, source] of [["assistant", "human"], ["user", "agent"], ["tool", "tool"], ["unknown", "import"]]) {
+    const runtimeOnly = [["assistant", "human"], ["user", "agent"], ["tool", "tool"], ["unknown", "import"], ["unknown", "human"]] as const;
+    for (const [role, source] of runtimeOnly) {
       expect(await call(alice.as, "POST", `${base}/${chat.id}/messages`, { messages: [message(role, source)] })).toMatchObject({ status: 403, body: { code: "forbidden" } });
     }
     expect(await client.message.count({ where: { conv_id: chat.id } })).toBe(0);
@@ -209,6 +210,13 @@ describe("conversations are private to their user", () => {
     expect((await call(asRuntime, "GET", `${base}/${chat.id}`)).status).toBe(200);
     expect((await call(asRuntime, "POST", `${base}/${chat.id}/messages`, { messages: [message("assistant", "agent")] })).status).toBe(201);
     expect((await call<{ data: unknown[] }>(asRuntime, "GET", `${base}?user_id=${alice.user.id}`)).body.data).toHaveLength(1);
+    // What the runtime maps from anything else is `unknown`, and it is kept as such.
+    for (const [role, source] of runtimeOnly) {
+      const appended = await call<{ data: { role: string; source: string }[] }>(asRuntime, "POST", `${base}/${chat.id}/messages`, { messages: [message(role, source)] });
+      expect(appended, `${role} ${source}`).toMatchObject({ status: 201, body: { data: [{ role, source }] } });
+    }
+    const history = await call<{ data: { role: string; source: string }[] }>(asRuntime, "GET", `${base}/${chat.id}/messages?limit=100`);
+    expect(history.body.data.filter((m) => m.role === "unknown").map((m) => m.source).sort()).toEqual(["human", "import"]);
   });
 });
 
