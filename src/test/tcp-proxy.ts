@@ -9,7 +9,8 @@ import { afterAll } from "vitest";
 // - "blackhole": connections are accepted and open ones kept, but nothing passes either way (a
 //   server or network that stopped answering).
 // Going back to "forward" resets the connections held in a black hole, as a peer that has long
-// forgotten them would.
+// forgotten them would. `reset()` resets every open connection at once, in any mode, as a server
+// that crashed or a middlebox that dropped them would (an RST, not the FIN of an orderly close).
 
 export type ProxyMode = "forward" | "refuse" | "blackhole";
 
@@ -19,12 +20,17 @@ export interface TcpProxy {
   address: string;
   mode(): ProxyMode;
   setMode(mode: ProxyMode): Promise<void>;
+  /** Resets every open connection (RST both ways); the mode stays. */
+  reset(): void;
+  /** Open connections whose bytes the black hole has swallowed: statements (or handshakes) sent and never to be answered. */
+  swallowing(): number;
   close(): Promise<void>;
 }
 
 interface Pair {
   client: net.Socket;
   upstream?: net.Socket;
+  swallowed?: boolean;
 }
 
 export async function startTcpProxy(target: { host: string; port: number }): Promise<TcpProxy> {
@@ -45,15 +51,16 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
     pairs.add(pair);
     client.on("error", () => drop(pair));
     client.on("close", () => drop(pair));
+    // Bytes pass only while forwarding; in a black hole they are swallowed.
+    client.on("data", (chunk) => {
+      if (mode === "forward" && pair.upstream) pair.upstream.write(chunk);
+      else pair.swallowed = true;
+    });
     if (mode === "blackhole") return; // accepted, never answered
     const upstream = net.connect(target.port, target.host);
     pair.upstream = upstream;
     upstream.on("error", () => drop(pair));
     upstream.on("close", () => drop(pair));
-    // Bytes pass only while forwarding; in a black hole they are swallowed.
-    client.on("data", (chunk) => {
-      if (mode === "forward") upstream.write(chunk);
-    });
     upstream.on("data", (chunk) => {
       if (mode === "forward") client.write(chunk);
     });
@@ -85,11 +92,15 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
       } else if (previous === "refuse") {
         await listen();
       } else if (previous === "blackhole" && next === "forward") {
-        for (const pair of [...pairs]) drop(pair);
+        proxy.reset();
       }
     },
-    async close() {
+    reset() {
       for (const pair of [...pairs]) drop(pair);
+    },
+    swallowing: () => [...pairs].filter((pair) => pair.swallowed).length,
+    async close() {
+      proxy.reset();
       await stopListening();
     },
   };

@@ -1,68 +1,132 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { testDatabase } from "@/test/database";
 import { startTcpProxy } from "@/test/tcp-proxy";
 import { createBaseClient, queryRows } from "./client";
 import { mapDatabaseError } from "./errors";
 
-// Connection-level failures, produced for real (a busy pool, a slow statement, a server that
-// refuses or never answers) through Prisma and straight through the pool: each maps to
-// `unavailable`, whichever layer reports it. Short timeouts, so the file stays quick.
+// Connection-level failures, produced for real (a busy pool, a slow statement, a transaction past
+// its timeout, a server that refuses, never answers, resets or ends the connection) through Prisma
+// and straight through the pool: each maps to `unavailable`, whichever layer reports it, and each
+// test names what that layer actually reports. Short timeouts, so the file stays quick.
 process.env.DATABASE_CONNECT_TIMEOUT_MS = "300";
 process.env.DATABASE_STATEMENT_TIMEOUT_MS = "300";
 
-const { url } = await testDatabase();
+const { client: admin, url } = await testDatabase();
 
-async function failure(work: Promise<unknown>): Promise<unknown> {
-  return work.then(
+/** How a failure shows itself: its code (Prisma's, SQLSTATE or the socket's), the SQLSTATE under a Prisma error, its message, and the domain code it maps to. */
+async function failure(work: PromiseLike<unknown>) {
+  const error = await Promise.resolve(work).then(
     () => expect.fail("expected a failure"),
-    (error: unknown) => error,
+    (e: unknown) => e,
   );
+  const e = error as { code?: unknown; message?: unknown; meta?: { driverAdapterError?: { cause?: { originalCode?: unknown } } } };
+  return { code: e.code, sqlState: e.meta?.driverAdapterError?.cause?.originalCode, message: String(e.message), mapped: mapDatabaseError(error)?.code };
 }
-const codeOf = async (work: Promise<unknown>) => mapDatabaseError(await failure(work))?.code;
+
+async function proxiedClient() {
+  const proxy = await startTcpProxy({ host: new URL(url).hostname, port: Number(new URL(url).port || 5432) });
+  const proxied = new URL(url);
+  proxied.host = proxy.address;
+  return { proxy, client: createBaseClient(proxied.toString(), { poolMax: 1 }) };
+}
 
 describe("mapDatabaseError on connection-level failures", () => {
-  it("maps a statement over statement_timeout, through Prisma and through the pool", async () => {
+  it("maps a statement over statement_timeout (57014), through Prisma and through the pool", async () => {
     const client = createBaseClient(url, { poolMax: 2 });
-    expect(await codeOf(client.$executeRaw`SELECT pg_sleep(2)`)).toBe("unavailable");
-    expect(await codeOf(queryRows("SELECT pg_sleep(2)", [], client))).toBe("unavailable");
+    expect(await failure(client.$executeRaw`SELECT pg_sleep(2)`)).toMatchObject({ code: "P2010", sqlState: "57014", mapped: "unavailable" });
+    expect(await failure(queryRows("SELECT pg_sleep(2)", [], client))).toMatchObject({ code: "57014", mapped: "unavailable" });
     await client.$disconnect();
   });
 
   it("maps a pool with no connection free", async () => {
+    // The pool is node-postgres's, behind Prisma's driver adapter: its wait for a connection ends in
+    // an error of its own, with no code, through Prisma too (Prisma's P2024 belongs to the pool of
+    // its query engine, which a driver adapter replaces).
     const client = createBaseClient(url, { poolMax: 1 });
     let release = () => {};
-    const held = client.$transaction(async (tx) => {
+    let holding = () => {};
+    const held = new Promise<void>((resolve) => (holding = resolve));
+    const transaction = client.$transaction(async (tx) => {
       await tx.$executeRaw`SELECT 1`;
+      holding();
       await new Promise<void>((resolve) => (release = resolve));
     });
-    await new Promise((r) => setTimeout(r, 50));
-    expect(await codeOf(queryRows("SELECT 1", [], client))).toBe("unavailable");
-    expect(await codeOf(client.organization.count())).toBe("unavailable");
-    release();
     await held;
+    const timedOut = { code: undefined, message: "timeout exceeded when trying to connect", mapped: "unavailable" };
+    expect(await failure(queryRows("SELECT 1", [], client))).toMatchObject(timedOut);
+    expect(await failure(client.organization.count())).toMatchObject(timedOut);
+    expect(await failure(client.$transaction(async (tx) => tx.organization.count()))).toMatchObject(timedOut);
+    release();
+    await transaction;
+    await client.$disconnect();
+  });
+
+  it("maps an interactive transaction that outlives its timeout (P2028)", async () => {
+    const client = createBaseClient(url, { poolMax: 1 });
+    const slow = client.$transaction(async (tx) => tx.$executeRaw`SELECT pg_sleep(0.2)`, { timeout: 100 });
+    expect(await failure(slow)).toMatchObject({ code: "P2028", mapped: "unavailable" });
     await client.$disconnect();
   });
 
   it("maps refused and silent servers, and Prisma's transaction that cannot start", async () => {
-    const proxy = await startTcpProxy({ host: new URL(url).hostname, port: Number(new URL(url).port || 5432) });
-    const proxied = new URL(url);
-    proxied.host = proxy.address;
-    const client = createBaseClient(proxied.toString(), { poolMax: 2 });
+    const { proxy, client } = await proxiedClient();
     await client.organization.count();
-    for (const mode of ["blackhole", "refuse"] as const) {
-      await proxy.setMode(mode);
-      expect(await codeOf(client.organization.count()), mode).toBe("unavailable");
-      expect(await codeOf(queryRows("SELECT 1", [], client)), mode).toBe("unavailable");
-      expect(await codeOf(client.$transaction(async (tx) => tx.organization.count())), mode).toBe("unavailable");
-    }
+    // Silent: the statement on the connection already open waits out the query timeout; the
+    // next ones wait out the connect timeout on new connections.
+    await proxy.setMode("blackhole");
+    expect(await failure(client.organization.count())).toMatchObject({ code: undefined, message: "Query read timeout", mapped: "unavailable" });
+    const connectTimedOut = { code: undefined, message: "Connection terminated due to connection timeout", mapped: "unavailable" };
+    expect(await failure(queryRows("SELECT 1", [], client))).toMatchObject(connectTimedOut);
+    expect(await failure(client.$transaction(async (tx) => tx.organization.count()))).toMatchObject(connectTimedOut);
+    await proxy.setMode("refuse");
+    expect(await failure(client.organization.count())).toMatchObject({ code: "P1001", mapped: "unavailable" });
+    expect(await failure(queryRows("SELECT 1", [], client))).toMatchObject({ code: "ECONNREFUSED", mapped: "unavailable" });
+    expect(await failure(client.$transaction(async (tx) => tx.organization.count()))).toMatchObject({ code: "P1001", mapped: "unavailable" });
     await client.$disconnect().catch(() => undefined);
+  });
+
+  it("maps a connection reset under a statement in flight", async () => {
+    const { proxy, client } = await proxiedClient();
+    /** `work` on the open connection, held in a black hole with its statement sent, then reset. */
+    const resetUnder = async (work: () => PromiseLike<unknown>) => {
+      await client.organization.count();
+      await proxy.setMode("blackhole");
+      const failed = failure(work());
+      await vi.waitFor(() => expect(proxy.swallowing()).toBe(1));
+      proxy.reset();
+      await proxy.setMode("forward");
+      return failed;
+    };
+    expect(await resetUnder(() => client.organization.count())).toMatchObject({ code: "P1017", mapped: "unavailable" });
+    expect(await resetUnder(() => queryRows("SELECT 1", [], client))).toMatchObject({ code: "ECONNRESET", mapped: "unavailable" });
+    await client.$disconnect();
+  });
+
+  it("maps a statement whose connection the server terminates (57P01)", async () => {
+    const victim = new URL(url);
+    victim.searchParams.set("application_name", "svc-errors-test-terminated");
+    const client = createBaseClient(victim.toString(), { poolMax: 1 });
+    /** `work` (a second's sleep) on the one connection, its statement timeout lifted, ended by the server mid-statement. */
+    const terminatedUnder = async (work: () => PromiseLike<unknown>) => {
+      await queryRows("SET statement_timeout = 0", [], client);
+      const failed = failure(work());
+      await vi.waitFor(async () => {
+        const [row] = await admin.$queryRaw<{ n: bigint }[]>`
+          SELECT count(*) AS n FROM pg_stat_activity WHERE application_name = ${victim.searchParams.get("application_name")} AND query LIKE '%pg_sleep%' AND state = 'active'`;
+        expect(Number(row?.n)).toBe(1);
+      });
+      await admin.$queryRaw`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = ${victim.searchParams.get("application_name")}`;
+      return failed;
+    };
+    expect(await terminatedUnder(() => client.$executeRaw`SELECT pg_sleep(1)`)).toMatchObject({ code: "P2010", sqlState: "57P01", mapped: "unavailable" });
+    expect(await terminatedUnder(() => queryRows("SELECT pg_sleep(1)", [], client))).toMatchObject({ code: "57P01", mapped: "unavailable" });
+    await client.$disconnect();
   });
 
   it("still maps a constraint violation by its name, not as unavailable", async () => {
     const client = createBaseClient(url, { poolMax: 1 });
     await client.organization.create({ data: { name: "mapped", domain: "mapped.example" } });
-    const error = mapDatabaseError(await failure(client.organization.create({ data: { name: "other", domain: "mapped.example" } })));
-    expect(error?.code).toBe("conflict");
+    expect(await failure(client.organization.create({ data: { name: "other", domain: "mapped.example" } }))).toMatchObject({ code: "P2002", mapped: "conflict" });
     await client.$disconnect();
   });
 });
