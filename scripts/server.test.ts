@@ -12,8 +12,12 @@ import { createSysAdmin, seedRoles } from "@/test/fixtures";
 
 const { client, url } = await testDatabase();
 await seedRoles(client);
+// The app's connections carry a name of their own, for the test to tell them from its own.
+const APP_CONNECTIONS = "svc-shutdown-test-app";
+const appUrl = new URL(url);
+appUrl.searchParams.set("application_name", APP_CONNECTIONS);
 // Best-effort writes are flushed only once a minute here: at shutdown, or never.
-const app = await startApp(url, { SVC_BOOKKEEPING_FLUSH_MS: "60000" });
+const app = await startApp(appUrl.toString(), { SVC_BOOKKEEPING_FLUSH_MS: "60000" });
 const admin = await createSysAdmin(client);
 const key = await createApiKey(systemActor("test"), admin.id, { name: "shutdown", scopes: ["svc:system:orgs:write"], expires_at: null });
 const { port } = new URL(app.baseUrl);
@@ -44,6 +48,23 @@ async function until(condition: () => boolean | Promise<boolean>) {
   expect(await condition()).toBe(true);
 }
 
+/** Requests counted for the key in api_key_usage, whatever their outcome. */
+async function usageCounted(keyId: string): Promise<bigint> {
+  return (await client.apiKeyUsage.aggregate({ where: { key_id: keyId }, _sum: { count: true } }))._sum.count ?? 0n;
+}
+
+/** The app's connections to its database, as the server sees them. */
+async function appConnections(): Promise<number> {
+  const [row] = await client.$queryRaw<{ n: bigint }[]>`SELECT count(*) AS n FROM pg_stat_activity WHERE application_name = ${APP_CONNECTIONS}`;
+  return Number(row?.n);
+}
+
+/** Sessions of this database that ended without the client saying goodbye (its socket just went away). */
+async function sessionsAbandoned(): Promise<bigint> {
+  const [row] = await client.$queryRaw<{ n: bigint }[]>`SELECT sessions_abandoned AS n FROM pg_stat_database WHERE datname = current_database()`;
+  return row?.n ?? 0n;
+}
+
 describe("SIGTERM", () => {
   it("turns readiness 503 at once, lets requests in flight finish, flushes pending writes and exits 0", async () => {
     const used = await app.fetch("/api/v1/me", { headers: { "x-api-key": key.raw_key } });
@@ -58,8 +79,14 @@ describe("SIGTERM", () => {
       `POST /api/v1/organizations HTTP/1.1\r\nHost: 127.0.0.1\r\nX-API-KEY: ${key.raw_key}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body.slice(0, 10)}`,
     );
     await Promise.all([probe.sent, creation.sent]);
-    // Let the server read what was sent before the signal comes.
-    await new Promise((r) => setTimeout(r, 200));
+    // The server has read what was sent on those connections once a request sent after them (on a
+    // connection of its own, not kept alive) has been answered.
+    const health = rawRequest("GET /api/health HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n");
+    expect((await health.answer).status).toBe(200);
+    // Nothing counted is written before the signal; the app holds connections to close.
+    expect(await usageCounted(key.id)).toBe(0n);
+    expect(await appConnections()).toBeGreaterThan(0);
+    const abandonedBefore = await sessionsAbandoned();
 
     const exited = new Promise<number | null>((resolve) => app.process.once("exit", (code) => resolve(code)));
     app.process.kill("SIGTERM");
@@ -83,7 +110,13 @@ describe("SIGTERM", () => {
     expect(await client.organization.count({ where: { name: "created-while-shutting-down" } })).toBe(1);
     // The last_used_at write waiting for its flush was made on the way out.
     expect((await client.apiKey.findUniqueOrThrow({ where: { id: key.id } })).last_used_at).not.toBeNull();
+    // So were the usage counts: the two requests made with the key.
+    expect(await usageCounted(key.id)).toBe(2n);
     expect(app.logs()).toContain('"msg":"shut down"');
+    // Its connections were closed by the app, not dropped by its exit: none is left, and the server
+    // saw each one end with the client's goodbye (a connection dropped counts as abandoned).
+    await until(async () => (await appConnections()) === 0);
+    expect(await sessionsAbandoned()).toBe(abandonedBefore);
   });
 
   it("does not wait past its grace period for a client that never finishes its request", async () => {
@@ -96,7 +129,6 @@ describe("SIGTERM", () => {
     );
     // The server has read those headers once a request sent after them has been answered (a busy
     // machine can take longer than any fixed pause).
-    await new Promise((r) => setTimeout(r, 200));
     expect((await fetch(`${slow.baseUrl}/api/health`)).status).toBe(200);
     const exited = new Promise<number | null>((resolve) => slow.process.once("exit", (code) => resolve(code)));
     slow.process.kill("SIGTERM");
