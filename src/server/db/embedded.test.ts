@@ -3,7 +3,7 @@ import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import net from "node:net";
 import os from "node:os";
 import path from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it, vi } from "vitest";
 import { createBaseClient } from "./client";
 import { processStatus, runningEmbedded, startEmbedded } from "./embedded";
 import { migrate, readMigrations } from "./migrate";
@@ -112,7 +112,7 @@ describe("a marker left behind", () => {
     expect(await marker(live, liveStart, closed)).toBeUndefined();
     // A process that is gone altogether.
     process.kill(live, "SIGKILL");
-    await new Promise((r) => setTimeout(r, 100));
+    await vi.waitFor(async () => expect(await processStatus(live)).toBeUndefined(), { timeout: 5_000 });
     expect(await marker(live, liveStart, open)).toBeUndefined();
   });
 });

@@ -23,6 +23,25 @@ async function until(condition: () => boolean | Promise<boolean>) {
   expect(await condition()).toBe(true);
 }
 
+/** When `key`'s current window in Redis ends, on this process's clock (for a key absent from Redis, a window would start now). */
+async function windowEnd(limiter: ReturnType<LimiterStore["limiter"]>, key: string): Promise<number> {
+  return Date.now() + (await limiter.peek(key)).resetMs;
+}
+
+/**
+ * Until `key`'s window in Redis has turned and the next window's points are counted there (its
+ * window ends later by over half a window), checking `meanwhile` at every look.
+ */
+async function untilWindowTurns(limiter: ReturnType<LimiterStore["limiter"]>, key: string, meanwhile = async () => {}) {
+  const before = await windowEnd(limiter, key);
+  const halfWindow = (limiter.spec.windowSeconds * 1000) / 2;
+  await until(async () => {
+    await meanwhile();
+    const state = await limiter.peek(key);
+    return state.remaining < state.limit && Date.now() + state.resetMs > before + halfWindow;
+  });
+}
+
 const uniquePrefix = () => `svc-test-${randomBytes(6).toString("hex")}:`;
 const spec = (points: number, windowSeconds = 60) => ({ name: "test", points, windowSeconds });
 
@@ -130,7 +149,7 @@ describe("limiter store", () => {
     const prefix = uniquePrefix();
     const limiter = (await redisStore(prefix)).limiter(spec(1_000, 1));
     expect((await consumeTimes(limiter, "key-8", 5)).at(-1)?.remaining).toBe(995);
-    await new Promise((r) => setTimeout(r, 1_100));
+    await untilWindowTurns(limiter, "key-8");
     expect((await limiter.consume("key-8")).remaining).toBe(999);
   });
 
@@ -168,10 +187,16 @@ describe("limiter store", () => {
     await Promise.resolve();
     await Promise.resolve();
     expect(answered).toMatchObject({ allowed: true, remaining: 9_999 });
-    // A key left unused through a window has nothing taken for the one after.
+    // A key left unused through a window has nothing taken for the one after. Its turn would come
+    // before that of a key first used once its window had begun: until that key's turn has taken
+    // its block, it holds no points of a later window, and then none at all.
     await until(async () => (await peer.peek("key-left")).remaining === 9_900);
-    await until(async () => (await peer.peek("key-left")).remaining === 10_000);
-    await new Promise((r) => setTimeout(r, 200));
+    const leftWindowEnds = await windowEnd(peer, "key-left");
+    await limiter.consume("key-watch");
+    await untilWindowTurns(peer, "key-watch", async () => {
+      const left = await peer.peek("key-left");
+      expect(left.remaining === 10_000 || Date.now() + left.resetMs <= leftWindowEnds + 500, "points of a later window held").toBe(true);
+    });
     expect((await peer.peek("key-left")).remaining).toBe(10_000);
   });
 
