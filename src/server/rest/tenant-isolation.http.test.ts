@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { exampleOf, tagGroups } from "@/components/api-docs/model";
+import { exampleOf, tagGroups } from "@/app/api/docs/_components/model";
 import { systemActor } from "@/server/auth/actor";
 import { ALL_PERMISSIONS, isDangerous, ORG_PERMISSIONS, type Permission } from "@/lib/permissions";
 import { createApiKey } from "@/server/services/api-keys/service";
