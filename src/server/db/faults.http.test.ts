@@ -93,7 +93,8 @@ async function untilWaitingForLock(count: number) {
   await vi.waitFor(async () => {
     const [row] = await client.$queryRaw<{ n: bigint }[]>`
       SELECT count(*) AS n FROM pg_stat_activity WHERE application_name = ${APP_CONNECTIONS} AND wait_event_type = 'Lock'`;
-    expect(Number(row?.n)).toBe(count);
+    // At least: a background refresh of the app's cached key may be waiting on the lock too.
+    expect(Number(row?.n)).toBeGreaterThanOrEqual(count);
   }, IN_FLIGHT_WAIT);
 }
 
