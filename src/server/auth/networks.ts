@@ -10,7 +10,8 @@ import { LRUCache } from "lru-cache";
 // a key is resolved again every half minute: lists already parsed are kept (keys sharing a list
 // share its networks).
 
-const REMEMBERED_ADDRESSES = 1_024;
+// lru-cache allocates its slots up front: a few hundred per list, not the thousand a rare key needs.
+const REMEMBERED_ADDRESSES = 256;
 const PARSED_LISTS = 1_000;
 
 export interface AllowedNetworks {
