@@ -15,6 +15,8 @@ globalThis.fetch = async (input: string | URL | Request, init?: RequestInit): Pr
   if (!LOOPBACK.has(url.hostname) || !(url.pathname === "/api" || url.pathname.startsWith("/api/"))) return response;
   const method = init?.method ?? (input instanceof Request ? input.method : "GET");
   // A body cut off on the way fails the fetch, as the test's own read of it would: no check failed.
+  // (The whole body is read before the test gets the answer: a streamed answer would need an
+  // exception here.)
   const text = await response.clone().text();
   // Loaded on the first answer from the app only: unit tests never pay for the route registry.
   const { checkAnswer } = await import("./answers");

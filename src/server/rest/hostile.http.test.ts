@@ -62,7 +62,7 @@ function rawRequest(method: string, path: string): Promise<{ status: number; hea
       response.setEncoding("utf8");
       response.on("data", (chunk: string) => (body += chunk));
       response.on("end", () => {
-        const headers = new Headers(Object.entries(response.headers).map(([name, value]) => [name, String(value)]));
+        const headers = new Headers(Object.entries(response.headers).map(([name, value]): [string, string] => [name, String(value)]));
         try {
           checkAnswer(method, url, { status: response.statusCode ?? 0, headers, text: body });
           resolve({ status: response.statusCode ?? 0, headers: response.headers, body });
