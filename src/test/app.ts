@@ -1,7 +1,8 @@
 import { spawn, type ChildProcess } from "node:child_process";
+import { randomBytes } from "node:crypto";
 import { existsSync } from "node:fs";
 import net from "node:net";
-import { afterAll } from "vitest";
+import { afterAll, expect, vi } from "vitest";
 
 // The production build of the app, started on a test file's own database and driven over real
 // HTTP. Its stdout and stderr are kept, so tests can search every log line it wrote. Every answer
@@ -81,6 +82,20 @@ export async function startApp(databaseUrl: string, env: Record<string, string> 
   running.add(stop);
   child.once("exit", () => running.delete(stop));
   return { baseUrl, process: child, fetch: (path, init) => fetch(new URL(path, baseUrl), init), logs: () => output.join(""), stop };
+}
+
+/**
+ * Two app processes on one database sharing the Redis of this machine (REDIS_URL, else
+ * 127.0.0.1:6379) under counters of their own, as two replicas behind a load balancer. Returned once
+ * each counts in Redis: until it has connected, a replica counts alone.
+ */
+export async function startReplicas(databaseUrl: string, env: Record<string, string> = {}): Promise<[RunningApp, RunningApp]> {
+  const shared = { REDIS_URL: process.env.REDIS_URL ?? "redis://127.0.0.1:6379", REDIS_KEY_PREFIX: `svc-test-${randomBytes(6).toString("hex")}:`, ...env };
+  const replicas = await Promise.all([startApp(databaseUrl, shared), startApp(databaseUrl, shared)]);
+  for (const app of replicas) {
+    await vi.waitFor(async () => expect(await (await app.fetch("/api/metrics")).text()).toMatch(/^svc_rate_limit_shared 1$/m), { timeout: 10_000, interval: 50 });
+  }
+  return replicas as [RunningApp, RunningApp];
 }
 
 const STOP_BEFORE_KILL_MS = 30_000;

@@ -1,6 +1,5 @@
-import { randomBytes } from "node:crypto";
-import { describe, expect, it, vi } from "vitest";
-import { Browserless, startApp, type RunningApp } from "@/test/app";
+import { describe, expect, it } from "vitest";
+import { Browserless, startReplicas, type RunningApp } from "@/test/app";
 import { testDatabase } from "@/test/database";
 import { createUser, PASSWORD, seedRoles } from "@/test/fixtures";
 import { SIGN_IN_LIMITS } from "./sign-in-throttle";
@@ -11,30 +10,10 @@ import { SIGN_IN_LIMITS } from "./sign-in-throttle";
 
 const { client, url } = await testDatabase();
 await seedRoles(client);
-const shared = {
-  REDIS_URL: process.env.REDIS_URL ?? "redis://127.0.0.1:6379",
-  REDIS_KEY_PREFIX: `svc-test-${randomBytes(6).toString("hex")}:`,
-  SVC_AUTH_FAILURE_LIMIT: "0",
-};
-const replicas = await Promise.all([startApp(url, shared), startApp(url, shared)]);
-const [a, b] = replicas as [RunningApp, RunningApp];
-
-// Each replica connects to Redis on its own; until then it counts alone.
-for (const app of replicas) {
-  await vi.waitFor(async () => expect(await (await fetch(`${app.baseUrl}/api/metrics`)).text()).toMatch(/^svc_rate_limit_shared 1$/m), { timeout: 10_000, interval: 50 });
-}
+const [a, b] = await startReplicas(url, { SVC_AUTH_FAILURE_LIMIT: "0" });
 
 /** Where the credentials callback sends the browser: its query says how the attempt ended. */
-async function signIn(app: RunningApp, username: string, password: string): Promise<string> {
-  const session = new Browserless(app.baseUrl);
-  const { csrfToken } = (await (await session.fetch("/api/auth/csrf")).json()) as { csrfToken: string };
-  const response = await session.fetch("/api/auth/callback/credentials", {
-    method: "POST",
-    headers: { "content-type": "application/x-www-form-urlencoded" },
-    body: new URLSearchParams({ username, password, csrfToken }).toString(),
-  });
-  return response.headers.get("location") ?? "";
-}
+const signIn = async (app: RunningApp, username: string, password: string) => (await new Browserless(app.baseUrl).postCredentials({ username, password })).href;
 
 describe("two replicas sharing Redis", () => {
   it("throttle an account's failed sign-ins together: failures on either count on both", async () => {
