@@ -1,6 +1,7 @@
 import { defineConfig, globalIgnores } from "eslint/config";
 import nextVitals from "eslint-config-next/core-web-vitals";
 import nextTs from "eslint-config-next/typescript";
+import prettier from "eslint-config-prettier/flat";
 
 const eslintConfig = defineConfig([
   ...nextVitals,
@@ -10,7 +11,12 @@ const eslintConfig = defineConfig([
       // A leading underscore marks a value left out on purpose (e.g. a field dropped by destructuring).
       "@typescript-eslint/no-unused-vars": [
         "warn",
-        { argsIgnorePattern: "^_", varsIgnorePattern: "^_", destructuredArrayIgnorePattern: "^_", ignoreRestSiblings: true },
+        {
+          argsIgnorePattern: "^_",
+          varsIgnorePattern: "^_",
+          destructuredArrayIgnorePattern: "^_",
+          ignoreRestSiblings: true,
+        },
       ],
     },
   },
@@ -21,7 +27,14 @@ const eslintConfig = defineConfig([
     // as are tests, which drive the server on purpose. (The API reference, rendered on the server
     // only into a static page, keeps its components beside its page, under src/app/api/docs.)
     files: ["src/components/**/*.{ts,tsx}", "src/app/console/**/*.{ts,tsx}", "src/trpc/**/*.{ts,tsx}"],
-    ignores: ["**/*.test.ts", "src/app/console/**/page.tsx", "src/app/console/**/layout.tsx", "src/app/console/actions.ts", "src/app/console/**/org-page.ts", "src/trpc/server.tsx"],
+    ignores: [
+      "**/*.test.ts",
+      "src/app/console/**/page.tsx",
+      "src/app/console/**/layout.tsx",
+      "src/app/console/actions.ts",
+      "src/app/console/**/org-page.ts",
+      "src/trpc/server.tsx",
+    ],
     rules: {
       "@typescript-eslint/no-restricted-imports": [
         "error",
@@ -30,13 +43,16 @@ const eslintConfig = defineConfig([
             {
               regex: "^(@/server|(\\.\\./)+server)(/|$)",
               allowTypeImports: true,
-              message: "Browser code does not import the server at run time: move the shared value to src/lib (type-only imports are fine).",
+              message:
+                "Browser code does not import the server at run time: move the shared value to src/lib (type-only imports are fine).",
             },
           ],
         },
       ],
     },
   },
+  // Layout is Prettier's alone (`prettier --check` runs beside ESLint in `npm test`).
+  prettier,
   globalIgnores([
     ".next/**",
     ".next-*/**",

@@ -5,6 +5,7 @@ import { spawnSync } from "node:child_process";
 const steps = [
   ["type check", ["node_modules/typescript/bin/tsc", "--noEmit"]],
   ["lint", ["node_modules/eslint/bin/eslint.js", "."]],
+  ["format check", ["node_modules/prettier/bin/prettier.cjs", "--check", "--log-level", "warn", "."]],
   // Integration tests drive the production build over HTTP, so it comes first.
   ["production build", ["node_modules/next/dist/bin/next", "build"]],
   ["unit and integration tests", ["node_modules/vitest/vitest.mjs", "run"]],
