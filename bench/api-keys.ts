@@ -68,7 +68,8 @@ const SETTLE_MS = intSetting("BENCH_SETTLE_MS", 100, 0, SLOT_MS - 50);
 const WARMUP_ROUNDS = intSetting("BENCH_WARMUP_ROUNDS", 8, 0, 100);
 const CONNECTIONS = (process.env.BENCH_CONNECTIONS || "10,50").split(",").map((s) => {
   const n = Number(s.trim());
-  if (!Number.isInteger(n) || n < 1 || n > 1000) throw new Error("BENCH_CONNECTIONS: comma-separated integers in [1, 1000]");
+  if (!Number.isInteger(n) || n < 1 || n > 1000)
+    throw new Error("BENCH_CONNECTIONS: comma-separated integers in [1, 1000]");
   return n;
 });
 if (CONNECTIONS.length > 5) throw new Error("BENCH_CONNECTIONS: at most 5 levels");
@@ -76,7 +77,9 @@ const OWNERS = 5; // the seeded sys_admin and four plain users share the keys ro
 const CIDRS = intSetting("BENCH_CIDRS", 50, 1, 100);
 // Networks the bench does not come from, then loopback (IPv4, then IPv6) last: every request checks them all.
 const ALLOWED_CIDRS = [
-  ...Array.from({ length: Math.max(0, CIDRS - 2) }, (_, i) => (i % 2 === 0 ? `10.${i}.0.0/16` : `2001:db8:${i.toString(16)}::/48`)),
+  ...Array.from({ length: Math.max(0, CIDRS - 2) }, (_, i) =>
+    i % 2 === 0 ? `10.${i}.0.0/16` : `2001:db8:${i.toString(16)}::/48`,
+  ),
   "127.0.0.0/8",
   "::1/128",
 ].slice(-CIDRS);
@@ -87,7 +90,8 @@ const TARGET_RPS_RATIO = 0.9;
 const TARGET_RPS_RATIO_REDIS = 0.85;
 const TARGET_P99_RATIO = 1.2;
 // The second phase shares the rate limits through this Redis; empty: no second phase.
-const REDIS_URL = process.env.BENCH_REDIS_URL === undefined ? "redis://127.0.0.1:6379" : process.env.BENCH_REDIS_URL || undefined;
+const REDIS_URL =
+  process.env.BENCH_REDIS_URL === undefined ? "redis://127.0.0.1:6379" : process.env.BENCH_REDIS_URL || undefined;
 // The bench measures the key path, not 429s: its keys allow far more than it sends, and failed
 // authentications are not limited (the bad-key scenarios would otherwise be 429s after a minute).
 const BENCH_RATE_LIMIT = { requests: 10_000_000, window_seconds: 60 };
@@ -110,7 +114,8 @@ async function setupDatabase(): Promise<{ url: string; keys: Keys; serverVersion
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
-    const serverVersion = (await client.query<{ v: string }>("SELECT current_setting('server_version') AS v")).rows[0]?.v ?? "?";
+    const serverVersion =
+      (await client.query<{ v: string }>("SELECT current_setting('server_version') AS v")).rows[0]?.v ?? "?";
     const admin = await client.query<{ id: string }>("SELECT id FROM users WHERE username = 'admin'");
     const owners = [admin.rows[0]?.id as string];
     for (let i = 1; i < OWNERS; i++) {
@@ -124,10 +129,15 @@ async function setupDatabase(): Promise<{ url: string; keys: Keys; serverVersion
     // Every owner belongs to two organizations; the keys under test may act in the first only.
     const orgs: string[] = [];
     for (let i = 0; i < 2; i++) {
-      const row = await client.query<{ id: string }>("INSERT INTO organizations (name, created_by, updated_by) VALUES ($1, 'system:bench', 'system:bench') RETURNING id", [`bench_org_${i}`]);
+      const row = await client.query<{ id: string }>(
+        "INSERT INTO organizations (name, created_by, updated_by) VALUES ($1, 'system:bench', 'system:bench') RETURNING id",
+        [`bench_org_${i}`],
+      );
       orgs.push(row.rows[0]?.id as string);
     }
-    for (const owner of owners) for (const org of orgs) await client.query("INSERT INTO user_org_memberships (user_id, org_id) VALUES ($1, $2)", [owner, org]);
+    for (const owner of owners)
+      for (const org of orgs)
+        await client.query("INSERT INTO user_org_memberships (user_id, org_id) VALUES ($1, $2)", [owner, org]);
 
     const started = performance.now();
     const valid: string[] = [];
@@ -164,7 +174,9 @@ async function setupDatabase(): Promise<{ url: string; keys: Keys; serverVersion
     await client.query("VACUUM ANALYZE api_keys");
     const inserted = Number((await client.query<{ n: string }>("SELECT count(*) AS n FROM api_keys")).rows[0]?.n);
     if (inserted !== KEYS) throw new Error(`expected ${KEYS} keys, found ${inserted}`);
-    say(`Inserted ${KEYS.toLocaleString("en")} API keys for ${OWNERS} owners in ${((performance.now() - started) / 1000).toFixed(1)} s.`);
+    say(
+      `Inserted ${KEYS.toLocaleString("en")} API keys for ${OWNERS} owners in ${((performance.now() - started) / 1000).toFixed(1)} s.`,
+    );
 
     // Bench-only instrumentation: one row per UPDATE statement on api_keys with the rows it
     // changed. Exact and without the statistics collector's lag; cross-checks n_tup_upd.
@@ -192,13 +204,21 @@ async function apiKeyUpdateStats(url: string) {
   await client.connect();
   try {
     await client.query("SELECT pg_stat_clear_snapshot()");
-    const stat = await client.query<{ n: string }>("SELECT n_tup_upd AS n FROM pg_stat_user_tables WHERE relname = 'api_keys'");
+    const stat = await client.query<{ n: string }>(
+      "SELECT n_tup_upd AS n FROM pg_stat_user_tables WHERE relname = 'api_keys'",
+    );
     const trig = await client.query<{ statements: string; nonempty: string; rows: string }>(
       "SELECT count(*) AS statements, count(*) FILTER (WHERE rows > 0) AS nonempty, coalesce(sum(rows), 0) AS rows FROM bench_api_key_updates",
     );
-    const touched = await client.query<{ n: string }>("SELECT count(*) AS n FROM api_keys WHERE last_used_at IS NOT NULL");
-    const usage = await client.query<{ n: string; rows: string }>("SELECT coalesce(sum(count), 0) AS n, count(*) AS rows FROM api_key_usage");
-    const db = await client.query<{ n: string }>("SELECT xact_commit + xact_rollback AS n FROM pg_stat_database WHERE datname = current_database()");
+    const touched = await client.query<{ n: string }>(
+      "SELECT count(*) AS n FROM api_keys WHERE last_used_at IS NOT NULL",
+    );
+    const usage = await client.query<{ n: string; rows: string }>(
+      "SELECT coalesce(sum(count), 0) AS n, count(*) AS rows FROM api_key_usage",
+    );
+    const db = await client.query<{ n: string }>(
+      "SELECT xact_commit + xact_rollback AS n FROM pg_stat_database WHERE datname = current_database()",
+    );
     return {
       transactions: Number(db.rows[0]?.n ?? 0),
       nTupUpd: Number(stat.rows[0]?.n ?? 0),
@@ -321,7 +341,13 @@ async function gcCounts(baseUrl: string): Promise<GcCounts | null> {
 }
 
 /** The scenarios in turns at one connection level, `rounds` rounds of one slot each. */
-async function runLevel(baseUrl: string, appPids: number[], scenarios: Scenario[], connections: number, rounds: number): Promise<LevelLoad> {
+async function runLevel(
+  baseUrl: string,
+  appPids: number[],
+  scenarios: Scenario[],
+  connections: number,
+  rounds: number,
+): Promise<LevelLoad> {
   const gcBefore = await gcCounts(baseUrl);
   const job = {
     url: baseUrl,
@@ -344,7 +370,10 @@ async function runLevel(baseUrl: string, appPids: number[], scenarios: Scenario[
     errors: r.errors as number,
     timeouts: r.timeouts as number,
     loadGeneratorCpuMs: r.cpuMs as number,
-    gc: gcBefore && gcAfter ? { major: gcAfter.major - gcBefore.major, pauseMs: gcAfter.pauseMs - gcBefore.pauseMs } : null,
+    gc:
+      gcBefore && gcAfter
+        ? { major: gcAfter.major - gcBefore.major, pauseMs: gcAfter.pauseMs - gcBefore.pauseMs }
+        : null,
   };
 }
 
@@ -352,7 +381,9 @@ async function runLevel(baseUrl: string, appPids: number[], scenarios: Scenario[
 function scenarioFigures(level: LevelLoad, scenario: Scenario) {
   const load = level.scenarios[scenario.id];
   const slotRps = load.slots.map((slot) => (slot.responses * 1000) / level.windowMs);
-  const cpu = load.slots.filter((slot) => slot.cpuMs !== null && slot.responses > 0).map((slot) => ((slot.cpuMs as number) * 1000) / slot.responses);
+  const cpu = load.slots
+    .filter((slot) => slot.cpuMs !== null && slot.responses > 0)
+    .map((slot) => ((slot.cpuMs as number) * 1000) / slot.responses);
   return {
     label: scenario.label,
     rps: median(slotRps),
@@ -392,7 +423,9 @@ async function measure(phase: Phase, url: string, keys: Keys) {
   if (sanity.a !== 200 || sanity.b !== 200 || sanity.c !== 401 || sanity["c'"] !== 401) {
     throw new Error(`unexpected statuses before the run: ${JSON.stringify(sanity)}\n${started.output()}`);
   }
-  const restricted = (await (await fetch(`${started.baseUrl}/api/v1/me`, { headers: { "x-api-key": keys.valid[0] as string } })).json()) as { key: { allowed_cidrs: string[] | null; allowed_org_ids: string[] | null } };
+  const restricted = (await (
+    await fetch(`${started.baseUrl}/api/v1/me`, { headers: { "x-api-key": keys.valid[0] as string } })
+  ).json()) as { key: { allowed_cidrs: string[] | null; allowed_org_ids: string[] | null } };
   if (restricted.key.allowed_cidrs?.length !== CIDRS || restricted.key.allowed_org_ids?.length !== 1) {
     throw new Error(`the keys under test are not restricted as they should be: ${JSON.stringify(restricted.key)}`);
   }
@@ -400,9 +433,27 @@ async function measure(phase: Phase, url: string, keys: Keys) {
 
   const scenarios: Scenario[] = [
     { id: "a", label: "GET /api/health (no key)", path: "/api/health", keys: null, expectStatus: 200 },
-    { id: "b", label: `GET /api/v1/me, ${keys.valid.length} valid keys`, path: "/api/v1/me", keys: keys.valid, expectStatus: 200 },
-    { id: "c", label: `GET /api/v1/me, ${keys.unknown.length} unknown keys`, path: "/api/v1/me", keys: keys.unknown, expectStatus: 401 },
-    { id: "c'", label: `GET /api/v1/me, bad-checksum key`, path: "/api/v1/me", keys: keys.badChecksum, expectStatus: 401 },
+    {
+      id: "b",
+      label: `GET /api/v1/me, ${keys.valid.length} valid keys`,
+      path: "/api/v1/me",
+      keys: keys.valid,
+      expectStatus: 200,
+    },
+    {
+      id: "c",
+      label: `GET /api/v1/me, ${keys.unknown.length} unknown keys`,
+      path: "/api/v1/me",
+      keys: keys.unknown,
+      expectStatus: 401,
+    },
+    {
+      id: "c'",
+      label: `GET /api/v1/me, bad-checksum key`,
+      path: "/api/v1/me",
+      keys: keys.badChecksum,
+      expectStatus: 401,
+    },
   ];
   const appPids = processTree(started.pid);
 
@@ -415,7 +466,9 @@ async function measure(phase: Phase, url: string, keys: Keys) {
       say(`[${phase.label}] Warming up: ${WARMUP_ROUNDS} rounds at ${connections} connections…`);
       warmups.push(await runLevel(started.baseUrl, appPids, scenarios, connections, WARMUP_ROUNDS));
     }
-    say(`[${phase.label}] Measuring at ${connections} connections: ${ROUNDS} rounds of ${SLOT_MS} ms slots, alternating ${scenarios.map((s) => s.id).join(",")}…`);
+    say(
+      `[${phase.label}] Measuring at ${connections} connections: ${ROUNDS} rounds of ${SLOT_MS} ms slots, alternating ${scenarios.map((s) => s.id).join(",")}…`,
+    );
     loads.push(await runLevel(started.baseUrl, appPids, scenarios, connections, ROUNDS));
   }
   const runSeconds = (performance.now() - runStart) / 1000;
@@ -438,7 +491,10 @@ async function measure(phase: Phase, url: string, keys: Keys) {
 
   // ---- figures
   const levels = loads.map((load) => {
-    const per = Object.fromEntries(scenarios.map((s) => [s.id, scenarioFigures(load, s)])) as Record<Scenario["id"], ReturnType<typeof scenarioFigures>>;
+    const per = Object.fromEntries(scenarios.map((s) => [s.id, scenarioFigures(load, s)])) as Record<
+      Scenario["id"],
+      ReturnType<typeof scenarioFigures>
+    >;
     // Judged on the median of the paired ratios: each pair ran a fraction of a second apart, so a
     // drift of the machine between rounds cancels out of it, which it does not out of a ratio of medians.
     const pairs = per.a.slotRps.map((a, i) => (per.b.slotRps[i] ?? NaN) / a);
@@ -447,7 +503,10 @@ async function measure(phase: Phase, url: string, keys: Keys) {
     // One slot holds a few hundred responses, too few for a p99 of its own: the p99 of all of a
     // scenario's responses (a and b interleaved in time) is the figure.
     const p99Ratio = per.b.p99 / per.a.p99;
-    const cpuRatio = per.b.appCpuUsPerRequest !== null && per.a.appCpuUsPerRequest !== null ? per.b.appCpuUsPerRequest / per.a.appCpuUsPerRequest : null;
+    const cpuRatio =
+      per.b.appCpuUsPerRequest !== null && per.a.appCpuUsPerRequest !== null
+        ? per.b.appCpuUsPerRequest / per.a.appCpuUsPerRequest
+        : null;
     const valid = scenarios.every((s) => per[s.id].expectedShare >= 0.999) && load.errors + load.timeouts === 0;
     return {
       connections: load.connections,
@@ -460,7 +519,8 @@ async function measure(phase: Phase, url: string, keys: Keys) {
       pairs: { p10: percentile(sortedPairs, 10), p90: percentile(sortedPairs, 90) },
       ratioOfTotals: per.b.slotRps.reduce((n, x) => n + x, 0) / per.a.slotRps.reduce((n, x) => n + x, 0),
       gc: load.gc,
-      loadGeneratorUsPerResponse: (load.loadGeneratorCpuMs * 1000) / Object.values(load.scenarios).reduce((n, s) => n + s.responses, 0),
+      loadGeneratorUsPerResponse:
+        (load.loadGeneratorCpuMs * 1000) / Object.values(load.scenarios).reduce((n, s) => n + s.responses, 0),
       valid,
     };
   });
@@ -476,7 +536,16 @@ async function measure(phase: Phase, url: string, keys: Keys) {
   // may end with requests answered that its load generator no longer counted.
   const validResponses = [...warmups, ...loads].reduce((n, load) => n + load.scenarios.b.responses, 0) + 2;
   const usage = { counted: after.usageCounted - before.usageCounted, responses: validResponses, rows: after.usageRows };
-  return { phase, scenarios, levels, lastUsed: { keysUsed, runSeconds, bound, writes, writesCrossCheck, before, after, pass: writesPass }, usage, warmups, loads, appLog };
+  return {
+    phase,
+    scenarios,
+    levels,
+    lastUsed: { keysUsed, runSeconds, bound, writes, writesCrossCheck, before, after, pass: writesPass },
+    usage,
+    warmups,
+    loads,
+    appLog,
+  };
 }
 
 /** Waits until the app counts in Redis (its metrics say so), so the measured rounds pay for Redis. */
@@ -504,11 +573,15 @@ function report({ phase, scenarios, levels, lastUsed, usage, appLog }: Measured)
     for (const s of scenarios) {
       const x = level.scenarios[s.id];
       const status = `${s.expectStatus} ${(x.expectedShare * 100).toFixed(1)}%`;
-      say(`${pad(String(level.connections), 6)}${pad(`(${s.id}) ${x.label}`, 40)}${lpad(x.rps.toFixed(0), 9)}${lpad(f(x.p50), 9)}${lpad(f(x.p99), 9)}${lpad(f(x.appCpuUsPerRequest, 0), 9)}  ${status}`);
+      say(
+        `${pad(String(level.connections), 6)}${pad(`(${s.id}) ${x.label}`, 40)}${lpad(x.rps.toFixed(0), 9)}${lpad(f(x.p50), 9)}${lpad(f(x.p99), 9)}${lpad(f(x.appCpuUsPerRequest, 0), 9)}  ${status}`,
+      );
     }
   }
   say();
-  say(`Ratios (b) valid key / (a) health: throughput as the median of the per-round paired ratios (in brackets their 10th and 90th percentiles, then the ratio of the totals), p99 as the ratio of the pooled p99s; the app CPU ratio is for information:`);
+  say(
+    `Ratios (b) valid key / (a) health: throughput as the median of the per-round paired ratios (in brackets their 10th and 90th percentiles, then the ratio of the totals), p99 as the ratio of the pooled p99s; the app CPU ratio is for information:`,
+  );
   for (const level of levels) {
     say(
       `  ${lpad(String(level.connections), 3)} conns: throughput b/a = ${level.rpsRatio.toFixed(3)} (target ≥ ${phase.rpsTarget}) ${level.rpsPass ? "PASS" : "FAIL"} [${f(level.pairs.p10)} to ${f(level.pairs.p90)}; ${level.ratioOfTotals.toFixed(3)}];` +
@@ -522,22 +595,33 @@ function report({ phase, scenarios, levels, lastUsed, usage, appLog }: Measured)
       `measured ${writes} (pg_stat n_tup_upd) / ${writesCrossCheck} (rows counted by a bench trigger, in ${after.nonEmptyUpdateStatements - before.nonEmptyUpdateStatements} UPDATE statements of ${after.updateStatements - before.updateStatements}); ` +
       `keys with last_used_at set ${after.keysWithLastUsed} → ${pass ? "PASS" : "FAIL"}`,
   );
-  say(`usage counted: ${usage.counted} requests of valid keys in ${usage.rows} hourly buckets, for ${usage.responses} responses the load generators saw (${((usage.counted / usage.responses) * 100).toFixed(2)}%)`);
-  say(`database transactions in ${DB_NAME} during the phase (pg_stat_database, includes the bench's own few reads): ${after.transactions - before.transactions}`);
+  say(
+    `usage counted: ${usage.counted} requests of valid keys in ${usage.rows} hourly buckets, for ${usage.responses} responses the load generators saw (${((usage.counted / usage.responses) * 100).toFixed(2)}%)`,
+  );
+  say(
+    `database transactions in ${DB_NAME} during the phase (pg_stat_database, includes the bench's own few reads): ${after.transactions - before.transactions}`,
+  );
   const logLines = appLogLines(appLog);
-  if (logLines.length) say(`The app logged ${logLines.length} line(s) at warn or above; the last ones:\n${logLines.slice(-5).join("\n")}`);
+  if (logLines.length)
+    say(`The app logged ${logLines.length} line(s) at warn or above; the last ones:\n${logLines.slice(-5).join("\n")}`);
 }
 
 async function main() {
   const startedAt = new Date();
   const buildId = ensureBuild();
-  say(`Creating ${DB_NAME} on ${new URL(ADMIN_URL).host}, migrating, seeding, inserting ${KEYS.toLocaleString("en")} keys…`);
+  say(
+    `Creating ${DB_NAME} on ${new URL(ADMIN_URL).host}, migrating, seeding, inserting ${KEYS.toLocaleString("en")} keys…`,
+  );
   const { url, keys, serverVersion } = await setupDatabase();
 
   // The limiter is on in both phases: in the app process, then shared through Redis.
   const phases: Phase[] = [{ label: "rate limits in process", env: { REDIS_URL: "" }, rpsTarget: TARGET_RPS_RATIO }];
   if (REDIS_URL) {
-    phases.push({ label: `rate limits in Redis (${new URL(REDIS_URL).host})`, env: { REDIS_URL, REDIS_KEY_PREFIX: `svc-bench-${process.pid}:` }, rpsTarget: TARGET_RPS_RATIO_REDIS });
+    phases.push({
+      label: `rate limits in Redis (${new URL(REDIS_URL).host})`,
+      env: { REDIS_URL, REDIS_KEY_PREFIX: `svc-bench-${process.pid}:` },
+      rpsTarget: TARGET_RPS_RATIO_REDIS,
+    });
   }
   const measured: Measured[] = [];
   for (const phase of phases) measured.push(await measure(phase, url, keys));
@@ -545,22 +629,52 @@ async function main() {
   say();
   say(`svc API-key benchmark — ${new Date().toISOString()}`);
   say(machineLine());
-  say(`  app: production build ${buildId} (${DIST_DIR}), one app server process, LOG_LEVEL=warn (request log lines off), DATABASE_POOL_MAX=${process.env.DATABASE_POOL_MAX || "10 (default)"}; bench keys have rate_limit ${BENCH_RATE_LIMIT.requests}/${BENCH_RATE_LIMIT.window_seconds} s, SVC_AUTH_FAILURE_LIMIT=0 (the bad-key scenarios measure the key path, not 429s)`);
-  say(`  keys under test: allowed_cidrs of ${CIDRS} networks (loopback last, so each request checks them all), allowed_org_ids of one organization; usage counted per request`);
-  say(`  database: PostgreSQL ${serverVersion}, ${DB_NAME} with ${KEYS.toLocaleString("en")} API keys (${OWNERS} owners)`);
-  say(`  load: autocannon in a separate process on 127.0.0.1, keep-alive, the scenarios taking turns on the same connections: ${ROUNDS} rounds of one ${SLOT_MS} ms slot each (the first ${SETTLE_MS} ms of a slot not measured), every other round in reverse order; warm-up ${WARMUP_ROUNDS} rounds at each level`);
-  say(`  figures: req/s is the median over the rounds of the responses completed in a slot's measured window; p50 and p99 are of all a scenario's responses, each connection's first one left out (it also waited to be accepted); latency in ms (every status counted); app CPU = µs of app CPU per request (median over the rounds)`);
+  say(
+    `  app: production build ${buildId} (${DIST_DIR}), one app server process, LOG_LEVEL=warn (request log lines off), DATABASE_POOL_MAX=${process.env.DATABASE_POOL_MAX || "10 (default)"}; bench keys have rate_limit ${BENCH_RATE_LIMIT.requests}/${BENCH_RATE_LIMIT.window_seconds} s, SVC_AUTH_FAILURE_LIMIT=0 (the bad-key scenarios measure the key path, not 429s)`,
+  );
+  say(
+    `  keys under test: allowed_cidrs of ${CIDRS} networks (loopback last, so each request checks them all), allowed_org_ids of one organization; usage counted per request`,
+  );
+  say(
+    `  database: PostgreSQL ${serverVersion}, ${DB_NAME} with ${KEYS.toLocaleString("en")} API keys (${OWNERS} owners)`,
+  );
+  say(
+    `  load: autocannon in a separate process on 127.0.0.1, keep-alive, the scenarios taking turns on the same connections: ${ROUNDS} rounds of one ${SLOT_MS} ms slot each (the first ${SETTLE_MS} ms of a slot not measured), every other round in reverse order; warm-up ${WARMUP_ROUNDS} rounds at each level`,
+  );
+  say(
+    `  figures: req/s is the median over the rounds of the responses completed in a slot's measured window; p50 and p99 are of all a scenario's responses, each connection's first one left out (it also waited to be accepted); latency in ms (every status counted); app CPU = µs of app CPU per request (median over the rounds)`,
+  );
   if (!REDIS_URL) say(`  (no Redis phase: BENCH_REDIS_URL is empty)`);
   for (const result of measured) report(result);
 
   const file = await writeResults("api-keys", startedAt, {
     startedAt: startedAt.toISOString(),
     machine: machine(),
-    settings: { keys: KEYS, usedKeys: USED_KEYS, cidrs: CIDRS, owners: OWNERS, connections: CONNECTIONS, rounds: ROUNDS, slotMs: SLOT_MS, settleMs: SETTLE_MS, warmupRounds: WARMUP_ROUNDS, logLevel: "warn", poolMax: process.env.DATABASE_POOL_MAX || 10, redisUrl: REDIS_URL ?? null },
+    settings: {
+      keys: KEYS,
+      usedKeys: USED_KEYS,
+      cidrs: CIDRS,
+      owners: OWNERS,
+      connections: CONNECTIONS,
+      rounds: ROUNDS,
+      slotMs: SLOT_MS,
+      settleMs: SETTLE_MS,
+      warmupRounds: WARMUP_ROUNDS,
+      logLevel: "warn",
+      poolMax: process.env.DATABASE_POOL_MAX || 10,
+      redisUrl: REDIS_URL ?? null,
+    },
     buildId,
     postgres: serverVersion,
     targets: { rpsRatio: TARGET_RPS_RATIO, rpsRatioRedis: TARGET_RPS_RATIO_REDIS, p99Ratio: TARGET_P99_RATIO },
-    phases: measured.map(({ phase, levels, lastUsed, usage, warmups, loads }) => ({ label: phase.label, levels, lastUsed, usage, warmups, loads })),
+    phases: measured.map(({ phase, levels, lastUsed, usage, warmups, loads }) => ({
+      label: phase.label,
+      levels,
+      lastUsed,
+      usage,
+      warmups,
+      loads,
+    })),
   });
   say(`Results: ${file}`);
 }

@@ -17,7 +17,19 @@ import { dataLayer } from "@/server/db/data-layer";
 import { OPERATION_GROUPS } from "@/server/operations";
 import { invoke, type InvokeOptions } from "@/server/operations/invoke";
 import type { AnyOperation } from "@/server/operations/operation";
-import { dropDatabase, f, freshDatabase, intSetting, lpad, median, pad, percentile, runBenchmark, say, writeResults } from "./lib";
+import {
+  dropDatabase,
+  f,
+  freshDatabase,
+  intSetting,
+  lpad,
+  median,
+  pad,
+  percentile,
+  runBenchmark,
+  say,
+  writeResults,
+} from "./lib";
 
 const DB_NAME = "svc_bench_audit";
 const CALLS = intSetting("BENCH_CALLS", 200, 10, 100_000);
@@ -33,12 +45,19 @@ async function main() {
   const admin = await client.user.findFirstOrThrow({ where: { username: "admin" } });
   const org = await client.organization.create({ data: { name: "bench" } });
   const actor: SessionActor = {
-    kind: "session", userId: admin.id, username: admin.username, displayName: null,
+    kind: "session",
+    userId: admin.id,
+    username: admin.username,
+    displayName: null,
     grants: await loadGrants(dataLayer("bench"), admin.id),
   };
 
   let n = 0;
-  const cases: { name: string; operation: AnyOperation; raw: () => { params: unknown; query: unknown; body: () => unknown } }[] = [
+  const cases: {
+    name: string;
+    operation: AnyOperation;
+    raw: () => { params: unknown; query: unknown; body: () => unknown };
+  }[] = [
     {
       name: "createApiKey",
       operation: OPERATION_GROUPS.apiKeys.create as AnyOperation,
@@ -73,7 +92,11 @@ async function main() {
         withAudit.push(await timed(c, {}));
       }
     }
-    const p90 = (values: number[]) => percentile([...values].sort((x, y) => x - y), 90);
+    const p90 = (values: number[]) =>
+      percentile(
+        [...values].sort((x, y) => x - y),
+        90,
+      );
     results[c.name] = {
       with_ms: median(withAudit),
       without_ms: median(without),
@@ -83,9 +106,13 @@ async function main() {
   }
 
   say();
-  say(`${pad("case (median per call)", 24)}${lpad("audited ms", 12)}${lpad("unaudited ms", 14)}${lpad("ratio", 8)}${lpad("p90 ratio", 11)}  target ≤ ${TARGET}×`);
+  say(
+    `${pad("case (median per call)", 24)}${lpad("audited ms", 12)}${lpad("unaudited ms", 14)}${lpad("ratio", 8)}${lpad("p90 ratio", 11)}  target ≤ ${TARGET}×`,
+  );
   for (const [name, r] of Object.entries(results)) {
-    say(`${pad(name, 24)}${lpad(f(r.with_ms, 3), 12)}${lpad(f(r.without_ms, 3), 14)}${lpad(f(r.ratio), 8)}${lpad(f(r.p90_ratio), 11)}  ${r.ratio <= TARGET ? "met" : "MISSED"}`);
+    say(
+      `${pad(name, 24)}${lpad(f(r.with_ms, 3), 12)}${lpad(f(r.without_ms, 3), 14)}${lpad(f(r.ratio), 8)}${lpad(f(r.p90_ratio), 11)}  ${r.ratio <= TARGET ? "met" : "MISSED"}`,
+    );
   }
   say();
   say(`Results: ${await writeResults("audit", startedAt, { calls: CALLS, rounds: ROUNDS, target: TARGET, results })}`);

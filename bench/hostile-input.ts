@@ -10,8 +10,25 @@
 //    hostile schemas back to back.
 
 import { performance } from "node:perf_hooks";
-import { CHECK_BUDGET_MS, CheckBudget, schemaProblems, validationProblems } from "@/server/services/plugins/json-schema";
-import { databaseUrl, dropDatabase, ensureBuild, f, freshDatabase, intSetting, percentile, runBenchmark, say, startApp, stopApp } from "./lib";
+import {
+  CHECK_BUDGET_MS,
+  CheckBudget,
+  schemaProblems,
+  validationProblems,
+} from "@/server/services/plugins/json-schema";
+import {
+  databaseUrl,
+  dropDatabase,
+  ensureBuild,
+  f,
+  freshDatabase,
+  intSetting,
+  percentile,
+  runBenchmark,
+  say,
+  startApp,
+  stopApp,
+} from "./lib";
 
 const DB_NAME = "svc_bench_hostile";
 // Before anything reads the environment: the key below is made in this process, on that database.
@@ -20,11 +37,19 @@ const HEALTH_REQUESTS = intSetting("BENCH_REQUESTS", 300, 20, 100_000);
 
 const REDOS = { type: "object", additionalProperties: { type: "string", pattern: "^(a+)+$" } };
 const EXPONENTIAL = {
-  $defs: { n: { anyOf: [{ type: "array", items: { $ref: "#/$defs/n" } }, { type: "array", items: { $ref: "#/$defs/n" } }] } },
+  $defs: {
+    n: {
+      anyOf: [
+        { type: "array", items: { $ref: "#/$defs/n" } },
+        { type: "array", items: { $ref: "#/$defs/n" } },
+      ],
+    },
+  },
   type: "object",
   additionalProperties: { $ref: "#/$defs/n" },
 };
-const deepArrays = (depth: number): unknown => Array.from({ length: depth }).reduce<unknown>((inner) => [inner], "leaf");
+const deepArrays = (depth: number): unknown =>
+  Array.from({ length: depth }).reduce<unknown>((inner) => [inner], "leaf");
 
 function timed<T>(work: () => T): [T, number] {
   const started = performance.now();
@@ -40,16 +65,32 @@ function inProcess() {
   }
   for (const length of [41, 5_000, 100_000]) {
     const budget = new CheckBudget();
-    const [problems, ms] = timed(() => [...schemaProblems(REDOS, budget), ...validationProblems(REDOS, { name: `${"a".repeat(length)}!` }, "default_settings", budget)]);
+    const [problems, ms] = timed(() => [
+      ...schemaProblems(REDOS, budget),
+      ...validationProblems(REDOS, { name: `${"a".repeat(length)}!` }, "default_settings", budget),
+    ]);
     say(`  the same pattern as a settings schema, ${length} "a" + "!": ${f(ms, 1)} ms (${problems.length} problem)`);
   }
   const budget = new CheckBudget();
-  const [problems, ms] = timed(() => [...schemaProblems(EXPONENTIAL, budget), ...validationProblems(EXPONENTIAL, { tree: deepArrays(60) }, "default_settings", budget)]);
-  say(`  exponential anyOf over 60-deep arrays: ${f(ms, 0)} ms, "${problems[0]?.message}" (budget ${CHECK_BUDGET_MS} ms)`);
-  const small = { type: "object", properties: { top_k: { type: "integer", minimum: 1 }, model: { type: "string", pattern: "^[a-z0-9-]+$" } }, required: ["top_k"] };
+  const [problems, ms] = timed(() => [
+    ...schemaProblems(EXPONENTIAL, budget),
+    ...validationProblems(EXPONENTIAL, { tree: deepArrays(60) }, "default_settings", budget),
+  ]);
+  say(
+    `  exponential anyOf over 60-deep arrays: ${f(ms, 0)} ms, "${problems[0]?.message}" (budget ${CHECK_BUDGET_MS} ms)`,
+  );
+  const small = {
+    type: "object",
+    properties: { top_k: { type: "integer", minimum: 1 }, model: { type: "string", pattern: "^[a-z0-9-]+$" } },
+    required: ["top_k"],
+  };
   const properties: Record<string, unknown> = {};
-  for (let i = 0; JSON.stringify(properties).length < 31_000; i++) properties[`field_${i}`] = { type: "string", maxLength: 100, pattern: "^[a-z0-9_-]+$" };
-  for (const [label, schema] of [["small", small], [`${Object.keys(properties).length} patterned properties (~31 KiB)`, { type: "object", properties }]] as const) {
+  for (let i = 0; JSON.stringify(properties).length < 31_000; i++)
+    properties[`field_${i}`] = { type: "string", maxLength: 100, pattern: "^[a-z0-9_-]+$" };
+  for (const [label, schema] of [
+    ["small", small],
+    [`${Object.keys(properties).length} patterned properties (~31 KiB)`, { type: "object", properties }],
+  ] as const) {
     const [, compileMs] = timed(() => schemaProblems(schema, new CheckBudget()));
     say(`  compiling a ${label} schema: ${f(compileMs, 1)} ms`);
   }
@@ -66,7 +107,9 @@ async function healthLatencies(baseUrl: string): Promise<number[]> {
 }
 
 const line = (label: string, sorted: number[]) =>
-  say(`  ${label}: p50 ${f(percentile(sorted, 50))} ms, p99 ${f(percentile(sorted, 99))} ms, max ${f(sorted[sorted.length - 1] ?? 0)} ms`);
+  say(
+    `  ${label}: p50 ${f(percentile(sorted, 50))} ms, p99 ${f(percentile(sorted, 99))} ms, max ${f(sorted[sorted.length - 1] ?? 0)} ms`,
+  );
 
 async function againstTheApp() {
   ensureBuild();
@@ -77,7 +120,11 @@ async function againstTheApp() {
     import("@/server/db/client"),
   ]);
   const admin = await baseClient().user.findFirstOrThrow({ where: { username: "admin" } });
-  const key = await createApiKey(systemActor("bench"), admin.id, { name: "bench", scopes: ["svc:system:plugins:write"], expires_at: null });
+  const key = await createApiKey(systemActor("bench"), admin.id, {
+    name: "bench",
+    scopes: ["svc:system:plugins:write"],
+    expires_at: null,
+  });
   await baseClient().$disconnect();
   const app = await startApp(url);
   say(`\nAgainst the production build (${HEALTH_REQUESTS} sequential /api/health requests each)`);
@@ -94,20 +141,31 @@ async function againstTheApp() {
       const response = await fetch(`${app.baseUrl}/api/v1/plugins`, {
         method: "POST",
         headers: { "x-api-key": key.raw_key, "content-type": "application/json" },
-        body: JSON.stringify({ pid: `com.bench.p${registrations++}`, version: "1.0.0", name: "p", settings_schema, default_settings }),
+        body: JSON.stringify({
+          pid: `com.bench.p${registrations++}`,
+          version: "1.0.0",
+          name: "p",
+          settings_schema,
+          default_settings,
+        }),
       });
       await response.text();
       checking.push(performance.now() - started);
       statuses.set(response.status, (statuses.get(response.status) ?? 0) + 1);
     }
   };
-  const attackers = [attacker(REDOS, { name: `${"a".repeat(5_000)}!` }), attacker(EXPONENTIAL, { tree: deepArrays(60) })];
+  const attackers = [
+    attacker(REDOS, { name: `${"a".repeat(5_000)}!` }),
+    attacker(EXPONENTIAL, { tree: deepArrays(60) }),
+  ];
   const during = await healthLatencies(app.baseUrl);
   stop = true;
   await Promise.all(attackers);
   line("while two clients register hostile schemas back to back", during);
   checking.sort((a, b) => a - b);
-  say(`  the hostile registrations: ${checking.length}, answered ${[...statuses].map(([s, n]) => `${n}× ${s}`).join(", ")}, p50 ${f(percentile(checking, 50))} ms, max ${f(checking[checking.length - 1] ?? 0)} ms`);
+  say(
+    `  the hostile registrations: ${checking.length}, answered ${[...statuses].map(([s, n]) => `${n}× ${s}`).join(", ")}, p50 ${f(percentile(checking, 50))} ms, max ${f(checking[checking.length - 1] ?? 0)} ms`,
+  );
 }
 
 await runBenchmark(

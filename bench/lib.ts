@@ -21,7 +21,8 @@ export function intSetting(name: string, fallback: number, min: number, max: num
   const raw = process.env[name];
   if (raw === undefined || raw === "") return fallback;
   const value = Number(raw);
-  if (!Number.isInteger(value) || value < min || value > max) throw new Error(`${name} must be an integer in [${min}, ${max}]`);
+  if (!Number.isInteger(value) || value < min || value > max)
+    throw new Error(`${name} must be an integer in [${min}, ${max}]`);
   return value;
 }
 
@@ -55,7 +56,12 @@ export const f = (n: number | null, digits = 2) => (n === null ? "n/a" : n.toFix
  * and the figures depend on it: see the README's bench section).
  */
 export function machine() {
-  return { cpus: os.cpus().length, model: os.cpus()[0]?.model.trim() ?? "?", node: process.version, loadavg: os.loadavg() };
+  return {
+    cpus: os.cpus().length,
+    model: os.cpus()[0]?.model.trim() ?? "?",
+    node: process.version,
+    loadavg: os.loadavg(),
+  };
 }
 export function machineLine(): string {
   const m = machine();
@@ -106,7 +112,10 @@ export async function freshDatabase(name: string): Promise<string> {
 
 export async function dropDatabase(name: string): Promise<void> {
   if (KEEP_DB) say(`Kept the database ${name} (BENCH_KEEP_DB=1): ${databaseUrl(name)}`);
-  else await adminQuery(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`).catch((e: Error) => say(`could not drop ${name}: ${e.message}`));
+  else
+    await adminQuery(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`).catch((e: Error) =>
+      say(`could not drop ${name}: ${e.message}`),
+    );
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -275,7 +284,11 @@ export function cpuMs(rootPid: number): number | undefined {
  * Runs main, then cleanup (also on SIGINT/SIGTERM and on failure, once): a benchmark never leaves
  * its app running or its database behind. Exits non-zero on failure.
  */
-export async function runBenchmark(main: () => Promise<void>, cleanup: () => Promise<void>, label: string): Promise<void> {
+export async function runBenchmark(
+  main: () => Promise<void>,
+  cleanup: () => Promise<void>,
+  label: string,
+): Promise<void> {
   let cleaning: Promise<void> | undefined;
   const cleanOnce = () => (cleaning ??= cleanup());
   for (const signal of ["SIGINT", "SIGTERM"] as const) {
@@ -288,7 +301,7 @@ export async function runBenchmark(main: () => Promise<void>, cleanup: () => Pro
     await main();
     await cleanOnce();
   } catch (error) {
-    process.stderr.write(`bench failed: ${error instanceof Error ? error.stack ?? error.message : String(error)}\n`);
+    process.stderr.write(`bench failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
     await cleanOnce();
     process.exit(1);
   }

@@ -21,12 +21,14 @@ const job = await readJob();
 const url = new URL(job.url);
 if (url.hostname !== "127.0.0.1") throw new Error(`load-worker only targets 127.0.0.1, not ${url.hostname}`);
 if (!(job.connections >= 1 && job.connections <= 1000)) throw new Error("connections must be within [1, 1000]");
-if (!(job.slotMs >= 100 && job.settleMs >= 0 && job.settleMs < job.slotMs)) throw new Error("slotMs ≥ 100 and 0 ≤ settleMs < slotMs");
+if (!(job.slotMs >= 100 && job.settleMs >= 0 && job.settleMs < job.slotMs))
+  throw new Error("slotMs ≥ 100 and 0 ≤ settleMs < slotMs");
 if (!(job.clockTicks > 0)) throw new Error("clockTicks: /proc's clock ticks per second");
 if (!(Array.isArray(job.scenarios) && job.scenarios.length >= 1)) throw new Error("scenarios: at least one");
 const rounds = job.rounds;
 const slotCount = rounds * job.scenarios.length;
-if (!(Number.isInteger(rounds) && rounds >= 1 && (slotCount * job.slotMs) / 1000 <= 1_800)) throw new Error("rounds: at least one, at most half an hour of slots");
+if (!(Number.isInteger(rounds) && rounds >= 1 && (slotCount * job.slotMs) / 1000 <= 1_800))
+  throw new Error("rounds: at least one, at most half an hour of slots");
 
 /** The scenario of slot `index` (0-based): round by round, every other round in reverse order. */
 function scenarioOfSlot(index) {
@@ -47,7 +49,11 @@ const scenarios = job.scenarios.map((s, index) => ({
   histogram: {},
   firstResponses: 0,
 }));
-const slots = Array.from({ length: slotCount }, (_, index) => ({ scenario: scenarioOfSlot(index), responses: 0, cpuMs: null }));
+const slots = Array.from({ length: slotCount }, (_, index) => ({
+  scenario: scenarioOfSlot(index),
+  responses: 0,
+  cpuMs: null,
+}));
 
 /** CPU time of the app's processes so far, in ms (utime + stime of every thread); null if unreadable. */
 function appCpuMs() {
@@ -73,14 +79,20 @@ function watchCpu(index) {
   if (index >= slotCount) return;
   const windowStart = started + index * job.slotMs + job.settleMs;
   const windowEnd = started + (index + 1) * job.slotMs;
-  setTimeout(() => {
-    const before = appCpuMs();
-    setTimeout(() => {
-      const after = appCpuMs();
-      if (before !== null && after !== null) slots[index].cpuMs = after - before;
-      watchCpu(index + 1);
-    }, Math.max(0, windowEnd - performance.now()));
-  }, Math.max(0, windowStart - performance.now()));
+  setTimeout(
+    () => {
+      const before = appCpuMs();
+      setTimeout(
+        () => {
+          const after = appCpuMs();
+          if (before !== null && after !== null) slots[index].cpuMs = after - before;
+          watchCpu(index + 1);
+        },
+        Math.max(0, windowEnd - performance.now()),
+      );
+    },
+    Math.max(0, windowStart - performance.now()),
+  );
 }
 
 // Each request is built for the scenario of the slot it is sent in; its context (one per
@@ -139,7 +151,9 @@ const instance = autocannon(
               histogram: s.histogram,
               firstResponses: s.firstResponses,
               keysSent: s.keys ? Math.min(s.keys.length, s.sent) : 0,
-              slots: slots.filter((slot) => slot.scenario === s.index).map((slot) => ({ responses: slot.responses, cpuMs: slot.cpuMs })),
+              slots: slots
+                .filter((slot) => slot.scenario === s.index)
+                .map((slot) => ({ responses: slot.responses, cpuMs: slot.cpuMs })),
             },
           ]),
         ),
@@ -168,7 +182,12 @@ instance.on("response", (client, statusCode, _bytes, responseTime) => {
   scenario.responses += 1;
   scenario.statuses[statusCode] = (scenario.statuses[statusCode] ?? 0) + 1;
   const slot = slotAt(now);
-  if (slot >= 0 && slot < slotCount && slots[slot].scenario === scenario.index && now - started - slot * job.slotMs >= job.settleMs) {
+  if (
+    slot >= 0 &&
+    slot < slotCount &&
+    slots[slot].scenario === scenario.index &&
+    now - started - slot * job.slotMs >= job.settleMs
+  ) {
     slots[slot].responses += 1;
   }
   if (!connected.has(client)) {

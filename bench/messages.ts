@@ -56,7 +56,8 @@ import {
 const DB_NAME = "svc_bench_messages";
 const STAGES = (process.env.BENCH_STAGES || "10000,100000,1000000").split(",").map((s) => {
   const n = Number(s.trim());
-  if (!Number.isInteger(n) || n < 1_000 || n > 10_000_000) throw new Error("BENCH_STAGES: comma-separated integers in [1000, 10000000]");
+  if (!Number.isInteger(n) || n < 1_000 || n > 10_000_000)
+    throw new Error("BENCH_STAGES: comma-separated integers in [1000, 10000000]");
   return n;
 });
 if (STAGES.length < 2 || STAGES.length > 6) throw new Error("BENCH_STAGES: 2 to 6 stages");
@@ -74,7 +75,8 @@ const PAGE = 50;
 const INTENT_SHARE = 0.1;
 const TARGET_RATIO = 1.5;
 const TARGET_P99_MS = 20;
-if ((STAGES[0] as number) < PROBE_MESSAGES + CONVERSATIONS) throw new Error("BENCH_STAGES: the first stage must hold the probe and one message per conversation");
+if ((STAGES[0] as number) < PROBE_MESSAGES + CONVERSATIONS)
+  throw new Error("BENCH_STAGES: the first stage must hold the probe and one message per conversation");
 
 // ---------------------------------------------------------------------------------------------
 // The history query is listMessages' own (messageHistorySql), run directly for the database's share
@@ -102,7 +104,8 @@ const monthStart = (year: number, month: number) => new Date(Date.UTC(year, mont
 const partitionName = (d: Date) => `messages_p${d.getUTCFullYear()}_${String(d.getUTCMonth() + 1).padStart(2, "0")}`;
 
 async function setup(db: pg.Client, url: string): Promise<Fixture> {
-  const serverVersion = (await db.query<{ v: string }>("SELECT current_setting('server_version') AS v")).rows[0]?.v ?? "?";
+  const serverVersion =
+    (await db.query<{ v: string }>("SELECT current_setting('server_version') AS v")).rows[0]?.v ?? "?";
   const t0 = new Date();
   const windowDays = MONTHS * 30;
 
@@ -113,7 +116,9 @@ async function setup(db: pg.Client, url: string): Promise<Fixture> {
   for (let i = 0, m = monthStart(first.getUTCFullYear(), first.getUTCMonth()); m < current && i < 48; i++) {
     const next = monthStart(m.getUTCFullYear(), m.getUTCMonth() + 1);
     const name = partitionName(m);
-    await db.query(`CREATE TABLE IF NOT EXISTS ${name} PARTITION OF messages FOR VALUES FROM ('${m.toISOString()}') TO ('${next.toISOString()}')`);
+    await db.query(
+      `CREATE TABLE IF NOT EXISTS ${name} PARTITION OF messages FOR VALUES FROM ('${m.toISOString()}') TO ('${next.toISOString()}')`,
+    );
     pastPartitions.push(name);
     m = next;
   }
@@ -125,9 +130,23 @@ async function setup(db: pg.Client, url: string): Promise<Fixture> {
   };
   const by = "system:bench";
   const adminId = (await one<{ id: string }>("SELECT id FROM users WHERE username = 'admin'")).id;
-  const orgId = (await one<{ id: string }>("INSERT INTO organizations (name, subscription_tier, created_by, updated_by) VALUES ('Bench messages', 'pro', $1, $1) RETURNING id", [by])).id;
-  const userId = (await one<{ id: string }>("INSERT INTO users (username, display_name, created_by, updated_by) VALUES ('bench_member', 'Bench member', $1, $1) RETURNING id", [by])).id;
-  await db.query("INSERT INTO user_org_memberships (user_id, org_id, created_by, updated_by) VALUES ($1, $2, $3, $3)", [userId, orgId, by]);
+  const orgId = (
+    await one<{ id: string }>(
+      "INSERT INTO organizations (name, subscription_tier, created_by, updated_by) VALUES ('Bench messages', 'pro', $1, $1) RETURNING id",
+      [by],
+    )
+  ).id;
+  const userId = (
+    await one<{ id: string }>(
+      "INSERT INTO users (username, display_name, created_by, updated_by) VALUES ('bench_member', 'Bench member', $1, $1) RETURNING id",
+      [by],
+    )
+  ).id;
+  await db.query("INSERT INTO user_org_memberships (user_id, org_id, created_by, updated_by) VALUES ($1, $2, $3, $3)", [
+    userId,
+    orgId,
+    by,
+  ]);
   const instanceId = (
     await one<{ id: string }>(
       "INSERT INTO orchestrator_instances (org_id, name, framework_type, mode, created_by, updated_by) VALUES ($1, 'bench instance', 'langgraph', 'supervisor', $2, $2) RETURNING id",
@@ -136,7 +155,9 @@ async function setup(db: pg.Client, url: string): Promise<Fixture> {
   ).id;
 
   // Conversations started uniformly over the window; numbered 1..CONVERSATIONS for the loader.
-  await db.query("CREATE TEMP TABLE bench_conversations (n integer PRIMARY KEY, id uuid NOT NULL, created_at timestamptz NOT NULL)");
+  await db.query(
+    "CREATE TEMP TABLE bench_conversations (n integer PRIMARY KEY, id uuid NOT NULL, created_at timestamptz NOT NULL)",
+  );
   await db.query(
     `WITH c AS (
        INSERT INTO conversations (org_id, user_id, instance_id, title, created_at, updated_at, created_by, updated_by)
@@ -154,8 +175,12 @@ async function setup(db: pg.Client, url: string): Promise<Fixture> {
   );
   // The newest conversation (its history prunes to the last partitions) and the oldest, which the
   // loader's long tail makes the longest.
-  const recent = await one<{ id: string; created_at: Date }>("SELECT id, created_at FROM bench_conversations ORDER BY n DESC LIMIT 1");
-  const longest = await one<{ id: string; created_at: Date }>("SELECT id, created_at FROM bench_conversations WHERE n = 1");
+  const recent = await one<{ id: string; created_at: Date }>(
+    "SELECT id, created_at FROM bench_conversations ORDER BY n DESC LIMIT 1",
+  );
+  const longest = await one<{ id: string; created_at: Date }>(
+    "SELECT id, created_at FROM bench_conversations WHERE n = 1",
+  );
   await db.query("ANALYZE conversations");
 
   // The reader's key: the sys_admin's, scoped to svc:conversations:read, issued by the service
@@ -163,9 +188,25 @@ async function setup(db: pg.Client, url: string): Promise<Fixture> {
   servicesUsed = true;
   const { createApiKey } = await import("@/server/services/api-keys/service");
   const { systemActor } = await import("@/server/auth/actor");
-  const key = await createApiKey(systemActor("bench"), adminId, { name: "bench messages reader", scopes: ["svc:conversations:read", "svc:conversations:manage"], expires_at: null });
+  const key = await createApiKey(systemActor("bench"), adminId, {
+    name: "bench messages reader",
+    scopes: ["svc:conversations:read", "svc:conversations:manage"],
+    expires_at: null,
+  });
 
-  return { url, serverVersion, t0, orgId, userId, instanceId, probe, recent, longest, rawKey: key.raw_key, pastPartitions };
+  return {
+    url,
+    serverVersion,
+    t0,
+    orgId,
+    userId,
+    instanceId,
+    probe,
+    recent,
+    longest,
+    rawKey: key.raw_key,
+    pastPartitions,
+  };
 }
 
 /** The probe's history, written once, spread evenly from its start to t0; every 10th is an intent. */
@@ -226,9 +267,17 @@ async function tableFacts(db: pg.Client, fx: Fixture): Promise<TableFacts> {
   const bytes = await db.query<{ n: string }>(
     "SELECT sum(pg_total_relation_size(inhrelid)) AS n FROM pg_inherits WHERE inhparent = 'messages'::regclass",
   );
-  const visible = await db.query<{ n: string }>("SELECT count(*) AS n FROM messages WHERE conv_id = $1 AND role <> 'intent'", [fx.probe.id]);
+  const visible = await db.query<{ n: string }>(
+    "SELECT count(*) AS n FROM messages WHERE conv_id = $1 AND role <> 'intent'",
+    [fx.probe.id],
+  );
   const partitions = parts.rows.map((r) => ({ name: r.name, rows: Number(r.rows) }));
-  return { rows: partitions.reduce((n, p) => n + p.rows, 0), bytes: Number(bytes.rows[0]?.n ?? 0), partitions, probeVisible: Number(visible.rows[0]?.n ?? 0) };
+  return {
+    rows: partitions.reduce((n, p) => n + p.rows, 0),
+    bytes: Number(bytes.rows[0]?.n ?? 0),
+    partitions,
+    probeVisible: Number(visible.rows[0]?.n ?? 0),
+  };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -257,11 +306,22 @@ interface PlanSummary {
   executionMs: number;
 }
 
-async function explain(db: pg.Client, orgId: string, convId: string, cursor?: { at: string; id: string }): Promise<{ summary: PlanSummary; text: string }> {
+async function explain(
+  db: pg.Client,
+  orgId: string,
+  convId: string,
+  cursor?: { at: string; id: string },
+): Promise<{ summary: PlanSummary; text: string }> {
   const values = [convId, orgId, PAGE + 1, null, ...(cursor ? [cursor.at, cursor.id] : [])];
   type Explained = [{ Plan: PlanNode; "Planning Time": number; "Execution Time": number }];
-  const json = await db.query<{ "QUERY PLAN": Explained | string }>(`EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) ${messageHistorySql(cursor !== undefined)}`, values);
-  const text = await db.query<{ "QUERY PLAN": string }>(`EXPLAIN (ANALYZE, BUFFERS, COSTS OFF) ${messageHistorySql(cursor !== undefined)}`, values);
+  const json = await db.query<{ "QUERY PLAN": Explained | string }>(
+    `EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) ${messageHistorySql(cursor !== undefined)}`,
+    values,
+  );
+  const text = await db.query<{ "QUERY PLAN": string }>(
+    `EXPLAIN (ANALYZE, BUFFERS, COSTS OFF) ${messageHistorySql(cursor !== undefined)}`,
+    values,
+  );
   const raw = json.rows[0]?.["QUERY PLAN"];
   const root = (typeof raw === "string" ? (JSON.parse(raw) as Explained) : raw)?.[0];
   if (!root) throw new Error("EXPLAIN returned nothing");
@@ -276,7 +336,12 @@ async function explain(db: pg.Client, orgId: string, convId: string, cursor?: { 
     if (node["Relation Name"] && !node["Relation Name"].startsWith("messages")) {
       shape.push(`${node["Node Type"]} (${node["Relation Name"]})`);
     } else if (node["Relation Name"]) {
-      scans.push({ relation: node["Relation Name"], node: node["Node Type"], executed: (node["Actual Loops"] ?? 0) > 0, rows: node["Actual Rows"] ?? 0 });
+      scans.push({
+        relation: node["Relation Name"],
+        node: node["Node Type"],
+        executed: (node["Actual Loops"] ?? 0) > 0,
+        rows: node["Actual Rows"] ?? 0,
+      });
     } else if (node["Node Type"] !== "Bitmap Index Scan") {
       shape.push(node["Node Type"]);
     }
@@ -370,7 +435,8 @@ async function measureStage(fx: Fixture, db: pg.Client) {
   const cursorUrl = `${base}&cursor=${p2.next_cursor}`;
   const p3 = JSON.parse((await get(cursorUrl)).body) as HistoryPage;
   const got = [...p1.data, ...p2.data, ...p3.data].map((m) => m.id);
-  if (got.length !== 3 * PAGE || got.some((id, i) => id !== ids[i])) throw new Error("the history pages differ from the messages in (created_at, id) order");
+  if (got.length !== 3 * PAGE || got.some((id, i) => id !== ids[i]))
+    throw new Error("the history pages differ from the messages in (created_at, id) order");
   const lastOfPage2 = p2.data[PAGE - 1] as HistoryPage["data"][number];
   const cursor = { at: lastOfPage2.created_at, id: lastOfPage2.id };
 
@@ -417,7 +483,8 @@ async function measureStage(fx: Fixture, db: pg.Client) {
   const planRecent = await explain(db, fx.orgId, fx.recent.id);
   const planLongest = await explain(db, fx.orgId, fx.longest.id);
   const longestMessages = Number(
-    (await db.query<{ n: string }>("SELECT count(*) AS n FROM messages WHERE conv_id = $1", [fx.longest.id])).rows[0]?.n ?? 0,
+    (await db.query<{ n: string }>("SELECT count(*) AS n FROM messages WHERE conv_id = $1", [fx.longest.id])).rows[0]
+      ?.n ?? 0,
   );
 
   return {
@@ -426,7 +493,8 @@ async function measureStage(fx: Fixture, db: pg.Client) {
     cursorPage: latencies(byKind[1]),
     statuses,
     ok: (statuses["200"] ?? 0) === REQUESTS,
-    appCpuUsPerRequest: cpuBefore !== undefined && cpuAfter !== undefined ? ((cpuAfter - cpuBefore) * 1000) / REQUESTS : null,
+    appCpuUsPerRequest:
+      cpuBefore !== undefined && cpuAfter !== undefined ? ((cpuAfter - cpuBefore) * 1000) / REQUESTS : null,
     health: latencies(health),
     dbOnly: latencies(dbOnly),
     cursor,
@@ -456,7 +524,13 @@ async function main() {
     );
 
     const stages: Record<string, unknown>[] = [];
-    const rowsOut: { target: number; facts: TableFacts; loadSeconds: number; analyzeSeconds: number; m: Awaited<ReturnType<typeof measureStage>> }[] = [];
+    const rowsOut: {
+      target: number;
+      facts: TableFacts;
+      loadSeconds: number;
+      analyzeSeconds: number;
+      m: Awaited<ReturnType<typeof measureStage>>;
+    }[] = [];
     let loaded = 0;
     let totalLoad = 0;
     for (const target of STAGES) {
@@ -519,7 +593,9 @@ async function main() {
     say();
     say(`svc message-history benchmark — ${new Date().toISOString()}`);
     say(machineLine());
-    say(`  app: production build ${DIST_DIR} (${buildId}), one app server process per stage, LOG_LEVEL=warn, DATABASE_POOL_MAX=${process.env.DATABASE_POOL_MAX || "10 (default)"}`);
+    say(
+      `  app: production build ${DIST_DIR} (${buildId}), one app server process per stage, LOG_LEVEL=warn, DATABASE_POOL_MAX=${process.env.DATABASE_POOL_MAX || "10 (default)"}`,
+    );
     say(
       `  database: PostgreSQL ${fx.serverVersion}, ${DB_NAME}; ${CONVERSATIONS.toLocaleString("en")} conversations + probe; messages over ${MONTHS} months, ~${INTENT_SHARE * 100}% intent; ` +
         `${lastStage.facts.partitions.length} partitions at the end`,
@@ -527,7 +603,9 @@ async function main() {
     say(
       `  probe: ${PROBE_MESSAGES} messages (${lastStage.facts.probeVisible} visible), started ${PROBE_AGE_DAYS} days ago; requests alternate the first page and the third page (by cursor), limit=${PAGE}`,
     );
-    say(`  client: one, sequential, node:http keep-alive, 127.0.0.1; ${REQUESTS} measured requests per stage after ${WARMUP_REQUESTS} warm-up; latency in ms, response body read`);
+    say(
+      `  client: one, sequential, node:http keep-alive, 127.0.0.1; ${REQUESTS} measured requests per stage after ${WARMUP_REQUESTS} warm-up; latency in ms, response body read`,
+    );
     say();
     const header =
       `${pad("messages", 11)}${lpad("load s", 8)}${lpad("MB", 6)}${lpad("p50", 8)}${lpad("p99", 8)}${lpad("mean", 8)}${lpad("max", 8)}` +
@@ -542,35 +620,56 @@ async function main() {
           `${lpad(`${f(r.m.health.p50)}/${f(r.m.health.p99)}`, 16)}${lpad(f(r.m.appCpuUsPerRequest, 0), 12)}`,
       );
     }
-    say(`Load: ${totalLoad.toFixed(1)} s in all (INSERT … SELECT generate_series, ${BATCH.toLocaleString("en")} rows per statement, then VACUUM ANALYZE per stage).`);
+    say(
+      `Load: ${totalLoad.toFixed(1)} s in all (INSERT … SELECT generate_series, ${BATCH.toLocaleString("en")} rows per statement, then VACUUM ANALYZE per stage).`,
+    );
     say();
     const big = lastStage.target.toLocaleString("en");
     const small = firstStage.target.toLocaleString("en");
-    say(`Ratios ${big} / ${small} messages: p99 ${p99Ratio.toFixed(3)} (target ≤ ${TARGET_RATIO}) ${ratioPass ? "PASS" : "FAIL"}; p50 ${p50Ratio.toFixed(3)}`);
+    say(
+      `Ratios ${big} / ${small} messages: p99 ${p99Ratio.toFixed(3)} (target ≤ ${TARGET_RATIO}) ${ratioPass ? "PASS" : "FAIL"}; p50 ${p50Ratio.toFixed(3)}`,
+    );
     say(`p99 at every stage under ${TARGET_P99_MS} ms (highest ${maxP99.toFixed(2)} ms): ${p99Pass ? "PASS" : "FAIL"}`);
     say();
     say(`Plans at ${big} messages (EXPLAIN ANALYZE, BUFFERS of the history query as listMessages sends it):`);
     const parts = lastStage.facts.partitions.length;
     say(`  first page:  ${describePlan(lastStage.m.plans.first.summary, parts)}`);
     say(`  cursor page: ${describePlan(lastStage.m.plans.cursor.summary, parts)}`);
-    say(`  a conversation started ${((fx.t0.getTime() - fx.recent.created_at.getTime()) / 86_400_000).toFixed(1)} days ago: ${describePlan(lastStage.m.plans.recent.summary, parts)}`);
-    say(`  the longest conversation (${lastStage.m.longestMessages.toLocaleString("en")} messages), first page: ${describePlan(lastStage.m.plans.longest.summary, parts)}`);
-    say(`  rows per partition: ${lastStage.facts.partitions.map((p) => `${p.name.replace(/^messages_/, "")} ${p.rows.toLocaleString("en")}`).join(", ")}`);
+    say(
+      `  a conversation started ${((fx.t0.getTime() - fx.recent.created_at.getTime()) / 86_400_000).toFixed(1)} days ago: ${describePlan(lastStage.m.plans.recent.summary, parts)}`,
+    );
+    say(
+      `  the longest conversation (${lastStage.m.longestMessages.toLocaleString("en")} messages), first page: ${describePlan(lastStage.m.plans.longest.summary, parts)}`,
+    );
+    say(
+      `  rows per partition: ${lastStage.facts.partitions.map((p) => `${p.name.replace(/^messages_/, "")} ${p.rows.toLocaleString("en")}`).join(", ")}`,
+    );
     say();
     say("First page, in full:");
     say(lastStage.m.plans.first.text.replace(/^/gm, "  "));
     say("Cursor page, in full:");
     say(lastStage.m.plans.cursor.text.replace(/^/gm, "  "));
     const logLines = rowsOut.flatMap((r) => r.m.appLog);
-    if (logLines.length) say(`The app logged line(s) at warn or above; the last ones:\n${logLines.slice(-5).join("\n")}`);
+    if (logLines.length)
+      say(`The app logged line(s) at warn or above; the last ones:\n${logLines.slice(-5).join("\n")}`);
 
     const file = await writeResults("messages", startedAt, {
       startedAt: startedAt.toISOString(),
       machine: machine(),
       settings: {
-        stages: STAGES, conversations: CONVERSATIONS, months: MONTHS, probeMessages: PROBE_MESSAGES, probeAgeDays: PROBE_AGE_DAYS,
-        requests: REQUESTS, warmupRequests: WARMUP_REQUESTS, batch: BATCH, page: PAGE, intentShare: INTENT_SHARE,
-        logLevel: "warn", poolMax: process.env.DATABASE_POOL_MAX || 10, distDir: DIST_DIR,
+        stages: STAGES,
+        conversations: CONVERSATIONS,
+        months: MONTHS,
+        probeMessages: PROBE_MESSAGES,
+        probeAgeDays: PROBE_AGE_DAYS,
+        requests: REQUESTS,
+        warmupRequests: WARMUP_REQUESTS,
+        batch: BATCH,
+        page: PAGE,
+        intentShare: INTENT_SHARE,
+        logLevel: "warn",
+        poolMax: process.env.DATABASE_POOL_MAX || 10,
+        distDir: DIST_DIR,
       },
       buildId,
       postgres: fx.serverVersion,
@@ -580,7 +679,12 @@ async function main() {
       p99: { max: maxP99, pass: p99Pass },
       totalLoadSeconds: totalLoad,
       stages,
-      plansAtLargest: { first: lastStage.m.plans.first.text, cursor: lastStage.m.plans.cursor.text, recent: lastStage.m.plans.recent.text, longest: lastStage.m.plans.longest.text },
+      plansAtLargest: {
+        first: lastStage.m.plans.first.text,
+        cursor: lastStage.m.plans.cursor.text,
+        recent: lastStage.m.plans.recent.text,
+        longest: lastStage.m.plans.longest.text,
+      },
     });
     say(`Results: ${file}`);
   } finally {
@@ -593,7 +697,9 @@ async function cleanup(): Promise<void> {
   // The services' own pool (the API key was issued in-process), if it was opened.
   if (servicesUsed) {
     const { baseClient } = await import("@/server/db/client");
-    await baseClient().$disconnect().catch(() => undefined);
+    await baseClient()
+      .$disconnect()
+      .catch(() => undefined);
   }
   await dropDatabase(DB_NAME);
 }

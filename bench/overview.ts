@@ -100,8 +100,14 @@ async function seed(client: pg.Client) {
     [EVENTS],
   );
   await client.query("VACUUM ANALYZE");
-  const counts = (await client.query<{ keys: string; usage: string }>("SELECT (SELECT count(*) FROM api_keys) AS keys, (SELECT count(*) FROM api_key_usage) AS usage")).rows[0];
-  say(`Seeded ${ORGS.toLocaleString("en")} organizations, 1,001 users, ${Number(counts?.keys).toLocaleString("en")} keys, ${Number(counts?.usage).toLocaleString("en")} usage buckets, ${EVENTS.toLocaleString("en")} audit events in ${((performance.now() - started) / 1000).toFixed(1)} s.`);
+  const counts = (
+    await client.query<{ keys: string; usage: string }>(
+      "SELECT (SELECT count(*) FROM api_keys) AS keys, (SELECT count(*) FROM api_key_usage) AS usage",
+    )
+  ).rows[0];
+  say(
+    `Seeded ${ORGS.toLocaleString("en")} organizations, 1,001 users, ${Number(counts?.keys).toLocaleString("en")} keys, ${Number(counts?.usage).toLocaleString("en")} usage buckets, ${EVENTS.toLocaleString("en")} audit events in ${((performance.now() - started) / 1000).toFixed(1)} s.`,
+  );
 }
 
 /** Signs in through Auth.js's credentials endpoint as the console's form does; returns the session's cookie header. */
@@ -126,7 +132,8 @@ async function signIn(baseUrl: string, username: string, password: string): Prom
     headers: { "content-type": "application/x-www-form-urlencoded" },
     body: new URLSearchParams({ username, password, csrfToken }).toString(),
   });
-  if (![...cookies].some(([name, value]) => name.endsWith("authjs.session-token") && value !== "")) throw new Error(`could not sign in as ${username}`);
+  if (![...cookies].some(([name, value]) => name.endsWith("authjs.session-token") && value !== ""))
+    throw new Error(`could not sign in as ${username}`);
   return cookieHeader();
 }
 
@@ -137,7 +144,8 @@ async function timePage(baseUrl: string, cookie: string): Promise<number> {
   const html = await response.text();
   const elapsed = performance.now() - started;
   // The figures render only once the overview's data is in: a page without them is no measurement.
-  if (response.status !== 200 || !html.includes("Active API keys")) throw new Error(`/console/overview answered ${response.status} without its figures`);
+  if (response.status !== 200 || !html.includes("Active API keys"))
+    throw new Error(`/console/overview answered ${response.status} without its figures`);
   return elapsed;
 }
 
@@ -178,11 +186,21 @@ async function main() {
     say();
     say(`svc overview benchmark — ${new Date().toISOString()}`);
     say(machineLine());
-    say(`  data function: ${RUNS} calls of overview() in process, after ${WARM_UP} warm-up calls; its six statements run concurrently on the pool`);
-    say(`    server time: median ${f(result.median)} ms, p95 ${f(result.p95)} ms, max ${f(result.max)} ms (target < ${TARGET_MS} ms) ${result.p95 < TARGET_MS ? "PASS" : "FAIL"}`);
-    say(`  page: ${PAGE_RUNS} sequential GET /console/overview from 127.0.0.1 as a signed-in sys_admin, production build, after ${WARM_UP} warm-up requests`);
-    say(`    server time to the last byte: p50 ${f(page.p50)} ms, max ${f(page.max)} ms (target < ${TARGET_MS} ms) ${page.max < TARGET_MS ? "PASS" : "FAIL"}`);
-    say(`  answer: ${last?.active_keys} active keys, ${last?.keys_expiring_this_week} expiring this week, ${last?.requests_per_hour.length} hour×outcome points, ${last?.most_refused_keys.length} most refused keys, ${last?.latest_events.length} latest events`);
+    say(
+      `  data function: ${RUNS} calls of overview() in process, after ${WARM_UP} warm-up calls; its six statements run concurrently on the pool`,
+    );
+    say(
+      `    server time: median ${f(result.median)} ms, p95 ${f(result.p95)} ms, max ${f(result.max)} ms (target < ${TARGET_MS} ms) ${result.p95 < TARGET_MS ? "PASS" : "FAIL"}`,
+    );
+    say(
+      `  page: ${PAGE_RUNS} sequential GET /console/overview from 127.0.0.1 as a signed-in sys_admin, production build, after ${WARM_UP} warm-up requests`,
+    );
+    say(
+      `    server time to the last byte: p50 ${f(page.p50)} ms, max ${f(page.max)} ms (target < ${TARGET_MS} ms) ${page.max < TARGET_MS ? "PASS" : "FAIL"}`,
+    );
+    say(
+      `  answer: ${last?.active_keys} active keys, ${last?.keys_expiring_this_week} expiring this week, ${last?.requests_per_hour.length} hour×outcome points, ${last?.most_refused_keys.length} most refused keys, ${last?.latest_events.length} latest events`,
+    );
     const file = await writeResults("overview", startedAt, {
       startedAt: startedAt.toISOString(),
       settings: { keys: KEYS, orgs: ORGS, events: EVENTS, activeKeys: ACTIVE_KEYS, runs: RUNS, pageRuns: PAGE_RUNS },

@@ -11,7 +11,6 @@ import { percentile, readJob } from "./worker-lib.mjs";
 
 const MAX_SAMPLES = 20_000_000;
 
-
 const job = await readJob();
 const url = new URL(job.url);
 if (url.hostname !== "127.0.0.1") throw new Error(`soak-worker only targets 127.0.0.1, not ${url.hostname}`);
@@ -37,7 +36,12 @@ function nextRequest(request) {
   sent += 1;
   if (sent % 100 === 0) {
     kinds.bad += 1;
-    return { ...request, method: "GET", path: `/api/v1/organizations/${pick(orgIds)}`, headers: { ...request.headers, "x-api-key": pick(badKeys) } };
+    return {
+      ...request,
+      method: "GET",
+      path: `/api/v1/organizations/${pick(orgIds)}`,
+      headers: { ...request.headers, "x-api-key": pick(badKeys) },
+    };
   }
   const headers = { ...request.headers, "x-api-key": pick(keys) };
   // A fixed sequence (golden-ratio steps) spreads the kinds evenly without a random source.

@@ -6,7 +6,10 @@ test("the API reference links to the OpenAPI document and shows the typed client
   const response = await page.goto("/api/docs");
   expect(response?.status()).toBe(200);
   await expect(page.getByRole("heading", { level: 1 })).toHaveText("svc control plane API");
-  await expect(page.getByRole("main").getByRole("link", { name: "/api/openapi.json" }).first()).toHaveAttribute("href", "/api/openapi.json");
+  await expect(page.getByRole("main").getByRole("link", { name: "/api/openapi.json" }).first()).toHaveAttribute(
+    "href",
+    "/api/openapi.json",
+  );
 
   const typedClient = page.locator("section", { has: page.locator("#typed-client") });
   await expect(typedClient).toContainText('npx openapi-typescript "$SVC_URL/api/openapi.json" -o schema.d.ts');
@@ -44,7 +47,10 @@ test("the OpenAPI document is served as JSON", async ({ request }) => {
   const response = await request.get("/api/openapi.json");
   expect(response.status()).toBe(200);
   expect(response.headers()["content-type"]).toContain("application/json");
-  const document = (await response.json()) as { openapi: string; components: { securitySchemes: Record<string, { name: string }> } };
+  const document = (await response.json()) as {
+    openapi: string;
+    components: { securitySchemes: Record<string, { name: string }> };
+  };
   expect(document.openapi).toBe("3.1.0");
   expect(document.components.securitySchemes.session?.name).toBe("__Host-authjs.session-token");
 });

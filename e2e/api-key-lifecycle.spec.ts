@@ -22,7 +22,10 @@ async function createKey(page: Page, name: string): Promise<string> {
   return rawKey;
 }
 
-test("roll a key without grace: the new key is shown once and works, the old one is refused", async ({ page, request }) => {
+test("roll a key without grace: the new key is shown once and works, the old one is refused", async ({
+  page,
+  request,
+}) => {
   const name = uniqueName("e2e roll");
   const oldKey = await createKey(page, name);
   expect((await request.get("/api/v1/me", { headers: { "X-API-KEY": oldKey } })).status()).toBe(200);
@@ -43,13 +46,18 @@ test("roll a key without grace: the new key is shown once and works, the old one
 
   const me = await request.get("/api/v1/me", { headers: { "X-API-KEY": newKey } });
   expect(me.status()).toBe(200);
-  expect(await me.json()).toMatchObject({ key: { key_prefix: newKey.slice(0, 12) }, permissions: ["svc:system:orgs:read"] });
+  expect(await me.json()).toMatchObject({
+    key: { key_prefix: newKey.slice(0, 12) },
+    permissions: ["svc:system:orgs:read"],
+  });
   const old = await request.get("/api/v1/me", { headers: { "X-API-KEY": oldKey } });
   expect(old.status()).toBe(401);
   expect(await old.json()).toMatchObject({ code: "api_key_expired" });
 });
 
-test("a key expiring within a week is marked in the list: the old key of a roll with a day's grace", async ({ page }) => {
+test("a key expiring within a week is marked in the list: the old key of a roll with a day's grace", async ({
+  page,
+}) => {
   const name = uniqueName("e2e expiring");
   await createKey(page, name);
   const rows = page.getByRole("table", { name: "Your API keys" }).getByRole("row", { name: new RegExp(name) });
@@ -90,8 +98,15 @@ test("edit a key's networks: a request from elsewhere is refused with ip_not_all
 test("open a key's page: its usage chart counts the requests made with it", async ({ page, request }) => {
   const name = uniqueName("e2e usage");
   const rawKey = await createKey(page, name);
-  for (let i = 0; i < 3; i++) expect((await request.get("/api/v1/me", { headers: { "X-API-KEY": rawKey } })).status()).toBe(200);
-  expect((await request.get("/api/v1/organizations/00000000-0000-7000-8000-000000000000/members", { headers: { "X-API-KEY": rawKey } })).status()).toBe(403);
+  for (let i = 0; i < 3; i++)
+    expect((await request.get("/api/v1/me", { headers: { "X-API-KEY": rawKey } })).status()).toBe(200);
+  expect(
+    (
+      await request.get("/api/v1/organizations/00000000-0000-7000-8000-000000000000/members", {
+        headers: { "X-API-KEY": rawKey },
+      })
+    ).status(),
+  ).toBe(403);
 
   await page.getByRole("table", { name: "Your API keys" }).getByRole("link", { name }).click();
   await expect(page.getByRole("heading", { level: 1, name })).toBeVisible();

@@ -15,7 +15,10 @@ async function openCreateDialog(page: Page) {
   return dialog;
 }
 
-test("create a key, read it once, call the API with it, revoke it, and the API refuses it", async ({ page, request }) => {
+test("create a key, read it once, call the API with it, revoke it, and the API refuses it", async ({
+  page,
+  request,
+}) => {
   const name = uniqueName("e2e flow");
   const dialog = await openCreateDialog(page);
   await dialog.getByLabel("Name").fill(name);
@@ -72,7 +75,10 @@ test("a key created with a rate limit is held to it", async ({ page, request }) 
   await limit.fill("2/60");
   await dialog.getByRole("button", { name: "Create key" }).click();
 
-  const rawKey = await page.getByRole("alertdialog", { name: "Copy your new API key" }).getByLabel("New API key").inputValue();
+  const rawKey = await page
+    .getByRole("alertdialog", { name: "Copy your new API key" })
+    .getByLabel("New API key")
+    .inputValue();
   const first = await request.get("/api/v1/me", { headers: { "X-API-KEY": rawKey } });
   expect(first.headers()["ratelimit-policy"]).toBe('"key";q=2;w=60');
   expect(await first.json()).toMatchObject({ key: { rate_limit: { requests: 2, window_seconds: 60 } } });

@@ -14,7 +14,11 @@ setup("seed a user who is not a sys_admin", async () => {
     const db = dataLayer("system:e2e", { client });
     if (await db.user.findFirst({ where: { username: MEMBER.username } })) return;
     const user = await db.user.create({
-      data: { username: MEMBER.username, display_name: "E2E Member", password_hash: await hashPassword(MEMBER.password) },
+      data: {
+        username: MEMBER.username,
+        display_name: "E2E Member",
+        password_hash: await hashPassword(MEMBER.password),
+      },
     });
     const org = await db.organization.create({ data: { name: "E2E organization" } });
     const orgMember = await db.role.findUniqueOrThrow({ where: { name: "org_member" } });

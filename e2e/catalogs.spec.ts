@@ -28,7 +28,9 @@ const PNG = Buffer.from(
 async function catalogKey(page: Page): Promise<string> {
   const response = await page.request.post("/api/trpc/apiKeys.create", {
     headers: { origin: new URL(page.url()).origin },
-    data: { json: { name: `e2e catalogs ${unique()}`, scopes: ["svc:plugins:read", "svc:models:read"], expires_at: null } },
+    data: {
+      json: { name: `e2e catalogs ${unique()}`, scopes: ["svc:plugins:read", "svc:models:read"], expires_at: null },
+    },
   });
   expect(response.status()).toBe(200);
   return ((await response.json()) as { result: { data: { json: { raw_key: string } } } }).result.data.json.raw_key;
@@ -41,7 +43,9 @@ const getWithKey = async (request: APIRequestContext, key: string, path: string)
 };
 
 test.describe("plugins", () => {
-  test("register a plugin version, see the form its settings schema makes, then a newer version marked latest", async ({ page }) => {
+  test("register a plugin version, see the form its settings schema makes, then a newer version marked latest", async ({
+    page,
+  }) => {
     const pid = `com.e2e.search${unique()}`;
     await page.goto("/console/plugins");
     await page.getByRole("button", { name: "Register version" }).first().click();
@@ -68,8 +72,12 @@ test.describe("plugins", () => {
 
     await dialog.getByRole("button", { name: "Register version" }).click();
     await expect(dialog).toBeHidden();
-    await expect(page.getByRole("status").filter({ hasText: "E2E Search 1.0.0 registered as the latest version." })).toBeVisible();
-    const row = page.getByRole("table", { name: "System plugins, latest versions" }).getByRole("row", { name: new RegExp(pid.replaceAll(".", "\\.")) });
+    await expect(
+      page.getByRole("status").filter({ hasText: "E2E Search 1.0.0 registered as the latest version." }),
+    ).toBeVisible();
+    const row = page
+      .getByRole("table", { name: "System plugins, latest versions" })
+      .getByRole("row", { name: new RegExp(pid.replaceAll(".", "\\.")) });
     await expect(row).toContainText("1.0.0");
     await expect(row).toContainText("retrieval");
     await expect(row).toContainText("Scoped");
@@ -115,7 +123,12 @@ test.describe("plugins", () => {
     await page.getByRole("button", { name: "Register version" }).first().click();
     const dialog = page.getByRole("dialog", { name: "Register plugin version" });
     // On JavaScript's own engine this pattern takes about 2^40 steps for the default below.
-    await dialog.getByLabel("Settings schema").fill(JSON.stringify({ type: "object", properties: { handle: { type: "string", title: "Handle", pattern: "^(a+)+$" } } }));
+    await dialog.getByLabel("Settings schema").fill(
+      JSON.stringify({
+        type: "object",
+        properties: { handle: { type: "string", title: "Handle", pattern: "^(a+)+$" } },
+      }),
+    );
     await dialog.getByLabel("Default settings").fill(JSON.stringify({ handle: `${"a".repeat(40)}!` }));
     const preview = dialog.getByRole("region", { name: "Settings form preview" });
     await expect(preview).toContainText("These settings do not satisfy the schema: 1 problem.");
@@ -139,24 +152,38 @@ test.describe("plugins", () => {
     await expect(pidField).toHaveAttribute("aria-invalid", "true");
     await expect(pidField).toHaveAccessibleDescription(/Plugin ID must be reverse-domain notation/);
     await expect(pidField).toBeFocused();
-    await expect(dialog.getByLabel("Version", { exact: true })).toHaveAccessibleDescription(/Version must not be empty\./);
+    await expect(dialog.getByLabel("Version", { exact: true })).toHaveAccessibleDescription(
+      /Version must not be empty\./,
+    );
     await dialog.getByLabel("Version", { exact: true }).fill("1.0");
     await dialog.getByRole("button", { name: "Register version" }).click();
-    await expect(dialog.getByLabel("Version", { exact: true })).toHaveAccessibleDescription(/Version must be a semantic version, like 1\.4\.0\./);
+    await expect(dialog.getByLabel("Version", { exact: true })).toHaveAccessibleDescription(
+      /Version must be a semantic version, like 1\.4\.0\./,
+    );
     await expect(dialog.getByLabel("Settings schema")).toHaveAccessibleDescription(/Settings schema is not valid JSON/);
-    await expect(dialog.getByRole("region", { name: "Settings form preview" })).toContainText("Write valid JSON in Settings schema");
+    await expect(dialog.getByRole("region", { name: "Settings form preview" })).toContainText(
+      "Write valid JSON in Settings schema",
+    );
 
     // A logo that is not a raster image is refused before it is sent.
-    await dialog.getByLabel("Logo").setInputFiles({ name: "logo.svg", mimeType: "image/svg+xml", buffer: Buffer.from("<svg xmlns='http://www.w3.org/2000/svg'/>") });
+    await dialog.getByLabel("Logo").setInputFiles({
+      name: "logo.svg",
+      mimeType: "image/svg+xml",
+      buffer: Buffer.from("<svg xmlns='http://www.w3.org/2000/svg'/>"),
+    });
     await expect(dialog.getByLabel("Logo")).toHaveAccessibleDescription(/must be a PNG, JPEG, GIF or WebP image/);
 
     // What only the server knows: this is no JSON Schema, named down to the keyword.
     await pidField.fill(pid);
     await dialog.getByLabel("Version", { exact: true }).fill("1.0.0");
     await dialog.getByLabel("Name", { exact: true }).fill("Broken");
-    await dialog.getByLabel("Settings schema").fill('{ "type": "object", "properties": { "results": { "type": "nonsense" } } }');
+    await dialog
+      .getByLabel("Settings schema")
+      .fill('{ "type": "object", "properties": { "results": { "type": "nonsense" } } }');
     await dialog.getByRole("button", { name: "Register version" }).click();
-    await expect(dialog.getByLabel("Settings schema")).toHaveAccessibleDescription(/Settings schema: properties\.results\.type is not a valid JSON Schema/);
+    await expect(dialog.getByLabel("Settings schema")).toHaveAccessibleDescription(
+      /Settings schema: properties\.results\.type is not a valid JSON Schema/,
+    );
 
     // A version registered twice: the conflict shows next to the version.
     await dialog.getByLabel("Settings schema").fill("{}");
@@ -176,7 +203,9 @@ test.describe("plugins", () => {
 });
 
 test.describe("models", () => {
-  test("add a model, edit its input price to 0.00000125, and see it exactly, in the table and over REST", async ({ page }) => {
+  test("add a model, edit its input price to 0.00000125, and see it exactly, in the table and over REST", async ({
+    page,
+  }) => {
     const modelId = `e2e-model-${unique()}`;
     await page.goto("/console/models");
     await page.getByRole("button", { name: "Add model" }).first().click();
@@ -201,7 +230,9 @@ test.describe("models", () => {
     await expect(price).toHaveAttribute("inputmode", "decimal");
     await price.fill("1e-8");
     await edit.getByRole("button", { name: "Save changes" }).click();
-    await expect(price).toHaveAccessibleDescription(/Input price must be a decimal with at most 10 integer and 8 fraction digits\./);
+    await expect(price).toHaveAccessibleDescription(
+      /Input price must be a decimal with at most 10 integer and 8 fraction digits\./,
+    );
     await price.fill("0.00000125");
     await edit.getByRole("button", { name: "Save changes" }).click();
     await expect(edit).toBeHidden();
@@ -211,7 +242,10 @@ test.describe("models", () => {
 
     const key = await catalogKey(page);
     const listed = await getWithKey(page.request, key, "/api/v1/models?provider=e2e&limit=100");
-    expect(listed.data.find((m) => m.model_id === modelId)).toMatchObject({ input_price_per_unit: "0.00000125", output_price_per_unit: "1.25" });
+    expect(listed.data.find((m) => m.model_id === modelId)).toMatchObject({
+      input_price_per_unit: "0.00000125",
+      output_price_per_unit: "1.25",
+    });
 
     // Disabled with its switch, it leaves the enabled models.
     const toggle = row.getByRole("switch", { name: `Enable e2e ${modelId}` });

@@ -33,7 +33,9 @@ test.describe("signed out", () => {
       await expect(page.getByRole("button", { name: "Sign in", exact: true })).toBeEnabled();
       if (/Too many/.test((await alert.textContent()) ?? "")) break;
     }
-    await expect(alert).toHaveText(/^Too many failed sign-ins\. Wait \d+ (second|seconds|minute|minutes), then try again\.$/);
+    await expect(alert).toHaveText(
+      /^Too many failed sign-ins\. Wait \d+ (second|seconds|minute|minutes), then try again\.$/,
+    );
   });
 
   test("the sign-in page carries the security headers", async ({ request }) => {
@@ -78,7 +80,15 @@ test.describe("as the sys_admin", () => {
 
     const nav = page.getByRole("navigation", { name: "Console" });
     await expect(nav.getByRole("link", { name: "API keys" })).toHaveAttribute("aria-current", "page");
-    for (const section of ["Organizations", "Users", "Roles", "Plugins", "Models", "OAuth clients", "Platform settings"]) {
+    for (const section of [
+      "Organizations",
+      "Users",
+      "Roles",
+      "Plugins",
+      "Models",
+      "OAuth clients",
+      "Platform settings",
+    ]) {
       await expect(nav.getByRole("link", { name: section })).toBeVisible();
     }
 
@@ -96,7 +106,10 @@ test.describe("as the sys_admin", () => {
       if (message.type() === "error" && /Content Security Policy/i.test(message.text())) scripts.push(message.text());
     });
     const response = await page.goto("/console/api-keys");
-    const scriptSrc = (response?.headers()["content-security-policy"] ?? "").split(";").find((d) => d.trim().startsWith("script-src")) ?? "";
+    const scriptSrc =
+      (response?.headers()["content-security-policy"] ?? "")
+        .split(";")
+        .find((d) => d.trim().startsWith("script-src")) ?? "";
     const nonce = /'nonce-([^']+)'/.exec(scriptSrc)?.[1];
     expect(nonce).toBeTruthy();
     expect(scriptSrc).not.toContain("'unsafe-inline'");

@@ -35,10 +35,17 @@ test.beforeAll(async () => {
     existing ??
     (await createUser(
       system,
-      createUserInput.parse({ username: oidc.account.sub, email: oidc.account.email, display_name: oidc.account.name, password: OIDC_USER_PASSWORD }),
+      createUserInput.parse({
+        username: oidc.account.sub,
+        email: oidc.account.email,
+        display_name: oidc.account.name,
+        password: OIDC_USER_PASSWORD,
+      }),
     ));
   if (!existing) {
-    const sysAdmin = (await listRoles(system, { q: "sys_admin", scope: "system", limit: 10 })).data.find((r) => r.name === "sys_admin");
+    const sysAdmin = (await listRoles(system, { q: "sys_admin", scope: "system", limit: 10 })).data.find(
+      (r) => r.name === "sys_admin",
+    );
     if (!sysAdmin) throw new Error("The seed's sys_admin role is missing.");
     await grantRole(system, oidcUser.id, { role_id: sysAdmin.id, org_id: null });
   }
@@ -80,7 +87,9 @@ async function pickOption(select: Locator, name: string) {
 test.describe("as the sys_admin", () => {
   test.use({ storageState: STORAGE_STATE.admin });
 
-  test("create a user, add them to an organization, grant an org role, and manage it on the members page", async ({ page }) => {
+  test("create a user, add them to an organization, grant an org role, and manage it on the members page", async ({
+    page,
+  }) => {
     const username = `e2e-user-${stamp}`;
     await page.goto("/console/users");
     await page.getByRole("button", { name: "Create user" }).click();
@@ -108,7 +117,11 @@ test.describe("as the sys_admin", () => {
     await add.getByRole("button", { name: `Pick ${org.name}` }).click();
     await add.getByRole("button", { name: "Add to organization" }).click();
     await expect(status(page, `${username} added to ${org.name}.`)).toBeVisible();
-    await expect(page.getByRole("table", { name: `Organizations of ${username}` }).getByRole("row", { name: new RegExp(org.name) })).toContainText("None");
+    await expect(
+      page
+        .getByRole("table", { name: `Organizations of ${username}` })
+        .getByRole("row", { name: new RegExp(org.name) }),
+    ).toContainText("None");
 
     await page.getByRole("button", { name: "Grant role" }).click();
     const grant = page.getByRole("dialog", { name: `Grant a role to ${username}` });
@@ -130,8 +143,12 @@ test.describe("as the sys_admin", () => {
 
     // The organization's Members tab: the member with their role; grant another, revoke the first.
     await page.goto(`/console/organizations/${org.id}/members`);
-    await expect(page.getByRole("navigation", { name: "Organization sections" }).getByRole("link", { name: "Members" })).toHaveAttribute("aria-current", "page");
-    const row = page.getByRole("table", { name: `Members of ${org.name}` }).getByRole("row", { name: new RegExp(username) });
+    await expect(
+      page.getByRole("navigation", { name: "Organization sections" }).getByRole("link", { name: "Members" }),
+    ).toHaveAttribute("aria-current", "page");
+    const row = page
+      .getByRole("table", { name: `Members of ${org.name}` })
+      .getByRole("row", { name: new RegExp(username) });
     await expect(row).toContainText("org_admin");
     await row.getByRole("button", { name: `Grant a role to ${username}` }).click();
     const grantHere = page.getByRole("dialog", { name: `Grant an org role to ${username}` });
@@ -139,7 +156,10 @@ test.describe("as the sys_admin", () => {
     await grantHere.getByRole("button", { name: "Grant role" }).click();
     await expect(status(page, `org_member granted to ${username} in ${org.name}.`)).toBeVisible();
     await row.getByRole("button", { name: `Revoke org_admin from ${username}` }).click();
-    await page.getByRole("alertdialog", { name: `Revoke org_admin from ${username}?` }).getByRole("button", { name: "Revoke role" }).click();
+    await page
+      .getByRole("alertdialog", { name: `Revoke org_admin from ${username}?` })
+      .getByRole("button", { name: "Revoke role" })
+      .click();
     await expect(status(page, `org_admin revoked from ${username}.`)).toBeVisible();
     await expect(row).toContainText("org_member");
     await expect(row).not.toContainText("org_admin");
@@ -161,7 +181,11 @@ test.describe("as the sys_admin", () => {
     await expect(page.getByRole("checkbox", { name: "svc:system:users:read", exact: true })).toHaveCount(0);
     await page.getByRole("checkbox", { name: "svc:org:read", exact: true }).check();
     await page.getByRole("checkbox", { name: "svc:org:members:read", exact: true }).check();
-    await expect(page.getByRole("listitem").filter({ has: page.getByRole("checkbox", { name: "svc:org:members:write", exact: true }) })).toContainText("Dangerous");
+    await expect(
+      page
+        .getByRole("listitem")
+        .filter({ has: page.getByRole("checkbox", { name: "svc:org:members:write", exact: true }) }),
+    ).toContainText("Dangerous");
     await page.getByRole("button", { name: "Create role" }).click();
 
     await expect(page).toHaveURL(/\/console\/roles\/[0-9a-f-]{36}$/);
@@ -177,7 +201,9 @@ test.describe("as the sys_admin", () => {
     await expect(page.getByRole("button", { name: "Delete role" })).toHaveCount(0);
   });
 
-  test("register a confidential OAuth client, read its secret once, rotate it, deactivate and delete the client", async ({ page }) => {
+  test("register a confidential OAuth client, read its secret once, rotate it, deactivate and delete the client", async ({
+    page,
+  }) => {
     const name = `E2E portal ${stamp}`;
     await page.goto("/console/oauth-clients");
     await page.getByRole("button", { name: "Register client" }).first().click();
@@ -189,7 +215,9 @@ test.describe("as the sys_admin", () => {
     await uris.fill("http://portal.example/callback\nhttps://portal.example/cb#section");
     await dialog.getByRole("button", { name: "Register client" }).click();
     await expect(uris).toHaveAttribute("aria-invalid", "true");
-    await expect(dialog).toContainText("Redirect URI 1 (http://portal.example/callback) must use https (http only for a loopback host).");
+    await expect(dialog).toContainText(
+      "Redirect URI 1 (http://portal.example/callback) must use https (http only for a loopback host).",
+    );
     await expect(dialog).toContainText("Redirect URI 2 (https://portal.example/cb#section) must not have a fragment.");
 
     await uris.fill("https://portal.example/callback\nhttp://127.0.0.1:8080/callback");
@@ -214,7 +242,10 @@ test.describe("as the sys_admin", () => {
     await expect(row).toContainText("Active");
 
     await row.getByRole("button", { name: `Rotate the secret of ${name}` }).click();
-    await page.getByRole("alertdialog", { name: `Issue a new secret for ${name}?` }).getByRole("button", { name: "Rotate secret" }).click();
+    await page
+      .getByRole("alertdialog", { name: `Issue a new secret for ${name}?` })
+      .getByRole("button", { name: "Rotate secret" })
+      .click();
     const rotated = await shown.getByLabel("Client secret").inputValue();
     expect(rotated).toMatch(/^cds_/);
     expect(rotated).not.toBe(secret);
@@ -228,7 +259,10 @@ test.describe("as the sys_admin", () => {
     expect(await verifyClientSecret(clientId, rotated)).toBe(false);
 
     await row.getByRole("button", { name: `Delete ${name}` }).click();
-    await page.getByRole("alertdialog", { name: `Delete ${name}?` }).getByRole("button", { name: "Delete client" }).click();
+    await page
+      .getByRole("alertdialog", { name: `Delete ${name}?` })
+      .getByRole("button", { name: "Delete client" })
+      .click();
     await expect(status(page, `${name} deleted.`)).toBeVisible();
     await expect(row).toHaveCount(0);
   });
@@ -261,7 +295,10 @@ test.describe.serial("signed out", () => {
     await page.getByRole("link", { name: "Your account" }).click();
     const linked = identities.getByRole("row", { name: /OpenID Connect/ });
     await linked.getByRole("button", { name: `Unlink OpenID Connect ${oidc.account.sub}` }).click();
-    await page.getByRole("alertdialog", { name: "Unlink this OpenID Connect account?" }).getByRole("button", { name: "Unlink" }).click();
+    await page
+      .getByRole("alertdialog", { name: "Unlink this OpenID Connect account?" })
+      .getByRole("button", { name: "Unlink" })
+      .click();
     // Unlinking ends every session of the user, this one included.
     await expect(page).toHaveURL(/\/console\/sign-in$/);
     await page.goto("/console/api-keys");
@@ -281,7 +318,9 @@ test("Sign out everywhere ends the user's session in another browser", async ({ 
   const username = `everywhere-${stamp}`;
   const password = "everywhere-password-1";
   const user = await createUser(system, createUserInput.parse({ username, password }));
-  const sysAdmin = (await listRoles(system, { q: "sys_admin", scope: "system", limit: 10 })).data.find((r) => r.name === "sys_admin");
+  const sysAdmin = (await listRoles(system, { q: "sys_admin", scope: "system", limit: 10 })).data.find(
+    (r) => r.name === "sys_admin",
+  );
   await grantRole(system, user.id, { role_id: sysAdmin?.id ?? "", org_id: null });
   const laptop = await browser.newContext();
   const phone = await browser.newContext();
@@ -293,7 +332,10 @@ test("Sign out everywhere ends the user's session in another browser", async ({ 
     }
     await here.getByRole("link", { name: "Your account" }).click();
     await here.getByRole("button", { name: "Sign out everywhere" }).click();
-    await here.getByRole("alertdialog", { name: "Sign out everywhere?" }).getByRole("button", { name: "Sign out everywhere" }).click();
+    await here
+      .getByRole("alertdialog", { name: "Sign out everywhere?" })
+      .getByRole("button", { name: "Sign out everywhere" })
+      .click();
     await expect(here).toHaveURL(/\/console\/sign-in$/);
     await there.reload();
     await expect(there).toHaveURL(/\/console\/sign-in$/);

@@ -21,7 +21,13 @@ async function services() {
     import("../src/server/services/orchestrators/service"),
     import("../src/server/services/conversations/service"),
   ]);
-  return { actor: systemActor("e2e"), db: dataLayer("system:e2e"), ...organizations, ...orchestrators, ...conversations };
+  return {
+    actor: systemActor("e2e"),
+    db: dataLayer("system:e2e"),
+    ...organizations,
+    ...orchestrators,
+    ...conversations,
+  };
 }
 
 test.afterAll(async () => {
@@ -34,7 +40,10 @@ const ORG_SECTION_COUNT = 8;
 
 const sections = (page: Page) => page.getByRole("navigation", { name: "Organization sections" });
 const openSection = (page: Page, name: string) => sections(page).getByRole("link", { name, exact: true }).click();
-const rowOf = (table: Locator, text: string | RegExp) => table.getByRole("row", { name: typeof text === "string" ? new RegExp(text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")) : text });
+const rowOf = (table: Locator, text: string | RegExp) =>
+  table.getByRole("row", {
+    name: typeof text === "string" ? new RegExp(text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")) : text,
+  });
 
 async function createOrganization(page: Page, name: string) {
   await page.goto("/console/organizations");
@@ -46,7 +55,9 @@ async function createOrganization(page: Page, name: string) {
   await expect(page.getByRole("heading", { level: 1, name })).toBeVisible();
 }
 
-test("an organization from creation to a central point: settings tiers, LLM config, orchestrator, tier and refusals", async ({ page }) => {
+test("an organization from creation to a central point: settings tiers, LLM config, orchestrator, tier and refusals", async ({
+  page,
+}) => {
   const id = suffix();
   const orgName = `E2E Tenancy ${id}`;
   const platformKey = `e2e.p_${id}`;
@@ -54,7 +65,9 @@ test("an organization from creation to a central point: settings tiers, LLM conf
   // A platform setting (tier 2) organizations may override.
   await page.goto("/console/settings");
   await expect(page.getByRole("heading", { level: 1, name: "Platform settings" })).toBeVisible();
-  await expect(rowOf(page.getByRole("table", { name: "Platform settings" }), "tier.free")).toContainText("platform only");
+  await expect(rowOf(page.getByRole("table", { name: "Platform settings" }), "tier.free")).toContainText(
+    "platform only",
+  );
   await page.getByRole("button", { name: "Add platform setting" }).first().click();
   const platformDialog = page.getByRole("dialog", { name: "Add platform setting" });
   await platformDialog.getByLabel("Key").fill(platformKey);
@@ -80,7 +93,9 @@ test("an organization from creation to a central point: settings tiers, LLM conf
   await settingDialog.getByRole("button", { name: "Save setting" }).click();
   await expect(settingDialog).toBeHidden();
   await expect(page.getByRole("status").filter({ hasText: "Setting e2e.greeting saved." })).toBeVisible();
-  await expect(rowOf(page.getByRole("table", { name: "Organization settings" }), "e2e.greeting")).toContainText('"hello"');
+  await expect(rowOf(page.getByRole("table", { name: "Organization settings" }), "e2e.greeting")).toContainText(
+    '"hello"',
+  );
   const effective = page.getByRole("table", { name: "Effective settings" });
   await expect(rowOf(effective, "e2e.greeting")).toContainText('"hello"');
   await expect(rowOf(effective, "e2e.greeting")).toContainText("Organization");
@@ -146,7 +161,9 @@ test("an organization from creation to a central point: settings tiers, LLM conf
 
   // Central points: refused on the free tier, with the server's words.
   await openSection(page, "Central points");
-  await expect(page.getByRole("note", { name: "Tier required" })).toContainText("Central points need the pro tier or higher.");
+  await expect(page.getByRole("note", { name: "Tier required" })).toContainText(
+    "Central points need the pro tier or higher.",
+  );
   await page.getByRole("button", { name: "Create central point" }).first().click();
   const pointDialog = page.getByRole("dialog", { name: "Create central point" });
   await pointDialog.getByLabel("Name", { exact: true }).fill("front door");
@@ -198,7 +215,9 @@ test("forms show what to fix next to the field, from the form's checks and from 
   await expect(name).toHaveAttribute("aria-invalid", "true");
   await expect(name).toHaveAccessibleDescription(/Name is required\./);
   await expect(name).toBeFocused();
-  await expect(dialog.getByLabel("Domain")).toHaveAccessibleDescription(/Domain must be a domain name like example\.com\./);
+  await expect(dialog.getByLabel("Domain")).toHaveAccessibleDescription(
+    /Domain must be a domain name like example\.com\./,
+  );
   await page.keyboard.press("Escape");
   await expect(dialog).toBeHidden();
 
@@ -242,7 +261,9 @@ test("forms show what to fix next to the field, from the form's checks and from 
   // A key the tier above locks: the server names it.
   await config.fill(`{"${locked}": false}`);
   await createBot.getByRole("button", { name: "Create orchestrator" }).click();
-  await expect(config).toHaveAccessibleDescription(new RegExp(`Config \\(${locked.replace(/\./g, "\\.")}\\) is set by a tier above and not overridable\\.`));
+  await expect(config).toHaveAccessibleDescription(
+    new RegExp(`Config \\(${locked.replace(/\./g, "\\.")}\\) is set by a tier above and not overridable\\.`),
+  );
   await page.keyboard.press("Escape");
   await expect(page.getByRole("row", { name: /bad config/ })).toHaveCount(0);
 });
@@ -252,14 +273,18 @@ test("organizations are searched, filtered, paged, deleted and restored", async 
   const prefix = `E2E Paging ${id}`;
   const { db } = await services();
   for (let i = 0; i < 26; i++) {
-    await db.organization.create({ data: { name: `${prefix} ${String(i).padStart(2, "0")}`, subscription_tier: i === 0 ? "enterprise" : "free" } });
+    await db.organization.create({
+      data: { name: `${prefix} ${String(i).padStart(2, "0")}`, subscription_tier: i === 0 ? "enterprise" : "free" },
+    });
   }
 
   await page.goto("/console/organizations");
   const table = page.getByRole("table", { name: "Organizations" });
   // The search box queries once typing pauses: wait for that answer (the unfiltered first page
   // shows the newest organizations, which are these too).
-  const searched = page.waitForResponse((r) => r.url().includes("organizations.list") && decodeURIComponent(r.url()).includes(prefix));
+  const searched = page.waitForResponse(
+    (r) => r.url().includes("organizations.list") && decodeURIComponent(r.url()).includes(prefix),
+  );
   await page.getByLabel("Search organizations").fill(prefix);
   await searched;
   await expect(table.getByRole("row", { name: new RegExp(prefix) })).toHaveCount(25);
@@ -312,12 +337,22 @@ test("the conversation viewer reads a member's conversations in order, a page at
     tier: "demand",
     status: "active",
   });
-  const conversation = await s.createConversation(s.actor, org.id, { instance_id: bot.id, user_id: member.id, title: "Printer trouble" });
+  const conversation = await s.createConversation(s.actor, org.id, {
+    instance_id: bot.id,
+    user_id: member.id,
+    title: "Printer trouble",
+  });
   const turn = "0192a3b4-c5d6-7e8f-9a0b-1c2d3e4f5a6b";
   const lines = Array.from({ length: 55 }, (_, i) => `line ${String(i + 1).padStart(2, "0")}`);
   await s.appendMessages(s.actor, org.id, conversation.id, {
     messages: [
-      ...lines.map((content, i) => ({ role: i % 2 ? ("assistant" as const) : ("user" as const), content, turn_id: turn, source: "human" as const, metadata: {} })),
+      ...lines.map((content, i) => ({
+        role: i % 2 ? ("assistant" as const) : ("user" as const),
+        content,
+        turn_id: turn,
+        source: "human" as const,
+        metadata: {},
+      })),
       { role: "intent" as const, content: "hidden intent", turn_id: turn, source: "system" as const, metadata: {} },
     ],
   });

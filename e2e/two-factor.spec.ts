@@ -22,13 +22,19 @@ const held = { username: `held-${stamp}`, password: "held-password-1" };
 
 async function createSysAdmin(user: { username: string; password: string }) {
   const created = await createUser(system, createUserInput.parse(user));
-  const sysAdmin = (await listRoles(system, { q: "sys_admin", scope: "system", limit: 10 })).data.find((r) => r.name === "sys_admin");
+  const sysAdmin = (await listRoles(system, { q: "sys_admin", scope: "system", limit: 10 })).data.find(
+    (r) => r.name === "sys_admin",
+  );
   if (!sysAdmin) throw new Error("The seed's sys_admin role is missing.");
   await grantRole(system, created.id, { role_id: sysAdmin.id, org_id: null });
 }
 
 const requireTwoFactor = (value: boolean) =>
-  putPlatformSetting(system, REQUIRE_MFA_SETTING, putPlatformSettingInput.parse({ value, value_type: "boolean", category: "policy" }));
+  putPlatformSetting(
+    system,
+    REQUIRE_MFA_SETTING,
+    putPlatformSettingInput.parse({ value, value_type: "boolean", category: "policy" }),
+  );
 
 test.beforeAll(async () => {
   process.env.DATABASE_URL = e2eDatabase().url;
@@ -41,7 +47,8 @@ test.afterAll(async () => {
 });
 
 /** The code of the current 30-second step, or of the next one (a code is accepted once). */
-const codeOf = (secret: string, stepsAhead = 0) => generateSync({ secret, epoch: Math.floor(Date.now() / 1000) + stepsAhead * 30 });
+const codeOf = (secret: string, stepsAhead = 0) =>
+  generateSync({ secret, epoch: Math.floor(Date.now() / 1000) + stepsAhead * 30 });
 
 test("set up two-factor in the console, sign out, sign in with a code", async ({ page }) => {
   await signIn(page, account);
@@ -90,7 +97,10 @@ test("a sys_admin without two-factor is sent to set it up when the platform requ
     const secret = await page.getByLabel("Setup key").inputValue();
     await page.getByLabel("Authentication code").fill(codeOf(secret));
     await page.getByRole("button", { name: "Verify" }).click();
-    await page.getByRole("alertdialog", { name: "Save your recovery codes" }).getByRole("button", { name: "I have saved these codes" }).click();
+    await page
+      .getByRole("alertdialog", { name: "Save your recovery codes" })
+      .getByRole("button", { name: "I have saved these codes" })
+      .click();
     await expect(page.getByRole("heading", { level: 1, name: "Overview" })).toBeVisible();
     await page.goto("/console/users");
     await expect(page.getByRole("heading", { level: 1, name: "Users" })).toBeVisible();

@@ -19,16 +19,20 @@ async function adminQuery(sql) {
 await adminQuery(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
 await adminQuery(`CREATE DATABASE "${name}"`);
 
-const child = spawn(process.execPath, ["node_modules/tsx/dist/cli.mjs", "--import", "./scripts/server-only.mjs", "src/cli/main.ts", "serve"], {
-  stdio: "inherit",
-  env: {
-    ...process.env,
-    NODE_ENV: "production",
-    DATABASE_URL: url,
-    SVC_ADMIN_USERNAME: E2E_ADMIN.username,
-    SVC_ADMIN_PASSWORD: E2E_ADMIN.password,
+const child = spawn(
+  process.execPath,
+  ["node_modules/tsx/dist/cli.mjs", "--import", "./scripts/server-only.mjs", "src/cli/main.ts", "serve"],
+  {
+    stdio: "inherit",
+    env: {
+      ...process.env,
+      NODE_ENV: "production",
+      DATABASE_URL: url,
+      SVC_ADMIN_USERNAME: E2E_ADMIN.username,
+      SVC_ADMIN_PASSWORD: E2E_ADMIN.password,
+    },
   },
-});
+);
 
 const stop = () => child.kill("SIGTERM");
 process.on("SIGINT", stop);

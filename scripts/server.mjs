@@ -24,7 +24,11 @@ import { contentSecurityPolicy, STRICT_TRANSPORT_SECURITY } from "../security-he
 const CLIENT_ADDRESS_HEADER = "x-svc-client-address";
 
 const { values } = parseArgs({
-  options: { dev: { type: "boolean", default: false }, port: { type: "string", short: "p" }, hostname: { type: "string", short: "H" } },
+  options: {
+    dev: { type: "boolean", default: false },
+    port: { type: "string", short: "p" },
+    hostname: { type: "string", short: "H" },
+  },
 });
 const port = Number(values.port ?? process.env.PORT ?? 3000);
 const hostname = values.hostname;
@@ -41,7 +45,9 @@ const lifecycle = (globalThis[LIFECYCLE] ??= { draining: false, hooks: { flush: 
 const LOG_LEVELS = { debug: 10, info: 20, warn: 30, error: 40, silent: 100 };
 const logLine = (level, msg, fields = {}) => {
   if (LOG_LEVELS[level] < (LOG_LEVELS[process.env.LOG_LEVEL] ?? LOG_LEVELS.info)) return;
-  (level === "info" ? process.stdout : process.stderr).write(`${JSON.stringify({ level, time: new Date().toISOString(), msg, ...fields })}\n`);
+  (level === "info" ? process.stdout : process.stderr).write(
+    `${JSON.stringify({ level, time: new Date().toISOString(), msg, ...fields })}\n`,
+  );
 };
 
 /** An address in one spelling: IPv4-mapped IPv6 as IPv4, IPv6 compressed. */
@@ -130,7 +136,9 @@ async function runHooks(phase) {
   const hooks = [...lifecycle.hooks[phase]].map((hook) =>
     Promise.resolve()
       .then(hook)
-      .catch((error) => logLine("warn", `shutdown: a ${phase} hook failed`, { error: String(error?.message ?? error) })),
+      .catch((error) =>
+        logLine("warn", `shutdown: a ${phase} hook failed`, { error: String(error?.message ?? error) }),
+      ),
   );
   await within(Promise.all(hooks), HOOK_PHASE_LIMIT_MS);
 }
@@ -144,7 +152,8 @@ async function shutdown(signal) {
   const closed = new Promise((resolve) => server.close(resolve));
   for (const response of inFlight) closeAfter(response);
   if (inFlight.size > 0) await within(new Promise((resolve) => (drained = resolve)), shutdownGraceMs);
-  if (inFlight.size > 0) logLine("warn", "shutdown: requests still in flight after the grace period are cut", { in_flight: inFlight.size });
+  if (inFlight.size > 0)
+    logLine("warn", "shutdown: requests still in flight after the grace period are cut", { in_flight: inFlight.size });
   server.closeAllConnections();
   await closed;
   await runHooks("flush");

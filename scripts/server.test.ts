@@ -19,7 +19,11 @@ appUrl.searchParams.set("application_name", APP_CONNECTIONS);
 // Best-effort writes are flushed only once a minute here: at shutdown, or never.
 const app = await startApp(appUrl.toString(), { SVC_BOOKKEEPING_FLUSH_MS: "60000" });
 const admin = await createSysAdmin(client);
-const key = await createApiKey(systemActor("test"), admin.id, { name: "shutdown", scopes: ["svc:system:orgs:write"], expires_at: null });
+const key = await createApiKey(systemActor("test"), admin.id, {
+  name: "shutdown",
+  scopes: ["svc:system:orgs:write"],
+  expires_at: null,
+});
 const { port } = new URL(app.baseUrl);
 
 /** A request over its own connection, sent in parts; `answer` is the whole response once the server closes the connection. */
@@ -32,7 +36,11 @@ function rawRequest(first: string) {
     socket.on("close", () => {
       const [head = "", ...rest] = received.split("\r\n\r\n");
       // The JSON document, without the chunked encoding's framing around it.
-      resolve({ status: Number(head.split(" ")[1]), headers: head, body: /\{.*\}/s.exec(rest.join("\r\n\r\n"))?.[0] ?? "" });
+      resolve({
+        status: Number(head.split(" ")[1]),
+        headers: head,
+        body: /\{.*\}/s.exec(rest.join("\r\n\r\n"))?.[0] ?? "",
+      });
     });
   });
   const connected = new Promise<void>((resolve) => socket.once("connect", () => resolve()));
@@ -55,13 +63,17 @@ async function usageCounted(keyId: string): Promise<bigint> {
 
 /** The app's connections to its database, as the server sees them. */
 async function appConnections(): Promise<number> {
-  const [row] = await client.$queryRaw<{ n: bigint }[]>`SELECT count(*) AS n FROM pg_stat_activity WHERE application_name = ${APP_CONNECTIONS}`;
+  const [row] = await client.$queryRaw<
+    { n: bigint }[]
+  >`SELECT count(*) AS n FROM pg_stat_activity WHERE application_name = ${APP_CONNECTIONS}`;
   return Number(row?.n);
 }
 
 /** Sessions of this database that ended without the client saying goodbye (its socket just went away). */
 async function sessionsAbandoned(): Promise<bigint> {
-  const [row] = await client.$queryRaw<{ n: bigint }[]>`SELECT sessions_abandoned AS n FROM pg_stat_database WHERE datname = current_database()`;
+  const [row] = await client.$queryRaw<
+    { n: bigint }[]
+  >`SELECT sessions_abandoned AS n FROM pg_stat_database WHERE datname = current_database()`;
   return row?.n ?? 0n;
 }
 

@@ -4,7 +4,10 @@ export async function register() {
   const { installFrontDoor } = await import("@/server/rest/front-door");
   installFrontDoor();
   if (!process.env.DATABASE_URL) return;
-  const [{ schedulePartitionMaintenance }, { log }] = await Promise.all([import("@/server/db/partitions"), import("@/server/log")]);
+  const [{ schedulePartitionMaintenance }, { log }] = await Promise.all([
+    import("@/server/db/partitions"),
+    import("@/server/log"),
+  ]);
   schedulePartitionMaintenance(process.env.DATABASE_URL, (error) =>
     log.warn("could not ensure message partitions", { error: error.message }),
   );

@@ -26,20 +26,14 @@ export default function HomePage() {
           <p className="text-sm font-semibold uppercase tracking-wider text-brand-600 dark:text-brand-100">
             Control plane
           </p>
-          <h1
-            id="intro-heading"
-            className="mt-2 text-4xl font-bold tracking-tight sm:text-5xl"
-          >
+          <h1 id="intro-heading" className="mt-2 text-4xl font-bold tracking-tight sm:text-5xl">
             svc control plane
           </h1>
           <p className="mt-6 text-lg leading-8 text-slate-600 dark:text-slate-300">
             svc is a multi-tenant platform that hosts AI assistant apps —{" "}
-            <strong className="font-semibold text-slate-900 dark:text-white">
-              orchestrator instances
-            </strong>{" "}
-            — for tenant organizations. This is its control plane: the data
-            model, the sys_admin console, and the REST API that integrations
-            call with API keys.
+            <strong className="font-semibold text-slate-900 dark:text-white">orchestrator instances</strong> — for
+            tenant organizations. This is its control plane: the data model, the sys_admin console, and the REST API
+            that integrations call with API keys.
           </p>
           <div className="mt-8 flex flex-wrap gap-3">
             <Link
@@ -68,9 +62,7 @@ export default function HomePage() {
                 className="rounded-xl border border-slate-200 bg-white p-6 shadow-sm dark:border-slate-800 dark:bg-slate-900"
               >
                 <h3 className="font-semibold">{feature.title}</h3>
-                <p className="mt-2 text-sm leading-6 text-slate-600 dark:text-slate-300">
-                  {feature.body}
-                </p>
+                <p className="mt-2 text-sm leading-6 text-slate-600 dark:text-slate-300">{feature.body}</p>
               </li>
             ))}
           </ul>

@@ -11,10 +11,14 @@ import { testDatabase } from "@/test/database";
 const { url, client } = await testDatabase();
 
 function svc(args: string[], env: Record<string, string | undefined> = {}) {
-  const result = spawnSync(process.execPath, ["node_modules/tsx/dist/cli.mjs", "--import", "./scripts/server-only.mjs", "src/cli/main.ts", ...args], {
-    env: { ...process.env, DATABASE_URL: url, SVC_ADMIN_PASSWORD: undefined, ...env },
-    encoding: "utf8",
-  });
+  const result = spawnSync(
+    process.execPath,
+    ["node_modules/tsx/dist/cli.mjs", "--import", "./scripts/server-only.mjs", "src/cli/main.ts", ...args],
+    {
+      env: { ...process.env, DATABASE_URL: url, SVC_ADMIN_PASSWORD: undefined, ...env },
+      encoding: "utf8",
+    },
+  );
   return { code: result.status, stdout: result.stdout, stderr: result.stderr.trim() };
 }
 
@@ -42,7 +46,10 @@ describe("svc CLI", { timeout: PROCESS_TEST_TIMEOUT_MS }, () => {
     });
     expect(run.code).toBe(0);
     expect(run.stdout).not.toContain("correct horse");
-    const user = await client.user.findFirstOrThrow({ where: { username: "second" }, include: { user_roles: { include: { role: true } } } });
+    const user = await client.user.findFirstOrThrow({
+      where: { username: "second" },
+      include: { user_roles: { include: { role: true } } },
+    });
     expect(user.email).toBe("second@example.com");
     expect(user.user_roles.map((g) => g.role.name)).toEqual(["sys_admin"]);
   });
@@ -76,7 +83,18 @@ describe("svc CLI", { timeout: PROCESS_TEST_TIMEOUT_MS }, () => {
   });
 
   it("api-keys create prints the raw key alone, which then authenticates; list and revoke follow", async () => {
-    const create = svc(["api-keys", "create", "--user", "second", "--name", "deploy", "--scope", "svc:system:users:read", "--scope", "svc:system:users:write"]);
+    const create = svc([
+      "api-keys",
+      "create",
+      "--user",
+      "second",
+      "--name",
+      "deploy",
+      "--scope",
+      "svc:system:users:read",
+      "--scope",
+      "svc:system:users:write",
+    ]);
     expect(create.code).toBe(0);
     expect(create.stdout).toMatch(/^cdk_[0-9A-Za-z]{49}\n$/);
     const raw = create.stdout.trim();
@@ -96,7 +114,17 @@ describe("svc CLI", { timeout: PROCESS_TEST_TIMEOUT_MS }, () => {
   });
 
   it("api-keys roll prints the new raw key alone; the old key expires after --grace", async () => {
-    const old = svc(["api-keys", "create", "--user", "second", "--name", "rolled", "--scope", "svc:org:read", "--json"]);
+    const old = svc([
+      "api-keys",
+      "create",
+      "--user",
+      "second",
+      "--name",
+      "rolled",
+      "--scope",
+      "svc:org:read",
+      "--json",
+    ]);
     const { id, raw_key } = JSON.parse(old.stdout) as { id: string; raw_key: string };
     const before = Date.now();
     const roll = svc(["api-keys", "roll", id, "--grace", "24h"]);
@@ -111,7 +139,19 @@ describe("svc CLI", { timeout: PROCESS_TEST_TIMEOUT_MS }, () => {
   });
 
   it("api-keys create --json prints the record with the raw key, and --rate-limit sets the key's limit", () => {
-    const run = svc(["api-keys", "create", "--user", "second", "--name", "j", "--scope", "svc:org:read", "--rate-limit", "600/60", "--json"]);
+    const run = svc([
+      "api-keys",
+      "create",
+      "--user",
+      "second",
+      "--name",
+      "j",
+      "--scope",
+      "svc:org:read",
+      "--rate-limit",
+      "600/60",
+      "--json",
+    ]);
     expect(run.code).toBe(0);
     const record = JSON.parse(run.stdout) as { raw_key: string; effective_scopes: string[]; rate_limit: unknown };
     expect(record.raw_key).toMatch(/^cdk_/);
@@ -133,10 +173,32 @@ describe("svc CLI", { timeout: PROCESS_TEST_TIMEOUT_MS }, () => {
     const invalid = svc(["api-keys", "create", "--user", "second", "--scope", "svc:org:read"]);
     expect(invalid.code).toBe(2);
     expect(invalid.stderr).toMatch(/^svc: name: /);
-    const limit = svc(["api-keys", "create", "--user", "second", "--name", "x", "--scope", "svc:org:read", "--rate-limit", "600"]);
+    const limit = svc([
+      "api-keys",
+      "create",
+      "--user",
+      "second",
+      "--name",
+      "x",
+      "--scope",
+      "svc:org:read",
+      "--rate-limit",
+      "600",
+    ]);
     expect(limit.code).toBe(2);
     expect(limit.stderr).toBe("svc: --rate-limit must be REQUESTS/SECONDS, like 600/60");
-    const outOfRange = svc(["api-keys", "create", "--user", "second", "--name", "x", "--scope", "svc:org:read", "--rate-limit", "600/0"]);
+    const outOfRange = svc([
+      "api-keys",
+      "create",
+      "--user",
+      "second",
+      "--name",
+      "x",
+      "--scope",
+      "svc:org:read",
+      "--rate-limit",
+      "600/0",
+    ]);
     expect(outOfRange.code).toBe(2);
     expect(outOfRange.stderr).toMatch(/^svc: rate_limit\.window_seconds: /);
     expect(await client.apiKey.count()).toBe(before);
@@ -148,18 +210,34 @@ describe("svc CLI", { timeout: PROCESS_TEST_TIMEOUT_MS }, () => {
     const oldSpec = newKeySpec("v1");
     const org = await client.organization.create({ data: { name: "rot" } });
     const legacy = await client.organizationLlmConfig.create({
-      data: { org_id: org.id, name: "k", provider: "openai", api_key: legacyEncrypt(parseKeyRing(oldSpec), "sk-rotate-me-1234") },
+      data: {
+        org_id: org.id,
+        name: "k",
+        provider: "openai",
+        api_key: legacyEncrypt(parseKeyRing(oldSpec), "sk-rotate-me-1234"),
+      },
     });
     const boundId = "0193a5c2-0000-7000-8000-00000000b0d1";
     const place = (id: string) => `organization_llm_configs:${id}:${org.id}`;
     const bound = await client.organizationLlmConfig.create({
-      data: { id: boundId, org_id: org.id, name: "b", provider: "openai", api_key: encrypt(parseKeyRing(oldSpec), "sk-bound-5678", place(boundId)) },
+      data: {
+        id: boundId,
+        org_id: org.id,
+        name: "b",
+        provider: "openai",
+        api_key: encrypt(parseKeyRing(oldSpec), "sk-bound-5678", place(boundId)),
+      },
     });
     const newSpec = `${newKeySpec("v2")},${oldSpec}`;
     const run = svc(["secrets", "rotate"], { SVC_ENCRYPTION_KEYS: newSpec });
     expect(run.code).toBe(0);
-    expect(run.stdout).toBe("Re-encrypted 2 provider key(s) under the current key version, each bound to its LLM config.\n");
-    for (const [row, plaintext] of [[legacy, "sk-rotate-me-1234"], [bound, "sk-bound-5678"]] as const) {
+    expect(run.stdout).toBe(
+      "Re-encrypted 2 provider key(s) under the current key version, each bound to its LLM config.\n",
+    );
+    for (const [row, plaintext] of [
+      [legacy, "sk-rotate-me-1234"],
+      [bound, "sk-bound-5678"],
+    ] as const) {
       const rotated = await client.organizationLlmConfig.findUniqueOrThrow({ where: { id: row.id } });
       expect(rotated.api_key.startsWith("bound:v2:")).toBe(true);
       expect(decrypt(parseKeyRing(newSpec), rotated.api_key, place(row.id))).toBe(plaintext);
@@ -172,7 +250,10 @@ describe("svc CLI", { timeout: PROCESS_TEST_TIMEOUT_MS }, () => {
     try {
       const embedded = { DATABASE_URL: undefined, SVC_DATA_DIR: dataDir };
       expect(svc(["seed"], embedded).code).toBe(0);
-      const created = svc(["api-keys", "create", "--user", "admin", "--name", "local", "--scope", "svc:system:users:read"], embedded);
+      const created = svc(
+        ["api-keys", "create", "--user", "admin", "--name", "local", "--scope", "svc:system:users:read"],
+        embedded,
+      );
       expect(created.stderr).toBe("");
       expect(created.stdout.trim()).toMatch(/^cdk_[A-Za-z0-9]{49}$/);
       const listed = svc(["api-keys", "list", "--user", "admin"], embedded);

@@ -21,7 +21,14 @@ import { reencryptLlmKeys } from "@/server/services/llm-configs/service";
 import { NO_REQUEST } from "@/server/services/audit/service";
 import { auditedChange } from "@/server/operations/invoke";
 import { apiKeyOperations } from "@/server/operations/api-keys";
-import { apiKeyIdParams, createApiKeyInput, listApiKeysQuery, parseDuration, parseRateLimit, rollApiKeyInput } from "@/lib/schemas/api-keys";
+import {
+  apiKeyIdParams,
+  createApiKeyInput,
+  listApiKeysQuery,
+  parseDuration,
+  parseRateLimit,
+  rollApiKeyInput,
+} from "@/lib/schemas/api-keys";
 import { DomainError } from "@/server/errors";
 import { z } from "zod";
 
@@ -59,7 +66,8 @@ async function withDatabase<T>(work: (db: ResolvedDatabase) => Promise<T>): Prom
 }
 
 /** A client for the resolved database: the embedded one's connections share one session, so no named statements nor pipelining. */
-const clientFor = (db: ResolvedDatabase, poolMax: number) => createBaseClient(db.url, { poolMax, preparedStatements: !db.embedded, pipeline: !db.embedded });
+const clientFor = (db: ResolvedDatabase, poolMax: number) =>
+  createBaseClient(db.url, { poolMax, preparedStatements: !db.embedded, pipeline: !db.embedded });
 
 /** Runs service code (which uses the process-wide client) against the resolved database. */
 async function withServices(work: () => Promise<void>): Promise<void> {
@@ -190,7 +198,10 @@ const commands: Record<string, (args: string[]) => Promise<void>> = {
       const actor = systemActor("cli");
       const userId = async () => {
         if (!values.user) throw new UsageError(`api-keys ${sub} needs --user <username>`);
-        const user = await dataLayer(CLI_ACTOR).user.findFirst({ where: { username: values.user }, select: { id: true } });
+        const user = await dataLayer(CLI_ACTOR).user.findFirst({
+          where: { username: values.user },
+          select: { id: true },
+        });
         if (!user) throw new DomainError("not_found", `No user named ${values.user}.`);
         return user.id;
       };
@@ -205,32 +216,60 @@ const commands: Record<string, (args: string[]) => Promise<void>> = {
           rate_limit: parsedRateLimit,
         });
         const owner = await userId();
-        const key = await auditedChange(actor, NO_REQUEST, () => createApiKey(actor, owner, input), (created) => ({
-          action: apiKeyOperations.create.id, target: { type: "api_key", id: created.id }, orgId: null,
-        }));
+        const key = await auditedChange(
+          actor,
+          NO_REQUEST,
+          () => createApiKey(actor, owner, input),
+          (created) => ({
+            action: apiKeyOperations.create.id,
+            target: { type: "api_key", id: created.id },
+            orgId: null,
+          }),
+        );
         console.log(values.json ? JSON.stringify(key, null, 2) : key.raw_key);
       } else if (sub === "list") {
-        const { data } = await listApiKeys(actor, validated(listApiKeysQuery, { user_id: await userId(), limit: "100" }));
+        const { data } = await listApiKeys(
+          actor,
+          validated(listApiKeysQuery, { user_id: await userId(), limit: "100" }),
+        );
         if (values.json) return console.log(JSON.stringify(data, null, 2));
         if (data.length === 0) return console.log("No keys.");
         for (const k of data) {
-          const status = k.is_active ? (k.expires_at && Date.parse(k.expires_at) <= Date.now() ? "expired" : "active") : "revoked";
+          const status = k.is_active
+            ? k.expires_at && Date.parse(k.expires_at) <= Date.now()
+              ? "expired"
+              : "active"
+            : "revoked";
           console.log([k.id, k.key_prefix, status.padEnd(7), k.name, k.scopes.join(",")].join("  "));
         }
       } else if (sub === "revoke") {
         const { key_id } = validated(apiKeyIdParams, { key_id: positionals[0] });
-        const key = await auditedChange(actor, NO_REQUEST, () => revokeApiKey(actor, key_id), () => ({
-          action: apiKeyOperations.revoke.id, target: { type: "api_key", id: key_id }, orgId: null,
-        }));
+        const key = await auditedChange(
+          actor,
+          NO_REQUEST,
+          () => revokeApiKey(actor, key_id),
+          () => ({
+            action: apiKeyOperations.revoke.id,
+            target: { type: "api_key", id: key_id },
+            orgId: null,
+          }),
+        );
         console.log(`Revoked ${key.key_prefix}… (${key.id}).`);
       } else if (sub === "roll") {
         const { key_id } = validated(apiKeyIdParams, { key_id: positionals[0] });
         const grace = values.grace === undefined ? 0 : parseDuration(values.grace);
         if (grace === undefined) throw new UsageError("--grace must be a duration, like 0, 90s, 30m, 24h or 7d");
         const input = validated(rollApiKeyInput, { grace_period_seconds: grace });
-        const key = await auditedChange(actor, NO_REQUEST, () => rollApiKey(actor, key_id, input), () => ({
-          action: apiKeyOperations.roll.id, target: { type: "api_key", id: key_id }, orgId: null,
-        }));
+        const key = await auditedChange(
+          actor,
+          NO_REQUEST,
+          () => rollApiKey(actor, key_id, input),
+          () => ({
+            action: apiKeyOperations.roll.id,
+            target: { type: "api_key", id: key_id },
+            orgId: null,
+          }),
+        );
         console.log(values.json ? JSON.stringify(key, null, 2) : key.raw_key);
       } else {
         throw new UsageError("api-keys needs one of: create, list, revoke, roll");
@@ -242,11 +281,21 @@ const commands: Record<string, (args: string[]) => Promise<void>> = {
     if (args[0] !== "rotate") throw new UsageError("secrets needs the subcommand: rotate");
     await withServices(async () => {
       const actor = systemActor("cli");
-      const { changed, unreadable } = await auditedChange(actor, NO_REQUEST, () => reencryptLlmKeys(actor), () => ({
-        action: "rotateEncryptionKeys", target: { type: null, id: null }, orgId: null,
-      }));
-      console.log(`Re-encrypted ${changed} provider key(s) under the current key version, each bound to its LLM config.`);
-      if (unreadable.length > 0) console.log(`Cannot decrypt (left as they are; set a new key on each): ${unreadable.join(", ")}`);
+      const { changed, unreadable } = await auditedChange(
+        actor,
+        NO_REQUEST,
+        () => reencryptLlmKeys(actor),
+        () => ({
+          action: "rotateEncryptionKeys",
+          target: { type: null, id: null },
+          orgId: null,
+        }),
+      );
+      console.log(
+        `Re-encrypted ${changed} provider key(s) under the current key version, each bound to its LLM config.`,
+      );
+      if (unreadable.length > 0)
+        console.log(`Cannot decrypt (left as they are; set a new key on each): ${unreadable.join(", ")}`);
     });
   },
 
@@ -254,7 +303,9 @@ const commands: Record<string, (args: string[]) => Promise<void>> = {
     const { values } = parseArgs({ args, options: { dev: { type: "boolean", default: false } } });
     const { PORT, SVC_DATA_DIR } = env();
     process.env.NEXT_TELEMETRY_DISABLED ??= "1";
-    process.env.AUTH_SECRET ??= await persistedSecret(SVC_DATA_DIR, "auth-secret", () => randomBytes(32).toString("hex"));
+    process.env.AUTH_SECRET ??= await persistedSecret(SVC_DATA_DIR, "auth-secret", () =>
+      randomBytes(32).toString("hex"),
+    );
     process.env.SVC_ENCRYPTION_KEYS ??= await persistedSecret(SVC_DATA_DIR, "encryption-keys", () => newKeySpec("v1"));
     const db = await resolveDatabase();
     try {
@@ -267,13 +318,19 @@ const commands: Record<string, (args: string[]) => Promise<void>> = {
       console.log(`  Console sign-in: http://localhost:${PORT}/console/sign-in`);
       console.log(`  API reference:   http://localhost:${PORT}/api/docs`);
       printAdmin(createdAdmin);
-      if (!createdAdmin) console.log("  Sign in with your sys_admin account (npm run svc -- create-admin makes another).");
+      if (!createdAdmin)
+        console.log("  Sign in with your sys_admin account (npm run svc -- create-admin makes another).");
       const childEnv = {
         ...process.env,
         DATABASE_URL: db.url,
         ...(db.embedded ? { DATABASE_POOL_MAX: "8", DATABASE_PREPARED_STATEMENTS: "0", DATABASE_PIPELINE: "0" } : {}),
       };
-      await run(process.execPath, ["scripts/server.mjs", ...(values.dev ? ["--dev"] : []), "-p", String(PORT)], childEnv, true);
+      await run(
+        process.execPath,
+        ["scripts/server.mjs", ...(values.dev ? ["--dev"] : []), "-p", String(PORT)],
+        childEnv,
+        true,
+      );
     } finally {
       await db.release();
     }
@@ -322,7 +379,8 @@ function run(command: string, args: string[], childEnv: NodeJS.ProcessEnv, forwa
 /** One line an operator can act on, never a stack trace. */
 export function describeError(error: unknown): string {
   const e = error as { code?: string; message?: string; address?: string; port?: number };
-  if (e?.code === "ECONNREFUSED") return `Cannot reach PostgreSQL at ${e.address ?? "?"}:${e.port ?? "?"} (connection refused).`;
+  if (e?.code === "ECONNREFUSED")
+    return `Cannot reach PostgreSQL at ${e.address ?? "?"}:${e.port ?? "?"} (connection refused).`;
   if (e?.code === "ENOTFOUND") return `Cannot resolve the database host (${e.message}).`;
   if (e?.code === "3D000") return `The database does not exist: ${e.message}.`;
   if (e?.code === "28P01" || e?.code === "28000") return `PostgreSQL refused the credentials: ${e.message}.`;

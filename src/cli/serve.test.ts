@@ -22,21 +22,33 @@ afterAll(async () => {
 
 /** What `npm start` runs, in a process group of its own. */
 function start(): ChildProcess {
-  const env: NodeJS.ProcessEnv = { ...process.env, SVC_DATA_DIR: dataDir, PORT: String(port), SVC_ADMIN_PASSWORD: ADMIN_PASSWORD, LOG_LEVEL: "warn" };
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    SVC_DATA_DIR: dataDir,
+    PORT: String(port),
+    SVC_ADMIN_PASSWORD: ADMIN_PASSWORD,
+    LOG_LEVEL: "warn",
+  };
   delete env.DATABASE_URL;
   delete env.REDIS_URL;
-  const child = spawn(process.execPath, ["node_modules/tsx/dist/cli.mjs", "--import", "./scripts/server-only.mjs", "src/cli/main.ts", "serve"], {
-    env,
-    detached: true,
-    stdio: "ignore",
-  });
+  const child = spawn(
+    process.execPath,
+    ["node_modules/tsx/dist/cli.mjs", "--import", "./scripts/server-only.mjs", "src/cli/main.ts", "serve"],
+    {
+      env,
+      detached: true,
+      stdio: "ignore",
+    },
+  );
   running.add(child);
   return child;
 }
 
 /** Signals the whole process group and waits for its leader to exit. */
 async function stop(child: ChildProcess, signal: NodeJS.Signals) {
-  const exited = new Promise<void>((resolve) => (child.exitCode !== null || child.signalCode !== null ? resolve() : child.once("exit", () => resolve())));
+  const exited = new Promise<void>((resolve) =>
+    child.exitCode !== null || child.signalCode !== null ? resolve() : child.once("exit", () => resolve()),
+  );
   try {
     process.kill(-(child.pid as number), signal);
   } catch {
@@ -49,7 +61,10 @@ async function stop(child: ChildProcess, signal: NodeJS.Signals) {
 async function healthy(child: ChildProcess) {
   for (let i = 0; i < 1200; i++) {
     if (child.exitCode !== null) throw new Error(`npm start exited with ${child.exitCode}`);
-    const ok = await fetch(`${baseUrl}/api/health`).then((r) => r.ok, () => false);
+    const ok = await fetch(`${baseUrl}/api/health`).then(
+      (r) => r.ok,
+      () => false,
+    );
     if (ok) return;
     await new Promise((r) => setTimeout(r, 100));
   }
@@ -57,48 +72,58 @@ async function healthy(child: ChildProcess) {
 }
 
 describe("npm start on the embedded database", () => {
-  it("comes back at once after a SIGKILL in the middle of writes, with every acknowledged write", async () => {
-    const first = start();
-    await healthy(first);
-    const session = new Browserless(baseUrl);
-    expect(await session.signIn("admin", ADMIN_PASSWORD)).toBe(true);
-    const created = await session.fetch("/api/admin/users/api-keys", {
-      method: "POST",
-      headers: { "content-type": "application/json", origin: baseUrl },
-      body: JSON.stringify({ name: "crash", scopes: ["svc:system:orgs:read", "svc:system:orgs:write"] }),
-    });
-    expect(created.status).toBe(201);
-    const { raw_key: key } = (await created.json()) as { raw_key: string };
-    const headers = { "x-api-key": key, "content-type": "application/json" };
+  it(
+    "comes back at once after a SIGKILL in the middle of writes, with every acknowledged write",
+    async () => {
+      const first = start();
+      await healthy(first);
+      const session = new Browserless(baseUrl);
+      expect(await session.signIn("admin", ADMIN_PASSWORD)).toBe(true);
+      const created = await session.fetch("/api/admin/users/api-keys", {
+        method: "POST",
+        headers: { "content-type": "application/json", origin: baseUrl },
+        body: JSON.stringify({ name: "crash", scopes: ["svc:system:orgs:read", "svc:system:orgs:write"] }),
+      });
+      expect(created.status).toBe(201);
+      const { raw_key: key } = (await created.json()) as { raw_key: string };
+      const headers = { "x-api-key": key, "content-type": "application/json" };
 
-    // Four writers; a write counts once its 201 has arrived.
-    const acknowledged: string[] = [];
-    let killed = false;
-    const writer = async (id: number) => {
-      for (let i = 0; !killed; i++) {
-        const name = `crash-${id}-${i}`;
-        const response = await fetch(`${baseUrl}/api/v1/organizations`, { method: "POST", headers, body: JSON.stringify({ name }) }).catch(() => undefined);
-        if (response?.status === 201) acknowledged.push(name);
-      }
-    };
-    const writers = [0, 1, 2, 3].map(writer);
-    while (acknowledged.length < 40) await new Promise((r) => setTimeout(r, 10));
-    await stop(first, "SIGKILL");
-    killed = true;
-    await Promise.all(writers);
+      // Four writers; a write counts once its 201 has arrived.
+      const acknowledged: string[] = [];
+      let killed = false;
+      const writer = async (id: number) => {
+        for (let i = 0; !killed; i++) {
+          const name = `crash-${id}-${i}`;
+          const response = await fetch(`${baseUrl}/api/v1/organizations`, {
+            method: "POST",
+            headers,
+            body: JSON.stringify({ name }),
+          }).catch(() => undefined);
+          if (response?.status === 201) acknowledged.push(name);
+        }
+      };
+      const writers = [0, 1, 2, 3].map(writer);
+      while (acknowledged.length < 40) await new Promise((r) => setTimeout(r, 10));
+      await stop(first, "SIGKILL");
+      killed = true;
+      await Promise.all(writers);
 
-    const second = start();
-    await healthy(second);
-    const names = new Set<string>();
-    let cursor: string | null = null;
-    do {
-      const page = await fetch(`${baseUrl}/api/v1/organizations?limit=100${cursor ? `&cursor=${cursor}` : ""}`, { headers });
-      expect(page.status).toBe(200);
-      const body = (await page.json()) as { data: { name: string }[]; next_cursor: string | null };
-      for (const org of body.data) names.add(org.name);
-      cursor = body.next_cursor;
-    } while (cursor);
-    expect(acknowledged.filter((name) => !names.has(name))).toEqual([]);
-    await stop(second, "SIGTERM");
-  }, PROCESS_TEST_TIMEOUT_MS);
+      const second = start();
+      await healthy(second);
+      const names = new Set<string>();
+      let cursor: string | null = null;
+      do {
+        const page = await fetch(`${baseUrl}/api/v1/organizations?limit=100${cursor ? `&cursor=${cursor}` : ""}`, {
+          headers,
+        });
+        expect(page.status).toBe(200);
+        const body = (await page.json()) as { data: { name: string }[]; next_cursor: string | null };
+        for (const org of body.data) names.add(org.name);
+        cursor = body.next_cursor;
+      } while (cursor);
+      expect(acknowledged.filter((name) => !names.has(name))).toEqual([]);
+      await stop(second, "SIGTERM");
+    },
+    PROCESS_TEST_TIMEOUT_MS,
+  );
 });

@@ -9,8 +9,17 @@ export type ProblemHeader = "Retry-After" | "Allow" | "RateLimit-Policy" | "Rate
 
 /** tRPC's codes, as strings (the console imports this module, so no server package here). */
 export type TrpcCode =
-  | "BAD_REQUEST" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_SUPPORTED" | "CONFLICT"
-  | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "TOO_MANY_REQUESTS" | "INTERNAL_SERVER_ERROR" | "SERVICE_UNAVAILABLE";
+  | "BAD_REQUEST"
+  | "UNAUTHORIZED"
+  | "FORBIDDEN"
+  | "NOT_FOUND"
+  | "METHOD_NOT_SUPPORTED"
+  | "CONFLICT"
+  | "PAYLOAD_TOO_LARGE"
+  | "UNSUPPORTED_MEDIA_TYPE"
+  | "TOO_MANY_REQUESTS"
+  | "INTERNAL_SERVER_ERROR"
+  | "SERVICE_UNAVAILABLE";
 
 export interface ErrorInfo {
   status: number;
@@ -32,48 +41,132 @@ const info = (
 ): ErrorInfo => ({ status, trpc, title, note, extensions: more.extensions ?? [], headers: more.headers ?? [] });
 
 export const ERRORS = {
-  validation_failed: info(400, "BAD_REQUEST", "The request is not valid",
+  validation_failed: info(
+    400,
+    "BAD_REQUEST",
+    "The request is not valid",
     "Malformed JSON, wrong types, unknown fields, bad ids or out-of-range values. `errors` lists each bad field as `path` and `message` (query fields start with `query.`, path parameters with `params.`).",
-    { extensions: ["errors"] }),
-  unknown_scope: info(400, "BAD_REQUEST", "Unknown scope",
+    { extensions: ["errors"] },
+  ),
+  unknown_scope: info(
+    400,
+    "BAD_REQUEST",
+    "Unknown scope",
     "A requested scope is not in the permission catalog; nothing is stored. `scopes` lists the unknown scopes; `errors` points at each.",
-    { extensions: ["errors", "scopes"] }),
-  immutable_field: info(400, "BAD_REQUEST", "The field cannot change",
+    { extensions: ["errors", "scopes"] },
+  ),
+  immutable_field: info(
+    400,
+    "BAD_REQUEST",
+    "The field cannot change",
     "An update tries to change a field fixed at creation (provider, framework_type, mode, a role's scope). `errors` names it.",
-    { extensions: ["errors"] }),
-  unauthenticated: info(401, "UNAUTHORIZED", "Authentication required",
-    "No credentials, or an API key sent as `Authorization: Bearer` instead of `X-API-KEY`."),
-  invalid_api_key: info(401, "UNAUTHORIZED", "Invalid API key",
-    "The key is malformed, fails its checksum (refused without a database lookup), or is not known."),
+    { extensions: ["errors"] },
+  ),
+  unauthenticated: info(
+    401,
+    "UNAUTHORIZED",
+    "Authentication required",
+    "No credentials, or an API key sent as `Authorization: Bearer` instead of `X-API-KEY`.",
+  ),
+  invalid_api_key: info(
+    401,
+    "UNAUTHORIZED",
+    "Invalid API key",
+    "The key is malformed, fails its checksum (refused without a database lookup), or is not known.",
+  ),
   api_key_expired: info(401, "UNAUTHORIZED", "API key expired", "The key's `expires_at` has passed."),
-  api_key_revoked: info(401, "UNAUTHORIZED", "API key revoked", "The key is revoked or deleted, or its owner is deleted."),
-  forbidden: info(403, "FORBIDDEN", "Forbidden",
+  api_key_revoked: info(
+    401,
+    "UNAUTHORIZED",
+    "API key revoked",
+    "The key is revoked or deleted, or its owner is deleted.",
+  ),
+  forbidden: info(
+    403,
+    "FORBIDDEN",
+    "Forbidden",
     "Authenticated, but not allowed. `required_permission` names the permission the caller lacks, when one would do.",
-    { extensions: ["required_permission"] }),
-  scope_not_held: info(403, "FORBIDDEN", "Scope not held",
+    { extensions: ["required_permission"] },
+  ),
+  scope_not_held: info(
+    403,
+    "FORBIDDEN",
+    "Scope not held",
     "A non-sys_admin asks for (or would take away) permissions it does not hold; nothing changes. `scopes` lists them.",
-    { extensions: ["scopes"] }),
-  ip_not_allowed: info(403, "FORBIDDEN", "Address not allowed",
-    "The API key is restricted to networks (`allowed_cidrs`) that do not include the client's address."),
-  tier_required: info(403, "FORBIDDEN", "Subscription tier too low", "The organization's subscription tier does not allow the operation."),
-  quota_exceeded: info(403, "FORBIDDEN", "Quota exceeded", "A quota of the organization's subscription tier would be exceeded."),
-  not_overridable: info(403, "FORBIDDEN", "Setting not overridable", "The tier above marks the setting as not overridable. `errors` names the key.",
-    { extensions: ["errors"] }),
-  not_found: info(404, "NOT_FOUND", "Not found", "No such resource, or one the caller may not see (other tenants' resources look missing)."),
-  method_not_allowed: info(405, "METHOD_NOT_SUPPORTED", "Method not allowed",
+    { extensions: ["scopes"] },
+  ),
+  ip_not_allowed: info(
+    403,
+    "FORBIDDEN",
+    "Address not allowed",
+    "The API key is restricted to networks (`allowed_cidrs`) that do not include the client's address.",
+  ),
+  tier_required: info(
+    403,
+    "FORBIDDEN",
+    "Subscription tier too low",
+    "The organization's subscription tier does not allow the operation.",
+  ),
+  quota_exceeded: info(
+    403,
+    "FORBIDDEN",
+    "Quota exceeded",
+    "A quota of the organization's subscription tier would be exceeded.",
+  ),
+  not_overridable: info(
+    403,
+    "FORBIDDEN",
+    "Setting not overridable",
+    "The tier above marks the setting as not overridable. `errors` names the key.",
+    { extensions: ["errors"] },
+  ),
+  not_found: info(
+    404,
+    "NOT_FOUND",
+    "Not found",
+    "No such resource, or one the caller may not see (other tenants' resources look missing).",
+  ),
+  method_not_allowed: info(
+    405,
+    "METHOD_NOT_SUPPORTED",
+    "Method not allowed",
     "The path does not take this method. The `Allow` header and `allowed` list the ones it takes.",
-    { extensions: ["allowed"], headers: ["Allow"] }),
-  conflict: info(409, "CONFLICT", "Conflict", "A uniqueness rule would be broken, or a record is still referenced. `errors` names the field when one is to blame.",
-    { extensions: ["errors"] }),
+    { extensions: ["allowed"], headers: ["Allow"] },
+  ),
+  conflict: info(
+    409,
+    "CONFLICT",
+    "Conflict",
+    "A uniqueness rule would be broken, or a record is still referenced. `errors` names the field when one is to blame.",
+    { extensions: ["errors"] },
+  ),
   payload_too_large: info(413, "PAYLOAD_TOO_LARGE", "Payload too large", "The body is over 1 MiB (1,048,576 bytes)."),
-  unsupported_media_type: info(415, "UNSUPPORTED_MEDIA_TYPE", "Unsupported media type", "A body must be sent as `application/json`."),
-  rate_limited: info(429, "TOO_MANY_REQUESTS", "Too many requests",
+  unsupported_media_type: info(
+    415,
+    "UNSUPPORTED_MEDIA_TYPE",
+    "Unsupported media type",
+    "A body must be sent as `application/json`.",
+  ),
+  rate_limited: info(
+    429,
+    "TOO_MANY_REQUESTS",
+    "Too many requests",
     "The key made more requests than its rate limit allows in the current window (`RateLimit-Policy` and `RateLimit` say which, and where it stands), or too many authentications failed from the client's address. Retry after the `Retry-After` header's seconds.",
-    { headers: ["Retry-After", "RateLimit-Policy", "RateLimit"] }),
-  internal_error: info(500, "INTERNAL_SERVER_ERROR", "Internal error", "A fault on our side. Quote the `X-Request-Id` when reporting it."),
-  unavailable: info(503, "SERVICE_UNAVAILABLE", "Service unavailable",
+    { headers: ["Retry-After", "RateLimit-Policy", "RateLimit"] },
+  ),
+  internal_error: info(
+    500,
+    "INTERNAL_SERVER_ERROR",
+    "Internal error",
+    "A fault on our side. Quote the `X-Request-Id` when reporting it.",
+  ),
+  unavailable: info(
+    503,
+    "SERVICE_UNAVAILABLE",
+    "Service unavailable",
     "The database cannot be reached; nothing was half-written. Retry after the `Retry-After` header's seconds.",
-    { headers: ["Retry-After"] }),
+    { headers: ["Retry-After"] },
+  ),
 } as const satisfies Record<string, ErrorInfo>;
 
 export type ErrorCode = keyof typeof ERRORS;

@@ -10,21 +10,37 @@ export interface PermissionInfo {
 }
 
 export const PERMISSIONS = {
-  "svc:system:admin": { scope: "system", dangerous: true, allows: "platform administration; holder counts as sys_admin" },
+  "svc:system:admin": {
+    scope: "system",
+    dangerous: true,
+    allows: "platform administration; holder counts as sys_admin",
+  },
   "svc:system:api_keys:read": { scope: "system", dangerous: false, allows: "list API keys" },
   "svc:system:api_keys:write": { scope: "system", dangerous: true, allows: "create API keys" },
   "svc:system:api_keys:revoke": { scope: "system", dangerous: false, allows: "revoke API keys" },
   "svc:system:users:read": { scope: "system", dangerous: false, allows: "read users, memberships, identities" },
-  "svc:system:users:write": { scope: "system", dangerous: true, allows: "create/update/delete users, set passwords, memberships" },
+  "svc:system:users:write": {
+    scope: "system",
+    dangerous: true,
+    allows: "create/update/delete users, set passwords, memberships",
+  },
   "svc:system:roles:read": { scope: "system", dangerous: false, allows: "read roles and their permissions" },
-  "svc:system:roles:write": { scope: "system", dangerous: true, allows: "create/edit/delete roles, grant/remove roles" },
+  "svc:system:roles:write": {
+    scope: "system",
+    dangerous: true,
+    allows: "create/edit/delete roles, grant/remove roles",
+  },
   "svc:system:orgs:read": { scope: "system", dangerous: false, allows: "read every organization" },
   "svc:system:orgs:write": { scope: "system", dangerous: false, allows: "create/update organizations" },
   "svc:system:orgs:delete": { scope: "system", dangerous: true, allows: "delete organizations" },
   "svc:system:settings:read": { scope: "system", dangerous: false, allows: "read platform settings (tier 2)" },
   "svc:system:settings:write": { scope: "system", dangerous: false, allows: "write platform settings, tier quotas" },
   "svc:system:oauth_clients:read": { scope: "system", dangerous: false, allows: "read OAuth2 clients" },
-  "svc:system:oauth_clients:write": { scope: "system", dangerous: true, allows: "create/update clients, issue client secrets" },
+  "svc:system:oauth_clients:write": {
+    scope: "system",
+    dangerous: true,
+    allows: "create/update clients, issue client secrets",
+  },
   "svc:system:plugins:write": { scope: "system", dangerous: false, allows: "manage system plugins" },
   "svc:system:models:write": { scope: "system", dangerous: false, allows: "manage the model catalog" },
   "svc:system:audit:read": { scope: "system", dangerous: false, allows: "read the audit trail" },
@@ -32,11 +48,23 @@ export const PERMISSIONS = {
   "svc:org:write": { scope: "org", dangerous: false, allows: "update the organization's profile" },
   "svc:org:members:read": { scope: "org", dangerous: false, allows: "read members and their org roles" },
   "svc:org:members:write": { scope: "org", dangerous: true, allows: "add/remove members, grant org roles" },
-  "svc:org:settings:read": { scope: "org", dangerous: false, allows: "read org settings (tier 3) and effective settings" },
+  "svc:org:settings:read": {
+    scope: "org",
+    dangerous: false,
+    allows: "read org settings (tier 3) and effective settings",
+  },
   "svc:org:settings:write": { scope: "org", dangerous: false, allows: "write org settings" },
-  "svc:org:llm_configs:read": { scope: "org", dangerous: false, allows: "read LLM configs (never the provider key itself)" },
+  "svc:org:llm_configs:read": {
+    scope: "org",
+    dangerous: false,
+    allows: "read LLM configs (never the provider key itself)",
+  },
   "svc:org:llm_configs:write": { scope: "org", dangerous: false, allows: "create/update/delete LLM configs" },
-  "svc:orchestrators:read": { scope: "org", dangerous: false, allows: "read orchestrator instances and effective config" },
+  "svc:orchestrators:read": {
+    scope: "org",
+    dangerous: false,
+    allows: "read orchestrator instances and effective config",
+  },
   "svc:orchestrators:write": { scope: "org", dangerous: false, allows: "create/update orchestrator instances" },
   "svc:orchestrators:delete": { scope: "org", dangerous: false, allows: "delete orchestrator instances" },
   "svc:central_points:read": { scope: "org", dangerous: false, allows: "read central points" },
@@ -45,8 +73,16 @@ export const PERMISSIONS = {
   "svc:plugins:write": { scope: "org", dangerous: false, allows: "manage the org's own plugins" },
   "svc:models:read": { scope: "org", dangerous: false, allows: "read the model catalog" },
   "svc:conversations:read": { scope: "org", dangerous: false, allows: "read conversations and message history" },
-  "svc:conversations:write": { scope: "org", dangerous: false, allows: "create own conversations, append messages to them, delete them" },
-  "svc:conversations:manage": { scope: "org", dangerous: false, allows: "read and write every conversation of the organization (the orchestrator runtime, org admins)" },
+  "svc:conversations:write": {
+    scope: "org",
+    dangerous: false,
+    allows: "create own conversations, append messages to them, delete them",
+  },
+  "svc:conversations:manage": {
+    scope: "org",
+    dangerous: false,
+    allows: "read and write every conversation of the organization (the orchestrator runtime, org admins)",
+  },
   "svc:org:audit:read": { scope: "org", dangerous: false, allows: "read the organization's audit trail" },
 } as const satisfies Record<string, PermissionInfo>;
 
@@ -84,6 +120,9 @@ export const BUILT_IN_ROLES: readonly BuiltInRole[] = [
     name: "org_member",
     scope: "org",
     description: "Member of one organization: reads it and takes part in conversations.",
-    permissions: [...ORG_PERMISSIONS.filter((p) => p.endsWith(":read") && p !== "svc:org:audit:read"), "svc:conversations:write"],
+    permissions: [
+      ...ORG_PERMISSIONS.filter((p) => p.endsWith(":read") && p !== "svc:org:audit:read"),
+      "svc:conversations:write",
+    ],
   },
 ];

@@ -42,7 +42,10 @@ export function zodFieldErrors(error: z.ZodError, root = ""): FieldError[] {
   return error.issues.flatMap((issue) => {
     const keys = issue.code === "unrecognized_keys" ? issue.keys : [undefined];
     return keys.map((key) => ({
-      path: [root, ...issue.path, ...(key === undefined ? [] : [key])].map(String).filter((p) => p !== "").join("."),
+      path: [root, ...issue.path, ...(key === undefined ? [] : [key])]
+        .map(String)
+        .filter((p) => p !== "")
+        .join("."),
       message: issue.code === "unrecognized_keys" ? "is not a known field" : issue.message,
     }));
   });

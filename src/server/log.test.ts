@@ -9,7 +9,9 @@ describe("log redaction", () => {
   });
 
   it("replaces values under secret names", () => {
-    expect(redact({ password: "hunter2", headers: { "x-api-key": "abc", Authorization: "Bearer t" }, user: "ada" })).toEqual({
+    expect(
+      redact({ password: "hunter2", headers: { "x-api-key": "abc", Authorization: "Bearer t" }, user: "ada" }),
+    ).toEqual({
       password: "[REDACTED]",
       headers: { "x-api-key": "[REDACTED]", Authorization: "[REDACTED]" },
       user: "ada",

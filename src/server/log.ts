@@ -7,7 +7,8 @@ import { env } from "@/server/env";
 const LEVELS = { debug: 10, info: 20, warn: 30, error: 40, silent: 100 } as const;
 type Level = Exclude<keyof typeof LEVELS, "silent">;
 
-const SECRET_NAMES = /^(password|password_hash|secret|client_secret|raw_key|api_key|key_hash|authorization|x-api-key|cookie|token)$/i;
+const SECRET_NAMES =
+  /^(password|password_hash|secret|client_secret|raw_key|api_key|key_hash|authorization|x-api-key|cookie|token)$/i;
 const KEY_PATTERN = /cdk_[0-9A-Za-z]{4,}/g;
 
 export function redact(value: unknown, depth = 0): unknown {
@@ -28,7 +29,12 @@ function write(level: Level, msg: string, fields: Record<string, unknown> = {}) 
     // An invalid environment is reported elsewhere; keep logging at the default level.
   }
   if (LEVELS[level] < threshold) return;
-  const line = JSON.stringify({ level, time: new Date().toISOString(), msg: redact(msg), ...(redact(fields) as object) });
+  const line = JSON.stringify({
+    level,
+    time: new Date().toISOString(),
+    msg: redact(msg),
+    ...(redact(fields) as object),
+  });
   (level === "error" || level === "warn" ? process.stderr : process.stdout).write(`${line}\n`);
 }
 

@@ -13,7 +13,13 @@ export const cli = systemActor("test");
 export async function sessionActor(client: BaseClient, userId: string): Promise<SessionActor> {
   const db = dataLayer("test", { client });
   const user = await client.user.findUniqueOrThrow({ where: { id: userId } });
-  return { kind: "session", userId, username: user.username, displayName: user.display_name, grants: await loadGrants(db, userId) };
+  return {
+    kind: "session",
+    userId,
+    username: user.username,
+    displayName: user.display_name,
+    grants: await loadGrants(db, userId),
+  };
 }
 
 /**

@@ -49,10 +49,12 @@ export function checkAnswer(method: string, url: URL, { status, headers, text }:
   }
   if (route && status >= 200 && status < 300) {
     const parsed = route.response.safeParse(body);
-    if (!parsed.success) throw new Error(`${where} outside its declared response schema: ${z.prettifyError(parsed.error)}`);
+    if (!parsed.success)
+      throw new Error(`${where} outside its declared response schema: ${z.prettifyError(parsed.error)}`);
     return;
   }
-  if (!type.startsWith("application/problem+json")) throw new Error(`${where} with ${type || "no content type"}, not a problem document`);
+  if (!type.startsWith("application/problem+json"))
+    throw new Error(`${where} with ${type || "no content type"}, not a problem document`);
   const parsed = problemSchema.safeParse(body);
   if (!parsed.success) throw new Error(`${where} with a malformed problem: ${z.prettifyError(parsed.error)}`);
   const problem = parsed.data;
@@ -61,5 +63,6 @@ export function checkAnswer(method: string, url: URL, { status, headers, text }:
   }
   const allowed = new Set<string>(["type", "title", "status", "detail", "code", ...ERRORS[problem.code].extensions]);
   const extra = Object.keys(problem).filter((member) => !allowed.has(member));
-  if (extra.length > 0) throw new Error(`${where}: the problem carries members its code does not expose: ${extra.join(", ")}`);
+  if (extra.length > 0)
+    throw new Error(`${where}: the problem carries members its code does not expose: ${extra.join(", ")}`);
 }

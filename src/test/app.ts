@@ -34,8 +34,13 @@ export const TEST_AUTH_SECRET = "test-auth-secret-0123456789abcdef0123456789";
 export const TEST_ENCRYPTION_KEYS = `v1:${Buffer.alloc(32, 7).toString("base64")}`;
 
 /** `options.port`: listen there (a test that must know the URL before the start, for AUTH_URL). */
-export async function startApp(databaseUrl: string, env: Record<string, string> = {}, options: { port?: number } = {}): Promise<RunningApp> {
-  if (!existsSync(`${process.env.NEXT_DIST_DIR ?? ".next"}/BUILD_ID`)) throw new Error("No production build: run `npm run build` first (npm test does).");
+export async function startApp(
+  databaseUrl: string,
+  env: Record<string, string> = {},
+  options: { port?: number } = {},
+): Promise<RunningApp> {
+  if (!existsSync(`${process.env.NEXT_DIST_DIR ?? ".next"}/BUILD_ID`))
+    throw new Error("No production build: run `npm run build` first (npm test does).");
   const port = options.port ?? (await freePort());
   const output: string[] = [];
   const child: ChildProcess = spawn(process.execPath, ["scripts/server.mjs", "-p", String(port), "-H", "127.0.0.1"], {
@@ -81,7 +86,13 @@ export async function startApp(databaseUrl: string, env: Record<string, string> 
     });
   running.add(stop);
   child.once("exit", () => running.delete(stop));
-  return { baseUrl, process: child, fetch: (path, init) => fetch(new URL(path, baseUrl), init), logs: () => output.join(""), stop };
+  return {
+    baseUrl,
+    process: child,
+    fetch: (path, init) => fetch(new URL(path, baseUrl), init),
+    logs: () => output.join(""),
+    stop,
+  };
 }
 
 /**
@@ -89,11 +100,21 @@ export async function startApp(databaseUrl: string, env: Record<string, string> 
  * 127.0.0.1:6379) under counters of their own, as two replicas behind a load balancer. Returned once
  * each counts in Redis: until it has connected, a replica counts alone.
  */
-export async function startReplicas(databaseUrl: string, env: Record<string, string> = {}): Promise<[RunningApp, RunningApp]> {
-  const shared = { REDIS_URL: process.env.REDIS_URL ?? "redis://127.0.0.1:6379", REDIS_KEY_PREFIX: `svc-test-${randomBytes(6).toString("hex")}:`, ...env };
+export async function startReplicas(
+  databaseUrl: string,
+  env: Record<string, string> = {},
+): Promise<[RunningApp, RunningApp]> {
+  const shared = {
+    REDIS_URL: process.env.REDIS_URL ?? "redis://127.0.0.1:6379",
+    REDIS_KEY_PREFIX: `svc-test-${randomBytes(6).toString("hex")}:`,
+    ...env,
+  };
   const replicas = await Promise.all([startApp(databaseUrl, shared), startApp(databaseUrl, shared)]);
   for (const app of replicas) {
-    await vi.waitFor(async () => expect(await (await app.fetch("/api/metrics")).text()).toMatch(/^svc_rate_limit_shared 1$/m), { timeout: 10_000, interval: 50 });
+    await vi.waitFor(
+      async () => expect(await (await app.fetch("/api/metrics")).text()).toMatch(/^svc_rate_limit_shared 1$/m),
+      { timeout: 10_000, interval: 50 },
+    );
   }
   return replicas as [RunningApp, RunningApp];
 }
@@ -172,7 +193,13 @@ export interface Answer<T> {
 }
 
 /** One JSON request to the app as `as`, the answer read. */
-export async function request<T = Record<string, unknown>>(app: RunningApp, as: Caller, method: string, path: string, body?: unknown): Promise<Answer<T>> {
+export async function request<T = Record<string, unknown>>(
+  app: RunningApp,
+  as: Caller,
+  method: string,
+  path: string,
+  body?: unknown,
+): Promise<Answer<T>> {
   const headers: Record<string, string> = body === undefined ? {} : { "content-type": "application/json" };
   if ("key" in as) headers["x-api-key"] = as.key;
   const init = { method, headers, body: body === undefined ? undefined : JSON.stringify(body) };
@@ -186,9 +213,15 @@ export async function request<T = Record<string, unknown>>(app: RunningApp, as: 
  * count one more hit), so that what a test changes next is a change to a cached key. The app
  * caches keys only once it hears invalidations, which it starts listening for at its first key.
  */
-export async function untilKeyCached(app: RunningApp, send: () => Promise<Response>, metricsToken?: string): Promise<void> {
+export async function untilKeyCached(
+  app: RunningApp,
+  send: () => Promise<Response>,
+  metricsToken?: string,
+): Promise<void> {
   const hits = async () => {
-    const metrics = await app.fetch("/api/metrics", { headers: metricsToken ? { authorization: `Bearer ${metricsToken}` } : {} });
+    const metrics = await app.fetch("/api/metrics", {
+      headers: metricsToken ? { authorization: `Bearer ${metricsToken}` } : {},
+    });
     return Number(/^svc_api_key_cache_total\{result="hit"\} (\d+)$/m.exec(await metrics.text())?.[1] ?? 0);
   };
   for (let attempt = 0; attempt < 100; attempt++) {

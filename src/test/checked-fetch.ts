@@ -31,7 +31,10 @@ globalThis.fetch = async (input: string | URL | Request, init?: RequestInit): Pr
 
 function throwFailures() {
   const [first, ...more] = failures.splice(0);
-  if (first) throw new Error(`an answer of the app failed its check${more.length ? ` (and ${more.length} more)` : ""}: ${first.message}`);
+  if (first)
+    throw new Error(
+      `an answer of the app failed its check${more.length ? ` (and ${more.length} more)` : ""}: ${first.message}`,
+    );
 }
 
 afterEach(throwFailures);

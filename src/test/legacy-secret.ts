@@ -6,5 +6,7 @@ export function legacyEncrypt(ring: KeyRing, plaintext: string): string {
   const iv = randomBytes(12);
   const cipher = createCipheriv("aes-256-gcm", ring.keys.get(ring.current) as Buffer, iv);
   const data = Buffer.concat([cipher.update(plaintext, "utf8"), cipher.final()]);
-  return [ring.current, iv, cipher.getAuthTag(), data].map((p) => (typeof p === "string" ? p : p.toString("base64url"))).join(":");
+  return [ring.current, iv, cipher.getAuthTag(), data]
+    .map((p) => (typeof p === "string" ? p : p.toString("base64url")))
+    .join(":");
 }

@@ -77,7 +77,13 @@ export async function startOidcProvider(options: OidcProviderOptions = {}): Prom
         if (!account) return undefined;
         return {
           accountId: sub,
-          claims: () => ({ sub, email: account.email, email_verified: account.email_verified, name: account.name ?? sub, preferred_username: sub }),
+          claims: () => ({
+            sub,
+            email: account.email,
+            email_verified: account.email_verified,
+            name: account.name ?? sub,
+            preferred_username: sub,
+          }),
         };
       },
       cookies: { keys: [cookieKey] },
@@ -95,7 +101,12 @@ export async function startOidcProvider(options: OidcProviderOptions = {}): Prom
     issuer,
     clientId,
     clientSecret,
-    appEnv: { AUTH_OIDC_ISSUER: issuer, AUTH_OIDC_ID: clientId, AUTH_OIDC_SECRET: clientSecret, AUTH_OIDC_NAME: options.name ?? "Test OpenID" },
+    appEnv: {
+      AUTH_OIDC_ISSUER: issuer,
+      AUTH_OIDC_ID: clientId,
+      AUTH_OIDC_SECRET: clientSecret,
+      AUTH_OIDC_NAME: options.name ?? "Test OpenID",
+    },
     allowRedirectUri(uri) {
       redirectUris.add(uri);
       build();
@@ -111,7 +122,13 @@ export async function startOidcProvider(options: OidcProviderOptions = {}): Prom
 // hand, and HTML forms submitted with their hidden fields.
 
 const unescapeHtml = (value: string) =>
-  value.replace(/&amp;/g, "&").replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&#x2F;/g, "/").replace(/&lt;/g, "<").replace(/&gt;/g, ">");
+  value
+    .replace(/&amp;/g, "&")
+    .replace(/&quot;/g, '"')
+    .replace(/&#39;/g, "'")
+    .replace(/&#x2F;/g, "/")
+    .replace(/&lt;/g, "<")
+    .replace(/&gt;/g, ">");
 
 export class CookieBrowser {
   private readonly jars = new Map<string, Map<string, string>>();
@@ -185,7 +202,10 @@ export async function signInWithOidc(
   let response = await browser.request(`${app}/api/auth/signin/${options.providerId ?? "oidc"}`, {
     method: "POST",
     headers: { "content-type": "application/x-www-form-urlencoded" },
-    body: new URLSearchParams({ csrfToken: csrf.csrfToken, callbackUrl: `${app}${options.callbackUrl ?? "/console"}` }).toString(),
+    body: new URLSearchParams({
+      csrfToken: csrf.csrfToken,
+      callbackUrl: `${app}${options.callbackUrl ?? "/console"}`,
+    }).toString(),
   });
   let url = `${app}/api/auth/signin`;
   for (let step = 0; step < 30; step++) {
@@ -198,7 +218,8 @@ export async function signInWithOidc(
       continue;
     }
     const html = await response.text();
-    if (response.status !== 200 || !/<form/i.test(html)) throw new Error(`Unexpected ${response.status} at ${url}: ${html.slice(0, 800)}`);
+    if (response.status !== 200 || !/<form/i.test(html))
+      throw new Error(`Unexpected ${response.status} at ${url}: ${html.slice(0, 800)}`);
     const prompt = /name="prompt" value="([a-z]+)"/.exec(html)?.[1];
     response = await browser.submitForm(url, html, prompt === "login" ? { login, password: "any-password" } : {});
   }

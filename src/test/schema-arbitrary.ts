@@ -9,7 +9,8 @@ export type JsonSchema = { [key: string]: unknown };
 
 const MAX_NESTING = 3;
 
-const isSchema = (value: unknown): value is JsonSchema => typeof value === "object" && value !== null && !Array.isArray(value);
+const isSchema = (value: unknown): value is JsonSchema =>
+  typeof value === "object" && value !== null && !Array.isArray(value);
 
 const anyJson = fc.jsonValue({ maxDepth: 2 });
 
@@ -24,14 +25,17 @@ function resolve(ref: string, root: JsonSchema): JsonSchema | undefined {
   return isSchema(node) ? node : undefined;
 }
 
-const num = (value: unknown): number | undefined => (typeof value === "number" && Number.isFinite(value) ? value : undefined);
+const num = (value: unknown): number | undefined =>
+  typeof value === "number" && Number.isFinite(value) ? value : undefined;
 
 function stringOf(schema: JsonSchema): fc.Arbitrary<string> {
   switch (schema.format) {
     case "uuid":
       return fc.uuid();
     case "date-time":
-      return fc.date({ min: new Date("2000-01-01"), max: new Date("2100-01-01"), noInvalidDate: true }).map((d) => d.toISOString());
+      return fc
+        .date({ min: new Date("2000-01-01"), max: new Date("2100-01-01"), noInvalidDate: true })
+        .map((d) => d.toISOString());
     case "email":
       return fc.emailAddress();
     case "uri":
@@ -50,13 +54,21 @@ function stringOf(schema: JsonSchema): fc.Arbitrary<string> {
 
 function objectOf(schema: JsonSchema, root: JsonSchema, nesting: number): fc.Arbitrary<Record<string, unknown>> {
   const properties = isSchema(schema.properties) ? schema.properties : {};
-  const required = Array.isArray(schema.required) ? schema.required.filter((k): k is string => typeof k === "string") : [];
+  const required = Array.isArray(schema.required)
+    ? schema.required.filter((k): k is string => typeof k === "string")
+    : [];
   const known = fc.record(
-    Object.fromEntries(Object.entries(properties).map(([name, property]) => [name, arbitraryOf(property, root, nesting + 1)])),
+    Object.fromEntries(
+      Object.entries(properties).map(([name, property]) => [name, arbitraryOf(property, root, nesting + 1)]),
+    ),
     { requiredKeys: required.filter((k) => k in properties) },
   );
   const extra = isSchema(schema.additionalProperties)
-    ? fc.dictionary(fc.string({ minLength: 1, maxLength: 12 }), arbitraryOf(schema.additionalProperties, root, nesting + 1), { maxKeys: 3 })
+    ? fc.dictionary(
+        fc.string({ minLength: 1, maxLength: 12 }),
+        arbitraryOf(schema.additionalProperties, root, nesting + 1),
+        { maxKeys: 3 },
+      )
     : fc.constant({});
   return fc.tuple(extra, known).map(([more, base]) => ({ ...more, ...base }));
 }
@@ -72,7 +84,8 @@ export function arbitraryOf(schema: unknown, root: JsonSchema, nesting = 0): fc.
   if (Array.isArray(schema.enum) && schema.enum.length > 0) return fc.constantFrom(...(schema.enum as unknown[]));
   for (const combinator of ["anyOf", "oneOf"] as const) {
     const options = schema[combinator];
-    if (Array.isArray(options) && options.length > 0) return fc.oneof(...options.map((option) => arbitraryOf(option, root, nesting + 1)));
+    if (Array.isArray(options) && options.length > 0)
+      return fc.oneof(...options.map((option) => arbitraryOf(option, root, nesting + 1)));
   }
   if (Array.isArray(schema.allOf) && schema.allOf.length > 0) return arbitraryOf(schema.allOf[0], root, nesting + 1);
   const type = Array.isArray(schema.type) ? schema.type : [schema.type];
@@ -81,15 +94,26 @@ export function arbitraryOf(schema: unknown, root: JsonSchema, nesting = 0): fc.
       case "string":
         return stringOf(schema);
       case "integer":
-        return fc.integer({ min: Math.max(num(schema.minimum) ?? -1000, -1e9), max: Math.min(num(schema.maximum) ?? 1000, 1e9) });
+        return fc.integer({
+          min: Math.max(num(schema.minimum) ?? -1000, -1e9),
+          max: Math.min(num(schema.maximum) ?? 1000, 1e9),
+        });
       case "number":
-        return fc.double({ noNaN: true, noDefaultInfinity: true, min: num(schema.minimum) ?? -1e6, max: num(schema.maximum) ?? 1e6 });
+        return fc.double({
+          noNaN: true,
+          noDefaultInfinity: true,
+          min: num(schema.minimum) ?? -1e6,
+          max: num(schema.maximum) ?? 1e6,
+        });
       case "boolean":
         return fc.boolean();
       case "null":
         return fc.constant(null);
       case "array":
-        return fc.array(arbitraryOf(schema.items, root, nesting + 1), { minLength: num(schema.minItems) ?? 0, maxLength: Math.max(num(schema.minItems) ?? 0, 3) });
+        return fc.array(arbitraryOf(schema.items, root, nesting + 1), {
+          minLength: num(schema.minItems) ?? 0,
+          maxLength: Math.max(num(schema.minItems) ?? 0, 3),
+        });
       case "object":
         return objectOf(schema, root, nesting);
       default:

@@ -258,14 +258,16 @@ function modelFromDmmf(dmmf: Dmmf): DataModel {
         };
       });
     const unsupported = model.fields.find((f) => f.kind === "unsupported");
-    if (unsupported) throw new Error(`model ${model.name}: Unsupported field ${unsupported.name} is not supported by the drift check`);
+    if (unsupported)
+      throw new Error(`model ${model.name}: Unsupported field ${unsupported.name} is not supported by the drift check`);
 
     let primaryKey: Table["primaryKey"] = null;
     const indexes: Index[] = [];
     for (const index of dmmf.indexes.filter((i) => i.model === model.name)) {
       const columnsOf = index.fields.map((f) => {
         const extra = Object.keys(f).filter((k) => k !== "name" && k !== "sortOrder");
-        if (extra.length) throw new Error(`model ${model.name}: index option ${extra.join(", ")} is not supported by the drift check`);
+        if (extra.length)
+          throw new Error(`model ${model.name}: index option ${extra.join(", ")} is not supported by the drift check`);
         return columnOf(model, f.name) + (f.sortOrder === "desc" ? " DESC" : "");
       });
       if (index.type === "id") {
@@ -317,7 +319,8 @@ function columnType(model: DmmfModel, field: DmmfField, enumType: DmmfEnum | und
   if (field.nativeType) {
     const [name, args] = field.nativeType;
     const render = NATIVE_TYPES[name];
-    if (!render) throw new Error(`${model.name}.${field.name}: native type @db.${name} is not supported by the drift check`);
+    if (!render)
+      throw new Error(`${model.name}.${field.name}: native type @db.${name} is not supported by the drift check`);
     return render(args);
   }
   const type = SCALAR_TYPES[field.type];
@@ -326,7 +329,9 @@ function columnType(model: DmmfModel, field: DmmfField, enumType: DmmfEnum | und
 }
 
 function declaration(field: DmmfField): string {
-  const native = field.nativeType ? ` @db.${field.nativeType[0]}${field.nativeType[1].length ? `(${field.nativeType[1].join(", ")})` : ""}` : "";
+  const native = field.nativeType
+    ? ` @db.${field.nativeType[0]}${field.nativeType[1].length ? `(${field.nativeType[1].join(", ")})` : ""}`
+    : "";
   return `${field.type}${field.isList ? "[]" : field.isRequired ? "" : "?"}${native}`;
 }
 
@@ -369,7 +374,8 @@ function schemaDefault(model: DmmfModel, field: DmmfField, enumType: DmmfEnum | 
         throw new Error(`${model.name}.${field.name}: @default(${fn.name}()) is not supported by the drift check`);
     }
   }
-  if (Array.isArray(value)) throw new Error(`${model.name}.${field.name}: list defaults are not supported by the drift check`);
+  if (Array.isArray(value))
+    throw new Error(`${model.name}.${field.name}: list defaults are not supported by the drift check`);
   if (enumType) {
     const v = enumType.values.find((e) => e.name === value);
     return JSON.stringify(v?.dbName ?? v?.name ?? String(value));
@@ -554,7 +560,8 @@ function buildDatabaseModel(
     enums: EnumRow[];
   },
 ): DataModel {
-  const unqualify = (definition: string) => definition.split(` ON ${schema}.`).join(" ON ").split(` ON ONLY ${schema}.`).join(" ON ONLY ");
+  const unqualify = (definition: string) =>
+    definition.split(` ON ${schema}.`).join(" ON ").split(` ON ONLY ${schema}.`).join(" ON ONLY ");
   const extras: ExtraObject[] = [];
   const tables = new Map<string, Table>();
   const enumNames = new Set(rows.enums.map((e) => e.name));
@@ -565,7 +572,8 @@ function buildDatabaseModel(
       extras.push({ kind: "partition", table: r.partition_of, name: r.name, definition: r.bound ?? "" });
     } else if (r.kind === "r" || r.kind === "p") {
       tables.set(r.name, { name: r.name, columns: [], primaryKey: null, indexes: [], foreignKeys: [] });
-      if (r.kind === "p") extras.push({ kind: "partitioning", table: r.name, name: r.name, definition: r.partition_key ?? "" });
+      if (r.kind === "p")
+        extras.push({ kind: "partitioning", table: r.name, name: r.name, definition: r.partition_key ?? "" });
     } else {
       const what = { v: "VIEW", m: "MATERIALIZED VIEW", f: "FOREIGN TABLE" }[r.kind] ?? r.kind;
       extras.push({ kind: "view", table: r.name, name: r.name, definition: what });
@@ -608,7 +616,9 @@ function buildDatabaseModel(
     if (c.type === "p") {
       table.primaryKey = { name: c.name, columns: c.columns };
     } else if (c.type === "f" && c.ref_table !== null) {
-      const unsupported = [c.deferrable ? "DEFERRABLE" : "", c.match_type === "f" ? "MATCH FULL" : ""].filter(Boolean).join(" ");
+      const unsupported = [c.deferrable ? "DEFERRABLE" : "", c.match_type === "f" ? "MATCH FULL" : ""]
+        .filter(Boolean)
+        .join(" ");
       table.foreignKeys.push({
         name: c.name,
         columns: c.columns,
@@ -666,7 +676,8 @@ export function diff(schema: DataModel, database: DataModel, allowed: AllowedObj
     problems.push(...diffTable(want, have));
   }
   for (const have of database.tables) {
-    if (!schemaTables.has(have.name)) problems.push(`table ${have.name}: in the database but no model of schema.prisma maps to it`);
+    if (!schemaTables.has(have.name))
+      problems.push(`table ${have.name}: in the database but no model of schema.prisma maps to it`);
   }
 
   const dbEnums = new Map(database.enums.map((e) => [e.name, e]));
@@ -674,23 +685,36 @@ export function diff(schema: DataModel, database: DataModel, allowed: AllowedObj
     const have = dbEnums.get(want.name);
     if (!have) problems.push(`enum ${want.name}: missing from the database`);
     else if (want.values.join(",") !== have.values.join(",")) {
-      problems.push(`enum ${want.name}: values (${want.values.join(", ")}) in schema.prisma, (${have.values.join(", ")}) in the database`);
+      problems.push(
+        `enum ${want.name}: values (${want.values.join(", ")}) in schema.prisma, (${have.values.join(", ")}) in the database`,
+      );
     }
   }
   for (const have of database.enums) {
-    if (!schema.enums.some((e) => e.name === have.name)) problems.push(`enum ${have.name}: in the database but not in schema.prisma`);
+    if (!schema.enums.some((e) => e.name === have.name))
+      problems.push(`enum ${have.name}: in the database but not in schema.prisma`);
   }
 
   const used = new Set<AllowedObject>();
   for (const extra of database.extras) {
     const entry = allowed.find(
-      (a) => a.kind === extra.kind && matches(a.table, extra.table) && matches(a.name, extra.name) && matches(a.definition, extra.definition),
+      (a) =>
+        a.kind === extra.kind &&
+        matches(a.table, extra.table) &&
+        matches(a.name, extra.name) &&
+        matches(a.definition, extra.definition),
     );
     if (entry) used.add(entry);
-    else problems.push(`${extra.table}: ${extra.kind} ${extra.name} is not expressible in schema.prisma and not in the allow-list: ${extra.definition}`);
+    else
+      problems.push(
+        `${extra.table}: ${extra.kind} ${extra.name} is not expressible in schema.prisma and not in the allow-list: ${extra.definition}`,
+      );
   }
   for (const entry of allowed) {
-    if (!used.has(entry)) problems.push(`allow-list entry ${entry.kind} ${String(entry.table)}.${String(entry.name)} matches nothing in the database: ${String(entry.definition)}`);
+    if (!used.has(entry))
+      problems.push(
+        `allow-list entry ${entry.kind} ${String(entry.table)}.${String(entry.name)} matches nothing in the database: ${String(entry.definition)}`,
+      );
   }
   return problems;
 }
@@ -706,26 +730,36 @@ function diffTable(want: Table, have: Table): string[] {
       continue;
     }
     if (w.type !== h.type) {
-      problems.push(`${t}.${w.name}: type ${w.type} in schema.prisma (${w.declared ?? w.type}), ${h.type} in the database`);
+      problems.push(
+        `${t}.${w.name}: type ${w.type} in schema.prisma (${w.declared ?? w.type}), ${h.type} in the database`,
+      );
     }
     if (w.nullable !== h.nullable) {
       const say = (nullable: boolean) => (nullable ? "nullable" : "NOT NULL");
-      problems.push(`${t}.${w.name}: ${say(w.nullable)} in schema.prisma (${w.declared ?? w.type}), ${say(h.nullable)} in the database`);
+      problems.push(
+        `${t}.${w.name}: ${say(w.nullable)} in schema.prisma (${w.declared ?? w.type}), ${say(h.nullable)} in the database`,
+      );
     }
     if (w.default !== h.default) {
-      problems.push(`${t}.${w.name}: default ${showDefault(w.default)} in schema.prisma, ${showDefault(h.default)} in the database`);
+      problems.push(
+        `${t}.${w.name}: default ${showDefault(w.default)} in schema.prisma, ${showDefault(h.default)} in the database`,
+      );
     }
   }
   for (const h of have.columns) {
-    if (!want.columns.some((c) => c.name === h.name)) problems.push(`${t}.${h.name}: column in the database (${h.type}) but not in schema.prisma`);
+    if (!want.columns.some((c) => c.name === h.name))
+      problems.push(`${t}.${h.name}: column in the database (${h.type}) but not in schema.prisma`);
   }
 
   const showPk = (pk: Table["primaryKey"]) => (pk ? `${pk.name} ${list(pk.columns)}` : "none");
   if (showPk(want.primaryKey) !== showPk(have.primaryKey)) {
-    problems.push(`${t}: primary key ${showPk(want.primaryKey)} in schema.prisma, ${showPk(have.primaryKey)} in the database`);
+    problems.push(
+      `${t}: primary key ${showPk(want.primaryKey)} in schema.prisma, ${showPk(have.primaryKey)} in the database`,
+    );
   }
 
-  const indexKey = (i: Index) => `${i.unique ? "unique index" : "index"} ${list(i.columns)}${i.method === "btree" ? "" : ` USING ${i.method}`}`;
+  const indexKey = (i: Index) =>
+    `${i.unique ? "unique index" : "index"} ${list(i.columns)}${i.method === "btree" ? "" : ` USING ${i.method}`}`;
   const dbIndexes = [...have.indexes];
   for (const w of want.indexes) {
     const at = dbIndexes.findIndex((h) => indexKey(h) === indexKey(w));
@@ -734,7 +768,8 @@ function diffTable(want: Table, have: Table): string[] {
       continue;
     }
     const [h] = dbIndexes.splice(at, 1);
-    if (h!.name !== w.name) problems.push(`${t}: ${indexKey(w)} is named ${h!.name} in the database, ${w.name} in schema.prisma`);
+    if (h!.name !== w.name)
+      problems.push(`${t}: ${indexKey(w)} is named ${h!.name} in the database, ${w.name} in schema.prisma`);
   }
   for (const h of dbIndexes) problems.push(`${t}: ${indexKey(h)} (${h.name}) in the database but not in schema.prisma`);
 
@@ -747,12 +782,17 @@ function diffTable(want: Table, have: Table): string[] {
       continue;
     }
     const [h] = dbForeignKeys.splice(at, 1);
-    if (h!.onDelete !== w.onDelete) problems.push(`${t}: ${fkKey(w)} ON DELETE ${w.onDelete} in schema.prisma, ${h!.onDelete} in the database`);
-    if (h!.onUpdate !== w.onUpdate) problems.push(`${t}: ${fkKey(w)} ON UPDATE ${w.onUpdate} in schema.prisma, ${h!.onUpdate} in the database`);
-    if (h!.name !== w.name) problems.push(`${t}: ${fkKey(w)} is named ${h!.name} in the database, ${w.name} in schema.prisma`);
-    if (h!.unsupported) problems.push(`${t}: ${fkKey(w)} is ${h!.unsupported} in the database, which schema.prisma cannot declare`);
+    if (h!.onDelete !== w.onDelete)
+      problems.push(`${t}: ${fkKey(w)} ON DELETE ${w.onDelete} in schema.prisma, ${h!.onDelete} in the database`);
+    if (h!.onUpdate !== w.onUpdate)
+      problems.push(`${t}: ${fkKey(w)} ON UPDATE ${w.onUpdate} in schema.prisma, ${h!.onUpdate} in the database`);
+    if (h!.name !== w.name)
+      problems.push(`${t}: ${fkKey(w)} is named ${h!.name} in the database, ${w.name} in schema.prisma`);
+    if (h!.unsupported)
+      problems.push(`${t}: ${fkKey(w)} is ${h!.unsupported} in the database, which schema.prisma cannot declare`);
   }
-  for (const h of dbForeignKeys) problems.push(`${t}: ${fkKey(h)} ON DELETE ${h.onDelete} (${h.name}) in the database but not in schema.prisma`);
+  for (const h of dbForeignKeys)
+    problems.push(`${t}: ${fkKey(h)} ON DELETE ${h.onDelete} (${h.name}) in the database but not in schema.prisma`);
 
   return problems;
 }

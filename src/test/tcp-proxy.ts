@@ -75,7 +75,8 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
         resolve();
       });
     });
-  const stopListening = () => new Promise<void>((resolve) => (server.listening ? server.close(() => resolve()) : resolve()));
+  const stopListening = () =>
+    new Promise<void>((resolve) => (server.listening ? server.close(() => resolve()) : resolve()));
 
   await listen();
 

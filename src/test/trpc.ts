@@ -14,7 +14,13 @@ import { createCaller } from "@/server/trpc/root";
 export async function sessionActor(userId: string): Promise<SessionActor> {
   const db = dataLayer("test");
   const user = await db.user.findUniqueOrThrow({ where: { id: userId } });
-  return { kind: "session", userId, username: user.username, displayName: user.display_name, grants: await loadGrants(db, userId) };
+  return {
+    kind: "session",
+    userId,
+    username: user.username,
+    displayName: user.display_name,
+    grants: await loadGrants(db, userId),
+  };
 }
 
 /** A caller acting as this user. */
@@ -39,10 +45,13 @@ export const domainOf = (error: TRPCError) => {
 };
 
 /** The paths of a validation failure's field errors. */
-export const pathsOf = (error: TRPCError) => ((domainOf(error).details.errors ?? []) as { path: string }[]).map((e) => e.path);
+export const pathsOf = (error: TRPCError) =>
+  ((domainOf(error).details.errors ?? []) as { path: string }[]).map((e) => e.path);
 
 /** Every operation the console calls, with its procedure's dotted path (`orchestrators.get`). */
-export const consoleOperations: readonly { path: string; operation: AnyOperation }[] = Object.entries(OPERATION_GROUPS).flatMap(([group, operations]) =>
+export const consoleOperations: readonly { path: string; operation: AnyOperation }[] = Object.entries(
+  OPERATION_GROUPS,
+).flatMap(([group, operations]) =>
   Object.entries(operations as Record<string, AnyOperation>)
     .filter(([, operation]) => operation.console !== false)
     .map(([name, operation]) => ({ path: `${group}.${name}`, operation })),

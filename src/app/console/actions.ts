@@ -26,7 +26,8 @@ function waitText(seconds: number): string {
   return minutes === 1 ? "1 minute" : `${minutes} minutes`;
 }
 
-const tooMany = (error: TooManySignInAttempts) => `Too many failed sign-ins. Wait ${waitText(error.retryAfterSeconds)}, then try again.`;
+const tooMany = (error: TooManySignInAttempts) =>
+  `Too many failed sign-ins. Wait ${waitText(error.retryAfterSeconds)}, then try again.`;
 
 export async function signInAction(previous: SignInState, form: FormData): Promise<SignInState> {
   if (form.has("code")) return codeStep(previous, String(form.get("code") ?? ""));
@@ -54,7 +55,8 @@ async function codeStep(previous: SignInState, code: string): Promise<SignInStat
   try {
     await signIn("credentials", { code, redirectTo: HOME });
   } catch (error) {
-    if (error instanceof SecondFactorExpired) return { ...state, step: "password", error: "That took too long. Sign in again." };
+    if (error instanceof SecondFactorExpired)
+      return { ...state, step: "password", error: "That took too long. Sign in again." };
     if (error instanceof TooManySignInAttempts) return { ...state, error: tooMany(error) };
     if (error instanceof AuthError) return { ...state, error: "Wrong code. Try the current one, or a recovery code." };
     throw error;

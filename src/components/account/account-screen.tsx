@@ -38,9 +38,17 @@ export function AccountScreen({ userId, providers, outcome }: AccountScreenProps
   const user = useQuery(userOptions(trpc, userId));
   const linkedName = providers.find((p) => p.id === outcome.linked)?.name;
   const [notice, setNotice] = useState(
-    outcome.error ? (LINK_ERRORS[outcome.error] ?? "The account could not be linked.") : linkedName ? `${linkedName} account linked.` : "",
+    outcome.error
+      ? (LINK_ERRORS[outcome.error] ?? "The account could not be linked.")
+      : linkedName
+        ? `${linkedName} account linked.`
+        : "",
   );
-  const link = useMutation(trpc.account.linkIdentity.mutationOptions({ onSuccess: ({ redirect_url }) => window.location.assign(redirect_url) }));
+  const link = useMutation(
+    trpc.account.linkIdentity.mutationOptions({
+      onSuccess: ({ redirect_url }) => window.location.assign(redirect_url),
+    }),
+  );
   const [confirming, setConfirming] = useState<"everywhere" | null>(null);
   const signOut = useMutation(trpc.account.signOutEverywhere.mutationOptions());
 
@@ -54,7 +62,10 @@ export function AccountScreen({ userId, providers, outcome }: AccountScreenProps
               {me.email ? `, ${me.email}` : ""}).
             </p>
             <div className="mt-4">
-              <Notice text={link.error ? `The link could not start: ${messageOf(link.error)}` : notice} error={Boolean(outcome.error || link.error)} />
+              <Notice
+                text={link.error ? `The link could not start: ${messageOf(link.error)}` : notice}
+                error={Boolean(outcome.error || link.error)}
+              />
             </div>
             <IdentitiesSection
               user={me}
@@ -64,7 +75,13 @@ export function AccountScreen({ userId, providers, outcome }: AccountScreenProps
             {providers.length > 0 && (
               <div className="mt-4 flex flex-wrap gap-3">
                 {providers.map((provider) => (
-                  <button key={provider.id} type="button" className={secondaryButton} disabled={link.isPending} onClick={() => link.mutate({ provider: provider.id })}>
+                  <button
+                    key={provider.id}
+                    type="button"
+                    className={secondaryButton}
+                    disabled={link.isPending}
+                    onClick={() => link.mutate({ provider: provider.id })}
+                  >
                     Link {provider.name} account
                   </button>
                 ))}

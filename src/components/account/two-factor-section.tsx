@@ -3,7 +3,12 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import QRCode from "qrcode";
 import { useEffect, useState } from "react";
-import { confirmTwoFactorInput, turnOffTwoFactorInput, type ConfirmTwoFactorInput, type TurnOffTwoFactorInput } from "@/lib/schemas/two-factor";
+import {
+  confirmTwoFactorInput,
+  turnOffTwoFactorInput,
+  type ConfirmTwoFactorInput,
+  type TurnOffTwoFactorInput,
+} from "@/lib/schemas/two-factor";
 import { Dialog } from "@/components/ui/dialog";
 import { DialogButtons, Form, SubmitRow, TextField, useSchemaForm } from "@/components/ui/form";
 import { HeadedSection } from "@/components/ui/page-header";
@@ -44,7 +49,8 @@ export function TwoFactorSection({ onSaved }: { onSaved?: () => void }) {
             {state.enabled ? (
               <>
                 <p className="text-sm">
-                  Two-factor authentication is <strong>on</strong>. {state.recovery_codes_left} of 10 recovery codes left.
+                  Two-factor authentication is <strong>on</strong>. {state.recovery_codes_left} of 10 recovery codes
+                  left.
                 </p>
                 <button type="button" className={secondaryButton} onClick={() => setTurningOff(true)}>
                   Turn off
@@ -67,7 +73,12 @@ export function TwoFactorSection({ onSaved }: { onSaved?: () => void }) {
                     : "Two-factor authentication is off."}
                 </p>
                 <FormAlert message={start.error ? messageOf(start.error) : undefined} />
-                <button type="button" className={primaryButton} disabled={start.isPending} onClick={() => start.mutate()}>
+                <button
+                  type="button"
+                  className={primaryButton}
+                  disabled={start.isPending}
+                  onClick={() => start.mutate()}
+                >
                   Set up two-factor authentication
                 </button>
               </>
@@ -82,7 +93,12 @@ export function TwoFactorSection({ onSaved }: { onSaved?: () => void }) {
           onSaved?.();
         }}
       />
-      <Dialog open={turningOff} onClose={() => setTurningOff(false)} title="Turn off two-factor authentication" description="Sign-in will ask for your password only.">
+      <Dialog
+        open={turningOff}
+        onClose={() => setTurningOff(false)}
+        title="Turn off two-factor authentication"
+        description="Sign-in will ask for your password only."
+      >
         <TurnOffForm
           onCancel={() => setTurningOff(false)}
           onDone={() => {
@@ -112,12 +128,28 @@ function SetupForm({ setup, onConfirmed }: { setup: Setup; onConfirmed: (codes: 
   });
   return (
     <div className="space-y-4">
-      <p className="text-sm">Scan this QR code with your authenticator app, or type the setup key into it. Then enter the code it shows.</p>
+      <p className="text-sm">
+        Scan this QR code with your authenticator app, or type the setup key into it. Then enter the code it shows.
+      </p>
       {/* eslint-disable-next-line @next/next/no-img-element -- a data: URL made in the browser */}
-      {qr && <img src={qr} alt="QR code of the setup key" width={192} height={192} className="rounded border border-slate-200" />}
+      {qr && (
+        <img
+          src={qr}
+          alt="QR code of the setup key"
+          width={192}
+          height={192}
+          className="rounded border border-slate-200"
+        />
+      )}
       <SecretField label="Setup key" value={setup.secret} copyLabel="Copy setup key" />
       <Form form={form} label="Verify two-factor authentication" className="space-y-4">
-        <TextField name="code" label="Authentication code" autoComplete="one-time-code" inputMode="numeric" hint="The 6-digit code your app shows now." />
+        <TextField
+          name="code"
+          label="Authentication code"
+          autoComplete="one-time-code"
+          inputMode="numeric"
+          hint="The 6-digit code your app shows now."
+        />
         <SubmitRow label="Verify" pendingLabel="Verifying…" />
       </Form>
     </div>
@@ -131,7 +163,9 @@ function RecoveryCodesDialog({ codes, onClose }: { codes: string[] | null; onClo
       {codes && (
         <div className="space-y-4">
           <ShownOnceWarning what="recovery codes" plural />
-          <p className="text-sm">Each code signs you in once in place of an authenticator code, should you lose your device.</p>
+          <p className="text-sm">
+            Each code signs you in once in place of an authenticator code, should you lose your device.
+          </p>
           <ol aria-label="Recovery codes" className="grid grid-cols-2 gap-2 font-mono text-sm">
             {codes.map((code) => (
               <li key={code}>{code}</li>
@@ -145,7 +179,12 @@ function RecoveryCodesDialog({ codes, onClose }: { codes: string[] | null; onClo
             <button
               type="button"
               className={secondaryButton}
-              onClick={() => navigator.clipboard.writeText(codes.join("\n")).then(() => setCopied("yes"), () => setCopied("failed"))}
+              onClick={() =>
+                navigator.clipboard.writeText(codes.join("\n")).then(
+                  () => setCopied("yes"),
+                  () => setCopied("failed"),
+                )
+              }
             >
               Copy codes
             </button>
@@ -172,7 +211,12 @@ function TurnOffForm({ onCancel, onDone }: { onCancel: () => void; onDone: () =>
   return (
     <Form form={form} className="space-y-5">
       <TextField name="password" label="Password" type="password" autoComplete="current-password" />
-      <TextField name="code" label="Authentication code" autoComplete="one-time-code" hint="A code of your authenticator app, or a recovery code." />
+      <TextField
+        name="code"
+        label="Authentication code"
+        autoComplete="one-time-code"
+        hint="A code of your authenticator app, or a recovery code."
+      />
       <DialogButtons onCancel={onCancel} label="Turn off" pendingLabel="Turning off…" />
     </Form>
   );

@@ -25,7 +25,11 @@ const FILTERS: { value: StatusFilter; label: string }[] = [
   { value: "revoked", label: "Revoked" },
 ];
 
-const EMPTY_TEXT: Record<StatusFilter, string> = { all: "no API keys", active: "no active API keys", revoked: "no revoked API keys" };
+const EMPTY_TEXT: Record<StatusFilter, string> = {
+  all: "no API keys",
+  active: "no active API keys",
+  revoked: "no revoked API keys",
+};
 
 /** `userId`: the signed-in admin, who owns the keys created here. */
 export function ApiKeysScreen({ userId }: { userId: string }) {
@@ -79,7 +83,8 @@ export function ApiKeysScreen({ userId }: { userId: string }) {
         <div className="mt-6 flex flex-wrap items-center justify-between gap-3 rounded-md border border-brand-100 bg-brand-50 px-4 py-3 text-sm dark:border-brand-900 dark:bg-brand-900/40">
           <p>
             Showing the keys of <strong className="font-semibold">{owner.username}</strong>
-            {owner.display_name && owner.display_name !== owner.username && <> ({owner.display_name})</>}. Only a key’s owner can create or revoke it.
+            {owner.display_name && owner.display_name !== owner.username && <> ({owner.display_name})</>}. Only a key’s
+            owner can create or revoke it.
           </p>
           <button type="button" onClick={() => setOwner(null)} className={secondaryButton}>
             Back to my keys
@@ -94,8 +99,16 @@ export function ApiKeysScreen({ userId }: { userId: string }) {
           caption={own ? "Your API keys" : `API keys of ${owner.username}`}
           empty={
             own && status === "all"
-              ? { title: "No API keys yet", body: "Create a key to let an integration call the REST API as you.", action: createButton }
-              : { title: `${whose} ${EMPTY_TEXT[status]}.`, body: status === "all" ? "Only a key's owner can create keys." : "Pick another status to see the rest." }
+              ? {
+                  title: "No API keys yet",
+                  body: "Create a key to let an integration call the REST API as you.",
+                  action: createButton,
+                }
+              : {
+                  title: `${whose} ${EMPTY_TEXT[status]}.`,
+                  body:
+                    status === "all" ? "Only a key's owner can create keys." : "Pick another status to see the rest.",
+                }
           }
           actions={own ? { onEdit: setEditing, onRoll: setRolling, onRevoke: setRevoking } : undefined}
         />
@@ -137,7 +150,8 @@ export function ApiKeysScreen({ userId }: { userId: string }) {
         title={(key) => `Revoke “${key.name}”?`}
         body={(key) => (
           <>
-            Everything that uses the key <code className="font-mono">{key.key_prefix}…</code> stops working at once. A revoked key cannot be used again.
+            Everything that uses the key <code className="font-mono">{key.key_prefix}…</code> stops working at once. A
+            revoked key cannot be used again.
           </>
         )}
         confirmLabel="Revoke key"

@@ -20,7 +20,11 @@ import { RestrictionFields, restrictionInput, restrictionValues, type Restrictio
 const DAY_MS = 86_400_000;
 const PRESETS = [30, 90, 365] as const;
 type Expiry = `${(typeof PRESETS)[number]}` | "date" | "never";
-const EXPIRY_OPTIONS: { value: Expiry; label: string }[] = [...PRESETS.map((d) => ({ value: `${d}` as Expiry, label: `In ${d} days` })), { value: "date", label: "On a date" }, { value: "never", label: "Never" }];
+const EXPIRY_OPTIONS: { value: Expiry; label: string }[] = [
+  ...PRESETS.map((d) => ({ value: `${d}` as Expiry, label: `In ${d} days` })),
+  { value: "date", label: "On a date" },
+  { value: "never", label: "Never" },
+];
 
 function allowed(expiry: Expiry, maxDays: number | null): boolean {
   if (maxDays === null || expiry === "date") return true;
@@ -41,7 +45,12 @@ interface CreateKeyDialogProps {
 
 export function CreateKeyDialog({ ownerId, open, onClose, onCreated }: CreateKeyDialogProps) {
   return (
-    <Dialog open={open} onClose={onClose} title="Create API key" description="The key acts as you, within the scopes you pick.">
+    <Dialog
+      open={open}
+      onClose={onClose}
+      title="Create API key"
+      description="The key acts as you, within the scopes you pick."
+    >
       <CreateKeyForm ownerId={ownerId} onCancel={onClose} onCreated={onCreated} />
     </Dialog>
   );
@@ -57,14 +66,26 @@ interface KeyValues extends RestrictionValues {
   rate_limit: string;
 }
 
-function CreateKeyForm({ ownerId, onCancel, onCreated }: { ownerId: string; onCancel: () => void; onCreated: (key: CreatedApiKey) => void }) {
+function CreateKeyForm({
+  ownerId,
+  onCancel,
+  onCreated,
+}: {
+  ownerId: string;
+  onCancel: () => void;
+  onCreated: (key: CreatedApiKey) => void;
+}) {
   const trpc = useTRPC();
   const client = useTRPCClient();
   const policy = useQuery(trpc.apiKeys.policy.queryOptions());
   const maxDays = policy.data?.max_lifetime_days ?? null;
   const [today] = useState(() => Date.now());
   // The choice in effect: the one picked, unless the platform's policy rules it out.
-  const fallback: Expiry = EXPIRY_OPTIONS.map((o) => o.value).filter((e) => e !== "date" && e !== "never").reverse().find((e) => allowed(e, maxDays)) ?? "date";
+  const fallback: Expiry =
+    EXPIRY_OPTIONS.map((o) => o.value)
+      .filter((e) => e !== "date" && e !== "never")
+      .reverse()
+      .find((e) => allowed(e, maxDays)) ?? "date";
   const choiceOf = (expiry: Expiry) => (allowed(expiry, maxDays) ? expiry : fallback);
 
   const form = useSchemaForm<KeyValues, CreateApiKeyInput>({
@@ -91,7 +112,13 @@ function CreateKeyForm({ ownerId, onCancel, onCreated }: { ownerId: string; onCa
 
   return (
     <Form form={form} className="space-y-6">
-      <TextField name="name" label="Name" autoFocus autoComplete="off" hint="Say what uses the key, for example “billing export”." />
+      <TextField
+        name="name"
+        label="Name"
+        autoFocus
+        autoComplete="off"
+        hint="Say what uses the key, for example “billing export”."
+      />
       <PermissionPicker
         name="scopes"
         legend="Scopes"
@@ -110,7 +137,15 @@ function CreateKeyForm({ ownerId, onCancel, onCreated }: { ownerId: string; onCa
 
 /** A key's own rate limit, typed as requests/seconds (create and edit dialogs). */
 export function RateLimitField() {
-  return <TextField name="rate_limit" label="Rate limit (optional)" placeholder="600/60" autoComplete="off" hint="Requests per seconds, like 600/60. Empty: the platform's default limit." />;
+  return (
+    <TextField
+      name="rate_limit"
+      label="Rate limit (optional)"
+      placeholder="600/60"
+      autoComplete="off"
+      hint="Requests per seconds, like 600/60. Empty: the platform's default limit."
+    />
+  );
 }
 
 /** The expiry: presets the policy allows, a date, or never; the date field is part of the choice and shares its error. */
@@ -124,7 +159,10 @@ function ExpiryField({ choice, maxDays, today }: { choice: Expiry; maxDays: numb
       <legend className={labelClass}>Expires</legend>
       <div className="mt-2 flex flex-wrap gap-x-5 gap-y-2">
         {EXPIRY_OPTIONS.map((option) => (
-          <label key={option.value} className={`flex items-center gap-2 text-sm ${allowed(option.value, maxDays) ? "" : "text-slate-400 dark:text-slate-500"}`}>
+          <label
+            key={option.value}
+            className={`flex items-center gap-2 text-sm ${allowed(option.value, maxDays) ? "" : "text-slate-400 dark:text-slate-500"}`}
+          >
             <input
               type="radio"
               name={field.name}
@@ -159,7 +197,9 @@ function ExpiryField({ choice, maxDays, today }: { choice: Expiry; maxDays: numb
         </div>
       )}
       <p id={ids.hint} className={hintClass}>
-        {maxDays === null ? "A key that expires limits the damage if it leaks." : `The platform's policy: every key expires within ${maxDays} days.`}
+        {maxDays === null
+          ? "A key that expires limits the damage if it leaks."
+          : `The platform's policy: every key expires within ${maxDays} days.`}
       </p>
       <FieldError id={ids.error} message={message} />
     </fieldset>

@@ -15,17 +15,39 @@ interface EditValues extends RestrictionValues {
   rate_limit: string;
 }
 
-const rateLimitText = (key: ApiKey) => (key.rate_limit ? `${key.rate_limit.requests}/${key.rate_limit.window_seconds}` : "");
+const rateLimitText = (key: ApiKey) =>
+  key.rate_limit ? `${key.rate_limit.requests}/${key.rate_limit.window_seconds}` : "";
 
-export function EditKeyDialog({ apiKey, onClose, onSaved }: { apiKey: ApiKey | null; onClose: () => void; onSaved: (key: ApiKey) => void }) {
+export function EditKeyDialog({
+  apiKey,
+  onClose,
+  onSaved,
+}: {
+  apiKey: ApiKey | null;
+  onClose: () => void;
+  onSaved: (key: ApiKey) => void;
+}) {
   return (
-    <Dialog open={apiKey !== null} onClose={onClose} title={apiKey ? `Edit “${apiKey.name}”` : "Edit key"} description="Scopes never change; for other scopes, create a new key.">
+    <Dialog
+      open={apiKey !== null}
+      onClose={onClose}
+      title={apiKey ? `Edit “${apiKey.name}”` : "Edit key"}
+      description="Scopes never change; for other scopes, create a new key."
+    >
       {apiKey && <EditKeyForm apiKey={apiKey} onCancel={onClose} onSaved={onSaved} />}
     </Dialog>
   );
 }
 
-function EditKeyForm({ apiKey, onCancel, onSaved }: { apiKey: ApiKey; onCancel: () => void; onSaved: (key: ApiKey) => void }) {
+function EditKeyForm({
+  apiKey,
+  onCancel,
+  onSaved,
+}: {
+  apiKey: ApiKey;
+  onCancel: () => void;
+  onSaved: (key: ApiKey) => void;
+}) {
   const client = useTRPCClient();
   const form = useSchemaForm<EditValues, UpdateApiKeyInput>({
     schema: updateApiKeyInput,

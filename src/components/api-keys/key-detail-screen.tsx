@@ -15,8 +15,10 @@ import { STATUS_TONE, statusOf } from "./key-table";
 // One key: what it is, where it may act, when and from where it was last used, and its requests
 // per hour by outcome over the last 7 days.
 
-export const keyOptions = (trpc: ReturnType<typeof useTRPC>, keyId: string) => trpc.apiKeys.get.queryOptions({ key_id: keyId });
-export const usageOptions = (trpc: ReturnType<typeof useTRPC>, keyId: string) => trpc.apiKeys.usage.queryOptions({ key_id: keyId });
+export const keyOptions = (trpc: ReturnType<typeof useTRPC>, keyId: string) =>
+  trpc.apiKeys.get.queryOptions({ key_id: keyId });
+export const usageOptions = (trpc: ReturnType<typeof useTRPC>, keyId: string) =>
+  trpc.apiKeys.usage.queryOptions({ key_id: keyId });
 
 const back = <BackLink href="/console/api-keys">API keys</BackLink>;
 
@@ -47,20 +49,47 @@ function KeyDetail({ apiKey }: { apiKey: ApiKey }) {
   return (
     <div>
       {back}
-      <HeadedSection title={apiKey.name} description={<span className="font-mono">{apiKey.key_prefix}…</span>} actions={<Badge tone={STATUS_TONE[status]}>{status}</Badge>}>
+      <HeadedSection
+        title={apiKey.name}
+        description={<span className="font-mono">{apiKey.key_prefix}…</span>}
+        actions={<Badge tone={STATUS_TONE[status]}>{status}</Badge>}
+      >
         <dl className="mt-4 divide-y divide-slate-200 dark:divide-slate-800">
-          <Term term="Scopes"><CodeList items={apiKey.scopes} inline /></Term>
+          <Term term="Scopes">
+            <CodeList items={apiKey.scopes} inline />
+          </Term>
           <Term term="Created">{formatTimestamp(apiKey.created_at)}</Term>
           <Term term="Expires">{formatTimestamp(apiKey.expires_at)}</Term>
-          <Term term="Rate limit">{apiKey.rate_limit ? `${apiKey.rate_limit.requests} requests per ${apiKey.rate_limit.window_seconds} s` : "The platform's default"}</Term>
-          <Term term="Organizations">{apiKey.allowed_org_ids ? <CodeList items={apiKey.allowed_org_ids} inline /> : "All of its owner's"}</Term>
-          <Term term="Networks">{apiKey.allowed_cidrs ? <CodeList items={apiKey.allowed_cidrs} inline /> : "Any address"}</Term>
+          <Term term="Rate limit">
+            {apiKey.rate_limit
+              ? `${apiKey.rate_limit.requests} requests per ${apiKey.rate_limit.window_seconds} s`
+              : "The platform's default"}
+          </Term>
+          <Term term="Organizations">
+            {apiKey.allowed_org_ids ? <CodeList items={apiKey.allowed_org_ids} inline /> : "All of its owner's"}
+          </Term>
+          <Term term="Networks">
+            {apiKey.allowed_cidrs ? <CodeList items={apiKey.allowed_cidrs} inline /> : "Any address"}
+          </Term>
           <Term term="Last used">{formatTimestamp(apiKey.last_used_at)}</Term>
-          <Term term="Last address">{apiKey.last_used_ip ? <span className="font-mono" data-testid="last-address">{apiKey.last_used_ip}</span> : "None yet"}</Term>
+          <Term term="Last address">
+            {apiKey.last_used_ip ? (
+              <span className="font-mono" data-testid="last-address">
+                {apiKey.last_used_ip}
+              </span>
+            ) : (
+              "None yet"
+            )}
+          </Term>
           <Term term="Last user agent">{apiKey.last_user_agent ?? "None yet"}</Term>
         </dl>
       </HeadedSection>
-      <HeadedSection title="Requests per hour" level={2} className="mt-8" description="By outcome, over the last 7 days. Counts arrive within a few seconds.">
+      <HeadedSection
+        title="Requests per hour"
+        level={2}
+        className="mt-8"
+        description="By outcome, over the last 7 days. Counts arrive within a few seconds."
+      >
         <div className="mt-4">
           <Loaded query={usage} what="the key's usage">
             {(loaded) => <UsageChart buckets={loaded.data} now={now} label={`Requests per hour of ${apiKey.name}`} />}

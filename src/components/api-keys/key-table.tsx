@@ -28,7 +28,12 @@ export function statusOf(key: ApiKey, now: number): KeyStatus {
   return expires <= now + EXPIRING_SOON_DAYS * DAY_MS ? "Expires soon" : "Active";
 }
 
-export const STATUS_TONE: Record<KeyStatus, Tone> = { Active: "good", "Expires soon": "warn", Revoked: "neutral", Expired: "warn" };
+export const STATUS_TONE: Record<KeyStatus, Tone> = {
+  Active: "good",
+  "Expires soon": "warn",
+  Revoked: "neutral",
+  Expired: "warn",
+};
 
 /** What the signed-in owner may do with a key of the table. */
 export interface KeyActions {
@@ -66,7 +71,9 @@ function Scopes({ scopes }: { scopes: string[] }) {
       </ul>
       {rest.length > 0 && (
         <details className="mt-1">
-          <summary className="cursor-pointer text-xs font-medium text-brand-600 dark:text-brand-100">{rest.length} more</summary>
+          <summary className="cursor-pointer text-xs font-medium text-brand-600 dark:text-brand-100">
+            {rest.length} more
+          </summary>
           <ul className="mt-1 flex flex-col gap-1">
             {rest.map((scope) => (
               <Scope key={scope} scope={scope} />
@@ -90,14 +97,26 @@ interface KeyTableProps {
 
 export function KeyTable({ ownerId, status = "all", caption, empty, actions }: KeyTableProps) {
   const trpc = useTRPC();
-  const list = useInfiniteQuery({ ...keyListOptions(trpc, keyListInput(ownerId, status)), placeholderData: keepPreviousData });
+  const list = useInfiniteQuery({
+    ...keyListOptions(trpc, keyListInput(ownerId, status)),
+    placeholderData: keepPreviousData,
+  });
   const [now] = useState(() => Date.now());
   return (
     <ListView
       query={list}
       noun="API keys"
       caption={caption}
-      columns={["Name", "Prefix", "Scopes", "Created", "Expires", "Last used", "Status", ...(actions ? [{ label: "Actions", hidden: true as const }] : [])]}
+      columns={[
+        "Name",
+        "Prefix",
+        "Scopes",
+        "Created",
+        "Expires",
+        "Last used",
+        "Status",
+        ...(actions ? [{ label: "Actions", hidden: true as const }] : []),
+      ]}
       row={(key) => {
         const keyStatus = statusOf(key, now);
         return (
@@ -120,9 +139,22 @@ export function KeyTable({ ownerId, status = "all", caption, empty, actions }: K
             {actions && (
               <RowActions
                 actions={[
-                  ...(key.is_active ? [{ label: "Edit", ariaLabel: `Edit ${key.name}`, onClick: () => actions.onEdit(key) }] : []),
-                  ...(keyStatus === "Active" || keyStatus === "Expires soon" ? [{ label: "Roll", ariaLabel: `Roll ${key.name}`, onClick: () => actions.onRoll(key) }] : []),
-                  ...(key.is_active ? [{ label: "Revoke", ariaLabel: `Revoke ${key.name}`, onClick: () => actions.onRevoke(key), danger: true }] : []),
+                  ...(key.is_active
+                    ? [{ label: "Edit", ariaLabel: `Edit ${key.name}`, onClick: () => actions.onEdit(key) }]
+                    : []),
+                  ...(keyStatus === "Active" || keyStatus === "Expires soon"
+                    ? [{ label: "Roll", ariaLabel: `Roll ${key.name}`, onClick: () => actions.onRoll(key) }]
+                    : []),
+                  ...(key.is_active
+                    ? [
+                        {
+                          label: "Revoke",
+                          ariaLabel: `Revoke ${key.name}`,
+                          onClick: () => actions.onRevoke(key),
+                          danger: true,
+                        },
+                      ]
+                    : []),
                 ]}
               />
             )}

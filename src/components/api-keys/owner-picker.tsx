@@ -13,7 +13,9 @@ export function OwnerPicker({ onPick }: { onPick: (user: User) => void }) {
   const id = useId();
   const [text, setText] = useState("");
   const [query, setQuery] = useState("");
-  const users = useQuery(trpc.users.list.queryOptions({ q: query, limit: 20 }, { enabled: query !== "", select: (page) => page.data }));
+  const users = useQuery(
+    trpc.users.list.queryOptions({ q: query, limit: 20 }, { enabled: query !== "", select: (page) => page.data }),
+  );
 
   function search(event: FormEvent) {
     event.preventDefault();
@@ -46,7 +48,10 @@ export function OwnerPicker({ onPick }: { onPick: (user: User) => void }) {
           {users.isError && <p className="text-red-700 dark:text-red-400">{messageOf(users.error)}</p>}
           {users.data?.length === 0 && <p className="text-slate-600 dark:text-slate-300">No user matches “{query}”.</p>}
           {users.data && users.data.length > 0 && (
-            <ul aria-label="Matching users" className="divide-y divide-slate-200 rounded-md border border-slate-200 bg-white dark:divide-slate-800 dark:border-slate-800 dark:bg-slate-900">
+            <ul
+              aria-label="Matching users"
+              className="divide-y divide-slate-200 rounded-md border border-slate-200 bg-white dark:divide-slate-800 dark:border-slate-800 dark:bg-slate-900"
+            >
               {users.data.map((user) => (
                 <li key={user.id}>
                   <button

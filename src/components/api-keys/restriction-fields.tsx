@@ -20,7 +20,9 @@ export function cidrsOf(text: string): string[] | null {
   return cidrs.length > 0 ? cidrs : null;
 }
 
-export const restrictionValues = (key: { allowed_org_ids: string[] | null; allowed_cidrs: string[] | null } | null): RestrictionValues => ({
+export const restrictionValues = (
+  key: { allowed_org_ids: string[] | null; allowed_cidrs: string[] | null } | null,
+): RestrictionValues => ({
   allowed_org_ids: key?.allowed_org_ids ?? [],
   allowed_cidrs: (key?.allowed_cidrs ?? []).join("\n"),
 });
@@ -46,9 +48,17 @@ export function RestrictionFields({ ownerId }: { ownerId: string }) {
         className="mt-2 flex flex-col gap-2"
       >
         {organizations.isPending && <p className={`text-sm ${mutedText}`}>Loading organizations…</p>}
-        {!organizations.isPending && orgs.length === 0 && <p className={`text-sm ${mutedText}`}>The owner belongs to no organization.</p>}
+        {!organizations.isPending && orgs.length === 0 && (
+          <p className={`text-sm ${mutedText}`}>The owner belongs to no organization.</p>
+        )}
         {orgs.map((org) => (
-          <Choice key={org.org_id} type="checkbox" name="allowed_org_ids" value={org.org_id} label={org.display_name ?? org.name} />
+          <Choice
+            key={org.org_id}
+            type="checkbox"
+            name="allowed_org_ids"
+            value={org.org_id}
+            label={org.display_name ?? org.name}
+          />
         ))}
       </ChoiceGroup>
       <TextAreaField

@@ -1,6 +1,12 @@
 "use client";
 
-import { GRACE_CHOICES, rollApiKeyInput, type ApiKey, type CreatedApiKey, type RollApiKeyInput } from "@/lib/schemas/api-keys";
+import {
+  GRACE_CHOICES,
+  rollApiKeyInput,
+  type ApiKey,
+  type CreatedApiKey,
+  type RollApiKeyInput,
+} from "@/lib/schemas/api-keys";
 import { Dialog } from "@/components/ui/dialog";
 import { Choice, ChoiceGroup, DialogButtons, Form, useSchemaForm } from "@/components/ui/form";
 import { useTRPCClient } from "@/trpc/react";
@@ -8,7 +14,15 @@ import { useTRPCClient } from "@/trpc/react";
 // "Roll": a new key like this one, shown once as at creation; the old one keeps working for the
 // grace period picked, so whatever uses it can be moved over.
 
-export function RollKeyDialog({ apiKey, onClose, onRolled }: { apiKey: ApiKey | null; onClose: () => void; onRolled: (key: CreatedApiKey) => void }) {
+export function RollKeyDialog({
+  apiKey,
+  onClose,
+  onRolled,
+}: {
+  apiKey: ApiKey | null;
+  onClose: () => void;
+  onRolled: (key: CreatedApiKey) => void;
+}) {
   return (
     <Dialog
       open={apiKey !== null}
@@ -21,7 +35,15 @@ export function RollKeyDialog({ apiKey, onClose, onRolled }: { apiKey: ApiKey | 
   );
 }
 
-function RollKeyForm({ apiKey, onCancel, onRolled }: { apiKey: ApiKey; onCancel: () => void; onRolled: (key: CreatedApiKey) => void }) {
+function RollKeyForm({
+  apiKey,
+  onCancel,
+  onRolled,
+}: {
+  apiKey: ApiKey;
+  onCancel: () => void;
+  onRolled: (key: CreatedApiKey) => void;
+}) {
   const client = useTRPCClient();
   const form = useSchemaForm<{ grace: string }, RollApiKeyInput>({
     schema: rollApiKeyInput,
@@ -31,7 +53,16 @@ function RollKeyForm({ apiKey, onCancel, onRolled }: { apiKey: ApiKey; onCancel:
   });
   return (
     <Form form={form} className="space-y-6">
-      <ChoiceGroup legend="The old key keeps working for" name="grace" subject="Grace period" hint={<>Then <code className="font-mono">{apiKey.key_prefix}…</code> is refused.</>}>
+      <ChoiceGroup
+        legend="The old key keeps working for"
+        name="grace"
+        subject="Grace period"
+        hint={
+          <>
+            Then <code className="font-mono">{apiKey.key_prefix}…</code> is refused.
+          </>
+        }
+      >
         {GRACE_CHOICES.map((choice) => (
           <Choice key={choice.seconds} type="radio" name="grace" value={String(choice.seconds)} label={choice.label} />
         ))}

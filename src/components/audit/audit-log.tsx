@@ -17,7 +17,13 @@ import { Code, JsonValue, WhenCell } from "@/components/ui/values";
 // The audit trail in the console: the platform's "Audit log" (filters: actor, action, target and
 // a time range), and the "Activity" of one user or organization. Each row opens to its changes.
 
-const filterSchema = listAuditEventsQuery.pick({ action: true, actor_user_id: true, target_id: true, since: true, until: true });
+const filterSchema = listAuditEventsQuery.pick({
+  action: true,
+  actor_user_id: true,
+  target_id: true,
+  since: true,
+  until: true,
+});
 
 type FilterValues = Record<keyof AuditFilters, string>;
 const BLANK: FilterValues = { action: "", actor_user_id: "", target_id: "", since: "", until: "" };
@@ -29,7 +35,13 @@ function moment(value: string): string | undefined {
   return Number.isNaN(date.getTime()) ? value : date.toISOString();
 }
 
-function FilterForm({ onApply, fixed }: { onApply: (filters: AuditFilters) => void; fixed: ReadonlySet<keyof AuditFilters> }) {
+function FilterForm({
+  onApply,
+  fixed,
+}: {
+  onApply: (filters: AuditFilters) => void;
+  fixed: ReadonlySet<keyof AuditFilters>;
+}) {
   const form = useSchemaForm<FilterValues, AuditFilters>({
     schema: filterSchema,
     defaultValues: BLANK,
@@ -43,7 +55,11 @@ function FilterForm({ onApply, fixed }: { onApply: (filters: AuditFilters) => vo
     submit: async (filters) => onApply(filters),
   });
   return (
-    <Form form={form} label="Filter events" className="grid gap-4 rounded-xl border border-slate-200 p-4 sm:grid-cols-2 lg:grid-cols-5 dark:border-slate-800">
+    <Form
+      form={form}
+      label="Filter events"
+      className="grid gap-4 rounded-xl border border-slate-200 p-4 sm:grid-cols-2 lg:grid-cols-5 dark:border-slate-800"
+    >
       <TextField label="Action" name="action" placeholder="createApiKey" mono />
       {!fixed.has("actor_user_id") && <TextField label="Actor (user id)" name="actor_user_id" mono />}
       {!fixed.has("target_id") && <TextField label="Target (id)" name="target_id" mono />}
@@ -59,15 +75,23 @@ function Changes({ event }: { event: AuditEvent }) {
   return (
     <div className="space-y-3">
       {changes.length === 0 ? (
-        <p className={mutedText}>{event.outcome === "denied" ? "Refused: nothing changed." : "No field changes recorded."}</p>
+        <p className={mutedText}>
+          {event.outcome === "denied" ? "Refused: nothing changed." : "No field changes recorded."}
+        </p>
       ) : (
         <table className="text-sm">
           <caption className="sr-only">Changes</caption>
           <thead>
             <tr>
-              <th scope="col" className="pr-4 text-left font-semibold">Field</th>
-              <th scope="col" className="pr-4 text-left font-semibold">Before</th>
-              <th scope="col" className="text-left font-semibold">After</th>
+              <th scope="col" className="pr-4 text-left font-semibold">
+                Field
+              </th>
+              <th scope="col" className="pr-4 text-left font-semibold">
+                Before
+              </th>
+              <th scope="col" className="text-left font-semibold">
+                After
+              </th>
             </tr>
           </thead>
           <tbody>
@@ -116,7 +140,9 @@ function Actor({ actor }: { actor: AuditEvent["actor"] }) {
           {name}
         </Link>
       ) : (
-        <span className={mutedText}>{actor.auth === "cli" ? "CLI" : actor.auth === "system" ? "System" : "Unknown"}</span>
+        <span className={mutedText}>
+          {actor.auth === "cli" ? "CLI" : actor.auth === "system" ? "System" : "Unknown"}
+        </span>
       )}
       <span className={`block text-xs ${mutedText}`}>
         {actor.auth === "api_key" ? `key ${actor.key_prefix ?? ""}…` : actor.auth}
@@ -142,11 +168,22 @@ function EventRows({ event }: { event: AuditEvent }) {
           {event.target.type ?? <span className={mutedText}>—</span>}
           {event.target.id && <span className={`block font-mono text-xs ${mutedText}`}>{event.target.id}</span>}
         </td>
-        <td className={td}>{event.outcome === "denied" ? <Badge tone="bad">Denied</Badge> : <Badge tone="good">Success</Badge>}</td>
         <td className={td}>
-          <button type="button" className={linkButton} aria-expanded={open} aria-controls={detailsId} onClick={() => setOpen((o) => !o)}>
+          {event.outcome === "denied" ? <Badge tone="bad">Denied</Badge> : <Badge tone="good">Success</Badge>}
+        </td>
+        <td className={td}>
+          <button
+            type="button"
+            className={linkButton}
+            aria-expanded={open}
+            aria-controls={detailsId}
+            onClick={() => setOpen((o) => !o)}
+          >
             {open ? "Hide changes" : "Show changes"}
-            <span className="sr-only"> of {event.action} at {event.occurred_at}</span>
+            <span className="sr-only">
+              {" "}
+              of {event.action} at {event.occurred_at}
+            </span>
           </button>
         </td>
       </tr>
@@ -162,14 +199,24 @@ function EventRows({ event }: { event: AuditEvent }) {
 }
 
 /** Events as rows that open to their changes. */
-export function EventTable({ events, caption = "Audit events", busy = false, more }: {
+export function EventTable({
+  events,
+  caption = "Audit events",
+  busy = false,
+  more,
+}: {
   events: readonly AuditEvent[];
   caption?: string;
   busy?: boolean;
   more?: ComponentProps<typeof DataTable>["more"];
 }) {
   return (
-    <DataTable caption={caption} columns={["When", "Actor", "Action", "Target", "Outcome", { label: "Changes", hidden: true }]} busy={busy} more={more}>
+    <DataTable
+      caption={caption}
+      columns={["When", "Actor", "Action", "Target", "Outcome", { label: "Changes", hidden: true }]}
+      busy={busy}
+      more={more}
+    >
       {events.map((event) => (
         <EventRows key={event.id} event={event} />
       ))}
@@ -181,7 +228,10 @@ export function EventTable({ events, caption = "Audit events", busy = false, mor
 export function AuditEvents({ orgId, fixed = {} }: { orgId?: string; fixed?: AuditFilters }) {
   const trpc = useTRPC();
   const [filters, setFilters] = useState<AuditFilters>({});
-  const list = useInfiniteQuery({ ...auditListOptions(trpc, { ...filters, ...fixed }, orgId), placeholderData: keepPreviousData });
+  const list = useInfiniteQuery({
+    ...auditListOptions(trpc, { ...filters, ...fixed }, orgId),
+    placeholderData: keepPreviousData,
+  });
   const events = list.data?.pages.flatMap((page) => page.data) ?? [];
   const filtered = Object.values(filters).some((v) => v !== undefined);
   return (
@@ -197,7 +247,12 @@ export function AuditEvents({ orgId, fixed = {} }: { orgId?: string; fixed?: Aud
         <EventTable
           events={events}
           busy={list.isFetching}
-          more={{ visible: list.hasNextPage, loading: list.isFetchingNextPage, onClick: () => void list.fetchNextPage(), label: "Show more events" }}
+          more={{
+            visible: list.hasNextPage,
+            loading: list.isFetchingNextPage,
+            onClick: () => void list.fetchNextPage(),
+            label: "Show more events",
+          }}
         />
       )}
     </div>
@@ -206,7 +261,10 @@ export function AuditEvents({ orgId, fixed = {} }: { orgId?: string; fixed?: Aud
 
 export function AuditLogScreen() {
   return (
-    <HeadedSection title="Audit log" description="Every change through the API, the console and the CLI, sign-ins and refused requests. Open a row to see what it changed.">
+    <HeadedSection
+      title="Audit log"
+      description="Every change through the API, the console and the CLI, sign-ins and refused requests. Open a row to see what it changed."
+    >
       <div className="mt-6">
         <AuditEvents />
       </div>

@@ -9,10 +9,19 @@ type Trpc = TRPCOptionsProxy<AppRouter>;
 
 export const PAGE_SIZE = 25;
 
-export type AuditFilters = Pick<z.input<typeof listAuditEventsQuery>, "action" | "actor_user_id" | "target_id" | "since" | "until">;
+export type AuditFilters = Pick<
+  z.input<typeof listAuditEventsQuery>,
+  "action" | "actor_user_id" | "target_id" | "since" | "until"
+>;
 
 /** The platform's events, or one organization's when `orgId` is given. */
 export const auditListOptions = (trpc: Trpc, filters: AuditFilters = {}, orgId?: string) =>
   orgId === undefined
-    ? trpc.auditEvents.list.infiniteQueryOptions({ limit: PAGE_SIZE, ...filters }, { getNextPageParam: (page) => page.next_cursor })
-    : trpc.auditEvents.listInOrganization.infiniteQueryOptions({ org_id: orgId, limit: PAGE_SIZE, ...filters }, { getNextPageParam: (page) => page.next_cursor });
+    ? trpc.auditEvents.list.infiniteQueryOptions(
+        { limit: PAGE_SIZE, ...filters },
+        { getNextPageParam: (page) => page.next_cursor },
+      )
+    : trpc.auditEvents.listInOrganization.infiniteQueryOptions(
+        { org_id: orgId, limit: PAGE_SIZE, ...filters },
+        { getNextPageParam: (page) => page.next_cursor },
+      );

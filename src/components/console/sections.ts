@@ -17,4 +17,3 @@ export const SECTIONS: readonly ConsoleSection[] = [
   { href: "/console/settings", label: "Platform settings" },
   { href: "/console/audit-log", label: "Audit log" },
 ];
-

@@ -22,7 +22,8 @@ function Brand() {
 function SignedInAs({ user }: { user: SignedInUser }) {
   return (
     <p className="text-sm text-slate-600 dark:text-slate-300">
-      Signed in as <strong className="font-semibold text-slate-900 dark:text-white">{user.displayName ?? user.username}</strong>
+      Signed in as{" "}
+      <strong className="font-semibold text-slate-900 dark:text-white">{user.displayName ?? user.username}</strong>
       {user.displayName && user.displayName !== user.username && <span> ({user.username})</span>}
     </p>
   );
@@ -71,7 +72,10 @@ export function NoAccess({ user }: { user: SignedInUser }) {
           platform administrators (sys_admins). If you need access, ask a sys_admin of this platform to grant it.
         </p>
         <div className="mt-6 flex items-center justify-between gap-4">
-          <Link href="/" className="text-sm font-medium text-brand-600 underline-offset-2 hover:underline dark:text-brand-100">
+          <Link
+            href="/"
+            className="text-sm font-medium text-brand-600 underline-offset-2 hover:underline dark:text-brand-100"
+          >
             Back to the home page
           </Link>
           <SignOutButton />

@@ -16,9 +16,22 @@ interface CreateUserValues {
   password: string;
 }
 
-export function CreateUserDialog({ open, onClose, onCreated }: { open: boolean; onClose: () => void; onCreated: (user: User) => void }) {
+export function CreateUserDialog({
+  open,
+  onClose,
+  onCreated,
+}: {
+  open: boolean;
+  onClose: () => void;
+  onCreated: (user: User) => void;
+}) {
   return (
-    <Dialog open={open} onClose={onClose} title="Create user" description="The user has no roles and no organizations until you grant them.">
+    <Dialog
+      open={open}
+      onClose={onClose}
+      title="Create user"
+      description="The user has no roles and no organizations until you grant them."
+    >
       <CreateUserForm onCancel={onClose} onCreated={onCreated} />
     </Dialog>
   );
@@ -40,8 +53,20 @@ function CreateUserForm({ onCancel, onCreated }: { onCancel: () => void; onCreat
 
   return (
     <Form form={form} className="space-y-5">
-      <TextField name="username" label="Username" autoFocus autoComplete="off" hint="Letters, digits, “.”, “_” and “-”. Used to sign in." />
-      <TextField name="email" label="Email" type="email" autoComplete="off" hint="Optional. A verified email at an OAuth provider links that account on its first sign-in." />
+      <TextField
+        name="username"
+        label="Username"
+        autoFocus
+        autoComplete="off"
+        hint="Letters, digits, “.”, “_” and “-”. Used to sign in."
+      />
+      <TextField
+        name="email"
+        label="Email"
+        type="email"
+        autoComplete="off"
+        hint="Optional. A verified email at an OAuth provider links that account on its first sign-in."
+      />
       <TextField name="display_name" label="Display name" autoComplete="off" />
       <ChoiceGroup legend="Sign-in">
         <Choice type="radio" name="sign_in" value="password" label="With a password" />

@@ -94,8 +94,15 @@ export function MembersScreen({ orgId }: { orgId: string }) {
       editor={{
         createOnly: true,
         title: () => `Add a member to ${orgName}`,
-        description: () => "Within the organization tier's member quota. The member holds no role here until you grant one.",
-        form: (_none, controls) => <AddMemberForm orgId={orgId} onCancel={controls.cancel} onAdded={(member) => controls.done(`${member.username} added to ${orgName}.`)} />,
+        description: () =>
+          "Within the organization tier's member quota. The member holds no role here until you grant one.",
+        form: (_none, controls) => (
+          <AddMemberForm
+            orgId={orgId}
+            onCancel={controls.cancel}
+            onAdded={(member) => controls.done(`${member.username} added to ${orgName}.`)}
+          />
+        ),
       }}
       remove={{
         title: (member) => `Remove ${member.username} from ${orgName}?`,
@@ -107,7 +114,12 @@ export function MembersScreen({ orgId }: { orgId: string }) {
       }}
       refresh={refresh}
     >
-      <Dialog open={granting !== null} onClose={() => setGranting(null)} title={granting ? `Grant an org role to ${granting.username}` : "Grant an org role"} description={`The role applies in ${orgName} only.`}>
+      <Dialog
+        open={granting !== null}
+        onClose={() => setGranting(null)}
+        title={granting ? `Grant an org role to ${granting.username}` : "Grant an org role"}
+        description={`The role applies in ${orgName} only.`}
+      >
         {granting && (
           <GrantOrgRoleForm
             orgId={orgId}
@@ -124,7 +136,12 @@ export function MembersScreen({ orgId }: { orgId: string }) {
       <ConfirmDialog
         subject={revoking}
         title={({ member, role }) => `Revoke ${role.name} from ${member.username}?`}
-        body={({ member, role }) => <>{member.username} loses the permissions of {role.name} in {orgName} at once, unless another role grants them too.</>}
+        body={({ member, role }) => (
+          <>
+            {member.username} loses the permissions of {role.name} in {orgName} at once, unless another role grants them
+            too.
+          </>
+        )}
         confirmLabel="Revoke role"
         pendingLabel="Revoking…"
         onClose={() => setRevoking(null)}
@@ -139,7 +156,15 @@ export function MembersScreen({ orgId }: { orgId: string }) {
   );
 }
 
-function AddMemberForm({ orgId, onCancel, onAdded }: { orgId: string; onCancel: () => void; onAdded: (member: Member) => void }) {
+function AddMemberForm({
+  orgId,
+  onCancel,
+  onAdded,
+}: {
+  orgId: string;
+  onCancel: () => void;
+  onAdded: (member: Member) => void;
+}) {
   const client = useTRPCClient();
   const form = useSchemaForm<{ user_id: Picked | null }, AddMemberInput>({
     schema: addMemberInput,
@@ -159,7 +184,17 @@ function AddMemberForm({ orgId, onCancel, onAdded }: { orgId: string; onCancel: 
   );
 }
 
-function GrantOrgRoleForm({ orgId, member, onCancel, onGranted }: { orgId: string; member: Member; onCancel: () => void; onGranted: (roleName: string) => void }) {
+function GrantOrgRoleForm({
+  orgId,
+  member,
+  onCancel,
+  onGranted,
+}: {
+  orgId: string;
+  member: Member;
+  onCancel: () => void;
+  onGranted: (roleName: string) => void;
+}) {
   const client = useTRPCClient();
   const form = useSchemaForm<{ role_id: string }, GrantOrgRoleInput>({
     schema: grantOrgRoleInput,
@@ -168,7 +203,10 @@ function GrantOrgRoleForm({ orgId, member, onCancel, onGranted }: { orgId: strin
       if (!values.role_id) problem("role_id", "Pick a role.");
       return values;
     },
-    submit: async (input) => onGranted((await client.members.grantRole.mutate({ org_id: orgId, user_id: member.user_id, ...input })).role.name),
+    submit: async (input) =>
+      onGranted(
+        (await client.members.grantRole.mutate({ org_id: orgId, user_id: member.user_id, ...input })).role.name,
+      ),
   });
 
   return (

@@ -13,7 +13,16 @@ import {
 } from "@/lib/schemas/oauth-clients";
 import { useTRPCClient } from "@/trpc/react";
 import { PermissionPicker } from "./permission-picker";
-import { CheckboxField, Choice, ChoiceGroup, DialogButtons, Form, TextAreaField, TextField, useSchemaForm } from "@/components/ui/form";
+import {
+  CheckboxField,
+  Choice,
+  ChoiceGroup,
+  DialogButtons,
+  Form,
+  TextAreaField,
+  TextField,
+  useSchemaForm,
+} from "@/components/ui/form";
 import { Fact, ShownOnceDialog } from "@/components/ui/secret-field";
 import { Code } from "@/components/ui/values";
 
@@ -68,10 +77,15 @@ export function ClientForm({
       allowed_scopes: client?.allowed_scopes ?? [],
     },
     toInput: ({ client_type, redirect_uris, allowed_grant_types, ...values }, problem) => {
-      const input = { ...values, redirect_uris: urisOf(redirect_uris), allowed_grant_types: GRANT_TYPES.filter((g) => allowed_grant_types.includes(g)) };
+      const input = {
+        ...values,
+        redirect_uris: urisOf(redirect_uris),
+        allowed_grant_types: GRANT_TYPES.filter((g) => allowed_grant_types.includes(g)),
+      };
       if (client === null) return { ...input, client_type };
       // The rules across fields hold for the result of an update too.
-      for (const { path, message } of clientShapeProblems({ ...input, client_type: client.client_type })) problem(path as keyof ClientValues, message);
+      for (const { path, message } of clientShapeProblems({ ...input, client_type: client.client_type }))
+        problem(path as keyof ClientValues, message);
       return input;
     },
     submit: async (input) =>
@@ -81,19 +95,26 @@ export function ClientForm({
   });
   // An error on `redirect_uris.1` names the second URI: "Redirect URI 2 (http://…) must use https".
   const uris = urisOf(form.watch("redirect_uris"));
-  const uriLabel = ([index]: string[]) => `Redirect URI ${Number(index) + 1}${uris[Number(index)] ? ` (${uris[Number(index)]})` : ""}`;
+  const uriLabel = ([index]: string[]) =>
+    `Redirect URI ${Number(index) + 1}${uris[Number(index)] ? ` (${uris[Number(index)]})` : ""}`;
 
   return (
     <Form form={form} className="space-y-6">
       <TextField name="name" label="Name" autoFocus autoComplete="off" hint="Shown to users on consent screens." />
       {client === null ? (
         <ChoiceGroup name="client_type" legend="Client type" hint="Fixed once registered.">
-          <Choice type="radio" name="client_type" value="confidential" label="Confidential (a server that keeps a secret)" />
+          <Choice
+            type="radio"
+            name="client_type"
+            value="confidential"
+            label="Confidential (a server that keeps a secret)"
+          />
           <Choice type="radio" name="client_type" value="public" label="Public (a browser or mobile app, no secret)" />
         </ChoiceGroup>
       ) : (
         <p className="text-sm">
-          Client type: <strong className="font-semibold">{client.client_type}</strong> <span className="text-slate-500 dark:text-slate-400">(fixed once registered)</span>
+          Client type: <strong className="font-semibold">{client.client_type}</strong>{" "}
+          <span className="text-slate-500 dark:text-slate-400">(fixed once registered)</span>
         </p>
       )}
       <CheckboxField name="is_first_party" label="First party (one of the platform's own apps)" />
@@ -105,12 +126,22 @@ export function ClientForm({
         spellCheck={false}
         hint="One a line. Absolute https URIs (http only for localhost, 127.x.x.x or [::1]), without a fragment."
       />
-      <ChoiceGroup name="allowed_grant_types" legend="Grant types" subject="Grant types" hint="Authorization code needs a redirect URI; refresh token goes with authorization code; client credentials need a secret.">
+      <ChoiceGroup
+        name="allowed_grant_types"
+        legend="Grant types"
+        subject="Grant types"
+        hint="Authorization code needs a redirect URI; refresh token goes with authorization code; client credentials need a secret."
+      >
         {GRANT_TYPES.map((grant) => (
           <Choice key={grant} type="checkbox" name="allowed_grant_types" value={grant} label={GRANT_LABELS[grant]} />
         ))}
       </ChoiceGroup>
-      <PermissionPicker name="allowed_scopes" legend="Allowed scopes" hint="Catalog permissions the client may ask for." noun="scope" />
+      <PermissionPicker
+        name="allowed_scopes"
+        legend="Allowed scopes"
+        hint="Catalog permissions the client may ask for."
+        noun="scope"
+      />
       <DialogButtons onCancel={onCancel} label={client === null ? "Register client" : "Save client"} />
     </Form>
   );

@@ -58,8 +58,18 @@ export function OAuthClientsScreen() {
       notice={notice}
       before={
         <div className="mt-4 flex flex-wrap items-end gap-6">
-          <Segmented legend="Status" name="client-status" options={STATUSES} value={filters.status} onChange={(status) => setFilters((f) => ({ ...f, status }))} />
-          <CheckboxField label="Show deleted clients" checked={filters.include_deleted} onChange={(e) => setFilters((f) => ({ ...f, include_deleted: e.target.checked }))} />
+          <Segmented
+            legend="Status"
+            name="client-status"
+            options={STATUSES}
+            value={filters.status}
+            onChange={(status) => setFilters((f) => ({ ...f, status }))}
+          />
+          <CheckboxField
+            label="Show deleted clients"
+            checked={filters.include_deleted}
+            onChange={(e) => setFilters((f) => ({ ...f, include_deleted: e.target.checked }))}
+          />
         </div>
       }
       moreLabel="Show more clients"
@@ -71,7 +81,15 @@ export function OAuthClientsScreen() {
           ? []
           : [
               { label: "Edit", ariaLabel: `Edit ${client.name}`, onClick: open.edit },
-              ...(client.client_type === "confidential" ? [{ label: "Rotate secret", ariaLabel: `Rotate the secret of ${client.name}`, onClick: () => setRotating(client) }] : []),
+              ...(client.client_type === "confidential"
+                ? [
+                    {
+                      label: "Rotate secret",
+                      ariaLabel: `Rotate the secret of ${client.name}`,
+                      onClick: () => setRotating(client),
+                    },
+                  ]
+                : []),
               {
                 label: client.is_active ? "Deactivate" : "Activate",
                 ariaLabel: `${client.is_active ? "Deactivate" : "Activate"} ${client.name}`,
@@ -105,7 +123,9 @@ export function OAuthClientsScreen() {
               <span className={mutedText}>None</span>
             ) : (
               <details>
-                <summary className="cursor-pointer">{client.allowed_scopes.length === 1 ? "1 scope" : `${client.allowed_scopes.length} scopes`}</summary>
+                <summary className="cursor-pointer">
+                  {client.allowed_scopes.length === 1 ? "1 scope" : `${client.allowed_scopes.length} scopes`}
+                </summary>
                 <CodeList items={client.allowed_scopes} />
               </details>
             )}
@@ -136,7 +156,12 @@ export function OAuthClientsScreen() {
       }}
       remove={{
         title: (client) => `Delete ${client.name}?`,
-        body: () => <>The client is deactivated and disappears from the list: it can no longer be used. A sys_admin still sees it among deleted clients.</>,
+        body: () => (
+          <>
+            The client is deactivated and disappears from the list: it can no longer be used. A sys_admin still sees it
+            among deleted clients.
+          </>
+        ),
         confirmLabel: "Delete client",
         run: (client) => remove.mutateAsync({ client_id: client.client_id }),
         notice: (client) => `${client.name} deleted.`,
@@ -147,7 +172,9 @@ export function OAuthClientsScreen() {
       <ConfirmDialog
         subject={rotating}
         title={(client) => `Issue a new secret for ${client.name}?`}
-        body={() => <>The current secret stops working at once: the app needs the new one before it can authenticate again.</>}
+        body={() => (
+          <>The current secret stops working at once: the app needs the new one before it can authenticate again.</>
+        )}
         confirmLabel="Rotate secret"
         pendingLabel="Rotating…"
         onClose={() => setRotating(null)}

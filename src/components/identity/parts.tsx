@@ -40,11 +40,20 @@ export function RoleBadges({ roles, action }: { roles: readonly RoleRef[]; actio
 }
 
 /** What removing a member from an organization does. */
-export function RemovalWarning({ username, where, roles }: { username: string; where: string; roles: readonly RoleRef[] }) {
+export function RemovalWarning({
+  username,
+  where,
+  roles,
+}: {
+  username: string;
+  where: string;
+  roles: readonly RoleRef[];
+}) {
   return (
     <>
       {username} loses every org role {where}
-      {roles.length > 0 && <> ({roles.map((r) => r.name).join(", ")})</>}, at once — their API keys included. Adding them back starts from no roles.
+      {roles.length > 0 && <> ({roles.map((r) => r.name).join(", ")})</>}, at once — their API keys included. Adding
+      them back starts from no roles.
     </>
   );
 }
@@ -56,7 +65,9 @@ export function UserLink({ user }: { user: { user_id: string; username: string; 
       <Link href={`/console/users/${user.user_id}`} className={textLink}>
         {user.username}
       </Link>
-      {user.display_name && user.display_name !== user.username && <span className={`block text-xs font-normal ${mutedText}`}>{user.display_name}</span>}
+      {user.display_name && user.display_name !== user.username && (
+        <span className={`block text-xs font-normal ${mutedText}`}>{user.display_name}</span>
+      )}
     </>
   );
 }

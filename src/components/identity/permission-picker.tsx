@@ -46,7 +46,10 @@ export function PermissionPicker({
   const { field, message: error } = useFieldController(name, legend);
   const selected = new Set<string>(field.value as string[]);
   const pickable = (s: { permission: Permission; dangerous: boolean }) => !readOnly && !(lockDangerous && s.dangerous);
-  const groups = SCOPE_GROUPS.map((group) => ({ ...group, scopes: group.scopes.filter((s) => offered(s.permission)) })).filter((g) => g.scopes.length > 0);
+  const groups = SCOPE_GROUPS.map((group) => ({
+    ...group,
+    scopes: group.scopes.filter((s) => offered(s.permission)),
+  })).filter((g) => g.scopes.length > 0);
   const count = [...selected].filter((p) => Object.hasOwn(PERMISSIONS, p) && offered(p as Permission)).length;
 
   const set = (permissions: Permission[], on: boolean) => {
@@ -75,11 +78,19 @@ export function PermissionPicker({
           const choices = group.scopes.filter(pickable).map((s) => s.permission);
           const all = choices.length > 0 && choices.every((p) => selected.has(p));
           return (
-            <fieldset key={group.resource} className="border-t border-slate-200 px-3 py-3 first:border-t-0 dark:border-slate-800">
+            <fieldset
+              key={group.resource}
+              className="border-t border-slate-200 px-3 py-3 first:border-t-0 dark:border-slate-800"
+            >
               <div className="flex items-center justify-between gap-2">
                 <legend className="text-sm font-semibold">{group.label}</legend>
                 {choices.length > 1 && (
-                  <button type="button" onClick={() => set(choices, !all)} className={`${linkButton} text-xs`} aria-label={`${all ? "Clear" : "Select all"} ${group.label} ${noun}s`}>
+                  <button
+                    type="button"
+                    onClick={() => set(choices, !all)}
+                    className={`${linkButton} text-xs`}
+                    aria-label={`${all ? "Clear" : "Select all"} ${group.label} ${noun}s`}
+                  >
                     {all ? "Clear" : "Select all"}
                   </button>
                 )}
@@ -97,7 +108,10 @@ export function PermissionPicker({
                       className="mt-1 size-4 shrink-0 accent-brand-600"
                     />
                     <div className="min-w-0">
-                      <label htmlFor={`${id}-${scope.permission}`} className={`font-mono text-sm break-all ${lockDangerous && scope.dangerous ? "text-slate-400 dark:text-slate-500" : ""}`}>
+                      <label
+                        htmlFor={`${id}-${scope.permission}`}
+                        className={`font-mono text-sm break-all ${lockDangerous && scope.dangerous ? "text-slate-400 dark:text-slate-500" : ""}`}
+                      >
                         {scope.permission}
                       </label>
                       {scope.dangerous && (

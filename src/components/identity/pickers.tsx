@@ -90,7 +90,21 @@ function SearchPicker({ name, label, placeholder, useMatches }: SearchPickerProp
 }
 
 /** The picker's error, and what its search found. */
-function Matches({ id, error, label, query, matches, onPick }: { id: string; error?: string; label: string; query: string; matches: ReturnType<SearchPickerProps["useMatches"]>; onPick: (picked: Picked) => void }) {
+function Matches({
+  id,
+  error,
+  label,
+  query,
+  matches,
+  onPick,
+}: {
+  id: string;
+  error?: string;
+  label: string;
+  query: string;
+  matches: ReturnType<SearchPickerProps["useMatches"]>;
+  onPick: (picked: Picked) => void;
+}) {
   return (
     <>
       <FieldError id={`${id}-error`} message={error} />
@@ -100,10 +114,18 @@ function Matches({ id, error, label, query, matches, onPick }: { id: string; err
           {matches.isError && <p className="text-red-700 dark:text-red-400">{messageOf(matches.error)}</p>}
           {matches.data?.length === 0 && <p className={mutedText}>Nothing matches “{query}”.</p>}
           {matches.data && matches.data.length > 0 && (
-            <ul aria-label={`Matches for ${label.toLowerCase()}`} className="max-h-56 divide-y divide-slate-200 overflow-y-auto rounded-md border border-slate-200 dark:divide-slate-800 dark:border-slate-800">
+            <ul
+              aria-label={`Matches for ${label.toLowerCase()}`}
+              className="max-h-56 divide-y divide-slate-200 overflow-y-auto rounded-md border border-slate-200 dark:divide-slate-800 dark:border-slate-800"
+            >
               {matches.data.map((match) => (
                 <li key={match.id}>
-                  <button type="button" onClick={() => onPick(match)} className="w-full px-3 py-2 text-left hover:bg-slate-50 dark:hover:bg-slate-800" aria-label={`Pick ${match.label}`}>
+                  <button
+                    type="button"
+                    onClick={() => onPick(match)}
+                    className="w-full px-3 py-2 text-left hover:bg-slate-50 dark:hover:bg-slate-800"
+                    aria-label={`Pick ${match.label}`}
+                  >
                     <span className="font-medium">{match.label}</span>
                     {match.detail && <span className={mutedText}> — {match.detail}</span>}
                   </button>
@@ -122,13 +144,27 @@ type PickerProps = { name: string; label?: string };
 function useUserMatches(query: string) {
   const trpc = useTRPC();
   const found = useQuery(trpc.users.list.queryOptions({ q: query, limit: 20 }, { enabled: query !== "" }));
-  return { ...found, data: found.data?.data.map((u) => ({ id: u.id, label: u.username, detail: u.display_name !== u.username ? u.display_name : null })) };
+  return {
+    ...found,
+    data: found.data?.data.map((u) => ({
+      id: u.id,
+      label: u.username,
+      detail: u.display_name !== u.username ? u.display_name : null,
+    })),
+  };
 }
 
 function useOrganizationMatches(query: string) {
   const trpc = useTRPC();
   const found = useQuery(trpc.organizations.list.queryOptions({ q: query, limit: 20 }, { enabled: query !== "" }));
-  return { ...found, data: found.data?.data.map((o) => ({ id: o.id, label: o.name, detail: o.display_name !== o.name ? o.display_name : null })) };
+  return {
+    ...found,
+    data: found.data?.data.map((o) => ({
+      id: o.id,
+      label: o.name,
+      detail: o.display_name !== o.name ? o.display_name : null,
+    })),
+  };
 }
 
 export const UserPicker = ({ label = "User", ...props }: PickerProps) => (
@@ -136,11 +172,24 @@ export const UserPicker = ({ label = "User", ...props }: PickerProps) => (
 );
 
 export const OrganizationPicker = ({ label = "Organization", ...props }: PickerProps) => (
-  <SearchPicker {...props} label={label} placeholder="Name, display name or domain" useMatches={useOrganizationMatches} />
+  <SearchPicker
+    {...props}
+    label={label}
+    placeholder="Name, display name or domain"
+    useMatches={useOrganizationMatches}
+  />
 );
 
 /** The roles of a scope to grant, less those `held`. */
-export function RoleSelect({ scope, label = "Role", held }: { scope: (typeof ROLE_SCOPES)[number]; label?: string; held?: ReadonlySet<string> }) {
+export function RoleSelect({
+  scope,
+  label = "Role",
+  held,
+}: {
+  scope: (typeof ROLE_SCOPES)[number];
+  label?: string;
+  held?: ReadonlySet<string>;
+}) {
   const trpc = useTRPC();
   const roles = useQuery(roleChoicesOptions(trpc, scope));
   return (
@@ -150,7 +199,12 @@ export function RoleSelect({ scope, label = "Role", held }: { scope: (typeof ROL
       subject="Role"
       options={[
         { value: "", label: roles.isPending ? "Loading roles…" : "Pick a role" },
-        ...(roles.data?.data ?? []).filter((role) => !held?.has(role.id)).map((role) => ({ value: role.id, label: role.description ? `${role.name} — ${role.description}` : role.name })),
+        ...(roles.data?.data ?? [])
+          .filter((role) => !held?.has(role.id))
+          .map((role) => ({
+            value: role.id,
+            label: role.description ? `${role.name} — ${role.description}` : role.name,
+          })),
       ]}
     />
   );

@@ -14,28 +14,42 @@ export const PAGE_SIZE = 25;
 export type UserFilters = Pick<z.input<typeof listUsersQuery>, "q" | "include_deleted">;
 
 export const userListOptions = (trpc: Trpc, filters: UserFilters = {}) =>
-  trpc.users.list.infiniteQueryOptions({ limit: PAGE_SIZE, ...filters }, { getNextPageParam: (page) => page.next_cursor });
+  trpc.users.list.infiniteQueryOptions(
+    { limit: PAGE_SIZE, ...filters },
+    { getNextPageParam: (page) => page.next_cursor },
+  );
 
 /** The user page reads its user deleted or not: a sys_admin restores from there. */
-export const userOptions = (trpc: Trpc, userId: string) => trpc.users.get.queryOptions({ user_id: userId, include_deleted: "true" });
+export const userOptions = (trpc: Trpc, userId: string) =>
+  trpc.users.get.queryOptions({ user_id: userId, include_deleted: "true" });
 
-export const userOrganizationsOptions = (trpc: Trpc, userId: string) => trpc.users.organizations.queryOptions({ user_id: userId, limit: 100 });
+export const userOrganizationsOptions = (trpc: Trpc, userId: string) =>
+  trpc.users.organizations.queryOptions({ user_id: userId, limit: 100 });
 export const userGrantsOptions = (trpc: Trpc, userId: string) => trpc.roles.grants.queryOptions({ user_id: userId });
-export const effectivePermissionsOptions = (trpc: Trpc, userId: string) => trpc.roles.effective.queryOptions({ user_id: userId });
-export const identitiesOptions = (trpc: Trpc, userId: string) => trpc.users.identities.queryOptions({ user_id: userId });
+export const effectivePermissionsOptions = (trpc: Trpc, userId: string) =>
+  trpc.roles.effective.queryOptions({ user_id: userId });
+export const identitiesOptions = (trpc: Trpc, userId: string) =>
+  trpc.users.identities.queryOptions({ user_id: userId });
 
 export type RoleFilters = Pick<z.input<typeof listRolesQuery>, "scope" | "q">;
 
 export const roleListOptions = (trpc: Trpc, filters: RoleFilters = {}) =>
-  trpc.roles.list.infiniteQueryOptions({ limit: PAGE_SIZE, ...filters }, { getNextPageParam: (page) => page.next_cursor });
+  trpc.roles.list.infiniteQueryOptions(
+    { limit: PAGE_SIZE, ...filters },
+    { getNextPageParam: (page) => page.next_cursor },
+  );
 
 /** Every role of a scope (the first 100), for the grant pickers. */
-export const roleChoicesOptions = (trpc: Trpc, scope: (typeof ROLE_SCOPES)[number]) => trpc.roles.list.queryOptions({ scope, limit: 100 });
+export const roleChoicesOptions = (trpc: Trpc, scope: (typeof ROLE_SCOPES)[number]) =>
+  trpc.roles.list.queryOptions({ scope, limit: 100 });
 
 export const roleOptions = (trpc: Trpc, roleId: string) => trpc.roles.get.queryOptions({ role_id: roleId });
 
 export const memberListOptions = (trpc: Trpc, orgId: string, q?: string) =>
-  trpc.members.list.infiniteQueryOptions({ org_id: orgId, limit: PAGE_SIZE, ...(q ? { q } : {}) }, { getNextPageParam: (page) => page.next_cursor });
+  trpc.members.list.infiniteQueryOptions(
+    { org_id: orgId, limit: PAGE_SIZE, ...(q ? { q } : {}) },
+    { getNextPageParam: (page) => page.next_cursor },
+  );
 
 export type ClientStatus = "all" | "active" | "inactive";
 
@@ -46,6 +60,10 @@ export interface ClientFilters {
 
 export const clientListOptions = (trpc: Trpc, { status, include_deleted }: ClientFilters) =>
   trpc.oauthClients.list.infiniteQueryOptions(
-    { limit: PAGE_SIZE, ...(status === "all" ? {} : { active: status === "active" ? "true" : "false" }), ...(include_deleted ? { include_deleted: "true" } : {}) },
+    {
+      limit: PAGE_SIZE,
+      ...(status === "all" ? {} : { active: status === "active" ? "true" : "false" }),
+      ...(include_deleted ? { include_deleted: "true" } : {}),
+    },
     { getNextPageParam: (page) => page.next_cursor },
   );

@@ -3,14 +3,30 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
 import { useState } from "react";
-import { createRoleInput, updateRoleInput, type CreateRoleInput, type Role, type ROLE_SCOPES, type UpdateRoleInput } from "@/lib/schemas/roles";
+import {
+  createRoleInput,
+  updateRoleInput,
+  type CreateRoleInput,
+  type Role,
+  type ROLE_SCOPES,
+  type UpdateRoleInput,
+} from "@/lib/schemas/roles";
 import { isPermission } from "@/lib/permissions";
 import { useTRPC, useTRPCClient } from "@/trpc/react";
 import { orgPermissionsOnly, PermissionPicker } from "./permission-picker";
 import { roleOptions } from "./queries";
 import { Badge } from "@/components/ui/badge";
 import { ConfirmDialog } from "@/components/ui/confirm-dialog";
-import { Choice, ChoiceGroup, Form, orNull, SubmitRow, TextAreaField, TextField, useSchemaForm } from "@/components/ui/form";
+import {
+  Choice,
+  ChoiceGroup,
+  Form,
+  orNull,
+  SubmitRow,
+  TextAreaField,
+  TextField,
+  useSchemaForm,
+} from "@/components/ui/form";
 import { BackLink, Loaded, Notice } from "@/components/ui/states";
 import { dangerButton } from "@/components/ui/styles";
 
@@ -51,12 +67,19 @@ function RoleEditor({ role }: { role: Role | null }) {
   const refresh = () => queryClient.invalidateQueries(trpc.roles.pathFilter());
   const form = useSchemaForm<RoleValues, CreateRoleInput | UpdateRoleInput>({
     schema: role === null ? createRoleInput : updateRoleInput,
-    defaultValues: { name: role?.name ?? "", description: role?.description ?? "", scope: role?.scope ?? "org", permissions: role?.permissions ?? [] },
+    defaultValues: {
+      name: role?.name ?? "",
+      description: role?.description ?? "",
+      scope: role?.scope ?? "org",
+      permissions: role?.permissions ?? [],
+    },
     toInput: ({ name, description, scope, permissions }) => {
       // Only the permissions the scope allows: switching a new role to "org" drops system ones.
       const chosen = permissions.filter((p) => isPermission(p) && (scope !== "org" || orgPermissionsOnly(p)));
       if (role === null) return { name, description: orNull(description), scope, permissions: chosen };
-      return builtIn ? { description: orNull(description) } : { name, description: orNull(description), permissions: chosen };
+      return builtIn
+        ? { description: orNull(description) }
+        : { name, description: orNull(description), permissions: chosen };
     },
     submit: async (input) => {
       if (role === null) {
@@ -96,21 +119,23 @@ function RoleEditor({ role }: { role: Role | null }) {
         <Notice text={notice} />
       </div>
 
-      <Form
-        form={form}
-        label={role ? `Edit ${role.name}` : "Create role"}
-        className="mt-4 max-w-3xl space-y-6"
-      >
+      <Form form={form} label={role ? `Edit ${role.name}` : "Create role"} className="mt-4 max-w-3xl space-y-6">
         {builtIn && (
           <p className="rounded-md border border-slate-200 bg-slate-50 px-4 py-3 text-sm dark:border-slate-800 dark:bg-slate-950">
-            A built-in role cannot be renamed or deleted, and its permissions follow the catalog. Only its description can change.
+            A built-in role cannot be renamed or deleted, and its permissions follow the catalog. Only its description
+            can change.
           </p>
         )}
         <TextField name="name" label="Name" readOnly={builtIn} autoComplete="off" autoFocus={role === null} />
         <TextAreaField name="description" label="Description" rows={2} />
         {role === null ? (
           <ChoiceGroup name="scope" legend="Scope" hint="Fixed once the role exists: grants depend on it.">
-            <Choice type="radio" name="scope" value="org" label="Organization: granted in one organization, org permissions only" />
+            <Choice
+              type="radio"
+              name="scope"
+              value="org"
+              label="Organization: granted in one organization, org permissions only"
+            />
             <Choice type="radio" name="scope" value="system" label="System: granted globally" />
           </ChoiceGroup>
         ) : null}
@@ -131,7 +156,12 @@ function RoleEditor({ role }: { role: Role | null }) {
       <ConfirmDialog
         subject={deleting}
         title={(r) => `Delete the role ${r.name}?`}
-        body={(r) => <>Everyone who holds {r.name} loses its permissions at once, wherever it was granted. This cannot be undone here.</>}
+        body={(r) => (
+          <>
+            Everyone who holds {r.name} loses its permissions at once, wherever it was granted. This cannot be undone
+            here.
+          </>
+        )}
         confirmLabel="Delete role"
         pendingLabel="Deleting…"
         onClose={() => setDeleting(null)}

@@ -25,7 +25,10 @@ const SCOPES: { value: RoleFilters["scope"]; label: string }[] = [
 export function RolesScreen() {
   const trpc = useTRPC();
   const [scope, setScope] = useState<RoleFilters["scope"]>(undefined);
-  const list = useInfiniteQuery({ ...roleListOptions(trpc, scope ? { scope } : {}), placeholderData: keepPreviousData });
+  const list = useInfiniteQuery({
+    ...roleListOptions(trpc, scope ? { scope } : {}),
+    placeholderData: keepPreviousData,
+  });
 
   return (
     <HeadedSection

@@ -60,7 +60,9 @@ export function MembershipsSection({ user, onNotice }: { user: User; onNotice: (
             <Link href={`/console/organizations/${org.org_id}/members`} className={textLink}>
               {org.name}
             </Link>
-            {org.display_name && org.display_name !== org.name && <span className={`block text-xs ${mutedText}`}>{org.display_name}</span>}
+            {org.display_name && org.display_name !== org.name && (
+              <span className={`block text-xs ${mutedText}`}>{org.display_name}</span>
+            )}
           </th>
           <td className={td}>
             <RoleBadges roles={org.roles} />
@@ -68,13 +70,22 @@ export function MembershipsSection({ user, onNotice }: { user: User; onNotice: (
           <WhenCell iso={org.created_at} />
         </>
       )}
-      empty={{ title: `${user.username} belongs to no organization.`, body: "Add them to one to grant them its org roles." }}
+      empty={{
+        title: `${user.username} belongs to no organization.`,
+        body: "Add them to one to grant them its org roles.",
+      }}
       create={{ label: "Add to organization" }}
       editor={{
         createOnly: true,
         title: () => `Add ${user.username} to an organization`,
         description: () => "Within the organization tier's member quota.",
-        form: (_none, controls) => <AddMembershipForm user={user} onCancel={controls.cancel} onAdded={(orgName) => controls.done(`${user.username} added to ${orgName}.`)} />,
+        form: (_none, controls) => (
+          <AddMembershipForm
+            user={user}
+            onCancel={controls.cancel}
+            onAdded={(orgName) => controls.done(`${user.username} added to ${orgName}.`)}
+          />
+        ),
       }}
       remove={{
         title: (org) => `Remove ${user.username} from ${org.name}?`,
@@ -89,7 +100,15 @@ export function MembershipsSection({ user, onNotice }: { user: User; onNotice: (
   );
 }
 
-function AddMembershipForm({ user, onCancel, onAdded }: { user: User; onCancel: () => void; onAdded: (orgName: string) => void }) {
+function AddMembershipForm({
+  user,
+  onCancel,
+  onAdded,
+}: {
+  user: User;
+  onCancel: () => void;
+  onAdded: (orgName: string) => void;
+}) {
   const client = useTRPCClient();
   const form = useSchemaForm<{ org_id: Picked | null }, z.output<typeof memberParams>>({
     schema: memberParams,
@@ -150,16 +169,30 @@ export function GrantsSection({ user, onNotice }: { user: User; onNotice: (text:
           <WhenCell iso={grant.created_at} />
         </>
       )}
-      empty={{ title: `${user.username} holds no role.`, body: "Grant a system role (globally) or an org role (in one organization)." }}
+      empty={{
+        title: `${user.username} holds no role.`,
+        body: "Grant a system role (globally) or an org role (in one organization).",
+      }}
       create={{ label: "Grant role" }}
       editor={{
         createOnly: true,
         title: () => `Grant a role to ${user.username}`,
-        form: (_none, controls) => <GrantRoleForm user={user} onCancel={controls.cancel} onGranted={(grant) => controls.done(`${grant.role.name} granted to ${user.username} ${where(grant)}.`)} />,
+        form: (_none, controls) => (
+          <GrantRoleForm
+            user={user}
+            onCancel={controls.cancel}
+            onGranted={(grant) => controls.done(`${grant.role.name} granted to ${user.username} ${where(grant)}.`)}
+          />
+        ),
       }}
       remove={{
         title: (grant) => `Revoke ${grant.role.name} ${where(grant)}?`,
-        body: (grant) => <>{user.username} loses the permissions of {grant.role.name} {where(grant)} at once, unless another role grants them too.</>,
+        body: (grant) => (
+          <>
+            {user.username} loses the permissions of {grant.role.name} {where(grant)} at once, unless another role
+            grants them too.
+          </>
+        ),
         confirmLabel: "Revoke role",
         pendingLabel: "Revoking…",
         run: (grant) => revoke.mutateAsync({ user_id: user.id, grant_id: grant.id }),
@@ -170,7 +203,15 @@ export function GrantsSection({ user, onNotice }: { user: User; onNotice: (text:
   );
 }
 
-function GrantRoleForm({ user, onCancel, onGranted }: { user: User; onCancel: () => void; onGranted: (grant: Grant) => void }) {
+function GrantRoleForm({
+  user,
+  onCancel,
+  onGranted,
+}: {
+  user: User;
+  onCancel: () => void;
+  onGranted: (grant: Grant) => void;
+}) {
   const trpc = useTRPC();
   const client = useTRPCClient();
   const orgs = useQuery(userOrganizationsOptions(trpc, user.id));
@@ -192,7 +233,13 @@ function GrantRoleForm({ user, onCancel, onGranted }: { user: User; onCancel: ()
   return (
     <Form form={form} className="space-y-5">
       <ChoiceGroup legend="Kind of role">
-        <Choice type="radio" name="scope" value="org" label="Organization role, in one organization" onChange={clearRole} />
+        <Choice
+          type="radio"
+          name="scope"
+          value="org"
+          label="Organization role, in one organization"
+          onChange={clearRole}
+        />
         <Choice type="radio" name="scope" value="system" label="System role, globally" onChange={clearRole} />
       </ChoiceGroup>
       <RoleSelect key={scope} scope={scope} />
@@ -205,7 +252,11 @@ function GrantRoleForm({ user, onCancel, onGranted }: { user: User; onCancel: ()
             { value: "", label: orgs.isPending ? "Loading organizations…" : "Pick an organization" },
             ...(orgs.data?.data ?? []).map((org) => ({ value: org.org_id, label: org.name })),
           ]}
-          hint={noOrganizations ? `${user.username} belongs to no organization yet: add them to one first.` : "Only organizations the user belongs to."}
+          hint={
+            noOrganizations
+              ? `${user.username} belongs to no organization yet: add them to one first.`
+              : "Only organizations the user belongs to."
+          }
         />
       )}
       <DialogButtons onCancel={onCancel} label="Grant role" pendingLabel="Granting…" />
@@ -221,7 +272,15 @@ interface Held {
   sources: { role_id: string; role_name: string; org_id: string | null }[];
 }
 
-function HeldTable({ caption, held, orgNames }: { caption: string; held: Held[]; orgNames: ReadonlyMap<string, string> }) {
+function HeldTable({
+  caption,
+  held,
+  orgNames,
+}: {
+  caption: string;
+  held: Held[];
+  orgNames: ReadonlyMap<string, string>;
+}) {
   if (held.length === 0) return <p className={`text-sm ${mutedText}`}>None.</p>;
   return (
     <DataTable caption={`${caption}`} columns={["Permission", "From"]}>
@@ -240,7 +299,8 @@ function HeldTable({ caption, held, orgNames }: { caption: string; held: Held[];
               {p.sources.map((s) => (
                 <li key={`${s.role_id}-${s.org_id ?? "global"}`}>
                   <Badge tone={s.org_id === null ? "neutral" : "brand"}>
-                    {s.role_name} {s.org_id === null ? "(globally)" : `(in ${orgNames.get(s.org_id) ?? "an organization"})`}
+                    {s.role_name}{" "}
+                    {s.org_id === null ? "(globally)" : `(in ${orgNames.get(s.org_id) ?? "an organization"})`}
                   </Badge>
                 </li>
               ))}
@@ -258,14 +318,22 @@ export function EffectivePermissionsSection({ user }: { user: User }) {
 
   function content() {
     if (effective.isPending) return <LoadingState label="Loading effective permissions…" />;
-    if (effective.isError) return <ErrorState title="The effective permissions could not be loaded." error={effective.error} onRetry={() => effective.refetch()} />;
+    if (effective.isError)
+      return (
+        <ErrorState
+          title="The effective permissions could not be loaded."
+          error={effective.error}
+          onRetry={() => effective.refetch()}
+        />
+      );
     const view = effective.data;
     const orgNames = new Map(view.organizations.map((o) => [o.id, o.name]));
     return (
       <div className="space-y-6">
         {view.is_sys_admin && (
           <p className="rounded-md border border-brand-100 bg-brand-50 px-4 py-3 text-sm dark:border-brand-900 dark:bg-brand-900/40">
-            <strong className="font-semibold">{user.username} is a sys_admin</strong>: they hold every permission, everywhere.
+            <strong className="font-semibold">{user.username} is a sys_admin</strong>: they hold every permission,
+            everywhere.
           </p>
         )}
         <div>
@@ -275,10 +343,17 @@ export function EffectivePermissionsSection({ user }: { user: User }) {
         {view.organizations.map((org) => (
           <details key={org.id} className="group">
             <summary className="cursor-pointer text-sm font-semibold">
-              In {org.name} <span className={`font-normal ${mutedText}`}>({org.permissions.length} {org.permissions.length === 1 ? "permission" : "permissions"})</span>
+              In {org.name}{" "}
+              <span className={`font-normal ${mutedText}`}>
+                ({org.permissions.length} {org.permissions.length === 1 ? "permission" : "permissions"})
+              </span>
             </summary>
             <div className="mt-2">
-              <HeldTable caption={`Permissions ${user.username} holds in ${org.name}`} held={org.permissions} orgNames={orgNames} />
+              <HeldTable
+                caption={`Permissions ${user.username} holds in ${org.name}`}
+                held={org.permissions}
+                orgNames={orgNames}
+              />
             </div>
           </details>
         ))}

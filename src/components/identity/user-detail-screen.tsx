@@ -37,7 +37,11 @@ function UserDetail({ u, justCreated }: { u: User; justCreated: boolean }) {
   const [resetting, setResetting] = useState<User | null>(null);
   const [reset, setReset] = useState<PasswordReset | null>(null);
   const [deleting, setDeleting] = useState<User | null>(null);
-  const refreshUser = () => Promise.all([queryClient.invalidateQueries(trpc.users.get.pathFilter()), queryClient.invalidateQueries(trpc.users.list.pathFilter())]);
+  const refreshUser = () =>
+    Promise.all([
+      queryClient.invalidateQueries(trpc.users.get.pathFilter()),
+      queryClient.invalidateQueries(trpc.users.list.pathFilter()),
+    ]);
   const remove = useMutation(trpc.users.delete.mutationOptions());
   const restore = useMutation(
     trpc.users.restore.mutationOptions({
@@ -62,7 +66,12 @@ function UserDetail({ u, justCreated }: { u: User; justCreated: boolean }) {
         </div>
         <div className="flex flex-wrap gap-2">
           {u.is_deleted ? (
-            <button type="button" onClick={() => restore.mutate({ user_id: u.id })} disabled={restore.isPending} className={secondaryButton}>
+            <button
+              type="button"
+              onClick={() => restore.mutate({ user_id: u.id })}
+              disabled={restore.isPending}
+              className={secondaryButton}
+            >
               {restore.isPending ? "Restoring…" : "Restore user"}
             </button>
           ) : (
@@ -83,7 +92,12 @@ function UserDetail({ u, justCreated }: { u: User; justCreated: boolean }) {
         <FormAlert message={restore.error ? messageOf(restore.error) : undefined} />
       </div>
 
-      <HeadedSection level={2} className="mt-10" title="Profile" description={u.is_deleted ? "A deleted user cannot sign in. Restore them to change anything." : undefined}>
+      <HeadedSection
+        level={2}
+        className="mt-10"
+        title="Profile"
+        description={u.is_deleted ? "A deleted user cannot sign in. Restore them to change anything." : undefined}
+      >
         <div className="mt-4">
           {/* Keyed by updated_at: a saved or restored user starts the form from what the server holds. */}
           <ProfileForm
@@ -125,8 +139,9 @@ function UserDetail({ u, justCreated }: { u: User; justCreated: boolean }) {
         title={(target) => `Delete ${target.username}?`}
         body={(target) => (
           <>
-            {target.username} can no longer sign in, and their API keys stop working at once. Their username and email become free. A
-            sys_admin can restore the user later (unless someone has taken the username or email meanwhile).
+            {target.username} can no longer sign in, and their API keys stop working at once. Their username and email
+            become free. A sys_admin can restore the user later (unless someone has taken the username or email
+            meanwhile).
           </>
         )}
         confirmLabel="Delete user"

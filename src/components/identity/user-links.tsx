@@ -15,7 +15,11 @@ import { WhenCell } from "@/components/ui/values";
 // What else reaches a user: external accounts linked at sign-in (unlinkable here), and their API
 // keys (read-only: only a key's owner creates or revokes it).
 
-const PROVIDER_NAMES: Record<(typeof IDENTITY_PROVIDERS)[number], string> = { github: "GitHub", google: "Google", oauth2: "OpenID Connect" };
+const PROVIDER_NAMES: Record<(typeof IDENTITY_PROVIDERS)[number], string> = {
+  github: "GitHub",
+  google: "Google",
+  oauth2: "OpenID Connect",
+};
 const providerName = (identity: Identity) => {
   const known = IDENTITY_PROVIDERS.find((p) => p === identity.provider);
   return known ? PROVIDER_NAMES[known] : identity.provider;
@@ -25,7 +29,15 @@ const providerName = (identity: Identity) => {
  * A user's linked accounts. `unlinked`: what follows an unlink instead of reloading the list (one's
  * own unlink ends one's own sessions too).
  */
-export function IdentitiesSection({ user, onNotice, unlinked }: { user: User; onNotice: (text: string) => void; unlinked?: () => void }) {
+export function IdentitiesSection({
+  user,
+  onNotice,
+  unlinked,
+}: {
+  user: User;
+  onNotice: (text: string) => void;
+  unlinked?: () => void;
+}) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const identities = useQuery(identitiesOptions(trpc, user.id));
@@ -58,8 +70,8 @@ export function IdentitiesSection({ user, onNotice, unlinked }: { user: User; on
         title: (identity) => `Unlink this ${providerName(identity)} account?`,
         body: (identity) => (
           <>
-            Signing in with the account <code className="font-mono">{identity.provider_user_id}</code> no longer reaches {user.username}, and every console session of{" "}
-            {user.username} ends now.
+            Signing in with the account <code className="font-mono">{identity.provider_user_id}</code> no longer reaches{" "}
+            {user.username}, and every console session of {user.username} ends now.
           </>
         ),
         confirmLabel: "Unlink",
@@ -89,7 +101,11 @@ export function ApiKeysSection({ user }: { user: User }) {
       }
     >
       <div className="mt-4">
-        <KeyTable ownerId={user.id} caption={`API keys of ${user.username}`} empty={{ title: `${user.username} has no API keys.` }} />
+        <KeyTable
+          ownerId={user.id}
+          caption={`API keys of ${user.username}`}
+          empty={{ title: `${user.username} has no API keys.` }}
+        />
       </div>
     </HeadedSection>
   );

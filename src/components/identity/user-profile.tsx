@@ -1,14 +1,36 @@
 "use client";
 
-import { resetPasswordInput, updateUserInput, type PasswordReset, type ResetPasswordInput, type UpdateUserInput, type User } from "@/lib/schemas/users";
+import {
+  resetPasswordInput,
+  updateUserInput,
+  type PasswordReset,
+  type ResetPasswordInput,
+  type UpdateUserInput,
+  type User,
+} from "@/lib/schemas/users";
 import { Dialog } from "@/components/ui/dialog";
 import { useTRPCClient } from "@/trpc/react";
-import { blankAsNull, Choice, ChoiceGroup, DialogButtons, Form, orNullEach, SubmitRow, TextAreaField, TextField, textsOf, useSchemaForm } from "@/components/ui/form";
+import {
+  blankAsNull,
+  Choice,
+  ChoiceGroup,
+  DialogButtons,
+  Form,
+  orNullEach,
+  SubmitRow,
+  TextAreaField,
+  TextField,
+  textsOf,
+  useSchemaForm,
+} from "@/components/ui/form";
 import { ShownOnceDialog } from "@/components/ui/secret-field";
 
 // A user's profile form, and the password reset with its show-once generated password.
 
-type ProfileValues = Record<"username" | "email" | "display_name" | "avatar_url" | "locale" | "timezone" | "bio", string>;
+type ProfileValues = Record<
+  "username" | "email" | "display_name" | "avatar_url" | "locale" | "timezone" | "bio",
+  string
+>;
 
 const PROFILE_FIELDS = ["email", "display_name", "avatar_url", "locale", "timezone", "bio"] as const;
 
@@ -27,24 +49,64 @@ export function ProfileForm({ user, onSaved }: { user: User; onSaved: (user: Use
       <TextField name="username" label="Username" autoComplete="off" readOnly={readOnly} />
       <TextField name="email" label="Email" type="email" autoComplete="off" readOnly={readOnly} />
       <TextField name="display_name" label="Display name" autoComplete="off" readOnly={readOnly} />
-      <TextField name="avatar_url" label="Avatar URL" type="url" autoComplete="off" hint="An https URL." readOnly={readOnly} />
-      <TextField name="locale" label="Locale" autoComplete="off" hint="A language tag like en or pt-BR." readOnly={readOnly} />
-      <TextField name="timezone" label="Time zone" autoComplete="off" hint="An IANA time zone like Europe/Paris." readOnly={readOnly} />
+      <TextField
+        name="avatar_url"
+        label="Avatar URL"
+        type="url"
+        autoComplete="off"
+        hint="An https URL."
+        readOnly={readOnly}
+      />
+      <TextField
+        name="locale"
+        label="Locale"
+        autoComplete="off"
+        hint="A language tag like en or pt-BR."
+        readOnly={readOnly}
+      />
+      <TextField
+        name="timezone"
+        label="Time zone"
+        autoComplete="off"
+        hint="An IANA time zone like Europe/Paris."
+        readOnly={readOnly}
+      />
       <TextAreaField name="bio" label="Bio" rows={3} className="sm:col-span-2" readOnly={readOnly} />
       {!readOnly && <SubmitRow label="Save profile" className="sm:col-span-2" />}
     </Form>
   );
 }
 
-export function ResetPasswordDialog({ user, onClose, onDone }: { user: User | null; onClose: () => void; onDone: (reset: PasswordReset) => void }) {
+export function ResetPasswordDialog({
+  user,
+  onClose,
+  onDone,
+}: {
+  user: User | null;
+  onClose: () => void;
+  onDone: (reset: PasswordReset) => void;
+}) {
   return (
-    <Dialog open={user !== null} onClose={onClose} title={user ? `Reset the password of ${user.username}` : "Reset password"} description="The old password stops working at once.">
+    <Dialog
+      open={user !== null}
+      onClose={onClose}
+      title={user ? `Reset the password of ${user.username}` : "Reset password"}
+      description="The old password stops working at once."
+    >
       {user && <ResetPasswordForm user={user} onCancel={onClose} onDone={onDone} />}
     </Dialog>
   );
 }
 
-function ResetPasswordForm({ user, onCancel, onDone }: { user: User; onCancel: () => void; onDone: (reset: PasswordReset) => void }) {
+function ResetPasswordForm({
+  user,
+  onCancel,
+  onDone,
+}: {
+  user: User;
+  onCancel: () => void;
+  onDone: (reset: PasswordReset) => void;
+}) {
   const client = useTRPCClient();
   const form = useSchemaForm<{ mode: "generate" | "set"; password: string }, ResetPasswordInput>({
     schema: resetPasswordInput,
@@ -60,7 +122,15 @@ function ResetPasswordForm({ user, onCancel, onDone }: { user: User; onCancel: (
         <Choice type="radio" name="mode" value="generate" label="Generate one (shown once)" />
         <Choice type="radio" name="mode" value="set" label="Set this password" />
       </ChoiceGroup>
-      {form.watch("mode") === "set" && <TextField name="password" label="Password" type="password" autoComplete="new-password" hint="At least 12 characters." />}
+      {form.watch("mode") === "set" && (
+        <TextField
+          name="password"
+          label="Password"
+          type="password"
+          autoComplete="new-password"
+          hint="At least 12 characters."
+        />
+      )}
       <DialogButtons onCancel={onCancel} label="Reset password" pendingLabel="Resetting…" />
     </Form>
   );
@@ -76,7 +146,9 @@ export function NewPasswordDialog({ reset, onClose }: { reset: PasswordReset | n
       noun="password"
       onClose={onClose}
     >
-      <p className="text-sm text-slate-600 dark:text-slate-300">Hand it to the user over a channel you trust. It works from now on.</p>
+      <p className="text-sm text-slate-600 dark:text-slate-300">
+        Hand it to the user over a channel you trust. It works from now on.
+      </p>
     </ShownOnceDialog>
   );
 }

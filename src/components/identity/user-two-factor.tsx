@@ -27,7 +27,9 @@ export function TwoFactorAdminSection({ user, onNotice }: { user: User; onNotice
               {state.enabled
                 ? `On: sign-in asks ${user.username} for a code. ${state.recovery_codes_left} of 10 recovery codes left.`
                 : `Off: ${user.username} signs in with the password alone.`}
-              {state.required && !state.enabled && " The platform requires it of sys_admins: they will be asked to set it up."}
+              {state.required &&
+                !state.enabled &&
+                " The platform requires it of sys_admins: they will be asked to set it up."}
             </p>
             {state.enabled && (
               <button type="button" className={dangerButton} onClick={() => setConfirming(user)}>
@@ -40,7 +42,12 @@ export function TwoFactorAdminSection({ user, onNotice }: { user: User; onNotice
       <ConfirmDialog
         subject={confirming}
         title={(target) => `Reset the two-factor authentication of ${target.username}?`}
-        body={(target) => <>The secret and the recovery codes of {target.username} are dropped: they sign in with the password, then set it up again.</>}
+        body={(target) => (
+          <>
+            The secret and the recovery codes of {target.username} are dropped: they sign in with the password, then set
+            it up again.
+          </>
+        )}
         confirmLabel="Reset two-factor"
         pendingLabel="Resetting…"
         onClose={() => setConfirming(null)}

@@ -65,7 +65,9 @@ export function UsersScreen() {
               </th>
               <td className={td}>{user.display_name ?? <span className={mutedText}>—</span>}</td>
               <td className={`${td} break-all`}>{user.email ?? <span className={mutedText}>—</span>}</td>
-              <td className={td}>{user.has_password ? <Badge>Password</Badge> : <Badge tone="brand">OAuth only</Badge>}</td>
+              <td className={td}>
+                {user.has_password ? <Badge>Password</Badge> : <Badge tone="brand">OAuth only</Badge>}
+              </td>
               <WhenCell iso={user.created_at} />
             </>
           )}

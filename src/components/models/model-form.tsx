@@ -1,7 +1,26 @@
 "use client";
 
-import { BILLING_UNITS, createModelInput, MODEL_CATEGORIES, updateModelInput, type CreateModelInput, type Model, type UpdateModelInput } from "@/lib/schemas/models";
-import { CheckboxField, DialogButtons, Form, optionsOf, orNull, SelectField, splitList, TextField, useSchemaForm, valuesFrom } from "@/components/ui/form";
+import {
+  BILLING_UNITS,
+  createModelInput,
+  MODEL_CATEGORIES,
+  updateModelInput,
+  type CreateModelInput,
+  type Model,
+  type UpdateModelInput,
+} from "@/lib/schemas/models";
+import {
+  CheckboxField,
+  DialogButtons,
+  Form,
+  optionsOf,
+  orNull,
+  SelectField,
+  splitList,
+  TextField,
+  useSchemaForm,
+  valuesFrom,
+} from "@/components/ui/form";
 import type { EditorControls } from "@/components/ui/resource-section";
 import { useTRPCClient } from "@/trpc/react";
 import { CATEGORY_LABELS, UNIT_LABELS } from "./format";
@@ -46,8 +65,19 @@ function PriceFields({ side }: { side: "input" | "output" }) {
   const label = side === "input" ? "Input" : "Output";
   return (
     <>
-      <TextField name={`${side}_price_per_unit`} label={`${label} price`} hint={PRICE_HINT} inputMode="decimal" autoComplete="off" mono />
-      <SelectField name={`${side}_billing_unit`} label={`${label} billing unit`} options={optionsOf(BILLING_UNITS, UNIT_LABELS)} />
+      <TextField
+        name={`${side}_price_per_unit`}
+        label={`${label} price`}
+        hint={PRICE_HINT}
+        inputMode="decimal"
+        autoComplete="off"
+        mono
+      />
+      <SelectField
+        name={`${side}_billing_unit`}
+        label={`${label} billing unit`}
+        options={optionsOf(BILLING_UNITS, UNIT_LABELS)}
+      />
     </>
   );
 }
@@ -57,7 +87,16 @@ export function ModelForm({ model, controls }: { model: Model | null; controls: 
   const form = useSchemaForm<ModelValues, CreateModelInput | UpdateModelInput>({
     schema: model ? updateModelInput : createModelInput,
     defaultValues: { ...valuesFrom(model, NEW_MODEL), aliases: model?.aliases.join(", ") ?? "" },
-    toInput: ({ provider, model_id, display_name, aliases, input_price_per_unit, output_price_per_unit, currency, ...rest }) => {
+    toInput: ({
+      provider,
+      model_id,
+      display_name,
+      aliases,
+      input_price_per_unit,
+      output_price_per_unit,
+      currency,
+      ...rest
+    }) => {
       const values = {
         ...rest,
         display_name: orNull(display_name),
@@ -68,10 +107,16 @@ export function ModelForm({ model, controls }: { model: Model | null; controls: 
       };
       if (!model) return { provider, model_id, ...values };
       // Only what changed, so an edit never undoes someone else's change to another field.
-      return Object.fromEntries(Object.entries(values).filter(([key, value]) => JSON.stringify(value) !== JSON.stringify(model[key as keyof typeof values])));
+      return Object.fromEntries(
+        Object.entries(values).filter(
+          ([key, value]) => JSON.stringify(value) !== JSON.stringify(model[key as keyof typeof values]),
+        ),
+      );
     },
     submit: async (input) => {
-      const saved = model ? await client.models.update.mutate({ model_config_id: model.id, ...input }) : await client.models.create.mutate(input as CreateModelInput);
+      const saved = model
+        ? await client.models.update.mutate({ model_config_id: model.id, ...input })
+        : await client.models.create.mutate(input as CreateModelInput);
       controls.done(`${saved.model_id} ${model ? "saved" : "added"}.`);
     },
   });
@@ -79,18 +124,50 @@ export function ModelForm({ model, controls }: { model: Model | null; controls: 
   return (
     <Form form={form} className="space-y-5">
       <div className="grid gap-4 sm:grid-cols-2">
-        <TextField name="provider" label="Provider" readOnly={!!model} autoFocus={!model} autoComplete="off" hint={model ? undefined : "Lowercase, like openai or anthropic."} />
-        <TextField name="model_id" label="Model ID" readOnly={!!model} autoComplete="off" mono hint={model ? undefined : "As the provider's API names it, like gpt-4o."} />
+        <TextField
+          name="provider"
+          label="Provider"
+          readOnly={!!model}
+          autoFocus={!model}
+          autoComplete="off"
+          hint={model ? undefined : "Lowercase, like openai or anthropic."}
+        />
+        <TextField
+          name="model_id"
+          label="Model ID"
+          readOnly={!!model}
+          autoComplete="off"
+          mono
+          hint={model ? undefined : "As the provider's API names it, like gpt-4o."}
+        />
         <TextField name="display_name" label="Display name" autoFocus={!!model} autoComplete="off" />
         <SelectField name="model_category" label="Category" options={optionsOf(MODEL_CATEGORIES, CATEGORY_LABELS)} />
       </div>
-      <TextField name="aliases" label="Aliases" autoComplete="off" mono hint="Other names that find this model, separated by commas." />
+      <TextField
+        name="aliases"
+        label="Aliases"
+        autoComplete="off"
+        mono
+        hint="Other names that find this model, separated by commas."
+      />
       <div className="grid gap-4 sm:grid-cols-2">
         <PriceFields side="input" />
         <PriceFields side="output" />
-        <TextField name="currency" label="Currency" maxLength={3} autoComplete="off" mono className="[&_input]:w-28 [&_input]:uppercase" hint="An ISO 4217 code, like USD or EUR." />
+        <TextField
+          name="currency"
+          label="Currency"
+          maxLength={3}
+          autoComplete="off"
+          mono
+          className="[&_input]:w-28 [&_input]:uppercase"
+          hint="An ISO 4217 code, like USD or EUR."
+        />
       </div>
-      <CheckboxField name="enabled" label="Enabled" hint="Orchestrators may use an enabled model; a provider has one enabled model per model ID." />
+      <CheckboxField
+        name="enabled"
+        label="Enabled"
+        hint="Orchestrators may use an enabled model; a provider has one enabled model per model ID."
+      />
       <DialogButtons onCancel={controls.cancel} label={model ? "Save changes" : "Add model"} />
     </Form>
   );

@@ -47,14 +47,18 @@ function Filters({ filters, onChange }: { filters: ModelFilters; onChange: (filt
       <SelectField
         label="Category"
         value={filters.category}
-        onChange={(event) => onChange({ ...filters, category: MODEL_CATEGORIES.find((c) => c === event.target.value) ?? "" })}
+        onChange={(event) =>
+          onChange({ ...filters, category: MODEL_CATEGORIES.find((c) => c === event.target.value) ?? "" })
+        }
         options={[{ value: "", label: "All categories" }, ...optionsOf(MODEL_CATEGORIES, CATEGORY_LABELS)]}
         className="w-48"
       />
       <SelectField
         label="Status"
         value={filters.status}
-        onChange={(event) => onChange({ ...filters, status: STATUS_OPTIONS.find((o) => o.value === event.target.value)?.value ?? "all" })}
+        onChange={(event) =>
+          onChange({ ...filters, status: STATUS_OPTIONS.find((o) => o.value === event.target.value)?.value ?? "all" })
+        }
         options={STATUS_OPTIONS}
         className="w-40"
       />
@@ -104,7 +108,9 @@ export function ModelsScreen() {
           <td className={td}>{model.provider}</td>
           <th scope="row" className={`${td} min-w-48 text-left font-normal`}>
             <span className="font-mono font-medium break-all">{model.model_id}</span>
-            {model.display_name && <span className="block text-slate-600 dark:text-slate-300">{model.display_name}</span>}
+            {model.display_name && (
+              <span className="block text-slate-600 dark:text-slate-300">{model.display_name}</span>
+            )}
             {model.aliases.length > 0 && (
               <span className={`block text-xs ${mutedText}`}>
                 Also: <span className="font-mono">{model.aliases.join(", ")}</span>
@@ -142,7 +148,10 @@ export function ModelsScreen() {
       create={{ label: "Add model", inEmpty: true }}
       editor={{
         title: (model) => (model ? `Edit ${model.model_id}` : "Add model"),
-        description: (model) => (model ? `A model of ${model.provider}. Its provider and model ID do not change.` : "A model a provider offers, with its prices."),
+        description: (model) =>
+          model
+            ? `A model of ${model.provider}. Its provider and model ID do not change.`
+            : "A model a provider offers, with its prices.",
         form: (model, controls) => <ModelForm model={model} controls={controls} />,
       }}
       refresh={refresh}

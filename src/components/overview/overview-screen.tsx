@@ -48,7 +48,8 @@ function OverviewBody({ overview }: { overview: Overview }) {
       <dl className="grid grid-cols-1 gap-4 sm:grid-cols-2 lg:grid-cols-4">
         <Figure label="Organizations" value={organizations}>
           <p className="mt-1 text-xs text-slate-500 dark:text-slate-400">
-            {overview.organizations_by_tier.map((t) => `${t.count.toLocaleString("en")} ${t.tier}`).join(" · ") || "None yet"}
+            {overview.organizations_by_tier.map((t) => `${t.count.toLocaleString("en")} ${t.tier}`).join(" · ") ||
+              "None yet"}
           </p>
         </Figure>
         <Figure label="Users" value={overview.users} />
@@ -56,33 +57,55 @@ function OverviewBody({ overview }: { overview: Overview }) {
         <Figure label="Keys expiring this week" value={overview.keys_expiring_this_week} />
       </dl>
 
-      <HeadedSection title="Key requests per hour" level={2} description="Every API key's requests across the platform, by outcome, over the last 7 days.">
+      <HeadedSection
+        title="Key requests per hour"
+        level={2}
+        description="Every API key's requests across the platform, by outcome, over the last 7 days."
+      >
         <div className="mt-4">
-          <UsageChart buckets={overview.requests_per_hour} now={now} label="Key requests per hour across the platform" />
+          <UsageChart
+            buckets={overview.requests_per_hour}
+            now={now}
+            label="Key requests per hour across the platform"
+          />
         </div>
       </HeadedSection>
 
-      <HeadedSection title="Keys refused most" level={2} description="Requests refused with 401, 403 or 429 over the last 7 days.">
+      <HeadedSection
+        title="Keys refused most"
+        level={2}
+        description="Requests refused with 401, 403 or 429 over the last 7 days."
+      >
         {overview.most_refused_keys.length === 0 ? (
           <p className="mt-4 text-sm text-slate-600 dark:text-slate-300">No key was refused this week.</p>
         ) : (
           <table className="mt-4 w-full text-left text-sm">
             <thead>
               <tr>
-                <th scope="col" className={td}>Key</th>
-                <th scope="col" className={td}>Owner</th>
-                <th scope="col" className={`${td} text-right`}>Refused</th>
+                <th scope="col" className={td}>
+                  Key
+                </th>
+                <th scope="col" className={td}>
+                  Owner
+                </th>
+                <th scope="col" className={`${td} text-right`}>
+                  Refused
+                </th>
               </tr>
             </thead>
             <tbody>
               {overview.most_refused_keys.map((key) => (
                 <tr key={key.id} className="border-t border-slate-200 dark:border-slate-800">
                   <th scope="row" className={`${td} font-medium`}>
-                    <Link href={`/console/api-keys/${key.id}`} className={textLink}>{key.name}</Link>{" "}
+                    <Link href={`/console/api-keys/${key.id}`} className={textLink}>
+                      {key.name}
+                    </Link>{" "}
                     <span className="font-mono text-xs text-slate-500">{key.key_prefix}…</span>
                   </th>
                   <td className={td}>
-                    <Link href={`/console/users/${key.user_id}`} className={textLink}>{key.username}</Link>
+                    <Link href={`/console/users/${key.user_id}`} className={textLink}>
+                      {key.username}
+                    </Link>
                   </td>
                   <td className={`${td} text-right tabular-nums`}>{key.refused.toLocaleString("en")}</td>
                 </tr>
@@ -101,7 +124,9 @@ function OverviewBody({ overview }: { overview: Overview }) {
           </div>
         )}
         <p className="mt-3 text-sm">
-          <Link href="/console/audit-log" className={textLink}>Open the audit log</Link>
+          <Link href="/console/audit-log" className={textLink}>
+            Open the audit log
+          </Link>
         </p>
       </HeadedSection>
     </div>

@@ -11,7 +11,9 @@ export function readLogo(file: File): Promise<{ dataUrl: string } | { problem: s
     return Promise.resolve({ problem: "The logo must be a PNG, JPEG, GIF or WebP image." });
   }
   if (file.size > LOGO_MAX_BYTES) {
-    return Promise.resolve({ problem: `The logo must be at most ${LOGO_MAX_BYTES / 1024} KiB; this file is ${Math.ceil(file.size / 1024)} KiB.` });
+    return Promise.resolve({
+      problem: `The logo must be at most ${LOGO_MAX_BYTES / 1024} KiB; this file is ${Math.ceil(file.size / 1024)} KiB.`,
+    });
   }
   return new Promise((resolve) => {
     const reader = new FileReader();
@@ -23,7 +25,13 @@ export function readLogo(file: File): Promise<{ dataUrl: string } | { problem: s
 
 export function PluginLogo({ src, size = 32 }: { src: string | null; size?: number }) {
   if (!src) {
-    return <span aria-hidden="true" style={{ width: size, height: size }} className="inline-block shrink-0 rounded-md bg-slate-100 dark:bg-slate-800" />;
+    return (
+      <span
+        aria-hidden="true"
+        style={{ width: size, height: size }}
+        className="inline-block shrink-0 rounded-md bg-slate-100 dark:bg-slate-800"
+      />
+    );
   }
   // eslint-disable-next-line @next/next/no-img-element -- a data: URL, nothing for next/image to optimise
   return <img src={src} alt="" width={size} height={size} className="shrink-0 rounded-md object-contain" />;

@@ -26,7 +26,12 @@ const check = (data: unknown) => validator.validateFormData(data, schema);
 
 describe("NoEvalValidator", () => {
   it("finds no errors in valid data", () => {
-    const { errors, errorSchema } = check({ model: "m", top_k: 5, limits: { max_tokens: 10, stop: ["x"] }, mode: "fast" });
+    const { errors, errorSchema } = check({
+      model: "m",
+      top_k: 5,
+      limits: { max_tokens: 10, stop: ["x"] },
+      mode: "fast",
+    });
     expect(errors).toEqual([]);
     expect(errorSchema).toEqual({});
   });
@@ -46,7 +51,11 @@ describe("NoEvalValidator", () => {
   });
 
   it("uses the property's title in a required property's message", () => {
-    const titled: RJSFSchema = { type: "object", required: ["top_k"], properties: { top_k: { type: "integer", title: "Top K" } } };
+    const titled: RJSFSchema = {
+      type: "object",
+      required: ["top_k"],
+      properties: { top_k: { type: "integer", title: "Top K" } },
+    };
     const [error] = validator.validateFormData({}, titled).errors;
     expect(error?.stack).toBe("must have required property 'Top K'");
     expect(error?.property).toBe("top_k");
@@ -60,12 +69,24 @@ describe("NoEvalValidator", () => {
   it("reports a wrong type", () => {
     const { errors } = check({ model: "m", top_k: "five" });
     expect(errors).toHaveLength(1);
-    expect(errors[0]).toMatchObject({ name: "type", property: ".top_k", message: "must be integer", stack: ".top_k must be integer", params: { type: "integer" } });
+    expect(errors[0]).toMatchObject({
+      name: "type",
+      property: ".top_k",
+      message: "must be integer",
+      stack: ".top_k must be integer",
+      params: { type: "integer" },
+    });
   });
 
   it("reports a number below its minimum and above its maximum", () => {
     expect(check({ model: "m", top_k: 0 }).errors).toEqual([
-      expect.objectContaining({ name: "minimum", property: ".top_k", message: "must be >= 1", stack: ".top_k must be >= 1", params: { comparison: ">=", limit: 1 } }),
+      expect.objectContaining({
+        name: "minimum",
+        property: ".top_k",
+        message: "must be >= 1",
+        stack: ".top_k must be >= 1",
+        params: { comparison: ">=", limit: 1 },
+      }),
     ]);
     expect(check({ model: "m", top_k: 101 }).errors.map((e) => e.message)).toEqual(["must be <= 100"]);
     expect(check({ model: "" }).errors.map((e) => e.stack)).toEqual([".model must NOT have fewer than 1 characters"]);
@@ -82,21 +103,37 @@ describe("NoEvalValidator", () => {
     );
     expect(errors).toHaveLength(3);
     expect(errorSchema).toMatchObject({
-      limits: { __errors: ["must NOT have additional properties"], max_tokens: { __errors: ["must be >= 1"] }, stop: { 1: { __errors: ["must be string"] } } },
+      limits: {
+        __errors: ["must NOT have additional properties"],
+        max_tokens: { __errors: ["must be >= 1"] },
+        stop: { 1: { __errors: ["must be string"] } },
+      },
     });
     expect(check({ model: "m", limits: {} }).errors.map((e) => e.property)).toEqual([".limits.max_tokens"]);
   });
 
   it("follows $ref and does not enforce format, like the server", () => {
-    expect(check({ model: "m", mode: "slow" }).errors.map((e) => [e.property, e.message])).toEqual([[".mode", "must be equal to one of the allowed values"]]);
+    expect(check({ model: "m", mode: "slow" }).errors.map((e) => [e.property, e.message])).toEqual([
+      [".mode", "must be equal to one of the allowed values"],
+    ]);
     expect(check({ model: "m", contact: "not an email" }).errors).toEqual([]);
   });
 
   it("matches patterns in linear time, so no schema can freeze the tab", () => {
     // JavaScript's backtracking engine needs about 2^n steps for this value; RE2 takes one pass.
-    const patterned: RJSFSchema = { type: "object", properties: { name: { type: "string", pattern: "^(a+)+$" } }, patternProperties: { "^(x|x)+$": { type: "integer" } } };
-    expect(validator.validateFormData({ name: `${"a".repeat(5000)}!` }, patterned).errors.map((e) => [e.property, e.message])).toEqual([[".name", 'must match pattern "^(a+)+$"']]);
-    expect(validator.validateFormData({ ["x".repeat(5000)]: "y" }, patterned).errors.map((e) => e.message)).toEqual(["must be integer"]);
+    const patterned: RJSFSchema = {
+      type: "object",
+      properties: { name: { type: "string", pattern: "^(a+)+$" } },
+      patternProperties: { "^(x|x)+$": { type: "integer" } },
+    };
+    expect(
+      validator
+        .validateFormData({ name: `${"a".repeat(5000)}!` }, patterned)
+        .errors.map((e) => [e.property, e.message]),
+    ).toEqual([[".name", 'must match pattern "^(a+)+$"']]);
+    expect(validator.validateFormData({ ["x".repeat(5000)]: "y" }, patterned).errors.map((e) => e.message)).toEqual([
+      "must be integer",
+    ]);
     // The global RegExp is back once the check is done.
     expect(new RegExp("a").exec("a")).not.toBeNull();
   });
@@ -107,7 +144,10 @@ describe("NoEvalValidator", () => {
   });
 
   it("reports a pattern RE2 cannot run, as the server refuses it", () => {
-    const { errors } = validator.validateFormData({ name: "x" }, { type: "object", properties: { name: { type: "string", pattern: "^(?!admin)" } } });
+    const { errors } = validator.validateFormData(
+      { name: "x" },
+      { type: "object", properties: { name: { type: "string", pattern: "^(?!admin)" } } },
+    );
     expect(errors).toHaveLength(1);
     expect(errors[0]?.stack).toMatch(/regexp/);
   });
@@ -147,7 +187,14 @@ describe("NoEvalValidator", () => {
   it("returns the raw errors in Ajv's shape from rawValidation", () => {
     expect(validator.rawValidation(schema, { model: "m" })).toEqual({ errors: undefined });
     const { errors } = validator.rawValidation(schema, { model: "m", top_k: 0 });
-    expect(errors).toEqual([expect.objectContaining({ keyword: "minimum", instancePath: "/top_k", schemaPath: "#/properties/top_k/minimum", message: "must be >= 1" })]);
+    expect(errors).toEqual([
+      expect.objectContaining({
+        keyword: "minimum",
+        instancePath: "/top_k",
+        schemaPath: "#/properties/top_k/minimum",
+        message: "must be >= 1",
+      }),
+    ]);
   });
 
   it("never evaluates code", () => {

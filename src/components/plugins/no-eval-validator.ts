@@ -104,7 +104,8 @@ const WRAPPERS = new Set([
   "dependentSchemas",
 ]);
 
-const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === "object" && value !== null && !Array.isArray(value);
 
 /**
  * `value` as JSON, as Ajv sees it: an object property that is undefined is absent; an undefined
@@ -157,7 +158,8 @@ function parentSchemaAt(prepared: Prepared, keywordLocation: string): Record<str
 
 /** The last quoted name in a @cfworker/json-schema message, like `Instance has "a" but does not have "b".` → b. */
 const quoted = (message: string, which: "first" | "last"): string | undefined => {
-  const match = which === "first" ? /"(.*?)"/.exec(message) : /"([^"]*)"\.?$/.exec(message) ?? /.*"(.*)"/.exec(message);
+  const match =
+    which === "first" ? /"(.*?)"/.exec(message) : (/"([^"]*)"\.?$/.exec(message) ?? /.*"(.*)"/.exec(message));
   return match?.[1];
 };
 
@@ -189,7 +191,8 @@ function toAjvErrors(units: OutputUnit[], prepared: Prepared): NoEvalError[] {
       seen.add(key);
       errors.push(parent ? { ...error, parentSchema: parent } : error);
     };
-    const simple = (message: string, params: Record<string, unknown> = {}) => push({ keyword, instancePath, schemaPath: keywordLocation, params, message });
+    const simple = (message: string, params: Record<string, unknown> = {}) =>
+      push({ keyword, instancePath, schemaPath: keywordLocation, params, message });
 
     if (WRAPPERS.has(keyword)) return;
     if (keyword === "false") {
@@ -200,19 +203,52 @@ function toAjvErrors(units: OutputUnit[], prepared: Prepared): NoEvalError[] {
       const name = pointerSegments(unit.instanceLocation).at(-1) ?? "";
       switch (wrapper?.keyword) {
         case "additionalProperties":
-          return push({ keyword: "additionalProperties", instancePath: at, schemaPath: wrapper.keywordLocation, params: { additionalProperty: name }, message: "must NOT have additional properties" }, wrapperParent);
+          return push(
+            {
+              keyword: "additionalProperties",
+              instancePath: at,
+              schemaPath: wrapper.keywordLocation,
+              params: { additionalProperty: name },
+              message: "must NOT have additional properties",
+            },
+            wrapperParent,
+          );
         case "unevaluatedProperties":
-          return push({ keyword: "unevaluatedProperties", instancePath: at, schemaPath: wrapper.keywordLocation, params: { unevaluatedProperty: name }, message: "must NOT have unevaluated properties" }, wrapperParent);
+          return push(
+            {
+              keyword: "unevaluatedProperties",
+              instancePath: at,
+              schemaPath: wrapper.keywordLocation,
+              params: { unevaluatedProperty: name },
+              message: "must NOT have unevaluated properties",
+            },
+            wrapperParent,
+          );
         case "items":
         case "additionalItems":
         case "unevaluatedItems": {
           // Reported once per array: the items before the first one refused are allowed.
           const allowed = wrapper.keyword === "items" ? wrapperParent?.prefixItems : wrapperParent?.items;
           const len = Array.isArray(allowed) ? allowed.length : Number(name);
-          return push({ keyword: wrapper.keyword, instancePath: at, schemaPath: wrapper.keywordLocation, params: { len }, message: `must NOT have more than ${len} items` }, wrapperParent);
+          return push(
+            {
+              keyword: wrapper.keyword,
+              instancePath: at,
+              schemaPath: wrapper.keywordLocation,
+              params: { len },
+              message: `must NOT have more than ${len} items`,
+            },
+            wrapperParent,
+          );
         }
         default:
-          return push({ keyword: "false schema", instancePath, schemaPath: wrapper?.keywordLocation ?? keywordLocation, params: {}, message: "boolean schema is false" });
+          return push({
+            keyword: "false schema",
+            instancePath,
+            schemaPath: wrapper?.keywordLocation ?? keywordLocation,
+            params: {},
+            message: "boolean schema is false",
+          });
       }
     }
 
@@ -245,9 +281,13 @@ function toAjvErrors(units: OutputUnit[], prepared: Prepared): NoEvalError[] {
         const property = quoted(unit.error, "first") ?? "";
         const missingProperty = quoted(unit.error, "last") ?? "";
         const listed = parentSchema?.[keyword];
-        const all = isRecord(listed) && Array.isArray(listed[property]) ? (listed[property] as string[]) : [missingProperty];
+        const all =
+          isRecord(listed) && Array.isArray(listed[property]) ? (listed[property] as string[]) : [missingProperty];
         const deps = all.join(", ");
-        const schemaPath = keyword === "dependentRequired" ? keywordLocation.replace(/\/dependantRequired$/, "/dependentRequired") : keywordLocation;
+        const schemaPath =
+          keyword === "dependentRequired"
+            ? keywordLocation.replace(/\/dependantRequired$/, "/dependentRequired")
+            : keywordLocation;
         return push({
           keyword,
           instancePath,
@@ -291,7 +331,9 @@ function toAjvErrors(units: OutputUnit[], prepared: Prepared): NoEvalError[] {
         const min = typeof parentSchema?.minContains === "number" ? parentSchema.minContains : 1;
         const max = parentSchema?.maxContains;
         return simple(
-          typeof max === "number" ? `must contain at least ${min} and no more than ${max} valid item(s)` : `must contain at least ${min} valid item(s)`,
+          typeof max === "number"
+            ? `must contain at least ${min} and no more than ${max} valid item(s)`
+            : `must contain at least ${min} valid item(s)`,
           { minContains: min, maxContains: max },
         );
       }
@@ -350,7 +392,8 @@ export function toRjsfErrors(errors: NoEvalError[], uiSchema?: UiSchema, rootSch
         const found =
           uiTitleAt(uiSchema, [...parts, name]) ??
           (getIn(parentSchema, ["properties", name, "title"]) as string | undefined) ??
-          (getIn(rootSchema, [...parts.flatMap((p) => ["properties", p]), "properties", name, "title"]) as string | undefined);
+          (getIn(rootSchema, [...parts.flatMap((p) => ["properties", p]), "properties", name, "title"]) as
+            string | undefined);
         if (typeof found === "string" && found !== "") {
           message = message.replace(`'${name}'`, `'${found}'`);
           title = found;
@@ -358,20 +401,26 @@ export function toRjsfErrors(errors: NoEvalError[], uiSchema?: UiSchema, rootSch
       }
       stack = message;
     } else {
-      const found = uiTitleAt(uiSchema, parts) ?? (typeof parentSchema?.title === "string" ? parentSchema.title : undefined);
+      const found =
+        uiTitleAt(uiSchema, parts) ?? (typeof parentSchema?.title === "string" ? parentSchema.title : undefined);
       if (found) {
         stack = `'${found}' ${message}`.trim();
         title = found;
       }
     }
-    if ("missingProperty" in params) property = property ? `${property}.${String(params.missingProperty)}` : String(params.missingProperty);
+    if ("missingProperty" in params)
+      property = property ? `${property}.${String(params.missingProperty)}` : String(params.missingProperty);
     return { name: keyword, property, message, params, stack, schemaPath, title };
   });
   return filterDuplicateErrors(list);
 }
 
 /** `ValidatorType` for rjsf that interprets JSON Schema (draft 2020-12) and never evaluates code. */
-export class NoEvalValidator<T = unknown, S extends StrictRJSFSchema = RJSFSchema, F extends FormContextType = FormContextType> implements ValidatorType<T, S, F> {
+export class NoEvalValidator<
+  T = unknown,
+  S extends StrictRJSFSchema = RJSFSchema,
+  F extends FormContextType = FormContextType,
+> implements ValidatorType<T, S, F> {
   private prepared = new Map<string, Prepared>();
 
   /** `schema` ready to validate with: an own copy, its references resolved beside `rootSchema`'s. */
@@ -399,7 +448,9 @@ export class NoEvalValidator<T = unknown, S extends StrictRJSFSchema = RJSFSchem
 
   private check(schema: S, formData: T | undefined, rootSchema?: S): NoEvalError[] {
     const prepared = this.prepare(schema, rootSchema);
-    const result = withLinearPatterns(() => validate(toJson(formData), prepared.schema, "2020-12", prepared.lookup, false));
+    const result = withLinearPatterns(() =>
+      validate(toJson(formData), prepared.schema, "2020-12", prepared.lookup, false),
+    );
     return result.valid ? [] : toAjvErrors(result.errors, prepared);
   }
 
@@ -428,7 +479,8 @@ export class NoEvalValidator<T = unknown, S extends StrictRJSFSchema = RJSFSchem
     if (validationError) errors = [...errors, { stack: validationError.message }];
     if (typeof transformErrors === "function") errors = transformErrors(errors, uiSchema);
     let errorSchema = toErrorSchema<T>(errors);
-    if (validationError) errorSchema = { ...errorSchema, $schema: { __errors: [validationError.message] } } as ErrorSchema<T>;
+    if (validationError)
+      errorSchema = { ...errorSchema, $schema: { __errors: [validationError.message] } } as ErrorSchema<T>;
     if (typeof customValidate !== "function") return { errors, errorSchema };
     // Custom validation sees the data with its undefined fields filled in, as with Ajv.
     const withDefaults = getDefaultFormState<T, S, F>(this, schema, formData, schema, true) as T;

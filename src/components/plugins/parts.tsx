@@ -15,9 +15,11 @@ import { CodeList } from "@/components/ui/values";
 // that enables or disables it.
 
 export function Flags({ plugin }: { plugin: Plugin }) {
-  const flags = [plugin.is_specialized && "Specialized", plugin.is_scoped && "Scoped", plugin.stateless ? "Stateless" : "Stateful"].filter(
-    (f): f is string => typeof f === "string",
-  );
+  const flags = [
+    plugin.is_specialized && "Specialized",
+    plugin.is_scoped && "Scoped",
+    plugin.stateless ? "Stateless" : "Stateful",
+  ].filter((f): f is string => typeof f === "string");
   return (
     <ul className="flex flex-wrap gap-1" aria-label="Behaviour">
       {flags.map((flag) => (

@@ -70,7 +70,9 @@ export function PluginVersionsScreen({ pid }: { pid: string }) {
               {latest ? `${latest.name} versions` : "Plugin versions"}
             </h1>
             <p className="mt-1 font-mono text-sm text-slate-600 dark:text-slate-300">{pid}</p>
-            {latest?.description && <p className="mt-1 text-sm text-slate-600 dark:text-slate-300">{latest.description}</p>}
+            {latest?.description && (
+              <p className="mt-1 text-sm text-slate-600 dark:text-slate-300">{latest.description}</p>
+            )}
           </div>
         </div>
         {latest && (
@@ -89,7 +91,16 @@ export function PluginVersionsScreen({ pid }: { pid: string }) {
           query={query}
           noun="versions"
           caption={`Versions of ${pid}`}
-          columns={["Version", "Name", "Tag", "Capabilities", "Behaviour", "Registered", "Enabled", { label: "Actions", hidden: true }]}
+          columns={[
+            "Version",
+            "Name",
+            "Tag",
+            "Capabilities",
+            "Behaviour",
+            "Registered",
+            "Enabled",
+            { label: "Actions", hidden: true },
+          ]}
           row={(version) => (
             <>
               <th scope="row" className={`${td} text-left whitespace-nowrap`}>
@@ -106,7 +117,15 @@ export function PluginVersionsScreen({ pid }: { pid: string }) {
                 <time dateTime={version.created_at}>{formatTimestamp(version.created_at)}</time>
               </td>
               <td className={`${td} whitespace-nowrap`}>{toggle(version)}</td>
-              <RowActions actions={[{ label: "Settings form", ariaLabel: `Settings form of ${version.version}`, onClick: () => setPreviewing(version) }]} />
+              <RowActions
+                actions={[
+                  {
+                    label: "Settings form",
+                    ariaLabel: `Settings form of ${version.version}`,
+                    onClick: () => setPreviewing(version),
+                  },
+                ]}
+              />
             </>
           )}
           empty={{ title: "No such system plugin", body: `No version of ${pid} is registered.` }}

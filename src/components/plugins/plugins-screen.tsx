@@ -40,14 +40,20 @@ export function PluginsScreen() {
               <PluginLogo src={plugin.logo_image} />
               <div className="min-w-0">
                 <span className="break-words">{plugin.name}</span>
-                {plugin.description && <p className={`mt-0.5 line-clamp-2 text-xs font-normal ${mutedText}`}>{plugin.description}</p>}
+                {plugin.description && (
+                  <p className={`mt-0.5 line-clamp-2 text-xs font-normal ${mutedText}`}>{plugin.description}</p>
+                )}
               </div>
             </div>
           </th>
           <td className={`${td} font-mono text-xs break-all`}>{plugin.pid}</td>
           <td className={`${td} whitespace-nowrap`}>
             <span className="font-mono">{plugin.version}</span>
-            <Link href={versionsHref(plugin.pid)} className={`${linkButton} block text-xs`} aria-label={`All versions of ${plugin.pid}`}>
+            <Link
+              href={versionsHref(plugin.pid)}
+              className={`${linkButton} block text-xs`}
+              aria-label={`All versions of ${plugin.pid}`}
+            >
               All versions
             </Link>
           </td>
@@ -60,8 +66,15 @@ export function PluginsScreen() {
       editor={{
         createOnly: true,
         title: () => "Register plugin version",
-        description: () => "A new plugin, or a new version of one. The highest semantic version of a plugin is its latest.",
-        form: (_none, controls) => <RegisterForm template={null} onCancel={controls.cancel} onRegistered={(plugin) => controls.done(registeredNotice(plugin))} />,
+        description: () =>
+          "A new plugin, or a new version of one. The highest semantic version of a plugin is its latest.",
+        form: (_none, controls) => (
+          <RegisterForm
+            template={null}
+            onCancel={controls.cancel}
+            onRegistered={(plugin) => controls.done(registeredNotice(plugin))}
+          />
+        ),
       }}
       refresh={() => queryClient.invalidateQueries(trpc.plugins.list.pathFilter())}
     />

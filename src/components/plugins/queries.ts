@@ -7,7 +7,10 @@ export const PAGE_SIZE = 50;
 
 /** The system catalog: the latest version of each pid. */
 export const catalogOptions = (trpc: TRPCOptionsProxy<AppRouter>) =>
-  trpc.plugins.list.infiniteQueryOptions({ latest: "true", limit: PAGE_SIZE }, { getNextPageParam: (page) => page.next_cursor });
+  trpc.plugins.list.infiniteQueryOptions(
+    { latest: "true", limit: PAGE_SIZE },
+    { getNextPageParam: (page) => page.next_cursor },
+  );
 
 /** Every version of one pid, newest registration first. */
 export const versionsOptions = (trpc: TRPCOptionsProxy<AppRouter>, pid: string) =>

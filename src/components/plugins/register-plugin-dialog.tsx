@@ -5,14 +5,27 @@ import { useFormContext } from "react-hook-form";
 import { registerPluginInput, type Plugin, type RegisterPluginInput } from "@/lib/schemas/plugins";
 import { Dialog } from "@/components/ui/dialog";
 import { describedBy, FieldError } from "@/components/ui/field-error";
-import { blankAsNull, CheckboxField, ChoiceGroup, DialogButtons, Form, jsonObjectOf, splitList, TextAreaField, TextField, useFieldController, useSchemaForm } from "@/components/ui/form";
+import {
+  blankAsNull,
+  CheckboxField,
+  ChoiceGroup,
+  DialogButtons,
+  Form,
+  jsonObjectOf,
+  splitList,
+  TextAreaField,
+  TextField,
+  useFieldController,
+  useSchemaForm,
+} from "@/components/ui/form";
 import { hintClass, labelClass, linkButton } from "@/components/ui/styles";
 import { useTRPCClient } from "@/trpc/react";
 import { LOGO_TYPES, PluginLogo, readLogo } from "./logo";
 import { SettingsPreview } from "./settings-preview";
 
 /** What a screen says once a version is registered. */
-export const registeredNotice = (plugin: Plugin) => `${plugin.name} ${plugin.version} registered${plugin.is_latest ? " as the latest version" : ""}.`;
+export const registeredNotice = (plugin: Plugin) =>
+  `${plugin.name} ${plugin.version} registered${plugin.is_latest ? " as the latest version" : ""}.`;
 
 // "Register version": one version of a system plugin. Checked here with the schema the server
 // enforces (JSON fields parsed first); what only the server knows (is the settings schema a valid
@@ -73,7 +86,15 @@ export function RegisterPluginDialog({ open, onClose, onRegistered, template = n
 /** A JSON field's errors below it name the place in its JSON: "Settings schema: properties.top_k". */
 const jsonPlace = (label: string) => (rest: string[]) => `${label}: ${rest.join(".")}`;
 
-export function RegisterForm({ template, onCancel, onRegistered }: { template: Plugin | null; onCancel: () => void; onRegistered: (plugin: Plugin) => void }) {
+export function RegisterForm({
+  template,
+  onCancel,
+  onRegistered,
+}: {
+  template: Plugin | null;
+  onCancel: () => void;
+  onRegistered: (plugin: Plugin) => void;
+}) {
   const client = useTRPCClient();
   const previewId = useId();
   const form = useSchemaForm<RegisterValues, RegisterPluginInput>({
@@ -93,15 +114,22 @@ export function RegisterForm({ template, onCancel, onRegistered }: { template: P
       default_settings: template ? pretty(template.default_settings) : "{}",
       settings_schema: template ? pretty(template.settings_schema) : "{}",
     },
-    toInput: ({ pid, version, description, tag, capabilities, default_settings, settings_schema, ...values }, problem) => ({
+    toInput: (
+      { pid, version, description, tag, capabilities, default_settings, settings_schema, ...values },
+      problem,
+    ) => ({
       ...values,
       pid: pid.trim(),
       version: version.trim(),
       description: blankAsNull(description),
       tag: blankAsNull(tag),
       capabilities: splitList(capabilities),
-      default_settings: jsonObjectOf(default_settings, "Default settings", (message) => problem("default_settings", message)),
-      settings_schema: jsonObjectOf(settings_schema, "Settings schema", (message) => problem("settings_schema", message)),
+      default_settings: jsonObjectOf(default_settings, "Default settings", (message) =>
+        problem("default_settings", message),
+      ),
+      settings_schema: jsonObjectOf(settings_schema, "Settings schema", (message) =>
+        problem("settings_schema", message),
+      ),
     }),
     submit: async (input) => onRegistered(await client.plugins.register.mutate(input)),
   });
@@ -110,7 +138,15 @@ export function RegisterForm({ template, onCancel, onRegistered }: { template: P
   return (
     <Form form={form} className="space-y-5">
       <div className="grid gap-4 sm:grid-cols-2">
-        <TextField name="pid" label="Plugin ID" mono autoFocus={!template} autoComplete="off" placeholder="com.example.search" hint="Reverse-domain notation, the same for every version." />
+        <TextField
+          name="pid"
+          label="Plugin ID"
+          mono
+          autoFocus={!template}
+          autoComplete="off"
+          placeholder="com.example.search"
+          hint="Reverse-domain notation, the same for every version."
+        />
         <TextField
           name="version"
           label="Version"
@@ -124,9 +160,18 @@ export function RegisterForm({ template, onCancel, onRegistered }: { template: P
         <TextField name="tag" label="Tag" autoComplete="off" hint="Optional, like “search” or “beta”." />
       </div>
       <TextAreaField name="description" label="Description" rows={2} />
-      <TextField name="capabilities" label="Capabilities" autoComplete="off" hint="Separated by commas, like “retrieval, summarization”." />
+      <TextField
+        name="capabilities"
+        label="Capabilities"
+        autoComplete="off"
+        hint="Separated by commas, like “retrieval, summarization”."
+      />
 
-      <ChoiceGroup legend="Behaviour" hint="What orchestrators may expect of the plugin." className="mt-2 grid gap-3 sm:grid-cols-2">
+      <ChoiceGroup
+        legend="Behaviour"
+        hint="What orchestrators may expect of the plugin."
+        className="mt-2 grid gap-3 sm:grid-cols-2"
+      >
         <CheckboxField name="is_specialized" label="Specialized" hint="Serves one narrow task." />
         <CheckboxField name="is_scoped" label="Scoped" hint="Has scoped agents; grounded mode takes only these." />
         <CheckboxField name="stateless" label="Stateless" hint="Keeps nothing between calls." />
@@ -145,16 +190,30 @@ export function RegisterForm({ template, onCancel, onRegistered }: { template: P
           <>
             A JSON Schema (draft 2020-12) that every orchestrator’s settings for this plugin must satisfy.{" "}
             {schema.trim() === "{}" && (
-              <button type="button" className={`${linkButton} text-sm`} onClick={() => form.setValue("settings_schema", EXAMPLE_SCHEMA)}>
+              <button
+                type="button"
+                className={`${linkButton} text-sm`}
+                onClick={() => form.setValue("settings_schema", EXAMPLE_SCHEMA)}
+              >
                 Start from an example
               </button>
             )}
           </>
         }
       />
-      <TextAreaField name="default_settings" label="Default settings" labelFor={jsonPlace("Default settings")} mono rows={8} hint="A JSON object; it must satisfy the settings schema." />
+      <TextAreaField
+        name="default_settings"
+        label="Default settings"
+        labelFor={jsonPlace("Default settings")}
+        mono
+        rows={8}
+        hint="A JSON object; it must satisfy the settings schema."
+      />
 
-      <section aria-labelledby={previewId} className="rounded-md border border-slate-200 bg-slate-50 p-4 dark:border-slate-700 dark:bg-slate-950">
+      <section
+        aria-labelledby={previewId}
+        className="rounded-md border border-slate-200 bg-slate-50 p-4 dark:border-slate-700 dark:bg-slate-950"
+      >
         <h3 id={previewId} className="text-sm font-semibold">
           Settings form preview
         </h3>
@@ -162,7 +221,11 @@ export function RegisterForm({ template, onCancel, onRegistered }: { template: P
           The form the settings schema makes, filled with the default settings. Try values here; they are not saved.
         </p>
         {/* Enter in a preview field tries a value; it must not register the version. */}
-        <div onKeyDown={(event) => event.key === "Enter" && event.target instanceof HTMLInputElement && event.preventDefault()}>
+        <div
+          onKeyDown={(event) =>
+            event.key === "Enter" && event.target instanceof HTMLInputElement && event.preventDefault()
+          }
+        >
           <SettingsPreview schema={schema} defaults={defaults} />
         </div>
       </section>
@@ -193,39 +256,39 @@ function LogoField() {
   }
 
   return (
-      <div>
-        <label htmlFor={id} className={labelClass}>
-          Logo
-        </label>
-        <div className="mt-1 flex flex-wrap items-center gap-3">
-          {logo && <PluginLogo src={logo} size={40} />}
-          <input
-            ref={input}
-            id={id}
-            type="file"
-            accept={LOGO_TYPES.join(",")}
-            onChange={pickLogo}
-            aria-invalid={logoField.message ? true : undefined}
-            aria-describedby={describedBy(`${id}-hint`, logoField.message && `${id}-error`)}
-            className="text-sm file:mr-3 file:rounded-md file:border file:border-slate-300 file:bg-white file:px-3 file:py-1.5 file:text-sm file:font-medium dark:file:border-slate-700 dark:file:bg-slate-900"
-          />
-          {logo && (
-            <button
-              type="button"
-              className={`${linkButton} text-sm`}
-              onClick={() => {
-                logoField.field.onChange(null);
-                if (input.current) input.current.value = "";
-              }}
-            >
-              Remove logo
-            </button>
-          )}
-        </div>
-        <p id={`${id}-hint`} className={hintClass}>
-          Optional. PNG, JPEG, GIF or WebP, at most 256 KiB.
-        </p>
-        <FieldError id={`${id}-error`} message={logoField.message} />
+    <div>
+      <label htmlFor={id} className={labelClass}>
+        Logo
+      </label>
+      <div className="mt-1 flex flex-wrap items-center gap-3">
+        {logo && <PluginLogo src={logo} size={40} />}
+        <input
+          ref={input}
+          id={id}
+          type="file"
+          accept={LOGO_TYPES.join(",")}
+          onChange={pickLogo}
+          aria-invalid={logoField.message ? true : undefined}
+          aria-describedby={describedBy(`${id}-hint`, logoField.message && `${id}-error`)}
+          className="text-sm file:mr-3 file:rounded-md file:border file:border-slate-300 file:bg-white file:px-3 file:py-1.5 file:text-sm file:font-medium dark:file:border-slate-700 dark:file:bg-slate-900"
+        />
+        {logo && (
+          <button
+            type="button"
+            className={`${linkButton} text-sm`}
+            onClick={() => {
+              logoField.field.onChange(null);
+              if (input.current) input.current.value = "";
+            }}
+          >
+            Remove logo
+          </button>
+        )}
       </div>
+      <p id={`${id}-hint`} className={hintClass}>
+        Optional. PNG, JPEG, GIF or WebP, at most 256 KiB.
+      </p>
+      <FieldError id={`${id}-error`} message={logoField.message} />
+    </div>
   );
 }

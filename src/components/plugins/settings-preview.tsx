@@ -27,7 +27,8 @@ function parse(text: string): Parsed {
   }
 }
 
-const isObject = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === "object" && value !== null && !Array.isArray(value);
 
 function Note({ children }: { children: string }) {
   return <p className="text-sm text-slate-600 dark:text-slate-300">{children}</p>;
@@ -47,17 +48,27 @@ export function SettingsPreview({ schema, defaults }: SettingsPreviewProps) {
   const idPrefix = `settings${useId().replace(/[^a-zA-Z0-9]/g, "")}`;
 
   const parsedSchema = parse(schemaText);
-  if (!parsedSchema.ok) return <Note>{`Write valid JSON in Settings schema to see its form (${parsedSchema.problem}).`}</Note>;
+  if (!parsedSchema.ok)
+    return <Note>{`Write valid JSON in Settings schema to see its form (${parsedSchema.problem}).`}</Note>;
   if (!isObject(parsedSchema.value)) return <Note>The settings schema must be a JSON object to make a form.</Note>;
-  if (Object.keys(parsedSchema.value).length === 0) return <Note>The settings schema is empty: any settings are accepted, and there are no fields to show.</Note>;
+  if (Object.keys(parsedSchema.value).length === 0)
+    return <Note>The settings schema is empty: any settings are accepted, and there are no fields to show.</Note>;
 
   const parsedDefaults = parse(defaultsText);
   const initial = parsedDefaults.ok ? parsedDefaults.value : {};
   return (
     <div className="space-y-2">
-      {!parsedDefaults.ok && <Note>{`Default settings are not valid JSON (${parsedDefaults.problem}); the form starts empty.`}</Note>}
+      {!parsedDefaults.ok && (
+        <Note>{`Default settings are not valid JSON (${parsedDefaults.problem}); the form starts empty.`}</Note>
+      )}
       {/* A new schema or new defaults start the form afresh. */}
-      <SettingsForm key={`${schemaText}\u0000${defaultsText}`} schema={parsedSchema.value as RJSFSchema} initial={initial} idPrefix={idPrefix} subject="These settings" />
+      <SettingsForm
+        key={`${schemaText}\u0000${defaultsText}`}
+        schema={parsedSchema.value as RJSFSchema}
+        initial={initial}
+        idPrefix={idPrefix}
+        subject="These settings"
+      />
     </div>
   );
 }

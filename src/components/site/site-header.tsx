@@ -2,7 +2,15 @@ import Link from "next/link";
 
 // The public pages' header: the service's mark, one secondary link, and the console sign-in.
 
-export function SiteHeader({ width, link, home = true }: { width: "max-w-5xl" | "max-w-7xl"; link: { href: string; label: string }; home?: boolean }) {
+export function SiteHeader({
+  width,
+  link,
+  home = true,
+}: {
+  width: "max-w-5xl" | "max-w-7xl";
+  link: { href: string; label: string };
+  home?: boolean;
+}) {
   const mark = (
     <>
       {/* eslint-disable-next-line @next/next/no-img-element -- tiny local SVG, no optimisation needed */}
@@ -23,12 +31,18 @@ export function SiteHeader({ width, link, home = true }: { width: "max-w-5xl" | 
         <nav aria-label="Primary">
           <ul className="flex items-center gap-4 text-sm">
             <li>
-              <a href={link.href} className="text-slate-600 hover:text-slate-900 dark:text-slate-300 dark:hover:text-white">
+              <a
+                href={link.href}
+                className="text-slate-600 hover:text-slate-900 dark:text-slate-300 dark:hover:text-white"
+              >
                 {link.label}
               </a>
             </li>
             <li>
-              <Link href="/console/sign-in" className="rounded-md bg-brand-600 px-3 py-1.5 font-medium text-white hover:bg-brand-700">
+              <Link
+                href="/console/sign-in"
+                className="rounded-md bg-brand-600 px-3 py-1.5 font-medium text-white hover:bg-brand-700"
+              >
                 Sign in to the console
               </Link>
             </li>

@@ -16,7 +16,19 @@ import { useTRPC, useTRPCClient } from "@/trpc/react";
 import { useOrganization } from "./organization-frame";
 import { centralPointListOptions, orchestratorChoicesOptions } from "./queries";
 import { Badge, StatusBadge } from "@/components/ui/badge";
-import { blankAsNull, Choice, ChoiceGroup, DialogButtons, Form, optionsOf, SelectField, TextAreaField, TextField, useSchemaForm, valuesFrom } from "@/components/ui/form";
+import {
+  blankAsNull,
+  Choice,
+  ChoiceGroup,
+  DialogButtons,
+  Form,
+  optionsOf,
+  SelectField,
+  TextAreaField,
+  TextField,
+  useSchemaForm,
+  valuesFrom,
+} from "@/components/ui/form";
 import { ResourceSection, type EditorControls } from "@/components/ui/resource-section";
 import { mutedText } from "@/components/ui/styles";
 import { td } from "@/components/ui/table";
@@ -25,7 +37,8 @@ import { td } from "@/components/ui/table";
 // up. Below pro the section says so up front; the server's own refusal (tier_required) is shown
 // in the dialog should anyone try anyway.
 
-const belowPro = (tier: (typeof SUBSCRIPTION_TIERS)[number]) => SUBSCRIPTION_TIERS.indexOf(tier) < SUBSCRIPTION_TIERS.indexOf("pro");
+const belowPro = (tier: (typeof SUBSCRIPTION_TIERS)[number]) =>
+  SUBSCRIPTION_TIERS.indexOf(tier) < SUBSCRIPTION_TIERS.indexOf("pro");
 
 type Instance = { id: string; name: string };
 
@@ -46,10 +59,17 @@ export function CentralPointsSection({ orgId }: { orgId: string }) {
       before={
         org.data &&
         belowPro(org.data.tier) && (
-          <div role="note" aria-label="Tier required" className="mt-4 rounded-md border border-amber-200 bg-amber-50 px-4 py-3 text-sm dark:border-amber-900 dark:bg-amber-950">
-            <p className="font-medium text-amber-900 dark:text-amber-100">Central points need the pro tier or higher.</p>
+          <div
+            role="note"
+            aria-label="Tier required"
+            className="mt-4 rounded-md border border-amber-200 bg-amber-50 px-4 py-3 text-sm dark:border-amber-900 dark:bg-amber-950"
+          >
+            <p className="font-medium text-amber-900 dark:text-amber-100">
+              Central points need the pro tier or higher.
+            </p>
             <p className="mt-1 text-amber-800 dark:text-amber-200">
-              This organization is on the {org.data.tier} tier, so creating one is refused. A sys_admin can change its tier under{" "}
+              This organization is on the {org.data.tier} tier, so creating one is refused. A sys_admin can change its
+              tier under{" "}
               <Link href={`/console/organizations/${orgId}`} className="font-medium underline">
                 Profile → Subscription
               </Link>
@@ -76,15 +96,28 @@ export function CentralPointsSection({ orgId }: { orgId: string }) {
           <td className={`${td} max-w-xs`}>{p.description ?? <span className={mutedText}>None</span>}</td>
         </>
       )}
-      empty={{ title: "No central points", body: "A central point gives one of the organization’s orchestrators a stable, named entry point." }}
+      empty={{
+        title: "No central points",
+        body: "A central point gives one of the organization’s orchestrators a stable, named entry point.",
+      }}
       create={{ label: "Create central point" }}
       editor={{
         title: (p) => (p ? `Edit central point “${p.name}”` : "Create central point"),
-        form: (p, controls) => <CentralPointForm orgId={orgId} point={p} instances={instances} instancesLoading={choices.isPending} controls={controls} />,
+        form: (p, controls) => (
+          <CentralPointForm
+            orgId={orgId}
+            point={p}
+            instances={instances}
+            instancesLoading={choices.isPending}
+            controls={controls}
+          />
+        ),
       }}
       remove={{
         title: (p) => `Delete central point “${p.name}”?`,
-        body: () => <>Whatever calls this entry point stops reaching its orchestrator. The orchestrator itself stays.</>,
+        body: () => (
+          <>Whatever calls this entry point stops reaching its orchestrator. The orchestrator itself stays.</>
+        ),
         confirmLabel: "Delete central point",
         run: (p) => remove.mutateAsync({ org_id: orgId, central_point_id: p.id }),
         notice: (p) => `Central point “${p.name}” deleted.`,
@@ -107,11 +140,29 @@ interface CentralPointValues {
   description: string;
 }
 
-function CentralPointForm({ orgId, point, instances, instancesLoading, controls }: { orgId: string; point: CentralPoint | null; instances: Instance[]; instancesLoading: boolean; controls: EditorControls }) {
+function CentralPointForm({
+  orgId,
+  point,
+  instances,
+  instancesLoading,
+  controls,
+}: {
+  orgId: string;
+  point: CentralPoint | null;
+  instances: Instance[];
+  instancesLoading: boolean;
+  controls: EditorControls;
+}) {
   const client = useTRPCClient();
   const form = useSchemaForm<CentralPointValues, CreateCentralPointInput | UpdateCentralPointInput>({
     schema: point === null ? createCentralPointInput : updateCentralPointInput,
-    defaultValues: valuesFrom(point, { name: "", orchestrator_id: "", visibility: "private", status: "active", description: "" }),
+    defaultValues: valuesFrom(point, {
+      name: "",
+      orchestrator_id: "",
+      visibility: "private",
+      status: "active",
+      description: "",
+    }),
     toInput: ({ description, ...values }, problem) => {
       if (!values.orchestrator_id) problem("orchestrator_id", "Pick the orchestrator it points to.");
       return { ...values, description: blankAsNull(description) };
@@ -132,7 +183,14 @@ function CentralPointForm({ orgId, point, instances, instancesLoading, controls 
         name="orchestrator_id"
         label="Orchestrator"
         options={[
-          { value: "", label: instancesLoading ? "Loading orchestrators…" : instances.length === 0 ? "No orchestrators yet" : "Pick an orchestrator" },
+          {
+            value: "",
+            label: instancesLoading
+              ? "Loading orchestrators…"
+              : instances.length === 0
+                ? "No orchestrators yet"
+                : "Pick an orchestrator",
+          },
           ...instances.map((o) => ({ value: o.id, label: o.name })),
         ]}
         hint="The instance this central point leads to. While it does, that instance cannot be deleted."
@@ -140,7 +198,13 @@ function CentralPointForm({ orgId, point, instances, instancesLoading, controls 
       <ChoiceGroup name="visibility" legend="Visibility" className="mt-2 space-y-2">
         {VISIBILITIES.map((v) => (
           <div key={v}>
-            <Choice type="radio" name="visibility" value={v} aria-describedby={`visibility-${v}-about`} label={<span className="font-medium capitalize">{v}</span>} />
+            <Choice
+              type="radio"
+              name="visibility"
+              value={v}
+              aria-describedby={`visibility-${v}-about`}
+              label={<span className="font-medium capitalize">{v}</span>}
+            />
             <p id={`visibility-${v}-about`} className={`ml-6 text-sm ${mutedText}`}>
               {VISIBILITY_TEXT[v]}
             </p>
@@ -149,7 +213,10 @@ function CentralPointForm({ orgId, point, instances, instancesLoading, controls 
       </ChoiceGroup>
       <SelectField name="status" label="Status" options={optionsOf(CENTRAL_POINT_STATUSES)} />
       <TextAreaField name="description" label="Description" />
-      <DialogButtons onCancel={controls.cancel} label={point === null ? "Create central point" : "Save central point"} />
+      <DialogButtons
+        onCancel={controls.cancel}
+        label={point === null ? "Create central point" : "Save central point"}
+      />
     </Form>
   );
 }

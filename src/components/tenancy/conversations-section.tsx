@@ -7,7 +7,12 @@ import type { Member } from "@/lib/schemas/members";
 import { formatTimestamp } from "@/components/api-keys/format";
 import { secondaryButton } from "@/components/ui/styles";
 import { useTRPC } from "@/trpc/react";
-import { conversationListOptions, memberChoicesOptions, messageListOptions, orchestratorChoicesOptions } from "./queries";
+import {
+  conversationListOptions,
+  memberChoicesOptions,
+  messageListOptions,
+  orchestratorChoicesOptions,
+} from "./queries";
 import { Badge, type Tone } from "@/components/ui/badge";
 import { SelectField, TextField, useDebounced } from "@/components/ui/form";
 import { EmptyState, ErrorState, LoadingState, ShowMore } from "@/components/ui/states";
@@ -18,7 +23,8 @@ import { HeadedSection } from "@/components/ui/page-header";
 // A read-only viewer of an organization's conversations: pick a member, list their conversations,
 // open one to read its messages in order (oldest first), a page at a time. Nothing here writes.
 
-const who = (m: Pick<Member, "username" | "display_name">) => (m.display_name && m.display_name !== m.username ? `${m.display_name} (${m.username})` : m.username);
+const who = (m: Pick<Member, "username" | "display_name">) =>
+  m.display_name && m.display_name !== m.username ? `${m.display_name} (${m.username})` : m.username;
 
 export function ConversationsSection({ orgId }: { orgId: string }) {
   const trpc = useTRPC();
@@ -31,7 +37,11 @@ export function ConversationsSection({ orgId }: { orgId: string }) {
   const memberOptions = [
     {
       value: "",
-      label: members.isPending ? "Loading members…" : (members.data?.data.length ?? 0) === 0 ? "No member matches" : "Pick a member",
+      label: members.isPending
+        ? "Loading members…"
+        : (members.data?.data.length ?? 0) === 0
+          ? "No member matches"
+          : "Pick a member",
     },
     ...(members.data?.data ?? []).map((m) => ({ value: m.user_id, label: who(m) })),
   ];
@@ -59,38 +69,83 @@ export function ConversationsSection({ orgId }: { orgId: string }) {
             setMember(members.data?.data.find((m) => m.user_id === event.target.value) ?? null);
             setConversation(null);
           }}
-          options={member && !members.data?.data.some((m) => m.user_id === member.user_id) ? [...memberOptions, { value: member.user_id, label: who(member) }] : memberOptions}
+          options={
+            member && !members.data?.data.some((m) => m.user_id === member.user_id)
+              ? [...memberOptions, { value: member.user_id, label: who(member) }]
+              : memberOptions
+          }
           hint="Whose conversations to read."
         />
       </div>
-      {members.isError && <ErrorState title="The members could not be loaded." error={members.error} onRetry={() => members.refetch()} />}
+      {members.isError && (
+        <ErrorState title="The members could not be loaded." error={members.error} onRetry={() => members.refetch()} />
+      )}
 
       {member ? (
         <ConversationList orgId={orgId} member={member} openId={conversation?.id ?? null} onOpen={setConversation} />
       ) : (
-        <EmptyState title="Pick a member" body="Their conversations in this organization are listed here, newest first." />
+        <EmptyState
+          title="Pick a member"
+          body="Their conversations in this organization are listed here, newest first."
+        />
       )}
 
-      {member && conversation && <MessageHistory orgId={orgId} conversation={conversation} onClose={() => setConversation(null)} />}
+      {member && conversation && (
+        <MessageHistory orgId={orgId} conversation={conversation} onClose={() => setConversation(null)} />
+      )}
     </HeadedSection>
   );
 }
 
-function ConversationList({ orgId, member, openId, onOpen }: { orgId: string; member: Member; openId: string | null; onOpen: (c: Conversation) => void }) {
+function ConversationList({
+  orgId,
+  member,
+  openId,
+  onOpen,
+}: {
+  orgId: string;
+  member: Member;
+  openId: string | null;
+  onOpen: (c: Conversation) => void;
+}) {
   const trpc = useTRPC();
   const list = useInfiniteQuery(conversationListOptions(trpc, orgId, member.user_id));
   const instances = useQuery(orchestratorChoicesOptions(trpc, orgId));
   const conversations = list.data?.pages.flatMap((page) => page.data) ?? [];
-  const instanceName = (id: string | null) => (id ? (instances.data?.data.find((o) => o.id === id)?.name ?? "A deleted instance") : "No instance");
+  const instanceName = (id: string | null) =>
+    id ? (instances.data?.data.find((o) => o.id === id)?.name ?? "A deleted instance") : "No instance";
 
   if (list.isPending) return <LoadingState label="Loading conversations…" />;
-  if (list.isError && conversations.length === 0) return <ErrorState title="The conversations could not be loaded." error={list.error} onRetry={() => list.refetch()} />;
-  if (conversations.length === 0) return <EmptyState title={`${member.username} has no conversations here.`} body="Conversations appear once the member talks to one of the organization’s orchestrators." />;
+  if (list.isError && conversations.length === 0)
+    return (
+      <ErrorState title="The conversations could not be loaded." error={list.error} onRetry={() => list.refetch()} />
+    );
+  if (conversations.length === 0)
+    return (
+      <EmptyState
+        title={`${member.username} has no conversations here.`}
+        body="Conversations appear once the member talks to one of the organization’s orchestrators."
+      />
+    );
   return (
     <div>
-      <DataTable caption={`Conversations of ${member.username}`} columns={["Title", "Orchestrator", "Started", { label: "Actions", hidden: true }]} busy={list.isFetching} more={{ visible: list.hasNextPage, loading: list.isFetchingNextPage, onClick: () => list.fetchNextPage(), label: "Show more conversations" }}>
+      <DataTable
+        caption={`Conversations of ${member.username}`}
+        columns={["Title", "Orchestrator", "Started", { label: "Actions", hidden: true }]}
+        busy={list.isFetching}
+        more={{
+          visible: list.hasNextPage,
+          loading: list.isFetchingNextPage,
+          onClick: () => list.fetchNextPage(),
+          label: "Show more conversations",
+        }}
+      >
         {conversations.map((c) => (
-          <tr key={c.id} aria-current={c.id === openId ? "true" : undefined} className={c.id === openId ? "bg-brand-50/60 dark:bg-brand-900/30" : undefined}>
+          <tr
+            key={c.id}
+            aria-current={c.id === openId ? "true" : undefined}
+            className={c.id === openId ? "bg-brand-50/60 dark:bg-brand-900/30" : undefined}
+          >
             <th scope="row" className={`${td} text-left font-medium`}>
               {c.title ?? <span className="font-normal text-slate-500 dark:text-slate-400">Untitled</span>}
             </th>
@@ -113,9 +168,23 @@ function ConversationList({ orgId, member, openId, onOpen }: { orgId: string; me
   );
 }
 
-const ROLE_TONE: Record<Message["role"], Tone> = { user: "brand", assistant: "good", tool: "accent", intent: "neutral", unknown: "warn" };
+const ROLE_TONE: Record<Message["role"], Tone> = {
+  user: "brand",
+  assistant: "good",
+  tool: "accent",
+  intent: "neutral",
+  unknown: "warn",
+};
 
-function MessageHistory({ orgId, conversation, onClose }: { orgId: string; conversation: Conversation; onClose: () => void }) {
+function MessageHistory({
+  orgId,
+  conversation,
+  onClose,
+}: {
+  orgId: string;
+  conversation: Conversation;
+  onClose: () => void;
+}) {
   const trpc = useTRPC();
   const history = useInfiniteQuery(messageListOptions(trpc, orgId, conversation.id));
   const messages = history.data?.pages.flatMap((page) => page.data) ?? [];
@@ -123,36 +192,54 @@ function MessageHistory({ orgId, conversation, onClose }: { orgId: string; conve
 
   function content() {
     if (history.isPending) return <LoadingState label="Loading messages…" />;
-    if (history.isError && messages.length === 0) return <ErrorState title="The messages could not be loaded." error={history.error} onRetry={() => history.refetch()} />;
+    if (history.isError && messages.length === 0)
+      return (
+        <ErrorState title="The messages could not be loaded." error={history.error} onRetry={() => history.refetch()} />
+      );
     if (messages.length === 0) return <EmptyState title="No messages" body="This conversation has no messages yet." />;
     return (
       <>
         <ol aria-label={`Messages of ${title}`} className="space-y-3">
           {messages.map((m) => (
-            <li key={m.id} className="rounded-lg border border-slate-200 bg-white p-4 dark:border-slate-800 dark:bg-slate-900">
+            <li
+              key={m.id}
+              className="rounded-lg border border-slate-200 bg-white p-4 dark:border-slate-800 dark:bg-slate-900"
+            >
               <div className="flex flex-wrap items-center gap-2 text-xs text-slate-500 dark:text-slate-400">
                 <Badge tone={ROLE_TONE[m.role]}>{m.role}</Badge>
                 <time dateTime={m.created_at}>{formatTimestamp(m.created_at)}</time>
-                {m.status && m.status !== "complete" && <Badge tone={m.status === "error" ? "bad" : "warn"}>{m.status}</Badge>}
+                {m.status && m.status !== "complete" && (
+                  <Badge tone={m.status === "error" ? "bad" : "warn"}>{m.status}</Badge>
+                )}
                 {m.is_compacted && <Badge>compacted</Badge>}
               </div>
               <p className="mt-2 text-sm break-words whitespace-pre-wrap">{m.content}</p>
             </li>
           ))}
         </ol>
-        <ShowMore visible={history.hasNextPage} loading={history.isFetchingNextPage} onClick={() => history.fetchNextPage()} label="Show more messages" />
+        <ShowMore
+          visible={history.hasNextPage}
+          loading={history.isFetchingNextPage}
+          onClick={() => history.fetchNextPage()}
+          label="Show more messages"
+        />
       </>
     );
   }
 
   return (
-    <section aria-labelledby="history-heading" className="rounded-xl border border-slate-200 bg-slate-50 p-5 dark:border-slate-800 dark:bg-slate-950">
+    <section
+      aria-labelledby="history-heading"
+      className="rounded-xl border border-slate-200 bg-slate-50 p-5 dark:border-slate-800 dark:bg-slate-950"
+    >
       <div className="mb-4 flex flex-wrap items-start justify-between gap-3">
         <div>
           <h3 id="history-heading" className="text-base font-semibold">
             {title}
           </h3>
-          <p className="text-sm text-slate-600 dark:text-slate-300">Oldest first; intent messages are not part of the history.</p>
+          <p className="text-sm text-slate-600 dark:text-slate-300">
+            Oldest first; intent messages are not part of the history.
+          </p>
         </div>
         <button type="button" onClick={onClose} className={secondaryButton}>
           Close conversation

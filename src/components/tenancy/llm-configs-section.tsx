@@ -1,11 +1,30 @@
 "use client";
 
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import { createLlmConfigInput, LLM_PROVIDERS, updateLlmConfigInput, type CreateLlmConfigInput, type LlmConfig, type UpdateLlmConfigInput } from "@/lib/schemas/llm-configs";
+import {
+  createLlmConfigInput,
+  LLM_PROVIDERS,
+  updateLlmConfigInput,
+  type CreateLlmConfigInput,
+  type LlmConfig,
+  type UpdateLlmConfigInput,
+} from "@/lib/schemas/llm-configs";
 import { useTRPC, useTRPCClient } from "@/trpc/react";
 import { jsonText } from "@/components/tenancy/values";
 import { Badge } from "@/components/ui/badge";
-import { CheckboxField, DialogButtons, Form, jsonObjectOf, optionsOf, orNull, SelectField, TextAreaField, TextField, useSchemaForm, valuesFrom } from "@/components/ui/form";
+import {
+  CheckboxField,
+  DialogButtons,
+  Form,
+  jsonObjectOf,
+  optionsOf,
+  orNull,
+  SelectField,
+  TextAreaField,
+  TextField,
+  useSchemaForm,
+  valuesFrom,
+} from "@/components/ui/form";
 import { ResourceSection, type EditorControls } from "@/components/ui/resource-section";
 import { mutedText } from "@/components/ui/styles";
 import { td } from "@/components/ui/table";
@@ -37,24 +56,39 @@ export function LlmConfigsSection({ orgId }: { orgId: string }) {
             <span className="sr-only">ends in </span>
             {config.api_key_readable ? config.api_key_last4 : "unreadable: set a new key"}
           </td>
-          <td className={`${td} break-all`}>{config.base_url ?? <span className={mutedText}>Provider default</span>}</td>
+          <td className={`${td} break-all`}>
+            {config.base_url ?? <span className={mutedText}>Provider default</span>}
+          </td>
           <td className={td}>{config.is_enabled ? <Badge tone="good">enabled</Badge> : <Badge>disabled</Badge>}</td>
           <WhenCell iso={config.updated_at} />
         </>
       )}
-      empty={{ title: "No LLM configs", body: "Add the organization’s own provider key so its orchestrators can call that provider." }}
+      empty={{
+        title: "No LLM configs",
+        body: "Add the organization’s own provider key so its orchestrators can call that provider.",
+      }}
       create={{ label: "Add LLM config", inEmpty: true }}
       editor={{
         title: (config) => (config ? `Edit LLM config “${config.name}”` : "Add LLM config"),
-        description: (config) => (config ? "The provider is fixed. Leave the API key empty to keep the current one." : "The API key is stored encrypted and never shown again."),
+        description: (config) =>
+          config
+            ? "The provider is fixed. Leave the API key empty to keep the current one."
+            : "The API key is stored encrypted and never shown again.",
         form: (config, controls) => <LlmConfigForm orgId={orgId} config={config} controls={controls} />,
       }}
       remove={{
         title: (c) => `Delete LLM config “${c.name}”?`,
         body: (c) => (
           <>
-            The {c.provider} key {c.api_key_readable ? <>ending in <code className="font-mono">{c.api_key_last4}</code></> : "(unreadable)"} stops being available to the organization’s
-            orchestrators.
+            The {c.provider} key{" "}
+            {c.api_key_readable ? (
+              <>
+                ending in <code className="font-mono">{c.api_key_last4}</code>
+              </>
+            ) : (
+              "(unreadable)"
+            )}{" "}
+            stops being available to the organization’s orchestrators.
           </>
         ),
         confirmLabel: "Delete LLM config",
@@ -75,13 +109,28 @@ interface LlmConfigValues {
   is_enabled: boolean;
 }
 
-function LlmConfigForm({ orgId, config, controls }: { orgId: string; config: LlmConfig | null; controls: EditorControls }) {
+function LlmConfigForm({
+  orgId,
+  config,
+  controls,
+}: {
+  orgId: string;
+  config: LlmConfig | null;
+  controls: EditorControls;
+}) {
   const client = useTRPCClient();
   const form = useSchemaForm<LlmConfigValues, CreateLlmConfigInput | UpdateLlmConfigInput>({
     schema: config === null ? createLlmConfigInput : updateLlmConfigInput,
     // The key is write-only: an edit starts without it.
     defaultValues: {
-      ...valuesFrom(config, { name: "", provider: "openai", api_key: "", base_url: "", additional_config: "", is_enabled: true }),
+      ...valuesFrom(config, {
+        name: "",
+        provider: "openai",
+        api_key: "",
+        base_url: "",
+        additional_config: "",
+        is_enabled: true,
+      }),
       additional_config: config ? jsonText(config.additional_config) : "",
     },
     toInput: ({ provider, api_key, base_url, additional_config, ...values }, problem) => ({
@@ -90,7 +139,9 @@ function LlmConfigForm({ orgId, config, controls }: { orgId: string; config: Llm
       // Left empty on an edit: the current key stays.
       ...(config === null || api_key !== "" ? { api_key } : {}),
       base_url: orNull(base_url),
-      additional_config: jsonObjectOf(additional_config, "Additional config", (message) => problem("additional_config", message)),
+      additional_config: jsonObjectOf(additional_config, "Additional config", (message) =>
+        problem("additional_config", message),
+      ),
     }),
     submit: async (input) => {
       const saved =
@@ -107,7 +158,12 @@ function LlmConfigForm({ orgId, config, controls }: { orgId: string; config: Llm
       {config === null ? (
         <SelectField name="provider" label="Provider" options={optionsOf(LLM_PROVIDERS)} hint="Fixed after creation." />
       ) : (
-        <TextField name="provider" label="Provider" readOnly hint="Fixed at creation: add another config for another provider." />
+        <TextField
+          name="provider"
+          label="Provider"
+          readOnly
+          hint="Fixed at creation: add another config for another provider."
+        />
       )}
       <TextField
         name="api_key"
@@ -130,7 +186,13 @@ function LlmConfigForm({ orgId, config, controls }: { orgId: string; config: Llm
         autoComplete="off"
         hint="Optional: the provider’s default when empty. https only, and never a private or loopback address."
       />
-      <TextAreaField name="additional_config" label="Additional config" mono placeholder='{"organization": "org-…"}' hint="Optional JSON object of provider options." />
+      <TextAreaField
+        name="additional_config"
+        label="Additional config"
+        mono
+        placeholder='{"organization": "org-…"}'
+        hint="Optional JSON object of provider options."
+      />
       <CheckboxField name="is_enabled" label="Enabled" hint="Only enabled configs are offered to new orchestrators." />
       <DialogButtons onCancel={controls.cancel} label={config === null ? "Add LLM config" : "Save LLM config"} />
     </Form>

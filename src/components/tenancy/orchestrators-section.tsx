@@ -18,7 +18,20 @@ import { orchestratorListOptions, type OrchestratorFilters } from "./queries";
 import { EffectiveTable } from "./settings-section";
 import { jsonText } from "@/components/tenancy/values";
 import { StatusBadge } from "@/components/ui/badge";
-import { blankAsNull, DialogButtons, Form, FormError, jsonObjectOf, optionsOf, SelectField, TextAreaField, TextField, useDebounced, useSchemaForm, valuesFrom } from "@/components/ui/form";
+import {
+  blankAsNull,
+  DialogButtons,
+  Form,
+  FormError,
+  jsonObjectOf,
+  optionsOf,
+  SelectField,
+  TextAreaField,
+  TextField,
+  useDebounced,
+  useSchemaForm,
+  valuesFrom,
+} from "@/components/ui/form";
 import { ResourceSection, type EditorControls } from "@/components/ui/resource-section";
 import { EmptyState, ErrorState, LoadingState } from "@/components/ui/states";
 import { primaryButton, secondaryButton } from "@/components/ui/styles";
@@ -54,13 +67,24 @@ export function OrchestratorsSection({ orgId }: { orgId: string }) {
       description="The organization’s assistant apps. Framework and mode are fixed at creation; each instance’s config overrides the settings above it where they allow it, and its config hash fingerprints the effective config."
       before={
         <div role="search" aria-label="Find orchestrators" className="mt-4 grid gap-4 sm:grid-cols-2 lg:grid-cols-5">
-          <TextField label="Search orchestrators" type="search" value={search} onChange={(event) => setSearch(event.target.value)} placeholder="Name" autoComplete="off" />
+          <TextField
+            label="Search orchestrators"
+            type="search"
+            value={search}
+            onChange={(event) => setSearch(event.target.value)}
+            placeholder="Name"
+            autoComplete="off"
+          />
           {FILTERS.map(({ name, label, values }) => (
             <SelectField
               key={name}
               label={label}
               value={filters[name] ?? ""}
-              onChange={(event) => setFilters(({ [name]: _dropped, ...rest }) => (event.target.value ? { ...rest, [name]: event.target.value } : rest))}
+              onChange={(event) =>
+                setFilters(({ [name]: _dropped, ...rest }) =>
+                  event.target.value ? { ...rest, [name]: event.target.value } : rest,
+                )
+              }
               options={[ANY, ...optionsOf(values)]}
             />
           ))}
@@ -86,7 +110,11 @@ export function OrchestratorsSection({ orgId }: { orgId: string }) {
         </>
       )}
       empty={{ title: "No orchestrators yet", body: "Create the organization’s first assistant app." }}
-      filtered={{ active: Object.keys(query).length > 0, title: "No orchestrator matches.", body: "Change the search or the filters to see more." }}
+      filtered={{
+        active: Object.keys(query).length > 0,
+        title: "No orchestrator matches.",
+        body: "Change the search or the filters to see more.",
+      }}
       create={{ label: "Create orchestrator", inEmpty: true }}
       editor={{
         title: (o) => (o ? `Orchestrator “${o.name}”` : "Create orchestrator"),
@@ -103,7 +131,12 @@ export function OrchestratorsSection({ orgId }: { orgId: string }) {
       }}
       remove={{
         title: (o) => `Delete orchestrator “${o.name}”?`,
-        body: () => <>The instance stops serving at once. Its conversations stay, without an instance. A central point that refers to it must be pointed elsewhere or deleted first.</>,
+        body: () => (
+          <>
+            The instance stops serving at once. Its conversations stay, without an instance. A central point that refers
+            to it must be pointed elsewhere or deleted first.
+          </>
+        ),
         confirmLabel: "Delete orchestrator",
         run: (o) => remove.mutateAsync({ org_id: orgId, orchestrator_id: o.id }),
         notice: (o) => `Orchestrator “${o.name}” deleted.`,
@@ -156,26 +189,49 @@ const NEW_ORCHESTRATOR: OrchestratorValues = {
 };
 
 /** Creates an instance, or edits one (its framework type and mode shown read-only). */
-function OrchestratorForm({ orgId, instance, controls }: { orgId: string; instance: Orchestrator | null; controls: EditorControls }) {
+function OrchestratorForm({
+  orgId,
+  instance,
+  controls,
+}: {
+  orgId: string;
+  instance: Orchestrator | null;
+  controls: EditorControls;
+}) {
   const client = useTRPCClient();
   const [saved, setSaved] = useState("");
   const form = useSchemaForm<OrchestratorValues, CreateOrchestratorInput | UpdateOrchestratorInput>({
     schema: instance === null ? createOrchestratorInput : updateOrchestratorInput,
-    defaultValues: instance ? { ...valuesFrom(instance, NEW_ORCHESTRATOR), config: jsonText(instance.config), plugin_settings: jsonText(instance.plugin_settings) } : NEW_ORCHESTRATOR,
+    defaultValues: instance
+      ? {
+          ...valuesFrom(instance, NEW_ORCHESTRATOR),
+          config: jsonText(instance.config),
+          plugin_settings: jsonText(instance.plugin_settings),
+        }
+      : NEW_ORCHESTRATOR,
     toInput: ({ framework_type, mode, whoami, config, plugin_settings, ...values }, problem) => ({
       ...values,
       ...(instance === null ? { framework_type, mode } : {}),
       whoami: blankAsNull(whoami),
       config: jsonObjectOf(config, "Config", (message) => problem("config", message)),
-      plugin_settings: jsonObjectOf(plugin_settings, "Plugin settings", (message) => problem("plugin_settings", message)),
+      plugin_settings: jsonObjectOf(plugin_settings, "Plugin settings", (message) =>
+        problem("plugin_settings", message),
+      ),
     }),
     submit: async (input) => {
       setSaved("");
       if (instance === null) {
-        const created = await client.orchestrators.create.mutate({ org_id: orgId, ...(input as CreateOrchestratorInput) });
+        const created = await client.orchestrators.create.mutate({
+          org_id: orgId,
+          ...(input as CreateOrchestratorInput),
+        });
         return controls.done(`Orchestrator “${created.name}” created.`);
       }
-      const result = await client.orchestrators.update.mutate({ org_id: orgId, orchestrator_id: instance.id, ...input });
+      const result = await client.orchestrators.update.mutate({
+        org_id: orgId,
+        orchestrator_id: instance.id,
+        ...input,
+      });
       setSaved("Changes saved.");
       controls.done(`Orchestrator “${result.name}” saved.`, { keepOpen: true });
     },
@@ -194,14 +250,33 @@ function OrchestratorForm({ orgId, instance, controls }: { orgId: string; instan
       <div className="grid gap-5 sm:grid-cols-2">
         {instance === null && (
           <>
-            <SelectField name="framework_type" label="Framework type" options={optionsOf(FRAMEWORK_TYPES)} hint="Fixed after creation." />
-            <SelectField name="mode" label="Mode" options={optionsOf(ORCHESTRATOR_MODES)} hint="Fixed after creation. Grounded mode takes scoped plugins only." />
+            <SelectField
+              name="framework_type"
+              label="Framework type"
+              options={optionsOf(FRAMEWORK_TYPES)}
+              hint="Fixed after creation."
+            />
+            <SelectField
+              name="mode"
+              label="Mode"
+              options={optionsOf(ORCHESTRATOR_MODES)}
+              hint="Fixed after creation. Grounded mode takes scoped plugins only."
+            />
           </>
         )}
-        <SelectField name="tier" label="Tier" options={optionsOf(ORCHESTRATOR_TIERS)} hint={instance ? undefined : "demand: started when used; hot: kept running."} />
+        <SelectField
+          name="tier"
+          label="Tier"
+          options={optionsOf(ORCHESTRATOR_TIERS)}
+          hint={instance ? undefined : "demand: started when used; hot: kept running."}
+        />
         <SelectField name="status" label="Status" options={optionsOf(ORCHESTRATOR_STATUSES)} />
       </div>
-      <TextAreaField name="whoami" label="Who am I" hint={instance ? undefined : "Optional: how the assistant introduces itself (whoami)."} />
+      <TextAreaField
+        name="whoami"
+        label="Who am I"
+        hint={instance ? undefined : "Optional: how the assistant introduces itself (whoami)."}
+      />
       {JSON_FIELDS.map((field) => (
         <TextAreaField
           key={field.name}
@@ -237,26 +312,44 @@ function OrchestratorForm({ orgId, instance, controls }: { orgId: string; instan
 
 function EffectiveConfig({ orgId, instance }: { orgId: string; instance: Orchestrator }) {
   const trpc = useTRPC();
-  const effective = useQuery(trpc.orchestrators.effectiveConfig.queryOptions({ org_id: orgId, orchestrator_id: instance.id }));
+  const effective = useQuery(
+    trpc.orchestrators.effectiveConfig.queryOptions({ org_id: orgId, orchestrator_id: instance.id }),
+  );
   return (
-    <section aria-labelledby="effective-config-heading" className="border-t border-slate-200 pt-6 dark:border-slate-800">
+    <section
+      aria-labelledby="effective-config-heading"
+      className="border-t border-slate-200 pt-6 dark:border-slate-800"
+    >
       <h3 id="effective-config-heading" className="text-base font-semibold">
         Effective config
       </h3>
-      <p className="mt-1 text-sm text-slate-600 dark:text-slate-300">Every key that applies to this instance, and the tier it comes from.</p>
+      <p className="mt-1 text-sm text-slate-600 dark:text-slate-300">
+        Every key that applies to this instance, and the tier it comes from.
+      </p>
       {effective.isPending ? (
         <LoadingState label="Loading the effective config…" />
       ) : effective.isError ? (
-        <ErrorState title="The effective config could not be loaded." error={effective.error} onRetry={() => effective.refetch()} />
+        <ErrorState
+          title="The effective config could not be loaded."
+          error={effective.error}
+          onRetry={() => effective.refetch()}
+        />
       ) : (
         <div className="mt-3 space-y-3">
           <p className="text-sm">
-            Config hash: <code className="rounded bg-slate-100 px-1.5 py-0.5 font-mono text-xs dark:bg-slate-800">{effective.data.config_hash ?? "none"}</code>
+            Config hash:{" "}
+            <code className="rounded bg-slate-100 px-1.5 py-0.5 font-mono text-xs dark:bg-slate-800">
+              {effective.data.config_hash ?? "none"}
+            </code>
           </p>
           {effective.data.data.length === 0 ? (
             <EmptyState title="No settings in effect" body="No tier sets any key for this instance." />
           ) : (
-            <EffectiveTable caption={`Effective config of ${instance.name}`} settings={effective.data.data} overridableLabel="Overridable" />
+            <EffectiveTable
+              caption={`Effective config of ${instance.name}`}
+              settings={effective.data.data}
+              overridableLabel="Overridable"
+            />
           )}
         </div>
       )}

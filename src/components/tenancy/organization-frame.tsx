@@ -15,7 +15,16 @@ import { BackLink, Loaded } from "@/components/ui/states";
 // links (each section is a page of its own, so it can be linked to and reloaded).
 
 /** Each section's path is its label in kebab-case; the profile is the organization's own page. */
-export const ORG_SECTIONS = ["Profile", "Members", "Settings", "LLM configs", "Orchestrators", "Central points", "Conversations", "Activity"].map((label) => ({
+export const ORG_SECTIONS = [
+  "Profile",
+  "Members",
+  "Settings",
+  "LLM configs",
+  "Orchestrators",
+  "Central points",
+  "Conversations",
+  "Activity",
+].map((label) => ({
   label,
   path: label === "Profile" ? "" : `/${label.toLowerCase().replaceAll(" ", "-")}`,
 }));
@@ -39,7 +48,6 @@ function Frame({ org, children }: { org: Organization; children: ReactNode }) {
   const pathname = usePathname();
   const base = `/console/organizations/${org.id}`;
 
-
   const current = ORG_SECTIONS.find((s) => pathname === `${base}${s.path}`) ?? ORG_SECTIONS[0]!;
   const deleted = org.is_deleted;
   return (
@@ -49,7 +57,10 @@ function Frame({ org, children }: { org: Organization; children: ReactNode }) {
       <div className="mt-6 border-b border-slate-200 dark:border-slate-800">
         <NavLinks
           label="Organization sections"
-          links={ORG_SECTIONS.filter((s) => !deleted || s.path === "").map((section) => ({ href: `${base}${section.path}`, label: section.label }))}
+          links={ORG_SECTIONS.filter((s) => !deleted || s.path === "").map((section) => ({
+            href: `${base}${section.path}`,
+            label: section.label,
+          }))}
           isCurrent={(href) => href === `${base}${current.path}`}
           listClassName="-mb-px flex gap-1 overflow-x-auto"
           linkClassName={(active) =>
@@ -89,8 +100,9 @@ function OrganizationHeading({ org }: { org: Organization }) {
         <StatusBadge status={org.status} />
         {org.is_deleted && <Badge tone="bad">deleted</Badge>}
       </span>
-      {org.display_name && org.display_name !== org.name && <p className="w-full text-sm text-slate-600 dark:text-slate-300">{org.display_name}</p>}
+      {org.display_name && org.display_name !== org.name && (
+        <p className="w-full text-sm text-slate-600 dark:text-slate-300">{org.display_name}</p>
+      )}
     </div>
   );
 }
-

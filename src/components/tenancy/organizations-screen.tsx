@@ -4,13 +4,28 @@ import { keepPreviousData, useInfiniteQuery, useQueryClient } from "@tanstack/re
 import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { useState } from "react";
-import { createOrganizationInput, ORGANIZATION_STATUSES, SUBSCRIPTION_TIERS, type CreateOrganizationInput } from "@/lib/schemas/organizations";
+import {
+  createOrganizationInput,
+  ORGANIZATION_STATUSES,
+  SUBSCRIPTION_TIERS,
+  type CreateOrganizationInput,
+} from "@/lib/schemas/organizations";
 import { Dialog } from "@/components/ui/dialog";
 import { mutedText, primaryButton, textLink } from "@/components/ui/styles";
 import { useTRPC, useTRPCClient } from "@/trpc/react";
 import { organizationListOptions, type OrganizationFilters } from "./queries";
 import { Badge, StatusBadge, TierBadge } from "@/components/ui/badge";
-import { CheckboxField, DialogButtons, Form, optionsOf, orNull, SelectField, TextField, useDebounced, useSchemaForm } from "@/components/ui/form";
+import {
+  CheckboxField,
+  DialogButtons,
+  Form,
+  optionsOf,
+  orNull,
+  SelectField,
+  TextField,
+  useDebounced,
+  useSchemaForm,
+} from "@/components/ui/form";
 import { SubscriptionFields } from "./profile-section";
 import { ListView } from "@/components/ui/resource-section";
 import { td } from "@/components/ui/table";
@@ -51,7 +66,11 @@ export function OrganizationsScreen() {
       description="Tenant organizations: their profiles, subscription tiers, settings, LLM configs, orchestrator instances and central points."
       actions={createButton}
     >
-      <div role="search" aria-label="Find organizations" className="mt-6 grid gap-4 sm:grid-cols-2 lg:grid-cols-[minmax(0,2fr)_1fr_1fr_auto] lg:items-end">
+      <div
+        role="search"
+        aria-label="Find organizations"
+        className="mt-6 grid gap-4 sm:grid-cols-2 lg:grid-cols-[minmax(0,2fr)_1fr_1fr_auto] lg:items-end"
+      >
         <TextField
           label="Search organizations"
           type="search"
@@ -60,9 +79,24 @@ export function OrganizationsScreen() {
           placeholder="Name, display name or domain"
           autoComplete="off"
         />
-        <SelectField label="Status" value={status ?? ""} onChange={(event) => setStatus(ORGANIZATION_STATUSES.find((s) => s === event.target.value))} options={[ANY, ...optionsOf(ORGANIZATION_STATUSES)]} />
-        <SelectField label="Tier" value={tier ?? ""} onChange={(event) => setTier(SUBSCRIPTION_TIERS.find((t) => t === event.target.value))} options={[ANY, ...optionsOf(SUBSCRIPTION_TIERS)]} />
-        <CheckboxField label="Show deleted organizations" checked={showDeleted} onChange={(event) => setShowDeleted(event.target.checked)} className="pb-2" />
+        <SelectField
+          label="Status"
+          value={status ?? ""}
+          onChange={(event) => setStatus(ORGANIZATION_STATUSES.find((s) => s === event.target.value))}
+          options={[ANY, ...optionsOf(ORGANIZATION_STATUSES)]}
+        />
+        <SelectField
+          label="Tier"
+          value={tier ?? ""}
+          onChange={(event) => setTier(SUBSCRIPTION_TIERS.find((t) => t === event.target.value))}
+          options={[ANY, ...optionsOf(SUBSCRIPTION_TIERS)]}
+        />
+        <CheckboxField
+          label="Show deleted organizations"
+          checked={showDeleted}
+          onChange={(event) => setShowDeleted(event.target.checked)}
+          className="pb-2"
+        />
       </div>
 
       <div className="mt-6">
@@ -76,7 +110,9 @@ export function OrganizationsScreen() {
                 <Link href={`/console/organizations/${org.id}`} className={textLink}>
                   {org.name}
                 </Link>
-                {org.display_name && org.display_name !== org.name && <span className={`block text-xs font-normal ${mutedText}`}>{org.display_name}</span>}
+                {org.display_name && org.display_name !== org.name && (
+                  <span className={`block text-xs font-normal ${mutedText}`}>{org.display_name}</span>
+                )}
               </th>
               <td className={td}>{org.domain ?? <span className={mutedText}>None</span>}</td>
               <td className={td}>
@@ -91,8 +127,16 @@ export function OrganizationsScreen() {
               <WhenCell iso={org.created_at} />
             </>
           )}
-          empty={{ title: "No organizations yet", body: "Create the first tenant organization of the platform.", action: createButton }}
-          filtered={{ active: Object.keys(filters).length > 0, title: "No organization matches.", body: "Change the search or the filters to see more." }}
+          empty={{
+            title: "No organizations yet",
+            body: "Create the first tenant organization of the platform.",
+            action: createButton,
+          }}
+          filtered={{
+            active: Object.keys(filters).length > 0,
+            title: "No organization matches.",
+            body: "Change the search or the filters to see more.",
+          }}
         />
       </div>
 
@@ -101,11 +145,19 @@ export function OrganizationsScreen() {
   );
 }
 
-type CreateOrganizationValues = Record<"name" | "display_name" | "domain" | "contact_email" | "website" | "tier" | "status", string>;
+type CreateOrganizationValues = Record<
+  "name" | "display_name" | "domain" | "contact_email" | "website" | "tier" | "status",
+  string
+>;
 
 function CreateOrganizationDialog({ open, onClose }: { open: boolean; onClose: () => void }) {
   return (
-    <Dialog open={open} onClose={onClose} title="Create organization" description="A new tenant. Its admins can edit the profile later; only the platform changes its tier.">
+    <Dialog
+      open={open}
+      onClose={onClose}
+      title="Create organization"
+      description="A new tenant. Its admins can edit the profile later; only the platform changes its tier."
+    >
       <CreateOrganizationForm onCancel={onClose} />
     </Dialog>
   );
@@ -118,9 +170,22 @@ function CreateOrganizationForm({ onCancel }: { onCancel: () => void }) {
   const queryClient = useQueryClient();
   const form = useSchemaForm<CreateOrganizationValues, CreateOrganizationInput>({
     schema: createOrganizationInput,
-    defaultValues: { name: "", display_name: "", domain: "", contact_email: "", website: "", tier: "free", status: "active" },
+    defaultValues: {
+      name: "",
+      display_name: "",
+      domain: "",
+      contact_email: "",
+      website: "",
+      tier: "free",
+      status: "active",
+    },
     // Blank optional fields are left out.
-    toInput: ({ name, tier, status, ...optional }) => ({ name, tier, status, ...Object.fromEntries(Object.entries(optional).map(([k, v]) => [k, orNull(v) ?? undefined])) }),
+    toInput: ({ name, tier, status, ...optional }) => ({
+      name,
+      tier,
+      status,
+      ...Object.fromEntries(Object.entries(optional).map(([k, v]) => [k, orNull(v) ?? undefined])),
+    }),
     submit: async (input) => {
       const org = await client.organizations.create.mutate(input);
       void queryClient.invalidateQueries(trpc.organizations.list.pathFilter());
@@ -130,10 +195,22 @@ function CreateOrganizationForm({ onCancel }: { onCancel: () => void }) {
 
   return (
     <Form form={form} className="space-y-5">
-      <TextField name="name" label="Name" autoFocus autoComplete="off" hint="How the platform refers to the organization." />
+      <TextField
+        name="name"
+        label="Name"
+        autoFocus
+        autoComplete="off"
+        hint="How the platform refers to the organization."
+      />
       <TextField name="display_name" label="Display name" autoComplete="off" />
       <div className="grid gap-5 sm:grid-cols-2">
-        <TextField name="domain" label="Domain" placeholder="example.com" autoComplete="off" hint="Optional; unique among organizations." />
+        <TextField
+          name="domain"
+          label="Domain"
+          placeholder="example.com"
+          autoComplete="off"
+          hint="Optional; unique among organizations."
+        />
         <TextField name="contact_email" label="Contact email" type="email" autoComplete="off" />
       </div>
       <TextField name="website" label="Website" type="url" placeholder="https://example.com" autoComplete="off" />

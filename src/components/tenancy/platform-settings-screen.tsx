@@ -1,11 +1,27 @@
 "use client";
 
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import { PLATFORM_ONLY_CATEGORIES, putPlatformSettingInput, settingKey, SETTING_CATEGORIES, VALUE_TYPES, type PlatformSettingView, type PutPlatformSettingInput } from "@/lib/schemas/settings";
+import {
+  PLATFORM_ONLY_CATEGORIES,
+  putPlatformSettingInput,
+  settingKey,
+  SETTING_CATEGORIES,
+  VALUE_TYPES,
+  type PlatformSettingView,
+  type PutPlatformSettingInput,
+} from "@/lib/schemas/settings";
 import { useTRPC, useTRPCClient } from "@/trpc/react";
 import { valueOf, valueText } from "@/components/tenancy/values";
 import { Badge } from "@/components/ui/badge";
-import { blankAsNull, DialogButtons, Form, orNull, TextAreaField, TextField, useSchemaForm } from "@/components/ui/form";
+import {
+  blankAsNull,
+  DialogButtons,
+  Form,
+  orNull,
+  TextAreaField,
+  TextField,
+  useSchemaForm,
+} from "@/components/ui/form";
 import { ResourceSection } from "@/components/ui/resource-section";
 import { mutedText } from "@/components/ui/styles";
 import { td } from "@/components/ui/table";
@@ -16,7 +32,8 @@ import { SettingFields, type SettingValues } from "./setting-fields";
 // Platform settings (tier 2): every key with its value_type, category and whether organizations
 // may override it, including the tier quotas (`tier.<name>`).
 
-const platformOnly = (category: string | null) => (PLATFORM_ONLY_CATEGORIES as readonly (string | null)[]).includes(category);
+const platformOnly = (category: string | null) =>
+  (PLATFORM_ONLY_CATEGORIES as readonly (string | null)[]).includes(category);
 
 export function PlatformSettingsScreen() {
   const trpc = useTRPC();
@@ -29,9 +46,9 @@ export function PlatformSettingsScreen() {
       title="Platform settings"
       description={
         <>
-          Tier 2: the platform’s defaults, which organizations and their orchestrators inherit and may override where a setting allows it.
-          Categories <code className="font-mono">tier</code> (the quotas of each subscription tier) and <code className="font-mono">policy</code>{" "}
-          govern the platform itself and are not inherited.
+          Tier 2: the platform’s defaults, which organizations and their orchestrators inherit and may override where a
+          setting allows it. Categories <code className="font-mono">tier</code> (the quotas of each subscription tier)
+          and <code className="font-mono">policy</code> govern the platform itself and are not inherited.
         </>
       }
       query={list}
@@ -41,7 +58,9 @@ export function PlatformSettingsScreen() {
       cells={(s) => (
         <>
           <KeyValueCells setting={s}>
-            {s.description && <span className={`mt-1 block max-w-xs font-sans font-normal ${mutedText}`}>{s.description}</span>}
+            {s.description && (
+              <span className={`mt-1 block max-w-xs font-sans font-normal ${mutedText}`}>{s.description}</span>
+            )}
           </KeyValueCells>
           <td className={td}>{s.value_type}</td>
           <td className={td}>
@@ -63,7 +82,13 @@ export function PlatformSettingsScreen() {
       editor={{
         title: (s) => (s ? `Edit platform setting ${s.key}` : "Add platform setting"),
         description: () => "The value must have the value type. Every orchestrator’s config hash follows the change.",
-        form: (s, controls) => <PlatformSettingForm setting={s} onCancel={controls.cancel} onSaved={(saved) => controls.done(`Platform setting ${saved.key} saved.`)} />,
+        form: (s, controls) => (
+          <PlatformSettingForm
+            setting={s}
+            onCancel={controls.cancel}
+            onSaved={(saved) => controls.done(`Platform setting ${saved.key} saved.`)}
+          />
+        ),
       }}
       remove={{
         title: (s) => `Delete platform setting ${s.key}?`,
@@ -93,7 +118,15 @@ const platformSettingForm = putPlatformSettingInput.extend({ key: settingKey });
 
 type PlatformSettingValues = SettingValues & { category: string; description: string };
 
-function PlatformSettingForm({ setting, onCancel, onSaved }: { setting: PlatformSettingView | null; onCancel: () => void; onSaved: (saved: PlatformSettingView) => void }) {
+function PlatformSettingForm({
+  setting,
+  onCancel,
+  onSaved,
+}: {
+  setting: PlatformSettingView | null;
+  onCancel: () => void;
+  onSaved: (saved: PlatformSettingView) => void;
+}) {
   const client = useTRPCClient();
   const kind = VALUE_TYPES.find((t) => t === setting?.value_type) ?? "string";
   const form = useSchemaForm<PlatformSettingValues, PutPlatformSettingInput & { key: string }>({
@@ -121,7 +154,11 @@ function PlatformSettingForm({ setting, onCancel, onSaved }: { setting: Platform
       <SettingFields
         existing={setting !== null}
         placeholder="chat.max_turns"
-        keyHint={setting ? "A key cannot be renamed: add a new one and delete this one." : "Dotted lower_snake_case, like telemetry.enabled."}
+        keyHint={
+          setting
+            ? "A key cannot be renamed: add a new one and delete this one."
+            : "Dotted lower_snake_case, like telemetry.enabled."
+        }
         typeHint="Values of this key, here and in instance configs, must have this type."
         overridableLabel="Organizations may override"
         overridableHint="Unchecked: organizations and their instances cannot set their own value for this key."

@@ -15,7 +15,18 @@ import { dangerButton, primaryButton } from "@/components/ui/styles";
 import { messageOf, useTRPC, useTRPCClient } from "@/trpc/react";
 import { useOrganization } from "./organization-frame";
 import { ConfirmDialog } from "@/components/ui/confirm-dialog";
-import { blankAsNull, Form, optionsOf, orNullEach, SelectField, SubmitRow, TextAreaField, TextField, textsOf, useSchemaForm } from "@/components/ui/form";
+import {
+  blankAsNull,
+  Form,
+  optionsOf,
+  orNullEach,
+  SelectField,
+  SubmitRow,
+  TextAreaField,
+  TextField,
+  textsOf,
+  useSchemaForm,
+} from "@/components/ui/form";
 import { FormAlert, Notice } from "@/components/ui/states";
 import { HeadedSection } from "@/components/ui/page-header";
 
@@ -33,9 +44,20 @@ export function ProfileSection({ orgId }: { orgId: string }) {
         <RestoreOrganization org={org.data} onRestored={() => setNotice("Organization restored.")} />
       ) : (
         <>
-          <ProfileForm key={`profile-${org.data.updated_at}`} org={org.data} onSaved={() => setNotice("Profile saved.")} />
-          <SubscriptionForm key={`subscription-${org.data.updated_at}`} org={org.data} onSaved={() => setNotice("Subscription updated.")} />
-          <DeleteOrganization org={org.data} onDeleted={() => setNotice("Organization deleted. A sys_admin can still restore it here.")} />
+          <ProfileForm
+            key={`profile-${org.data.updated_at}`}
+            org={org.data}
+            onSaved={() => setNotice("Profile saved.")}
+          />
+          <SubscriptionForm
+            key={`subscription-${org.data.updated_at}`}
+            org={org.data}
+            onSaved={() => setNotice("Subscription updated.")}
+          />
+          <DeleteOrganization
+            org={org.data}
+            onDeleted={() => setNotice("Organization deleted. A sys_admin can still restore it here.")}
+          />
         </>
       )}
     </div>
@@ -52,11 +74,31 @@ function useRefreshOrganization() {
   };
 }
 
-type ProfileValues = Record<"name" | "display_name" | "domain" | "description" | "contact_email" | "website" | "logo_url" | "country" | "timezone", string>;
+type ProfileValues = Record<
+  | "name"
+  | "display_name"
+  | "domain"
+  | "description"
+  | "contact_email"
+  | "website"
+  | "logo_url"
+  | "country"
+  | "timezone",
+  string
+>;
 
 const panel = "mt-4 space-y-5 rounded-xl border border-slate-200 bg-white p-6 dark:border-slate-800 dark:bg-slate-900";
 
-const PROFILE_FIELDS = ["display_name", "domain", "description", "contact_email", "website", "logo_url", "country", "timezone"] as const;
+const PROFILE_FIELDS = [
+  "display_name",
+  "domain",
+  "description",
+  "contact_email",
+  "website",
+  "logo_url",
+  "country",
+  "timezone",
+] as const;
 
 function ProfileForm({ org, onSaved }: { org: Organization; onSaved: () => void }) {
   const client = useTRPCClient();
@@ -84,7 +126,14 @@ function ProfileForm({ org, onSaved }: { org: Organization; onSaved: () => void 
           <TextField name="domain" label="Domain" placeholder="example.com" autoComplete="off" />
           <TextField name="contact_email" label="Contact email" type="email" autoComplete="off" />
           <TextField name="website" label="Website" type="url" placeholder="https://example.com" autoComplete="off" />
-          <TextField name="logo_url" label="Logo URL" type="url" placeholder="https://…" autoComplete="off" hint="https only." />
+          <TextField
+            name="logo_url"
+            label="Logo URL"
+            type="url"
+            placeholder="https://…"
+            autoComplete="off"
+            hint="https only."
+          />
           <TextField name="country" label="Country" autoComplete="off" />
           <TextField name="timezone" label="Time zone" placeholder="Europe/Paris" autoComplete="off" />
         </div>
@@ -99,7 +148,12 @@ function ProfileForm({ org, onSaved }: { org: Organization; onSaved: () => void 
 export function SubscriptionFields() {
   return (
     <div className="grid gap-5 sm:grid-cols-2">
-      <SelectField name="tier" label="Subscription tier" options={optionsOf(SUBSCRIPTION_TIERS)} hint="Central points need pro or higher." />
+      <SelectField
+        name="tier"
+        label="Subscription tier"
+        options={optionsOf(SUBSCRIPTION_TIERS)}
+        hint="Central points need pro or higher."
+      />
       <SelectField name="status" label="Status" options={optionsOf(ORGANIZATION_STATUSES)} />
     </div>
   );
@@ -126,7 +180,11 @@ function SubscriptionForm({ org, onSaved }: { org: Organization; onSaved: () => 
     >
       <Form form={form} className={panel}>
         <SubscriptionFields />
-        <SubmitRow label="Update subscription" pendingLabel="Updating…" disabled={tier === org.tier && status === org.status} />
+        <SubmitRow
+          label="Update subscription"
+          pendingLabel="Updating…"
+          disabled={tier === org.tier && status === org.status}
+        />
       </Form>
     </HeadedSection>
   );
@@ -154,8 +212,8 @@ function DeleteOrganization({ org, onDeleted }: { org: Organization; onDeleted: 
         title={(o) => `Delete “${o.name}”?`}
         body={() => (
           <>
-            Its settings, LLM configs, orchestrator instances and central points stop being served at once, and its members lose access to
-            it. Nothing is erased: a sys_admin can restore the organization from this page.
+            Its settings, LLM configs, orchestrator instances and central points stop being served at once, and its
+            members lose access to it. Nothing is erased: a sys_admin can restore the organization from this page.
           </>
         )}
         confirmLabel="Delete organization"
@@ -189,7 +247,12 @@ function RestoreOrganization({ org, onRestored }: { org: Organization; onRestore
       level={2}
       description="Only sys_admins see it. Restoring brings it back with everything it held."
       actions={
-        <button type="button" onClick={() => restore.mutate({ org_id: org.id })} disabled={restore.isPending} className={primaryButton}>
+        <button
+          type="button"
+          onClick={() => restore.mutate({ org_id: org.id })}
+          disabled={restore.isPending}
+          className={primaryButton}
+        >
           {restore.isPending ? "Restoring…" : "Restore organization"}
         </button>
       }

@@ -11,27 +11,47 @@ type Trpc = TRPCOptionsProxy<AppRouter>;
 
 export const PAGE_SIZE = 25;
 
-export type OrganizationFilters = Pick<z.input<typeof listOrganizationsQuery>, "q" | "status" | "tier" | "include_deleted">;
+export type OrganizationFilters = Pick<
+  z.input<typeof listOrganizationsQuery>,
+  "q" | "status" | "tier" | "include_deleted"
+>;
 
 export const organizationListOptions = (trpc: Trpc, filters: OrganizationFilters = {}) =>
-  trpc.organizations.list.infiniteQueryOptions({ limit: PAGE_SIZE, ...filters }, { getNextPageParam: (page) => page.next_cursor });
+  trpc.organizations.list.infiniteQueryOptions(
+    { limit: PAGE_SIZE, ...filters },
+    { getNextPageParam: (page) => page.next_cursor },
+  );
 
 /** The organization page reads its organization deleted or not: a sys_admin restores from there. */
-export const organizationOptions = (trpc: Trpc, orgId: string) => trpc.organizations.get.queryOptions({ org_id: orgId, include_deleted: "true" });
+export const organizationOptions = (trpc: Trpc, orgId: string) =>
+  trpc.organizations.get.queryOptions({ org_id: orgId, include_deleted: "true" });
 
-export type OrchestratorFilters = Pick<z.input<typeof listOrchestratorsQuery>, "q" | "status" | "tier" | "framework_type" | "mode">;
+export type OrchestratorFilters = Pick<
+  z.input<typeof listOrchestratorsQuery>,
+  "q" | "status" | "tier" | "framework_type" | "mode"
+>;
 
 export const orchestratorListOptions = (trpc: Trpc, orgId: string, filters: OrchestratorFilters = {}) =>
-  trpc.orchestrators.list.infiniteQueryOptions({ org_id: orgId, limit: PAGE_SIZE, ...filters }, { getNextPageParam: (page) => page.next_cursor });
+  trpc.orchestrators.list.infiniteQueryOptions(
+    { org_id: orgId, limit: PAGE_SIZE, ...filters },
+    { getNextPageParam: (page) => page.next_cursor },
+  );
 
 /** Every instance a central point may point at (the first 100), for the picker. */
-export const orchestratorChoicesOptions = (trpc: Trpc, orgId: string) => trpc.orchestrators.list.queryOptions({ org_id: orgId, limit: 100 });
+export const orchestratorChoicesOptions = (trpc: Trpc, orgId: string) =>
+  trpc.orchestrators.list.queryOptions({ org_id: orgId, limit: 100 });
 
 export const centralPointListOptions = (trpc: Trpc, orgId: string) =>
-  trpc.centralPoints.list.infiniteQueryOptions({ org_id: orgId, limit: PAGE_SIZE }, { getNextPageParam: (page) => page.next_cursor });
+  trpc.centralPoints.list.infiniteQueryOptions(
+    { org_id: orgId, limit: PAGE_SIZE },
+    { getNextPageParam: (page) => page.next_cursor },
+  );
 
 export const conversationListOptions = (trpc: Trpc, orgId: string, userId: string) =>
-  trpc.conversations.list.infiniteQueryOptions({ org_id: orgId, user_id: userId, limit: PAGE_SIZE }, { getNextPageParam: (page) => page.next_cursor });
+  trpc.conversations.list.infiniteQueryOptions(
+    { org_id: orgId, user_id: userId, limit: PAGE_SIZE },
+    { getNextPageParam: (page) => page.next_cursor },
+  );
 
 export const MESSAGE_PAGE_SIZE = 50;
 

@@ -39,7 +39,15 @@ export function SettingFields({
   const kind = watch("value_type");
   return (
     <>
-      <TextField name="key" label="Key" readOnly={existing} autoFocus={!existing} autoComplete="off" placeholder={placeholder} hint={keyHint} />
+      <TextField
+        name="key"
+        label="Key"
+        readOnly={existing}
+        autoFocus={!existing}
+        autoComplete="off"
+        placeholder={placeholder}
+        hint={keyHint}
+      />
       <SelectField
         name="value_type"
         label="Value type"

@@ -2,7 +2,13 @@
 
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import type { ReactNode } from "react";
-import { putOrgSettingInput, settingKey, type EffectiveSetting, type OrgSettingView, type PutOrgSettingInput } from "@/lib/schemas/settings";
+import {
+  putOrgSettingInput,
+  settingKey,
+  type EffectiveSetting,
+  type OrgSettingView,
+  type PutOrgSettingInput,
+} from "@/lib/schemas/settings";
 import { useTRPC, useTRPCClient } from "@/trpc/react";
 import { kindOf, valueOf, valueText } from "@/components/tenancy/values";
 import { Badge, type Tone } from "@/components/ui/badge";
@@ -23,7 +29,13 @@ const SOURCE: Record<EffectiveSetting["source"], { label: string; tone: Tone }> 
 };
 
 /** A setting's key and value, the first cells of its row. */
-export function KeyValueCells({ setting, children }: { setting: { key: string; value: unknown }; children?: ReactNode }) {
+export function KeyValueCells({
+  setting,
+  children,
+}: {
+  setting: { key: string; value: unknown };
+  children?: ReactNode;
+}) {
   return (
     <>
       <th scope="row" className={`${td} text-left font-mono text-xs font-medium break-all`}>
@@ -50,7 +62,15 @@ function EffectiveCells({ setting }: { setting: EffectiveSetting }) {
 }
 
 /** The effective settings table of an instance. */
-export function EffectiveTable({ caption, settings, overridableLabel }: { caption: string; settings: EffectiveSetting[]; overridableLabel: string }) {
+export function EffectiveTable({
+  caption,
+  settings,
+  overridableLabel,
+}: {
+  caption: string;
+  settings: EffectiveSetting[];
+  overridableLabel: string;
+}) {
   return (
     <DataTable caption={caption} columns={["Key", "Value", "Source", overridableLabel]}>
       {settings.map((s) => (
@@ -86,12 +106,23 @@ export function SettingsSection({ orgId }: { orgId: string }) {
             <WhenCell iso={s.updated_at} />
           </>
         )}
-        empty={{ title: "No organization settings", body: "This organization uses the platform’s values. Add a setting to override one, or to add its own key." }}
+        empty={{
+          title: "No organization settings",
+          body: "This organization uses the platform’s values. Add a setting to override one, or to add its own key.",
+        }}
         create={{ label: "Add setting" }}
         editor={{
           title: (s) => (s ? `Edit setting ${s.key}` : "Add setting"),
           description: () => "Where the platform marks a key as not overridable, saving is refused.",
-          form: (s, controls) => <OrgSettingForm orgId={orgId} setting={s} effective={effective.data?.data ?? []} onCancel={controls.cancel} onSaved={(saved) => controls.done(`Setting ${saved.key} saved.`)} />,
+          form: (s, controls) => (
+            <OrgSettingForm
+              orgId={orgId}
+              setting={s}
+              effective={effective.data?.data ?? []}
+              onCancel={controls.cancel}
+              onSaved={(saved) => controls.done(`Setting ${saved.key} saved.`)}
+            />
+          ),
         }}
         remove={{
           title: (s) => `Remove setting ${s.key}?`,
@@ -102,7 +133,12 @@ export function SettingsSection({ orgId }: { orgId: string }) {
           notice: (s) => `Setting ${s.key} removed.`,
         }}
         // A tier change moves effective values and instances' config hashes too.
-        refresh={() => Promise.all([queryClient.invalidateQueries(trpc.orgSettings.pathFilter()), queryClient.invalidateQueries(trpc.orchestrators.pathFilter())])}
+        refresh={() =>
+          Promise.all([
+            queryClient.invalidateQueries(trpc.orgSettings.pathFilter()),
+            queryClient.invalidateQueries(trpc.orchestrators.pathFilter()),
+          ])
+        }
       />
 
       <HeadedSection
@@ -117,7 +153,10 @@ export function SettingsSection({ orgId }: { orgId: string }) {
             columns={["Key", "Value", "Source", "Instances may override"]}
             rowKey={(s) => s.key}
             row={(s) => <EffectiveCells setting={s} />}
-            empty={{ title: "No settings in effect", body: "Neither the platform nor this organization sets any inherited key." }}
+            empty={{
+              title: "No settings in effect",
+              body: "Neither the platform nor this organization sets any inherited key.",
+            }}
           />
         </div>
       </HeadedSection>
@@ -144,7 +183,12 @@ function OrgSettingForm({
   const kind = setting ? kindOf(setting.value) : "string";
   const form = useSchemaForm<SettingValues, PutOrgSettingInput & { key: string }>({
     schema: orgSettingForm,
-    defaultValues: { key: setting?.key ?? "", value_type: kind, value: setting ? valueText(kind, setting.value) : "", overridable: setting?.overridable ?? false },
+    defaultValues: {
+      key: setting?.key ?? "",
+      value_type: kind,
+      value: setting ? valueText(kind, setting.value) : "",
+      overridable: setting?.overridable ?? false,
+    },
     // The value type only says how the value is typed: an organization setting does not store one.
     toInput: ({ key, value_type, value, overridable }, problem) => ({
       key: key.trim(),

@@ -11,7 +11,8 @@ import type { ValueType } from "@/lib/schemas/settings";
 type Json = z.core.util.JSONType;
 type Report = (message: string) => void;
 
-export const jsonText = (value: unknown) => (value && typeof value === "object" && Object.keys(value).length === 0 ? "" : JSON.stringify(value, null, 2));
+export const jsonText = (value: unknown) =>
+  value && typeof value === "object" && Object.keys(value).length === 0 ? "" : JSON.stringify(value, null, 2);
 
 /** The kind of input that edits an existing value. */
 export function kindOf(value: unknown): ValueType {
@@ -23,7 +24,13 @@ export function kindOf(value: unknown): ValueType {
 
 /** A value as its input shows it. */
 export const valueText = (kind: ValueType, value: unknown): string =>
-  kind === "string" ? String(value ?? "") : kind === "json" ? JSON.stringify(value ?? null, null, 2) : value === undefined ? "" : String(value);
+  kind === "string"
+    ? String(value ?? "")
+    : kind === "json"
+      ? JSON.stringify(value ?? null, null, 2)
+      : value === undefined
+        ? ""
+        : String(value);
 
 /** The value typed for a kind. */
 export function valueOf(kind: ValueType, text: string, report: Report): Json {
@@ -57,10 +64,32 @@ export function valueOf(kind: ValueType, text: string, report: Report): Json {
 /** The `value` field of a setting form, as the kind of value asks: text, a number, true/false, or JSON. */
 export function ValueInput({ kind, hint }: { kind: ValueType; hint?: ReactNode }) {
   if (kind === "boolean") {
-    return <SelectField name="value" label="Value" options={[{ value: "", label: "Pick true or false" }, ...optionsOf(["true", "false"])]} hint={hint} />;
+    return (
+      <SelectField
+        name="value"
+        label="Value"
+        options={[{ value: "", label: "Pick true or false" }, ...optionsOf(["true", "false"])]}
+        hint={hint}
+      />
+    );
   }
   if (kind === "json") {
-    return <TextAreaField name="value" label="Value" mono hint={hint ?? "Any JSON: an object, an array, a number, a string in double quotes…"} />;
+    return (
+      <TextAreaField
+        name="value"
+        label="Value"
+        mono
+        hint={hint ?? "Any JSON: an object, an array, a number, a string in double quotes…"}
+      />
+    );
   }
-  return <TextField name="value" label="Value" inputMode={kind === "string" ? undefined : kind === "integer" ? "numeric" : "decimal"} autoComplete="off" hint={hint} />;
+  return (
+    <TextField
+      name="value"
+      label="Value"
+      inputMode={kind === "string" ? undefined : kind === "integer" ? "numeric" : "decimal"}
+      autoComplete="off"
+      hint={hint}
+    />
+  );
 }

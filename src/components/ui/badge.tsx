@@ -14,9 +14,20 @@ const TONES = {
 export type Tone = keyof typeof TONES;
 
 /** A badge's classes, for an element other than a <span> (a list item, say). */
-export const badgeClass = (tone: Tone = "neutral") => `inline-flex rounded-full px-2 py-0.5 text-xs font-medium whitespace-nowrap ring-1 ring-inset ${TONES[tone]}`;
+export const badgeClass = (tone: Tone = "neutral") =>
+  `inline-flex rounded-full px-2 py-0.5 text-xs font-medium whitespace-nowrap ring-1 ring-inset ${TONES[tone]}`;
 
-export function Badge({ tone = "neutral", title, className, children }: { tone?: Tone; title?: string; className?: string; children: ReactNode }) {
+export function Badge({
+  tone = "neutral",
+  title,
+  className,
+  children,
+}: {
+  tone?: Tone;
+  title?: string;
+  className?: string;
+  children: ReactNode;
+}) {
   return (
     <span title={title} className={className ? `${badgeClass(tone)} ${className}` : badgeClass(tone)}>
       {children}
@@ -24,16 +35,31 @@ export function Badge({ tone = "neutral", title, className, children }: { tone?:
   );
 }
 
-type Status = (typeof ORGANIZATION_STATUSES)[number] | (typeof ORCHESTRATOR_STATUSES)[number] | (typeof CENTRAL_POINT_STATUSES)[number];
+type Status =
+  | (typeof ORGANIZATION_STATUSES)[number]
+  | (typeof ORCHESTRATOR_STATUSES)[number]
+  | (typeof CENTRAL_POINT_STATUSES)[number];
 
-const TIER_TONE: Record<(typeof SUBSCRIPTION_TIERS)[number], Tone> = { free: "neutral", pro: "brand", enterprise: "accent" };
-const STATUS_TONE: Record<Status, Tone> = { active: "good", suspended: "warn", archived: "neutral", inactive: "neutral" };
+const TIER_TONE: Record<(typeof SUBSCRIPTION_TIERS)[number], Tone> = {
+  free: "neutral",
+  pro: "brand",
+  enterprise: "accent",
+};
+const STATUS_TONE: Record<Status, Tone> = {
+  active: "good",
+  suspended: "warn",
+  archived: "neutral",
+  inactive: "neutral",
+};
 
 /** The tone of a known value, neutral for any other (a value newer than this console). */
-const toneOf = <K extends string>(tones: Record<K, Tone>, value: string): Tone => (Object.hasOwn(tones, value) ? tones[value as K] : "neutral");
+const toneOf = <K extends string>(tones: Record<K, Tone>, value: string): Tone =>
+  Object.hasOwn(tones, value) ? tones[value as K] : "neutral";
 
 export const TierBadge = ({ tier }: { tier: string }) => <Badge tone={toneOf(TIER_TONE, tier)}>{tier}</Badge>;
-export const StatusBadge = ({ status }: { status: string }) => <Badge tone={toneOf(STATUS_TONE, status)}>{status}</Badge>;
+export const StatusBadge = ({ status }: { status: string }) => (
+  <Badge tone={toneOf(STATUS_TONE, status)}>{status}</Badge>
+);
 
 /** Marks a dangerous permission: it never reaches an API key. */
 export function DangerousBadge() {

@@ -30,7 +30,15 @@ export function ConfirmDialog<T>(props: ConfirmDialogProps<T>) {
   );
 }
 
-function Confirm<T>({ subject, body, confirmLabel, pendingLabel, onClose, run, onDone }: ConfirmDialogProps<T> & { subject: T }) {
+function Confirm<T>({
+  subject,
+  body,
+  confirmLabel,
+  pendingLabel,
+  onClose,
+  run,
+  onDone,
+}: ConfirmDialogProps<T> & { subject: T }) {
   const action = useMutation({ mutationFn: () => run(subject), onSuccess: () => onDone(subject) });
   return (
     <div className="space-y-4">

@@ -6,9 +6,15 @@ describe("the form kit's words and values", () => {
     expect(sentence("Password", "must be at least 12 characters")).toBe("Password must be at least 12 characters.");
     expect(sentence("Name", "is required")).toBe("Name is required.");
     // A server sentence stays as it is; a message below a field keeps naming where it is.
-    expect(sentence("Model ID", "An enabled model with this provider and model_id exists.")).toBe("An enabled model with this provider and model_id exists.");
-    expect(sentence("Settings schema: properties.top_k", "is not a valid JSON Schema", true)).toBe("Settings schema: properties.top_k is not a valid JSON Schema.");
-    expect(sentence("Redirect URIs", "authorization_code needs at least one redirect URI")).toBe("Redirect URIs: authorization_code needs at least one redirect URI.");
+    expect(sentence("Model ID", "An enabled model with this provider and model_id exists.")).toBe(
+      "An enabled model with this provider and model_id exists.",
+    );
+    expect(sentence("Settings schema: properties.top_k", "is not a valid JSON Schema", true)).toBe(
+      "Settings schema: properties.top_k is not a valid JSON Schema.",
+    );
+    expect(sentence("Redirect URIs", "authorization_code needs at least one redirect URI")).toBe(
+      "Redirect URIs: authorization_code needs at least one redirect URI.",
+    );
   });
 
   it("reads a JSON object typed into a field, and says what is wrong with anything else", () => {
@@ -26,7 +32,11 @@ describe("the form kit's words and values", () => {
   it("starts an edit from the item's values (null as blank) and a new item from the blank ones", () => {
     const blank = { name: "", base_url: "", is_enabled: true };
     expect(valuesFrom(null, blank)).toBe(blank);
-    expect(valuesFrom({ id: "x", name: "openai", base_url: null, is_enabled: false }, blank)).toEqual({ name: "openai", base_url: "", is_enabled: false });
+    expect(valuesFrom({ id: "x", name: "openai", base_url: null, is_enabled: false }, blank)).toEqual({
+      name: "openai",
+      base_url: "",
+      is_enabled: false,
+    });
     expect(orNullEach({ email: "  ", locale: " en " })).toEqual({ email: null, locale: "en" });
   });
 });

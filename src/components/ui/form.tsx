@@ -97,10 +97,19 @@ export type SchemaForm<V extends FieldValues, O> = UseFormReturn<V, unknown, O> 
   failed: () => void;
 };
 
-export function useSchemaForm<V extends FieldValues, O = unknown>({ schema, defaultValues, toInput, submit }: SchemaFormOptions<V, O>): SchemaForm<V, O> {
+export function useSchemaForm<V extends FieldValues, O = unknown>({
+  schema,
+  defaultValues,
+  toInput,
+  submit,
+}: SchemaFormOptions<V, O>): SchemaForm<V, O> {
   const [failures, setFailures] = useState(0);
   const failed = () => setFailures((n) => n + 1);
-  const validate = zodResolver(schema as z.ZodType<FieldValues, FieldValues>) as unknown as Resolver<FieldValues, unknown, O>;
+  const validate = zodResolver(schema as z.ZodType<FieldValues, FieldValues>) as unknown as Resolver<
+    FieldValues,
+    unknown,
+    O
+  >;
   const resolver: Resolver<V, unknown, O> = async (values, context, options) => {
     const problems: [string, string][] = [];
     const input = toInput ? toInput(values, (field, message) => problems.push([field, message])) : values;
@@ -110,7 +119,10 @@ export function useSchemaForm<V extends FieldValues, O = unknown>({ schema, defa
     // An error of no field the form shows is said above its buttons rather than kept silent.
     const unshown = Object.keys(errors).filter((key) => !Object.hasOwn(values, key));
     if (unshown.length > 0) {
-      set(errors, "root.server", { type: "value", message: unshown.map((key) => errorText(errors[key], key)).join(" ") });
+      set(errors, "root.server", {
+        type: "value",
+        message: unshown.map((key) => errorText(errors[key], key)).join(" "),
+      });
       for (const key of unshown) delete errors[key];
     }
     if (Object.keys(errors).length === 0) return result as Awaited<ReturnType<Resolver<V, unknown, O>>>;
@@ -128,7 +140,10 @@ export function useSchemaForm<V extends FieldValues, O = unknown>({ schema, defa
       return field !== undefined;
     });
     if (unplaced.length > 0 || placed.length === 0) {
-      form.setError("root.server", { type: "server", message: unplaced.length > 0 ? unplaced.join(" ") : messageOf(error) });
+      form.setError("root.server", {
+        type: "server",
+        message: unplaced.length > 0 ? unplaced.join(" ") : messageOf(error),
+      });
     }
     failed();
   }
@@ -146,7 +161,12 @@ export function useSchemaForm<V extends FieldValues, O = unknown>({ schema, defa
 }
 
 /** A form of the kit: submits the schema's output, or shows what to fix and focuses it. */
-export function Form<V extends FieldValues, O>({ form, className, label, children }: {
+export function Form<V extends FieldValues, O>({
+  form,
+  className,
+  label,
+  children,
+}: {
   form: SchemaForm<V, O>;
   className?: string;
   label?: string;
@@ -160,14 +180,22 @@ export function Form<V extends FieldValues, O>({ form, className, label, childre
   useEffect(() => {
     if (failures === focused.current) return;
     const element = ref.current;
-    const target = element?.querySelector<HTMLElement>('[aria-invalid="true"]') ?? element?.querySelector<HTMLElement>('[role="alert"]');
+    const target =
+      element?.querySelector<HTMLElement>('[aria-invalid="true"]') ??
+      element?.querySelector<HTMLElement>('[role="alert"]');
     if (!target) return;
     focused.current = failures;
     target.focus();
   });
   return (
     <FormProvider {...form}>
-      <form ref={ref} noValidate aria-label={label} onSubmit={form.handleSubmit(form.send, form.failed)} className={className}>
+      <form
+        ref={ref}
+        noValidate
+        aria-label={label}
+        onSubmit={form.handleSubmit(form.send, form.failed)}
+        className={className}
+      >
         {children}
       </form>
     </FormProvider>
@@ -196,13 +224,24 @@ interface FieldFrameProps {
 
 /** Ids, the registration in the surrounding form (if any) and the error of one control. */
 function useField(
-  { name, label, subject, labelFor, error, onChange }: Pick<FieldFrameProps, "name" | "label" | "subject" | "labelFor" | "error"> & { onChange?: (event: ChangeEvent<never>) => void },
+  {
+    name,
+    label,
+    subject,
+    labelFor,
+    error,
+    onChange,
+  }: Pick<FieldFrameProps, "name" | "label" | "subject" | "labelFor" | "error"> & {
+    onChange?: (event: ChangeEvent<never>) => void;
+  },
   hint: ReactNode,
 ) {
   const id = useId();
   const form = useFormContext();
   const inForm = name !== undefined && form !== null;
-  const message = inForm ? errorText(get(form.formState.errors, name), subject ?? (typeof label === "string" ? label : name), labelFor) : error;
+  const message = inForm
+    ? errorText(get(form.formState.errors, name), subject ?? (typeof label === "string" ? label : name), labelFor)
+    : error;
   return {
     id,
     hintId: `${id}-hint`,
@@ -236,7 +275,17 @@ function split<P extends FrameOwn>({ label, hint, name, subject, labelFor, error
 }
 
 /** A control under its label, with its hint and its error below it. */
-function Labelled({ label, hint, name, subject, labelFor, error, className, onChange, children }: FrameOwn & { children: (control: ControlProps) => ReactNode }) {
+function Labelled({
+  label,
+  hint,
+  name,
+  subject,
+  labelFor,
+  error,
+  className,
+  onChange,
+  children,
+}: FrameOwn & { children: (control: ControlProps) => ReactNode }) {
   const field = useField({ name, label, subject, labelFor, error, onChange }, hint);
   return (
     <div className={className}>
@@ -250,28 +299,62 @@ function Labelled({ label, hint, name, subject, labelFor, error, className, onCh
   );
 }
 
-const readOnlyClass = "read-only:bg-slate-50 read-only:text-slate-600 dark:read-only:bg-slate-950 dark:read-only:text-slate-300";
+const readOnlyClass =
+  "read-only:bg-slate-50 read-only:text-slate-600 dark:read-only:bg-slate-950 dark:read-only:text-slate-300";
 
-export function TextField({ mono = false, ...props }: FieldFrameProps & { mono?: boolean } & Omit<InputHTMLAttributes<HTMLInputElement>, "className" | "name">) {
+export function TextField({
+  mono = false,
+  ...props
+}: FieldFrameProps & { mono?: boolean } & Omit<InputHTMLAttributes<HTMLInputElement>, "className" | "name">) {
   const [frame, input] = split(props);
   return (
     <Labelled {...frame}>
-      {(control) => <input {...input} {...control} spellCheck={mono ? false : input.spellCheck} className={`${inputClass} mt-1 ${readOnlyClass} ${mono ? "font-mono" : ""}`} />}
+      {(control) => (
+        <input
+          {...input}
+          {...control}
+          spellCheck={mono ? false : input.spellCheck}
+          className={`${inputClass} mt-1 ${readOnlyClass} ${mono ? "font-mono" : ""}`}
+        />
+      )}
     </Labelled>
   );
 }
 
-export function TextAreaField({ mono = false, ...props }: FieldFrameProps & { mono?: boolean } & Omit<TextareaHTMLAttributes<HTMLTextAreaElement>, "className" | "name">) {
+export function TextAreaField({
+  mono = false,
+  ...props
+}: FieldFrameProps & { mono?: boolean } & Omit<TextareaHTMLAttributes<HTMLTextAreaElement>, "className" | "name">) {
   const [frame, textarea] = split(props);
   return (
     <Labelled {...frame}>
-      {(control) => <textarea rows={4} spellCheck={mono ? false : undefined} {...textarea} {...control} className={`${inputClass} mt-1 ${mono ? "font-mono text-xs" : ""}`} />}
+      {(control) => (
+        <textarea
+          rows={4}
+          spellCheck={mono ? false : undefined}
+          {...textarea}
+          {...control}
+          className={`${inputClass} mt-1 ${mono ? "font-mono text-xs" : ""}`}
+        />
+      )}
     </Labelled>
   );
 }
 
 /** A labelled control with a button beside it (a search's Find, a secret's Copy), and what follows it. */
-export function InputRow({ id, label, button, children, after }: { id: string; label: ReactNode; button: ReactNode; children: ReactNode; after?: ReactNode }) {
+export function InputRow({
+  id,
+  label,
+  button,
+  children,
+  after,
+}: {
+  id: string;
+  label: ReactNode;
+  button: ReactNode;
+  children: ReactNode;
+  after?: ReactNode;
+}) {
   return (
     <div>
       <label htmlFor={id} className={labelClass}>
@@ -294,7 +377,13 @@ export interface Option {
 export const optionsOf = (values: readonly string[], labels?: Readonly<Record<string, string>>): Option[] =>
   values.map((value) => ({ value, label: labels?.[value] ?? value }));
 
-export function SelectField({ options, ...props }: FieldFrameProps & { options: readonly Option[] } & Omit<SelectHTMLAttributes<HTMLSelectElement>, "className" | "name">) {
+export function SelectField({
+  options,
+  ...props
+}: FieldFrameProps & { options: readonly Option[] } & Omit<
+    SelectHTMLAttributes<HTMLSelectElement>,
+    "className" | "name"
+  >) {
   const [frame, select] = split(props);
   return (
     <Labelled {...frame}>
@@ -311,11 +400,26 @@ export function SelectField({ options, ...props }: FieldFrameProps & { options: 
   );
 }
 
-export function CheckboxField({ label, hint, name, subject, error, className, ...rest }: FieldFrameProps & Omit<InputHTMLAttributes<HTMLInputElement>, "className" | "type" | "name">) {
+export function CheckboxField({
+  label,
+  hint,
+  name,
+  subject,
+  error,
+  className,
+  ...rest
+}: FieldFrameProps & Omit<InputHTMLAttributes<HTMLInputElement>, "className" | "type" | "name">) {
   const field = useField({ name, label, subject, error, onChange: rest.onChange }, hint);
   return (
     <div className={`flex items-start gap-2 ${className ?? ""}`}>
-      <input id={field.id} type="checkbox" {...rest} {...field.registration} {...field.aria} className="mt-0.5 size-4 shrink-0 accent-brand-600" />
+      <input
+        id={field.id}
+        type="checkbox"
+        {...rest}
+        {...field.registration}
+        {...field.aria}
+        className="mt-0.5 size-4 shrink-0 accent-brand-600"
+      />
       <div>
         <label htmlFor={field.id} className="text-sm font-medium">
           {label}
@@ -328,7 +432,16 @@ export function CheckboxField({ label, hint, name, subject, error, className, ..
 }
 
 /** A group of radios or checkboxes with a legend, a hint and its error. */
-export function ChoiceGroup({ legend, hint, name, subject, labelFor, error, className = "mt-2 flex flex-wrap gap-x-5 gap-y-2", children }: Omit<FieldFrameProps, "label" | "className"> & { legend: ReactNode; className?: string; children: ReactNode }) {
+export function ChoiceGroup({
+  legend,
+  hint,
+  name,
+  subject,
+  labelFor,
+  error,
+  className = "mt-2 flex flex-wrap gap-x-5 gap-y-2",
+  children,
+}: Omit<FieldFrameProps, "label" | "className"> & { legend: ReactNode; className?: string; children: ReactNode }) {
   const field = useField({ name, label: legend, subject, labelFor, error }, hint);
   return (
     <fieldset aria-describedby={field.aria["aria-describedby"]}>
@@ -343,9 +456,18 @@ export function ChoiceGroup({ legend, hint, name, subject, labelFor, error, clas
 }
 
 /** A radio or a checkbox; with `name`, one value of that form field. */
-export function Choice({ type, label, name, ...input }: { type: "radio" | "checkbox"; label: ReactNode; name?: string } & Omit<InputHTMLAttributes<HTMLInputElement>, "type" | "name">) {
+export function Choice({
+  type,
+  label,
+  name,
+  ...input
+}: { type: "radio" | "checkbox"; label: ReactNode; name?: string } & Omit<
+  InputHTMLAttributes<HTMLInputElement>,
+  "type" | "name"
+>) {
   const form = useFormContext();
-  const registration = name !== undefined && form !== null ? form.register(name, { onChange: input.onChange }) : { name };
+  const registration =
+    name !== undefined && form !== null ? form.register(name, { onChange: input.onChange }) : { name };
   return (
     <label className="flex items-center gap-2 text-sm">
       <input type={type} className="size-4 accent-brand-600" {...input} {...registration} />
@@ -355,7 +477,10 @@ export function Choice({ type, label, name, ...input }: { type: "radio" | "check
 }
 
 /** A form field edited by a control of its own (a picker), with its error as a sentence. */
-export function useFieldController(name: string, subject: string): UseControllerReturn & { message: string | undefined } {
+export function useFieldController(
+  name: string,
+  subject: string,
+): UseControllerReturn & { message: string | undefined } {
   const controller = useController({ name });
   return { ...controller, message: errorText(get(controller.formState.errors, name), subject) };
 }
@@ -374,7 +499,15 @@ export function useDebounced<T>(value: T, ms = 300): T {
  * The foot of a dialog's form: what failed the form as a whole, then (kept in view while the form
  * scrolls) Cancel and the submit button, which says what it is doing while the form is sent.
  */
-export function DialogButtons({ onCancel, label, pendingLabel = "Saving…" }: { onCancel: () => void; label: string; pendingLabel?: string }) {
+export function DialogButtons({
+  onCancel,
+  label,
+  pendingLabel = "Saving…",
+}: {
+  onCancel: () => void;
+  label: string;
+  pendingLabel?: string;
+}) {
   const pending = useFormContext().formState.isSubmitting;
   return (
     <>
@@ -392,7 +525,17 @@ export function DialogButtons({ onCancel, label, pendingLabel = "Saving…" }: {
 }
 
 /** The submit button of a form on the page, after the form's alert. */
-export function SubmitRow({ label, pendingLabel = "Saving…", disabled = false, className = "" }: { label: string; pendingLabel?: string; disabled?: boolean; className?: string }) {
+export function SubmitRow({
+  label,
+  pendingLabel = "Saving…",
+  disabled = false,
+  className = "",
+}: {
+  label: string;
+  pendingLabel?: string;
+  disabled?: boolean;
+  className?: string;
+}) {
   const pending = useFormContext().formState.isSubmitting;
   return (
     <div className={`flex items-center justify-end gap-3 ${className}`}>
@@ -419,17 +562,25 @@ export const blankAsNull = (value: string): string | null => (value.trim() === "
 export function valuesFrom<V extends FieldValues>(item: object | null, blank: V): V {
   if (item === null) return blank;
   const own = item as Record<string, unknown>;
-  return Object.fromEntries(Object.entries(blank).map(([key, fallback]) => [key, own[key] ?? (typeof fallback === "string" ? "" : fallback)])) as V;
+  return Object.fromEntries(
+    Object.entries(blank).map(([key, fallback]) => [key, own[key] ?? (typeof fallback === "string" ? "" : fallback)]),
+  ) as V;
 }
 
 /** The text fields of a record as a form edits them (null: blank). */
-export function textsOf<K extends string>(record: { [key in K]?: string | null } | null, keys: readonly K[]): Record<K, string> {
+export function textsOf<K extends string>(
+  record: { [key in K]?: string | null } | null,
+  keys: readonly K[],
+): Record<K, string> {
   return Object.fromEntries(keys.map((key) => [key, record?.[key] ?? ""])) as Record<K, string>;
 }
 
 /** Each of these text fields trimmed, blank ones null. */
 export function orNullEach<K extends string>(values: Record<K, string>): Record<K, string | null> {
-  return Object.fromEntries(Object.entries<string>(values).map(([key, value]) => [key, orNull(value)])) as Record<K, string | null>;
+  return Object.fromEntries(Object.entries<string>(values).map(([key, value]) => [key, orNull(value)])) as Record<
+    K,
+    string | null
+  >;
 }
 
 /** A comma-separated list typed into one field. */

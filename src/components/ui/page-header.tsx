@@ -1,7 +1,19 @@
 import { useId, type ReactNode } from "react";
 
 /** The heading of a screen (level 1) or of a part of one (level 2), what it is for, and its actions. */
-function PageHeader({ id, title, level = 1, actions, children }: { id: string; title: ReactNode; level?: 1 | 2; actions?: ReactNode; children?: ReactNode }) {
+function PageHeader({
+  id,
+  title,
+  level = 1,
+  actions,
+  children,
+}: {
+  id: string;
+  title: ReactNode;
+  level?: 1 | 2;
+  actions?: ReactNode;
+  children?: ReactNode;
+}) {
   const Heading = level === 1 ? "h1" : "h2";
   return (
     <div className="flex flex-wrap items-start justify-between gap-4">

@@ -23,15 +23,26 @@ interface ListState<T> {
   more?: { visible: boolean; loading: boolean; onClick: () => void };
 }
 
-type ListQuery<T> = UseQueryResult<{ data: T[] }, unknown> | UseInfiniteQueryResult<InfiniteData<{ data: T[] }, unknown>, unknown>;
+type ListQuery<T> =
+  UseQueryResult<{ data: T[] }, unknown> | UseInfiniteQueryResult<InfiniteData<{ data: T[] }, unknown>, unknown>;
 
 function rowsOf<T>(query: ListQuery<T>): ListState<T> {
-  const state = { isPending: query.isPending, isError: query.isError, error: query.error, isFetching: query.isFetching, refetch: () => query.refetch() };
+  const state = {
+    isPending: query.isPending,
+    isError: query.isError,
+    error: query.error,
+    isFetching: query.isFetching,
+    refetch: () => query.refetch(),
+  };
   if ("fetchNextPage" in query) {
     return {
       ...state,
       items: query.data?.pages.flatMap((page) => page.data) ?? [],
-      more: { visible: query.hasNextPage, loading: query.isFetchingNextPage, onClick: () => void query.fetchNextPage() },
+      more: {
+        visible: query.hasNextPage,
+        loading: query.isFetchingNextPage,
+        onClick: () => void query.fetchNextPage(),
+      },
     };
   }
   return { ...state, items: query.data?.data ?? [] };
@@ -40,7 +51,11 @@ function rowsOf<T>(query: ListQuery<T>): ListState<T> {
 /** The line a screen says what just happened in: a polite status, or an alert when it failed. */
 export function useNotice() {
   const [notice, setNotice] = useState({ text: "", error: false });
-  return { ...notice, say: (text: string) => setNotice({ text, error: false }), fail: (text: string) => setNotice({ text, error: true }) };
+  return {
+    ...notice,
+    say: (text: string) => setNotice({ text, error: false }),
+    fail: (text: string) => setNotice({ text, error: true }),
+  };
 }
 export type NoticeState = ReturnType<typeof useNotice>;
 
@@ -67,16 +82,32 @@ const idOf = (item: unknown) => (item as { id: string | number }).id;
 const inSentence = (text: string) => (/^[A-Z][a-z]/.test(text) ? text.charAt(0).toLowerCase() + text.slice(1) : text);
 
 /** A list's table, or what stands for it while it loads, when it failed or is empty. */
-export function ListView<T>({ query, caption, noun = inSentence(caption), columns, rowKey = idOf, row, empty, filtered, moreLabel = `Show more ${noun}` }: ListViewProps<T>) {
+export function ListView<T>({
+  query,
+  caption,
+  noun = inSentence(caption),
+  columns,
+  rowKey = idOf,
+  row,
+  empty,
+  filtered,
+  moreLabel = `Show more ${noun}`,
+}: ListViewProps<T>) {
   const list = rowsOf(query);
   if (list.isPending) return <LoadingState label={`Loading ${noun}…`} />;
-  if (list.isError && list.items.length === 0) return <ErrorState title={`The ${noun} could not be loaded.`} error={list.error} onRetry={list.refetch} />;
+  if (list.isError && list.items.length === 0)
+    return <ErrorState title={`The ${noun} could not be loaded.`} error={list.error} onRetry={list.refetch} />;
   if (list.items.length === 0) {
     const shown = filtered?.active ? filtered : empty;
     return <EmptyState title={shown.title} body={shown.body} action={shown.action} />;
   }
   return (
-    <DataTable caption={caption} columns={columns} busy={list.isFetching} more={list.more && { ...list.more, label: moreLabel }}>
+    <DataTable
+      caption={caption}
+      columns={columns}
+      busy={list.isFetching}
+      more={list.more && { ...list.more, label: moreLabel }}
+    >
       {list.items.map((item) => (
         <tr key={rowKey(item)}>{row(item)}</tr>
       ))}
@@ -138,7 +169,26 @@ interface ResourceSectionProps<T> extends Omit<ListViewProps<T>, "row" | "column
 }
 
 export function ResourceSection<T>(props: ResourceSectionProps<T>) {
-  const { title, caption = title, level = 2, description, className, columns, cells, itemName, actions, editLabel = "Edit", removeLabel = "Delete", create, editor, remove, refresh, headerActions, before, children } = props;
+  const {
+    title,
+    caption = title,
+    level = 2,
+    description,
+    className,
+    columns,
+    cells,
+    itemName,
+    actions,
+    editLabel = "Edit",
+    removeLabel = "Delete",
+    create,
+    editor,
+    remove,
+    refresh,
+    headerActions,
+    before,
+    children,
+  } = props;
   const own = useNotice();
   const notice = props.notice ?? own;
   const say = typeof notice === "function" ? notice : notice.say;
@@ -154,8 +204,12 @@ export function ResourceSection<T>(props: ResourceSectionProps<T>) {
     const open = { edit: () => setEditing({ item }), remove: () => setRemoving(item) };
     if (actions) return actions(item, open);
     return [
-      ...(editor && !editor.createOnly ? [{ label: editLabel, ariaLabel: `${editLabel} ${itemName(item)}`, onClick: open.edit }] : []),
-      ...(remove ? [{ label: removeLabel, ariaLabel: `${removeLabel} ${itemName(item)}`, onClick: open.remove, danger: true }] : []),
+      ...(editor && !editor.createOnly
+        ? [{ label: editLabel, ariaLabel: `${editLabel} ${itemName(item)}`, onClick: open.edit }]
+        : []),
+      ...(remove
+        ? [{ label: removeLabel, ariaLabel: `${removeLabel} ${itemName(item)}`, onClick: open.remove, danger: true }]
+        : []),
     ];
   };
   const withActions = Boolean(actions || (editor && !editor.createOnly) || remove);
@@ -174,7 +228,14 @@ export function ResourceSection<T>(props: ResourceSectionProps<T>) {
       level={level}
       description={description}
       className={className}
-      actions={(createButton || headerActions) && <div className="flex flex-wrap gap-2">{createButton}{headerActions}</div>}
+      actions={
+        (createButton || headerActions) && (
+          <div className="flex flex-wrap gap-2">
+            {createButton}
+            {headerActions}
+          </div>
+        )
+      }
     >
       {before}
       {typeof notice !== "function" && (
@@ -198,7 +259,12 @@ export function ResourceSection<T>(props: ResourceSectionProps<T>) {
       </div>
 
       {editor && (
-        <Dialog open={editing !== null} onClose={() => setEditing(null)} title={editor.title(editing?.item ?? null)} description={editor.description?.(editing?.item ?? null)}>
+        <Dialog
+          open={editing !== null}
+          onClose={() => setEditing(null)}
+          title={editor.title(editing?.item ?? null)}
+          description={editor.description?.(editing?.item ?? null)}
+        >
           {editing && editor.form(editing.item, controls)}
         </Dialog>
       )}

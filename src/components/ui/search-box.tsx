@@ -27,12 +27,24 @@ export function SearchBox({
     onSearch(text.trim() || undefined);
   }
   return (
-    <form role="search" aria-label={name} onSubmit={search} className={`flex w-full max-w-md items-end gap-2 ${className}`}>
+    <form
+      role="search"
+      aria-label={name}
+      onSubmit={search}
+      className={`flex w-full max-w-md items-end gap-2 ${className}`}
+    >
       <div className="min-w-0 flex-1">
         <label htmlFor={id} className={labelClass}>
           {label}
         </label>
-        <input id={id} type="search" value={text} onChange={(e) => setText(e.target.value)} placeholder={placeholder} className={`${inputClass} mt-1`} />
+        <input
+          id={id}
+          type="search"
+          value={text}
+          onChange={(e) => setText(e.target.value)}
+          placeholder={placeholder}
+          className={`${inputClass} mt-1`}
+        />
       </div>
       <button type="submit" className={secondaryButton}>
         {button}

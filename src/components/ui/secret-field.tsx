@@ -84,7 +84,16 @@ interface ShownOnceDialogProps {
 }
 
 /** The one moment a secret is shown: the warning, the secret with its copy button, and what it belongs to. */
-export function ShownOnceDialog({ secret, title, label, noun, what = noun, onClose, facts, children }: ShownOnceDialogProps) {
+export function ShownOnceDialog({
+  secret,
+  title,
+  label,
+  noun,
+  what = noun,
+  onClose,
+  facts,
+  children,
+}: ShownOnceDialogProps) {
   return (
     <Dialog open={secret !== null} onClose={onClose} title={title} alert>
       {secret !== null && (

@@ -3,7 +3,19 @@
 // A filter of a list with a few exclusive choices, shown as one row of buttons (radios underneath,
 // so the keyboard and screen readers treat it as the choice it is).
 
-export function Segmented<T extends string | undefined>({ legend, name, options, value, onChange }: { legend: string; name: string; options: readonly { value: T; label: string }[]; value: T; onChange: (value: T) => void }) {
+export function Segmented<T extends string | undefined>({
+  legend,
+  name,
+  options,
+  value,
+  onChange,
+}: {
+  legend: string;
+  name: string;
+  options: readonly { value: T; label: string }[];
+  value: T;
+  onChange: (value: T) => void;
+}) {
   return (
     <fieldset>
       <legend className="text-sm font-medium">{legend}</legend>
@@ -13,7 +25,14 @@ export function Segmented<T extends string | undefined>({ legend, name, options,
             key={option.label}
             className="cursor-pointer rounded px-3 py-1.5 text-sm has-checked:bg-brand-600 has-checked:text-white has-focus-visible:outline-2 has-focus-visible:outline-brand-500"
           >
-            <input type="radio" name={name} value={option.value ?? ""} checked={value === option.value} onChange={() => onChange(option.value)} className="sr-only" />
+            <input
+              type="radio"
+              name={name}
+              value={option.value ?? ""}
+              checked={value === option.value}
+              onChange={() => onChange(option.value)}
+              className="sr-only"
+            />
             {option.label}
           </label>
         ))}

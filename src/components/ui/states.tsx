@@ -9,8 +9,14 @@ import { secondaryButton, textLink } from "./styles";
 
 export function LoadingState({ label }: { label: string }) {
   return (
-    <p role="status" className="flex items-center justify-center gap-3 py-10 text-sm text-slate-600 dark:text-slate-300">
-      <span aria-hidden="true" className="size-4 animate-spin rounded-full border-2 border-slate-300 border-t-brand-600" />
+    <p
+      role="status"
+      className="flex items-center justify-center gap-3 py-10 text-sm text-slate-600 dark:text-slate-300"
+    >
+      <span
+        aria-hidden="true"
+        className="size-4 animate-spin rounded-full border-2 border-slate-300 border-t-brand-600"
+      />
       {label}
     </p>
   );
@@ -18,7 +24,10 @@ export function LoadingState({ label }: { label: string }) {
 
 export function ErrorState({ title, error, onRetry }: { title: string; error: unknown; onRetry?: () => void }) {
   return (
-    <div role="alert" className="rounded-xl border border-red-200 bg-red-50 p-6 text-sm dark:border-red-900 dark:bg-red-950">
+    <div
+      role="alert"
+      className="rounded-xl border border-red-200 bg-red-50 p-6 text-sm dark:border-red-900 dark:bg-red-950"
+    >
       <p className="font-medium text-red-900 dark:text-red-100">{title}</p>
       <p className="mt-1 text-red-800 dark:text-red-200">{messageOf(error)}</p>
       {onRetry && (
@@ -70,7 +79,17 @@ export function Notice({ text, error = false }: { text: string; error?: boolean 
 }
 
 /** The "Show more" under a paginated list. */
-export function ShowMore({ visible, loading, onClick, label }: { visible: boolean; loading: boolean; onClick: () => void; label: string }) {
+export function ShowMore({
+  visible,
+  loading,
+  onClick,
+  label,
+}: {
+  visible: boolean;
+  loading: boolean;
+  onClick: () => void;
+  label: string;
+}) {
   if (!visible) return null;
   return (
     <div className="mt-4 flex justify-center">
@@ -91,13 +110,27 @@ export function BackLink({ href, children }: { href: string; children: string })
 }
 
 /** One item's page: its data once loaded; meanwhile, or when it failed, says so (with the way back). */
-export function Loaded<T>({ query, what, back, children }: { query: UseQueryResult<T, unknown>; what: string; back?: ReactNode; children: (data: T) => ReactNode }) {
+export function Loaded<T>({
+  query,
+  what,
+  back,
+  children,
+}: {
+  query: UseQueryResult<T, unknown>;
+  what: string;
+  back?: ReactNode;
+  children: (data: T) => ReactNode;
+}) {
   if (query.isPending) return <LoadingState label={`Loading ${what}…`} />;
   if (query.isError) {
     return (
       <div className="space-y-4">
         {back}
-        <ErrorState title={`${what.charAt(0).toUpperCase()}${what.slice(1)} could not be loaded.`} error={query.error} onRetry={() => query.refetch()} />
+        <ErrorState
+          title={`${what.charAt(0).toUpperCase()}${what.slice(1)} could not be loaded.`}
+          error={query.error}
+          onRetry={() => query.refetch()}
+        />
       </div>
     );
   }

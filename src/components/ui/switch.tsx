@@ -12,7 +12,14 @@ interface SwitchProps {
   offText?: string;
 }
 
-export function Switch({ checked, label, onChange, disabled = false, onText = "Enabled", offText = "Disabled" }: SwitchProps) {
+export function Switch({
+  checked,
+  label,
+  onChange,
+  disabled = false,
+  onText = "Enabled",
+  offText = "Disabled",
+}: SwitchProps) {
   return (
     <span className="inline-flex items-center gap-2">
       <button

@@ -26,7 +26,9 @@ export function WhenCell({ iso, none }: { iso: string | null; none?: string }) {
 }
 
 export function Code({ children }: { children: ReactNode }) {
-  return <code className="rounded bg-slate-100 px-1.5 py-0.5 font-mono text-xs break-all dark:bg-slate-800">{children}</code>;
+  return (
+    <code className="rounded bg-slate-100 px-1.5 py-0.5 font-mono text-xs break-all dark:bg-slate-800">{children}</code>
+  );
 }
 
 /** Identifiers as code, one under the other (`inline`: side by side); `None` when there are none. */
@@ -48,9 +50,10 @@ export function JsonValue({ value }: { value: unknown }) {
   const text = JSON.stringify(value, null, typeof value === "object" && value !== null ? 2 : undefined);
   const long = text.length > 60 || text.includes("\n");
   return long ? (
-    <pre className="max-h-40 max-w-md overflow-auto rounded bg-slate-50 p-2 font-mono text-xs dark:bg-slate-950">{text}</pre>
+    <pre className="max-h-40 max-w-md overflow-auto rounded bg-slate-50 p-2 font-mono text-xs dark:bg-slate-950">
+      {text}
+    </pre>
   ) : (
     <code className="rounded bg-slate-100 px-1.5 py-0.5 font-mono text-xs break-all dark:bg-slate-800">{text}</code>
   );
 }
-

@@ -23,7 +23,10 @@ const COLORS: Record<UsageOutcome, string> = {
 type Row = { hour: string } & Record<UsageOutcome, number>;
 
 /** One row per hour of the last 7 days (up to `now`), every outcome counted (0 where nothing came). */
-export function hourlyRows(buckets: readonly { hour: string; outcome: UsageOutcome; count: number }[], now: number): Row[] {
+export function hourlyRows(
+  buckets: readonly { hour: string; outcome: UsageOutcome; count: number }[],
+  now: number,
+): Row[] {
   const last = now - (now % HOUR_MS);
   const rows = new Map<number, Row>();
   for (let i = HOURS - 1; i >= 0; i--) {
@@ -37,21 +40,43 @@ export function hourlyRows(buckets: readonly { hour: string; outcome: UsageOutco
   return [...rows.values()];
 }
 
-export function UsageChart({ buckets, now, label }: { buckets: readonly { hour: string; outcome: UsageOutcome; count: number }[]; now: number; label: string }) {
+export function UsageChart({
+  buckets,
+  now,
+  label,
+}: {
+  buckets: readonly { hour: string; outcome: UsageOutcome; count: number }[];
+  now: number;
+  label: string;
+}) {
   const rows = hourlyRows(buckets, now);
-  const totals = USAGE_OUTCOMES.map((outcome) => ({ outcome, count: rows.reduce((sum, row) => sum + row[outcome], 0) }));
+  const totals = USAGE_OUTCOMES.map((outcome) => ({
+    outcome,
+    count: rows.reduce((sum, row) => sum + row[outcome], 0),
+  }));
   return (
     <figure aria-label={label} data-testid="usage-chart">
       <div className="h-72 w-full" aria-hidden="true">
         <ResponsiveContainer width="100%" height="100%">
           <BarChart data={rows} margin={{ top: 8, right: 8, bottom: 8, left: 0 }}>
             <CartesianGrid strokeDasharray="3 3" vertical={false} />
-            <XAxis dataKey="hour" tickFormatter={(iso: string) => iso.slice(5, 10)} interval={23} tick={{ fontSize: 12 }} />
+            <XAxis
+              dataKey="hour"
+              tickFormatter={(iso: string) => iso.slice(5, 10)}
+              interval={23}
+              tick={{ fontSize: 12 }}
+            />
             <YAxis allowDecimals={false} tick={{ fontSize: 12 }} width={48} />
             <Tooltip labelFormatter={(iso) => formatTimestamp(String(iso))} />
             <Legend />
             {USAGE_OUTCOMES.map((outcome) => (
-              <Bar key={outcome} dataKey={outcome} stackId="requests" fill={COLORS[outcome]} isAnimationActive={false} />
+              <Bar
+                key={outcome}
+                dataKey={outcome}
+                stackId="requests"
+                fill={COLORS[outcome]}
+                isAnimationActive={false}
+              />
             ))}
           </BarChart>
         </ResponsiveContainer>

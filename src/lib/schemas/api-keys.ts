@@ -5,14 +5,16 @@ import { booleanQuery, EXAMPLE_TIMESTAMPS, id, listOf, pageQuery, timestamp, tim
 // the OpenAPI document and the console's forms.
 
 /** How many requests a key may make per window; over it, 429 `rate_limited`. */
-export const rateLimitSchema = z.strictObject({
-  requests: z.number().int().min(1).max(10_000_000),
-  window_seconds: z.number().int().min(1).max(86_400),
-}).meta({
-  id: "RateLimit",
-  description: "At most `requests` requests per `window_seconds` seconds.",
-  examples: [{ requests: 600, window_seconds: 60 }],
-});
+export const rateLimitSchema = z
+  .strictObject({
+    requests: z.number().int().min(1).max(10_000_000),
+    window_seconds: z.number().int().min(1).max(86_400),
+  })
+  .meta({
+    id: "RateLimit",
+    description: "At most `requests` requests per `window_seconds` seconds.",
+    examples: [{ requests: 600, window_seconds: 60 }],
+  });
 export type RateLimit = z.infer<typeof rateLimitSchema>;
 
 /** `600/60` (requests per seconds), as the CLI and the console take it; undefined when it is not that shape. */
@@ -46,10 +48,16 @@ export const allowedOrgIdsSchema = z
   .max(MAX_RESTRICTIONS)
   .refine((s) => new Set(s).size === s.length, "must not repeat an organization")
   .nullable()
-  .describe("The organizations the key may act in, each one its owner belongs to; null: all of the owner's. Elsewhere it acts as if its owner were not a member.");
+  .describe(
+    "The organizations the key may act in, each one its owner belongs to; null: all of the owner's. Elsewhere it acts as if its owner were not a member.",
+  );
 
 export const allowedCidrsSchema = z
-  .array(z.union([z.cidrv4(), z.cidrv6()], { error: "must be an IPv4 or IPv6 CIDR, such as 203.0.113.0/24 or 2001:db8::/32" }))
+  .array(
+    z.union([z.cidrv4(), z.cidrv6()], {
+      error: "must be an IPv4 or IPv6 CIDR, such as 203.0.113.0/24 or 2001:db8::/32",
+    }),
+  )
   .min(1, "must list at least one CIDR, or be null")
   .max(MAX_RESTRICTIONS)
   .nullable()
@@ -71,40 +79,72 @@ export function parseDuration(text: string): number | undefined {
   return Number(match[1]) * (DURATION_UNITS[match[2] || "s"] ?? 1);
 }
 
-export const createApiKeyInput = z.strictObject({
-  name: z.string().trim().min(1, "must not be empty").max(255),
-  // Unknown scopes are refused by the service with `unknown_scope`, so any string is let through here.
-  scopes: z
-    .array(z.string().max(255))
-    .min(1, "must list at least one scope")
-    .max(64)
-    .refine((s) => new Set(s).size === s.length, "must not repeat a scope"),
-  expires_at: timestamp.nullable().default(null),
-  rate_limit: rateLimitSchema.nullable().default(null).describe("The key's own rate limit; null: the platform's `api_keys.default_rate_limit`."),
-  allowed_org_ids: allowedOrgIdsSchema.default(null),
-  allowed_cidrs: allowedCidrsSchema.default(null),
-}).meta({ examples: [{ name: "ci-deploy", scopes: ["svc:system:orgs:read", "svc:orchestrators:read"], expires_at: "2027-01-15T09:30:00.000Z", rate_limit: { requests: 600, window_seconds: 60 }, allowed_org_ids: null, allowed_cidrs: ["203.0.113.0/24", "2001:db8::/32"] }] });
+export const createApiKeyInput = z
+  .strictObject({
+    name: z.string().trim().min(1, "must not be empty").max(255),
+    // Unknown scopes are refused by the service with `unknown_scope`, so any string is let through here.
+    scopes: z
+      .array(z.string().max(255))
+      .min(1, "must list at least one scope")
+      .max(64)
+      .refine((s) => new Set(s).size === s.length, "must not repeat a scope"),
+    expires_at: timestamp.nullable().default(null),
+    rate_limit: rateLimitSchema
+      .nullable()
+      .default(null)
+      .describe("The key's own rate limit; null: the platform's `api_keys.default_rate_limit`."),
+    allowed_org_ids: allowedOrgIdsSchema.default(null),
+    allowed_cidrs: allowedCidrsSchema.default(null),
+  })
+  .meta({
+    examples: [
+      {
+        name: "ci-deploy",
+        scopes: ["svc:system:orgs:read", "svc:orchestrators:read"],
+        expires_at: "2027-01-15T09:30:00.000Z",
+        rate_limit: { requests: 600, window_seconds: 60 },
+        allowed_org_ids: null,
+        allowed_cidrs: ["203.0.113.0/24", "2001:db8::/32"],
+      },
+    ],
+  });
 export type CreateApiKeyInput = z.output<typeof createApiKeyInput>;
 
 /** What PATCH changes: any of these, nothing else (scopes never change). */
-export const updateApiKeyInput = z.strictObject({
-  name: z.string().trim().min(1, "must not be empty").max(255).optional(),
-  rate_limit: rateLimitSchema.nullable().optional().describe("The key's own rate limit; null: the platform default."),
-  allowed_org_ids: allowedOrgIdsSchema.optional(),
-  allowed_cidrs: allowedCidrsSchema.optional(),
-}).meta({ examples: [{ allowed_cidrs: ["203.0.113.0/24"], allowed_org_ids: ["0193a5c2-7d1e-7b4a-9c3f-2e8d6f1a4b70"] }] });
+export const updateApiKeyInput = z
+  .strictObject({
+    name: z.string().trim().min(1, "must not be empty").max(255).optional(),
+    rate_limit: rateLimitSchema.nullable().optional().describe("The key's own rate limit; null: the platform default."),
+    allowed_org_ids: allowedOrgIdsSchema.optional(),
+    allowed_cidrs: allowedCidrsSchema.optional(),
+  })
+  .meta({
+    examples: [{ allowed_cidrs: ["203.0.113.0/24"], allowed_org_ids: ["0193a5c2-7d1e-7b4a-9c3f-2e8d6f1a4b70"] }],
+  });
 export type UpdateApiKeyInput = z.output<typeof updateApiKeyInput>;
 
-export const rollApiKeyInput = z.strictObject({
-  grace_period_seconds: z.number().int().min(0).max(MAX_GRACE_PERIOD_SECONDS).default(0)
-    .describe("How long the old key keeps working: its `expires_at` becomes now plus this (0: refused at once)."),
-}).meta({ examples: [{ grace_period_seconds: 86_400 }] });
+export const rollApiKeyInput = z
+  .strictObject({
+    grace_period_seconds: z
+      .number()
+      .int()
+      .min(0)
+      .max(MAX_GRACE_PERIOD_SECONDS)
+      .default(0)
+      .describe("How long the old key keeps working: its `expires_at` becomes now plus this (0: refused at once)."),
+  })
+  .meta({ examples: [{ grace_period_seconds: 86_400 }] });
 export type RollApiKeyInput = z.output<typeof rollApiKeyInput>;
 
 export const listApiKeysQuery = pageQuery.extend({
   active: booleanQuery.optional(),
   user_id: id.optional(),
-  expiring_within_days: z.coerce.number().int().min(1).max(3650).optional()
+  expiring_within_days: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(3650)
+    .optional()
     .describe("Only active keys whose `expires_at` falls within this many days from now."),
 });
 export type ListApiKeysQuery = z.output<typeof listApiKeysQuery>;
@@ -122,86 +162,104 @@ export const usageBucketSchema = z.object({
 });
 export const usageSchema = z.object({ data: z.array(usageBucketSchema) }).meta({
   id: "ApiKeyUsage",
-  examples: [{ data: [{ hour: "2026-01-15T09:00:00.000Z", outcome: "2xx", count: 412 }, { hour: "2026-01-15T09:00:00.000Z", outcome: "429", count: 3 }] }],
+  examples: [
+    {
+      data: [
+        { hour: "2026-01-15T09:00:00.000Z", outcome: "2xx", count: 412 },
+        { hour: "2026-01-15T09:00:00.000Z", outcome: "429", count: 3 },
+      ],
+    },
+  ],
 });
 export type UsageBucket = z.infer<typeof usageBucketSchema>;
 
-export const revokeLeakedInput = z.strictObject({
-  keys: z.array(z.string().max(255)).min(1).max(100).describe("Raw keys found exposed; anything else in the list is ignored."),
-}).meta({ examples: [{ keys: ["cdk_7Hq2LmXaP4kR9sT1vW3yZ5bD7fH9jL2nQ4rS6tU8wX0zAb3Kx9"] }] });
-export const revokeLeakedResponse = z.object({ received: z.number().int().describe("How many values were received; says nothing of what they were.") });
-
+export const revokeLeakedInput = z
+  .strictObject({
+    keys: z
+      .array(z.string().max(255))
+      .min(1)
+      .max(100)
+      .describe("Raw keys found exposed; anything else in the list is ignored."),
+  })
+  .meta({ examples: [{ keys: ["cdk_7Hq2LmXaP4kR9sT1vW3yZ5bD7fH9jL2nQ4rS6tU8wX0zAb3Kx9"] }] });
+export const revokeLeakedResponse = z.object({
+  received: z.number().int().describe("How many values were received; says nothing of what they were."),
+});
 
 export const apiKeyIdParams = z.strictObject({ key_id: id });
 
-export const apiKeySchema = z.object({
-  id: z.uuid(),
-  user_id: z.uuid(),
-  name: z.string(),
-  key_prefix: z.string(),
-  scopes: z.array(z.string()),
-  rate_limit: rateLimitSchema.nullable().describe("The key's own rate limit; null: the platform default applies."),
-  ...restrictions,
-  expires_at: timestamp.nullable(),
-  last_used_at: timestamp.nullable(),
-  last_used_ip: z.string().nullable().describe("The client address of the key's latest request (best effort)."),
-  last_user_agent: z.string().nullable().describe("The User-Agent of the key's latest request (best effort)."),
-  is_active: z.boolean(),
-  ...timestamps,
-}).meta({
-  id: "ApiKey",
-  examples: [
-    {
-      id: "0193a5c3-0a4b-7c5d-9e6f-7a8b9c0d1e2f",
-      user_id: "0193a5c2-41f0-7e2d-8a6b-3c9e5d7f1a22",
-      name: "ci-deploy",
-      key_prefix: "cdk_7Hq2LmXa",
-      scopes: ["svc:system:orgs:read", "svc:orchestrators:read"],
-      rate_limit: null,
-      allowed_org_ids: null,
-      allowed_cidrs: ["203.0.113.0/24"],
-      expires_at: "2027-01-15T09:30:00.000Z",
-      last_used_at: "2026-02-03T14:05:12.000Z",
-      last_used_ip: "203.0.113.7",
-      last_user_agent: "ci-runner/2.1",
-      is_active: true,
-      ...EXAMPLE_TIMESTAMPS,
-    },
-  ],
-});
+export const apiKeySchema = z
+  .object({
+    id: z.uuid(),
+    user_id: z.uuid(),
+    name: z.string(),
+    key_prefix: z.string(),
+    scopes: z.array(z.string()),
+    rate_limit: rateLimitSchema.nullable().describe("The key's own rate limit; null: the platform default applies."),
+    ...restrictions,
+    expires_at: timestamp.nullable(),
+    last_used_at: timestamp.nullable(),
+    last_used_ip: z.string().nullable().describe("The client address of the key's latest request (best effort)."),
+    last_user_agent: z.string().nullable().describe("The User-Agent of the key's latest request (best effort)."),
+    is_active: z.boolean(),
+    ...timestamps,
+  })
+  .meta({
+    id: "ApiKey",
+    examples: [
+      {
+        id: "0193a5c3-0a4b-7c5d-9e6f-7a8b9c0d1e2f",
+        user_id: "0193a5c2-41f0-7e2d-8a6b-3c9e5d7f1a22",
+        name: "ci-deploy",
+        key_prefix: "cdk_7Hq2LmXa",
+        scopes: ["svc:system:orgs:read", "svc:orchestrators:read"],
+        rate_limit: null,
+        allowed_org_ids: null,
+        allowed_cidrs: ["203.0.113.0/24"],
+        expires_at: "2027-01-15T09:30:00.000Z",
+        last_used_at: "2026-02-03T14:05:12.000Z",
+        last_used_ip: "203.0.113.7",
+        last_user_agent: "ci-runner/2.1",
+        is_active: true,
+        ...EXAMPLE_TIMESTAMPS,
+      },
+    ],
+  });
 export type ApiKey = z.infer<typeof apiKeySchema>;
 
-export const createdApiKeySchema = z.object({
-  id: z.uuid(),
-  name: z.string(),
-  key_prefix: z.string(),
-  scopes: z.array(z.string()),
-  effective_scopes: z.array(z.string()).describe("The scopes without the dangerous ones: what the key will carry."),
-  rate_limit: rateLimitSchema.nullable().describe("The key's own rate limit; null: the platform default applies."),
-  ...restrictions,
-  expires_at: timestamp.nullable(),
-  is_active: z.boolean(),
-  created_at: timestamp,
-  raw_key: z.string().describe("The key itself. Shown once, in this response only."),
-}).meta({
-  id: "CreatedApiKey",
-  examples: [
-    {
-      id: "0193a5c3-0a4b-7c5d-9e6f-7a8b9c0d1e2f",
-      name: "ci-deploy",
-      key_prefix: "cdk_7Hq2LmXa",
-      scopes: ["svc:system:orgs:read", "svc:orchestrators:read"],
-      effective_scopes: ["svc:system:orgs:read", "svc:orchestrators:read"],
-      rate_limit: { requests: 600, window_seconds: 60 },
-      allowed_org_ids: null,
-      allowed_cidrs: null,
-      expires_at: "2027-01-15T09:30:00.000Z",
-      is_active: true,
-      created_at: "2026-01-15T09:30:00.000Z",
-      raw_key: "cdk_7Hq2LmXaP4kR9sT1vW3yZ5bD7fH9jL2nQ4rS6tU8wX0zAb3Kx9",
-    },
-  ],
-});
+export const createdApiKeySchema = z
+  .object({
+    id: z.uuid(),
+    name: z.string(),
+    key_prefix: z.string(),
+    scopes: z.array(z.string()),
+    effective_scopes: z.array(z.string()).describe("The scopes without the dangerous ones: what the key will carry."),
+    rate_limit: rateLimitSchema.nullable().describe("The key's own rate limit; null: the platform default applies."),
+    ...restrictions,
+    expires_at: timestamp.nullable(),
+    is_active: z.boolean(),
+    created_at: timestamp,
+    raw_key: z.string().describe("The key itself. Shown once, in this response only."),
+  })
+  .meta({
+    id: "CreatedApiKey",
+    examples: [
+      {
+        id: "0193a5c3-0a4b-7c5d-9e6f-7a8b9c0d1e2f",
+        name: "ci-deploy",
+        key_prefix: "cdk_7Hq2LmXa",
+        scopes: ["svc:system:orgs:read", "svc:orchestrators:read"],
+        effective_scopes: ["svc:system:orgs:read", "svc:orchestrators:read"],
+        rate_limit: { requests: 600, window_seconds: 60 },
+        allowed_org_ids: null,
+        allowed_cidrs: null,
+        expires_at: "2027-01-15T09:30:00.000Z",
+        is_active: true,
+        created_at: "2026-01-15T09:30:00.000Z",
+        raw_key: "cdk_7Hq2LmXaP4kR9sT1vW3yZ5bD7fH9jL2nQ4rS6tU8wX0zAb3Kx9",
+      },
+    ],
+  });
 export type CreatedApiKey = z.infer<typeof createdApiKeySchema>;
 
 export const apiKeyListSchema = listOf(apiKeySchema);

@@ -14,8 +14,17 @@ export const SIGN_IN_ACTION = "signIn";
  * recorded by its name only (`{ "redacted": true }`).
  */
 export const SECRET_FIELDS: ReadonlySet<string> = new Set([
-  "password", "password_hash", "key_hash", "raw_key", "api_key", "client_secret", "client_secret_hash",
-  "secret", "token", "totp_secret", "recovery_codes",
+  "password",
+  "password_hash",
+  "key_hash",
+  "raw_key",
+  "api_key",
+  "client_secret",
+  "client_secret_hash",
+  "secret",
+  "token",
+  "totp_secret",
+  "recovery_codes",
 ]);
 
 export const auditChange = z.union([
@@ -28,7 +37,10 @@ export const auditEventSchema = z.object({
   occurred_at: timestamp,
   actor: z.object({
     user_id: z.uuid().nullable(),
-    username: z.string().nullable().describe("The user's current username; null when the user is gone or there is none."),
+    username: z
+      .string()
+      .nullable()
+      .describe("The user's current username; null when the user is gone or there is none."),
     auth: z.enum(AUDIT_ACTOR_AUTHS),
     key_prefix: z.string().nullable(),
   }),
@@ -38,7 +50,10 @@ export const auditEventSchema = z.object({
   request_id: z.string().nullable(),
   ip: z.string().nullable(),
   user_agent: z.string().nullable(),
-  changes: z.record(z.string(), auditChange).nullable().describe("Changed fields with their old and new values; secret fields by name only."),
+  changes: z
+    .record(z.string(), auditChange)
+    .nullable()
+    .describe("Changed fields with their old and new values; secret fields by name only."),
   outcome: z.enum(AUDIT_OUTCOMES),
 });
 export type AuditEvent = z.output<typeof auditEventSchema>;

@@ -48,6 +48,8 @@ describe("zod's messages", () => {
       scopes: "must list at least one scope",
       "": "is not a known field",
     });
-    expect(messages(registerPluginInput, { pid: "com.example.search", version: "", name: "Search" })).toEqual({ version: "must not be empty" });
+    expect(messages(registerPluginInput, { pid: "com.example.search", version: "", name: "Search" })).toEqual({
+      version: "must not be empty",
+    });
   });
 });

@@ -33,17 +33,24 @@ export function readableIssue(issue: z.core.$ZodRawIssue): string | undefined {
     case "invalid_type":
       return issue.input === undefined ? "is required" : `must be ${TYPE_NAMES[issue.expected] ?? issue.expected}`;
     case "too_small":
-      if (issue.origin === "string") return Number(issue.minimum) <= 1 ? "is required" : `must be at least ${plural(issue.minimum, "character", "characters")}`;
-      if (issue.origin === "array" || issue.origin === "set") return `must list at least ${plural(issue.minimum, "item", "items")}`;
+      if (issue.origin === "string")
+        return Number(issue.minimum) <= 1
+          ? "is required"
+          : `must be at least ${plural(issue.minimum, "character", "characters")}`;
+      if (issue.origin === "array" || issue.origin === "set")
+        return `must list at least ${plural(issue.minimum, "item", "items")}`;
       return `must be ${issue.inclusive ? "at least" : "greater than"} ${issue.minimum}`;
     case "too_big":
       if (issue.origin === "string") return `must be at most ${plural(issue.maximum, "character", "characters")}`;
-      if (issue.origin === "array" || issue.origin === "set") return `must list at most ${plural(issue.maximum, "item", "items")}`;
+      if (issue.origin === "array" || issue.origin === "set")
+        return `must list at most ${plural(issue.maximum, "item", "items")}`;
       return `must be ${issue.inclusive ? "at most" : "less than"} ${issue.maximum}`;
     case "invalid_format":
       return FORMAT_NAMES[issue.format] ? `must be ${FORMAT_NAMES[issue.format]}` : "is not in the expected format";
     case "invalid_value":
-      return issue.values.length === 1 ? `must be ${JSON.stringify(issue.values[0])}` : `must be one of ${issue.values.map((v) => JSON.stringify(v)).join(", ")}`;
+      return issue.values.length === 1
+        ? `must be ${JSON.stringify(issue.values[0])}`
+        : `must be one of ${issue.values.map((v) => JSON.stringify(v)).join(", ")}`;
     case "not_multiple_of":
       return `must be a multiple of ${issue.divisor}`;
     case "unrecognized_keys":
@@ -61,7 +68,12 @@ export const id = z.uuid({ error: "must be a UUID" }).meta({ examples: ["0193a5c
 export const timestamp = z.iso.datetime({ offset: true }).meta({ examples: ["2026-01-15T09:30:00.000Z"] });
 
 export const limit = z.coerce.number().int().min(1).max(100).default(50).describe("How many items a page holds.");
-export const cursor = z.string().min(1).max(200).optional().describe("The `next_cursor` of the previous page; omit it for the first page.");
+export const cursor = z
+  .string()
+  .min(1)
+  .max(200)
+  .optional()
+  .describe("The `next_cursor` of the previous page; omit it for the first page.");
 
 /** `true` / `false` in a query string (the console sends the same strings). */
 export const booleanQuery = z.stringbool({ truthy: ["true"], falsy: ["false"] }).meta({ enum: ["true", "false"] });

@@ -8,11 +8,13 @@ export const MESSAGE_ROLES = ["user", "assistant", "tool", "intent", "unknown"] 
 export const MESSAGE_STATUSES = ["pending", "streaming", "complete", "error", "cancelled"] as const;
 export const MESSAGE_SOURCES = ["human", "agent", "system", "tool", "import"] as const;
 
-export const createConversationInput = z.strictObject({
-  instance_id: id,
-  user_id: id.optional().describe("A member of the organization; the caller by default."),
-  title: z.string().trim().max(500).nullable().optional(),
-}).meta({ examples: [{ instance_id: "0193a5c4-2b3c-7d4e-8f5a-6b7c8d9e0f1a", title: "Where is order 1042?" }] });
+export const createConversationInput = z
+  .strictObject({
+    instance_id: id,
+    user_id: id.optional().describe("A member of the organization; the caller by default."),
+    title: z.string().trim().max(500).nullable().optional(),
+  })
+  .meta({ examples: [{ instance_id: "0193a5c4-2b3c-7d4e-8f5a-6b7c8d9e0f1a", title: "Where is order 1042?" }] });
 export type CreateConversationInput = z.output<typeof createConversationInput>;
 
 export const listConversationsQuery = pageQuery.extend({
@@ -24,26 +26,28 @@ export type ListConversationsQuery = z.output<typeof listConversationsQuery>;
 
 export const conversationParams = z.strictObject({ org_id: id, conversation_id: id });
 
-export const conversationSchema = z.object({
-  id: z.uuid(),
-  org_id: z.uuid(),
-  user_id: z.uuid(),
-  instance_id: z.uuid().nullable(),
-  title: z.string().nullable(),
-  ...softDeletedRecord,
-}).meta({
-  id: "Conversation",
-  examples: [
-    {
-      id: "0193a5c8-1c2d-7e3f-8a4b-5c6d7e8f9a0b",
-      org_id: "0193a5c2-7d1e-7b4a-9c3f-2e8d6f1a4b70",
-      user_id: "0193a5c2-41f0-7e2d-8a6b-3c9e5d7f1a22",
-      instance_id: "0193a5c4-2b3c-7d4e-8f5a-6b7c8d9e0f1a",
-      title: "Where is order 1042?",
-      ...EXAMPLE_LIVE_RECORD,
-    },
-  ],
-});
+export const conversationSchema = z
+  .object({
+    id: z.uuid(),
+    org_id: z.uuid(),
+    user_id: z.uuid(),
+    instance_id: z.uuid().nullable(),
+    title: z.string().nullable(),
+    ...softDeletedRecord,
+  })
+  .meta({
+    id: "Conversation",
+    examples: [
+      {
+        id: "0193a5c8-1c2d-7e3f-8a4b-5c6d7e8f9a0b",
+        org_id: "0193a5c2-7d1e-7b4a-9c3f-2e8d6f1a4b70",
+        user_id: "0193a5c2-41f0-7e2d-8a6b-3c9e5d7f1a22",
+        instance_id: "0193a5c4-2b3c-7d4e-8f5a-6b7c8d9e0f1a",
+        title: "Where is order 1042?",
+        ...EXAMPLE_LIVE_RECORD,
+      },
+    ],
+  });
 export type Conversation = z.infer<typeof conversationSchema>;
 export const conversationListSchema = listOf(conversationSchema);
 
@@ -56,9 +60,13 @@ export const newMessage = z.strictObject({
   metadata: z.record(z.string(), z.json()).default({}),
 });
 
-export const appendMessagesInput = z
-  .strictObject({ messages: z.array(newMessage).min(1).max(100) })
-  .meta({ examples: [{ messages: [{ role: "user", content: "Where is my order 1042?", turn_id: "0193a5c8-3e4f-7a5b-9c6d-7e8f9a0b1c2d" }] }] });
+export const appendMessagesInput = z.strictObject({ messages: z.array(newMessage).min(1).max(100) }).meta({
+  examples: [
+    {
+      messages: [{ role: "user", content: "Where is my order 1042?", turn_id: "0193a5c8-3e4f-7a5b-9c6d-7e8f9a0b1c2d" }],
+    },
+  ],
+});
 export type AppendMessagesInput = z.output<typeof appendMessagesInput>;
 
 export const listMessagesQuery = pageQuery;
@@ -66,37 +74,39 @@ export type ListMessagesQuery = z.output<typeof listMessagesQuery>;
 
 export const compactMessagesInput = z.strictObject({ message_ids: z.array(id).min(1).max(1000) });
 
-export const messageSchema = z.object({
-  id: z.uuid(),
-  conv_id: z.uuid(),
-  turn_id: z.uuid(),
-  user_id: z.uuid(),
-  instance_id: z.uuid().nullable(),
-  role: z.enum(MESSAGE_ROLES),
-  content: z.string(),
-  status: z.string().nullable(),
-  is_compacted: z.boolean(),
-  source: z.string(),
-  metadata: z.record(z.string(), z.json()),
-  created_at: z.string().describe("ISO 8601 UTC with microseconds: the order of the conversation."),
-}).meta({
-  id: "Message",
-  examples: [
-    {
-      id: "0193a5c8-5a6b-7c7d-8e8f-9a0b1c2d3e4f",
-      conv_id: "0193a5c8-1c2d-7e3f-8a4b-5c6d7e8f9a0b",
-      turn_id: "0193a5c8-3e4f-7a5b-9c6d-7e8f9a0b1c2d",
-      user_id: "0193a5c2-41f0-7e2d-8a6b-3c9e5d7f1a22",
-      instance_id: "0193a5c4-2b3c-7d4e-8f5a-6b7c8d9e0f1a",
-      role: "user",
-      content: "Where is my order 1042?",
-      status: "complete",
-      is_compacted: false,
-      source: "human",
-      metadata: {},
-      created_at: "2026-01-15T09:30:00.123456Z",
-    },
-  ],
-});
+export const messageSchema = z
+  .object({
+    id: z.uuid(),
+    conv_id: z.uuid(),
+    turn_id: z.uuid(),
+    user_id: z.uuid(),
+    instance_id: z.uuid().nullable(),
+    role: z.enum(MESSAGE_ROLES),
+    content: z.string(),
+    status: z.string().nullable(),
+    is_compacted: z.boolean(),
+    source: z.string(),
+    metadata: z.record(z.string(), z.json()),
+    created_at: z.string().describe("ISO 8601 UTC with microseconds: the order of the conversation."),
+  })
+  .meta({
+    id: "Message",
+    examples: [
+      {
+        id: "0193a5c8-5a6b-7c7d-8e8f-9a0b1c2d3e4f",
+        conv_id: "0193a5c8-1c2d-7e3f-8a4b-5c6d7e8f9a0b",
+        turn_id: "0193a5c8-3e4f-7a5b-9c6d-7e8f9a0b1c2d",
+        user_id: "0193a5c2-41f0-7e2d-8a6b-3c9e5d7f1a22",
+        instance_id: "0193a5c4-2b3c-7d4e-8f5a-6b7c8d9e0f1a",
+        role: "user",
+        content: "Where is my order 1042?",
+        status: "complete",
+        is_compacted: false,
+        source: "human",
+        metadata: {},
+        created_at: "2026-01-15T09:30:00.123456Z",
+      },
+    ],
+  });
 export type Message = z.infer<typeof messageSchema>;
 export const messageListSchema = listOf(messageSchema);

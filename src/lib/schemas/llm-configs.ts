@@ -7,24 +7,37 @@ export const LLM_PROVIDERS = ["openai", "anthropic", "google", "azure_openai", "
 
 const baseUrl = z.url({ protocol: /^https?$/ }).max(512);
 
-export const createLlmConfigInput = z.strictObject({
-  name: z.string().trim().min(1).max(255),
-  provider: z.enum(LLM_PROVIDERS),
-  api_key: z.string().min(8).max(4096).describe("Stored encrypted; never returned (only its last 4 characters)."),
-  base_url: baseUrl.nullable().optional(),
-  additional_config: z.record(z.string(), z.json()).default({}),
-  is_enabled: z.boolean().default(true),
-}).meta({ examples: [{ name: "OpenAI production", provider: "openai", api_key: "sk-example-0123456789", additional_config: { organization: "org-acme" } }] });
+export const createLlmConfigInput = z
+  .strictObject({
+    name: z.string().trim().min(1).max(255),
+    provider: z.enum(LLM_PROVIDERS),
+    api_key: z.string().min(8).max(4096).describe("Stored encrypted; never returned (only its last 4 characters)."),
+    base_url: baseUrl.nullable().optional(),
+    additional_config: z.record(z.string(), z.json()).default({}),
+    is_enabled: z.boolean().default(true),
+  })
+  .meta({
+    examples: [
+      {
+        name: "OpenAI production",
+        provider: "openai",
+        api_key: "sk-example-0123456789",
+        additional_config: { organization: "org-acme" },
+      },
+    ],
+  });
 export type CreateLlmConfigInput = z.output<typeof createLlmConfigInput>;
 
-export const updateLlmConfigInput = z.strictObject({
-  name: z.string().trim().min(1).max(255).optional(),
-  provider: z.string().optional().describe("Fixed after creation: a different value answers 400 immutable_field."),
-  api_key: z.string().min(8).max(4096).optional(),
-  base_url: baseUrl.nullable().optional(),
-  additional_config: z.record(z.string(), z.json()).optional(),
-  is_enabled: z.boolean().optional(),
-}).meta({ examples: [{ is_enabled: false }] });
+export const updateLlmConfigInput = z
+  .strictObject({
+    name: z.string().trim().min(1).max(255).optional(),
+    provider: z.string().optional().describe("Fixed after creation: a different value answers 400 immutable_field."),
+    api_key: z.string().min(8).max(4096).optional(),
+    base_url: baseUrl.nullable().optional(),
+    additional_config: z.record(z.string(), z.json()).optional(),
+    is_enabled: z.boolean().optional(),
+  })
+  .meta({ examples: [{ is_enabled: false }] });
 export type UpdateLlmConfigInput = z.output<typeof updateLlmConfigInput>;
 
 export const listLlmConfigsQuery = pageQuery.extend({
@@ -35,33 +48,42 @@ export type ListLlmConfigsQuery = z.output<typeof listLlmConfigsQuery>;
 
 export const llmConfigParams = z.strictObject({ org_id: id, config_id: id });
 
-export const llmConfigSchema = z.object({
-  id: z.uuid(),
-  org_id: z.uuid(),
-  name: z.string(),
-  provider: z.string(),
-  api_key_last4: z.string().nullable().describe("The last 4 characters of the provider key; null when it cannot be decrypted."),
-  api_key_readable: z.boolean().describe("false when the stored key cannot be decrypted (tampered with, moved, or its encryption key is gone): set a new one."),
-  base_url: z.string().nullable(),
-  additional_config: z.record(z.string(), z.json()),
-  is_enabled: z.boolean(),
-  ...softDeletedRecord,
-}).meta({
-  id: "LlmConfig",
-  examples: [
-    {
-      id: "0193a5c5-6e7f-7a8b-9c0d-1e2f3a4b5c6d",
-      org_id: "0193a5c2-7d1e-7b4a-9c3f-2e8d6f1a4b70",
-      name: "OpenAI production",
-      provider: "openai",
-      api_key_last4: "6789",
-      api_key_readable: true,
-      base_url: null,
-      additional_config: { organization: "org-acme" },
-      is_enabled: true,
-      ...EXAMPLE_LIVE_RECORD,
-    },
-  ],
-});
+export const llmConfigSchema = z
+  .object({
+    id: z.uuid(),
+    org_id: z.uuid(),
+    name: z.string(),
+    provider: z.string(),
+    api_key_last4: z
+      .string()
+      .nullable()
+      .describe("The last 4 characters of the provider key; null when it cannot be decrypted."),
+    api_key_readable: z
+      .boolean()
+      .describe(
+        "false when the stored key cannot be decrypted (tampered with, moved, or its encryption key is gone): set a new one.",
+      ),
+    base_url: z.string().nullable(),
+    additional_config: z.record(z.string(), z.json()),
+    is_enabled: z.boolean(),
+    ...softDeletedRecord,
+  })
+  .meta({
+    id: "LlmConfig",
+    examples: [
+      {
+        id: "0193a5c5-6e7f-7a8b-9c0d-1e2f3a4b5c6d",
+        org_id: "0193a5c2-7d1e-7b4a-9c3f-2e8d6f1a4b70",
+        name: "OpenAI production",
+        provider: "openai",
+        api_key_last4: "6789",
+        api_key_readable: true,
+        base_url: null,
+        additional_config: { organization: "org-acme" },
+        is_enabled: true,
+        ...EXAMPLE_LIVE_RECORD,
+      },
+    ],
+  });
 export type LlmConfig = z.infer<typeof llmConfigSchema>;
 export const llmConfigListSchema = listOf(llmConfigSchema);

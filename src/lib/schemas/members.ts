@@ -18,40 +18,52 @@ export type ListUserOrganizationsQuery = z.output<typeof listUserOrganizationsQu
 
 const roleRef = z.object({ id: z.uuid(), name: z.string() });
 
-export const memberSchema = z.object({
-  org_id: z.uuid(),
-  user_id: z.uuid(),
-  username: z.string(),
-  display_name: z.string().nullable(),
-  email: z.string().nullable(),
-  roles: z.array(roleRef).describe("Org roles granted to the member in this organization."),
-  created_at: timestamp.describe("When the user joined."),
-}).meta({
-  id: "Member",
-  examples: [
-    {
-      org_id: "0193a5c2-7d1e-7b4a-9c3f-2e8d6f1a4b70",
-      user_id: "0193a5c2-41f0-7e2d-8a6b-3c9e5d7f1a22",
-      username: "ada",
-      display_name: "Ada Lovelace",
-      email: "ada@example.com",
-      roles: [{ id: "0193a5ca-9c0d-7e1f-8a2b-3c4d5e6f7a8b", name: "org_admin" }],
-      created_at: "2026-01-15T09:30:00.000Z",
-    },
-  ],
-});
+export const memberSchema = z
+  .object({
+    org_id: z.uuid(),
+    user_id: z.uuid(),
+    username: z.string(),
+    display_name: z.string().nullable(),
+    email: z.string().nullable(),
+    roles: z.array(roleRef).describe("Org roles granted to the member in this organization."),
+    created_at: timestamp.describe("When the user joined."),
+  })
+  .meta({
+    id: "Member",
+    examples: [
+      {
+        org_id: "0193a5c2-7d1e-7b4a-9c3f-2e8d6f1a4b70",
+        user_id: "0193a5c2-41f0-7e2d-8a6b-3c9e5d7f1a22",
+        username: "ada",
+        display_name: "Ada Lovelace",
+        email: "ada@example.com",
+        roles: [{ id: "0193a5ca-9c0d-7e1f-8a2b-3c4d5e6f7a8b", name: "org_admin" }],
+        created_at: "2026-01-15T09:30:00.000Z",
+      },
+    ],
+  });
 export type Member = z.infer<typeof memberSchema>;
 export const memberListSchema = listOf(memberSchema);
 
-export const userOrganizationSchema = z.object({
-  org_id: z.uuid(),
-  name: z.string(),
-  display_name: z.string().nullable(),
-  roles: z.array(roleRef).describe("Org roles granted to the user in this organization."),
-  created_at: timestamp.describe("When the user joined."),
-}).meta({
-  id: "UserOrganization",
-  examples: [{ org_id: "0193a5c2-7d1e-7b4a-9c3f-2e8d6f1a4b70", name: "acme", display_name: "Acme Corporation", roles: [{ id: "0193a5ca-9c0d-7e1f-8a2b-3c4d5e6f7a8b", name: "org_admin" }], created_at: "2026-01-15T09:30:00.000Z" }],
-});
+export const userOrganizationSchema = z
+  .object({
+    org_id: z.uuid(),
+    name: z.string(),
+    display_name: z.string().nullable(),
+    roles: z.array(roleRef).describe("Org roles granted to the user in this organization."),
+    created_at: timestamp.describe("When the user joined."),
+  })
+  .meta({
+    id: "UserOrganization",
+    examples: [
+      {
+        org_id: "0193a5c2-7d1e-7b4a-9c3f-2e8d6f1a4b70",
+        name: "acme",
+        display_name: "Acme Corporation",
+        roles: [{ id: "0193a5ca-9c0d-7e1f-8a2b-3c4d5e6f7a8b", name: "org_admin" }],
+        created_at: "2026-01-15T09:30:00.000Z",
+      },
+    ],
+  });
 export type UserOrganization = z.infer<typeof userOrganizationSchema>;
 export const userOrganizationListSchema = listOf(userOrganizationSchema);

@@ -14,7 +14,11 @@ const modelId = z.string().trim().min(1).max(255);
 
 const fields = {
   display_name: z.string().trim().max(255).nullable().optional(),
-  aliases: z.array(modelId).max(50).refine((a) => new Set(a).size === a.length, "must not repeat an alias").optional(),
+  aliases: z
+    .array(modelId)
+    .max(50)
+    .refine((a) => new Set(a).size === a.length, "must not repeat an alias")
+    .optional(),
   enabled: z.boolean().optional(),
   model_category: z.enum(MODEL_CATEGORIES).optional(),
   input_billing_unit: z.enum(BILLING_UNITS).optional(),
@@ -45,7 +49,9 @@ export const createModelInput = z
   .strictObject({ provider: z.string().trim().toLowerCase().min(1).max(50), model_id: modelId, ...fields })
   .meta({ examples: [gpt41] });
 export type CreateModelInput = z.output<typeof createModelInput>;
-export const updateModelInput = z.strictObject(fields).meta({ examples: [{ input_price_per_unit: "1.75", output_price_per_unit: "7.00" }] });
+export const updateModelInput = z
+  .strictObject(fields)
+  .meta({ examples: [{ input_price_per_unit: "1.75", output_price_per_unit: "7.00" }] });
 export type UpdateModelInput = z.output<typeof updateModelInput>;
 
 export const listModelsQuery = pageQuery.extend({
@@ -55,24 +61,25 @@ export const listModelsQuery = pageQuery.extend({
 });
 export type ListModelsQuery = z.output<typeof listModelsQuery>;
 
-
 export const modelParams = z.strictObject({ model_config_id: z.coerce.number().int().positive() });
 export const lookupModelQuery = z.strictObject({ name: modelId.describe("A model_id or an alias.") });
 
-export const modelSchema = z.object({
-  id: z.number().int(),
-  provider: z.string(),
-  model_id: z.string(),
-  display_name: z.string().nullable(),
-  aliases: z.array(z.string()),
-  enabled: z.boolean(),
-  model_category: z.string(),
-  input_billing_unit: z.string(),
-  output_billing_unit: z.string(),
-  input_price_per_unit: price.nullable(),
-  output_price_per_unit: price.nullable(),
-  currency: z.string(),
-  ...timestamps,
-}).meta({ id: "Model", examples: [{ id: 42, ...gpt41, enabled: true, ...EXAMPLE_TIMESTAMPS }] });
+export const modelSchema = z
+  .object({
+    id: z.number().int(),
+    provider: z.string(),
+    model_id: z.string(),
+    display_name: z.string().nullable(),
+    aliases: z.array(z.string()),
+    enabled: z.boolean(),
+    model_category: z.string(),
+    input_billing_unit: z.string(),
+    output_billing_unit: z.string(),
+    input_price_per_unit: price.nullable(),
+    output_price_per_unit: price.nullable(),
+    currency: z.string(),
+    ...timestamps,
+  })
+  .meta({ id: "Model", examples: [{ id: 42, ...gpt41, enabled: true, ...EXAMPLE_TIMESTAMPS }] });
 export type Model = z.infer<typeof modelSchema>;
 export const modelListSchema = listOf(modelSchema);

@@ -35,7 +35,10 @@ const redirectUri = z
 const unique = <T>(list: T[]) => new Set(list).size === list.length;
 
 const redirectUris = z.array(redirectUri).max(20).refine(unique, "must not repeat a URI");
-const grantTypes = z.array(z.enum(GRANT_TYPES)).min(1, "must list at least one grant type").refine(unique, "must not repeat a grant type");
+const grantTypes = z
+  .array(z.enum(GRANT_TYPES))
+  .min(1, "must list at least one grant type")
+  .refine(unique, "must not repeat a grant type");
 // Unknown scopes are refused by the service with `unknown_scope`, so any string is let through here.
 const scopes = z.array(z.string().max(255)).max(64).refine(unique, "must not repeat a scope");
 
@@ -53,7 +56,10 @@ export function clientShapeProblems(client: ClientShape): { path: string; messag
     problems.push({ path: "redirect_uris", message: "authorization_code needs at least one redirect URI" });
   }
   if (grants.has("client_credentials") && client.client_type === "public") {
-    problems.push({ path: "allowed_grant_types", message: "a public client has no secret and cannot use client_credentials" });
+    problems.push({
+      path: "allowed_grant_types",
+      message: "a public client has no secret and cannot use client_credentials",
+    });
   }
   if (grants.has("refresh_token") && !grants.has("authorization_code")) {
     problems.push({ path: "allowed_grant_types", message: "refresh_token goes with authorization_code" });
@@ -66,12 +72,15 @@ export const createOAuthClientInput = z
     name: z.string().trim().min(1, "must not be empty").max(255),
     client_type: z.enum(CLIENT_TYPES).describe("confidential clients get a secret, shown once."),
     is_first_party: z.boolean().default(false),
-    redirect_uris: redirectUris.default([]).describe("Absolute https URIs (http only for a loopback host), without fragments."),
+    redirect_uris: redirectUris
+      .default([])
+      .describe("Absolute https URIs (http only for a loopback host), without fragments."),
     allowed_grant_types: grantTypes,
     allowed_scopes: scopes.default([]).describe("Catalog permissions."),
   })
   .superRefine((client, ctx) => {
-    for (const problem of clientShapeProblems(client)) ctx.addIssue({ code: "custom", path: [problem.path], message: problem.message });
+    for (const problem of clientShapeProblems(client))
+      ctx.addIssue({ code: "custom", path: [problem.path], message: problem.message });
   })
   .meta({
     examples: [
@@ -86,15 +95,17 @@ export const createOAuthClientInput = z
   });
 export type CreateOAuthClientInput = z.output<typeof createOAuthClientInput>;
 
-export const updateOAuthClientInput = z.strictObject({
-  name: z.string().trim().min(1, "must not be empty").max(255).optional(),
-  client_type: z.string().optional().describe("Immutable: a different value answers 400 immutable_field."),
-  is_first_party: z.boolean().optional(),
-  redirect_uris: redirectUris.optional(),
-  allowed_grant_types: grantTypes.optional(),
-  allowed_scopes: scopes.optional(),
-  is_active: z.boolean().optional().describe("false deactivates the client; true reactivates it."),
-}).meta({ examples: [{ is_active: false }] });
+export const updateOAuthClientInput = z
+  .strictObject({
+    name: z.string().trim().min(1, "must not be empty").max(255).optional(),
+    client_type: z.string().optional().describe("Immutable: a different value answers 400 immutable_field."),
+    is_first_party: z.boolean().optional(),
+    redirect_uris: redirectUris.optional(),
+    allowed_grant_types: grantTypes.optional(),
+    allowed_scopes: scopes.optional(),
+    is_active: z.boolean().optional().describe("false deactivates the client; true reactivates it."),
+  })
+  .meta({ examples: [{ is_active: false }] });
 export type UpdateOAuthClientInput = z.output<typeof updateOAuthClientInput>;
 
 export const listOAuthClientsQuery = pageQuery.extend({
@@ -105,7 +116,12 @@ export const listOAuthClientsQuery = pageQuery.extend({
 export type ListOAuthClientsQuery = z.output<typeof listOAuthClientsQuery>;
 
 export const clientIdParams = z.strictObject({
-  client_id: z.string().min(1).max(255).regex(/^[A-Za-z0-9._~-]+$/, "must be a client_id").meta({ examples: ["svc_3Jk9TqWm2Lp8"] }),
+  client_id: z
+    .string()
+    .min(1)
+    .max(255)
+    .regex(/^[A-Za-z0-9._~-]+$/, "must be a client_id")
+    .meta({ examples: ["svc_3Jk9TqWm2Lp8"] }),
 });
 
 const oauthClientExample = {
@@ -122,23 +138,33 @@ const oauthClientExample = {
   ...EXAMPLE_LIVE_RECORD,
 };
 
-export const oauthClientSchema = z.object({
-  id: z.uuid(),
-  client_id: z.string(),
-  name: z.string(),
-  client_type: z.enum(CLIENT_TYPES),
-  is_first_party: z.boolean(),
-  redirect_uris: z.array(z.string()),
-  allowed_grant_types: z.array(z.string()),
-  allowed_scopes: z.array(z.string()),
-  has_secret: z.boolean().describe("Whether a secret is set. The secret itself is never returned again."),
-  is_active: z.boolean(),
-  ...softDeletedRecord,
-}).meta({ id: "OAuthClient", examples: [oauthClientExample] });
+export const oauthClientSchema = z
+  .object({
+    id: z.uuid(),
+    client_id: z.string(),
+    name: z.string(),
+    client_type: z.enum(CLIENT_TYPES),
+    is_first_party: z.boolean(),
+    redirect_uris: z.array(z.string()),
+    allowed_grant_types: z.array(z.string()),
+    allowed_scopes: z.array(z.string()),
+    has_secret: z.boolean().describe("Whether a secret is set. The secret itself is never returned again."),
+    is_active: z.boolean(),
+    ...softDeletedRecord,
+  })
+  .meta({ id: "OAuthClient", examples: [oauthClientExample] });
 export type OAuthClient = z.infer<typeof oauthClientSchema>;
 export const oauthClientListSchema = listOf(oauthClientSchema);
 
-export const oauthClientWithSecretSchema = oauthClientSchema.extend({
-  client_secret: z.string().nullable().describe("The secret of a confidential client. Shown once, in this response only."),
-}).meta({ id: "OAuthClientWithSecret", examples: [{ ...oauthClientExample, client_secret: "cs_Vb7Qe2Rk9Tz4Wn6Ym1Px8Hs3Lc5Jd0Fg" }] });
+export const oauthClientWithSecretSchema = oauthClientSchema
+  .extend({
+    client_secret: z
+      .string()
+      .nullable()
+      .describe("The secret of a confidential client. Shown once, in this response only."),
+  })
+  .meta({
+    id: "OAuthClientWithSecret",
+    examples: [{ ...oauthClientExample, client_secret: "cs_Vb7Qe2Rk9Tz4Wn6Ym1Px8Hs3Lc5Jd0Fg" }],
+  });
 export type OAuthClientWithSecret = z.infer<typeof oauthClientWithSecretSchema>;

@@ -11,40 +11,48 @@ export const LOGO_MAX_BYTES = 256 * 1024;
 
 const jsonObject = z.record(z.string(), z.json());
 
-export const registerPluginInput = z.strictObject({
-  pid: z.string().min(1, "must not be empty").max(255).regex(PID, "must be reverse-domain notation, like com.example.search"),
-  version: z.string().min(1, "must not be empty").max(50).regex(SEMVER, "must be a semantic version, like 1.4.0"),
-  name: z.string().trim().min(1).max(255),
-  description: z.string().max(10_000).nullable().optional(),
-  tag: z.string().trim().max(100).nullable().optional(),
-  capabilities: z.array(z.string().trim().min(1).max(100)).max(100).default([]),
-  is_specialized: z.boolean().default(false),
-  is_scoped: z.boolean().default(false),
-  stateless: z.boolean().default(true),
-  enabled: z.boolean().default(true),
-  logo_image: z
-    .string()
-    .max(Math.ceil((LOGO_MAX_BYTES * 4) / 3) + 100)
-    .nullable()
-    .optional()
-    .describe("Base64 PNG, JPEG, GIF or WebP image (optionally a data: URL), at most 256 KiB."),
-  s3_path: z.string().max(512).nullable().optional(),
-  default_settings: jsonObject.default({}),
-  settings_schema: jsonObject.default({}).describe("A JSON Schema (draft 2020-12); default_settings must satisfy it."),
-}).meta({
-  examples: [
-    {
-      pid: "com.example.search",
-      version: "1.4.0",
-      name: "Web search",
-      description: "Searches the web and cites its sources.",
-      tag: "search",
-      capabilities: ["search"],
-      default_settings: { max_results: 5 },
-      settings_schema: { type: "object", properties: { max_results: { type: "integer", minimum: 1, maximum: 20 } } },
-    },
-  ],
-});
+export const registerPluginInput = z
+  .strictObject({
+    pid: z
+      .string()
+      .min(1, "must not be empty")
+      .max(255)
+      .regex(PID, "must be reverse-domain notation, like com.example.search"),
+    version: z.string().min(1, "must not be empty").max(50).regex(SEMVER, "must be a semantic version, like 1.4.0"),
+    name: z.string().trim().min(1).max(255),
+    description: z.string().max(10_000).nullable().optional(),
+    tag: z.string().trim().max(100).nullable().optional(),
+    capabilities: z.array(z.string().trim().min(1).max(100)).max(100).default([]),
+    is_specialized: z.boolean().default(false),
+    is_scoped: z.boolean().default(false),
+    stateless: z.boolean().default(true),
+    enabled: z.boolean().default(true),
+    logo_image: z
+      .string()
+      .max(Math.ceil((LOGO_MAX_BYTES * 4) / 3) + 100)
+      .nullable()
+      .optional()
+      .describe("Base64 PNG, JPEG, GIF or WebP image (optionally a data: URL), at most 256 KiB."),
+    s3_path: z.string().max(512).nullable().optional(),
+    default_settings: jsonObject.default({}),
+    settings_schema: jsonObject
+      .default({})
+      .describe("A JSON Schema (draft 2020-12); default_settings must satisfy it."),
+  })
+  .meta({
+    examples: [
+      {
+        pid: "com.example.search",
+        version: "1.4.0",
+        name: "Web search",
+        description: "Searches the web and cites its sources.",
+        tag: "search",
+        capabilities: ["search"],
+        default_settings: { max_results: 5 },
+        settings_schema: { type: "object", properties: { max_results: { type: "integer", minimum: 1, maximum: 20 } } },
+      },
+    ],
+  });
 export type RegisterPluginInput = z.output<typeof registerPluginInput>;
 
 export const updatePluginInput = z.strictObject({ enabled: z.boolean() }).meta({ examples: [{ enabled: false }] });
@@ -56,55 +64,56 @@ export const listPluginsQuery = pageQuery.extend({
 });
 export type ListPluginsQuery = z.output<typeof listPluginsQuery>;
 
-
 export const pluginParams = z.strictObject({ plugin_id: id });
 export const orgPluginParams = z.strictObject({ org_id: id, plugin_id: id });
 
-export const pluginSchema = z.object({
-  id: z.uuid(),
-  source: z.enum(["system", "org"]),
-  org_id: z.uuid().nullable(),
-  pid: z.string(),
-  version: z.string(),
-  name: z.string(),
-  description: z.string().nullable(),
-  tag: z.string().nullable(),
-  is_latest: z.boolean(),
-  s3_path: z.string().nullable(),
-  logo_image: z.string().nullable(),
-  default_settings: jsonObject,
-  settings_schema: jsonObject,
-  capabilities: z.array(z.string()),
-  is_specialized: z.boolean(),
-  is_scoped: z.boolean(),
-  stateless: z.boolean(),
-  enabled: z.boolean(),
-  ...timestamps,
-}).meta({
-  id: "Plugin",
-  examples: [
-    {
-      id: "0193a5c7-0b1c-7d2e-9f3a-4b5c6d7e8f90",
-      source: "system",
-      org_id: null,
-      pid: "com.example.search",
-      version: "1.4.0",
-      name: "Web search",
-      description: "Searches the web and cites its sources.",
-      tag: "search",
-      is_latest: true,
-      s3_path: null,
-      logo_image: null,
-      default_settings: { max_results: 5 },
-      settings_schema: { type: "object", properties: { max_results: { type: "integer", minimum: 1, maximum: 20 } } },
-      capabilities: ["search"],
-      is_specialized: false,
-      is_scoped: false,
-      stateless: true,
-      enabled: true,
-      ...EXAMPLE_TIMESTAMPS,
-    },
-  ],
-});
+export const pluginSchema = z
+  .object({
+    id: z.uuid(),
+    source: z.enum(["system", "org"]),
+    org_id: z.uuid().nullable(),
+    pid: z.string(),
+    version: z.string(),
+    name: z.string(),
+    description: z.string().nullable(),
+    tag: z.string().nullable(),
+    is_latest: z.boolean(),
+    s3_path: z.string().nullable(),
+    logo_image: z.string().nullable(),
+    default_settings: jsonObject,
+    settings_schema: jsonObject,
+    capabilities: z.array(z.string()),
+    is_specialized: z.boolean(),
+    is_scoped: z.boolean(),
+    stateless: z.boolean(),
+    enabled: z.boolean(),
+    ...timestamps,
+  })
+  .meta({
+    id: "Plugin",
+    examples: [
+      {
+        id: "0193a5c7-0b1c-7d2e-9f3a-4b5c6d7e8f90",
+        source: "system",
+        org_id: null,
+        pid: "com.example.search",
+        version: "1.4.0",
+        name: "Web search",
+        description: "Searches the web and cites its sources.",
+        tag: "search",
+        is_latest: true,
+        s3_path: null,
+        logo_image: null,
+        default_settings: { max_results: 5 },
+        settings_schema: { type: "object", properties: { max_results: { type: "integer", minimum: 1, maximum: 20 } } },
+        capabilities: ["search"],
+        is_specialized: false,
+        is_scoped: false,
+        stateless: true,
+        enabled: true,
+        ...EXAMPLE_TIMESTAMPS,
+      },
+    ],
+  });
 export type Plugin = z.infer<typeof pluginSchema>;
 export const pluginListSchema = listOf(pluginSchema);

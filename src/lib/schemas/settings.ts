@@ -23,65 +23,99 @@ export const listSettingsQuery = pageQuery.extend({ include_deleted: includeDele
 export type ListSettingsQuery = z.output<typeof listSettingsQuery>;
 export const orgSettingParams = z.strictObject({ org_id: id, key: settingKey });
 
-export const putPlatformSettingInput = z.strictObject({
-  value: z.json(),
-  value_type: z.enum(VALUE_TYPES),
-  description: z.string().max(10_000).nullable().optional(),
-  overridable: z.boolean().default(false),
-  category: z.string().max(50).nullable().optional(),
-}).meta({ examples: [{ value: 365, value_type: "integer", description: "Longest lifetime of a new API key, in days.", overridable: false, category: "policy" }] });
+export const putPlatformSettingInput = z
+  .strictObject({
+    value: z.json(),
+    value_type: z.enum(VALUE_TYPES),
+    description: z.string().max(10_000).nullable().optional(),
+    overridable: z.boolean().default(false),
+    category: z.string().max(50).nullable().optional(),
+  })
+  .meta({
+    examples: [
+      {
+        value: 365,
+        value_type: "integer",
+        description: "Longest lifetime of a new API key, in days.",
+        overridable: false,
+        category: "policy",
+      },
+    ],
+  });
 export type PutPlatformSettingInput = z.output<typeof putPlatformSettingInput>;
 
-export const putOrgSettingInput = z.strictObject({
-  value: z.json(),
-  overridable: z.boolean().default(false).describe("Whether orchestrator instances may override it."),
-}).meta({ examples: [{ value: "en-GB", overridable: true }] });
+export const putOrgSettingInput = z
+  .strictObject({
+    value: z.json(),
+    overridable: z.boolean().default(false).describe("Whether orchestrator instances may override it."),
+  })
+  .meta({ examples: [{ value: "en-GB", overridable: true }] });
 export type PutOrgSettingInput = z.output<typeof putOrgSettingInput>;
 
-export const platformSettingSchema = z.object({
-  key: z.string(),
-  value: z.json(),
-  value_type: z.string(),
-  description: z.string().nullable(),
-  overridable: z.boolean(),
-  category: z.string().nullable(),
-  is_deleted: z.boolean(),
-  updated_at: timestamp,
-}).meta({
-  id: "PlatformSetting",
-  examples: [
-    {
-      key: "api_keys.max_lifetime_days",
-      value: 365,
-      value_type: "integer",
-      description: "Longest lifetime of a new API key, in days.",
-      overridable: false,
-      category: "policy",
-      is_deleted: false,
-      updated_at: "2026-01-15T09:30:00.000Z",
-    },
-  ],
-});
+export const platformSettingSchema = z
+  .object({
+    key: z.string(),
+    value: z.json(),
+    value_type: z.string(),
+    description: z.string().nullable(),
+    overridable: z.boolean(),
+    category: z.string().nullable(),
+    is_deleted: z.boolean(),
+    updated_at: timestamp,
+  })
+  .meta({
+    id: "PlatformSetting",
+    examples: [
+      {
+        key: "api_keys.max_lifetime_days",
+        value: 365,
+        value_type: "integer",
+        description: "Longest lifetime of a new API key, in days.",
+        overridable: false,
+        category: "policy",
+        is_deleted: false,
+        updated_at: "2026-01-15T09:30:00.000Z",
+      },
+    ],
+  });
 export type PlatformSettingView = z.infer<typeof platformSettingSchema>;
 export const platformSettingListSchema = listOf(platformSettingSchema);
 
-export const orgSettingSchema = z.object({
-  key: z.string(),
-  value: z.json(),
-  overridable: z.boolean(),
-  is_deleted: z.boolean(),
-  updated_at: timestamp,
-}).meta({ id: "OrgSetting", examples: [{ key: "assistant.locale", value: "en-GB", overridable: true, is_deleted: false, updated_at: "2026-01-15T09:30:00.000Z" }] });
+export const orgSettingSchema = z
+  .object({
+    key: z.string(),
+    value: z.json(),
+    overridable: z.boolean(),
+    is_deleted: z.boolean(),
+    updated_at: timestamp,
+  })
+  .meta({
+    id: "OrgSetting",
+    examples: [
+      {
+        key: "assistant.locale",
+        value: "en-GB",
+        overridable: true,
+        is_deleted: false,
+        updated_at: "2026-01-15T09:30:00.000Z",
+      },
+    ],
+  });
 export type OrgSettingView = z.infer<typeof orgSettingSchema>;
 export const orgSettingListSchema = listOf(orgSettingSchema);
 
 export const TIER_SOURCES = ["platform", "organization", "instance"] as const;
 
-export const effectiveSettingSchema = z.object({
-  key: z.string(),
-  value: z.json(),
-  source: z.enum(TIER_SOURCES).describe("The tier the value comes from."),
-  overridable: z.boolean().describe("Whether the tier below may override it."),
-}).meta({ id: "EffectiveSetting", examples: [{ key: "assistant.locale", value: "en-GB", source: "organization", overridable: true }] });
+export const effectiveSettingSchema = z
+  .object({
+    key: z.string(),
+    value: z.json(),
+    source: z.enum(TIER_SOURCES).describe("The tier the value comes from."),
+    overridable: z.boolean().describe("Whether the tier below may override it."),
+  })
+  .meta({
+    id: "EffectiveSetting",
+    examples: [{ key: "assistant.locale", value: "en-GB", source: "organization", overridable: true }],
+  });
 export const effectiveSettingsSchema = z.object({ data: z.array(effectiveSettingSchema) });
 export type EffectiveSetting = z.infer<typeof effectiveSettingSchema>;

@@ -10,7 +10,6 @@ export const userSummarySchema = z.object({
 });
 export type UserSummary = z.infer<typeof userSummarySchema>;
 
-
 // ---------------------------------------------------------------------------------------------
 // Users, their OAuth identities and password resets.
 
@@ -39,7 +38,11 @@ export const password = z.string().min(12, "must be at least 12 characters").max
 const profileFields = {
   email: emailAddress.nullable().optional(),
   display_name: z.string().trim().max(255).nullable().optional(),
-  avatar_url: z.url({ protocol: /^https$/, error: "must be an https URL" }).max(1000).nullable().optional(),
+  avatar_url: z
+    .url({ protocol: /^https$/, error: "must be an https URL" })
+    .max(1000)
+    .nullable()
+    .optional(),
   locale: z
     .string()
     .trim()
@@ -47,15 +50,35 @@ const profileFields = {
     .regex(/^[A-Za-z]{2,3}(?:[-_][A-Za-z0-9]{1,8})*$/, "must be a language tag like en or pt-BR")
     .nullable()
     .optional(),
-  timezone: z.string().trim().max(64).refine(isTimeZone, "must be an IANA time zone like Europe/Paris").nullable().optional(),
+  timezone: z
+    .string()
+    .trim()
+    .max(64)
+    .refine(isTimeZone, "must be an IANA time zone like Europe/Paris")
+    .nullable()
+    .optional(),
   bio: z.string().max(10_000).nullable().optional(),
 };
 
-export const createUserInput = z.strictObject({
-  username,
-  ...profileFields,
-  password: password.nullable().default(null).describe("null (or absent): an OAuth-only user, who cannot sign in with a password."),
-}).meta({ examples: [{ username: "ada", email: "ada@example.com", display_name: "Ada Lovelace", password: "correct horse battery staple" }] });
+export const createUserInput = z
+  .strictObject({
+    username,
+    ...profileFields,
+    password: password
+      .nullable()
+      .default(null)
+      .describe("null (or absent): an OAuth-only user, who cannot sign in with a password."),
+  })
+  .meta({
+    examples: [
+      {
+        username: "ada",
+        email: "ada@example.com",
+        display_name: "Ada Lovelace",
+        password: "correct horse battery staple",
+      },
+    ],
+  });
 export type CreateUserInput = z.output<typeof createUserInput>;
 
 export const updateUserInput = z
@@ -63,9 +86,11 @@ export const updateUserInput = z
   .meta({ examples: [{ display_name: "Ada King", locale: "en-GB", timezone: "Europe/London" }] });
 export type UpdateUserInput = z.output<typeof updateUserInput>;
 
-export const resetPasswordInput = z.strictObject({
-  password: password.optional().describe("Absent: a random password is generated and returned once."),
-}).meta({ examples: [{}] });
+export const resetPasswordInput = z
+  .strictObject({
+    password: password.optional().describe("Absent: a random password is generated and returned once."),
+  })
+  .meta({ examples: [{}] });
 export type ResetPasswordInput = z.output<typeof resetPasswordInput>;
 
 export const listUsersQuery = pageQuery.extend({
@@ -76,34 +101,36 @@ export type ListUsersQuery = z.output<typeof listUsersQuery>;
 
 export const userIdParams = z.strictObject({ user_id: id });
 
-export const userSchema = z.object({
-  id: z.uuid(),
-  username: z.string(),
-  email: z.string().nullable(),
-  display_name: z.string().nullable(),
-  avatar_url: z.string().nullable(),
-  locale: z.string().nullable(),
-  timezone: z.string().nullable(),
-  bio: z.string().nullable(),
-  has_password: z.boolean().describe("false for OAuth-only users. The hash itself is never returned."),
-  ...softDeletedRecord,
-}).meta({
-  id: "User",
-  examples: [
-    {
-      id: "0193a5c2-41f0-7e2d-8a6b-3c9e5d7f1a22",
-      username: "ada",
-      email: "ada@example.com",
-      display_name: "Ada Lovelace",
-      avatar_url: null,
-      locale: "en-GB",
-      timezone: "Europe/London",
-      bio: null,
-      has_password: true,
-      ...EXAMPLE_LIVE_RECORD,
-    },
-  ],
-});
+export const userSchema = z
+  .object({
+    id: z.uuid(),
+    username: z.string(),
+    email: z.string().nullable(),
+    display_name: z.string().nullable(),
+    avatar_url: z.string().nullable(),
+    locale: z.string().nullable(),
+    timezone: z.string().nullable(),
+    bio: z.string().nullable(),
+    has_password: z.boolean().describe("false for OAuth-only users. The hash itself is never returned."),
+    ...softDeletedRecord,
+  })
+  .meta({
+    id: "User",
+    examples: [
+      {
+        id: "0193a5c2-41f0-7e2d-8a6b-3c9e5d7f1a22",
+        username: "ada",
+        email: "ada@example.com",
+        display_name: "Ada Lovelace",
+        avatar_url: null,
+        locale: "en-GB",
+        timezone: "Europe/London",
+        bio: null,
+        has_password: true,
+        ...EXAMPLE_LIVE_RECORD,
+      },
+    ],
+  });
 export type User = z.infer<typeof userSchema>;
 export const userListSchema = listOf(userSchema);
 
@@ -118,15 +145,25 @@ export const IDENTITY_PROVIDERS = ["github", "google", "oauth2"] as const;
 
 export const identityParams = z.strictObject({ user_id: id, identity_id: id });
 
-export const identitySchema = z.object({
-  id: z.uuid(),
-  user_id: z.uuid(),
-  provider: z.string().describe("github, google or oauth2 (the configured OpenID Connect provider)."),
-  provider_user_id: z.string(),
-  created_at: timestamp,
-}).meta({
-  id: "Identity",
-  examples: [{ id: "0193a5c9-7b8c-7d9e-8f0a-1b2c3d4e5f60", user_id: "0193a5c2-41f0-7e2d-8a6b-3c9e5d7f1a22", provider: "github", provider_user_id: "583231", created_at: "2026-01-15T09:30:00.000Z" }],
-});
+export const identitySchema = z
+  .object({
+    id: z.uuid(),
+    user_id: z.uuid(),
+    provider: z.string().describe("github, google or oauth2 (the configured OpenID Connect provider)."),
+    provider_user_id: z.string(),
+    created_at: timestamp,
+  })
+  .meta({
+    id: "Identity",
+    examples: [
+      {
+        id: "0193a5c9-7b8c-7d9e-8f0a-1b2c3d4e5f60",
+        user_id: "0193a5c2-41f0-7e2d-8a6b-3c9e5d7f1a22",
+        provider: "github",
+        provider_user_id: "583231",
+        created_at: "2026-01-15T09:30:00.000Z",
+      },
+    ],
+  });
 export type Identity = z.infer<typeof identitySchema>;
 export const identityListSchema = listOf(identitySchema);

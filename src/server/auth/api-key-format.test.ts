@@ -14,10 +14,15 @@ describe("API key format", () => {
 
   it("accepts keys issued earlier: the checksum and the stored hash are stable", () => {
     // Issued by an earlier implementation of this module (BigInt base62, createHash).
-    for (const raw of ["cdk_0I4qZOm0RG2Ck1lRvHHWy0THiEKgdPE17D9eexCWTUP3r59ls", "cdk_O0bzIRvyX4aBRevqX0Cng5jeo3CR1UR8zVmlVkpNu224ZBbSm"]) {
+    for (const raw of [
+      "cdk_0I4qZOm0RG2Ck1lRvHHWy0THiEKgdPE17D9eexCWTUP3r59ls",
+      "cdk_O0bzIRvyX4aBRevqX0Cng5jeo3CR1UR8zVmlVkpNu224ZBbSm",
+    ]) {
       expect(isWellFormedKey(raw)).toBe(true);
     }
-    expect(hashKey("cdk_lQxwEfGpPHd6wteOOEn5XLg5fmpKBJu7C78oBSIZvhN0oKNoI")).toBe("3bfe3d8fbcb1e81ee44e6022de8b8984ff4bf53d6f204aed489753f1119f1598");
+    expect(hashKey("cdk_lQxwEfGpPHd6wteOOEn5XLg5fmpKBJu7C78oBSIZvhN0oKNoI")).toBe(
+      "3bfe3d8fbcb1e81ee44e6022de8b8984ff4bf53d6f204aed489753f1119f1598",
+    );
   });
 
   it("never repeats", () => {
@@ -35,7 +40,15 @@ describe("API key format", () => {
 
   it("refuses values of the wrong shape", () => {
     const { raw } = generateKey();
-    for (const value of ["", "cdk_", raw.slice(0, -1), `${raw}x`, raw.replace("cdk_", "cdx_"), `${raw.slice(0, -6)}!!!!!!`, ` ${raw.slice(1)}`]) {
+    for (const value of [
+      "",
+      "cdk_",
+      raw.slice(0, -1),
+      `${raw}x`,
+      raw.replace("cdk_", "cdx_"),
+      `${raw.slice(0, -6)}!!!!!!`,
+      ` ${raw.slice(1)}`,
+    ]) {
       expect(isWellFormedKey(value)).toBe(false);
     }
   });

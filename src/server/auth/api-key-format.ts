@@ -53,7 +53,8 @@ export function generateKey(): GeneratedKey {
 export const hasKeyShape = (value: string): boolean => value.length === KEY_LENGTH && SHAPE.test(value);
 
 /** True when a value of the key's shape ends with the checksum of the rest. */
-export const checksumMatches = (value: string): boolean => value.slice(-CHECKSUM_LENGTH) === checksum(value.slice(0, -CHECKSUM_LENGTH));
+export const checksumMatches = (value: string): boolean =>
+  value.slice(-CHECKSUM_LENGTH) === checksum(value.slice(0, -CHECKSUM_LENGTH));
 
 /** True when the value has the key's shape and its checksum matches: worth a lookup. */
 export const isWellFormedKey = (value: string): boolean => hasKeyShape(value) && checksumMatches(value);

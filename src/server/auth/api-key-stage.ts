@@ -68,8 +68,10 @@ function lookup(hash: string): Promise<Resolution> {
   return pending;
 }
 
-const keyIdOf = (r: Resolution) => (r.status === "active" ? r.actor.key.id : r.status === "revoked" ? r.keyId : undefined);
-const userIdOf = (r: Resolution) => (r.status === "active" ? r.actor.userId : r.status === "revoked" ? r.userId : undefined);
+const keyIdOf = (r: Resolution) =>
+  r.status === "active" ? r.actor.key.id : r.status === "revoked" ? r.keyId : undefined;
+const userIdOf = (r: Resolution) =>
+  r.status === "active" ? r.actor.userId : r.status === "revoked" ? r.userId : undefined;
 
 // Owners' grants, shared by all of an owner's keys (many keys, few owners): one lookup per owner
 // per TTL instead of one per key. Dropped with the owner's keys on invalidation.
@@ -92,7 +94,8 @@ onInvalidation((event) => {
   if ("userId" in event) ownerGrants.delete(event.userId);
   if ("all" in event) return cache.clear();
   for (const [hash, { resolution }] of cache.entries()) {
-    if ("keyId" in event ? keyIdOf(resolution) === event.keyId : userIdOf(resolution) === event.userId) cache.delete(hash);
+    if ("keyId" in event ? keyIdOf(resolution) === event.keyId : userIdOf(resolution) === event.userId)
+      cache.delete(hash);
   }
 });
 
@@ -120,7 +123,9 @@ const KEY_LOOKUP = `SELECT k.id, k.user_id, k.key_prefix, k.scopes, k.rate_limit
   WHERE k.key_hash = $1`;
 
 /** A key's restrictions, parsed once per resolution; an empty list restricts nothing. */
-function restrictionsOf(key: Pick<KeyRow, "allowed_org_ids" | "allowed_cidrs">): Pick<ApiKeyActor["key"], "allowedOrgIds" | "allowedCidrs" | "networks"> {
+function restrictionsOf(
+  key: Pick<KeyRow, "allowed_org_ids" | "allowed_cidrs">,
+): Pick<ApiKeyActor["key"], "allowedOrgIds" | "allowedCidrs" | "networks"> {
   const orgs = key.allowed_org_ids ?? [];
   const cidrs = key.allowed_cidrs ?? [];
   return {
@@ -134,7 +139,9 @@ async function resolve(hash: string): Promise<Resolution> {
   if (!key) return { status: "unknown" };
   if (!key.usable) return { status: "revoked", keyId: key.id, userId: key.user_id };
   const grants = await grantsOf(key.user_id);
-  const scopes = (Array.isArray(key.scopes) ? key.scopes : []).filter((s): s is string => typeof s === "string").filter(isPermission);
+  const scopes = (Array.isArray(key.scopes) ? key.scopes : [])
+    .filter((s): s is string => typeof s === "string")
+    .filter(isPermission);
   return {
     status: "active",
     actor: {
@@ -160,7 +167,8 @@ async function resolve(hash: string): Promise<Resolution> {
 const refusedKeys = new WeakMap<DomainError, string>();
 
 /** The id of the known key a refusal of this stage was about, if any. */
-export const refusedKeyOf = (error: unknown): string | undefined => (error instanceof DomainError ? refusedKeys.get(error) : undefined);
+export const refusedKeyOf = (error: unknown): string | undefined =>
+  error instanceof DomainError ? refusedKeys.get(error) : undefined;
 
 function refusal(keyId: string, error: DomainError): DomainError {
   refusedKeys.set(error, keyId);

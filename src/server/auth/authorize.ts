@@ -45,7 +45,8 @@ const keyRestrictedFrom = (actor: Actor, orgId: string): boolean =>
  * reach of API keys entirely, a sys_admin's excepted).
  */
 const keyShutOut = (actor: Actor, orgId: string | undefined): boolean =>
-  actor.kind === "api_key" && orgId !== undefined &&
+  actor.kind === "api_key" &&
+  orgId !== undefined &&
   (keyRestrictedFrom(actor, orgId) || (!actor.grants.isSysAdmin && actor.grants.inactive.has(orgId)));
 
 /** Does the actor hold `permission`, globally or in organization `orgId`? */
@@ -61,7 +62,9 @@ export function holds(actor: Actor, permission: Permission, orgId?: string): boo
  */
 export function holdsAnywhere(actor: Actor, permission: Permission): boolean {
   if (actor.kind === "system") return true;
-  return holds(actor, permission) || [...actor.grants.memberships.keys()].some((orgId) => holds(actor, permission, orgId));
+  return (
+    holds(actor, permission) || [...actor.grants.memberships.keys()].some((orgId) => holds(actor, permission, orgId))
+  );
 }
 
 const lacking = (permission: Permission, message = `This needs the permission ${permission}.`) =>
@@ -76,12 +79,20 @@ export function requirePermission(actor: Actor, permission: Permission, orgId?: 
  * other tenants stay invisible; for a list it is a plain 403. Inside the organization, lacking the
  * permission is a 403 naming it.
  */
-export function requireOrgPermission(actor: Actor, permission: Permission, orgId: string, options: { list?: boolean } = {}): void {
+export function requireOrgPermission(
+  actor: Actor,
+  permission: Permission,
+  orgId: string,
+  options: { list?: boolean } = {},
+): void {
   const visible =
     actor.kind === "system" ||
-    (!keyShutOut(actor, orgId) && (actor.grants.isSysAdmin || actor.grants.global.has(permission) || actor.grants.memberships.has(orgId)));
+    (!keyShutOut(actor, orgId) &&
+      (actor.grants.isSysAdmin || actor.grants.global.has(permission) || actor.grants.memberships.has(orgId)));
   if (!visible) {
-    throw options.list ? lacking(permission, "You are not a member of this organization.") : new DomainError("not_found", "No such organization or resource.");
+    throw options.list
+      ? lacking(permission, "You are not a member of this organization.")
+      : new DomainError("not_found", "No such organization or resource.");
   }
   requirePermission(actor, permission, orgId);
 }
@@ -109,7 +120,8 @@ const LOOPBACK = /^(127\.\d{1,3}\.\d{1,3}\.\d{1,3}|::1)$/;
 export function metricsScraper(authorization: string | null, clientAddress: string): SystemActor {
   const token = env().SVC_METRICS_TOKEN;
   if (token === undefined) {
-    if (!LOOPBACK.test(clientAddress)) throw new DomainError("forbidden", "Metrics are served to this machine only, unless SVC_METRICS_TOKEN is set.");
+    if (!LOOPBACK.test(clientAddress))
+      throw new DomainError("forbidden", "Metrics are served to this machine only, unless SVC_METRICS_TOKEN is set.");
     return systemActor(METRICS_SCRAPER);
   }
   const presented = /^bearer\s+(\S+)\s*$/i.exec(authorization ?? "")?.[1];
@@ -135,16 +147,21 @@ export function authorizeOperation(
   if (access === "public") return;
   if (!actor) throw new DomainError("unauthenticated", "Send an API key in the X-API-KEY header, or sign in.");
   if (actor.kind === "session" && actor.mustSetUpTwoFactor && !options.duringTwoFactorSetup) {
-    throw new DomainError("forbidden", "Set up two-factor authentication first: the platform requires it of sys_admins.");
+    throw new DomainError(
+      "forbidden",
+      "Set up two-factor authentication first: the platform requires it of sys_admins.",
+    );
   }
   if (access === "authenticated") return;
   if (access === "session") {
-    if (actor.kind !== "session") throw new DomainError("forbidden", "Only a signed-in console session may do this, never an API key.");
+    if (actor.kind !== "session")
+      throw new DomainError("forbidden", "Only a signed-in console session may do this, never an API key.");
     if (options.console) requireSysAdmin(actor);
     return;
   }
   if (access === "metrics") {
-    if (actor.kind !== "system" || actor.name !== METRICS_SCRAPER) throw new DomainError("forbidden", "This is for the metrics scraper.");
+    if (actor.kind !== "system" || actor.name !== METRICS_SCRAPER)
+      throw new DomainError("forbidden", "This is for the metrics scraper.");
     return;
   }
   // An organization in the path that a restricted key may not act in looks missing, whatever the
@@ -158,17 +175,22 @@ export function authorizeOperation(
     const orgId = params[access.org] as string;
     requireOrgPermission(actor, access.permission, orgId, { list: access.list });
     if (options.write && !isSysAdmin(actor) && actor.kind !== "system" && actor.grants.inactive.has(orgId)) {
-      throw new DomainError("forbidden", "The organization is suspended: it is read-only until the platform reactivates it.");
+      throw new DomainError(
+        "forbidden",
+        "The organization is suspended: it is read-only until the platform reactivates it.",
+      );
     }
   }
   if (access.sysAdmin || options.console) requireSysAdmin(actor);
   if (access.org) return;
-  if (access.anyOrg ? !holdsAnywhere(actor, access.permission) : !holds(actor, access.permission)) throw lacking(access.permission);
+  if (access.anyOrg ? !holdsAnywhere(actor, access.permission) : !holds(actor, access.permission))
+    throw lacking(access.permission);
 }
 
 /** `include_deleted=true` shows soft-deleted rows: sys_admins only. */
 export function authorizeIncludeDeleted(actor: Actor | null, query: unknown): void {
-  const asked = typeof query === "object" && query !== null && (query as { include_deleted?: unknown }).include_deleted === true;
+  const asked =
+    typeof query === "object" && query !== null && (query as { include_deleted?: unknown }).include_deleted === true;
   if (asked && actor) requireSysAdmin(actor, "Only sys_admins see deleted records.");
 }
 
@@ -176,7 +198,9 @@ export function authorizeIncludeDeleted(actor: Actor | null, query: unknown): vo
 export function readableOrganizations(actor: Actor): "all" | string[] {
   if (actor.kind === "api_key" && actor.key.allowedOrgIds !== undefined) {
     const global = holds(actor, "svc:system:orgs:read");
-    return [...actor.key.allowedOrgIds].filter((orgId) => !keyShutOut(actor, orgId) && (global || holds(actor, "svc:org:read", orgId)));
+    return [...actor.key.allowedOrgIds].filter(
+      (orgId) => !keyShutOut(actor, orgId) && (global || holds(actor, "svc:org:read", orgId)),
+    );
   }
   if (actor.kind === "system" || holds(actor, "svc:system:orgs:read")) return "all";
   return [...actor.grants.memberships.keys()].filter((orgId) => holds(actor, "svc:org:read", orgId));
@@ -184,7 +208,8 @@ export function readableOrganizations(actor: Actor): "all" | string[] {
 
 /** Another user's records (their API keys): the user themself, or a sys_admin. */
 export function requireSelfOrSysAdmin(actor: Actor, userId: string): void {
-  if (actor.kind !== "system" && userId !== actor.userId) requireSysAdmin(actor, "Only a sys_admin reads another user's records.");
+  if (actor.kind !== "system" && userId !== actor.userId)
+    requireSysAdmin(actor, "Only a sys_admin reads another user's records.");
 }
 
 // Conversations -----------------------------------------------------------------------------------
@@ -203,7 +228,10 @@ export function conversationOwnerRequired(actor: Actor, orgId: string): string |
 export function conversationUser(actor: Actor, orgId: string, requested: string | undefined): string {
   const own = actor.kind === "system" ? undefined : actor.userId;
   const userId = requested ?? own;
-  if (!userId) throw new DomainError("validation_failed", "Whose conversations?", { errors: [{ path: "user_id", message: "is required" }] });
+  if (!userId)
+    throw new DomainError("validation_failed", "Whose conversations?", {
+      errors: [{ path: "user_id", message: "is required" }],
+    });
   if (userId !== own && !holds(actor, MANAGE_CONVERSATIONS, orgId)) {
     throw lacking(MANAGE_CONVERSATIONS, "Another member's conversations need the permission svc:conversations:manage.");
   }
@@ -211,10 +239,17 @@ export function conversationUser(actor: Actor, orgId: string, requested: string 
 }
 
 /** Only the runtime (svc:conversations:manage) writes what is not a person's own words. */
-export function requireMessageAuthor(actor: Actor, orgId: string, messages: readonly { role: string; source: string }[]): void {
+export function requireMessageAuthor(
+  actor: Actor,
+  orgId: string,
+  messages: readonly { role: string; source: string }[],
+): void {
   if (holds(actor, MANAGE_CONVERSATIONS, orgId)) return;
   if (messages.some((m) => m.role !== "user" || m.source !== "human")) {
-    throw lacking(MANAGE_CONVERSATIONS, "Without svc:conversations:manage, messages must have role user and source human.");
+    throw lacking(
+      MANAGE_CONVERSATIONS,
+      "Without svc:conversations:manage, messages must have role user and source human.",
+    );
   }
 }
 
@@ -230,7 +265,11 @@ export function requireHeldByActor(actor: Actor, permissions: readonly Permissio
   const missing = permissions.filter((p) => !holds(actor, p, orgId));
   if (missing.length > 0) {
     const where = orgId === undefined ? "globally" : "in this organization";
-    throw new DomainError("scope_not_held", `You do not hold ${missing.join(", ")} ${where}, so you cannot pass it on.`, { scopes: missing });
+    throw new DomainError(
+      "scope_not_held",
+      `You do not hold ${missing.join(", ")} ${where}, so you cannot pass it on.`,
+      { scopes: missing },
+    );
   }
 }
 
@@ -257,7 +296,10 @@ export function requireOutranks(actor: Actor, target: { userId: string; grants: 
  */
 export function requireResetOfAnother(actor: Actor, userId: string): void {
   if (actor.kind !== "system" && actor.userId === userId) {
-    throw new DomainError("forbidden", "Turn off your own two-factor authentication from Your account, with your password and a code.");
+    throw new DomainError(
+      "forbidden",
+      "Turn off your own two-factor authentication from Your account, with your password and a code.",
+    );
   }
 }
 
@@ -267,7 +309,10 @@ export function requireKnownScopes(scopes: readonly string[], field: string): Pe
   if (unknown.length > 0) {
     throw new DomainError("unknown_scope", `Unknown scope: ${unknown.join(", ")}.`, {
       scopes: unknown,
-      errors: unknown.map((s) => ({ path: `${field}.${scopes.indexOf(s)}`, message: `${s} is not a known permission` })),
+      errors: unknown.map((s) => ({
+        path: `${field}.${scopes.indexOf(s)}`,
+        message: `${s} is not a known permission`,
+      })),
     });
   }
   return scopes as Permission[];
@@ -282,7 +327,8 @@ export function requireScopesHeld(holder: Grants | Actor, scopes: readonly Permi
   const isActor = "kind" in holder;
   if (isActor ? isSysAdmin(holder) : holder.isSysAdmin) return;
   const notHeld = scopes.filter((p) => !(isActor ? holdsAnywhere(holder, p) : grantsHoldAnywhere(holder, p)));
-  if (notHeld.length > 0) throw new DomainError("scope_not_held", `${whose} not hold: ${notHeld.join(", ")}.`, { scopes: notHeld });
+  if (notHeld.length > 0)
+    throw new DomainError("scope_not_held", `${whose} not hold: ${notHeld.join(", ")}.`, { scopes: notHeld });
 }
 
 /** Scopes a key will actually carry: its stored scopes without the dangerous ones. */
@@ -297,10 +343,12 @@ export interface EffectivePermissions {
 export function effectivePermissions(actor: UserActor): EffectivePermissions {
   return {
     global: ALL_PERMISSIONS.filter((p) => holds(actor, p)),
-    organizations: [...actor.grants.memberships].filter(([id]) => !keyShutOut(actor, id)).map(([id, name]) => ({
-      id,
-      name,
-      permissions: ALL_PERMISSIONS.filter((p) => holds(actor, p, id)),
-    })),
+    organizations: [...actor.grants.memberships]
+      .filter(([id]) => !keyShutOut(actor, id))
+      .map(([id, name]) => ({
+        id,
+        name,
+        permissions: ALL_PERMISSIONS.filter((p) => holds(actor, p, id)),
+      })),
   };
 }

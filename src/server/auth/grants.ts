@@ -19,14 +19,24 @@ export interface Grants {
 }
 
 /** A role whose grant without an organization makes a sys_admin: the built-in one, or a system-scoped role carrying svc:system:admin. */
-export const makesSysAdmin = (role: { name: string; is_built_in: boolean; scope: string }, permissions: readonly string[]): boolean =>
-  (role.is_built_in && role.name === "sys_admin") || (role.scope === "system" && permissions.includes("svc:system:admin"));
+export const makesSysAdmin = (
+  role: { name: string; is_built_in: boolean; scope: string },
+  permissions: readonly string[],
+): boolean =>
+  (role.is_built_in && role.name === "sys_admin") ||
+  (role.scope === "system" && permissions.includes("svc:system:admin"));
 
-export async function loadGrants(db: Pick<DataLayer, "userRole" | "userOrgMembership" | "organization">, userId: string): Promise<Grants> {
+export async function loadGrants(
+  db: Pick<DataLayer, "userRole" | "userOrgMembership" | "organization">,
+  userId: string,
+): Promise<Grants> {
   const [grants, memberships] = await Promise.all([
     db.userRole.findMany({
       where: { user_id: userId, role: { is_deleted: false } },
-      select: { org_id: true, role: { select: { name: true, is_built_in: true, scope: true, permissions: { select: { permission: true } } } } },
+      select: {
+        org_id: true,
+        role: { select: { name: true, is_built_in: true, scope: true, permissions: { select: { permission: true } } } },
+      },
     }),
     db.userOrgMembership.findMany({
       where: { user_id: userId, org: { is_deleted: false } },

@@ -29,20 +29,34 @@ const PURPOSE = "link-intent";
 /** Starts linking `provider` to the signed-in user: answers where to send the browser. */
 export async function startLinking(actor: SessionActor, provider: string): Promise<{ redirect_url: string }> {
   if (!enabledOAuthProviders().some((p) => p.id === provider)) {
-    throw new DomainError("validation_failed", "This sign-in provider is not switched on.", { errors: [{ path: "provider", message: "is not an enabled provider" }] });
+    throw new DomainError("validation_failed", "This sign-in provider is not switched on.", {
+      errors: [{ path: "provider", message: "is not an enabled provider" }],
+    });
   }
-  const user = await dataLayer("system:auth").user.findUniqueOrThrow({ where: { id: actor.userId }, select: { session_epoch: true } });
-  const jar = await cookies();
-  jar.set(INTENT_COOKIE, seal(PURPOSE, { user: actor.userId, epoch: user.session_epoch, provider } satisfies Intent, INTENT_SECONDS), {
-    httpOnly: true,
-    secure: true,
-    sameSite: "lax",
-    path: "/",
-    maxAge: INTENT_SECONDS,
+  const user = await dataLayer("system:auth").user.findUniqueOrThrow({
+    where: { id: actor.userId },
+    select: { session_epoch: true },
   });
+  const jar = await cookies();
+  jar.set(
+    INTENT_COOKIE,
+    seal(PURPOSE, { user: actor.userId, epoch: user.session_epoch, provider } satisfies Intent, INTENT_SECONDS),
+    {
+      httpOnly: true,
+      secure: true,
+      sameSite: "lax",
+      path: "/",
+      maxAge: INTENT_SECONDS,
+    },
+  );
   // Imported here: the session module imports this one for its sign-in callback.
   const { signIn } = await import("./session");
-  return { redirect_url: await signIn(provider, { redirect: false, redirectTo: `${ACCOUNT_PAGE}?linked=${encodeURIComponent(provider)}` }) };
+  return {
+    redirect_url: await signIn(provider, {
+      redirect: false,
+      redirectTo: `${ACCOUNT_PAGE}?linked=${encodeURIComponent(provider)}`,
+    }),
+  };
 }
 
 /**

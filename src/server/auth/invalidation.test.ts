@@ -21,7 +21,14 @@ proxied.host = proxy.address;
 listenForInvalidations(proxied.toString());
 
 const admin = await createSysAdmin(client);
-const newKey = async () => (await createApiKey(systemActor("test"), admin.id, { name: "listen", scopes: ["svc:system:orgs:read"], expires_at: null })).raw_key;
+const newKey = async () =>
+  (
+    await createApiKey(systemActor("test"), admin.id, {
+      name: "listen",
+      scopes: ["svc:system:orgs:read"],
+      expires_at: null,
+    })
+  ).raw_key;
 
 async function until(condition: () => boolean, attempts = 300) {
   for (let i = 0; i < attempts && !condition(); i++) await new Promise((r) => setTimeout(r, 50));
@@ -33,8 +40,12 @@ async function revokeElsewhere(raw: string, announce: boolean) {
   const other = new pg.Client({ connectionString: url });
   await other.connect();
   try {
-    const { rows } = await other.query<{ id: string }>("UPDATE api_keys SET is_active = false WHERE key_prefix = $1 RETURNING id", [raw.slice(0, 12)]);
-    if (announce) await other.query("SELECT pg_notify($1, $2)", [CHANNEL, notifyPayload({ keyId: rows[0]?.id as string })]);
+    const { rows } = await other.query<{ id: string }>(
+      "UPDATE api_keys SET is_active = false WHERE key_prefix = $1 RETURNING id",
+      [raw.slice(0, 12)],
+    );
+    if (announce)
+      await other.query("SELECT pg_notify($1, $2)", [CHANNEL, notifyPayload({ keyId: rows[0]?.id as string })]);
   } finally {
     await other.end();
   }

@@ -76,7 +76,10 @@ async function connect(sub: Subscription): Promise<void> {
     client.on("error", () => undefined);
     client.connection.stream.destroy();
     if (sub.stopped) return;
-    if (wasListening || sub.failures === 0) log.warn("auth invalidation listener lost its connection; caches are not trusted until it is back", { error: error.message });
+    if (wasListening || sub.failures === 0)
+      log.warn("auth invalidation listener lost its connection; caches are not trusted until it is back", {
+        error: error.message,
+      });
     invalidateLocally({ all: true });
     sub.failures += 1;
     const wait = Math.min(RETRY_FIRST_MS * 2 ** (sub.failures - 1), RETRY_MAX_MS);

@@ -83,7 +83,7 @@ function inside(networks: AllowedNetworks, address: string): boolean {
   }
   if (parsed.kind() === "ipv4") {
     const value = v4Number(parsed as ipaddr.IPv4);
-    return networks.v4.some(([network, mask]) => ((value & mask) >>> 0) === network);
+    return networks.v4.some(([network, mask]) => (value & mask) >>> 0 === network);
   }
   const v6 = parsed as ipaddr.IPv6;
   return networks.v6.some((range) => v6.match(range));

@@ -23,7 +23,9 @@ describe("linkExternalSignIn", () => {
     const sub = id();
     const profile = { email: user.email?.toUpperCase(), email_verified: true };
     expect(await linkExternalSignIn({ provider: "google", providerUserId: sub, profile })).toBe(user.id);
-    expect(await client.userOauthIdentity.findMany({ where: { user_id: user.id } })).toEqual([expect.objectContaining({ provider: "google", provider_user_id: sub })]);
+    expect(await client.userOauthIdentity.findMany({ where: { user_id: user.id } })).toEqual([
+      expect.objectContaining({ provider: "google", provider_user_id: sub }),
+    ]);
     expect(await linkExternalSignIn({ provider: "google", providerUserId: sub, profile: {} })).toBe(user.id);
     expect(await linkedUserId("google", sub)).toBe(user.id);
   });
@@ -31,47 +33,114 @@ describe("linkExternalSignIn", () => {
   it("stores the generic OpenID Connect provider as oauth2", async () => {
     const user = await userWithEmail(`oidc${n}@example.test`);
     const sub = id();
-    await linkExternalSignIn({ provider: "oidc", providerUserId: sub, profile: { email: user.email, email_verified: true } });
-    expect((await client.userOauthIdentity.findFirstOrThrow({ where: { provider_user_id: sub } })).provider).toBe("oauth2");
+    await linkExternalSignIn({
+      provider: "oidc",
+      providerUserId: sub,
+      profile: { email: user.email, email_verified: true },
+    });
+    expect((await client.userOauthIdentity.findFirstOrThrow({ where: { provider_user_id: sub } })).provider).toBe(
+      "oauth2",
+    );
   });
 
   it("refuses an unverified email, an unknown email and an unknown provider, linking nothing", async () => {
     const user = await userWithEmail(`hopper${n}@example.test`);
     const before = await client.userOauthIdentity.count();
-    expect(await linkExternalSignIn({ provider: "github", providerUserId: id(), profile: { email: user.email, email_verified: false } })).toBeNull();
-    expect(await linkExternalSignIn({ provider: "github", providerUserId: id(), profile: { email: user.email } })).toBeNull();
-    expect(await linkExternalSignIn({ provider: "github", providerUserId: id(), profile: { email: "nobody@example.test", email_verified: true } })).toBeNull();
-    expect(await linkExternalSignIn({ provider: "twitter", providerUserId: id(), profile: { email: user.email, email_verified: true } })).toBeNull();
+    expect(
+      await linkExternalSignIn({
+        provider: "github",
+        providerUserId: id(),
+        profile: { email: user.email, email_verified: false },
+      }),
+    ).toBeNull();
+    expect(
+      await linkExternalSignIn({ provider: "github", providerUserId: id(), profile: { email: user.email } }),
+    ).toBeNull();
+    expect(
+      await linkExternalSignIn({
+        provider: "github",
+        providerUserId: id(),
+        profile: { email: "nobody@example.test", email_verified: true },
+      }),
+    ).toBeNull();
+    expect(
+      await linkExternalSignIn({
+        provider: "twitter",
+        providerUserId: id(),
+        profile: { email: user.email, email_verified: true },
+      }),
+    ).toBeNull();
     expect(await client.userOauthIdentity.count()).toBe(before);
   });
 
   it("does not link to a deleted user, and refuses a link whose user was deleted", async () => {
     const user = await userWithEmail(`gone${n}@example.test`);
     const sub = id();
-    await linkExternalSignIn({ provider: "google", providerUserId: sub, profile: { email: user.email, email_verified: true } });
+    await linkExternalSignIn({
+      provider: "google",
+      providerUserId: sub,
+      profile: { email: user.email, email_verified: true },
+    });
     await client.user.update({ where: { id: user.id }, data: { is_deleted: true } });
     expect(await linkExternalSignIn({ provider: "google", providerUserId: sub, profile: {} })).toBeNull();
     expect(await linkedUserId("google", sub)).toBeNull();
-    expect(await linkExternalSignIn({ provider: "google", providerUserId: id(), profile: { email: user.email, email_verified: true } })).toBeNull();
+    expect(
+      await linkExternalSignIn({
+        provider: "google",
+        providerUserId: id(),
+        profile: { email: user.email, email_verified: true },
+      }),
+    ).toBeNull();
   });
 
   it("creates a user without roles only when configured to, from a verified email", async () => {
     const sub = id();
-    const profile = { email: `New.Person${n}@example.test`, email_verified: true, name: "New Person", preferred_username: "new person!" };
-    expect(await linkExternalSignIn({ provider: "oidc", providerUserId: sub, profile }, { autoCreate: false })).toBeNull();
+    const profile = {
+      email: `New.Person${n}@example.test`,
+      email_verified: true,
+      name: "New Person",
+      preferred_username: "new person!",
+    };
+    expect(
+      await linkExternalSignIn({ provider: "oidc", providerUserId: sub, profile }, { autoCreate: false }),
+    ).toBeNull();
     const userId = await linkExternalSignIn({ provider: "oidc", providerUserId: sub, profile }, { autoCreate: true });
-    const user = await client.user.findUniqueOrThrow({ where: { id: userId as string }, include: { user_roles: true, oauth_identities: true } });
-    expect(user).toMatchObject({ username: "new-person-", email: profile.email.toLowerCase(), display_name: "New Person", password_hash: null, user_roles: [] });
+    const user = await client.user.findUniqueOrThrow({
+      where: { id: userId as string },
+      include: { user_roles: true, oauth_identities: true },
+    });
+    expect(user).toMatchObject({
+      username: "new-person-",
+      email: profile.email.toLowerCase(),
+      display_name: "New Person",
+      password_hash: null,
+      user_roles: [],
+    });
     expect(user.oauth_identities).toEqual([expect.objectContaining({ provider: "oauth2", provider_user_id: sub })]);
-    const again = await linkExternalSignIn({ provider: "oidc", providerUserId: id(), profile: { ...profile, email: `other${n}@example.test` } }, { autoCreate: true });
-    expect((await client.user.findUniqueOrThrow({ where: { id: again as string } })).username).toMatch(/^new-person--[0-9a-f]{6}$/);
-    expect(await linkExternalSignIn({ provider: "oidc", providerUserId: id(), profile: { email: "x@example.test", email_verified: false } }, { autoCreate: true })).toBeNull();
+    const again = await linkExternalSignIn(
+      { provider: "oidc", providerUserId: id(), profile: { ...profile, email: `other${n}@example.test` } },
+      { autoCreate: true },
+    );
+    expect((await client.user.findUniqueOrThrow({ where: { id: again as string } })).username).toMatch(
+      /^new-person--[0-9a-f]{6}$/,
+    );
+    expect(
+      await linkExternalSignIn(
+        { provider: "oidc", providerUserId: id(), profile: { email: "x@example.test", email_verified: false } },
+        { autoCreate: true },
+      ),
+    ).toBeNull();
   });
 });
 
 describe("verifiedGitHubEmail", () => {
   it("takes the primary email only when GitHub has verified it", () => {
-    expect(verifiedGitHubEmail([{ email: "a@x.test", primary: false, verified: true }, { email: "b@x.test", primary: true, verified: true }])).toBe("b@x.test");
+    expect(
+      verifiedGitHubEmail([
+        { email: "a@x.test", primary: false, verified: true },
+        { email: "b@x.test", primary: true, verified: true },
+      ]),
+    ).toBe("b@x.test");
     expect(verifiedGitHubEmail([{ email: "b@x.test", primary: true, verified: false }])).toBeNull();
     expect(verifiedGitHubEmail({ message: "Bad credentials" })).toBeNull();
   });

@@ -17,7 +17,11 @@ import { log } from "@/server/log";
 // (identity-linking.ts).
 
 /** Auth.js provider id → the provider name stored in user_oauth_identities */
-const STORED_NAMES: Record<string, "github" | "google" | "oauth2"> = { github: "github", google: "google", oidc: "oauth2" };
+const STORED_NAMES: Record<string, "github" | "google" | "oauth2"> = {
+  github: "github",
+  google: "google",
+  oidc: "oauth2",
+};
 
 export const storedProviderName = (authJsId: string) => STORED_NAMES[authJsId];
 
@@ -30,7 +34,9 @@ interface GitHubEmail {
 /** The primary email of a GitHub account when GitHub has verified it, else none. */
 export function verifiedGitHubEmail(emails: unknown): string | null {
   if (!Array.isArray(emails)) return null;
-  const primary = (emails as GitHubEmail[]).find((e) => e?.primary === true && e.verified === true && typeof e.email === "string");
+  const primary = (emails as GitHubEmail[]).find(
+    (e) => e?.primary === true && e.verified === true && typeof e.email === "string",
+  );
   return primary?.email ?? null;
 }
 
@@ -48,9 +54,18 @@ export function oauthProviders(): Provider[] {
         userinfo: {
           url: "https://api.github.com/user",
           async request({ tokens }: { tokens: { access_token?: string } }) {
-            const headers = { Authorization: `Bearer ${tokens.access_token}`, "User-Agent": "svc", Accept: "application/vnd.github+json" };
-            const profile = (await (await fetch("https://api.github.com/user", { headers })).json()) as Record<string, unknown>;
-            const emails = await fetch("https://api.github.com/user/emails", { headers }).then((r) => (r.ok ? r.json() : []));
+            const headers = {
+              Authorization: `Bearer ${tokens.access_token}`,
+              "User-Agent": "svc",
+              Accept: "application/vnd.github+json",
+            };
+            const profile = (await (await fetch("https://api.github.com/user", { headers })).json()) as Record<
+              string,
+              unknown
+            >;
+            const emails = await fetch("https://api.github.com/user/emails", { headers }).then((r) =>
+              r.ok ? r.json() : [],
+            );
             const email = verifiedGitHubEmail(emails);
             return { ...profile, email, email_verified: email !== null };
           },
@@ -92,7 +107,8 @@ export interface ExternalSignIn {
   profile: Record<string, unknown> | undefined;
 }
 
-const text = (value: unknown): string | undefined => (typeof value === "string" && value.trim() !== "" ? value.trim() : undefined);
+const text = (value: unknown): string | undefined =>
+  typeof value === "string" && value.trim() !== "" ? value.trim() : undefined;
 
 /** A free username from what the provider knows: letters, digits, ".", "_", "-". */
 function usernameCandidate(profile: Record<string, unknown>, email: string): string {
@@ -103,7 +119,12 @@ function usernameCandidate(profile: Record<string, unknown>, email: string): str
   return base || "user";
 }
 
-async function createUserFor(provider: string, providerUserId: string, email: string, profile: Record<string, unknown>): Promise<string> {
+async function createUserFor(
+  provider: string,
+  providerUserId: string,
+  email: string,
+  profile: Record<string, unknown>,
+): Promise<string> {
   const db = dataLayer(`system:oauth:${provider}`);
   const base = usernameCandidate(profile, email);
   const picture = text(profile.picture) ?? text(profile.avatar_url);
@@ -119,14 +140,16 @@ async function createUserFor(provider: string, providerUserId: string, email: st
             avatar_url: picture?.startsWith("https://") ? picture : null,
           },
         });
-        await tx.userOauthIdentity.create({ data: { user_id: created.id, provider, provider_user_id: providerUserId } });
+        await tx.userOauthIdentity.create({
+          data: { user_id: created.id, provider, provider_user_id: providerUserId },
+        });
         return created;
       });
       log.info("user created by OAuth sign-in", { user_id: user.id, provider });
       return user.id;
     } catch (error) {
       const mapped = mapDatabaseError(error);
-      if (mapped?.code === "conflict" && (mapped.details.constraint === "users_username_key")) continue;
+      if (mapped?.code === "conflict" && mapped.details.constraint === "users_username_key") continue;
       throw error;
     }
   }
@@ -137,7 +160,10 @@ async function createUserFor(provider: string, providerUserId: string, email: st
  * Resolves an external sign-in to one of our users, linking the identity on first use by a
  * verified email. Returns our user id, or null to refuse the sign-in.
  */
-export async function linkExternalSignIn(sign: ExternalSignIn, options: { autoCreate?: boolean } = {}): Promise<string | null> {
+export async function linkExternalSignIn(
+  sign: ExternalSignIn,
+  options: { autoCreate?: boolean } = {},
+): Promise<string | null> {
   const provider = storedProviderName(sign.provider);
   if (!provider || !sign.providerUserId) return null;
   const db = dataLayer(`system:oauth:${provider}`, { includeDeleted: true });
@@ -156,12 +182,17 @@ export async function linkExternalSignIn(sign: ExternalSignIn, options: { autoCr
   }
   const user = await dataLayer(`system:oauth:${provider}`).user.findFirst({ where: { email }, select: { id: true } });
   if (user && !(await mayAutoLink(user.id))) {
-    log.info("OAuth sign-in refused: a verified email does not link an account this powerful; link it from the profile", { user_id: user.id, provider });
+    log.info(
+      "OAuth sign-in refused: a verified email does not link an account this powerful; link it from the profile",
+      { user_id: user.id, provider },
+    );
     return null;
   }
   if (user) {
     try {
-      await db.userOauthIdentity.create({ data: { user_id: user.id, provider, provider_user_id: sign.providerUserId } });
+      await db.userOauthIdentity.create({
+        data: { user_id: user.id, provider, provider_user_id: sign.providerUserId },
+      });
     } catch (error) {
       // Linked by a concurrent sign-in meanwhile: whichever user that linked it to answers.
       if (mapDatabaseError(error)?.code !== "conflict") throw error;
@@ -186,7 +217,11 @@ export async function linkExternalSignIn(sign: ExternalSignIn, options: { autoCr
 async function mayAutoLink(userId: string): Promise<boolean> {
   if (env().SVC_OAUTH_AUTO_LINK === "0") return false;
   const powerful = await dataLayer("system:oauth").userRole.count({
-    where: { user_id: userId, role: { is_deleted: false }, OR: [{ org_id: null }, { role: { name: "org_admin", is_built_in: true } }] },
+    where: {
+      user_id: userId,
+      role: { is_deleted: false },
+      OR: [{ org_id: null }, { role: { name: "org_admin", is_built_in: true } }],
+    },
   });
   return powerful === 0;
 }

@@ -11,7 +11,8 @@ function secret(): string {
   return value;
 }
 
-const sign = (purpose: string, payload: string) => createHmac("sha256", `${purpose}:${secret()}`).update(payload).digest("base64url");
+const sign = (purpose: string, payload: string) =>
+  createHmac("sha256", `${purpose}:${secret()}`).update(payload).digest("base64url");
 
 /** `value` signed for `purpose`, valid for `seconds`. */
 export function seal(purpose: string, value: object, seconds: number): string {

@@ -34,14 +34,20 @@ const ATTRIBUTES = { httpOnly: true, secure: true, sameSite: "lax", path: "/" } 
 
 /** Records that `userId` passed the first factor. */
 export async function beginSecondFactor(userId: string, epoch: number): Promise<void> {
-  (await cookies()).set(COOKIE, seal(PURPOSE, { user: userId, epoch } satisfies PendingSignIn, PENDING_SECONDS), { ...ATTRIBUTES, maxAge: PENDING_SECONDS });
+  (await cookies()).set(COOKIE, seal(PURPOSE, { user: userId, epoch } satisfies PendingSignIn, PENDING_SECONDS), {
+    ...ATTRIBUTES,
+    maxAge: PENDING_SECONDS,
+  });
 }
 
 /** The sign-in waiting for its second factor, if any and still valid (the user's epoch unchanged). */
 export async function pendingSecondFactor(): Promise<PendingSignIn | null> {
   const pending = unseal<PendingSignIn>(PURPOSE, (await cookies()).get(COOKIE)?.value);
   if (!pending) return null;
-  const user = await dataLayer("system:auth").user.findUnique({ where: { id: pending.user }, select: { session_epoch: true } });
+  const user = await dataLayer("system:auth").user.findUnique({
+    where: { id: pending.user },
+    select: { session_epoch: true },
+  });
   return user?.session_epoch === pending.epoch ? pending : null;
 }
 

@@ -16,7 +16,13 @@ import { listenForInvalidations, listeningForInvalidations, onInvalidation } fro
 import { completeLinking } from "./identity-linking";
 import { linkedUserId, linkExternalSignIn, oauthProviders } from "./oauth";
 import { hashPassword, verifyPassword } from "./passwords";
-import { beginSecondFactor, endSecondFactor, pendingSecondFactor, SecondFactorExpired, SecondFactorRequired } from "./second-factor";
+import {
+  beginSecondFactor,
+  endSecondFactor,
+  pendingSecondFactor,
+  SecondFactorExpired,
+  SecondFactorRequired,
+} from "./second-factor";
 import { signInThrottle, TooManySignInAttempts } from "./sign-in-throttle";
 import { hasTwoFactor, mustSetUpTwoFactor, spendSecondFactor } from "@/server/services/two-factor/service";
 
@@ -38,7 +44,8 @@ async function asSignInRefusal(check: Promise<void>): Promise<void> {
   try {
     await check;
   } catch (error) {
-    if (error instanceof DomainError && error.code === "rate_limited") throw new TooManySignInAttempts(Number(error.details.retry_after_seconds));
+    if (error instanceof DomainError && error.code === "rate_limited")
+      throw new TooManySignInAttempts(Number(error.details.retry_after_seconds));
     throw error;
   }
 }
@@ -49,8 +56,13 @@ async function asSignInRefusal(check: Promise<void>): Promise<void> {
  */
 function recordSignIn(request: Request, userId: string | null, outcome: "success" | "denied"): Promise<void> {
   return recordAlone({
-    actor: null, userId, action: SIGN_IN_ACTION, outcome,
-    target: { type: "user", id: userId }, orgId: null, request: requestFactsOf(request),
+    actor: null,
+    userId,
+    action: SIGN_IN_ACTION,
+    outcome,
+    target: { type: "user", id: userId },
+    orgId: null,
+    request: requestFactsOf(request),
   });
 }
 
@@ -63,7 +75,10 @@ export const { handlers, auth, signIn, signOut } = NextAuth({
   // `__Host-` (no Domain, path /); Auth.js's other cookies are `__Secure-`/`__Host-` already.
   useSecureCookies: true,
   cookies: {
-    sessionToken: { name: "__Host-authjs.session-token", options: { httpOnly: true, sameSite: "lax", path: "/", secure: true } },
+    sessionToken: {
+      name: "__Host-authjs.session-token",
+      options: { httpOnly: true, sameSite: "lax", path: "/", secure: true },
+    },
   },
   pages: { signIn: SIGN_IN_PAGE, error: SIGN_IN_PAGE },
   providers: [
@@ -115,7 +130,11 @@ export const { handlers, auth, signIn, signOut } = NextAuth({
       // Linking from the signed-in user's own profile, or else an ordinary sign-in.
       const linked = await completeLinking(account.provider, account.providerAccountId);
       if (linked !== null) return linked;
-      const userId = await linkExternalSignIn({ provider: account.provider, providerUserId: account.providerAccountId, profile });
+      const userId = await linkExternalSignIn({
+        provider: account.provider,
+        providerUserId: account.providerAccountId,
+        profile,
+      });
       if (userId === null) return false;
       // The external account is a first factor like a password: a user with two-factor is asked for a code.
       if (await hasTwoFactor(userId)) {
@@ -153,7 +172,8 @@ export const { handlers, auth, signIn, signOut } = NextAuth({
     // names are minified in the build, so errors are told apart by their `type`.
     error: (error) => {
       const type = (error as { type?: string }).type ?? error.name;
-      if (type !== "CredentialsSignin" && type !== "AccessDenied") log.error("auth error", { type, message: error.message });
+      if (type !== "CredentialsSignin" && type !== "AccessDenied")
+        log.error("auth error", { type, message: error.message });
     },
     warn: () => undefined,
     debug: () => undefined,
@@ -182,12 +202,18 @@ async function secondStep(code: string, client: string, request: Request) {
   await signInThrottle.succeed(account, client, "code");
   await endSecondFactor();
   await recordSignIn(request, pending.user, "success");
-  const user = await dataLayer("system:auth").user.findUnique({ where: { id: pending.user }, select: { username: true, display_name: true } });
+  const user = await dataLayer("system:auth").user.findUnique({
+    where: { id: pending.user },
+    select: { username: true, display_name: true },
+  });
   return user && { id: pending.user, name: user.display_name ?? user.username, epoch: pending.epoch };
 }
 
 async function sessionEpochOf(userId: string): Promise<number | undefined> {
-  const user = await dataLayer("system:auth").user.findUnique({ where: { id: userId }, select: { session_epoch: true } });
+  const user = await dataLayer("system:auth").user.findUnique({
+    where: { id: userId },
+    select: { session_epoch: true },
+  });
   return user?.session_epoch;
 }
 
@@ -206,10 +232,19 @@ onInvalidation((event) => {
 
 async function loadAccount(userId: string): Promise<SessionAccount | null> {
   const db = dataLayer("system:auth");
-  const user = await db.user.findUnique({ where: { id: userId }, select: { id: true, username: true, display_name: true, session_epoch: true } });
+  const user = await db.user.findUnique({
+    where: { id: userId },
+    select: { id: true, username: true, display_name: true, session_epoch: true },
+  });
   if (!user) return null;
   const grants = await loadGrants(db, user.id);
-  const actor: SessionActor = { kind: "session", userId: user.id, username: user.username, displayName: user.display_name, grants };
+  const actor: SessionActor = {
+    kind: "session",
+    userId: user.id,
+    username: user.username,
+    displayName: user.display_name,
+    grants,
+  };
   if (await mustSetUpTwoFactor(user.id, grants.isSysAdmin)) actor.mustSetUpTwoFactor = true;
   return { epoch: user.session_epoch, actor };
 }

@@ -13,14 +13,16 @@ await seedRoles(client);
 const [a, b] = await startReplicas(url, { SVC_AUTH_FAILURE_LIMIT: "0" });
 
 /** Where the credentials callback sends the browser: its query says how the attempt ended. */
-const signIn = async (app: RunningApp, username: string, password: string) => (await new Browserless(app.baseUrl).postCredentials({ username, password })).href;
+const signIn = async (app: RunningApp, username: string, password: string) =>
+  (await new Browserless(app.baseUrl).postCredentials({ username, password })).href;
 
 describe("two replicas sharing Redis", () => {
   it("throttle an account's failed sign-ins together: failures on either count on both", async () => {
     const user = await createUser(client);
     const free = SIGN_IN_LIMITS.accountAndAddress.points;
     // Spread over both replicas; each alone would have seen fewer failures than it lets through.
-    for (let i = 0; i < free; i++) expect(await signIn(i % 2 ? a : b, user.username, "not-the-password")).toContain("error=CredentialsSignin");
+    for (let i = 0; i < free; i++)
+      expect(await signIn(i % 2 ? a : b, user.username, "not-the-password")).toContain("error=CredentialsSignin");
     expect(await signIn(a, user.username, PASSWORD)).toContain("code=rate_limited");
     expect(await signIn(b, user.username, PASSWORD)).toContain("code=rate_limited");
     // Another account from the same address is not throttled: the count is the pair's.

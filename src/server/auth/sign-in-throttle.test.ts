@@ -22,7 +22,12 @@ async function redisStore(prefix: string): Promise<LimiterStore> {
   return store;
 }
 
-async function waitOf(throttle: SignInThrottle, account: string, address: string, step?: SignInStep): Promise<number | undefined> {
+async function waitOf(
+  throttle: SignInThrottle,
+  account: string,
+  address: string,
+  step?: SignInStep,
+): Promise<number | undefined> {
   try {
     await throttle.check(account, address, step);
     return undefined;
@@ -73,14 +78,16 @@ describe("sign-in throttle", () => {
 
   it("counts wrong second-factor codes per account from every address: more addresses buy no more guesses", async () => {
     const throttle = memoryThrottle();
-    for (let i = 0; i < SIGN_IN_LIMITS.secondFactor.points; i++) await throttle.fail("second-factor:dave", `192.0.2.${100 + i}`, "code");
+    for (let i = 0; i < SIGN_IN_LIMITS.secondFactor.points; i++)
+      await throttle.fail("second-factor:dave", `192.0.2.${100 + i}`, "code");
     expect(await waitOf(throttle, "second-factor:dave", "192.0.2.250")).toBeUndefined();
     expect(await waitOf(throttle, "second-factor:dave", "192.0.2.250", "code")).toBeDefined();
     expect(await waitOf(throttle, "second-factor:erin", "192.0.2.250", "code")).toBeUndefined();
   });
 
   it("counts each refusal in the metrics", async () => {
-    const refusals = async () => (await metrics().rateLimited.get()).values.find((v) => v.labels.limit === "sign_in")?.value ?? 0;
+    const refusals = async () =>
+      (await metrics().rateLimited.get()).values.find((v) => v.labels.limit === "sign_in")?.value ?? 0;
     const throttle = memoryThrottle();
     const before = await refusals();
     await failTimes(throttle, "metered", "198.51.100.30", FREE);

@@ -1,5 +1,13 @@
 import { describe, expect, it } from "vitest";
-import { looksLikeRecoveryCode, matchTotp, newRecoveryCodes, newTotpSecret, recoveryCodeHash, totpCode, totpUri } from "./totp";
+import {
+  looksLikeRecoveryCode,
+  matchTotp,
+  newRecoveryCodes,
+  newTotpSecret,
+  recoveryCodeHash,
+  totpCode,
+  totpUri,
+} from "./totp";
 
 // RFC 6238 appendix B, SHA-1: the ASCII secret "12345678901234567890", 8 digits.
 const RFC_SECRET = new TextEncoder().encode("12345678901234567890");

@@ -16,7 +16,8 @@ export const RECOVERY_CODE_COUNT = 10;
 export const newTotpSecret = (): string => generateSecret({ length: 20 });
 
 /** The otpauth:// URI an authenticator app reads from the QR code. */
-export const totpUri = (secret: string, username: string): string => generateURI({ issuer: TOTP_ISSUER, label: username, secret });
+export const totpUri = (secret: string, username: string): string =>
+  generateURI({ issuer: TOTP_ISSUER, label: username, secret });
 
 /** The code of `secret` at `epochSeconds` (for tests and the RFC's vectors: `digits` 8). */
 export const totpCode = (secret: string | Uint8Array, epochSeconds: number, digits: 6 | 8 = 6): string =>
@@ -26,7 +27,12 @@ export const totpCode = (secret: string | Uint8Array, epochSeconds: number, digi
  * The time step `code` belongs to when it is valid within one step of `epochSeconds` and later than
  * `afterStep`; null otherwise.
  */
-export function matchTotp(secret: string, code: string, afterStep: number | null, epochSeconds = Date.now() / 1000): number | null {
+export function matchTotp(
+  secret: string,
+  code: string,
+  afterStep: number | null,
+  epochSeconds = Date.now() / 1000,
+): number | null {
   if (!/^\d{6}$/.test(code)) return null;
   const result = verifySync({
     secret,

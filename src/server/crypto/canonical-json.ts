@@ -7,7 +7,8 @@ import { createHash } from "node:crypto";
 
 export function canonicalJson(value: unknown): string {
   if (value === null || typeof value !== "object") {
-    if (typeof value === "number" && !Number.isFinite(value)) throw new TypeError("JSON cannot hold a non-finite number");
+    if (typeof value === "number" && !Number.isFinite(value))
+      throw new TypeError("JSON cannot hold a non-finite number");
     return JSON.stringify(value) ?? "null";
   }
   if (Array.isArray(value)) return `[${value.map((v) => canonicalJson(v === undefined ? null : v)).join(",")}]`;

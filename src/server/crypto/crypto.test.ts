@@ -5,7 +5,9 @@ import { decrypt, encrypt, isCurrent, keyVersionOf, newKeySpec, parseKeyRing, Se
 
 describe("canonical JSON (RFC 8785)", () => {
   it("sorts members by UTF-16 code units at every depth and drops whitespace", () => {
-    expect(canonicalJson({ b: 1, a: { d: [3, { z: 1, y: 2 }], c: null } })).toBe('{"a":{"c":null,"d":[3,{"y":2,"z":1}]},"b":1}');
+    expect(canonicalJson({ b: 1, a: { d: [3, { z: 1, y: 2 }], c: null } })).toBe(
+      '{"a":{"c":null,"d":[3,{"y":2,"z":1}]},"b":1}',
+    );
     // RFC 8785 section 3.2.3's ordering example: code units, not code points or locale order.
     expect(canonicalJson({ "\u20ac": 1, "\r": 2, "\ud83d\ude00": 3, "1": 4, "\u0080": 5, "\u00f6": 6 })).toBe(
       '{"\\r":2,"1":4,"\u0080":5,"\u00f6":6,"\u20ac":1,"\ud83d\ude00":3}',
@@ -13,7 +15,9 @@ describe("canonical JSON (RFC 8785)", () => {
   });
 
   it("serializes numbers as ECMAScript does", () => {
-    expect(canonicalJson([1e21, 1e-7, -0, 0.1, 333333333.3333333, 5e-324])).toBe("[1e+21,1e-7,0,0.1,333333333.3333333,5e-324]");
+    expect(canonicalJson([1e21, 1e-7, -0, 0.1, 333333333.3333333, 5e-324])).toBe(
+      "[1e+21,1e-7,0,0.1,333333333.3333333,5e-324]",
+    );
   });
 
   it("gives equal configs an equal hash, whatever their key order", () => {
@@ -42,13 +46,17 @@ describe("secret box", () => {
     const parts = stored.split(":");
     const data = Buffer.from(parts[4] ?? "", "base64url");
     data[0] = (data[0] ?? 0) ^ 1;
-    expect(() => decrypt(ring, [...parts.slice(0, 4), data.toString("base64url")].join(":"), here)).toThrow(SecretUnreadable);
+    expect(() => decrypt(ring, [...parts.slice(0, 4), data.toString("base64url")].join(":"), here)).toThrow(
+      SecretUnreadable,
+    );
     expect(() => decrypt(ring, "plain text", here)).toThrow(SecretUnreadable);
   });
 
   it("does not decrypt a value moved to another place", () => {
     const stored = encrypt(ring, "secret", here);
-    expect(() => decrypt(ring, stored, "organization_llm_configs:0193a5c2-0000-7000-8000-000000000002")).toThrow(SecretUnreadable);
+    expect(() => decrypt(ring, stored, "organization_llm_configs:0193a5c2-0000-7000-8000-000000000002")).toThrow(
+      SecretUnreadable,
+    );
   });
 
   it("reads values written before binding, until they are re-encrypted", () => {
@@ -59,7 +67,9 @@ describe("secret box", () => {
 
   it("reads old versions after a rotation and writes with the new one", () => {
     const old = encrypt(ring, "secret", here);
-    const rotated = parseKeyRing(`${newKeySpec("v2")},${[...ring.keys].map(([v, k]) => `${v}:${k.toString("base64")}`).join(",")}`);
+    const rotated = parseKeyRing(
+      `${newKeySpec("v2")},${[...ring.keys].map(([v, k]) => `${v}:${k.toString("base64")}`).join(",")}`,
+    );
     expect(decrypt(rotated, old, here)).toBe("secret");
     expect(isCurrent(rotated, old)).toBe(false);
     expect(keyVersionOf(encrypt(rotated, "secret", here))).toBe("v2");

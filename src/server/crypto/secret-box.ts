@@ -20,7 +20,10 @@ const VERSION = /^[A-Za-z0-9_-]{1,16}$/;
 export function parseKeyRing(spec: string): KeyRing {
   const keys = new Map<string, Buffer>();
   let current: string | undefined;
-  for (const entry of spec.split(",").map((e) => e.trim()).filter(Boolean)) {
+  for (const entry of spec
+    .split(",")
+    .map((e) => e.trim())
+    .filter(Boolean)) {
     const at = entry.indexOf(":");
     const version = entry.slice(0, at);
     const key = Buffer.from(entry.slice(at + 1), "base64");
@@ -46,7 +49,9 @@ export function encrypt(ring: KeyRing, plaintext: string, context: string): stri
   const cipher = createCipheriv("aes-256-gcm", key, iv);
   cipher.setAAD(Buffer.from(context, "utf8"));
   const data = Buffer.concat([cipher.update(plaintext, "utf8"), cipher.final()]);
-  return [BOUND, ring.current, iv, cipher.getAuthTag(), data].map((p) => (typeof p === "string" ? p : p.toString("base64url"))).join(":");
+  return [BOUND, ring.current, iv, cipher.getAuthTag(), data]
+    .map((p) => (typeof p === "string" ? p : p.toString("base64url")))
+    .join(":");
 }
 
 export class SecretUnreadable extends Error {
@@ -61,7 +66,8 @@ export function decrypt(ring: KeyRing, stored: string, context: string): string 
   const parts = stored.split(":");
   const bound = parts[0] === BOUND;
   const [version, iv, tag, data, extra] = bound ? parts.slice(1) : parts;
-  if (!version || !iv || !tag || data === undefined || extra !== undefined) throw new SecretUnreadable("not an encrypted value");
+  if (!version || !iv || !tag || data === undefined || extra !== undefined)
+    throw new SecretUnreadable("not an encrypted value");
   const key = ring.keys.get(version);
   if (!key) throw new SecretUnreadable(`no key of version ${version} is configured`);
   try {

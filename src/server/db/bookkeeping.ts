@@ -12,7 +12,8 @@ import { baseClient } from "./client";
 // skips rows written within the interval, so several processes add no extra writes. The writes run
 // as bookkeeping, which leaves updated_at alone (see the svc_touch_updated_at trigger).
 
-type Target = { table: "api_keys"; column: "last_used_at" } | { table: "orchestrator_instances"; column: "last_accessed_at" };
+type Target =
+  { table: "api_keys"; column: "last_used_at" } | { table: "orchestrator_instances"; column: "last_accessed_at" };
 
 const MAX_TRACKED = 10_000;
 
@@ -140,8 +141,17 @@ export class KeyUsage {
     const tallies = this.tallies;
     if (tallies.size === 0) return 0;
     this.tallies = new Map();
-    const buckets: { keys: string[]; hours: Date[]; outcomes: string[]; counts: number[] } = { keys: [], hours: [], outcomes: [], counts: [] };
-    const seen: { keys: string[]; addresses: string[]; agents: (string | null)[] } = { keys: [], addresses: [], agents: [] };
+    const buckets: { keys: string[]; hours: Date[]; outcomes: string[]; counts: number[] } = {
+      keys: [],
+      hours: [],
+      outcomes: [],
+      counts: [],
+    };
+    const seen: { keys: string[]; addresses: string[]; agents: (string | null)[] } = {
+      keys: [],
+      addresses: [],
+      agents: [],
+    };
     for (const [keyId, tally] of tallies) {
       for (const [hour, outcomes] of tally.counts) {
         for (const [outcome, count] of outcomes) {
@@ -176,7 +186,13 @@ export class KeyUsage {
          UPDATE api_keys k SET last_used_ip = s.address, last_user_agent = s.agent
          FROM unnest($5::uuid[], $6::varchar[], $7::varchar[]) AS s(id, address, agent), bookkeeping
          WHERE k.id = s.id AND (k.last_used_ip IS DISTINCT FROM s.address OR k.last_user_agent IS DISTINCT FROM s.agent)`,
-        buckets.keys, buckets.hours, buckets.outcomes, buckets.counts, seen.keys, seen.addresses, seen.agents,
+        buckets.keys,
+        buckets.hours,
+        buckets.outcomes,
+        buckets.counts,
+        seen.keys,
+        seen.addresses,
+        seen.agents,
       );
       if (Date.now() - this.prunedAt >= HOUR_MS) await this.prune();
       return tallies.size;

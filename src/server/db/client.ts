@@ -161,7 +161,12 @@ export function createBaseClient(url: string, options: BaseClientOptions = {}): 
  * the hottest statements only, whose rows node-postgres already gives in their final shape;
  * everything else goes through the data layer.
  */
-export async function queryRows<T extends pg.QueryResultRow>(sql: string, values: unknown[], client = baseClient(), on?: pg.ClientBase): Promise<T[]> {
+export async function queryRows<T extends pg.QueryResultRow>(
+  sql: string,
+  values: unknown[],
+  client = baseClient(),
+  on?: pg.ClientBase,
+): Promise<T[]> {
   const pooled = pools.get(client);
   if (!pooled) throw new Error("queryRows needs a client made by createBaseClient");
   return (await (on ?? pooled.pool).query<T>({ name: pooled.name(sql), text: sql, values })).rows;

@@ -50,7 +50,10 @@ function withoutDeleted(model: string, args: Args): Args {
   const parent = ORGANIZATION_CHILDREN[model];
   if (parent) {
     const and = where.AND;
-    where.AND = [...(Array.isArray(and) ? and : and ? [and] : []), parent === "required" ? LIVE_ORGANIZATION : NO_OR_LIVE_ORGANIZATION];
+    where.AND = [
+      ...(Array.isArray(and) ? and : and ? [and] : []),
+      parent === "required" ? LIVE_ORGANIZATION : NO_OR_LIVE_ORGANIZATION,
+    ];
   }
   return { ...args, where };
 }
@@ -69,9 +72,19 @@ function stamp(model: string, data: unknown, actor: AuditName, creating: boolean
 // unique key that a soft-deleted row still occupies, so it is left alone: its update revives the
 // row when it sets is_deleted to false.
 const FILTERED_OPERATIONS = [
-  "findMany", "findFirst", "findFirstOrThrow", "findUnique", "findUniqueOrThrow",
-  "count", "aggregate", "groupBy", "update", "updateMany", "updateManyAndReturn",
-  "delete", "deleteMany",
+  "findMany",
+  "findFirst",
+  "findFirstOrThrow",
+  "findUnique",
+  "findUniqueOrThrow",
+  "count",
+  "aggregate",
+  "groupBy",
+  "update",
+  "updateMany",
+  "updateManyAndReturn",
+  "delete",
+  "deleteMany",
 ] as const;
 
 function softDeleteFilter() {
@@ -94,12 +107,16 @@ function auditColumns(actor: AuditName) {
     name: "audit-columns",
     query: {
       $allModels: {
-        create: ({ model, args, query }) => query({ ...args, data: stamp(model, args.data, actor, true) } as typeof args),
-        createMany: ({ model, args, query }) => query({ ...args, data: stamp(model, args.data, actor, true) } as typeof args),
+        create: ({ model, args, query }) =>
+          query({ ...args, data: stamp(model, args.data, actor, true) } as typeof args),
+        createMany: ({ model, args, query }) =>
+          query({ ...args, data: stamp(model, args.data, actor, true) } as typeof args),
         createManyAndReturn: ({ model, args, query }) =>
           query({ ...args, data: stamp(model, args.data, actor, true) } as typeof args),
-        update: ({ model, args, query }) => query({ ...args, data: stamp(model, args.data, actor, false) } as typeof args),
-        updateMany: ({ model, args, query }) => query({ ...args, data: stamp(model, args.data, actor, false) } as typeof args),
+        update: ({ model, args, query }) =>
+          query({ ...args, data: stamp(model, args.data, actor, false) } as typeof args),
+        updateMany: ({ model, args, query }) =>
+          query({ ...args, data: stamp(model, args.data, actor, false) } as typeof args),
         upsert: ({ model, args, query }) =>
           query({
             ...args,

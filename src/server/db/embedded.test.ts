@@ -87,7 +87,10 @@ describe("a marker left behind", () => {
 
   async function marker(pid: number, startTime: number | undefined, port: number): Promise<string | undefined> {
     await mkdir(markerDir, { recursive: true });
-    await writeFile(path.join(markerDir, "embedded.json"), JSON.stringify({ url: `postgresql://postgres@127.0.0.1:${port}/postgres`, pid, startTime }));
+    await writeFile(
+      path.join(markerDir, "embedded.json"),
+      JSON.stringify({ url: `postgresql://postgres@127.0.0.1:${port}/postgres`, pid, startTime }),
+    );
     return runningEmbedded(markerDir);
   }
 

@@ -19,8 +19,17 @@ async function failure(work: PromiseLike<unknown>) {
     () => expect.fail("expected a failure"),
     (e: unknown) => e,
   );
-  const e = error as { code?: unknown; message?: unknown; meta?: { driverAdapterError?: { cause?: { originalCode?: unknown } } } };
-  return { code: e.code, sqlState: e.meta?.driverAdapterError?.cause?.originalCode, message: String(e.message), mapped: mapDatabaseError(error)?.code };
+  const e = error as {
+    code?: unknown;
+    message?: unknown;
+    meta?: { driverAdapterError?: { cause?: { originalCode?: unknown } } };
+  };
+  return {
+    code: e.code,
+    sqlState: e.meta?.driverAdapterError?.cause?.originalCode,
+    message: String(e.message),
+    mapped: mapDatabaseError(error)?.code,
+  };
 }
 
 async function proxiedClient() {
@@ -33,8 +42,15 @@ async function proxiedClient() {
 describe("mapDatabaseError on connection-level failures", () => {
   it("maps a statement over statement_timeout (57014), through Prisma and through the pool", async () => {
     const client = createBaseClient(url, { poolMax: 2 });
-    expect(await failure(client.$executeRaw`SELECT pg_sleep(2)`)).toMatchObject({ code: "P2010", sqlState: "57014", mapped: "unavailable" });
-    expect(await failure(queryRows("SELECT pg_sleep(2)", [], client))).toMatchObject({ code: "57014", mapped: "unavailable" });
+    expect(await failure(client.$executeRaw`SELECT pg_sleep(2)`)).toMatchObject({
+      code: "P2010",
+      sqlState: "57014",
+      mapped: "unavailable",
+    });
+    expect(await failure(queryRows("SELECT pg_sleep(2)", [], client))).toMatchObject({
+      code: "57014",
+      mapped: "unavailable",
+    });
     await client.$disconnect();
   });
 
@@ -74,14 +90,28 @@ describe("mapDatabaseError on connection-level failures", () => {
     // Silent: the statement on the connection already open waits out the query timeout; the
     // next ones wait out the connect timeout on new connections.
     await proxy.setMode("blackhole");
-    expect(await failure(client.organization.count())).toMatchObject({ code: undefined, message: "Query read timeout", mapped: "unavailable" });
-    const connectTimedOut = { code: undefined, message: "Connection terminated due to connection timeout", mapped: "unavailable" };
+    expect(await failure(client.organization.count())).toMatchObject({
+      code: undefined,
+      message: "Query read timeout",
+      mapped: "unavailable",
+    });
+    const connectTimedOut = {
+      code: undefined,
+      message: "Connection terminated due to connection timeout",
+      mapped: "unavailable",
+    };
     expect(await failure(queryRows("SELECT 1", [], client))).toMatchObject(connectTimedOut);
     expect(await failure(client.$transaction(async (tx) => tx.organization.count()))).toMatchObject(connectTimedOut);
     await proxy.setMode("refuse");
     expect(await failure(client.organization.count())).toMatchObject({ code: "P1001", mapped: "unavailable" });
-    expect(await failure(queryRows("SELECT 1", [], client))).toMatchObject({ code: "ECONNREFUSED", mapped: "unavailable" });
-    expect(await failure(client.$transaction(async (tx) => tx.organization.count()))).toMatchObject({ code: "P1001", mapped: "unavailable" });
+    expect(await failure(queryRows("SELECT 1", [], client))).toMatchObject({
+      code: "ECONNREFUSED",
+      mapped: "unavailable",
+    });
+    expect(await failure(client.$transaction(async (tx) => tx.organization.count()))).toMatchObject({
+      code: "P1001",
+      mapped: "unavailable",
+    });
     await client.$disconnect().catch(() => undefined);
   });
 
@@ -98,7 +128,10 @@ describe("mapDatabaseError on connection-level failures", () => {
       return failed;
     };
     expect(await resetUnder(() => client.organization.count())).toMatchObject({ code: "P1017", mapped: "unavailable" });
-    expect(await resetUnder(() => queryRows("SELECT 1", [], client))).toMatchObject({ code: "ECONNRESET", mapped: "unavailable" });
+    expect(await resetUnder(() => queryRows("SELECT 1", [], client))).toMatchObject({
+      code: "ECONNRESET",
+      mapped: "unavailable",
+    });
     await client.$disconnect();
   });
 
@@ -118,15 +151,24 @@ describe("mapDatabaseError on connection-level failures", () => {
       await admin.$queryRaw`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = ${victim.searchParams.get("application_name")}`;
       return failed;
     };
-    expect(await terminatedUnder(() => client.$executeRaw`SELECT pg_sleep(1)`)).toMatchObject({ code: "P2010", sqlState: "57P01", mapped: "unavailable" });
-    expect(await terminatedUnder(() => queryRows("SELECT pg_sleep(1)", [], client))).toMatchObject({ code: "57P01", mapped: "unavailable" });
+    expect(await terminatedUnder(() => client.$executeRaw`SELECT pg_sleep(1)`)).toMatchObject({
+      code: "P2010",
+      sqlState: "57P01",
+      mapped: "unavailable",
+    });
+    expect(await terminatedUnder(() => queryRows("SELECT pg_sleep(1)", [], client))).toMatchObject({
+      code: "57P01",
+      mapped: "unavailable",
+    });
     await client.$disconnect();
   });
 
   it("still maps a constraint violation by its name, not as unavailable", async () => {
     const client = createBaseClient(url, { poolMax: 1 });
     await client.organization.create({ data: { name: "mapped", domain: "mapped.example" } });
-    expect(await failure(client.organization.create({ data: { name: "other", domain: "mapped.example" } }))).toMatchObject({ code: "P2002", mapped: "conflict" });
+    expect(
+      await failure(client.organization.create({ data: { name: "other", domain: "mapped.example" } })),
+    ).toMatchObject({ code: "P2002", mapped: "conflict" });
     await client.$disconnect();
   });
 });

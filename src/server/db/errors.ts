@@ -13,26 +13,90 @@ interface ConstraintRule {
 const CONSTRAINTS: Record<string, ConstraintRule> = {
   platform_settings_key_key: { code: "conflict", path: "key", message: "A platform setting with this key exists." },
   organizations_domain_key: { code: "conflict", path: "domain", message: "Another organization uses this domain." },
-  organization_settings_org_id_key_key: { code: "conflict", path: "key", message: "The organization already has this setting." },
-  central_points_org_id_name_key: { code: "conflict", path: "name", message: "The organization already has a central point with this name." },
-  central_points_orchestrator_id_fkey: { code: "conflict", path: "orchestrator_id", message: "A central point refers to this orchestrator instance." },
+  organization_settings_org_id_key_key: {
+    code: "conflict",
+    path: "key",
+    message: "The organization already has this setting.",
+  },
+  central_points_org_id_name_key: {
+    code: "conflict",
+    path: "name",
+    message: "The organization already has a central point with this name.",
+  },
+  central_points_orchestrator_id_fkey: {
+    code: "conflict",
+    path: "orchestrator_id",
+    message: "A central point refers to this orchestrator instance.",
+  },
   users_username_key: { code: "conflict", path: "username", message: "This username is taken." },
   users_email_key: { code: "conflict", path: "email", message: "Another user has this email." },
-  user_org_memberships_user_id_org_id_key: { code: "conflict", path: "user_id", message: "The user is already a member of the organization." },
-  user_oauth_identities_provider_provider_user_id_key: { code: "conflict", path: "provider_user_id", message: "This external identity is already linked to a user." },
+  user_org_memberships_user_id_org_id_key: {
+    code: "conflict",
+    path: "user_id",
+    message: "The user is already a member of the organization.",
+  },
+  user_oauth_identities_provider_provider_user_id_key: {
+    code: "conflict",
+    path: "provider_user_id",
+    message: "This external identity is already linked to a user.",
+  },
   roles_name_key: { code: "conflict", path: "name", message: "A role with this name exists." },
-  role_permissions_role_id_permission_key: { code: "conflict", path: "permission", message: "The role already has this permission." },
-  user_roles_user_id_role_id_global_key: { code: "conflict", path: "role_id", message: "The user already holds this role." },
-  user_roles_user_id_role_id_org_id_key: { code: "conflict", path: "role_id", message: "The user already holds this role in the organization." },
-  oauth2_clients_client_id_key: { code: "conflict", path: "client_id", message: "An OAuth client with this client_id exists." },
+  role_permissions_role_id_permission_key: {
+    code: "conflict",
+    path: "permission",
+    message: "The role already has this permission.",
+  },
+  user_roles_user_id_role_id_global_key: {
+    code: "conflict",
+    path: "role_id",
+    message: "The user already holds this role.",
+  },
+  user_roles_user_id_role_id_org_id_key: {
+    code: "conflict",
+    path: "role_id",
+    message: "The user already holds this role in the organization.",
+  },
+  oauth2_clients_client_id_key: {
+    code: "conflict",
+    path: "client_id",
+    message: "An OAuth client with this client_id exists.",
+  },
   api_keys_key_hash_key: { code: "conflict", path: "key", message: "This key exists." },
-  api_keys_rate_limit_check: { code: "validation_failed", path: "rate_limit", message: "Must be {requests: 1..10000000, window_seconds: 1..86400} or null." },
-  plugins_system_pid_version_key: { code: "conflict", path: "version", message: "This version of the plugin is already registered." },
-  plugins_org_pid_version_key: { code: "conflict", path: "version", message: "This version of the plugin is already registered." },
-  plugins_system_pid_latest_key: { code: "conflict", path: "is_latest", message: "Another version of the plugin is marked latest." },
-  plugins_org_pid_latest_key: { code: "conflict", path: "is_latest", message: "Another version of the plugin is marked latest." },
-  plugins_source_org_id_check: { code: "validation_failed", path: "org_id", message: "A system plugin has no organization; an organization plugin needs one." },
-  provider_model_configs_provider_model_id_enabled_key: { code: "conflict", path: "model_id", message: "An enabled model with this provider and model_id exists." },
+  api_keys_rate_limit_check: {
+    code: "validation_failed",
+    path: "rate_limit",
+    message: "Must be {requests: 1..10000000, window_seconds: 1..86400} or null.",
+  },
+  plugins_system_pid_version_key: {
+    code: "conflict",
+    path: "version",
+    message: "This version of the plugin is already registered.",
+  },
+  plugins_org_pid_version_key: {
+    code: "conflict",
+    path: "version",
+    message: "This version of the plugin is already registered.",
+  },
+  plugins_system_pid_latest_key: {
+    code: "conflict",
+    path: "is_latest",
+    message: "Another version of the plugin is marked latest.",
+  },
+  plugins_org_pid_latest_key: {
+    code: "conflict",
+    path: "is_latest",
+    message: "Another version of the plugin is marked latest.",
+  },
+  plugins_source_org_id_check: {
+    code: "validation_failed",
+    path: "org_id",
+    message: "A system plugin has no organization; an organization plugin needs one.",
+  },
+  provider_model_configs_provider_model_id_enabled_key: {
+    code: "conflict",
+    path: "model_id",
+    message: "An enabled model with this provider and model_id exists.",
+  },
 };
 
 interface DbErrorFacts {
@@ -75,15 +139,35 @@ function facts(error: unknown): DbErrorFacts | undefined {
 // codes, or the driver adapter's kind), node-postgres and the pool (messages, having no code), or
 // the socket (errno codes).
 const UNAVAILABLE_PRISMA_CODES = new Set(["P1001", "P1002", "P1008", "P1017", "P2024", "P2028"]);
-const UNAVAILABLE_ADAPTER_KINDS = new Set(["DatabaseNotReachable", "ConnectionClosed", "SocketTimeout", "TooManyConnections", "TlsConnectionError"]);
-const UNAVAILABLE_SOCKET_CODES = new Set(["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "ENOTFOUND", "EPIPE", "EHOSTUNREACH", "ENETUNREACH", "EAI_AGAIN"]);
+const UNAVAILABLE_ADAPTER_KINDS = new Set([
+  "DatabaseNotReachable",
+  "ConnectionClosed",
+  "SocketTimeout",
+  "TooManyConnections",
+  "TlsConnectionError",
+]);
+const UNAVAILABLE_SOCKET_CODES = new Set([
+  "ECONNREFUSED",
+  "ECONNRESET",
+  "ETIMEDOUT",
+  "ENOTFOUND",
+  "EPIPE",
+  "EHOSTUNREACH",
+  "ENETUNREACH",
+  "EAI_AGAIN",
+]);
 const UNAVAILABLE_DRIVER_MESSAGES =
   /^(Query read timeout|Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Client was closed|Cannot use a pool after calling end)/;
 
 function isConnectionFailure(error: unknown): boolean {
   if (typeof error !== "object" || error === null) return false;
-  const e = error as { code?: unknown; message?: unknown; meta?: { driverAdapterError?: { cause?: { kind?: unknown } } } };
-  if (typeof e.code === "string" && (UNAVAILABLE_PRISMA_CODES.has(e.code) || UNAVAILABLE_SOCKET_CODES.has(e.code))) return true;
+  const e = error as {
+    code?: unknown;
+    message?: unknown;
+    meta?: { driverAdapterError?: { cause?: { kind?: unknown } } };
+  };
+  if (typeof e.code === "string" && (UNAVAILABLE_PRISMA_CODES.has(e.code) || UNAVAILABLE_SOCKET_CODES.has(e.code)))
+    return true;
   const kind = e.meta?.driverAdapterError?.cause?.kind;
   if (typeof kind === "string" && UNAVAILABLE_ADAPTER_KINDS.has(kind)) return true;
   return e.code === undefined && typeof e.message === "string" && UNAVAILABLE_DRIVER_MESSAGES.test(e.message);
@@ -132,7 +216,8 @@ export function mapDatabaseError(error: unknown): DomainError | undefined {
       return new DomainError("unavailable", "The database cannot serve the request now.");
     default:
       if (f.sqlState.startsWith("08")) return new DomainError("unavailable", "The database cannot be reached.");
-      if (f.sqlState.startsWith("53")) return new DomainError("unavailable", "The database cannot serve the request now.");
+      if (f.sqlState.startsWith("53"))
+        return new DomainError("unavailable", "The database cannot serve the request now.");
       return undefined;
   }
 }

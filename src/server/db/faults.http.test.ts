@@ -47,9 +47,13 @@ async function answerWithin(boundMs: number, path: string, init: RequestInit = {
   return new Response(await response.text(), { status: response.status, headers: response.headers });
 }
 const call = (path: string, init: RequestInit = {}) =>
-  answerWithin(ANSWER_BOUND_MS, path, { ...init, headers: { "x-api-key": key, "content-type": "application/json", ...init.headers } });
+  answerWithin(ANSWER_BOUND_MS, path, {
+    ...init,
+    headers: { "x-api-key": key, "content-type": "application/json", ...init.headers },
+  });
 const listOrganizations = () => call("/api/v1/organizations");
-const createOrganization = (name: string) => call("/api/v1/organizations", { method: "POST", body: JSON.stringify({ name }) });
+const createOrganization = (name: string) =>
+  call("/api/v1/organizations", { method: "POST", body: JSON.stringify({ name }) });
 const ready = () => answerWithin(READY_BOUND_MS, "/api/ready");
 
 async function expectUnavailable(response: Response) {
@@ -61,7 +65,8 @@ async function expectUnavailable(response: Response) {
 
 /** A read, a write and a readiness probe at once, each answered 503. */
 async function expectAllUnavailable(name: string) {
-  for (const response of await Promise.all([listOrganizations(), createOrganization(name), ready()])) await expectUnavailable(response);
+  for (const response of await Promise.all([listOrganizations(), createOrganization(name), ready()]))
+    await expectUnavailable(response);
 }
 
 /** Ready again within the bound, polled from now; then reads and writes are served. */
@@ -133,7 +138,11 @@ describe("database faults", () => {
 
   it("answers 503 when connections are cut under requests in flight", async () => {
     // A key this app has not seen yet: its lookup is one of the statements in flight.
-    const { raw_key: fresh } = await createApiKey(systemActor("test"), admin.id, { name: "fresh", scopes: ["svc:system:orgs:read"], expires_at: null });
+    const { raw_key: fresh } = await createApiKey(systemActor("test"), admin.id, {
+      name: "fresh",
+      scopes: ["svc:system:orgs:read"],
+      expires_at: null,
+    });
     await proxy.setMode("blackhole");
     const lookup = answerWithin(ANSWER_BOUND_MS, "/api/v1/me", { headers: { "x-api-key": fresh } });
     const inFlight = Promise.all([listOrganizations(), createOrganization("during-outage-cut"), ready(), lookup]);

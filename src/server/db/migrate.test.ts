@@ -61,7 +61,9 @@ describe("migrate", () => {
       { name: "001_ok", sql: "CREATE TABLE a (id int)", checksum: "a".repeat(64) },
       { name: "002_broken", sql: "CREATE TABLE b (id int); SELECT no_such_function();", checksum: "b".repeat(64) },
     ];
-    await expect(migrate(url, broken)).rejects.toThrow(/^Migration 002_broken failed and was rolled back: .*no_such_function/);
+    await expect(migrate(url, broken)).rejects.toThrow(
+      /^Migration 002_broken failed and was rolled back: .*no_such_function/,
+    );
     const tables = await query<{ table_name: string }>(
       url,
       `SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' ORDER BY 1`,
@@ -83,7 +85,9 @@ describe("migrate", () => {
   it("refuses a server older than PostgreSQL 14 in one line", async () => {
     // A server reporting version 13.11, as PostgreSQL 13 does through current_setting().
     const old = { query: async () => ({ rows: [{ v: "130011" }] }) } as unknown as pg.ClientBase;
-    await expect(assertServerVersion(old)).rejects.toThrow("PostgreSQL 14 or newer is required; the server is PostgreSQL 13.");
+    await expect(assertServerVersion(old)).rejects.toThrow(
+      "PostgreSQL 14 or newer is required; the server is PostgreSQL 13.",
+    );
     const client = new pg.Client({ connectionString: await emptyDatabase() });
     await client.connect();
     await expect(assertServerVersion(client)).resolves.toBeUndefined();

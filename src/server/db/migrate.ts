@@ -35,7 +35,10 @@ export class MigrationError extends Error {
 
 export async function readMigrations(dir = MIGRATIONS_DIR): Promise<MigrationFile[]> {
   const entries = await readdir(dir, { withFileTypes: true });
-  const names = entries.filter((e) => e.isDirectory()).map((e) => e.name).sort();
+  const names = entries
+    .filter((e) => e.isDirectory())
+    .map((e) => e.name)
+    .sort();
   return Promise.all(
     names.map(async (name) => {
       const sql = await readFile(path.join(dir, name, "migration.sql"), "utf8");
@@ -84,10 +87,14 @@ export async function migrate(url: string, migrations?: MigrationFile[]): Promis
         const row = recorded.get(file.name);
         if (row) {
           if (!row.finished_at) {
-            throw new MigrationError(`Migration ${file.name} is recorded as started but not finished; repair the database before migrating.`);
+            throw new MigrationError(
+              `Migration ${file.name} is recorded as started but not finished; repair the database before migrating.`,
+            );
           }
           if (row.checksum !== file.checksum) {
-            throw new MigrationError(`Migration ${file.name} was changed after it was applied; restore its original file.`);
+            throw new MigrationError(
+              `Migration ${file.name} was changed after it was applied; restore its original file.`,
+            );
           }
           result.alreadyApplied.push(file.name);
           continue;

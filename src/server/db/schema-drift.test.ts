@@ -27,17 +27,19 @@ const ALLOWED: AllowedObject[] = [
       ["plugins", "plugins_org_pid_version_key", "(org_id, pid, version) WHERE ((source)::text = 'org'::text)"],
       ["plugins", "plugins_system_pid_latest_key", "(pid) WHERE (((source)::text = 'system'::text) AND is_latest)"],
       ["plugins", "plugins_org_pid_latest_key", "(org_id, pid) WHERE (((source)::text = 'org'::text) AND is_latest)"],
-      ["provider_model_configs", "provider_model_configs_provider_model_id_enabled_key", "(provider, model_id) WHERE enabled"],
+      [
+        "provider_model_configs",
+        "provider_model_configs_provider_model_id_enabled_key",
+        "(provider, model_id) WHERE enabled",
+      ],
     ] as const
-  ).map(
-    ([table, name, rest]): AllowedObject => ({
-      kind: "index",
-      table,
-      name,
-      definition: `CREATE UNIQUE INDEX ${name} ON ${table} USING btree ${rest}`,
-      reason: "partial unique index; Prisma has no WHERE on @@unique",
-    }),
-  ),
+  ).map(([table, name, rest]): AllowedObject => ({
+    kind: "index",
+    table,
+    name,
+    definition: `CREATE UNIQUE INDEX ${name} ON ${table} USING btree ${rest}`,
+    reason: "partial unique index; Prisma has no WHERE on @@unique",
+  })),
   {
     kind: "constraint",
     table: "plugins",
@@ -75,15 +77,19 @@ const ALLOWED: AllowedObject[] = [
     kind: "index",
     table: "api_key_usage",
     name: "api_key_usage_refusals_idx",
-    definition: "CREATE INDEX api_key_usage_refusals_idx ON api_key_usage USING btree (hour) INCLUDE (key_id, count) WHERE ((outcome)::text = ANY ((ARRAY['401'::character varying, '403'::character varying, '429'::character varying])::text[]))",
-    reason: "partial index of refusals by hour with their key and count (the overview's most refused keys); Prisma has no WHERE or INCLUDE on @@index",
+    definition:
+      "CREATE INDEX api_key_usage_refusals_idx ON api_key_usage USING btree (hour) INCLUDE (key_id, count) WHERE ((outcome)::text = ANY ((ARRAY['401'::character varying, '403'::character varying, '429'::character varying])::text[]))",
+    reason:
+      "partial index of refusals by hour with their key and count (the overview's most refused keys); Prisma has no WHERE or INCLUDE on @@index",
   },
   {
     kind: "index",
     table: "api_keys",
     name: "api_keys_expires_at_idx",
-    definition: "CREATE INDEX api_keys_expires_at_idx ON api_keys USING btree (expires_at) WHERE (is_active AND (NOT is_deleted))",
-    reason: "partial index of usable keys by expiry, those without one included (active and expiring keys); Prisma has no WHERE on @@index",
+    definition:
+      "CREATE INDEX api_keys_expires_at_idx ON api_keys USING btree (expires_at) WHERE (is_active AND (NOT is_deleted))",
+    reason:
+      "partial index of usable keys by expiry, those without one included (active and expiring keys); Prisma has no WHERE on @@index",
   },
   {
     kind: "constraint",
@@ -97,14 +103,16 @@ const ALLOWED: AllowedObject[] = [
     kind: "constraint",
     table: "audit_events",
     name: "audit_events_outcome_check",
-    definition: "CHECK (((outcome)::text = ANY ((ARRAY['success'::character varying, 'denied'::character varying])::text[])))",
+    definition:
+      "CHECK (((outcome)::text = ANY ((ARRAY['success'::character varying, 'denied'::character varying])::text[])))",
     reason: "an event is a change made or a request refused",
   },
   {
     kind: "trigger",
     table: /^/,
     name: /_touch_updated_at$/,
-    definition: /^CREATE TRIGGER (\w+)_touch_updated_at BEFORE UPDATE ON \1 FOR EACH ROW EXECUTE FUNCTION svc_touch_updated_at\(\)$/,
+    definition:
+      /^CREATE TRIGGER (\w+)_touch_updated_at BEFORE UPDATE ON \1 FOR EACH ROW EXECUTE FUNCTION svc_touch_updated_at\(\)$/,
     reason: "the database refreshes updated_at on every update, whoever writes the row",
   },
   {
@@ -244,11 +252,32 @@ describe("schema model (Prisma's parser)", () => {
   it("maps types, names, nullability and defaults as Prisma's migrations would", () => {
     expect(parents.columns).toEqual([
       { name: "id", type: "integer", nullable: false, default: "autoincrement()", declared: "Int", updatedAt: false },
-      { name: "the_code", type: "character(3)", nullable: false, default: null, declared: "String @db.Char(3)", updatedAt: false },
+      {
+        name: "the_code",
+        type: "character(3)",
+        nullable: false,
+        default: null,
+        declared: "String @db.Char(3)",
+        updatedAt: false,
+      },
       { name: "status", type: "status_t", nullable: false, default: '"on"', declared: "Status", updatedAt: false },
       { name: "price", type: "numeric(65,30)", nullable: false, default: "1.5", declared: "Decimal", updatedAt: false },
-      { name: "data", type: "jsonb", nullable: false, default: JSON.stringify('{"a":[1,2]}'), declared: "Json", updatedAt: false },
-      { name: "seen", type: "timestamp(3) without time zone", nullable: false, default: null, declared: "DateTime", updatedAt: false },
+      {
+        name: "data",
+        type: "jsonb",
+        nullable: false,
+        default: JSON.stringify('{"a":[1,2]}'),
+        declared: "Json",
+        updatedAt: false,
+      },
+      {
+        name: "seen",
+        type: "timestamp(3) without time zone",
+        nullable: false,
+        default: null,
+        declared: "DateTime",
+        updatedAt: false,
+      },
     ]);
     expect(parents.primaryKey).toEqual({ name: "parents_pkey", columns: ["id"] });
     expect(parents.indexes).toEqual([
@@ -263,13 +292,29 @@ describe("schema model (Prisma's parser)", () => {
 
   it("applies Prisma's default referential actions", () => {
     expect(child.foreignKeys).toEqual([
-      { name: "Child_parent_id_fkey", columns: ["parent_id"], refTable: "parents", refColumns: ["id"], onDelete: "SetNull", onUpdate: "Cascade" },
-      { name: "Child_owner_id_fkey", columns: ["owner_id"], refTable: "parents", refColumns: ["id"], onDelete: "Restrict", onUpdate: "Restrict" },
+      {
+        name: "Child_parent_id_fkey",
+        columns: ["parent_id"],
+        refTable: "parents",
+        refColumns: ["id"],
+        onDelete: "SetNull",
+        onUpdate: "Cascade",
+      },
+      {
+        name: "Child_owner_id_fkey",
+        columns: ["owner_id"],
+        refTable: "parents",
+        refColumns: ["id"],
+        onDelete: "Restrict",
+        onUpdate: "Restrict",
+      },
     ]);
   });
 
   it("reports an invalid schema with Prisma's message", () => {
-    expect(() => schemaModel("model X {\n  id Int\n}\n")).toThrow(/schema.prisma does not validate:[\s\S]*unique criteria/);
+    expect(() => schemaModel("model X {\n  id Int\n}\n")).toThrow(
+      /schema.prisma does not validate:[\s\S]*unique criteria/,
+    );
   });
 
   it("names constraints as Prisma does, cut to 63 bytes", () => {

@@ -24,10 +24,13 @@ const unique = (prefix: string) => `${prefix}-${++seq}-${randomUUID().slice(0, 8
 /** Waits until the database's clock reads later than `instant`, so what it stamps next is later. */
 async function pastOnDatabaseClock(instant: Date | number): Promise<void> {
   const after = typeof instant === "number" ? instant : instant.getTime();
-  await vi.waitFor(async () => {
-    const [row] = await client.$queryRaw<{ now: Date }[]>`SELECT clock_timestamp() AS now`;
-    expect(row!.now.getTime()).toBeGreaterThan(after);
-  }, { timeout: 2_000, interval: 1 });
+  await vi.waitFor(
+    async () => {
+      const [row] = await client.$queryRaw<{ now: Date }[]>`SELECT clock_timestamp() AS now`;
+      expect(row!.now.getTime()).toBeGreaterThan(after);
+    },
+    { timeout: 2_000, interval: 1 },
+  );
 }
 
 async function sql<T = Record<string, unknown>>(query: string, ...params: unknown[]): Promise<T[]> {
@@ -227,7 +230,8 @@ describe("unique rules", () => {
 
   it("organization_settings (org_id, key) is unique; the same key in another organization passes", async () => {
     const [a, b] = [await makeOrg(), await makeOrg()];
-    const setting = (org_id: string) => client.organizationSetting.create({ data: { org_id, key: "theme", value: "dark" } });
+    const setting = (org_id: string) =>
+      client.organizationSetting.create({ data: { org_id, key: "theme", value: "dark" } });
     await setting(a.id);
     await setting(b.id);
     await expectRefused(setting(a.id), "conflict", "organization_settings_org_id_key_key");
@@ -287,7 +291,8 @@ describe("unique rules", () => {
 
   it("role_permissions (role_id, permission) is unique", async () => {
     const [r1, r2] = [await makeRole(), await makeRole()];
-    const grant = (role_id: string) => client.rolePermission.create({ data: { role_id, permission: "svc:users:read" } });
+    const grant = (role_id: string) =>
+      client.rolePermission.create({ data: { role_id, permission: "svc:users:read" } });
     await grant(r1.id);
     await grant(r2.id);
     await expectRefused(grant(r1.id), "conflict", "role_permissions_role_id_permission_key");
@@ -345,7 +350,11 @@ describe("unique rules", () => {
     const pid = unique("com.example.latest");
     await makePlugin({ source: "system" }, pid, "1.0.0", true);
     await makePlugin({ source: "system" }, pid, "1.1.0", false);
-    await expectRefused(makePlugin({ source: "system" }, pid, "1.2.0", true), "conflict", "plugins_system_pid_latest_key");
+    await expectRefused(
+      makePlugin({ source: "system" }, pid, "1.2.0", true),
+      "conflict",
+      "plugins_system_pid_latest_key",
+    );
   });
 
   it("plugins: only one version of a pid is latest per organization; other organizations have their own", async () => {
@@ -368,7 +377,11 @@ describe("unique rules", () => {
     await makeModel("openai", model_id, { enabled: false });
     await makeModel("openai", model_id, { enabled: false });
     await makeModel("azure", model_id);
-    await expectRefused(makeModel("openai", model_id), "conflict", "provider_model_configs_provider_model_id_enabled_key");
+    await expectRefused(
+      makeModel("openai", model_id),
+      "conflict",
+      "provider_model_configs_provider_model_id_enabled_key",
+    );
   });
 
   it("a row pointing at a missing parent is refused as not_found", async () => {
@@ -385,7 +398,10 @@ describe("on-delete rules", () => {
     const { org, user, role } = await populate();
     const bystander = await populate();
     const before = await countsOf(ORG_OWNED, org.id);
-    expect(Object.values(before).every((n) => n > 0), JSON.stringify(before)).toBe(true);
+    expect(
+      Object.values(before).every((n) => n > 0),
+      JSON.stringify(before),
+    ).toBe(true);
     const bystanderBefore = await countsOf(ORG_OWNED, bystander.org.id);
 
     await client.organization.delete({ where: { id: org.id } });
@@ -402,7 +418,10 @@ describe("on-delete rules", () => {
   it("deleting a user deletes their memberships, OAuth identities, roles, API keys and conversations", async () => {
     const { org, user } = await populate();
     const before = await countsOf(USER_OWNED, user.id);
-    expect(Object.values(before).every((n) => n > 0), JSON.stringify(before)).toBe(true);
+    expect(
+      Object.values(before).every((n) => n > 0),
+      JSON.stringify(before),
+    ).toBe(true);
 
     await client.user.delete({ where: { id: user.id } });
 
@@ -414,7 +433,10 @@ describe("on-delete rules", () => {
   it("deleting a role deletes its permissions and grants", async () => {
     const { user, role } = await populate();
     const before = await countsOf(ROLE_OWNED, role.id);
-    expect(Object.values(before).every((n) => n > 0), JSON.stringify(before)).toBe(true);
+    expect(
+      Object.values(before).every((n) => n > 0),
+      JSON.stringify(before),
+    ).toBe(true);
 
     await client.role.delete({ where: { id: role.id } });
 
@@ -456,7 +478,9 @@ describe("on-delete rules", () => {
     );
     expect(foreignKeys).toEqual([]);
     // The query does find foreign keys where there are some.
-    const conversationKeys = await sql(`SELECT 1 FROM pg_constraint WHERE contype = 'f' AND conrelid = 'conversations'::regclass`);
+    const conversationKeys = await sql(
+      `SELECT 1 FROM pg_constraint WHERE contype = 'f' AND conrelid = 'conversations'::regclass`,
+    );
     expect(conversationKeys).toHaveLength(3);
   });
 });
@@ -519,7 +543,10 @@ describe("primary keys", () => {
     const rows = [
       ...(await sql<{ id: string }>(`INSERT INTO organizations (name) VALUES ('raw') RETURNING id::text`)),
       ...(await sql<{ id: string }>(`INSERT INTO users (username) VALUES ($1) RETURNING id::text`, unique("raw"))),
-      ...(await sql<{ id: string }>(`INSERT INTO roles (name, scope) VALUES ($1, 'org') RETURNING id::text`, unique("r"))),
+      ...(await sql<{ id: string }>(
+        `INSERT INTO roles (name, scope) VALUES ($1, 'org') RETURNING id::text`,
+        unique("r"),
+      )),
       ...(await sql<{ id: string }>(
         `INSERT INTO messages (org_id, conv_id, turn_id, user_id, role, content)
          VALUES (gen_random_uuid(), gen_random_uuid(), gen_random_uuid(), gen_random_uuid(), 'user', 'x') RETURNING id::text`,
@@ -549,7 +576,9 @@ describe("primary keys", () => {
     const org = await makeOrg();
     const settings = [];
     for (let i = 0; i < 3; i++) {
-      settings.push(await client.platformSetting.create({ data: { key: unique("s"), value: i, value_type: "integer" } }));
+      settings.push(
+        await client.platformSetting.create({ data: { key: unique("s"), value: i, value_type: "integer" } }),
+      );
     }
     const ids = settings.map((s) => s.id);
     expect(ids.every((id) => Number.isInteger(id))).toBe(true);
@@ -665,7 +694,12 @@ describe("defaults", () => {
 
   it("api_keys: active, not deleted, no expiry, empty scopes", async () => {
     const user = await makeUser();
-    const raw = await insertRaw("api_keys", { user_id: user.id, name: "raw", key_hash: keyHash(), key_prefix: "cdk_x" });
+    const raw = await insertRaw("api_keys", {
+      user_id: user.id,
+      name: "raw",
+      key_hash: keyHash(),
+      key_prefix: "cdk_x",
+    });
     expectDefaults([await makeApiKey(user.id), raw], {
       is_active: true,
       is_deleted: false,
@@ -838,7 +872,9 @@ describe("soft delete and audit columns through dataLayer", () => {
     ]);
     expect(await db.userOrgMembership.count({ where: { user_id: user.id } })).toBe(1);
     const model = await makeModel("x", unique("m"));
-    expect((await db.providerModelConfig.update({ where: { id: model.id }, data: { enabled: false } })).enabled).toBe(false);
+    expect((await db.providerModelConfig.update({ where: { id: model.id }, data: { enabled: false } })).enabled).toBe(
+      false,
+    );
   });
 
   it("a create sets created_by and updated_by to the actor; an update changes only updated_by", async () => {
@@ -924,7 +960,10 @@ describe("column facts", () => {
       `SELECT c.relname::text AS name, c.relispartition AS partition FROM pg_class c
         WHERE c.relnamespace = 'public'::regnamespace AND c.relkind IN ('r', 'p') ORDER BY 1`,
     );
-    expect(tables.filter((t) => !t.partition).map((t) => t.name)).toEqual(["_prisma_migrations", ...[...TABLES, ...KEY_USAGE_TABLES, "audit_events"].sort()]);
+    expect(tables.filter((t) => !t.partition).map((t) => t.name)).toEqual([
+      "_prisma_migrations",
+      ...[...TABLES, ...KEY_USAGE_TABLES, "audit_events"].sort(),
+    ]);
     expect(tables.filter((t) => t.partition).every((t) => /^messages_(default|p\d{4}_\d{2})$/.test(t.name))).toBe(true);
   });
 
@@ -965,7 +1004,7 @@ describe("column facts", () => {
     const timestamps = await columnsWhere("c.data_type LIKE 'timestamp%' OR c.column_name LIKE '%\\_at'");
     expect(timestamps.map((c) => `${c.table_name}.${c.column_name}`)).toContain("api_keys.expires_at");
     expect(timestamps.filter((c) => c.data_type !== "timestamp with time zone")).toEqual([]);
-    expect((await tablesWithColumn("created_at"))).toEqual(TABLES);
+    expect(await tablesWithColumn("created_at")).toEqual(TABLES);
   });
 
   it("JSON columns are jsonb", async () => {
@@ -1007,7 +1046,13 @@ describe("column facts", () => {
   });
 
   it("created_by and updated_by exist exactly on the tables that record who changed them", async () => {
-    const noAudit = ["user_oauth_identities", "role_permissions", "provider_model_configs", "messages", ...TWO_FACTOR_TABLES];
+    const noAudit = [
+      "user_oauth_identities",
+      "role_permissions",
+      "provider_model_configs",
+      "messages",
+      ...TWO_FACTOR_TABLES,
+    ];
     expect(await tablesWithColumn("created_by")).toEqual(without(...noAudit, "api_keys"));
     expect(await tablesWithColumn("updated_by")).toEqual(without(...noAudit));
   });

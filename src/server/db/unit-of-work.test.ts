@@ -43,7 +43,9 @@ describe("a unit of work", () => {
       expect(unit.begun).toBe(true);
       expect((await db.organization.findUniqueOrThrow({ where: { id: org.id } })).description).toBe("seen inside");
       // Not committed yet: a connection outside the unit still sees the row as it was.
-      expect((await client.organization.findUniqueOrThrow({ where: { id: org.id } })).description).toBe(org.description);
+      expect((await client.organization.findUniqueOrThrow({ where: { id: org.id } })).description).toBe(
+        org.description,
+      );
     });
     expect((await client.organization.findUniqueOrThrow({ where: { id: org.id } })).description).toBe("seen inside");
   });
@@ -86,7 +88,9 @@ describe("a unit of work", () => {
     const failure = await inOneTransaction(async () => {
       const db = dataLayer("test");
       await db.organization.update({ where: { id: org.id }, data: { name: "never-kept" } });
-      await db.$transaction(async (tx) => tx.organization.update({ where: { id: org.id }, data: { description: "never" } }));
+      await db.$transaction(async (tx) =>
+        tx.organization.update({ where: { id: org.id }, data: { description: "never" } }),
+      );
       throw new Error("boom");
     }).catch((error: unknown) => error);
     expect(failure).toBeInstanceOf(Error);
@@ -97,23 +101,28 @@ describe("a unit of work", () => {
   it.each([
     ["a pipelined connection", () => client],
     ["a connection that is not pipelined", () => unpipelined],
-  ])("on %s, keeps nothing when a statement sent with its COMMIT fails, and fails with it", async (_label, clientOf) => {
-    const org = await createOrg(client);
-    const failure = await inOneTransaction(async (unit) => {
-      await dataLayer("test").organization.update({ where: { id: org.id }, data: { description: "never kept" } });
-      unit.atCommit("SELECT 1 / $1::int", [0]);
-    }, clientOf()).catch((error: unknown) => error);
-    expect(String(failure)).toMatch(/division by zero/);
-    expect((await client.organization.findUniqueOrThrow({ where: { id: org.id } })).description).toBe(org.description);
-    // The connection went back to the pool usable, its transaction ended.
-    const kept = await inOneTransaction(async (unit) => {
-      await dataLayer("test").organization.update({ where: { id: org.id }, data: { description: "kept" } });
-      unit.atCommit("SELECT 1", []);
-      return "done";
-    }, clientOf());
-    expect(kept).toBe("done");
-    expect((await client.organization.findUniqueOrThrow({ where: { id: org.id } })).description).toBe("kept");
-  });
+  ])(
+    "on %s, keeps nothing when a statement sent with its COMMIT fails, and fails with it",
+    async (_label, clientOf) => {
+      const org = await createOrg(client);
+      const failure = await inOneTransaction(async (unit) => {
+        await dataLayer("test").organization.update({ where: { id: org.id }, data: { description: "never kept" } });
+        unit.atCommit("SELECT 1 / $1::int", [0]);
+      }, clientOf()).catch((error: unknown) => error);
+      expect(String(failure)).toMatch(/division by zero/);
+      expect((await client.organization.findUniqueOrThrow({ where: { id: org.id } })).description).toBe(
+        org.description,
+      );
+      // The connection went back to the pool usable, its transaction ended.
+      const kept = await inOneTransaction(async (unit) => {
+        await dataLayer("test").organization.update({ where: { id: org.id }, data: { description: "kept" } });
+        unit.atCommit("SELECT 1", []);
+        return "done";
+      }, clientOf());
+      expect(kept).toBe("done");
+      expect((await client.organization.findUniqueOrThrow({ where: { id: org.id } })).description).toBe("kept");
+    },
+  );
 
   it("keeps the data layer's rules inside (soft-deleted rows stay out, updated_by is stamped)", async () => {
     const org = await createOrg(client);
@@ -121,10 +130,14 @@ describe("a unit of work", () => {
     const found = await inOneTransaction(() => dataLayer("test").organization.findFirst({ where: { id: org.id } }));
     expect(found).toBeNull();
     // In a service's own $transaction too.
-    const nested = await inOneTransaction(() => dataLayer("test").$transaction((tx) => tx.organization.findFirst({ where: { id: org.id } })));
+    const nested = await inOneTransaction(() =>
+      dataLayer("test").$transaction((tx) => tx.organization.findFirst({ where: { id: org.id } })),
+    );
     expect(nested).toBeNull();
     const live = await createOrg(client);
-    await inOneTransaction(() => dataLayer("someone").organization.update({ where: { id: live.id }, data: { description: "x" } }));
+    await inOneTransaction(() =>
+      dataLayer("someone").organization.update({ where: { id: live.id }, data: { description: "x" } }),
+    );
     expect((await client.organization.findUniqueOrThrow({ where: { id: live.id } })).updated_by).toBe("someone");
   });
 });

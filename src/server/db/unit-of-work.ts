@@ -70,10 +70,17 @@ function openUnit(client: BaseClient): UnitOfWork & { end(failure?: { error: unk
       const done = new Promise<void>((ok, fail) => (finish = (failure) => (failure ? fail(failure.error) : ok())));
       // A handler may send several statements, each allowed the statement timeout; the transaction
       // as a whole gets a few of them before Prisma ends it.
-      settled = withTransactionConnection((taken) => (connection = taken), () => client.$transaction((tx) => {
-        resolve(tx);
-        return done;
-      }, { maxWait: DATABASE_CONNECT_TIMEOUT_MS, timeout: DATABASE_STATEMENT_TIMEOUT_MS * 4 }));
+      settled = withTransactionConnection(
+        (taken) => (connection = taken),
+        () =>
+          client.$transaction(
+            (tx) => {
+              resolve(tx);
+              return done;
+            },
+            { maxWait: DATABASE_CONNECT_TIMEOUT_MS, timeout: DATABASE_STATEMENT_TIMEOUT_MS * 4 },
+          ),
+      );
       // A transaction that could not begin fails the statement that asked for it.
       settled.catch(reject);
     }));
@@ -124,7 +131,10 @@ function openUnit(client: BaseClient): UnitOfWork & { end(failure?: { error: unk
 }
 
 /** Runs `work` in one transaction (or in the one already open), committed when it returns. */
-export function inOneTransaction<T>(work: (unit: UnitOfWork) => Promise<T>, client: BaseClient = baseClient()): Promise<T> {
+export function inOneTransaction<T>(
+  work: (unit: UnitOfWork) => Promise<T>,
+  client: BaseClient = baseClient(),
+): Promise<T> {
   const open = scope.getStore();
   if (open) return work(open);
   const unit = openUnit(client);
@@ -150,7 +160,11 @@ type WriteArgs = { where?: object; data?: object; create?: object; update?: obje
 const scalarFieldsByModel = new Map<string, string[]>();
 function scalarFields(model: string): string[] {
   let fields = scalarFieldsByModel.get(model);
-  if (!fields) scalarFieldsByModel.set(model, (fields = Object.keys((Prisma as unknown as Record<string, object>)[`${model}ScalarFieldEnum`] ?? {})));
+  if (!fields)
+    scalarFieldsByModel.set(
+      model,
+      (fields = Object.keys((Prisma as unknown as Record<string, object>)[`${model}ScalarFieldEnum`] ?? {})),
+    );
   return fields;
 }
 const ROW_KEEPING = new Set(["id", "created_at", "updated_at", "created_by", "updated_by"]);
@@ -169,21 +183,32 @@ const seenKey = (model: string, id: unknown) => `${model}:${String(id)}`;
 /** Keeps a row read or written in the unit, when it is whole (every scalar field there). */
 function remember(unit: UnitOfWork, model: string, value: unknown): void {
   const row = asRow(value);
-  if (row && row.id !== undefined && scalarFields(model).every((field) => field in row)) unit.seen.set(seenKey(model, row.id), row);
+  if (row && row.id !== undefined && scalarFields(model).every((field) => field in row))
+    unit.seen.set(seenKey(model, row.id), row);
 }
 
 /**
  * The row a write is about to change: as the unit last saw it when the write names it by id (the
  * service read it first, as most do), else read now.
  */
-async function rowBefore(unit: UnitOfWork, delegate: Delegate, model: string, where: WriteArgs["where"]): Promise<Record<string, unknown> | null> {
+async function rowBefore(
+  unit: UnitOfWork,
+  delegate: Delegate,
+  model: string,
+  where: WriteArgs["where"],
+): Promise<Record<string, unknown> | null> {
   const id = (where as { id?: unknown } | undefined)?.id;
   const seen = typeof id === "string" ? unit.seen.get(seenKey(model, id)) : undefined;
   return seen ?? asRow(await delegate.findUnique!({ where }));
 }
 
 const valuesOf = (fields: readonly string[], ...data: (object | undefined)[]) =>
-  Object.fromEntries(fields.map((field) => [field, data.map((d) => (d as Record<string, unknown> | undefined)?.[field]).find((v) => v !== undefined)]));
+  Object.fromEntries(
+    fields.map((field) => [
+      field,
+      data.map((d) => (d as Record<string, unknown> | undefined)?.[field]).find((v) => v !== undefined),
+    ]),
+  );
 
 /** A single-row write, journalled with the row before it when it had one. */
 async function journalled(unit: UnitOfWork, model: string, operation: string, args: WriteArgs): Promise<unknown> {
@@ -191,15 +216,32 @@ async function journalled(unit: UnitOfWork, model: string, operation: string, ar
   if (operation === "create") {
     const after = await delegate.create!(args);
     const fields = fieldsSet(model, args.data);
-    unit.writes.push({ model, operation, fields, values: valuesOf(fields, args.data), before: null, after: asRow(after) });
+    unit.writes.push({
+      model,
+      operation,
+      fields,
+      values: valuesOf(fields, args.data),
+      before: null,
+      after: asRow(after),
+    });
     remember(unit, model, after);
     return after;
   }
   const before = await rowBefore(unit, delegate, model, args.where);
   const result = await delegate[operation]!(args);
-  const fields = operation === "delete" ? scalarFields(model).filter((f) => !ROW_KEEPING.has(f)) : fieldsSet(model, args.data, args.create, args.update);
+  const fields =
+    operation === "delete"
+      ? scalarFields(model).filter((f) => !ROW_KEEPING.has(f))
+      : fieldsSet(model, args.data, args.create, args.update);
   const values = operation === "delete" ? {} : valuesOf(fields, args.data, args.update, args.create);
-  unit.writes.push({ model, operation: operation as Write["operation"], fields, values, before, after: operation === "delete" ? null : asRow(result) });
+  unit.writes.push({
+    model,
+    operation: operation as Write["operation"],
+    fields,
+    values,
+    before,
+    after: operation === "delete" ? null : asRow(result),
+  });
   if (operation === "delete") unit.seen.delete(seenKey(model, before?.id));
   else remember(unit, model, result);
   return result;
@@ -218,23 +260,40 @@ const READS = new Set([...SINGLE_READS, "findMany", "count", "aggregate", "group
  * the data layer's rules and is part of the unit of work, committed or rolled back with it.
  */
 export function joined<D extends { $extends: (extension: never) => unknown }>(db: D): D {
-  const raw = (operation: string) => ({ args, query }: { args: unknown; query: (a: unknown) => Promise<unknown> }) => {
-    const unit = scope.getStore();
-    if (!unit) return query(args);
-    // The unsafe forms carry their SQL and values as an argument list.
-    return unit.transaction().then((tx) => (tx as unknown as Record<string, Call>)[operation]!(...(Array.isArray(args) ? args : [args])));
-  };
+  const raw =
+    (operation: string) =>
+    ({ args, query }: { args: unknown; query: (a: unknown) => Promise<unknown> }) => {
+      const unit = scope.getStore();
+      if (!unit) return query(args);
+      // The unsafe forms carry their SQL and values as an argument list.
+      return unit
+        .transaction()
+        .then((tx) => (tx as unknown as Record<string, Call>)[operation]!(...(Array.isArray(args) ? args : [args])));
+    };
   const joining: D = (db.$extends as (extension: object) => D)({
     name: "join-unit-of-work",
     query: {
       $allModels: {
-        $allOperations({ model, operation, args, query }: { model: string; operation: string; args: unknown; query: (a: unknown) => Promise<unknown> }) {
+        $allOperations({
+          model,
+          operation,
+          args,
+          query,
+        }: {
+          model: string;
+          operation: string;
+          args: unknown;
+          query: (a: unknown) => Promise<unknown>;
+        }) {
           const unit = scope.getStore();
           if (!unit) return query(args);
           if (JOURNALLED.has(operation)) return journalled(unit, model, operation, args as WriteArgs);
           // A read goes through the transaction once it has begun (to see the unit's writes), before
           // that on its own; any other statement (a write of many rows) begins it.
-          const result = unit.begun || !READS.has(operation) ? unit.transaction().then((tx) => delegateOf(tx, model)[operation]!(args)) : query(args);
+          const result =
+            unit.begun || !READS.has(operation)
+              ? unit.transaction().then((tx) => delegateOf(tx, model)[operation]!(args))
+              : query(args);
           if (!SINGLE_READS.has(operation)) return result;
           return result.then((row) => {
             remember(unit, model, row);

@@ -10,7 +10,8 @@ const CLIENT_ADDRESS_HEADER = "x-svc-client-address";
 export const clientAddressOf = (request: Request): string => request.headers.get(CLIENT_ADDRESS_HEADER) || "unknown";
 
 /** The client's User-Agent, cut to a length worth keeping. */
-export const userAgentOf = (request: Request): string | null => request.headers.get("user-agent")?.slice(0, 255) ?? null;
+export const userAgentOf = (request: Request): string | null =>
+  request.headers.get("user-agent")?.slice(0, 255) ?? null;
 
 /** Where a request came from, as the audit trail records it. */
 export interface RequestFacts {

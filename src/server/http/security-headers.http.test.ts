@@ -13,7 +13,9 @@ describe("security headers", () => {
     expect((await plain.fetch("/api/health")).headers.get("strict-transport-security")).toBeNull();
     const secure = await startApp(url, { AUTH_URL: "https://svc.example.com" });
     for (const path of ["/api/health", "/", "/console/sign-in"]) {
-      expect((await secure.fetch(path)).headers.get("strict-transport-security"), path).toBe("max-age=63072000; includeSubDomains");
+      expect((await secure.fetch(path)).headers.get("strict-transport-security"), path).toBe(
+        "max-age=63072000; includeSubDomains",
+      );
     }
   });
 

@@ -41,7 +41,10 @@ function keyLimiter(limit: RateLimit): Limiter {
 }
 
 /** The IETF RateLimit fields of a key's answer: its policy, and where its window stands. */
-export function rateLimitHeaders(limit: RateLimit, state: LimitState): Record<"RateLimit-Policy" | "RateLimit", string> {
+export function rateLimitHeaders(
+  limit: RateLimit,
+  state: LimitState,
+): Record<"RateLimit-Policy" | "RateLimit", string> {
   return {
     "RateLimit-Policy": `"key";q=${limit.requests};w=${limit.window_seconds}`,
     RateLimit: `"key";r=${state.remaining};t=${Math.ceil(state.resetMs / 1000)}`,
@@ -53,18 +56,24 @@ export function rateLimitHeaders(limit: RateLimit, state: LimitState): Record<"R
  * it: a 429 carrying them and Retry-After.
  */
 export function countKeyRequest(keyId: string, limit: RateLimit): Promise<Record<string, string>> {
-  return keyLimiter(limit).consume(keyId).then((state) => keyRequestCounted(limit, state));
+  return keyLimiter(limit)
+    .consume(keyId)
+    .then((state) => keyRequestCounted(limit, state));
 }
 
 function keyRequestCounted(limit: RateLimit, state: LimitState): Record<string, string> {
   const headers = rateLimitHeaders(limit, state);
   if (!state.allowed) {
     metrics().rateLimited.inc({ limit: "key" });
-    throw new DomainError("rate_limited", `This key may make ${limit.requests} requests per ${limit.window_seconds} s.`, {
-      retry_after_seconds: Math.ceil(state.resetMs / 1000),
-      rate_limit_policy: headers["RateLimit-Policy"],
-      rate_limit: headers.RateLimit,
-    });
+    throw new DomainError(
+      "rate_limited",
+      `This key may make ${limit.requests} requests per ${limit.window_seconds} s.`,
+      {
+        retry_after_seconds: Math.ceil(state.resetMs / 1000),
+        rate_limit_policy: headers["RateLimit-Policy"],
+        rate_limit: headers.RateLimit,
+      },
+    );
   }
   return headers;
 }
@@ -80,7 +89,10 @@ const shared = globalThis as unknown as { svcAuthFailures?: Limiter | null };
 function failureLimiter(): Limiter | null {
   if (shared.svcAuthFailures === undefined) {
     const points = env().SVC_AUTH_FAILURE_LIMIT;
-    shared.svcAuthFailures = points === 0 ? null : limiterStore().limiter({ name: "auth-failures", points, windowSeconds: FAILURE_WINDOW_SECONDS });
+    shared.svcAuthFailures =
+      points === 0
+        ? null
+        : limiterStore().limiter({ name: "auth-failures", points, windowSeconds: FAILURE_WINDOW_SECONDS });
   }
   return shared.svcAuthFailures;
 }
@@ -122,20 +134,32 @@ export async function refuseWhileOverFailureLimit(address: string): Promise<void
 // Calls per client address, for routes that declare a limit (operations' `addressLimit`)
 
 // One limiter per route, the same whichever server chunk counts (as for failed authentications).
-const addressLimiters = ((globalThis as unknown as { svcAddressLimiters?: Map<string, Limiter> }).svcAddressLimiters ??= new Map());
+const addressLimiters = ((globalThis as unknown as { svcAddressLimiters?: Map<string, Limiter> }).svcAddressLimiters ??=
+  new Map());
 
 /** Counts a call of a route limited per address; over the limit, throws 429 `rate_limited`. */
-export async function countAddressRequest(spec: { name: string; requests: number; windowSeconds: number }, address: string): Promise<void> {
+export async function countAddressRequest(
+  spec: { name: string; requests: number; windowSeconds: number },
+  address: string,
+): Promise<void> {
   let limiter = addressLimiters.get(spec.name);
   if (!limiter) {
-    limiter = limiterStore().limiter({ name: `address:${spec.name}`, points: spec.requests, windowSeconds: spec.windowSeconds });
+    limiter = limiterStore().limiter({
+      name: `address:${spec.name}`,
+      points: spec.requests,
+      windowSeconds: spec.windowSeconds,
+    });
     addressLimiters.set(spec.name, limiter);
   }
   const state = await limiter.consume(failureCounterKey(address));
   if (!state.allowed) {
     metrics().rateLimited.inc({ limit: "address" });
-    throw new DomainError("rate_limited", `At most ${spec.requests} calls per ${spec.windowSeconds} s from one address. Try again later.`, {
-      retry_after_seconds: Math.ceil(state.resetMs / 1000),
-    });
+    throw new DomainError(
+      "rate_limited",
+      `At most ${spec.requests} calls per ${spec.windowSeconds} s from one address. Try again later.`,
+      {
+        retry_after_seconds: Math.ceil(state.resetMs / 1000),
+      },
+    );
   }
 }

@@ -29,7 +29,9 @@ describe("two replicas sharing Redis", () => {
     // can hold an event loop past Redis' command timeout, and then each counts alone, by design).
     const statuses: number[] = [];
     for (let batch = 0; batch < 10; batch++) {
-      statuses.push(...(await Promise.all(Array.from({ length: 10 }, (_, i) => me(i % 2 ? a : b, raw_key).then((r) => r.status)))));
+      statuses.push(
+        ...(await Promise.all(Array.from({ length: 10 }, (_, i) => me(i % 2 ? a : b, raw_key).then((r) => r.status)))),
+      );
     }
     const accepted = statuses.filter((s) => s === 200).length;
     // Within 10% of the limit, where each replica counting alone would accept up to twice it.
@@ -47,7 +49,9 @@ describe("two replicas sharing Redis", () => {
     });
     const statuses: number[] = [];
     for (let batch = 0; batch < 45; batch++) {
-      statuses.push(...(await Promise.all(Array.from({ length: 10 }, (_, i) => me(i % 2 ? a : b, raw_key).then((r) => r.status)))));
+      statuses.push(
+        ...(await Promise.all(Array.from({ length: 10 }, (_, i) => me(i % 2 ? a : b, raw_key).then((r) => r.status)))),
+      );
     }
     const accepted = statuses.filter((s) => s === 200).length;
     // Never past the limit; what either replica holds unspent (blocks of 4) costs at most a few.
@@ -59,7 +63,11 @@ describe("two replicas sharing Redis", () => {
   it("refuse a key revoked on one replica on the other within a second", async () => {
     const session = new Browserless(a.baseUrl);
     expect(await session.signIn(admin.username, PASSWORD)).toBe(true);
-    const { id, raw_key } = await createApiKey(systemActor("test"), admin.id, { name: "revoked-on-a", scopes: ["svc:system:orgs:read"], expires_at: null });
+    const { id, raw_key } = await createApiKey(systemActor("test"), admin.id, {
+      name: "revoked-on-a",
+      scopes: ["svc:system:orgs:read"],
+      expires_at: null,
+    });
     // Both replicas have the key cached as valid.
     for (const app of replicas) for (let i = 0; i < 3; i++) expect((await me(app, raw_key)).status).toBe(200);
     expect((await session.fetch(`/api/admin/users/api-keys/${id}`, { method: "DELETE" })).status).toBe(200);
@@ -71,7 +79,8 @@ describe("two replicas sharing Redis", () => {
 
   it("share failed sign-ins and failed keys per client address", async () => {
     const user = await createUser(client);
-    const signIn = async (app: RunningApp, password: string) => (await new Browserless(app.baseUrl).postCredentials({ username: user.username, password })).href;
+    const signIn = async (app: RunningApp, password: string) =>
+      (await new Browserless(app.baseUrl).postCredentials({ username: user.username, password })).href;
     for (const app of [a, a, b, b]) expect(await signIn(app, "not-the-password")).toContain("error=CredentialsSignin");
     // Four failures, two on each: the next attempt on either is refused, the right password too.
     expect(await signIn(a, PASSWORD)).toContain("code=rate_limited");

@@ -159,7 +159,7 @@ describe("limiter store", () => {
     // a second: within a window `remaining` counts down by one from 9,999; at each turn it starts
     // again from 9,999.
     const remaining: number[] = [];
-    for (const startedAt = Date.now(); Date.now() - startedAt < 3_300; ) {
+    for (const startedAt = Date.now(); Date.now() - startedAt < 3_300;) {
       const state = await limiter.consume("key-9");
       expect(state.allowed).toBe(true);
       remaining.push(state.remaining);
@@ -195,7 +195,10 @@ describe("limiter store", () => {
     await limiter.consume("key-watch");
     await untilWindowTurns(peer, "key-watch", async () => {
       const left = await peer.peek("key-left");
-      expect(left.remaining === 10_000 || Date.now() + left.resetMs <= leftWindowEnds + 500, "points of a later window held").toBe(true);
+      expect(
+        left.remaining === 10_000 || Date.now() + left.resetMs <= leftWindowEnds + 500,
+        "points of a later window held",
+      ).toBe(true);
     });
     expect((await peer.peek("key-left")).remaining).toBe(10_000);
   });

@@ -192,7 +192,8 @@ function leasing(plain: Limiter, limiter: RateLimiterAbstract): Limiter {
       if (leases.peek(key) !== lease || lease.window !== window) return;
       const now = Date.now();
       if (lease.next) void lease.next.then(turn, turn);
-      else if (lease.windowEndsBy > now) lease.turn ??= setTimeout(fire, lease.windowEndsBy - now + TURN_DELAY_MS).unref();
+      else if (lease.windowEndsBy > now)
+        lease.turn ??= setTimeout(fire, lease.windowEndsBy - now + TURN_DELAY_MS).unref();
       else takeBlock(key, lease).catch(() => {});
     };
     return setTimeout(fire, Math.max(0, lease.windowEndsBy - Date.now()) + TURN_DELAY_MS).unref();
@@ -202,7 +203,12 @@ function leasing(plain: Limiter, limiter: RateLimiterAbstract): Limiter {
   function handOut(key: string, lease: Lease, at: number): LimitState {
     lease.left -= 1;
     if (!lease.turn && leases.peek(key) === lease) lease.turn = armTurn(key, lease);
-    return { allowed: true, limit: spec.points, remaining: lease.remaining + lease.left, resetMs: Math.max(0, lease.windowEndsAt - at) };
+    return {
+      allowed: true,
+      limit: spec.points,
+      remaining: lease.remaining + lease.left,
+      resetMs: Math.max(0, lease.windowEndsAt - at),
+    };
   }
 
   // `retries`: how many more times to ask when refused by a window that ended as it answered.

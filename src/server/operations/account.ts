@@ -3,8 +3,19 @@ import { z } from "zod";
 import { signOutEverywhere } from "@/server/services/users/service";
 import type { SessionActor, UserActor } from "@/server/auth/actor";
 import { startLinking } from "@/server/auth/identity-linking";
-import { confirmTwoFactorInput, recoveryCodesSchema, turnOffTwoFactorInput, twoFactorSetupSchema, twoFactorStatusSchema } from "@/lib/schemas/two-factor";
-import { confirmTwoFactorSetup, myTwoFactor, startTwoFactorSetup, turnOffTwoFactor } from "@/server/services/two-factor/service";
+import {
+  confirmTwoFactorInput,
+  recoveryCodesSchema,
+  turnOffTwoFactorInput,
+  twoFactorSetupSchema,
+  twoFactorStatusSchema,
+} from "@/lib/schemas/two-factor";
+import {
+  confirmTwoFactorSetup,
+  myTwoFactor,
+  startTwoFactorSetup,
+  turnOffTwoFactor,
+} from "@/server/services/two-factor/service";
 import { defineOperation } from "./operation";
 
 // What signed-in users do for themselves, from their own console session (never through a key).
@@ -14,41 +25,86 @@ const TWO_FACTOR = "/api/v1/me/two-factor";
 
 export const accountOperations = {
   linkIdentity: defineOperation({
-    id: "linkIdentity", method: "POST", path: "/api/v1/me/identities/link", tag, summary: "Start linking an external account to the caller",
+    id: "linkIdentity",
+    method: "POST",
+    path: "/api/v1/me/identities/link",
+    tag,
+    summary: "Start linking an external account to the caller",
     description:
       "Answers where to send the browser: the provider's sign-in. Coming back, the external account is linked to the caller; one already linked to another user is refused, and the profile page says so.",
-    access: "session", body: z.strictObject({ provider: z.string().min(1).max(50).describe("github, google or oidc: an enabled provider.") }),
-    response: z.object({ redirect_url: z.string() }), errors: ["validation_failed"],
+    access: "session",
+    body: z.strictObject({
+      provider: z.string().min(1).max(50).describe("github, google or oidc: an enabled provider."),
+    }),
+    response: z.object({ redirect_url: z.string() }),
+    errors: ["validation_failed"],
     handler: ({ actor, body }) => startLinking(actor as SessionActor, body.provider),
   }),
   signOutEverywhere: defineOperation({
-    id: "signOutEverywhere", method: "POST", path: "/api/v1/me/sign-out-everywhere", tag, summary: "End every console session of the caller",
+    id: "signOutEverywhere",
+    method: "POST",
+    path: "/api/v1/me/sign-out-everywhere",
+    tag,
+    summary: "End every console session of the caller",
     description: "In every process at once, this session included. API keys are not affected.",
-    access: "session", duringTwoFactorSetup: true, response: z.object({ signed_out: z.literal(true) }),
+    access: "session",
+    duringTwoFactorSetup: true,
+    response: z.object({ signed_out: z.literal(true) }),
     handler: ({ actor }) => signOutEverywhere(actor as UserActor),
   }),
   myTwoFactor: defineOperation({
-    id: "getMyTwoFactor", method: "GET", path: TWO_FACTOR, tag, summary: "The caller's two-factor authentication",
-    access: "session", duringTwoFactorSetup: true, response: twoFactorStatusSchema,
+    id: "getMyTwoFactor",
+    method: "GET",
+    path: TWO_FACTOR,
+    tag,
+    summary: "The caller's two-factor authentication",
+    access: "session",
+    duringTwoFactorSetup: true,
+    response: twoFactorStatusSchema,
     handler: ({ actor }) => myTwoFactor(actor as SessionActor),
   }),
   setUpTwoFactor: defineOperation({
-    id: "setUpTwoFactor", method: "POST", path: `${TWO_FACTOR}/setup`, tag, summary: "Start setting up two-factor authentication",
+    id: "setUpTwoFactor",
+    method: "POST",
+    path: `${TWO_FACTOR}/setup`,
+    tag,
+    summary: "Start setting up two-factor authentication",
     description:
       "Answers a new secret (the setup key, and an otpauth:// URI for a QR code), this once; sign-in does not ask for codes until one is confirmed. Starting again replaces a setup not yet confirmed; 409 while two-factor is on.",
-    access: "session", duringTwoFactorSetup: true, response: twoFactorSetupSchema, secret: true, errors: ["conflict"],
+    access: "session",
+    duringTwoFactorSetup: true,
+    response: twoFactorSetupSchema,
+    secret: true,
+    errors: ["conflict"],
     handler: ({ actor }) => startTwoFactorSetup(actor as SessionActor),
   }),
   confirmTwoFactor: defineOperation({
-    id: "confirmTwoFactor", method: "POST", path: `${TWO_FACTOR}/confirm`, tag, summary: "Turn two-factor authentication on",
+    id: "confirmTwoFactor",
+    method: "POST",
+    path: `${TWO_FACTOR}/confirm`,
+    tag,
+    summary: "Turn two-factor authentication on",
     description: "With a current code of the new secret. Answers ten single-use recovery codes, this once.",
-    access: "session", duringTwoFactorSetup: true, body: confirmTwoFactorInput, response: recoveryCodesSchema, secret: true, errors: ["validation_failed", "conflict"],
+    access: "session",
+    duringTwoFactorSetup: true,
+    body: confirmTwoFactorInput,
+    response: recoveryCodesSchema,
+    secret: true,
+    errors: ["validation_failed", "conflict"],
     handler: ({ actor, body }) => confirmTwoFactorSetup(actor as SessionActor, body),
   }),
   turnOffTwoFactor: defineOperation({
-    id: "turnOffTwoFactor", method: "POST", path: `${TWO_FACTOR}/turn-off`, tag, summary: "Turn two-factor authentication off",
-    description: "Needs the caller's password (when it has one) and a code or a recovery code; wrong ones are throttled like sign-ins (429).",
-    access: "session", body: turnOffTwoFactorInput, response: twoFactorStatusSchema, errors: ["validation_failed", "conflict", "rate_limited"],
+    id: "turnOffTwoFactor",
+    method: "POST",
+    path: `${TWO_FACTOR}/turn-off`,
+    tag,
+    summary: "Turn two-factor authentication off",
+    description:
+      "Needs the caller's password (when it has one) and a code or a recovery code; wrong ones are throttled like sign-ins (429).",
+    access: "session",
+    body: turnOffTwoFactorInput,
+    response: twoFactorStatusSchema,
+    errors: ["validation_failed", "conflict", "rate_limited"],
     handler: ({ actor, body }) => turnOffTwoFactor(actor as SessionActor, body),
   }),
 };

@@ -7,21 +7,33 @@ import { defineOperation } from "./operation";
 // The audit trail: the platform's whole, and one organization's (its admins see only theirs).
 
 const tag = "Audit trail";
-const FILTERS = "Newest first. Filter by `action` (an operation id, or `signIn`), `actor_user_id`, `target_id`, and a time range (`since` inclusive, `until` exclusive).";
+const FILTERS =
+  "Newest first. Filter by `action` (an operation id, or `signIn`), `actor_user_id`, `target_id`, and a time range (`since` inclusive, `until` exclusive).";
 
 export const auditEventOperations = {
   list: defineOperation({
-    id: "listAuditEvents", method: "GET", path: "/api/v1/audit-events", tag, summary: "List audit events",
+    id: "listAuditEvents",
+    method: "GET",
+    path: "/api/v1/audit-events",
+    tag,
+    summary: "List audit events",
     description: `Every change through any door, sign-ins and refused authorizations. ${FILTERS}`,
     access: { permission: "svc:system:audit:read" },
-    query: listAuditEventsQuery, response: listOf(auditEventSchema),
+    query: listAuditEventsQuery,
+    response: listOf(auditEventSchema),
     handler: ({ actor, query }) => listAuditEvents(actor, query),
   }),
   listInOrganization: defineOperation({
-    id: "listOrgAuditEvents", method: "GET", path: "/api/v1/organizations/{org_id}/audit-events", tag, summary: "List an organization's audit events",
+    id: "listOrgAuditEvents",
+    method: "GET",
+    path: "/api/v1/organizations/{org_id}/audit-events",
+    tag,
+    summary: "List an organization's audit events",
     description: `The events of changes in this organization and to it. ${FILTERS}`,
     access: { permission: "svc:org:audit:read", org: "org_id", list: true },
-    params: orgAuditParams, query: listAuditEventsQuery, response: listOf(auditEventSchema),
+    params: orgAuditParams,
+    query: listAuditEventsQuery,
+    response: listOf(auditEventSchema),
     handler: ({ actor, params, query }) => listAuditEvents(actor, query, params.org_id),
   }),
 };

@@ -13,7 +13,12 @@ export interface Target {
 
 const singular = (segment: string) => segment.replace(/-/g, "_").replace(/ies$/, "y").replace(/s$/, "");
 
-export function targetOf(operation: AnyOperation, actor: Actor | null, params: Record<string, unknown>, result: unknown): Target {
+export function targetOf(
+  operation: AnyOperation,
+  actor: Actor | null,
+  params: Record<string, unknown>,
+  result: unknown,
+): Target {
   const segments = operation.path?.split("/").filter(Boolean) ?? [];
   if (operation.created && result !== undefined) {
     const collection = segments.filter((s) => !s.startsWith("{")).at(-1);

@@ -22,30 +22,65 @@ import { softDeletable } from "./soft-delete";
 // An organization's central points: stable handles onto its orchestrator instances, pro tier and up.
 
 const tag = "Central points";
-const { BASE, ONE, read, write } = inOrganization("central-points", "central_point_id", { read: "svc:central_points:read", write: "svc:central_points:write" });
+const { BASE, ONE, read, write } = inOrganization("central-points", "central_point_id", {
+  read: "svc:central_points:read",
+  write: "svc:central_points:write",
+});
 
 export const centralPointOperations = {
   list: defineOperation({
-    id: "listCentralPoints", method: "GET", path: BASE, tag, summary: "List an organization's central points",
-    access: { ...read, list: true }, params: orgIdParams, query: listCentralPointsQuery, response: centralPointListSchema,
+    id: "listCentralPoints",
+    method: "GET",
+    path: BASE,
+    tag,
+    summary: "List an organization's central points",
+    access: { ...read, list: true },
+    params: orgIdParams,
+    query: listCentralPointsQuery,
+    response: centralPointListSchema,
     handler: ({ actor, params, query }) => listCentralPoints(actor, params.org_id, query),
   }),
   create: defineOperation({
-    id: "createCentralPoint", method: "POST", path: BASE, tag, summary: "Create a central point",
+    id: "createCentralPoint",
+    method: "POST",
+    path: BASE,
+    tag,
+    summary: "Create a central point",
     description: "Pro tier and above (403 `tier_required`); the name is unique in the organization (409 `conflict`).",
-    access: write, params: orgIdParams, body: createCentralPointInput, response: centralPointSchema, status: 201, created: (point) => point.id,
+    access: write,
+    params: orgIdParams,
+    body: createCentralPointInput,
+    response: centralPointSchema,
+    status: 201,
+    created: (point) => point.id,
     errors: ["not_found", "tier_required", "quota_exceeded", "conflict"],
     handler: ({ actor, params, body }) => createCentralPoint(actor, params.org_id, body),
   }),
   update: defineOperation({
-    id: "updateCentralPoint", method: "PATCH", path: ONE, tag, summary: "Update a central point",
-    access: write, params: centralPointParams, body: updateCentralPointInput, response: centralPointSchema, errors: ["not_found", "conflict"],
+    id: "updateCentralPoint",
+    method: "PATCH",
+    path: ONE,
+    tag,
+    summary: "Update a central point",
+    access: write,
+    params: centralPointParams,
+    body: updateCentralPointInput,
+    response: centralPointSchema,
+    errors: ["not_found", "conflict"],
     handler: ({ actor, params, body }) => updateCentralPoint(actor, params.org_id, params.central_point_id, body),
   }),
   ...softDeletable({
-    name: "CentralPoint", noun: "a central point", path: ONE, tag, params: centralPointParams, response: centralPointSchema,
+    name: "CentralPoint",
+    noun: "a central point",
+    path: ONE,
+    tag,
+    params: centralPointParams,
+    response: centralPointSchema,
     access: { read, delete: write, restore: write },
-    notes: { restore: "Pro tier and above, within `max_central_points`; 409 `conflict` when a live central point has taken its name." },
+    notes: {
+      restore:
+        "Pro tier and above, within `max_central_points`; 409 `conflict` when a live central point has taken its name.",
+    },
     errors: { restore: ["tier_required", "quota_exceeded", "conflict"] },
     get: (actor, p, options) => getCentralPoint(actor, p.org_id, p.central_point_id, options),
     delete: (actor, p) => deleteCentralPoint(actor, p.org_id, p.central_point_id),

@@ -43,4 +43,6 @@ export const OPERATION_GROUPS = {
   auditEvents: auditEventOperations,
 };
 
-export const OPERATIONS: readonly AnyOperation[] = Object.values(OPERATION_GROUPS).flatMap((group) => Object.values(group) as AnyOperation[]);
+export const OPERATIONS: readonly AnyOperation[] = Object.values(OPERATION_GROUPS).flatMap(
+  (group) => Object.values(group) as AnyOperation[],
+);

@@ -45,11 +45,19 @@ function parse<T>(schema: z.ZodType<T> | undefined, value: unknown, root: string
   const problems = rawInputProblems(value, root);
   if (problems.length > 0) throw validationFailed(problems);
   const result = schema.safeParse(value);
-  if (!result.success) throw new DomainError("validation_failed", "The request is not valid.", { errors: zodFieldErrors(result.error, root) });
+  if (!result.success)
+    throw new DomainError("validation_failed", "The request is not valid.", {
+      errors: zodFieldErrors(result.error, root),
+    });
   return result.data;
 }
 
-export async function invoke(operation: AnyOperation, actor: Actor | null, raw: RawInput, options: InvokeOptions = {}): Promise<unknown> {
+export async function invoke(
+  operation: AnyOperation,
+  actor: Actor | null,
+  raw: RawInput,
+  options: InvokeOptions = {},
+): Promise<unknown> {
   const request = options.request ?? NO_REQUEST;
   try {
     return await checkedCall(operation, actor, raw, options, request);
@@ -57,13 +65,26 @@ export async function invoke(operation: AnyOperation, actor: Actor | null, raw: 
     if (actor && error instanceof DomainError && error.code === "forbidden" && options.audit !== false) {
       const params = (raw.params ?? {}) as Record<string, unknown>;
       const target = targetOf(operation, actor, params, undefined);
-      await recordAlone({ actor, action: operation.id, outcome: "denied", target, orgId: orgOf(params, target), request });
+      await recordAlone({
+        actor,
+        action: operation.id,
+        outcome: "denied",
+        target,
+        orgId: orgOf(params, target),
+        request,
+      });
     }
     throw error;
   }
 }
 
-async function checkedCall(operation: AnyOperation, actor: Actor | null, raw: RawInput, options: InvokeOptions, request: RequestFacts): Promise<unknown> {
+async function checkedCall(
+  operation: AnyOperation,
+  actor: Actor | null,
+  raw: RawInput,
+  options: InvokeOptions,
+  request: RequestFacts,
+): Promise<unknown> {
   if (operation.access !== "public" && !actor) {
     throw new DomainError("unauthenticated", "Send an API key in the X-API-KEY header, or sign in.");
   }
@@ -73,7 +94,9 @@ async function checkedCall(operation: AnyOperation, actor: Actor | null, raw: Ra
   // whatever the rest says.
   // An organization in the path counts whatever the access declared (a key restricted to other
   // organizations may not act there).
-  const org = (typeof operation.access === "object" ? operation.access.org : undefined) ?? ("org_id" in rawParams ? "org_id" : undefined);
+  const org =
+    (typeof operation.access === "object" ? operation.access.org : undefined) ??
+    ("org_id" in rawParams ? "org_id" : undefined);
   const scope = org ? parse(z.strictObject({ [org]: id }), { [org]: rawParams[org] }, root("params")) : {};
   authorizeOperation(operation.access, actor, scope, {
     console: options.console,
@@ -101,11 +124,24 @@ export type ChangeDescription = { action: string; target: Target; orgId: string 
  * A change and its audit event as one unit of work. Every door's changes go through here: the
  * operations' (above) and the CLI's commands.
  */
-export function auditedChange<T>(actor: Actor, request: RequestFacts, work: () => Promise<T>, describe: (result: T) => ChangeDescription): Promise<T> {
+export function auditedChange<T>(
+  actor: Actor,
+  request: RequestFacts,
+  work: () => Promise<T>,
+  describe: (result: T) => ChangeDescription,
+): Promise<T> {
   return inOneTransaction(async (unit) => {
     const result = await work();
     const { action, target, orgId } = describe(result);
-    recordInUnit(unit, { actor, action, outcome: "success", target, orgId, changes: changesOf(unit.writes, target.id), request });
+    recordInUnit(unit, {
+      actor,
+      action,
+      outcome: "success",
+      target,
+      orgId,
+      changes: changesOf(unit.writes, target.id),
+      request,
+    });
     return result;
   });
 }

@@ -85,7 +85,13 @@ export interface Operation<
   handler: (ctx: OperationContext<Out<P>, Out<Q>, Out<B>>) => Promise<z.input<R>> | z.input<R>;
 }
 
-export type AnyOperation = Operation<Method, ObjectSchema | undefined, ObjectSchema | undefined, ObjectSchema | undefined, z.ZodType>;
+export type AnyOperation = Operation<
+  Method,
+  ObjectSchema | undefined,
+  ObjectSchema | undefined,
+  ObjectSchema | undefined,
+  z.ZodType
+>;
 
 /** A resource inside an organization: its collection's path, one item's path, and reading and writing it there. */
 export function inOrganization<const R extends `${string}:read`, const W extends `${string}:write`>(
@@ -118,10 +124,15 @@ export type OperationInput<O> =
   O extends Operation<Method, infer P, infer Q, infer B, z.ZodType>
     ? [P, Q, B] extends [undefined, undefined, undefined]
       ? void
-      : (P extends z.ZodType ? z.input<P> : unknown) & (Q extends z.ZodType ? z.input<Q> : unknown) & (B extends z.ZodType ? z.input<B> : unknown)
+      : (P extends z.ZodType ? z.input<P> : unknown) &
+          (Q extends z.ZodType ? z.input<Q> : unknown) &
+          (B extends z.ZodType ? z.input<B> : unknown)
     : never;
 
-export type OperationOutput<O> = O extends Operation<Method, ObjectSchema | undefined, ObjectSchema | undefined, ObjectSchema | undefined, infer R> ? z.output<R> : never;
+export type OperationOutput<O> =
+  O extends Operation<Method, ObjectSchema | undefined, ObjectSchema | undefined, ObjectSchema | undefined, infer R>
+    ? z.output<R>
+    : never;
 
 /**
  * An answer that never changes once made (a handler that memoizes its answers returns it again and

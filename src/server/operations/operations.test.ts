@@ -40,11 +40,14 @@ describe("operation declarations", () => {
     for (const remove of softDeletes) {
       const restore = ROUTES.find((r) => r.method === "POST" && r.path === `${remove.path}/restore`);
       expect(restore, `${remove.id} has a restore`).toBeDefined();
-      expect(typeof restore?.access === "object" && restore.access.sysAdmin, `${restore?.id} is for sys_admins`).toBe(true);
+      expect(typeof restore?.access === "object" && restore.access.sysAdmin, `${restore?.id} is for sys_admins`).toBe(
+        true,
+      );
       const read = ROUTES.find((r) => r.method === "GET" && r.path === remove.path);
       expect(Object.keys(shapeOf(read?.query)), `${read?.id} takes include_deleted`).toContain("include_deleted");
       const list = ROUTES.find((r) => r.method === "GET" && r.path === remove.path.replace(/\/\{[a-z_]+\}$/, ""));
-      if (list) expect(Object.keys(shapeOf(list.query)), `${list.id} takes include_deleted`).toContain("include_deleted");
+      if (list)
+        expect(Object.keys(shapeOf(list.query)), `${list.id} takes include_deleted`).toContain("include_deleted");
     }
   });
 
@@ -58,7 +61,11 @@ describe("operation declarations", () => {
     const files = (dir: string): string[] =>
       readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
         const full = path.join(dir, entry.name);
-        return entry.isDirectory() ? files(full) : /\.tsx?$/.test(entry.name) && !entry.name.endsWith(".test.ts") ? [full] : [];
+        return entry.isDirectory()
+          ? files(full)
+          : /\.tsx?$/.test(entry.name) && !entry.name.endsWith(".test.ts")
+            ? [full]
+            : [];
       });
     for (const file of [...files("src/app/api"), ...files("src/server/trpc")]) {
       expect(readFileSync(file, "utf8"), file).not.toMatch(/["'`]svc:[a-z_:]+["'`]/);
@@ -67,16 +74,26 @@ describe("operation declarations", () => {
 
   it("refuse a session held to setting up two-factor, but for the few that set it up or sign out", () => {
     const held: SessionActor = {
-      kind: "session", userId: "0190a000-0000-7000-8000-000000000001", username: "held", displayName: null, mustSetUpTwoFactor: true,
+      kind: "session",
+      userId: "0190a000-0000-7000-8000-000000000001",
+      username: "held",
+      displayName: null,
+      mustSetUpTwoFactor: true,
       grants: { isSysAdmin: true, global: new Set(), byOrg: new Map(), memberships: new Map(), inactive: new Set() },
     };
     const open: string[] = [];
     for (const operation of OPERATIONS.filter((o) => o.access !== "public" && o.access !== "metrics")) {
-      const params = typeof operation.access === "object" && operation.access.org ? { [operation.access.org]: "0190a000-0000-7000-8000-000000000002" } : {};
+      const params =
+        typeof operation.access === "object" && operation.access.org
+          ? { [operation.access.org]: "0190a000-0000-7000-8000-000000000002" }
+          : {};
       for (const console of [false, true]) {
         let refusal: unknown = null;
         try {
-          authorizeOperation(operation.access, held, params, { console, duringTwoFactorSetup: operation.duringTwoFactorSetup });
+          authorizeOperation(operation.access, held, params, {
+            console,
+            duringTwoFactorSetup: operation.duringTwoFactorSetup,
+          });
         } catch (error) {
           refusal = error;
         }
@@ -91,7 +108,12 @@ describe("operation declarations", () => {
 
 describe("immutableAnswer", () => {
   it("freezes an answer all through, so the REST door may keep its JSON", () => {
-    const answer = immutableAnswer({ user: { id: "u" }, permissions: ["a"], organizations: [{ id: "o", permissions: ["b"] }], key: null });
+    const answer = immutableAnswer({
+      user: { id: "u" },
+      permissions: ["a"],
+      organizations: [{ id: "o", permissions: ["b"] }],
+      key: null,
+    });
     expect(Object.isFrozen(answer)).toBe(true);
     expect(Object.isFrozen(answer.user)).toBe(true);
     expect(Object.isFrozen(answer.permissions)).toBe(true);

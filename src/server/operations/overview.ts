@@ -7,7 +7,11 @@ import { defineOperation } from "./operation";
 
 export const overviewOperations = {
   get: defineOperation({
-    id: "getOverview", method: "GET", path: null, tag: "Operations", summary: "The platform at a glance",
+    id: "getOverview",
+    method: "GET",
+    path: null,
+    tag: "Operations",
+    summary: "The platform at a glance",
     access: { permission: "svc:system:orgs:read", sysAdmin: true },
     response: overviewSchema,
     handler: ({ actor }) => overview(actor),

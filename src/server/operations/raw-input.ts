@@ -28,7 +28,8 @@ export function rawInputProblems(value: unknown, root: string, limit = 20): Fiel
       const found = unstorable(node);
       if (found) problems.push({ path: path || "body", message: `must not contain ${found}` });
     } else if (typeof node === "number") {
-      if (Math.abs(node) > Number.MAX_SAFE_INTEGER) problems.push({ path: path || "body", message: "is beyond ±9007199254740991 (send it as a string)" });
+      if (Math.abs(node) > Number.MAX_SAFE_INTEGER)
+        problems.push({ path: path || "body", message: "is beyond ±9007199254740991 (send it as a string)" });
     } else if (typeof node === "object" && node !== null) {
       if (depth > MAX_INPUT_DEPTH) {
         problems.push({ path: field || "body", message: `is nested deeper than ${MAX_INPUT_DEPTH} levels` });

@@ -30,7 +30,9 @@ export const meSchema = z.object({
       allowed_cidrs: allowedCidrsSchema,
     })
     .nullable()
-    .describe("The key the request came with (null for a session). `rate_limit` is the limit it is held to: its own, else the platform default; `allowed_org_ids` and `allowed_cidrs` its restrictions (null: none)."),
+    .describe(
+      "The key the request came with (null for a session). `rate_limit` is the limit it is held to: its own, else the platform default; `allowed_org_ids` and `allowed_cidrs` its restrictions (null: none).",
+    ),
   permissions: z.array(z.string()).describe("Effective permissions held globally."),
   organizations: z.array(z.object({ id: z.uuid(), name: z.string(), permissions: z.array(z.string()) })),
 });
@@ -69,32 +71,61 @@ function meOf(user: UserActor): Readonly<Me> {
 
 export const systemOperations = {
   health: defineOperation({
-    id: "health", method: "GET", path: "/api/health", console: false, tag: "Operations", summary: "Liveness",
+    id: "health",
+    method: "GET",
+    path: "/api/health",
+    console: false,
+    tag: "Operations",
+    summary: "Liveness",
     description: "Answers without credentials and without touching the database.",
-    access: "public", response: status,
+    access: "public",
+    response: status,
     handler: () => ({ status: "ok" as const }),
   }),
   ready: defineOperation({
-    id: "ready", method: "GET", path: "/api/ready", console: false, tag: "Operations", summary: "Readiness",
-    description: "200 while the database answers; 503 with Retry-After when it does not answer within 1.5 s, and from the moment the process starts shutting down.",
-    access: "public", response: status, errors: ["unavailable"],
+    id: "ready",
+    method: "GET",
+    path: "/api/ready",
+    console: false,
+    tag: "Operations",
+    summary: "Readiness",
+    description:
+      "200 while the database answers; 503 with Retry-After when it does not answer within 1.5 s, and from the moment the process starts shutting down.",
+    access: "public",
+    response: status,
+    errors: ["unavailable"],
     handler: async () => {
       if (draining()) throw new DomainError("unavailable", "The app is shutting down.");
-      if (!(await databaseAnswers(READY_DEADLINE_MS))) throw new DomainError("unavailable", "The database does not answer.");
+      if (!(await databaseAnswers(READY_DEADLINE_MS)))
+        throw new DomainError("unavailable", "The database does not answer.");
       return { status: "ok" as const };
     },
   }),
   metrics: defineOperation({
-    id: "getMetrics", method: "GET", path: "/api/metrics", console: false, tag: "Operations", summary: "Metrics, in Prometheus' text format",
+    id: "getMetrics",
+    method: "GET",
+    path: "/api/metrics",
+    console: false,
+    tag: "Operations",
+    summary: "Metrics, in Prometheus' text format",
     description:
       "This process's metrics for a Prometheus scraper: REST requests by route template, method and status, with latency histograms; API key authentications by outcome; requests refused with 429; the database pool (in use, idle, waiting); the key cache; the bookkeeping backlog; Node.js' own. Each app process answers for itself: scrape every one.",
-    access: "metrics", response: z.string(), produces: prometheusContentType,
+    access: "metrics",
+    response: z.string(),
+    produces: prometheusContentType,
     handler: () => metrics().registry.metrics(),
   }),
   me: defineOperation({
-    id: "getMe", method: "GET", path: "/api/v1/me", console: false, tag: "Identity", summary: "Who am I, and what may I do",
-    description: "For a key, the permissions are its scopes without dangerous ones, intersected with what its owner holds now.",
-    access: "authenticated", response: meSchema,
+    id: "getMe",
+    method: "GET",
+    path: "/api/v1/me",
+    console: false,
+    tag: "Identity",
+    summary: "Who am I, and what may I do",
+    description:
+      "For a key, the permissions are its scopes without dangerous ones, intersected with what its owner holds now.",
+    access: "authenticated",
+    response: meSchema,
     handler: ({ actor }) => meOf(actor as UserActor),
   }),
 };

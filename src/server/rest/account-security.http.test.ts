@@ -4,7 +4,17 @@ import { ORG_PERMISSIONS } from "@/lib/permissions";
 import { createApiKey } from "@/server/services/api-keys/service";
 import { Browserless, request, startApp, type Caller } from "@/test/app";
 import { testDatabase } from "@/test/database";
-import { createOrg, createRole, createSysAdmin, createUser, grant, join, PASSWORD, roleId, seedRoles } from "@/test/fixtures";
+import {
+  createOrg,
+  createRole,
+  createSysAdmin,
+  createUser,
+  grant,
+  join,
+  PASSWORD,
+  roleId,
+  seedRoles,
+} from "@/test/fixtures";
 
 // Account and tenant security over real HTTP, as an attacker would try it: a lesser admin going
 // for a sys_admin's credentials, members reading each other's chats, another site riding the
@@ -13,7 +23,8 @@ import { createOrg, createRole, createSysAdmin, createUser, grant, join, PASSWOR
 const { client, url } = await testDatabase();
 await seedRoles(client);
 const app = await startApp(url);
-const call = <T = Record<string, unknown>>(as: Caller, method: string, path: string, body?: unknown) => request<T>(app, as, method, path, body);
+const call = <T = Record<string, unknown>>(as: Caller, method: string, path: string, body?: unknown) =>
+  request<T>(app, as, method, path, body);
 
 async function signedIn(userId: string, target = app): Promise<Browserless> {
   const user = await client.user.findUniqueOrThrow({ where: { id: userId } });
@@ -27,13 +38,19 @@ const asRoot: Caller = { session: await signedIn(root.id) };
 
 // A user management admin: a custom system role with users:read and users:write, not a sys_admin.
 const lesser = await createUser(client);
-await grant(client, lesser.id, (await createRole(client, "system", ["svc:system:users:read", "svc:system:users:write"])).id);
+await grant(
+  client,
+  lesser.id,
+  (await createRole(client, "system", ["svc:system:users:read", "svc:system:users:write"])).id,
+);
 const asLesser: Caller = { session: await signedIn(lesser.id) };
 
 describe("a lesser admin cannot take over a greater user", () => {
   it("refuses to touch a sys_admin's password, username, email, identities or account (403), changing nothing", async () => {
     const victim = await createSysAdmin(client);
-    const identity = await client.userOauthIdentity.create({ data: { user_id: victim.id, provider: "github", provider_user_id: `gh-${victim.id}` } });
+    const identity = await client.userOauthIdentity.create({
+      data: { user_id: victim.id, provider: "github", provider_user_id: `gh-${victim.id}` },
+    });
     const before = await client.user.findUniqueOrThrow({ where: { id: victim.id } });
     const path = `/api/v1/users/${victim.id}`;
     for (const [method, suffix, body] of [
@@ -58,12 +75,21 @@ describe("a lesser admin cannot take over a greater user", () => {
     const orgAdmin = await createUser(client);
     await join(client, orgAdmin.id, org.id);
     await grant(client, orgAdmin.id, await roleId(client, "org_admin"), org.id);
-    expect(await call(asLesser, "POST", `/api/v1/users/${orgAdmin.id}/password`, { password: "another long password" })).toMatchObject({ status: 403 });
+    expect(
+      await call(asLesser, "POST", `/api/v1/users/${orgAdmin.id}/password`, { password: "another long password" }),
+    ).toMatchObject({ status: 403 });
     const plain = await createUser(client);
-    expect((await call(asLesser, "PATCH", `/api/v1/users/${plain.id}`, { email: "plain@example.test" })).status).toBe(200);
-    expect((await call(asLesser, "POST", `/api/v1/users/${plain.id}/password`, { password: "another long password" })).status).toBe(200);
+    expect((await call(asLesser, "PATCH", `/api/v1/users/${plain.id}`, { email: "plain@example.test" })).status).toBe(
+      200,
+    );
+    expect(
+      (await call(asLesser, "POST", `/api/v1/users/${plain.id}/password`, { password: "another long password" }))
+        .status,
+    ).toBe(200);
     // Profile fields that sign nobody in stay open to the user manager.
-    expect((await call(asLesser, "PATCH", `/api/v1/users/${orgAdmin.id}`, { display_name: "Renamed" })).status).toBe(200);
+    expect((await call(asLesser, "PATCH", `/api/v1/users/${orgAdmin.id}`, { display_name: "Renamed" })).status).toBe(
+      200,
+    );
   });
 
   it("refuses to restore a deleted sys_admin", async () => {
@@ -79,14 +105,22 @@ describe("a lesser admin cannot take over a greater user", () => {
     // The actor administers members there but does not hold every org permission of org_admin.
     const manager = await createUser(client);
     await join(client, manager.id, org.id);
-    await grant(client, manager.id, (await createRole(client, "org", ["svc:org:members:read", "svc:org:members:write"])).id, org.id);
+    await grant(
+      client,
+      manager.id,
+      (await createRole(client, "org", ["svc:org:members:read", "svc:org:members:write"])).id,
+      org.id,
+    );
     const admin = await createUser(client);
     await join(client, admin.id, org.id);
     await grant(client, admin.id, await roleId(client, "org_admin"), org.id);
     const member = await createUser(client);
     await join(client, member.id, org.id);
     const asManager: Caller = { session: await signedIn(manager.id) };
-    expect(await call(asManager, "DELETE", `/api/v1/organizations/${org.id}/members/${admin.id}`)).toMatchObject({ status: 403, body: { code: "scope_not_held" } });
+    expect(await call(asManager, "DELETE", `/api/v1/organizations/${org.id}/members/${admin.id}`)).toMatchObject({
+      status: 403,
+      body: { code: "scope_not_held" },
+    });
     expect(await client.userOrgMembership.count({ where: { user_id: admin.id, org_id: org.id } })).toBe(1);
     expect((await call(asManager, "DELETE", `/api/v1/organizations/${org.id}/members/${member.id}`)).status).toBe(200);
   });
@@ -102,7 +136,9 @@ describe("console sessions end when they must", () => {
     const me = (target: typeof app) => target.fetch("/api/v1/me", { headers: { cookie } });
     expect((await me(app)).status).toBe(200);
     expect((await me(other)).status).toBe(200);
-    expect((await call(asRoot, "POST", `/api/v1/users/${user.id}/password`, { password: "a brand new password" })).status).toBe(200);
+    expect(
+      (await call(asRoot, "POST", `/api/v1/users/${user.id}/password`, { password: "a brand new password" })).status,
+    ).toBe(200);
     expect((await me(app)).status).toBe(401);
     await vi.waitFor(async () => expect((await me(other)).status).toBe(401), { timeout: 1_000, interval: 20 });
     // The new password signs in afresh.
@@ -111,7 +147,9 @@ describe("console sessions end when they must", () => {
 
   it("ends them when an identity is unlinked, and when the user is deleted", async () => {
     const user = await createUser(client);
-    const identity = await client.userOauthIdentity.create({ data: { user_id: user.id, provider: "google", provider_user_id: `g-${user.id}` } });
+    const identity = await client.userOauthIdentity.create({
+      data: { user_id: user.id, provider: "google", provider_user_id: `g-${user.id}` },
+    });
     const first = await signedIn(user.id);
     expect((await first.fetch("/api/v1/me")).status).toBe(200);
     expect((await call(asRoot, "DELETE", `/api/v1/users/${user.id}/identities/${identity.id}`)).status).toBe(200);
@@ -125,10 +163,17 @@ describe("console sessions end when they must", () => {
     const user = await createSysAdmin(client);
     const laptop = await signedIn(user.id);
     const phone = await signedIn(user.id);
-    const key = await createApiKey(systemActor("test"), user.id, { name: "k", scopes: ["svc:system:users:read"], expires_at: null });
+    const key = await createApiKey(systemActor("test"), user.id, {
+      name: "k",
+      scopes: ["svc:system:users:read"],
+      expires_at: null,
+    });
     expect(await call({ key: key.raw_key }, "POST", "/api/v1/me/sign-out-everywhere")).toMatchObject({ status: 403 });
     expect((await laptop.fetch("/api/v1/me")).status).toBe(200);
-    expect(await call({ session: phone }, "POST", "/api/v1/me/sign-out-everywhere")).toMatchObject({ status: 200, body: { signed_out: true } });
+    expect(await call({ session: phone }, "POST", "/api/v1/me/sign-out-everywhere")).toMatchObject({
+      status: 200,
+      body: { signed_out: true },
+    });
     expect((await laptop.fetch("/api/v1/me")).status).toBe(401);
     expect((await phone.fetch("/api/v1/me")).status).toBe(401);
     // API keys are not sessions: they keep working.
@@ -149,22 +194,42 @@ describe("another site cannot ride the console's cookie", () => {
       { "sec-fetch-site": "none" },
     ];
     for (const headers of crossSite) {
-      const response = await session.fetch("/api/v1/organizations", { method: "POST", headers: { "content-type": "application/json", ...headers }, body });
+      const response = await session.fetch("/api/v1/organizations", {
+        method: "POST",
+        headers: { "content-type": "application/json", ...headers },
+        body,
+      });
       expect(response.status, JSON.stringify(headers)).toBe(403);
     }
     expect(await client.organization.count()).toBe(before);
-    const own = await session.fetch("/api/v1/organizations", { method: "POST", headers: { "content-type": "application/json", origin: app.baseUrl }, body: JSON.stringify({ name: "Made here" }) });
+    const own = await session.fetch("/api/v1/organizations", {
+      method: "POST",
+      headers: { "content-type": "application/json", origin: app.baseUrl },
+      body: JSON.stringify({ name: "Made here" }),
+    });
     expect(own.status).toBe(201);
     // Reads carry no such risk, and API keys are never sent by a browser on its own.
-    expect((await session.fetch("/api/v1/organizations", { headers: { "sec-fetch-site": "cross-site" } })).status).toBe(200);
-    const key = await createApiKey(systemActor("test"), root.id, { name: "k", scopes: ["svc:system:orgs:write"], expires_at: null });
-    const viaKey = await app.fetch("/api/v1/organizations", { method: "POST", headers: { "content-type": "application/json", "x-api-key": key.raw_key, origin: "https://evil.example" }, body: JSON.stringify({ name: "Integration" }) });
+    expect((await session.fetch("/api/v1/organizations", { headers: { "sec-fetch-site": "cross-site" } })).status).toBe(
+      200,
+    );
+    const key = await createApiKey(systemActor("test"), root.id, {
+      name: "k",
+      scopes: ["svc:system:orgs:write"],
+      expires_at: null,
+    });
+    const viaKey = await app.fetch("/api/v1/organizations", {
+      method: "POST",
+      headers: { "content-type": "application/json", "x-api-key": key.raw_key, origin: "https://evil.example" },
+      body: JSON.stringify({ name: "Integration" }),
+    });
     expect(viaKey.status).toBe(201);
   });
 });
 
 const chatOrg = await createOrg(client);
-const instance = await client.orchestratorInstance.create({ data: { org_id: chatOrg.id, name: "bot", framework_type: "langgraph", mode: "supervisor" } });
+const instance = await client.orchestratorInstance.create({
+  data: { org_id: chatOrg.id, name: "bot", framework_type: "langgraph", mode: "supervisor" },
+});
 
 describe("conversations are private to their user", () => {
   const org = chatOrg;
@@ -172,51 +237,99 @@ describe("conversations are private to their user", () => {
     const user = await createUser(client);
     await join(client, user.id, org.id);
     await grant(client, user.id, await roleId(client, "org_member"), org.id);
-    const key = await createApiKey(systemActor("test"), user.id, { name: "m", scopes: ["svc:conversations:read", "svc:conversations:write"], expires_at: null });
+    const key = await createApiKey(systemActor("test"), user.id, {
+      name: "m",
+      scopes: ["svc:conversations:read", "svc:conversations:write"],
+      expires_at: null,
+    });
     return { user, as: { key: key.raw_key } as Caller };
   };
   const base = `/api/v1/organizations/${org.id}/conversations`;
-  const message = (role = "user", source = "human") => ({ role, source, content: "hi", turn_id: "0193a5c2-7d1e-7b4a-9c3f-2e8d6f1a4b70" });
+  const message = (role = "user", source = "human") => ({
+    role,
+    source,
+    content: "hi",
+    turn_id: "0193a5c2-7d1e-7b4a-9c3f-2e8d6f1a4b70",
+  });
 
   it("keeps another member's conversations out of a member's sight and reach", async () => {
     const alice = await member();
     const bob = await member();
-    const chat = (await call<{ id: string }>(alice.as, "POST", base, { instance_id: instance.id, title: "alice's" })).body;
+    const chat = (await call<{ id: string }>(alice.as, "POST", base, { instance_id: instance.id, title: "alice's" }))
+      .body;
     expect((await call(bob.as, "GET", `${base}/${chat.id}`)).status).toBe(404);
     expect((await call(bob.as, "GET", `${base}/${chat.id}/messages`)).status).toBe(404);
     expect((await call(bob.as, "POST", `${base}/${chat.id}/messages`, { messages: [message()] })).status).toBe(404);
     expect((await call(bob.as, "DELETE", `${base}/${chat.id}`)).status).toBe(404);
-    expect(await call(bob.as, "GET", `${base}?user_id=${alice.user.id}`)).toMatchObject({ status: 403, body: { required_permission: "svc:conversations:manage" } });
-    expect(await call(bob.as, "POST", base, { instance_id: instance.id, user_id: alice.user.id })).toMatchObject({ status: 403 });
+    expect(await call(bob.as, "GET", `${base}?user_id=${alice.user.id}`)).toMatchObject({
+      status: 403,
+      body: { required_permission: "svc:conversations:manage" },
+    });
+    expect(await call(bob.as, "POST", base, { instance_id: instance.id, user_id: alice.user.id })).toMatchObject({
+      status: 403,
+    });
     expect((await call<{ data: unknown[] }>(bob.as, "GET", base)).body.data).toEqual([]);
     expect(await client.message.count({ where: { conv_id: chat.id } })).toBe(0);
     // Alice sees and writes her own.
     expect((await call(alice.as, "POST", `${base}/${chat.id}/messages`, { messages: [message()] })).status).toBe(201);
-    expect((await call<{ data: { id: string }[] }>(alice.as, "GET", base)).body.data.map((c) => c.id)).toEqual([chat.id]);
+    expect((await call<{ data: { id: string }[] }>(alice.as, "GET", base)).body.data.map((c) => c.id)).toEqual([
+      chat.id,
+    ]);
   });
 
   it("lets only the runtime (svc:conversations:manage) write replies, tools, imports and unmapped messages", async () => {
     const alice = await member();
     const chat = (await call<{ id: string }>(alice.as, "POST", base, { instance_id: instance.id })).body;
-    const runtimeOnly = [["assistant", "human"], ["user", "agent"], ["tool", "tool"], ["unknown", "import"], ["unknown", "human"]] as const;
+    const runtimeOnly = [
+      ["assistant", "human"],
+      ["user", "agent"],
+      ["tool", "tool"],
+      ["unknown", "import"],
+      ["unknown", "human"],
+    ] as const;
     for (const [role, source] of runtimeOnly) {
-      expect(await call(alice.as, "POST", `${base}/${chat.id}/messages`, { messages: [message(role, source)] })).toMatchObject({ status: 403, body: { code: "forbidden" } });
+      expect(
+        await call(alice.as, "POST", `${base}/${chat.id}/messages`, { messages: [message(role, source)] }),
+      ).toMatchObject({ status: 403, body: { code: "forbidden" } });
     }
     expect(await client.message.count({ where: { conv_id: chat.id } })).toBe(0);
     const runtime = await createUser(client);
     await join(client, runtime.id, org.id);
     await grant(client, runtime.id, await roleId(client, "org_admin"), org.id);
-    const asRuntime: Caller = { key: (await createApiKey(systemActor("test"), runtime.id, { name: "rt", scopes: ORG_PERMISSIONS, expires_at: null })).raw_key };
+    const asRuntime: Caller = {
+      key: (
+        await createApiKey(systemActor("test"), runtime.id, { name: "rt", scopes: ORG_PERMISSIONS, expires_at: null })
+      ).raw_key,
+    };
     expect((await call(asRuntime, "GET", `${base}/${chat.id}`)).status).toBe(200);
-    expect((await call(asRuntime, "POST", `${base}/${chat.id}/messages`, { messages: [message("assistant", "agent")] })).status).toBe(201);
-    expect((await call<{ data: unknown[] }>(asRuntime, "GET", `${base}?user_id=${alice.user.id}`)).body.data).toHaveLength(1);
+    expect(
+      (await call(asRuntime, "POST", `${base}/${chat.id}/messages`, { messages: [message("assistant", "agent")] }))
+        .status,
+    ).toBe(201);
+    expect(
+      (await call<{ data: unknown[] }>(asRuntime, "GET", `${base}?user_id=${alice.user.id}`)).body.data,
+    ).toHaveLength(1);
     // What the runtime maps from anything else is `unknown`, and it is kept as such.
     for (const [role, source] of runtimeOnly) {
-      const appended = await call<{ data: { role: string; source: string }[] }>(asRuntime, "POST", `${base}/${chat.id}/messages`, { messages: [message(role, source)] });
+      const appended = await call<{ data: { role: string; source: string }[] }>(
+        asRuntime,
+        "POST",
+        `${base}/${chat.id}/messages`,
+        { messages: [message(role, source)] },
+      );
       expect(appended, `${role} ${source}`).toMatchObject({ status: 201, body: { data: [{ role, source }] } });
     }
-    const history = await call<{ data: { role: string; source: string }[] }>(asRuntime, "GET", `${base}/${chat.id}/messages?limit=100`);
-    expect(history.body.data.filter((m) => m.role === "unknown").map((m) => m.source).sort()).toEqual(["human", "import"]);
+    const history = await call<{ data: { role: string; source: string }[] }>(
+      asRuntime,
+      "GET",
+      `${base}/${chat.id}/messages?limit=100`,
+    );
+    expect(
+      history.body.data
+        .filter((m) => m.role === "unknown")
+        .map((m) => m.source)
+        .sort(),
+    ).toEqual(["human", "import"]);
   });
 });
 
@@ -228,7 +341,10 @@ describe("a suspended organization", () => {
     await join(client, admin.id, org.id);
     await grant(client, admin.id, await roleId(client, "org_admin"), org.id);
     const asAdminSession: Caller = { session: await signedIn(admin.id) };
-    const asAdminKey: Caller = { key: (await createApiKey(systemActor("test"), admin.id, { name: "k", scopes: ORG_PERMISSIONS, expires_at: null })).raw_key };
+    const asAdminKey: Caller = {
+      key: (await createApiKey(systemActor("test"), admin.id, { name: "k", scopes: ORG_PERMISSIONS, expires_at: null }))
+        .raw_key,
+    };
     expect((await call(asAdminKey, "GET", path)).status).toBe(200);
 
     expect((await call(asRoot, "PUT", `${path}/subscription`, { status: "suspended" })).status).toBe(200);
@@ -238,7 +354,9 @@ describe("a suspended organization", () => {
     expect(refused.body.detail).toMatch(/suspended/);
     expect((await call(asAdminSession, "GET", path)).status).toBe(200);
     expect((await call(asAdminKey, "GET", path)).status).toBe(404);
-    expect((await call<{ organizations: { id: string }[] }>(asAdminKey, "GET", "/api/v1/me")).body.organizations).toEqual([]);
+    expect(
+      (await call<{ organizations: { id: string }[] }>(asAdminKey, "GET", "/api/v1/me")).body.organizations,
+    ).toEqual([]);
     // The platform still manages it.
     expect((await call(asRoot, "PATCH", path, { display_name: "Under review" })).status).toBe(200);
 

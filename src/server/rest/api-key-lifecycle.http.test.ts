@@ -45,9 +45,18 @@ async function call(path: string, { key, from = "192.0.2.1", method = "GET", bod
   if (key) headers["x-api-key"] = key;
   if (agent) headers["user-agent"] = agent;
   if (body !== undefined) headers["content-type"] = "application/json";
-  const response = await app.fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  const response = await app.fetch(path, {
+    method,
+    headers,
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
   const text = await response.text();
-  return { status: response.status, headers: response.headers, text, json: (text ? JSON.parse(text) : undefined) as Record<string, unknown> };
+  return {
+    status: response.status,
+    headers: response.headers,
+    text,
+    json: (text ? JSON.parse(text) : undefined) as Record<string, unknown>,
+  };
 }
 
 async function asConsole(method: string, path: string, body?: unknown) {
@@ -57,18 +66,28 @@ async function asConsole(method: string, path: string, body?: unknown) {
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   const text = await response.text();
-  return { status: response.status, headers: response.headers, json: (text ? JSON.parse(text) : undefined) as Record<string, unknown> };
+  return {
+    status: response.status,
+    headers: response.headers,
+    json: (text ? JSON.parse(text) : undefined) as Record<string, unknown>,
+  };
 }
 
-const keyFor = (scopes: Permission[] = ["svc:system:orgs:read"], more: Partial<Parameters<typeof createApiKey>[2]> = {}) =>
-  createApiKey(cli, admin.id, { name: "lifecycle", scopes, expires_at: null, ...more });
+const keyFor = (
+  scopes: Permission[] = ["svc:system:orgs:read"],
+  more: Partial<Parameters<typeof createApiKey>[2]> = {},
+) => createApiKey(cli, admin.id, { name: "lifecycle", scopes, expires_at: null, ...more });
 
 const ownKeys = async () => (await asConsole("GET", `${KEYS}?limit=100`)).json.data as ApiKey[];
 const listed = async (id: string) => (await ownKeys()).find((k) => k.id === id);
 
 describe("roll", () => {
   it("issues a new key like the old one, shown once, and the old one is refused at once without grace", async () => {
-    const old = await keyFor(["svc:system:orgs:read"], { rate_limit: { requests: 50, window_seconds: 60 }, allowed_org_ids: [home.id], allowed_cidrs: ["192.0.2.0/24"] });
+    const old = await keyFor(["svc:system:orgs:read"], {
+      rate_limit: { requests: 50, window_seconds: 60 },
+      allowed_org_ids: [home.id],
+      allowed_cidrs: ["192.0.2.0/24"],
+    });
     expect((await call("/api/v1/me", { key: old.raw_key })).status).toBe(200);
     const rolled = await asConsole("POST", `${KEYS}/${old.id}/roll`, { grace_period_seconds: 0 });
     expect(rolled.status).toBe(201);
@@ -76,8 +95,18 @@ describe("roll", () => {
     const fresh = rolled.json as unknown as CreatedApiKey;
     expect(rolled.headers.get("location")).toBe(`${KEYS}/${fresh.id}`);
     expect(fresh.raw_key).not.toBe(old.raw_key);
-    expect(fresh).toMatchObject({ name: old.name, scopes: old.scopes, rate_limit: old.rate_limit, allowed_org_ids: [home.id], allowed_cidrs: ["192.0.2.0/24"], expires_at: old.expires_at });
-    expect(await call("/api/v1/me", { key: old.raw_key })).toMatchObject({ status: 401, json: { code: "api_key_expired" } });
+    expect(fresh).toMatchObject({
+      name: old.name,
+      scopes: old.scopes,
+      rate_limit: old.rate_limit,
+      allowed_org_ids: [home.id],
+      allowed_cidrs: ["192.0.2.0/24"],
+      expires_at: old.expires_at,
+    });
+    expect(await call("/api/v1/me", { key: old.raw_key })).toMatchObject({
+      status: 401,
+      json: { code: "api_key_expired" },
+    });
     expect((await call("/api/v1/me", { key: fresh.raw_key })).status).toBe(200);
     // The raw key was in that answer only.
     expect(JSON.stringify(await ownKeys())).not.toContain(fresh.raw_key);
@@ -97,13 +126,16 @@ describe("roll", () => {
     // a second past it is remembered here, where the retries of waitFor cannot hide it.
     let refusedAt = 0;
     let acceptedLate = 0;
-    await vi.waitFor(async () => {
-      const answer = await call("/api/v1/me", { key: old.raw_key });
-      const at = Date.now();
-      if (answer.status === 200 && at >= expiresAt + 1000) acceptedLate = at;
-      expect(answer.json).toMatchObject({ code: "api_key_expired" });
-      refusedAt = at;
-    }, { timeout: 10_000, interval: 100 });
+    await vi.waitFor(
+      async () => {
+        const answer = await call("/api/v1/me", { key: old.raw_key });
+        const at = Date.now();
+        if (answer.status === 200 && at >= expiresAt + 1000) acceptedLate = at;
+        expect(answer.json).toMatchObject({ code: "api_key_expired" });
+        refusedAt = at;
+      },
+      { timeout: 10_000, interval: 100 },
+    );
     expect(acceptedLate).toBe(0);
     expect(refusedAt).toBeGreaterThanOrEqual(expiresAt);
     expect((await call("/api/v1/me", { key: (rolled.json as unknown as CreatedApiKey).raw_key })).status).toBe(200);
@@ -127,13 +159,25 @@ describe("roll", () => {
   it("refuses a revoked key (409), another user's key (404), a grace over 7 days (400), and any API key (403)", async () => {
     const revoked = await keyFor();
     await revokeApiKey(cli, revoked.id);
-    expect(await asConsole("POST", `${KEYS}/${revoked.id}/roll`, { grace_period_seconds: 0 })).toMatchObject({ status: 409, json: { code: "conflict" } });
-    const other = await createApiKey(cli, (await createSysAdmin(client)).id, { name: "theirs", scopes: ["svc:org:read"], expires_at: null });
+    expect(await asConsole("POST", `${KEYS}/${revoked.id}/roll`, { grace_period_seconds: 0 })).toMatchObject({
+      status: 409,
+      json: { code: "conflict" },
+    });
+    const other = await createApiKey(cli, (await createSysAdmin(client)).id, {
+      name: "theirs",
+      scopes: ["svc:org:read"],
+      expires_at: null,
+    });
     expect(await asConsole("POST", `${KEYS}/${other.id}/roll`, {})).toMatchObject({ status: 404 });
     const mine = await keyFor();
-    expect(await asConsole("POST", `${KEYS}/${mine.id}/roll`, { grace_period_seconds: 604_801 })).toMatchObject({ status: 400, json: { code: "validation_failed" } });
+    expect(await asConsole("POST", `${KEYS}/${mine.id}/roll`, { grace_period_seconds: 604_801 })).toMatchObject({
+      status: 400,
+      json: { code: "validation_failed" },
+    });
     const strong = await keyFor(["svc:system:api_keys:write", "svc:system:api_keys:read"]);
-    expect(await call(`${KEYS}/${mine.id}/roll`, { key: strong.raw_key, method: "POST", body: {} })).toMatchObject({ status: 403 });
+    expect(await call(`${KEYS}/${mine.id}/roll`, { key: strong.raw_key, method: "POST", body: {} })).toMatchObject({
+      status: 403,
+    });
     expect((await call("/api/v1/me", { key: mine.raw_key })).status).toBe(200);
   });
 });
@@ -141,18 +185,46 @@ describe("roll", () => {
 describe("restrictions", () => {
   it("are edited by PATCH and reach the key (and /me) at once", async () => {
     const key = await keyFor();
-    expect((await call("/api/v1/me", { key: key.raw_key })).json.key).toMatchObject({ allowed_org_ids: null, allowed_cidrs: null });
+    expect((await call("/api/v1/me", { key: key.raw_key })).json.key).toMatchObject({
+      allowed_org_ids: null,
+      allowed_cidrs: null,
+    });
     const patched = await asConsole("PATCH", `${KEYS}/${key.id}`, {
-      name: "renamed", rate_limit: { requests: 7, window_seconds: 60 }, allowed_org_ids: [home.id], allowed_cidrs: ["192.0.2.0/24", "2001:db8::/32"],
+      name: "renamed",
+      rate_limit: { requests: 7, window_seconds: 60 },
+      allowed_org_ids: [home.id],
+      allowed_cidrs: ["192.0.2.0/24", "2001:db8::/32"],
     });
     expect(patched.status).toBe(200);
-    expect(patched.json).toMatchObject({ name: "renamed", rate_limit: { requests: 7, window_seconds: 60 }, allowed_org_ids: [home.id], allowed_cidrs: ["192.0.2.0/24", "2001:db8::/32"], scopes: key.scopes });
+    expect(patched.json).toMatchObject({
+      name: "renamed",
+      rate_limit: { requests: 7, window_seconds: 60 },
+      allowed_org_ids: [home.id],
+      allowed_cidrs: ["192.0.2.0/24", "2001:db8::/32"],
+      scopes: key.scopes,
+    });
     const me = await call("/api/v1/me", { key: key.raw_key });
-    expect(me.json.key).toMatchObject({ rate_limit: { requests: 7, window_seconds: 60 }, allowed_org_ids: [home.id], allowed_cidrs: ["192.0.2.0/24", "2001:db8::/32"] });
+    expect(me.json.key).toMatchObject({
+      rate_limit: { requests: 7, window_seconds: 60 },
+      allowed_org_ids: [home.id],
+      allowed_cidrs: ["192.0.2.0/24", "2001:db8::/32"],
+    });
     expect((me.json.organizations as { id: string }[]).map((o) => o.id)).toEqual([home.id]);
-    const cleared = await asConsole("PATCH", `${KEYS}/${key.id}`, { allowed_org_ids: null, allowed_cidrs: null, rate_limit: null });
-    expect(cleared.json).toMatchObject({ allowed_org_ids: null, allowed_cidrs: null, rate_limit: null, name: "renamed" });
-    expect((await call("/api/v1/me", { key: key.raw_key, from: "203.0.113.50" })).json.key).toMatchObject({ allowed_org_ids: null, allowed_cidrs: null });
+    const cleared = await asConsole("PATCH", `${KEYS}/${key.id}`, {
+      allowed_org_ids: null,
+      allowed_cidrs: null,
+      rate_limit: null,
+    });
+    expect(cleared.json).toMatchObject({
+      allowed_org_ids: null,
+      allowed_cidrs: null,
+      rate_limit: null,
+      name: "renamed",
+    });
+    expect((await call("/api/v1/me", { key: key.raw_key, from: "203.0.113.50" })).json.key).toMatchObject({
+      allowed_org_ids: null,
+      allowed_cidrs: null,
+    });
   });
 
   it.each([
@@ -170,16 +242,29 @@ describe("restrictions", () => {
   });
 
   it("are offered at creation, checked the same way", async () => {
-    const created = await asConsole("POST", KEYS, { name: "restricted", scopes: ["svc:org:read"], allowed_org_ids: [elsewhere.id], allowed_cidrs: ["10.0.0.0/8"] });
+    const created = await asConsole("POST", KEYS, {
+      name: "restricted",
+      scopes: ["svc:org:read"],
+      allowed_org_ids: [elsewhere.id],
+      allowed_cidrs: ["10.0.0.0/8"],
+    });
     expect(created.status).toBe(201);
     expect(created.json).toMatchObject({ allowed_org_ids: [elsewhere.id], allowed_cidrs: ["10.0.0.0/8"] });
     const stranger = await createOrg(client);
-    const refused = await asConsole("POST", KEYS, { name: "x", scopes: ["svc:org:read"], allowed_org_ids: [stranger.id] });
+    const refused = await asConsole("POST", KEYS, {
+      name: "x",
+      scopes: ["svc:org:read"],
+      allowed_org_ids: [stranger.id],
+    });
     expect(refused.status).toBe(400);
   });
 
   it("refuses another user's key with 404", async () => {
-    const other = await createApiKey(cli, (await createSysAdmin(client)).id, { name: "theirs", scopes: ["svc:org:read"], expires_at: null });
+    const other = await createApiKey(cli, (await createSysAdmin(client)).id, {
+      name: "theirs",
+      scopes: ["svc:org:read"],
+      expires_at: null,
+    });
     expect((await asConsole("PATCH", `${KEYS}/${other.id}`, { name: "mine now" })).status).toBe(404);
   });
 });
@@ -214,7 +299,9 @@ describe("allowed_cidrs", () => {
     const key = await keyFor();
     expect((await call("/api/v1/me", { key: key.raw_key, from: "192.0.2.77" })).status).toBe(200);
     await asConsole("PATCH", `${KEYS}/${key.id}`, { allowed_cidrs: ["203.0.113.0/24"] });
-    expect((await call("/api/v1/me", { key: key.raw_key, from: "192.0.2.77" })).json).toMatchObject({ code: "ip_not_allowed" });
+    expect((await call("/api/v1/me", { key: key.raw_key, from: "192.0.2.77" })).json).toMatchObject({
+      code: "ip_not_allowed",
+    });
     expect((await call("/api/v1/me", { key: key.raw_key, from: "203.0.113.77" })).status).toBe(200);
   });
 });
@@ -225,7 +312,8 @@ describe("allowed_org_ids", () => {
   // owner is not in, on every route under an organization, before anything else of the request is
   // looked at.
   const ids: Record<string, string> = { key: "feature.x" };
-  const fill = (path: string, orgId: string) => path.replace(/\{([a-z_]+)\}/g, (_, name: string) => (name === "org_id" ? orgId : (ids[name] ?? randomUUID())));
+  const fill = (path: string, orgId: string) =>
+    path.replace(/\{([a-z_]+)\}/g, (_, name: string) => (name === "org_id" ? orgId : (ids[name] ?? randomUUID())));
   const orgRoutes = ROUTES.filter((r) => r.path.includes("{org_id}"));
   const everything = ALL_PERMISSIONS.filter((p) => !isDangerous(p));
   const restricted = keyFor(everything, { allowed_org_ids: [home.id] });
@@ -236,25 +324,34 @@ describe("allowed_org_ids", () => {
     expect(orgRoutes.length).toBeGreaterThan(15);
   });
 
-  it.each(orgRoutes.map((r) => [`${r.method} ${r.path}`, r] as const))("%s refuses another organization at its gate", async (_name, route) => {
-    // An organization of its own per route: the unrestricted key's request below may change it.
-    const target = await createOrg(client);
-    await join(client, admin.id, target.id);
-    const path = fill(route.path, target.id);
-    const request = { method: route.method, body: route.method === "GET" || route.method === "DELETE" ? undefined : {} };
-    const access = route.access as { org?: string; list?: boolean };
-    const gate = access.org && access.list
-      ? { status: 403, detail: "You are not a member of this organization." }
-      : { status: 404, detail: "No such organization or resource." };
-    const refused = await call(path, { key: (await restricted).raw_key, ...request });
-    expect(answer(refused)).toEqual(gate);
-    expect(refused.text).not.toContain(target.name);
-    // The same request with a key that is not restricted gets past the gate (to whatever the route
-    // answers next): the refusal above is the restriction's.
-    expect(answer(await call(path, { key: (await unrestricted).raw_key, ...request }))).not.toEqual(gate);
-  });
+  it.each(orgRoutes.map((r) => [`${r.method} ${r.path}`, r] as const))(
+    "%s refuses another organization at its gate",
+    async (_name, route) => {
+      // An organization of its own per route: the unrestricted key's request below may change it.
+      const target = await createOrg(client);
+      await join(client, admin.id, target.id);
+      const path = fill(route.path, target.id);
+      const request = {
+        method: route.method,
+        body: route.method === "GET" || route.method === "DELETE" ? undefined : {},
+      };
+      const access = route.access as { org?: string; list?: boolean };
+      const gate =
+        access.org && access.list
+          ? { status: 403, detail: "You are not a member of this organization." }
+          : { status: 404, detail: "No such organization or resource." };
+      const refused = await call(path, { key: (await restricted).raw_key, ...request });
+      expect(answer(refused)).toEqual(gate);
+      expect(refused.text).not.toContain(target.name);
+      // The same request with a key that is not restricted gets past the gate (to whatever the route
+      // answers next): the refusal above is the restriction's.
+      expect(answer(await call(path, { key: (await unrestricted).raw_key, ...request }))).not.toEqual(gate);
+    },
+  );
 
-  const anyOrgReads = ROUTES.filter((r) => (r.access as { anyOrg?: boolean }).anyOrg && r.method === "GET" && !r.path.includes("{"));
+  const anyOrgReads = ROUTES.filter(
+    (r) => (r.access as { anyOrg?: boolean }).anyOrg && r.method === "GET" && !r.path.includes("{"),
+  );
 
   it("covers the routes open to a permission held in any organization", () => {
     expect(anyOrgReads.length).toBeGreaterThanOrEqual(2);
@@ -264,27 +361,44 @@ describe("allowed_org_ids", () => {
     "GET %s counts no grant from an organization outside the key's",
     async (path) => {
       // Held through a role in `elsewhere` only: a key restricted to `home` holds it nowhere.
-      const permission = (ROUTES.find((r) => r.method === "GET" && r.path === path)?.access as { permission: Permission }).permission;
+      const permission = (
+        ROUTES.find((r) => r.method === "GET" && r.path === path)?.access as { permission: Permission }
+      ).permission;
       const owner = await createUser(client);
       await join(client, owner.id, home.id);
       await join(client, owner.id, elsewhere.id);
       await grant(client, owner.id, (await createRole(client, "org", [permission])).id, elsewhere.id);
-      const keyOf = async (allowed: string[] | null) => (await createApiKey(cli, owner.id, { name: "any-org", scopes: [permission], expires_at: null, allowed_org_ids: allowed })).raw_key;
+      const keyOf = async (allowed: string[] | null) =>
+        (
+          await createApiKey(cli, owner.id, {
+            name: "any-org",
+            scopes: [permission],
+            expires_at: null,
+            allowed_org_ids: allowed,
+          })
+        ).raw_key;
       const refused = await call(path, { key: await keyOf([home.id]) });
       expect(refused.status).toBe(403);
       expect(refused.json).toMatchObject({ code: "forbidden", required_permission: permission });
       // Allowed where the grant is (or anywhere): past the access check (a required query may still be missing).
       for (const allowed of [[elsewhere.id], null]) {
         const answer = await call(path, { key: await keyOf(allowed) });
-        expect(answer.status === 200 || (answer.status === 400 && answer.json.code === "validation_failed"), `${answer.status}`).toBe(true);
+        expect(
+          answer.status === 200 || (answer.status === 400 && answer.json.code === "validation_failed"),
+          `${answer.status}`,
+        ).toBe(true);
       }
     },
   );
 
   it("leaves the allowed organization and an unrestricted key alone", async () => {
     expect((await call(`/api/v1/organizations/${home.id}`, { key: (await restricted).raw_key })).status).toBe(200);
-    expect((await call(`/api/v1/organizations/${elsewhere.id}`, { key: (await unrestricted).raw_key })).status).toBe(200);
-    expect((await call(`/api/v1/organizations/${elsewhere.id}/members`, { key: (await unrestricted).raw_key })).status).toBe(200);
+    expect((await call(`/api/v1/organizations/${elsewhere.id}`, { key: (await unrestricted).raw_key })).status).toBe(
+      200,
+    );
+    expect(
+      (await call(`/api/v1/organizations/${elsewhere.id}/members`, { key: (await unrestricted).raw_key })).status,
+    ).toBe(200);
   });
 
   it("lists only the allowed organizations, even to a sys_admin's key", async () => {
@@ -292,7 +406,9 @@ describe("allowed_org_ids", () => {
     expect((listed.json.data as { id: string }[]).map((o) => o.id)).toEqual([home.id]);
     const seen: string[] = [];
     for (let cursor: unknown = undefined, page = 0; page === 0 || cursor; page++) {
-      const all = await call(`/api/v1/organizations?limit=100${cursor ? `&cursor=${String(cursor)}` : ""}`, { key: (await unrestricted).raw_key });
+      const all = await call(`/api/v1/organizations?limit=100${cursor ? `&cursor=${String(cursor)}` : ""}`, {
+        key: (await unrestricted).raw_key,
+      });
       seen.push(...(all.json.data as { id: string }[]).map((o) => o.id));
       cursor = all.json.next_cursor;
     }
@@ -305,8 +421,10 @@ describe("usage", () => {
     const key = await keyFor(["svc:system:orgs:read", "svc:org:read"], { allowed_cidrs: ["198.51.100.0/24"] });
     const from = newAddress();
     const made = { "2xx": 0, "4xx": 0, "403": 0 };
-    for (let i = 0; i < 5; i++, made["2xx"]++) expect((await call("/api/v1/me", { key: key.raw_key, from })).status).toBe(200);
-    for (let i = 0; i < 3; i++, made["4xx"]++) expect((await call(`/api/v1/organizations/${randomUUID()}`, { key: key.raw_key, from })).status).toBe(404);
+    for (let i = 0; i < 5; i++, made["2xx"]++)
+      expect((await call("/api/v1/me", { key: key.raw_key, from })).status).toBe(200);
+    for (let i = 0; i < 3; i++, made["4xx"]++)
+      expect((await call(`/api/v1/organizations/${randomUUID()}`, { key: key.raw_key, from })).status).toBe(404);
     expect((await call(`/api/v1/organizations/${home.id}/members`, { key: key.raw_key, from })).status).toBe(403);
     made["403"]++;
     expect((await call("/api/v1/me", { key: key.raw_key, from: "203.0.113.1" })).status).toBe(403);
@@ -315,14 +433,22 @@ describe("usage", () => {
     expect((await call("/api/v1/me", { key: key.raw_key, from: last, agent: "scanner/1.0" })).status).toBe(200);
     made["2xx"]++;
     const hour = new Date(Math.floor(Date.now() / 3_600_000) * 3_600_000).toISOString();
-    await vi.waitFor(async () => {
-      const usage = await asConsole("GET", `${KEYS}/${key.id}/usage`);
-      expect(usage.status).toBe(200);
-      const counts = Object.fromEntries((usage.json.data as { hour: string; outcome: string; count: number }[]).map((b) => [b.outcome, b.count]));
-      expect(counts).toEqual(made);
-      for (const bucket of usage.json.data as { hour: string }[]) expect(bucket.hour).toBe(hour);
-    }, { timeout: 5_000, interval: 100 });
-    await vi.waitFor(async () => expect(await listed(key.id)).toMatchObject({ last_used_ip: last, last_user_agent: "scanner/1.0" }), { timeout: 5_000, interval: 100 });
+    await vi.waitFor(
+      async () => {
+        const usage = await asConsole("GET", `${KEYS}/${key.id}/usage`);
+        expect(usage.status).toBe(200);
+        const counts = Object.fromEntries(
+          (usage.json.data as { hour: string; outcome: string; count: number }[]).map((b) => [b.outcome, b.count]),
+        );
+        expect(counts).toEqual(made);
+        for (const bucket of usage.json.data as { hour: string }[]) expect(bucket.hour).toBe(hour);
+      },
+      { timeout: 5_000, interval: 100 },
+    );
+    await vi.waitFor(
+      async () => expect(await listed(key.id)).toMatchObject({ last_used_ip: last, last_user_agent: "scanner/1.0" }),
+      { timeout: 5_000, interval: 100 },
+    );
     // One row per hour and outcome, however many requests.
     expect(await client.apiKeyUsage.count({ where: { key_id: key.id } })).toBe(3);
   });
@@ -330,19 +456,31 @@ describe("usage", () => {
   it("counts the refusals of a revoked key as 401", async () => {
     const key = await keyFor();
     await revokeApiKey(cli, key.id);
-    for (let i = 0; i < 2; i++) expect((await call("/api/v1/me", { key: key.raw_key, from: newAddress() })).status).toBe(401);
-    await vi.waitFor(async () => {
-      expect((await asConsole("GET", `${KEYS}/${key.id}/usage`)).json.data).toEqual([expect.objectContaining({ outcome: "401", count: 2 })]);
-    }, { timeout: 5_000, interval: 100 });
+    for (let i = 0; i < 2; i++)
+      expect((await call("/api/v1/me", { key: key.raw_key, from: newAddress() })).status).toBe(401);
+    await vi.waitFor(
+      async () => {
+        expect((await asConsole("GET", `${KEYS}/${key.id}/usage`)).json.data).toEqual([
+          expect.objectContaining({ outcome: "401", count: 2 }),
+        ]);
+      },
+      { timeout: 5_000, interval: 100 },
+    );
   });
 
   it("answers a range, and refuses a reversed or too long one", async () => {
     const key = await keyFor();
-    await client.apiKeyUsage.create({ data: { key_id: key.id, hour: new Date("2026-01-10T05:00:00Z"), outcome: "429", count: 4 } });
+    await client.apiKeyUsage.create({
+      data: { key_id: key.id, hour: new Date("2026-01-10T05:00:00Z"), outcome: "429", count: 4 },
+    });
     const inRange = await asConsole("GET", `${KEYS}/${key.id}/usage?from=2026-01-10T00:00:00Z&to=2026-01-11T00:00:00Z`);
     expect(inRange.json.data).toEqual([{ hour: "2026-01-10T05:00:00.000Z", outcome: "429", count: 4 }]);
-    expect((await asConsole("GET", `${KEYS}/${key.id}/usage?from=2026-01-11T00:00:00Z&to=2026-01-10T00:00:00Z`)).status).toBe(400);
-    expect((await asConsole("GET", `${KEYS}/${key.id}/usage?from=2025-01-01T00:00:00Z&to=2026-01-10T00:00:00Z`)).status).toBe(400);
+    expect(
+      (await asConsole("GET", `${KEYS}/${key.id}/usage?from=2026-01-11T00:00:00Z&to=2026-01-10T00:00:00Z`)).status,
+    ).toBe(400);
+    expect(
+      (await asConsole("GET", `${KEYS}/${key.id}/usage?from=2025-01-01T00:00:00Z&to=2026-01-10T00:00:00Z`)).status,
+    ).toBe(400);
     expect((await asConsole("GET", `${KEYS}/${randomUUID()}/usage`)).status).toBe(404);
   });
 });
@@ -359,22 +497,39 @@ describe("POST /api/v1/api-keys/revoke-leaked", () => {
     const unknownButWellFormed = generateKey().raw; // its checksum holds: it is looked up, and found nowhere
     expect(isWellFormedKey(unknownButWellFormed)).toBe(true);
     const from = newAddress();
-    const answer = await call(LEAKED, { method: "POST", from, body: { keys: [usable.raw_key, revoked.raw_key, "not a key", unknownButWellFormed] } });
+    const answer = await call(LEAKED, {
+      method: "POST",
+      from,
+      body: { keys: [usable.raw_key, revoked.raw_key, "not a key", unknownButWellFormed] },
+    });
     expect(answer.status).toBe(200);
     expect(answer.json).toEqual({ received: 4 });
     // Four keys of which none was usable get the same answer: the reporter learns nothing of them.
-    const nothing = await call(LEAKED, { method: "POST", from, body: { keys: [revoked.raw_key, unknownButWellFormed, generateKey().raw, "d"] } });
+    const nothing = await call(LEAKED, {
+      method: "POST",
+      from,
+      body: { keys: [revoked.raw_key, unknownButWellFormed, generateKey().raw, "d"] },
+    });
     expect(nothing.status).toBe(answer.status);
     expect(nothing.text).toBe(answer.text);
     expect(nothing.headers.get("content-type")).toBe(answer.headers.get("content-type"));
-    expect(await call("/api/v1/me", { key: usable.raw_key })).toMatchObject({ status: 401, json: { code: "api_key_revoked" } });
+    expect(await call("/api/v1/me", { key: usable.raw_key })).toMatchObject({
+      status: 401,
+      json: { code: "api_key_revoked" },
+    });
     expect((await call("/api/v1/me", { key: bystander.raw_key })).status).toBe(200);
     expect(await client.apiKey.findUniqueOrThrow({ where: { id: usable.id } })).toMatchObject({ is_active: false });
     expect(answer.text).not.toContain(usable.key_prefix);
     // Audited: the report as a whole, and the key it ended (never the keys already dead or unknown).
-    const events = await client.auditEvent.findMany({ where: { request_id: answer.headers.get("x-request-id") ?? "" } });
-    expect(events).toEqual([expect.objectContaining({ action: "revokeLeakedApiKeys", actor_auth: "system", ip: from, outcome: "success" })]);
-    const ended = await client.auditEvent.findMany({ where: { action: "revokeApiKey", target_id: { in: [usable.id, revoked.id, bystander.id] } } });
+    const events = await client.auditEvent.findMany({
+      where: { request_id: answer.headers.get("x-request-id") ?? "" },
+    });
+    expect(events).toEqual([
+      expect.objectContaining({ action: "revokeLeakedApiKeys", actor_auth: "system", ip: from, outcome: "success" }),
+    ]);
+    const ended = await client.auditEvent.findMany({
+      where: { action: "revokeApiKey", target_id: { in: [usable.id, revoked.id, bystander.id] } },
+    });
     expect(ended.map((e) => [e.target_id, e.actor_auth])).toEqual([[usable.id, "system"]]);
   });
 
@@ -382,17 +537,29 @@ describe("POST /api/v1/api-keys/revoke-leaked", () => {
     const key = await keyFor();
     expect((await call("/api/v1/me", { key: key.raw_key })).status).toBe(200);
     await revokeLeakedKeys(systemActor("test"), [key.raw_key]);
-    await vi.waitFor(async () => expect((await call("/api/v1/me", { key: key.raw_key })).status).toBe(401), { timeout: 5_000, interval: 50 });
+    await vi.waitFor(async () => expect((await call("/api/v1/me", { key: key.raw_key })).status).toBe(401), {
+      timeout: 5_000,
+      interval: 50,
+    });
   });
 
   it("refuses a malformed report with 400 and more than 100 keys", async () => {
     expect((await call(LEAKED, { method: "POST", from: newAddress(), body: { keys: "cdk_x" } })).status).toBe(400);
-    expect((await call(LEAKED, { method: "POST", from: newAddress(), body: { keys: Array.from({ length: 101 }, () => "x") } })).status).toBe(400);
+    expect(
+      (
+        await call(LEAKED, {
+          method: "POST",
+          from: newAddress(),
+          body: { keys: Array.from({ length: 101 }, () => "x") },
+        })
+      ).status,
+    ).toBe(400);
   });
 
   it("is rate-limited per address", async () => {
     const from = newAddress();
-    for (let i = 0; i < 10; i++) expect((await call(LEAKED, { method: "POST", from, body: { keys: ["x"] } })).status).toBe(200);
+    for (let i = 0; i < 10; i++)
+      expect((await call(LEAKED, { method: "POST", from, body: { keys: ["x"] } })).status).toBe(200);
     const refused = await call(LEAKED, { method: "POST", from, body: { keys: ["x"] } });
     expect(refused.status).toBe(429);
     expect(refused.json).toMatchObject({ code: "rate_limited" });
@@ -413,8 +580,11 @@ describe("expiring keys", () => {
     expect(ids).toContain(soon.id);
     expect(ids).not.toContain(later.id);
     expect(ids).not.toContain(revokedSoon.id);
-    for (const key of week) expect(new Date(key.expires_at!).getTime()).toBeLessThanOrEqual(Date.now() + 7 * 86_400_000);
-    expect(((await asConsole("GET", `${KEYS}?expiring_within_days=30&limit=100`)).json.data as ApiKey[]).map((k) => k.id)).toContain(later.id);
+    for (const key of week)
+      expect(new Date(key.expires_at!).getTime()).toBeLessThanOrEqual(Date.now() + 7 * 86_400_000);
+    expect(
+      ((await asConsole("GET", `${KEYS}?expiring_within_days=30&limit=100`)).json.data as ApiKey[]).map((k) => k.id),
+    ).toContain(later.id);
     expect((await asConsole("GET", `${KEYS}?expiring_within_days=0`)).status).toBe(400);
   });
 });

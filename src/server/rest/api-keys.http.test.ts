@@ -2,7 +2,18 @@ import { describe, expect, it, vi } from "vitest";
 import pg from "pg";
 import { Browserless, startApp } from "@/test/app";
 import { testDatabase } from "@/test/database";
-import { createMember, createOrg, createRole, createSysAdmin, createUser, grant, join, PASSWORD, roleId, seedRoles } from "@/test/fixtures";
+import {
+  createMember,
+  createOrg,
+  createRole,
+  createSysAdmin,
+  createUser,
+  grant,
+  join,
+  PASSWORD,
+  roleId,
+  seedRoles,
+} from "@/test/fixtures";
 import { createApiKey } from "@/server/services/api-keys/service";
 import { systemActor } from "@/server/auth/actor";
 import { totpCode } from "@/server/auth/totp";
@@ -35,7 +46,11 @@ const call = (path: string, init: RequestInit & { key?: string } = {}) => {
 };
 
 async function createViaConsole(body: unknown) {
-  const response = await console_.fetch(KEYS, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+  const response = await console_.fetch(KEYS, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify(body),
+  });
   const json = (await response.json()) as Record<string, unknown>;
   if (typeof json.raw_key === "string") issued.push(json.raw_key);
   return { response, json };
@@ -45,12 +60,29 @@ const keyCount = async () => client.apiKey.count();
 
 describe("POST /api/admin/users/api-keys", () => {
   it("creates a key once, with the raw key in that response only", async () => {
-    const { response, json } = await createViaConsole({ name: "ci", scopes: ["svc:system:api_keys:read", "svc:system:users:write"], expires_at: null });
+    const { response, json } = await createViaConsole({
+      name: "ci",
+      scopes: ["svc:system:api_keys:read", "svc:system:users:write"],
+      expires_at: null,
+    });
     expect(response.status).toBe(201);
     expect(response.headers.get("cache-control")).toBe("no-store");
     expect(response.headers.get("location")).toBe(`${KEYS}/${json.id}`);
     expect(response.headers.get("x-request-id")).toMatch(/.+/);
-    expect(Object.keys(json).sort()).toEqual(["allowed_cidrs", "allowed_org_ids", "created_at", "effective_scopes", "expires_at", "id", "is_active", "key_prefix", "name", "rate_limit", "raw_key", "scopes"]);
+    expect(Object.keys(json).sort()).toEqual([
+      "allowed_cidrs",
+      "allowed_org_ids",
+      "created_at",
+      "effective_scopes",
+      "expires_at",
+      "id",
+      "is_active",
+      "key_prefix",
+      "name",
+      "rate_limit",
+      "raw_key",
+      "scopes",
+    ]);
     expect(json.raw_key).toMatch(/^cdk_[0-9A-Za-z]{49}$/);
     expect(json.key_prefix).toBe((json.raw_key as string).slice(0, 12));
     expect(json.effective_scopes).toEqual(["svc:system:api_keys:read"]);
@@ -61,7 +93,11 @@ describe("POST /api/admin/users/api-keys", () => {
 
   it("refuses an unknown scope with 400 unknown_scope and stores nothing", async () => {
     const before = await keyCount();
-    const { response, json } = await createViaConsole({ name: "x", scopes: ["svc:org:read", "svc:nope"], expires_at: null });
+    const { response, json } = await createViaConsole({
+      name: "x",
+      scopes: ["svc:org:read", "svc:nope"],
+      expires_at: null,
+    });
     expect(response.status).toBe(400);
     expect(response.headers.get("content-type")).toBe("application/problem+json");
     expect(json).toMatchObject({ code: "unknown_scope", status: 400, type: "/api/docs#error-unknown_scope" });
@@ -69,7 +105,11 @@ describe("POST /api/admin/users/api-keys", () => {
   });
 
   it("lets a sys_admin grant any known scope", async () => {
-    const { response, json } = await createViaConsole({ name: "all", scopes: ["svc:org:members:write", "svc:conversations:read", "svc:system:audit:read"], expires_at: null });
+    const { response, json } = await createViaConsole({
+      name: "all",
+      scopes: ["svc:org:members:write", "svc:conversations:read", "svc:system:audit:read"],
+      expires_at: null,
+    });
     expect(response.status).toBe(201);
     expect(json.scopes).toEqual(["svc:org:members:write", "svc:conversations:read", "svc:system:audit:read"]);
   });
@@ -77,10 +117,34 @@ describe("POST /api/admin/users/api-keys", () => {
   it.each([
     ["malformed JSON", "{not json", "application/json", 400, "validation_failed"],
     ["wrong types", JSON.stringify({ name: 5, scopes: "svc:org:read" }), "application/json", 400, "validation_failed"],
-    ["unknown fields", JSON.stringify({ name: "x", scopes: ["svc:org:read"], admin: true }), "application/json", 400, "validation_failed"],
-    ["an empty name", JSON.stringify({ name: " ", scopes: ["svc:org:read"] }), "application/json", 400, "validation_failed"],
-    ["repeated scopes", JSON.stringify({ name: "x", scopes: ["svc:org:read", "svc:org:read"] }), "application/json", 400, "validation_failed"],
-    ["a past expiry", JSON.stringify({ name: "x", scopes: ["svc:org:read"], expires_at: "2001-01-01T00:00:00Z" }), "application/json", 400, "validation_failed"],
+    [
+      "unknown fields",
+      JSON.stringify({ name: "x", scopes: ["svc:org:read"], admin: true }),
+      "application/json",
+      400,
+      "validation_failed",
+    ],
+    [
+      "an empty name",
+      JSON.stringify({ name: " ", scopes: ["svc:org:read"] }),
+      "application/json",
+      400,
+      "validation_failed",
+    ],
+    [
+      "repeated scopes",
+      JSON.stringify({ name: "x", scopes: ["svc:org:read", "svc:org:read"] }),
+      "application/json",
+      400,
+      "validation_failed",
+    ],
+    [
+      "a past expiry",
+      JSON.stringify({ name: "x", scopes: ["svc:org:read"], expires_at: "2001-01-01T00:00:00Z" }),
+      "application/json",
+      400,
+      "validation_failed",
+    ],
     ["a non-JSON body", "name=x", "text/plain", 415, "unsupported_media_type"],
   ])("answers %s with the documented 4xx and stores nothing", async (_label, body, type, status, code) => {
     const before = await keyCount();
@@ -113,18 +177,34 @@ describe("POST /api/admin/users/api-keys", () => {
   it("cannot be done with a key, whatever it carries: keys cannot create keys", async () => {
     const key = await keyFor(admin.id, ["svc:system:api_keys:write", "svc:system:admin", "svc:system:api_keys:read"]);
     const before = await keyCount();
-    const response = await call(KEYS, { method: "POST", key: key.raw_key, headers: { "content-type": "application/json" }, body: JSON.stringify({ name: "child", scopes: ["svc:org:read"] }) });
+    const response = await call(KEYS, {
+      method: "POST",
+      key: key.raw_key,
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ name: "child", scopes: ["svc:org:read"] }),
+    });
     expect(response.status).toBe(403);
-    expect(await response.json()).toMatchObject({ code: "forbidden", required_permission: "svc:system:api_keys:write" });
+    expect(await response.json()).toMatchObject({
+      code: "forbidden",
+      required_permission: "svc:system:api_keys:write",
+    });
     expect(await keyCount()).toBe(before);
   });
 
   it("is refused to a signed-in user who is not a sys_admin", async () => {
     const user = await createUser(client);
-    await grant(client, user.id, (await createRole(client, "system", ["svc:system:api_keys:write", "svc:system:api_keys:read"])).id);
+    await grant(
+      client,
+      user.id,
+      (await createRole(client, "system", ["svc:system:api_keys:write", "svc:system:api_keys:read"])).id,
+    );
     const session = new Browserless(app.baseUrl);
     expect(await session.signIn(user.username, PASSWORD)).toBe(true);
-    const response = await session.fetch(KEYS, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ name: "x", scopes: ["svc:system:api_keys:read"] }) });
+    const response = await session.fetch(KEYS, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ name: "x", scopes: ["svc:system:api_keys:read"] }),
+    });
     expect(response.status).toBe(403);
     expect(await response.json()).toMatchObject({ code: "forbidden", required_permission: "svc:system:admin" });
   });
@@ -135,7 +215,12 @@ describe("X-API-KEY pipeline", () => {
     const key = await keyFor(admin.id, ["svc:system:users:read", "svc:system:users:write"]);
     const response = await call("/api/v1/me", { key: key.raw_key });
     expect(response.status).toBe(200);
-    const me = (await response.json()) as { auth: string; user: { id: string }; key: { id: string; key_prefix: string }; permissions: string[] };
+    const me = (await response.json()) as {
+      auth: string;
+      user: { id: string };
+      key: { id: string; key_prefix: string };
+      permissions: string[];
+    };
     expect(me.auth).toBe("api_key");
     expect(me.user.id).toBe(admin.id);
     expect(me.key).toMatchObject({ id: key.id, key_prefix: key.key_prefix });
@@ -149,9 +234,14 @@ describe("X-API-KEY pipeline", () => {
     await join(client, user.id, org.id);
     await grant(client, user.id, await roleId(client, "org_member"), org.id);
     const key = await keyFor(user.id, ["svc:org:read", "svc:conversations:write"]);
-    const me = (await (await call("/api/v1/me", { key: key.raw_key })).json()) as { permissions: string[]; organizations: { id: string; permissions: string[] }[] };
+    const me = (await (await call("/api/v1/me", { key: key.raw_key })).json()) as {
+      permissions: string[];
+      organizations: { id: string; permissions: string[] }[];
+    };
     expect(me.permissions).toEqual([]);
-    expect(me.organizations).toEqual([{ id: org.id, name: org.name, permissions: ["svc:org:read", "svc:conversations:write"] }]);
+    expect(me.organizations).toEqual([
+      { id: org.id, name: org.name, permissions: ["svc:org:read", "svc:conversations:write"] },
+    ]);
     expect(me.organizations.some((o) => o.id === other.id)).toBe(false);
   });
 
@@ -171,11 +261,14 @@ describe("X-API-KEY pipeline", () => {
     const key = await keyFor(admin.id, ["svc:system:users:read"], new Date(Date.now() + 1500).toISOString());
     expect((await call("/api/v1/me", { key: key.raw_key })).status).toBe(200);
     // The key is cached by now; it is refused as soon as its expiry has passed.
-    await vi.waitFor(async () => {
-      const response = await call("/api/v1/me", { key: key.raw_key });
-      expect(response.status).toBe(401);
-      expect(await response.json()).toMatchObject({ code: "api_key_expired" });
-    }, { timeout: 5_000, interval: 50 });
+    await vi.waitFor(
+      async () => {
+        const response = await call("/api/v1/me", { key: key.raw_key });
+        expect(response.status).toBe(401);
+        expect(await response.json()).toMatchObject({ code: "api_key_expired" });
+      },
+      { timeout: 5_000, interval: 50 },
+    );
   });
 
   it("never takes a key from Authorization: Bearer", async () => {
@@ -199,15 +292,22 @@ describe("X-API-KEY pipeline", () => {
     await join(client, user.id, org.id);
     const granted = await grant(client, user.id, await roleId(client, "org_admin"), org.id);
     const key = await keyFor(user.id, ["svc:org:read", "svc:org:write"]);
-    const before = (await (await call("/api/v1/me", { key: key.raw_key })).json()) as { organizations: { permissions: string[] }[] };
+    const before = (await (await call("/api/v1/me", { key: key.raw_key })).json()) as {
+      organizations: { permissions: string[] }[];
+    };
     expect(before.organizations[0]?.permissions).toEqual(["svc:org:read", "svc:org:write"]);
     await client.userRole.delete({ where: { id: granted.id } });
     await grant(client, user.id, await roleId(client, "org_member"), org.id);
     await notifyUser(user.id);
-    await vi.waitFor(async () => {
-      const after = (await (await call("/api/v1/me", { key: key.raw_key })).json()) as { organizations: { permissions: string[] }[] };
-      expect(after.organizations[0]?.permissions).toEqual(["svc:org:read"]);
-    }, { timeout: 2_000, interval: 20 });
+    await vi.waitFor(
+      async () => {
+        const after = (await (await call("/api/v1/me", { key: key.raw_key })).json()) as {
+          organizations: { permissions: string[] }[];
+        };
+        expect(after.organizations[0]?.permissions).toEqual(["svc:org:read"]);
+      },
+      { timeout: 2_000, interval: 20 },
+    );
   });
 
   it("stops a deleted owner's keys with 401 api_key_revoked", async () => {
@@ -216,11 +316,14 @@ describe("X-API-KEY pipeline", () => {
     expect((await call("/api/v1/me", { key: key.raw_key })).status).toBe(200);
     await client.user.update({ where: { id: user.id }, data: { is_deleted: true } });
     await notifyUser(user.id);
-    await vi.waitFor(async () => {
-      const response = await call("/api/v1/me", { key: key.raw_key });
-      expect(response.status).toBe(401);
-      expect(await response.json()).toMatchObject({ code: "api_key_revoked" });
-    }, { timeout: 2_000, interval: 20 });
+    await vi.waitFor(
+      async () => {
+        const response = await call("/api/v1/me", { key: key.raw_key });
+        expect(response.status).toBe(401);
+        expect(await response.json()).toMatchObject({ code: "api_key_revoked" });
+      },
+      { timeout: 2_000, interval: 20 },
+    );
   });
 
   it("answers a wrong method with 405 and Allow", async () => {
@@ -243,22 +346,43 @@ describe("GET /api/admin/users/api-keys", () => {
   it("lists the caller's keys newest first with the documented fields, never the hash or raw key", async () => {
     const response = await console_.fetch(`${KEYS}?limit=100`);
     expect(response.status).toBe(200);
-    const { data, next_cursor } = (await response.json()) as { data: Record<string, unknown>[]; next_cursor: string | null };
+    const { data, next_cursor } = (await response.json()) as {
+      data: Record<string, unknown>[];
+      next_cursor: string | null;
+    };
     expect(next_cursor).toBeNull();
     expect(data.length).toBeGreaterThan(3);
     expect(data.every((k) => k.user_id === admin.id)).toBe(true);
     expect(Object.keys(data[0] ?? {}).sort()).toEqual([
-      "allowed_cidrs", "allowed_org_ids", "created_at", "expires_at", "id", "is_active", "key_prefix", "last_used_at", "last_used_ip", "last_user_agent",
-      "name", "rate_limit", "scopes", "updated_at", "user_id",
+      "allowed_cidrs",
+      "allowed_org_ids",
+      "created_at",
+      "expires_at",
+      "id",
+      "is_active",
+      "key_prefix",
+      "last_used_at",
+      "last_used_ip",
+      "last_user_agent",
+      "name",
+      "rate_limit",
+      "scopes",
+      "updated_at",
+      "user_id",
     ]);
     const ids = data.map((k) => k.id as string);
     expect(ids).toEqual([...ids].sort().reverse());
   });
 
   it("pages with an opaque cursor", async () => {
-    const first = (await (await console_.fetch(`${KEYS}?limit=2`)).json()) as { data: { id: string }[]; next_cursor: string };
+    const first = (await (await console_.fetch(`${KEYS}?limit=2`)).json()) as {
+      data: { id: string }[];
+      next_cursor: string;
+    };
     expect(first.data).toHaveLength(2);
-    const second = (await (await console_.fetch(`${KEYS}?limit=2&cursor=${first.next_cursor}`)).json()) as { data: { id: string }[] };
+    const second = (await (await console_.fetch(`${KEYS}?limit=2&cursor=${first.next_cursor}`)).json()) as {
+      data: { id: string }[];
+    };
     expect((second.data[0]?.id ?? "") < (first.data[1]?.id ?? "")).toBe(true);
     expect((await console_.fetch(`${KEYS}?cursor=bogus`)).status).toBe(400);
     expect((await console_.fetch(`${KEYS}?limit=101`)).status).toBe(400);
@@ -301,7 +425,9 @@ describe("DELETE /api/admin/users/api-keys/{key_id}", () => {
     expect(response.status).toBe(404);
     expect(await response.json()).toMatchObject({ code: "not_found" });
     expect((await client.apiKey.findUniqueOrThrow({ where: { id: key.id } })).is_active).toBe(true);
-    expect((await console_.fetch(`${KEYS}/0190a000-0000-7000-8000-000000000000`, { method: "DELETE" })).status).toBe(404);
+    expect((await console_.fetch(`${KEYS}/0190a000-0000-7000-8000-000000000000`, { method: "DELETE" })).status).toBe(
+      404,
+    );
     const bad = await console_.fetch(`${KEYS}/not-a-uuid`, { method: "DELETE" });
     expect(bad.status).toBe(400);
     expect(await bad.json()).toMatchObject({ code: "validation_failed", errors: [{ path: "params.key_id" }] });
@@ -329,7 +455,9 @@ describe("revocation across processes", () => {
 
 /** Two-factor set up from the console session: its secret and recovery codes are secrets too. */
 async function twoFactorSecrets(): Promise<string[]> {
-  const setup = (await (await console_.fetch("/api/v1/me/two-factor/setup", { method: "POST" })).json()) as { secret: string };
+  const setup = (await (await console_.fetch("/api/v1/me/two-factor/setup", { method: "POST" })).json()) as {
+    secret: string;
+  };
   const confirm = await console_.fetch("/api/v1/me/two-factor/confirm", {
     method: "POST",
     headers: { "content-type": "application/json" },
@@ -362,7 +490,9 @@ describe("secrecy", () => {
       everything += JSON.stringify(rows.rows);
     }
     // The audit trail is among the tables dumped, and holds the creation of the keys looked for.
-    const created = await dump.query("SELECT changes FROM audit_events WHERE action = 'createApiKey' AND outcome = 'success'");
+    const created = await dump.query(
+      "SELECT changes FROM audit_events WHERE action = 'createApiKey' AND outcome = 'success'",
+    );
     expect(created.rowCount).toBeGreaterThan(0);
     await dump.end();
     const responses = [

@@ -64,25 +64,46 @@ const STEPS: Step[] = [
   { id: "createOrganization", body: () => ({ name: fresh("org") }), keep: (b) => (ids.org_id = b.id as string) },
   { id: "updateOrganization", body: () => ({ description: "audited" }) },
   { id: "updateSubscription", body: () => ({ tier: "pro" }) },
-  { id: "putPlatformSetting", params: () => ({ key: "audit.test_setting" }), body: () => ({ value: 7, value_type: "integer" }) },
+  {
+    id: "putPlatformSetting",
+    params: () => ({ key: "audit.test_setting" }),
+    body: () => ({ value: 7, value_type: "integer" }),
+  },
   { id: "deletePlatformSetting", params: () => ({ key: "audit.test_setting" }) },
   { id: "restorePlatformSetting", params: () => ({ key: "audit.test_setting" }) },
   { id: "putOrgSetting", params: () => ({ key: "feature.audit" }), body: () => ({ value: true }) },
   { id: "deleteOrgSetting", params: () => ({ key: "feature.audit" }) },
   { id: "restoreOrgSetting", params: () => ({ key: "feature.audit" }) },
-  { id: "createLlmConfig", body: () => ({ name: "c", provider: "openai", api_key: "sk-audit-provider-key-1234" }), keep: (b) => (ids.config_id = b.id as string) },
+  {
+    id: "createLlmConfig",
+    body: () => ({ name: "c", provider: "openai", api_key: "sk-audit-provider-key-1234" }),
+    keep: (b) => (ids.config_id = b.id as string),
+  },
   { id: "updateLlmConfig", body: () => ({ api_key: "sk-audit-provider-key-5678" }) },
   { id: "deleteLlmConfig" },
   { id: "restoreLlmConfig" },
-  { id: "createOrchestrator", body: () => ({ name: fresh("bot"), framework_type: "langgraph", mode: "supervisor" }), keep: (b) => (ids.orchestrator_id = b.id as string) },
+  {
+    id: "createOrchestrator",
+    body: () => ({ name: fresh("bot"), framework_type: "langgraph", mode: "supervisor" }),
+    keep: (b) => (ids.orchestrator_id = b.id as string),
+  },
   { id: "updateOrchestrator", body: () => ({ name: fresh("bot") }) },
   { id: "deleteOrchestrator" },
   { id: "restoreOrchestrator" },
-  { id: "createCentralPoint", body: () => ({ name: fresh("cp"), orchestrator_id: ids.orchestrator_id }), keep: (b) => (ids.central_point_id = b.id as string) },
+  {
+    id: "createCentralPoint",
+    body: () => ({ name: fresh("cp"), orchestrator_id: ids.orchestrator_id }),
+    keep: (b) => (ids.central_point_id = b.id as string),
+  },
   { id: "updateCentralPoint", body: () => ({ description: "audited" }) },
   { id: "deleteCentralPoint" },
   { id: "restoreCentralPoint" },
-  { id: "createConversation", before: () => join(client, admin.id, ids.org_id!), body: () => ({ instance_id: ids.orchestrator_id }), keep: (b) => (ids.conversation_id = b.id as string) },
+  {
+    id: "createConversation",
+    before: () => join(client, admin.id, ids.org_id!),
+    body: () => ({ instance_id: ids.orchestrator_id }),
+    keep: (b) => (ids.conversation_id = b.id as string),
+  },
   {
     id: "appendMessages",
     body: () => ({ messages: [{ role: "user", content: "hello", turn_id: randomUUID() }] }),
@@ -91,11 +112,23 @@ const STEPS: Step[] = [
   { id: "compactMessages", body: () => ({ message_ids: [ids.message_id] }) },
   { id: "deleteConversation" },
   { id: "restoreConversation" },
-  { id: "registerSystemPlugin", body: () => ({ pid: "com.audit.plugin", version: "1.0.0", name: "p" }), keep: (b) => (ids.plugin_id = b.id as string) },
+  {
+    id: "registerSystemPlugin",
+    body: () => ({ pid: "com.audit.plugin", version: "1.0.0", name: "p" }),
+    keep: (b) => (ids.plugin_id = b.id as string),
+  },
   { id: "updateSystemPlugin", body: () => ({ enabled: false }) },
-  { id: "registerOrgPlugin", body: () => ({ pid: "com.audit.own", version: "1.0.0", name: "p" }), keep: (b) => (ids.plugin_id = b.id as string) },
+  {
+    id: "registerOrgPlugin",
+    body: () => ({ pid: "com.audit.own", version: "1.0.0", name: "p" }),
+    keep: (b) => (ids.plugin_id = b.id as string),
+  },
   { id: "updateOrgPlugin", body: () => ({ enabled: false }) },
-  { id: "createModel", body: () => ({ provider: "openai", model_id: fresh("model") }), keep: (b) => (ids.model_config_id = b.id as string) },
+  {
+    id: "createModel",
+    body: () => ({ provider: "openai", model_id: fresh("model") }),
+    keep: (b) => (ids.model_config_id = b.id as string),
+  },
   { id: "updateModel", body: () => ({ display_name: "Audited" }) },
   { id: "createUser", body: () => ({ username: fresh("user") }), keep: (b) => (ids.user_id = b.id as string) },
   { id: "updateUser", body: () => ({ display_name: "Audited" }) },
@@ -104,7 +137,11 @@ const STEPS: Step[] = [
   { id: "grantOrgRole", body: () => ({ role_id: orgMemberRole }), keep: () => (ids.role_id = orgMemberRole) },
   { id: "revokeOrgRole" },
   { id: "removeMember" },
-  { id: "createRole", body: () => ({ name: fresh("role"), scope: "system", permissions: ["svc:system:orgs:read"] }), keep: (b) => (ids.role_id = b.id as string) },
+  {
+    id: "createRole",
+    body: () => ({ name: fresh("role"), scope: "system", permissions: ["svc:system:orgs:read"] }),
+    keep: (b) => (ids.role_id = b.id as string),
+  },
   { id: "updateRole", body: () => ({ description: "audited" }) },
   { id: "grantRole", body: () => ({ role_id: ids.role_id }), keep: (b) => (ids.grant_id = String(b.id)) },
   { id: "revokeGrant" },
@@ -113,7 +150,11 @@ const STEPS: Step[] = [
   {
     id: "unlinkUserIdentity",
     before: async () => {
-      ids.identity_id = (await client.userOauthIdentity.create({ data: { user_id: ids.user_id!, provider: "github", provider_user_id: fresh("gh") } })).id;
+      ids.identity_id = (
+        await client.userOauthIdentity.create({
+          data: { user_id: ids.user_id!, provider: "github", provider_user_id: fresh("gh") },
+        })
+      ).id;
     },
   },
   { id: "deleteUser" },
@@ -127,7 +168,11 @@ const STEPS: Step[] = [
   { id: "rotateOAuthClientSecret" },
   { id: "deleteOAuthClient" },
   { id: "restoreOAuthClient" },
-  { id: "createApiKey", body: () => ({ name: "audited", scopes: ["svc:org:read"] }), keep: (b) => (ids.key_id = b.id as string) },
+  {
+    id: "createApiKey",
+    body: () => ({ name: "audited", scopes: ["svc:org:read"] }),
+    keep: (b) => (ids.key_id = b.id as string),
+  },
   { id: "updateApiKey", body: () => ({ name: "audited again" }) },
   { id: "rollApiKey", body: () => ({ grace_period_seconds: 60 }) },
   { id: "revokeApiKey" },
@@ -176,8 +221,12 @@ describe("the audit trail, for every operation that changes something", () => {
       expect(events).toHaveLength(1);
       const [event] = events;
       expect(event).toMatchObject({
-        action: step.id, outcome: "success", user_agent: "audit-test/1.0",
-        ...(anonymous ? { actor_user_id: null, actor_auth: "system" } : { actor_user_id: admin.id, actor_auth: "session" }),
+        action: step.id,
+        outcome: "success",
+        user_agent: "audit-test/1.0",
+        ...(anonymous
+          ? { actor_user_id: null, actor_auth: "system" }
+          : { actor_user_id: admin.id, actor_auth: "session" }),
       });
       expect(event!.ip).toMatch(/^(127\.0\.0\.1|::1|::ffff:127\.0\.0\.1)$/);
       if (route.created) expect(event!.target_id).toBe(route.created(answer.body as never));
@@ -188,7 +237,9 @@ describe("the audit trail, for every operation that changes something", () => {
   }
 
   it("records changed fields with old and new values, and secret fields by name only", async () => {
-    const update = await client.auditEvent.findFirstOrThrow({ where: { action: "updateOrganization", org_id: ids.org_id } });
+    const update = await client.auditEvent.findFirstOrThrow({
+      where: { action: "updateOrganization", org_id: ids.org_id },
+    });
     expect(update.changes).toEqual({ description: { old: null, new: "audited" } });
     const deleted = await client.auditEvent.findFirstOrThrow({ where: { action: "deleteLlmConfig" } });
     expect(deleted.changes).toEqual({ is_deleted: { old: false, new: true } });
@@ -199,12 +250,16 @@ describe("the audit trail, for every operation that changes something", () => {
     const password = await client.auditEvent.findFirstOrThrow({ where: { action: "resetUserPassword" } });
     expect(password.changes).toMatchObject({ password_hash: { redacted: true } });
     const everything = JSON.stringify(await client.auditEvent.findMany());
-    for (const secret of ["sk-audit-provider-key", "a-new-password-123", "$argon2"]) expect(everything).not.toContain(secret);
+    for (const secret of ["sk-audit-provider-key", "a-new-password-123", "$argon2"])
+      expect(everything).not.toContain(secret);
   });
 
   it("writes nothing when the change fails, and nothing for a read", async () => {
     const taken = await client.providerModelConfig.findFirstOrThrow();
-    const again = await send({ key: adminKey.raw_key }, "POST", "/api/v1/models", { provider: taken.provider, model_id: taken.model_id });
+    const again = await send({ key: adminKey.raw_key }, "POST", "/api/v1/models", {
+      provider: taken.provider,
+      model_id: taken.model_id,
+    });
     expect(again.status).toBe(409);
     expect(await eventsOf(again.requestId)).toEqual([]);
     const read = await send({ key: adminKey.raw_key }, "GET", "/api/v1/organizations");
@@ -216,7 +271,11 @@ describe("the audit trail, for every operation that changes something", () => {
 // ---------------------------------------------------------------------------------------------
 // Reading the trail
 
-const adminKey = await createApiKey(systemActor("test"), admin.id, { name: "ops", scopes: ALL_PERMISSIONS.filter((p) => !isDangerous(p)), expires_at: null });
+const adminKey = await createApiKey(systemActor("test"), admin.id, {
+  name: "ops",
+  scopes: ALL_PERMISSIONS.filter((p) => !isDangerous(p)),
+  expires_at: null,
+});
 
 // An org admin of org A, another organization B; a change in each.
 const orgA = await createOrg(client);
@@ -224,12 +283,30 @@ const orgB = await createOrg(client);
 const orgAdmin = await createUser(client);
 await join(client, orgAdmin.id, orgA.id);
 await grant(client, orgAdmin.id, await roleId(client, "org_admin"), orgA.id);
-const orgAdminKey = await createApiKey(systemActor("test"), orgAdmin.id, { name: "org", scopes: ORG_PERMISSIONS, expires_at: null });
+const orgAdminKey = await createApiKey(systemActor("test"), orgAdmin.id, {
+  name: "org",
+  scopes: ORG_PERMISSIONS,
+  expires_at: null,
+});
 const asOrgAdmin: Caller = { key: orgAdminKey.raw_key };
 const changeA = await send(asOrgAdmin, "PATCH", `/api/v1/organizations/${orgA.id}`, { description: "a" });
-const changeB = await send({ key: adminKey.raw_key }, "PATCH", `/api/v1/organizations/${orgB.id}`, { description: "b" });
+const changeB = await send({ key: adminKey.raw_key }, "PATCH", `/api/v1/organizations/${orgB.id}`, {
+  description: "b",
+});
 
-type List = { data: { id: string; action: string; org_id: string | null; actor: { user_id: string | null; username: string | null; auth: string; key_prefix: string | null }; target: { type: string | null; id: string | null }; request_id: string | null; outcome: string; changes: unknown }[]; next_cursor: string | null };
+type List = {
+  data: {
+    id: string;
+    action: string;
+    org_id: string | null;
+    actor: { user_id: string | null; username: string | null; auth: string; key_prefix: string | null };
+    target: { type: string | null; id: string | null };
+    request_id: string | null;
+    outcome: string;
+    changes: unknown;
+  }[];
+  next_cursor: string | null;
+};
 const list = (as: Caller, path: string) => request<List>(app, as, "GET", path);
 
 describe("GET /api/v1/audit-events", () => {
@@ -240,7 +317,10 @@ describe("GET /api/v1/audit-events", () => {
     expect(ids_).toEqual([...ids_].sort().reverse());
     const b = body.data.find((e) => e.request_id === changeB.requestId);
     expect(b).toMatchObject({
-      action: "updateOrganization", org_id: orgB.id, outcome: "success", target: { type: "organization", id: orgB.id },
+      action: "updateOrganization",
+      org_id: orgB.id,
+      outcome: "success",
+      target: { type: "organization", id: orgB.id },
       actor: { user_id: admin.id, username: admin.username, auth: "api_key", key_prefix: adminKey.key_prefix },
       changes: { description: { old: null, new: "b" } },
     });
@@ -256,12 +336,17 @@ describe("GET /api/v1/audit-events", () => {
     expect(byAction.data.length).toBeGreaterThan(0);
     expect(byAction.data.every((e) => e.action === "createApiKey")).toBe(true);
     const future = new Date(Date.now() + 3600_000).toISOString();
-    expect((await list({ key: adminKey.raw_key }, `/api/v1/audit-events?since=${encodeURIComponent(future)}`)).body.data).toEqual([]);
+    expect(
+      (await list({ key: adminKey.raw_key }, `/api/v1/audit-events?since=${encodeURIComponent(future)}`)).body.data,
+    ).toEqual([]);
     const past = "2000-01-01T00:00:00Z";
-    expect((await list({ key: adminKey.raw_key }, `/api/v1/audit-events?until=${encodeURIComponent(past)}`)).body.data).toEqual([]);
+    expect(
+      (await list({ key: adminKey.raw_key }, `/api/v1/audit-events?until=${encodeURIComponent(past)}`)).body.data,
+    ).toEqual([]);
     const first = (await list({ key: adminKey.raw_key }, "/api/v1/audit-events?limit=2")).body;
     expect(first.data).toHaveLength(2);
-    const second = (await list({ key: adminKey.raw_key }, `/api/v1/audit-events?limit=2&cursor=${first.next_cursor}`)).body;
+    const second = (await list({ key: adminKey.raw_key }, `/api/v1/audit-events?limit=2&cursor=${first.next_cursor}`))
+      .body;
     expect(second.data[0]!.id < first.data[1]!.id).toBe(true);
     expect((await list({ key: adminKey.raw_key }, "/api/v1/audit-events?since=yesterday")).status).toBe(400);
   });
@@ -270,7 +355,13 @@ describe("GET /api/v1/audit-events", () => {
     const refused = await send(asOrgAdmin, "GET", "/api/v1/audit-events");
     expect(refused.status).toBe(403);
     const [event] = await eventsOf(refused.requestId);
-    expect(event).toMatchObject({ action: "listAuditEvents", outcome: "denied", actor_user_id: orgAdmin.id, actor_auth: "api_key", actor_key_prefix: orgAdminKey.key_prefix });
+    expect(event).toMatchObject({
+      action: "listAuditEvents",
+      outcome: "denied",
+      actor_user_id: orgAdmin.id,
+      actor_auth: "api_key",
+      actor_key_prefix: orgAdminKey.key_prefix,
+    });
   });
 });
 
@@ -286,26 +377,44 @@ describe("GET /api/v1/organizations/{org_id}/audit-events", () => {
   it("refuses another organization's trail (403, recorded as denied)", async () => {
     const refused = await send(asOrgAdmin, "GET", `/api/v1/organizations/${orgB.id}/audit-events`);
     expect(refused.status).toBe(403);
-    expect(await eventsOf(refused.requestId)).toMatchObject([{ action: "listOrgAuditEvents", outcome: "denied", org_id: orgB.id }]);
+    expect(await eventsOf(refused.requestId)).toMatchObject([
+      { action: "listOrgAuditEvents", outcome: "denied", org_id: orgB.id },
+    ]);
   });
 
   it("refuses an org member without svc:org:audit:read", async () => {
     const member = await createUser(client);
     await join(client, member.id, orgA.id);
     await grant(client, member.id, await roleId(client, "org_member"), orgA.id);
-    const key = await createApiKey(systemActor("test"), member.id, { name: "m", scopes: ["svc:org:read"], expires_at: null });
+    const key = await createApiKey(systemActor("test"), member.id, {
+      name: "m",
+      scopes: ["svc:org:read"],
+      expires_at: null,
+    });
     expect((await list({ key: key.raw_key }, `/api/v1/organizations/${orgA.id}/audit-events`)).status).toBe(403);
   });
 });
 
 describe("refused authorizations", () => {
   it("are recorded with outcome denied, and change nothing", async () => {
-    const refused = await send(asOrgAdmin, "PUT", `/api/v1/organizations/${orgA.id}/subscription`, { tier: "enterprise" });
+    const refused = await send(asOrgAdmin, "PUT", `/api/v1/organizations/${orgA.id}/subscription`, {
+      tier: "enterprise",
+    });
     expect(refused.status).toBe(403);
     expect(await eventsOf(refused.requestId)).toMatchObject([
-      { action: "updateSubscription", outcome: "denied", actor_user_id: orgAdmin.id, target_type: "organization", target_id: orgA.id, org_id: orgA.id, changes: null },
+      {
+        action: "updateSubscription",
+        outcome: "denied",
+        actor_user_id: orgAdmin.id,
+        target_type: "organization",
+        target_id: orgA.id,
+        org_id: orgA.id,
+        changes: null,
+      },
     ]);
-    expect((await client.organization.findUniqueOrThrow({ where: { id: orgA.id } })).subscription_tier).not.toBe("enterprise");
+    expect((await client.organization.findUniqueOrThrow({ where: { id: orgA.id } })).subscription_tier).not.toBe(
+      "enterprise",
+    );
   });
 });
 
@@ -315,7 +424,10 @@ describe("sign-ins", () => {
     const browser = new Browserless(app.baseUrl);
     expect(await browser.signIn(user.username, "not-the-password")).toBe(false);
     expect(await browser.signIn(user.username, PASSWORD)).toBe(true);
-    const events = await client.auditEvent.findMany({ where: { action: "signIn", actor_user_id: user.id }, orderBy: { id: "asc" } });
+    const events = await client.auditEvent.findMany({
+      where: { action: "signIn", actor_user_id: user.id },
+      orderBy: { id: "asc" },
+    });
     expect(events.map((e) => e.outcome)).toEqual(["denied", "success"]);
     expect(events[0]).toMatchObject({ actor_auth: "session", target_type: "user", target_id: user.id });
     expect(events[0]!.ip).not.toBeNull();

@@ -12,13 +12,19 @@ const API = path.resolve("src/app/api");
 function endpointFiles(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
     const full = path.join(dir, entry.name);
-    return entry.isDirectory() ? endpointFiles(full) : entry.name === "route.ts" || entry.name === "page.tsx" ? [full] : [];
+    return entry.isDirectory()
+      ? endpointFiles(full)
+      : entry.name === "route.ts" || entry.name === "page.tsx"
+        ? [full]
+        : [];
   });
 }
 
 /** A request path the file serves: a sample value for each dynamic segment. */
 const samplePath = (file: string) =>
-  `/api/${path.relative(API, path.dirname(file))}`.replace(/\[\.\.\.[a-z_]+\]/g, "one/two").replace(/\[[a-z_]+\]/g, "sample-1");
+  `/api/${path.relative(API, path.dirname(file))}`
+    .replace(/\[\.\.\.[a-z_]+\]/g, "one/two")
+    .replace(/\[[a-z_]+\]/g, "sample-1");
 
 /** The methods a file serves: a page GET; a route file what it exports (the registry's, for REST). */
 function exportedMethods(file: string): string[] {
@@ -26,7 +32,9 @@ function exportedMethods(file: string): string[] {
   const rest = /restHandlers\("([^"]+)"\)/.exec(text)?.[1];
   if (rest) return routesAt(rest).map((r) => r.method);
   if (file.endsWith("page.tsx")) return ["GET"];
-  const exported = [...text.matchAll(/export (?:const \{([^}]*)\}|\{([^}]*)\}|(?:async )?function (\w+))/g)].map((m) => m[1] ?? m[2] ?? m[3] ?? "").join(",");
+  const exported = [...text.matchAll(/export (?:const \{([^}]*)\}|\{([^}]*)\}|(?:async )?function (\w+))/g)]
+    .map((m) => m[1] ?? m[2] ?? m[3] ?? "")
+    .join(",");
   return ["GET", "POST", "PUT", "PATCH", "DELETE"].filter((method) => new RegExp(`\\b${method}\\b`).test(exported));
 }
 
@@ -47,7 +55,16 @@ describe("front door endpoints", () => {
   });
 
   it("knows no other path", () => {
-    for (const unknown of ["/api", "/api/v1", "/api/v1/nope", "/api/v1/roles/x/y", "/api/trpc", "/api/auth", "/api/health/x"]) expect(endpointAt(unknown), unknown).toBeUndefined();
+    for (const unknown of [
+      "/api",
+      "/api/v1",
+      "/api/v1/nope",
+      "/api/v1/roles/x/y",
+      "/api/trpc",
+      "/api/auth",
+      "/api/health/x",
+    ])
+      expect(endpointAt(unknown), unknown).toBeUndefined();
   });
 
   it("leaves repeated and trailing slashes to Next.js's redirect", () => {

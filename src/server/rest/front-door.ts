@@ -23,7 +23,8 @@ import { ROUTES } from "./registry";
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/;
 
 /** The caller's request id when it is sane, else a new one. */
-export const requestIdOf = (incoming: string | null | undefined): string => (incoming && REQUEST_ID.test(incoming) ? incoming : randomUUID());
+export const requestIdOf = (incoming: string | null | undefined): string =>
+  incoming && REQUEST_ID.test(incoming) ? incoming : randomUUID();
 
 interface Endpoint {
   /** In the registry's form: `{name}` is one segment, `{...name}` one or more. */
@@ -55,7 +56,8 @@ function fit(pattern: readonly string[], path: string[]): number | undefined {
   let statics = 0;
   for (let index = 0; index < pattern.length; index++) {
     const part = pattern[index]!;
-    if (part.startsWith("{...")) return path.length > index && path.slice(index).every((s) => s !== "") ? statics : undefined;
+    if (part.startsWith("{..."))
+      return path.length > index && path.slice(index).every((s) => s !== "") ? statics : undefined;
     const segment = path[index];
     if (segment === undefined || segment === "") return undefined;
     if (part.startsWith("{")) continue;
@@ -87,7 +89,11 @@ function endpointIndex(): EndpointIndex {
     const pattern = { endpoint, segments: segmentsOf(endpoint.path) };
     if (!endpoint.path.includes("{")) built.exact.set(endpoint.path, endpoint);
     else if (endpoint.path.includes("{...")) built.catchAlls.push(pattern);
-    else built.bySegmentCount.set(pattern.segments.length, [...(built.bySegmentCount.get(pattern.segments.length) ?? []), pattern]);
+    else
+      built.bySegmentCount.set(pattern.segments.length, [
+        ...(built.bySegmentCount.get(pattern.segments.length) ?? []),
+        pattern,
+      ]);
   }
   return (index = built);
 }
@@ -148,12 +154,18 @@ function verdict(method: string, pathname: string): DomainError | { allow: strin
   if (!endpoint) return new DomainError("not_found", "No such endpoint. The API reference is at /api/docs.");
   const allow = allowOf(endpoint);
   if (method === "OPTIONS") return { allow };
-  if (!allow.includes(method)) return new DomainError("method_not_allowed", `${method} is not allowed here.`, { allowed: allow });
+  if (!allow.includes(method))
+    return new DomainError("method_not_allowed", `${method} is not allowed here.`, { allowed: allow });
   return undefined;
 }
 
 function answer(response: ServerResponse, status: number, headers: Record<string, string>, body?: string) {
-  response.writeHead(status, body === undefined ? headers : { ...headers, "Content-Type": "application/problem+json", "Cache-Control": "no-store" });
+  response.writeHead(
+    status,
+    body === undefined
+      ? headers
+      : { ...headers, "Content-Type": "application/problem+json", "Cache-Control": "no-store" },
+  );
   response.end(body);
 }
 
@@ -167,12 +179,21 @@ export function frontDoor(request: IncomingMessage, response: ServerResponse): b
   response.setHeader("X-Request-Id", requestId);
   const result =
     pathname === undefined
-      ? new DomainError("validation_failed", "The request target is not a valid URL.", { errors: [{ path: "path", message: "is not a valid URL" }] })
+      ? new DomainError("validation_failed", "The request target is not a valid URL.", {
+          errors: [{ path: "path", message: "is not a valid URL" }],
+        })
       : verdict(request.method ?? "GET", pathname);
   if (!result) return false;
-  if (result instanceof DomainError) answer(response, result.status, problemHeaders(result), JSON.stringify(problemBody(result)));
+  if (result instanceof DomainError)
+    answer(response, result.status, problemHeaders(result), JSON.stringify(problemBody(result)));
   else answer(response, 204, { Allow: result.allow.join(", ") });
-  log.info("request", { request_id: requestId, method: request.method, path: (pathname ?? url.split("?")[0] ?? "").slice(0, 200), status: response.statusCode, front_door: true });
+  log.info("request", {
+    request_id: requestId,
+    method: request.method,
+    path: (pathname ?? url.split("?")[0] ?? "").slice(0, 200),
+    status: response.statusCode,
+    front_door: true,
+  });
   return true;
 }
 

@@ -35,7 +35,11 @@ const app = await startApp(url, { LOG_LEVEL: "warn" });
 
 // Who calls: a sys_admin's console session and API key, and nobody.
 const admin = await createSysAdmin(client);
-const key = await createApiKey(systemActor("test"), admin.id, { name: "fuzz", scopes: ALL_PERMISSIONS.filter((p) => !isDangerous(p)), expires_at: null });
+const key = await createApiKey(systemActor("test"), admin.id, {
+  name: "fuzz",
+  scopes: ALL_PERMISSIONS.filter((p) => !isDangerous(p)),
+  expires_at: null,
+});
 const browser = new Browserless(app.baseUrl);
 if (!(await browser.signIn(admin.username, PASSWORD))) throw new Error("the fuzzer's console session did not sign in");
 
@@ -43,31 +47,104 @@ if (!(await browser.signIn(admin.username, PASSWORD))) throw new Error("the fuzz
 const { user: member, org } = await createMember(client);
 await client.organization.update({ where: { id: org.id }, data: { subscription_tier: "pro" } });
 const other = await createUser(client);
-const otherKey = await createApiKey(systemActor("test"), member.id, { name: "other", scopes: ["svc:models:read"], expires_at: null });
-const instance = await client.orchestratorInstance.create({ data: { org_id: org.id, name: "bot", framework_type: "langgraph", mode: "supervisor" } });
-const llmConfig = await createLlmConfig(systemActor("test"), org.id, { name: "c", provider: "openai", api_key: "sk-fuzz-12345678", additional_config: {}, is_enabled: true });
+const otherKey = await createApiKey(systemActor("test"), member.id, {
+  name: "other",
+  scopes: ["svc:models:read"],
+  expires_at: null,
+});
+const instance = await client.orchestratorInstance.create({
+  data: { org_id: org.id, name: "bot", framework_type: "langgraph", mode: "supervisor" },
+});
+const llmConfig = await createLlmConfig(systemActor("test"), org.id, {
+  name: "c",
+  provider: "openai",
+  api_key: "sk-fuzz-12345678",
+  additional_config: {},
+  is_enabled: true,
+});
 const point = await client.centralPoint.create({ data: { org_id: org.id, orchestrator_id: instance.id, name: "cp" } });
-const plugin = await client.plugin.create({ data: { source: "org", org_id: org.id, pid: "com.fuzz.plugin", version: "1.0.0", name: "p", is_latest: true } });
-const conversation = await client.conversation.create({ data: { org_id: org.id, user_id: member.id, instance_id: instance.id, title: "t" } });
+const plugin = await client.plugin.create({
+  data: { source: "org", org_id: org.id, pid: "com.fuzz.plugin", version: "1.0.0", name: "p", is_latest: true },
+});
+const conversation = await client.conversation.create({
+  data: { org_id: org.id, user_id: member.id, instance_id: instance.id, title: "t" },
+});
 const model = await client.providerModelConfig.create({ data: { provider: "openai", model_id: "fuzz-model" } });
-const REAL_IDS = [org.id, member.id, other.id, otherKey.id, instance.id, llmConfig.id, point.id, plugin.id, conversation.id, String(model.id), await roleId(client, "org_member"), "feature.flag"];
+const REAL_IDS = [
+  org.id,
+  member.id,
+  other.id,
+  otherKey.id,
+  instance.id,
+  llmConfig.id,
+  point.id,
+  plugin.id,
+  conversation.id,
+  String(model.id),
+  await roleId(client, "org_member"),
+  "feature.flag",
+];
 
-const HOSTILE_STRINGS = ["", "\u0000", "a\u0000b", "\ud800", "x\udfffy", "😀".repeat(50), "x".repeat(100_000), "' OR 1=1 --", "<script>alert(1)</script>", "../../etc/passwd", "\u202etxt.exe", "NaN", "-1", "true", "null", "__proto__", " \t\n", "ＡＢＣ"];
+const HOSTILE_STRINGS = [
+  "",
+  "\u0000",
+  "a\u0000b",
+  "\ud800",
+  "x\udfffy",
+  "😀".repeat(50),
+  "x".repeat(100_000),
+  "' OR 1=1 --",
+  "<script>alert(1)</script>",
+  "../../etc/passwd",
+  "\u202etxt.exe",
+  "NaN",
+  "-1",
+  "true",
+  "null",
+  "__proto__",
+  " \t\n",
+  "ＡＢＣ",
+];
 
 /** Percent-encoding of any string; a lone surrogate becomes the bytes a careless encoder writes for it. */
 const encode = (text: string) =>
   text.replace(/[\uD800-\uDBFF][\uDC00-\uDFFF]|[\s\S]/g, (unit) => {
     const code = unit.charCodeAt(0);
     if (unit.length === 2 || code < 0xd800 || code > 0xdfff) return encodeURIComponent(unit);
-    return [0xe0 | (code >> 12), 0x80 | ((code >> 6) & 0x3f), 0x80 | (code & 0x3f)].map((b) => `%${b.toString(16).toUpperCase()}`).join("");
+    return [0xe0 | (code >> 12), 0x80 | ((code >> 6) & 0x3f), 0x80 | (code & 0x3f)]
+      .map((b) => `%${b.toString(16).toUpperCase()}`)
+      .join("");
   });
 
 // Path segments an attacker sends: ids, garbage, traversal, malformed percent-encoding (raw).
 const hostileSegment = fc.oneof(
   fc.constantFrom(...REAL_IDS).map(encode),
   fc.uuid().map(encode),
-  fc.oneof(fc.string({ maxLength: 40 }), fc.constantFrom(...HOSTILE_STRINGS).map((s) => s.slice(0, 100))).map(encode),
-  fc.constantFrom("%00", "a%00b", "%ED%A0%80", "%zz", "%", "%C0%AF", "%2F", "%2e%2e", "..", ".", "0", "-1", "99999999999999999999", "1e400", "NaN", "%27%20OR%201%3D1%20--", "x".repeat(3000)),
+  fc
+    .oneof(
+      fc.string({ maxLength: 40 }),
+      fc.constantFrom(...HOSTILE_STRINGS).map((s) => s.slice(0, 100)),
+    )
+    .map(encode),
+  fc.constantFrom(
+    "%00",
+    "a%00b",
+    "%ED%A0%80",
+    "%zz",
+    "%",
+    "%C0%AF",
+    "%2F",
+    "%2e%2e",
+    "..",
+    ".",
+    "0",
+    "-1",
+    "99999999999999999999",
+    "1e400",
+    "NaN",
+    "%27%20OR%201%3D1%20--",
+    "x".repeat(3000),
+  ),
 );
 
 const hostileString = fc.oneof(fc.constantFrom(...HOSTILE_STRINGS), fc.string({ maxLength: 300 }));
@@ -86,35 +163,64 @@ interface Body {
 /** A hostile body: the schema-shaped value mutated, or something that is not the body at all. */
 function bodyArbitrary(schema: JsonSchema | undefined): fc.Arbitrary<Body> {
   const shaped = schema ? arbitraryOf(schema, schema) : fc.jsonValue({ maxDepth: 2 });
-  const asObject = shaped.map((value) => (typeof value === "object" && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : { value }));
-  const json = (type = "application/json") => (text: string): Body => ({ text, type });
+  const asObject = shaped.map((value) =>
+    typeof value === "object" && value !== null && !Array.isArray(value)
+      ? (value as Record<string, unknown>)
+      : { value },
+  );
+  const json =
+    (type = "application/json") =>
+    (text: string): Body => ({ text, type });
   const declared = Object.keys((schema?.properties as object | undefined) ?? {});
   const fieldNames = declared.length > 0 ? declared : ["extra"];
   // A field of the value (an existing one, or a new name) given `replacement` as raw JSON text.
   const withField = (replacement: fc.Arbitrary<string>) =>
-    fc.tuple(asObject, fc.oneof(fc.constantFrom(...fieldNames), hostileString), replacement).map(([value, field, raw]) => {
-      const marker = "\u{10FFFF}raw\u{10FFFF}";
-      return JSON.stringify({ ...value, [field]: marker }).replace(JSON.stringify(marker), raw);
-    });
+    fc
+      .tuple(asObject, fc.oneof(fc.constantFrom(...fieldNames), hostileString), replacement)
+      .map(([value, field, raw]) => {
+        const marker = "\u{10FFFF}raw\u{10FFFF}";
+        return JSON.stringify({ ...value, [field]: marker }).replace(JSON.stringify(marker), raw);
+      });
   return fc.oneof(
     // Shaped like the schema: mostly refused for details, sometimes accepted.
     shaped.map((value) => JSON.stringify(value)).map(json()),
     // A required field missing, an unknown field, a field of the wrong type or a hostile string.
-    asObject.chain((value) => fc.constantFrom(...Object.keys(value), "absent").map((drop) => JSON.stringify({ ...value, [drop]: undefined }))).map(json()),
+    asObject
+      .chain((value) =>
+        fc.constantFrom(...Object.keys(value), "absent").map((drop) => JSON.stringify({ ...value, [drop]: undefined })),
+      )
+      .map(json()),
     withField(fc.jsonValue({ maxDepth: 2 }).map((v) => JSON.stringify(v))).map(json()),
     withField(hostileString.map((s) => JSON.stringify(s))).map(json()),
     withField(rawNumber).map(json()),
     // Nesting: past the cap, far past it (a 20,000-deep array), within it.
     withField(fc.constantFrom(nested(70), nested(20_000), nested(60), `{"a":${nested(64)}}`)).map(json()),
     // Not this body at all.
-    fc.constantFrom("{not json", "", "null", "[]", "42", '"text"', '{"a":1,"a":2}', "\ufeff{}", `{"__proto__":{"admin":true}}`, nested(200_000)).map(json()),
+    fc
+      .constantFrom(
+        "{not json",
+        "",
+        "null",
+        "[]",
+        "42",
+        '"text"',
+        '{"a":1,"a":2}',
+        "\ufeff{}",
+        `{"__proto__":{"admin":true}}`,
+        nested(200_000),
+      )
+      .map(json()),
     // The wrong media type, or none.
-    shaped.map((value) => JSON.stringify(value)).chain((text) => fc.constantFrom<Body>(
-      { text, type: "text/plain" },
-      { text, type: undefined },
-      { text, type: "application/x-www-form-urlencoded" },
-      { text, type: "application/json; charset=utf-16" },
-    )),
+    shaped
+      .map((value) => JSON.stringify(value))
+      .chain((text) =>
+        fc.constantFrom<Body>(
+          { text, type: "text/plain" },
+          { text, type: undefined },
+          { text, type: "application/x-www-form-urlencoded" },
+          { text, type: "application/json; charset=utf-16" },
+        ),
+      ),
     // Over the 1 MiB limit.
     fc.constant<Body>({ text: JSON.stringify({ name: "x".repeat(1024 * 1024 + 10) }), type: "application/json" }),
   );
@@ -136,8 +242,11 @@ async function servedOperations(): Promise<FuzzedOperation[]> {
     Object.entries(methods).map(([method, operation]) => {
       const route = ROUTES.find((r) => r.path === path && r.method === method.toUpperCase());
       if (!route) throw new Error(`The document lists ${method.toUpperCase()} ${path}, which no operation serves`);
-      const fromDocument = (operation.parameters ?? []).filter((p) => p.in === "query" && typeof p.name === "string").map((p) => p.name as string);
-      const toSchema = (schema: z.ZodType | undefined) => (schema ? (z.toJSONSchema(schema, { io: "input", unrepresentable: "any" }) as JsonSchema) : undefined);
+      const fromDocument = (operation.parameters ?? [])
+        .filter((p) => p.in === "query" && typeof p.name === "string")
+        .map((p) => p.name as string);
+      const toSchema = (schema: z.ZodType | undefined) =>
+        schema ? (z.toJSONSchema(schema, { io: "input", unrepresentable: "any" }) as JsonSchema) : undefined;
       return {
         route,
         queryNames: [...new Set([...fromDocument, ...Object.keys(route.query?.shape ?? {})])],
@@ -153,14 +262,18 @@ function queryArbitrary(operation: FuzzedOperation): fc.Arbitrary<string> {
   const properties = (operation.querySchema?.properties ?? {}) as Record<string, unknown>;
   const value = (name: string) =>
     fc.oneof(
-      arbitraryOf(properties[name], operation.querySchema ?? {}).map((v) => (typeof v === "string" ? v : JSON.stringify(v) ?? "")),
+      arbitraryOf(properties[name], operation.querySchema ?? {}).map((v) =>
+        typeof v === "string" ? v : (JSON.stringify(v) ?? ""),
+      ),
       // Short enough that the whole request line stays under Node.js's 16 KiB header limit.
       hostileString.map((s) => s.slice(0, 100)),
       fc.constantFrom("true", "false", "0", "-1", "101", "1e400", "99999999999999999999"),
     );
   const pairs = fc.array(
     fc.oneof(
-      fc.constantFrom(...operation.queryNames, "unknown_param").chain((name) => value(name).map((v) => `${encode(name)}=${encode(v)}`)),
+      fc
+        .constantFrom(...operation.queryNames, "unknown_param")
+        .chain((name) => value(name).map((v) => `${encode(name)}=${encode(v)}`)),
       fc.constantFrom("pid=%00", "limit=%ED%A0%80", "cursor=%zz", "q=%", "include_deleted", "=x", "limit=1&limit=2"),
     ),
     { maxLength: 4 },
@@ -173,7 +286,8 @@ type Caller = "session" | "key" | "anonymous";
 function headersFor(caller: Caller, body: Body | undefined): Record<string, string> {
   const headers: Record<string, string> = body?.type ? { "content-type": body.type } : {};
   if (caller === "key") headers["x-api-key"] = key.raw_key;
-  if (caller === "session") Object.assign(headers, { cookie: browser.cookieHeader(), origin: app.baseUrl, "sec-fetch-site": "same-origin" });
+  if (caller === "session")
+    Object.assign(headers, { cookie: browser.cookieHeader(), origin: app.baseUrl, "sec-fetch-site": "same-origin" });
   return headers;
 }
 
@@ -188,10 +302,16 @@ async function probe(caller: Caller, method: string, target: string, body: Body 
   const started = performance.now();
   try {
     // The answer is checked on arrival: an error is a problem document with its status and code.
-    response = await app.fetch(target, { method, headers: headersFor(caller, body), body: body?.text, signal: AbortSignal.timeout(LIVENESS_MS) });
+    response = await app.fetch(target, {
+      method,
+      headers: headersFor(caller, body),
+      body: body?.text,
+      signal: AbortSignal.timeout(LIVENESS_MS),
+    });
   } catch (error) {
     const { name, message } = error as Error;
-    if (name === "TimeoutError" || name === "AbortError") throw new Error(`no answer within ${LIVENESS_MS} ms (${name}) to ${sent}`);
+    if (name === "TimeoutError" || name === "AbortError")
+      throw new Error(`no answer within ${LIVENESS_MS} ms (${name}) to ${sent}`);
     throw new Error(`${message} to ${sent}`);
   }
   const text = await response.text();
@@ -207,7 +327,10 @@ const operations = await servedOperations();
 // liveness bound is about requests to a running server, so each route is loaded first.
 for (const caller of ["session", "key", "anonymous"] as const) {
   for (const { route } of operations) {
-    await app.fetch(route.path.replace(/\{[a-z_]+\}/g, org.id), { method: route.method, headers: headersFor(caller, undefined) });
+    await app.fetch(route.path.replace(/\{[a-z_]+\}/g, org.id), {
+      method: route.method,
+      headers: headersFor(caller, undefined),
+    });
   }
 }
 
@@ -226,7 +349,8 @@ describe("fuzzing every operation of /api/openapi.json", () => {
             let next = 0;
             return `${route.path.replace(/\{[a-z_]+\}/g, () => segments[next++] ?? "x")}${query}`;
           });
-        const body = route.method === "GET" ? fc.constant(null) : fc.option(bodyArbitrary(operation.bodySchema), { freq: 8 });
+        const body =
+          route.method === "GET" ? fc.constant(null) : fc.option(bodyArbitrary(operation.bodySchema), { freq: 8 });
         await fc.assert(
           fc.asyncProperty(target, body, (path, sent) => probe(caller, route.method, path, sent ?? undefined)),
           { numRuns: RUNS_PER_OPERATION, seed: SEED, endOnFailure: true },
@@ -239,7 +363,9 @@ describe("fuzzing every operation of /api/openapi.json", () => {
 
   it(`sent at least ${3 * ROUTES.length * RUNS_PER_OPERATION} requests, and left the app healthy`, async () => {
     expect(requests).toBeGreaterThanOrEqual(3 * ROUTES.length * RUNS_PER_OPERATION);
-    console.log(`fuzzer: ${requests} requests; slowest answer ${Math.round(slowest.ms)} ms, to ${slowest.sent.slice(0, 160)}`);
+    console.log(
+      `fuzzer: ${requests} requests; slowest answer ${Math.round(slowest.ms)} ms, to ${slowest.sent.slice(0, 160)}`,
+    );
     expect((await app.fetch("/api/health", { signal: AbortSignal.timeout(LIVENESS_MS) })).status).toBe(200);
     expect(app.logs()).not.toContain("unhandled error");
   });

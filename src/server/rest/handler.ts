@@ -28,7 +28,8 @@ type NextHandler = (request: Request, context: NextContext) => Promise<Response>
 
 async function readBody(request: Request): Promise<unknown> {
   const declared = Number(request.headers.get("content-length") ?? "0");
-  if (declared > BODY_LIMIT_BYTES) throw new DomainError("payload_too_large", `The body is over ${BODY_LIMIT_BYTES} bytes.`);
+  if (declared > BODY_LIMIT_BYTES)
+    throw new DomainError("payload_too_large", `The body is over ${BODY_LIMIT_BYTES} bytes.`);
   if (!request.body) return undefined;
   const reader = request.body.getReader();
   const chunks: Uint8Array[] = [];
@@ -36,7 +37,9 @@ async function readBody(request: Request): Promise<unknown> {
   for (;;) {
     // A client that stops sending midway has sent no body worth answering with a 500.
     const { done, value } = await reader.read().catch(() => {
-      throw new DomainError("validation_failed", "The body could not be read to its end.", { errors: [{ path: "body", message: "was cut off" }] });
+      throw new DomainError("validation_failed", "The body could not be read to its end.", {
+        errors: [{ path: "body", message: "was cut off" }],
+      });
     });
     if (done) break;
     size += value.byteLength;
@@ -55,7 +58,9 @@ async function readBody(request: Request): Promise<unknown> {
   try {
     return JSON.parse(text) as unknown;
   } catch {
-    throw new DomainError("validation_failed", "The body is not valid JSON.", { errors: [{ path: "body", message: "is not valid JSON" }] });
+    throw new DomainError("validation_failed", "The body is not valid JSON.", {
+      errors: [{ path: "body", message: "is not valid JSON" }],
+    });
   }
 }
 
@@ -64,7 +69,9 @@ async function bodyFor(operation: AnyOperation, request: Request): Promise<unkno
   if (!operation.body && request.method === "GET") return undefined;
   const body = await readBody(request);
   if (!operation.body && body !== undefined) {
-    throw new DomainError("validation_failed", "This route takes no body.", { errors: [{ path: "body", message: "is not expected" }] });
+    throw new DomainError("validation_failed", "This route takes no body.", {
+      errors: [{ path: "body", message: "is not expected" }],
+    });
   }
   return body;
 }
@@ -97,7 +104,10 @@ function authenticate(request: Request): Actor | null | Promise<Actor | null> {
   if (key !== null) return authenticateKey(key.trim(), request);
   const authorization = request.headers.get("authorization") ?? "";
   if (/^bearer\s+cdk_/i.test(authorization)) {
-    throw new DomainError("unauthenticated", "API keys go in the X-API-KEY header; Authorization: Bearer is for JWTs only.");
+    throw new DomainError(
+      "unauthenticated",
+      "API keys go in the X-API-KEY header; Authorization: Bearer is for JWTs only.",
+    );
   }
   // Decoding a session costs a JWT decryption: only when a session cookie is there at all.
   if (!SESSION_COOKIE.test(request.headers.get("cookie") ?? "")) return null;
@@ -115,15 +125,22 @@ function queryObject(url: URL): Record<string, string | string[]> {
 }
 
 /** The request path with its parameters filled in, plus the new resource's id: a 201's Location. */
-function locationOf(operation: AnyOperation, params: Record<string, string | string[]>, result: unknown): string | undefined {
+function locationOf(
+  operation: AnyOperation,
+  params: Record<string, string | string[]>,
+  result: unknown,
+): string | undefined {
   if (!operation.created || !operation.path) return undefined;
-  const base = (operation.createdIn ?? operation.path).replace(/\{(\w+)\}/g, (_, name: string) => encodeURIComponent(String(params[name])));
+  const base = (operation.createdIn ?? operation.path).replace(/\{(\w+)\}/g, (_, name: string) =>
+    encodeURIComponent(String(params[name])),
+  );
   return `${base}/${encodeURIComponent(operation.created(result))}`;
 }
 
 function credentialsFor(operation: AnyOperation, request: Request): Actor | null | Promise<Actor | null> {
   if (operation.access === "public") return null;
-  if (operation.access === "metrics") return metricsScraper(request.headers.get("authorization"), clientAddressOf(request));
+  if (operation.access === "metrics")
+    return metricsScraper(request.headers.get("authorization"), clientAddressOf(request));
   return authenticate(request);
 }
 
@@ -135,18 +152,29 @@ interface Seen {
   headers: Record<string, string>;
 }
 
-async function run(operation: AnyOperation, request: Request, context: NextContext, requestId: string, seen: Seen): Promise<Response> {
+async function run(
+  operation: AnyOperation,
+  request: Request,
+  context: NextContext,
+  requestId: string,
+  seen: Seen,
+): Promise<Response> {
   if (operation.addressLimit) await countAddressRequest(operation.addressLimit, clientAddressOf(request));
   const credentials = credentialsFor(operation, request);
   const actor = credentials instanceof Promise ? await credentials : credentials;
   seen.actor = actor;
   if (actor?.kind === "api_key") seen.headers = await countKeyRequest(actor.key.id, actor.key.rateLimit);
   const params = await context.params;
-  const result = await invoke(operation, actor, {
-    params,
-    query: operation.query ? queryObject(new URL(request.url)) : {},
-    body: () => bodyFor(operation, request),
-  }, { request: requestFactsOf(request, requestId) });
+  const result = await invoke(
+    operation,
+    actor,
+    {
+      params,
+      query: operation.query ? queryObject(new URL(request.url)) : {},
+      body: () => bodyFor(operation, request),
+    },
+    { request: requestFactsOf(request, requestId) },
+  );
   const location = locationOf(operation, params, result);
   return new Response(operation.produces ? String(result) : jsonOf(result), {
     status: operation.status ?? 200,
@@ -182,7 +210,11 @@ function handlerFor(path: string, operation: AnyOperation): NextHandler {
     } catch (error) {
       const domain = asDomainError(error);
       if (domain.code === "internal_error") {
-        log.error("unhandled error", { request_id: requestId, error: error instanceof Error ? { name: error.name, message: error.message, stack: error.stack } : String(error) });
+        log.error("unhandled error", {
+          request_id: requestId,
+          error:
+            error instanceof Error ? { name: error.name, message: error.message, stack: error.stack } : String(error),
+        });
       }
       seen.refusedKey = refusedKeyOf(error);
       response = problemResponse(domain, { ...seen.headers, "X-Request-Id": requestId });

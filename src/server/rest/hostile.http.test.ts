@@ -16,7 +16,11 @@ const { client, url } = await testDatabase();
 await seedRoles(client);
 const app = await startApp(url);
 const admin = await createSysAdmin(client);
-const key = await createApiKey(systemActor("test"), admin.id, { name: "ops", scopes: ALL_PERMISSIONS.filter((p) => !isDangerous(p)), expires_at: null });
+const key = await createApiKey(systemActor("test"), admin.id, {
+  name: "ops",
+  scopes: ALL_PERMISSIONS.filter((p) => !isDangerous(p)),
+  expires_at: null,
+});
 const tenantA = await createOrg(client);
 const tenantB = await createOrg(client);
 // Room for the orchestrators these tests create.
@@ -29,10 +33,19 @@ interface Answer {
   body: Record<string, unknown>;
 }
 
-async function send(method: string, path: string, body?: string, headers: Record<string, string> = {}): Promise<Answer> {
+async function send(
+  method: string,
+  path: string,
+  body?: string,
+  headers: Record<string, string> = {},
+): Promise<Answer> {
   const response = await app.fetch(path, {
     method,
-    headers: { "x-api-key": key.raw_key, ...(body === undefined ? {} : { "content-type": "application/json" }), ...headers },
+    headers: {
+      "x-api-key": key.raw_key,
+      ...(body === undefined ? {} : { "content-type": "application/json" }),
+      ...headers,
+    },
     body,
   });
   const text = await response.text();
@@ -40,7 +53,10 @@ async function send(method: string, path: string, body?: string, headers: Record
     status: response.status,
     type: response.headers.get("content-type") ?? "",
     requestId: response.headers.get("x-request-id"),
-    body: text && response.headers.get("content-type")?.includes("json") ? (JSON.parse(text) as Record<string, unknown>) : { text },
+    body:
+      text && response.headers.get("content-type")?.includes("json")
+        ? (JSON.parse(text) as Record<string, unknown>)
+        : { text },
   };
 }
 
@@ -48,13 +64,20 @@ const json = (method: string, path: string, value: unknown) => send(method, path
 
 /** A problem+json answer with this status and code, and X-Request-Id; its field errors' paths. */
 function expectProblem(answer: Answer, status: number, code: string): string[] {
-  expect(answer, JSON.stringify(answer.body)).toMatchObject({ status, type: "application/problem+json", body: { status, code } });
+  expect(answer, JSON.stringify(answer.body)).toMatchObject({
+    status,
+    type: "application/problem+json",
+    body: { status, code },
+  });
   expect(answer.requestId).toMatch(/^[A-Za-z0-9._-]{1,128}$/);
   return ((answer.body.errors as { path: string }[] | undefined) ?? []).map((e) => e.path);
 }
 
 /** A request fetch cannot make (TRACE), over node:http; its answer checked like fetch's. */
-function rawRequest(method: string, path: string): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: string }> {
+function rawRequest(
+  method: string,
+  path: string,
+): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: string }> {
   const url = new URL(path, app.baseUrl);
   return new Promise((resolve, reject) => {
     const request = http.request(url, { method }, (response) => {
@@ -62,7 +85,9 @@ function rawRequest(method: string, path: string): Promise<{ status: number; hea
       response.setEncoding("utf8");
       response.on("data", (chunk: string) => (body += chunk));
       response.on("end", () => {
-        const headers = new Headers(Object.entries(response.headers).map(([name, value]): [string, string] => [name, String(value)]));
+        const headers = new Headers(
+          Object.entries(response.headers).map(([name, value]): [string, string] => [name, String(value)]),
+        );
         try {
           checkAnswer(method, url, { status: response.statusCode ?? 0, headers, text: body });
           resolve({ status: response.statusCode ?? 0, headers: response.headers, body });
@@ -76,7 +101,12 @@ function rawRequest(method: string, path: string): Promise<{ status: number; hea
   });
 }
 
-const plugin = (pid: string, extra: Record<string, unknown> = {}) => ({ pid, version: "1.0.0", name: "Plugin", ...extra });
+const plugin = (pid: string, extra: Record<string, unknown> = {}) => ({
+  pid,
+  version: "1.0.0",
+  name: "Plugin",
+  ...extra,
+});
 
 /**
  * /api/health while `work` is in flight: every answer comes (within the 3 s liveness bound) and is
@@ -100,20 +130,47 @@ describe("tenants' JSON Schemas", () => {
   it("checks a backtracking pattern without holding the server", async () => {
     const settings_schema = { type: "object", additionalProperties: { type: "string", pattern: "^(a+)+$" } };
     const { result, health } = await healthDuring(
-      json("POST", `/api/v1/organizations/${tenantA.id}/plugins`, plugin("com.tenant.redos", { settings_schema, default_settings: { name: `${"a".repeat(60)}!` } })),
+      json(
+        "POST",
+        `/api/v1/organizations/${tenantA.id}/plugins`,
+        plugin("com.tenant.redos", { settings_schema, default_settings: { name: `${"a".repeat(60)}!` } }),
+      ),
     );
     expect(expectProblem(result, 400, "validation_failed")).toEqual(["default_settings.name"]);
     expect(health.length).toBeGreaterThan(0);
     expect(health.every((status) => status === 200)).toBe(true);
     // The issue's exact schema is legitimate: `pattern` only applies to strings.
-    expect((await json("POST", `/api/v1/organizations/${tenantA.id}/plugins`, plugin("com.tenant.redos2", { settings_schema: { pattern: "^(a+)+$" } }))).status).toBe(201);
+    expect(
+      (
+        await json(
+          "POST",
+          `/api/v1/organizations/${tenantA.id}/plugins`,
+          plugin("com.tenant.redos2", { settings_schema: { pattern: "^(a+)+$" } }),
+        )
+      ).status,
+    ).toBe(201);
   });
 
   it("stops a schema whose check is exponential at the time budget, and keeps serving meanwhile", async () => {
-    const settings_schema = { $defs: { n: { anyOf: [{ type: "array", items: { $ref: "#/$defs/n" } }, { type: "array", items: { $ref: "#/$defs/n" } }] } }, type: "object", additionalProperties: { $ref: "#/$defs/n" } };
+    const settings_schema = {
+      $defs: {
+        n: {
+          anyOf: [
+            { type: "array", items: { $ref: "#/$defs/n" } },
+            { type: "array", items: { $ref: "#/$defs/n" } },
+          ],
+        },
+      },
+      type: "object",
+      additionalProperties: { $ref: "#/$defs/n" },
+    };
     const deep = Array.from({ length: 60 }).reduce<unknown>((inner) => [inner], "leaf");
     const { result, health } = await healthDuring(
-      json("POST", `/api/v1/organizations/${tenantA.id}/plugins`, plugin("com.tenant.exponential", { settings_schema, default_settings: { tree: deep } })),
+      json(
+        "POST",
+        `/api/v1/organizations/${tenantA.id}/plugins`,
+        plugin("com.tenant.exponential", { settings_schema, default_settings: { tree: deep } }),
+      ),
     );
     expectProblem(result, 400, "validation_failed");
     expect(result.body.errors).toEqual([{ path: "default_settings", message: "could not be checked within 500 ms" }]);
@@ -122,33 +179,83 @@ describe("tenants' JSON Schemas", () => {
   });
 
   it("lets two tenants use the same $id, and keeps each schema's own rules", async () => {
-    const schemaOf = (type: string) => ({ $id: "https://schemas.example.com/settings", type: "object", properties: { v: { type } } });
-    expect((await json("POST", `/api/v1/organizations/${tenantA.id}/plugins`, plugin("com.shared.id", { settings_schema: schemaOf("integer"), default_settings: { v: 1 } }))).status).toBe(201);
-    expect((await json("POST", `/api/v1/organizations/${tenantB.id}/plugins`, plugin("com.shared.id", { settings_schema: schemaOf("string"), default_settings: { v: "x" } }))).status).toBe(201);
+    const schemaOf = (type: string) => ({
+      $id: "https://schemas.example.com/settings",
+      type: "object",
+      properties: { v: { type } },
+    });
+    expect(
+      (
+        await json(
+          "POST",
+          `/api/v1/organizations/${tenantA.id}/plugins`,
+          plugin("com.shared.id", { settings_schema: schemaOf("integer"), default_settings: { v: 1 } }),
+        )
+      ).status,
+    ).toBe(201);
+    expect(
+      (
+        await json(
+          "POST",
+          `/api/v1/organizations/${tenantB.id}/plugins`,
+          plugin("com.shared.id", { settings_schema: schemaOf("string"), default_settings: { v: "x" } }),
+        )
+      ).status,
+    ).toBe(201);
     // Each organization's orchestrator is checked against its own plugin's schema.
     const create = (org: string, v: unknown) =>
-      json("POST", `/api/v1/organizations/${org}/orchestrators`, { name: "bot", framework_type: "langgraph", mode: "supervisor", plugin_settings: { "com.shared.id": { v } } });
+      json("POST", `/api/v1/organizations/${org}/orchestrators`, {
+        name: "bot",
+        framework_type: "langgraph",
+        mode: "supervisor",
+        plugin_settings: { "com.shared.id": { v } },
+      });
     expect((await create(tenantA.id, 2)).status).toBe(201);
-    expect(expectProblem(await create(tenantA.id, "two"), 400, "validation_failed")).toEqual(["plugin_settings.com.shared.id.v"]);
-    expect(expectProblem(await create(tenantB.id, 2), 400, "validation_failed")).toEqual(["plugin_settings.com.shared.id.v"]);
+    expect(expectProblem(await create(tenantA.id, "two"), 400, "validation_failed")).toEqual([
+      "plugin_settings.com.shared.id.v",
+    ]);
+    expect(expectProblem(await create(tenantB.id, 2), 400, "validation_failed")).toEqual([
+      "plugin_settings.com.shared.id.v",
+    ]);
   });
 
   it("refuses remote references and other drafts' meta-schemas", async () => {
-    for (const settings_schema of [{ $ref: "http://169.254.169.254/latest/meta-data/schema.json" }, { $schema: "http://json-schema.org/draft-07/schema#" }]) {
-      const paths = expectProblem(await json("POST", `/api/v1/organizations/${tenantA.id}/plugins`, plugin("com.tenant.remote", { settings_schema })), 400, "validation_failed");
+    for (const settings_schema of [
+      { $ref: "http://169.254.169.254/latest/meta-data/schema.json" },
+      { $schema: "http://json-schema.org/draft-07/schema#" },
+    ]) {
+      const paths = expectProblem(
+        await json(
+          "POST",
+          `/api/v1/organizations/${tenantA.id}/plugins`,
+          plugin("com.tenant.remote", { settings_schema }),
+        ),
+        400,
+        "validation_failed",
+      );
       expect(paths[0]).toMatch(/^settings_schema/);
     }
   });
 
   it("keeps an organization's plugin files under its own prefix, and system plugins under system/", async () => {
-    const register = (path: string, s3_path: string) => json("POST", path, plugin(`com.s3.p${Math.random().toString(36).slice(2, 8)}`, { s3_path }));
+    const register = (path: string, s3_path: string) =>
+      json("POST", path, plugin(`com.s3.p${Math.random().toString(36).slice(2, 8)}`, { s3_path }));
     const own = `/api/v1/organizations/${tenantA.id}/plugins`;
     expect((await register(own, `orgs/${tenantA.id}/bundle.zip`)).status).toBe(201);
-    for (const s3_path of [`orgs/${tenantB.id}/bundle.zip`, "system/bundle.zip", `orgs/${tenantA.id}/../${tenantB.id}/x`, `/orgs/${tenantA.id}/x`, `orgs/${tenantA.id}//x`, ""]) {
+    for (const s3_path of [
+      `orgs/${tenantB.id}/bundle.zip`,
+      "system/bundle.zip",
+      `orgs/${tenantA.id}/../${tenantB.id}/x`,
+      `/orgs/${tenantA.id}/x`,
+      `orgs/${tenantA.id}//x`,
+      "",
+    ]) {
       expect(expectProblem(await register(own, s3_path), 400, "validation_failed"), s3_path).toEqual(["s3_path"]);
     }
     expect((await register("/api/v1/plugins", "system/search/1.0.0.zip")).status).toBe(201);
-    expect(expectProblem(await register("/api/v1/plugins", `orgs/${tenantA.id}/x`), 400, "validation_failed")).toEqual(["s3_path"]);
+    expect(expectProblem(await register("/api/v1/plugins", `orgs/${tenantA.id}/x`), 400, "validation_failed")).toEqual([
+      "s3_path",
+    ]);
   });
 });
 
@@ -164,12 +271,22 @@ describe("addresses", () => {
     "https://example.com@127.0.0.1/",
     "https://[fe80::1%25eth0]/",
   ])("refuses the LLM base_url %s", async (base_url) => {
-    const answer = await json("POST", `/api/v1/organizations/${tenantA.id}/llm-configs`, { name: "c", provider: "openai_compatible", api_key: "sk-test-12345678", base_url });
+    const answer = await json("POST", `/api/v1/organizations/${tenantA.id}/llm-configs`, {
+      name: "c",
+      provider: "openai_compatible",
+      api_key: "sk-test-12345678",
+      base_url,
+    });
     expect(expectProblem(answer, 400, "validation_failed")).toEqual(["base_url"]);
   });
 
   it("accepts a public base_url", async () => {
-    const answer = await json("POST", `/api/v1/organizations/${tenantA.id}/llm-configs`, { name: "c", provider: "openai_compatible", api_key: "sk-test-12345678", base_url: "https://api.example.com/v1" });
+    const answer = await json("POST", `/api/v1/organizations/${tenantA.id}/llm-configs`, {
+      name: "c",
+      provider: "openai_compatible",
+      api_key: "sk-test-12345678",
+      base_url: "https://api.example.com/v1",
+    });
     expect(answer.status).toBe(201);
   });
 });
@@ -183,39 +300,132 @@ describe("input before validation", () => {
     expect(expectProblem(await send("POST", orchestrators, body), 400, "validation_failed")).toEqual(["config"]);
     // A whole body that deep, and one 64 levels deep inside a field (65 with the body itself).
     expectProblem(await send("POST", orchestrators, nestedText(500_000)), 400, "validation_failed");
-    expect(expectProblem(await send("POST", orchestrators, `{"name":"bot","framework_type":"langgraph","mode":"supervisor","config":{"a":${nestedText(63)}}}`), 400, "validation_failed")).toEqual(["config"]);
-    expect((await send("POST", orchestrators, `{"name":"bot","framework_type":"langgraph","mode":"supervisor","config":{"a":${nestedText(62)}}}`)).status).toBe(201);
+    expect(
+      expectProblem(
+        await send(
+          "POST",
+          orchestrators,
+          `{"name":"bot","framework_type":"langgraph","mode":"supervisor","config":{"a":${nestedText(63)}}}`,
+        ),
+        400,
+        "validation_failed",
+      ),
+    ).toEqual(["config"]);
+    expect(
+      (
+        await send(
+          "POST",
+          orchestrators,
+          `{"name":"bot","framework_type":"langgraph","mode":"supervisor","config":{"a":${nestedText(62)}}}`,
+        )
+      ).status,
+    ).toBe(201);
   });
 
   it("refuses U+0000 in a query value, a path parameter and a body, naming the field", async () => {
-    expect(expectProblem(await send("GET", "/api/v1/plugins?pid=%00"), 400, "validation_failed")).toEqual(["query.pid"]);
-    expect(expectProblem(await send("GET", "/api/v1/platform-settings/a%00b"), 400, "validation_failed")).toEqual(["params.key"]);
-    expect(expectProblem(await send("POST", orchestrators, '{"name":"b\\u0000t","framework_type":"langgraph","mode":"supervisor"}'), 400, "validation_failed")).toEqual(["name"]);
-    expect(expectProblem(await send("POST", orchestrators, '{"name":"bot","framework_type":"langgraph","mode":"supervisor","config":{"k\\u0000":1}}'), 400, "validation_failed")).toEqual(["config"]);
+    expect(expectProblem(await send("GET", "/api/v1/plugins?pid=%00"), 400, "validation_failed")).toEqual([
+      "query.pid",
+    ]);
+    expect(expectProblem(await send("GET", "/api/v1/platform-settings/a%00b"), 400, "validation_failed")).toEqual([
+      "params.key",
+    ]);
+    expect(
+      expectProblem(
+        await send("POST", orchestrators, '{"name":"b\\u0000t","framework_type":"langgraph","mode":"supervisor"}'),
+        400,
+        "validation_failed",
+      ),
+    ).toEqual(["name"]);
+    expect(
+      expectProblem(
+        await send(
+          "POST",
+          orchestrators,
+          '{"name":"bot","framework_type":"langgraph","mode":"supervisor","config":{"k\\u0000":1}}',
+        ),
+        400,
+        "validation_failed",
+      ),
+    ).toEqual(["config"]);
   });
 
   it("refuses lone surrogates and numbers beyond the exact range", async () => {
-    expect(expectProblem(await send("POST", orchestrators, '{"name":"bot","framework_type":"langgraph","mode":"supervisor","whoami":"\\ud800"}'), 400, "validation_failed")).toEqual(["whoami"]);
-    expect(expectProblem(await send("POST", orchestrators, '{"name":"bot","framework_type":"langgraph","mode":"supervisor","config":{"seed":12345678901234567890}}'), 400, "validation_failed")).toEqual(["config.seed"]);
-    expect(expectProblem(await send("POST", orchestrators, '{"name":"bot","framework_type":"langgraph","mode":"supervisor","config":{"x":1e400}}'), 400, "validation_failed")).toEqual(["config.x"]);
+    expect(
+      expectProblem(
+        await send(
+          "POST",
+          orchestrators,
+          '{"name":"bot","framework_type":"langgraph","mode":"supervisor","whoami":"\\ud800"}',
+        ),
+        400,
+        "validation_failed",
+      ),
+    ).toEqual(["whoami"]);
+    expect(
+      expectProblem(
+        await send(
+          "POST",
+          orchestrators,
+          '{"name":"bot","framework_type":"langgraph","mode":"supervisor","config":{"seed":12345678901234567890}}',
+        ),
+        400,
+        "validation_failed",
+      ),
+    ).toEqual(["config.seed"]);
+    expect(
+      expectProblem(
+        await send(
+          "POST",
+          orchestrators,
+          '{"name":"bot","framework_type":"langgraph","mode":"supervisor","config":{"x":1e400}}',
+        ),
+        400,
+        "validation_failed",
+      ),
+    ).toEqual(["config.x"]);
   });
 
   it("refuses a list cursor too large to be an id", async () => {
-    expect(expectProblem(await send("GET", "/api/v1/models?cursor=99999999999999999999"), 400, "validation_failed")).toEqual(["cursor"]);
+    expect(
+      expectProblem(await send("GET", "/api/v1/models?cursor=99999999999999999999"), 400, "validation_failed"),
+    ).toEqual(["cursor"]);
   });
 
   it("applies the same checks to the console's tRPC door", async () => {
     const browser = new Browserless(app.baseUrl);
     expect(await browser.signIn(admin.username, PASSWORD)).toBe(true);
     const call = async (input: string) => {
-      const response = await browser.fetch("/api/trpc/orchestrators.create", { method: "POST", headers: { origin: app.baseUrl, "content-type": "application/json" }, body: `{"json":${input}}` });
-      const { error } = (await response.json()) as { error?: { json: { data: { domainCode: string; errors: { path: string }[] } } } };
-      return { status: response.status, requestId: response.headers.get("x-request-id"), domainCode: error?.json.data.domainCode, paths: error?.json.data.errors.map((e) => e.path) };
+      const response = await browser.fetch("/api/trpc/orchestrators.create", {
+        method: "POST",
+        headers: { origin: app.baseUrl, "content-type": "application/json" },
+        body: `{"json":${input}}`,
+      });
+      const { error } = (await response.json()) as {
+        error?: { json: { data: { domainCode: string; errors: { path: string }[] } } };
+      };
+      return {
+        status: response.status,
+        requestId: response.headers.get("x-request-id"),
+        domainCode: error?.json.data.domainCode,
+        paths: error?.json.data.errors.map((e) => e.path),
+      };
     };
     const base = `"org_id":"${tenantA.id}","name":"bot","framework_type":"langgraph","mode":"supervisor"`;
-    expect(await call(`{${base},"config":{"a":${nestedText(100)}}}`)).toMatchObject({ status: 400, domainCode: "validation_failed", paths: ["config"] });
-    expect(await call(`{${base},"whoami":"\\u0000"}`)).toMatchObject({ status: 400, domainCode: "validation_failed", paths: ["whoami"] });
-    expect(await call(`{${base},"config":{"n":9007199254740993}}`)).toMatchObject({ status: 400, domainCode: "validation_failed", paths: ["config.n"] });
+    expect(await call(`{${base},"config":{"a":${nestedText(100)}}}`)).toMatchObject({
+      status: 400,
+      domainCode: "validation_failed",
+      paths: ["config"],
+    });
+    expect(await call(`{${base},"whoami":"\\u0000"}`)).toMatchObject({
+      status: 400,
+      domainCode: "validation_failed",
+      paths: ["whoami"],
+    });
+    expect(await call(`{${base},"config":{"n":9007199254740993}}`)).toMatchObject({
+      status: 400,
+      domainCode: "validation_failed",
+      paths: ["config.n"],
+    });
     const deep = await call(`{${base},"config":{"a":${nestedText(20_000)}}}`);
     expect(deep.status).toBeLessThan(500);
     expect(deep.requestId).toBeTruthy();
@@ -230,7 +440,14 @@ describe("the whole /api surface", () => {
   });
 
   it("answers unknown paths with 404, whatever the method", async () => {
-    for (const [method, path] of [["GET", "/api/v1/nope"], ["POST", "/api/v1/nope"], ["GET", "/api"], ["DELETE", "/api/v1/roles/x/y"], ["GET", "/api/v1/%6De"], ["PROPFIND", "/api/unknown"]] as const) {
+    for (const [method, path] of [
+      ["GET", "/api/v1/nope"],
+      ["POST", "/api/v1/nope"],
+      ["GET", "/api"],
+      ["DELETE", "/api/v1/roles/x/y"],
+      ["GET", "/api/v1/%6De"],
+      ["PROPFIND", "/api/unknown"],
+    ] as const) {
       expectProblem(await send(method, path), 404, "not_found");
     }
   });
@@ -260,7 +477,14 @@ describe("the whole /api surface", () => {
   });
 
   it("sends X-Request-Id on every answer, the caller's when it is sane", async () => {
-    for (const path of ["/api/health", "/api/openapi.json", "/api/auth/session", "/api/trpc/plugins.list", "/api/docs", "/api/v1/me"]) {
+    for (const path of [
+      "/api/health",
+      "/api/openapi.json",
+      "/api/auth/session",
+      "/api/trpc/plugins.list",
+      "/api/docs",
+      "/api/v1/me",
+    ]) {
       const response = await app.fetch(path, { headers: { "x-request-id": "trace-42" } });
       expect(response.headers.get("x-request-id"), path).toBe("trace-42");
     }

@@ -36,12 +36,18 @@ await client.user.update({ where: { id: bob.id }, data: { email: "bob@example.te
 
 async function me(browser: CookieBrowser) {
   const response = await app.fetch("/api/v1/me", { headers: { cookie: browser.cookieHeader(appUrl) } });
-  return { status: response.status, body: (await response.json()) as { user?: { id: string; username: string }; auth?: string } };
+  return {
+    status: response.status,
+    body: (await response.json()) as { user?: { id: string; username: string }; auth?: string },
+  };
 }
 
 describe("sign-in with an OpenID Connect provider", () => {
   it("is offered by Auth.js when AUTH_OIDC_* are set", async () => {
-    const providers = (await (await app.fetch("/api/auth/providers")).json()) as Record<string, { name: string; type: string }>;
+    const providers = (await (await app.fetch("/api/auth/providers")).json()) as Record<
+      string,
+      { name: string; type: string }
+    >;
     expect(providers.oidc).toMatchObject({ name: "Test OpenID", type: "oidc" });
   });
 
@@ -50,7 +56,10 @@ describe("sign-in with an OpenID Connect provider", () => {
     const { finalUrl } = await signInWithOidc(browser, appUrl, "alice-sub");
     expect(finalUrl.pathname).toBe("/console");
     expect(browser.cookieNames(appUrl)).toContain("__Host-authjs.session-token");
-    expect(await me(browser)).toMatchObject({ status: 200, body: { user: { id: alice.id, username: "alice" }, auth: "session" } });
+    expect(await me(browser)).toMatchObject({
+      status: 200,
+      body: { user: { id: alice.id, username: "alice" }, auth: "session" },
+    });
     const identities = await client.userOauthIdentity.findMany({ where: { user_id: alice.id } });
     expect(identities).toEqual([expect.objectContaining({ provider: "oauth2", provider_user_id: "alice-sub" })]);
   });
@@ -111,7 +120,8 @@ describe("an external account of a user with two-factor", () => {
     expect(browser.cookieNames(appUrl)).not.toContain("__Host-authjs.session-token");
     expect((await me(browser)).status).toBe(401);
 
-    const used = (await client.userTwoFactor.findUniqueOrThrow({ where: { user_id: carol.id } })).last_used_step as number;
+    const used = (await client.userTwoFactor.findUniqueOrThrow({ where: { user_id: carol.id } }))
+      .last_used_step as number;
     const { csrfToken } = (await (await browser.request(`${appUrl}/api/auth/csrf`)).json()) as { csrfToken: string };
     await browser.request(`${appUrl}/api/auth/callback/credentials`, {
       method: "POST",

@@ -28,7 +28,11 @@ const served = (await (await app.fetch("/api/openapi.json")).json()) as Record<s
 // A key that reads every organization, and more organizations than one page holds.
 const user = await createUser(client);
 await grant(client, user.id, (await createRole(client, "system", ["svc:system:orgs:read"])).id);
-const key = await createApiKey(systemActor("test"), user.id, { name: "typed client", scopes: ["svc:system:orgs:read"], expires_at: null });
+const key = await createApiKey(systemActor("test"), user.id, {
+  name: "typed client",
+  scopes: ["svc:system:orgs:read"],
+  expires_at: null,
+});
 const orgNames = Array.from({ length: 45 }, (_, i) => `typed-client-${String(i).padStart(2, "0")}`);
 await client.organization.createMany({ data: orgNames.map((name) => ({ name })) });
 
@@ -50,7 +54,8 @@ describe("the served OpenAPI document, in integrators' tools", () => {
   it("passes Redocly's recommended rules with no error, and no warning but the probes' lack of a 4xx", async () => {
     const config = await createConfig({ extends: ["recommended"] });
     const problems = await lintFromString({ source: JSON.stringify(served), absoluteRef: documentUrl, config });
-    const list = (severity: string) => problems.filter((p) => p.severity === severity).map((p) => `${p.ruleId} ${p.location[0]?.pointer ?? ""}`);
+    const list = (severity: string) =>
+      problems.filter((p) => p.severity === severity).map((p) => `${p.ruleId} ${p.location[0]?.pointer ?? ""}`);
     expect(list("error")).toEqual([]);
     // Liveness and readiness cannot fail with a 4xx; declaring one would be a response that never comes.
     expect(list("warn")).toEqual([
@@ -90,13 +95,22 @@ describe("the served OpenAPI document, in integrators' tools", () => {
     await writeFile(
       join(work, "tsconfig.json"),
       JSON.stringify({
-        compilerOptions: { strict: true, noEmit: true, target: "ES2022", module: "ESNext", moduleResolution: "Bundler", types: ["node"] },
+        compilerOptions: {
+          strict: true,
+          noEmit: true,
+          target: "ES2022",
+          module: "ESNext",
+          moduleResolution: "Bundler",
+          types: ["node"],
+        },
         files: [resolve(TYPED_CLIENT.exampleFile), resolve(TYPED_CLIENT.typesFile), join(work, "misuse.ts")],
       }),
     );
-    const result = await exec(process.execPath, ["node_modules/typescript/bin/tsc", "-p", join(work, "tsconfig.json")]).catch(
-      (error: { stdout: string }) => ({ stdout: error.stdout }),
-    );
+    const result = await exec(process.execPath, [
+      "node_modules/typescript/bin/tsc",
+      "-p",
+      join(work, "tsconfig.json"),
+    ]).catch((error: { stdout: string }) => ({ stdout: error.stdout }));
     expect(result.stdout).toBe("");
   });
 

@@ -47,7 +47,11 @@ describe("OpenAPI document", () => {
 
   it("names the X-API-KEY header and the console's session cookie as they really are", () => {
     expect(doc.components.securitySchemes.apiKey).toMatchObject({ type: "apiKey", in: "header", name: "X-API-KEY" });
-    expect(doc.components.securitySchemes.session).toMatchObject({ type: "apiKey", in: "cookie", name: "__Host-authjs.session-token" });
+    expect(doc.components.securitySchemes.session).toMatchObject({
+      type: "apiKey",
+      in: "cookie",
+      name: "__Host-authjs.session-token",
+    });
   });
 
   it("resolves every reference from the document's root, and has no definitions elsewhere", () => {
@@ -62,7 +66,8 @@ describe("OpenAPI document", () => {
   it("has no unused components", () => {
     const used = new Set(refs.map((r) => r.ref));
     for (const kind of ["schemas", "parameters", "responses", "headers"]) {
-      for (const name of Object.keys(components[kind] ?? {})) expect(used, `${kind}/${name}`).toContain(`#/components/${kind}/${name}`);
+      for (const name of Object.keys(components[kind] ?? {}))
+        expect(used, `${kind}/${name}`).toContain(`#/components/${kind}/${name}`);
     }
   });
 
@@ -70,10 +75,20 @@ describe("OpenAPI document", () => {
     expect(components.schemas?.JsonValue).toEqual({ description: expect.stringContaining("Any JSON value") });
     // Settings, plugins, orchestrators, messages and LLM configs all carry free JSON values.
     const holders = new Set(
-      refs.filter((r) => r.ref === "#/components/schemas/JsonValue" && r.at.startsWith("#/components/schemas/")).map((r) => r.at.split("/")[3]),
+      refs
+        .filter((r) => r.ref === "#/components/schemas/JsonValue" && r.at.startsWith("#/components/schemas/"))
+        .map((r) => r.at.split("/")[3]),
     );
     expect([...holders].sort()).toEqual(
-      expect.arrayContaining(["EffectiveSetting", "LlmConfig", "Message", "OrchestratorInstance", "OrgSetting", "PlatformSetting", "Plugin"]),
+      expect.arrayContaining([
+        "EffectiveSetting",
+        "LlmConfig",
+        "Message",
+        "OrchestratorInstance",
+        "OrgSetting",
+        "PlatformSetting",
+        "Plugin",
+      ]),
     );
   });
 
@@ -85,7 +100,8 @@ describe("OpenAPI document", () => {
       expect(schema, name).toBeDefined();
       const examples = (components.schemas?.[name]?.examples ?? []) as unknown[];
       expect(examples.length, `${name} has an example`).toBeGreaterThan(0);
-      for (const example of examples) expect(schema && z.safeParse(schema, example).success, `${name}: ${JSON.stringify(example)}`).toBe(true);
+      for (const example of examples)
+        expect(schema && z.safeParse(schema, example).success, `${name}: ${JSON.stringify(example)}`).toBe(true);
     }
     const get = operationOf("/api/v1/organizations/{org_id}", "GET");
     const ok = (get.responses as Record<string, { content: Record<string, { schema: Json }> }>)["200"];
@@ -94,7 +110,11 @@ describe("OpenAPI document", () => {
 
   it("shares the parameters and responses several operations use, and keeps one-off ones inline", () => {
     expect(Object.keys(components.parameters ?? {})).toEqual(expect.arrayContaining(["org_id", "limit", "cursor"]));
-    expect(components.parameters?.limit).toMatchObject({ in: "query", required: false, schema: { type: "integer", minimum: 1, maximum: 100, default: 50 } });
+    expect(components.parameters?.limit).toMatchObject({
+      in: "query",
+      required: false,
+      schema: { type: "integer", minimum: 1, maximum: 100, default: 50 },
+    });
     expect(components.responses?.Unauthenticated).toBeDefined();
     const lookup = operationOf("/api/v1/models/lookup", "GET");
     expect(lookup.parameters).toEqual([expect.objectContaining({ name: "name", in: "query", required: true })]);
@@ -108,13 +128,19 @@ describe("OpenAPI document", () => {
       if (typeof route.access === "object") expect(operation["x-required-permission"]).toBe(route.access.permission);
       const responses = operation.responses as Record<string, Json>;
       expect(Object.keys(responses)).toContain(String(route.status ?? 200));
-      for (const code of route.errors ?? []) expect(Object.keys(responses), `${route.id} ${code}`).toContain(String(ERRORS[code].status));
+      for (const code of route.errors ?? [])
+        expect(Object.keys(responses), `${route.id} ${code}`).toContain(String(ERRORS[code].status));
       for (const { status, codes } of errorGroups(route)) {
-        const response = follow(responses[String(status)] ?? {}) as { headers: Record<string, Json>; content: Record<string, { schema: { allOf: Json[] } }> };
+        const response = follow(responses[String(status)] ?? {}) as {
+          headers: Record<string, Json>;
+          content: Record<string, { schema: { allOf: Json[] } }>;
+        };
         const schema = response.content["application/problem+json"]?.schema;
         expect(schema?.allOf[0]).toEqual({ $ref: "#/components/schemas/Problem" });
         expect(schema?.allOf[1]).toMatchObject({ properties: { status: { const: status }, code: { enum: codes } } });
-        for (const code of codes) for (const header of ERRORS[code].headers) expect(Object.keys(response.headers), `${route.id} ${code}`).toContain(header);
+        for (const code of codes)
+          for (const header of ERRORS[code].headers)
+            expect(Object.keys(response.headers), `${route.id} ${code}`).toContain(header);
       }
     }
     expect(new Set(ROUTES.map((r) => r.id)).size).toBe(ROUTES.length);
@@ -132,26 +158,63 @@ describe("OpenAPI document", () => {
     // Any key: no permission to lack, no input to refuse; but a rate limit.
     expect(statuses("getMe")).toEqual(["200", "401", "429", "503"]);
     // Another tenant's organization looks missing; a body can be too large or not JSON.
-    expect(statuses("updateOrganization")).toEqual(["200", "400", "401", "403", "404", "409", "413", "415", "429", "503"]);
+    expect(statuses("updateOrganization")).toEqual([
+      "200",
+      "400",
+      "401",
+      "403",
+      "404",
+      "409",
+      "413",
+      "415",
+      "429",
+      "503",
+    ]);
     // The metrics scraper has a token, or is on the app's machine; no key, no database.
     expect(statuses("getMetrics")).toEqual(["200", "401", "403"]);
     // Every authenticated operation can meet a bad key, and a key over its rate limit.
-    for (const route of ROUTES.filter((r) => r.access !== "public")) expect(statuses(route.id), route.id).toContain("401");
-    for (const route of ROUTES.filter((r) => r.access !== "public" && r.access !== "metrics")) expect(statuses(route.id), route.id).toContain("429");
+    for (const route of ROUTES.filter((r) => r.access !== "public"))
+      expect(statuses(route.id), route.id).toContain("401");
+    for (const route of ROUTES.filter((r) => r.access !== "public" && r.access !== "metrics"))
+      expect(statuses(route.id), route.id).toContain("429");
   });
 
   it("takes the request and response schemas from the validating zod schemas", () => {
     const create = operationOf("/api/admin/users/api-keys", "POST") as {
-      requestBody: { content: { "application/json": { schema: { properties: Record<string, unknown>; additionalProperties: boolean } } } };
-      responses: Record<string, { headers: Record<string, unknown>; content: { "application/json": { schema: Json } } }>;
+      requestBody: {
+        content: {
+          "application/json": { schema: { properties: Record<string, unknown>; additionalProperties: boolean } };
+        };
+      };
+      responses: Record<
+        string,
+        { headers: Record<string, unknown>; content: { "application/json": { schema: Json } } }
+      >;
     };
     const body = create.requestBody.content["application/json"].schema;
-    expect(Object.keys(body.properties).sort()).toEqual(["allowed_cidrs", "allowed_org_ids", "expires_at", "name", "rate_limit", "scopes"]);
+    expect(Object.keys(body.properties).sort()).toEqual([
+      "allowed_cidrs",
+      "allowed_org_ids",
+      "expires_at",
+      "name",
+      "rate_limit",
+      "scopes",
+    ]);
     expect(body.additionalProperties).toBe(false);
     const created = create.responses["201"];
-    expect(Object.keys(follow(created?.content["application/json"].schema ?? {}).properties as Json)).toContain("raw_key");
-    expect(Object.keys(created?.headers ?? {}).sort()).toEqual(["Cache-Control", "Location", "RateLimit", "RateLimit-Policy", "X-Request-Id"]);
+    expect(Object.keys(follow(created?.content["application/json"].schema ?? {}).properties as Json)).toContain(
+      "raw_key",
+    );
+    expect(Object.keys(created?.headers ?? {}).sort()).toEqual([
+      "Cache-Control",
+      "Location",
+      "RateLimit",
+      "RateLimit-Policy",
+      "X-Request-Id",
+    ]);
     const revoke = operationOf("/api/admin/users/api-keys/{key_id}", "DELETE") as { parameters: Json[] };
-    expect(revoke.parameters.map(follow)).toEqual([expect.objectContaining({ name: "key_id", in: "path", required: true })]);
+    expect(revoke.parameters.map(follow)).toEqual([
+      expect.objectContaining({ name: "key_id", in: "path", required: true }),
+    ]);
   });
 });

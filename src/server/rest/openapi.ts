@@ -15,14 +15,16 @@ type Io = "input" | "output";
 
 /** Tags in the order the reference shows them, each with what it groups. */
 export const TAGS: Readonly<Record<string, string>> = {
-  Operations: "Liveness and readiness probes for load balancers and orchestrators (no credentials), and metrics for Prometheus.",
+  Operations:
+    "Liveness and readiness probes for load balancers and orchestrators (no credentials), and metrics for Prometheus.",
   Identity: "Who the caller is, and what it may do.",
   "API keys":
     "Long-lived keys for integrations, sent as `X-API-KEY`. A key acts for the user it was issued to, within what that user holds; the raw key is shown once.",
   Organizations: "The tenants. Every organization-scoped resource sits under `/api/v1/organizations/{org_id}`.",
   Settings:
     "Settings in tiers: the platform's (tier 2) over each organization's (tier 3) over an orchestrator instance's config (tier 4), and the effective values that result.",
-  "LLM configs": "An organization's own LLM provider keys. A key is stored encrypted and never returned, only its last 4 characters.",
+  "LLM configs":
+    "An organization's own LLM provider keys. A key is stored encrypted and never returned, only its last 4 characters.",
   "Orchestrator instances": "An organization's AI assistant apps: framework, mode, configuration and plugin settings.",
   "Central points": "Stable API handles that map to an organization's orchestrator instances (pro tier and above).",
   Plugins: "Plugins, one record per version: the system catalog, and each organization's own.",
@@ -45,14 +47,24 @@ export function accessText(access: Access): string {
   if (access === "public") return "No credentials needed.";
   if (access === "authenticated") return "Any valid API key or console session.";
   if (access === "session") return "A signed-in console session only: never an API key.";
-  if (access === "metrics") return "The metrics token as `Authorization: Bearer` (`SVC_METRICS_TOKEN`); when none is set, a client on the app's own machine (a loopback address) and nobody else.";
+  if (access === "metrics")
+    return "The metrics token as `Authorization: Bearer` (`SVC_METRICS_TOKEN`); when none is set, a client on the app's own machine (a loopback address) and nobody else.";
   const holder = access.sysAdmin ? "a sys_admin holding " : "";
-  const where = access.org ? " in the organization, or globally" : access.anyOrg ? " in any one organization, or globally" : "";
+  const where = access.org
+    ? " in the organization, or globally"
+    : access.anyOrg
+      ? " in any one organization, or globally"
+      : "";
   return `Requires ${holder}\`${access.permission}\`${where}.`;
 }
 
 /** The codes a failed X-API-KEY or session answers with. */
-const AUTHENTICATION_ERRORS: readonly ErrorCode[] = ["unauthenticated", "invalid_api_key", "api_key_expired", "api_key_revoked"];
+const AUTHENTICATION_ERRORS: readonly ErrorCode[] = [
+  "unauthenticated",
+  "invalid_api_key",
+  "api_key_expired",
+  "api_key_revoked",
+];
 
 /** What any call of the operation can fail with, besides the errors it declares. */
 function implicitErrors(route: RestOperation): ErrorCode[] {
@@ -104,7 +116,9 @@ const JSON_VALUE = "JsonValue";
  * values); the empty schema admits exactly the same documents, and generated clients can type it
  * (`unknown`), whereas openapi-typescript's output for the recursive form does not compile (TS2502).
  */
-const JSON_VALUE_SCHEMA: JsonSchema = { description: "Any JSON value: a string, number, boolean, null, array or object." };
+const JSON_VALUE_SCHEMA: JsonSchema = {
+  description: "Any JSON value: a string, number, boolean, null, array or object.",
+};
 
 /** A definition with its references to itself made neutral, so that copies of it compare equal. */
 const shapeOf = (definition: unknown, ownRef: string): string =>
@@ -114,7 +128,8 @@ const shapeOf = (definition: unknown, ownRef: string): string =>
 const jsonValueShape = (() => {
   const { $defs = {} } = z.toJSONSchema(z.object({ value: z.json() })) as { $defs?: Record<string, unknown> };
   const [name, definition] = Object.entries($defs)[0] ?? [];
-  if (!name) throw new Error("zod no longer renders z.json() as a definition: the OpenAPI document needs a new way to name it");
+  if (!name)
+    throw new Error("zod no longer renders z.json() as a definition: the OpenAPI document needs a new way to name it");
   return shapeOf(definition, `#/$defs/${name}`);
 })();
 
@@ -123,7 +138,10 @@ function rewriteRefs(value: unknown, refs: ReadonlyMap<string, string>): unknown
   if (Array.isArray(value)) return value.map((item) => rewriteRefs(item, refs));
   if (value === null || typeof value !== "object") return value;
   return Object.fromEntries(
-    Object.entries(value).map(([key, item]) => [key, key === "$ref" && typeof item === "string" ? (refs.get(item) ?? item) : rewriteRefs(item, refs)]),
+    Object.entries(value).map(([key, item]) => [
+      key,
+      key === "$ref" && typeof item === "string" ? (refs.get(item) ?? item) : rewriteRefs(item, refs),
+    ]),
   );
 }
 
@@ -137,10 +155,18 @@ class SchemaComponents {
 
   /** The JSON Schema of `schema`; the definitions zod extracts (`$defs`) become components. */
   convert(schema: z.ZodType, io: Io): JsonSchema {
-    const { $schema: _dialect, $defs = {}, ...root } = z.toJSONSchema(schema, { io, unrepresentable: "any" }) as JsonSchema & {
+    const {
+      $schema: _dialect,
+      $defs = {},
+      ...root
+    } = z.toJSONSchema(schema, { io, unrepresentable: "any" }) as JsonSchema & {
       $defs?: Record<string, JsonSchema>;
     };
-    const named = Object.entries($defs).map(([id, definition]) => ({ id, name: this.nameOf(id, definition), definition }));
+    const named = Object.entries($defs).map(([id, definition]) => ({
+      id,
+      name: this.nameOf(id, definition),
+      definition,
+    }));
     const refs = new Map(named.map(({ id, name }) => [`#/$defs/${id}`, SCHEMA_REF + name]));
     for (const { name, definition } of named) this.add(name, rewriteRefs(definition, refs) as JsonSchema);
     return rewriteRefs(root, refs) as JsonSchema;
@@ -150,14 +176,18 @@ class SchemaComponents {
   private nameOf(id: string, definition: JsonSchema): string {
     if (!id.startsWith("__schema")) return id;
     if (shapeOf(definition, `#/$defs/${id}`) === jsonValueShape) return JSON_VALUE;
-    throw new Error(`A recursive schema has no name: give it one with .meta({ id }) (${JSON.stringify(definition).slice(0, 200)})`);
+    throw new Error(
+      `A recursive schema has no name: give it one with .meta({ id }) (${JSON.stringify(definition).slice(0, 200)})`,
+    );
   }
 
   private add(name: string, definition: JsonSchema) {
     const schema = name === JSON_VALUE ? JSON_VALUE_SCHEMA : definition;
     const existing = this.schemas[name];
     if (existing && JSON.stringify(existing) !== JSON.stringify(schema)) {
-      throw new Error(`Two different schemas are named ${name}: requests and responses must agree, or use an id of their own`);
+      throw new Error(
+        `Two different schemas are named ${name}: requests and responses must agree, or use an id of their own`,
+      );
     }
     this.schemas[name] = schema;
   }
@@ -185,7 +215,9 @@ class SharedComponents {
   /** The shared values by name. The most used value keeps a name; another one of that name stays inline. */
   components(): Record<string, JsonSchema> {
     const components: Record<string, JsonSchema> = {};
-    const shared = [...this.entries.values()].filter((entry) => entry.uses.length > 1).sort((a, b) => b.uses.length - a.uses.length);
+    const shared = [...this.entries.values()]
+      .filter((entry) => entry.uses.length > 1)
+      .sort((a, b) => b.uses.length - a.uses.length);
     for (const entry of shared) {
       if (Object.hasOwn(components, entry.name)) continue;
       components[entry.name] = entry.value;
@@ -202,7 +234,8 @@ type HeaderName = ProblemHeader | "X-Request-Id" | "Location" | "Cache-Control";
 
 const HEADERS: Record<HeaderName, { description: string; schema: JsonSchema }> = {
   "X-Request-Id": {
-    description: "The request's id: the one you sent (up to 128 letters, digits, `.`, `_` or `-`), or a new one. Quote it when reporting a problem.",
+    description:
+      "The request's id: the one you sent (up to 128 letters, digits, `.`, `_` or `-`), or a new one. Quote it when reporting a problem.",
     schema: { type: "string" },
   },
   "Retry-After": { description: "Seconds to wait before trying again.", schema: { type: "integer", minimum: 0 } },
@@ -218,7 +251,10 @@ const HEADERS: Record<HeaderName, { description: string; schema: JsonSchema }> =
   },
   Allow: { description: "The methods the path takes, comma-separated.", schema: { type: "string" } },
   Location: { description: "The path of the new resource.", schema: { type: "string", format: "uri-reference" } },
-  "Cache-Control": { description: "`no-store`: the response holds a secret.", schema: { type: "string", const: "no-store" } },
+  "Cache-Control": {
+    description: "`no-store`: the response holds a secret.",
+    schema: { type: "string", const: "no-store" },
+  },
 };
 
 const EXTENSION_TEXT: Record<ProblemExtension, { text: string; schema: JsonSchema }> = {
@@ -249,10 +285,15 @@ function problemSchema(): JsonSchema {
   });
   return {
     type: "object",
-    description: "An error, as RFC 9457 problem details (`application/problem+json`). Branch on `code`, not on `detail`.",
+    description:
+      "An error, as RFC 9457 problem details (`application/problem+json`). Branch on `code`, not on `detail`.",
     required: ["type", "title", "status", "detail", "code"],
     properties: {
-      type: { type: "string", format: "uri-reference", description: "`/api/docs#error-<code>`: the code's entry in the API reference." },
+      type: {
+        type: "string",
+        format: "uri-reference",
+        description: "`/api/docs#error-<code>`: the code's entry in the API reference.",
+      },
       title: { type: "string", description: "The code's title; the same for every problem with this code." },
       status: { type: "integer", description: "The HTTP status." },
       detail: { type: "string", description: "What went wrong with this request, for people." },
@@ -288,7 +329,10 @@ class DocumentBuilder {
 
   parametersOf(schema: z.ZodType | undefined, location: "path" | "query"): JsonSchema[] {
     if (!schema) return [];
-    const json = this.schemas.convert(schema, "input") as { properties?: Record<string, JsonSchema>; required?: string[] };
+    const json = this.schemas.convert(schema, "input") as {
+      properties?: Record<string, JsonSchema>;
+      required?: string[];
+    };
     return Object.entries(json.properties ?? {}).map(([name, { description, ...property }]) =>
       this.parameters.use(
         {
@@ -308,13 +352,19 @@ class DocumentBuilder {
     return this.responses.use(
       {
         description: codes.map((code) => `\`${code}\`: ${ERRORS[code].note}`).join("\n\n"),
-        headers: Object.fromEntries([["X-Request-Id", this.header("X-Request-Id")], ...headers.map((name) => [name, this.header(name)])]),
+        headers: Object.fromEntries([
+          ["X-Request-Id", this.header("X-Request-Id")],
+          ...headers.map((name) => [name, this.header(name)]),
+        ]),
         content: {
           "application/problem+json": {
             schema: {
               allOf: [
                 { $ref: `${SCHEMA_REF}Problem` },
-                { type: "object", properties: { status: { type: "integer", const: status }, code: { type: "string", enum: codes } } },
+                {
+                  type: "object",
+                  properties: { status: { type: "integer", const: status }, code: { type: "string", enum: codes } },
+                },
               ],
             },
           },
@@ -331,15 +381,28 @@ class DocumentBuilder {
       summary: route.summary,
       description: [route.description, accessText(route.access)].filter(Boolean).join("\n\n"),
       tags: [route.tag],
-      ...(route.access === "public" ? { security: [] } : route.access === "metrics" ? { security: [{ metricsToken: [] }] } : {}),
+      ...(route.access === "public"
+        ? { security: [] }
+        : route.access === "metrics"
+          ? { security: [{ metricsToken: [] }] }
+          : {}),
       ...(typeof route.access === "object" ? { "x-required-permission": route.access.permission } : {}),
       parameters: [...this.parametersOf(route.params, "path"), ...this.parametersOf(route.query, "query")],
       ...(route.body
-        ? { requestBody: { required: true, content: { "application/json": { schema: this.schemas.convert(route.body, "input") } } } }
+        ? {
+            requestBody: {
+              required: true,
+              content: { "application/json": { schema: this.schemas.convert(route.body, "input") } },
+            },
+          }
         : {}),
       responses: {
         [String(status)]: {
-          description: route.secret ? "Holds a secret, shown this once: sent with `Cache-Control: no-store`." : status === 201 ? "Created." : "OK.",
+          description: route.secret
+            ? "Holds a secret, shown this once: sent with `Cache-Control: no-store`."
+            : status === 201
+              ? "Created."
+              : "OK.",
           headers: {
             "X-Request-Id": this.header("X-Request-Id"),
             ...(route.access === "public" || route.access === "metrics"
@@ -373,7 +436,7 @@ export function openApiDocument() {
       version: packageJson.version,
       description: [
         "REST API of the svc control plane: organizations, their orchestrator instances and settings, users, roles and API keys.",
-        "Authenticate with an API key in the `X-API-KEY` header (never `Authorization: Bearer`), or with the console's session cookie. Bodies are JSON with snake_case fields. Lists answer `{\"data\": [...], \"next_cursor\": ...}`: pass `next_cursor` back as `cursor` until it is null. Errors are RFC 9457 problem details with a stable `code`.",
+        'Authenticate with an API key in the `X-API-KEY` header (never `Authorization: Bearer`), or with the console\'s session cookie. Bodies are JSON with snake_case fields. Lists answer `{"data": [...], "next_cursor": ...}`: pass `next_cursor` back as `cursor` until it is null. Errors are RFC 9457 problem details with a stable `code`.',
       ].join("\n\n"),
       // The service is not published under an open-source license.
       license: { name: "Proprietary", identifier: "LicenseRef-Proprietary" },
@@ -390,7 +453,12 @@ export function openApiDocument() {
       responses: builder.responses.components(),
       headers: builder.headers(),
       securitySchemes: {
-        apiKey: { type: "apiKey", in: "header", name: "X-API-KEY", description: "An API key: `cdk_` and 49 more characters, shown once when it is created." },
+        apiKey: {
+          type: "apiKey",
+          in: "header",
+          name: "X-API-KEY",
+          description: "An API key: `cdk_` and 49 more characters, shown once when it is created.",
+        },
         metricsToken: {
           type: "http",
           scheme: "bearer",

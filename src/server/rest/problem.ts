@@ -12,7 +12,8 @@ const DEFAULT_RETRY_AFTER_SECONDS = 5;
 const HEADER_VALUES: Record<ProblemHeader, (details: Record<string, unknown>) => string | undefined> = {
   "Retry-After": (details) => String(details.retry_after_seconds ?? DEFAULT_RETRY_AFTER_SECONDS),
   Allow: (details) => (Array.isArray(details.allowed) ? details.allowed.join(", ") : ""),
-  "RateLimit-Policy": (details) => (typeof details.rate_limit_policy === "string" ? details.rate_limit_policy : undefined),
+  "RateLimit-Policy": (details) =>
+    typeof details.rate_limit_policy === "string" ? details.rate_limit_policy : undefined,
   RateLimit: (details) => (typeof details.rate_limit === "string" ? details.rate_limit : undefined),
 };
 
@@ -43,6 +44,11 @@ export const problemHeaders = (error: DomainError): Record<string, string> =>
 export function problemResponse(error: DomainError, headers: Record<string, string> = {}): Response {
   return new Response(JSON.stringify(problemBody(error)), {
     status: error.status,
-    headers: { "Content-Type": "application/problem+json", "Cache-Control": "no-store", ...problemHeaders(error), ...headers },
+    headers: {
+      "Content-Type": "application/problem+json",
+      "Cache-Control": "no-store",
+      ...problemHeaders(error),
+      ...headers,
+    },
   });
 }

@@ -13,18 +13,30 @@ import type { RateLimit } from "@/lib/schemas/api-keys";
 const { client, url } = await testDatabase();
 await seedRoles(client);
 const METRICS_TOKEN = "metrics-token-0123456789";
-const app = await startApp(url, { SVC_AUTH_FAILURE_LIMIT: "5", SVC_TRUSTED_PROXY_HOPS: "1", SVC_METRICS_TOKEN: METRICS_TOKEN });
+const app = await startApp(url, {
+  SVC_AUTH_FAILURE_LIMIT: "5",
+  SVC_TRUSTED_PROXY_HOPS: "1",
+  SVC_METRICS_TOKEN: METRICS_TOKEN,
+});
 const admin = await createSysAdmin(client);
 const cli = systemActor("test");
 
 const keyFor = async (rate_limit: RateLimit | null = null) =>
-  (await createApiKey(cli, admin.id, { name: "limits", scopes: ["svc:system:orgs:read"], expires_at: null, rate_limit })).raw_key;
+  (
+    await createApiKey(cli, admin.id, {
+      name: "limits",
+      scopes: ["svc:system:orgs:read"],
+      expires_at: null,
+      rate_limit,
+    })
+  ).raw_key;
 
 let addresses = 0;
 /** An address no other test speaks from. */
 const newAddress = () => `198.51.100.${++addresses}`;
 
-const me = (key: string, from: string) => app.fetch("/api/v1/me", { headers: { "x-api-key": key, "x-forwarded-for": from } });
+const me = (key: string, from: string) =>
+  app.fetch("/api/v1/me", { headers: { "x-api-key": key, "x-forwarded-for": from } });
 
 /** A console sign-in with a password from `from`: where the app sends the browser next. */
 async function signIn(username: string, password: string, from: string): Promise<string> {
@@ -71,7 +83,9 @@ describe("per-key rate limits", () => {
   it("carry the fields on a key's failed requests too, and never on a session's", async () => {
     const key = await keyFor({ requests: 50, window_seconds: 60 });
     // The key lacks the organization's permission: refused, and counted.
-    const refused = await app.fetch("/api/v1/organizations/0193a5c2-7d1e-7b4a-9c3f-2e8d6f1a4b70", { headers: { "x-api-key": key } });
+    const refused = await app.fetch("/api/v1/organizations/0193a5c2-7d1e-7b4a-9c3f-2e8d6f1a4b70", {
+      headers: { "x-api-key": key },
+    });
     expect(refused.status).toBe(403);
     expect(refused.headers.get("ratelimit")).toMatch(/^"key";r=49;t=\d+$/);
     const session = new Browserless(app.baseUrl);
@@ -98,7 +112,10 @@ describe("per-key rate limits", () => {
       expect((await put({ requests: 500, window_seconds: 30 })).status).toBe(200);
       const next = await me(key, from);
       expect(next.headers.get("ratelimit-policy")).toBe('"key";q=500;w=30');
-      expect(((await next.json()) as { key: { rate_limit: RateLimit } }).key.rate_limit).toEqual({ requests: 500, window_seconds: 30 });
+      expect(((await next.json()) as { key: { rate_limit: RateLimit } }).key.rate_limit).toEqual({
+        requests: 500,
+        window_seconds: 30,
+      });
     } finally {
       expect((await put({ requests: 1000, window_seconds: 60 })).status).toBe(200);
     }
@@ -111,9 +128,15 @@ describe("per-key rate limits", () => {
     const plain = await keyFor();
     const first = await me(plain, newAddress());
     expect(first.headers.get("ratelimit-policy")).toBe('"key";q=1000;w=60');
-    expect(((await first.json()) as { key: { rate_limit: RateLimit } }).key.rate_limit).toEqual({ requests: 1000, window_seconds: 60 });
+    expect(((await first.json()) as { key: { rate_limit: RateLimit } }).key.rate_limit).toEqual({
+      requests: 1000,
+      window_seconds: 60,
+    });
 
-    await client.platformSetting.update({ where: { key: "api_keys.default_rate_limit" }, data: { value: { requests: 3, window_seconds: 30 } } });
+    await client.platformSetting.update({
+      where: { key: "api_keys.default_rate_limit" },
+      data: { value: { requests: 3, window_seconds: 30 } },
+    });
     try {
       const key = await keyFor();
       const from = newAddress();
@@ -124,7 +147,10 @@ describe("per-key rate limits", () => {
       const own = await me(await keyFor({ requests: 7, window_seconds: 60 }), from);
       expect(own.headers.get("ratelimit-policy")).toBe('"key";q=7;w=60');
     } finally {
-      await client.platformSetting.update({ where: { key: "api_keys.default_rate_limit" }, data: { value: seeded.value ?? {} } });
+      await client.platformSetting.update({
+        where: { key: "api_keys.default_rate_limit" },
+        data: { value: seeded.value ?? {} },
+      });
     }
   });
 });
@@ -144,11 +170,24 @@ describe("rate_limit on keys", () => {
     expect(created.status).toBe(201);
     const body = (await created.json()) as { id: string; rate_limit: RateLimit };
     expect(body.rate_limit).toEqual({ requests: 600, window_seconds: 60 });
-    const list = await request<{ data: { id: string; rate_limit: RateLimit | null }[] }>(app, { session }, "GET", "/api/admin/users/api-keys");
+    const list = await request<{ data: { id: string; rate_limit: RateLimit | null }[] }>(
+      app,
+      { session },
+      "GET",
+      "/api/admin/users/api-keys",
+    );
     expect(list.body.data.find((k) => k.id === body.id)?.rate_limit).toEqual({ requests: 600, window_seconds: 60 });
 
     const before = await client.apiKey.count();
-    for (const bad of [{ requests: 0, window_seconds: 60 }, { requests: 10_000_001, window_seconds: 60 }, { requests: 5, window_seconds: 86_401 }, { requests: 1.5, window_seconds: 60 }, { requests: 5 }, { requests: 5, window_seconds: 60, burst: 9 }, "600/60"]) {
+    for (const bad of [
+      { requests: 0, window_seconds: 60 },
+      { requests: 10_000_001, window_seconds: 60 },
+      { requests: 5, window_seconds: 86_401 },
+      { requests: 1.5, window_seconds: 60 },
+      { requests: 5 },
+      { requests: 5, window_seconds: 60, burst: 9 },
+      "600/60",
+    ]) {
       const refused = await create(bad);
       expect(refused.status, JSON.stringify(bad)).toBe(400);
       const problem = (await refused.json()) as { code: string; errors: { path: string }[] };
@@ -160,7 +199,9 @@ describe("rate_limit on keys", () => {
 
   it("is kept to its shape by the database itself", async () => {
     const key = await client.apiKey.findFirstOrThrow();
-    await expect(client.apiKey.update({ where: { id: key.id }, data: { rate_limit: { requests: "lots", window_seconds: 60 } } })).rejects.toThrow(/api_keys_rate_limit_check/);
+    await expect(
+      client.apiKey.update({ where: { id: key.id }, data: { rate_limit: { requests: "lots", window_seconds: 60 } } }),
+    ).rejects.toThrow(/api_keys_rate_limit_check/);
   });
 });
 
@@ -183,16 +224,31 @@ describe("failed authentications per client address", () => {
 
   it("count unknown, revoked and expired keys alike", async () => {
     const from = newAddress();
-    const revoked = await createApiKey(cli, admin.id, { name: "revoked", scopes: ["svc:system:orgs:read"], expires_at: null });
+    const revoked = await createApiKey(cli, admin.id, {
+      name: "revoked",
+      scopes: ["svc:system:orgs:read"],
+      expires_at: null,
+    });
     await client.apiKey.update({ where: { id: revoked.id }, data: { is_active: false } });
-    const expiring = await createApiKey(cli, admin.id, { name: "expired", scopes: ["svc:system:orgs:read"], expires_at: new Date(Date.now() + 60_000).toISOString() });
+    const expiring = await createApiKey(cli, admin.id, {
+      name: "expired",
+      scopes: ["svc:system:orgs:read"],
+      expires_at: new Date(Date.now() + 60_000).toISOString(),
+    });
     await client.apiKey.update({ where: { id: expiring.id }, data: { expires_at: new Date(Date.now() - 1000) } });
     const unknown = (await keyFor()).slice(0, 20); // malformed
     const codes = [];
     for (const key of [revoked.raw_key, expiring.raw_key, unknown, revoked.raw_key, expiring.raw_key, unknown]) {
       codes.push(((await (await me(key, from)).json()) as { code: string }).code);
     }
-    expect(codes).toEqual(["api_key_revoked", "api_key_expired", "invalid_api_key", "api_key_revoked", "api_key_expired", "rate_limited"]);
+    expect(codes).toEqual([
+      "api_key_revoked",
+      "api_key_expired",
+      "invalid_api_key",
+      "api_key_revoked",
+      "api_key_expired",
+      "rate_limited",
+    ]);
   });
 
   it("group an IPv6 client's /64, where it can pick any address", async () => {
@@ -212,7 +268,8 @@ describe("failed authentications per client address", () => {
   it("include wrong console passwords: past the limit, even the right password is refused", async () => {
     const user = await createUser(client);
     const from = newAddress();
-    for (let i = 0; i < 3; i++) expect(await signIn(user.username, "wrong-password-1", from)).toContain("error=CredentialsSignin");
+    for (let i = 0; i < 3; i++)
+      expect(await signIn(user.username, "wrong-password-1", from)).toContain("error=CredentialsSignin");
     for (let i = 0; i < 2; i++) await me(bad, from);
     expect(await signIn(user.username, "wrong-password-2", from)).toContain("code=rate_limited");
     expect(await signIn(user.username, PASSWORD, from)).toContain("code=rate_limited");
@@ -238,7 +295,9 @@ describe("failed authentications per client address", () => {
 describe("GET /api/metrics", () => {
   it("wants the metrics token when one is set", async () => {
     expect((await app.fetch("/api/metrics")).status).toBe(401);
-    expect((await app.fetch("/api/metrics", { headers: { authorization: "Bearer not-the-token-at-all" } })).status).toBe(401);
+    expect(
+      (await app.fetch("/api/metrics", { headers: { authorization: "Bearer not-the-token-at-all" } })).status,
+    ).toBe(401);
   });
 
   it("counts requests by route template, method and status, 429s, key outcomes and the pool", async () => {
@@ -247,8 +306,12 @@ describe("GET /api/metrics", () => {
     expect(response.headers.get("content-type")).toMatch(/^text\/plain; version=0\.0\.4/);
     const text = await response.text();
     expect(text).toMatch(/^svc_http_requests_total\{route="\/api\/v1\/me",method="GET",status="200"\} \d+$/m);
-    expect(text).toMatch(/^svc_http_requests_total\{route="\/api\/v1\/organizations\/\{org_id\}",method="GET",status="403"\} 1$/m);
-    expect(text).toMatch(/^svc_http_request_duration_seconds_bucket\{le="0\.1",route="\/api\/v1\/me",method="GET"\} \d+$/m);
+    expect(text).toMatch(
+      /^svc_http_requests_total\{route="\/api\/v1\/organizations\/\{org_id\}",method="GET",status="403"\} 1$/m,
+    );
+    expect(text).toMatch(
+      /^svc_http_request_duration_seconds_bucket\{le="0\.1",route="\/api\/v1\/me",method="GET"\} \d+$/m,
+    );
     expect(text).toMatch(/^svc_rate_limited_total\{limit="key"\} [1-9]\d*$/m);
     expect(text).toMatch(/^svc_rate_limited_total\{limit="auth_failures"\} [1-9]\d*$/m);
     expect(text).toMatch(/^svc_api_key_authentications_total\{outcome="accepted"\} [1-9]\d*$/m);

@@ -17,25 +17,41 @@ const admin = await createSysAdmin(client);
 const session = new Browserless(app.baseUrl);
 expect(await session.signIn(admin.username, PASSWORD)).toBe(true);
 const asAdmin: Caller = { session };
-const adminKey = await createApiKey(systemActor("test"), admin.id, { name: "ops", scopes: ALL_PERMISSIONS.filter((p) => !isDangerous(p)), expires_at: null });
+const adminKey = await createApiKey(systemActor("test"), admin.id, {
+  name: "ops",
+  scopes: ALL_PERMISSIONS.filter((p) => !isDangerous(p)),
+  expires_at: null,
+});
 const withAdminKey: Caller = { key: adminKey.raw_key };
 
-const call = <T = Record<string, unknown>>(as: Caller, method: string, path: string, body?: unknown) => request<T>(app, as, method, path, body);
+const call = <T = Record<string, unknown>>(as: Caller, method: string, path: string, body?: unknown) =>
+  request<T>(app, as, method, path, body);
 
 let n = 0;
 const fresh = (prefix: string) => `${prefix}-${process.pid}-${++n}`;
 
 // The org admin of the organization under test: not a sys_admin, holding every org permission there.
-const org = (await call<{ id: string }>(asAdmin, "POST", "/api/v1/organizations", { name: fresh("org"), tier: "pro" })).body;
+const org = (await call<{ id: string }>(asAdmin, "POST", "/api/v1/organizations", { name: fresh("org"), tier: "pro" }))
+  .body;
 const orgAdmin = await createUser(client);
 await join(client, orgAdmin.id, org.id);
 await grant(client, orgAdmin.id, await roleId(client, "org_admin"), org.id);
-const orgAdminKey = await createApiKey(systemActor("test"), orgAdmin.id, { name: "org", scopes: ORG_PERMISSIONS, expires_at: null });
+const orgAdminKey = await createApiKey(systemActor("test"), orgAdmin.id, {
+  name: "org",
+  scopes: ORG_PERMISSIONS,
+  expires_at: null,
+});
 const withOrgAdminKey: Caller = { key: orgAdminKey.raw_key };
 const ORG = `/api/v1/organizations/${org.id}`;
 
 const instanceOf = async (orgPath: string) =>
-  (await call<{ id: string }>(asAdmin, "POST", `${orgPath}/orchestrators`, { name: fresh("bot"), framework_type: "langgraph", mode: "supervisor" })).body;
+  (
+    await call<{ id: string }>(asAdmin, "POST", `${orgPath}/orchestrators`, {
+      name: fresh("bot"),
+      framework_type: "langgraph",
+      mode: "supervisor",
+    })
+  ).body;
 
 interface Resource {
   name: string;
@@ -53,7 +69,8 @@ const RESOURCES: Resource[] = [
   },
   {
     name: "LLM config",
-    create: async () => `${ORG}/llm-configs/${(await call<{ id: string }>(asAdmin, "POST", `${ORG}/llm-configs`, { name: "c", provider: "openai", api_key: "sk-test-12345678" })).body.id}`,
+    create: async () =>
+      `${ORG}/llm-configs/${(await call<{ id: string }>(asAdmin, "POST", `${ORG}/llm-configs`, { name: "c", provider: "openai", api_key: "sk-test-12345678" })).body.id}`,
     reader: withOrgAdminKey,
   },
   {
@@ -92,7 +109,8 @@ const RESOURCES: Resource[] = [
   },
   {
     name: "role",
-    create: async () => `/api/v1/roles/${(await call<{ id: string }>(asAdmin, "POST", "/api/v1/roles", { name: fresh("role"), scope: "org", permissions: ["svc:org:read"] })).body.id}`,
+    create: async () =>
+      `/api/v1/roles/${(await call<{ id: string }>(asAdmin, "POST", "/api/v1/roles", { name: fresh("role"), scope: "org", permissions: ["svc:org:read"] })).body.id}`,
     reader: withAdminKey,
   },
   {
@@ -112,9 +130,15 @@ describe.each(RESOURCES)("a deleted $name", ({ create, reader }) => {
 
     expect((await call(reader, "GET", path)).status).toBe(404);
     expect((await call(asAdmin, "GET", path)).status).toBe(404);
-    expect(await call(asAdmin, "GET", `${path}?include_deleted=true`)).toMatchObject({ status: 200, body: { is_deleted: true } });
+    expect(await call(asAdmin, "GET", `${path}?include_deleted=true`)).toMatchObject({
+      status: 200,
+      body: { is_deleted: true },
+    });
     if (reader === withOrgAdminKey) {
-      expect(await call(reader, "GET", `${path}?include_deleted=true`)).toMatchObject({ status: 403, body: { code: "forbidden" } });
+      expect(await call(reader, "GET", `${path}?include_deleted=true`)).toMatchObject({
+        status: 403,
+        body: { code: "forbidden" },
+      });
       expect((await call(reader, "POST", `${path}/restore`)).status).toBe(403);
     }
 
@@ -133,7 +157,9 @@ describe("restoring", () => {
   });
 
   it("keeps the tier's quota: a restored instance counts like a new one", async () => {
-    const small = (await call<{ id: string }>(asAdmin, "POST", "/api/v1/organizations", { name: fresh("free"), tier: "free" })).body;
+    const small = (
+      await call<{ id: string }>(asAdmin, "POST", "/api/v1/organizations", { name: fresh("free"), tier: "free" })
+    ).body;
     const path = `/api/v1/organizations/${small.id}`;
     const first = await instanceOf(path);
     await instanceOf(path);
@@ -141,27 +167,41 @@ describe("restoring", () => {
     await instanceOf(path);
     const refused = await call(asAdmin, "POST", `${path}/orchestrators/${first.id}/restore`);
     expect(refused).toMatchObject({ status: 403, body: { code: "quota_exceeded" } });
-    expect(await call(asAdmin, "GET", `${path}/orchestrators/${first.id}?include_deleted=true`)).toMatchObject({ body: { is_deleted: true } });
+    expect(await call(asAdmin, "GET", `${path}/orchestrators/${first.id}?include_deleted=true`)).toMatchObject({
+      body: { is_deleted: true },
+    });
   });
 
   it("refuses a central point whose name a live one took meanwhile (409)", async () => {
     const instance = await instanceOf(ORG);
     const name = fresh("handle");
-    const first = (await call<{ id: string }>(asAdmin, "POST", `${ORG}/central-points`, { name, orchestrator_id: instance.id })).body;
+    const first = (
+      await call<{ id: string }>(asAdmin, "POST", `${ORG}/central-points`, { name, orchestrator_id: instance.id })
+    ).body;
     await call(asAdmin, "DELETE", `${ORG}/central-points/${first.id}`);
-    expect((await call(asAdmin, "POST", `${ORG}/central-points`, { name, orchestrator_id: instance.id })).status).toBe(201);
-    expect(await call(asAdmin, "POST", `${ORG}/central-points/${first.id}/restore`)).toMatchObject({ status: 409, body: { code: "conflict" } });
+    expect((await call(asAdmin, "POST", `${ORG}/central-points`, { name, orchestrator_id: instance.id })).status).toBe(
+      201,
+    );
+    expect(await call(asAdmin, "POST", `${ORG}/central-points/${first.id}/restore`)).toMatchObject({
+      status: 409,
+      body: { code: "conflict" },
+    });
   });
 });
 
 describe("a deleted organization", () => {
   it("takes its children along for everyone but a sys_admin with include_deleted, and its members' keys lose it at once", async () => {
-    const doomed = (await call<{ id: string }>(asAdmin, "POST", "/api/v1/organizations", { name: fresh("doomed") })).body;
+    const doomed = (await call<{ id: string }>(asAdmin, "POST", "/api/v1/organizations", { name: fresh("doomed") }))
+      .body;
     const path = `/api/v1/organizations/${doomed.id}`;
     const member = await createUser(client);
     await join(client, member.id, doomed.id);
     await grant(client, member.id, await roleId(client, "org_admin"), doomed.id);
-    const memberKey: Caller = { key: (await createApiKey(systemActor("test"), member.id, { name: "m", scopes: ORG_PERMISSIONS, expires_at: null })).raw_key };
+    const memberKey: Caller = {
+      key: (
+        await createApiKey(systemActor("test"), member.id, { name: "m", scopes: ORG_PERMISSIONS, expires_at: null })
+      ).raw_key,
+    };
     const instance = await instanceOf(path);
     const child = `${path}/orchestrators/${instance.id}`;
     // The key's session is cached by now: the deletion must reach it anyway.
@@ -180,12 +220,22 @@ describe("a deleted organization", () => {
       expect((await call(caller, "GET", `${path}/orchestrators`)).status).toBe(404);
       expect((await call(caller, "PATCH", child, { name: "renamed" })).status).toBe(404);
     }
-    expect(await call(asAdmin, "GET", `${child}?include_deleted=true`)).toMatchObject({ status: 200, body: { id: instance.id } });
-    expect(await call(asAdmin, "GET", `${path}/orchestrators?include_deleted=true`)).toMatchObject({ status: 200, body: { data: [{ id: instance.id }] } });
+    expect(await call(asAdmin, "GET", `${child}?include_deleted=true`)).toMatchObject({
+      status: 200,
+      body: { id: instance.id },
+    });
+    expect(await call(asAdmin, "GET", `${path}/orchestrators?include_deleted=true`)).toMatchObject({
+      status: 200,
+      body: { data: [{ id: instance.id }] },
+    });
 
     expect((await call(asAdmin, "POST", `${path}/restore`)).status).toBe(200);
     expect((await call(memberKey, "GET", child)).status).toBe(200);
-    expect((await call<{ organizations: { id: string }[] }>(memberKey, "GET", "/api/v1/me")).body.organizations.map((o) => o.id)).toContain(doomed.id);
+    expect(
+      (await call<{ organizations: { id: string }[] }>(memberKey, "GET", "/api/v1/me")).body.organizations.map(
+        (o) => o.id,
+      ),
+    ).toContain(doomed.id);
   });
 });
 
@@ -196,14 +246,27 @@ describe("every list", () => {
       await call(asAdmin, "PUT", `${ORG}/settings/${key}`, { value: key });
     }
     const linked = await createUser(client);
-    for (const provider of ["github", "google", "oauth2"]) await client.userOauthIdentity.create({ data: { user_id: linked.id, provider, provider_user_id: `${provider}-${linked.id}` } });
+    for (const provider of ["github", "google", "oauth2"])
+      await client.userOauthIdentity.create({
+        data: { user_id: linked.id, provider, provider_user_id: `${provider}-${linked.id}` },
+      });
     const identities = `/api/v1/users/${linked.id}/identities`;
-    for (const path of ["/api/v1/platform-settings", `${ORG}/settings`, `${ORG}/llm-configs`, `/api/v1/users/${admin.id}/roles`, identities]) {
+    for (const path of [
+      "/api/v1/platform-settings",
+      `${ORG}/settings`,
+      `${ORG}/llm-configs`,
+      `/api/v1/users/${admin.id}/roles`,
+      identities,
+    ]) {
       const seen: Record<string, unknown>[] = [];
       let pages = 0;
       let cursor: string | null = null;
       do {
-        const page: { body: { data: Record<string, unknown>[]; next_cursor: string | null } } = await call(asAdmin, "GET", `${path}?limit=1${cursor ? `&cursor=${cursor}` : ""}`);
+        const page: { body: { data: Record<string, unknown>[]; next_cursor: string | null } } = await call(
+          asAdmin,
+          "GET",
+          `${path}?limit=1${cursor ? `&cursor=${cursor}` : ""}`,
+        );
         expect(page.body.data.length).toBeLessThanOrEqual(1);
         seen.push(...page.body.data);
         pages += 1;
@@ -218,6 +281,9 @@ describe("every list", () => {
         expect(seen.map((item) => item.provider).sort()).toEqual(["github", "google", "oauth2"]);
       }
     }
-    expect(await call(asAdmin, "GET", "/api/v1/platform-settings?cursor=not-a-cursor")).toMatchObject({ status: 400, body: { errors: [{ path: "cursor" }] } });
+    expect(await call(asAdmin, "GET", "/api/v1/platform-settings?cursor=not-a-cursor")).toMatchObject({
+      status: 400,
+      body: { errors: [{ path: "cursor" }] },
+    });
   });
 });

@@ -22,20 +22,41 @@ const app = await startApp(url);
 
 const victim = await createOrg(client, "victim");
 await client.organization.update({ where: { id: victim.id }, data: { subscription_tier: "pro" } });
-const instance = await client.orchestratorInstance.create({ data: { org_id: victim.id, name: "bot", framework_type: "langgraph", mode: "supervisor" } });
-const config = await client.organizationLlmConfig.create({ data: { org_id: victim.id, name: "c", provider: "openai", api_key: "v1:x:y:z" } });
-const point = await client.centralPoint.create({ data: { org_id: victim.id, orchestrator_id: instance.id, name: "cp" } });
+const instance = await client.orchestratorInstance.create({
+  data: { org_id: victim.id, name: "bot", framework_type: "langgraph", mode: "supervisor" },
+});
+const config = await client.organizationLlmConfig.create({
+  data: { org_id: victim.id, name: "c", provider: "openai", api_key: "v1:x:y:z" },
+});
+const point = await client.centralPoint.create({
+  data: { org_id: victim.id, orchestrator_id: instance.id, name: "cp" },
+});
 await client.organizationSetting.create({ data: { org_id: victim.id, key: "feature.x", value: true } });
-const plugin = await client.plugin.create({ data: { source: "org", org_id: victim.id, pid: "com.victim.secret", version: "1.0.0", name: "victim plugin", is_latest: true } });
+const plugin = await client.plugin.create({
+  data: {
+    source: "org",
+    org_id: victim.id,
+    pid: "com.victim.secret",
+    version: "1.0.0",
+    name: "victim plugin",
+    is_latest: true,
+  },
+});
 const victimUser = await createUser(client);
 await join(client, victimUser.id, victim.id);
-const conversation = await client.conversation.create({ data: { org_id: victim.id, user_id: victimUser.id, instance_id: instance.id, title: "victim chat" } });
+const conversation = await client.conversation.create({
+  data: { org_id: victim.id, user_id: victimUser.id, instance_id: instance.id, title: "victim chat" },
+});
 
 const intruder = await createUser(client);
 const home = await createOrg(client, "home");
 await join(client, intruder.id, home.id);
 await grant(client, intruder.id, await roleId(client, "org_admin"), home.id);
-const key = await createApiKey(systemActor("test"), intruder.id, { name: "intruder", scopes: ORG_PERMISSIONS, expires_at: null });
+const key = await createApiKey(systemActor("test"), intruder.id, {
+  name: "intruder",
+  scopes: ORG_PERMISSIONS,
+  expires_at: null,
+});
 const intruderSession = new Browserless(app.baseUrl);
 expect(await intruderSession.signIn(intruder.username, PASSWORD)).toBe(true);
 
@@ -58,7 +79,11 @@ const VICTIM_IDS: Record<string, string> = {
 const fill = (path: string) => path.replace(/\{([a-z_]+)\}/g, (_, name: string) => VICTIM_IDS[name] ?? "missing");
 
 const sysAdmin = await createSysAdmin(client);
-const sysAdminKey = await createApiKey(systemActor("test"), sysAdmin.id, { name: "ops", scopes: ALL_PERMISSIONS.filter((p) => !isDangerous(p)), expires_at: null });
+const sysAdminKey = await createApiKey(systemActor("test"), sysAdmin.id, {
+  name: "ops",
+  scopes: ALL_PERMISSIONS.filter((p) => !isDangerous(p)),
+  expires_at: null,
+});
 const sysAdminSession = new Browserless(app.baseUrl);
 expect(await sysAdminSession.signIn(sysAdmin.username, PASSWORD)).toBe(true);
 
@@ -69,10 +94,18 @@ interface Caller {
   key: boolean;
   fetch(path: string, init?: RequestInit): Promise<Response>;
 }
-const withKey = (raw: string) => (path: string, init: RequestInit = {}) => app.fetch(path, { ...init, headers: { ...(init.headers as Record<string, string>), "x-api-key": raw } });
+const withKey =
+  (raw: string) =>
+  (path: string, init: RequestInit = {}) =>
+    app.fetch(path, { ...init, headers: { ...(init.headers as Record<string, string>), "x-api-key": raw } });
 const CALLERS: Caller[] = [
   { name: "org admin's key", sysAdmin: false, key: true, fetch: withKey(key.raw_key) },
-  { name: "org admin's session", sysAdmin: false, key: false, fetch: (path, init) => intruderSession.fetch(path, init) },
+  {
+    name: "org admin's session",
+    sysAdmin: false,
+    key: false,
+    fetch: (path, init) => intruderSession.fetch(path, init),
+  },
   { name: "sys_admin's key", sysAdmin: true, key: true, fetch: withKey(sysAdminKey.raw_key) },
   { name: "sys_admin's session", sysAdmin: true, key: false, fetch: (path, init) => sysAdminSession.fetch(path, init) },
 ];
@@ -84,7 +117,11 @@ function refusedOutright(route: RestOperation, caller: Caller): boolean {
 }
 
 // The request bodies the API reference shows, built from the examples of each operation's schemas.
-const REFERENCE = new Map(tagGroups(openApiDocument()).flatMap((group) => group.operations.map((operation) => [operation.id, operation] as const)));
+const REFERENCE = new Map(
+  tagGroups(openApiDocument()).flatMap((group) =>
+    group.operations.map((operation) => [operation.id, operation] as const),
+  ),
+);
 
 /**
  * A body the route accepts: the API reference's example, its fields that name what a path
@@ -95,9 +132,15 @@ function validBody(route: RestOperation): string | undefined {
   if (!route.body) return undefined;
   const schema = REFERENCE.get(route.id)?.requestBody?.schema;
   const example = schema ? exampleOf(schema) : undefined;
-  const body = typeof example === "object" && example !== null && !Array.isArray(example) ? Object.fromEntries(Object.entries(example).map(([field, value]) => [field, VICTIM_IDS[field] ?? value])) : example;
+  const body =
+    typeof example === "object" && example !== null && !Array.isArray(example)
+      ? Object.fromEntries(Object.entries(example).map(([field, value]) => [field, VICTIM_IDS[field] ?? value]))
+      : example;
   const parsed = route.body.safeParse(body);
-  if (!parsed.success) throw new Error(`${route.method} ${route.path}: its declared body schema gives no example it accepts (${JSON.stringify(body)}: ${z.prettifyError(parsed.error)}); give it one with .meta({ examples })`);
+  if (!parsed.success)
+    throw new Error(
+      `${route.method} ${route.path}: its declared body schema gives no example it accepts (${JSON.stringify(body)}: ${z.prettifyError(parsed.error)}); give it one with .meta({ examples })`,
+    );
   return JSON.stringify(body);
 }
 
@@ -106,20 +149,27 @@ const orgScoped = ROUTES.filter((r) => r.path.includes("{org_id}"));
 describe("tenant isolation", () => {
   it("covers every route under an organization", () => {
     expect(orgScoped.length).toBeGreaterThan(15);
-    for (const route of orgScoped) expect(Object.keys(VICTIM_IDS), route.path).toEqual(expect.arrayContaining([...route.path.matchAll(/\{([a-z_]+)\}/g)].map((m) => m[1])));
+    for (const route of orgScoped)
+      expect(Object.keys(VICTIM_IDS), route.path).toEqual(
+        expect.arrayContaining([...route.path.matchAll(/\{([a-z_]+)\}/g)].map((m) => m[1])),
+      );
   });
 
-  it.each(orgScoped.map((r) => [`${r.method} ${r.path}`, r] as const))("%s hides another organization", async (_name, route) => {
-    const response = await app.fetch(fill(route.path), {
-      method: route.method,
-      headers: { "x-api-key": key.raw_key, "content-type": "application/json" },
-      body: route.method === "GET" || route.method === "DELETE" ? undefined : "{}",
-    });
-    const expected = typeof route.access === "object" && route.access.org ? (route.access.list ? 403 : 404) : 403;
-    expect(response.status).toBe(expected);
-    const text = await response.text();
-    for (const secret of [victim.name, instance.name, "feature.x", point.name, plugin.pid, "victim chat"]) expect(text).not.toContain(secret);
-  });
+  it.each(orgScoped.map((r) => [`${r.method} ${r.path}`, r] as const))(
+    "%s hides another organization",
+    async (_name, route) => {
+      const response = await app.fetch(fill(route.path), {
+        method: route.method,
+        headers: { "x-api-key": key.raw_key, "content-type": "application/json" },
+        body: route.method === "GET" || route.method === "DELETE" ? undefined : "{}",
+      });
+      const expected = typeof route.access === "object" && route.access.org ? (route.access.list ? 403 : 404) : 403;
+      expect(response.status).toBe(expected);
+      const text = await response.text();
+      for (const secret of [victim.name, instance.name, "feature.x", point.name, plugin.pid, "victim chat"])
+        expect(text).not.toContain(secret);
+    },
+  );
 
   // My own organization in the path, with another tenant's child in it: the child is not found
   // there, whatever the route, for the admin of my organization and for a sys_admin (who may act in
@@ -131,35 +181,68 @@ describe("tenant isolation", () => {
   const lookups = childRoutes.filter((r) => r.method !== "PUT");
   const upserts = childRoutes.filter((r) => r.method === "PUT");
 
-  const callersCases = (routes: RestOperation[]) => routes.flatMap((r) => CALLERS.map((caller) => [`${r.method} ${r.path} (${caller.name})`, r, caller] as const));
+  const callersCases = (routes: RestOperation[]) =>
+    routes.flatMap((r) => CALLERS.map((caller) => [`${r.method} ${r.path} (${caller.name})`, r, caller] as const));
 
   it("tries every child route, each with a caller that gets as far as the lookup", () => {
     expect(lookups.length).toBeGreaterThan(10);
-    for (const route of lookups) expect(CALLERS.map((caller) => refusedOutright(route, caller)), route.path).toContain(false);
+    for (const route of lookups)
+      expect(
+        CALLERS.map((caller) => refusedOutright(route, caller)),
+        route.path,
+      ).toContain(false);
   });
 
-  it.each(callersCases(lookups))("%s does not reach another organization's child through mine", async (_name, route, caller) => {
-    const response = await caller.fetch(inHome(route.path), { method: route.method, headers: { "content-type": "application/json" }, body: validBody(route) });
-    expect(response.status).toBe(refusedOutright(route, caller) ? 403 : 404);
-    const text = await response.text();
-    for (const secret of [victim.name, instance.name, point.name, plugin.pid, "victim chat"]) expect(text).not.toContain(secret);
-  });
+  it.each(callersCases(lookups))(
+    "%s does not reach another organization's child through mine",
+    async (_name, route, caller) => {
+      const response = await caller.fetch(inHome(route.path), {
+        method: route.method,
+        headers: { "content-type": "application/json" },
+        body: validBody(route),
+      });
+      expect(response.status).toBe(refusedOutright(route, caller) ? 403 : 404);
+      const text = await response.text();
+      for (const secret of [victim.name, instance.name, point.name, plugin.pid, "victim chat"])
+        expect(text).not.toContain(secret);
+    },
+  );
 
-  it.each(callersCases(upserts))("%s writes my organization's own value, never the other's", async (_name, route, caller) => {
-    const path = inHome(route.path);
-    const response = await caller.fetch(path, { method: route.method, headers: { "content-type": "application/json" }, body: validBody(route) });
-    expect(response.status).toBe(refusedOutright(route, caller) ? 403 : 200);
-    if (response.ok) expect(await response.json()).toEqual(await (await caller.fetch(path)).json());
-  });
+  it.each(callersCases(upserts))(
+    "%s writes my organization's own value, never the other's",
+    async (_name, route, caller) => {
+      const path = inHome(route.path);
+      const response = await caller.fetch(path, {
+        method: route.method,
+        headers: { "content-type": "application/json" },
+        body: validBody(route),
+      });
+      expect(response.status).toBe(refusedOutright(route, caller) ? 403 : 200);
+      if (response.ok) expect(await response.json()).toEqual(await (await caller.fetch(path)).json());
+    },
+  );
 
   it("left the other organization untouched", async () => {
-    expect(await client.orchestratorInstance.findUniqueOrThrow({ where: { id: instance.id } })).toMatchObject({ is_deleted: false, name: "bot" });
-    expect(await client.centralPoint.findUniqueOrThrow({ where: { id: point.id } })).toMatchObject({ is_deleted: false });
+    expect(await client.orchestratorInstance.findUniqueOrThrow({ where: { id: instance.id } })).toMatchObject({
+      is_deleted: false,
+      name: "bot",
+    });
+    expect(await client.centralPoint.findUniqueOrThrow({ where: { id: point.id } })).toMatchObject({
+      is_deleted: false,
+    });
     expect(await client.plugin.findUniqueOrThrow({ where: { id: plugin.id } })).toMatchObject({ enabled: true });
-    expect(await client.conversation.findUniqueOrThrow({ where: { id: conversation.id } })).toMatchObject({ is_deleted: false });
-    expect(await client.organizationSetting.findMany({ where: { org_id: victim.id } })).toEqual([expect.objectContaining({ key: "feature.x", value: true, is_deleted: false })]);
+    expect(await client.conversation.findUniqueOrThrow({ where: { id: conversation.id } })).toMatchObject({
+      is_deleted: false,
+    });
+    expect(await client.organizationSetting.findMany({ where: { org_id: victim.id } })).toEqual([
+      expect.objectContaining({ key: "feature.x", value: true, is_deleted: false }),
+    ]);
     expect(await client.message.count({ where: { conv_id: conversation.id } })).toBe(0);
-    expect(await client.organization.findUniqueOrThrow({ where: { id: victim.id } })).toMatchObject({ is_deleted: false, name: "victim", subscription_tier: "pro" });
+    expect(await client.organization.findUniqueOrThrow({ where: { id: victim.id } })).toMatchObject({
+      is_deleted: false,
+      name: "victim",
+      subscription_tier: "pro",
+    });
     expect(await client.userRole.count({ where: { user_id: victimMember.id, org_id: victim.id } })).toBe(1);
     expect(await client.userOrgMembership.count({ where: { user_id: victimMember.id, org_id: victim.id } })).toBe(1);
   });

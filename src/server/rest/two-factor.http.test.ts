@@ -11,7 +11,8 @@ import { createRole, createSysAdmin, createUser, grant, PASSWORD, seedRoles } fr
 const { client, url } = await testDatabase();
 await seedRoles(client);
 const app = await startApp(url);
-const call = <T = Record<string, unknown>>(as: Caller, method: string, path: string, body?: unknown) => request<T>(app, as, method, path, body);
+const call = <T = Record<string, unknown>>(as: Caller, method: string, path: string, body?: unknown) =>
+  request<T>(app, as, method, path, body);
 
 async function signedIn(userId: string, target: RunningApp = app): Promise<Browserless> {
   const user = await client.user.findUniqueOrThrow({ where: { id: userId } });
@@ -30,7 +31,9 @@ async function setUp(session: Browserless): Promise<TwoFactor> {
   const setup = await call<{ secret: string; otpauth_url: string }>({ session }, "POST", "/api/v1/me/two-factor/setup");
   expect(setup.status).toBe(200);
   expect(setup.headers.get("cache-control")).toBe("no-store");
-  const confirmed = await call<{ recovery_codes: string[] }>({ session }, "POST", "/api/v1/me/two-factor/confirm", { code: totpCode(setup.body.secret, Date.now() / 1000) });
+  const confirmed = await call<{ recovery_codes: string[] }>({ session }, "POST", "/api/v1/me/two-factor/confirm", {
+    code: totpCode(setup.body.secret, Date.now() / 1000),
+  });
   expect(confirmed.status).toBe(200);
   return { secret: setup.body.secret, recoveryCodes: confirmed.body.recovery_codes };
 }
@@ -96,7 +99,10 @@ describe("sign-in with two-factor", () => {
     const second = new Browserless(app.baseUrl);
     await second.postCredentials({ username: user.username, password: PASSWORD });
     expect(await second.signInWithCode(code)).toBe(false);
-    expect((await call<{ recovery_codes_left: number }>({ session: first }, "GET", "/api/v1/me/two-factor")).body.recovery_codes_left).toBe(9);
+    expect(
+      (await call<{ recovery_codes_left: number }>({ session: first }, "GET", "/api/v1/me/two-factor")).body
+        .recovery_codes_left,
+    ).toBe(9);
   });
 
   it("throttles wrong codes like passwords: after a few, even the right code must wait", async () => {
@@ -130,9 +136,15 @@ describe("turning it off", () => {
     const user = await createUser(client);
     const session = await signedIn(user.id);
     const { secret } = await setUp(session);
-    const wrong = await call({ session }, "POST", "/api/v1/me/two-factor/turn-off", { password: "not the password", code: await freshCode(user.id, secret) });
+    const wrong = await call({ session }, "POST", "/api/v1/me/two-factor/turn-off", {
+      password: "not the password",
+      code: await freshCode(user.id, secret),
+    });
     expect(wrong).toMatchObject({ status: 400, body: { code: "validation_failed", errors: [{ path: "password" }] } });
-    const off = await call({ session }, "POST", "/api/v1/me/two-factor/turn-off", { password: PASSWORD, code: await freshCode(user.id, secret) });
+    const off = await call({ session }, "POST", "/api/v1/me/two-factor/turn-off", {
+      password: PASSWORD,
+      code: await freshCode(user.id, secret),
+    });
     expect(off).toMatchObject({ status: 200, body: { enabled: false } });
     expect(await new Browserless(app.baseUrl).signIn(user.username, PASSWORD)).toBe(true);
   });
@@ -141,7 +153,11 @@ describe("turning it off", () => {
 describe("a reset by an administrator", () => {
   const lesserAdmin = async () => {
     const lesser = await createUser(client);
-    await grant(client, lesser.id, (await createRole(client, "system", ["svc:system:users:read", "svc:system:users:write"])).id);
+    await grant(
+      client,
+      lesser.id,
+      (await createRole(client, "system", ["svc:system:users:read", "svc:system:users:write"])).id,
+    );
     return { session: await signedIn(lesser.id) };
   };
 
@@ -149,8 +165,14 @@ describe("a reset by an administrator", () => {
     const root = await createSysAdmin(client);
     const asRoot = { session: await signedIn(root.id) };
     const { user } = await userWithTwoFactor();
-    expect((await call(asRoot, "GET", `/api/v1/users/${user.id}/two-factor`)).body).toMatchObject({ enabled: true, recovery_codes_left: 10 });
-    expect(await call(asRoot, "DELETE", `/api/v1/users/${user.id}/two-factor`)).toMatchObject({ status: 200, body: { enabled: false } });
+    expect((await call(asRoot, "GET", `/api/v1/users/${user.id}/two-factor`)).body).toMatchObject({
+      enabled: true,
+      recovery_codes_left: 10,
+    });
+    expect(await call(asRoot, "DELETE", `/api/v1/users/${user.id}/two-factor`)).toMatchObject({
+      status: 200,
+      body: { enabled: false },
+    });
     expect(await client.userRecoveryCode.count({ where: { user_id: user.id } })).toBe(0);
     expect(await new Browserless(app.baseUrl).signIn(user.username, PASSWORD)).toBe(true);
   });
@@ -159,7 +181,10 @@ describe("a reset by an administrator", () => {
     const asLesser = await lesserAdmin();
     const victim = await createSysAdmin(client);
     await setUp(await signedIn(victim.id));
-    expect(await call(asLesser, "DELETE", `/api/v1/users/${victim.id}/two-factor`)).toMatchObject({ status: 403, body: { code: "forbidden" } });
+    expect(await call(asLesser, "DELETE", `/api/v1/users/${victim.id}/two-factor`)).toMatchObject({
+      status: 403,
+      body: { code: "forbidden" },
+    });
     expect(await client.userTwoFactor.count({ where: { user_id: victim.id, enabled_at: { not: null } } })).toBe(1);
     const { user } = await userWithTwoFactor();
     expect((await call(asLesser, "DELETE", `/api/v1/users/${user.id}/two-factor`)).status).toBe(200);
@@ -184,7 +209,11 @@ describe("auth.require_mfa_for_sys_admins", () => {
     const asAdmin = { session: await signedIn(admin.id) };
     expect((await call(asAdmin, "GET", "/api/v1/users")).status).toBe(200);
 
-    const setting = await call(asRoot, "PUT", "/api/v1/platform-settings/auth.require_mfa_for_sys_admins", { value: true, value_type: "boolean", category: "policy" });
+    const setting = await call(asRoot, "PUT", "/api/v1/platform-settings/auth.require_mfa_for_sys_admins", {
+      value: true,
+      value_type: "boolean",
+      category: "policy",
+    });
     expect(setting.status).toBe(200);
 
     // An existing session is held at once; a new sign-in with the password lands on the setup page.
@@ -194,7 +223,9 @@ describe("auth.require_mfa_for_sys_admins", () => {
     expect((await fresh.fetch("/console/api-keys")).headers.get("location")).toContain("/console/two-factor-setup");
     expect((await fresh.fetch("/console/two-factor-setup")).status).toBe(200);
     expect(await call({ session: fresh }, "GET", "/api/v1/users")).toMatchObject({ status: 403 });
-    expect(await call({ session: fresh }, "POST", "/api/v1/me/sign-out-everywhere").then((a) => a.status)).not.toBe(403);
+    expect(await call({ session: fresh }, "POST", "/api/v1/me/sign-out-everywhere").then((a) => a.status)).not.toBe(
+      403,
+    );
     // The sys_admin with two-factor and a user who is no sys_admin are not held.
     expect((await call(asRoot, "GET", "/api/v1/users")).status).toBe(200);
     expect((await me(await signedIn(plain.id))).status).toBe(200);
@@ -203,6 +234,8 @@ describe("auth.require_mfa_for_sys_admins", () => {
     expect((await call(again, "GET", "/api/v1/me/two-factor")).body).toMatchObject({ enabled: false, required: true });
     await setUp(again.session);
     expect((await call(again, "GET", "/api/v1/users")).status).toBe(200);
-    expect((await again.session.fetch("/console/two-factor-setup")).headers.get("location")).toContain("/console/account");
+    expect((await again.session.fetch("/console/two-factor-setup")).headers.get("location")).toContain(
+      "/console/account",
+    );
   });
 });

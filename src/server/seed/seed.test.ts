@@ -9,7 +9,10 @@ const { client } = await testDatabase();
 
 async function snapshot() {
   return {
-    roles: await client.role.findMany({ orderBy: { name: "asc" }, include: { permissions: { orderBy: { permission: "asc" } } } }),
+    roles: await client.role.findMany({
+      orderBy: { name: "asc" },
+      include: { permissions: { orderBy: { permission: "asc" } } },
+    }),
     settings: await client.platformSetting.findMany({ orderBy: { key: "asc" } }),
     models: await client.providerModelConfig.findMany({ orderBy: { id: "asc" } }),
     users: await client.user.findMany({ orderBy: { username: "asc" } }),
@@ -35,7 +38,9 @@ describe("seed", () => {
 
   it("creates the tier settings and the model catalog", async () => {
     const tiers = await client.platformSetting.findMany({ where: { category: "tier" }, orderBy: { key: "asc" } });
-    expect(tiers.map((t) => [t.key, t.value])).toEqual(Object.entries(TIER_SETTINGS).sort(([a], [b]) => a.localeCompare(b)));
+    expect(tiers.map((t) => [t.key, t.value])).toEqual(
+      Object.entries(TIER_SETTINGS).sort(([a], [b]) => a.localeCompare(b)),
+    );
     const models = await client.providerModelConfig.findMany();
     expect(models).toHaveLength(MODEL_CATALOG.length);
     expect(new Set(models.map((m) => m.provider))).toEqual(new Set(["openai", "anthropic", "google"]));
@@ -43,7 +48,10 @@ describe("seed", () => {
 
   it("creates the first sys_admin with a generated password that verifies, returned once", async () => {
     expect(adminPassword).toMatch(/^[A-Za-z0-9_-]{24}$/);
-    const admin = await client.user.findFirstOrThrow({ where: { username: "root" }, include: { user_roles: { include: { role: true } } } });
+    const admin = await client.user.findFirstOrThrow({
+      where: { username: "root" },
+      include: { user_roles: { include: { role: true } } },
+    });
     expect(admin.password_hash).toMatch(/^\$argon2id\$/);
     expect(admin.password_hash).not.toContain(adminPassword);
     expect(await verifyPassword(admin.password_hash ?? "", adminPassword ?? "")).toBe(true);
@@ -63,7 +71,9 @@ describe("seed", () => {
     const model = await client.providerModelConfig.findFirstOrThrow();
     await client.providerModelConfig.update({ where: { id: model.id }, data: { input_price_per_unit: "9.87654321" } });
     await seed(client, { username: "root" });
-    expect((await client.platformSetting.findUniqueOrThrow({ where: { key: "tier.free" } })).value).toEqual({ max_orchestrators: 7 });
+    expect((await client.platformSetting.findUniqueOrThrow({ where: { key: "tier.free" } })).value).toEqual({
+      max_orchestrators: 7,
+    });
     const after = await client.providerModelConfig.findUniqueOrThrow({ where: { id: model.id } });
     expect(after.input_price_per_unit?.toFixed(8)).toBe("9.87654321");
   });

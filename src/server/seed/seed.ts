@@ -43,12 +43,20 @@ export async function seed(client: BaseClient, admin: AdminOptions): Promise<See
       // createMany + skipDuplicates inserts what is missing and leaves existing rows untouched
       // (an upsert would rewrite them and move updated_at).
       await db.role.createMany({
-        data: BUILT_IN_ROLES.map((r) => ({ name: r.name, scope: r.scope, description: r.description, is_built_in: true })),
+        data: BUILT_IN_ROLES.map((r) => ({
+          name: r.name,
+          scope: r.scope,
+          description: r.description,
+          is_built_in: true,
+        })),
         skipDuplicates: true,
       });
       for (const role of BUILT_IN_ROLES) {
         await db.role.updateMany({
-          where: { name: role.name, OR: [{ scope: { not: role.scope } }, { is_built_in: false }, { is_deleted: true }] },
+          where: {
+            name: role.name,
+            OR: [{ scope: { not: role.scope } }, { is_built_in: false }, { is_deleted: true }],
+          },
           data: { scope: role.scope, is_built_in: true, is_deleted: false },
         });
         const row = await db.role.findUniqueOrThrow({ where: { name: role.name } });
@@ -77,7 +85,8 @@ export async function seed(client: BaseClient, admin: AdminOptions): Promise<See
             value_type: "json",
             category: "policy",
             overridable: false,
-            description: "Rate limit of API keys that have none of their own: at most `requests` requests per `window_seconds` seconds.",
+            description:
+              "Rate limit of API keys that have none of their own: at most `requests` requests per `window_seconds` seconds.",
           },
           {
             key: REQUIRE_MFA_SETTING,
@@ -85,7 +94,8 @@ export async function seed(client: BaseClient, admin: AdminOptions): Promise<See
             value_type: "boolean",
             category: "policy",
             overridable: false,
-            description: "When true, a sys_admin without two-factor authentication is sent to set it up right after the password step, and can do nothing else until then.",
+            description:
+              "When true, a sys_admin without two-factor authentication is sent to set it up right after the password step, and can do nothing else until then.",
           },
           {
             key: RETENTION_SETTING,

@@ -17,7 +17,9 @@ export async function announce(tx: Tx, event: Invalidation): Promise<void> {
 /** Runs `work` in a transaction that announces `event`, then applies it in this process. */
 export async function withAccessChange<T>(
   db: Pick<DataLayer, "$transaction">,
-  work: (tx: Parameters<Parameters<DataLayer["$transaction"]>[0]>[0]) => Promise<{ result: T; event: Invalidation | null }>,
+  work: (
+    tx: Parameters<Parameters<DataLayer["$transaction"]>[0]>[0],
+  ) => Promise<{ result: T; event: Invalidation | null }>,
 ): Promise<T> {
   const { result, event } = await db.$transaction(async (tx) => {
     const done = await work(tx);
@@ -43,7 +45,10 @@ export async function lockSysAdmins(tx: Tx): Promise<void> {
   await tx.$executeRaw`SELECT pg_advisory_xact_lock(${SYS_ADMIN_LOCK})`;
 }
 
-const builtInSysAdminGrant = { org_id: null, role: { name: "sys_admin", is_built_in: true, is_deleted: false } } as const;
+const builtInSysAdminGrant = {
+  org_id: null,
+  role: { name: "sys_admin", is_built_in: true, is_deleted: false },
+} as const;
 
 /** Whether the user holds the built-in sys_admin role globally. */
 export async function holdsBuiltInSysAdmin(tx: Pick<DataLayer, "userRole">, userId: string): Promise<boolean> {
@@ -51,11 +56,18 @@ export async function holdsBuiltInSysAdmin(tx: Pick<DataLayer, "userRole">, user
 }
 
 /** Refuses (409) when no other non-deleted user holds the built-in sys_admin role globally. */
-export async function requireAnotherSysAdmin(tx: Pick<DataLayer, "userRole">, userId: string, what: string): Promise<void> {
+export async function requireAnotherSysAdmin(
+  tx: Pick<DataLayer, "userRole">,
+  userId: string,
+  what: string,
+): Promise<void> {
   const others = await tx.userRole.count({
     where: { ...builtInSysAdminGrant, user_id: { not: userId }, user: { is_deleted: false } },
   });
   if (others === 0) {
-    throw new DomainError("conflict", `${what} would leave the platform without a sys_admin: grant the sys_admin role to another user first.`);
+    throw new DomainError(
+      "conflict",
+      `${what} would leave the platform without a sys_admin: grant the sys_admin role to another user first.`,
+    );
   }
 }

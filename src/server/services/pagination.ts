@@ -38,7 +38,11 @@ const isRowId = (value: unknown): value is number => Number.isSafeInteger(value)
 const isKey = (value: unknown): value is string => typeof value === "string" && value.length > 0 && value.length <= 255;
 
 export const newestFirst: PageOrder<"id", string> = { column: "id", direction: "desc", accepts: isUuid };
-export const byUuidDesc = <K extends string>(column: K): PageOrder<K, string> => ({ column, direction: "desc", accepts: isUuid });
+export const byUuidDesc = <K extends string>(column: K): PageOrder<K, string> => ({
+  column,
+  direction: "desc",
+  accepts: isUuid,
+});
 export const oldestFirst: PageOrder<"id", string> = { column: "id", direction: "asc", accepts: isUuid };
 export const byRowId: PageOrder<"id", number> = { column: "id", direction: "asc", accepts: isRowId };
 export const byKey: PageOrder<"key", string> = { column: "key", direction: "asc", accepts: isKey };
@@ -55,11 +59,13 @@ export function decodeCursor<V>(cursor: string | undefined, accepts: (value: unk
   } catch {
     value = undefined;
   }
-  if (!accepts(value)) throw validationFailed([{ path: "cursor", message: "is not a cursor from this list" }], "The cursor is not valid.");
+  if (!accepts(value))
+    throw validationFailed([{ path: "cursor", message: "is not a cursor from this list" }], "The cursor is not valid.");
   return value;
 }
 
-export const encodeCursor = (value: unknown): string => Buffer.from(JSON.stringify(value), "utf8").toString("base64url");
+export const encodeCursor = (value: unknown): string =>
+  Buffer.from(JSON.stringify(value), "utf8").toString("base64url");
 
 /** One page of a list: `fetch` reads the rows of the window, `toItem` shapes each. */
 export async function paginate<K extends string, V extends CursorValue, Row extends { [P in K]: V }, Item>(
@@ -69,7 +75,8 @@ export async function paginate<K extends string, V extends CursorValue, Row exte
   toItem: (row: Row) => Item,
 ): Promise<Page<Item>> {
   const cursor = decodeCursor(query.cursor, order.accepts);
-  const after = cursor === undefined ? {} : { [order.column]: order.direction === "desc" ? { lt: cursor } : { gt: cursor } };
+  const after =
+    cursor === undefined ? {} : { [order.column]: order.direction === "desc" ? { lt: cursor } : { gt: cursor } };
   const rows = await fetch({
     after: after as PageWindow<K, V>["after"],
     orderBy: { [order.column]: order.direction } as PageWindow<K, V>["orderBy"],
@@ -77,5 +84,8 @@ export async function paginate<K extends string, V extends CursorValue, Row exte
   });
   const data = rows.slice(0, query.limit);
   const last = data[data.length - 1];
-  return { data: data.map(toItem), next_cursor: rows.length > query.limit && last ? encodeCursor(last[order.column]) : null };
+  return {
+    data: data.map(toItem),
+    next_cursor: rows.length > query.limit && last ? encodeCursor(last[order.column]) : null,
+  };
 }

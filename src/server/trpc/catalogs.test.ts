@@ -33,7 +33,10 @@ const asAdmin = createCaller({ actor: adminActor });
 
 const schema = {
   type: "object",
-  properties: { top_k: { type: "integer", minimum: 1, title: "Top K" }, mode: { type: "string", enum: ["fast", "deep"] } },
+  properties: {
+    top_k: { type: "integer", minimum: 1, title: "Top K" },
+    mode: { type: "string", enum: ["fast", "deep"] },
+  },
   required: ["top_k"],
   additionalProperties: false,
 };
@@ -55,7 +58,10 @@ describe("authorization", () => {
     const declared = Object.fromEntries(
       consoleOperations
         .filter(({ path }) => path.startsWith("plugins.") || path.startsWith("models."))
-        .map(({ path, operation }) => [path, typeof operation.access === "object" ? operation.access.permission : operation.access]),
+        .map(({ path, operation }) => [
+          path,
+          typeof operation.access === "object" ? operation.access.permission : operation.access,
+        ]),
     );
     expect(declared).toEqual({
       "plugins.list": "svc:plugins:read",
@@ -125,12 +131,24 @@ describe("plugins", () => {
   });
 
   it.each([
-    ["a settings_schema that is no JSON Schema", { settings_schema: { type: "object", properties: { top_k: { type: "nonsense" } } } }, "settings_schema.properties.top_k.type"],
+    [
+      "a settings_schema that is no JSON Schema",
+      { settings_schema: { type: "object", properties: { top_k: { type: "nonsense" } } } },
+      "settings_schema.properties.top_k.type",
+    ],
     ["default_settings the schema refuses", { default_settings: { top_k: 0 } }, "default_settings.top_k"],
-    ["default_settings with a field the schema does not know", { default_settings: { top_k: 2, extra: true } }, "default_settings"],
+    [
+      "default_settings with a field the schema does not know",
+      { default_settings: { top_k: 2, extra: true } },
+      "default_settings",
+    ],
     ["a pid that is not reverse-domain", { pid: "Search" }, "pid"],
     ["a version that is not semantic", { version: "1.0" }, "version"],
-    ["an SVG logo", { logo_image: Buffer.from("<svg xmlns='http://www.w3.org/2000/svg'/>").toString("base64") }, "logo_image"],
+    [
+      "an SVG logo",
+      { logo_image: Buffer.from("<svg xmlns='http://www.w3.org/2000/svg'/>").toString("base64") },
+      "logo_image",
+    ],
     ["an unknown field", { surprise: 1 }, "surprise"],
   ])("maps %s to BAD_REQUEST with the field's path", async (_label, change, path) => {
     const pid = newPid();
@@ -170,8 +188,16 @@ describe("models", () => {
       input_price_per_unit: "0.00000001",
       output_price_per_unit: "9999999999.99999999",
     });
-    expect(created).toMatchObject({ provider: "openai", input_price_per_unit: "0.00000001", output_price_per_unit: "9999999999.99999999" });
-    const updated = await asAdmin.models.update({ model_config_id: created.id, input_price_per_unit: "0.00000125", output_price_per_unit: null });
+    expect(created).toMatchObject({
+      provider: "openai",
+      input_price_per_unit: "0.00000001",
+      output_price_per_unit: "9999999999.99999999",
+    });
+    const updated = await asAdmin.models.update({
+      model_config_id: created.id,
+      input_price_per_unit: "0.00000125",
+      output_price_per_unit: null,
+    });
     expect(updated).toMatchObject({ input_price_per_unit: "0.00000125", output_price_per_unit: null });
     expect((await asAdmin.models.get({ model_config_id: created.id })).input_price_per_unit).toBe("0.00000125");
   });
@@ -182,7 +208,9 @@ describe("models", () => {
     ["an exponent", "1e-8"],
     ["a negative price", "-1"],
   ])("refuses a price given as %s, naming the field", async (_label, price) => {
-    const error = await failure(asAdmin.models.create({ provider: "openai", model_id: newModelId(), input_price_per_unit: price as string }));
+    const error = await failure(
+      asAdmin.models.create({ provider: "openai", model_id: newModelId(), input_price_per_unit: price as string }),
+    );
     expect(error.code).toBe("BAD_REQUEST");
     expect(pathsOf(error)).toEqual(["input_price_per_unit"]);
   });
@@ -192,7 +220,9 @@ describe("models", () => {
     await asAdmin.models.create({ provider: "anthropic", model_id: modelId });
     const error = await failure(asAdmin.models.create({ provider: "anthropic", model_id: modelId }));
     expect(error.code).toBe("CONFLICT");
-    expect(domainOf(error).details.errors).toEqual([{ path: "model_id", message: "An enabled model with this provider and model_id exists." }]);
+    expect(domainOf(error).details.errors).toEqual([
+      { path: "model_id", message: "An enabled model with this provider and model_id exists." },
+    ]);
 
     const disabled = await asAdmin.models.create({ provider: "anthropic", model_id: modelId, enabled: false });
     const enabling = await failure(asAdmin.models.update({ model_config_id: disabled.id, enabled: true }));
@@ -219,7 +249,12 @@ describe("models", () => {
     expect((await asAdmin.models.list({ provider, enabled: "false" })).data).toHaveLength(1);
     const first = await asAdmin.models.list({ provider, limit: 2 });
     expect(first.next_cursor).not.toBeNull();
-    const second = await asAdmin.models.list({ provider, limit: 2, cursor: first.next_cursor ?? undefined, direction: "forward" } as never);
+    const second = await asAdmin.models.list({
+      provider,
+      limit: 2,
+      cursor: first.next_cursor ?? undefined,
+      direction: "forward",
+    } as never);
     expect(second.data).toHaveLength(1);
     expect(second.next_cursor).toBeNull();
   });
@@ -238,16 +273,24 @@ describe("over HTTP", () => {
     );
   const query = (path: string, input: unknown) =>
     handleTRPCRequest(
-      new Request(`${BASE}/${path}?input=${encodeURIComponent(JSON.stringify(superjson.serialize(input)))}`, { headers: { host: "console.test" } }),
+      new Request(`${BASE}/${path}?input=${encodeURIComponent(JSON.stringify(superjson.serialize(input)))}`, {
+        headers: { host: "console.test" },
+      }),
       async () => adminActor,
     );
 
   it("carries a price as the exact string, in the wire text and after superjson", async () => {
-    const created = await mutation("models.create", { provider: "openai", model_id: "wire-exact", input_price_per_unit: "0.00000001" });
+    const created = await mutation("models.create", {
+      provider: "openai",
+      model_id: "wire-exact",
+      input_price_per_unit: "0.00000001",
+    });
     expect(created.status).toBe(200);
     const text = await created.text();
     expect(text).toContain('"input_price_per_unit":"0.00000001"');
-    const model = superjson.deserialize<{ id: number; input_price_per_unit: string }>((JSON.parse(text) as { result: { data: never } }).result.data);
+    const model = superjson.deserialize<{ id: number; input_price_per_unit: string }>(
+      (JSON.parse(text) as { result: { data: never } }).result.data,
+    );
     expect(model.input_price_per_unit).toBe("0.00000001");
 
     const read = await query("models.get", { model_config_id: model.id });
@@ -255,9 +298,14 @@ describe("over HTTP", () => {
   });
 
   it("exposes the field errors of a bad settings_schema to the form", async () => {
-    const response = await mutation("plugins.register", plugin(newPid(), "1.0.0", { settings_schema: { type: "object", properties: { top_k: { minimum: "one" } } } }));
+    const response = await mutation(
+      "plugins.register",
+      plugin(newPid(), "1.0.0", { settings_schema: { type: "object", properties: { top_k: { minimum: "one" } } } }),
+    );
     expect(response.status).toBe(400);
-    const { error } = (await response.json()) as { error: { json: { data: { domainCode: string; errors: { path: string; message: string }[] } } } };
+    const { error } = (await response.json()) as {
+      error: { json: { data: { domainCode: string; errors: { path: string; message: string }[] } } };
+    };
     expect(error.json.data.domainCode).toBe("validation_failed");
     expect(error.json.data.errors).toContainEqual({
       path: "settings_schema.properties.top_k.minimum",

@@ -12,7 +12,10 @@ import { appRouter } from "./root";
 
 const TRPC_ENDPOINT = "/api/trpc";
 
-export function handleTRPCRequest(request: Request, sessionActor: () => Promise<SessionActor | null>): Promise<Response> {
+export function handleTRPCRequest(
+  request: Request,
+  sessionActor: () => Promise<SessionActor | null>,
+): Promise<Response> {
   return fetchRequestHandler({
     endpoint: TRPC_ENDPOINT,
     req: request,
@@ -30,7 +33,10 @@ export function handleTRPCRequest(request: Request, sessionActor: () => Promise<
     onError({ error, path }) {
       if (error.code !== "INTERNAL_SERVER_ERROR") return;
       const cause = error.cause ?? error;
-      log.error("unhandled error", { path: path ?? null, error: { name: cause.name, message: cause.message, stack: cause.stack } });
+      log.error("unhandled error", {
+        path: path ?? null,
+        error: { name: cause.name, message: cause.message, stack: cause.stack },
+      });
     },
   });
 }

@@ -37,7 +37,15 @@ const writer = await createUser(client);
 await grant(
   client,
   writer.id,
-  (await createRole(client, "system", ["svc:system:users:read", "svc:system:users:write", "svc:system:roles:read", "svc:system:roles:write", "svc:system:oauth_clients:write"])).id,
+  (
+    await createRole(client, "system", [
+      "svc:system:users:read",
+      "svc:system:users:write",
+      "svc:system:roles:read",
+      "svc:system:roles:write",
+      "svc:system:oauth_clients:write",
+    ])
+  ).id,
 );
 const asWriter = await callerAs(writer.id);
 
@@ -69,7 +77,13 @@ describe("authorization", () => {
       () => asWriter.users.delete({ user_id: orgAdmin.id }),
       () => asWriter.roles.create({ name: unique("nope"), scope: "system", permissions: [] }),
       () => asWriter.roles.grant({ user_id: writer.id, role_id: sysAdminRole, org_id: null }),
-      () => asWriter.oauthClients.register({ name: "nope", client_type: "public", redirect_uris: ["https://app.example/cb"], allowed_grant_types: ["authorization_code"] }),
+      () =>
+        asWriter.oauthClients.register({
+          name: "nope",
+          client_type: "public",
+          redirect_uris: ["https://app.example/cb"],
+          allowed_grant_types: ["authorization_code"],
+        }),
     ];
     for (const call of calls) {
       const error = await failure(call());
@@ -101,14 +115,23 @@ describe("authorization", () => {
 
 describe("users", () => {
   it("creates a user with a password and an OAuth-only one, finds, updates and reads them", async () => {
-    const withPassword = await asAdmin.users.create({ username: unique("ada"), email: "Ada@Example.test", display_name: "Ada", password: "a-long-password-1" });
+    const withPassword = await asAdmin.users.create({
+      username: unique("ada"),
+      email: "Ada@Example.test",
+      display_name: "Ada",
+      password: "a-long-password-1",
+    });
     expect(withPassword).toMatchObject({ email: "ada@example.test", has_password: true, is_deleted: false });
     expect(JSON.stringify(withPassword)).not.toContain("password_hash");
     const oauthOnly = await asAdmin.users.create({ username: unique("grace") });
     expect(oauthOnly.has_password).toBe(false);
 
     expect((await asAdmin.users.list({ q: "ADA@example" })).data.map((u) => u.id)).toEqual([withPassword.id]);
-    const updated = await asAdmin.users.update({ user_id: oauthOnly.id, display_name: "Grace", timezone: "Europe/Paris" });
+    const updated = await asAdmin.users.update({
+      user_id: oauthOnly.id,
+      display_name: "Grace",
+      timezone: "Europe/Paris",
+    });
     expect(updated).toMatchObject({ display_name: "Grace", timezone: "Europe/Paris" });
     expect(await asAdmin.users.get({ user_id: oauthOnly.id })).toEqual(updated);
   });
@@ -137,7 +160,9 @@ describe("users", () => {
     const user = await asAdmin.users.create({ username: unique("gone") });
     await asAdmin.users.delete({ user_id: user.id });
     expect((await asAdmin.users.list({ q: user.username })).data).toEqual([]);
-    expect((await asAdmin.users.list({ q: user.username, include_deleted: "true" })).data).toEqual([expect.objectContaining({ id: user.id, is_deleted: true })]);
+    expect((await asAdmin.users.list({ q: user.username, include_deleted: "true" })).data).toEqual([
+      expect.objectContaining({ id: user.id, is_deleted: true }),
+    ]);
     expect((await failure(asAdmin.users.get({ user_id: user.id }))).code).toBe("NOT_FOUND");
     expect((await asAdmin.users.get({ user_id: user.id, include_deleted: "true" })).is_deleted).toBe(true);
     expect((await asAdmin.users.restore({ user_id: user.id })).is_deleted).toBe(false);
@@ -145,11 +170,17 @@ describe("users", () => {
 
   it("lists and unlinks OAuth identities", async () => {
     const user = await asAdmin.users.create({ username: unique("linked") });
-    const identity = await client.userOauthIdentity.create({ data: { user_id: user.id, provider: "oauth2", provider_user_id: unique("sub") } });
-    expect((await asAdmin.users.identities({ user_id: user.id })).data).toEqual([expect.objectContaining({ id: identity.id, provider: "oauth2" })]);
+    const identity = await client.userOauthIdentity.create({
+      data: { user_id: user.id, provider: "oauth2", provider_user_id: unique("sub") },
+    });
+    expect((await asAdmin.users.identities({ user_id: user.id })).data).toEqual([
+      expect.objectContaining({ id: identity.id, provider: "oauth2" }),
+    ]);
     await asAdmin.users.unlinkIdentity({ user_id: user.id, identity_id: identity.id });
     expect((await asAdmin.users.identities({ user_id: user.id })).data).toEqual([]);
-    expect((await failure(asAdmin.users.unlinkIdentity({ user_id: user.id, identity_id: identity.id }))).code).toBe("NOT_FOUND");
+    expect((await failure(asAdmin.users.unlinkIdentity({ user_id: user.id, identity_id: identity.id }))).code).toBe(
+      "NOT_FOUND",
+    );
   });
 });
 
@@ -162,12 +193,26 @@ describe("roles and grants", () => {
   });
 
   it("creates, edits and deletes a custom role; an org role holds org permissions only", async () => {
-    const wrong = await failure(asAdmin.roles.create({ name: unique("auditors"), scope: "org", permissions: ["svc:org:read", "svc:system:audit:read"] }));
+    const wrong = await failure(
+      asAdmin.roles.create({
+        name: unique("auditors"),
+        scope: "org",
+        permissions: ["svc:org:read", "svc:system:audit:read"],
+      }),
+    );
     expect(wrong.code).toBe("BAD_REQUEST");
     expect(pathsOf(wrong)).toEqual(["permissions.1"]);
 
-    const role = await asAdmin.roles.create({ name: unique("auditors"), description: "Reads", scope: "org", permissions: ["svc:org:read"] });
-    const edited = await asAdmin.roles.update({ role_id: role.id, permissions: ["svc:org:read", "svc:org:members:read"] });
+    const role = await asAdmin.roles.create({
+      name: unique("auditors"),
+      description: "Reads",
+      scope: "org",
+      permissions: ["svc:org:read"],
+    });
+    const edited = await asAdmin.roles.update({
+      role_id: role.id,
+      permissions: ["svc:org:read", "svc:org:members:read"],
+    });
     expect(edited.permissions).toEqual(["svc:org:read", "svc:org:members:read"]);
     const immutable = await failure(asAdmin.roles.update({ role_id: role.id, scope: "system" }));
     expect([immutable.code, domainOf(immutable).code]).toEqual(["BAD_REQUEST", "immutable_field"]);
@@ -186,7 +231,11 @@ describe("roles and grants", () => {
 
   it("grants a system role globally and an org role in an organization the user belongs to, with effective permissions by source", async () => {
     const user = await asAdmin.users.create({ username: unique("granted") });
-    const reader = await asAdmin.roles.create({ name: unique("reader"), scope: "system", permissions: ["svc:system:users:read"] });
+    const reader = await asAdmin.roles.create({
+      name: unique("reader"),
+      scope: "system",
+      permissions: ["svc:system:users:read"],
+    });
     const orgMember = await roleId(client, "org_member");
 
     const notMember = await failure(asAdmin.roles.grant({ user_id: user.id, role_id: orgMember, org_id: orgA.id }));
@@ -202,9 +251,17 @@ describe("roles and grants", () => {
 
     const effective = await asAdmin.roles.effective({ user_id: user.id });
     expect(effective.is_sys_admin).toBe(false);
-    expect(effective.global).toEqual([{ permission: "svc:system:users:read", dangerous: false, sources: [{ role_id: reader.id, role_name: reader.name, org_id: null }] }]);
+    expect(effective.global).toEqual([
+      {
+        permission: "svc:system:users:read",
+        dangerous: false,
+        sources: [{ role_id: reader.id, role_name: reader.name, org_id: null }],
+      },
+    ]);
     const inA = effective.organizations.find((o) => o.id === orgA.id);
-    expect(inA?.permissions.find((p) => p.permission === "svc:org:read")?.sources).toEqual([{ role_id: orgMember, role_name: "org_member", org_id: orgA.id }]);
+    expect(inA?.permissions.find((p) => p.permission === "svc:org:read")?.sources).toEqual([
+      { role_id: orgMember, role_name: "org_member", org_id: orgA.id },
+    ]);
     expect(inA?.permissions.map((p) => p.permission)).toContain("svc:system:users:read");
 
     await asAdmin.roles.revoke({ user_id: user.id, grant_id: global.id });
@@ -222,7 +279,9 @@ describe("roles and grants", () => {
       const user = await asAdmin.users.create({ username: unique("escalate") });
       await asAdmin.members.add({ org_id: orgA.id, user_id: user.id });
       const before = await client.userRole.count();
-      const error = await failure(asAdmin.roles.grant({ user_id: user.id, role_id: await roleId(client, "org_admin"), org_id: orgA.id }));
+      const error = await failure(
+        asAdmin.roles.grant({ user_id: user.id, role_id: await roleId(client, "org_admin"), org_id: orgA.id }),
+      );
       expect(error.code).toBe("FORBIDDEN");
       expect(domainOf(error).code).toBe("scope_not_held");
       expect(domainOf(error).details.scopes).toContain("svc:org:members:write");
@@ -233,7 +292,9 @@ describe("roles and grants", () => {
         new Request("http://console.test/api/trpc/roles.grant", {
           method: "POST",
           headers: { host: "console.test", origin: "http://console.test", "content-type": "application/json" },
-          body: JSON.stringify({ json: { user_id: user.id, role_id: await roleId(client, "org_admin"), org_id: orgA.id } }),
+          body: JSON.stringify({
+            json: { user_id: user.id, role_id: await roleId(client, "org_admin"), org_id: orgA.id },
+          }),
         }),
         async () => adminActor,
       );
@@ -247,7 +308,9 @@ describe("roles and grants", () => {
   });
 
   it("refuses to delete the last sys_admin or revoke their role: CONFLICT", async () => {
-    const sysAdminGrant = (await asAdmin.roles.grants({ user_id: admin.id })).data.find((g) => g.role.name === "sys_admin" && g.org_id === null);
+    const sysAdminGrant = (await asAdmin.roles.grants({ user_id: admin.id })).data.find(
+      (g) => g.role.name === "sys_admin" && g.org_id === null,
+    );
     if (!sysAdminGrant) throw new Error("the seed's admin holds sys_admin");
     const remove = await failure(asAdmin.users.delete({ user_id: admin.id }));
     expect([remove.code, domainOf(remove).code]).toEqual(["CONFLICT", "conflict"]);
@@ -275,10 +338,16 @@ describe("members", () => {
     const orgMember = await roleId(client, "org_member");
     const granted = await asAdmin.members.grantRole({ org_id: org.id, user_id: user.id, role_id: orgMember });
     expect(granted).toMatchObject({ org_id: org.id, role: { id: orgMember } });
-    const systemRole = await failure(asAdmin.members.grantRole({ org_id: org.id, user_id: user.id, role_id: await roleId(client, "sys_admin") }));
+    const systemRole = await failure(
+      asAdmin.members.grantRole({ org_id: org.id, user_id: user.id, role_id: await roleId(client, "sys_admin") }),
+    );
     expect(systemRole.code).toBe("BAD_REQUEST");
-    expect((await asAdmin.members.list({ org_id: org.id })).data).toEqual([expect.objectContaining({ user_id: user.id, roles: [{ id: orgMember, name: "org_member" }] })]);
-    expect((await asAdmin.users.organizations({ user_id: user.id })).data).toEqual([expect.objectContaining({ org_id: org.id, roles: [{ id: orgMember, name: "org_member" }] })]);
+    expect((await asAdmin.members.list({ org_id: org.id })).data).toEqual([
+      expect.objectContaining({ user_id: user.id, roles: [{ id: orgMember, name: "org_member" }] }),
+    ]);
+    expect((await asAdmin.users.organizations({ user_id: user.id })).data).toEqual([
+      expect.objectContaining({ org_id: org.id, roles: [{ id: orgMember, name: "org_member" }] }),
+    ]);
 
     await asAdmin.members.revokeRole({ org_id: org.id, user_id: user.id, role_id: orgMember });
     expect((await asAdmin.members.get({ org_id: org.id, user_id: user.id })).roles).toEqual([]);
@@ -318,7 +387,9 @@ describe("oauthClients", () => {
     const listed = await asAdmin.oauthClients.list({ q: created.client_id });
     expect(listed.data.map((c) => c.client_id)).toEqual([created.client_id]);
     expect(JSON.stringify(listed)).not.toContain(created.client_secret);
-    expect(JSON.stringify(await asAdmin.oauthClients.get({ client_id: created.client_id }))).not.toContain("client_secret");
+    expect(JSON.stringify(await asAdmin.oauthClients.get({ client_id: created.client_id }))).not.toContain(
+      "client_secret",
+    );
 
     const rotated = await asAdmin.oauthClients.rotateSecret({ client_id: created.client_id });
     expect(rotated.client_secret).toMatch(/^cds_/);
@@ -326,30 +397,58 @@ describe("oauthClients", () => {
     expect(await verifyClientSecret(created.client_id, created.client_secret as string)).toBe(false);
     expect(await verifyClientSecret(created.client_id, rotated.client_secret as string)).toBe(true);
 
-    const inactive = await asAdmin.oauthClients.update({ client_id: created.client_id, is_active: false, name: "Renamed" });
+    const inactive = await asAdmin.oauthClients.update({
+      client_id: created.client_id,
+      is_active: false,
+      name: "Renamed",
+    });
     expect(inactive).toMatchObject({ is_active: false, name: "Renamed" });
     expect((await asAdmin.oauthClients.list({ q: created.client_id, active: "true" })).data).toEqual([]);
     await asAdmin.oauthClients.delete({ client_id: created.client_id });
     expect((await asAdmin.oauthClients.list({ q: created.client_id })).data).toEqual([]);
-    expect((await asAdmin.oauthClients.list({ q: created.client_id, include_deleted: "true" })).data[0]?.is_deleted).toBe(true);
+    expect(
+      (await asAdmin.oauthClients.list({ q: created.client_id, include_deleted: "true" })).data[0]?.is_deleted,
+    ).toBe(true);
   });
 
   it("names the field of a bad redirect URI, grant type or scope", async () => {
     const before = await client.oauth2Client.count();
     const badUris = await failure(
-      asAdmin.oauthClients.register({ name: "bad", ...confidential, redirect_uris: ["http://app.example/cb", "https://app.example/cb#frag", "/relative"] }),
+      asAdmin.oauthClients.register({
+        name: "bad",
+        ...confidential,
+        redirect_uris: ["http://app.example/cb", "https://app.example/cb#frag", "/relative"],
+      }),
     );
     expect(badUris.code).toBe("BAD_REQUEST");
     expect(pathsOf(badUris)).toEqual(["redirect_uris.0", "redirect_uris.1", "redirect_uris.2"]);
-    const publicSecret = await failure(asAdmin.oauthClients.register({ name: "bad", ...confidential, client_type: "public", allowed_grant_types: ["client_credentials"] }));
+    const publicSecret = await failure(
+      asAdmin.oauthClients.register({
+        name: "bad",
+        ...confidential,
+        client_type: "public",
+        allowed_grant_types: ["client_credentials"],
+      }),
+    );
     expect(pathsOf(publicSecret)).toEqual(["allowed_grant_types"]);
-    const unknownScope = await failure(asAdmin.oauthClients.register({ name: "bad", ...confidential, allowed_scopes: ["svc:nope"] }));
-    expect([unknownScope.code, domainOf(unknownScope).code, ...pathsOf(unknownScope)]).toEqual(["BAD_REQUEST", "unknown_scope", "allowed_scopes.0"]);
+    const unknownScope = await failure(
+      asAdmin.oauthClients.register({ name: "bad", ...confidential, allowed_scopes: ["svc:nope"] }),
+    );
+    expect([unknownScope.code, domainOf(unknownScope).code, ...pathsOf(unknownScope)]).toEqual([
+      "BAD_REQUEST",
+      "unknown_scope",
+      "allowed_scopes.0",
+    ]);
     expect(await client.oauth2Client.count()).toBe(before);
   });
 
   it("has no secret to rotate for a public client (CONFLICT), and keeps client_type fixed", async () => {
-    const pub = await asAdmin.oauthClients.register({ name: unique("spa"), client_type: "public", redirect_uris: ["https://spa.example/cb"], allowed_grant_types: ["authorization_code"] });
+    const pub = await asAdmin.oauthClients.register({
+      name: unique("spa"),
+      client_type: "public",
+      redirect_uris: ["https://spa.example/cb"],
+      allowed_grant_types: ["authorization_code"],
+    });
     expect(pub.client_secret).toBeNull();
     expect((await failure(asAdmin.oauthClients.rotateSecret({ client_id: pub.client_id }))).code).toBe("CONFLICT");
     const fixed = await failure(asAdmin.oauthClients.update({ client_id: pub.client_id, client_type: "confidential" }));

@@ -61,7 +61,11 @@ export const createCallerFactory = t.createCallerFactory;
 /** A failure as the tRPC error of its domain code, the domain error riding along as the cause. */
 export function toTRPCError(error: unknown): TRPCError {
   const domain = asDomainError(error);
-  return new TRPCError({ code: ERRORS[domain.code].trpc, message: domain.code === "internal_error" ? INTERNAL_MESSAGE : domain.message, cause: domain });
+  return new TRPCError({
+    code: ERRORS[domain.code].trpc,
+    message: domain.code === "internal_error" ? INTERNAL_MESSAGE : domain.message,
+    cause: domain,
+  });
 }
 
 // TanStack's infinite queries add `direction` to a list's input; it is theirs, not the operation's.
@@ -70,7 +74,11 @@ const CLIENT_KEYS = new Set(["direction"]);
 /** Splits the flat input into the operation's path parameters, query and body. */
 function splitInput(operation: AnyOperation, input: unknown) {
   const raw = typeof input === "object" && input !== null ? (input as Record<string, unknown>) : {};
-  const parts = { params: {} as Record<string, unknown>, query: {} as Record<string, unknown>, body: {} as Record<string, unknown> };
+  const parts = {
+    params: {} as Record<string, unknown>,
+    query: {} as Record<string, unknown>,
+    body: {} as Record<string, unknown>,
+  };
   for (const [key, value] of Object.entries(raw)) {
     if (operation.params?.shape[key]) parts.params[key] = value;
     else if (operation.query?.shape[key]) parts.query[key] = value;
@@ -96,7 +104,12 @@ function procedureFor(operation: AnyOperation) {
   const resolve = async ({ ctx, input }: { ctx: Context; input: unknown }) => {
     try {
       const { params, query, body } = splitInput(operation, input);
-      const result = await invoke(operation, ctx.actor, { params, query, body: () => body }, { flatPaths: true, console: true, request: ctx.request });
+      const result = await invoke(
+        operation,
+        ctx.actor,
+        { params, query, body: () => body },
+        { flatPaths: true, console: true, request: ctx.request },
+      );
       return operation.response.parse(result);
     } catch (error) {
       throw toTRPCError(error);

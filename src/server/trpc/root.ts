@@ -7,8 +7,12 @@ import { createCallerFactory, createTRPCRouter, proceduresOf } from "./init";
 const { system: _restOnly, ...consoleGroups } = OPERATION_GROUPS;
 
 export const appRouter = createTRPCRouter(
-  Object.fromEntries(Object.entries(consoleGroups).map(([name, group]) => [name, createTRPCRouter(proceduresOf(group))])) as {
-    [K in keyof typeof consoleGroups]: ReturnType<typeof createTRPCRouter<ReturnType<typeof proceduresOf<(typeof consoleGroups)[K]>>>>;
+  Object.fromEntries(
+    Object.entries(consoleGroups).map(([name, group]) => [name, createTRPCRouter(proceduresOf(group))]),
+  ) as {
+    [K in keyof typeof consoleGroups]: ReturnType<
+      typeof createTRPCRouter<ReturnType<typeof proceduresOf<(typeof consoleGroups)[K]>>>
+    >;
   },
 );
 

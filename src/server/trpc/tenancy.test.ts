@@ -43,7 +43,13 @@ let counter = 0;
 const unique = (label: string) => `${label} ${++counter}`;
 const newOrg = (extra: Record<string, unknown> = {}) => asAdmin.organizations.create({ name: unique("Org"), ...extra });
 const instance = (orgId: string, extra: Record<string, unknown> = {}) =>
-  asAdmin.orchestrators.create({ org_id: orgId, name: unique("bot"), framework_type: "langgraph", mode: "supervisor", ...extra });
+  asAdmin.orchestrators.create({
+    org_id: orgId,
+    name: unique("bot"),
+    framework_type: "langgraph",
+    mode: "supervisor",
+    ...extra,
+  });
 
 describe("organization-scoped authorization", () => {
   it("covers every procedure of the tenancy routers that takes an org_id", () => {
@@ -119,7 +125,11 @@ describe("organizations", () => {
     const first = await asAdmin.organizations.list({ limit: 2 });
     expect(first.next_cursor).not.toBeNull();
     // TanStack's infinite queries add `direction`: dropped, not refused.
-    const second = await asAdmin.organizations.list({ limit: 2, cursor: first.next_cursor ?? undefined, direction: "forward" } as never);
+    const second = await asAdmin.organizations.list({
+      limit: 2,
+      cursor: first.next_cursor ?? undefined,
+      direction: "forward",
+    } as never);
     expect(second.data.map((o) => o.id)).not.toEqual(expect.arrayContaining(first.data.map((o) => o.id)));
   });
 
@@ -128,8 +138,13 @@ describe("organizations", () => {
     const refused = await failure(asAdmin.organizations.update({ org_id: org.id, tier: "enterprise" } as never));
     expect(refused.code).toBe("BAD_REQUEST");
     expect(pathsOf(refused)).toEqual(["tier"]);
-    expect(await asAdmin.organizations.update({ org_id: org.id, display_name: "Org Inc." })).toMatchObject({ display_name: "Org Inc.", tier: "free" });
-    expect(await asAdmin.organizations.updateSubscription({ org_id: org.id, tier: "enterprise", status: "suspended" })).toMatchObject({
+    expect(await asAdmin.organizations.update({ org_id: org.id, display_name: "Org Inc." })).toMatchObject({
+      display_name: "Org Inc.",
+      tier: "free",
+    });
+    expect(
+      await asAdmin.organizations.updateSubscription({ org_id: org.id, tier: "enterprise", status: "suspended" }),
+    ).toMatchObject({
       tier: "enterprise",
       status: "suspended",
     });
@@ -146,9 +161,13 @@ describe("organizations", () => {
     const org = await newOrg({ name: unique("Doomed") });
     await asAdmin.organizations.delete({ org_id: org.id });
     expect((await asAdmin.organizations.list({ q: org.name })).data).toEqual([]);
-    expect((await asAdmin.organizations.list({ q: org.name, include_deleted: "true" })).data.map((o) => o.is_deleted)).toEqual([true]);
+    expect(
+      (await asAdmin.organizations.list({ q: org.name, include_deleted: "true" })).data.map((o) => o.is_deleted),
+    ).toEqual([true]);
     expect((await failure(asAdmin.organizations.get({ org_id: org.id }))).code).toBe("NOT_FOUND");
-    expect(await asAdmin.organizations.get({ org_id: org.id, include_deleted: "true" })).toMatchObject({ is_deleted: true });
+    expect(await asAdmin.organizations.get({ org_id: org.id, include_deleted: "true" })).toMatchObject({
+      is_deleted: true,
+    });
     expect(await asAdmin.organizations.restore({ org_id: org.id })).toMatchObject({ is_deleted: false });
     expect((await asAdmin.organizations.get({ org_id: org.id })).id).toBe(org.id);
   });
@@ -156,10 +175,20 @@ describe("organizations", () => {
 
 describe("settings tiers", () => {
   it("manages platform settings with their value_type", async () => {
-    const saved = await asAdmin.platformSettings.put({ key: "console.theme", value: "dark", value_type: "string", overridable: true, category: "ui" });
+    const saved = await asAdmin.platformSettings.put({
+      key: "console.theme",
+      value: "dark",
+      value_type: "string",
+      overridable: true,
+      category: "ui",
+    });
     expect(saved).toMatchObject({ key: "console.theme", value: "dark", overridable: true, category: "ui" });
-    expect((await asAdmin.platformSettings.list({ limit: 100 })).data.map((s) => s.key)).toEqual(expect.arrayContaining(["console.theme", "tier.free"]));
-    const wrongType = await failure(asAdmin.platformSettings.put({ key: "console.width", value: "wide", value_type: "integer", overridable: false }));
+    expect((await asAdmin.platformSettings.list({ limit: 100 })).data.map((s) => s.key)).toEqual(
+      expect.arrayContaining(["console.theme", "tier.free"]),
+    );
+    const wrongType = await failure(
+      asAdmin.platformSettings.put({ key: "console.width", value: "wide", value_type: "integer", overridable: false }),
+    );
     expect(wrongType.code).toBe("BAD_REQUEST");
     expect(pathsOf(wrongType)).toEqual(["value"]);
     await asAdmin.platformSettings.delete({ key: "console.theme" });
@@ -171,14 +200,19 @@ describe("settings tiers", () => {
     await asAdmin.platformSettings.put({ key: "limits.locked", value: 5, value_type: "integer", overridable: false });
     await asAdmin.platformSettings.put({ key: "limits.open", value: 5, value_type: "integer", overridable: true });
 
-    const locked = await failure(asAdmin.orgSettings.put({ org_id: org.id, key: "limits.locked", value: 9, overridable: false }));
+    const locked = await failure(
+      asAdmin.orgSettings.put({ org_id: org.id, key: "limits.locked", value: 9, overridable: false }),
+    );
     expect(locked.code).toBe("FORBIDDEN");
     expect(domainOf(locked).code).toBe("not_overridable");
     expect(pathsOf(locked)).toEqual(["key"]);
 
     await asAdmin.orgSettings.put({ org_id: org.id, key: "limits.open", value: 7, overridable: true });
     await asAdmin.orgSettings.put({ org_id: org.id, key: "org.only", value: { a: 1 }, overridable: false });
-    expect((await asAdmin.orgSettings.list({ org_id: org.id })).data.map((s) => s.key)).toEqual(["limits.open", "org.only"]);
+    expect((await asAdmin.orgSettings.list({ org_id: org.id })).data.map((s) => s.key)).toEqual([
+      "limits.open",
+      "org.only",
+    ]);
     const effective = (await asAdmin.orgSettings.effective({ org_id: org.id })).data;
     expect(effective.filter((s) => s.key.startsWith("limits.") || s.key === "org.only")).toEqual([
       { key: "limits.locked", value: 5, source: "platform", overridable: false },
@@ -188,7 +222,9 @@ describe("settings tiers", () => {
     expect(effective.map((s) => s.key)).not.toContain("tier.free");
 
     await asAdmin.orgSettings.delete({ org_id: org.id, key: "limits.open" });
-    expect((await asAdmin.orgSettings.effective({ org_id: org.id })).data.find((s) => s.key === "limits.open")).toMatchObject({ source: "platform", value: 5 });
+    expect(
+      (await asAdmin.orgSettings.effective({ org_id: org.id })).data.find((s) => s.key === "limits.open"),
+    ).toMatchObject({ source: "platform", value: 5 });
   });
 
   it("carries domainCode and field errors over HTTP for a not_overridable refusal", async () => {
@@ -203,8 +239,14 @@ describe("settings tiers", () => {
       async () => adminActor,
     );
     expect(response.status).toBe(403);
-    const { error } = (await response.json()) as { error: { json: { message: string; data: Record<string, unknown> } } };
-    expect(error.json.data).toMatchObject({ code: "FORBIDDEN", domainCode: "not_overridable", errors: [{ path: "key" }] });
+    const { error } = (await response.json()) as {
+      error: { json: { message: string; data: Record<string, unknown> } };
+    };
+    expect(error.json.data).toMatchObject({
+      code: "FORBIDDEN",
+      domainCode: "not_overridable",
+      errors: [{ path: "key" }],
+    });
     expect(error.json.message).toMatch(/not overridable/);
   });
 });
@@ -212,13 +254,23 @@ describe("settings tiers", () => {
 describe("LLM configs", () => {
   it("never returns the provider key, only its last 4 characters", async () => {
     const org = await newOrg();
-    const created = await asAdmin.llmConfigs.create({ org_id: org.id, name: "main", provider: "openai", api_key: "sk-secret-value-WXYZ" });
+    const created = await asAdmin.llmConfigs.create({
+      org_id: org.id,
+      name: "main",
+      provider: "openai",
+      api_key: "sk-secret-value-WXYZ",
+    });
     expect(created).toMatchObject({ provider: "openai", api_key_last4: "WXYZ", is_enabled: true });
     const listed = await asAdmin.llmConfigs.list({ org_id: org.id });
     expect(JSON.stringify(listed)).not.toContain("sk-secret");
     expect(listed.data).toHaveLength(1);
 
-    const rotated = await asAdmin.llmConfigs.update({ org_id: org.id, config_id: created.id, api_key: "sk-another-key-1234", is_enabled: false });
+    const rotated = await asAdmin.llmConfigs.update({
+      org_id: org.id,
+      config_id: created.id,
+      api_key: "sk-another-key-1234",
+      is_enabled: false,
+    });
     expect(rotated).toMatchObject({ api_key_last4: "1234", is_enabled: false });
     expect((await asAdmin.llmConfigs.list({ org_id: org.id, enabled: "true" })).data).toEqual([]);
 
@@ -228,8 +280,15 @@ describe("LLM configs", () => {
 
   it("maps a provider change to BAD_REQUEST immutable_field", async () => {
     const org = await newOrg();
-    const config = await asAdmin.llmConfigs.create({ org_id: org.id, name: "x", provider: "anthropic", api_key: "key-12345678" });
-    const error = await failure(asAdmin.llmConfigs.update({ org_id: org.id, config_id: config.id, provider: "openai" }));
+    const config = await asAdmin.llmConfigs.create({
+      org_id: org.id,
+      name: "x",
+      provider: "anthropic",
+      api_key: "key-12345678",
+    });
+    const error = await failure(
+      asAdmin.llmConfigs.update({ org_id: org.id, config_id: config.id, provider: "openai" }),
+    );
     expect(error.code).toBe("BAD_REQUEST");
     expect(domainOf(error).code).toBe("immutable_field");
     expect(pathsOf(error)).toEqual(["provider"]);
@@ -237,7 +296,15 @@ describe("LLM configs", () => {
 
   it("names base_url when it points somewhere private", async () => {
     const org = await newOrg();
-    const error = await failure(asAdmin.llmConfigs.create({ org_id: org.id, name: "x", provider: "openai_compatible", api_key: "key-12345678", base_url: "https://10.0.0.1/v1" }));
+    const error = await failure(
+      asAdmin.llmConfigs.create({
+        org_id: org.id,
+        name: "x",
+        provider: "openai_compatible",
+        api_key: "key-12345678",
+        base_url: "https://10.0.0.1/v1",
+      }),
+    );
     expect(error.code).toBe("BAD_REQUEST");
     expect(pathsOf(error)).toEqual(["base_url"]);
   });
@@ -251,7 +318,9 @@ describe("orchestrators", () => {
     expect(created.config_hash).toMatch(/^[0-9a-f]{16}$/);
     await instance(org.id, { framework_type: "google_adk", mode: "handoff" });
 
-    expect((await asAdmin.orchestrators.list({ org_id: org.id, tier: "hot" })).data.map((o) => o.id)).toEqual([created.id]);
+    expect((await asAdmin.orchestrators.list({ org_id: org.id, tier: "hot" })).data.map((o) => o.id)).toEqual([
+      created.id,
+    ]);
     expect((await asAdmin.orchestrators.list({ org_id: org.id, framework_type: "google_adk" })).data).toHaveLength(1);
 
     const effective = await asAdmin.orchestrators.effectiveConfig({ org_id: org.id, orchestrator_id: created.id });
@@ -265,11 +334,24 @@ describe("orchestrators", () => {
   it("maps a framework_type or mode change to BAD_REQUEST immutable_field, naming each field", async () => {
     const org = await newOrg();
     const created = await instance(org.id);
-    const error = await failure(asAdmin.orchestrators.update({ org_id: org.id, orchestrator_id: created.id, framework_type: "google_adk", mode: "handoff" }));
+    const error = await failure(
+      asAdmin.orchestrators.update({
+        org_id: org.id,
+        orchestrator_id: created.id,
+        framework_type: "google_adk",
+        mode: "handoff",
+      }),
+    );
     expect(error.code).toBe("BAD_REQUEST");
     expect(domainOf(error).code).toBe("immutable_field");
     expect(pathsOf(error)).toEqual(["framework_type", "mode"]);
-    const updated = await asAdmin.orchestrators.update({ org_id: org.id, orchestrator_id: created.id, whoami: "I help.", status: "suspended", config: { temperature: 1 } });
+    const updated = await asAdmin.orchestrators.update({
+      org_id: org.id,
+      orchestrator_id: created.id,
+      whoami: "I help.",
+      status: "suspended",
+      config: { temperature: 1 },
+    });
     expect(updated).toMatchObject({ whoami: "I help.", status: "suspended", framework_type: "langgraph" });
     expect(updated.config_hash).not.toBe(created.config_hash);
   });
@@ -297,22 +379,33 @@ describe("central points", () => {
   it("needs pro, keeps names unique, and keeps its orchestrator from being deleted", async () => {
     const org = await newOrg();
     const bot = await instance(org.id);
-    const tooLow = await failure(asAdmin.centralPoints.create({ org_id: org.id, name: "front door", orchestrator_id: bot.id }));
+    const tooLow = await failure(
+      asAdmin.centralPoints.create({ org_id: org.id, name: "front door", orchestrator_id: bot.id }),
+    );
     expect(tooLow.code).toBe("FORBIDDEN");
     expect(domainOf(tooLow).code).toBe("tier_required");
     expect(tooLow.message).toBe("Central points need the pro tier or higher; this organization is on free.");
 
     await asAdmin.organizations.updateSubscription({ org_id: org.id, tier: "pro" });
-    const point = await asAdmin.centralPoints.create({ org_id: org.id, name: "front door", orchestrator_id: bot.id, visibility: "public" });
+    const point = await asAdmin.centralPoints.create({
+      org_id: org.id,
+      name: "front door",
+      orchestrator_id: bot.id,
+      visibility: "public",
+    });
     expect(point).toMatchObject({ visibility: "public", status: "active", orchestrator_id: bot.id });
-    const clash = await failure(asAdmin.centralPoints.create({ org_id: org.id, name: "front door", orchestrator_id: bot.id }));
+    const clash = await failure(
+      asAdmin.centralPoints.create({ org_id: org.id, name: "front door", orchestrator_id: bot.id }),
+    );
     expect(clash.code).toBe("CONFLICT");
 
     const refused = await failure(asAdmin.orchestrators.delete({ org_id: org.id, orchestrator_id: bot.id }));
     expect(refused.code).toBe("CONFLICT");
     expect(refused.message).toMatch(/Central points refer to this instance: front door/);
 
-    expect(await asAdmin.centralPoints.update({ org_id: org.id, central_point_id: point.id, visibility: "private" })).toMatchObject({ visibility: "private" });
+    expect(
+      await asAdmin.centralPoints.update({ org_id: org.id, central_point_id: point.id, visibility: "private" }),
+    ).toMatchObject({ visibility: "private" });
     expect((await asAdmin.centralPoints.list({ org_id: org.id })).data.map((c) => c.id)).toEqual([point.id]);
     await asAdmin.centralPoints.delete({ org_id: org.id, central_point_id: point.id });
     expect((await asAdmin.orchestrators.delete({ org_id: org.id, orchestrator_id: bot.id })).is_deleted).toBe(true);
@@ -326,7 +419,11 @@ describe("the conversation viewer", () => {
     await join(client, member.id, org.id);
     const bot = await instance(org.id);
     const system = systemActor("test");
-    const conversation = await createConversation(system, org.id, { instance_id: bot.id, user_id: member.id, title: "Trip" });
+    const conversation = await createConversation(system, org.id, {
+      instance_id: bot.id,
+      user_id: member.id,
+      title: "Trip",
+    });
     const turn = "0192a3b4-c5d6-7e8f-9a0b-1c2d3e4f5a6b";
     await appendMessages(system, org.id, conversation.id, {
       messages: ["one", "two", "three"].map((content, i) => ({
@@ -344,12 +441,19 @@ describe("the conversation viewer", () => {
     expect(list.data.map((c) => c.title)).toEqual(["Trip"]);
     const first = await asAdmin.conversations.messages({ org_id: org.id, conversation_id: conversation.id, limit: 2 });
     expect(first.data.map((m) => m.content)).toEqual(["one", "two"]);
-    const rest = await asAdmin.conversations.messages({ org_id: org.id, conversation_id: conversation.id, limit: 2, cursor: first.next_cursor ?? undefined });
+    const rest = await asAdmin.conversations.messages({
+      org_id: org.id,
+      conversation_id: conversation.id,
+      limit: 2,
+      cursor: first.next_cursor ?? undefined,
+    });
     expect(rest.data.map((m) => m.content)).toEqual(["three"]);
     expect(rest.next_cursor).toBeNull();
 
     // Another organization's conversation is not found through this one.
     const elsewhere = await newOrg();
-    expect((await failure(asAdmin.conversations.messages({ org_id: elsewhere.id, conversation_id: conversation.id }))).code).toBe("NOT_FOUND");
+    expect(
+      (await failure(asAdmin.conversations.messages({ org_id: elsewhere.id, conversation_id: conversation.id }))).code,
+    ).toBe("NOT_FOUND");
   });
 });

@@ -29,7 +29,11 @@ const admin = await createSysAdmin(client);
 const { user: member } = await createMember(client);
 // Holds the key permissions through a custom system role, but is not a sys_admin.
 const keyReader = await createUser(client);
-await grant(client, keyReader.id, (await createRole(client, "system", ["svc:system:api_keys:read", "svc:system:api_keys:write"])).id);
+await grant(
+  client,
+  keyReader.id,
+  (await createRole(client, "system", ["svc:system:api_keys:read", "svc:system:api_keys:write"])).id,
+);
 
 const adminActor = await sessionActor(admin.id);
 const asAdmin = createCaller({ actor: adminActor });
@@ -41,7 +45,10 @@ describe("authorization", () => {
     expect(procedures.sort()).toEqual(consoleOperations.map(({ path }) => path).sort());
     for (const { path, operation } of consoleOperations) {
       const access = operation.access;
-      expect(typeof access === "object" ? isPermission(access.permission) : ["authenticated", "session"].includes(access), `${path} declares its access`).toBe(true);
+      expect(
+        typeof access === "object" ? isPermission(access.permission) : ["authenticated", "session"].includes(access),
+        `${path} declares its access`,
+      ).toBe(true);
     }
   });
 
@@ -74,7 +81,11 @@ describe("authorization", () => {
 
 describe("apiKeys", () => {
   it("creates a key for the signed-in admin, lists it, and revokes it", async () => {
-    const created = await asAdmin.apiKeys.create({ name: "console", scopes: ["svc:system:api_keys:read", "svc:system:users:write"], expires_at: inAYear() });
+    const created = await asAdmin.apiKeys.create({
+      name: "console",
+      scopes: ["svc:system:api_keys:read", "svc:system:users:write"],
+      expires_at: inAYear(),
+    });
     expect(created.raw_key).toMatch(/^cdk_/);
     expect(created.effective_scopes).toEqual(["svc:system:api_keys:read"]);
     expect((await client.apiKey.findUniqueOrThrow({ where: { id: created.id } })).user_id).toBe(admin.id);
@@ -90,7 +101,8 @@ describe("apiKeys", () => {
   });
 
   it("pages through the list with the cursor TanStack's infinite queries send", async () => {
-    for (const name of ["page-1", "page-2", "page-3"]) await asAdmin.apiKeys.create({ name, scopes: ["svc:org:read"], expires_at: null });
+    for (const name of ["page-1", "page-2", "page-3"])
+      await asAdmin.apiKeys.create({ name, scopes: ["svc:org:read"], expires_at: null });
     const first = await asAdmin.apiKeys.list({ limit: 2 });
     expect(first.next_cursor).not.toBeNull();
     const next = { limit: 2, cursor: first.next_cursor ?? undefined, direction: "forward" };
@@ -99,7 +111,11 @@ describe("apiKeys", () => {
   });
 
   it("lets a sys_admin list another user's keys, but only the owner revokes them", async () => {
-    const key = await createApiKey(systemActor("test"), member.id, { name: "member key", scopes: ["svc:org:read"], expires_at: null });
+    const key = await createApiKey(systemActor("test"), member.id, {
+      name: "member key",
+      scopes: ["svc:org:read"],
+      expires_at: null,
+    });
     const listed = await asAdmin.apiKeys.list({ user_id: member.id });
     expect(listed.data.map((k) => k.id)).toEqual([key.id]);
     const error = await failure(asAdmin.apiKeys.revoke({ key_id: key.id }));
@@ -117,7 +133,12 @@ describe("apiKeys", () => {
 
   it.each([
     ["an unknown scope", { name: "x", scopes: ["svc:nope"], expires_at: null }, "unknown_scope", "scopes.0"],
-    ["a past expiry", { name: "x", scopes: ["svc:org:read"], expires_at: "2001-01-01T00:00:00Z" }, "validation_failed", "expires_at"],
+    [
+      "a past expiry",
+      { name: "x", scopes: ["svc:org:read"], expires_at: "2001-01-01T00:00:00Z" },
+      "validation_failed",
+      "expires_at",
+    ],
   ])("maps %s from the service to BAD_REQUEST naming the field", async (_label, input, code, path) => {
     const before = await client.apiKey.count();
     const error = await failure(asAdmin.apiKeys.create(input));
@@ -128,7 +149,9 @@ describe("apiKeys", () => {
   });
 
   it("answers NOT_FOUND for an unknown key", async () => {
-    expect((await failure(asAdmin.apiKeys.revoke({ key_id: "0192a3b4-c5d6-7e8f-9a0b-1c2d3e4f5a6b" }))).code).toBe("NOT_FOUND");
+    expect((await failure(asAdmin.apiKeys.revoke({ key_id: "0192a3b4-c5d6-7e8f-9a0b-1c2d3e4f5a6b" }))).code).toBe(
+      "NOT_FOUND",
+    );
   });
 
   describe("with a maximum key lifetime", () => {
@@ -138,11 +161,17 @@ describe("apiKeys", () => {
 
     it("tells the dialog the policy and refuses a key without expiry", async () => {
       expect(await asAdmin.apiKeys.policy()).toEqual({ max_lifetime_days: null });
-      await client.platformSetting.create({ data: { key: MAX_LIFETIME_SETTING, value: 30, value_type: "integer", category: "api_keys" } });
+      await client.platformSetting.create({
+        data: { key: MAX_LIFETIME_SETTING, value: 30, value_type: "integer", category: "api_keys" },
+      });
       expect(await asAdmin.apiKeys.policy()).toEqual({ max_lifetime_days: 30 });
-      const error = await failure(asAdmin.apiKeys.create({ name: "forever", scopes: ["svc:org:read"], expires_at: null }));
+      const error = await failure(
+        asAdmin.apiKeys.create({ name: "forever", scopes: ["svc:org:read"], expires_at: null }),
+      );
       expect(error.code).toBe("BAD_REQUEST");
-      expect(domainOf(error).details.errors).toEqual([{ path: "expires_at", message: "keys must expire within 30 days" }]);
+      expect(domainOf(error).details.errors).toEqual([
+        { path: "expires_at", message: "keys must expire within 30 days" },
+      ]);
     });
   });
 });
@@ -151,7 +180,11 @@ describe("the HTTP endpoint", () => {
   const BASE = "http://console.test/api/trpc";
   const createBody = JSON.stringify({ json: { name: "via http", scopes: ["svc:org:read"], expires_at: null } });
   const post = (path: string, headers: Record<string, string>, body = createBody) =>
-    new Request(`${BASE}/${path}`, { method: "POST", headers: { host: "console.test", "content-type": "application/json", ...headers }, body });
+    new Request(`${BASE}/${path}`, {
+      method: "POST",
+      headers: { host: "console.test", "content-type": "application/json", ...headers },
+      body,
+    });
 
   it.each([
     ["an Origin of another site", { origin: "https://evil.example" }],
@@ -169,7 +202,10 @@ describe("the HTTP endpoint", () => {
   });
 
   it("accepts a same-site mutation and never lets the answer be cached", async () => {
-    const response = await handleTRPCRequest(post("apiKeys.create", { origin: "http://console.test", "sec-fetch-site": "same-origin" }), async () => adminActor);
+    const response = await handleTRPCRequest(
+      post("apiKeys.create", { origin: "http://console.test", "sec-fetch-site": "same-origin" }),
+      async () => adminActor,
+    );
     expect(response.status).toBe(200);
     expect(response.headers.get("cache-control")).toBe("no-store");
     const body = (await response.json()) as { result: { data: { json: { raw_key: string } } } };
@@ -178,7 +214,11 @@ describe("the HTTP endpoint", () => {
 
   it("exposes the domain code and field errors, and no stack trace", async () => {
     const response = await handleTRPCRequest(
-      post("apiKeys.create", { origin: "http://console.test" }, JSON.stringify({ json: { name: "", scopes: ["svc:org:read"], surprise: 1 } })),
+      post(
+        "apiKeys.create",
+        { origin: "http://console.test" },
+        JSON.stringify({ json: { name: "", scopes: ["svc:org:read"], surprise: 1 } }),
+      ),
       async () => adminActor,
     );
     expect(response.status).toBe(400);
@@ -198,12 +238,16 @@ describe("the HTTP endpoint", () => {
 
   it("serves queries over GET without an Origin", async () => {
     const input = encodeURIComponent(JSON.stringify({ json: { limit: 1 } }));
-    const response = await handleTRPCRequest(new Request(`${BASE}/apiKeys.list?input=${input}`, { headers: { host: "console.test" } }), async () => adminActor);
+    const response = await handleTRPCRequest(
+      new Request(`${BASE}/apiKeys.list?input=${input}`, { headers: { host: "console.test" } }),
+      async () => adminActor,
+    );
     expect(response.status).toBe(200);
   });
 
   it("tells same-site requests from the rest", () => {
-    const request = (headers: Record<string, string>) => new Request(BASE, { method: "POST", headers: { host: "console.test", ...headers } });
+    const request = (headers: Record<string, string>) =>
+      new Request(BASE, { method: "POST", headers: { host: "console.test", ...headers } });
     expect(isSameOrigin(request({ origin: "http://console.test" }))).toBe(true);
     expect(isSameOrigin(request({ "sec-fetch-site": "same-origin" }))).toBe(true);
     expect(isSameOrigin(request({ origin: "http://console.test", "sec-fetch-site": "same-site" }))).toBe(false);

@@ -66,7 +66,9 @@ export default function ApiDocsPage() {
           aria-label="Table of contents"
           className="mb-10 text-sm lg:sticky lg:top-0 lg:mb-0 lg:max-h-screen lg:self-start lg:overflow-y-auto lg:py-4"
         >
-          <p className="px-2 text-xs font-semibold uppercase tracking-wider text-slate-500 dark:text-slate-400">On this page</p>
+          <p className="px-2 text-xs font-semibold uppercase tracking-wider text-slate-500 dark:text-slate-400">
+            On this page
+          </p>
           <ul className="mt-2 space-y-4">
             <li>
               <a href="#getting-started" className={`${tocLink} font-semibold text-slate-900 dark:text-white`}>
@@ -137,18 +139,23 @@ export default function ApiDocsPage() {
               <code className={codeClass}>cdk_</code>, are created in the console
               {createKey ? (
                 <>
-                  {" "}or with{" "}
+                  {" "}
+                  or with{" "}
                   <a href={`#${createKey.id}`} className={linkClass}>
                     {createKey.method} {createKey.path}
                   </a>
                 </>
               ) : null}
-              , and are shown once. Never put a key in <code className={codeClass}>Authorization: Bearer</code>: such
-              a request is refused with <a href={`#${errorAnchor("unauthenticated")}`} className={linkClass}>unauthenticated</a>.
+              , and are shown once. Never put a key in <code className={codeClass}>Authorization: Bearer</code>: such a
+              request is refused with{" "}
+              <a href={`#${errorAnchor("unauthenticated")}`} className={linkClass}>
+                unauthenticated
+              </a>
+              .
             </p>
             <p className={prose}>
-              In a browser signed in to the console, the session cookie authenticates as well. A key acts with its scopes,
-              minus the dangerous ones, intersected with what its owner holds at the time of the request.
+              In a browser signed in to the console, the session cookie authenticates as well. A key acts with its
+              scopes, minus the dangerous ones, intersected with what its owner holds at the time of the request.
             </p>
 
             <h3 id="requests" className={subHeading}>
@@ -160,12 +167,15 @@ export default function ApiDocsPage() {
                 <code className={codeClass}>Content-Type: application/json</code>. Unknown fields are refused.
               </li>
               <li>
-                Timestamps are ISO 8601 strings with an offset, e.g. <code className={codeClass}>2026-01-15T09:30:00Z</code>; ids
-                are UUIDs.
+                Timestamps are ISO 8601 strings with an offset, e.g.{" "}
+                <code className={codeClass}>2026-01-15T09:30:00Z</code>; ids are UUIDs.
               </li>
               <li>
                 Bodies over 1 MiB are refused with <code className={codeClass}>413</code>{" "}
-                <a href={`#${errorAnchor("payload_too_large")}`} className={linkClass}>payload_too_large</a>.
+                <a href={`#${errorAnchor("payload_too_large")}`} className={linkClass}>
+                  payload_too_large
+                </a>
+                .
               </li>
               <li>
                 Responses that hold a secret (a new key&apos;s <code className={codeClass}>raw_key</code>) are sent with{" "}
@@ -177,10 +187,11 @@ export default function ApiDocsPage() {
               Pagination
             </h3>
             <p className={prose}>
-              List operations answer <code className={codeClass}>{`{"data": [...], "next_cursor": "..."}`}</code>. Ask for up to{" "}
-              <code className={codeClass}>limit</code> items (1 to 100, default 50); while{" "}
-              <code className={codeClass}>next_cursor</code> is not <code className={codeClass}>null</code>, pass it back as{" "}
-              <code className={codeClass}>cursor</code> to get the next page. Cursors are opaque: do not build or edit them.
+              List operations answer <code className={codeClass}>{`{"data": [...], "next_cursor": "..."}`}</code>. Ask
+              for up to <code className={codeClass}>limit</code> items (1 to 100, default 50); while{" "}
+              <code className={codeClass}>next_cursor</code> is not <code className={codeClass}>null</code>, pass it
+              back as <code className={codeClass}>cursor</code> to get the next page. Cursors are opaque: do not build
+              or edit them.
             </p>
             <CodeBlock
               label="Next page"
@@ -191,15 +202,19 @@ export default function ApiDocsPage() {
               Errors and request ids
             </h3>
             <p className={prose}>
-              Every error is an RFC 9457 problem, <code className={codeClass}>application/problem+json</code>, with a stable,
-              machine-readable <code className={codeClass}>code</code>: branch on the code, not on the{" "}
-              <code className={codeClass}>detail</code> text. Its <code className={codeClass}>type</code> links to the code&apos;s
-              entry in <a href="#errors" className={linkClass}>Errors</a> below.
+              Every error is an RFC 9457 problem, <code className={codeClass}>application/problem+json</code>, with a
+              stable, machine-readable <code className={codeClass}>code</code>: branch on the code, not on the{" "}
+              <code className={codeClass}>detail</code> text. Its <code className={codeClass}>type</code> links to the
+              code&apos;s entry in{" "}
+              <a href="#errors" className={linkClass}>
+                Errors
+              </a>{" "}
+              below.
             </p>
             <p className={prose}>
               Every response carries an <code className={codeClass}>X-Request-Id</code> header. Send your own (up to 128
-              letters, digits, dots, underscores or hyphens) to have it echoed; otherwise the server assigns one. Quote it
-              when reporting a problem.
+              letters, digits, dots, underscores or hyphens) to have it echoed; otherwise the server assigns one. Quote
+              it when reporting a problem.
             </p>
 
             <h3 id="first-request" className={subHeading}>
@@ -210,8 +225,7 @@ export default function ApiDocsPage() {
               <a href={`#${me?.id ?? "getMe"}`} className={linkClass}>
                 GET /api/v1/me
               </a>{" "}
-              answers with the key&apos;s user and
-              the permissions it carries.
+              answers with the key&apos;s user and the permissions it carries.
             </p>
             <CodeBlock
               label="Request"
@@ -223,7 +237,9 @@ export default function ApiDocsPage() {
                 '  -H "X-API-KEY: $SVC_API_KEY"',
               ].join("\n")}
             />
-            {me ? <CodeBlock label="Response (200 OK)" code={JSON.stringify(exampleOf(me.success.schema), null, 2)} /> : null}
+            {me ? (
+              <CodeBlock label="Response (200 OK)" code={JSON.stringify(exampleOf(me.success.schema), null, 2)} />
+            ) : null}
 
             <h3 id="typed-client" className={subHeading}>
               A typed client
@@ -237,8 +253,9 @@ export default function ApiDocsPage() {
               <a href="https://openapi-ts.dev/" className={linkClass}>
                 openapi-typescript
               </a>
-              , install <code className={codeClass}>openapi-fetch</code>, and call the API with paths, parameters and bodies
-              the compiler checks. Error bodies are typed too: branch on <code className={codeClass}>error.code</code>.
+              , install <code className={codeClass}>openapi-fetch</code>, and call the API with paths, parameters and
+              bodies the compiler checks. Error bodies are typed too: branch on{" "}
+              <code className={codeClass}>error.code</code>.
             </p>
             <CodeBlock label="1. Generate the types" code={TYPED_CLIENT.generate} />
             <CodeBlock label="2. Install the client" code={TYPED_CLIENT.install} />
@@ -267,8 +284,8 @@ export default function ApiDocsPage() {
               Errors
             </h2>
             <p className={`${prose} max-w-3xl`}>
-              Every code an operation can answer with: its HTTP status and title, the members a problem with that code may
-              carry besides <code className={codeClass}>type</code>, <code className={codeClass}>title</code>,{" "}
+              Every code an operation can answer with: its HTTP status and title, the members a problem with that code
+              may carry besides <code className={codeClass}>type</code>, <code className={codeClass}>title</code>,{" "}
               <code className={codeClass}>status</code>, <code className={codeClass}>detail</code> and{" "}
               <code className={codeClass}>code</code>, and the headers it sets.
             </p>
@@ -298,10 +315,18 @@ export default function ApiDocsPage() {
                 <caption className="sr-only">Error codes with their HTTP status and title</caption>
                 <thead>
                   <tr>
-                    <th scope="col" className={thClass}>Code</th>
-                    <th scope="col" className={thClass}>Status</th>
-                    <th scope="col" className={thClass}>Title</th>
-                    <th scope="col" className={thClass}>Notes</th>
+                    <th scope="col" className={thClass}>
+                      Code
+                    </th>
+                    <th scope="col" className={thClass}>
+                      Status
+                    </th>
+                    <th scope="col" className={thClass}>
+                      Title
+                    </th>
+                    <th scope="col" className={thClass}>
+                      Notes
+                    </th>
                   </tr>
                 </thead>
                 <tbody>
@@ -312,7 +337,10 @@ export default function ApiDocsPage() {
                       className="scroll-mt-6 target:bg-brand-50 dark:target:bg-brand-900/60"
                     >
                       <th scope="row" className={`${tdClass} font-normal`}>
-                        <a href={`#${errorAnchor(code)}`} className="font-mono text-[0.8125rem] text-slate-900 hover:underline dark:text-slate-100">
+                        <a
+                          href={`#${errorAnchor(code)}`}
+                          className="font-mono text-[0.8125rem] text-slate-900 hover:underline dark:text-slate-100"
+                        >
                           {code}
                         </a>
                       </th>

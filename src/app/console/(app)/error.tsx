@@ -9,7 +9,13 @@ export default function ConsoleError({ error, retry }: { error: unknown; retry: 
       <h1 className="text-lg font-semibold text-red-900 dark:text-red-100">This page could not be shown</h1>
       <p className="mt-2 text-sm text-red-800 dark:text-red-200">
         Something went wrong on our side. Try again; if it keeps happening, tell your operator
-        {digest ? <> and quote the reference <code className="font-mono">{digest}</code></> : null}.
+        {digest ? (
+          <>
+            {" "}
+            and quote the reference <code className="font-mono">{digest}</code>
+          </>
+        ) : null}
+        .
       </p>
       <button type="button" onClick={retry} className={`${secondaryButton} mt-4`}>
         Try again

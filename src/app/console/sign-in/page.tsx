@@ -10,10 +10,15 @@ import { SignInForm } from "./sign-in-form";
 export const metadata: Metadata = { title: "Sign in — svc console" };
 
 /** Auth.js sends errors of its own endpoints here (?error=...&code=...). */
-function noticeFor(error: string | string[] | undefined, code: string | string[] | undefined, step: "password" | "code"): string | null {
+function noticeFor(
+  error: string | string[] | undefined,
+  code: string | string[] | undefined,
+  step: "password" | "code",
+): string | null {
   if (error === undefined || code === "second_factor") return null;
   if (code === "second_factor_expired") return "That took too long. Sign in again.";
-  if (error === "CredentialsSignin") return step === "code" ? "Wrong code. Try the current one, or a recovery code." : "Wrong username or password.";
+  if (error === "CredentialsSignin")
+    return step === "code" ? "Wrong code. Try the current one, or a recovery code." : "Wrong username or password.";
   // A sign-in through a provider whose account reaches none of our users (oauth.ts).
   if (error === "AccessDenied") {
     return "No user here is linked to that account, or has the email the provider verified for it. Ask a sys_admin to create your user with that email, then sign in again.";
@@ -21,7 +26,11 @@ function noticeFor(error: string | string[] | undefined, code: string | string[]
   return "Signing in failed. Try again.";
 }
 
-export default async function SignInPage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
+export default async function SignInPage({
+  searchParams,
+}: {
+  searchParams: Promise<Record<string, string | string[] | undefined>>;
+}) {
   if (await currentSessionActor()) redirect("/console/overview");
   const { error, code } = await searchParams;
   // A first factor passed (a password, or an external account) and a code is due.
@@ -36,7 +45,9 @@ export default async function SignInPage({ searchParams }: { searchParams: Promi
         </Link>
         <div className="mt-6 rounded-xl border border-slate-200 bg-white p-8 shadow-sm dark:border-slate-800 dark:bg-slate-900">
           <h1 className="text-xl font-semibold tracking-tight">Sign in to the console</h1>
-          <p className="mt-1 mb-6 text-sm text-slate-600 dark:text-slate-300">For platform administrators (sys_admins).</p>
+          <p className="mt-1 mb-6 text-sm text-slate-600 dark:text-slate-300">
+            For platform administrators (sys_admins).
+          </p>
           <SignInForm notice={noticeFor(error, code, step)} step={step} />
           {step === "password" && <OAuthSignIn providers={enabledOAuthProviders()} />}
         </div>

@@ -20,8 +20,8 @@ export default async function TwoFactorSetupPage() {
       <div className="w-full max-w-lg rounded-xl border border-slate-200 bg-white p-8 shadow-sm dark:border-slate-800 dark:bg-slate-900">
         <h1 className="text-xl font-semibold tracking-tight">Two-factor authentication required</h1>
         <p className="mt-3 text-sm leading-6 text-slate-600 dark:text-slate-300">
-          You are signed in as <strong className="font-semibold">{actor.username}</strong>. This platform requires sys_admins to sign in with
-          two-factor authentication: set it up to continue.
+          You are signed in as <strong className="font-semibold">{actor.username}</strong>. This platform requires
+          sys_admins to sign in with two-factor authentication: set it up to continue.
         </p>
         <TRPCReactProvider>
           <RequiredTwoFactorSetup />

@@ -1,13 +1,28 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { systemActor } from "@/server/auth/actor";
-import { authenticateApiKey, flushKeyUsage, flushLastUsed, pruneKeyUsage, recordKeyUsage } from "@/server/auth/api-key-stage";
+import {
+  authenticateApiKey,
+  flushKeyUsage,
+  flushLastUsed,
+  pruneKeyUsage,
+  recordKeyUsage,
+} from "@/server/auth/api-key-stage";
 import { holds } from "@/server/auth/authorize";
 import { ALL_PERMISSIONS, isDangerous, PERMISSIONS, type Permission } from "@/lib/permissions";
 import { KeyUsage } from "@/server/db/bookkeeping";
 import { DomainError } from "@/server/errors";
 import { testDatabase } from "@/test/database";
-import { createMember, createOrg, createRole, createSysAdmin, createUser, grant, join, seedRoles } from "@/test/fixtures";
+import {
+  createMember,
+  createOrg,
+  createRole,
+  createSysAdmin,
+  createUser,
+  grant,
+  join,
+  seedRoles,
+} from "@/test/fixtures";
 import { createApiKey, listApiKeys, MAX_LIFETIME_SETTING, revokeApiKey } from "./service";
 
 const { client } = await testDatabase();
@@ -17,7 +32,10 @@ const DAY = 86_400_000;
 const HOUR = 3_600_000;
 
 async function refused(promise: Promise<unknown>): Promise<DomainError> {
-  const error = await promise.then(() => undefined, (e: unknown) => e);
+  const error = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
   expect(error).toBeInstanceOf(DomainError);
   return error as DomainError;
 }
@@ -26,7 +44,9 @@ describe("createApiKey scope rules", () => {
   it("refuses a scope the owner does not hold with scope_not_held, storing nothing", async () => {
     const { user } = await createMember(client);
     const before = await client.apiKey.count();
-    const error = await refused(createApiKey(cli, user.id, { name: "x", scopes: ["svc:org:read", "svc:org:write"], expires_at: null }));
+    const error = await refused(
+      createApiKey(cli, user.id, { name: "x", scopes: ["svc:org:read", "svc:org:write"], expires_at: null }),
+    );
     expect(error.code).toBe("scope_not_held");
     expect(error.details.scopes).toEqual(["svc:org:write"]);
     expect(await client.apiKey.count()).toBe(before);
@@ -41,7 +61,9 @@ describe("createApiKey scope rules", () => {
   it("refuses unknown scopes before anything else, storing nothing", async () => {
     const admin = await createSysAdmin(client);
     const before = await client.apiKey.count();
-    const error = await refused(createApiKey(cli, admin.id, { name: "x", scopes: ["svc:org:read", "svc:root"], expires_at: null }));
+    const error = await refused(
+      createApiKey(cli, admin.id, { name: "x", scopes: ["svc:org:read", "svc:root"], expires_at: null }),
+    );
     expect(error.code).toBe("unknown_scope");
     expect(error.details.errors).toEqual([{ path: "scopes.1", message: "svc:root is not a known permission" }]);
     expect(await client.apiKey.count()).toBe(before);
@@ -56,7 +78,11 @@ describe("createApiKey scope rules", () => {
         expect(error.code).toBe("validation_failed");
         expect(error.details.errors).toEqual([{ path: "expires_at", message: "keys must expire within 30 days" }]);
       }
-      const ok = await createApiKey(cli, admin.id, { name: "x", scopes: ["svc:org:read"], expires_at: new Date(Date.now() + 29 * DAY).toISOString() });
+      const ok = await createApiKey(cli, admin.id, {
+        name: "x",
+        scopes: ["svc:org:read"],
+        expires_at: new Date(Date.now() + 29 * DAY).toISOString(),
+      });
       expect(ok.expires_at).not.toBeNull();
     } finally {
       await client.platformSetting.delete({ where: { key: MAX_LIFETIME_SETTING } });
@@ -81,11 +107,14 @@ describe("listApiKeys", () => {
 describe("usage", () => {
   it("is counted in memory and written once per key per flush, adding up across flushes, without touching updated_at", async () => {
     const { user } = await createMember(client);
-    const keys = await Promise.all([1, 2, 3].map(() => createApiKey(cli, user.id, { name: "u", scopes: ["svc:org:read"], expires_at: null })));
+    const keys = await Promise.all(
+      [1, 2, 3].map(() => createApiKey(cli, user.id, { name: "u", scopes: ["svc:org:read"], expires_at: null })),
+    );
     const before = await client.apiKey.findMany({ where: { id: { in: keys.map((k) => k.id) } } });
     await flushKeyUsage(); // what earlier tests left pending
     const statuses = [200, 201, 404, 401, 403, 429, 500, 503];
-    for (let i = 0; i < 20; i++) for (const key of keys) recordKeyUsage(key.id, statuses[i % statuses.length] as number, "192.0.2.1", "agent/1");
+    for (let i = 0; i < 20; i++)
+      for (const key of keys) recordKeyUsage(key.id, statuses[i % statuses.length] as number, "192.0.2.1", "agent/1");
     expect(await flushKeyUsage()).toBe(3);
     expect(await flushKeyUsage()).toBe(0);
     for (const key of keys) recordKeyUsage(key.id, 200, "2001:db8::7", "agent/2");
@@ -112,20 +141,30 @@ describe("usage", () => {
     usage.record(key.id, 401, "192.0.2.1", "agent/1", hourStart + HOUR - 1);
     usage.record(key.id, 200, "192.0.2.2", "agent/2", hourStart + HOUR);
     expect(await usage.flush()).toBe(1);
-    const rows = await client.apiKeyUsage.findMany({ where: { key_id: key.id }, orderBy: [{ hour: "asc" }, { outcome: "asc" }] });
+    const rows = await client.apiKeyUsage.findMany({
+      where: { key_id: key.id },
+      orderBy: [{ hour: "asc" }, { outcome: "asc" }],
+    });
     expect(rows.map((r) => [r.hour.getTime(), r.outcome, Number(r.count)])).toEqual([
       [hourStart, "2xx", 2],
       [hourStart, "401", 1],
       [hourStart + HOUR, "2xx", 1],
     ]);
-    expect(await client.apiKey.findUniqueOrThrow({ where: { id: key.id } })).toMatchObject({ last_used_ip: "192.0.2.2", last_user_agent: "agent/2" });
+    expect(await client.apiKey.findUniqueOrThrow({ where: { id: key.id } })).toMatchObject({
+      last_used_ip: "192.0.2.2",
+      last_user_agent: "agent/2",
+    });
   });
 
   it("prunes buckets older than 90 days", async () => {
     const { user } = await createMember(client);
     const key = await createApiKey(cli, user.id, { name: "old", scopes: ["svc:org:read"], expires_at: null });
-    await client.apiKeyUsage.create({ data: { key_id: key.id, hour: new Date(Date.now() - 91 * DAY), outcome: "2xx", count: 1 } });
-    await client.apiKeyUsage.create({ data: { key_id: key.id, hour: new Date(Date.now() - 89 * DAY), outcome: "2xx", count: 1 } });
+    await client.apiKeyUsage.create({
+      data: { key_id: key.id, hour: new Date(Date.now() - 91 * DAY), outcome: "2xx", count: 1 },
+    });
+    await client.apiKeyUsage.create({
+      data: { key_id: key.id, hour: new Date(Date.now() - 89 * DAY), outcome: "2xx", count: 1 },
+    });
     await client.apiKeyUsageTotal.create({ data: { hour: new Date(Date.now() - 91 * DAY), outcome: "5xx", count: 1 } });
     await pruneKeyUsage();
     const left = await client.apiKeyUsage.findMany({ where: { key_id: key.id } });
@@ -138,7 +177,9 @@ describe("usage", () => {
 describe("last_used_at", () => {
   it("is written at most once per key per minute, in one batch, without touching updated_at", async () => {
     const { user } = await createMember(client);
-    const keys = await Promise.all([1, 2, 3].map(() => createApiKey(cli, user.id, { name: "u", scopes: ["svc:org:read"], expires_at: null })));
+    const keys = await Promise.all(
+      [1, 2, 3].map(() => createApiKey(cli, user.id, { name: "u", scopes: ["svc:org:read"], expires_at: null })),
+    );
     const before = await client.apiKey.findMany({ where: { id: { in: keys.map((k) => k.id) } } });
     await flushLastUsed(); // what earlier tests left pending
     for (let i = 0; i < 20; i++) for (const key of keys) await authenticateApiKey(key.raw_key);
@@ -178,7 +219,9 @@ describe("no privilege escalation (property)", () => {
         // The oracle reads the scenario itself, not the authorization code under test: a role granted
         // globally (a system role, or an org role given no organization) counts everywhere; an org
         // role granted in an organization counts there for org permissions while the user is a member.
-        const sysAdmin = grants.some((g) => g.role.scope === "system" && g.role.permissions.includes("svc:system:admin"));
+        const sysAdmin = grants.some(
+          (g) => g.role.scope === "system" && g.role.permissions.includes("svc:system:admin"),
+        );
         const heldAnywhere = (p: Permission) =>
           grants.some((g) => {
             if (!g.role.permissions.includes(p)) return false;

@@ -36,15 +36,39 @@ export const MAX_LIFETIME_SETTING = "api_keys.max_lifetime_days";
 const DAY_MS = 86_400_000;
 
 const PUBLIC_FIELDS = {
-  id: true, user_id: true, name: true, key_prefix: true, scopes: true, rate_limit: true, allowed_org_ids: true, allowed_cidrs: true,
-  expires_at: true, last_used_at: true, last_used_ip: true, last_user_agent: true, is_active: true, created_at: true, updated_at: true,
+  id: true,
+  user_id: true,
+  name: true,
+  key_prefix: true,
+  scopes: true,
+  rate_limit: true,
+  allowed_org_ids: true,
+  allowed_cidrs: true,
+  expires_at: true,
+  last_used_at: true,
+  last_used_ip: true,
+  last_user_agent: true,
+  is_active: true,
+  created_at: true,
+  updated_at: true,
 } as const;
 
 interface KeyRow {
-  id: string; user_id: string; name: string; key_prefix: string; scopes: unknown; rate_limit: unknown;
-  allowed_org_ids: string[]; allowed_cidrs: string[];
-  expires_at: Date | null; last_used_at: Date | null; last_used_ip: string | null; last_user_agent: string | null;
-  is_active: boolean; created_at: Date; updated_at: Date;
+  id: string;
+  user_id: string;
+  name: string;
+  key_prefix: string;
+  scopes: unknown;
+  rate_limit: unknown;
+  allowed_org_ids: string[];
+  allowed_cidrs: string[];
+  expires_at: Date | null;
+  last_used_at: Date | null;
+  last_used_ip: string | null;
+  last_user_agent: string | null;
+  is_active: boolean;
+  created_at: Date;
+  updated_at: Date;
 }
 
 // Stored as lists, where an empty one restricts nothing; answered as null then.
@@ -85,22 +109,37 @@ type Restrictions = { allowed_org_ids?: string[] | null; allowed_cidrs?: string[
  * Restrictions as stored (an empty list for none), after checking them: each organization one the
  * owner belongs to, each CIDR one the key stage reads. Absent fields stay absent (left unchanged).
  */
-async function checkedRestrictions(db: Pick<Db, "userOrgMembership">, ownerId: string, input: Restrictions): Promise<{ allowed_org_ids?: string[]; allowed_cidrs?: string[] }> {
+async function checkedRestrictions(
+  db: Pick<Db, "userOrgMembership">,
+  ownerId: string,
+  input: Restrictions,
+): Promise<{ allowed_org_ids?: string[]; allowed_cidrs?: string[] }> {
   const out: { allowed_org_ids?: string[]; allowed_cidrs?: string[] } = {};
   if (input.allowed_org_ids !== undefined) {
     const orgIds = input.allowed_org_ids ?? [];
-    const memberships = await db.userOrgMembership.findMany({ where: { user_id: ownerId, org_id: { in: orgIds } }, select: { org_id: true } });
+    const memberships = await db.userOrgMembership.findMany({
+      where: { user_id: ownerId, org_id: { in: orgIds } },
+      select: { org_id: true },
+    });
     const member = new Set(memberships.map((m) => m.org_id));
     const outside = orgIds.map((id, i) => ({ id, i })).filter(({ id }) => !member.has(id));
     if (outside.length > 0) {
-      throw validationFailed(outside.map(({ i }) => ({ path: `allowed_org_ids.${i}`, message: "is not an organization the key's owner belongs to" })));
+      throw validationFailed(
+        outside.map(({ i }) => ({
+          path: `allowed_org_ids.${i}`,
+          message: "is not an organization the key's owner belongs to",
+        })),
+      );
     }
     out.allowed_org_ids = orgIds;
   }
   if (input.allowed_cidrs !== undefined) {
     const cidrs = input.allowed_cidrs ?? [];
     const bad = cidrs.map((c, i) => ({ c, i })).filter(({ c }) => !isCidr(c));
-    if (bad.length > 0) throw validationFailed(bad.map(({ i }) => ({ path: `allowed_cidrs.${i}`, message: "must be an IPv4 or IPv6 CIDR" })));
+    if (bad.length > 0)
+      throw validationFailed(
+        bad.map(({ i }) => ({ path: `allowed_cidrs.${i}`, message: "must be an IPv4 or IPv6 CIDR" })),
+      );
     out.allowed_cidrs = cidrs;
   }
   return out;
@@ -115,7 +154,8 @@ async function ownedKey(db: Pick<Db, "apiKey">, actor: Actor, keyId: string) {
 }
 
 /** Tells every other process, on commit, to drop its cached resolution of the key. */
-const announceChange = (tx: Pick<Db, "$executeRaw">, keyId: string) => tx.$executeRaw`SELECT pg_notify(${CHANNEL}, ${notifyPayload({ keyId })})`;
+const announceChange = (tx: Pick<Db, "$executeRaw">, keyId: string) =>
+  tx.$executeRaw`SELECT pg_notify(${CHANNEL}, ${notifyPayload({ keyId })})`;
 
 function toCreated(row: KeyRow, raw: string): CreatedApiKey {
   // Stored scopes were checked when the key was issued; what the catalog no longer knows is dropped.
@@ -143,7 +183,9 @@ function toCreated(row: KeyRow, raw: string): CreatedApiKey {
 export async function createApiKey(
   actor: Actor,
   ownerId: string,
-  input: Omit<CreateApiKeyInput, "rate_limit" | "allowed_org_ids" | "allowed_cidrs"> & { rate_limit?: RateLimit | null } & Restrictions,
+  input: Omit<CreateApiKeyInput, "rate_limit" | "allowed_org_ids" | "allowed_cidrs"> & {
+    rate_limit?: RateLimit | null;
+  } & Restrictions,
 ): Promise<CreatedApiKey> {
   const db = dataLayer(auditName(actor));
 
@@ -166,12 +208,18 @@ export async function createApiKey(
 
   const key = generateKey();
   const row = await db.apiKey.create({
-      data: {
-        user_id: ownerId, name: input.name, key_hash: key.hash, key_prefix: key.prefix, scopes, expires_at: expiresAt,
-        rate_limit: input.rate_limit ?? Prisma.DbNull, ...restrictions,
-      },
-      select: PUBLIC_FIELDS,
-    });
+    data: {
+      user_id: ownerId,
+      name: input.name,
+      key_hash: key.hash,
+      key_prefix: key.prefix,
+      scopes,
+      expires_at: expiresAt,
+      rate_limit: input.rate_limit ?? Prisma.DbNull,
+      ...restrictions,
+    },
+    select: PUBLIC_FIELDS,
+  });
   return toCreated(row, key.raw);
 }
 
@@ -195,9 +243,15 @@ export async function rollApiKey(actor: Actor, keyId: string, input: RollApiKeyI
     await announceChange(tx, keyId);
     return tx.apiKey.create({
       data: {
-        user_id: old.user_id, name: old.name, key_hash: key.hash, key_prefix: key.prefix, scopes: scopesOf(old.scopes),
-        expires_at: old.expires_at, rate_limit: rateLimitOf(old.rate_limit) ?? Prisma.DbNull,
-        allowed_org_ids: old.allowed_org_ids, allowed_cidrs: old.allowed_cidrs,
+        user_id: old.user_id,
+        name: old.name,
+        key_hash: key.hash,
+        key_prefix: key.prefix,
+        scopes: scopesOf(old.scopes),
+        expires_at: old.expires_at,
+        rate_limit: rateLimitOf(old.rate_limit) ?? Prisma.DbNull,
+        allowed_org_ids: old.allowed_org_ids,
+        allowed_cidrs: old.allowed_cidrs,
       },
       select: PUBLIC_FIELDS,
     });
@@ -235,17 +289,30 @@ export async function updateApiKey(actor: Actor, keyId: string, input: UpdateApi
  * Keys of one user, newest first, revoked ones included unless `active` filters. A user lists their
  * own keys; a sys_admin (or the CLI) may name another user.
  */
-export async function listApiKeys(actor: Actor, query: ListApiKeysQuery): Promise<{ data: ApiKey[]; next_cursor: string | null }> {
+export async function listApiKeys(
+  actor: Actor,
+  query: ListApiKeysQuery,
+): Promise<{ data: ApiKey[]; next_cursor: string | null }> {
   const userId = query.user_id ?? (actor.kind === "system" ? undefined : actor.userId);
   if (!userId) throw validationFailed([{ path: "user_id", message: "is required" }]);
   requireSelfOrSysAdmin(actor, userId);
   const now = Date.now();
-  const expiring = query.expiring_within_days === undefined
-    ? {}
-    : { is_active: true, expires_at: { gt: new Date(now), lte: new Date(now + query.expiring_within_days * DAY_MS) } };
+  const expiring =
+    query.expiring_within_days === undefined
+      ? {}
+      : {
+          is_active: true,
+          expires_at: { gt: new Date(now), lte: new Date(now + query.expiring_within_days * DAY_MS) },
+        };
   const where = { user_id: userId, ...(query.active === undefined ? {} : { is_active: query.active }), ...expiring };
   const db = dataLayer(auditName(actor));
-  return paginate(query, newestFirst, (w) => db.apiKey.findMany({ where: { ...where, ...w.after }, orderBy: w.orderBy, take: w.take, select: PUBLIC_FIELDS }), toApiKey);
+  return paginate(
+    query,
+    newestFirst,
+    (w) =>
+      db.apiKey.findMany({ where: { ...where, ...w.after }, orderBy: w.orderBy, take: w.take, select: PUBLIC_FIELDS }),
+    toApiKey,
+  );
 }
 
 /** One key, its owner's or (a sys_admin) anyone's; a missing one is a 404. */
@@ -277,7 +344,10 @@ export async function revokeKeys(actor: Actor, keyIds: readonly string[]): Promi
   if (keyIds.length === 0) return [];
   const db = dataLayer(auditName(actor));
   const revoked = await db.$transaction(async (tx) => {
-    const active = await tx.apiKey.findMany({ where: { id: { in: [...keyIds] }, is_active: true }, select: { id: true } });
+    const active = await tx.apiKey.findMany({
+      where: { id: { in: [...keyIds] }, is_active: true },
+      select: { id: true },
+    });
     const ids = active.map((k) => k.id);
     if (ids.length === 0) return ids;
     await tx.apiKey.updateMany({ where: { id: { in: ids } }, data: { is_active: false } });
@@ -293,7 +363,14 @@ export async function revokeKeys(actor: Actor, keyIds: readonly string[]): Promi
  * among them is revoked. The answer says how many values came and nothing else, whatever they were.
  */
 export async function revokeLeakedKeys(actor: Actor, raws: readonly string[]): Promise<{ received: number }> {
-  const hashes = [...new Set(raws.map((raw) => raw.trim()).filter(isWellFormedKey).map(hashKey))];
+  const hashes = [
+    ...new Set(
+      raws
+        .map((raw) => raw.trim())
+        .filter(isWellFormedKey)
+        .map(hashKey),
+    ),
+  ];
   if (hashes.length > 0) {
     const db = dataLayer(auditName(actor));
     const now = new Date();
@@ -301,12 +378,22 @@ export async function revokeLeakedKeys(actor: Actor, raws: readonly string[]): P
       where: { key_hash: { in: hashes }, is_active: true, OR: [{ expires_at: null }, { expires_at: { gt: now } }] },
       select: { id: true },
     });
-    const revoked = await revokeKeys(actor, usable.map((k) => k.id));
+    const revoked = await revokeKeys(
+      actor,
+      usable.map((k) => k.id),
+    );
     // Each key ended is an event of its own (in the report's unit of work, when there is one), so a
     // key's history shows it was revoked as leaked.
     await inOneTransaction(async (unit) => {
       for (const id of revoked) {
-        recordInUnit(unit, { actor, action: "revokeApiKey", outcome: "success", target: { type: "api_key", id }, orgId: null, request: NO_REQUEST });
+        recordInUnit(unit, {
+          actor,
+          action: "revokeApiKey",
+          outcome: "success",
+          target: { type: "api_key", id },
+          orgId: null,
+          request: NO_REQUEST,
+        });
       }
     });
   }
@@ -329,14 +416,18 @@ export async function apiKeyUsage(actor: Actor, keyId: string, query: UsageQuery
   const from = query.from ? new Date(query.from) : new Date(to.getTime() - 7 * 24 * HOUR_MS);
   if (from >= to) throw validationFailed([{ path: "query.from", message: "must be before `to`" }]);
   if (to.getTime() - from.getTime() > USAGE_RETENTION_DAYS * 24 * HOUR_MS) {
-    throw validationFailed([{ path: "query.from", message: `the range may span ${USAGE_RETENTION_DAYS} days at most` }]);
+    throw validationFailed([
+      { path: "query.from", message: `the range may span ${USAGE_RETENTION_DAYS} days at most` },
+    ]);
   }
   const rows = await db.apiKeyUsage.findMany({
     where: { key_id: keyId, hour: { gte: new Date(from.getTime() - (from.getTime() % HOUR_MS)), lt: to } },
     orderBy: [{ hour: "asc" }, { outcome: "asc" }],
     select: { hour: true, outcome: true, count: true },
   });
-  return { data: rows.map((r) => ({ hour: r.hour.toISOString(), outcome: r.outcome as UsageOutcome, count: Number(r.count) })) };
+  return {
+    data: rows.map((r) => ({ hour: r.hour.toISOString(), outcome: r.outcome as UsageOutcome, count: Number(r.count) })),
+  };
 }
 
 /** The key policy the console's create dialog follows: how long a key may live (null: no limit). */

@@ -33,8 +33,13 @@ export type Changes = Record<string, Change>;
 function actorColumns(entry: AuditEntry) {
   const { actor } = entry;
   if (!actor) return { actor_user_id: entry.userId ?? null, actor_auth: "session", actor_key_prefix: null };
-  if (actor.kind === "system") return { actor_user_id: null, actor_auth: actor.name === "cli" ? "cli" : "system", actor_key_prefix: null };
-  return { actor_user_id: actor.userId, actor_auth: actor.kind, actor_key_prefix: actor.kind === "api_key" ? actor.key.prefix : null };
+  if (actor.kind === "system")
+    return { actor_user_id: null, actor_auth: actor.name === "cli" ? "cli" : "system", actor_key_prefix: null };
+  return {
+    actor_user_id: actor.userId,
+    actor_auth: actor.kind,
+    actor_key_prefix: actor.kind === "api_key" ? actor.key.prefix : null,
+  };
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -63,8 +68,18 @@ const INSERT_EVENT = `INSERT INTO audit_events (actor_user_id, actor_auth, actor
 export function recordInUnit(unit: UnitOfWork, entry: AuditEntry): void {
   const row = rowOf(entry);
   unit.atCommit(INSERT_EVENT, [
-    row.actor_user_id, row.actor_auth, row.actor_key_prefix, row.action, row.target_type, row.target_id,
-    row.org_id, row.request_id, row.ip, row.user_agent, entry.changes ? JSON.stringify(row.changes) : null, row.outcome,
+    row.actor_user_id,
+    row.actor_auth,
+    row.actor_key_prefix,
+    row.action,
+    row.target_type,
+    row.target_id,
+    row.org_id,
+    row.request_id,
+    row.ip,
+    row.user_agent,
+    entry.changes ? JSON.stringify(row.changes) : null,
+    row.outcome,
   ]);
 }
 
@@ -76,7 +91,11 @@ export async function recordAlone(entry: AuditEntry): Promise<void> {
   try {
     await dataLayer("system:audit").auditEvent.create({ data: rowOf(entry), select: { id: true } });
   } catch (error) {
-    log.error("could not record an audit event", { action: entry.action, outcome: entry.outcome, error: (error as Error).message });
+    log.error("could not record an audit event", {
+      action: entry.action,
+      outcome: entry.outcome,
+      error: (error as Error).message,
+    });
   }
 }
 
@@ -84,7 +103,9 @@ export async function recordAlone(entry: AuditEntry): Promise<void> {
 // What changed
 
 const jsonSafe = (value: unknown): unknown =>
-  value === undefined ? null : JSON.parse(JSON.stringify(value, (_, v: unknown) => (typeof v === "bigint" ? v.toString() : v)));
+  value === undefined
+    ? null
+    : JSON.parse(JSON.stringify(value, (_, v: unknown) => (typeof v === "bigint" ? v.toString() : v)));
 const same = (a: unknown, b: unknown) => JSON.stringify(jsonSafe(a)) === JSON.stringify(jsonSafe(b));
 const rowId = (write: Write) => (write.after?.id ?? write.before?.id) as string | undefined;
 
@@ -110,7 +131,8 @@ export function changesOf(writes: readonly Write[], targetId: string | null): Ch
       else changes[field] = { old: jsonSafe(before), new: jsonSafe(after) };
     }
   }
-  for (const [field, change] of Object.entries(changes)) if ("old" in change && same(change.old, change.new)) delete changes[field];
+  for (const [field, change] of Object.entries(changes))
+    if ("old" in change && same(change.old, change.new)) delete changes[field];
   return Object.keys(changes).length > 0 ? changes : null;
 }
 
@@ -120,7 +142,11 @@ export function changesOf(writes: readonly Write[], targetId: string | null): Ch
 type Row = Prisma.AuditEventGetPayload<object>;
 
 /** Newest first, filtered; `orgId`: that organization's events only. */
-export async function listAuditEvents(actor: Actor, query: ListAuditEventsQuery, orgId?: string): Promise<Page<AuditEvent>> {
+export async function listAuditEvents(
+  actor: Actor,
+  query: ListAuditEventsQuery,
+  orgId?: string,
+): Promise<Page<AuditEvent>> {
   const db = dataLayer(auditName(actor));
   const where: Prisma.AuditEventWhereInput = {
     ...(orgId !== undefined ? { org_id: orgId } : {}),
@@ -128,19 +154,35 @@ export async function listAuditEvents(actor: Actor, query: ListAuditEventsQuery,
     ...(query.actor_user_id !== undefined ? { actor_user_id: query.actor_user_id } : {}),
     ...(query.target_id !== undefined ? { target_id: query.target_id } : {}),
     ...(query.since !== undefined || query.until !== undefined
-      ? { occurred_at: { ...(query.since ? { gte: new Date(query.since) } : {}), ...(query.until ? { lt: new Date(query.until) } : {}) } }
+      ? {
+          occurred_at: {
+            ...(query.since ? { gte: new Date(query.since) } : {}),
+            ...(query.until ? { lt: new Date(query.until) } : {}),
+          },
+        }
       : {}),
   };
-  const page = await paginate(query, newestFirst, (window) => db.auditEvent.findMany({ where: { AND: [where, window.after] }, orderBy: window.orderBy, take: window.take }), (row: Row) => row);
+  const page = await paginate(
+    query,
+    newestFirst,
+    (window) =>
+      db.auditEvent.findMany({ where: { AND: [where, window.after] }, orderBy: window.orderBy, take: window.take }),
+    (row: Row) => row,
+  );
   // Usernames as they are now, deleted users' too: the trail outlives them.
   const ids = [...new Set(page.data.map((row) => row.actor_user_id).filter((id): id is string => id !== null))];
   const users = ids.length
-    ? await dataLayer(auditName(actor), { includeDeleted: true }).user.findMany({ where: { id: { in: ids } }, select: { id: true, username: true } })
+    ? await dataLayer(auditName(actor), { includeDeleted: true }).user.findMany({
+        where: { id: { in: ids } },
+        select: { id: true, username: true },
+      })
     : [];
   const usernames = new Map(users.map((user) => [user.id, user.username]));
   return {
     next_cursor: page.next_cursor,
-    data: page.data.map((row) => toAuditEvent(row, row.actor_user_id ? (usernames.get(row.actor_user_id) ?? null) : null)),
+    data: page.data.map((row) =>
+      toAuditEvent(row, row.actor_user_id ? (usernames.get(row.actor_user_id) ?? null) : null),
+    ),
   };
 }
 

@@ -6,7 +6,12 @@ import { notFound } from "@/server/errors";
 import { requireOrganization } from "@/server/services/organizations/service";
 import { newestFirst, paginate } from "@/server/services/pagination";
 import { lockOrganization, requireTierAtLeast, requireWithinQuota } from "@/server/services/quotas";
-import type { CentralPoint, CreateCentralPointInput, ListCentralPointsQuery, UpdateCentralPointInput } from "@/lib/schemas/central-points";
+import type {
+  CentralPoint,
+  CreateCentralPointInput,
+  ListCentralPointsQuery,
+  UpdateCentralPointInput,
+} from "@/lib/schemas/central-points";
 
 // Central points: stable API handles for an organization's orchestrator instances (Pro and up).
 
@@ -35,7 +40,12 @@ export async function createCentralPoint(actor: Actor, orgId: string, input: Cre
     await lockOrganization(tx, orgId);
     const org = await requireOrganization(tx, orgId);
     requireTierAtLeast(org.subscription_tier, "pro", "Central points");
-    await requireWithinQuota(tx, org.subscription_tier, "max_central_points", await tx.centralPoint.count({ where: { org_id: orgId } }));
+    await requireWithinQuota(
+      tx,
+      org.subscription_tier,
+      "max_central_points",
+      await tx.centralPoint.count({ where: { org_id: orgId } }),
+    );
     await requireInstanceInOrg(tx, orgId, input.orchestrator_id);
     return tx.centralPoint.create({ data: { ...input, org_id: orgId } });
   });
@@ -45,7 +55,12 @@ export async function createCentralPoint(actor: Actor, orgId: string, input: Cre
 export async function listCentralPoints(actor: Actor, orgId: string, query: ListCentralPointsQuery) {
   const db = dataLayer(auditName(actor), { includeDeleted: query.include_deleted === true });
   await requireOrganization(db, orgId);
-  return paginate(query, newestFirst, (w) => db.centralPoint.findMany({ where: { org_id: orgId, ...w.after }, orderBy: w.orderBy, take: w.take }), toCentralPoint);
+  return paginate(
+    query,
+    newestFirst,
+    (w) => db.centralPoint.findMany({ where: { org_id: orgId, ...w.after }, orderBy: w.orderBy, take: w.take }),
+    toCentralPoint,
+  );
 }
 
 async function requireCentralPoint(db: Pick<DataLayer, "centralPoint">, orgId: string, id: string) {
@@ -54,8 +69,19 @@ async function requireCentralPoint(db: Pick<DataLayer, "centralPoint">, orgId: s
   return row;
 }
 
-export async function getCentralPoint(actor: Actor, orgId: string, id: string, options: { includeDeleted?: boolean } = {}) {
-  return toCentralPoint(await requireCentralPoint(dataLayer(auditName(actor), { includeDeleted: options.includeDeleted === true }), orgId, id));
+export async function getCentralPoint(
+  actor: Actor,
+  orgId: string,
+  id: string,
+  options: { includeDeleted?: boolean } = {},
+) {
+  return toCentralPoint(
+    await requireCentralPoint(
+      dataLayer(auditName(actor), { includeDeleted: options.includeDeleted === true }),
+      orgId,
+      id,
+    ),
+  );
 }
 
 export async function updateCentralPoint(actor: Actor, orgId: string, id: string, input: UpdateCentralPointInput) {
@@ -79,7 +105,12 @@ export async function restoreCentralPoint(actor: Actor, orgId: string, id: strin
     if (!deleted) return requireCentralPoint(tx, orgId, id);
     const org = await requireOrganization(tx, orgId);
     requireTierAtLeast(org.subscription_tier, "pro", "Central points");
-    await requireWithinQuota(tx, org.subscription_tier, "max_central_points", await tx.centralPoint.count({ where: { org_id: orgId } }));
+    await requireWithinQuota(
+      tx,
+      org.subscription_tier,
+      "max_central_points",
+      await tx.centralPoint.count({ where: { org_id: orgId } }),
+    );
     await requireInstanceInOrg(tx, orgId, deleted.orchestrator_id);
     return tx.centralPoint.update({ where: { id, is_deleted: true }, data: { is_deleted: false } });
   });

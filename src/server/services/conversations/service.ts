@@ -53,11 +53,16 @@ export async function createConversation(actor: Actor, orgId: string, input: Cre
   const userId = conversationUser(actor, orgId, input.user_id);
   const [instance, member] = await Promise.all([
     db.orchestratorInstance.findFirst({ where: { id: input.instance_id, org_id: orgId }, select: { id: true } }),
-    db.userOrgMembership.findFirst({ where: { user_id: userId, org_id: orgId, user: { is_deleted: false } }, select: { id: true } }),
+    db.userOrgMembership.findFirst({
+      where: { user_id: userId, org_id: orgId, user: { is_deleted: false } },
+      select: { id: true },
+    }),
   ]);
   if (!instance) throw notFound("orchestrator instance");
   if (!member) throw validationFailed([{ path: "user_id", message: "is not a member of this organization" }]);
-  const row = await db.conversation.create({ data: { org_id: orgId, user_id: userId, instance_id: instance.id, title: input.title ?? null } });
+  const row = await db.conversation.create({
+    data: { org_id: orgId, user_id: userId, instance_id: instance.id, title: input.title ?? null },
+  });
   instanceAccess.record(instance.id);
   return toConversation(row);
 }
@@ -68,11 +73,28 @@ export async function listConversations(actor: Actor, orgId: string, query: List
   const userId = conversationUser(actor, orgId, query.user_id);
   const where = { org_id: orgId, user_id: userId, ...(query.instance_id ? { instance_id: query.instance_id } : {}) };
   const visible = dataLayer(auditName(actor), { includeDeleted: query.include_deleted === true });
-  return paginate(query, newestFirst, (w) => visible.conversation.findMany({ where: { ...where, ...w.after }, orderBy: w.orderBy, take: w.take }), toConversation);
+  return paginate(
+    query,
+    newestFirst,
+    (w) => visible.conversation.findMany({ where: { ...where, ...w.after }, orderBy: w.orderBy, take: w.take }),
+    toConversation,
+  );
 }
 
-export async function getConversation(actor: Actor, orgId: string, id: string, options: { includeDeleted?: boolean } = {}) {
-  return toConversation(await requireConversation(dataLayer(auditName(actor), { includeDeleted: options.includeDeleted === true }), actor, orgId, id));
+export async function getConversation(
+  actor: Actor,
+  orgId: string,
+  id: string,
+  options: { includeDeleted?: boolean } = {},
+) {
+  return toConversation(
+    await requireConversation(
+      dataLayer(auditName(actor), { includeDeleted: options.includeDeleted === true }),
+      actor,
+      orgId,
+      id,
+    ),
+  );
 }
 
 export async function deleteConversation(actor: Actor, orgId: string, id: string) {
@@ -109,7 +131,12 @@ const COLUMNS = `id, conv_id, turn_id, user_id, instance_id, role, content, stat
   to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS created_at`;
 
 /** Appends messages in order, in one statement; returns them as stored. */
-export async function appendMessages(actor: Actor, orgId: string, convId: string, input: AppendMessagesInput): Promise<{ data: Message[] }> {
+export async function appendMessages(
+  actor: Actor,
+  orgId: string,
+  convId: string,
+  input: AppendMessagesInput,
+): Promise<{ data: Message[] }> {
   requireMessageAuthor(actor, orgId, input.messages);
   const db = dataLayer(auditName(actor));
   const rows = await db.$transaction(async (tx) => {
@@ -144,8 +171,12 @@ export async function appendMessages(actor: Actor, orgId: string, convId: string
 
 // A history page ends at a message: its time and id, the columns the history is ordered by.
 const isMessagePosition = (value: unknown): value is [string, string] =>
-  Array.isArray(value) && value.length === 2 && typeof value[0] === "string" && /^\d{4}-\d\d-\d\dT[\d:.]+Z$/.test(value[0]) &&
-  typeof value[1] === "string" && /^[0-9a-f-]{36}$/.test(value[1]);
+  Array.isArray(value) &&
+  value.length === 2 &&
+  typeof value[0] === "string" &&
+  /^\d{4}-\d\d-\d\dT[\d:.]+Z$/.test(value[0]) &&
+  typeof value[1] === "string" &&
+  /^[0-9a-f-]{36}$/.test(value[1]);
 
 /**
  * The history query: one statement finds the conversation (in this organization, neither deleted,
@@ -212,7 +243,8 @@ export async function compactMessages(actor: Actor, orgId: string, convId: strin
   if (compacted === 0 && messageIds.length > 0) {
     const known = await db.$queryRaw<{ n: bigint }[]>`
       SELECT count(*) AS n FROM messages WHERE conv_id = ${convId}::uuid AND id = ANY(${messageIds}::uuid[])`;
-    if (Number(known[0]?.n ?? 0) === 0) throw new DomainError("not_found", "None of these messages is in the conversation.");
+    if (Number(known[0]?.n ?? 0) === 0)
+      throw new DomainError("not_found", "None of these messages is in the conversation.");
   }
   return { compacted };
 }

@@ -71,12 +71,16 @@ describe("LLM base_url", () => {
     expect(refused(url)).toBe(message);
   });
 
-  it.each(["https://api.openai.com/v1", "https://api.anthropic.com", "https://8.8.8.8/", "https://[2606:4700:4700::1111]/", "https://example.com./v1", "https://llm.example.co.uk:8443/openai"])(
-    "accepts %s",
-    (url) => {
-      expect(refused(url)).toBeUndefined();
-    },
-  );
+  it.each([
+    "https://api.openai.com/v1",
+    "https://api.anthropic.com",
+    "https://8.8.8.8/",
+    "https://[2606:4700:4700::1111]/",
+    "https://example.com./v1",
+    "https://llm.example.co.uk:8443/openai",
+  ])("accepts %s", (url) => {
+    expect(refused(url)).toBeUndefined();
+  });
 
   it("allows http to a loopback host only with the development flag", () => {
     expect(refused("http://localhost:11434/v1")).toBe("must use https");

@@ -11,7 +11,18 @@ import ipaddr from "ipaddr.js";
 const INTERNAL = "must not point to a private, loopback, link-local or otherwise internal address";
 
 /** Names that never leave a private network: special-use names and the pseudo-TLDs networks use. */
-const INTERNAL_NAMES = ["localhost", "local", "localdomain", "internal", "intranet", "private", "corp", "home", "lan", "home.arpa"];
+const INTERNAL_NAMES = [
+  "localhost",
+  "local",
+  "localdomain",
+  "internal",
+  "intranet",
+  "private",
+  "corp",
+  "home",
+  "lan",
+  "home.arpa",
+];
 
 const isInternalName = (host: string) => INTERNAL_NAMES.some((name) => host === name || host.endsWith(`.${name}`));
 
@@ -29,7 +40,9 @@ function isPublicAddress(host: string): boolean {
 const hostOf = (url: URL) => url.hostname.replace(/^\[|\]$/g, "").replace(/\.+$/, "");
 
 const isLoopbackHost = (host: string) =>
-  host === "localhost" || host.endsWith(".localhost") || (ipaddr.isValid(host) && ipaddr.process(host).range() === "loopback");
+  host === "localhost" ||
+  host.endsWith(".localhost") ||
+  (ipaddr.isValid(host) && ipaddr.process(host).range() === "loopback");
 
 /** Why the URL is refused, or undefined when it is acceptable. */
 export function baseUrlProblem(value: string, allowHttpLoopback: boolean): string | undefined {

@@ -8,7 +8,12 @@ import { dataLayer } from "@/server/db/data-layer";
 import { env } from "@/server/env";
 import { DomainError, notFound, validationFailed } from "@/server/errors";
 import { requireOrganization } from "@/server/services/organizations/service";
-import type { CreateLlmConfigInput, ListLlmConfigsQuery, LlmConfig, UpdateLlmConfigInput } from "@/lib/schemas/llm-configs";
+import type {
+  CreateLlmConfigInput,
+  ListLlmConfigsQuery,
+  LlmConfig,
+  UpdateLlmConfigInput,
+} from "@/lib/schemas/llm-configs";
 import { newestFirst, paginate } from "@/server/services/pagination";
 import { baseUrlProblem } from "./base-url";
 
@@ -26,7 +31,11 @@ function last4(row: Row): string | null {
     return decrypt(keyRing(), row.api_key, keyPlace(row)).slice(-4);
   } catch (error) {
     if (!(error instanceof SecretUnreadable)) throw error;
-    log.error("an LLM config's provider key cannot be decrypted", { config_id: row.id, org_id: row.org_id, reason: error.message });
+    log.error("an LLM config's provider key cannot be decrypted", {
+      config_id: row.id,
+      org_id: row.org_id,
+      reason: error.message,
+    });
     return null;
   }
 }
@@ -81,7 +90,12 @@ export async function listLlmConfigs(actor: Actor, orgId: string, query: ListLlm
   const db = dataLayer(auditName(actor), { includeDeleted: query.include_deleted === true });
   await requireOrganization(db, orgId);
   const where = { org_id: orgId, ...(query.enabled === undefined ? {} : { is_enabled: query.enabled }) };
-  return paginate(query, newestFirst, (w) => db.organizationLlmConfig.findMany({ where: { ...where, ...w.after }, orderBy: w.orderBy, take: w.take }), toLlmConfig);
+  return paginate(
+    query,
+    newestFirst,
+    (w) => db.organizationLlmConfig.findMany({ where: { ...where, ...w.after }, orderBy: w.orderBy, take: w.take }),
+    toLlmConfig,
+  );
 }
 
 async function requireConfig(db: ReturnType<typeof dataLayer>, orgId: string, configId: string) {
@@ -90,8 +104,19 @@ async function requireConfig(db: ReturnType<typeof dataLayer>, orgId: string, co
   return row;
 }
 
-export async function getLlmConfig(actor: Actor, orgId: string, configId: string, options: { includeDeleted?: boolean } = {}) {
-  return toLlmConfig(await requireConfig(dataLayer(auditName(actor), { includeDeleted: options.includeDeleted === true }), orgId, configId));
+export async function getLlmConfig(
+  actor: Actor,
+  orgId: string,
+  configId: string,
+  options: { includeDeleted?: boolean } = {},
+) {
+  return toLlmConfig(
+    await requireConfig(
+      dataLayer(auditName(actor), { includeDeleted: options.includeDeleted === true }),
+      orgId,
+      configId,
+    ),
+  );
 }
 
 export async function updateLlmConfig(actor: Actor, orgId: string, configId: string, input: UpdateLlmConfigInput) {
@@ -124,9 +149,13 @@ export async function deleteLlmConfig(actor: Actor, orgId: string, configId: str
 /** Brings a deleted config back; a live one answers as it is. */
 export async function restoreLlmConfig(actor: Actor, orgId: string, configId: string) {
   const db = dataLayer(auditName(actor));
-  const deleted = await db.organizationLlmConfig.findFirst({ where: { id: configId, org_id: orgId, is_deleted: true } });
+  const deleted = await db.organizationLlmConfig.findFirst({
+    where: { id: configId, org_id: orgId, is_deleted: true },
+  });
   if (!deleted) return getLlmConfig(actor, orgId, configId);
-  return toLlmConfig(await db.organizationLlmConfig.update({ where: { id: configId, is_deleted: true }, data: { is_deleted: false } }));
+  return toLlmConfig(
+    await db.organizationLlmConfig.update({ where: { id: configId, is_deleted: true }, data: { is_deleted: false } }),
+  );
 }
 
 /**
@@ -148,7 +177,10 @@ export async function reencryptLlmKeys(actor: Actor): Promise<{ changed: number;
       result.unreadable.push(row.id);
       continue;
     }
-    await db.organizationLlmConfig.update({ where: { id: row.id }, data: { api_key: encrypt(ring, plaintext, keyPlace(row)) } });
+    await db.organizationLlmConfig.update({
+      where: { id: row.id },
+      data: { api_key: encrypt(ring, plaintext, keyPlace(row)) },
+    });
     result.changed++;
   }
   return result;

@@ -14,18 +14,33 @@ describe("memberships", () => {
   it("adds a user once (409 the second time) and lists members both ways", async () => {
     const org = await createOrg(client);
     const [a, b] = [await createUser(client), await createUser(client)];
-    expect(await addMember(cli, org.id, { user_id: a.id })).toMatchObject({ org_id: org.id, user_id: a.id, username: a.username, roles: [] });
+    expect(await addMember(cli, org.id, { user_id: a.id })).toMatchObject({
+      org_id: org.id,
+      user_id: a.id,
+      username: a.username,
+      roles: [],
+    });
     await addMember(cli, org.id, { user_id: b.id });
     expect((await refusal(addMember(cli, org.id, { user_id: a.id }))).code).toBe("conflict");
     expect(await client.userOrgMembership.count({ where: { org_id: org.id } })).toBe(2);
     await grant(client, a.id, await roleId(client, "org_admin"), org.id);
     const members = await listMembers(cli, org.id, { limit: 50 });
-    expect(members.data.map((m) => [m.user_id, m.roles.map((r) => r.name)])).toEqual([[b.id, []], [a.id, ["org_admin"]]]);
+    expect(members.data.map((m) => [m.user_id, m.roles.map((r) => r.name)])).toEqual([
+      [b.id, []],
+      [a.id, ["org_admin"]],
+    ]);
     expect((await listMembers(cli, org.id, { limit: 50, q: a.username })).data.map((m) => m.user_id)).toEqual([a.id]);
     const second = await createOrg(client);
     await addMember(cli, second.id, { user_id: a.id });
-    expect((await listUserOrganizations(cli, a.id, { limit: 50 })).data.map((o) => [o.org_id, o.roles.map((r) => r.name)])).toEqual([[second.id, []], [org.id, ["org_admin"]]]);
-    expect((await getMember(cli, org.id, a.id)).roles).toEqual([{ id: await roleId(client, "org_admin"), name: "org_admin" }]);
+    expect(
+      (await listUserOrganizations(cli, a.id, { limit: 50 })).data.map((o) => [o.org_id, o.roles.map((r) => r.name)]),
+    ).toEqual([
+      [second.id, []],
+      [org.id, ["org_admin"]],
+    ]);
+    expect((await getMember(cli, org.id, a.id)).roles).toEqual([
+      { id: await roleId(client, "org_admin"), name: "org_admin" },
+    ]);
   });
 
   it("refuses unknown users and organizations with 404", async () => {
@@ -54,7 +69,10 @@ describe("memberships", () => {
 
   it("enforces the tier's max_members", async () => {
     const org = await createOrg(client);
-    await client.platformSetting.update({ where: { key: "tier.free" }, data: { value: { max_orchestrators: 2, max_central_points: 0, max_members: 2 } } });
+    await client.platformSetting.update({
+      where: { key: "tier.free" },
+      data: { value: { max_orchestrators: 2, max_central_points: 0, max_members: 2 } },
+    });
     try {
       const users = [await createUser(client), await createUser(client), await createUser(client)];
       const results = await Promise.allSettled(users.map((u) => addMember(cli, org.id, { user_id: u.id })));
@@ -63,7 +81,10 @@ describe("memberships", () => {
       expect(refused.reason).toMatchObject({ code: "quota_exceeded" });
       expect(await client.userOrgMembership.count({ where: { org_id: org.id } })).toBe(2);
     } finally {
-      await client.platformSetting.update({ where: { key: "tier.free" }, data: { value: { max_orchestrators: 2, max_central_points: 0, max_members: 5 } } });
+      await client.platformSetting.update({
+        where: { key: "tier.free" },
+        data: { value: { max_orchestrators: 2, max_central_points: 0, max_members: 5 } },
+      });
     }
   });
 });

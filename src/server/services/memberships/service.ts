@@ -22,7 +22,10 @@ import type {
 
 const MEMBER_USER = { select: { id: true, username: true, display_name: true, email: true } } as const;
 
-async function orgRoles(db: Pick<DataLayer, "userRole">, where: { user_id?: string | { in: string[] }; org_id?: string | { in: string[] } }) {
+async function orgRoles(
+  db: Pick<DataLayer, "userRole">,
+  where: { user_id?: string | { in: string[] }; org_id?: string | { in: string[] } },
+) {
   return db.userRole.findMany({
     where: { ...where, role: { is_deleted: false } },
     select: { user_id: true, org_id: true, role: { select: { id: true, name: true } } },
@@ -33,7 +36,11 @@ async function orgRoles(db: Pick<DataLayer, "userRole">, where: { user_id?: stri
 const rolesFor = (roles: Awaited<ReturnType<typeof orgRoles>>, userId: string, orgId: string) =>
   roles.filter((r) => r.user_id === userId && r.org_id === orgId).map((r) => ({ id: r.role.id, name: r.role.name }));
 
-function toMember(orgId: string, m: { created_at: Date; user: { id: string; username: string; display_name: string | null; email: string | null } }, roles: Member["roles"]): Member {
+function toMember(
+  orgId: string,
+  m: { created_at: Date; user: { id: string; username: string; display_name: string | null; email: string | null } },
+  roles: Member["roles"],
+): Member {
   return {
     org_id: orgId,
     user_id: m.user.id,
@@ -49,20 +56,25 @@ function toMember(orgId: string, m: { created_at: Date; user: { id: string; user
 export async function addMember(actor: Actor, orgId: string, input: AddMemberInput): Promise<Member> {
   const db = dataLayer(auditName(actor));
   return withAccessChange(db, async (tx) => {
-      await lockOrganization(tx, orgId);
-      const org = await requireOrganization(tx, orgId);
-      const user = await tx.user.findUnique({ where: { id: input.user_id }, select: { id: true } });
-      if (!user) throw notFound("user");
-      const existing = await tx.userOrgMembership.findUnique({ where: { user_id_org_id: { user_id: input.user_id, org_id: orgId } } });
-      if (existing) throw new DomainError("conflict", "The user is already a member of the organization.", { errors: [{ path: "user_id", message: "is already a member" }] });
-      const members = await tx.userOrgMembership.count({ where: { org_id: orgId, user: { is_deleted: false } } });
-      await requireWithinQuota(tx, org.subscription_tier, "max_members", members);
-      const row = await tx.userOrgMembership.create({
-        data: { user_id: input.user_id, org_id: orgId },
-        select: { created_at: true, user: MEMBER_USER },
-      });
-      return { result: toMember(orgId, row, []), event: { userId: input.user_id } };
+    await lockOrganization(tx, orgId);
+    const org = await requireOrganization(tx, orgId);
+    const user = await tx.user.findUnique({ where: { id: input.user_id }, select: { id: true } });
+    if (!user) throw notFound("user");
+    const existing = await tx.userOrgMembership.findUnique({
+      where: { user_id_org_id: { user_id: input.user_id, org_id: orgId } },
     });
+    if (existing)
+      throw new DomainError("conflict", "The user is already a member of the organization.", {
+        errors: [{ path: "user_id", message: "is already a member" }],
+      });
+    const members = await tx.userOrgMembership.count({ where: { org_id: orgId, user: { is_deleted: false } } });
+    await requireWithinQuota(tx, org.subscription_tier, "max_members", members);
+    const row = await tx.userOrgMembership.create({
+      data: { user_id: input.user_id, org_id: orgId },
+      select: { created_at: true, user: MEMBER_USER },
+    });
+    return { result: toMember(orgId, row, []), event: { userId: input.user_id } };
+  });
 }
 
 /** Removes a user from an organization, with their grants there. Answers the removed membership. */
@@ -80,7 +92,11 @@ export async function removeMember(actor: Actor, orgId: string, userId: string):
       select: { role: { select: { permissions: { select: { permission: true } } } } },
     });
     // Removing a member takes away their org roles here: only for someone who could revoke them.
-    requireHeldByActor(actor, granted.flatMap((g) => g.role.permissions.map((p) => p.permission)).filter(isPermission), orgId);
+    requireHeldByActor(
+      actor,
+      granted.flatMap((g) => g.role.permissions.map((p) => p.permission)).filter(isPermission),
+      orgId,
+    );
     const roles = rolesFor(await orgRoles(tx, { user_id: userId, org_id: orgId }), userId, orgId);
     await tx.userRole.deleteMany({ where: { user_id: userId, org_id: orgId } });
     await tx.userOrgMembership.delete({ where: { id: membership.id } });
@@ -100,22 +116,38 @@ export async function getMember(actor: Actor, orgId: string, userId: string): Pr
 }
 
 /** An organization's members (non-deleted users), newest user first, with their org roles there. */
-export async function listMembers(actor: Actor, orgId: string, query: ListMembersQuery): Promise<{ data: Member[]; next_cursor: string | null }> {
+export async function listMembers(
+  actor: Actor,
+  orgId: string,
+  query: ListMembersQuery,
+): Promise<{ data: Member[]; next_cursor: string | null }> {
   const db = dataLayer(auditName(actor));
   await requireOrganization(db, orgId);
   const contains = query.q ? { contains: query.q, mode: "insensitive" as const } : undefined;
   const where = {
     org_id: orgId,
-    user: { is_deleted: false, ...(contains ? { OR: [{ username: contains }, { display_name: contains }, { email: contains }] } : {}) },
+    user: {
+      is_deleted: false,
+      ...(contains ? { OR: [{ username: contains }, { display_name: contains }, { email: contains }] } : {}),
+    },
   };
   const result = await paginate(
     query,
     byUuidDesc("user_id"),
-    (w) => db.userOrgMembership.findMany({ where: { ...where, ...w.after }, select: { user_id: true, created_at: true, user: MEMBER_USER }, orderBy: w.orderBy, take: w.take }),
+    (w) =>
+      db.userOrgMembership.findMany({
+        where: { ...where, ...w.after },
+        select: { user_id: true, created_at: true, user: MEMBER_USER },
+        orderBy: w.orderBy,
+        take: w.take,
+      }),
     (row) => row,
   );
   const roles = await orgRoles(db, { org_id: orgId, user_id: { in: result.data.map((r) => r.user_id) } });
-  return { data: result.data.map((m) => toMember(orgId, m, rolesFor(roles, m.user_id, orgId))), next_cursor: result.next_cursor };
+  return {
+    data: result.data.map((m) => toMember(orgId, m, rolesFor(roles, m.user_id, orgId))),
+    next_cursor: result.next_cursor,
+  };
 }
 
 /** The organizations a user belongs to (non-deleted ones), newest first, with the user's org roles. */
@@ -129,7 +161,13 @@ export async function listUserOrganizations(
   const result = await paginate(
     query,
     byUuidDesc("org_id"),
-    (w) => db.userOrgMembership.findMany({ where: { user_id: userId, ...w.after }, select: { org_id: true, created_at: true, org: { select: { name: true, display_name: true } } }, orderBy: w.orderBy, take: w.take }),
+    (w) =>
+      db.userOrgMembership.findMany({
+        where: { user_id: userId, ...w.after },
+        select: { org_id: true, created_at: true, org: { select: { name: true, display_name: true } } },
+        orderBy: w.orderBy,
+        take: w.take,
+      }),
     (row) => row,
   );
   const roles = await orgRoles(db, { user_id: userId, org_id: { in: result.data.map((r) => r.org_id) } });

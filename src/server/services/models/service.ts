@@ -41,7 +41,12 @@ export async function listModels(actor: Actor, query: ListModelsQuery) {
     ...(query.enabled === undefined ? {} : { enabled: query.enabled }),
   };
   const db = dataLayer(auditName(actor));
-  return paginate(query, byRowId, (w) => db.providerModelConfig.findMany({ where: { ...where, ...w.after }, orderBy: w.orderBy, take: w.take }), toModel);
+  return paginate(
+    query,
+    byRowId,
+    (w) => db.providerModelConfig.findMany({ where: { ...where, ...w.after }, orderBy: w.orderBy, take: w.take }),
+    toModel,
+  );
 }
 
 export async function createModel(actor: Actor, input: CreateModelInput) {
@@ -65,7 +70,10 @@ export async function lookupModel(actor: Actor, name: string) {
   const db = dataLayer(auditName(actor));
   const row =
     (await db.providerModelConfig.findFirst({ where: { model_id: name, enabled: true }, orderBy: { id: "asc" } })) ??
-    (await db.providerModelConfig.findFirst({ where: { enabled: true, aliases: { array_contains: [name] } }, orderBy: { id: "asc" } }));
+    (await db.providerModelConfig.findFirst({
+      where: { enabled: true, aliases: { array_contains: [name] } },
+      orderBy: { id: "asc" },
+    }));
   if (!row) throw notFound("model");
   return toModel(row);
 }

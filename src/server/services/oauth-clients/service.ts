@@ -27,7 +27,8 @@ const SECRET_PREFIX = "cds_";
 
 type Row = Prisma.Oauth2ClientGetPayload<object>;
 
-const strings = (value: unknown): string[] => (Array.isArray(value) ? value.filter((v): v is string => typeof v === "string") : []);
+const strings = (value: unknown): string[] =>
+  Array.isArray(value) ? value.filter((v): v is string => typeof v === "string") : [];
 
 export function toOAuthClient(row: Row): OAuthClient {
   return {
@@ -72,41 +73,61 @@ export async function createOAuthClient(actor: Actor, input: CreateOAuthClientIn
   checkScopes(actor, input.allowed_scopes, input.allowed_scopes);
   const secret = input.client_type === "confidential" ? newSecret() : null;
   const row = await dataLayer(auditName(actor)).oauth2Client.create({
-      data: {
-        client_id: newClientId(),
-        client_secret_hash: secret?.hash ?? null,
-        name: input.name,
-        client_type: input.client_type,
-        is_first_party: input.is_first_party,
-        redirect_uris: input.redirect_uris,
-        allowed_grant_types: input.allowed_grant_types,
-        allowed_scopes: input.allowed_scopes,
-      },
-    });
+    data: {
+      client_id: newClientId(),
+      client_secret_hash: secret?.hash ?? null,
+      name: input.name,
+      client_type: input.client_type,
+      is_first_party: input.is_first_party,
+      redirect_uris: input.redirect_uris,
+      allowed_grant_types: input.allowed_grant_types,
+      allowed_scopes: input.allowed_scopes,
+    },
+  });
   return { ...toOAuthClient(row), client_secret: secret?.secret ?? null };
 }
 
-export async function listOAuthClients(actor: Actor, query: ListOAuthClientsQuery): Promise<{ data: OAuthClient[]; next_cursor: string | null }> {
+export async function listOAuthClients(
+  actor: Actor,
+  query: ListOAuthClientsQuery,
+): Promise<{ data: OAuthClient[]; next_cursor: string | null }> {
   const contains = query.q ? { contains: query.q, mode: "insensitive" as const } : undefined;
   const where = {
     ...(contains ? { OR: [{ name: contains }, { client_id: contains }] } : {}),
     ...(query.active === undefined ? {} : { is_active: query.active }),
   };
   const db = dataLayer(auditName(actor), { includeDeleted: query.include_deleted === true });
-  return paginate(query, newestFirst, (w) => db.oauth2Client.findMany({ where: { ...where, ...w.after }, orderBy: w.orderBy, take: w.take }), toOAuthClient);
+  return paginate(
+    query,
+    newestFirst,
+    (w) => db.oauth2Client.findMany({ where: { ...where, ...w.after }, orderBy: w.orderBy, take: w.take }),
+    toOAuthClient,
+  );
 }
 
-export async function getOAuthClient(actor: Actor, clientId: string, options: { includeDeleted?: boolean } = {}): Promise<OAuthClient> {
-  return toOAuthClient(await requireClient(dataLayer(auditName(actor), { includeDeleted: options.includeDeleted === true }), clientId));
+export async function getOAuthClient(
+  actor: Actor,
+  clientId: string,
+  options: { includeDeleted?: boolean } = {},
+): Promise<OAuthClient> {
+  return toOAuthClient(
+    await requireClient(dataLayer(auditName(actor), { includeDeleted: options.includeDeleted === true }), clientId),
+  );
 }
 
 /** Updates a client; the result must still be a valid registration. client_type is fixed. */
-export async function updateOAuthClient(actor: Actor, clientId: string, input: UpdateOAuthClientInput): Promise<OAuthClient> {
+export async function updateOAuthClient(
+  actor: Actor,
+  clientId: string,
+  input: UpdateOAuthClientInput,
+): Promise<OAuthClient> {
   const db = dataLayer(auditName(actor));
   const row = await db.$transaction(async (tx) => {
     const current = await requireClient(tx, clientId);
     if (input.client_type !== undefined && input.client_type !== current.client_type) {
-      throw new DomainError("immutable_field", "The client type is fixed at registration.", { errors: [{ path: "client_type", message: "is fixed at registration" }] });
+      throw new DomainError("immutable_field", "The client type is fixed at registration.", {
+        errors: [{ path: "client_type", message: "is fixed at registration" }],
+      });
     }
     const next = {
       client_type: current.client_type,
@@ -117,7 +138,11 @@ export async function updateOAuthClient(actor: Actor, clientId: string, input: U
     if (problems.length > 0) throw validationFailed(problems);
     if (input.allowed_scopes) {
       const before = new Set(strings(current.allowed_scopes));
-      checkScopes(actor, input.allowed_scopes, input.allowed_scopes.filter((s) => !before.has(s)));
+      checkScopes(
+        actor,
+        input.allowed_scopes,
+        input.allowed_scopes.filter((s) => !before.has(s)),
+      );
     }
     const { client_type: _fixed, ...changes } = input;
     return tx.oauth2Client.update({ where: { id: current.id }, data: changes });
@@ -129,7 +154,9 @@ export async function updateOAuthClient(actor: Actor, clientId: string, input: U
 export async function deleteOAuthClient(actor: Actor, clientId: string): Promise<OAuthClient> {
   const db = dataLayer(auditName(actor));
   const current = await requireClient(db, clientId);
-  return toOAuthClient(await db.oauth2Client.update({ where: { id: current.id }, data: { is_deleted: true, is_active: false } }));
+  return toOAuthClient(
+    await db.oauth2Client.update({ where: { id: current.id }, data: { is_deleted: true, is_active: false } }),
+  );
 }
 
 /** Brings a deleted client back, still deactivated (activate it with an update); a live one answers as it is. */
@@ -137,14 +164,17 @@ export async function restoreOAuthClient(actor: Actor, clientId: string): Promis
   const db = dataLayer(auditName(actor));
   const deleted = await db.oauth2Client.findFirst({ where: { client_id: clientId, is_deleted: true } });
   if (!deleted) return getOAuthClient(actor, clientId);
-  return toOAuthClient(await db.oauth2Client.update({ where: { id: deleted.id, is_deleted: true }, data: { is_deleted: false } }));
+  return toOAuthClient(
+    await db.oauth2Client.update({ where: { id: deleted.id, is_deleted: true }, data: { is_deleted: false } }),
+  );
 }
 
 /** Issues a new secret for a confidential client; the old one stops working at once. */
 export async function rotateOAuthClientSecret(actor: Actor, clientId: string): Promise<OAuthClientWithSecret> {
   const db = dataLayer(auditName(actor));
   const current = await requireClient(db, clientId);
-  if (current.client_type !== "confidential") throw new DomainError("conflict", "A public client has no secret to rotate.");
+  if (current.client_type !== "confidential")
+    throw new DomainError("conflict", "A public client has no secret to rotate.");
   const secret = newSecret();
   const row = await db.oauth2Client.update({ where: { id: current.id }, data: { client_secret_hash: secret.hash } });
   return { ...toOAuthClient(row), client_secret: secret.secret };
@@ -155,7 +185,10 @@ export async function rotateOAuthClientSecret(actor: Actor, clientId: string): P
  * client whose stored hash matches, compared in constant time.
  */
 export async function verifyClientSecret(clientId: string, secret: string): Promise<boolean> {
-  const row = await dataLayer("system:oauth").oauth2Client.findUnique({ where: { client_id: clientId }, select: { client_secret_hash: true, is_active: true } });
+  const row = await dataLayer("system:oauth").oauth2Client.findUnique({
+    where: { client_id: clientId },
+    select: { client_secret_hash: true, is_active: true },
+  });
   if (!row?.is_active || !row.client_secret_hash) return false;
   const a = Buffer.from(row.client_secret_hash, "hex");
   const b = Buffer.from(hashClientSecret(secret), "hex");

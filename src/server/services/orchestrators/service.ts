@@ -46,7 +46,12 @@ export async function createOrchestrator(actor: Actor, orgId: string, input: Cre
   const row = await dataLayer(auditName(actor)).$transaction(async (tx) => {
     await lockOrganization(tx, orgId);
     const org = await requireOrganization(tx, orgId);
-    await requireWithinQuota(tx, org.subscription_tier, "max_orchestrators", await tx.orchestratorInstance.count({ where: { org_id: orgId } }));
+    await requireWithinQuota(
+      tx,
+      org.subscription_tier,
+      "max_orchestrators",
+      await tx.orchestratorInstance.count({ where: { org_id: orgId } }),
+    );
     const layers = await settingLayers(tx, orgId);
     checkInstanceConfig(layers, input.config as JsonObject);
     await checkPluginUse(tx, orgId, input.mode, input.config, input.plugin_settings);
@@ -74,23 +79,41 @@ export async function listOrchestrators(actor: Actor, orgId: string, query: List
     ...(query.mode ? { mode: query.mode } : {}),
     ...(query.q ? { name: { contains: query.q, mode: "insensitive" } } : {}),
   };
-  return paginate(query, newestFirst, (w) => db.orchestratorInstance.findMany({ where: { ...where, ...w.after }, orderBy: w.orderBy, take: w.take }), toOrchestrator);
+  return paginate(
+    query,
+    newestFirst,
+    (w) => db.orchestratorInstance.findMany({ where: { ...where, ...w.after }, orderBy: w.orderBy, take: w.take }),
+    toOrchestrator,
+  );
 }
 
-async function requireInstance(db: Pick<ReturnType<typeof dataLayer>, "orchestratorInstance">, orgId: string, id: string) {
+async function requireInstance(
+  db: Pick<ReturnType<typeof dataLayer>, "orchestratorInstance">,
+  orgId: string,
+  id: string,
+) {
   const row = await db.orchestratorInstance.findFirst({ where: { id, org_id: orgId } });
   if (!row) throw notFound("orchestrator instance");
   return row;
 }
 
-export async function getOrchestrator(actor: Actor, orgId: string, id: string, options: { includeDeleted?: boolean } = {}) {
-  return toOrchestrator(await requireInstance(dataLayer(auditName(actor), { includeDeleted: options.includeDeleted === true }), orgId, id));
+export async function getOrchestrator(
+  actor: Actor,
+  orgId: string,
+  id: string,
+  options: { includeDeleted?: boolean } = {},
+) {
+  return toOrchestrator(
+    await requireInstance(dataLayer(auditName(actor), { includeDeleted: options.includeDeleted === true }), orgId, id),
+  );
 }
 
 export async function updateOrchestrator(actor: Actor, orgId: string, id: string, input: UpdateOrchestratorInput) {
   const row = await dataLayer(auditName(actor)).$transaction(async (tx) => {
     const existing = await requireInstance(tx, orgId, id);
-    const changed = (["framework_type", "mode"] as const).filter((f) => input[f] !== undefined && input[f] !== existing[f]);
+    const changed = (["framework_type", "mode"] as const).filter(
+      (f) => input[f] !== undefined && input[f] !== existing[f],
+    );
     if (changed.length > 0) {
       throw new DomainError("immutable_field", `Fixed at creation: ${changed.join(", ")}.`, {
         errors: changed.map((path) => ({ path, message: "cannot change after creation" })),
@@ -98,11 +121,22 @@ export async function updateOrchestrator(actor: Actor, orgId: string, id: string
     }
     const { framework_type: _f, mode: _m, config, plugin_settings, ...rest } = input;
     if (config !== undefined || plugin_settings !== undefined) {
-      await checkPluginUse(tx, orgId, existing.mode, (config ?? existing.config) as JsonObject, (plugin_settings ?? existing.plugin_settings) as JsonObject);
+      await checkPluginUse(
+        tx,
+        orgId,
+        existing.mode,
+        (config ?? existing.config) as JsonObject,
+        (plugin_settings ?? existing.plugin_settings) as JsonObject,
+      );
     }
     const layers = await settingLayers(tx, orgId);
     if (config !== undefined) checkInstanceConfig(layers, config as JsonObject);
-    const next = { ...existing, ...rest, config: config ?? existing.config, plugin_settings: plugin_settings ?? existing.plugin_settings };
+    const next = {
+      ...existing,
+      ...rest,
+      config: config ?? existing.config,
+      plugin_settings: plugin_settings ?? existing.plugin_settings,
+    };
     return tx.orchestratorInstance.update({
       where: { id },
       data: {
@@ -122,7 +156,10 @@ export async function deleteOrchestrator(actor: Actor, orgId: string, id: string
     await requireInstance(tx, orgId, id);
     const referencing = await tx.centralPoint.findMany({ where: { orchestrator_id: id }, select: { name: true } });
     if (referencing.length > 0) {
-      throw new DomainError("conflict", `Central points refer to this instance: ${referencing.map((c) => c.name).join(", ")}. Point them elsewhere or delete them first.`);
+      throw new DomainError(
+        "conflict",
+        `Central points refer to this instance: ${referencing.map((c) => c.name).join(", ")}. Point them elsewhere or delete them first.`,
+      );
     }
     return tx.orchestratorInstance.update({ where: { id }, data: { is_deleted: true } });
   });
@@ -136,9 +173,17 @@ export async function restoreOrchestrator(actor: Actor, orgId: string, id: strin
     const deleted = await tx.orchestratorInstance.findFirst({ where: { id, org_id: orgId, is_deleted: true } });
     if (!deleted) return requireInstance(tx, orgId, id);
     const org = await requireOrganization(tx, orgId);
-    await requireWithinQuota(tx, org.subscription_tier, "max_orchestrators", await tx.orchestratorInstance.count({ where: { org_id: orgId } }));
+    await requireWithinQuota(
+      tx,
+      org.subscription_tier,
+      "max_orchestrators",
+      await tx.orchestratorInstance.count({ where: { org_id: orgId } }),
+    );
     const config_hash = hashFor(await settingLayers(tx, orgId), deleted);
-    return tx.orchestratorInstance.update({ where: { id, is_deleted: true }, data: { is_deleted: false, config_hash } });
+    return tx.orchestratorInstance.update({
+      where: { id, is_deleted: true },
+      data: { is_deleted: false, config_hash },
+    });
   });
   return toOrchestrator(row);
 }

@@ -30,7 +30,10 @@ export function toOrganization(row: OrganizationRow): Organization {
 }
 
 /** The organization, or a 404 when it does not exist or is soft-deleted. */
-export async function requireOrganization(db: Pick<DataLayer, "organization">, orgId: string): Promise<OrganizationRow> {
+export async function requireOrganization(
+  db: Pick<DataLayer, "organization">,
+  orgId: string,
+): Promise<OrganizationRow> {
   const org = await db.organization.findUnique({ where: { id: orgId } });
   if (!org) throw notFound("organization");
   return org;
@@ -67,7 +70,12 @@ export async function listOrganizations(actor: Actor, query: ListOrganizationsQu
         }
       : {}),
   };
-  return paginate(query, newestFirst, (w) => db.organization.findMany({ where: { AND: [where, w.after] }, orderBy: w.orderBy, take: w.take }), toOrganization);
+  return paginate(
+    query,
+    newestFirst,
+    (w) => db.organization.findMany({ where: { AND: [where, w.after] }, orderBy: w.orderBy, take: w.take }),
+    toOrganization,
+  );
 }
 
 export async function getOrganization(actor: Actor, orgId: string, options: { includeDeleted?: boolean } = {}) {

@@ -17,8 +17,13 @@ const DAY = 24 * HOUR;
 const currentHour = () => Math.floor(Date.now() / HOUR) * HOUR;
 
 // Organizations: 3 free, 2 pro, 1 enterprise, and deleted ones (one of a tier no other has).
-for (const [tier, count] of [["free", 3], ["pro", 2], ["enterprise", 1]] as const) {
-  for (let i = 0; i < count; i++) await client.organization.create({ data: { name: `${tier} ${i}`, subscription_tier: tier } });
+for (const [tier, count] of [
+  ["free", 3],
+  ["pro", 2],
+  ["enterprise", 1],
+] as const) {
+  for (let i = 0; i < count; i++)
+    await client.organization.create({ data: { name: `${tier} ${i}`, subscription_tier: tier } });
 }
 await client.organization.create({ data: { name: "deleted pro", subscription_tier: "pro", is_deleted: true } });
 await client.organization.create({ data: { name: "deleted custom", subscription_tier: "custom", is_deleted: true } });
@@ -29,10 +34,18 @@ const other = await createUser(client);
 const gone = await client.user.update({ where: { id: (await createUser(client)).id }, data: { is_deleted: true } });
 
 let keys = 0;
-const createKey = (data: { expires_at?: Date | null; is_active?: boolean; is_deleted?: boolean; user_id?: string } = {}) => {
+const createKey = (
+  data: { expires_at?: Date | null; is_active?: boolean; is_deleted?: boolean; user_id?: string } = {},
+) => {
   keys += 1;
   return client.apiKey.create({
-    data: { user_id: owner.id, name: `key ${keys}`, key_hash: String(keys).padStart(64, "0"), key_prefix: `cdk_${String(keys).padStart(8, "0")}`, ...data },
+    data: {
+      user_id: owner.id,
+      name: `key ${keys}`,
+      key_hash: String(keys).padStart(64, "0"),
+      key_prefix: `cdk_${String(keys).padStart(8, "0")}`,
+      ...data,
+    },
   });
 };
 const inDays = (days: number) => new Date(Date.now() + days * DAY);
@@ -55,7 +68,9 @@ await createKey({ is_deleted: true });
 // times, so that only refusals set their order; the most refused one's refusals all in the week's
 // first hour. Refusals and requests older than the week: a hundred of the least refused key's, which
 // would put it first.
-const refusedKeys = await Promise.all(Array.from({ length: 12 }, (_, i) => createKey({ user_id: i % 2 ? other.id : owner.id })));
+const refusedKeys = await Promise.all(
+  Array.from({ length: 12 }, (_, i) => createKey({ user_id: i % 2 ? other.id : owner.id })),
+);
 const seededHour = currentHour();
 const records: { keyId: string; status: number; outcome: string; hour: number }[] = [];
 const record = (keyId: string, status: number, outcome: string, hoursAgo: number, times = 1) => {
@@ -64,7 +79,13 @@ const record = (keyId: string, status: number, outcome: string, hoursAgo: number
 refusedKeys.forEach((key, i) => {
   const hoursAgo = i === 11 ? 167 : i * 7;
   for (let n = 0; n <= i; n++) {
-    const [status, outcome] = ([[401, "401"], [403, "403"], [429, "429"]] as const)[n % 3]!;
+    const [status, outcome] = (
+      [
+        [401, "401"],
+        [403, "403"],
+        [429, "429"],
+      ] as const
+    )[n % 3]!;
     record(key.id, status, outcome, hoursAgo);
   }
   record(key.id, 200, "2xx", hoursAgo + 1, 20 - i);
@@ -161,13 +182,20 @@ describe("overview", () => {
 
   it("shows the audit trail's eight latest events, newest first, with their actors' usernames, deleted users' too", async () => {
     const events = await client.auditEvent.findMany({ orderBy: { id: "desc" }, take: 8 });
-    const usernames = new Map([[owner.id, owner.username], [gone.id, gone.username]]);
+    const usernames = new Map([
+      [owner.id, owner.username],
+      [gone.id, gone.username],
+    ]);
     expect(answer.latest_events.map((e) => [e.id, e.actor.username])).toEqual(
       events.map((e) => [e.id, e.actor_user_id ? usernames.get(e.actor_user_id) : null]),
     );
-    expect(new Set(answer.latest_events.map((e) => e.actor.username))).toEqual(new Set([owner.username, gone.username, null]));
+    expect(new Set(answer.latest_events.map((e) => e.actor.username))).toEqual(
+      new Set([owner.username, gone.username, null]),
+    );
     // Each event as the audit log's first page shows it.
     expect(answer.latest_events).toEqual((await listAuditEvents(cli, listAuditEventsQuery.parse({ limit: 8 }))).data);
-    expect(answer.latest_events.find((e) => e.action === "test.event_7")?.changes).toEqual({ name: { old: "a", new: "b" } });
+    expect(answer.latest_events.find((e) => e.action === "test.event_7")?.changes).toEqual({
+      name: { old: "a", new: "b" },
+    });
   });
 });

@@ -39,7 +39,9 @@ export async function overview(actor: Actor): Promise<Overview> {
       FROM api_keys WHERE is_active AND NOT is_deleted AND (expires_at IS NULL OR expires_at > now())`,
     db.$queryRaw<{ hour: Date; outcome: UsageOutcome; count: bigint }[]>`
       SELECT hour, outcome, count FROM api_key_usage_totals WHERE hour >= ${since} ORDER BY 1, 2`,
-    db.$queryRaw<{ id: string; name: string; key_prefix: string; user_id: string; username: string; refused: bigint }[]>`
+    db.$queryRaw<
+      { id: string; name: string; key_prefix: string; user_id: string; username: string; refused: bigint }[]
+    >`
       SELECT k.id, k.name, k.key_prefix, k.user_id, u.username, r.refused
       FROM (SELECT key_id, sum(count) AS refused FROM api_key_usage
             WHERE hour >= ${since} AND outcome IN ('401', '403', '429') GROUP BY key_id ORDER BY refused DESC, key_id LIMIT ${MOST_REFUSED}) r

@@ -13,13 +13,16 @@ const check = (schema: object, value: unknown, budget = new CheckBudget()) => {
 };
 
 // Nested arrays, `depth` levels deep, with a string where the schema wants an array at the bottom.
-const nestedArrays = (depth: number): unknown => Array.from({ length: depth }).reduce<unknown>((inner) => [inner], "leaf");
+const nestedArrays = (depth: number): unknown =>
+  Array.from({ length: depth }).reduce<unknown>((inner) => [inner], "leaf");
 
 describe("settings schemas as untrusted data", () => {
   it("matches a backtracking pattern in linear time", () => {
     // JavaScript's own engine needs about 2^n steps for n "a"s here; 5,000 would never end.
     const schema = { type: "object", properties: { name: { type: "string", pattern: "^(a+)+$" } } };
-    expect(check(schema, { name: `${"a".repeat(5000)}!` })).toEqual([{ path: "default_settings.name", message: 'must match pattern "^(a+)+$"' }]);
+    expect(check(schema, { name: `${"a".repeat(5000)}!` })).toEqual([
+      { path: "default_settings.name", message: 'must match pattern "^(a+)+$"' },
+    ]);
     expect(check(schema, { name: "a".repeat(5000) })).toEqual([]);
   });
 
@@ -30,10 +33,13 @@ describe("settings schemas as untrusted data", () => {
       patternProperties: { "^(a|a)+$": { type: "integer" } },
       propertyNames: { pattern: "^(([a-z])+.)+[A-Z]([a-z])+$" },
     };
-    expect(check(schema, { [key]: "x" }).map((p) => p.message)).toEqual(['must match pattern "^(([a-z])+.)+[A-Z]([a-z])+$"', "property name must be valid"]);
-    expect(check({ type: "object", patternProperties: { "^(a|a)+$": { type: "integer" } } }, { ["a".repeat(5000)]: "x" })).toEqual([
-      { path: `default_settings.${"a".repeat(5000)}`, message: "must be integer" },
+    expect(check(schema, { [key]: "x" }).map((p) => p.message)).toEqual([
+      'must match pattern "^(([a-z])+.)+[A-Z]([a-z])+$"',
+      "property name must be valid",
     ]);
+    expect(
+      check({ type: "object", patternProperties: { "^(a|a)+$": { type: "integer" } } }, { ["a".repeat(5000)]: "x" }),
+    ).toEqual([{ path: `default_settings.${"a".repeat(5000)}`, message: "must be integer" }]);
   });
 
   it("refuses patterns that need backtracking, naming the schema", () => {
@@ -45,7 +51,13 @@ describe("settings schemas as untrusted data", () => {
   });
 
   it("keeps what JavaScript patterns mean where RE2 has the same syntax", () => {
-    const schema = { type: "object", properties: { id: { type: "string", pattern: "^(?<year>\\d{4})-[\\p{L}_]+$" }, tag: { type: "string", pattern: "\\u00e9" } } };
+    const schema = {
+      type: "object",
+      properties: {
+        id: { type: "string", pattern: "^(?<year>\\d{4})-[\\p{L}_]+$" },
+        tag: { type: "string", pattern: "\\u00e9" },
+      },
+    };
     expect(check(schema, { id: "2026-été", tag: "café" })).toEqual([]);
     expect(check(schema, { id: "26-x" }).map((p) => p.path)).toEqual(["default_settings.id"]);
   });
@@ -56,7 +68,9 @@ describe("settings schemas as untrusted data", () => {
       hits.push(request.url ?? "");
       response.end(JSON.stringify({ type: "string" }));
     });
-    const listening = new Promise<string>((resolve) => server.listen(0, "127.0.0.1", () => resolve(`http://127.0.0.1:${(server.address() as AddressInfo).port}`)));
+    const listening = new Promise<string>((resolve) =>
+      server.listen(0, "127.0.0.1", () => resolve(`http://127.0.0.1:${(server.address() as AddressInfo).port}`)),
+    );
     afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
     it("never fetches a remote $ref or $schema, and refuses the schema", async () => {
@@ -68,10 +82,15 @@ describe("settings schemas as untrusted data", () => {
         { $dynamicRef: `${base}/dyn.json#meta` },
       ]) {
         const [problem] = schemaProblems(schema, new CheckBudget());
-        expect(problem?.message, JSON.stringify(schema)).toMatch(/^is not a valid JSON Schema: (can't resolve reference|"\$dynamicRef" only supports hash fragment)/);
+        expect(problem?.message, JSON.stringify(schema)).toMatch(
+          /^is not a valid JSON Schema: (can't resolve reference|"\$dynamicRef" only supports hash fragment)/,
+        );
       }
       expect(schemaProblems({ $schema: `${base}/meta.json` }, new CheckBudget())).toEqual([
-        { path: "settings_schema.$schema", message: "must be https://json-schema.org/draft/2020-12/schema (draft 2020-12) or absent" },
+        {
+          path: "settings_schema.$schema",
+          message: "must be https://json-schema.org/draft/2020-12/schema (draft 2020-12) or absent",
+        },
       ]);
       await new Promise((resolve) => setTimeout(resolve, 50));
       expect(hits).toEqual([]);
@@ -89,14 +108,28 @@ describe("settings schemas as untrusted data", () => {
   });
 
   it("resolves local references and $defs", () => {
-    const schema = { $defs: { port: { type: "integer", minimum: 1, maximum: 65535 } }, type: "object", properties: { port: { $ref: "#/$defs/port" } } };
+    const schema = {
+      $defs: { port: { type: "integer", minimum: 1, maximum: 65535 } },
+      type: "object",
+      properties: { port: { $ref: "#/$defs/port" } },
+    };
     expect(check(schema, { port: 443 })).toEqual([]);
     expect(check(schema, { port: 0 })).toEqual([{ path: "default_settings.port", message: "must be >= 1" }]);
   });
 
   it("stops work that is exponential in the data at the time budget, and says so", () => {
     // Both branches of anyOf descend into the same recursive definition: 2^depth paths.
-    const schema = { $defs: { n: { anyOf: [{ type: "array", items: { $ref: "#/$defs/n" } }, { type: "array", items: { $ref: "#/$defs/n" } }] } }, $ref: "#/$defs/n" };
+    const schema = {
+      $defs: {
+        n: {
+          anyOf: [
+            { type: "array", items: { $ref: "#/$defs/n" } },
+            { type: "array", items: { $ref: "#/$defs/n" } },
+          ],
+        },
+      },
+      $ref: "#/$defs/n",
+    };
     const budget = new CheckBudget();
     expect(schemaProblems(schema, budget)).toEqual([]);
     expect(validationProblems(schema, nestedArrays(60), "default_settings", budget)).toEqual([
@@ -111,11 +144,19 @@ describe("settings schemas as untrusted data", () => {
 
   it("caps a schema's size and depth, and takes only draft 2020-12", () => {
     const big = { description: "x".repeat(MAX_SCHEMA_BYTES) };
-    expect(schemaProblems(big, new CheckBudget())).toEqual([{ path: "settings_schema", message: "must be at most 32 KiB of JSON" }]);
+    expect(schemaProblems(big, new CheckBudget())).toEqual([
+      { path: "settings_schema", message: "must be at most 32 KiB of JSON" },
+    ]);
     const deep = Array.from({ length: 40 }).reduce<object>((inner) => ({ not: inner }), {});
-    expect(schemaProblems(deep, new CheckBudget())).toEqual([{ path: "settings_schema", message: "must not be nested deeper than 32 levels" }]);
-    expect(schemaProblems({ $schema: "http://json-schema.org/draft-07/schema#" }, new CheckBudget())[0]?.path).toBe("settings_schema.$schema");
-    expect(schemaProblems({ $schema: "https://json-schema.org/draft/2020-12/schema", type: "object" }, new CheckBudget())).toEqual([]);
+    expect(schemaProblems(deep, new CheckBudget())).toEqual([
+      { path: "settings_schema", message: "must not be nested deeper than 32 levels" },
+    ]);
+    expect(schemaProblems({ $schema: "http://json-schema.org/draft-07/schema#" }, new CheckBudget())[0]?.path).toBe(
+      "settings_schema.$schema",
+    );
+    expect(
+      schemaProblems({ $schema: "https://json-schema.org/draft/2020-12/schema", type: "object" }, new CheckBudget()),
+    ).toEqual([]);
   });
 
   it("looks only at a value's own properties", () => {
@@ -127,13 +168,30 @@ describe("settings schemas as untrusted data", () => {
 
   it("names at most 20 problems", () => {
     const schema = { type: "array", items: { type: "integer" } };
-    expect(check(schema, Array.from({ length: 500 }, () => "x"))).toHaveLength(20);
+    expect(
+      check(
+        schema,
+        Array.from({ length: 500 }, () => "x"),
+      ),
+    ).toHaveLength(20);
   });
 
   it("reports a stored schema it cannot compile as a problem of the value, not a fault", () => {
     // Accepted before patterns ran on RE2.
-    expect(validationProblems({ type: "string", pattern: "^(?!admin).*$" }, "x", "plugin_settings.com.acme.crm", new CheckBudget())).toEqual([
-      { path: "plugin_settings.com.acme.crm", message: expect.stringMatching(/^cannot be checked: the plugin.s settings_schema is not valid today: .*regexp/) as unknown },
+    expect(
+      validationProblems(
+        { type: "string", pattern: "^(?!admin).*$" },
+        "x",
+        "plugin_settings.com.acme.crm",
+        new CheckBudget(),
+      ),
+    ).toEqual([
+      {
+        path: "plugin_settings.com.acme.crm",
+        message: expect.stringMatching(
+          /^cannot be checked: the plugin.s settings_schema is not valid today: .*regexp/,
+        ) as unknown,
+      },
     ]);
   });
 });

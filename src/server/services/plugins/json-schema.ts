@@ -98,7 +98,13 @@ export class CheckBudget {
 
 const fieldErrors = (errors: ErrorObject[] | null | undefined, root: string): FieldError[] =>
   (errors ?? []).slice(0, MAX_REPORTED_ERRORS).map((e) => ({
-    path: [root, ...e.instancePath.split("/").filter(Boolean).map((s) => s.replace(/~1/g, "/").replace(/~0/g, "~"))].join("."),
+    path: [
+      root,
+      ...e.instancePath
+        .split("/")
+        .filter(Boolean)
+        .map((s) => s.replace(/~1/g, "/").replace(/~0/g, "~")),
+    ].join("."),
     message: e.message ?? "is not valid",
   }));
 
@@ -131,8 +137,10 @@ const timeProblem = (root: string): FieldError[] => problem(root, `could not be 
 export function schemaProblems(schema: unknown, budget: CheckBudget, root = "settings_schema"): FieldError[] {
   if (typeof schema !== "object" || schema === null || Array.isArray(schema)) return problem(root, "must be an object");
   const text = JSON.stringify(schema);
-  if (Buffer.byteLength(text) > MAX_SCHEMA_BYTES) return problem(root, `must be at most ${MAX_SCHEMA_BYTES / 1024} KiB of JSON`);
-  if (depthOf(schema, MAX_SCHEMA_DEPTH + 1) > MAX_SCHEMA_DEPTH) return problem(root, `must not be nested deeper than ${MAX_SCHEMA_DEPTH} levels`);
+  if (Buffer.byteLength(text) > MAX_SCHEMA_BYTES)
+    return problem(root, `must be at most ${MAX_SCHEMA_BYTES / 1024} KiB of JSON`);
+  if (depthOf(schema, MAX_SCHEMA_DEPTH + 1) > MAX_SCHEMA_DEPTH)
+    return problem(root, `must not be nested deeper than ${MAX_SCHEMA_DEPTH} levels`);
   const declared = (schema as Record<string, unknown>).$schema;
   if (declared !== undefined && declared !== DRAFT_2020_12 && declared !== `${DRAFT_2020_12}#`) {
     return problem(`${root}.$schema`, `must be ${DRAFT_2020_12} (draft 2020-12) or absent`);
@@ -160,6 +168,9 @@ export function validationProblems(schema: object, value: unknown, root: string,
     return budget.run(() => validate(value)) ? [] : fieldErrors(validate.errors, root);
   } catch (error) {
     if (error instanceof CheckTimeExceeded) return timeProblem(root);
-    return problem(root, `cannot be checked: the plugin's settings_schema is not valid today: ${(error as Error).message}`);
+    return problem(
+      root,
+      `cannot be checked: the plugin's settings_schema is not valid today: ${(error as Error).message}`,
+    );
   }
 }

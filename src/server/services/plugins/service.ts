@@ -24,7 +24,9 @@ export const toPlugin = (row: Row): Plugin => ({
   source: row.source as Plugin["source"],
   default_settings: row.default_settings as Plugin["default_settings"],
   settings_schema: row.settings_schema as Plugin["settings_schema"],
-  capabilities: Array.isArray(row.capabilities) ? row.capabilities.filter((c): c is string => typeof c === "string") : [],
+  capabilities: Array.isArray(row.capabilities)
+    ? row.capabilities.filter((c): c is string => typeof c === "string")
+    : [],
   created_at: row.created_at.toISOString(),
   updated_at: row.updated_at.toISOString(),
 });
@@ -34,10 +36,16 @@ const scopeWhere = (scope: PluginScope): Prisma.PluginWhereInput =>
 
 /** Recomputes is_latest for one pid in one scope: the highest version, and only it. */
 async function markLatest(tx: Pick<DataLayer, "plugin">, scope: PluginScope, pid: string) {
-  const versions = await tx.plugin.findMany({ where: { ...scopeWhere(scope), pid }, select: { id: true, version: true, is_latest: true } });
+  const versions = await tx.plugin.findMany({
+    where: { ...scopeWhere(scope), pid },
+    select: { id: true, version: true, is_latest: true },
+  });
   const highest = versions.reduce((best, v) => (!best || semver.gt(v.version, best.version) ? v : best), versions[0]);
   if (!highest || (highest.is_latest && versions.filter((v) => v.is_latest).length === 1)) return;
-  await tx.plugin.updateMany({ where: { ...scopeWhere(scope), pid, is_latest: true, NOT: { id: highest.id } }, data: { is_latest: false } });
+  await tx.plugin.updateMany({
+    where: { ...scopeWhere(scope), pid, is_latest: true, NOT: { id: highest.id } },
+    data: { is_latest: false },
+  });
   await tx.plugin.update({ where: { id: highest.id }, data: { is_latest: true } });
 }
 
@@ -58,7 +66,8 @@ function s3PathProblem(path: string, scope: PluginScope): string | undefined {
 export async function registerPlugin(actor: Actor, scope: PluginScope, input: RegisterPluginInput): Promise<Plugin> {
   const budget = new CheckBudget();
   const problems: FieldError[] = schemaProblems(input.settings_schema, budget);
-  if (problems.length === 0) problems.push(...validationProblems(input.settings_schema, input.default_settings, "default_settings", budget));
+  if (problems.length === 0)
+    problems.push(...validationProblems(input.settings_schema, input.default_settings, "default_settings", budget));
   const s3Problem = input.s3_path == null ? undefined : s3PathProblem(input.s3_path, scope);
   if (s3Problem) problems.push({ path: "s3_path", message: s3Problem });
   let logo: string | null = null;
@@ -75,16 +84,16 @@ export async function registerPlugin(actor: Actor, scope: PluginScope, input: Re
     const lockKey = `plugins:${scope.source}:${scope.source === "org" ? scope.orgId : ""}:${input.pid}`;
     await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtextextended(${lockKey}, 0))`;
     const created = await tx.plugin.create({
-        data: {
-          ...input,
-          logo_image: logo,
-          source: scope.source,
-          org_id: scope.source === "org" ? scope.orgId : null,
-          is_latest: false,
-          default_settings: input.default_settings as Prisma.InputJsonValue,
-          settings_schema: input.settings_schema as Prisma.InputJsonValue,
-        },
-      });
+      data: {
+        ...input,
+        logo_image: logo,
+        source: scope.source,
+        org_id: scope.source === "org" ? scope.orgId : null,
+        is_latest: false,
+        default_settings: input.default_settings as Prisma.InputJsonValue,
+        settings_schema: input.settings_schema as Prisma.InputJsonValue,
+      },
+    });
     await markLatest(tx, scope, input.pid);
     return tx.plugin.findUniqueOrThrow({ where: { id: created.id } });
   });
@@ -106,11 +115,24 @@ export async function listPlugins(actor: Actor, view: PluginScope, query: ListPl
     query.latest ? { is_latest: true } : {},
     query.enabled === undefined ? {} : { enabled: query.enabled },
   ];
-  return paginate(query, newestFirst, (w) => db.plugin.findMany({ where: { AND: [...filters, w.after] }, orderBy: w.orderBy, take: w.take }), toPlugin);
+  return paginate(
+    query,
+    newestFirst,
+    (w) => db.plugin.findMany({ where: { AND: [...filters, w.after] }, orderBy: w.orderBy, take: w.take }),
+    toPlugin,
+  );
 }
 
-async function requireVisible(db: Pick<DataLayer, "plugin">, view: PluginScope, id: string, options: { ownOnly?: boolean } = {}) {
-  const scopes = view.source === "org" && !options.ownOnly ? [scopeWhere({ source: "system" }), scopeWhere(view)] : [scopeWhere(view)];
+async function requireVisible(
+  db: Pick<DataLayer, "plugin">,
+  view: PluginScope,
+  id: string,
+  options: { ownOnly?: boolean } = {},
+) {
+  const scopes =
+    view.source === "org" && !options.ownOnly
+      ? [scopeWhere({ source: "system" }), scopeWhere(view)]
+      : [scopeWhere(view)];
   const row = await db.plugin.findFirst({ where: { id, OR: scopes } });
   if (!row) throw notFound("plugin");
   return row;
@@ -146,7 +168,12 @@ export async function checkPluginUse(
   const pids = [...new Set([...(active as string[]), ...Object.keys(pluginSettings)])];
   if (pids.length === 0) return;
   const latest = await db.plugin.findMany({
-    where: { pid: { in: pids }, is_latest: true, enabled: true, OR: [scopeWhere({ source: "system" }), scopeWhere({ source: "org", orgId })] },
+    where: {
+      pid: { in: pids },
+      is_latest: true,
+      enabled: true,
+      OR: [scopeWhere({ source: "system" }), scopeWhere({ source: "org", orgId })],
+    },
   });
   // An organization's own plugin of a pid takes precedence over a system plugin of the same pid.
   const byPid = new Map<string, Row>();
@@ -160,10 +187,14 @@ export async function checkPluginUse(
       problems.push({ path: where, message: `${pid} is not an enabled plugin of this organization's catalog` });
       continue;
     }
-    if (mode === "grounded" && !plugin.is_scoped) problems.push({ path: where, message: `${pid} has no scoped agents, which grounded mode needs` });
+    if (mode === "grounded" && !plugin.is_scoped)
+      problems.push({ path: where, message: `${pid} has no scoped agents, which grounded mode needs` });
     if (pluginSettings[pid] !== undefined) {
-      problems.push(...validationProblems(plugin.settings_schema as object, pluginSettings[pid], `plugin_settings.${pid}`, budget));
+      problems.push(
+        ...validationProblems(plugin.settings_schema as object, pluginSettings[pid], `plugin_settings.${pid}`, budget),
+      );
     }
   }
-  if (problems.length > 0) throw new DomainError("validation_failed", "The plugin settings are not valid.", { errors: problems });
+  if (problems.length > 0)
+    throw new DomainError("validation_failed", "The plugin settings are not valid.", { errors: problems });
 }

@@ -29,7 +29,9 @@ await seedRoles(client);
 /** A non-sys_admin holding roles:write plus `extra` globally, and `inOrg` in a new organization. */
 async function lesserAdmin(extra: Permission[] = [], inOrg: Permission[] = []) {
   const user = await createUser(client);
-  const globalRole = await createRole(client, "system", [...new Set<Permission>(["svc:system:roles:write", "svc:system:roles:read", ...extra])]);
+  const globalRole = await createRole(client, "system", [
+    ...new Set<Permission>(["svc:system:roles:write", "svc:system:roles:read", ...extra]),
+  ]);
   await grant(client, user.id, globalRole.id);
   const org = await createOrg(client);
   await join(client, user.id, org.id);
@@ -39,25 +41,42 @@ async function lesserAdmin(extra: Permission[] = [], inOrg: Permission[] = []) {
 
 describe("roles", () => {
   it("creates a custom role with catalog permissions only", async () => {
-    const role = await createRoleAs(cli, { name: "Auditors", scope: "system", permissions: ["svc:system:audit:read", "svc:org:read"] });
-    expect(role).toMatchObject({ name: "Auditors", scope: "system", is_built_in: false, permissions: ["svc:system:audit:read", "svc:org:read"] });
+    const role = await createRoleAs(cli, {
+      name: "Auditors",
+      scope: "system",
+      permissions: ["svc:system:audit:read", "svc:org:read"],
+    });
+    expect(role).toMatchObject({
+      name: "Auditors",
+      scope: "system",
+      is_built_in: false,
+      permissions: ["svc:system:audit:read", "svc:org:read"],
+    });
     const before = await client.role.count();
-    const error = await refusal(createRoleAs(cli, { name: "Bad", scope: "system", permissions: ["svc:org:read", "svc:nope"] }));
+    const error = await refusal(
+      createRoleAs(cli, { name: "Bad", scope: "system", permissions: ["svc:org:read", "svc:nope"] }),
+    );
     expect(error.code).toBe("validation_failed");
     expect(error.details.errors).toEqual([{ path: "permissions.1", message: "svc:nope is not a known permission" }]);
     expect(await client.role.count()).toBe(before);
   });
 
   it("keeps system permissions out of org roles", async () => {
-    const error = await refusal(createRoleAs(cli, { name: "Org thing", scope: "org", permissions: ["svc:org:read", "svc:system:users:write"] }));
+    const error = await refusal(
+      createRoleAs(cli, { name: "Org thing", scope: "org", permissions: ["svc:org:read", "svc:system:users:write"] }),
+    );
     expect(error.code).toBe("validation_failed");
-    expect(error.details.errors).toEqual([{ path: "permissions.1", message: expect.stringContaining("system permission") }]);
+    expect(error.details.errors).toEqual([
+      { path: "permissions.1", message: expect.stringContaining("system permission") },
+    ]);
   });
 
   it("refuses a duplicate name with 409", async () => {
     await createRoleAs(cli, { name: "Twins", scope: "org", permissions: [] });
     expect((await refusal(createRoleAs(cli, { name: "Twins", scope: "org", permissions: [] }))).code).toBe("conflict");
-    expect((await refusal(createRoleAs(cli, { name: "sys_admin", scope: "system", permissions: [] }))).code).toBe("conflict");
+    expect((await refusal(createRoleAs(cli, { name: "sys_admin", scope: "system", permissions: [] }))).code).toBe(
+      "conflict",
+    );
   });
 
   it("never renames, re-scopes, re-permissions or deletes a built-in role", async () => {
@@ -66,15 +85,28 @@ describe("roles", () => {
       const error = await refusal(updateRole(cli, id, change));
       expect(error.code).toBe("immutable_field");
     }
-    expect((await updateRole(cli, id, { description: "Runs an organization." })).description).toBe("Runs an organization.");
+    expect((await updateRole(cli, id, { description: "Runs an organization." })).description).toBe(
+      "Runs an organization.",
+    );
     expect((await refusal(deleteRole(cli, id))).code).toBe("conflict");
-    expect(await client.role.findUniqueOrThrow({ where: { id } })).toMatchObject({ name: "org_admin", scope: "org", is_deleted: false });
+    expect(await client.role.findUniqueOrThrow({ where: { id } })).toMatchObject({
+      name: "org_admin",
+      scope: "org",
+      is_deleted: false,
+    });
     expect(await client.rolePermission.count({ where: { role_id: id } })).toBe(ORG_PERMISSIONS.length);
   });
 
   it("replaces a custom role's permissions and soft-deletes it", async () => {
-    const role = await createRoleAs(cli, { name: "Editors", scope: "org", permissions: ["svc:org:read", "svc:org:write"] });
-    const updated = await updateRole(cli, role.id, { name: "Writers", permissions: ["svc:org:read", "svc:central_points:write"] });
+    const role = await createRoleAs(cli, {
+      name: "Editors",
+      scope: "org",
+      permissions: ["svc:org:read", "svc:org:write"],
+    });
+    const updated = await updateRole(cli, role.id, {
+      name: "Writers",
+      permissions: ["svc:org:read", "svc:central_points:write"],
+    });
     expect(updated).toMatchObject({ name: "Writers", permissions: ["svc:org:read", "svc:central_points:write"] });
     expect((await refusal(updateRole(cli, role.id, { scope: "system" }))).code).toBe("immutable_field");
     expect((await deleteRole(cli, role.id)).is_deleted).toBe(true);
@@ -85,7 +117,11 @@ describe("roles", () => {
 
   it("lets only sys_admins list deleted roles", async () => {
     const { actor } = await lesserAdmin();
-    const asked = invoke(roleOperations.list, await actor(), { params: {}, query: { include_deleted: "true" }, body: () => undefined });
+    const asked = invoke(roleOperations.list, await actor(), {
+      params: {},
+      query: { include_deleted: "true" },
+      body: () => undefined,
+    });
     expect((await refusal(asked)).code).toBe("forbidden");
   });
 });
@@ -96,8 +132,12 @@ describe("grants", () => {
     const org = await createOrg(client);
     const sys = await createRole(client, "system", ["svc:system:audit:read"]);
     const orgRole = await createRole(client, "org", ["svc:org:read"]);
-    expect((await refusal(grantRole(cli, user.id, { role_id: sys.id, org_id: org.id }))).code).toBe("validation_failed");
-    expect((await refusal(grantRole(cli, user.id, { role_id: orgRole.id, org_id: null }))).code).toBe("validation_failed");
+    expect((await refusal(grantRole(cli, user.id, { role_id: sys.id, org_id: org.id }))).code).toBe(
+      "validation_failed",
+    );
+    expect((await refusal(grantRole(cli, user.id, { role_id: orgRole.id, org_id: null }))).code).toBe(
+      "validation_failed",
+    );
     expect((await refusal(grantRole(cli, user.id, { role_id: orgRole.id, org_id: org.id }))).code).toBe("conflict");
     await join(client, user.id, org.id);
     const global = await grantRole(cli, user.id, { role_id: sys.id, org_id: null });
@@ -124,9 +164,13 @@ describe("grants", () => {
   it("refuses unknown users, roles and organizations with 404", async () => {
     const user = await createUser(client);
     const missing = "0190a000-0000-7000-8000-000000000000";
-    expect((await refusal(grantRole(cli, missing, { role_id: await roleId(client, "sys_admin"), org_id: null }))).code).toBe("not_found");
+    expect(
+      (await refusal(grantRole(cli, missing, { role_id: await roleId(client, "sys_admin"), org_id: null }))).code,
+    ).toBe("not_found");
     expect((await refusal(grantRole(cli, user.id, { role_id: missing, org_id: null }))).code).toBe("not_found");
-    expect((await refusal(grantRole(cli, user.id, { role_id: await roleId(client, "org_member"), org_id: missing }))).code).toBe("not_found");
+    expect(
+      (await refusal(grantRole(cli, user.id, { role_id: await roleId(client, "org_member"), org_id: missing }))).code,
+    ).toBe("not_found");
     expect((await refusal(revokeGrant(cli, user.id, 2_000_000_000))).code).toBe("not_found");
   });
 });
@@ -147,7 +191,9 @@ describe("no escalation", () => {
   it("refuses the sys_admin role to a non-sys_admin granter", async () => {
     const { actor } = await lesserAdmin(ALL_PERMISSIONS.filter((p) => p !== "svc:system:admin"));
     const target = await createUser(client);
-    const error = await refusal(grantRole(await actor(), target.id, { role_id: await roleId(client, "sys_admin"), org_id: null }));
+    const error = await refusal(
+      grantRole(await actor(), target.id, { role_id: await roleId(client, "sys_admin"), org_id: null }),
+    );
     expect(error).toMatchObject({ code: "scope_not_held", details: { scopes: ["svc:system:admin"] } });
   });
 
@@ -160,7 +206,9 @@ describe("no escalation", () => {
     const reader = await createRole(client, "org", ["svc:org:read"]);
     expect((await grantOrgRole(await actor(), org.id, target.id, reader.id)).org_id).toBe(org.id);
     expect((await refusal(grantOrgRole(await actor(), other.id, target.id, reader.id))).code).toBe("scope_not_held");
-    expect((await refusal(grantOrgRole(await actor(), org.id, target.id, await roleId(client, "org_admin")))).code).toBe("scope_not_held");
+    expect(
+      (await refusal(grantOrgRole(await actor(), org.id, target.id, await roleId(client, "org_admin")))).code,
+    ).toBe("scope_not_held");
     const sys = await createRole(client, "system", []);
     expect((await refusal(grantOrgRole(await actor(), org.id, target.id, sys.id))).code).toBe("validation_failed");
   });
@@ -168,10 +216,24 @@ describe("no escalation", () => {
   it("lets a role editor add or remove only permissions it holds globally", async () => {
     const { actor } = await lesserAdmin(["svc:org:read"], ["svc:org:write"]);
     const role = await createRole(client, "org", ["svc:org:read", "svc:central_points:read"]);
-    expect((await refusal(updateRole(await actor(), role.id, { permissions: ["svc:org:read", "svc:central_points:read", "svc:org:write"] }))).code).toBe("scope_not_held");
-    expect((await refusal(updateRole(await actor(), role.id, { permissions: ["svc:org:read"] }))).code).toBe("scope_not_held");
-    expect((await refusal(createRoleAs(await actor(), { name: "mine", scope: "org", permissions: ["svc:org:write"] }))).code).toBe("scope_not_held");
-    expect((await updateRole(await actor(), role.id, { permissions: ["svc:central_points:read"] })).permissions).toEqual(["svc:central_points:read"]);
+    expect(
+      (
+        await refusal(
+          updateRole(await actor(), role.id, {
+            permissions: ["svc:org:read", "svc:central_points:read", "svc:org:write"],
+          }),
+        )
+      ).code,
+    ).toBe("scope_not_held");
+    expect((await refusal(updateRole(await actor(), role.id, { permissions: ["svc:org:read"] }))).code).toBe(
+      "scope_not_held",
+    );
+    expect(
+      (await refusal(createRoleAs(await actor(), { name: "mine", scope: "org", permissions: ["svc:org:write"] }))).code,
+    ).toBe("scope_not_held");
+    expect(
+      (await updateRole(await actor(), role.id, { permissions: ["svc:central_points:read"] })).permissions,
+    ).toEqual(["svc:central_points:read"]);
     expect((await refusal(deleteRole(await actor(), role.id))).code).toBe("scope_not_held");
   });
 
@@ -194,17 +256,34 @@ describe("no escalation", () => {
   it("holds for any sequence of grants, revokes and role edits by a non-sys_admin", async () => {
     const NON_ADMIN = ALL_PERMISSIONS.filter((p) => p !== "svc:system:admin");
     const op = fc.oneof(
-      fc.record({ kind: fc.constant("create" as const), scope: fc.constantFrom<"system" | "org">("system", "org"), permissions: fc.subarray(ALL_PERMISSIONS, { maxLength: 5 }) }),
-      fc.record({ kind: fc.constant("update" as const), role: fc.nat(), permissions: fc.subarray(ALL_PERMISSIONS, { maxLength: 6 }) }),
+      fc.record({
+        kind: fc.constant("create" as const),
+        scope: fc.constantFrom<"system" | "org">("system", "org"),
+        permissions: fc.subarray(ALL_PERMISSIONS, { maxLength: 5 }),
+      }),
+      fc.record({
+        kind: fc.constant("update" as const),
+        role: fc.nat(),
+        permissions: fc.subarray(ALL_PERMISSIONS, { maxLength: 6 }),
+      }),
       fc.record({ kind: fc.constant("grant" as const), target: fc.nat(2), role: fc.nat(), org: fc.nat(2) }),
       fc.record({ kind: fc.constant("revoke" as const), target: fc.nat(2), grant: fc.nat() }),
       fc.record({ kind: fc.constant("delete" as const), role: fc.nat() }),
     );
     const scenario = fc.record({
       granterGlobal: fc.subarray(NON_ADMIN, { maxLength: 8 }),
-      granterOrg: fc.tuple(fc.subarray(ORG_PERMISSIONS, { maxLength: 8 }), fc.subarray(ORG_PERMISSIONS, { maxLength: 8 })),
+      granterOrg: fc.tuple(
+        fc.subarray(ORG_PERMISSIONS, { maxLength: 8 }),
+        fc.subarray(ORG_PERMISSIONS, { maxLength: 8 }),
+      ),
       granterInSecondOrg: fc.boolean(),
-      existing: fc.array(fc.record({ scope: fc.constantFrom<"system" | "org">("system", "org"), permissions: fc.subarray(ALL_PERMISSIONS, { maxLength: 6 }) }), { maxLength: 3 }),
+      existing: fc.array(
+        fc.record({
+          scope: fc.constantFrom<"system" | "org">("system", "org"),
+          permissions: fc.subarray(ALL_PERMISSIONS, { maxLength: 6 }),
+        }),
+        { maxLength: 3 },
+      ),
       ops: fc.array(op, { minLength: 1, maxLength: 10 }),
     });
 
@@ -214,20 +293,41 @@ describe("no escalation", () => {
         const granter = await createUser(client);
         const others = [await createUser(client), await createUser(client)];
         const people = [granter, ...others];
-        await grant(client, granter.id, (await createRole(client, "system", [...new Set<Permission>(["svc:system:roles:write", ...granterGlobal])])).id);
+        await grant(
+          client,
+          granter.id,
+          (await createRole(client, "system", [...new Set<Permission>(["svc:system:roles:write", ...granterGlobal])]))
+            .id,
+        );
         for (const [i, org] of orgs.entries()) {
           if (i === 1 && !granterInSecondOrg) continue;
           await join(client, granter.id, org.id);
           await grant(client, granter.id, (await createRole(client, "org", granterOrg[i] ?? [])).id, org.id);
         }
         for (const person of others) for (const org of orgs) await join(client, person.id, org.id);
-        const roles: string[] = [await roleId(client, "sys_admin"), await roleId(client, "org_admin"), await roleId(client, "org_member")];
-        for (const r of existing) roles.push((await createRole(client, r.scope, r.scope === "org" ? r.permissions.filter((p) => ORG_PERMISSIONS.includes(p)) : r.permissions)).id);
+        const roles: string[] = [
+          await roleId(client, "sys_admin"),
+          await roleId(client, "org_admin"),
+          await roleId(client, "org_member"),
+        ];
+        for (const r of existing)
+          roles.push(
+            (
+              await createRole(
+                client,
+                r.scope,
+                r.scope === "org" ? r.permissions.filter((p) => ORG_PERMISSIONS.includes(p)) : r.permissions,
+              )
+            ).id,
+          );
 
         const scopes: (string | undefined)[] = [undefined, orgs[0]?.id, orgs[1]?.id];
         const holdings = async (userId: string) => {
           const actor = await sessionActor(client, userId);
-          return { sysAdmin: actor.grants.isSysAdmin, held: scopes.map((s) => new Set(ALL_PERMISSIONS.filter((p) => holds(actor, p, s)))) };
+          return {
+            sysAdmin: actor.grants.isSysAdmin,
+            held: scopes.map((s) => new Set(ALL_PERMISSIONS.filter((p) => holds(actor, p, s)))),
+          };
         };
         const granterBefore = await holdings(granter.id);
         const before = await Promise.all(people.map((p) => holdings(p.id)));
@@ -238,7 +338,11 @@ describe("no escalation", () => {
           try {
             switch (step.kind) {
               case "create": {
-                const created = await createRoleAs(actor, { name: `r-${Math.random().toString(36).slice(2)}`, scope: step.scope, permissions: step.permissions });
+                const created = await createRoleAs(actor, {
+                  name: `r-${Math.random().toString(36).slice(2)}`,
+                  scope: step.scope,
+                  permissions: step.permissions,
+                });
                 roles.push(created.id);
                 break;
               }
@@ -247,12 +351,18 @@ describe("no escalation", () => {
                 break;
               case "grant": {
                 const orgId = step.org === 0 ? null : (orgs[step.org - 1]?.id ?? null);
-                await grantRole(actor, pick(people, step.target).id, { role_id: pick(roles, step.role), org_id: orgId });
+                await grantRole(actor, pick(people, step.target).id, {
+                  role_id: pick(roles, step.role),
+                  org_id: orgId,
+                });
                 break;
               }
               case "revoke": {
                 const target = pick(people, step.target);
-                const grants = await client.userRole.findMany({ where: { user_id: target.id }, orderBy: { id: "asc" } });
+                const grants = await client.userRole.findMany({
+                  where: { user_id: target.id },
+                  orderBy: { id: "asc" },
+                });
                 if (grants.length > 0) await revokeGrant(actor, target.id, pick(grants, step.grant).id);
                 break;
               }
@@ -270,7 +380,10 @@ describe("no escalation", () => {
             for (const [s, held] of now.held.entries()) {
               const gained = [...held].filter((p) => !before[i]?.held[s]?.has(p));
               const notTheGranters = gained.filter((p) => !granterBefore.held[s]?.has(p));
-              expect(notTheGranters, `${person.username} in scope ${scopes[s] ?? "global"} after ${JSON.stringify(step)}`).toEqual([]);
+              expect(
+                notTheGranters,
+                `${person.username} in scope ${scopes[s] ?? "global"} after ${JSON.stringify(step)}`,
+              ).toEqual([]);
             }
           }
         }
@@ -284,7 +397,10 @@ describe("the last sys_admin", () => {
   it("cannot lose the sys_admin grant; another one can", async () => {
     // The seed's root-admin and every sys_admin made above count: remove all but one first.
     const sysAdminRole = await roleId(client, "sys_admin");
-    const holders = await client.userRole.findMany({ where: { role_id: sysAdminRole, org_id: null }, orderBy: { id: "asc" } });
+    const holders = await client.userRole.findMany({
+      where: { role_id: sysAdminRole, org_id: null },
+      orderBy: { id: "asc" },
+    });
     for (const h of holders.slice(1)) await revokeGrant(cli, h.user_id, h.id);
     const last = holders[0];
     if (!last) throw new Error("no sys_admin");
@@ -296,7 +412,9 @@ describe("the last sys_admin", () => {
     const second = await createSysAdmin(client);
     await revokeGrant(cli, last.user_id, last.id);
     expect(await client.userRole.count({ where: { role_id: sysAdminRole, user_id: second.id } })).toBe(1);
-    const secondGrant = await client.userRole.findFirstOrThrow({ where: { role_id: sysAdminRole, user_id: second.id } });
+    const secondGrant = await client.userRole.findFirstOrThrow({
+      where: { role_id: sysAdminRole, user_id: second.id },
+    });
     expect((await refusal(revokeGrant(cli, second.id, secondGrant.id))).code).toBe("conflict");
   });
 
@@ -359,7 +477,10 @@ describe("effective permissions", () => {
     const view = await effectivePermissionsOf(cli, admin.id);
     expect(view.is_sys_admin).toBe(true);
     expect(view.global).toHaveLength(ALL_PERMISSIONS.length);
-    expect(view.global.find((p) => p.permission === "svc:system:admin")).toMatchObject({ dangerous: true, sources: [{ role_name: "sys_admin", org_id: null }] });
+    expect(view.global.find((p) => p.permission === "svc:system:admin")).toMatchObject({
+      dangerous: true,
+      sources: [{ role_name: "sys_admin", org_id: null }],
+    });
   });
 
   it("forgets a grant once the org role is revoked", async () => {

@@ -70,13 +70,22 @@ export function permissionCatalog() {
   return { data: ALL_PERMISSIONS.map((permission) => ({ permission, ...PERMISSIONS[permission] })) };
 }
 
-export async function listRoles(actor: Actor, query: ListRolesQuery): Promise<{ data: Role[]; next_cursor: string | null }> {
+export async function listRoles(
+  actor: Actor,
+  query: ListRolesQuery,
+): Promise<{ data: Role[]; next_cursor: string | null }> {
   const where: Prisma.RoleWhereInput = {
     ...(query.scope ? { scope: query.scope } : {}),
     ...(query.q ? { name: { contains: query.q, mode: "insensitive" } } : {}),
   };
   const db = dataLayer(auditName(actor), { includeDeleted: query.include_deleted === true });
-  return paginate(query, newestFirst, (w) => db.role.findMany({ where: { ...where, ...w.after }, include: ROLE_INCLUDE, orderBy: w.orderBy, take: w.take }), toRole);
+  return paginate(
+    query,
+    newestFirst,
+    (w) =>
+      db.role.findMany({ where: { ...where, ...w.after }, include: ROLE_INCLUDE, orderBy: w.orderBy, take: w.take }),
+    toRole,
+  );
 }
 
 export async function getRole(actor: Actor, roleId: string, options: { includeDeleted?: boolean } = {}): Promise<Role> {
@@ -88,14 +97,14 @@ export async function createRole(actor: Actor, input: CreateRoleInput): Promise<
   const permissions = checkPermissions(input.scope, input.permissions);
   requireHeldByActor(actor, permissions);
   const row = await dataLayer(auditName(actor)).role.create({
-      data: {
-        name: input.name,
-        description: input.description ?? null,
-        scope: input.scope,
-        permissions: { create: permissions.map((permission) => ({ permission })) },
-      },
-      include: ROLE_INCLUDE,
-    });
+    data: {
+      name: input.name,
+      description: input.description ?? null,
+      scope: input.scope,
+      permissions: { create: permissions.map((permission) => ({ permission })) },
+    },
+    include: ROLE_INCLUDE,
+  });
   return toRole(row);
 }
 
@@ -107,34 +116,40 @@ export async function createRole(actor: Actor, input: CreateRoleInput): Promise<
 export async function updateRole(actor: Actor, roleId: string, input: UpdateRoleInput): Promise<Role> {
   const db = dataLayer(auditName(actor));
   return withAccessChange(db, async (tx) => {
-      const role = await requireRole(tx, roleId);
-      const immutable: { path: string; message: string }[] = [];
-      if (input.scope !== undefined && input.scope !== role.scope) immutable.push({ path: "scope", message: "is fixed at creation" });
-      if (role.is_built_in && input.name !== undefined && input.name !== role.name) immutable.push({ path: "name", message: "a built-in role cannot be renamed" });
-      const before = new Set(permissionsOf(role));
-      const after = input.permissions === undefined ? before : new Set(checkPermissions(role.scope, input.permissions));
-      const added = [...after].filter((p) => !before.has(p));
-      const removed = [...before].filter((p) => !after.has(p));
-      if (role.is_built_in && added.length + removed.length > 0) {
-        immutable.push({ path: "permissions", message: "a built-in role's permissions follow the catalog" });
-      }
-      if (immutable.length > 0) {
-        throw new DomainError("immutable_field", `Cannot change: ${immutable.map((e) => e.path).join(", ")}.`, { errors: immutable });
-      }
-      requireHeldByActor(actor, [...added, ...removed]);
-      if (removed.length > 0) await tx.rolePermission.deleteMany({ where: { role_id: roleId, permission: { in: removed } } });
-      if (added.length > 0) await tx.rolePermission.createMany({ data: added.map((permission) => ({ role_id: roleId, permission })) });
-      const updated = await tx.role.update({
-        where: { id: roleId },
-        data: {
-          ...(input.name === undefined ? {} : { name: input.name }),
-          ...(input.description === undefined ? {} : { description: input.description }),
-        },
-        include: ROLE_INCLUDE,
+    const role = await requireRole(tx, roleId);
+    const immutable: { path: string; message: string }[] = [];
+    if (input.scope !== undefined && input.scope !== role.scope)
+      immutable.push({ path: "scope", message: "is fixed at creation" });
+    if (role.is_built_in && input.name !== undefined && input.name !== role.name)
+      immutable.push({ path: "name", message: "a built-in role cannot be renamed" });
+    const before = new Set(permissionsOf(role));
+    const after = input.permissions === undefined ? before : new Set(checkPermissions(role.scope, input.permissions));
+    const added = [...after].filter((p) => !before.has(p));
+    const removed = [...before].filter((p) => !after.has(p));
+    if (role.is_built_in && added.length + removed.length > 0) {
+      immutable.push({ path: "permissions", message: "a built-in role's permissions follow the catalog" });
+    }
+    if (immutable.length > 0) {
+      throw new DomainError("immutable_field", `Cannot change: ${immutable.map((e) => e.path).join(", ")}.`, {
+        errors: immutable,
       });
-      // Anyone holding the role may have gained or lost: every cached key resolution is stale.
-      return { result: toRole(updated), event: added.length + removed.length > 0 ? { all: true } : null };
+    }
+    requireHeldByActor(actor, [...added, ...removed]);
+    if (removed.length > 0)
+      await tx.rolePermission.deleteMany({ where: { role_id: roleId, permission: { in: removed } } });
+    if (added.length > 0)
+      await tx.rolePermission.createMany({ data: added.map((permission) => ({ role_id: roleId, permission })) });
+    const updated = await tx.role.update({
+      where: { id: roleId },
+      data: {
+        ...(input.name === undefined ? {} : { name: input.name }),
+        ...(input.description === undefined ? {} : { description: input.description }),
+      },
+      include: ROLE_INCLUDE,
     });
+    // Anyone holding the role may have gained or lost: every cached key resolution is stale.
+    return { result: toRole(updated), event: added.length + removed.length > 0 ? { all: true } : null };
+  });
 }
 
 /** Soft delete: grants of the role stop counting at once. Built-in roles cannot be deleted. */
@@ -156,7 +171,11 @@ export async function restoreRole(actor: Actor, roleId: string): Promise<Role> {
     const deleted = await tx.role.findFirst({ where: { id: roleId, is_deleted: true }, include: ROLE_INCLUDE });
     if (!deleted) return { result: toRole(await requireRole(tx, roleId)), event: null };
     requireHeldByActor(actor, permissionsOf(deleted));
-    const restored = await tx.role.update({ where: { id: roleId, is_deleted: true }, data: { is_deleted: false }, include: ROLE_INCLUDE });
+    const restored = await tx.role.update({
+      where: { id: roleId, is_deleted: true },
+      data: { is_deleted: false },
+      include: ROLE_INCLUDE,
+    });
     return { result: toRole(restored), event: { all: true } };
   });
 }
@@ -177,7 +196,12 @@ function toGrant(row: GrantRow): Grant {
   return {
     id: row.id,
     user_id: row.user_id,
-    role: { id: row.role.id, name: row.role.name, scope: row.role.scope as Grant["role"]["scope"], is_built_in: row.role.is_built_in },
+    role: {
+      id: row.role.id,
+      name: row.role.name,
+      scope: row.role.scope as Grant["role"]["scope"],
+      is_built_in: row.role.is_built_in,
+    },
     org_id: row.org_id,
     org_name: row.org?.name ?? null,
     created_at: row.created_at.toISOString(),
@@ -193,7 +217,13 @@ export async function listGrants(actor: Actor, userId: string, query: PageQuery)
   const db = dataLayer(auditName(actor));
   await requireUser(db, userId);
   const where = { user_id: userId, role: { is_deleted: false } };
-  return paginate(query, byRowId, (w) => db.userRole.findMany({ where: { ...where, ...w.after }, select: GRANT_SELECT, orderBy: w.orderBy, take: w.take }), toGrant);
+  return paginate(
+    query,
+    byRowId,
+    (w) =>
+      db.userRole.findMany({ where: { ...where, ...w.after }, select: GRANT_SELECT, orderBy: w.orderBy, take: w.take }),
+    toGrant,
+  );
 }
 
 /**
@@ -203,23 +233,36 @@ export async function listGrants(actor: Actor, userId: string, query: PageQuery)
 export async function grantRole(actor: Actor, userId: string, input: GrantRoleInput): Promise<Grant> {
   const db = dataLayer(auditName(actor));
   return withAccessChange(db, async (tx) => {
-      await requireUser(tx, userId);
-      const role = await requireRole(tx, input.role_id);
-      if (role.scope === "system" && input.org_id !== null) {
-        throw validationFailed([{ path: "role_id", message: "is a system role: it is granted globally (org_id null), never in an organization" }]);
-      }
-      if (role.scope === "org" && input.org_id === null) {
-        throw validationFailed([{ path: "org_id", message: "an org role is granted in one organization: give its org_id" }]);
-      }
-      if (input.org_id !== null) {
-        if (!(await tx.organization.findUnique({ where: { id: input.org_id }, select: { id: true } }))) throw notFound("organization");
-        const member = await tx.userOrgMembership.findUnique({ where: { user_id_org_id: { user_id: userId, org_id: input.org_id } } });
-        if (!member) throw new DomainError("conflict", "The user is not a member of this organization: add them first.");
-      }
-      requireHeldByActor(actor, permissionsOf(role), input.org_id ?? undefined);
-      const row = await tx.userRole.create({ data: { user_id: userId, role_id: role.id, org_id: input.org_id }, select: GRANT_SELECT });
-      return { result: toGrant(row), event: { userId } };
+    await requireUser(tx, userId);
+    const role = await requireRole(tx, input.role_id);
+    if (role.scope === "system" && input.org_id !== null) {
+      throw validationFailed([
+        {
+          path: "role_id",
+          message: "is a system role: it is granted globally (org_id null), never in an organization",
+        },
+      ]);
+    }
+    if (role.scope === "org" && input.org_id === null) {
+      throw validationFailed([
+        { path: "org_id", message: "an org role is granted in one organization: give its org_id" },
+      ]);
+    }
+    if (input.org_id !== null) {
+      if (!(await tx.organization.findUnique({ where: { id: input.org_id }, select: { id: true } })))
+        throw notFound("organization");
+      const member = await tx.userOrgMembership.findUnique({
+        where: { user_id_org_id: { user_id: userId, org_id: input.org_id } },
+      });
+      if (!member) throw new DomainError("conflict", "The user is not a member of this organization: add them first.");
+    }
+    requireHeldByActor(actor, permissionsOf(role), input.org_id ?? undefined);
+    const row = await tx.userRole.create({
+      data: { user_id: userId, role_id: role.id, org_id: input.org_id },
+      select: GRANT_SELECT,
     });
+    return { result: toGrant(row), event: { userId } };
+  });
 }
 
 async function revoke(actor: Actor, userId: string, where: Prisma.UserRoleWhereInput): Promise<Grant> {
@@ -277,7 +320,18 @@ export async function effectivePermissionsOf(actor: Actor, userId: string): Prom
     loadGrants(db, userId),
     db.userRole.findMany({
       where: { user_id: userId, role: { is_deleted: false } },
-      select: { org_id: true, role: { select: { id: true, name: true, scope: true, is_built_in: true, permissions: { select: { permission: true } } } } },
+      select: {
+        org_id: true,
+        role: {
+          select: {
+            id: true,
+            name: true,
+            scope: true,
+            is_built_in: true,
+            permissions: { select: { permission: true } },
+          },
+        },
+      },
       orderBy: { id: "asc" },
     }),
   ]);
@@ -286,7 +340,12 @@ export async function effectivePermissionsOf(actor: Actor, userId: string): Prom
     role_id: role.id,
     role_name: role.name,
     permissions: new Set(role.permissions.map((p) => p.permission)),
-    makesSysAdmin: org_id === null && makesSysAdmin(role, role.permissions.map((p) => p.permission)),
+    makesSysAdmin:
+      org_id === null &&
+      makesSysAdmin(
+        role,
+        role.permissions.map((p) => p.permission),
+      ),
   }));
   const source = (s: (typeof sourced)[number]) => ({ role_id: s.role_id, role_name: s.role_name, org_id: s.org_id });
 
@@ -294,11 +353,13 @@ export async function effectivePermissionsOf(actor: Actor, userId: string): Prom
     const from = sourced.filter(
       (s) =>
         (grants.isSysAdmin && s.makesSysAdmin) ||
-        (s.permissions.has(permission) && (s.org_id === null || (s.org_id === orgId && PERMISSIONS[permission].scope === "org"))),
+        (s.permissions.has(permission) &&
+          (s.org_id === null || (s.org_id === orgId && PERMISSIONS[permission].scope === "org"))),
     );
     return from.length > 0 ? { permission, dangerous: isDangerous(permission), sources: from.map(source) } : undefined;
   }
-  const heldIn = (orgId: string | null) => ALL_PERMISSIONS.map((p) => view(p, orgId)).filter((v): v is HeldPermission => v !== undefined);
+  const heldIn = (orgId: string | null) =>
+    ALL_PERMISSIONS.map((p) => view(p, orgId)).filter((v): v is HeldPermission => v !== undefined);
 
   return {
     user_id: userId,

@@ -71,7 +71,9 @@ interface Layers {
 
 export async function settingLayers(db: Tx, orgId: string): Promise<Layers> {
   const [platform, org] = await Promise.all([
-    db.platformSetting.findMany({ where: { OR: [{ category: null }, { category: { notIn: PLATFORM_ONLY_CATEGORIES } }] } }),
+    db.platformSetting.findMany({
+      where: { OR: [{ category: null }, { category: { notIn: PLATFORM_ONLY_CATEGORIES } }] },
+    }),
     db.organizationSetting.findMany({ where: { org_id: orgId } }),
   ]);
   return { platform, org };
@@ -80,7 +82,8 @@ export async function settingLayers(db: Tx, orgId: string): Promise<Layers> {
 /** Every key's effective value and the tier it came from, in key order. */
 export function resolveEffective(layers: Layers, instanceConfig?: JsonObject): EffectiveSetting[] {
   const result = new Map<string, EffectiveSetting>();
-  for (const s of layers.platform) result.set(s.key, { key: s.key, value: s.value as Value, source: "platform", overridable: s.overridable });
+  for (const s of layers.platform)
+    result.set(s.key, { key: s.key, value: s.value as Value, source: "platform", overridable: s.overridable });
   for (const s of layers.org) {
     const above = result.get(s.key);
     if (above && !above.overridable) continue;
@@ -139,7 +142,16 @@ export const hashFor = (l: Layers, instance: HashedInstance) =>
 export async function refreshConfigHashes(db: Tx, orgId?: string): Promise<void> {
   const instances = await db.orchestratorInstance.findMany({
     where: orgId ? { org_id: orgId } : {},
-    select: { id: true, org_id: true, framework_type: true, mode: true, whoami: true, plugin_settings: true, config: true, config_hash: true },
+    select: {
+      id: true,
+      org_id: true,
+      framework_type: true,
+      mode: true,
+      whoami: true,
+      plugin_settings: true,
+      config: true,
+      config_hash: true,
+    },
   });
   const byOrg = new Map<string, Layers>();
   for (const instance of instances) {
@@ -165,18 +177,28 @@ export async function effectiveInstanceSettings(actor: Actor, orgId: string, ins
   const db = dataLayer(auditName(actor));
   const instance = await db.orchestratorInstance.findFirst({ where: { id: instanceId, org_id: orgId } });
   if (!instance) throw notFound("orchestrator instance");
-  return { data: resolveEffective(await settingLayers(db, orgId), instance.config as JsonObject), config_hash: instance.config_hash };
+  return {
+    data: resolveEffective(await settingLayers(db, orgId), instance.config as JsonObject),
+    config_hash: instance.config_hash,
+  };
 }
 
 // ---- Platform settings (tier 2) ---------------------------------------------------------------
 
 export async function listPlatformSettings(actor: Actor, query: ListSettingsQuery) {
   const db = dataLayer(auditName(actor), { includeDeleted: query.include_deleted === true });
-  return paginate(query, byKey, (w) => db.platformSetting.findMany({ where: w.after, orderBy: w.orderBy, take: w.take }), toPlatformView);
+  return paginate(
+    query,
+    byKey,
+    (w) => db.platformSetting.findMany({ where: w.after, orderBy: w.orderBy, take: w.take }),
+    toPlatformView,
+  );
 }
 
 export async function getPlatformSetting(actor: Actor, key: string, options: { includeDeleted?: boolean } = {}) {
-  const row = await dataLayer(auditName(actor), { includeDeleted: options.includeDeleted === true }).platformSetting.findUnique({ where: { key } });
+  const row = await dataLayer(auditName(actor), {
+    includeDeleted: options.includeDeleted === true,
+  }).platformSetting.findUnique({ where: { key } });
   if (!row) throw notFound("setting");
   return toPlatformView(row);
 }
@@ -185,7 +207,8 @@ export async function getPlatformSetting(actor: Actor, key: string, options: { i
  * Requiring two-factor of sys_admins changes what their sessions may do, and the default rate limit
  * what keys without one of their own are held to: every session and key is re-read.
  */
-const accessChangeOf = (key: string) => (key === REQUIRE_MFA_SETTING || key === DEFAULT_RATE_LIMIT_SETTING ? { all: true as const } : null);
+const accessChangeOf = (key: string) =>
+  key === REQUIRE_MFA_SETTING || key === DEFAULT_RATE_LIMIT_SETTING ? { all: true as const } : null;
 
 /** Creates or replaces a platform setting; instances' config hashes follow in the same transaction. */
 export async function putPlatformSetting(actor: Actor, key: string, input: PutPlatformSettingInput) {
@@ -233,10 +256,20 @@ export async function restorePlatformSetting(actor: Actor, key: string) {
 export async function listOrgSettings(actor: Actor, orgId: string, query: ListSettingsQuery) {
   const db = dataLayer(auditName(actor), { includeDeleted: query.include_deleted === true });
   await requireOrganization(db, orgId);
-  return paginate(query, byKey, (w) => db.organizationSetting.findMany({ where: { org_id: orgId, ...w.after }, orderBy: w.orderBy, take: w.take }), toOrgView);
+  return paginate(
+    query,
+    byKey,
+    (w) => db.organizationSetting.findMany({ where: { org_id: orgId, ...w.after }, orderBy: w.orderBy, take: w.take }),
+    toOrgView,
+  );
 }
 
-export async function getOrgSetting(actor: Actor, orgId: string, key: string, options: { includeDeleted?: boolean } = {}) {
+export async function getOrgSetting(
+  actor: Actor,
+  orgId: string,
+  key: string,
+  options: { includeDeleted?: boolean } = {},
+) {
   const db = dataLayer(auditName(actor), { includeDeleted: options.includeDeleted === true });
   await requireOrganization(db, orgId);
   const row = await db.organizationSetting.findUnique({ where: { org_id_key: { org_id: orgId, key } } });
@@ -249,7 +282,9 @@ async function requireOverridable(tx: Tx, key: string, value: unknown): Promise<
   const platform = await tx.platformSetting.findUnique({ where: { key } });
   if (!platform) return;
   if (PLATFORM_ONLY_CATEGORIES.includes(platform.category ?? "")) {
-    throw new DomainError("not_overridable", `${key} is a platform-only setting.`, { errors: [{ path: "key", message: "is platform-only" }] });
+    throw new DomainError("not_overridable", `${key} is a platform-only setting.`, {
+      errors: [{ path: "key", message: "is platform-only" }],
+    });
   }
   if (!platform.overridable) {
     throw new DomainError("not_overridable", `The platform setting ${key} is not overridable.`, {
@@ -301,7 +336,10 @@ export async function restoreOrgSetting(actor: Actor, orgId: string, key: string
       return live;
     }
     await requireOverridable(tx, key, deleted.value);
-    const restored = await tx.organizationSetting.update({ where: { id: deleted.id, is_deleted: true }, data: { is_deleted: false } });
+    const restored = await tx.organizationSetting.update({
+      where: { id: deleted.id, is_deleted: true },
+      data: { is_deleted: false },
+    });
     await refreshConfigHashes(tx, orgId);
     return restored;
   });

@@ -4,7 +4,14 @@ import { refusal, sessionActor } from "@/test/actors";
 import { TEST_ENCRYPTION_KEYS } from "@/test/app";
 import { testDatabase } from "@/test/database";
 import { createUser, PASSWORD, seedRoles } from "@/test/fixtures";
-import { confirmTwoFactorSetup, hasTwoFactor, myTwoFactor, startTwoFactorSetup, turnOffTwoFactor, spendSecondFactor } from "./service";
+import {
+  confirmTwoFactorSetup,
+  hasTwoFactor,
+  myTwoFactor,
+  startTwoFactorSetup,
+  turnOffTwoFactor,
+  spendSecondFactor,
+} from "./service";
 
 process.env.SVC_ENCRYPTION_KEYS = TEST_ENCRYPTION_KEYS;
 const { client } = await testDatabase();
@@ -27,7 +34,9 @@ describe("two-factor setup", () => {
     const { secret, otpauth_url } = await startTwoFactorSetup(actor);
     expect(otpauth_url).toContain(secret);
     expect(await hasTwoFactor(user.id)).toBe(false);
-    expect((await refusal(confirmTwoFactorSetup(actor, { code: totpCode(secret, now() - 120) }))).code).toBe("validation_failed");
+    expect((await refusal(confirmTwoFactorSetup(actor, { code: totpCode(secret, now() - 120) }))).code).toBe(
+      "validation_failed",
+    );
     const { recovery_codes } = await confirmTwoFactorSetup(actor, { code: totpCode(secret, now()) });
     expect(recovery_codes).toHaveLength(10);
     expect(await myTwoFactor(actor)).toEqual({ enabled: true, recovery_codes_left: 10, required: false });
@@ -52,7 +61,8 @@ describe("second factor at sign-in", () => {
   it("takes a code once: the same code, or an older one, is refused afterwards", async () => {
     const { user, secret } = await withTwoFactor();
     // The confirmation used its step already: the next step's code is the first one left.
-    const used = (await client.userTwoFactor.findUniqueOrThrow({ where: { user_id: user.id } })).last_used_step as number;
+    const used = (await client.userTwoFactor.findUniqueOrThrow({ where: { user_id: user.id } }))
+      .last_used_step as number;
     const next = totpCode(secret, (used + 1) * 30);
     expect(await spendSecondFactor(user.id, totpCode(secret, used * 30))).toBe(false);
     expect(await spendSecondFactor(user.id, next)).toBe(true);

@@ -4,14 +4,26 @@ import { isSysAdmin, requireResetOfAnother } from "@/server/auth/authorize";
 import { loadGrants } from "@/server/auth/grants";
 import { verifyPassword } from "@/server/auth/passwords";
 import { signInThrottle, TooManySignInAttempts } from "@/server/auth/sign-in-throttle";
-import { looksLikeRecoveryCode, matchTotp, newRecoveryCodes, newTotpSecret, recoveryCodeHash, totpUri } from "@/server/auth/totp";
+import {
+  looksLikeRecoveryCode,
+  matchTotp,
+  newRecoveryCodes,
+  newTotpSecret,
+  recoveryCodeHash,
+  totpUri,
+} from "@/server/auth/totp";
 import { keyRing } from "@/server/crypto/key-ring";
 import { decrypt, encrypt } from "@/server/crypto/secret-box";
 import { dataLayer, type DataLayer } from "@/server/db/data-layer";
 import { DomainError, notFound, validationFailed } from "@/server/errors";
 import { withAccessChange } from "@/server/services/access-changes";
 import { requireOutranksUser } from "@/server/services/users/service";
-import { REQUIRE_MFA_SETTING, type ConfirmTwoFactorInput, type TurnOffTwoFactorInput, type TwoFactorStatus } from "@/lib/schemas/two-factor";
+import {
+  REQUIRE_MFA_SETTING,
+  type ConfirmTwoFactorInput,
+  type TurnOffTwoFactorInput,
+  type TwoFactorStatus,
+} from "@/lib/schemas/two-factor";
 
 // Two-factor authentication (TOTP) of console sign-in. The secret is encrypted with the key ring,
 // bound to its user's row; recovery codes are stored as SHA-256 and each counts once. A code is
@@ -24,7 +36,10 @@ type Db = Pick<DataLayer, "userTwoFactor" | "userRecoveryCode">;
 const secretPlace = (userId: string) => `user_two_factor:${userId}`;
 
 async function requireSetting(db: Pick<DataLayer, "platformSetting">): Promise<boolean> {
-  return (await db.platformSetting.findUnique({ where: { key: REQUIRE_MFA_SETTING }, select: { value: true } }))?.value === true;
+  return (
+    (await db.platformSetting.findUnique({ where: { key: REQUIRE_MFA_SETTING }, select: { value: true } }))?.value ===
+    true
+  );
 }
 
 /** Whether the user has two-factor turned on (a setup not yet confirmed does not count). */
@@ -46,14 +61,25 @@ export async function mustSetUpTwoFactor(userId: string, sysAdmin: boolean): Pro
  * Checks a code of the user's second factor and uses it up: a TOTP code (its time step then and
  * every earlier one are spent) or an unused recovery code. False when it is neither.
  */
-export async function spendSecondFactor(userId: string, code: string, db: Db = dataLayer("system:auth")): Promise<boolean> {
+export async function spendSecondFactor(
+  userId: string,
+  code: string,
+  db: Db = dataLayer("system:auth"),
+): Promise<boolean> {
   const row = await db.userTwoFactor.findUnique({ where: { user_id: userId } });
   if (!row?.enabled_at) return false;
   if (looksLikeRecoveryCode(code)) {
-    const used = await db.userRecoveryCode.updateMany({ where: { user_id: userId, code_hash: recoveryCodeHash(code), used_at: null }, data: { used_at: new Date() } });
+    const used = await db.userRecoveryCode.updateMany({
+      where: { user_id: userId, code_hash: recoveryCodeHash(code), used_at: null },
+      data: { used_at: new Date() },
+    });
     return used.count === 1;
   }
-  const step = matchTotp(decrypt(keyRing(), row.secret_encrypted, secretPlace(userId)), code.trim(), row.last_used_step);
+  const step = matchTotp(
+    decrypt(keyRing(), row.secret_encrypted, secretPlace(userId)),
+    code.trim(),
+    row.last_used_step,
+  );
   if (step === null) return false;
   // Compare-and-set: of two sign-ins racing with the same code, one wins.
   const taken = await db.userTwoFactor.updateMany({
@@ -91,7 +117,10 @@ export async function startTwoFactorSetup(actor: SessionActor): Promise<{ secret
   const secret = newTotpSecret();
   const secret_encrypted = encrypt(keyRing(), secret, secretPlace(actor.userId));
   // Replaces a pending setup, never one that is on.
-  const replaced = await db.userTwoFactor.updateMany({ where: { user_id: actor.userId, enabled_at: null }, data: { secret_encrypted, last_used_step: null } });
+  const replaced = await db.userTwoFactor.updateMany({
+    where: { user_id: actor.userId, enabled_at: null },
+    data: { secret_encrypted, last_used_step: null },
+  });
   if (replaced.count === 0) {
     if (await hasTwoFactor(actor.userId, db)) throw alreadyOn();
     await db.userTwoFactor.create({ data: { user_id: actor.userId, secret_encrypted } });
@@ -100,13 +129,17 @@ export async function startTwoFactorSetup(actor: SessionActor): Promise<{ secret
 }
 
 /** Turns two-factor on with a code of the pending secret; answers the recovery codes, this once. */
-export async function confirmTwoFactorSetup(actor: SessionActor, input: ConfirmTwoFactorInput): Promise<{ recovery_codes: string[] }> {
+export async function confirmTwoFactorSetup(
+  actor: SessionActor,
+  input: ConfirmTwoFactorInput,
+): Promise<{ recovery_codes: string[] }> {
   const db = dataLayer(auditName(actor));
   const row = await db.userTwoFactor.findUnique({ where: { user_id: actor.userId } });
   if (row?.enabled_at) throw alreadyOn();
   if (!row) throw new DomainError("conflict", "Start setting up two-factor authentication first.");
   const step = matchTotp(decrypt(keyRing(), row.secret_encrypted, secretPlace(actor.userId)), input.code, null);
-  if (step === null) throw validationFailed([{ path: "code", message: "is not the current code of your authenticator app" }]);
+  if (step === null)
+    throw validationFailed([{ path: "code", message: "is not the current code of your authenticator app" }]);
   const codes = newRecoveryCodes();
   return withAccessChange(db, async (tx) => {
     const confirmed = await tx.userTwoFactor.updateMany({
@@ -115,7 +148,9 @@ export async function confirmTwoFactorSetup(actor: SessionActor, input: ConfirmT
     });
     if (confirmed.count !== 1) throw new DomainError("conflict", "The setup changed meanwhile: start again.");
     await tx.userRecoveryCode.deleteMany({ where: { user_id: actor.userId } });
-    await tx.userRecoveryCode.createMany({ data: codes.map((code) => ({ user_id: actor.userId, code_hash: recoveryCodeHash(code) })) });
+    await tx.userRecoveryCode.createMany({
+      data: codes.map((code) => ({ user_id: actor.userId, code_hash: recoveryCodeHash(code) })),
+    });
     return { result: { recovery_codes: codes }, event: { userId: actor.userId } };
   });
 }
@@ -135,8 +170,12 @@ async function removeTwoFactor(db: DataLayer, userId: string): Promise<void> {
  */
 export async function turnOffTwoFactor(actor: SessionActor, input: TurnOffTwoFactorInput): Promise<TwoFactorStatus> {
   const db = dataLayer(auditName(actor));
-  const user = await db.user.findUniqueOrThrow({ where: { id: actor.userId }, select: { username: true, password_hash: true } });
-  if (!(await hasTwoFactor(actor.userId, db))) throw new DomainError("conflict", "Two-factor authentication is not on.");
+  const user = await db.user.findUniqueOrThrow({
+    where: { id: actor.userId },
+    select: { username: true, password_hash: true },
+  });
+  if (!(await hasTwoFactor(actor.userId, db)))
+    throw new DomainError("conflict", "Two-factor authentication is not on.");
   const throttleKey = `user:${actor.userId}`;
   try {
     await signInThrottle.check(user.username, throttleKey, "code");

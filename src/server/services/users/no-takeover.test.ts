@@ -32,7 +32,10 @@ describe("no takeover through user management", () => {
       fc.record({ kind: fc.constant("grantSysAdmin" as const), target }),
       fc.record({ kind: fc.constant("revoke" as const), target }),
       fc.record({ kind: fc.constant("removeMember" as const), target }),
-      fc.record({ kind: fc.constant("editOwnRole" as const), permissions: fc.subarray(ALL_PERMISSIONS, { maxLength: 4 }) }),
+      fc.record({
+        kind: fc.constant("editOwnRole" as const),
+        permissions: fc.subarray(ALL_PERMISSIONS, { maxLength: 4 }),
+      }),
     );
     const scenario = fc.record({
       actorGlobal: fc.subarray(NON_ADMIN, { maxLength: 10 }),
@@ -43,7 +46,9 @@ describe("no takeover through user management", () => {
       fc.asyncProperty(scenario, async ({ actorGlobal, ops }) => {
         const org = await createOrg(client);
         const actorUser = await createUser(client);
-        const actorRole = await createRole(client, "system", [...new Set<Permission>(["svc:system:users:write", ...actorGlobal])]);
+        const actorRole = await createRole(client, "system", [
+          ...new Set<Permission>(["svc:system:users:write", ...actorGlobal]),
+        ]);
         await grant(client, actorUser.id, actorRole.id);
         const admin = await createSysAdmin(client);
         const plain = await createUser(client);
@@ -51,14 +56,23 @@ describe("no takeover through user management", () => {
         for (const user of [actorUser, admin, plain, orgAdmin]) await join(client, user.id, org.id);
         await grant(client, orgAdmin.id, await roleId(client, "org_admin"), org.id);
         await grant(client, admin.id, await roleId(client, "org_admin"), org.id);
-        await client.userOauthIdentity.create({ data: { user_id: admin.id, provider: "github", provider_user_id: fresh("gh") } });
+        await client.userOauthIdentity.create({
+          data: { user_id: admin.id, provider: "github", provider_user_id: fresh("gh") },
+        });
         const people = [admin, plain, orgAdmin, actorUser];
         const sysAdminRole = await roleId(client, "sys_admin");
         // Everything that signs a user in, or makes one a sys_admin.
         const signInOf = (userId: string) =>
           client.user.findUniqueOrThrow({
             where: { id: userId },
-            select: { username: true, email: true, password_hash: true, is_deleted: true, oauth_identities: true, user_roles: { where: { role_id: sysAdminRole, org_id: null } } },
+            select: {
+              username: true,
+              email: true,
+              password_hash: true,
+              is_deleted: true,
+              oauth_identities: true,
+              user_roles: { where: { role_id: sysAdminRole, org_id: null } },
+            },
           });
         const adminBefore = await signInOf(admin.id);
 

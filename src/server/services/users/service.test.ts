@@ -5,7 +5,17 @@ import { createApiKey } from "@/server/services/api-keys/service";
 import { cli, refusal } from "@/test/actors";
 import { testDatabase } from "@/test/database";
 import { createSysAdmin, createUser, roleId, seedRoles } from "@/test/fixtures";
-import { createUser as createUserAs, deleteUser, getUser, listIdentities, listUsers, resetPassword, restoreUser, unlinkIdentity, updateUser } from "./service";
+import {
+  createUser as createUserAs,
+  deleteUser,
+  getUser,
+  listIdentities,
+  listUsers,
+  resetPassword,
+  restoreUser,
+  unlinkIdentity,
+  updateUser,
+} from "./service";
 
 const { client } = await testDatabase();
 await seedRoles(client);
@@ -17,9 +27,24 @@ describe("users", () => {
   it("creates a user with a profile and an argon2id password, never returning the hash", async () => {
     const username = fresh("ada");
     const user = await createUserAs(cli, {
-      username, email: `${username}@example.test`, password: "correct horse battery", display_name: "Ada", locale: "en-GB", timezone: "Europe/London", bio: "Counts.", avatar_url: "https://example.test/ada.png",
+      username,
+      email: `${username}@example.test`,
+      password: "correct horse battery",
+      display_name: "Ada",
+      locale: "en-GB",
+      timezone: "Europe/London",
+      bio: "Counts.",
+      avatar_url: "https://example.test/ada.png",
     });
-    expect(user).toMatchObject({ username, email: `${username}@example.test`, display_name: "Ada", locale: "en-GB", timezone: "Europe/London", has_password: true, is_deleted: false });
+    expect(user).toMatchObject({
+      username,
+      email: `${username}@example.test`,
+      display_name: "Ada",
+      locale: "en-GB",
+      timezone: "Europe/London",
+      has_password: true,
+      is_deleted: false,
+    });
     expect(user).not.toHaveProperty("password_hash");
     const row = await client.user.findUniqueOrThrow({ where: { id: user.id } });
     expect(row.password_hash).toMatch(/^\$argon2id\$/);
@@ -39,7 +64,9 @@ describe("users", () => {
     const before = await client.user.count();
     const name = await refusal(createUserAs(cli, { username, password: null }));
     expect(name).toMatchObject({ code: "conflict", details: { errors: [{ path: "username" }] } });
-    const mail = await refusal(createUserAs(cli, { username: fresh(), email: `${username}@example.test`, password: null }));
+    const mail = await refusal(
+      createUserAs(cli, { username: fresh(), email: `${username}@example.test`, password: null }),
+    );
     expect(mail).toMatchObject({ code: "conflict", details: { errors: [{ path: "email" }] } });
     await createUserAs(cli, { username: fresh(), password: null });
     await createUserAs(cli, { username: fresh(), password: null });
@@ -72,7 +99,10 @@ describe("users", () => {
 
   it("updates a profile and resets a password (generated once, or given)", async () => {
     const user = await createUserAs(cli, { username: fresh(), password: "first password 1" });
-    expect(await updateUser(cli, user.id, { display_name: "New", bio: null })).toMatchObject({ display_name: "New", bio: null });
+    expect(await updateUser(cli, user.id, { display_name: "New", bio: null })).toMatchObject({
+      display_name: "New",
+      bio: null,
+    });
     const generated = await resetPassword(cli, user.id, {});
     expect(generated.password).toMatch(/^[A-Za-z0-9_-]{24}$/);
     const hash = (await client.user.findUniqueOrThrow({ where: { id: user.id } })).password_hash as string;
@@ -97,7 +127,9 @@ describe("users", () => {
 
   it("never deletes the last sys_admin", async () => {
     const sysAdminRole = await roleId(client, "sys_admin");
-    const holders = await client.userRole.findMany({ where: { role_id: sysAdminRole, org_id: null, user: { is_deleted: false } } });
+    const holders = await client.userRole.findMany({
+      where: { role_id: sysAdminRole, org_id: null, user: { is_deleted: false } },
+    });
     for (const h of holders.slice(1)) await deleteUser(cli, h.user_id);
     const last = holders[0]?.user_id as string;
     const error = await refusal(deleteUser(cli, last));
@@ -112,13 +144,22 @@ describe("users", () => {
 describe("OAuth identities", () => {
   it("lists a user's identities and unlinks one", async () => {
     const user = await createUser(client);
-    const github = await client.userOauthIdentity.create({ data: { user_id: user.id, provider: "github", provider_user_id: fresh("gh") } });
-    await client.userOauthIdentity.create({ data: { user_id: user.id, provider: "oauth2", provider_user_id: fresh("sub") } });
-    expect((await listIdentities(cli, user.id, { limit: 50 })).data.map((i) => i.provider)).toEqual(["github", "oauth2"]);
+    const github = await client.userOauthIdentity.create({
+      data: { user_id: user.id, provider: "github", provider_user_id: fresh("gh") },
+    });
+    await client.userOauthIdentity.create({
+      data: { user_id: user.id, provider: "oauth2", provider_user_id: fresh("sub") },
+    });
+    expect((await listIdentities(cli, user.id, { limit: 50 })).data.map((i) => i.provider)).toEqual([
+      "github",
+      "oauth2",
+    ]);
     expect((await unlinkIdentity(cli, user.id, github.id)).id).toBe(github.id);
     expect((await listIdentities(cli, user.id, { limit: 50 })).data.map((i) => i.provider)).toEqual(["oauth2"]);
     const other = await createUser(client);
-    const theirs = await client.userOauthIdentity.create({ data: { user_id: other.id, provider: "google", provider_user_id: fresh("g") } });
+    const theirs = await client.userOauthIdentity.create({
+      data: { user_id: other.id, provider: "google", provider_user_id: fresh("g") },
+    });
     expect((await refusal(unlinkIdentity(cli, user.id, theirs.id))).code).toBe("not_found");
   });
 
@@ -126,7 +167,9 @@ describe("OAuth identities", () => {
     const [a, b] = [await createUser(client), await createUser(client)];
     const id = fresh("dup");
     await client.userOauthIdentity.create({ data: { user_id: a.id, provider: "google", provider_user_id: id } });
-    await expect(client.userOauthIdentity.create({ data: { user_id: b.id, provider: "google", provider_user_id: id } })).rejects.toThrow();
+    await expect(
+      client.userOauthIdentity.create({ data: { user_id: b.id, provider: "google", provider_user_id: id } }),
+    ).rejects.toThrow();
     await client.userOauthIdentity.create({ data: { user_id: b.id, provider: "github", provider_user_id: id } });
   });
 });

@@ -6,7 +6,13 @@ import { loadGrants } from "@/server/auth/grants";
 import { generatePassword, hashPassword } from "@/server/auth/passwords";
 import { dataLayer, type DataLayer } from "@/server/db/data-layer";
 import { notFound } from "@/server/errors";
-import { endSessions, holdsBuiltInSysAdmin, lockSysAdmins, requireAnotherSysAdmin, withAccessChange } from "@/server/services/access-changes";
+import {
+  endSessions,
+  holdsBuiltInSysAdmin,
+  lockSysAdmins,
+  requireAnotherSysAdmin,
+  withAccessChange,
+} from "@/server/services/access-changes";
 import { newestFirst, oldestFirst, paginate, type PageQuery } from "@/server/services/pagination";
 import type {
   CreateUserInput,
@@ -23,8 +29,18 @@ import type {
 // clash is a 409 naming the field). The password hash never leaves this module.
 
 const USER_SELECT = {
-  id: true, username: true, email: true, display_name: true, avatar_url: true, locale: true, timezone: true, bio: true,
-  password_hash: true, is_deleted: true, created_at: true, updated_at: true,
+  id: true,
+  username: true,
+  email: true,
+  display_name: true,
+  avatar_url: true,
+  locale: true,
+  timezone: true,
+  bio: true,
+  password_hash: true,
+  is_deleted: true,
+  created_at: true,
+  updated_at: true,
 } as const;
 type UserRow = Prisma.UserGetPayload<{ select: typeof USER_SELECT }>;
 
@@ -54,19 +70,32 @@ async function requireUser(db: Pick<DataLayer, "user">, userId: string): Promise
 export async function createUser(actor: Actor, input: CreateUserInput): Promise<User> {
   const { password, ...profile } = input;
   const password_hash = password === null ? null : await hashPassword(password);
-  const row = await dataLayer(auditName(actor)).user.create({ data: { ...profile, password_hash }, select: USER_SELECT });
+  const row = await dataLayer(auditName(actor)).user.create({
+    data: { ...profile, password_hash },
+    select: USER_SELECT,
+  });
   return toUser(row);
 }
 
-export async function listUsers(actor: Actor, query: ListUsersQuery): Promise<{ data: User[]; next_cursor: string | null }> {
+export async function listUsers(
+  actor: Actor,
+  query: ListUsersQuery,
+): Promise<{ data: User[]; next_cursor: string | null }> {
   const contains = query.q ? { contains: query.q, mode: "insensitive" as const } : undefined;
   const where = contains ? { OR: [{ username: contains }, { display_name: contains }, { email: contains }] } : {};
   const db = dataLayer(auditName(actor), { includeDeleted: query.include_deleted === true });
-  return paginate(query, newestFirst, (w) => db.user.findMany({ where: { ...where, ...w.after }, select: USER_SELECT, orderBy: w.orderBy, take: w.take }), toUser);
+  return paginate(
+    query,
+    newestFirst,
+    (w) => db.user.findMany({ where: { ...where, ...w.after }, select: USER_SELECT, orderBy: w.orderBy, take: w.take }),
+    toUser,
+  );
 }
 
 export async function getUser(actor: Actor, userId: string, options: { includeDeleted?: boolean } = {}): Promise<User> {
-  return toUser(await requireUser(dataLayer(auditName(actor), { includeDeleted: options.includeDeleted === true }), userId));
+  return toUser(
+    await requireUser(dataLayer(auditName(actor), { includeDeleted: options.includeDeleted === true }), userId),
+  );
 }
 
 /** Whom the actor acts on, for the rule of credentials (requireOutranks): the target's grants now. */
@@ -78,7 +107,9 @@ export async function requireOutranksUser(actor: Actor, userId: string): Promise
 export async function updateUser(actor: Actor, userId: string, input: UpdateUserInput): Promise<User> {
   const db = dataLayer(auditName(actor));
   const user = await requireUser(db, userId);
-  const signInChanges = (input.username !== undefined && input.username !== user.username) || (input.email !== undefined && input.email !== user.email);
+  const signInChanges =
+    (input.username !== undefined && input.username !== user.username) ||
+    (input.email !== undefined && input.email !== user.email);
   if (signInChanges) await requireOutranksUser(actor, userId);
   return withAccessChange(db, async (tx) => ({
     result: toUser(await tx.user.update({ where: { id: userId }, data: input, select: USER_SELECT })),
@@ -101,7 +132,10 @@ export async function resetPassword(actor: Actor, userId: string, input: ResetPa
 
 /** Ends every console session of the signed-in user, this one included. */
 export async function signOutEverywhere(actor: UserActor): Promise<{ signed_out: true }> {
-  return withAccessChange(dataLayer(auditName(actor)), async (tx) => ({ result: { signed_out: true as const }, event: await endSessions(tx, actor.userId) }));
+  return withAccessChange(dataLayer(auditName(actor)), async (tx) => ({
+    result: { signed_out: true as const },
+    event: await endSessions(tx, actor.userId),
+  }));
 }
 
 /**
@@ -147,7 +181,18 @@ const toIdentity = (row: Prisma.UserOauthIdentityGetPayload<{ select: typeof IDE
 export async function listIdentities(actor: Actor, userId: string, query: PageQuery) {
   const db = dataLayer(auditName(actor));
   await requireUser(db, userId);
-  return paginate(query, oldestFirst, (w) => db.userOauthIdentity.findMany({ where: { user_id: userId, ...w.after }, select: IDENTITY_SELECT, orderBy: w.orderBy, take: w.take }), toIdentity);
+  return paginate(
+    query,
+    oldestFirst,
+    (w) =>
+      db.userOauthIdentity.findMany({
+        where: { user_id: userId, ...w.after },
+        select: IDENTITY_SELECT,
+        orderBy: w.orderBy,
+        take: w.take,
+      }),
+    toIdentity,
+  );
 }
 
 /**
@@ -159,7 +204,10 @@ export async function unlinkIdentity(actor: Actor, userId: string, identityId: s
   await requireUser(db, userId);
   await requireOutranksUser(actor, userId);
   return withAccessChange(db, async (tx) => {
-    const identity = await tx.userOauthIdentity.findFirst({ where: { id: identityId, user_id: userId }, select: IDENTITY_SELECT });
+    const identity = await tx.userOauthIdentity.findFirst({
+      where: { id: identityId, user_id: userId },
+      select: IDENTITY_SELECT,
+    });
     if (!identity) throw notFound("identity");
     await tx.userOauthIdentity.delete({ where: { id: identityId } });
     return { result: toIdentity(identity), event: await endSessions(tx, userId) };

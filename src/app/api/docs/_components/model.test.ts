@@ -34,8 +34,12 @@ describe("the API reference model", () => {
       }
       for (const code of route.errors ?? []) expect(operation?.errors.flatMap((g) => g.codes)).toContain(code);
     }
-    expect(accessText({ permission: "svc:org:read", org: "org_id" })).toBe("Requires `svc:org:read` in the organization, or globally.");
-    expect(accessText({ permission: "svc:system:api_keys:write", sysAdmin: true })).toBe("Requires a sys_admin holding `svc:system:api_keys:write`.");
+    expect(accessText({ permission: "svc:org:read", org: "org_id" })).toBe(
+      "Requires `svc:org:read` in the organization, or globally.",
+    );
+    expect(accessText({ permission: "svc:system:api_keys:write", sysAdmin: true })).toBe(
+      "Requires a sys_admin holding `svc:system:api_keys:write`.",
+    );
   });
 
   it("shows example bodies and responses that the route's own schemas accept", () => {
@@ -62,12 +66,18 @@ describe("the API reference model", () => {
     const setting = dereference({ $ref: "#/components/schemas/PlatformSetting" }, doc.components.schemas);
     const rows = fieldRows(setting);
     expect(rows.find((r) => r.path === "key")).toMatchObject({ type: "string", required: true });
-    expect(rows.find((r) => r.path === "value")).toMatchObject({ type: "any", description: expect.stringContaining("Any JSON value") });
+    expect(rows.find((r) => r.path === "value")).toMatchObject({
+      type: "any",
+      description: expect.stringContaining("Any JSON value"),
+    });
     expect(JSON.stringify(setting)).not.toContain("$ref");
   });
 
   it("stops at a schema met again inside itself", () => {
-    const tree = { type: "object", properties: { children: { type: "array", items: { $ref: "#/components/schemas/Tree" } } } };
+    const tree = {
+      type: "object",
+      properties: { children: { type: "array", items: { $ref: "#/components/schemas/Tree" } } },
+    };
     const expanded = dereference({ $ref: "#/components/schemas/Tree" }, { Tree: tree });
     expect(expanded.properties?.children?.items).toEqual({ $ref: "#/components/schemas/Tree" });
   });
@@ -102,7 +112,8 @@ describe("the API reference model", () => {
       const url = command.split("\n")[0]?.match(/"\$SVC_URL([^"]+)"/)?.[1] ?? "";
       const match = url.match(pattern);
       expect(match, `${operation.id}: ${url}`).not.toBeNull();
-      if (route?.params) expect(route.params.safeParse({ ...match?.groups }).success, `${operation.id}: ${url}`).toBe(true);
+      if (route?.params)
+        expect(route.params.safeParse({ ...match?.groups }).success, `${operation.id}: ${url}`).toBe(true);
     }
   });
 });

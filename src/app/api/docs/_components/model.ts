@@ -125,7 +125,9 @@ export function dereference(schema: JsonSchema, schemas: Record<string, unknown>
       const target = schemas[name];
       if (target && !within.includes(name)) return walk({ ...(target as object), ...rest }, [...within, name]);
     }
-    return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, DATA_KEYWORDS.has(key) ? item : walk(item, within)]));
+    return Object.fromEntries(
+      Object.entries(value).map(([key, item]) => [key, DATA_KEYWORDS.has(key) ? item : walk(item, within)]),
+    );
   };
   return walk(schema, []) as JsonSchema;
 }
@@ -137,7 +139,9 @@ function resolve<T extends object>(value: T | Ref, components: Record<string, un
 function toOperation(route: RestOperation, document: OpenApiDocument): Operation {
   const raw = document.paths[route.path]?.[route.method.toLowerCase()] as RawOperation;
   const schemas = document.components.schemas;
-  const parameters = (raw.parameters ?? []).map((p) => resolve(p, document.components.parameters as Record<string, unknown>));
+  const parameters = (raw.parameters ?? []).map((p) =>
+    resolve(p, document.components.parameters as Record<string, unknown>),
+  );
   const status = route.status ?? 200;
   const success = resolve(raw.responses[String(status)] ?? { $ref: "" }, document.components.responses);
   const body = raw.requestBody?.content["application/json"]?.schema;

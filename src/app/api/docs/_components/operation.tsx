@@ -23,7 +23,9 @@ export function OperationSection({ operation }: { operation: Operation }) {
       </h3>
       <p className="mt-2 flex flex-wrap items-center gap-2">
         <MethodBadge method={operation.method} />
-        <code className="font-mono text-sm font-medium text-slate-800 wrap-anywhere dark:text-slate-200">{operation.path}</code>
+        <code className="font-mono text-sm font-medium text-slate-800 wrap-anywhere dark:text-slate-200">
+          {operation.path}
+        </code>
       </p>
 
       <div className="mt-4 space-y-3 leading-7 text-slate-600 dark:text-slate-300">
@@ -70,21 +72,35 @@ export function OperationSection({ operation }: { operation: Operation }) {
               <caption className="sr-only">Parameters of {operation.summary}</caption>
               <thead>
                 <tr>
-                  <th scope="col" className={thClass}>Name</th>
-                  <th scope="col" className={thClass}>In</th>
-                  <th scope="col" className={thClass}>Type</th>
-                  <th scope="col" className={thClass}>Required</th>
-                  <th scope="col" className={thClass}>Description</th>
+                  <th scope="col" className={thClass}>
+                    Name
+                  </th>
+                  <th scope="col" className={thClass}>
+                    In
+                  </th>
+                  <th scope="col" className={thClass}>
+                    Type
+                  </th>
+                  <th scope="col" className={thClass}>
+                    Required
+                  </th>
+                  <th scope="col" className={thClass}>
+                    Description
+                  </th>
                 </tr>
               </thead>
               <tbody>
                 {operation.parameters.map((parameter) => (
                   <tr key={`${parameter.in}:${parameter.name}`}>
                     <th scope="row" className={`${tdClass} font-normal`}>
-                      <code className="font-mono text-[0.8125rem] text-slate-900 dark:text-slate-100">{parameter.name}</code>
+                      <code className="font-mono text-[0.8125rem] text-slate-900 dark:text-slate-100">
+                        {parameter.name}
+                      </code>
                     </th>
                     <td className={`${tdClass} text-slate-600 dark:text-slate-300`}>{parameter.in}</td>
-                    <td className={`${tdClass} font-mono text-[0.8125rem] text-slate-600 dark:text-slate-300`}>{parameter.type}</td>
+                    <td className={`${tdClass} font-mono text-[0.8125rem] text-slate-600 dark:text-slate-300`}>
+                      {parameter.type}
+                    </td>
                     <td className={tdClass}>
                       <RequiredMark required={parameter.required} />
                     </td>
@@ -102,7 +118,10 @@ export function OperationSection({ operation }: { operation: Operation }) {
       {operation.requestBody ? (
         <div>
           <h4 id={`${operation.id}-request`} className={h4Class}>
-            Request body <span className="font-normal text-slate-500 dark:text-slate-400">({operation.requestBody.contentType})</span>
+            Request body{" "}
+            <span className="font-normal text-slate-500 dark:text-slate-400">
+              ({operation.requestBody.contentType})
+            </span>
           </h4>
           <SchemaView
             schema={operation.requestBody.schema}
@@ -121,7 +140,11 @@ export function OperationSection({ operation }: { operation: Operation }) {
               ({success.status} {statusText(success.status)}, {success.contentType})
             </span>
           </h4>
-          <SchemaView schema={success.schema} name={`${success.status} response of ${operation.id}`} exampleLabel="Example response" />
+          <SchemaView
+            schema={success.schema}
+            name={`${success.status} response of ${operation.id}`}
+            exampleLabel="Example response"
+          />
         </div>
       ) : null}
 

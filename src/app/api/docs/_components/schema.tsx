@@ -26,10 +26,18 @@ export function FieldTable({ schema, caption }: { schema: JsonSchema; caption: s
         <caption className="sr-only">{caption}</caption>
         <thead>
           <tr>
-            <th scope="col" className={thClass}>Field</th>
-            <th scope="col" className={thClass}>Type</th>
-            <th scope="col" className={thClass}>Required</th>
-            <th scope="col" className={thClass}>Notes</th>
+            <th scope="col" className={thClass}>
+              Field
+            </th>
+            <th scope="col" className={thClass}>
+              Type
+            </th>
+            <th scope="col" className={thClass}>
+              Required
+            </th>
+            <th scope="col" className={thClass}>
+              Notes
+            </th>
           </tr>
         </thead>
         <tbody>
@@ -80,7 +88,9 @@ export function SchemaView({
       <details className="group mt-3 rounded-lg border border-slate-200 dark:border-slate-800">
         <summary className="cursor-pointer select-none px-3 py-2 text-sm font-medium text-slate-700 hover:bg-slate-50 dark:text-slate-300 dark:hover:bg-slate-900">
           JSON Schema of the {name}
-          {strict ? <span className="ml-2 font-normal text-slate-500 dark:text-slate-400">(unknown fields are refused)</span> : null}
+          {strict ? (
+            <span className="ml-2 font-normal text-slate-500 dark:text-slate-400">(unknown fields are refused)</span>
+          ) : null}
         </summary>
         <pre className="whitespace-pre-wrap border-t border-slate-200 p-3 font-mono text-xs leading-5 text-slate-700 wrap-anywhere dark:border-slate-800 dark:text-slate-300">
           <code>{JSON.stringify(schema, null, 2)}</code>

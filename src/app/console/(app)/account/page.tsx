@@ -15,6 +15,12 @@ export default async function AccountPage({ searchParams }: Props) {
   const actor = await sessionActor();
   if (!actor) redirect("/console/sign-in");
   const { linked, error } = await searchParams;
-  const outcome = { linked: typeof linked === "string" ? linked : undefined, error: typeof error === "string" ? error : undefined };
-  return prefetched(<AccountScreen userId={actor.userId} providers={enabledOAuthProviders()} outcome={outcome} />, userOptions(trpc, actor.userId));
+  const outcome = {
+    linked: typeof linked === "string" ? linked : undefined,
+    error: typeof error === "string" ? error : undefined,
+  };
+  return prefetched(
+    <AccountScreen userId={actor.userId} providers={enabledOAuthProviders()} outcome={outcome} />,
+    userOptions(trpc, actor.userId),
+  );
 }

@@ -9,5 +9,9 @@ export const metadata: Metadata = { title: "API key — svc console" };
 export default async function ApiKeyPage({ params }: { params: Promise<{ key_id: string }> }) {
   const { key_id: keyId } = await params;
   if (!z.uuid().safeParse(keyId).success) notFound();
-  return prefetched(<KeyDetailScreen keyId={keyId} />, trpc.apiKeys.get.queryOptions({ key_id: keyId }), trpc.apiKeys.usage.queryOptions({ key_id: keyId }));
+  return prefetched(
+    <KeyDetailScreen keyId={keyId} />,
+    trpc.apiKeys.get.queryOptions({ key_id: keyId }),
+    trpc.apiKeys.usage.queryOptions({ key_id: keyId }),
+  );
 }

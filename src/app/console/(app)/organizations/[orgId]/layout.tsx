@@ -21,7 +21,10 @@ export default async function OrganizationLayout({ params, children }: OrgPagePr
         </h1>
         <p className="mt-2 text-sm text-slate-600 dark:text-slate-300">
           There is no organization at this address.{" "}
-          <Link href="/console/organizations" className="font-medium text-brand-600 underline-offset-2 hover:underline dark:text-brand-100">
+          <Link
+            href="/console/organizations"
+            className="font-medium text-brand-600 underline-offset-2 hover:underline dark:text-brand-100"
+          >
             See all organizations
           </Link>
           .
