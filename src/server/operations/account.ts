@@ -3,6 +3,7 @@ import { z } from "zod";
 import { signOutEverywhere } from "@/server/services/users/service";
 import type { SessionActor, UserActor } from "@/server/auth/actor";
 import { startLinking } from "@/server/auth/identity-linking";
+import { LENGTH, text } from "@/lib/schemas/common";
 import {
   confirmTwoFactorInput,
   recoveryCodesSchema,
@@ -34,9 +35,10 @@ export const accountOperations = {
       "Answers where to send the browser: the provider's sign-in. Coming back, the external account is linked to the caller; one already linked to another user is refused, and the profile page says so.",
     access: "session",
     body: z.strictObject({
-      provider: z.string().min(1).max(50).describe("github, google or oidc: an enabled provider."),
+      provider: text(LENGTH.SHORT).min(1).describe("github, google or oidc: an enabled provider."),
     }),
-    response: z.object({ redirect_url: z.string() }),
+    // The provider's sign-in address, as its configuration makes it.
+    response: z.object({ redirect_url: text(LENGTH.TEXT) }),
     errors: ["validation_failed"],
     handler: ({ actor, body }) => startLinking(actor as SessionActor, body.provider),
   }),

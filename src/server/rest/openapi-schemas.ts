@@ -18,8 +18,33 @@ const JSON_VALUE = "JsonValue";
  * (`unknown`), whereas openapi-typescript's output for the recursive form does not compile (TS2502).
  */
 const JSON_VALUE_SCHEMA: JsonSchema = {
-  description: "Any JSON value: a string, number, boolean, null, array or object.",
+  description:
+    "Any JSON value: a string, number, boolean, null, array or object. A request may nest one at most 64 levels deep, within its 1 MiB body.",
 };
+
+const INT32 = { min: -(2 ** 31), max: 2 ** 31 - 1 };
+/** The length of a UUID in its canonical form, the only one zod's `z.uuid()` takes. */
+const UUID_LENGTH = 36;
+
+/**
+ * Bounds the validating zod schema holds but zod does not write: an integer's format (int32 when
+ * its range fits in 32 bits, else int64), and a UUID's length.
+ */
+function stateImplicitBounds({ jsonSchema }: { jsonSchema: JsonSchema }): void {
+  if (jsonSchema.type === "integer" && jsonSchema.format === undefined) {
+    const min = jsonSchema.minimum ?? jsonSchema.exclusiveMinimum;
+    const max = jsonSchema.maximum ?? jsonSchema.exclusiveMaximum;
+    const fits = typeof min === "number" && typeof max === "number" && min >= INT32.min && max <= INT32.max;
+    jsonSchema.format = fits ? "int32" : "int64";
+  }
+  if (jsonSchema.type === "string" && jsonSchema.format === "uuid") jsonSchema.maxLength ??= UUID_LENGTH;
+}
+
+/** How zod renders a schema for the document. */
+const toJsonSchema = (schema: z.ZodType, io: Io) =>
+  z.toJSONSchema(schema, { io, unrepresentable: "any", override: stateImplicitBounds }) as JsonSchema & {
+    $defs?: Record<string, JsonSchema>;
+  };
 
 /** A definition with its references to itself made neutral, so that copies of it compare equal. */
 const shapeOf = (definition: unknown, ownRef: string): string =>
@@ -27,7 +52,7 @@ const shapeOf = (definition: unknown, ownRef: string): string =>
 
 /** What zod makes of `z.json()` when it meets it inside another schema. */
 const jsonValueShape = (() => {
-  const { $defs = {} } = z.toJSONSchema(z.object({ value: z.json() })) as { $defs?: Record<string, unknown> };
+  const { $defs = {} } = toJsonSchema(z.object({ value: z.json() }), "output");
   const [name, definition] = Object.entries($defs)[0] ?? [];
   if (!name)
     throw new Error("zod no longer renders z.json() as a definition: the OpenAPI document needs a new way to name it");
@@ -56,13 +81,7 @@ export class SchemaComponents {
 
   /** The JSON Schema of `schema`; the definitions zod extracts (`$defs`) become components. */
   convert(schema: z.ZodType, io: Io): JsonSchema {
-    const {
-      $schema: _dialect,
-      $defs = {},
-      ...root
-    } = z.toJSONSchema(schema, { io, unrepresentable: "any" }) as JsonSchema & {
-      $defs?: Record<string, JsonSchema>;
-    };
+    const { $schema: _dialect, $defs = {}, ...root } = toJsonSchema(schema, io);
     const named = Object.entries($defs).map(([id, definition]) => ({
       id,
       name: this.nameOf(id, definition),
