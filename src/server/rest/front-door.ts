@@ -20,7 +20,7 @@ import { ROUTES } from "./registry";
 // before handing a request to Next.js (instrumentation.ts hands it over), for a few µs an /api
 // request.
 
-const REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/;
+export const REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/;
 
 /** The caller's request id when it is sane, else a new one. */
 export const requestIdOf = (incoming: string | null | undefined): string =>

@@ -29,22 +29,38 @@ export const AUTHENTICATION_ERRORS: readonly ErrorCode[] = [
   "api_key_revoked",
 ];
 
+/**
+ * The rate limits a call of the operation counts against: its key's, when it reads credentials (a
+ * key's call counts even where only a session may go), and the operation's own per client address,
+ * when it declares one.
+ */
+export function rateLimitsOf(route: RestOperation): ("key" | "address")[] {
+  const byKey = route.access !== "public" && route.access !== "metrics";
+  return [...(byKey ? (["key"] as const) : []), ...(route.addressLimit ? (["address"] as const) : [])];
+}
+
 /** What any call of the operation can fail with, besides the errors it declares. */
 function implicitErrors(route: RestOperation): ErrorCode[] {
-  if (route.access === "public") return [];
-  if (route.access === "metrics") return ["unauthenticated", "forbidden"];
-  const access = typeof route.access === "object" ? route.access : undefined;
   const readsBody = route.method !== "GET";
+  const takesInput = readsBody || route.params !== undefined || route.query !== undefined;
+  // Input and limits first: whoever may call the operation meets them.
+  const common: ErrorCode[] = [
+    // A route without a body still refuses one.
+    ...(takesInput ? (["validation_failed"] as const) : []),
+    ...(readsBody ? (["payload_too_large", "unsupported_media_type"] as const) : []),
+    ...(rateLimitsOf(route).length > 0 ? (["rate_limited"] as const) : []),
+  ];
+  if (route.access === "public") return common;
+  if (route.access === "metrics") return ["unauthenticated", "forbidden", ...common];
+  const access = typeof route.access === "object" ? route.access : undefined;
   return [
     ...AUTHENTICATION_ERRORS,
     // `include_deleted=true` is for sys_admins only.
     ...(access || route.access === "session" || route.query?.shape.include_deleted ? (["forbidden"] as const) : []),
     // Another tenant's organization looks missing (its lists answer 403 instead).
     ...(access?.org && !access.list ? (["not_found"] as const) : []),
-    // A route without a body still refuses one.
-    ...(readsBody || route.params || route.query ? (["validation_failed"] as const) : []),
-    ...(readsBody ? (["payload_too_large", "unsupported_media_type"] as const) : []),
-    // A key over its rate limit, or an address with too many failed authentications.
+    ...common,
+    // An address with too many failed authentications.
     "rate_limited",
     // The key or session is looked up in the database.
     "unavailable",

@@ -2,8 +2,8 @@ import "server-only";
 import type { z } from "zod";
 import packageJson from "../../../package.json";
 import { ERRORS } from "@/lib/errors";
-import { accessText, errorGroups, type ErrorGroup } from "./openapi-errors";
-import { HEADERS, problemSchema, responseName, type HeaderName } from "./openapi-responses";
+import { accessText, errorGroups, rateLimitsOf, type ErrorGroup } from "./openapi-errors";
+import { HEADERS, problemSchema, problemStatus, responseName, type HeaderName } from "./openapi-responses";
 import { SCHEMA_REF, SchemaComponents, SharedComponents, type JsonSchema } from "./openapi-schemas";
 import { ROUTES, type RestOperation } from "./registry";
 
@@ -40,6 +40,10 @@ export const TAGS: Readonly<Record<string, string>> = {
     "Every change through any door (REST, console, CLI), sign-ins and refused authorizations, each with who, what, where from and the fields it changed (secret fields by name only).",
 };
 
+/** The RateLimit fields, on the answers of an operation that counts against a rate limit. */
+const rateLimitHeaders = (route: RestOperation): HeaderName[] =>
+  rateLimitsOf(route).length > 0 ? ["RateLimit-Policy", "RateLimit"] : [];
+
 class DocumentBuilder {
   readonly schemas = new SchemaComponents({ Problem: problemSchema() });
   readonly parameters = new SharedComponents("parameters");
@@ -75,14 +79,19 @@ class DocumentBuilder {
     );
   }
 
-  errorResponse({ status, codes }: ErrorGroup): JsonSchema {
-    const headers = [...new Set(codes.flatMap((code) => ERRORS[code].headers))];
+  /** References to the headers named, which the document then defines. */
+  private headersNamed(names: Iterable<HeaderName>): Record<string, JsonSchema> {
+    return Object.fromEntries([...new Set(names)].map((name) => [name, this.header(name)]));
+  }
+
+  errorResponse(route: RestOperation, { status, codes }: ErrorGroup): JsonSchema {
     return this.responses.use(
       {
         description: codes.map((code) => `\`${code}\`: ${ERRORS[code].note}`).join("\n\n"),
-        headers: Object.fromEntries([
-          ["X-Request-Id", this.header("X-Request-Id")],
-          ...headers.map((name) => [name, this.header(name)]),
+        headers: this.headersNamed([
+          "X-Request-Id",
+          ...rateLimitHeaders(route),
+          ...codes.flatMap((code) => ERRORS[code].headers),
         ]),
         content: {
           "application/problem+json": {
@@ -91,7 +100,7 @@ class DocumentBuilder {
                 { $ref: `${SCHEMA_REF}Problem` },
                 {
                   type: "object",
-                  properties: { status: { type: "integer", const: status }, code: { type: "string", enum: codes } },
+                  properties: { status: problemStatus(status), code: { type: "string", enum: codes } },
                 },
               ],
             },
@@ -131,17 +140,17 @@ class DocumentBuilder {
             : status === 201
               ? "Created."
               : "OK.",
-          headers: {
-            "X-Request-Id": this.header("X-Request-Id"),
-            ...(route.access === "public" || route.access === "metrics"
-              ? {}
-              : { "RateLimit-Policy": this.header("RateLimit-Policy"), RateLimit: this.header("RateLimit") }),
-            ...(route.created ? { Location: this.header("Location") } : {}),
-            ...(route.secret ? { "Cache-Control": this.header("Cache-Control") } : {}),
-          },
+          headers: this.headersNamed([
+            "X-Request-Id",
+            ...rateLimitHeaders(route),
+            ...(route.created ? (["Location"] as const) : []),
+            ...(route.secret ? (["Cache-Control"] as const) : []),
+          ]),
           content: { [route.produces ?? "application/json"]: { schema: response } },
         },
-        ...Object.fromEntries(errorGroups(route).map((group) => [String(group.status), this.errorResponse(group)])),
+        ...Object.fromEntries(
+          errorGroups(route).map((group) => [String(group.status), this.errorResponse(route, group)]),
+        ),
       },
     };
   }
@@ -169,7 +178,8 @@ export function openApiDocument() {
       // The service is not published under an open-source license.
       license: { name: "Proprietary", identifier: "LicenseRef-Proprietary" },
     },
-    servers: [{ url: "/" }],
+    // Integrators outside the platform call it: an API for others, not an internal one.
+    servers: [{ url: "/", "x-internal": false }],
     security: [{ apiKey: [] }, { session: [] }],
     tags: Object.entries(TAGS)
       .filter(([name]) => tags.has(name))
