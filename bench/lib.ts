@@ -47,6 +47,28 @@ export function percentile(sorted: ArrayLike<number>, p: number): number {
   const index = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
   return sorted[index] as number;
 }
+/** Latency figures of a run, in the samples' unit. */
+export interface Latencies {
+  n: number;
+  p50: number;
+  p90: number;
+  p99: number;
+  mean: number;
+  max: number;
+}
+
+export function latencies(samples: number[]): Latencies {
+  const sorted = Float64Array.from(samples).sort();
+  return {
+    n: sorted.length,
+    p50: percentile(sorted, 50),
+    p90: percentile(sorted, 90),
+    p99: percentile(sorted, 99),
+    mean: samples.reduce((a, b) => a + b, 0) / Math.max(1, samples.length),
+    max: percentile(sorted, 100),
+  };
+}
+
 export const pad = (text: string, width: number) => text.padEnd(width);
 export const lpad = (text: string, width: number) => text.padStart(width);
 export const f = (n: number | null, digits = 2) => (n === null ? "n/a" : n.toFixed(digits));
