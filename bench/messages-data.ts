@@ -4,7 +4,7 @@
 
 import pg from "pg";
 import { historyQuery } from "@/server/services/conversations/history-query";
-import { intSetting, machine } from "./lib";
+import { intSetting } from "./lib";
 
 // ---------------------------------------------------------------------------------------------
 // Settings
