@@ -6,13 +6,13 @@ import { execFileSync, spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { mkdir, writeFile } from "node:fs/promises";
-import net from "node:net";
 import os from "node:os";
 import path from "node:path";
-import pg from "pg";
 import { createBaseClient } from "@/server/db/client";
 import { migrate } from "@/server/db/migrate";
 import { seed } from "@/server/seed/seed";
+import { freePort } from "@/server/free-port";
+import { postgresServer } from "@/test/postgres";
 
 // ---------------------------------------------------------------------------------------------
 // Settings and output
@@ -101,21 +101,7 @@ export async function writeResults(name: string, startedAt: Date, results: unkno
 // ---------------------------------------------------------------------------------------------
 // Database
 
-export function databaseUrl(name: string): string {
-  const url = new URL(ADMIN_URL);
-  url.pathname = `/${name}`;
-  return url.toString();
-}
-
-export async function adminQuery(sql: string): Promise<void> {
-  const client = new pg.Client({ connectionString: ADMIN_URL });
-  await client.connect();
-  try {
-    await client.query(sql);
-  } finally {
-    await client.end();
-  }
-}
+export const { databaseUrl, adminQuery } = postgresServer(ADMIN_URL);
 
 /** Drops and recreates the database `name`, migrates and seeds it (sys_admin `admin`); returns its URL. */
 export async function freshDatabase(name: string): Promise<string> {
@@ -169,17 +155,6 @@ export interface App {
 }
 
 let app: App | undefined;
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 /**
  * Starts the app's server on 127.0.0.1 against the database, `env` added to its environment;
