@@ -75,7 +75,7 @@ export const f = (n: number | null, digits = 2) => (n === null ? "n/a" : n.toFix
 
 /**
  * The machine and the Node.js the figures were taken on (the app runs on the bench's own Node.js,
- * and the figures depend on it: see the README's bench section).
+ * and the figures depend on it: see docs/benchmarks.md).
  */
 export function machine() {
   return {
