@@ -9,7 +9,7 @@ import { createCaller } from "./root";
 // The console's plugins and models procedures against this file's own PostgreSQL database: called
 // in-process with real session actors, and over the HTTP endpoint where superjson carries prices.
 
-vi.mock("@/server/auth/session", () => ({
+vi.mock("@/server/session", () => ({
   currentSessionActor: vi.fn(async () => {
     throw new Error("the session must not be read");
   }),
