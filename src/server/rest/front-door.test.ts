@@ -29,7 +29,7 @@ const samplePath = (file: string) =>
 /** The methods a file serves: a page GET; a route file what it exports (the registry's, for REST). */
 function exportedMethods(file: string): string[] {
   const text = readFileSync(file, "utf8");
-  const rest = /restHandlers\("([^"]+)"\)/.exec(text)?.[1];
+  const rest = /restHandlers\(\s*"([^"]+)",?\s*\)/.exec(text)?.[1];
   if (rest) return routesAt(rest).map((r) => r.method);
   if (file.endsWith("page.tsx")) return ["GET"];
   const exported = [...text.matchAll(/export (?:const \{([^}]*)\}|\{([^}]*)\}|(?:async )?function (\w+))/g)]
