@@ -1,3 +1,4 @@
+import "server-only";
 import net from "node:net";
 
 /** A TCP port on 127.0.0.1 that nothing listens on now (the system picks it). */

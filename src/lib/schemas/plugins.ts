@@ -24,8 +24,17 @@ const LOGO_LENGTH = Math.ceil((LOGO_MAX_BYTES * 4) / 3) + 100;
 const MAX_CAPABILITIES = 100;
 /** A capability tag. */
 const capability = text(100).trim().min(1);
+/** The largest settings_schema accepted, as JSON text. */
+export const SETTINGS_SCHEMA_MAX_BYTES = 32 * 1024;
+/** The largest settings value the console's check takes: far more than any form holds. */
+export const CHECKED_SETTINGS_MAX_BYTES = 256 * 1024;
 
 const jsonObject = z.record(text(), z.json());
+/** `schema`, taking at most `bytes` of JSON. */
+const capped = <T extends z.ZodType>(schema: T, bytes: number) =>
+  schema.refine((value) => new TextEncoder().encode(JSON.stringify(value)).length <= bytes, {
+    message: `must be at most ${bytes / 1024} KiB of JSON`,
+  });
 
 export const registerPluginInput = z
   .strictObject({
@@ -67,6 +76,20 @@ export const registerPluginInput = z
     ],
   });
 export type RegisterPluginInput = z.output<typeof registerPluginInput>;
+
+/** The console's live check: settings against a settings schema, as registering checks default_settings. */
+export const checkSettingsInput = z.strictObject({
+  settings_schema: capped(jsonObject, SETTINGS_SCHEMA_MAX_BYTES),
+  settings: capped(z.json(), CHECKED_SETTINGS_MAX_BYTES),
+});
+export type CheckSettingsInput = z.output<typeof checkSettingsInput>;
+
+/** Its answer: whether the schema is acceptable, and every problem (of the schema, else of the settings). */
+export const settingsCheckSchema = z.object({
+  schema_valid: z.boolean(),
+  problems: z.array(z.object({ path: z.string(), message: z.string() })),
+});
+export type SettingsCheck = z.infer<typeof settingsCheckSchema>;
 
 export const updatePluginInput = z.strictObject({ enabled: z.boolean() }).meta({ examples: [{ enabled: false }] });
 
