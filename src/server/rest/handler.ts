@@ -14,6 +14,7 @@ import type { AnyOperation, Method } from "@/server/operations/operation";
 import { requestIdOf } from "./front-door";
 import { problemResponse } from "./problem";
 import { routesAt } from "./registry";
+import { BODY_LIMIT_BYTES, bodyTooLarge } from "@/server/http/body-limit";
 
 // The REST door every route runs through: request id → credentials (X-API-KEY or the console
 // session) → the key's rate limit → the operation (access, input, handler: operations/invoke.ts)
@@ -21,15 +22,12 @@ import { routesAt } from "./registry";
 // against its client's address. One log line and one metric sample a request, and a key's request
 // (refused or not) counts in its usage.
 
-export const BODY_LIMIT_BYTES = 1024 * 1024;
-
 type NextContext = { params: Promise<Record<string, string | string[]>> };
 type NextHandler = (request: Request, context: NextContext) => Promise<Response>;
 
 async function readBody(request: Request): Promise<unknown> {
   const declared = Number(request.headers.get("content-length") ?? "0");
-  if (declared > BODY_LIMIT_BYTES)
-    throw new DomainError("payload_too_large", `The body is over ${BODY_LIMIT_BYTES} bytes.`);
+  if (declared > BODY_LIMIT_BYTES) throw bodyTooLarge();
   if (!request.body) return undefined;
   const reader = request.body.getReader();
   const chunks: Uint8Array[] = [];
@@ -45,7 +43,7 @@ async function readBody(request: Request): Promise<unknown> {
     size += value.byteLength;
     if (size > BODY_LIMIT_BYTES) {
       await reader.cancel();
-      throw new DomainError("payload_too_large", `The body is over ${BODY_LIMIT_BYTES} bytes.`);
+      throw bodyTooLarge();
     }
     chunks.push(value);
   }

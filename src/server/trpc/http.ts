@@ -3,6 +3,7 @@ import { fetchRequestHandler } from "@trpc/server/adapters/fetch";
 import type { SessionActor } from "@/server/auth/actor";
 import { requestFactsOf } from "@/server/http/client";
 import { log } from "@/server/log";
+import { BODY_LIMIT_BYTES, bodyTooLarge } from "@/server/http/body-limit";
 import { requireSameOriginWrite } from "@/server/auth/same-origin";
 import { toTRPCError } from "./init";
 import { appRouter } from "./root";
@@ -13,13 +14,30 @@ import { appRouter } from "./root";
 
 const TRPC_ENDPOINT = "/api/trpc";
 
+/**
+ * The request with its body cut off past the REST door's limit: tRPC's fetch adapter would read a
+ * body of any size into memory. Past the limit the read fails with 413 `payload_too_large`.
+ */
+function withBodyLimit(request: Request): Request {
+  if (!request.body) return request;
+  let size = 0;
+  const limit = new TransformStream<Uint8Array, Uint8Array>({
+    transform(chunk, controller) {
+      size += chunk.byteLength;
+      if (size <= BODY_LIMIT_BYTES) controller.enqueue(chunk);
+      else controller.error(toTRPCError(bodyTooLarge()));
+    },
+  });
+  return new Request(request, { body: request.body.pipeThrough(limit), duplex: "half" } as RequestInit);
+}
+
 export function handleTRPCRequest(
   request: Request,
   sessionActor: () => Promise<SessionActor | null>,
 ): Promise<Response> {
   return fetchRequestHandler({
     endpoint: TRPC_ENDPOINT,
-    req: request,
+    req: withBodyLimit(request),
     router: appRouter,
     allowMethodOverride: true,
     async createContext() {

@@ -236,6 +236,37 @@ describe("the HTTP endpoint", () => {
     });
   });
 
+  it("refuses a body over 1 MiB with 413, having read no more of it than that", async () => {
+    const before = await client.apiKey.count();
+    const name = "x".repeat(2 * 1024 * 1024);
+    let sent = 0;
+    // Streamed without a Content-Length, as a client that lies about its size would send it.
+    const body = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        const chunk = new TextEncoder().encode(
+          sent === 0 ? `{"json":{"name":"${name.slice(0, 64 * 1024)}` : name.slice(0, 64 * 1024),
+        );
+        sent += chunk.byteLength;
+        if (sent > 4 * 1024 * 1024) controller.close();
+        else controller.enqueue(chunk);
+      },
+    });
+    const response = await handleTRPCRequest(
+      new Request(`${BASE}/apiKeys.create`, {
+        method: "POST",
+        headers: { host: "console.test", "content-type": "application/json", origin: "http://console.test" },
+        body,
+        duplex: "half",
+      } as RequestInit),
+      async () => adminActor,
+    );
+    expect(response.status).toBe(413);
+    const { error } = (await response.json()) as { error: { json: { data: Record<string, unknown> } } };
+    expect(error.json.data).toMatchObject({ domainCode: "payload_too_large", httpStatus: 413 });
+    expect(sent).toBeLessThan(2 * 1024 * 1024);
+    expect(await client.apiKey.count()).toBe(before);
+  });
+
   it("serves queries over GET without an Origin", async () => {
     const input = encodeURIComponent(JSON.stringify({ json: { limit: 1 } }));
     const response = await handleTRPCRequest(
