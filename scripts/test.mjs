@@ -1,11 +1,17 @@
-// `npm test`: every test. Type check and lint, the production build, unit and integration tests
-// (vitest, real PostgreSQL, the built app over HTTP), then the Playwright end-to-end flows in Chromium.
+// `npm test`: every test. Type check and lint, the API contract's lint, the production build, unit
+// and integration tests (vitest, real PostgreSQL, the built app over HTTP), then the Playwright
+// end-to-end flows in Chromium.
 import { spawnSync } from "node:child_process";
 
 const steps = [
   ["type check", ["node_modules/typescript/bin/tsc", "--noEmit"]],
   ["lint", ["node_modules/eslint/bin/eslint.js", "."]],
   ["format check", ["node_modules/prettier/bin/prettier.cjs", "--check", "--log-level", "warn", "."]],
+  // The OpenAPI document under Spectral's OpenAPI and OWASP API Security rules (.spectral.yaml).
+  [
+    "API contract lint",
+    ["node_modules/tsx/dist/cli.mjs", "--import", "./scripts/server-only.mjs", "scripts/lint-openapi.ts"],
+  ],
   // Integration tests drive the production build over HTTP, so it comes first.
   ["production build", ["node_modules/next/dist/bin/next", "build"]],
   ["unit and integration tests", ["node_modules/vitest/vitest.mjs", "run"]],

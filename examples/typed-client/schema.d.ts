@@ -484,7 +484,7 @@ export interface paths {
         get: operations["getPlatformSetting"];
         /**
          * Create or replace a platform setting
-         * @description The value must match `value_type`. `overridable: false` stops organizations from overriding it. Tier quotas live under `tier.<name>` (category `tier`); categories `tier` and `policy` are not inherited by organizations.
+         * @description The value must match `value_type`. `overridable: false` stops organizations from overriding it. Tier quotas live under `tier.<name>` (category `tier`); categories `tier` and `policy` are not inherited by organizations. The platform holds at most 1,000 settings (403 `quota_exceeded`).
          *
          *     Requires `svc:system:settings:write`.
          */
@@ -556,7 +556,7 @@ export interface paths {
         get: operations["getOrgSetting"];
         /**
          * Set an organization's value for a key
-         * @description Refused with 403 `not_overridable` where the platform setting of that key is not overridable.
+         * @description Refused with 403 `not_overridable` where the platform setting of that key is not overridable. An organization holds at most 1,000 settings (403 `quota_exceeded`).
          *
          *     Requires `svc:org:settings:write` in the organization, or globally.
          */
@@ -1385,7 +1385,7 @@ export interface paths {
         put?: never;
         /**
          * Add a user to an organization
-         * @description Within the tier's `max_members` (403 `quota_exceeded`). 409 `conflict` when already a member.
+         * @description Within the tier's `max_members`, and at most 1,000 organizations for one user (403 `quota_exceeded`). 409 `conflict` when already a member.
          *
          *     Requires `svc:org:members:write` in the organization, or globally.
          */
@@ -1503,7 +1503,7 @@ export interface paths {
         put?: never;
         /**
          * Create a custom role
-         * @description Permissions must be catalog permissions (400 `validation_failed`); an org role holds org permissions only. A non-sys_admin must hold every permission involved (403 `scope_not_held`).
+         * @description Permissions must be catalog permissions (400 `validation_failed`); an org role holds org permissions only. The platform holds at most 1,000 roles (403 `quota_exceeded`). A non-sys_admin must hold every permission involved (403 `scope_not_held`).
          *
          *     Requires `svc:system:roles:write`.
          */
@@ -1805,7 +1805,10 @@ export interface components {
             type: string;
             /** @description The code's title; the same for every problem with this code. */
             title: string;
-            /** @description The HTTP status. */
+            /**
+             * Format: int32
+             * @description The HTTP status.
+             */
             status: number;
             /** @description What went wrong with this request, for people. */
             detail: string;
@@ -1814,7 +1817,7 @@ export interface components {
              * @enum {string}
              */
             code: "validation_failed" | "unknown_scope" | "immutable_field" | "unauthenticated" | "invalid_api_key" | "api_key_expired" | "api_key_revoked" | "forbidden" | "scope_not_held" | "ip_not_allowed" | "tier_required" | "quota_exceeded" | "not_overridable" | "not_found" | "method_not_allowed" | "conflict" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "unavailable";
-            /** @description Each bad field: its dotted `path` (query fields start with `query.`, path parameters with `params.`) and what is wrong with it. Sent with `validation_failed`, `unknown_scope`, `immutable_field`, `not_overridable`, `conflict`. */
+            /** @description Each bad field (the first 100): its dotted `path` (query fields start with `query.`, path parameters with `params.`) and what is wrong with it. Sent with `validation_failed`, `unknown_scope`, `immutable_field`, `not_overridable`, `conflict`. */
             errors?: {
                 path: string;
                 message: string;
@@ -1824,7 +1827,7 @@ export interface components {
             /** @description The scopes at fault. Sent with `unknown_scope`, `scope_not_held`. */
             scopes?: string[];
             /** @description The methods the path takes. Sent with `method_not_allowed`. */
-            allowed?: string[];
+            allowed?: ("GET" | "POST" | "PUT" | "PATCH" | "DELETE" | "HEAD" | "OPTIONS")[];
         };
         /**
          * @description At most `requests` requests per `window_seconds` seconds.
@@ -1834,7 +1837,9 @@ export interface components {
          *     }
          */
         RateLimit: {
+            /** Format: int32 */
             requests: number;
+            /** Format: int32 */
             window_seconds: number;
         };
         /**
@@ -1847,7 +1852,10 @@ export interface components {
         TwoFactorStatus: {
             /** @description Whether sign-in asks for a code. */
             enabled: boolean;
-            /** @description Unused recovery codes (0 while off). */
+            /**
+             * Format: int32
+             * @description Unused recovery codes (0 while off).
+             */
             recovery_codes_left: number;
             /** @description Whether the platform requires it of this user (a sys_admin, under auth.require_mfa_for_sys_admins). */
             required: boolean;
@@ -1897,7 +1905,7 @@ export interface components {
          *       "expires_at": "2027-01-15T09:30:00.000Z",
          *       "is_active": true,
          *       "created_at": "2026-01-15T09:30:00.000Z",
-         *       "raw_key": "cdk_7Hq2LmXaP4kR9sT1vW3yZ5bD7fH9jL2nQ4rS6tU8wX0zAb3Kx9"
+         *       "raw_key": "cdk_7Hq2LmXaP4kR9sT1vW3yZ5bD7fH9jL2nQ4rS6tU8wX03QrEfw"
          *     }
          */
         CreatedApiKey: {
@@ -2017,6 +2025,7 @@ export interface components {
                 hour: string;
                 /** @enum {string} */
                 outcome: "401" | "403" | "429" | "2xx" | "4xx" | "5xx";
+                /** Format: int64 */
                 count: number;
             }[];
         };
@@ -2092,7 +2101,7 @@ export interface components {
              */
             updated_at: string;
         };
-        /** @description Any JSON value: a string, number, boolean, null, array or object. */
+        /** @description Any JSON value: a string, number, boolean, null, array or object. A request may nest one at most 64 levels deep, within its 1 MiB body. */
         JsonValue: unknown;
         /**
          * @example {
@@ -2289,6 +2298,7 @@ export interface components {
          *         "properties": {
          *           "max_results": {
          *             "type": "integer",
+         *             "format": "int32",
          *             "minimum": 1,
          *             "maximum": 20
          *           }
@@ -2362,6 +2372,7 @@ export interface components {
          *     }
          */
         Model: {
+            /** Format: int32 */
             id: number;
             provider: string;
             model_id: string;
@@ -2453,7 +2464,11 @@ export interface components {
             metadata: {
                 [key: string]: components["schemas"]["JsonValue"];
             };
-            /** @description ISO 8601 UTC with microseconds: the order of the conversation. */
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC with microseconds: the order of the conversation.
+             * @example 2026-01-15T09:30:00.000Z
+             */
             created_at: string;
         };
         /**
@@ -2604,6 +2619,7 @@ export interface components {
          *     }
          */
         Grant: {
+            /** Format: int32 */
             id: number;
             /** Format: uuid */
             user_id: string;
@@ -2806,37 +2822,45 @@ export interface components {
         };
     };
     responses: {
-        /** @description `unavailable`: The database cannot be reached; nothing was half-written. Retry after the `Retry-After` header's seconds. */
-        Unavailable: {
-            headers: {
-                "X-Request-Id": components["headers"]["X-Request-Id"];
-                "Retry-After": components["headers"]["Retry-After"];
-                [name: string]: unknown;
-            };
-            content: {
-                "application/problem+json": components["schemas"]["Problem"] & {
-                    /** @constant */
-                    status?: 503;
-                    /** @enum {string} */
-                    code?: "unavailable";
-                };
-            };
-        };
         /** @description `rate_limited`: The key made more requests than its rate limit allows in the current window (`RateLimit-Policy` and `RateLimit` say which, and where it stands), or too many authentications failed from the client's address. Retry after the `Retry-After` header's seconds. */
         RateLimited: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
-                "Retry-After": components["headers"]["Retry-After"];
                 "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                 RateLimit: components["headers"]["RateLimit"];
+                "Retry-After": components["headers"]["Retry-After"];
                 [name: string]: unknown;
             };
             content: {
                 "application/problem+json": components["schemas"]["Problem"] & {
-                    /** @constant */
+                    /**
+                     * Format: int32
+                     * @constant
+                     */
                     status?: 429;
                     /** @enum {string} */
                     code?: "rate_limited";
+                };
+            };
+        };
+        /** @description `unavailable`: The database cannot be reached; nothing was half-written. Retry after the `Retry-After` header's seconds. */
+        Unavailable: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
+                "Retry-After": components["headers"]["Retry-After"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /**
+                     * Format: int32
+                     * @constant
+                     */
+                    status?: 503;
+                    /** @enum {string} */
+                    code?: "unavailable";
                 };
             };
         };
@@ -2852,11 +2876,16 @@ export interface components {
         Unauthenticated: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
                 [name: string]: unknown;
             };
             content: {
                 "application/problem+json": components["schemas"]["Problem"] & {
-                    /** @constant */
+                    /**
+                     * Format: int32
+                     * @constant
+                     */
                     status?: 401;
                     /** @enum {string} */
                     code?: "unauthenticated" | "invalid_api_key" | "api_key_expired" | "api_key_revoked";
@@ -2867,11 +2896,16 @@ export interface components {
         ValidationFailed: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
                 [name: string]: unknown;
             };
             content: {
                 "application/problem+json": components["schemas"]["Problem"] & {
-                    /** @constant */
+                    /**
+                     * Format: int32
+                     * @constant
+                     */
                     status?: 400;
                     /** @enum {string} */
                     code?: "validation_failed";
@@ -2882,11 +2916,16 @@ export interface components {
         Forbidden: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
                 [name: string]: unknown;
             };
             content: {
                 "application/problem+json": components["schemas"]["Problem"] & {
-                    /** @constant */
+                    /**
+                     * Format: int32
+                     * @constant
+                     */
                     status?: 403;
                     /** @enum {string} */
                     code?: "forbidden";
@@ -2897,11 +2936,16 @@ export interface components {
         NotFound: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
                 [name: string]: unknown;
             };
             content: {
                 "application/problem+json": components["schemas"]["Problem"] & {
-                    /** @constant */
+                    /**
+                     * Format: int32
+                     * @constant
+                     */
                     status?: 404;
                     /** @enum {string} */
                     code?: "not_found";
@@ -2912,11 +2956,16 @@ export interface components {
         PayloadTooLarge: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
                 [name: string]: unknown;
             };
             content: {
                 "application/problem+json": components["schemas"]["Problem"] & {
-                    /** @constant */
+                    /**
+                     * Format: int32
+                     * @constant
+                     */
                     status?: 413;
                     /** @enum {string} */
                     code?: "payload_too_large";
@@ -2927,11 +2976,16 @@ export interface components {
         UnsupportedMediaType: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
                 [name: string]: unknown;
             };
             content: {
                 "application/problem+json": components["schemas"]["Problem"] & {
-                    /** @constant */
+                    /**
+                     * Format: int32
+                     * @constant
+                     */
                     status?: 415;
                     /** @enum {string} */
                     code?: "unsupported_media_type";
@@ -2942,11 +2996,16 @@ export interface components {
         Conflict: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
                 [name: string]: unknown;
             };
             content: {
                 "application/problem+json": components["schemas"]["Problem"] & {
-                    /** @constant */
+                    /**
+                     * Format: int32
+                     * @constant
+                     */
                     status?: 409;
                     /** @enum {string} */
                     code?: "conflict";
@@ -2961,11 +3020,16 @@ export interface components {
         ForbiddenOrScopeNotHeld: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
                 [name: string]: unknown;
             };
             content: {
                 "application/problem+json": components["schemas"]["Problem"] & {
-                    /** @constant */
+                    /**
+                     * Format: int32
+                     * @constant
+                     */
                     status?: 403;
                     /** @enum {string} */
                     code?: "forbidden" | "scope_not_held";
@@ -2975,19 +3039,50 @@ export interface components {
         /**
          * @description `forbidden`: Authenticated, but not allowed. `required_permission` names the permission the caller lacks, when one would do.
          *
-         *     `not_overridable`: The tier above marks the setting as not overridable. `errors` names the key.
+         *     `quota_exceeded`: A quota would be exceeded: one of the organization's subscription tier, or one of the platform's own limits (how many roles, settings in a tier, organizations per user).
          */
-        ForbiddenOrNotOverridable: {
+        ForbiddenOrQuotaExceeded: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
                 [name: string]: unknown;
             };
             content: {
                 "application/problem+json": components["schemas"]["Problem"] & {
-                    /** @constant */
+                    /**
+                     * Format: int32
+                     * @constant
+                     */
                     status?: 403;
                     /** @enum {string} */
-                    code?: "forbidden" | "not_overridable";
+                    code?: "forbidden" | "quota_exceeded";
+                };
+            };
+        };
+        /**
+         * @description `forbidden`: Authenticated, but not allowed. `required_permission` names the permission the caller lacks, when one would do.
+         *
+         *     `quota_exceeded`: A quota would be exceeded: one of the organization's subscription tier, or one of the platform's own limits (how many roles, settings in a tier, organizations per user).
+         *
+         *     `not_overridable`: The tier above marks the setting as not overridable. `errors` names the key.
+         */
+        ForbiddenOrQuotaExceededOrNotOverridable: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /**
+                     * Format: int32
+                     * @constant
+                     */
+                    status?: 403;
+                    /** @enum {string} */
+                    code?: "forbidden" | "quota_exceeded" | "not_overridable";
                 };
             };
         };
@@ -2999,11 +3094,16 @@ export interface components {
         ValidationFailedOrImmutableField: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
                 [name: string]: unknown;
             };
             content: {
                 "application/problem+json": components["schemas"]["Problem"] & {
-                    /** @constant */
+                    /**
+                     * Format: int32
+                     * @constant
+                     */
                     status?: 400;
                     /** @enum {string} */
                     code?: "validation_failed" | "immutable_field";
@@ -3018,11 +3118,16 @@ export interface components {
         ValidationFailedOrUnknownScope: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
                 [name: string]: unknown;
             };
             content: {
                 "application/problem+json": components["schemas"]["Problem"] & {
-                    /** @constant */
+                    /**
+                     * Format: int32
+                     * @constant
+                     */
                     status?: 400;
                     /** @enum {string} */
                     code?: "validation_failed" | "unknown_scope";
@@ -3032,40 +3137,52 @@ export interface components {
         /**
          * @description `forbidden`: Authenticated, but not allowed. `required_permission` names the permission the caller lacks, when one would do.
          *
-         *     `quota_exceeded`: A quota of the organization's subscription tier would be exceeded.
+         *     `tier_required`: The organization's subscription tier does not allow the operation.
+         *
+         *     `quota_exceeded`: A quota would be exceeded: one of the organization's subscription tier, or one of the platform's own limits (how many roles, settings in a tier, organizations per user).
          */
-        ForbiddenOrQuotaExceeded: {
+        ForbiddenOrTierRequiredOrQuotaExceeded: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
                 [name: string]: unknown;
             };
             content: {
                 "application/problem+json": components["schemas"]["Problem"] & {
-                    /** @constant */
+                    /**
+                     * Format: int32
+                     * @constant
+                     */
                     status?: 403;
                     /** @enum {string} */
-                    code?: "forbidden" | "quota_exceeded";
+                    code?: "forbidden" | "tier_required" | "quota_exceeded";
                 };
             };
         };
         /**
          * @description `forbidden`: Authenticated, but not allowed. `required_permission` names the permission the caller lacks, when one would do.
          *
-         *     `tier_required`: The organization's subscription tier does not allow the operation.
+         *     `scope_not_held`: A non-sys_admin asks for (or would take away) permissions it does not hold; nothing changes. `scopes` lists them.
          *
-         *     `quota_exceeded`: A quota of the organization's subscription tier would be exceeded.
+         *     `quota_exceeded`: A quota would be exceeded: one of the organization's subscription tier, or one of the platform's own limits (how many roles, settings in a tier, organizations per user).
          */
-        ForbiddenOrTierRequiredOrQuotaExceeded: {
+        ForbiddenOrScopeNotHeldOrQuotaExceeded: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
                 [name: string]: unknown;
             };
             content: {
                 "application/problem+json": components["schemas"]["Problem"] & {
-                    /** @constant */
+                    /**
+                     * Format: int32
+                     * @constant
+                     */
                     status?: 403;
                     /** @enum {string} */
-                    code?: "forbidden" | "tier_required" | "quota_exceeded";
+                    code?: "forbidden" | "scope_not_held" | "quota_exceeded";
                 };
             };
         };
@@ -3111,9 +3228,9 @@ export interface components {
         "X-Request-Id": string;
         /** @description Seconds to wait before trying again. */
         "Retry-After": number;
-        /** @description Sent when an API key authenticated the request: the key's rate limit, as an IETF RateLimit-Policy field, `"key";q=<requests>;w=<window seconds>`. */
+        /** @description The limit the request counts against, as an IETF RateLimit-Policy field: an API key's rate limit, `"key";q=<requests>;w=<window seconds>`, or the operation's calls per client address, `"address";q=<requests>;w=<window seconds>`. Not sent with a console session. */
         "RateLimit-Policy": string;
-        /** @description Sent when an API key authenticated the request: where the key's window stands, as an IETF RateLimit field, `"key";r=<requests remaining>;t=<seconds until the window resets>`. */
+        /** @description Where that limit's window stands, as an IETF RateLimit field: `"key";r=<requests remaining>;t=<seconds until the window resets>` (or `"address";...`). */
         RateLimit: string;
         /** @description The path of the new resource. */
         Location: string;
@@ -3170,7 +3287,25 @@ export interface operations {
                     };
                 };
             };
-            503: components["responses"]["Unavailable"];
+            /** @description `unavailable`: The database cannot be reached; nothing was half-written. Retry after the `Retry-After` header's seconds. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * Format: int32
+                         * @constant
+                         */
+                        status?: 503;
+                        /** @enum {string} */
+                        code?: "unavailable";
+                    };
+                };
+            };
         };
     };
     getMetrics: {
@@ -3200,14 +3335,34 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @constant */
+                        /**
+                         * Format: int32
+                         * @constant
+                         */
                         status?: 401;
                         /** @enum {string} */
                         code?: "unauthenticated";
                     };
                 };
             };
-            403: components["responses"]["Forbidden"];
+            /** @description `forbidden`: Authenticated, but not allowed. `required_permission` names the permission the caller lacks, when one would do. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * Format: int32
+                         * @constant
+                         */
+                        status?: 403;
+                        /** @enum {string} */
+                        code?: "forbidden";
+                    };
+                };
+            };
         };
     };
     getMe: {
@@ -3709,6 +3864,7 @@ export interface operations {
             content: {
                 "application/json": {
                     /**
+                     * Format: int32
                      * @description How long the old key keeps working: its `expires_at` becomes now plus this (0: refused at once).
                      * @default 0
                      */
@@ -3798,16 +3954,25 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": {
-                        /** @description How many values were received; says nothing of what they were. */
+                        /**
+                         * Format: int64
+                         * @description How many values were received; says nothing of what they were.
+                         */
                         received: number;
                     };
                 };
             };
+            400: components["responses"]["ValidationFailed"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
         };
     };
     listOrganizations: {
@@ -4210,7 +4375,7 @@ export interface operations {
             };
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthenticated"];
-            403: components["responses"]["Forbidden"];
+            403: components["responses"]["ForbiddenOrQuotaExceeded"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
@@ -4275,7 +4440,7 @@ export interface operations {
             };
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthenticated"];
-            403: components["responses"]["Forbidden"];
+            403: components["responses"]["ForbiddenOrQuotaExceeded"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -4396,7 +4561,7 @@ export interface operations {
             };
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthenticated"];
-            403: components["responses"]["ForbiddenOrNotOverridable"];
+            403: components["responses"]["ForbiddenOrQuotaExceededOrNotOverridable"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -4464,7 +4629,7 @@ export interface operations {
             };
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthenticated"];
-            403: components["responses"]["ForbiddenOrNotOverridable"];
+            403: components["responses"]["ForbiddenOrQuotaExceededOrNotOverridable"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -4854,27 +5019,7 @@ export interface operations {
             };
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthenticated"];
-            /**
-             * @description `forbidden`: Authenticated, but not allowed. `required_permission` names the permission the caller lacks, when one would do.
-             *
-             *     `quota_exceeded`: A quota of the organization's subscription tier would be exceeded.
-             *
-             *     `not_overridable`: The tier above marks the setting as not overridable. `errors` names the key.
-             */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @constant */
-                        status?: 403;
-                        /** @enum {string} */
-                        code?: "forbidden" | "quota_exceeded" | "not_overridable";
-                    };
-                };
-            };
+            403: components["responses"]["ForbiddenOrQuotaExceededOrNotOverridable"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -5034,7 +5179,30 @@ export interface operations {
             };
             400: components["responses"]["ValidationFailedOrImmutableField"];
             401: components["responses"]["Unauthenticated"];
-            403: components["responses"]["ForbiddenOrNotOverridable"];
+            /**
+             * @description `forbidden`: Authenticated, but not allowed. `required_permission` names the permission the caller lacks, when one would do.
+             *
+             *     `not_overridable`: The tier above marks the setting as not overridable. `errors` names the key.
+             */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * Format: int32
+                         * @constant
+                         */
+                        status?: 403;
+                        /** @enum {string} */
+                        code?: "forbidden" | "not_overridable";
+                    };
+                };
+            };
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -6123,6 +6291,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /** Format: int64 */
                         compacted: number;
                     };
                 };
@@ -7046,7 +7215,7 @@ export interface operations {
             };
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthenticated"];
-            403: components["responses"]["ForbiddenOrScopeNotHeld"];
+            403: components["responses"]["ForbiddenOrScopeNotHeldOrQuotaExceeded"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -7361,7 +7530,7 @@ export interface operations {
             };
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthenticated"];
-            403: components["responses"]["ForbiddenOrScopeNotHeld"];
+            403: components["responses"]["ForbiddenOrScopeNotHeldOrQuotaExceeded"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -7581,11 +7750,16 @@ export interface operations {
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @constant */
+                        /**
+                         * Format: int32
+                         * @constant
+                         */
                         status?: 400;
                         /** @enum {string} */
                         code?: "validation_failed" | "unknown_scope" | "immutable_field";

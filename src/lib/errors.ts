@@ -111,7 +111,7 @@ export const ERRORS = {
     403,
     "FORBIDDEN",
     "Quota exceeded",
-    "A quota of the organization's subscription tier would be exceeded.",
+    "A quota would be exceeded: one of the organization's subscription tier, or one of the platform's own limits (how many roles, settings in a tier, organizations per user).",
   ),
   not_overridable: info(
     403,

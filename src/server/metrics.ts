@@ -20,6 +20,10 @@ export interface Metrics {
 function createMetrics(): Metrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: "svc_" });
+  // These gauges are sums of the same name's gauge by type, and a gauge named `_total` reads as a
+  // counter (promtool refuses it): sum(svc_nodejs_active_handles) says the same.
+  for (const name of ["active_handles_total", "active_requests_total", "active_resources_total"])
+    registry.removeSingleMetric(`svc_nodejs_${name}`);
   const registers = [registry];
   new Gauge({
     name: "svc_db_pool_connections",

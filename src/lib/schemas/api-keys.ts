@@ -1,5 +1,16 @@
 import { z } from "zod";
-import { booleanQuery, EXAMPLE_TIMESTAMPS, id, listOf, pageQuery, timestamp, timestamps } from "./common";
+import {
+  booleanQuery,
+  count,
+  EXAMPLE_TIMESTAMPS,
+  id,
+  list,
+  listOf,
+  pageQuery,
+  text,
+  timestamp,
+  timestamps,
+} from "./common";
 
 // API key inputs and outputs: one schema each, feeding the REST handlers, the tRPC procedures,
 // the OpenAPI document and the console's forms.
@@ -39,27 +50,34 @@ export const EXPIRING_SOON_DAYS = 7;
 export const USAGE_RETENTION_DAYS = 90;
 export const USAGE_OUTCOMES = ["2xx", "4xx", "401", "403", "429", "5xx"] as const;
 export type UsageOutcome = (typeof USAGE_OUTCOMES)[number];
+/** The most hourly buckets a usage answer holds: every outcome of every hour the longest range touches. */
+const MAX_USAGE_BUCKETS = (USAGE_RETENTION_DAYS * 24 + 1) * USAGE_OUTCOMES.length;
 
 const MAX_RESTRICTIONS = 100;
+/** The most scopes a key carries. */
+const MAX_SCOPES = 64;
+const scopeList = list(text(), MAX_SCOPES);
+/** What a key's display prefix (`cdk_` and its first 8 characters) is stored in. */
+const KEY_PREFIX_LENGTH = 16;
+/** A raw key as issued: `cdk_`, 43 letters and digits, and a 6-character checksum. */
+const RAW_KEY = /^cdk_[0-9A-Za-z]{49}$/;
 
-export const allowedOrgIdsSchema = z
-  .array(id)
+export const allowedOrgIdsSchema = list(id, MAX_RESTRICTIONS)
   .min(1, "must list at least one organization, or be null")
-  .max(MAX_RESTRICTIONS)
   .refine((s) => new Set(s).size === s.length, "must not repeat an organization")
   .nullable()
   .describe(
     "The organizations the key may act in, each one its owner belongs to; null: all of the owner's. Elsewhere it acts as if its owner were not a member.",
   );
 
-export const allowedCidrsSchema = z
-  .array(
-    z.union([z.cidrv4(), z.cidrv6()], {
-      error: "must be an IPv4 or IPv6 CIDR, such as 203.0.113.0/24 or 2001:db8::/32",
-    }),
-  )
+// At most 255.255.255.255/32 (18 characters) or 8 groups of 4 hex digits and /128 (43).
+export const allowedCidrsSchema = list(
+  z.union([z.cidrv4().max(18), z.cidrv6().max(43)], {
+    error: "must be an IPv4 or IPv6 CIDR, such as 203.0.113.0/24 or 2001:db8::/32",
+  }),
+  MAX_RESTRICTIONS,
+)
   .min(1, "must list at least one CIDR, or be null")
-  .max(MAX_RESTRICTIONS)
   .nullable()
   .describe("IPv4/IPv6 CIDRs the key may be used from; null: any address. From elsewhere: 403 `ip_not_allowed`.")
   .meta({ examples: [["203.0.113.0/24", "2001:db8::/32"]] });
@@ -81,12 +99,10 @@ export function parseDuration(text: string): number | undefined {
 
 export const createApiKeyInput = z
   .strictObject({
-    name: z.string().trim().min(1, "must not be empty").max(255),
+    name: text().trim().min(1, "must not be empty"),
     // Unknown scopes are refused by the service with `unknown_scope`, so any string is let through here.
-    scopes: z
-      .array(z.string().max(255))
+    scopes: scopeList
       .min(1, "must list at least one scope")
-      .max(64)
       .refine((s) => new Set(s).size === s.length, "must not repeat a scope"),
     expires_at: timestamp.nullable().default(null),
     rate_limit: rateLimitSchema
@@ -113,7 +129,7 @@ export type CreateApiKeyInput = z.output<typeof createApiKeyInput>;
 /** What PATCH changes: any of these, nothing else (scopes never change). */
 export const updateApiKeyInput = z
   .strictObject({
-    name: z.string().trim().min(1, "must not be empty").max(255).optional(),
+    name: text().trim().min(1, "must not be empty").optional(),
     rate_limit: rateLimitSchema.nullable().optional().describe("The key's own rate limit; null: the platform default."),
     allowed_org_ids: allowedOrgIdsSchema.optional(),
     allowed_cidrs: allowedCidrsSchema.optional(),
@@ -158,9 +174,9 @@ export type UsageQuery = z.output<typeof usageQuery>;
 export const usageBucketSchema = z.object({
   hour: timestamp,
   outcome: z.enum(USAGE_OUTCOMES),
-  count: z.number().int(),
+  count,
 });
-export const usageSchema = z.object({ data: z.array(usageBucketSchema) }).meta({
+export const usageSchema = z.object({ data: list(usageBucketSchema, MAX_USAGE_BUCKETS) }).meta({
   id: "ApiKeyUsage",
   examples: [
     {
@@ -175,15 +191,11 @@ export type UsageBucket = z.infer<typeof usageBucketSchema>;
 
 export const revokeLeakedInput = z
   .strictObject({
-    keys: z
-      .array(z.string().max(255))
-      .min(1)
-      .max(100)
-      .describe("Raw keys found exposed; anything else in the list is ignored."),
+    keys: list(text()).min(1).describe("Raw keys found exposed; anything else in the list is ignored."),
   })
-  .meta({ examples: [{ keys: ["cdk_7Hq2LmXaP4kR9sT1vW3yZ5bD7fH9jL2nQ4rS6tU8wX0zAb3Kx9"] }] });
+  .meta({ examples: [{ keys: ["cdk_7Hq2LmXaP4kR9sT1vW3yZ5bD7fH9jL2nQ4rS6tU8wX03QrEfw"] }] });
 export const revokeLeakedResponse = z.object({
-  received: z.number().int().describe("How many values were received; says nothing of what they were."),
+  received: count.describe("How many values were received; says nothing of what they were."),
 });
 
 export const apiKeyIdParams = z.strictObject({ key_id: id });
@@ -192,15 +204,15 @@ export const apiKeySchema = z
   .object({
     id: z.uuid(),
     user_id: z.uuid(),
-    name: z.string(),
-    key_prefix: z.string(),
-    scopes: z.array(z.string()),
+    name: text(),
+    key_prefix: text(KEY_PREFIX_LENGTH),
+    scopes: scopeList,
     rate_limit: rateLimitSchema.nullable().describe("The key's own rate limit; null: the platform default applies."),
     ...restrictions,
     expires_at: timestamp.nullable(),
     last_used_at: timestamp.nullable(),
-    last_used_ip: z.string().nullable().describe("The client address of the key's latest request (best effort)."),
-    last_user_agent: z.string().nullable().describe("The User-Agent of the key's latest request (best effort)."),
+    last_used_ip: text(64).nullable().describe("The client address of the key's latest request (best effort)."),
+    last_user_agent: text().nullable().describe("The User-Agent of the key's latest request (best effort)."),
     is_active: z.boolean(),
     ...timestamps,
   })
@@ -230,16 +242,16 @@ export type ApiKey = z.infer<typeof apiKeySchema>;
 export const createdApiKeySchema = z
   .object({
     id: z.uuid(),
-    name: z.string(),
-    key_prefix: z.string(),
-    scopes: z.array(z.string()),
-    effective_scopes: z.array(z.string()).describe("The scopes without the dangerous ones: what the key will carry."),
+    name: text(),
+    key_prefix: text(KEY_PREFIX_LENGTH),
+    scopes: scopeList,
+    effective_scopes: scopeList.describe("The scopes without the dangerous ones: what the key will carry."),
     rate_limit: rateLimitSchema.nullable().describe("The key's own rate limit; null: the platform default applies."),
     ...restrictions,
     expires_at: timestamp.nullable(),
     is_active: z.boolean(),
     created_at: timestamp,
-    raw_key: z.string().describe("The key itself. Shown once, in this response only."),
+    raw_key: z.string().max(53).regex(RAW_KEY).describe("The key itself. Shown once, in this response only."),
   })
   .meta({
     id: "CreatedApiKey",
@@ -256,7 +268,7 @@ export const createdApiKeySchema = z
         expires_at: "2027-01-15T09:30:00.000Z",
         is_active: true,
         created_at: "2026-01-15T09:30:00.000Z",
-        raw_key: "cdk_7Hq2LmXaP4kR9sT1vW3yZ5bD7fH9jL2nQ4rS6tU8wX0zAb3Kx9",
+        raw_key: "cdk_7Hq2LmXaP4kR9sT1vW3yZ5bD7fH9jL2nQ4rS6tU8wX03QrEfw",
       },
     ],
   });

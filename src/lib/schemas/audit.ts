@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { id, pageQuery, timestamp } from "./common";
+import { LENGTH, id, pageQuery, text, timestamp } from "./common";
 
 // The audit trail: one event per change, sign-in or refused authorization.
 
@@ -37,21 +37,18 @@ export const auditEventSchema = z.object({
   occurred_at: timestamp,
   actor: z.object({
     user_id: z.uuid().nullable(),
-    username: z
-      .string()
-      .nullable()
-      .describe("The user's current username; null when the user is gone or there is none."),
+    username: text().nullable().describe("The user's current username; null when the user is gone or there is none."),
     auth: z.enum(AUDIT_ACTOR_AUTHS),
-    key_prefix: z.string().nullable(),
+    key_prefix: text(16).nullable(),
   }),
-  action: z.string().describe("The operation id (e.g. `createApiKey`), or `signIn`."),
-  target: z.object({ type: z.string().nullable(), id: z.string().nullable() }),
+  action: text(100).describe("The operation id (e.g. `createApiKey`), or `signIn`."),
+  target: z.object({ type: text(LENGTH.SHORT).nullable(), id: text().nullable() }),
   org_id: z.uuid().nullable(),
-  request_id: z.string().nullable(),
-  ip: z.string().nullable(),
-  user_agent: z.string().nullable(),
+  request_id: text(128).nullable(),
+  ip: text(64).nullable(),
+  user_agent: text().nullable(),
   changes: z
-    .record(z.string(), auditChange)
+    .record(text(), auditChange)
     .nullable()
     .describe("Changed fields with their old and new values; secret fields by name only."),
   outcome: z.enum(AUDIT_OUTCOMES),
@@ -59,9 +56,9 @@ export const auditEventSchema = z.object({
 export type AuditEvent = z.output<typeof auditEventSchema>;
 
 export const listAuditEventsQuery = pageQuery.extend({
-  action: z.string().min(1).max(100).optional(),
+  action: text(100).min(1).optional(),
   actor_user_id: id.optional(),
-  target_id: z.string().min(1).max(255).optional(),
+  target_id: text().min(1).optional(),
   since: timestamp.optional().describe("Events at or after this moment."),
   until: timestamp.optional().describe("Events before this moment."),
 });

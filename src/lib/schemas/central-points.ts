@@ -1,14 +1,24 @@
 import { z } from "zod";
-import { EXAMPLE_LIVE_RECORD, id, includeDeleted, listOf, pageQuery, softDeletedRecord } from "./common";
+import {
+  DESCRIPTION_LENGTH,
+  EXAMPLE_LIVE_RECORD,
+  id,
+  includeDeleted,
+  LENGTH,
+  listOf,
+  pageQuery,
+  softDeletedRecord,
+  text,
+} from "./common";
 
 export const VISIBILITIES = ["private", "public"] as const;
 export const CENTRAL_POINT_STATUSES = ["active", "inactive"] as const;
 
 export const createCentralPointInput = z
   .strictObject({
-    name: z.string().trim().min(1).max(255),
+    name: text().trim().min(1),
     orchestrator_id: id,
-    description: z.string().max(10_000).nullable().optional(),
+    description: text(DESCRIPTION_LENGTH).nullable().optional(),
     visibility: z.enum(VISIBILITIES).default("private"),
     status: z.enum(CENTRAL_POINT_STATUSES).default("active"),
   })
@@ -26,9 +36,9 @@ export type CreateCentralPointInput = z.output<typeof createCentralPointInput>;
 
 export const updateCentralPointInput = z
   .strictObject({
-    name: z.string().trim().min(1).max(255).optional(),
+    name: text().trim().min(1).optional(),
     orchestrator_id: id.optional(),
-    description: z.string().max(10_000).nullable().optional(),
+    description: text(DESCRIPTION_LENGTH).nullable().optional(),
     visibility: z.enum(VISIBILITIES).optional(),
     status: z.enum(CENTRAL_POINT_STATUSES).optional(),
   })
@@ -44,10 +54,10 @@ export const centralPointSchema = z
     id: z.uuid(),
     org_id: z.uuid(),
     orchestrator_id: z.uuid(),
-    name: z.string(),
-    description: z.string().nullable(),
-    visibility: z.string(),
-    status: z.string(),
+    name: text(),
+    description: text(DESCRIPTION_LENGTH).nullable(),
+    visibility: text(LENGTH.SHORT),
+    status: text(LENGTH.SHORT),
     ...softDeletedRecord,
   })
   .meta({

@@ -64,14 +64,52 @@ export function readableIssue(issue: z.core.$ZodRawIssue): string | undefined {
 
 z.config({ customError: readableIssue });
 
-export const id = z.uuid({ error: "must be a UUID" }).meta({ examples: ["0193a5c2-7d1e-7b4a-9c3f-2e8d6f1a4b70"] });
-export const timestamp = z.iso.datetime({ offset: true }).meta({ examples: ["2026-01-15T09:30:00.000Z"] });
+// Bounds. Every string, list and integer a request or an answer holds is bounded, and the OpenAPI
+// document states each bound (maxLength, maxItems, minimum and maximum) from these same schemas.
+// Integers are bounded by zod itself (to the exact range of a JSON number, ±(2^53 − 1)); ids are
+// UUIDs, 36 characters; strings and lists take their bound from the helpers below.
 
-export const limit = z.coerce.number().int().min(1).max(100).default(50).describe("How many items a page holds.");
+/**
+ * The spec's length classes of string columns, and the bound of free text (a text column, or JSON
+ * carried as a string) where no tighter one is decided.
+ */
+export const LENGTH = { SHORT: 50, STANDARD: 255, LONG: 512, VERY_LONG: 1000, TEXT: 65_536 } as const;
+/** Descriptions and biographies: text columns, held to less than free text. */
+export const DESCRIPTION_LENGTH = 10_000;
+
+/** A string of at most `max` characters: by default a column of the spec's STANDARD class. */
+export const text = (max: number = LENGTH.STANDARD) => z.string().max(max);
+
+/** The most items a list holds, unless it says otherwise: a page's worth. */
+export const MAX_ITEMS = 100;
+/** A list of at most `max` items. */
+export const list = <T extends z.ZodType>(item: T, max: number = MAX_ITEMS) => z.array(item).max(max);
+
+/** A count of things: a whole number from 0. */
+export const count = z.number().int().min(0);
+
+export const id = z.uuid({ error: "must be a UUID" }).meta({ examples: ["0193a5c2-7d1e-7b4a-9c3f-2e8d6f1a4b70"] });
+export const timestamp = z.iso
+  .datetime({ offset: true })
+  .max(LENGTH.SHORT)
+  .meta({ examples: ["2026-01-15T09:30:00.000Z"] });
+
+/** The most items a page holds. */
+export const MAX_PAGE_SIZE = MAX_ITEMS;
+// The longest cursor a list gives back is a setting key of 255 characters, as base64url JSON: 343.
+const CURSOR_LENGTH = LENGTH.LONG;
+
+export const limit = z.coerce
+  .number()
+  .int()
+  .min(1)
+  .max(MAX_PAGE_SIZE)
+  .default(50)
+  .describe("How many items a page holds.");
 export const cursor = z
   .string()
   .min(1)
-  .max(200)
+  .max(CURSOR_LENGTH)
   .optional()
   .describe("The `next_cursor` of the previous page; omit it for the first page.");
 
@@ -92,8 +130,10 @@ export const pageQuery = z.strictObject({ limit, cursor });
 
 export const listOf = <T extends z.ZodType>(item: T) =>
   z.object({
-    data: z.array(item),
-    next_cursor: z.string().nullable().describe("Pass it back as `cursor` for the next page; null on the last page."),
+    data: list(item, MAX_PAGE_SIZE),
+    next_cursor: text(CURSOR_LENGTH)
+      .nullable()
+      .describe("Pass it back as `cursor` for the next page; null on the last page."),
   });
 
 /** sys_admins may ask for soft-deleted records too. */

@@ -1,5 +1,15 @@
 import { z } from "zod";
-import { EXAMPLE_LIVE_RECORD, id, includeDeleted, listOf, pageQuery, softDeletedRecord } from "./common";
+import {
+  EXAMPLE_LIVE_RECORD,
+  id,
+  includeDeleted,
+  list,
+  listOf,
+  pageQuery,
+  softDeletedRecord,
+  text,
+  timestamp,
+} from "./common";
 
 // Conversations and their messages. History reads leave out `intent` messages.
 
@@ -8,11 +18,23 @@ export const MESSAGE_ROLES = ["user", "assistant", "tool", "intent", "unknown"] 
 export const MESSAGE_STATUSES = ["pending", "streaming", "complete", "error", "cancelled"] as const;
 export const MESSAGE_SOURCES = ["human", "agent", "system", "tool", "import"] as const;
 
+/** A conversation's title: a column of 500 characters. */
+const TITLE_LENGTH = 500;
+/**
+ * A message's content: what a model said or was told, tool output included, which runs longer than
+ * other free text; a body of 1 MiB holds it.
+ */
+const CONTENT_LENGTH = 1_000_000;
+/** The most messages one append holds. */
+export const MAX_APPENDED_MESSAGES = 100;
+/** A message's metadata: a JSON object with field names of a column's length. */
+const metadata = z.record(text(), z.json());
+
 export const createConversationInput = z
   .strictObject({
     instance_id: id,
     user_id: id.optional().describe("A member of the organization; the caller by default."),
-    title: z.string().trim().max(500).nullable().optional(),
+    title: text(TITLE_LENGTH).trim().nullable().optional(),
   })
   .meta({ examples: [{ instance_id: "0193a5c4-2b3c-7d4e-8f5a-6b7c8d9e0f1a", title: "Where is order 1042?" }] });
 export type CreateConversationInput = z.output<typeof createConversationInput>;
@@ -32,7 +54,7 @@ export const conversationSchema = z
     org_id: z.uuid(),
     user_id: z.uuid(),
     instance_id: z.uuid().nullable(),
-    title: z.string().nullable(),
+    title: text(TITLE_LENGTH).nullable(),
     ...softDeletedRecord,
   })
   .meta({
@@ -53,14 +75,14 @@ export const conversationListSchema = listOf(conversationSchema);
 
 export const newMessage = z.strictObject({
   role: z.enum(MESSAGE_ROLES),
-  content: z.string().max(1_000_000),
+  content: text(CONTENT_LENGTH),
   turn_id: id.describe("Groups the messages of one turn."),
   status: z.enum(MESSAGE_STATUSES).nullable().optional(),
   source: z.enum(MESSAGE_SOURCES).default("human"),
-  metadata: z.record(z.string(), z.json()).default({}),
+  metadata: metadata.default({}),
 });
 
-export const appendMessagesInput = z.strictObject({ messages: z.array(newMessage).min(1).max(100) }).meta({
+export const appendMessagesInput = z.strictObject({ messages: list(newMessage, MAX_APPENDED_MESSAGES).min(1) }).meta({
   examples: [
     {
       messages: [{ role: "user", content: "Where is my order 1042?", turn_id: "0193a5c8-3e4f-7a5b-9c6d-7e8f9a0b1c2d" }],
@@ -72,7 +94,7 @@ export type AppendMessagesInput = z.output<typeof appendMessagesInput>;
 export const listMessagesQuery = pageQuery;
 export type ListMessagesQuery = z.output<typeof listMessagesQuery>;
 
-export const compactMessagesInput = z.strictObject({ message_ids: z.array(id).min(1).max(1000) });
+export const compactMessagesInput = z.strictObject({ message_ids: list(id, 1000).min(1) });
 
 export const messageSchema = z
   .object({
@@ -82,12 +104,12 @@ export const messageSchema = z
     user_id: z.uuid(),
     instance_id: z.uuid().nullable(),
     role: z.enum(MESSAGE_ROLES),
-    content: z.string(),
-    status: z.string().nullable(),
+    content: text(CONTENT_LENGTH),
+    status: text(20).nullable(),
     is_compacted: z.boolean(),
-    source: z.string(),
-    metadata: z.record(z.string(), z.json()),
-    created_at: z.string().describe("ISO 8601 UTC with microseconds: the order of the conversation."),
+    source: text(20),
+    metadata,
+    created_at: timestamp.describe("ISO 8601 UTC with microseconds: the order of the conversation."),
   })
   .meta({
     id: "Message",

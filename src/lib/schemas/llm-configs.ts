@@ -1,19 +1,33 @@
 import { z } from "zod";
-import { booleanQuery, EXAMPLE_LIVE_RECORD, id, includeDeleted, listOf, pageQuery, softDeletedRecord } from "./common";
+import {
+  booleanQuery,
+  EXAMPLE_LIVE_RECORD,
+  id,
+  includeDeleted,
+  LENGTH,
+  listOf,
+  pageQuery,
+  softDeletedRecord,
+  text,
+} from "./common";
 
 // Bring-your-own-key LLM provider configurations of an organization.
 
 export const LLM_PROVIDERS = ["openai", "anthropic", "google", "azure_openai", "mistral", "openai_compatible"] as const;
 
-const baseUrl = z.url({ protocol: /^https?$/ }).max(512);
+const baseUrl = z.url({ protocol: /^https?$/ }).max(LENGTH.LONG);
+/** A provider's own options: a JSON object with field names of a column's length. */
+const additionalConfig = z.record(text(), z.json());
+/** A provider key as the provider issues it; stored encrypted, so its column is text. */
+const apiKey = text(4096).min(8);
 
 export const createLlmConfigInput = z
   .strictObject({
-    name: z.string().trim().min(1).max(255),
+    name: text().trim().min(1),
     provider: z.enum(LLM_PROVIDERS),
-    api_key: z.string().min(8).max(4096).describe("Stored encrypted; never returned (only its last 4 characters)."),
+    api_key: apiKey.describe("Stored encrypted; never returned (only its last 4 characters)."),
     base_url: baseUrl.nullable().optional(),
-    additional_config: z.record(z.string(), z.json()).default({}),
+    additional_config: additionalConfig.default({}),
     is_enabled: z.boolean().default(true),
   })
   .meta({
@@ -30,11 +44,13 @@ export type CreateLlmConfigInput = z.output<typeof createLlmConfigInput>;
 
 export const updateLlmConfigInput = z
   .strictObject({
-    name: z.string().trim().min(1).max(255).optional(),
-    provider: z.string().optional().describe("Fixed after creation: a different value answers 400 immutable_field."),
-    api_key: z.string().min(8).max(4096).optional(),
+    name: text().trim().min(1).optional(),
+    provider: text(LENGTH.SHORT)
+      .optional()
+      .describe("Fixed after creation: a different value answers 400 immutable_field."),
+    api_key: apiKey.optional(),
     base_url: baseUrl.nullable().optional(),
-    additional_config: z.record(z.string(), z.json()).optional(),
+    additional_config: additionalConfig.optional(),
     is_enabled: z.boolean().optional(),
   })
   .meta({ examples: [{ is_enabled: false }] });
@@ -52,10 +68,9 @@ export const llmConfigSchema = z
   .object({
     id: z.uuid(),
     org_id: z.uuid(),
-    name: z.string(),
-    provider: z.string(),
-    api_key_last4: z
-      .string()
+    name: text(),
+    provider: text(LENGTH.SHORT),
+    api_key_last4: text(4)
       .nullable()
       .describe("The last 4 characters of the provider key; null when it cannot be decrypted."),
     api_key_readable: z
@@ -63,8 +78,8 @@ export const llmConfigSchema = z
       .describe(
         "false when the stored key cannot be decrypted (tampered with, moved, or its encryption key is gone): set a new one.",
       ),
-    base_url: z.string().nullable(),
-    additional_config: z.record(z.string(), z.json()),
+    base_url: text(LENGTH.LONG).nullable(),
+    additional_config: additionalConfig,
     is_enabled: z.boolean(),
     ...softDeletedRecord,
   })

@@ -1,5 +1,7 @@
 import { z } from "zod";
-import { id, listOf, pageQuery, timestamp } from "./common";
+import { id, list, listOf, pageQuery, text, timestamp } from "./common";
+import { ORGANIZATION_DISPLAY_NAME_LENGTH } from "./organizations";
+import { MAX_ROLES } from "./roles";
 
 // Organization memberships: an organization's members and a user's organizations.
 
@@ -9,23 +11,24 @@ export type AddMemberInput = z.output<typeof addMemberInput>;
 export const memberParams = z.strictObject({ org_id: id, user_id: id });
 
 export const listMembersQuery = pageQuery.extend({
-  q: z.string().trim().min(1).max(255).optional().describe("Matches username, display name or email."),
+  q: text().trim().min(1).optional().describe("Matches username, display name or email."),
 });
 export type ListMembersQuery = z.output<typeof listMembersQuery>;
 
 export const listUserOrganizationsQuery = pageQuery;
 export type ListUserOrganizationsQuery = z.output<typeof listUserOrganizationsQuery>;
 
-const roleRef = z.object({ id: z.uuid(), name: z.string() });
+const roleRef = z.object({ id: z.uuid(), name: text() });
+const roleRefs = list(roleRef, MAX_ROLES);
 
 export const memberSchema = z
   .object({
     org_id: z.uuid(),
     user_id: z.uuid(),
-    username: z.string(),
-    display_name: z.string().nullable(),
-    email: z.string().nullable(),
-    roles: z.array(roleRef).describe("Org roles granted to the member in this organization."),
+    username: text(),
+    display_name: text().nullable(),
+    email: text().nullable(),
+    roles: roleRefs.describe("Org roles granted to the member in this organization."),
     created_at: timestamp.describe("When the user joined."),
   })
   .meta({
@@ -48,9 +51,9 @@ export const memberListSchema = listOf(memberSchema);
 export const userOrganizationSchema = z
   .object({
     org_id: z.uuid(),
-    name: z.string(),
-    display_name: z.string().nullable(),
-    roles: z.array(roleRef).describe("Org roles granted to the user in this organization."),
+    name: text(),
+    display_name: text(ORGANIZATION_DISPLAY_NAME_LENGTH).nullable(),
+    roles: roleRefs.describe("Org roles granted to the user in this organization."),
     created_at: timestamp.describe("When the user joined."),
   })
   .meta({

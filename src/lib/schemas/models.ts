@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { booleanQuery, EXAMPLE_TIMESTAMPS, listOf, pageQuery, timestamps } from "./common";
+import { booleanQuery, EXAMPLE_TIMESTAMPS, LENGTH, list, listOf, pageQuery, text, timestamps } from "./common";
 
 // The model catalog. Prices are exact decimals, carried as strings everywhere (never floats).
 
@@ -9,14 +9,19 @@ export const BILLING_UNITS = ["per_1m_tokens", "per_1k_tokens", "per_image", "pe
 const currencies = new Set(Intl.supportedValuesOf("currency"));
 export const price = z
   .string()
+  .max(19)
   .regex(/^\d{1,10}(\.\d{1,8})?$/, "must be a decimal with at most 10 integer and 8 fraction digits");
-const modelId = z.string().trim().min(1).max(255);
+const modelId = text().trim().min(1);
+/** The most aliases a model has. */
+const MAX_ALIASES = 50;
+const currency = z
+  .string()
+  .max(3)
+  .regex(/^[A-Z]{3}$/, "must be an ISO 4217 code like USD");
 
 const fields = {
-  display_name: z.string().trim().max(255).nullable().optional(),
-  aliases: z
-    .array(modelId)
-    .max(50)
+  display_name: text().trim().nullable().optional(),
+  aliases: list(modelId, MAX_ALIASES)
     .refine((a) => new Set(a).size === a.length, "must not repeat an alias")
     .optional(),
   enabled: z.boolean().optional(),
@@ -25,11 +30,7 @@ const fields = {
   output_billing_unit: z.enum(BILLING_UNITS).optional(),
   input_price_per_unit: price.nullable().optional(),
   output_price_per_unit: price.nullable().optional(),
-  currency: z
-    .string()
-    .regex(/^[A-Z]{3}$/, "must be an ISO 4217 code like USD")
-    .refine((c) => currencies.has(c), "is not an ISO 4217 currency")
-    .optional(),
+  currency: currency.refine((c) => currencies.has(c), "is not an ISO 4217 currency").optional(),
 };
 
 const gpt41 = {
@@ -46,7 +47,7 @@ const gpt41 = {
 };
 
 export const createModelInput = z
-  .strictObject({ provider: z.string().trim().toLowerCase().min(1).max(50), model_id: modelId, ...fields })
+  .strictObject({ provider: text(LENGTH.SHORT).trim().toLowerCase().min(1), model_id: modelId, ...fields })
   .meta({ examples: [gpt41] });
 export type CreateModelInput = z.output<typeof createModelInput>;
 export const updateModelInput = z
@@ -55,29 +56,29 @@ export const updateModelInput = z
 export type UpdateModelInput = z.output<typeof updateModelInput>;
 
 export const listModelsQuery = pageQuery.extend({
-  provider: z.string().max(50).optional(),
+  provider: text(LENGTH.SHORT).optional(),
   model_category: z.enum(MODEL_CATEGORIES).optional(),
   enabled: booleanQuery.optional(),
 });
 export type ListModelsQuery = z.output<typeof listModelsQuery>;
 
-export const modelParams = z.strictObject({ model_config_id: z.coerce.number().int().positive() });
+export const modelParams = z.strictObject({ model_config_id: z.coerce.number().int().positive().max(2_147_483_647) });
 export const lookupModelQuery = z.strictObject({ name: modelId.describe("A model_id or an alias.") });
 
 export const modelSchema = z
   .object({
-    id: z.number().int(),
-    provider: z.string(),
-    model_id: z.string(),
-    display_name: z.string().nullable(),
-    aliases: z.array(z.string()),
+    id: z.number().int().positive().max(2_147_483_647),
+    provider: text(LENGTH.SHORT),
+    model_id: text(),
+    display_name: text().nullable(),
+    aliases: list(text(), MAX_ALIASES),
     enabled: z.boolean(),
-    model_category: z.string(),
-    input_billing_unit: z.string(),
-    output_billing_unit: z.string(),
+    model_category: text(32),
+    input_billing_unit: text(64),
+    output_billing_unit: text(64),
     input_price_per_unit: price.nullable(),
     output_price_per_unit: price.nullable(),
-    currency: z.string(),
+    currency,
     ...timestamps,
   })
   .meta({ id: "Model", examples: [{ id: 42, ...gpt41, enabled: true, ...EXAMPLE_TIMESTAMPS }] });

@@ -1,23 +1,37 @@
 import { z } from "zod";
-import { EXAMPLE_LIVE_RECORD, id, includeDeleted, listOf, pageQuery, softDeletedRecord, timestamp } from "./common";
+import {
+  EXAMPLE_LIVE_RECORD,
+  id,
+  includeDeleted,
+  LENGTH,
+  listOf,
+  pageQuery,
+  softDeletedRecord,
+  text,
+  timestamp,
+} from "./common";
+import { configObject } from "./settings";
 
 export const FRAMEWORK_TYPES = ["langgraph", "openai_agents", "google_adk"] as const;
 export const ORCHESTRATOR_MODES = ["supervisor", "coordinator", "handoff", "grounded"] as const;
 export const ORCHESTRATOR_STATUSES = ["active", "suspended", "inactive"] as const;
 export const ORCHESTRATOR_TIERS = ["demand", "hot"] as const;
 
-const jsonObject = z.record(z.string(), z.json());
+/** Who the assistant is, for its system prompts: a text column, held to less than free text. */
+const WHOAMI_LENGTH = 20_000;
+/** Plugin settings by plugin id (reverse-domain notation, a column of 255). */
+const pluginSettings = z.record(text(), z.json());
 
 export const createOrchestratorInput = z
   .strictObject({
-    name: z.string().trim().min(1).max(255),
+    name: text().trim().min(1),
     framework_type: z.enum(FRAMEWORK_TYPES),
     mode: z.enum(ORCHESTRATOR_MODES),
-    config: jsonObject
+    config: configObject
       .default({})
       .describe("Tier 4 settings: keys override organization and platform settings where those allow it."),
-    whoami: z.string().max(20_000).nullable().optional(),
-    plugin_settings: jsonObject.default({}),
+    whoami: text(WHOAMI_LENGTH).nullable().optional(),
+    plugin_settings: pluginSettings.default({}),
     tier: z.enum(ORCHESTRATOR_TIERS).default("demand"),
     status: z.enum(ORCHESTRATOR_STATUSES).default("active"),
   })
@@ -36,12 +50,12 @@ export type CreateOrchestratorInput = z.output<typeof createOrchestratorInput>;
 
 export const updateOrchestratorInput = z
   .strictObject({
-    name: z.string().trim().min(1).max(255).optional(),
-    framework_type: z.string().optional().describe("Immutable: a different value answers 400 immutable_field."),
-    mode: z.string().optional().describe("Immutable: a different value answers 400 immutable_field."),
-    config: jsonObject.optional(),
-    whoami: z.string().max(20_000).nullable().optional(),
-    plugin_settings: jsonObject.optional(),
+    name: text().trim().min(1).optional(),
+    framework_type: text(LENGTH.SHORT).optional().describe("Immutable: a different value answers 400 immutable_field."),
+    mode: text(LENGTH.SHORT).optional().describe("Immutable: a different value answers 400 immutable_field."),
+    config: configObject.optional(),
+    whoami: text(WHOAMI_LENGTH).nullable().optional(),
+    plugin_settings: pluginSettings.optional(),
     tier: z.enum(ORCHESTRATOR_TIERS).optional(),
     status: z.enum(ORCHESTRATOR_STATUSES).optional(),
   })
@@ -53,7 +67,7 @@ export const listOrchestratorsQuery = pageQuery.extend({
   tier: z.enum(ORCHESTRATOR_TIERS).optional(),
   framework_type: z.enum(FRAMEWORK_TYPES).optional(),
   mode: z.enum(ORCHESTRATOR_MODES).optional(),
-  q: z.string().trim().min(1).max(255).optional(),
+  q: text().trim().min(1).optional(),
   include_deleted: includeDeleted,
 });
 export type ListOrchestratorsQuery = z.output<typeof listOrchestratorsQuery>;
@@ -64,15 +78,15 @@ export const orchestratorSchema = z
   .object({
     id: z.uuid(),
     org_id: z.uuid(),
-    name: z.string(),
-    framework_type: z.string(),
-    mode: z.string(),
-    status: z.string(),
-    config: jsonObject,
-    tier: z.string(),
-    whoami: z.string().nullable(),
-    plugin_settings: jsonObject,
-    config_hash: z.string().nullable(),
+    name: text(),
+    framework_type: text(LENGTH.SHORT),
+    mode: text(LENGTH.SHORT),
+    status: text(LENGTH.SHORT),
+    config: configObject,
+    tier: text(20),
+    whoami: text(WHOAMI_LENGTH).nullable(),
+    plugin_settings: pluginSettings,
+    config_hash: text(64).nullable(),
     last_accessed_at: timestamp.nullable(),
     ...softDeletedRecord,
   })

@@ -1,45 +1,57 @@
 import { z } from "zod";
-import { EXAMPLE_LIVE_RECORD, id, includeDeleted, listOf, pageQuery, softDeletedRecord } from "./common";
+import {
+  DESCRIPTION_LENGTH,
+  EXAMPLE_LIVE_RECORD,
+  id,
+  includeDeleted,
+  LENGTH,
+  listOf,
+  pageQuery,
+  softDeletedRecord,
+  text,
+} from "./common";
 
 // Organizations: the tenant boundary. `subscription_tier` is called `tier` in the API.
 
 export const SUBSCRIPTION_TIERS = ["free", "pro", "enterprise"] as const;
 export const ORGANIZATION_STATUSES = ["active", "suspended", "archived"] as const;
+/** The most organizations one user belongs to: what an answer listing them all holds. */
+export const MAX_ORGANIZATIONS_PER_USER = 1_000;
+export const ORGANIZATION_DISPLAY_NAME_LENGTH = 500;
+/** Countries and time zones: columns of 100 characters. */
+const PLACE_LENGTH = 100;
+/** The longest name DNS resolves (a column of 255 holds it). */
+const DOMAIN_LENGTH = 253;
 
-const optionalText = (max: number) => z.string().trim().max(max).nullable().optional();
-const domain = z
-  .string()
+const optionalText = (max: number) => text(max).trim().nullable().optional();
+const domain = text(DOMAIN_LENGTH)
   .trim()
   .toLowerCase()
-  .max(255)
-  .regex(
-    /^(?=.{1,253}$)([a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/,
-    "must be a domain name like example.com",
-  )
+  .regex(/^([a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/, "must be a domain name like example.com")
   .meta({ examples: ["acme.example"] });
 
 const fields = {
-  display_name: optionalText(500),
+  display_name: optionalText(ORGANIZATION_DISPLAY_NAME_LENGTH),
   domain: domain.nullable().optional(),
-  description: z.string().max(10_000).nullable().optional(),
-  contact_email: z.email().max(255).nullable().optional(),
+  description: text(DESCRIPTION_LENGTH).nullable().optional(),
+  contact_email: z.email().max(LENGTH.STANDARD).nullable().optional(),
   website: z
     .url({ protocol: /^https?$/ })
-    .max(512)
+    .max(LENGTH.LONG)
     .nullable()
     .optional(),
   logo_url: z
     .url({ protocol: /^https$/ })
-    .max(1000)
+    .max(LENGTH.VERY_LONG)
     .nullable()
     .optional(),
-  country: optionalText(100),
-  timezone: optionalText(100),
+  country: optionalText(PLACE_LENGTH),
+  timezone: optionalText(PLACE_LENGTH),
 };
 
 export const createOrganizationInput = z
   .strictObject({
-    name: z.string().trim().min(1).max(255),
+    name: text().trim().min(1),
     ...fields,
     tier: z.enum(SUBSCRIPTION_TIERS).default("free"),
     status: z.enum(ORGANIZATION_STATUSES).default("active"),
@@ -59,7 +71,7 @@ export type CreateOrganizationInput = z.output<typeof createOrganizationInput>;
 
 /** The profile, which the organization's own admins may edit. */
 export const updateOrganizationInput = z
-  .strictObject({ name: z.string().trim().min(1).max(255).optional(), ...fields })
+  .strictObject({ name: text().trim().min(1).optional(), ...fields })
   .meta({ examples: [{ display_name: "Acme Corp.", website: "https://acme.example" }] });
 export type UpdateOrganizationInput = z.output<typeof updateOrganizationInput>;
 
@@ -73,7 +85,7 @@ export const updateSubscriptionInput = z
 export type UpdateSubscriptionInput = z.output<typeof updateSubscriptionInput>;
 
 export const listOrganizationsQuery = pageQuery.extend({
-  q: z.string().trim().min(1).max(255).optional().describe("Matches name, display name or domain."),
+  q: text().trim().min(1).optional().describe("Matches name, display name or domain."),
   status: z.enum(ORGANIZATION_STATUSES).optional(),
   tier: z.enum(SUBSCRIPTION_TIERS).optional(),
   include_deleted: includeDeleted,
@@ -85,17 +97,17 @@ export const orgIdParams = z.strictObject({ org_id: id });
 export const organizationSchema = z
   .object({
     id: z.uuid(),
-    name: z.string(),
-    display_name: z.string().nullable(),
-    domain: z.string().nullable(),
+    name: text(),
+    display_name: text(ORGANIZATION_DISPLAY_NAME_LENGTH).nullable(),
+    domain: text().nullable(),
     tier: z.enum(SUBSCRIPTION_TIERS),
-    status: z.string(),
-    description: z.string().nullable(),
-    contact_email: z.string().nullable(),
-    website: z.string().nullable(),
-    logo_url: z.string().nullable(),
-    country: z.string().nullable(),
-    timezone: z.string().nullable(),
+    status: text(LENGTH.SHORT),
+    description: text(DESCRIPTION_LENGTH).nullable(),
+    contact_email: text().nullable(),
+    website: text(LENGTH.LONG).nullable(),
+    logo_url: text(LENGTH.VERY_LONG).nullable(),
+    country: text(PLACE_LENGTH).nullable(),
+    timezone: text(PLACE_LENGTH).nullable(),
     ...softDeletedRecord,
   })
   .meta({

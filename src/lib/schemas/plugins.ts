@@ -1,5 +1,16 @@
 import { z } from "zod";
-import { booleanQuery, EXAMPLE_TIMESTAMPS, id, listOf, pageQuery, timestamps } from "./common";
+import {
+  booleanQuery,
+  DESCRIPTION_LENGTH,
+  EXAMPLE_TIMESTAMPS,
+  id,
+  LENGTH,
+  list,
+  listOf,
+  pageQuery,
+  text,
+  timestamps,
+} from "./common";
 
 // Plugins: system-wide (source system) or an organization's own (source org), one row per version.
 
@@ -8,12 +19,17 @@ export const PID = /^[a-z][a-z0-9]*(\.[a-z0-9][a-z0-9_-]*)+$/;
 export const SEMVER =
   /^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(?:-((?:0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*)(?:\.(?:0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*))*))?(?:\+([0-9a-zA-Z-]+(?:\.[0-9a-zA-Z-]+)*))?$/;
 export const LOGO_MAX_BYTES = 256 * 1024;
+/** A logo as base64 (4 characters for every 3 bytes), with room for a data: URL's header. */
+const LOGO_LENGTH = Math.ceil((LOGO_MAX_BYTES * 4) / 3) + 100;
+const MAX_CAPABILITIES = 100;
+/** A capability tag. */
+const capability = text(100).trim().min(1);
 /** The largest settings_schema accepted, as JSON text. */
 export const SETTINGS_SCHEMA_MAX_BYTES = 32 * 1024;
 /** The largest settings value the console's check takes: far more than any form holds. */
 export const CHECKED_SETTINGS_MAX_BYTES = 256 * 1024;
 
-const jsonObject = z.record(z.string(), z.json());
+const jsonObject = z.record(text(), z.json());
 /** `schema`, taking at most `bytes` of JSON. */
 const capped = <T extends z.ZodType>(schema: T, bytes: number) =>
   schema.refine((value) => new TextEncoder().encode(JSON.stringify(value)).length <= bytes, {
@@ -22,27 +38,21 @@ const capped = <T extends z.ZodType>(schema: T, bytes: number) =>
 
 export const registerPluginInput = z
   .strictObject({
-    pid: z
-      .string()
-      .min(1, "must not be empty")
-      .max(255)
-      .regex(PID, "must be reverse-domain notation, like com.example.search"),
-    version: z.string().min(1, "must not be empty").max(50).regex(SEMVER, "must be a semantic version, like 1.4.0"),
-    name: z.string().trim().min(1).max(255),
-    description: z.string().max(10_000).nullable().optional(),
-    tag: z.string().trim().max(100).nullable().optional(),
-    capabilities: z.array(z.string().trim().min(1).max(100)).max(100).default([]),
+    pid: text().min(1, "must not be empty").regex(PID, "must be reverse-domain notation, like com.example.search"),
+    version: text(LENGTH.SHORT).min(1, "must not be empty").regex(SEMVER, "must be a semantic version, like 1.4.0"),
+    name: text().trim().min(1),
+    description: text(DESCRIPTION_LENGTH).nullable().optional(),
+    tag: text(100).trim().nullable().optional(),
+    capabilities: list(capability, MAX_CAPABILITIES).default([]),
     is_specialized: z.boolean().default(false),
     is_scoped: z.boolean().default(false),
     stateless: z.boolean().default(true),
     enabled: z.boolean().default(true),
-    logo_image: z
-      .string()
-      .max(Math.ceil((LOGO_MAX_BYTES * 4) / 3) + 100)
+    logo_image: text(LOGO_LENGTH)
       .nullable()
       .optional()
       .describe("Base64 PNG, JPEG, GIF or WebP image (optionally a data: URL), at most 256 KiB."),
-    s3_path: z.string().max(512).nullable().optional(),
+    s3_path: text(LENGTH.LONG).nullable().optional(),
     default_settings: jsonObject.default({}),
     settings_schema: jsonObject
       .default({})
@@ -58,7 +68,10 @@ export const registerPluginInput = z
         tag: "search",
         capabilities: ["search"],
         default_settings: { max_results: 5 },
-        settings_schema: { type: "object", properties: { max_results: { type: "integer", minimum: 1, maximum: 20 } } },
+        settings_schema: {
+          type: "object",
+          properties: { max_results: { type: "integer", format: "int32", minimum: 1, maximum: 20 } },
+        },
       },
     ],
   });
@@ -81,7 +94,7 @@ export type SettingsCheck = z.infer<typeof settingsCheckSchema>;
 export const updatePluginInput = z.strictObject({ enabled: z.boolean() }).meta({ examples: [{ enabled: false }] });
 
 export const listPluginsQuery = pageQuery.extend({
-  pid: z.string().max(255).optional().describe("All versions of one plugin."),
+  pid: text().optional().describe("All versions of one plugin."),
   latest: booleanQuery.optional().describe("Only the latest version of each plugin."),
   enabled: booleanQuery.optional(),
 });
@@ -95,17 +108,17 @@ export const pluginSchema = z
     id: z.uuid(),
     source: z.enum(["system", "org"]),
     org_id: z.uuid().nullable(),
-    pid: z.string(),
-    version: z.string(),
-    name: z.string(),
-    description: z.string().nullable(),
-    tag: z.string().nullable(),
+    pid: text(),
+    version: text(LENGTH.SHORT),
+    name: text(),
+    description: text(DESCRIPTION_LENGTH).nullable(),
+    tag: text(100).nullable(),
     is_latest: z.boolean(),
-    s3_path: z.string().nullable(),
-    logo_image: z.string().nullable(),
+    s3_path: text(LENGTH.LONG).nullable(),
+    logo_image: text(LOGO_LENGTH).nullable(),
     default_settings: jsonObject,
     settings_schema: jsonObject,
-    capabilities: z.array(z.string()),
+    capabilities: list(text(100), MAX_CAPABILITIES),
     is_specialized: z.boolean(),
     is_scoped: z.boolean(),
     stateless: z.boolean(),
@@ -128,7 +141,10 @@ export const pluginSchema = z
         s3_path: null,
         logo_image: null,
         default_settings: { max_results: 5 },
-        settings_schema: { type: "object", properties: { max_results: { type: "integer", minimum: 1, maximum: 20 } } },
+        settings_schema: {
+          type: "object",
+          properties: { max_results: { type: "integer", format: "int32", minimum: 1, maximum: 20 } },
+        },
         capabilities: ["search"],
         is_specialized: false,
         is_scoped: false,

@@ -1,31 +1,47 @@
 import { z } from "zod";
-import { EXAMPLE_LIVE_RECORD, id, includeDeleted, listOf, pageQuery, softDeletedRecord, timestamp } from "./common";
+import { ALL_PERMISSIONS } from "@/lib/permissions";
+import {
+  DESCRIPTION_LENGTH,
+  EXAMPLE_LIVE_RECORD,
+  id,
+  includeDeleted,
+  LENGTH,
+  list,
+  listOf,
+  pageQuery,
+  softDeletedRecord,
+  text,
+  timestamp,
+} from "./common";
+import { MAX_ORGANIZATIONS_PER_USER } from "./organizations";
 
 // Roles, grants of roles to users and the effective-permissions view.
 // Permissions are checked against the catalog by the service (any string is let through here, so
 // that an unknown one is named in the error rather than refused as a type error).
 
 export const ROLE_SCOPES = ["system", "org"] as const;
+/** The most roles the platform holds (built-in ones included): what a user can hold in one place. */
+export const MAX_ROLES = 1_000;
+/** A role's permissions, or anyone's: at most the whole catalog. */
+const permissions = list(text(), ALL_PERMISSIONS.length);
 
-const roleName = z
-  .string()
+const roleName = text()
   .trim()
   .min(1, "must not be empty")
-  .max(255)
   .regex(
     /^[A-Za-z0-9][A-Za-z0-9 _.-]*$/,
     "may hold letters, digits, spaces, '.', '_' and '-', starting with a letter or digit",
   );
 
-const permissionList = z
-  .array(z.string().max(255))
-  .max(100)
-  .refine((list) => new Set(list).size === list.length, "must not repeat a permission");
+const permissionList = list(text()).refine(
+  (list) => new Set(list).size === list.length,
+  "must not repeat a permission",
+);
 
 export const createRoleInput = z
   .strictObject({
     name: roleName,
-    description: z.string().max(10_000).nullable().optional(),
+    description: text(DESCRIPTION_LENGTH).nullable().optional(),
     scope: z
       .enum(ROLE_SCOPES)
       .describe("system: granted globally; org: granted in one organization (org permissions only)."),
@@ -46,8 +62,8 @@ export type CreateRoleInput = z.output<typeof createRoleInput>;
 export const updateRoleInput = z
   .strictObject({
     name: roleName.optional().describe("Built-in roles cannot be renamed (400 immutable_field)."),
-    description: z.string().max(10_000).nullable().optional(),
-    scope: z.string().optional().describe("Immutable: a different value answers 400 immutable_field."),
+    description: text(DESCRIPTION_LENGTH).nullable().optional(),
+    scope: text(LENGTH.SHORT).optional().describe("Immutable: a different value answers 400 immutable_field."),
     permissions: permissionList
       .optional()
       .describe("The whole new set. Built-in roles' sets follow the catalog and cannot change."),
@@ -57,7 +73,7 @@ export type UpdateRoleInput = z.output<typeof updateRoleInput>;
 
 export const listRolesQuery = pageQuery.extend({
   scope: z.enum(ROLE_SCOPES).optional(),
-  q: z.string().trim().min(1).max(255).optional().describe("Matches the name."),
+  q: text().trim().min(1).optional().describe("Matches the name."),
   include_deleted: includeDeleted,
 });
 export type ListRolesQuery = z.output<typeof listRolesQuery>;
@@ -67,11 +83,11 @@ export const roleIdParams = z.strictObject({ role_id: id });
 export const roleSchema = z
   .object({
     id: z.uuid(),
-    name: z.string(),
-    description: z.string().nullable(),
+    name: text(),
+    description: text(DESCRIPTION_LENGTH).nullable(),
     scope: z.enum(ROLE_SCOPES),
     is_built_in: z.boolean(),
-    permissions: z.array(z.string()),
+    permissions,
     ...softDeletedRecord,
   })
   .meta({
@@ -93,10 +109,10 @@ export const roleListSchema = listOf(roleSchema);
 
 export const permissionInfoSchema = z
   .object({
-    permission: z.string(),
+    permission: text(),
     scope: z.enum(ROLE_SCOPES),
     dangerous: z.boolean().describe("Never reaches an API key session."),
-    allows: z.string(),
+    allows: text(),
   })
   .meta({
     id: "PermissionInfo",
@@ -109,9 +125,13 @@ export const permissionInfoSchema = z
       },
     ],
   });
-export const permissionCatalogSchema = z.object({ data: z.array(permissionInfoSchema) });
+export const permissionCatalogSchema = z.object({ data: list(permissionInfoSchema, ALL_PERMISSIONS.length) });
 
 // Grants -------------------------------------------------------------------------------------
+
+/** Grants are rows of the user_roles join table, numbered by the database (a 32-bit integer). */
+const GRANT_ID_MAX = 2_147_483_647;
+const grantId = z.number().int().min(1).max(GRANT_ID_MAX);
 
 export const grantRoleInput = z.strictObject({
   role_id: id,
@@ -128,17 +148,17 @@ export type GrantOrgRoleInput = z.output<typeof grantOrgRoleInput>;
 
 export const grantParams = z.strictObject({
   user_id: id,
-  grant_id: z.coerce.number({ error: "must be a grant id" }).int().min(1).max(2_147_483_647),
+  grant_id: z.coerce.number({ error: "must be a grant id" }).int().min(1).max(GRANT_ID_MAX),
 });
 export const memberRoleParams = z.strictObject({ org_id: id, user_id: id, role_id: id });
 
 export const grantSchema = z
   .object({
-    id: z.number().int(),
+    id: grantId,
     user_id: z.uuid(),
-    role: z.object({ id: z.uuid(), name: z.string(), scope: z.enum(ROLE_SCOPES), is_built_in: z.boolean() }),
+    role: z.object({ id: z.uuid(), name: text(), scope: z.enum(ROLE_SCOPES), is_built_in: z.boolean() }),
     org_id: z.uuid().nullable(),
-    org_name: z.string().nullable(),
+    org_name: text().nullable(),
     created_at: timestamp,
   })
   .meta({
@@ -161,14 +181,14 @@ export const grantListSchema = listOf(grantSchema);
 
 const sourceSchema = z.object({
   role_id: z.uuid(),
-  role_name: z.string(),
+  role_name: text(),
   org_id: z.uuid().nullable().describe("null: granted globally."),
 });
 const heldPermissionSchema = z
   .object({
-    permission: z.string(),
+    permission: text(),
     dangerous: z.boolean(),
-    sources: z.array(sourceSchema).describe("The roles this permission comes from."),
+    sources: list(sourceSchema, MAX_ROLES).describe("The roles this permission comes from."),
   })
   .meta({
     id: "HeldPermission",
@@ -191,11 +211,12 @@ export type HeldPermission = z.infer<typeof heldPermissionSchema>;
 export const effectivePermissionsSchema = z.object({
   user_id: z.uuid(),
   is_sys_admin: z.boolean(),
-  global: z.array(heldPermissionSchema).describe("Held everywhere."),
-  organizations: z.array(
+  global: list(heldPermissionSchema, ALL_PERMISSIONS.length).describe("Held everywhere."),
+  organizations: list(
     z
-      .object({ id: z.uuid(), name: z.string(), permissions: z.array(heldPermissionSchema) })
+      .object({ id: z.uuid(), name: text(), permissions: list(heldPermissionSchema, ALL_PERMISSIONS.length) })
       .describe("Held in one organization the user belongs to (global ones included)."),
+    MAX_ORGANIZATIONS_PER_USER,
   ),
 });
 export type EffectivePermissionsView = z.infer<typeof effectivePermissionsSchema>;

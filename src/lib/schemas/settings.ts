@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { id, includeDeleted, listOf, pageQuery, timestamp } from "./common";
+import { DESCRIPTION_LENGTH, id, includeDeleted, LENGTH, list, listOf, pageQuery, text, timestamp } from "./common";
 
 // Settings in tiers: platform (2) over organization (3) over orchestrator instance config (4).
 
@@ -11,12 +11,25 @@ export const PLATFORM_ONLY_CATEGORIES = ["tier", "policy"] as const;
 /** The categories the seed uses, offered when a platform setting is added (any other may be typed). */
 export const SETTING_CATEGORIES = [...PLATFORM_ONLY_CATEGORIES, "api_keys"] as const;
 
-export const settingKey = z
-  .string()
+/**
+ * The most settings each tier holds: the platform's, each organization's, and each orchestrator
+ * instance's config. The effective settings (all three tiers merged) are at most three times this.
+ */
+export const MAX_SETTINGS_PER_TIER = 1_000;
+
+export const settingKey = text()
   .min(1)
-  .max(255)
   .regex(/^[a-z][a-z0-9_]*(\.[a-z0-9_]+)*$/, "must be dotted lower_snake_case, like telemetry.enabled")
   .meta({ examples: ["api_keys.max_lifetime_days"] });
+
+/** An orchestrator instance's config (tier 4): setting keys and their values. */
+export const configObject = z
+  .record(text(), z.json())
+  .refine(
+    (config) => Object.keys(config).length <= MAX_SETTINGS_PER_TIER,
+    `must hold at most ${MAX_SETTINGS_PER_TIER} keys`,
+  )
+  .meta({ maxProperties: MAX_SETTINGS_PER_TIER });
 
 export const settingKeyParams = z.strictObject({ key: settingKey });
 export const listSettingsQuery = pageQuery.extend({ include_deleted: includeDeleted });
@@ -27,9 +40,9 @@ export const putPlatformSettingInput = z
   .strictObject({
     value: z.json(),
     value_type: z.enum(VALUE_TYPES),
-    description: z.string().max(10_000).nullable().optional(),
+    description: text(DESCRIPTION_LENGTH).nullable().optional(),
     overridable: z.boolean().default(false),
-    category: z.string().max(50).nullable().optional(),
+    category: text(LENGTH.SHORT).nullable().optional(),
   })
   .meta({
     examples: [
@@ -54,12 +67,12 @@ export type PutOrgSettingInput = z.output<typeof putOrgSettingInput>;
 
 export const platformSettingSchema = z
   .object({
-    key: z.string(),
+    key: text(),
     value: z.json(),
-    value_type: z.string(),
-    description: z.string().nullable(),
+    value_type: text(LENGTH.SHORT),
+    description: text(DESCRIPTION_LENGTH).nullable(),
     overridable: z.boolean(),
-    category: z.string().nullable(),
+    category: text(LENGTH.SHORT).nullable(),
     is_deleted: z.boolean(),
     updated_at: timestamp,
   })
@@ -83,7 +96,7 @@ export const platformSettingListSchema = listOf(platformSettingSchema);
 
 export const orgSettingSchema = z
   .object({
-    key: z.string(),
+    key: text(),
     value: z.json(),
     overridable: z.boolean(),
     is_deleted: z.boolean(),
@@ -108,7 +121,7 @@ export const TIER_SOURCES = ["platform", "organization", "instance"] as const;
 
 export const effectiveSettingSchema = z
   .object({
-    key: z.string(),
+    key: text(),
     value: z.json(),
     source: z.enum(TIER_SOURCES).describe("The tier the value comes from."),
     overridable: z.boolean().describe("Whether the tier below may override it."),
@@ -117,5 +130,7 @@ export const effectiveSettingSchema = z
     id: "EffectiveSetting",
     examples: [{ key: "assistant.locale", value: "en-GB", source: "organization", overridable: true }],
   });
-export const effectiveSettingsSchema = z.object({ data: z.array(effectiveSettingSchema) });
+export const effectiveSettingsSchema = z.object({
+  data: list(effectiveSettingSchema, TIER_SOURCES.length * MAX_SETTINGS_PER_TIER),
+});
 export type EffectiveSetting = z.infer<typeof effectiveSettingSchema>;

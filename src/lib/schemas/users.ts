@@ -1,12 +1,23 @@
 import { z } from "zod";
-import { EXAMPLE_LIVE_RECORD, id, includeDeleted, listOf, pageQuery, softDeletedRecord, timestamp } from "./common";
+import {
+  DESCRIPTION_LENGTH,
+  EXAMPLE_LIVE_RECORD,
+  id,
+  includeDeleted,
+  LENGTH,
+  listOf,
+  pageQuery,
+  softDeletedRecord,
+  text,
+  timestamp,
+} from "./common";
 
 // User summaries: what pickers and lists show of a user (never credentials).
 
 export const userSummarySchema = z.object({
   id: z.uuid(),
-  username: z.string(),
-  display_name: z.string().nullable(),
+  username: text(),
+  display_name: text().nullable(),
 });
 export type UserSummary = z.infer<typeof userSummarySchema>;
 
@@ -23,41 +34,42 @@ const isTimeZone = (value: string): boolean => {
 };
 
 /** Letters, digits, ".", "_" and "-": never "@", so sign-in can tell a username from an email. */
-export const username = z
-  .string()
+export const username = text()
   .trim()
   .min(1, "must not be empty")
-  .max(255)
   .regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/, "may hold letters, digits, '.', '_' and '-', starting with a letter or digit");
 
 /** Stored lowercase: sign-in by email is case-insensitive. */
-export const emailAddress = z.string().trim().toLowerCase().max(255).pipe(z.email("must be an email address"));
+export const emailAddress = text().trim().toLowerCase().pipe(z.email("must be an email address"));
 
-export const password = z.string().min(12, "must be at least 12 characters").max(1024);
+/** The longest password anyone may have (hashing costs grow with it). */
+export const PASSWORD_LENGTH = 1024;
+export const password = text(PASSWORD_LENGTH).min(12, "must be at least 12 characters");
+
+/** A user's locale, a language tag: a column of 35 characters. */
+const LOCALE_LENGTH = 35;
+/** A user's time zone, an IANA name: a column of 64 characters. */
+const TIME_ZONE_LENGTH = 64;
 
 const profileFields = {
   email: emailAddress.nullable().optional(),
-  display_name: z.string().trim().max(255).nullable().optional(),
+  display_name: text().trim().nullable().optional(),
   avatar_url: z
     .url({ protocol: /^https$/, error: "must be an https URL" })
-    .max(1000)
+    .max(LENGTH.VERY_LONG)
     .nullable()
     .optional(),
-  locale: z
-    .string()
+  locale: text(LOCALE_LENGTH)
     .trim()
-    .max(35)
     .regex(/^[A-Za-z]{2,3}(?:[-_][A-Za-z0-9]{1,8})*$/, "must be a language tag like en or pt-BR")
     .nullable()
     .optional(),
-  timezone: z
-    .string()
+  timezone: text(TIME_ZONE_LENGTH)
     .trim()
-    .max(64)
     .refine(isTimeZone, "must be an IANA time zone like Europe/Paris")
     .nullable()
     .optional(),
-  bio: z.string().max(10_000).nullable().optional(),
+  bio: text(DESCRIPTION_LENGTH).nullable().optional(),
 };
 
 export const createUserInput = z
@@ -94,7 +106,7 @@ export const resetPasswordInput = z
 export type ResetPasswordInput = z.output<typeof resetPasswordInput>;
 
 export const listUsersQuery = pageQuery.extend({
-  q: z.string().trim().min(1).max(255).optional().describe("Matches username, display name or email."),
+  q: text().trim().min(1).optional().describe("Matches username, display name or email."),
   include_deleted: includeDeleted,
 });
 export type ListUsersQuery = z.output<typeof listUsersQuery>;
@@ -104,13 +116,13 @@ export const userIdParams = z.strictObject({ user_id: id });
 export const userSchema = z
   .object({
     id: z.uuid(),
-    username: z.string(),
-    email: z.string().nullable(),
-    display_name: z.string().nullable(),
-    avatar_url: z.string().nullable(),
-    locale: z.string().nullable(),
-    timezone: z.string().nullable(),
-    bio: z.string().nullable(),
+    username: text(),
+    email: text().nullable(),
+    display_name: text().nullable(),
+    avatar_url: text(LENGTH.VERY_LONG).nullable(),
+    locale: text(LOCALE_LENGTH).nullable(),
+    timezone: text(TIME_ZONE_LENGTH).nullable(),
+    bio: text(DESCRIPTION_LENGTH).nullable(),
     has_password: z.boolean().describe("false for OAuth-only users. The hash itself is never returned."),
     ...softDeletedRecord,
   })
@@ -136,7 +148,9 @@ export const userListSchema = listOf(userSchema);
 
 export const passwordResetSchema = z.object({
   user: userSchema,
-  password: z.string().nullable().describe("The generated password, shown once; null when the request gave one."),
+  password: text(PASSWORD_LENGTH)
+    .nullable()
+    .describe("The generated password, shown once; null when the request gave one."),
 });
 export type PasswordReset = z.infer<typeof passwordResetSchema>;
 
@@ -149,8 +163,8 @@ export const identitySchema = z
   .object({
     id: z.uuid(),
     user_id: z.uuid(),
-    provider: z.string().describe("github, google or oauth2 (the configured OpenID Connect provider)."),
-    provider_user_id: z.string(),
+    provider: text(LENGTH.SHORT).describe("github, google or oauth2 (the configured OpenID Connect provider)."),
+    provider_user_id: text(),
     created_at: timestamp,
   })
   .meta({

@@ -1,6 +1,7 @@
 import "server-only";
 import { createHash, randomBytes } from "node:crypto";
 import { generateSecret, generateSync, generateURI, verifySync } from "otplib";
+import { RECOVERY_CODES } from "@/lib/schemas/two-factor";
 
 // TOTP (RFC 6238: HMAC-SHA1, 6 digits, 30-second steps) and recovery codes. A code is accepted
 // one step either side of now, for clocks that drift and codes typed as the step turns; a code of a
@@ -10,7 +11,6 @@ export const TOTP_ISSUER = "svc";
 const PERIOD_SECONDS = 30;
 /** One step either side, as seconds of tolerance (otplib checks every step within it). */
 const TOLERANCE_SECONDS = PERIOD_SECONDS;
-export const RECOVERY_CODE_COUNT = 10;
 
 /** A fresh secret: 20 random bytes (160 bits, RFC 4226's recommendation) in base32. */
 export const newTotpSecret = (): string => generateSecret({ length: 20 });
@@ -54,7 +54,7 @@ function recoveryCode(): string {
   return chars.match(/.{4}/g)!.join("-");
 }
 
-export const newRecoveryCodes = (): string[] => Array.from({ length: RECOVERY_CODE_COUNT }, recoveryCode);
+export const newRecoveryCodes = (): string[] => Array.from({ length: RECOVERY_CODES }, recoveryCode);
 
 /** What a typed recovery code is compared as: case, spaces and dashes do not matter. */
 export const recoveryCodeHash = (code: string): string =>

@@ -40,15 +40,26 @@ function keyLimiter(limit: RateLimit): Limiter {
   return limiter;
 }
 
-/** The IETF RateLimit fields of a key's answer: its policy, and where its window stands. */
-export function rateLimitHeaders(
-  limit: RateLimit,
-  state: LimitState,
-): Record<"RateLimit-Policy" | "RateLimit", string> {
+type RateLimitFields = Record<"RateLimit-Policy" | "RateLimit", string>;
+
+/**
+ * The IETF RateLimit fields of an answer counted against a limit: the policy (`key`, a key's rate
+ * limit, or `address`, an operation's calls per client address), and where its window stands.
+ */
+export function rateLimitHeaders(policy: "key" | "address", limit: RateLimit, state: LimitState): RateLimitFields {
   return {
-    "RateLimit-Policy": `"key";q=${limit.requests};w=${limit.window_seconds}`,
-    RateLimit: `"key";r=${state.remaining};t=${Math.ceil(state.resetMs / 1000)}`,
+    "RateLimit-Policy": `"${policy}";q=${limit.requests};w=${limit.window_seconds}`,
+    RateLimit: `"${policy}";r=${state.remaining};t=${Math.ceil(state.resetMs / 1000)}`,
   };
+}
+
+/** A 429 for going over a limit: it carries the limit's RateLimit fields, and when to retry. */
+function overLimit(message: string, state: LimitState, headers: RateLimitFields): DomainError {
+  return new DomainError("rate_limited", message, {
+    retry_after_seconds: Math.ceil(state.resetMs / 1000),
+    rate_limit_policy: headers["RateLimit-Policy"],
+    rate_limit: headers.RateLimit,
+  });
 }
 
 /**
@@ -62,18 +73,10 @@ export function countKeyRequest(keyId: string, limit: RateLimit): Promise<Record
 }
 
 function keyRequestCounted(limit: RateLimit, state: LimitState): Record<string, string> {
-  const headers = rateLimitHeaders(limit, state);
+  const headers = rateLimitHeaders("key", limit, state);
   if (!state.allowed) {
     metrics().rateLimited.inc({ limit: "key" });
-    throw new DomainError(
-      "rate_limited",
-      `This key may make ${limit.requests} requests per ${limit.window_seconds} s.`,
-      {
-        retry_after_seconds: Math.ceil(state.resetMs / 1000),
-        rate_limit_policy: headers["RateLimit-Policy"],
-        rate_limit: headers.RateLimit,
-      },
-    );
+    throw overLimit(`This key may make ${limit.requests} requests per ${limit.window_seconds} s.`, state, headers);
   }
   return headers;
 }
@@ -137,11 +140,14 @@ export async function refuseWhileOverFailureLimit(address: string): Promise<void
 const addressLimiters = ((globalThis as unknown as { svcAddressLimiters?: Map<string, Limiter> }).svcAddressLimiters ??=
   new Map());
 
-/** Counts a call of a route limited per address; over the limit, throws 429 `rate_limited`. */
+/**
+ * Counts a call of a route limited per address. Within the limit: the RateLimit fields to send.
+ * Over it: a 429 carrying them and Retry-After.
+ */
 export async function countAddressRequest(
   spec: { name: string; requests: number; windowSeconds: number },
   address: string,
-): Promise<void> {
+): Promise<Record<string, string>> {
   let limiter = addressLimiters.get(spec.name);
   if (!limiter) {
     limiter = limiterStore().limiter({
@@ -152,14 +158,14 @@ export async function countAddressRequest(
     addressLimiters.set(spec.name, limiter);
   }
   const state = await limiter.consume(failureCounterKey(address));
+  const headers = rateLimitHeaders("address", { requests: spec.requests, window_seconds: spec.windowSeconds }, state);
   if (!state.allowed) {
     metrics().rateLimited.inc({ limit: "address" });
-    throw new DomainError(
-      "rate_limited",
+    throw overLimit(
       `At most ${spec.requests} calls per ${spec.windowSeconds} s from one address. Try again later.`,
-      {
-        retry_after_seconds: Math.ceil(state.resetMs / 1000),
-      },
+      state,
+      headers,
     );
   }
+  return headers;
 }

@@ -2,7 +2,7 @@ import "server-only";
 import { z } from "zod";
 import { signOutEverywhere } from "@/server/services/users/service";
 import type { SessionActor, UserActor } from "@/server/auth/actor";
-import { startLinking } from "@/server/session";
+import { LENGTH, text } from "@/lib/schemas/common";
 import {
   confirmTwoFactorInput,
   recoveryCodesSchema,
@@ -34,11 +34,15 @@ export const accountOperations = {
       "Answers where to send the browser: the provider's sign-in. Coming back, the external account is linked to the caller; one already linked to another user is refused, and the profile page says so.",
     access: "session",
     body: z.strictObject({
-      provider: z.string().min(1).max(50).describe("github, google or oidc: an enabled provider."),
+      provider: text(LENGTH.SHORT).min(1).describe("github, google or oidc: an enabled provider."),
     }),
-    response: z.object({ redirect_url: z.string() }),
+    // The provider's sign-in address, as its configuration makes it.
+    response: z.object({ redirect_url: text(LENGTH.TEXT) }),
     errors: ["validation_failed"],
-    handler: ({ actor, body }) => startLinking(actor as SessionActor, body.provider),
+    // The session module reads the environment as it loads (its sign-in providers): loaded when first
+    // used, so that importing the operations reads nothing (a test sets DATABASE_URL after its imports).
+    handler: async ({ actor, body }) =>
+      (await import("@/server/session")).startLinking(actor as SessionActor, body.provider),
   }),
   signOutEverywhere: defineOperation({
     id: "signOutEverywhere",

@@ -154,7 +154,8 @@ export const apiKeyOperations = {
     addressLimit: { name: "revoke-leaked", requests: 10, windowSeconds: 60 },
     body: revokeLeakedInput,
     response: revokeLeakedResponse,
-    errors: ["rate_limited"],
+    // The keys are looked up in the database (the 429 of its limit per address is implied).
+    errors: ["unavailable"],
     handler: ({ body }) => revokeLeakedKeys(systemActor("leaked-key-report"), body.keys),
   }),
   policy: defineOperation({

@@ -9,10 +9,12 @@ import {
   createConversationInput,
   listConversationsQuery,
   listMessagesQuery,
+  MAX_APPENDED_MESSAGES,
   messageListSchema,
   messageSchema,
 } from "@/lib/schemas/conversations";
 import { orgIdParams } from "@/lib/schemas/organizations";
+import { count, list } from "@/lib/schemas/common";
 import {
   appendMessages,
   compactMessages,
@@ -86,7 +88,7 @@ export const conversationOperations = {
     access: write,
     params: conversationParams,
     body: appendMessagesInput,
-    response: z.object({ data: z.array(messageSchema) }),
+    response: z.object({ data: list(messageSchema, MAX_APPENDED_MESSAGES) }),
     status: 201,
     errors: ["not_found"],
     handler: ({ actor, params, body }) => appendMessages(actor, params.org_id, params.conversation_id, body),
@@ -100,7 +102,7 @@ export const conversationOperations = {
     access: write,
     params: conversationParams,
     body: compactMessagesInput,
-    response: z.object({ compacted: z.number().int() }),
+    response: z.object({ compacted: count }),
     errors: ["not_found"],
     handler: ({ actor, params, body }) =>
       compactMessages(actor, params.org_id, params.conversation_id, body.message_ids),

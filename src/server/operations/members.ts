@@ -1,6 +1,6 @@
 import "server-only";
 import { addMemberInput, listMembersQuery, memberListSchema, memberParams, memberSchema } from "@/lib/schemas/members";
-import { orgIdParams } from "@/lib/schemas/organizations";
+import { MAX_ORGANIZATIONS_PER_USER, orgIdParams } from "@/lib/schemas/organizations";
 import { grantOrgRoleInput, grantSchema, memberRoleParams } from "@/lib/schemas/roles";
 import { addMember, getMember, listMembers, removeMember } from "@/server/services/memberships/service";
 import { grantOrgRole, revokeOrgRole } from "@/server/services/roles/service";
@@ -35,7 +35,7 @@ export const memberOperations = {
     path: BASE,
     tag,
     summary: "Add a user to an organization",
-    description: "Within the tier's `max_members` (403 `quota_exceeded`). 409 `conflict` when already a member.",
+    description: `Within the tier's \`max_members\`, and at most ${MAX_ORGANIZATIONS_PER_USER.toLocaleString("en")} organizations for one user (403 \`quota_exceeded\`). 409 \`conflict\` when already a member.`,
     access: write,
     params: orgIdParams,
     body: addMemberInput,

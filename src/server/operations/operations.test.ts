@@ -51,6 +51,12 @@ describe("operation declarations", () => {
     }
   });
 
+  it("limit calls per client address only where no key is taken, so a key's RateLimit fields never meet them", () => {
+    const limited = OPERATIONS.filter((o) => o.addressLimit);
+    expect(limited.map((o) => o.id)).toContain("revokeLeakedApiKeys");
+    for (const operation of limited) expect(operation.access, operation.id).toBe("public");
+  });
+
   it("create with 201 and a Location", () => {
     for (const route of ROUTES.filter((r) => r.status === 201 && r.id !== "appendMessages")) {
       expect(route.created, `${route.id} names its new resource`).toBeDefined();

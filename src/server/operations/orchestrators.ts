@@ -1,5 +1,4 @@
 import "server-only";
-import { z } from "zod";
 import {
   createOrchestratorInput,
   listOrchestratorsQuery,
@@ -70,7 +69,7 @@ export const orchestratorOperations = {
       "Every key's value and the tier it came from (`platform`, `organization` or `instance`), and the instance's `config_hash`.",
     access: read,
     params: orchestratorParams,
-    response: effectiveSettingsSchema.extend({ config_hash: z.string().nullable() }),
+    response: effectiveSettingsSchema.extend({ config_hash: orchestratorSchema.shape.config_hash }),
     errors: ["not_found"],
     handler: ({ actor, params }) => effectiveInstanceSettings(actor, params.org_id, params.orchestrator_id),
   }),

@@ -1,7 +1,11 @@
 import "server-only";
 import { prometheusContentType } from "prom-client";
 import { z } from "zod";
-import { allowedCidrsSchema, allowedOrgIdsSchema, rateLimitSchema } from "@/lib/schemas/api-keys";
+import { ALL_PERMISSIONS } from "@/lib/permissions";
+import { allowedCidrsSchema, allowedOrgIdsSchema, apiKeySchema, rateLimitSchema } from "@/lib/schemas/api-keys";
+import { list, text, timestamp } from "@/lib/schemas/common";
+import { MAX_ORGANIZATIONS_PER_USER } from "@/lib/schemas/organizations";
+import { userSummarySchema } from "@/lib/schemas/users";
 import type { UserActor } from "@/server/auth/actor";
 import { effectivePermissions } from "@/server/auth/authorize";
 import { databaseAnswers } from "@/server/db/client";
@@ -17,14 +21,16 @@ const status = z.object({ status: z.literal("ok") });
 // Readiness answers within this, whatever the database does (a probe usually gives up after 2 s).
 const READY_DEADLINE_MS = 1_500;
 
+const permissions = list(text(), ALL_PERMISSIONS.length);
+
 export const meSchema = z.object({
-  user: z.object({ id: z.uuid(), username: z.string(), display_name: z.string().nullable() }),
+  user: userSummarySchema,
   auth: z.enum(["api_key", "session"]),
   key: z
     .object({
       id: z.uuid(),
-      key_prefix: z.string(),
-      expires_at: z.string().nullable(),
+      key_prefix: apiKeySchema.shape.key_prefix,
+      expires_at: timestamp.nullable(),
       rate_limit: rateLimitSchema,
       allowed_org_ids: allowedOrgIdsSchema,
       allowed_cidrs: allowedCidrsSchema,
@@ -33,8 +39,8 @@ export const meSchema = z.object({
     .describe(
       "The key the request came with (null for a session). `rate_limit` is the limit it is held to: its own, else the platform default; `allowed_org_ids` and `allowed_cidrs` its restrictions (null: none).",
     ),
-  permissions: z.array(z.string()).describe("Effective permissions held globally."),
-  organizations: z.array(z.object({ id: z.uuid(), name: z.string(), permissions: z.array(z.string()) })),
+  permissions: permissions.describe("Effective permissions held globally."),
+  organizations: list(z.object({ id: z.uuid(), name: text(), permissions }), MAX_ORGANIZATIONS_PER_USER),
 });
 
 type Me = z.output<typeof meSchema>;

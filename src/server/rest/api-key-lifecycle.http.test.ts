@@ -556,14 +556,20 @@ describe("POST /api/v1/api-keys/revoke-leaked", () => {
     ).toBe(400);
   });
 
-  it("is rate-limited per address", async () => {
+  it("is rate-limited per address, and says so in the RateLimit fields of every answer", async () => {
     const from = newAddress();
-    for (let i = 0; i < 10; i++)
-      expect((await call(LEAKED, { method: "POST", from, body: { keys: ["x"] } })).status).toBe(200);
+    for (let i = 0; i < 10; i++) {
+      const answer = await call(LEAKED, { method: "POST", from, body: { keys: ["x"] } });
+      expect(answer.status).toBe(200);
+      expect(answer.headers.get("ratelimit-policy")).toBe('"address";q=10;w=60');
+      expect(answer.headers.get("ratelimit")).toMatch(new RegExp(`^"address";r=${9 - i};t=\\d+$`));
+    }
     const refused = await call(LEAKED, { method: "POST", from, body: { keys: ["x"] } });
     expect(refused.status).toBe(429);
     expect(refused.json).toMatchObject({ code: "rate_limited" });
     expect(Number(refused.headers.get("retry-after"))).toBeGreaterThan(0);
+    expect(refused.headers.get("ratelimit-policy")).toBe('"address";q=10;w=60');
+    expect(refused.headers.get("ratelimit")).toMatch(/^"address";r=0;t=\d+$/);
     expect((await call(LEAKED, { method: "POST", from: newAddress(), body: { keys: ["x"] } })).status).toBe(200);
   });
 });

@@ -19,7 +19,7 @@ import { ROUTES } from "./registry";
 // app's own server (scripts/server.mjs) calls the front door before handing a request to Next.js
 // (instrumentation.ts hands it over); why and at what cost: docs/decisions/002-front-door.md.
 
-const REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/;
+export const REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/;
 
 /** The caller's request id when it is sane, else a new one. */
 export const requestIdOf = (incoming: string | null | undefined): string =>

@@ -157,10 +157,12 @@ async function run(
   requestId: string,
   seen: Seen,
 ): Promise<Response> {
-  if (operation.addressLimit) await countAddressRequest(operation.addressLimit, clientAddressOf(request));
+  if (operation.addressLimit)
+    seen.headers = await countAddressRequest(operation.addressLimit, clientAddressOf(request));
   const credentials = credentialsFor(operation, request);
   const actor = credentials instanceof Promise ? await credentials : credentials;
   seen.actor = actor;
+  // Only public operations declare a limit per address (operations.test.ts), so no key's fields meet it.
   if (actor?.kind === "api_key") seen.headers = await countKeyRequest(actor.key.id, actor.key.rateLimit);
   const params = await context.params;
   const result = await invoke(

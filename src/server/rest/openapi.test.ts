@@ -3,6 +3,7 @@ import { z } from "zod";
 import packageJson from "../../../package.json";
 import { ERRORS } from "@/lib/errors";
 import { errorGroups, openApiDocument, TAGS } from "./openapi";
+import { rateLimitsOf } from "./openapi-errors";
 import { ROUTES } from "./registry";
 
 // The document's shape, in-process. openapi.http.test.ts runs the integrators' tools (swagger-parser,
@@ -36,6 +37,39 @@ function refsIn(value: unknown, at = "#"): { at: string; ref: string }[] {
 
 const refs = refsIn(doc);
 
+/** Keywords whose values are data (examples, defaults, allowed values), not schemas. */
+const DATA = new Set(["examples", "default", "enum", "const"]);
+
+/**
+ * Every string, array and integer schema in the document that states no bound: a string without
+ * maxLength (or an enum or const), an array without maxItems, an integer without a format, minimum
+ * and maximum. Content that is not JSON (the metrics' text) has no fields to bound.
+ */
+function unboundedIn(value: unknown, at = "#"): string[] {
+  if (Array.isArray(value)) return value.flatMap((item, index) => unboundedIn(item, `${at}/${index}`));
+  if (value === null || typeof value !== "object") return [];
+  const schema = value as Json;
+  const types = [schema.type].flat();
+  const found = [
+    ...(types.includes("string") && [schema.maxLength, schema.enum, schema.const].every((b) => b === undefined)
+      ? [`${at}: a string without maxLength`]
+      : []),
+    ...(types.includes("array") && schema.maxItems === undefined ? [`${at}: an array without maxItems`] : []),
+    ...(types.includes("integer") &&
+    [schema.format, schema.minimum ?? schema.exclusiveMinimum, schema.maximum ?? schema.exclusiveMaximum].includes(
+      undefined,
+    )
+      ? [`${at}: an integer without format, minimum and maximum`]
+      : []),
+  ];
+  return [
+    ...found,
+    ...Object.entries(schema)
+      .filter(([key]) => !DATA.has(key) && !key.startsWith("text/plain"))
+      .flatMap(([key, item]) => unboundedIn(item, `${at}/${key}`)),
+  ];
+}
+
 describe("OpenAPI document", () => {
   it("is OpenAPI 3.1, versioned like the package, licensed, and describes every tag", () => {
     expect(doc.openapi).toBe("3.1.0");
@@ -68,6 +102,46 @@ describe("OpenAPI document", () => {
     for (const kind of ["schemas", "parameters", "responses", "headers"]) {
       for (const name of Object.keys(components[kind] ?? {}))
         expect(used, `${kind}/${name}`).toContain(`#/components/${kind}/${name}`);
+    }
+  });
+
+  it("bounds every string, list and integer of every request and answer", () => {
+    // A failure names the schema: bound it where it is declared (text(max), list(item, max) and the
+    // other helpers of src/lib/schemas/common.ts), and validation enforces the same bound.
+    expect(unboundedIn(doc)).toEqual([]);
+    expect(unboundedIn({ type: ["string", "null"] })).toEqual(["#: a string without maxLength"]);
+    expect(components.schemas?.Organization).toMatchObject({
+      properties: {
+        id: { type: "string", format: "uuid", maxLength: 36 },
+        name: { type: "string", maxLength: 255 },
+        display_name: { anyOf: [{ type: "string", maxLength: 500 }, { type: "null" }] },
+      },
+    });
+    expect(components.parameters?.limit).toMatchObject({ schema: { type: "integer", format: "int32" } });
+    const grants = follow(operationOf("/api/v1/users/{user_id}/roles", "GET").responses as Json);
+    expect(JSON.stringify(grants)).toContain('"maxItems":100');
+    expect(components.schemas?.Grant).toMatchObject({
+      properties: { id: { type: "integer", format: "int32", minimum: 1, maximum: 2_147_483_647 } },
+    });
+  });
+
+  it("declares the RateLimit fields on every 2xx and 4xx answer an API key's or an address's limit applies to, and the 429", () => {
+    const limited = ROUTES.filter((r) => rateLimitsOf(r).length > 0);
+    expect(limited.map((r) => r.id)).toEqual(expect.arrayContaining(["getMe", "revokeLeakedApiKeys"]));
+    expect(ROUTES.filter((r) => rateLimitsOf(r).length === 0).map((r) => r.id)).toEqual([
+      "health",
+      "ready",
+      "getMetrics",
+    ]);
+    for (const route of limited) {
+      const responses = operationOf(route.path, route.method).responses as Record<string, Json>;
+      expect(Object.keys(responses), route.id).toContain("429");
+      for (const [status, response] of Object.entries(responses)) {
+        const headers = Object.keys(follow(response).headers as Json);
+        if (/^[24]/.test(status))
+          expect(headers, `${route.id} ${status}`).toEqual(expect.arrayContaining(["RateLimit", "RateLimit-Policy"]));
+        if (status === "429") expect(headers, route.id).toContain("Retry-After");
+      }
     }
   });
 
@@ -172,6 +246,8 @@ describe("OpenAPI document", () => {
     ]);
     // The metrics scraper has a token, or is on the app's machine; no key, no database.
     expect(statuses("getMetrics")).toEqual(["200", "401", "403"]);
+    // No credentials, but a body, a limit per address and the database.
+    expect(statuses("revokeLeakedApiKeys")).toEqual(["200", "400", "413", "415", "429", "503"]);
     // Every authenticated operation can meet a bad key, and a key over its rate limit.
     for (const route of ROUTES.filter((r) => r.access !== "public"))
       expect(statuses(route.id), route.id).toContain("401");

@@ -1,5 +1,5 @@
 import "server-only";
-import { ERRORS, type ProblemHeader } from "@/lib/errors";
+import { ERRORS, type ErrorCode, type ProblemHeader } from "@/lib/errors";
 import type { DomainError } from "@/server/errors";
 
 // RFC 9457 problem details, the one error shape of the REST API, built from the error catalog:
@@ -17,16 +17,40 @@ const HEADER_VALUES: Record<ProblemHeader, (details: Record<string, unknown>) =>
   RateLimit: (details) => (typeof details.rate_limit === "string" ? details.rate_limit : undefined),
 };
 
+/**
+ * What a problem document holds at most, as its schema states: `detail` and each string of its
+ * members (a message may quote what was sent, a list what was asked for) are cut to a length, and
+ * its lists to a number of items. A client that sent a thousand bad fields learns of the first ones.
+ */
+export const PROBLEM_TEXT_LENGTH = 1000;
+export const PROBLEM_MAX_ITEMS = 100;
+
+const clip = (text: string) =>
+  text.length <= PROBLEM_TEXT_LENGTH ? text : `${text.slice(0, PROBLEM_TEXT_LENGTH - 1)}…`;
+
+function bounded(value: unknown): unknown {
+  if (typeof value === "string") return clip(value);
+  if (Array.isArray(value)) return value.slice(0, PROBLEM_MAX_ITEMS).map(bounded);
+  if (typeof value === "object" && value !== null)
+    return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, bounded(item)]));
+  return value;
+}
+
+/** Where a code is explained: its entry in the API reference. */
+export const problemType = (code: ErrorCode): string => `/api/docs#error-${code}`;
+
 export function problemBody(error: DomainError) {
   const info = ERRORS[error.code];
   const extensions = Object.fromEntries(
-    info.extensions.filter((name) => error.details[name] !== undefined).map((name) => [name, error.details[name]]),
+    info.extensions
+      .filter((name) => error.details[name] !== undefined)
+      .map((name) => [name, bounded(error.details[name])]),
   );
   return {
-    type: `/api/docs#error-${error.code}`,
+    type: problemType(error.code),
     title: info.title,
     status: info.status,
-    detail: error.message,
+    detail: clip(error.message),
     code: error.code,
     ...extensions,
   };

@@ -1,3 +1,4 @@
+import { spawnSync } from "node:child_process";
 import { describe, expect, it } from "vitest";
 import { systemActor } from "@/server/auth/actor";
 import { createApiKey } from "@/server/services/api-keys/service";
@@ -324,5 +325,24 @@ describe("GET /api/metrics", () => {
     expect(text).toMatch(/^svc_process_resident_memory_bytes \d+$/m);
     // No key, password or token ever appears in it.
     expect(text).not.toMatch(/cdk_|metrics-token/);
+  });
+
+  it("passes Prometheus' own linter, promtool check metrics", async () => {
+    // promtool comes with Debian's prometheus package, which .ci/run installs where it is missing.
+    const promtool = (exposition: string) => {
+      const { error, status, stdout, stderr } = spawnSync("promtool", ["check", "metrics"], {
+        input: exposition,
+        encoding: "utf8",
+      });
+      if (error) throw error;
+      return { status, problems: `${stdout}${stderr}`.trim() };
+    };
+    // It does find what it is there for.
+    const gaugeNamedLikeCounter = "# HELP x_total Things.\n# TYPE x_total gauge\nx_total 1\n";
+    expect(promtool(gaugeNamedLikeCounter).problems).toContain('should not have "_total" suffix');
+    const response = await app.fetch("/api/metrics", { headers: { authorization: `Bearer ${METRICS_TOKEN}` } });
+    const served = await response.text();
+    expect(served).toMatch(/^svc_nodejs_active_resources\{type="\w+"\} \d+$/m);
+    expect(promtool(served)).toEqual({ status: 0, problems: "" });
   });
 });

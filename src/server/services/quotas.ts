@@ -46,3 +46,25 @@ export function requireTierAtLeast(tier: string, minimum: (typeof TIER_ORDER)[nu
 export async function lockOrganization(db: Pick<DataLayer, "$queryRaw">, orgId: string): Promise<void> {
   await db.$queryRaw`SELECT id FROM organizations WHERE id = ${orgId}::uuid FOR UPDATE`;
 }
+
+/**
+ * The platform's own limits, whatever the tier: how many roles there are, settings each tier holds,
+ * organizations one user belongs to. They keep the answers that list such things whole (a user's
+ * permissions, the effective settings) bounded, as the API states.
+ */
+export type PlatformLimit = "roles" | "settings" | "organizations_per_user";
+
+/**
+ * Serializes additions under one platform limit (for one owner: an organization, a user) until the
+ * transaction ends, then refuses when `count()` already reaches `limit`.
+ */
+export async function requireBelowPlatformLimit(
+  db: Pick<DataLayer, "$executeRaw">,
+  limit: { name: PlatformLimit; max: number; owner?: string },
+  count: () => Promise<number>,
+): Promise<void> {
+  const lockKey = `platform-limit:${limit.name}:${limit.owner ?? ""}`;
+  await db.$executeRaw`SELECT pg_advisory_xact_lock(hashtextextended(${lockKey}, 0))`;
+  if ((await count()) >= limit.max)
+    throw new DomainError("quota_exceeded", `The platform allows at most ${limit.max} (${limit.name}).`);
+}

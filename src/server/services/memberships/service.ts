@@ -7,7 +7,7 @@ import { DomainError, notFound } from "@/server/errors";
 import { withAccessChange } from "@/server/services/access-changes";
 import { requireOrganization } from "@/server/services/organizations/service";
 import { byUuidDesc, paginate } from "@/server/services/pagination";
-import { lockOrganization, requireWithinQuota } from "@/server/services/quotas";
+import { lockOrganization, requireBelowPlatformLimit, requireWithinQuota } from "@/server/services/quotas";
 import type {
   AddMemberInput,
   ListMembersQuery,
@@ -15,6 +15,7 @@ import type {
   Member,
   UserOrganization,
 } from "@/lib/schemas/members";
+import { MAX_ORGANIZATIONS_PER_USER } from "@/lib/schemas/organizations";
 
 // Organization memberships. Org grants only count while the user is a member, so
 // leaving an organization also removes the user's grants there: rejoining starts from nothing.
@@ -69,6 +70,11 @@ export async function addMember(actor: Actor, orgId: string, input: AddMemberInp
       });
     const members = await tx.userOrgMembership.count({ where: { org_id: orgId, user: { is_deleted: false } } });
     await requireWithinQuota(tx, org.subscription_tier, "max_members", members);
+    await requireBelowPlatformLimit(
+      tx,
+      { name: "organizations_per_user", max: MAX_ORGANIZATIONS_PER_USER, owner: input.user_id },
+      () => tx.userOrgMembership.count({ where: { user_id: input.user_id } }),
+    );
     const row = await tx.userOrgMembership.create({
       data: { user_id: input.user_id, org_id: orgId },
       select: { created_at: true, user: MEMBER_USER },

@@ -8,15 +8,17 @@ import { dataLayer, type DataLayer } from "@/server/db/data-layer";
 import { DomainError, notFound, validationFailed } from "@/server/errors";
 import { lockSysAdmins, requireAnotherSysAdmin, withAccessChange } from "@/server/services/access-changes";
 import { byRowId, newestFirst, paginate, type PageQuery } from "@/server/services/pagination";
-import type {
-  CreateRoleInput,
-  EffectivePermissionsView,
-  Grant,
-  GrantRoleInput,
-  HeldPermission,
-  ListRolesQuery,
-  Role,
-  UpdateRoleInput,
+import { requireBelowPlatformLimit } from "@/server/services/quotas";
+import {
+  MAX_ROLES,
+  type CreateRoleInput,
+  type EffectivePermissionsView,
+  type Grant,
+  type GrantRoleInput,
+  type HeldPermission,
+  type ListRolesQuery,
+  type Role,
+  type UpdateRoleInput,
 } from "@/lib/schemas/roles";
 
 // Roles, their permissions and grants of roles to users. Routes declare who may call what
@@ -93,17 +95,26 @@ export async function getRole(actor: Actor, roleId: string, options: { includeDe
   return toRole(await requireRole(db, roleId));
 }
 
+/** Refuses a role past the platform's MAX_ROLES live ones. */
+const requireRoomForRole = (tx: Pick<DataLayer, "$executeRaw" | "role">) =>
+  requireBelowPlatformLimit(tx, { name: "roles", max: MAX_ROLES }, () =>
+    tx.role.count({ where: { is_deleted: false } }),
+  );
+
 export async function createRole(actor: Actor, input: CreateRoleInput): Promise<Role> {
   const permissions = checkPermissions(input.scope, input.permissions);
   requireHeldByActor(actor, permissions);
-  const row = await dataLayer(auditName(actor)).role.create({
-    data: {
-      name: input.name,
-      description: input.description ?? null,
-      scope: input.scope,
-      permissions: { create: permissions.map((permission) => ({ permission })) },
-    },
-    include: ROLE_INCLUDE,
+  const row = await dataLayer(auditName(actor)).$transaction(async (tx) => {
+    await requireRoomForRole(tx);
+    return tx.role.create({
+      data: {
+        name: input.name,
+        description: input.description ?? null,
+        scope: input.scope,
+        permissions: { create: permissions.map((permission) => ({ permission })) },
+      },
+      include: ROLE_INCLUDE,
+    });
   });
   return toRole(row);
 }
@@ -171,6 +182,7 @@ export async function restoreRole(actor: Actor, roleId: string): Promise<Role> {
     const deleted = await tx.role.findFirst({ where: { id: roleId, is_deleted: true }, include: ROLE_INCLUDE });
     if (!deleted) return { result: toRole(await requireRole(tx, roleId)), event: null };
     requireHeldByActor(actor, permissionsOf(deleted));
+    await requireRoomForRole(tx);
     const restored = await tx.role.update({
       where: { id: roleId, is_deleted: true },
       data: { is_deleted: false },

@@ -5,19 +5,21 @@ import { configHash } from "@/server/crypto/canonical-json";
 import { dataLayer, type DataLayer } from "@/server/db/data-layer";
 import { DomainError, notFound, validationFailed } from "@/server/errors";
 import { requireOrganization } from "@/server/services/organizations/service";
-import type {
-  EffectiveSetting,
-  OrgSettingView,
-  PlatformSettingView,
-  PutOrgSettingInput,
-  ListSettingsQuery,
-  PutPlatformSettingInput,
-  ValueType,
+import {
+  MAX_SETTINGS_PER_TIER,
+  type EffectiveSetting,
+  type OrgSettingView,
+  type PlatformSettingView,
+  type PutOrgSettingInput,
+  type ListSettingsQuery,
+  type PutPlatformSettingInput,
+  type ValueType,
 } from "@/lib/schemas/settings";
 import { REQUIRE_MFA_SETTING } from "@/lib/schemas/two-factor";
 import { DEFAULT_RATE_LIMIT_SETTING } from "@/server/limits/api-limits";
 import { withAccessChange } from "@/server/services/access-changes";
 import { byKey, paginate } from "@/server/services/pagination";
+import { requireBelowPlatformLimit } from "@/server/services/quotas";
 
 // Settings in tiers: an orchestrator instance's config (tier 4) over its
 // organization's settings (tier 3) over platform settings (tier 2). A tier may override a key of
@@ -183,6 +185,10 @@ export async function effectiveInstanceSettings(actor: Actor, orgId: string, ins
   };
 }
 
+/** Refuses a new setting past MAX_SETTINGS_PER_TIER live ones in its tier (an organization's, or the platform's). */
+const requireRoomForSetting = (db: Pick<DataLayer, "$executeRaw">, count: () => Promise<number>, orgId?: string) =>
+  requireBelowPlatformLimit(db, { name: "settings", max: MAX_SETTINGS_PER_TIER, owner: orgId }, count);
+
 // ---- Platform settings (tier 2) ---------------------------------------------------------------
 
 export async function listPlatformSettings(actor: Actor, query: ListSettingsQuery) {
@@ -215,6 +221,9 @@ export async function putPlatformSetting(actor: Actor, key: string, input: PutPl
   checkValueType(input.value_type, input.value);
   const db = dataLayer(auditName(actor));
   const row = await withAccessChange(db, async (tx) => {
+    await requireRoomForSetting(tx, () =>
+      tx.platformSetting.count({ where: { is_deleted: false, key: { not: key } } }),
+    );
     const data = { ...input, value: input.value as Prisma.InputJsonValue, is_deleted: false };
     const saved = await tx.platformSetting.upsert({ where: { key }, create: { key, ...data }, update: data });
     await refreshConfigHashes(tx);
@@ -244,6 +253,7 @@ export async function restorePlatformSetting(actor: Actor, key: string) {
       if (!live) throw notFound("setting");
       return { result: live, event: null };
     }
+    await requireRoomForSetting(tx, () => tx.platformSetting.count({ where: { is_deleted: false } }));
     const restored = await tx.platformSetting.update({ where: { key, is_deleted: true }, data: { is_deleted: false } });
     await refreshConfigHashes(tx);
     return { result: restored, event: accessChangeOf(key) };
@@ -300,6 +310,11 @@ export async function putOrgSetting(actor: Actor, orgId: string, key: string, in
   const row = await db.$transaction(async (tx) => {
     await requireOrganization(tx, orgId);
     await requireOverridable(tx, key, input.value);
+    await requireRoomForSetting(
+      tx,
+      () => tx.organizationSetting.count({ where: { org_id: orgId, is_deleted: false, key: { not: key } } }),
+      orgId,
+    );
     const data = { value: input.value as Prisma.InputJsonValue, overridable: input.overridable, is_deleted: false };
     const saved = await tx.organizationSetting.upsert({
       where: { org_id_key: { org_id: orgId, key } },
@@ -336,6 +351,11 @@ export async function restoreOrgSetting(actor: Actor, orgId: string, key: string
       return live;
     }
     await requireOverridable(tx, key, deleted.value);
+    await requireRoomForSetting(
+      tx,
+      () => tx.organizationSetting.count({ where: { org_id: orgId, is_deleted: false } }),
+      orgId,
+    );
     const restored = await tx.organizationSetting.update({
       where: { id: deleted.id, is_deleted: true },
       data: { is_deleted: false },

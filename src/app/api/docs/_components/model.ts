@@ -57,6 +57,7 @@ export interface Parameter {
   description: string;
   /** A value to show in example requests. */
   example: unknown;
+  schema: JsonSchema;
 }
 
 export interface Operation {
@@ -164,6 +165,7 @@ function toOperation(route: RestOperation, document: OpenApiDocument): Operation
       type: p.schema ? typeLabel(p.schema) : "string",
       description: [p.description, ...(p.schema ? constraints(p.schema) : [])].filter(Boolean).join(" · "),
       example: exampleOf(p.schema ?? {}),
+      schema: dereference(p.schema ?? {}, schemas),
     })),
     ...(body ? { requestBody: { contentType: "application/json", schema: dereference(body, schemas) } } : {}),
     success: {
