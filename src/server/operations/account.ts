@@ -2,6 +2,7 @@ import "server-only";
 import { z } from "zod";
 import { signOutEverywhere } from "@/server/services/users/service";
 import type { SessionActor, UserActor } from "@/server/auth/actor";
+import { startLinking } from "@/server/session";
 import { LENGTH, text } from "@/lib/schemas/common";
 import {
   confirmTwoFactorInput,
@@ -39,10 +40,7 @@ export const accountOperations = {
     // The provider's sign-in address, as its configuration makes it.
     response: z.object({ redirect_url: text(LENGTH.TEXT) }),
     errors: ["validation_failed"],
-    // The session module reads the environment as it loads (its sign-in providers): loaded when first
-    // used, so that importing the operations reads nothing (a test sets DATABASE_URL after its imports).
-    handler: async ({ actor, body }) =>
-      (await import("@/server/session")).startLinking(actor as SessionActor, body.provider),
+    handler: ({ actor, body }) => startLinking(actor as SessionActor, body.provider),
   }),
   signOutEverywhere: defineOperation({
     id: "signOutEverywhere",

@@ -62,7 +62,12 @@ function recordSignIn(request: Request, userId: string | null, outcome: "success
   });
 }
 
-export const authConfig = {
+/**
+ * The configuration, made when Auth.js first needs it rather than when this module loads: it reads
+ * the environment (the secret, the OAuth providers), which a test or the CLI may set after importing
+ * the operations that lead here.
+ */
+export const authConfig = (): NextAuthConfig => ({
   trustHost: true,
   secret: process.env.AUTH_SECRET,
   session: { strategy: "jwt", maxAge: SESSION_HOURS * 3600 },
@@ -174,7 +179,7 @@ export const authConfig = {
     warn: () => undefined,
     debug: () => undefined,
   },
-} satisfies NextAuthConfig;
+});
 
 export type SessionWithEpoch = Session & { epoch?: number };
 
