@@ -73,7 +73,15 @@ export const updateSubscriptionInput = z
 export type UpdateSubscriptionInput = z.output<typeof updateSubscriptionInput>;
 
 export const listOrganizationsQuery = pageQuery.extend({
-  q: z.string().trim().min(1).max(255).optional().describe("Matches name, display name or domain."),
+  q: z
+    .string()
+    .trim()
+    .min(1)
+    .max(255)
+    .optional()
+    .describe(
+      "Matches name, display name or domain, case aside; one or two characters match where a value or a word of it begins.",
+    ),
   status: z.enum(ORGANIZATION_STATUSES).optional(),
   tier: z.enum(SUBSCRIPTION_TIERS).optional(),
   include_deleted: includeDeleted,

@@ -94,7 +94,15 @@ export const resetPasswordInput = z
 export type ResetPasswordInput = z.output<typeof resetPasswordInput>;
 
 export const listUsersQuery = pageQuery.extend({
-  q: z.string().trim().min(1).max(255).optional().describe("Matches username, display name or email."),
+  q: z
+    .string()
+    .trim()
+    .min(1)
+    .max(255)
+    .optional()
+    .describe(
+      "Matches username, display name or email, case aside; one or two characters match where a value or a word of it begins.",
+    ),
   include_deleted: includeDeleted,
 });
 export type ListUsersQuery = z.output<typeof listUsersQuery>;
