@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { USAGE_OUTCOMES } from "@/lib/usage";
 import { booleanQuery, EXAMPLE_TIMESTAMPS, id, listOf, pageQuery, timestamp, timestamps } from "./common";
 
 // API key inputs and outputs: one schema each, feeding the REST handlers, the tRPC procedures,
@@ -37,8 +38,7 @@ export const GRACE_CHOICES = [
 export const EXPIRING_SOON_DAYS = 7;
 /** Usage buckets are kept this long. */
 export const USAGE_RETENTION_DAYS = 90;
-export const USAGE_OUTCOMES = ["2xx", "4xx", "401", "403", "429", "5xx"] as const;
-export type UsageOutcome = (typeof USAGE_OUTCOMES)[number];
+export { USAGE_OUTCOMES, type UsageOutcome } from "@/lib/usage";
 
 const MAX_RESTRICTIONS = 100;
 
