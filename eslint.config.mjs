@@ -51,6 +51,35 @@ const eslintConfig = defineConfig([
       ],
     },
   },
+  {
+    // No import cycles: a cycle hides which module needs which, and one was broken only by a dynamic
+    // import before. Type-only imports are erased and do not count.
+    files: ["src/**/*.{ts,tsx}"],
+    ignores: ["src/generated/**"],
+    // Packages are not read for cycles (they cannot import our modules): it keeps the rule fast.
+    settings: { "import/ignore": ["node_modules"] },
+    rules: { "import/no-cycle": ["error", { ignoreExternal: true }] },
+  },
+  {
+    // Access is decided in src/server/auth, at the bottom of the server: it reads the data layer and
+    // the grants, never a service, an operation or a door (REST, tRPC, the console's session) above it.
+    files: ["src/server/auth/**/*.ts"],
+    ignores: ["**/*.test.ts"],
+    rules: {
+      "@typescript-eslint/no-restricted-imports": [
+        "error",
+        {
+          patterns: [
+            {
+              regex: "^@/server/(services|operations|rest|trpc|session)(/|$)",
+              message:
+                "src/server/auth imports no service, operation or door: pass what it needs in, or move the code up.",
+            },
+          ],
+        },
+      ],
+    },
+  },
   // Layout is Prettier's alone (`prettier --check` runs beside ESLint in `npm test`).
   prettier,
   globalIgnores([

@@ -10,8 +10,8 @@
  * one (pages rendered once at build time, such as the home page and the API reference, which hold
  * no user's data), Next.js's inline bootstrap scripts need 'unsafe-inline'. The dev server (React
  * Refresh, eval source maps) also needs 'unsafe-eval'; production never allows eval: the console's
- * plugin settings forms validate with a validator that interprets JSON Schema instead of compiling
- * it (src/components/plugins/no-eval-validator.ts).
+ * plugin settings forms are checked by the server, and pick their schema's branches with a JSON
+ * Schema interpreter that evaluates no code (src/components/plugins/branch-validator.ts).
  * @param {{ nonce?: string; dev: boolean }} options
  */
 export function contentSecurityPolicy({ nonce, dev }) {

@@ -6,13 +6,13 @@ import { execFileSync, spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { mkdir, writeFile } from "node:fs/promises";
-import net from "node:net";
 import os from "node:os";
 import path from "node:path";
-import pg from "pg";
 import { createBaseClient } from "@/server/db/client";
 import { migrate } from "@/server/db/migrate";
 import { seed } from "@/server/seed/seed";
+import { freePort } from "@/server/free-port";
+import { postgresServer } from "@/test/postgres";
 
 // ---------------------------------------------------------------------------------------------
 // Settings and output
@@ -47,13 +47,35 @@ export function percentile(sorted: ArrayLike<number>, p: number): number {
   const index = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
   return sorted[index] as number;
 }
+/** Latency figures of a run, in the samples' unit. */
+export interface Latencies {
+  n: number;
+  p50: number;
+  p90: number;
+  p99: number;
+  mean: number;
+  max: number;
+}
+
+export function latencies(samples: number[]): Latencies {
+  const sorted = Float64Array.from(samples).sort();
+  return {
+    n: sorted.length,
+    p50: percentile(sorted, 50),
+    p90: percentile(sorted, 90),
+    p99: percentile(sorted, 99),
+    mean: samples.reduce((a, b) => a + b, 0) / Math.max(1, samples.length),
+    max: percentile(sorted, 100),
+  };
+}
+
 export const pad = (text: string, width: number) => text.padEnd(width);
 export const lpad = (text: string, width: number) => text.padStart(width);
 export const f = (n: number | null, digits = 2) => (n === null ? "n/a" : n.toFixed(digits));
 
 /**
  * The machine and the Node.js the figures were taken on (the app runs on the bench's own Node.js,
- * and the figures depend on it: see the README's bench section).
+ * and the figures depend on it: see docs/benchmarks.md).
  */
 export function machine() {
   return {
@@ -79,21 +101,7 @@ export async function writeResults(name: string, startedAt: Date, results: unkno
 // ---------------------------------------------------------------------------------------------
 // Database
 
-export function databaseUrl(name: string): string {
-  const url = new URL(ADMIN_URL);
-  url.pathname = `/${name}`;
-  return url.toString();
-}
-
-export async function adminQuery(sql: string): Promise<void> {
-  const client = new pg.Client({ connectionString: ADMIN_URL });
-  await client.connect();
-  try {
-    await client.query(sql);
-  } finally {
-    await client.end();
-  }
-}
+export const { databaseUrl, adminQuery } = postgresServer(ADMIN_URL);
 
 /** Drops and recreates the database `name`, migrates and seeds it (sys_admin `admin`); returns its URL. */
 export async function freshDatabase(name: string): Promise<string> {
@@ -147,17 +155,6 @@ export interface App {
 }
 
 const apps = new Set<App>();
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 /**
  * Starts the app's server on 127.0.0.1 against the database, `env` added to its environment, on

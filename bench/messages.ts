@@ -26,7 +26,7 @@
 
 import http from "node:http";
 import pg from "pg";
-import { messageHistorySql } from "@/server/services/conversations/service";
+import { historyQuery } from "@/server/services/conversations/history-query";
 import {
   ADMIN_URL,
   appLogLines,
@@ -37,365 +37,46 @@ import {
   ensureBuild,
   f,
   freshDatabase,
-  intSetting,
+  latencies,
   lpad,
   machine,
   machineLine,
   pad,
-  percentile,
   runBenchmark,
   say,
   startApp,
   stopApp,
   writeResults,
 } from "./lib";
-
-// ---------------------------------------------------------------------------------------------
-// Settings
-
-const DB_NAME = "svc_bench_messages";
-const STAGES = (process.env.BENCH_STAGES || "10000,100000,1000000").split(",").map((s) => {
-  const n = Number(s.trim());
-  if (!Number.isInteger(n) || n < 1_000 || n > 10_000_000)
-    throw new Error("BENCH_STAGES: comma-separated integers in [1000, 10000000]");
-  return n;
-});
-if (STAGES.length < 2 || STAGES.length > 6) throw new Error("BENCH_STAGES: 2 to 6 stages");
-if (STAGES.some((n, i) => i > 0 && n <= (STAGES[i - 1] as number))) throw new Error("BENCH_STAGES: increasing sizes");
-const CONVERSATIONS = intSetting("BENCH_CONVERSATIONS", 2_000, 10, 100_000);
-const MONTHS = intSetting("BENCH_MONTHS", 6, 1, 24);
-const PROBE_MESSAGES = intSetting("BENCH_PROBE_MESSAGES", 300, 120, 10_000);
-const PROBE_AGE_DAYS = intSetting("BENCH_PROBE_AGE_DAYS", 120, 1, MONTHS * 30 - 1);
-const REQUESTS = intSetting("BENCH_REQUESTS", 2_000, 100, 100_000);
-const WARMUP_REQUESTS = intSetting("BENCH_WARMUP_REQUESTS", 200, 0, 10_000);
-const BATCH = intSetting("BENCH_BATCH", 100_000, 1_000, 1_000_000);
-const DB_ONLY_QUERIES = 500; // the history query run directly, for the database's share
-const CONTROL_REQUESTS = 500; // GET /api/health, for the app's floor on this machine
-const PAGE = 50;
-const INTENT_SHARE = 0.1;
-const TARGET_RATIO = 1.5;
-const TARGET_P99_MS = 20;
-if ((STAGES[0] as number) < PROBE_MESSAGES + CONVERSATIONS)
-  throw new Error("BENCH_STAGES: the first stage must hold the probe and one message per conversation");
-
-// ---------------------------------------------------------------------------------------------
-// The history query is listMessages' own (messageHistorySql), run directly for the database's share
-// of a request and for EXPLAIN: parameters conversation, organization, rows, owner (null: any), [cursor at, cursor id].
-
-// ---------------------------------------------------------------------------------------------
-// Setup: database, partitions for past months, organization, conversations, API key
-
-interface Fixture {
-  url: string;
-  serverVersion: string;
-  t0: Date;
-  orgId: string;
-  userId: string;
-  instanceId: string;
-  probe: { id: string; created_at: Date };
-  recent: { id: string; created_at: Date };
-  longest: { id: string; created_at: Date };
-  rawKey: string;
-  pastPartitions: string[];
-}
-
-let servicesUsed = false;
-const monthStart = (year: number, month: number) => new Date(Date.UTC(year, month, 1));
-const partitionName = (d: Date) => `messages_p${d.getUTCFullYear()}_${String(d.getUTCMonth() + 1).padStart(2, "0")}`;
-
-async function setup(db: pg.Client, url: string): Promise<Fixture> {
-  const serverVersion =
-    (await db.query<{ v: string }>("SELECT current_setting('server_version') AS v")).rows[0]?.v ?? "?";
-  const t0 = new Date();
-  const windowDays = MONTHS * 30;
-
-  // Past months' partitions, same names and bounds as svc_ensure_message_partitions would give them.
-  const first = new Date(t0.getTime() - windowDays * 86_400_000);
-  const current = monthStart(t0.getUTCFullYear(), t0.getUTCMonth());
-  const pastPartitions: string[] = [];
-  for (let i = 0, m = monthStart(first.getUTCFullYear(), first.getUTCMonth()); m < current && i < 48; i++) {
-    const next = monthStart(m.getUTCFullYear(), m.getUTCMonth() + 1);
-    const name = partitionName(m);
-    await db.query(
-      `CREATE TABLE IF NOT EXISTS ${name} PARTITION OF messages FOR VALUES FROM ('${m.toISOString()}') TO ('${next.toISOString()}')`,
-    );
-    pastPartitions.push(name);
-    m = next;
-  }
-
-  const one = async <T extends pg.QueryResultRow>(sql: string, values: unknown[] = []) => {
-    const row = (await db.query<T>(sql, values)).rows[0];
-    if (!row) throw new Error(`no row from: ${sql}`);
-    return row;
-  };
-  const by = "system:bench";
-  const adminId = (await one<{ id: string }>("SELECT id FROM users WHERE username = 'admin'")).id;
-  const orgId = (
-    await one<{ id: string }>(
-      "INSERT INTO organizations (name, subscription_tier, created_by, updated_by) VALUES ('Bench messages', 'pro', $1, $1) RETURNING id",
-      [by],
-    )
-  ).id;
-  const userId = (
-    await one<{ id: string }>(
-      "INSERT INTO users (username, display_name, created_by, updated_by) VALUES ('bench_member', 'Bench member', $1, $1) RETURNING id",
-      [by],
-    )
-  ).id;
-  await db.query("INSERT INTO user_org_memberships (user_id, org_id, created_by, updated_by) VALUES ($1, $2, $3, $3)", [
-    userId,
-    orgId,
-    by,
-  ]);
-  const instanceId = (
-    await one<{ id: string }>(
-      "INSERT INTO orchestrator_instances (org_id, name, framework_type, mode, created_by, updated_by) VALUES ($1, 'bench instance', 'langgraph', 'supervisor', $2, $2) RETURNING id",
-      [orgId, by],
-    )
-  ).id;
-
-  // Conversations started uniformly over the window; numbered 1..CONVERSATIONS for the loader.
-  await db.query(
-    "CREATE TEMP TABLE bench_conversations (n integer PRIMARY KEY, id uuid NOT NULL, created_at timestamptz NOT NULL)",
-  );
-  await db.query(
-    `WITH c AS (
-       INSERT INTO conversations (org_id, user_id, instance_id, title, created_at, updated_at, created_by, updated_by)
-       SELECT $1, $2, $3, 'Bench conversation ' || g, t, t, $4, $4
-       FROM (SELECT g, $6::timestamptz - random() * make_interval(days => $7::int) AS t FROM generate_series(1, $5::int) g) x
-       RETURNING id, created_at)
-     INSERT INTO bench_conversations SELECT row_number() OVER (ORDER BY created_at), id, created_at FROM c`,
-    [orgId, userId, instanceId, by, CONVERSATIONS, t0, windowDays - 1],
-  );
-  const probe = await one<{ id: string; created_at: Date }>(
-    `INSERT INTO conversations (org_id, user_id, instance_id, title, created_at, updated_at, created_by, updated_by)
-     VALUES ($1, $2, $3, 'Bench probe', $5::timestamptz - make_interval(days => $6::int), $5::timestamptz - make_interval(days => $6::int), $4, $4)
-     RETURNING id, created_at`,
-    [orgId, userId, instanceId, by, t0, PROBE_AGE_DAYS],
-  );
-  // The newest conversation (its history prunes to the last partitions) and the oldest, which the
-  // loader's long tail makes the longest.
-  const recent = await one<{ id: string; created_at: Date }>(
-    "SELECT id, created_at FROM bench_conversations ORDER BY n DESC LIMIT 1",
-  );
-  const longest = await one<{ id: string; created_at: Date }>(
-    "SELECT id, created_at FROM bench_conversations WHERE n = 1",
-  );
-  await db.query("ANALYZE conversations");
-
-  // The reader's key: the sys_admin's, scoped to svc:conversations:read, issued by the service
-  // (main set DATABASE_URL before anything read the environment).
-  servicesUsed = true;
-  const { createApiKey } = await import("@/server/services/api-keys/service");
-  const { systemActor } = await import("@/server/auth/actor");
-  const key = await createApiKey(systemActor("bench"), adminId, {
-    name: "bench messages reader",
-    scopes: ["svc:conversations:read", "svc:conversations:manage"],
-    expires_at: null,
-  });
-
-  return {
-    url,
-    serverVersion,
-    t0,
-    orgId,
-    userId,
-    instanceId,
-    probe,
-    recent,
-    longest,
-    rawKey: key.raw_key,
-    pastPartitions,
-  };
-}
-
-/** The probe's history, written once, spread evenly from its start to t0; every 10th is an intent. */
-async function loadProbe(db: pg.Client, fx: Fixture): Promise<void> {
-  await db.query(
-    `INSERT INTO messages (org_id, conv_id, turn_id, user_id, instance_id, role, content, status, source, metadata, created_at)
-     SELECT $1, $2, gen_random_uuid(), $3, $4,
-            CASE WHEN g % 10 = 0 THEN 'intent' WHEN g % 7 = 0 THEN 'tool' WHEN g % 2 = 0 THEN 'assistant' ELSE 'user' END,
-            repeat(md5(g::text), 1 + g % 16), 'complete',
-            CASE WHEN g % 2 = 1 AND g % 10 <> 0 THEN 'human' ELSE 'agent' END,
-            jsonb_build_object('tokens', g * 37 % 800),
-            $5::timestamptz + ($6::timestamptz - $5::timestamptz) * (g::float8 / ($7::int + 1))
-     FROM generate_series(1, $7::int) g`,
-    [fx.orgId, fx.probe.id, fx.userId, fx.instanceId, fx.probe.created_at, fx.t0, PROBE_MESSAGES],
-  );
-}
-
-/**
- * Adds `count` messages to the other conversations, in batches generated by PostgreSQL. A message
- * goes to conversation n = 1 + ⌊r^1.5 · N⌋ (a long tail: a few long conversations, many short
- * ones), at a time uniform between the conversation's start and t0; ~10% are intents.
- */
-async function loadMessages(db: pg.Client, fx: Fixture, count: number): Promise<void> {
-  const batches = Math.ceil(count / BATCH);
-  for (let b = 0; b < batches && b < 10_000; b++) {
-    const rows = Math.min(BATCH, count - b * BATCH);
-    await db.query(
-      `INSERT INTO messages (org_id, conv_id, turn_id, user_id, instance_id, role, content, status, source, metadata, created_at)
-       SELECT $1, c.id, gen_random_uuid(), $2, $3,
-              CASE WHEN g.r1 < $7::float8 THEN 'intent' WHEN g.r1 < 0.5 THEN 'user' WHEN g.r1 < 0.9 THEN 'assistant' ELSE 'tool' END,
-              repeat(md5(g.r2::text), 1 + floor(g.r2 * 16)::int),
-              CASE WHEN g.r1 < $7::float8 THEN NULL ELSE 'complete' END,
-              CASE WHEN g.r1 >= $7::float8 AND g.r1 < 0.5 THEN 'human' ELSE 'agent' END,
-              jsonb_build_object('tokens', floor(g.r2 * 800)::int),
-              c.created_at + ($4::timestamptz - c.created_at) * g.r3
-       FROM (SELECT 1 + floor(power(random(), 1.5) * $5::int)::int AS n, random() AS r1, random() AS r2, random() AS r3
-             FROM generate_series(1, $6::int)) g
-       JOIN bench_conversations c USING (n)`,
-      [fx.orgId, fx.userId, fx.instanceId, fx.t0, CONVERSATIONS, rows, INTENT_SHARE],
-    );
-  }
-}
-
-interface TableFacts {
-  rows: number;
-  bytes: number;
-  partitions: { name: string; rows: number }[];
-  probeVisible: number;
-}
-
-async function tableFacts(db: pg.Client, fx: Fixture): Promise<TableFacts> {
-  const parts = await db.query<{ name: string; rows: string }>(
-    `SELECT c.relname AS name, coalesce(n.rows, 0) AS rows
-     FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
-     LEFT JOIN (SELECT tableoid, count(*) AS rows FROM messages GROUP BY tableoid) n ON n.tableoid = c.oid
-     WHERE i.inhparent = 'messages'::regclass ORDER BY c.relname`,
-  );
-  const bytes = await db.query<{ n: string }>(
-    "SELECT sum(pg_total_relation_size(inhrelid)) AS n FROM pg_inherits WHERE inhparent = 'messages'::regclass",
-  );
-  const visible = await db.query<{ n: string }>(
-    "SELECT count(*) AS n FROM messages WHERE conv_id = $1 AND role <> 'intent'",
-    [fx.probe.id],
-  );
-  const partitions = parts.rows.map((r) => ({ name: r.name, rows: Number(r.rows) }));
-  return {
-    rows: partitions.reduce((n, p) => n + p.rows, 0),
-    bytes: Number(bytes.rows[0]?.n ?? 0),
-    partitions,
-    probeVisible: Number(visible.rows[0]?.n ?? 0),
-  };
-}
-
-// ---------------------------------------------------------------------------------------------
-// Plans
-
-interface PlanNode {
-  "Node Type": string;
-  "Relation Name"?: string;
-  "Index Name"?: string;
-  "Actual Loops"?: number;
-  "Actual Rows"?: number;
-  "Subplans Removed"?: number;
-  "Shared Hit Blocks"?: number;
-  "Shared Read Blocks"?: number;
-  Plans?: PlanNode[];
-}
-
-interface PlanSummary {
-  shape: string;
-  scans: { relation: string; node: string; executed: boolean; rows: number }[];
-  indexes: string[];
-  subplansRemoved: number;
-  sharedHit: number;
-  sharedRead: number;
-  planningMs: number;
-  executionMs: number;
-}
-
-async function explain(
-  db: pg.Client,
-  orgId: string,
-  convId: string,
-  cursor?: { at: string; id: string },
-): Promise<{ summary: PlanSummary; text: string }> {
-  const values = [convId, orgId, PAGE + 1, null, ...(cursor ? [cursor.at, cursor.id] : [])];
-  type Explained = [{ Plan: PlanNode; "Planning Time": number; "Execution Time": number }];
-  const json = await db.query<{ "QUERY PLAN": Explained | string }>(
-    `EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) ${messageHistorySql(cursor !== undefined)}`,
-    values,
-  );
-  const text = await db.query<{ "QUERY PLAN": string }>(
-    `EXPLAIN (ANALYZE, BUFFERS, COSTS OFF) ${messageHistorySql(cursor !== undefined)}`,
-    values,
-  );
-  const raw = json.rows[0]?.["QUERY PLAN"];
-  const root = (typeof raw === "string" ? (JSON.parse(raw) as Explained) : raw)?.[0];
-  if (!root) throw new Error("EXPLAIN returned nothing");
-  const scans: PlanSummary["scans"] = [];
-  const indexes = new Set<string>();
-  const shape: string[] = [];
-  let subplansRemoved = 0;
-  const walk = (node: PlanNode, depth: number) => {
-    if (depth > 50) return;
-    subplansRemoved += node["Subplans Removed"] ?? 0;
-    if (node["Index Name"]) indexes.add(node["Index Name"].replace(/^messages_(p\d{4}_\d\d|default)_/, "messages_…_"));
-    if (node["Relation Name"] && !node["Relation Name"].startsWith("messages")) {
-      shape.push(`${node["Node Type"]} (${node["Relation Name"]})`);
-    } else if (node["Relation Name"]) {
-      scans.push({
-        relation: node["Relation Name"],
-        node: node["Node Type"],
-        executed: (node["Actual Loops"] ?? 0) > 0,
-        rows: node["Actual Rows"] ?? 0,
-      });
-    } else if (node["Node Type"] !== "Bitmap Index Scan") {
-      shape.push(node["Node Type"]);
-    }
-    for (const child of node.Plans ?? []) walk(child, depth + 1);
-  };
-  walk(root.Plan, 0);
-  const scanTypes = [...new Set(scans.map((s) => s.node))].join("/");
-  return {
-    summary: {
-      shape: `${shape.join(" → ")} → ${scans.length} × ${scanTypes}`,
-      scans,
-      indexes: [...indexes],
-      subplansRemoved,
-      sharedHit: root.Plan["Shared Hit Blocks"] ?? 0,
-      sharedRead: root.Plan["Shared Read Blocks"] ?? 0,
-      planningMs: root["Planning Time"],
-      executionMs: root["Execution Time"],
-    },
-    text: text.rows.map((r) => r["QUERY PLAN"]).join("\n"),
-  };
-}
-
-const describePlan = (p: PlanSummary, totalPartitions: number) => {
-  const executed = p.scans.filter((s) => s.executed);
-  return (
-    `${p.shape}; ${p.scans.length} of ${totalPartitions} partitions in the plan (${p.scans.map((s) => s.relation.replace(/^messages_/, "")).join(" ")}), ` +
-    `${executed.length} executed, ${p.subplansRemoved} removed at run time; index ${p.indexes.join(", ") || "none"}; ` +
-    `buffers hit ${p.sharedHit} read ${p.sharedRead}; planning ${p.planningMs.toFixed(2)} ms, execution ${p.executionMs.toFixed(2)} ms`
-  );
-};
+import {
+  BATCH,
+  CONTROL_REQUESTS,
+  CONVERSATIONS,
+  DB_NAME,
+  DB_ONLY_QUERIES,
+  type Fixture,
+  INTENT_SHARE,
+  MONTHS,
+  PAGE,
+  PROBE_AGE_DAYS,
+  PROBE_MESSAGES,
+  REQUESTS,
+  STAGES,
+  TARGET_P99_MS,
+  TARGET_RATIO,
+  type TableFacts,
+  WARMUP_REQUESTS,
+  describePlan,
+  explain,
+  loadMessages,
+  loadProbe,
+  pools,
+  setup,
+  tableFacts,
+} from "./messages-data";
 
 // ---------------------------------------------------------------------------------------------
 // Measuring
-
-interface Latencies {
-  n: number;
-  p50: number;
-  p90: number;
-  p99: number;
-  mean: number;
-  max: number;
-}
-
-function latencies(samples: number[]): Latencies {
-  const sorted = Float64Array.from(samples).sort();
-  return {
-    n: sorted.length,
-    p50: percentile(sorted, 50),
-    p90: percentile(sorted, 90),
-    p99: percentile(sorted, 99),
-    mean: samples.reduce((a, b) => a + b, 0) / Math.max(1, samples.length),
-    max: percentile(sorted, 100),
-  };
-}
 
 interface HistoryPage {
   data: { id: string; role: string; created_at: string }[];
@@ -474,7 +155,7 @@ async function measureStage(fx: Fixture, db: pg.Client) {
   for (let i = 0; i < DB_ONLY_QUERIES; i++) {
     const values = [fx.probe.id, fx.orgId, PAGE + 1, null, ...(i % 2 ? [cursor.at, cursor.id] : [])];
     const t = performance.now();
-    await db.query({ name: `history_${i % 2}`, text: messageHistorySql(i % 2 === 1), values });
+    await db.query({ name: `history_${i % 2}`, text: historyQuery(i % 2 === 1), values });
     dbOnly.push(performance.now() - t);
   }
 
@@ -695,7 +376,7 @@ async function main() {
 async function cleanup(): Promise<void> {
   await stopApp().catch(() => undefined);
   // The services' own pool (the API key was issued in-process), if it was opened.
-  if (servicesUsed) {
+  if (pools.servicesUsed) {
     const { baseClient } = await import("@/server/db/client");
     await baseClient()
       .$disconnect()

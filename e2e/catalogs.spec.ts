@@ -60,13 +60,15 @@ test.describe("plugins", () => {
     await dialog.getByLabel("Settings schema").fill(JSON.stringify(SCHEMA, null, 2));
     await dialog.getByLabel("Default settings").fill('{ "results": 5, "strategy": "fast" }');
 
-    // The preview renders the schema's fields, filled with the default settings, and validates live.
+    // The preview renders the schema's fields, filled with the default settings, and the server
+    // checks them once typing pauses.
     const preview = dialog.getByRole("region", { name: "Settings form preview" });
     const results = preview.getByLabel("Results");
     await expect(results).toHaveValue("5");
     await expect(preview.getByLabel("Strategy").locator("option:checked")).toHaveText("fast");
     await expect(preview).toContainText("These settings satisfy the schema.");
     await results.fill("0");
+    await expect(preview).toContainText("Checking these settings…");
     await expect(preview).toContainText("These settings do not satisfy the schema: 1 problem.");
     await expect(preview.getByText("must be >= 1")).toBeVisible();
 
@@ -136,6 +138,43 @@ test.describe("plugins", () => {
     await expect(preview.getByText('must match pattern "^(a+)+$"')).toBeVisible();
     await preview.getByLabel("Handle").fill("aaaa");
     await expect(preview).toContainText("These settings satisfy the schema.");
+  });
+
+  test("the settings preview asks the server once typing pauses, and says when it cannot", async ({ page }) => {
+    await page.goto("/console/plugins");
+    await page.getByRole("button", { name: "Register version" }).first().click();
+    const dialog = page.getByRole("dialog", { name: "Register plugin version" });
+    await dialog.getByLabel("Settings schema").fill(JSON.stringify(SCHEMA));
+    await dialog.getByLabel("Default settings").fill('{ "results": 5 }');
+    const preview = dialog.getByRole("region", { name: "Settings form preview" });
+    await expect(preview).toContainText("These settings satisfy the schema.");
+
+    // Keys typed faster than the pause make one check, of the last value.
+    const checks: string[] = [];
+    page.on("request", (request) => {
+      if (request.url().includes("/api/trpc/plugins.checkSettings")) checks.push(request.postData() ?? "");
+    });
+    const results = preview.getByLabel("Results");
+    await results.fill("");
+    await results.pressSequentially("-3", { delay: 30 });
+    await expect(preview).toContainText("These settings do not satisfy the schema: 1 problem.");
+    await expect(preview.getByText("must be >= 1")).toBeVisible();
+    expect(checks).toHaveLength(1);
+    expect(checks[0]).toContain('"settings":{"results":-3}');
+
+    // With the server out of reach, the preview says so rather than showing the last answer.
+    await page.route("**/api/trpc/plugins.checkSettings", (route) => route.abort());
+    await results.fill("7");
+    await expect(preview).toContainText("These settings could not be checked", { timeout: 15_000 });
+    await page.unroute("**/api/trpc/plugins.checkSettings");
+    await preview.getByRole("button", { name: "Check again" }).click();
+    await expect(preview).toContainText("These settings satisfy the schema.");
+
+    // A schema the server refuses is named as such.
+    await dialog
+      .getByLabel("Settings schema")
+      .fill('{ "type": "object", "properties": { "a": { "pattern": "^(?!x)" } } }');
+    await expect(preview).toContainText("The settings schema is not acceptable: settings_schema");
   });
 
   test("the register dialog shows what to fix next to the field that caused it", async ({ page }) => {

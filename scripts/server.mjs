@@ -73,13 +73,10 @@ function clientAddress(request) {
   return normalized(chain[chain.length - trustedHops] ?? socket);
 }
 
-// V8 lets an allocation site allocate straight into the old generation once most of what it
-// allocates outlives a young collection. Under load Next.js's per-request objects do (they are kept
-// past young collections, though nothing holds them by the next full one), so their sites turn old
-// and each request's objects then wait for a full collection, which stalls every answer in flight.
-// Without it the app moves about half as much to the old generation per request (14 KB against 28
-// on /api/health) and needs a full collection half as often. The flag only chooses where new
-// objects are placed, so setting it at run time, before Next.js is loaded, is safe.
+// Under load V8 pretenures the allocation sites of Next.js's per-request objects, so they wait for
+// a full collection, which stalls every answer in flight; without pretenuring full collections come
+// half as often (docs/decisions/006-no-pretenuring.md). The flag only chooses where new objects are
+// placed, so setting it at run time, before Next.js is loaded, is safe.
 v8.setFlagsFromString("--no-allocation-site-pretenuring");
 
 // As `next start` and `next dev` do, before Next.js (and React) are loaded.

@@ -4,7860 +4,7835 @@
  */
 
 export interface paths {
-  "/api/health": {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /**
-     * Liveness
-     * @description Answers without credentials and without touching the database.
-     *
-     *     No credentials needed.
-     */
-    get: operations["health"];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  "/api/ready": {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /**
-     * Readiness
-     * @description 200 while the database answers; 503 with Retry-After when it does not answer within 1.5 s, and from the moment the process starts shutting down.
-     *
-     *     No credentials needed.
-     */
-    get: operations["ready"];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  "/api/metrics": {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /**
-     * Metrics, in Prometheus' text format
-     * @description This process's metrics for a Prometheus scraper: REST requests by route template, method and status, with latency histograms; API key authentications by outcome; requests refused with 429; the database pool (in use, idle, waiting); the key cache; the bookkeeping backlog; Node.js' own. Each app process answers for itself: scrape every one.
-     *
-     *     The metrics token as `Authorization: Bearer` (`SVC_METRICS_TOKEN`); when none is set, a client on the app's own machine (a loopback address) and nobody else.
-     */
-    get: operations["getMetrics"];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  "/api/v1/me": {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /**
-     * Who am I, and what may I do
-     * @description For a key, the permissions are its scopes without dangerous ones, intersected with what its owner holds now.
-     *
-     *     Any valid API key or console session.
-     */
-    get: operations["getMe"];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  "/api/v1/me/identities/link": {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    get?: never;
-    put?: never;
-    /**
-     * Start linking an external account to the caller
-     * @description Answers where to send the browser: the provider's sign-in. Coming back, the external account is linked to the caller; one already linked to another user is refused, and the profile page says so.
-     *
-     *     A signed-in console session only: never an API key.
-     */
-    post: operations["linkIdentity"];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  "/api/v1/me/sign-out-everywhere": {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    get?: never;
-    put?: never;
-    /**
-     * End every console session of the caller
-     * @description In every process at once, this session included. API keys are not affected.
-     *
-     *     A signed-in console session only: never an API key.
-     */
-    post: operations["signOutEverywhere"];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  "/api/v1/me/two-factor": {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /**
-     * The caller's two-factor authentication
-     * @description A signed-in console session only: never an API key.
-     */
-    get: operations["getMyTwoFactor"];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  "/api/v1/me/two-factor/setup": {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    get?: never;
-    put?: never;
-    /**
-     * Start setting up two-factor authentication
-     * @description Answers a new secret (the setup key, and an otpauth:// URI for a QR code), this once; sign-in does not ask for codes until one is confirmed. Starting again replaces a setup not yet confirmed; 409 while two-factor is on.
-     *
-     *     A signed-in console session only: never an API key.
-     */
-    post: operations["setUpTwoFactor"];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  "/api/v1/me/two-factor/confirm": {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    get?: never;
-    put?: never;
-    /**
-     * Turn two-factor authentication on
-     * @description With a current code of the new secret. Answers ten single-use recovery codes, this once.
-     *
-     *     A signed-in console session only: never an API key.
-     */
-    post: operations["confirmTwoFactor"];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  "/api/v1/me/two-factor/turn-off": {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    get?: never;
-    put?: never;
-    /**
-     * Turn two-factor authentication off
-     * @description Needs the caller's password (when it has one) and a code or a recovery code; wrong ones are throttled like sign-ins (429).
-     *
-     *     A signed-in console session only: never an API key.
-     */
-    post: operations["turnOffTwoFactor"];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  "/api/admin/users/api-keys": {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /**
-     * List API keys
-     * @description The caller's own keys, newest first, revoked ones included (`is_active` false). A sys_admin may pass `user_id`. `expiring_within_days` keeps the active keys that expire within that many days.
-     *
-     *     Requires `svc:system:api_keys:read`.
-     */
-    get: operations["listApiKeys"];
-    put?: never;
-    /**
-     * Create an API key for the calling user
-     * @description Each scope must be a known permission; a non-sys_admin may only request scopes it holds. The raw key is in `raw_key`, in this response only. Dangerous scopes are stored but never reach a key session (`effective_scopes`).
-     *
-     *     Requires a sys_admin holding `svc:system:api_keys:write`.
-     */
-    post: operations["createApiKey"];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  "/api/admin/users/api-keys/{key_id}": {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /**
-     * One API key
-     * @description The caller's own key, or (a sys_admin) anyone's.
-     *
-     *     Requires `svc:system:api_keys:read`.
-     */
-    get: operations["getApiKey"];
-    put?: never;
-    post?: never;
-    /**
-     * Revoke one of the caller's API keys
-     * @description The key fails at once afterwards. Revoking a revoked key answers 200 again; another user's key is a 404.
-     *
-     *     Requires a sys_admin holding `svc:system:api_keys:revoke`.
-     */
-    delete: operations["revokeApiKey"];
-    options?: never;
-    head?: never;
-    /**
-     * Rename, re-limit or restrict one of the caller's API keys
-     * @description Changes `name`, `rate_limit`, `allowed_org_ids` (organizations the owner belongs to; null: all of them) and `allowed_cidrs` (null: any address); scopes never change. Every process applies the change at once.
-     *
-     *     Requires a sys_admin holding `svc:system:api_keys:write`.
-     */
-    patch: operations["updateApiKey"];
-    trace?: never;
-  };
-  "/api/admin/users/api-keys/{key_id}/roll": {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    get?: never;
-    put?: never;
-    /**
-     * Replace one of the caller's API keys with a new one
-     * @description A new key with the same name, scopes, rate limit, restrictions and expiry; the raw key is in `raw_key`, in this response only. The old key's `expires_at` becomes now plus `grace_period_seconds` (0: refused at once). A revoked or expired key cannot be rolled (409).
-     *
-     *     Requires a sys_admin holding `svc:system:api_keys:write`.
-     */
-    post: operations["rollApiKey"];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  "/api/admin/users/api-keys/{key_id}/usage": {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /**
-     * A key's requests per hour, by outcome
-     * @description Counts per hour and outcome (`2xx`, `4xx`, `401`, `403`, `429`, `5xx`) from `from` (default: 7 days ago) to `to` (default: now), at most 90 days; hours without requests are left out. Counts reach the database within a few seconds.
-     *
-     *     Requires `svc:system:api_keys:read`.
-     */
-    get: operations["getApiKeyUsage"];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  "/api/v1/api-keys/revoke-leaked": {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    get?: never;
-    put?: never;
-    /**
-     * Report exposed API keys: each usable one is revoked at once
-     * @description No credentials: holding a raw key is enough to end it (for secret scanners). The answer is `{"received": n}` whatever the values were, so it reveals nothing. At most 10 calls per minute per client address.
-     *
-     *     No credentials needed.
-     */
-    post: operations["revokeLeakedApiKeys"];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  "/api/v1/organizations": {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /**
-     * List organizations
-     * @description Every organization for holders of `svc:system:orgs:read`; otherwise those where the caller holds `svc:org:read`. Search with `q`, filter by `status` and `tier`.
-     *
-     *     Any valid API key or console session.
-     */
-    get: operations["listOrganizations"];
-    put?: never;
-    /**
-     * Create an organization
-     * @description Requires `svc:system:orgs:write`.
-     */
-    post: operations["createOrganization"];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  "/api/v1/organizations/{org_id}": {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /**
-     * Read an organization
-     * @description sys_admins may pass `include_deleted=true` to read a deleted one.
-     *
-     *     Requires `svc:org:read` in the organization, or globally.
-     */
-    get: operations["getOrganization"];
-    put?: never;
-    post?: never;
-    /**
-     * Delete an organization (soft)
-     * @description Everything in it disappears with it, and its members' API keys lose it at once.
-     *
-     *     Requires `svc:system:orgs:delete`.
-     */
-    delete: operations["deleteOrganization"];
-    options?: never;
-    head?: never;
-    /**
-     * Update an organization's profile
-     * @description Requires `svc:org:write` in the organization, or globally.
-     */
-    patch: operations["updateOrganization"];
-    trace?: never;
-  };
-  "/api/v1/organizations/{org_id}/subscription": {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    get?: never;
-    /**
-     * Change an organization's subscription tier or status
-     * @description Requires `svc:system:orgs:write`.
-     */
-    put: operations["updateSubscription"];
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  "/api/v1/organizations/{org_id}/restore": {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    get?: never;
-    put?: never;
-    /**
-     * Restore a deleted organization
-     * @description Requires a sys_admin holding `svc:system:orgs:write`.
-     */
-    post: operations["restoreOrganization"];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  "/api/v1/platform-settings": {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /**
-     * List platform settings (tier 2)
-     * @description Requires `svc:system:settings:read`.
-     */
-    get: operations["listPlatformSettings"];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  "/api/v1/platform-settings/{key}": {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /**
-     * Read a platform setting
-     * @description sys_admins may pass `include_deleted=true` to read a deleted one.
-     *
-     *     Requires `svc:system:settings:read`.
-     */
-    get: operations["getPlatformSetting"];
-    /**
-     * Create or replace a platform setting
-     * @description The value must match `value_type`. `overridable: false` stops organizations from overriding it. Tier quotas live under `tier.<name>` (category `tier`); categories `tier` and `policy` are not inherited by organizations.
-     *
-     *     Requires `svc:system:settings:write`.
-     */
-    put: operations["putPlatformSetting"];
-    post?: never;
-    /**
-     * Delete a platform setting (soft)
-     * @description Requires `svc:system:settings:write`.
-     */
-    delete: operations["deletePlatformSetting"];
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  "/api/v1/platform-settings/{key}/restore": {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    get?: never;
-    put?: never;
-    /**
-     * Restore a deleted platform setting
-     * @description Requires a sys_admin holding `svc:system:settings:write`.
-     */
-    post: operations["restorePlatformSetting"];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  "/api/v1/organizations/{org_id}/settings": {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /**
-     * List an organization's settings (tier 3)
-     * @description Requires `svc:org:settings:read` in the organization, or globally.
-     */
-    get: operations["listOrgSettings"];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  "/api/v1/organizations/{org_id}/settings/{key}": {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /**
-     * Read an organization's value for a key
-     * @description sys_admins may pass `include_deleted=true` to read a deleted one.
-     *
-     *     Requires `svc:org:settings:read` in the organization, or globally.
-     */
-    get: operations["getOrgSetting"];
-    /**
-     * Set an organization's value for a key
-     * @description Refused with 403 `not_overridable` where the platform setting of that key is not overridable.
-     *
-     *     Requires `svc:org:settings:write` in the organization, or globally.
-     */
-    put: operations["putOrgSetting"];
-    post?: never;
-    /**
-     * Delete an organization's value for a key (soft)
-     * @description Requires `svc:org:settings:write` in the organization, or globally.
-     */
-    delete: operations["deleteOrgSetting"];
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  "/api/v1/organizations/{org_id}/settings/{key}/restore": {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    get?: never;
-    put?: never;
-    /**
-     * Restore a deleted organization's value for a key
-     * @description Refused with 403 `not_overridable` where the platform no longer lets organizations override the key.
-     *
-     *     Requires a sys_admin holding `svc:org:settings:write` in the organization, or globally.
-     */
-    post: operations["restoreOrgSetting"];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  "/api/v1/organizations/{org_id}/effective-settings": {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /**
-     * Effective settings of an organization
-     * @description Every key's value and the tier it came from (`platform` or `organization`).
-     *
-     *     Requires `svc:org:settings:read` in the organization, or globally.
-     */
-    get: operations["effectiveOrgSettings"];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  "/api/v1/organizations/{org_id}/llm-configs": {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /**
-     * List an organization's LLM configs
-     * @description `enabled=true` lists only the configs new orchestrators may use. Provider keys are never returned, only their last 4 characters.
-     *
-     *     Requires `svc:org:llm_configs:read` in the organization, or globally.
-     */
-    get: operations["listLlmConfigs"];
-    put?: never;
-    /**
-     * Add an LLM provider config (bring your own key)
-     * @description `api_key` is encrypted at rest (AES-256-GCM). `base_url` must be https and must not point to a private, loopback or link-local address.
-     *
-     *     Requires `svc:org:llm_configs:write` in the organization, or globally.
-     */
-    post: operations["createLlmConfig"];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  "/api/v1/organizations/{org_id}/llm-configs/{config_id}": {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /**
-     * Read an LLM config
-     * @description sys_admins may pass `include_deleted=true` to read a deleted one.
-     *
-     *     Requires `svc:org:llm_configs:read` in the organization, or globally.
-     */
-    get: operations["getLlmConfig"];
-    put?: never;
-    post?: never;
-    /**
-     * Delete an LLM config (soft)
-     * @description Requires `svc:org:llm_configs:write` in the organization, or globally.
-     */
-    delete: operations["deleteLlmConfig"];
-    options?: never;
-    head?: never;
-    /**
-     * Update an LLM config
-     * @description The provider is fixed after creation (400 `immutable_field`).
-     *
-     *     Requires `svc:org:llm_configs:write` in the organization, or globally.
-     */
-    patch: operations["updateLlmConfig"];
-    trace?: never;
-  };
-  "/api/v1/organizations/{org_id}/llm-configs/{config_id}/restore": {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    get?: never;
-    put?: never;
-    /**
-     * Restore a deleted LLM config
-     * @description Requires a sys_admin holding `svc:org:llm_configs:write` in the organization, or globally.
-     */
-    post: operations["restoreLlmConfig"];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  "/api/v1/organizations/{org_id}/orchestrators": {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /**
-     * List an organization's orchestrator instances
-     * @description Requires `svc:orchestrators:read` in the organization, or globally.
-     */
-    get: operations["listOrchestrators"];
-    put?: never;
-    /**
-     * Create an orchestrator instance
-     * @description `framework_type` and `mode` are fixed afterwards. Config keys must be overridable by the tiers above (403 `not_overridable`). The tier's `max_orchestrators` applies (403 `quota_exceeded`).
-     *
-     *     Requires `svc:orchestrators:write` in the organization, or globally.
-     */
-    post: operations["createOrchestrator"];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  "/api/v1/organizations/{org_id}/orchestrators/{orchestrator_id}/effective-config": {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /**
-     * Effective config of an orchestrator instance
-     * @description Every key's value and the tier it came from (`platform`, `organization` or `instance`), and the instance's `config_hash`.
-     *
-     *     Requires `svc:orchestrators:read` in the organization, or globally.
-     */
-    get: operations["effectiveInstanceConfig"];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  "/api/v1/organizations/{org_id}/orchestrators/{orchestrator_id}": {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /**
-     * Read an orchestrator instance
-     * @description sys_admins may pass `include_deleted=true` to read a deleted one.
-     *
-     *     Requires `svc:orchestrators:read` in the organization, or globally.
-     */
-    get: operations["getOrchestrator"];
-    put?: never;
-    post?: never;
-    /**
-     * Delete an orchestrator instance (soft)
-     * @description Refused with 409 `conflict` while a central point refers to it.
-     *
-     *     Requires `svc:orchestrators:delete` in the organization, or globally.
-     */
-    delete: operations["deleteOrchestrator"];
-    options?: never;
-    head?: never;
-    /**
-     * Update an orchestrator instance
-     * @description Changing `framework_type` or `mode` answers 400 `immutable_field`.
-     *
-     *     Requires `svc:orchestrators:write` in the organization, or globally.
-     */
-    patch: operations["updateOrchestrator"];
-    trace?: never;
-  };
-  "/api/v1/organizations/{org_id}/orchestrators/{orchestrator_id}/restore": {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    get?: never;
-    put?: never;
-    /**
-     * Restore a deleted orchestrator instance
-     * @description Within the tier's `max_orchestrators` (403 `quota_exceeded`).
-     *
-     *     Requires a sys_admin holding `svc:orchestrators:write` in the organization, or globally.
-     */
-    post: operations["restoreOrchestrator"];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  "/api/v1/organizations/{org_id}/central-points": {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /**
-     * List an organization's central points
-     * @description Requires `svc:central_points:read` in the organization, or globally.
-     */
-    get: operations["listCentralPoints"];
-    put?: never;
-    /**
-     * Create a central point
-     * @description Pro tier and above (403 `tier_required`); the name is unique in the organization (409 `conflict`).
-     *
-     *     Requires `svc:central_points:write` in the organization, or globally.
-     */
-    post: operations["createCentralPoint"];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  "/api/v1/organizations/{org_id}/central-points/{central_point_id}": {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /**
-     * Read a central point
-     * @description sys_admins may pass `include_deleted=true` to read a deleted one.
-     *
-     *     Requires `svc:central_points:read` in the organization, or globally.
-     */
-    get: operations["getCentralPoint"];
-    put?: never;
-    post?: never;
-    /**
-     * Delete a central point (soft)
-     * @description Requires `svc:central_points:write` in the organization, or globally.
-     */
-    delete: operations["deleteCentralPoint"];
-    options?: never;
-    head?: never;
-    /**
-     * Update a central point
-     * @description Requires `svc:central_points:write` in the organization, or globally.
-     */
-    patch: operations["updateCentralPoint"];
-    trace?: never;
-  };
-  "/api/v1/organizations/{org_id}/central-points/{central_point_id}/restore": {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    get?: never;
-    put?: never;
-    /**
-     * Restore a deleted central point
-     * @description Pro tier and above, within `max_central_points`; 409 `conflict` when a live central point has taken its name.
-     *
-     *     Requires a sys_admin holding `svc:central_points:write` in the organization, or globally.
-     */
-    post: operations["restoreCentralPoint"];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  "/api/v1/plugins": {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /**
-     * List system plugins
-     * @description Filter with `pid` (its versions), `latest=true`, `enabled`.
-     *
-     *     Requires `svc:plugins:read` in any one organization, or globally.
-     */
-    get: operations["listSystemPlugins"];
-    put?: never;
-    /**
-     * Register a version of a system plugin
-     * @description `settings_schema` must be a valid JSON Schema and `default_settings` must satisfy it. `is_latest` marks the highest semantic version of the pid. A version registered twice answers 409.
-     *
-     *     Requires `svc:system:plugins:write`.
-     */
-    post: operations["registerSystemPlugin"];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  "/api/v1/plugins/{plugin_id}": {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /**
-     * Read a system plugin version
-     * @description Requires `svc:plugins:read` in any one organization, or globally.
-     */
-    get: operations["getSystemPlugin"];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    /**
-     * Enable or disable a system plugin version
-     * @description Requires `svc:system:plugins:write`.
-     */
-    patch: operations["updateSystemPlugin"];
-    trace?: never;
-  };
-  "/api/v1/organizations/{org_id}/plugins": {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /**
-     * The plugin catalog an organization sees
-     * @description System plugins plus the organization's own.
-     *
-     *     Requires `svc:plugins:read` in the organization, or globally.
-     */
-    get: operations["listOrgPlugins"];
-    put?: never;
-    /**
-     * Register a version of an organization's own plugin
-     * @description `settings_schema` must be a valid JSON Schema and `default_settings` must satisfy it. `is_latest` marks the highest semantic version of the pid. A version registered twice answers 409.
-     *
-     *     Requires `svc:plugins:write` in the organization, or globally.
-     */
-    post: operations["registerOrgPlugin"];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  "/api/v1/organizations/{org_id}/plugins/{plugin_id}": {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /**
-     * Read a plugin version the organization sees
-     * @description Requires `svc:plugins:read` in the organization, or globally.
-     */
-    get: operations["getOrgPlugin"];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    /**
-     * Enable or disable one of the organization's own plugin versions
-     * @description Requires `svc:plugins:write` in the organization, or globally.
-     */
-    patch: operations["updateOrgPlugin"];
-    trace?: never;
-  };
-  "/api/v1/models": {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /**
-     * List the model catalog
-     * @description Filter by `provider`, `model_category`, `enabled`. Prices are decimal strings.
-     *
-     *     Requires `svc:models:read` in any one organization, or globally.
-     */
-    get: operations["listModels"];
-    put?: never;
-    /**
-     * Add a model
-     * @description (provider, model_id) is unique among enabled models (409). Prices are decimal strings with up to 8 fraction digits; currency is an ISO 4217 code.
-     *
-     *     Requires `svc:system:models:write`.
-     */
-    post: operations["createModel"];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  "/api/v1/models/lookup": {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /**
-     * Find the enabled model a model_id or alias names
-     * @description Requires `svc:models:read` in any one organization, or globally.
-     */
-    get: operations["lookupModel"];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  "/api/v1/models/{model_config_id}": {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /**
-     * Read a model
-     * @description Requires `svc:models:read` in any one organization, or globally.
-     */
-    get: operations["getModel"];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    /**
-     * Edit, enable or disable a model
-     * @description Requires `svc:system:models:write`.
-     */
-    patch: operations["updateModel"];
-    trace?: never;
-  };
-  "/api/v1/organizations/{org_id}/conversations": {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /**
-     * List a user's conversations
-     * @description Requires `svc:conversations:read` in the organization, or globally.
-     */
-    get: operations["listConversations"];
-    put?: never;
-    /**
-     * Start a conversation on an orchestrator instance
-     * @description Requires `svc:conversations:write` in the organization, or globally.
-     */
-    post: operations["createConversation"];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  "/api/v1/organizations/{org_id}/conversations/{conversation_id}/messages": {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /**
-     * Read a conversation's history
-     * @description In order, oldest first, without `intent` messages; cursor-paginated.
-     *
-     *     Requires `svc:conversations:read` in the organization, or globally.
-     */
-    get: operations["listMessages"];
-    put?: never;
-    /**
-     * Append messages
-     * @description Up to 100 messages, stored in the given order.
-     *
-     *     Requires `svc:conversations:write` in the organization, or globally.
-     */
-    post: operations["appendMessages"];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  "/api/v1/organizations/{org_id}/conversations/{conversation_id}/messages/compact": {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    get?: never;
-    put?: never;
-    /**
-     * Mark messages as compacted
-     * @description Requires `svc:conversations:write` in the organization, or globally.
-     */
-    post: operations["compactMessages"];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  "/api/v1/organizations/{org_id}/conversations/{conversation_id}": {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /**
-     * Read a conversation
-     * @description sys_admins may pass `include_deleted=true` to read a deleted one.
-     *
-     *     Requires `svc:conversations:read` in the organization, or globally.
-     */
-    get: operations["getConversation"];
-    put?: never;
-    post?: never;
-    /**
-     * Delete a conversation (soft)
-     * @description Requires `svc:conversations:write` in the organization, or globally.
-     */
-    delete: operations["deleteConversation"];
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  "/api/v1/organizations/{org_id}/conversations/{conversation_id}/restore": {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    get?: never;
-    put?: never;
-    /**
-     * Restore a deleted conversation
-     * @description Requires a sys_admin holding `svc:conversations:write` in the organization, or globally.
-     */
-    post: operations["restoreConversation"];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  "/api/v1/users": {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /**
-     * List and search users
-     * @description Newest first. `q` matches username, display name or email; sys_admins may pass `include_deleted=true`.
-     *
-     *     Requires `svc:system:users:read`.
-     */
-    get: operations["listUsers"];
-    put?: never;
-    /**
-     * Create a user
-     * @description username is unique among non-deleted users, email among non-deleted users that have one (409 `conflict` naming the field). `password` null or absent: an OAuth-only user.
-     *
-     *     Requires `svc:system:users:write`.
-     */
-    post: operations["createUser"];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  "/api/v1/users/{user_id}": {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /**
-     * Read a user
-     * @description sys_admins may pass `include_deleted=true` to read a deleted one.
-     *
-     *     Requires `svc:system:users:read`.
-     */
-    get: operations["getUser"];
-    put?: never;
-    post?: never;
-    /**
-     * Delete a user (soft)
-     * @description The user's API keys stop working at once and console sessions end. The last sys_admin cannot be deleted (409 `conflict`).
-     *
-     *     Requires `svc:system:users:write`.
-     */
-    delete: operations["deleteUser"];
-    options?: never;
-    head?: never;
-    /**
-     * Update a user's profile
-     * @description Passwords change through `POST /api/v1/users/{user_id}/password`.
-     *
-     *     Requires `svc:system:users:write`.
-     */
-    patch: operations["updateUser"];
-    trace?: never;
-  };
-  "/api/v1/users/{user_id}/password": {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    get?: never;
-    put?: never;
-    /**
-     * Reset a user's password
-     * @description Sets the given `password`, or generates one and returns it in `password`, once.
-     *
-     *     Requires `svc:system:users:write`.
-     */
-    post: operations["resetUserPassword"];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  "/api/v1/users/{user_id}/two-factor": {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /**
-     * Whether a user signs in with two-factor authentication
-     * @description Requires `svc:system:users:read`.
-     */
-    get: operations["getUserTwoFactor"];
-    put?: never;
-    post?: never;
-    /**
-     * Reset a user's two-factor authentication
-     * @description Turns it off and drops the recovery codes, for a user who lost both; the user sets it up again. The rule of credentials applies (403 `forbidden` unless the caller holds everything the user holds; a sys_admin's only by a sys_admin). One's own is turned off from one's account, with password and code (403 here).
-     *
-     *     Requires `svc:system:users:write`.
-     */
-    delete: operations["resetUserTwoFactor"];
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  "/api/v1/users/{user_id}/organizations": {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /**
-     * A user's organizations
-     * @description The organizations the user belongs to, with the org roles granted there.
-     *
-     *     Requires `svc:system:users:read`.
-     */
-    get: operations["listUserOrganizations"];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  "/api/v1/users/{user_id}/identities": {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /**
-     * A user's linked OAuth identities
-     * @description Requires `svc:system:users:read`.
-     */
-    get: operations["listUserIdentities"];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  "/api/v1/users/{user_id}/identities/{identity_id}": {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    get?: never;
-    put?: never;
-    post?: never;
-    /**
-     * Unlink an OAuth identity
-     * @description Signing in with that external account no longer reaches the user. Answers the removed link.
-     *
-     *     Requires `svc:system:users:write`.
-     */
-    delete: operations["unlinkUserIdentity"];
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  "/api/v1/users/{user_id}/restore": {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    get?: never;
-    put?: never;
-    /**
-     * Restore a deleted user
-     * @description 409 `conflict` when another user has taken the username or email meanwhile.
-     *
-     *     Requires a sys_admin holding `svc:system:users:write`.
-     */
-    post: operations["restoreUser"];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  "/api/v1/organizations/{org_id}/members": {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /**
-     * An organization's members
-     * @description With the org roles each holds there. `q` matches username, display name or email.
-     *
-     *     Requires `svc:org:members:read` in the organization, or globally.
-     */
-    get: operations["listMembers"];
-    put?: never;
-    /**
-     * Add a user to an organization
-     * @description Within the tier's `max_members` (403 `quota_exceeded`). 409 `conflict` when already a member.
-     *
-     *     Requires `svc:org:members:write` in the organization, or globally.
-     */
-    post: operations["addMember"];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  "/api/v1/organizations/{org_id}/members/{user_id}": {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /**
-     * One member of an organization
-     * @description Requires `svc:org:members:read` in the organization, or globally.
-     */
-    get: operations["getMember"];
-    put?: never;
-    post?: never;
-    /**
-     * Remove a user from an organization
-     * @description Their org roles there go too. Answers the removed membership.
-     *
-     *     Requires `svc:org:members:write` in the organization, or globally.
-     */
-    delete: operations["removeMember"];
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  "/api/v1/organizations/{org_id}/members/{user_id}/roles": {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    get?: never;
-    put?: never;
-    /**
-     * Grant an org role to a member, in this organization
-     * @description Org roles only. A non-sys_admin must hold every permission of the role in this organization (403 `scope_not_held`).
-     *
-     *     Requires `svc:org:members:write` in the organization, or globally.
-     */
-    post: operations["grantOrgRole"];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  "/api/v1/organizations/{org_id}/members/{user_id}/roles/{role_id}": {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    get?: never;
-    put?: never;
-    post?: never;
-    /**
-     * Revoke a member's org role in this organization
-     * @description A non-sys_admin must hold every permission of the role in this organization (403 `scope_not_held`).
-     *
-     *     Requires `svc:org:members:write` in the organization, or globally.
-     */
-    delete: operations["revokeOrgRole"];
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  "/api/v1/permissions": {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /**
-     * The permission catalog
-     * @description Every known permission: its scope (system or org), whether it is dangerous (never reaches an API key) and what it allows. Roles may hold only these.
-     *
-     *     Requires `svc:system:roles:read`.
-     */
-    get: operations["listPermissions"];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  "/api/v1/roles": {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /**
-     * List roles
-     * @description Requires `svc:system:roles:read`.
-     */
-    get: operations["listRoles"];
-    put?: never;
-    /**
-     * Create a custom role
-     * @description Permissions must be catalog permissions (400 `validation_failed`); an org role holds org permissions only. A non-sys_admin must hold every permission involved (403 `scope_not_held`).
-     *
-     *     Requires `svc:system:roles:write`.
-     */
-    post: operations["createRole"];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  "/api/v1/roles/{role_id}": {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /**
-     * Read a role
-     * @description sys_admins may pass `include_deleted=true` to read a deleted one.
-     *
-     *     Requires `svc:system:roles:read`.
-     */
-    get: operations["getRole"];
-    put?: never;
-    post?: never;
-    /**
-     * Delete a role (soft)
-     * @description Its grants stop counting at once. Built-in roles cannot be deleted (409 `conflict`). A non-sys_admin must hold every permission involved (403 `scope_not_held`).
-     *
-     *     Requires `svc:system:roles:write`.
-     */
-    delete: operations["deleteRole"];
-    options?: never;
-    head?: never;
-    /**
-     * Rename a role or change its permissions
-     * @description `permissions` replaces the whole set; API keys of the role's holders follow at their next request. The scope never changes; built-in roles keep their name and permissions (400 `immutable_field`). A non-sys_admin must hold every permission involved (403 `scope_not_held`).
-     *
-     *     Requires `svc:system:roles:write`.
-     */
-    patch: operations["updateRole"];
-    trace?: never;
-  };
-  "/api/v1/users/{user_id}/roles": {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /**
-     * A user's role grants
-     * @description Global grants (`org_id` null) and grants in organizations.
-     *
-     *     Requires `svc:system:roles:read`.
-     */
-    get: operations["listUserGrants"];
-    put?: never;
-    /**
-     * Grant a role to a user
-     * @description A system role globally (`org_id` null); an org role in one organization the user belongs to (409 `conflict` otherwise, and when already granted). A non-sys_admin must hold every permission involved (403 `scope_not_held`).
-     *
-     *     Requires `svc:system:roles:write`.
-     */
-    post: operations["grantRole"];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  "/api/v1/users/{user_id}/roles/{grant_id}": {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    get?: never;
-    put?: never;
-    post?: never;
-    /**
-     * Revoke a role grant
-     * @description Answers the removed grant. The last sys_admin keeps the role (409 `conflict`). A non-sys_admin must hold every permission involved (403 `scope_not_held`).
-     *
-     *     Requires `svc:system:roles:write`.
-     */
-    delete: operations["revokeGrant"];
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  "/api/v1/users/{user_id}/effective-permissions": {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /**
-     * What a user may do
-     * @description Globally and in each organization the user belongs to, with the roles each permission comes from.
-     *
-     *     Requires `svc:system:roles:read`.
-     */
-    get: operations["getEffectivePermissions"];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  "/api/v1/roles/{role_id}/restore": {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    get?: never;
-    put?: never;
-    /**
-     * Restore a deleted role
-     * @description Its grants count again at once. A non-sys_admin must hold every permission involved (403 `scope_not_held`).
-     *
-     *     Requires a sys_admin holding `svc:system:roles:write`.
-     */
-    post: operations["restoreRole"];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  "/api/v1/oauth-clients": {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /**
-     * List OAuth clients
-     * @description `q` matches name or client_id; `active` filters; sys_admins may pass `include_deleted=true`.
-     *
-     *     Requires `svc:system:oauth_clients:read`.
-     */
-    get: operations["listOAuthClients"];
-    put?: never;
-    /**
-     * Register an OAuth client
-     * @description A confidential client's secret is in `client_secret`, in this response only (stored as a SHA-256). Redirect URIs: absolute https (http only for a loopback host), no fragment. Scopes: catalog permissions (400 `unknown_scope`) that a non-sys_admin registrant holds (403 `scope_not_held`).
-     *
-     *     Requires `svc:system:oauth_clients:write`.
-     */
-    post: operations["createOAuthClient"];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  "/api/v1/oauth-clients/{client_id}": {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /**
-     * Read an OAuth client
-     * @description sys_admins may pass `include_deleted=true` to read a deleted one.
-     *
-     *     Requires `svc:system:oauth_clients:read`.
-     */
-    get: operations["getOAuthClient"];
-    put?: never;
-    post?: never;
-    /**
-     * Delete an OAuth client (soft)
-     * @description It is deactivated and disappears from lists.
-     *
-     *     Requires `svc:system:oauth_clients:write`.
-     */
-    delete: operations["deleteOAuthClient"];
-    options?: never;
-    head?: never;
-    /**
-     * Update an OAuth client
-     * @description `is_active: false` deactivates it. client_type is fixed (400 `immutable_field`).
-     *
-     *     Requires `svc:system:oauth_clients:write`.
-     */
-    patch: operations["updateOAuthClient"];
-    trace?: never;
-  };
-  "/api/v1/oauth-clients/{client_id}/rotate-secret": {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    get?: never;
-    put?: never;
-    /**
-     * Issue a new client secret
-     * @description Confidential clients only (409 `conflict` for a public one). The new secret is in `client_secret`, once; the old one stops working.
-     *
-     *     Requires `svc:system:oauth_clients:write`.
-     */
-    post: operations["rotateOAuthClientSecret"];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  "/api/v1/oauth-clients/{client_id}/restore": {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    get?: never;
-    put?: never;
-    /**
-     * Restore a deleted OAuth client
-     * @description It comes back deactivated: activate it with `is_active: true`.
-     *
-     *     Requires a sys_admin holding `svc:system:oauth_clients:write`.
-     */
-    post: operations["restoreOAuthClient"];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  "/api/v1/audit-events": {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /**
-     * List audit events
-     * @description Every change through any door, sign-ins and refused authorizations. Newest first. Filter by `action` (an operation id, or `signIn`), `actor_user_id`, `target_id`, and a time range (`since` inclusive, `until` exclusive).
-     *
-     *     Requires `svc:system:audit:read`.
-     */
-    get: operations["listAuditEvents"];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  "/api/v1/organizations/{org_id}/audit-events": {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /**
-     * List an organization's audit events
-     * @description The events of changes in this organization and to it. Newest first. Filter by `action` (an operation id, or `signIn`), `actor_user_id`, `target_id`, and a time range (`since` inclusive, `until` exclusive).
-     *
-     *     Requires `svc:org:audit:read` in the organization, or globally.
-     */
-    get: operations["listOrgAuditEvents"];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
+    "/api/health": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Liveness
+         * @description Answers without credentials and without touching the database.
+         *
+         *     No credentials needed.
+         */
+        get: operations["health"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/ready": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Readiness
+         * @description 200 while the database answers; 503 with Retry-After when it does not answer within 1.5 s, and from the moment the process starts shutting down.
+         *
+         *     No credentials needed.
+         */
+        get: operations["ready"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/metrics": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Metrics, in Prometheus' text format
+         * @description This process's metrics for a Prometheus scraper: REST requests by route template, method and status, with latency histograms; API key authentications by outcome; requests refused with 429; the database pool (in use, idle, waiting); the key cache; the bookkeeping backlog; Node.js' own. Each app process answers for itself: scrape every one.
+         *
+         *     The metrics token as `Authorization: Bearer` (`SVC_METRICS_TOKEN`); when none is set, a client on the app's own machine (a loopback address) and nobody else.
+         */
+        get: operations["getMetrics"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/me": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Who am I, and what may I do
+         * @description For a key, the permissions are its scopes without dangerous ones, intersected with what its owner holds now.
+         *
+         *     Any valid API key or console session.
+         */
+        get: operations["getMe"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/me/identities/link": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start linking an external account to the caller
+         * @description Answers where to send the browser: the provider's sign-in. Coming back, the external account is linked to the caller; one already linked to another user is refused, and the profile page says so.
+         *
+         *     A signed-in console session only: never an API key.
+         */
+        post: operations["linkIdentity"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/me/sign-out-everywhere": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * End every console session of the caller
+         * @description In every process at once, this session included. API keys are not affected.
+         *
+         *     A signed-in console session only: never an API key.
+         */
+        post: operations["signOutEverywhere"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/me/two-factor": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The caller's two-factor authentication
+         * @description A signed-in console session only: never an API key.
+         */
+        get: operations["getMyTwoFactor"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/me/two-factor/setup": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start setting up two-factor authentication
+         * @description Answers a new secret (the setup key, and an otpauth:// URI for a QR code), this once; sign-in does not ask for codes until one is confirmed. Starting again replaces a setup not yet confirmed; 409 while two-factor is on.
+         *
+         *     A signed-in console session only: never an API key.
+         */
+        post: operations["setUpTwoFactor"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/me/two-factor/confirm": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Turn two-factor authentication on
+         * @description With a current code of the new secret. Answers ten single-use recovery codes, this once.
+         *
+         *     A signed-in console session only: never an API key.
+         */
+        post: operations["confirmTwoFactor"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/me/two-factor/turn-off": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Turn two-factor authentication off
+         * @description Needs the caller's password (when it has one) and a code or a recovery code; wrong ones are throttled like sign-ins (429).
+         *
+         *     A signed-in console session only: never an API key.
+         */
+        post: operations["turnOffTwoFactor"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/users/api-keys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List API keys
+         * @description The caller's own keys, newest first, revoked ones included (`is_active` false). A sys_admin may pass `user_id`. `expiring_within_days` keeps the active keys that expire within that many days.
+         *
+         *     Requires `svc:system:api_keys:read`.
+         */
+        get: operations["listApiKeys"];
+        put?: never;
+        /**
+         * Create an API key for the calling user
+         * @description Each scope must be a known permission; a non-sys_admin may only request scopes it holds. The raw key is in `raw_key`, in this response only. Dangerous scopes are stored but never reach a key session (`effective_scopes`).
+         *
+         *     Requires a sys_admin holding `svc:system:api_keys:write`.
+         */
+        post: operations["createApiKey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/users/api-keys/{key_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One API key
+         * @description The caller's own key, or (a sys_admin) anyone's.
+         *
+         *     Requires `svc:system:api_keys:read`.
+         */
+        get: operations["getApiKey"];
+        put?: never;
+        post?: never;
+        /**
+         * Revoke one of the caller's API keys
+         * @description The key fails at once afterwards. Revoking a revoked key answers 200 again; another user's key is a 404.
+         *
+         *     Requires a sys_admin holding `svc:system:api_keys:revoke`.
+         */
+        delete: operations["revokeApiKey"];
+        options?: never;
+        head?: never;
+        /**
+         * Rename, re-limit or restrict one of the caller's API keys
+         * @description Changes `name`, `rate_limit`, `allowed_org_ids` (organizations the owner belongs to; null: all of them) and `allowed_cidrs` (null: any address); scopes never change. Every process applies the change at once.
+         *
+         *     Requires a sys_admin holding `svc:system:api_keys:write`.
+         */
+        patch: operations["updateApiKey"];
+        trace?: never;
+    };
+    "/api/admin/users/api-keys/{key_id}/roll": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Replace one of the caller's API keys with a new one
+         * @description A new key with the same name, scopes, rate limit, restrictions and expiry; the raw key is in `raw_key`, in this response only. The old key's `expires_at` becomes now plus `grace_period_seconds` (0: refused at once). A revoked or expired key cannot be rolled (409).
+         *
+         *     Requires a sys_admin holding `svc:system:api_keys:write`.
+         */
+        post: operations["rollApiKey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/users/api-keys/{key_id}/usage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A key's requests per hour, by outcome
+         * @description Counts per hour and outcome (`2xx`, `4xx`, `401`, `403`, `429`, `5xx`) from `from` (default: 7 days ago) to `to` (default: now), at most 90 days; hours without requests are left out. Counts reach the database within a few seconds.
+         *
+         *     Requires `svc:system:api_keys:read`.
+         */
+        get: operations["getApiKeyUsage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/api-keys/revoke-leaked": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Report exposed API keys: each usable one is revoked at once
+         * @description No credentials: holding a raw key is enough to end it (for secret scanners). The answer is `{"received": n}` whatever the values were, so it reveals nothing. At most 10 calls per minute per client address.
+         *
+         *     No credentials needed.
+         */
+        post: operations["revokeLeakedApiKeys"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/organizations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List organizations
+         * @description Every organization for holders of `svc:system:orgs:read`; otherwise those where the caller holds `svc:org:read`. Search with `q`, filter by `status` and `tier`.
+         *
+         *     Any valid API key or console session.
+         */
+        get: operations["listOrganizations"];
+        put?: never;
+        /**
+         * Create an organization
+         * @description Requires `svc:system:orgs:write`.
+         */
+        post: operations["createOrganization"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/organizations/{org_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read an organization
+         * @description sys_admins may pass `include_deleted=true` to read a deleted one.
+         *
+         *     Requires `svc:org:read` in the organization, or globally.
+         */
+        get: operations["getOrganization"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete an organization (soft)
+         * @description Everything in it disappears with it, and its members' API keys lose it at once.
+         *
+         *     Requires `svc:system:orgs:delete`.
+         */
+        delete: operations["deleteOrganization"];
+        options?: never;
+        head?: never;
+        /**
+         * Update an organization's profile
+         * @description Requires `svc:org:write` in the organization, or globally.
+         */
+        patch: operations["updateOrganization"];
+        trace?: never;
+    };
+    "/api/v1/organizations/{org_id}/subscription": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Change an organization's subscription tier or status
+         * @description Requires `svc:system:orgs:write`.
+         */
+        put: operations["updateSubscription"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/organizations/{org_id}/restore": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Restore a deleted organization
+         * @description Requires a sys_admin holding `svc:system:orgs:write`.
+         */
+        post: operations["restoreOrganization"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/platform-settings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List platform settings (tier 2)
+         * @description Requires `svc:system:settings:read`.
+         */
+        get: operations["listPlatformSettings"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/platform-settings/{key}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read a platform setting
+         * @description sys_admins may pass `include_deleted=true` to read a deleted one.
+         *
+         *     Requires `svc:system:settings:read`.
+         */
+        get: operations["getPlatformSetting"];
+        /**
+         * Create or replace a platform setting
+         * @description The value must match `value_type`. `overridable: false` stops organizations from overriding it. Tier quotas live under `tier.<name>` (category `tier`); categories `tier` and `policy` are not inherited by organizations.
+         *
+         *     Requires `svc:system:settings:write`.
+         */
+        put: operations["putPlatformSetting"];
+        post?: never;
+        /**
+         * Delete a platform setting (soft)
+         * @description Requires `svc:system:settings:write`.
+         */
+        delete: operations["deletePlatformSetting"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/platform-settings/{key}/restore": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Restore a deleted platform setting
+         * @description Requires a sys_admin holding `svc:system:settings:write`.
+         */
+        post: operations["restorePlatformSetting"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/organizations/{org_id}/settings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List an organization's settings (tier 3)
+         * @description Requires `svc:org:settings:read` in the organization, or globally.
+         */
+        get: operations["listOrgSettings"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/organizations/{org_id}/settings/{key}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read an organization's value for a key
+         * @description sys_admins may pass `include_deleted=true` to read a deleted one.
+         *
+         *     Requires `svc:org:settings:read` in the organization, or globally.
+         */
+        get: operations["getOrgSetting"];
+        /**
+         * Set an organization's value for a key
+         * @description Refused with 403 `not_overridable` where the platform setting of that key is not overridable.
+         *
+         *     Requires `svc:org:settings:write` in the organization, or globally.
+         */
+        put: operations["putOrgSetting"];
+        post?: never;
+        /**
+         * Delete an organization's value for a key (soft)
+         * @description Requires `svc:org:settings:write` in the organization, or globally.
+         */
+        delete: operations["deleteOrgSetting"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/organizations/{org_id}/settings/{key}/restore": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Restore a deleted organization's value for a key
+         * @description Refused with 403 `not_overridable` where the platform no longer lets organizations override the key.
+         *
+         *     Requires a sys_admin holding `svc:org:settings:write` in the organization, or globally.
+         */
+        post: operations["restoreOrgSetting"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/organizations/{org_id}/effective-settings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Effective settings of an organization
+         * @description Every key's value and the tier it came from (`platform` or `organization`).
+         *
+         *     Requires `svc:org:settings:read` in the organization, or globally.
+         */
+        get: operations["effectiveOrgSettings"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/organizations/{org_id}/llm-configs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List an organization's LLM configs
+         * @description `enabled=true` lists only the configs new orchestrators may use. Provider keys are never returned, only their last 4 characters.
+         *
+         *     Requires `svc:org:llm_configs:read` in the organization, or globally.
+         */
+        get: operations["listLlmConfigs"];
+        put?: never;
+        /**
+         * Add an LLM provider config (bring your own key)
+         * @description `api_key` is encrypted at rest (AES-256-GCM). `base_url` must be https and must not point to a private, loopback or link-local address.
+         *
+         *     Requires `svc:org:llm_configs:write` in the organization, or globally.
+         */
+        post: operations["createLlmConfig"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/organizations/{org_id}/llm-configs/{config_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read an LLM config
+         * @description sys_admins may pass `include_deleted=true` to read a deleted one.
+         *
+         *     Requires `svc:org:llm_configs:read` in the organization, or globally.
+         */
+        get: operations["getLlmConfig"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete an LLM config (soft)
+         * @description Requires `svc:org:llm_configs:write` in the organization, or globally.
+         */
+        delete: operations["deleteLlmConfig"];
+        options?: never;
+        head?: never;
+        /**
+         * Update an LLM config
+         * @description The provider is fixed after creation (400 `immutable_field`).
+         *
+         *     Requires `svc:org:llm_configs:write` in the organization, or globally.
+         */
+        patch: operations["updateLlmConfig"];
+        trace?: never;
+    };
+    "/api/v1/organizations/{org_id}/llm-configs/{config_id}/restore": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Restore a deleted LLM config
+         * @description Requires a sys_admin holding `svc:org:llm_configs:write` in the organization, or globally.
+         */
+        post: operations["restoreLlmConfig"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/organizations/{org_id}/orchestrators": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List an organization's orchestrator instances
+         * @description Requires `svc:orchestrators:read` in the organization, or globally.
+         */
+        get: operations["listOrchestrators"];
+        put?: never;
+        /**
+         * Create an orchestrator instance
+         * @description `framework_type` and `mode` are fixed afterwards. Config keys must be overridable by the tiers above (403 `not_overridable`). The tier's `max_orchestrators` applies (403 `quota_exceeded`).
+         *
+         *     Requires `svc:orchestrators:write` in the organization, or globally.
+         */
+        post: operations["createOrchestrator"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/organizations/{org_id}/orchestrators/{orchestrator_id}/effective-config": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Effective config of an orchestrator instance
+         * @description Every key's value and the tier it came from (`platform`, `organization` or `instance`), and the instance's `config_hash`.
+         *
+         *     Requires `svc:orchestrators:read` in the organization, or globally.
+         */
+        get: operations["effectiveInstanceConfig"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/organizations/{org_id}/orchestrators/{orchestrator_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read an orchestrator instance
+         * @description sys_admins may pass `include_deleted=true` to read a deleted one.
+         *
+         *     Requires `svc:orchestrators:read` in the organization, or globally.
+         */
+        get: operations["getOrchestrator"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete an orchestrator instance (soft)
+         * @description Refused with 409 `conflict` while a central point refers to it.
+         *
+         *     Requires `svc:orchestrators:delete` in the organization, or globally.
+         */
+        delete: operations["deleteOrchestrator"];
+        options?: never;
+        head?: never;
+        /**
+         * Update an orchestrator instance
+         * @description Changing `framework_type` or `mode` answers 400 `immutable_field`.
+         *
+         *     Requires `svc:orchestrators:write` in the organization, or globally.
+         */
+        patch: operations["updateOrchestrator"];
+        trace?: never;
+    };
+    "/api/v1/organizations/{org_id}/orchestrators/{orchestrator_id}/restore": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Restore a deleted orchestrator instance
+         * @description Within the tier's `max_orchestrators` (403 `quota_exceeded`).
+         *
+         *     Requires a sys_admin holding `svc:orchestrators:write` in the organization, or globally.
+         */
+        post: operations["restoreOrchestrator"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/organizations/{org_id}/central-points": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List an organization's central points
+         * @description Requires `svc:central_points:read` in the organization, or globally.
+         */
+        get: operations["listCentralPoints"];
+        put?: never;
+        /**
+         * Create a central point
+         * @description Pro tier and above (403 `tier_required`); the name is unique in the organization (409 `conflict`).
+         *
+         *     Requires `svc:central_points:write` in the organization, or globally.
+         */
+        post: operations["createCentralPoint"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/organizations/{org_id}/central-points/{central_point_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read a central point
+         * @description sys_admins may pass `include_deleted=true` to read a deleted one.
+         *
+         *     Requires `svc:central_points:read` in the organization, or globally.
+         */
+        get: operations["getCentralPoint"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a central point (soft)
+         * @description Requires `svc:central_points:write` in the organization, or globally.
+         */
+        delete: operations["deleteCentralPoint"];
+        options?: never;
+        head?: never;
+        /**
+         * Update a central point
+         * @description Requires `svc:central_points:write` in the organization, or globally.
+         */
+        patch: operations["updateCentralPoint"];
+        trace?: never;
+    };
+    "/api/v1/organizations/{org_id}/central-points/{central_point_id}/restore": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Restore a deleted central point
+         * @description Pro tier and above, within `max_central_points`; 409 `conflict` when a live central point has taken its name.
+         *
+         *     Requires a sys_admin holding `svc:central_points:write` in the organization, or globally.
+         */
+        post: operations["restoreCentralPoint"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/plugins": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List system plugins
+         * @description Filter with `pid` (its versions), `latest=true`, `enabled`.
+         *
+         *     Requires `svc:plugins:read` in any one organization, or globally.
+         */
+        get: operations["listSystemPlugins"];
+        put?: never;
+        /**
+         * Register a version of a system plugin
+         * @description `settings_schema` must be a valid JSON Schema and `default_settings` must satisfy it. `is_latest` marks the highest semantic version of the pid. A version registered twice answers 409.
+         *
+         *     Requires `svc:system:plugins:write`.
+         */
+        post: operations["registerSystemPlugin"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/plugins/{plugin_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read a system plugin version
+         * @description Requires `svc:plugins:read` in any one organization, or globally.
+         */
+        get: operations["getSystemPlugin"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Enable or disable a system plugin version
+         * @description Requires `svc:system:plugins:write`.
+         */
+        patch: operations["updateSystemPlugin"];
+        trace?: never;
+    };
+    "/api/v1/organizations/{org_id}/plugins": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The plugin catalog an organization sees
+         * @description System plugins plus the organization's own.
+         *
+         *     Requires `svc:plugins:read` in the organization, or globally.
+         */
+        get: operations["listOrgPlugins"];
+        put?: never;
+        /**
+         * Register a version of an organization's own plugin
+         * @description `settings_schema` must be a valid JSON Schema and `default_settings` must satisfy it. `is_latest` marks the highest semantic version of the pid. A version registered twice answers 409.
+         *
+         *     Requires `svc:plugins:write` in the organization, or globally.
+         */
+        post: operations["registerOrgPlugin"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/organizations/{org_id}/plugins/{plugin_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read a plugin version the organization sees
+         * @description Requires `svc:plugins:read` in the organization, or globally.
+         */
+        get: operations["getOrgPlugin"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Enable or disable one of the organization's own plugin versions
+         * @description Requires `svc:plugins:write` in the organization, or globally.
+         */
+        patch: operations["updateOrgPlugin"];
+        trace?: never;
+    };
+    "/api/v1/models": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the model catalog
+         * @description Filter by `provider`, `model_category`, `enabled`. Prices are decimal strings.
+         *
+         *     Requires `svc:models:read` in any one organization, or globally.
+         */
+        get: operations["listModels"];
+        put?: never;
+        /**
+         * Add a model
+         * @description (provider, model_id) is unique among enabled models (409). Prices are decimal strings with up to 8 fraction digits; currency is an ISO 4217 code.
+         *
+         *     Requires `svc:system:models:write`.
+         */
+        post: operations["createModel"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/models/lookup": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Find the enabled model a model_id or alias names
+         * @description Requires `svc:models:read` in any one organization, or globally.
+         */
+        get: operations["lookupModel"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/models/{model_config_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read a model
+         * @description Requires `svc:models:read` in any one organization, or globally.
+         */
+        get: operations["getModel"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Edit, enable or disable a model
+         * @description Requires `svc:system:models:write`.
+         */
+        patch: operations["updateModel"];
+        trace?: never;
+    };
+    "/api/v1/organizations/{org_id}/conversations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List a user's conversations
+         * @description Requires `svc:conversations:read` in the organization, or globally.
+         */
+        get: operations["listConversations"];
+        put?: never;
+        /**
+         * Start a conversation on an orchestrator instance
+         * @description Requires `svc:conversations:write` in the organization, or globally.
+         */
+        post: operations["createConversation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/organizations/{org_id}/conversations/{conversation_id}/messages": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read a conversation's history
+         * @description In order, oldest first, without `intent` messages; cursor-paginated.
+         *
+         *     Requires `svc:conversations:read` in the organization, or globally.
+         */
+        get: operations["listMessages"];
+        put?: never;
+        /**
+         * Append messages
+         * @description Up to 100 messages, stored in the given order.
+         *
+         *     Requires `svc:conversations:write` in the organization, or globally.
+         */
+        post: operations["appendMessages"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/organizations/{org_id}/conversations/{conversation_id}/messages/compact": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Mark messages as compacted
+         * @description Requires `svc:conversations:write` in the organization, or globally.
+         */
+        post: operations["compactMessages"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/organizations/{org_id}/conversations/{conversation_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read a conversation
+         * @description sys_admins may pass `include_deleted=true` to read a deleted one.
+         *
+         *     Requires `svc:conversations:read` in the organization, or globally.
+         */
+        get: operations["getConversation"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a conversation (soft)
+         * @description Requires `svc:conversations:write` in the organization, or globally.
+         */
+        delete: operations["deleteConversation"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/organizations/{org_id}/conversations/{conversation_id}/restore": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Restore a deleted conversation
+         * @description Requires a sys_admin holding `svc:conversations:write` in the organization, or globally.
+         */
+        post: operations["restoreConversation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/users": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List and search users
+         * @description Newest first. `q` matches username, display name or email; sys_admins may pass `include_deleted=true`.
+         *
+         *     Requires `svc:system:users:read`.
+         */
+        get: operations["listUsers"];
+        put?: never;
+        /**
+         * Create a user
+         * @description username is unique among non-deleted users, email among non-deleted users that have one (409 `conflict` naming the field). `password` null or absent: an OAuth-only user.
+         *
+         *     Requires `svc:system:users:write`.
+         */
+        post: operations["createUser"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/users/{user_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read a user
+         * @description sys_admins may pass `include_deleted=true` to read a deleted one.
+         *
+         *     Requires `svc:system:users:read`.
+         */
+        get: operations["getUser"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a user (soft)
+         * @description The user's API keys stop working at once and console sessions end. The last sys_admin cannot be deleted (409 `conflict`).
+         *
+         *     Requires `svc:system:users:write`.
+         */
+        delete: operations["deleteUser"];
+        options?: never;
+        head?: never;
+        /**
+         * Update a user's profile
+         * @description Passwords change through `POST /api/v1/users/{user_id}/password`.
+         *
+         *     Requires `svc:system:users:write`.
+         */
+        patch: operations["updateUser"];
+        trace?: never;
+    };
+    "/api/v1/users/{user_id}/password": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Reset a user's password
+         * @description Sets the given `password`, or generates one and returns it in `password`, once.
+         *
+         *     Requires `svc:system:users:write`.
+         */
+        post: operations["resetUserPassword"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/users/{user_id}/two-factor": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Whether a user signs in with two-factor authentication
+         * @description Requires `svc:system:users:read`.
+         */
+        get: operations["getUserTwoFactor"];
+        put?: never;
+        post?: never;
+        /**
+         * Reset a user's two-factor authentication
+         * @description Turns it off and drops the recovery codes, for a user who lost both; the user sets it up again. The rule of credentials applies (403 `forbidden` unless the caller holds everything the user holds; a sys_admin's only by a sys_admin). One's own is turned off from one's account, with password and code (403 here).
+         *
+         *     Requires `svc:system:users:write`.
+         */
+        delete: operations["resetUserTwoFactor"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/users/{user_id}/organizations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A user's organizations
+         * @description The organizations the user belongs to, with the org roles granted there.
+         *
+         *     Requires `svc:system:users:read`.
+         */
+        get: operations["listUserOrganizations"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/users/{user_id}/identities": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A user's linked OAuth identities
+         * @description Requires `svc:system:users:read`.
+         */
+        get: operations["listUserIdentities"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/users/{user_id}/identities/{identity_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Unlink an OAuth identity
+         * @description Signing in with that external account no longer reaches the user. Answers the removed link.
+         *
+         *     Requires `svc:system:users:write`.
+         */
+        delete: operations["unlinkUserIdentity"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/users/{user_id}/restore": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Restore a deleted user
+         * @description 409 `conflict` when another user has taken the username or email meanwhile.
+         *
+         *     Requires a sys_admin holding `svc:system:users:write`.
+         */
+        post: operations["restoreUser"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/organizations/{org_id}/members": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * An organization's members
+         * @description With the org roles each holds there. `q` matches username, display name or email.
+         *
+         *     Requires `svc:org:members:read` in the organization, or globally.
+         */
+        get: operations["listMembers"];
+        put?: never;
+        /**
+         * Add a user to an organization
+         * @description Within the tier's `max_members` (403 `quota_exceeded`). 409 `conflict` when already a member.
+         *
+         *     Requires `svc:org:members:write` in the organization, or globally.
+         */
+        post: operations["addMember"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/organizations/{org_id}/members/{user_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One member of an organization
+         * @description Requires `svc:org:members:read` in the organization, or globally.
+         */
+        get: operations["getMember"];
+        put?: never;
+        post?: never;
+        /**
+         * Remove a user from an organization
+         * @description Their org roles there go too. Answers the removed membership.
+         *
+         *     Requires `svc:org:members:write` in the organization, or globally.
+         */
+        delete: operations["removeMember"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/organizations/{org_id}/members/{user_id}/roles": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Grant an org role to a member, in this organization
+         * @description Org roles only. A non-sys_admin must hold every permission of the role in this organization (403 `scope_not_held`).
+         *
+         *     Requires `svc:org:members:write` in the organization, or globally.
+         */
+        post: operations["grantOrgRole"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/organizations/{org_id}/members/{user_id}/roles/{role_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Revoke a member's org role in this organization
+         * @description A non-sys_admin must hold every permission of the role in this organization (403 `scope_not_held`).
+         *
+         *     Requires `svc:org:members:write` in the organization, or globally.
+         */
+        delete: operations["revokeOrgRole"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/permissions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The permission catalog
+         * @description Every known permission: its scope (system or org), whether it is dangerous (never reaches an API key) and what it allows. Roles may hold only these.
+         *
+         *     Requires `svc:system:roles:read`.
+         */
+        get: operations["listPermissions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/roles": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List roles
+         * @description Requires `svc:system:roles:read`.
+         */
+        get: operations["listRoles"];
+        put?: never;
+        /**
+         * Create a custom role
+         * @description Permissions must be catalog permissions (400 `validation_failed`); an org role holds org permissions only. A non-sys_admin must hold every permission involved (403 `scope_not_held`).
+         *
+         *     Requires `svc:system:roles:write`.
+         */
+        post: operations["createRole"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/roles/{role_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read a role
+         * @description sys_admins may pass `include_deleted=true` to read a deleted one.
+         *
+         *     Requires `svc:system:roles:read`.
+         */
+        get: operations["getRole"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a role (soft)
+         * @description Its grants stop counting at once. Built-in roles cannot be deleted (409 `conflict`). A non-sys_admin must hold every permission involved (403 `scope_not_held`).
+         *
+         *     Requires `svc:system:roles:write`.
+         */
+        delete: operations["deleteRole"];
+        options?: never;
+        head?: never;
+        /**
+         * Rename a role or change its permissions
+         * @description `permissions` replaces the whole set; API keys of the role's holders follow at their next request. The scope never changes; built-in roles keep their name and permissions (400 `immutable_field`). A non-sys_admin must hold every permission involved (403 `scope_not_held`).
+         *
+         *     Requires `svc:system:roles:write`.
+         */
+        patch: operations["updateRole"];
+        trace?: never;
+    };
+    "/api/v1/users/{user_id}/roles": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A user's role grants
+         * @description Global grants (`org_id` null) and grants in organizations.
+         *
+         *     Requires `svc:system:roles:read`.
+         */
+        get: operations["listUserGrants"];
+        put?: never;
+        /**
+         * Grant a role to a user
+         * @description A system role globally (`org_id` null); an org role in one organization the user belongs to (409 `conflict` otherwise, and when already granted). A non-sys_admin must hold every permission involved (403 `scope_not_held`).
+         *
+         *     Requires `svc:system:roles:write`.
+         */
+        post: operations["grantRole"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/users/{user_id}/roles/{grant_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Revoke a role grant
+         * @description Answers the removed grant. The last sys_admin keeps the role (409 `conflict`). A non-sys_admin must hold every permission involved (403 `scope_not_held`).
+         *
+         *     Requires `svc:system:roles:write`.
+         */
+        delete: operations["revokeGrant"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/users/{user_id}/effective-permissions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * What a user may do
+         * @description Globally and in each organization the user belongs to, with the roles each permission comes from.
+         *
+         *     Requires `svc:system:roles:read`.
+         */
+        get: operations["getEffectivePermissions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/roles/{role_id}/restore": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Restore a deleted role
+         * @description Its grants count again at once. A non-sys_admin must hold every permission involved (403 `scope_not_held`).
+         *
+         *     Requires a sys_admin holding `svc:system:roles:write`.
+         */
+        post: operations["restoreRole"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/oauth-clients": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List OAuth clients
+         * @description `q` matches name or client_id; `active` filters; sys_admins may pass `include_deleted=true`.
+         *
+         *     Requires `svc:system:oauth_clients:read`.
+         */
+        get: operations["listOAuthClients"];
+        put?: never;
+        /**
+         * Register an OAuth client
+         * @description A confidential client's secret is in `client_secret`, in this response only (stored as a SHA-256). Redirect URIs: absolute https (http only for a loopback host), no fragment. Scopes: catalog permissions (400 `unknown_scope`) that a non-sys_admin registrant holds (403 `scope_not_held`).
+         *
+         *     Requires `svc:system:oauth_clients:write`.
+         */
+        post: operations["createOAuthClient"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/oauth-clients/{client_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read an OAuth client
+         * @description sys_admins may pass `include_deleted=true` to read a deleted one.
+         *
+         *     Requires `svc:system:oauth_clients:read`.
+         */
+        get: operations["getOAuthClient"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete an OAuth client (soft)
+         * @description It is deactivated and disappears from lists.
+         *
+         *     Requires `svc:system:oauth_clients:write`.
+         */
+        delete: operations["deleteOAuthClient"];
+        options?: never;
+        head?: never;
+        /**
+         * Update an OAuth client
+         * @description `is_active: false` deactivates it. client_type is fixed (400 `immutable_field`).
+         *
+         *     Requires `svc:system:oauth_clients:write`.
+         */
+        patch: operations["updateOAuthClient"];
+        trace?: never;
+    };
+    "/api/v1/oauth-clients/{client_id}/rotate-secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Issue a new client secret
+         * @description Confidential clients only (409 `conflict` for a public one). The new secret is in `client_secret`, once; the old one stops working.
+         *
+         *     Requires `svc:system:oauth_clients:write`.
+         */
+        post: operations["rotateOAuthClientSecret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/oauth-clients/{client_id}/restore": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Restore a deleted OAuth client
+         * @description It comes back deactivated: activate it with `is_active: true`.
+         *
+         *     Requires a sys_admin holding `svc:system:oauth_clients:write`.
+         */
+        post: operations["restoreOAuthClient"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/audit-events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List audit events
+         * @description Every change through any door, sign-ins and refused authorizations. Newest first. Filter by `action` (an operation id, or `signIn`), `actor_user_id`, `target_id`, and a time range (`since` inclusive, `until` exclusive).
+         *
+         *     Requires `svc:system:audit:read`.
+         */
+        get: operations["listAuditEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/organizations/{org_id}/audit-events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List an organization's audit events
+         * @description The events of changes in this organization and to it. Newest first. Filter by `action` (an operation id, or `signIn`), `actor_user_id`, `target_id`, and a time range (`since` inclusive, `until` exclusive).
+         *
+         *     Requires `svc:org:audit:read` in the organization, or globally.
+         */
+        get: operations["listOrgAuditEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
-  schemas: {
-    /** @description An error, as RFC 9457 problem details (`application/problem+json`). Branch on `code`, not on `detail`. */
-    Problem: {
-      /**
-       * Format: uri-reference
-       * @description `/api/docs#error-<code>`: the code's entry in the API reference.
-       */
-      type: string;
-      /** @description The code's title; the same for every problem with this code. */
-      title: string;
-      /** @description The HTTP status. */
-      status: number;
-      /** @description What went wrong with this request, for people. */
-      detail: string;
-      /**
-       * @description What went wrong, for programs.
-       * @enum {string}
-       */
-      code:
-        | "validation_failed"
-        | "unknown_scope"
-        | "immutable_field"
-        | "unauthenticated"
-        | "invalid_api_key"
-        | "api_key_expired"
-        | "api_key_revoked"
-        | "forbidden"
-        | "scope_not_held"
-        | "ip_not_allowed"
-        | "tier_required"
-        | "quota_exceeded"
-        | "not_overridable"
-        | "not_found"
-        | "method_not_allowed"
-        | "conflict"
-        | "payload_too_large"
-        | "unsupported_media_type"
-        | "rate_limited"
-        | "internal_error"
-        | "unavailable";
-      /** @description Each bad field: its dotted `path` (query fields start with `query.`, path parameters with `params.`) and what is wrong with it. Sent with `validation_failed`, `unknown_scope`, `immutable_field`, `not_overridable`, `conflict`. */
-      errors?: {
-        path: string;
-        message: string;
-      }[];
-      /** @description The permission the caller lacks. Sent with `forbidden`. */
-      required_permission?: string;
-      /** @description The scopes at fault. Sent with `unknown_scope`, `scope_not_held`. */
-      scopes?: string[];
-      /** @description The methods the path takes. Sent with `method_not_allowed`. */
-      allowed?: string[];
-    };
-    /**
-     * @description At most `requests` requests per `window_seconds` seconds.
-     * @example {
-     *       "requests": 600,
-     *       "window_seconds": 60
-     *     }
-     */
-    RateLimit: {
-      requests: number;
-      window_seconds: number;
-    };
-    /**
-     * @example {
-     *       "enabled": true,
-     *       "recovery_codes_left": 9,
-     *       "required": false
-     *     }
-     */
-    TwoFactorStatus: {
-      /** @description Whether sign-in asks for a code. */
-      enabled: boolean;
-      /** @description Unused recovery codes (0 while off). */
-      recovery_codes_left: number;
-      /** @description Whether the platform requires it of this user (a sys_admin, under auth.require_mfa_for_sys_admins). */
-      required: boolean;
-    };
-    /**
-     * @example {
-     *       "secret": "JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP",
-     *       "otpauth_url": "otpauth://totp/svc:root?secret=JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP&issuer=svc"
-     *     }
-     */
-    TwoFactorSetup: {
-      /** @description The setup key (base32), for typing into an authenticator app. */
-      secret: string;
-      /** @description The same as an otpauth:// URI, for a QR code. */
-      otpauth_url: string;
-    };
-    /**
-     * @example {
-     *       "recovery_codes": [
-     *         "abcd-efgh-ijkl-mnop"
-     *       ]
-     *     }
-     */
-    RecoveryCodes: {
-      /** @description Ten single-use codes, shown this once. */
-      recovery_codes: string[];
-    };
-    /**
-     * @example {
-     *       "id": "0193a5c3-0a4b-7c5d-9e6f-7a8b9c0d1e2f",
-     *       "name": "ci-deploy",
-     *       "key_prefix": "cdk_7Hq2LmXa",
-     *       "scopes": [
-     *         "svc:system:orgs:read",
-     *         "svc:orchestrators:read"
-     *       ],
-     *       "effective_scopes": [
-     *         "svc:system:orgs:read",
-     *         "svc:orchestrators:read"
-     *       ],
-     *       "rate_limit": {
-     *         "requests": 600,
-     *         "window_seconds": 60
-     *       },
-     *       "allowed_org_ids": null,
-     *       "allowed_cidrs": null,
-     *       "expires_at": "2027-01-15T09:30:00.000Z",
-     *       "is_active": true,
-     *       "created_at": "2026-01-15T09:30:00.000Z",
-     *       "raw_key": "cdk_7Hq2LmXaP4kR9sT1vW3yZ5bD7fH9jL2nQ4rS6tU8wX0zAb3Kx9"
-     *     }
-     */
-    CreatedApiKey: {
-      /** Format: uuid */
-      id: string;
-      name: string;
-      key_prefix: string;
-      scopes: string[];
-      /** @description The scopes without the dangerous ones: what the key will carry. */
-      effective_scopes: string[];
-      /** @description The key's own rate limit; null: the platform default applies. */
-      rate_limit: components["schemas"]["RateLimit"] | null;
-      /** @description The organizations the key may act in, each one its owner belongs to; null: all of the owner's. Elsewhere it acts as if its owner were not a member. */
-      allowed_org_ids: string[] | null;
-      /**
-       * @description IPv4/IPv6 CIDRs the key may be used from; null: any address. From elsewhere: 403 `ip_not_allowed`.
-       * @example [
-       *       "203.0.113.0/24",
-       *       "2001:db8::/32"
-       *     ]
-       */
-      allowed_cidrs: string[] | null;
-      expires_at: string | null;
-      is_active: boolean;
-      /**
-       * Format: date-time
-       * @example 2026-01-15T09:30:00.000Z
-       */
-      created_at: string;
-      /** @description The key itself. Shown once, in this response only. */
-      raw_key: string;
-    };
-    /**
-     * @example {
-     *       "id": "0193a5c3-0a4b-7c5d-9e6f-7a8b9c0d1e2f",
-     *       "user_id": "0193a5c2-41f0-7e2d-8a6b-3c9e5d7f1a22",
-     *       "name": "ci-deploy",
-     *       "key_prefix": "cdk_7Hq2LmXa",
-     *       "scopes": [
-     *         "svc:system:orgs:read",
-     *         "svc:orchestrators:read"
-     *       ],
-     *       "rate_limit": null,
-     *       "allowed_org_ids": null,
-     *       "allowed_cidrs": [
-     *         "203.0.113.0/24"
-     *       ],
-     *       "expires_at": "2027-01-15T09:30:00.000Z",
-     *       "last_used_at": "2026-02-03T14:05:12.000Z",
-     *       "last_used_ip": "203.0.113.7",
-     *       "last_user_agent": "ci-runner/2.1",
-     *       "is_active": true,
-     *       "created_at": "2026-01-15T09:30:00.000Z",
-     *       "updated_at": "2026-01-15T09:30:00.000Z"
-     *     }
-     */
-    ApiKey: {
-      /** Format: uuid */
-      id: string;
-      /** Format: uuid */
-      user_id: string;
-      name: string;
-      key_prefix: string;
-      scopes: string[];
-      /** @description The key's own rate limit; null: the platform default applies. */
-      rate_limit: components["schemas"]["RateLimit"] | null;
-      /** @description The organizations the key may act in, each one its owner belongs to; null: all of the owner's. Elsewhere it acts as if its owner were not a member. */
-      allowed_org_ids: string[] | null;
-      /**
-       * @description IPv4/IPv6 CIDRs the key may be used from; null: any address. From elsewhere: 403 `ip_not_allowed`.
-       * @example [
-       *       "203.0.113.0/24",
-       *       "2001:db8::/32"
-       *     ]
-       */
-      allowed_cidrs: string[] | null;
-      expires_at: string | null;
-      last_used_at: string | null;
-      /** @description The client address of the key's latest request (best effort). */
-      last_used_ip: string | null;
-      /** @description The User-Agent of the key's latest request (best effort). */
-      last_user_agent: string | null;
-      is_active: boolean;
-      /**
-       * Format: date-time
-       * @example 2026-01-15T09:30:00.000Z
-       */
-      created_at: string;
-      /**
-       * Format: date-time
-       * @example 2026-01-15T09:30:00.000Z
-       */
-      updated_at: string;
-    };
-    /**
-     * @example {
-     *       "data": [
-     *         {
-     *           "hour": "2026-01-15T09:00:00.000Z",
-     *           "outcome": "2xx",
-     *           "count": 412
-     *         },
-     *         {
-     *           "hour": "2026-01-15T09:00:00.000Z",
-     *           "outcome": "429",
-     *           "count": 3
-     *         }
-     *       ]
-     *     }
-     */
-    ApiKeyUsage: {
-      data: {
-        /**
-         * Format: date-time
-         * @example 2026-01-15T09:30:00.000Z
-         */
-        hour: string;
-        /** @enum {string} */
-        outcome: "401" | "403" | "429" | "2xx" | "4xx" | "5xx";
-        count: number;
-      }[];
-    };
-    /**
-     * @example {
-     *       "id": "0193a5c2-7d1e-7b4a-9c3f-2e8d6f1a4b70",
-     *       "name": "acme",
-     *       "display_name": "Acme Corporation",
-     *       "domain": "acme.example",
-     *       "tier": "pro",
-     *       "status": "active",
-     *       "description": null,
-     *       "contact_email": "it@acme.example",
-     *       "website": "https://acme.example",
-     *       "logo_url": null,
-     *       "country": "GB",
-     *       "timezone": "Europe/London",
-     *       "is_deleted": false,
-     *       "created_at": "2026-01-15T09:30:00.000Z",
-     *       "updated_at": "2026-01-15T09:30:00.000Z"
-     *     }
-     */
-    Organization: {
-      /** Format: uuid */
-      id: string;
-      name: string;
-      display_name: string | null;
-      domain: string | null;
-      /** @enum {string} */
-      tier: "free" | "pro" | "enterprise";
-      status: string;
-      description: string | null;
-      contact_email: string | null;
-      website: string | null;
-      logo_url: string | null;
-      country: string | null;
-      timezone: string | null;
-      is_deleted: boolean;
-      /**
-       * Format: date-time
-       * @example 2026-01-15T09:30:00.000Z
-       */
-      created_at: string;
-      /**
-       * Format: date-time
-       * @example 2026-01-15T09:30:00.000Z
-       */
-      updated_at: string;
-    };
-    /**
-     * @example {
-     *       "key": "api_keys.max_lifetime_days",
-     *       "value": 365,
-     *       "value_type": "integer",
-     *       "description": "Longest lifetime of a new API key, in days.",
-     *       "overridable": false,
-     *       "category": "policy",
-     *       "is_deleted": false,
-     *       "updated_at": "2026-01-15T09:30:00.000Z"
-     *     }
-     */
-    PlatformSetting: {
-      key: string;
-      value: components["schemas"]["JsonValue"];
-      value_type: string;
-      description: string | null;
-      overridable: boolean;
-      category: string | null;
-      is_deleted: boolean;
-      /**
-       * Format: date-time
-       * @example 2026-01-15T09:30:00.000Z
-       */
-      updated_at: string;
-    };
-    /** @description Any JSON value: a string, number, boolean, null, array or object. */
-    JsonValue: unknown;
-    /**
-     * @example {
-     *       "key": "assistant.locale",
-     *       "value": "en-GB",
-     *       "overridable": true,
-     *       "is_deleted": false,
-     *       "updated_at": "2026-01-15T09:30:00.000Z"
-     *     }
-     */
-    OrgSetting: {
-      key: string;
-      value: components["schemas"]["JsonValue"];
-      overridable: boolean;
-      is_deleted: boolean;
-      /**
-       * Format: date-time
-       * @example 2026-01-15T09:30:00.000Z
-       */
-      updated_at: string;
-    };
-    /**
-     * @example {
-     *       "key": "assistant.locale",
-     *       "value": "en-GB",
-     *       "source": "organization",
-     *       "overridable": true
-     *     }
-     */
-    EffectiveSetting: {
-      key: string;
-      value: components["schemas"]["JsonValue"];
-      /**
-       * @description The tier the value comes from.
-       * @enum {string}
-       */
-      source: "platform" | "organization" | "instance";
-      /** @description Whether the tier below may override it. */
-      overridable: boolean;
-    };
-    /**
-     * @example {
-     *       "id": "0193a5c5-6e7f-7a8b-9c0d-1e2f3a4b5c6d",
-     *       "org_id": "0193a5c2-7d1e-7b4a-9c3f-2e8d6f1a4b70",
-     *       "name": "OpenAI production",
-     *       "provider": "openai",
-     *       "api_key_last4": "6789",
-     *       "api_key_readable": true,
-     *       "base_url": null,
-     *       "additional_config": {
-     *         "organization": "org-acme"
-     *       },
-     *       "is_enabled": true,
-     *       "is_deleted": false,
-     *       "created_at": "2026-01-15T09:30:00.000Z",
-     *       "updated_at": "2026-01-15T09:30:00.000Z"
-     *     }
-     */
-    LlmConfig: {
-      /** Format: uuid */
-      id: string;
-      /** Format: uuid */
-      org_id: string;
-      name: string;
-      provider: string;
-      /** @description The last 4 characters of the provider key; null when it cannot be decrypted. */
-      api_key_last4: string | null;
-      /** @description false when the stored key cannot be decrypted (tampered with, moved, or its encryption key is gone): set a new one. */
-      api_key_readable: boolean;
-      base_url: string | null;
-      additional_config: {
-        [key: string]: components["schemas"]["JsonValue"];
-      };
-      is_enabled: boolean;
-      is_deleted: boolean;
-      /**
-       * Format: date-time
-       * @example 2026-01-15T09:30:00.000Z
-       */
-      created_at: string;
-      /**
-       * Format: date-time
-       * @example 2026-01-15T09:30:00.000Z
-       */
-      updated_at: string;
-    };
-    /**
-     * @example {
-     *       "id": "0193a5c4-2b3c-7d4e-8f5a-6b7c8d9e0f1a",
-     *       "org_id": "0193a5c2-7d1e-7b4a-9c3f-2e8d6f1a4b70",
-     *       "name": "support-assistant",
-     *       "framework_type": "langgraph",
-     *       "mode": "supervisor",
-     *       "status": "active",
-     *       "config": {
-     *         "assistant.locale": "en-GB"
-     *       },
-     *       "tier": "demand",
-     *       "whoami": "You are Acme's support assistant.",
-     *       "plugin_settings": {},
-     *       "config_hash": "3f9a1c7e5b2d8f40",
-     *       "last_accessed_at": "2026-02-03T14:05:12.000Z",
-     *       "is_deleted": false,
-     *       "created_at": "2026-01-15T09:30:00.000Z",
-     *       "updated_at": "2026-01-15T09:30:00.000Z"
-     *     }
-     */
-    OrchestratorInstance: {
-      /** Format: uuid */
-      id: string;
-      /** Format: uuid */
-      org_id: string;
-      name: string;
-      framework_type: string;
-      mode: string;
-      status: string;
-      config: {
-        [key: string]: components["schemas"]["JsonValue"];
-      };
-      tier: string;
-      whoami: string | null;
-      plugin_settings: {
-        [key: string]: components["schemas"]["JsonValue"];
-      };
-      config_hash: string | null;
-      last_accessed_at: string | null;
-      is_deleted: boolean;
-      /**
-       * Format: date-time
-       * @example 2026-01-15T09:30:00.000Z
-       */
-      created_at: string;
-      /**
-       * Format: date-time
-       * @example 2026-01-15T09:30:00.000Z
-       */
-      updated_at: string;
-    };
-    /**
-     * @example {
-     *       "id": "0193a5c6-8a9b-7c0d-8e1f-2a3b4c5d6e7f",
-     *       "org_id": "0193a5c2-7d1e-7b4a-9c3f-2e8d6f1a4b70",
-     *       "orchestrator_id": "0193a5c4-2b3c-7d4e-8f5a-6b7c8d9e0f1a",
-     *       "name": "support",
-     *       "description": "Acme's support assistant.",
-     *       "visibility": "public",
-     *       "status": "active",
-     *       "is_deleted": false,
-     *       "created_at": "2026-01-15T09:30:00.000Z",
-     *       "updated_at": "2026-01-15T09:30:00.000Z"
-     *     }
-     */
-    CentralPoint: {
-      /** Format: uuid */
-      id: string;
-      /** Format: uuid */
-      org_id: string;
-      /** Format: uuid */
-      orchestrator_id: string;
-      name: string;
-      description: string | null;
-      visibility: string;
-      status: string;
-      is_deleted: boolean;
-      /**
-       * Format: date-time
-       * @example 2026-01-15T09:30:00.000Z
-       */
-      created_at: string;
-      /**
-       * Format: date-time
-       * @example 2026-01-15T09:30:00.000Z
-       */
-      updated_at: string;
-    };
-    /**
-     * @example {
-     *       "id": "0193a5c7-0b1c-7d2e-9f3a-4b5c6d7e8f90",
-     *       "source": "system",
-     *       "org_id": null,
-     *       "pid": "com.example.search",
-     *       "version": "1.4.0",
-     *       "name": "Web search",
-     *       "description": "Searches the web and cites its sources.",
-     *       "tag": "search",
-     *       "is_latest": true,
-     *       "s3_path": null,
-     *       "logo_image": null,
-     *       "default_settings": {
-     *         "max_results": 5
-     *       },
-     *       "settings_schema": {
-     *         "type": "object",
-     *         "properties": {
-     *           "max_results": {
-     *             "type": "integer",
-     *             "minimum": 1,
-     *             "maximum": 20
-     *           }
-     *         }
-     *       },
-     *       "capabilities": [
-     *         "search"
-     *       ],
-     *       "is_specialized": false,
-     *       "is_scoped": false,
-     *       "stateless": true,
-     *       "enabled": true,
-     *       "created_at": "2026-01-15T09:30:00.000Z",
-     *       "updated_at": "2026-01-15T09:30:00.000Z"
-     *     }
-     */
-    Plugin: {
-      /** Format: uuid */
-      id: string;
-      /** @enum {string} */
-      source: "system" | "org";
-      org_id: string | null;
-      pid: string;
-      version: string;
-      name: string;
-      description: string | null;
-      tag: string | null;
-      is_latest: boolean;
-      s3_path: string | null;
-      logo_image: string | null;
-      default_settings: {
-        [key: string]: components["schemas"]["JsonValue"];
-      };
-      settings_schema: {
-        [key: string]: components["schemas"]["JsonValue"];
-      };
-      capabilities: string[];
-      is_specialized: boolean;
-      is_scoped: boolean;
-      stateless: boolean;
-      enabled: boolean;
-      /**
-       * Format: date-time
-       * @example 2026-01-15T09:30:00.000Z
-       */
-      created_at: string;
-      /**
-       * Format: date-time
-       * @example 2026-01-15T09:30:00.000Z
-       */
-      updated_at: string;
-    };
-    /**
-     * @example {
-     *       "id": 42,
-     *       "provider": "openai",
-     *       "model_id": "gpt-4.1",
-     *       "display_name": "GPT-4.1",
-     *       "aliases": [
-     *         "gpt-4.1-2025-04-14"
-     *       ],
-     *       "model_category": "text_generation",
-     *       "input_billing_unit": "per_1m_tokens",
-     *       "output_billing_unit": "per_1m_tokens",
-     *       "input_price_per_unit": "2.00",
-     *       "output_price_per_unit": "8.00",
-     *       "currency": "USD",
-     *       "enabled": true,
-     *       "created_at": "2026-01-15T09:30:00.000Z",
-     *       "updated_at": "2026-01-15T09:30:00.000Z"
-     *     }
-     */
-    Model: {
-      id: number;
-      provider: string;
-      model_id: string;
-      display_name: string | null;
-      aliases: string[];
-      enabled: boolean;
-      model_category: string;
-      input_billing_unit: string;
-      output_billing_unit: string;
-      input_price_per_unit: string | null;
-      output_price_per_unit: string | null;
-      currency: string;
-      /**
-       * Format: date-time
-       * @example 2026-01-15T09:30:00.000Z
-       */
-      created_at: string;
-      /**
-       * Format: date-time
-       * @example 2026-01-15T09:30:00.000Z
-       */
-      updated_at: string;
-    };
-    /**
-     * @example {
-     *       "id": "0193a5c8-1c2d-7e3f-8a4b-5c6d7e8f9a0b",
-     *       "org_id": "0193a5c2-7d1e-7b4a-9c3f-2e8d6f1a4b70",
-     *       "user_id": "0193a5c2-41f0-7e2d-8a6b-3c9e5d7f1a22",
-     *       "instance_id": "0193a5c4-2b3c-7d4e-8f5a-6b7c8d9e0f1a",
-     *       "title": "Where is order 1042?",
-     *       "is_deleted": false,
-     *       "created_at": "2026-01-15T09:30:00.000Z",
-     *       "updated_at": "2026-01-15T09:30:00.000Z"
-     *     }
-     */
-    Conversation: {
-      /** Format: uuid */
-      id: string;
-      /** Format: uuid */
-      org_id: string;
-      /** Format: uuid */
-      user_id: string;
-      instance_id: string | null;
-      title: string | null;
-      is_deleted: boolean;
-      /**
-       * Format: date-time
-       * @example 2026-01-15T09:30:00.000Z
-       */
-      created_at: string;
-      /**
-       * Format: date-time
-       * @example 2026-01-15T09:30:00.000Z
-       */
-      updated_at: string;
-    };
-    /**
-     * @example {
-     *       "id": "0193a5c8-5a6b-7c7d-8e8f-9a0b1c2d3e4f",
-     *       "conv_id": "0193a5c8-1c2d-7e3f-8a4b-5c6d7e8f9a0b",
-     *       "turn_id": "0193a5c8-3e4f-7a5b-9c6d-7e8f9a0b1c2d",
-     *       "user_id": "0193a5c2-41f0-7e2d-8a6b-3c9e5d7f1a22",
-     *       "instance_id": "0193a5c4-2b3c-7d4e-8f5a-6b7c8d9e0f1a",
-     *       "role": "user",
-     *       "content": "Where is my order 1042?",
-     *       "status": "complete",
-     *       "is_compacted": false,
-     *       "source": "human",
-     *       "metadata": {},
-     *       "created_at": "2026-01-15T09:30:00.123456Z"
-     *     }
-     */
-    Message: {
-      /** Format: uuid */
-      id: string;
-      /** Format: uuid */
-      conv_id: string;
-      /** Format: uuid */
-      turn_id: string;
-      /** Format: uuid */
-      user_id: string;
-      instance_id: string | null;
-      /** @enum {string} */
-      role: "user" | "assistant" | "tool" | "intent" | "unknown";
-      content: string;
-      status: string | null;
-      is_compacted: boolean;
-      source: string;
-      metadata: {
-        [key: string]: components["schemas"]["JsonValue"];
-      };
-      /** @description ISO 8601 UTC with microseconds: the order of the conversation. */
-      created_at: string;
-    };
-    /**
-     * @example {
-     *       "id": "0193a5c2-41f0-7e2d-8a6b-3c9e5d7f1a22",
-     *       "username": "ada",
-     *       "email": "ada@example.com",
-     *       "display_name": "Ada Lovelace",
-     *       "avatar_url": null,
-     *       "locale": "en-GB",
-     *       "timezone": "Europe/London",
-     *       "bio": null,
-     *       "has_password": true,
-     *       "is_deleted": false,
-     *       "created_at": "2026-01-15T09:30:00.000Z",
-     *       "updated_at": "2026-01-15T09:30:00.000Z"
-     *     }
-     */
-    User: {
-      /** Format: uuid */
-      id: string;
-      username: string;
-      email: string | null;
-      display_name: string | null;
-      avatar_url: string | null;
-      locale: string | null;
-      timezone: string | null;
-      bio: string | null;
-      /** @description false for OAuth-only users. The hash itself is never returned. */
-      has_password: boolean;
-      is_deleted: boolean;
-      /**
-       * Format: date-time
-       * @example 2026-01-15T09:30:00.000Z
-       */
-      created_at: string;
-      /**
-       * Format: date-time
-       * @example 2026-01-15T09:30:00.000Z
-       */
-      updated_at: string;
-    };
-    /**
-     * @example {
-     *       "org_id": "0193a5c2-7d1e-7b4a-9c3f-2e8d6f1a4b70",
-     *       "name": "acme",
-     *       "display_name": "Acme Corporation",
-     *       "roles": [
-     *         {
-     *           "id": "0193a5ca-9c0d-7e1f-8a2b-3c4d5e6f7a8b",
-     *           "name": "org_admin"
-     *         }
-     *       ],
-     *       "created_at": "2026-01-15T09:30:00.000Z"
-     *     }
-     */
-    UserOrganization: {
-      /** Format: uuid */
-      org_id: string;
-      name: string;
-      display_name: string | null;
-      /** @description Org roles granted to the user in this organization. */
-      roles: {
-        /** Format: uuid */
-        id: string;
-        name: string;
-      }[];
-      /**
-       * Format: date-time
-       * @description When the user joined.
-       * @example 2026-01-15T09:30:00.000Z
-       */
-      created_at: string;
-    };
-    /**
-     * @example {
-     *       "id": "0193a5c9-7b8c-7d9e-8f0a-1b2c3d4e5f60",
-     *       "user_id": "0193a5c2-41f0-7e2d-8a6b-3c9e5d7f1a22",
-     *       "provider": "github",
-     *       "provider_user_id": "583231",
-     *       "created_at": "2026-01-15T09:30:00.000Z"
-     *     }
-     */
-    Identity: {
-      /** Format: uuid */
-      id: string;
-      /** Format: uuid */
-      user_id: string;
-      /** @description github, google or oauth2 (the configured OpenID Connect provider). */
-      provider: string;
-      provider_user_id: string;
-      /**
-       * Format: date-time
-       * @example 2026-01-15T09:30:00.000Z
-       */
-      created_at: string;
-    };
-    /**
-     * @example {
-     *       "org_id": "0193a5c2-7d1e-7b4a-9c3f-2e8d6f1a4b70",
-     *       "user_id": "0193a5c2-41f0-7e2d-8a6b-3c9e5d7f1a22",
-     *       "username": "ada",
-     *       "display_name": "Ada Lovelace",
-     *       "email": "ada@example.com",
-     *       "roles": [
-     *         {
-     *           "id": "0193a5ca-9c0d-7e1f-8a2b-3c4d5e6f7a8b",
-     *           "name": "org_admin"
-     *         }
-     *       ],
-     *       "created_at": "2026-01-15T09:30:00.000Z"
-     *     }
-     */
-    Member: {
-      /** Format: uuid */
-      org_id: string;
-      /** Format: uuid */
-      user_id: string;
-      username: string;
-      display_name: string | null;
-      email: string | null;
-      /** @description Org roles granted to the member in this organization. */
-      roles: {
-        /** Format: uuid */
-        id: string;
-        name: string;
-      }[];
-      /**
-       * Format: date-time
-       * @description When the user joined.
-       * @example 2026-01-15T09:30:00.000Z
-       */
-      created_at: string;
-    };
-    /**
-     * @example {
-     *       "id": 7,
-     *       "user_id": "0193a5c2-41f0-7e2d-8a6b-3c9e5d7f1a22",
-     *       "role": {
-     *         "id": "0193a5ca-9c0d-7e1f-8a2b-3c4d5e6f7a8b",
-     *         "name": "support-lead",
-     *         "scope": "org",
-     *         "is_built_in": false
-     *       },
-     *       "org_id": "0193a5c2-7d1e-7b4a-9c3f-2e8d6f1a4b70",
-     *       "org_name": "acme",
-     *       "created_at": "2026-01-15T09:30:00.000Z"
-     *     }
-     */
-    Grant: {
-      id: number;
-      /** Format: uuid */
-      user_id: string;
-      role: {
-        /** Format: uuid */
-        id: string;
-        name: string;
-        /** @enum {string} */
-        scope: "system" | "org";
-        is_built_in: boolean;
-      };
-      org_id: string | null;
-      org_name: string | null;
-      /**
-       * Format: date-time
-       * @example 2026-01-15T09:30:00.000Z
-       */
-      created_at: string;
-    };
-    /**
-     * @example {
-     *       "permission": "svc:orchestrators:read",
-     *       "scope": "org",
-     *       "dangerous": false,
-     *       "allows": "read orchestrator instances and effective config"
-     *     }
-     */
-    PermissionInfo: {
-      permission: string;
-      /** @enum {string} */
-      scope: "system" | "org";
-      /** @description Never reaches an API key session. */
-      dangerous: boolean;
-      allows: string;
-    };
-    /**
-     * @example {
-     *       "id": "0193a5ca-9c0d-7e1f-8a2b-3c4d5e6f7a8b",
-     *       "name": "support-lead",
-     *       "description": "Runs the support assistants.",
-     *       "scope": "org",
-     *       "is_built_in": false,
-     *       "permissions": [
-     *         "svc:orchestrators:write",
-     *         "svc:conversations:manage"
-     *       ],
-     *       "is_deleted": false,
-     *       "created_at": "2026-01-15T09:30:00.000Z",
-     *       "updated_at": "2026-01-15T09:30:00.000Z"
-     *     }
-     */
-    Role: {
-      /** Format: uuid */
-      id: string;
-      name: string;
-      description: string | null;
-      /** @enum {string} */
-      scope: "system" | "org";
-      is_built_in: boolean;
-      permissions: string[];
-      is_deleted: boolean;
-      /**
-       * Format: date-time
-       * @example 2026-01-15T09:30:00.000Z
-       */
-      created_at: string;
-      /**
-       * Format: date-time
-       * @example 2026-01-15T09:30:00.000Z
-       */
-      updated_at: string;
-    };
-    /**
-     * @example {
-     *       "permission": "svc:conversations:manage",
-     *       "dangerous": false,
-     *       "sources": [
-     *         {
-     *           "role_id": "0193a5ca-9c0d-7e1f-8a2b-3c4d5e6f7a8b",
-     *           "role_name": "support-lead",
-     *           "org_id": "0193a5c2-7d1e-7b4a-9c3f-2e8d6f1a4b70"
-     *         }
-     *       ]
-     *     }
-     */
-    HeldPermission: {
-      permission: string;
-      dangerous: boolean;
-      /** @description The roles this permission comes from. */
-      sources: {
-        /** Format: uuid */
-        role_id: string;
-        role_name: string;
-        /** @description null: granted globally. */
-        org_id: string | null;
-      }[];
-    };
-    /**
-     * @example {
-     *       "id": "0193a5cb-ad0e-7f1a-9b2c-3d4e5f6a7b8c",
-     *       "client_id": "svc_3Jk9TqWm2Lp8",
-     *       "name": "Acme web app",
-     *       "client_type": "confidential",
-     *       "is_first_party": false,
-     *       "redirect_uris": [
-     *         "https://app.acme.example/oauth/callback"
-     *       ],
-     *       "allowed_grant_types": [
-     *         "authorization_code",
-     *         "refresh_token"
-     *       ],
-     *       "allowed_scopes": [
-     *         "svc:org:read"
-     *       ],
-     *       "has_secret": true,
-     *       "is_active": true,
-     *       "is_deleted": false,
-     *       "created_at": "2026-01-15T09:30:00.000Z",
-     *       "updated_at": "2026-01-15T09:30:00.000Z"
-     *     }
-     */
-    OAuthClient: {
-      /** Format: uuid */
-      id: string;
-      client_id: string;
-      name: string;
-      /** @enum {string} */
-      client_type: "public" | "confidential";
-      is_first_party: boolean;
-      redirect_uris: string[];
-      allowed_grant_types: string[];
-      allowed_scopes: string[];
-      /** @description Whether a secret is set. The secret itself is never returned again. */
-      has_secret: boolean;
-      is_active: boolean;
-      is_deleted: boolean;
-      /**
-       * Format: date-time
-       * @example 2026-01-15T09:30:00.000Z
-       */
-      created_at: string;
-      /**
-       * Format: date-time
-       * @example 2026-01-15T09:30:00.000Z
-       */
-      updated_at: string;
-    };
-    /**
-     * @example {
-     *       "id": "0193a5cb-ad0e-7f1a-9b2c-3d4e5f6a7b8c",
-     *       "client_id": "svc_3Jk9TqWm2Lp8",
-     *       "name": "Acme web app",
-     *       "client_type": "confidential",
-     *       "is_first_party": false,
-     *       "redirect_uris": [
-     *         "https://app.acme.example/oauth/callback"
-     *       ],
-     *       "allowed_grant_types": [
-     *         "authorization_code",
-     *         "refresh_token"
-     *       ],
-     *       "allowed_scopes": [
-     *         "svc:org:read"
-     *       ],
-     *       "has_secret": true,
-     *       "is_active": true,
-     *       "is_deleted": false,
-     *       "created_at": "2026-01-15T09:30:00.000Z",
-     *       "updated_at": "2026-01-15T09:30:00.000Z",
-     *       "client_secret": "cs_Vb7Qe2Rk9Tz4Wn6Ym1Px8Hs3Lc5Jd0Fg"
-     *     }
-     */
-    OAuthClientWithSecret: {
-      /** Format: uuid */
-      id: string;
-      client_id: string;
-      name: string;
-      /** @enum {string} */
-      client_type: "public" | "confidential";
-      is_first_party: boolean;
-      redirect_uris: string[];
-      allowed_grant_types: string[];
-      allowed_scopes: string[];
-      /** @description Whether a secret is set. The secret itself is never returned again. */
-      has_secret: boolean;
-      is_active: boolean;
-      is_deleted: boolean;
-      /**
-       * Format: date-time
-       * @example 2026-01-15T09:30:00.000Z
-       */
-      created_at: string;
-      /**
-       * Format: date-time
-       * @example 2026-01-15T09:30:00.000Z
-       */
-      updated_at: string;
-      /** @description The secret of a confidential client. Shown once, in this response only. */
-      client_secret: string | null;
-    };
-  };
-  responses: {
-    /** @description `unavailable`: The database cannot be reached; nothing was half-written. Retry after the `Retry-After` header's seconds. */
-    Unavailable: {
-      headers: {
-        "X-Request-Id": components["headers"]["X-Request-Id"];
-        "Retry-After": components["headers"]["Retry-After"];
-        [name: string]: unknown;
-      };
-      content: {
-        "application/problem+json": components["schemas"]["Problem"] & {
-          /** @constant */
-          status?: 503;
-          /** @enum {string} */
-          code?: "unavailable";
-        };
-      };
-    };
-    /** @description `rate_limited`: The key made more requests than its rate limit allows in the current window (`RateLimit-Policy` and `RateLimit` say which, and where it stands), or too many authentications failed from the client's address. Retry after the `Retry-After` header's seconds. */
-    RateLimited: {
-      headers: {
-        "X-Request-Id": components["headers"]["X-Request-Id"];
-        "Retry-After": components["headers"]["Retry-After"];
-        "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-        RateLimit: components["headers"]["RateLimit"];
-        [name: string]: unknown;
-      };
-      content: {
-        "application/problem+json": components["schemas"]["Problem"] & {
-          /** @constant */
-          status?: 429;
-          /** @enum {string} */
-          code?: "rate_limited";
-        };
-      };
-    };
-    /**
-     * @description `unauthenticated`: No credentials, or an API key sent as `Authorization: Bearer` instead of `X-API-KEY`.
-     *
-     *     `invalid_api_key`: The key is malformed, fails its checksum (refused without a database lookup), or is not known.
-     *
-     *     `api_key_expired`: The key's `expires_at` has passed.
-     *
-     *     `api_key_revoked`: The key is revoked or deleted, or its owner is deleted.
-     */
-    Unauthenticated: {
-      headers: {
-        "X-Request-Id": components["headers"]["X-Request-Id"];
-        [name: string]: unknown;
-      };
-      content: {
-        "application/problem+json": components["schemas"]["Problem"] & {
-          /** @constant */
-          status?: 401;
-          /** @enum {string} */
-          code?: "unauthenticated" | "invalid_api_key" | "api_key_expired" | "api_key_revoked";
-        };
-      };
-    };
-    /** @description `validation_failed`: Malformed JSON, wrong types, unknown fields, bad ids or out-of-range values. `errors` lists each bad field as `path` and `message` (query fields start with `query.`, path parameters with `params.`). */
-    ValidationFailed: {
-      headers: {
-        "X-Request-Id": components["headers"]["X-Request-Id"];
-        [name: string]: unknown;
-      };
-      content: {
-        "application/problem+json": components["schemas"]["Problem"] & {
-          /** @constant */
-          status?: 400;
-          /** @enum {string} */
-          code?: "validation_failed";
-        };
-      };
-    };
-    /** @description `forbidden`: Authenticated, but not allowed. `required_permission` names the permission the caller lacks, when one would do. */
-    Forbidden: {
-      headers: {
-        "X-Request-Id": components["headers"]["X-Request-Id"];
-        [name: string]: unknown;
-      };
-      content: {
-        "application/problem+json": components["schemas"]["Problem"] & {
-          /** @constant */
-          status?: 403;
-          /** @enum {string} */
-          code?: "forbidden";
-        };
-      };
-    };
-    /** @description `not_found`: No such resource, or one the caller may not see (other tenants' resources look missing). */
-    NotFound: {
-      headers: {
-        "X-Request-Id": components["headers"]["X-Request-Id"];
-        [name: string]: unknown;
-      };
-      content: {
-        "application/problem+json": components["schemas"]["Problem"] & {
-          /** @constant */
-          status?: 404;
-          /** @enum {string} */
-          code?: "not_found";
-        };
-      };
-    };
-    /** @description `payload_too_large`: The body is over 1 MiB (1,048,576 bytes). */
-    PayloadTooLarge: {
-      headers: {
-        "X-Request-Id": components["headers"]["X-Request-Id"];
-        [name: string]: unknown;
-      };
-      content: {
-        "application/problem+json": components["schemas"]["Problem"] & {
-          /** @constant */
-          status?: 413;
-          /** @enum {string} */
-          code?: "payload_too_large";
-        };
-      };
-    };
-    /** @description `unsupported_media_type`: A body must be sent as `application/json`. */
-    UnsupportedMediaType: {
-      headers: {
-        "X-Request-Id": components["headers"]["X-Request-Id"];
-        [name: string]: unknown;
-      };
-      content: {
-        "application/problem+json": components["schemas"]["Problem"] & {
-          /** @constant */
-          status?: 415;
-          /** @enum {string} */
-          code?: "unsupported_media_type";
-        };
-      };
-    };
-    /** @description `conflict`: A uniqueness rule would be broken, or a record is still referenced. `errors` names the field when one is to blame. */
-    Conflict: {
-      headers: {
-        "X-Request-Id": components["headers"]["X-Request-Id"];
-        [name: string]: unknown;
-      };
-      content: {
-        "application/problem+json": components["schemas"]["Problem"] & {
-          /** @constant */
-          status?: 409;
-          /** @enum {string} */
-          code?: "conflict";
-        };
-      };
-    };
-    /**
-     * @description `forbidden`: Authenticated, but not allowed. `required_permission` names the permission the caller lacks, when one would do.
-     *
-     *     `scope_not_held`: A non-sys_admin asks for (or would take away) permissions it does not hold; nothing changes. `scopes` lists them.
-     */
-    ForbiddenOrScopeNotHeld: {
-      headers: {
-        "X-Request-Id": components["headers"]["X-Request-Id"];
-        [name: string]: unknown;
-      };
-      content: {
-        "application/problem+json": components["schemas"]["Problem"] & {
-          /** @constant */
-          status?: 403;
-          /** @enum {string} */
-          code?: "forbidden" | "scope_not_held";
-        };
-      };
-    };
-    /**
-     * @description `forbidden`: Authenticated, but not allowed. `required_permission` names the permission the caller lacks, when one would do.
-     *
-     *     `not_overridable`: The tier above marks the setting as not overridable. `errors` names the key.
-     */
-    ForbiddenOrNotOverridable: {
-      headers: {
-        "X-Request-Id": components["headers"]["X-Request-Id"];
-        [name: string]: unknown;
-      };
-      content: {
-        "application/problem+json": components["schemas"]["Problem"] & {
-          /** @constant */
-          status?: 403;
-          /** @enum {string} */
-          code?: "forbidden" | "not_overridable";
-        };
-      };
-    };
-    /**
-     * @description `validation_failed`: Malformed JSON, wrong types, unknown fields, bad ids or out-of-range values. `errors` lists each bad field as `path` and `message` (query fields start with `query.`, path parameters with `params.`).
-     *
-     *     `immutable_field`: An update tries to change a field fixed at creation (provider, framework_type, mode, a role's scope). `errors` names it.
-     */
-    ValidationFailedOrImmutableField: {
-      headers: {
-        "X-Request-Id": components["headers"]["X-Request-Id"];
-        [name: string]: unknown;
-      };
-      content: {
-        "application/problem+json": components["schemas"]["Problem"] & {
-          /** @constant */
-          status?: 400;
-          /** @enum {string} */
-          code?: "validation_failed" | "immutable_field";
-        };
-      };
-    };
-    /**
-     * @description `validation_failed`: Malformed JSON, wrong types, unknown fields, bad ids or out-of-range values. `errors` lists each bad field as `path` and `message` (query fields start with `query.`, path parameters with `params.`).
-     *
-     *     `unknown_scope`: A requested scope is not in the permission catalog; nothing is stored. `scopes` lists the unknown scopes; `errors` points at each.
-     */
-    ValidationFailedOrUnknownScope: {
-      headers: {
-        "X-Request-Id": components["headers"]["X-Request-Id"];
-        [name: string]: unknown;
-      };
-      content: {
-        "application/problem+json": components["schemas"]["Problem"] & {
-          /** @constant */
-          status?: 400;
-          /** @enum {string} */
-          code?: "validation_failed" | "unknown_scope";
-        };
-      };
-    };
-    /**
-     * @description `forbidden`: Authenticated, but not allowed. `required_permission` names the permission the caller lacks, when one would do.
-     *
-     *     `quota_exceeded`: A quota of the organization's subscription tier would be exceeded.
-     */
-    ForbiddenOrQuotaExceeded: {
-      headers: {
-        "X-Request-Id": components["headers"]["X-Request-Id"];
-        [name: string]: unknown;
-      };
-      content: {
-        "application/problem+json": components["schemas"]["Problem"] & {
-          /** @constant */
-          status?: 403;
-          /** @enum {string} */
-          code?: "forbidden" | "quota_exceeded";
-        };
-      };
-    };
-    /**
-     * @description `forbidden`: Authenticated, but not allowed. `required_permission` names the permission the caller lacks, when one would do.
-     *
-     *     `tier_required`: The organization's subscription tier does not allow the operation.
-     *
-     *     `quota_exceeded`: A quota of the organization's subscription tier would be exceeded.
-     */
-    ForbiddenOrTierRequiredOrQuotaExceeded: {
-      headers: {
-        "X-Request-Id": components["headers"]["X-Request-Id"];
-        [name: string]: unknown;
-      };
-      content: {
-        "application/problem+json": components["schemas"]["Problem"] & {
-          /** @constant */
-          status?: 403;
-          /** @enum {string} */
-          code?: "forbidden" | "tier_required" | "quota_exceeded";
-        };
-      };
-    };
-  };
-  parameters: {
-    org_id: string;
-    /** @description How many items a page holds. */
-    limit: number;
-    /** @description The `next_cursor` of the previous page; omit it for the first page. */
-    cursor: string;
-    /** @description sys_admins only: soft-deleted records too. */
-    include_deleted: "true" | "false";
-    user_id: string;
-    key: string;
-    conversation_id: string;
-    key_id: string;
-    orchestrator_id: string;
-    role_id: string;
-    client_id: string;
-    config_id: string;
-    central_point_id: string;
-    plugin_id: string;
-    enabled: "true" | "false";
-    active: "true" | "false";
-    /** @description All versions of one plugin. */
-    pid: string;
-    /** @description Only the latest version of each plugin. */
-    latest: "true" | "false";
-    model_config_id: number;
-    /** @description Matches username, display name or email. */
-    q: string;
-    action: string;
-    actor_user_id: string;
-    target_id: string;
-    /** @description Events at or after this moment. */
-    since: string;
-    /** @description Events before this moment. */
-    until: string;
-  };
-  requestBodies: never;
-  headers: {
-    /** @description The request's id: the one you sent (up to 128 letters, digits, `.`, `_` or `-`), or a new one. Quote it when reporting a problem. */
-    "X-Request-Id": string;
-    /** @description Seconds to wait before trying again. */
-    "Retry-After": number;
-    /** @description Sent when an API key authenticated the request: the key's rate limit, as an IETF RateLimit-Policy field, `"key";q=<requests>;w=<window seconds>`. */
-    "RateLimit-Policy": string;
-    /** @description Sent when an API key authenticated the request: where the key's window stands, as an IETF RateLimit field, `"key";r=<requests remaining>;t=<seconds until the window resets>`. */
-    RateLimit: string;
-    /** @description The path of the new resource. */
-    Location: string;
-    /** @description `no-store`: the response holds a secret. */
-    "Cache-Control": "no-store";
-  };
-  pathItems: never;
-}
-export type $defs = Record<string, never>;
-export interface operations {
-  health: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description OK. */
-      200: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": {
-            /** @constant */
-            status: "ok";
-          };
-        };
-      };
-    };
-  };
-  ready: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description OK. */
-      200: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": {
-            /** @constant */
-            status: "ok";
-          };
-        };
-      };
-      503: components["responses"]["Unavailable"];
-    };
-  };
-  getMetrics: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description OK. */
-      200: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          [name: string]: unknown;
-        };
-        content: {
-          "text/plain; version=0.0.4; charset=utf-8": string;
-        };
-      };
-      /** @description `unauthenticated`: No credentials, or an API key sent as `Authorization: Bearer` instead of `X-API-KEY`. */
-      401: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/problem+json": components["schemas"]["Problem"] & {
-            /** @constant */
-            status?: 401;
-            /** @enum {string} */
-            code?: "unauthenticated";
-          };
-        };
-      };
-      403: components["responses"]["Forbidden"];
-    };
-  };
-  getMe: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description OK. */
-      200: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-          RateLimit: components["headers"]["RateLimit"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": {
-            user: {
-              /** Format: uuid */
-              id: string;
-              username: string;
-              display_name: string | null;
-            };
-            /** @enum {string} */
-            auth: "api_key" | "session";
-            /** @description The key the request came with (null for a session). `rate_limit` is the limit it is held to: its own, else the platform default; `allowed_org_ids` and `allowed_cidrs` its restrictions (null: none). */
-            key: {
-              /** Format: uuid */
-              id: string;
-              key_prefix: string;
-              expires_at: string | null;
-              rate_limit: components["schemas"]["RateLimit"];
-              /** @description The organizations the key may act in, each one its owner belongs to; null: all of the owner's. Elsewhere it acts as if its owner were not a member. */
-              allowed_org_ids: string[] | null;
-              /**
-               * @description IPv4/IPv6 CIDRs the key may be used from; null: any address. From elsewhere: 403 `ip_not_allowed`.
-               * @example [
-               *       "203.0.113.0/24",
-               *       "2001:db8::/32"
-               *     ]
-               */
-              allowed_cidrs: string[] | null;
-            } | null;
-            /** @description Effective permissions held globally. */
-            permissions: string[];
-            organizations: {
-              /** Format: uuid */
-              id: string;
-              name: string;
-              permissions: string[];
+    schemas: {
+        /** @description An error, as RFC 9457 problem details (`application/problem+json`). Branch on `code`, not on `detail`. */
+        Problem: {
+            /**
+             * Format: uri-reference
+             * @description `/api/docs#error-<code>`: the code's entry in the API reference.
+             */
+            type: string;
+            /** @description The code's title; the same for every problem with this code. */
+            title: string;
+            /** @description The HTTP status. */
+            status: number;
+            /** @description What went wrong with this request, for people. */
+            detail: string;
+            /**
+             * @description What went wrong, for programs.
+             * @enum {string}
+             */
+            code: "validation_failed" | "unknown_scope" | "immutable_field" | "unauthenticated" | "invalid_api_key" | "api_key_expired" | "api_key_revoked" | "forbidden" | "scope_not_held" | "ip_not_allowed" | "tier_required" | "quota_exceeded" | "not_overridable" | "not_found" | "method_not_allowed" | "conflict" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "unavailable";
+            /** @description Each bad field: its dotted `path` (query fields start with `query.`, path parameters with `params.`) and what is wrong with it. Sent with `validation_failed`, `unknown_scope`, `immutable_field`, `not_overridable`, `conflict`. */
+            errors?: {
+                path: string;
+                message: string;
             }[];
-          };
-        };
-      };
-      401: components["responses"]["Unauthenticated"];
-      429: components["responses"]["RateLimited"];
-      503: components["responses"]["Unavailable"];
-    };
-  };
-  linkIdentity: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        "application/json": {
-          /** @description github, google or oidc: an enabled provider. */
-          provider: string;
-        };
-      };
-    };
-    responses: {
-      /** @description OK. */
-      200: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-          RateLimit: components["headers"]["RateLimit"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": {
-            redirect_url: string;
-          };
-        };
-      };
-      400: components["responses"]["ValidationFailed"];
-      401: components["responses"]["Unauthenticated"];
-      403: components["responses"]["Forbidden"];
-      413: components["responses"]["PayloadTooLarge"];
-      415: components["responses"]["UnsupportedMediaType"];
-      429: components["responses"]["RateLimited"];
-      503: components["responses"]["Unavailable"];
-    };
-  };
-  signOutEverywhere: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description OK. */
-      200: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-          RateLimit: components["headers"]["RateLimit"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": {
-            /** @constant */
-            signed_out: true;
-          };
-        };
-      };
-      400: components["responses"]["ValidationFailed"];
-      401: components["responses"]["Unauthenticated"];
-      403: components["responses"]["Forbidden"];
-      413: components["responses"]["PayloadTooLarge"];
-      415: components["responses"]["UnsupportedMediaType"];
-      429: components["responses"]["RateLimited"];
-      503: components["responses"]["Unavailable"];
-    };
-  };
-  getMyTwoFactor: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description OK. */
-      200: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-          RateLimit: components["headers"]["RateLimit"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["TwoFactorStatus"];
-        };
-      };
-      401: components["responses"]["Unauthenticated"];
-      403: components["responses"]["Forbidden"];
-      429: components["responses"]["RateLimited"];
-      503: components["responses"]["Unavailable"];
-    };
-  };
-  setUpTwoFactor: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description Holds a secret, shown this once: sent with `Cache-Control: no-store`. */
-      200: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-          RateLimit: components["headers"]["RateLimit"];
-          "Cache-Control": components["headers"]["Cache-Control"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["TwoFactorSetup"];
-        };
-      };
-      400: components["responses"]["ValidationFailed"];
-      401: components["responses"]["Unauthenticated"];
-      403: components["responses"]["Forbidden"];
-      409: components["responses"]["Conflict"];
-      413: components["responses"]["PayloadTooLarge"];
-      415: components["responses"]["UnsupportedMediaType"];
-      429: components["responses"]["RateLimited"];
-      503: components["responses"]["Unavailable"];
-    };
-  };
-  confirmTwoFactor: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        "application/json": {
-          code: string;
-        };
-      };
-    };
-    responses: {
-      /** @description Holds a secret, shown this once: sent with `Cache-Control: no-store`. */
-      200: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-          RateLimit: components["headers"]["RateLimit"];
-          "Cache-Control": components["headers"]["Cache-Control"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["RecoveryCodes"];
-        };
-      };
-      400: components["responses"]["ValidationFailed"];
-      401: components["responses"]["Unauthenticated"];
-      403: components["responses"]["Forbidden"];
-      409: components["responses"]["Conflict"];
-      413: components["responses"]["PayloadTooLarge"];
-      415: components["responses"]["UnsupportedMediaType"];
-      429: components["responses"]["RateLimited"];
-      503: components["responses"]["Unavailable"];
-    };
-  };
-  turnOffTwoFactor: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        "application/json": {
-          /** @description Your password (required when you have one). */
-          password?: string;
-          /** @description The 6-digit code of the authenticator app, or one of the recovery codes. */
-          code: string;
-        };
-      };
-    };
-    responses: {
-      /** @description OK. */
-      200: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-          RateLimit: components["headers"]["RateLimit"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["TwoFactorStatus"];
-        };
-      };
-      400: components["responses"]["ValidationFailed"];
-      401: components["responses"]["Unauthenticated"];
-      403: components["responses"]["Forbidden"];
-      409: components["responses"]["Conflict"];
-      413: components["responses"]["PayloadTooLarge"];
-      415: components["responses"]["UnsupportedMediaType"];
-      429: components["responses"]["RateLimited"];
-      503: components["responses"]["Unavailable"];
-    };
-  };
-  listApiKeys: {
-    parameters: {
-      query?: {
-        /** @description How many items a page holds. */
-        limit?: components["parameters"]["limit"];
-        /** @description The `next_cursor` of the previous page; omit it for the first page. */
-        cursor?: components["parameters"]["cursor"];
-        active?: components["parameters"]["active"];
-        user_id?: string;
-        /** @description Only active keys whose `expires_at` falls within this many days from now. */
-        expiring_within_days?: number;
-      };
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description OK. */
-      200: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-          RateLimit: components["headers"]["RateLimit"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": {
-            data: components["schemas"]["ApiKey"][];
-            /** @description Pass it back as `cursor` for the next page; null on the last page. */
-            next_cursor: string | null;
-          };
-        };
-      };
-      400: components["responses"]["ValidationFailed"];
-      401: components["responses"]["Unauthenticated"];
-      403: components["responses"]["Forbidden"];
-      429: components["responses"]["RateLimited"];
-      503: components["responses"]["Unavailable"];
-    };
-  };
-  createApiKey: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        "application/json": {
-          name: string;
-          scopes: string[];
-          /** @default null */
-          expires_at?: string | null;
-          /**
-           * @description The key's own rate limit; null: the platform's `api_keys.default_rate_limit`.
-           * @default null
-           */
-          rate_limit?: components["schemas"]["RateLimit"] | null;
-          /**
-           * @description The organizations the key may act in, each one its owner belongs to; null: all of the owner's. Elsewhere it acts as if its owner were not a member.
-           * @default null
-           */
-          allowed_org_ids?: string[] | null;
-          /**
-           * @description IPv4/IPv6 CIDRs the key may be used from; null: any address. From elsewhere: 403 `ip_not_allowed`.
-           * @default null
-           * @example [
-           *       "203.0.113.0/24",
-           *       "2001:db8::/32"
-           *     ]
-           */
-          allowed_cidrs?: string[] | null;
-        };
-      };
-    };
-    responses: {
-      /** @description Holds a secret, shown this once: sent with `Cache-Control: no-store`. */
-      201: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-          RateLimit: components["headers"]["RateLimit"];
-          Location: components["headers"]["Location"];
-          "Cache-Control": components["headers"]["Cache-Control"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["CreatedApiKey"];
-        };
-      };
-      400: components["responses"]["ValidationFailedOrUnknownScope"];
-      401: components["responses"]["Unauthenticated"];
-      403: components["responses"]["ForbiddenOrScopeNotHeld"];
-      413: components["responses"]["PayloadTooLarge"];
-      415: components["responses"]["UnsupportedMediaType"];
-      429: components["responses"]["RateLimited"];
-      503: components["responses"]["Unavailable"];
-    };
-  };
-  getApiKey: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        key_id: components["parameters"]["key_id"];
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description OK. */
-      200: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-          RateLimit: components["headers"]["RateLimit"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["ApiKey"];
-        };
-      };
-      400: components["responses"]["ValidationFailed"];
-      401: components["responses"]["Unauthenticated"];
-      403: components["responses"]["Forbidden"];
-      404: components["responses"]["NotFound"];
-      429: components["responses"]["RateLimited"];
-      503: components["responses"]["Unavailable"];
-    };
-  };
-  revokeApiKey: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        key_id: components["parameters"]["key_id"];
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description OK. */
-      200: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-          RateLimit: components["headers"]["RateLimit"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["ApiKey"];
-        };
-      };
-      400: components["responses"]["ValidationFailed"];
-      401: components["responses"]["Unauthenticated"];
-      403: components["responses"]["Forbidden"];
-      404: components["responses"]["NotFound"];
-      413: components["responses"]["PayloadTooLarge"];
-      415: components["responses"]["UnsupportedMediaType"];
-      429: components["responses"]["RateLimited"];
-      503: components["responses"]["Unavailable"];
-    };
-  };
-  updateApiKey: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        key_id: components["parameters"]["key_id"];
-      };
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        "application/json": {
-          name?: string;
-          /** @description The key's own rate limit; null: the platform default. */
-          rate_limit?: components["schemas"]["RateLimit"] | null;
-          /** @description The organizations the key may act in, each one its owner belongs to; null: all of the owner's. Elsewhere it acts as if its owner were not a member. */
-          allowed_org_ids?: string[] | null;
-          /**
-           * @description IPv4/IPv6 CIDRs the key may be used from; null: any address. From elsewhere: 403 `ip_not_allowed`.
-           * @example [
-           *       "203.0.113.0/24",
-           *       "2001:db8::/32"
-           *     ]
-           */
-          allowed_cidrs?: string[] | null;
-        };
-      };
-    };
-    responses: {
-      /** @description OK. */
-      200: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-          RateLimit: components["headers"]["RateLimit"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["ApiKey"];
-        };
-      };
-      400: components["responses"]["ValidationFailed"];
-      401: components["responses"]["Unauthenticated"];
-      403: components["responses"]["Forbidden"];
-      404: components["responses"]["NotFound"];
-      413: components["responses"]["PayloadTooLarge"];
-      415: components["responses"]["UnsupportedMediaType"];
-      429: components["responses"]["RateLimited"];
-      503: components["responses"]["Unavailable"];
-    };
-  };
-  rollApiKey: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        key_id: components["parameters"]["key_id"];
-      };
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        "application/json": {
-          /**
-           * @description How long the old key keeps working: its `expires_at` becomes now plus this (0: refused at once).
-           * @default 0
-           */
-          grace_period_seconds?: number;
-        };
-      };
-    };
-    responses: {
-      /** @description Holds a secret, shown this once: sent with `Cache-Control: no-store`. */
-      201: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-          RateLimit: components["headers"]["RateLimit"];
-          Location: components["headers"]["Location"];
-          "Cache-Control": components["headers"]["Cache-Control"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["CreatedApiKey"];
-        };
-      };
-      400: components["responses"]["ValidationFailed"];
-      401: components["responses"]["Unauthenticated"];
-      403: components["responses"]["Forbidden"];
-      404: components["responses"]["NotFound"];
-      409: components["responses"]["Conflict"];
-      413: components["responses"]["PayloadTooLarge"];
-      415: components["responses"]["UnsupportedMediaType"];
-      429: components["responses"]["RateLimited"];
-      503: components["responses"]["Unavailable"];
-    };
-  };
-  getApiKeyUsage: {
-    parameters: {
-      query?: {
-        /** @description Start of the first hour; default: 7 days ago. */
-        from?: string;
-        /** @description End (exclusive); default: now. */
-        to?: string;
-      };
-      header?: never;
-      path: {
-        key_id: components["parameters"]["key_id"];
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description OK. */
-      200: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-          RateLimit: components["headers"]["RateLimit"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["ApiKeyUsage"];
-        };
-      };
-      400: components["responses"]["ValidationFailed"];
-      401: components["responses"]["Unauthenticated"];
-      403: components["responses"]["Forbidden"];
-      404: components["responses"]["NotFound"];
-      429: components["responses"]["RateLimited"];
-      503: components["responses"]["Unavailable"];
-    };
-  };
-  revokeLeakedApiKeys: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        "application/json": {
-          /** @description Raw keys found exposed; anything else in the list is ignored. */
-          keys: string[];
-        };
-      };
-    };
-    responses: {
-      /** @description OK. */
-      200: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": {
-            /** @description How many values were received; says nothing of what they were. */
-            received: number;
-          };
-        };
-      };
-      429: components["responses"]["RateLimited"];
-    };
-  };
-  listOrganizations: {
-    parameters: {
-      query?: {
-        /** @description How many items a page holds. */
-        limit?: components["parameters"]["limit"];
-        /** @description The `next_cursor` of the previous page; omit it for the first page. */
-        cursor?: components["parameters"]["cursor"];
-        /** @description Matches name, display name or domain. */
-        q?: string;
-        status?: "active" | "suspended" | "archived";
-        tier?: "free" | "pro" | "enterprise";
-        /** @description sys_admins only: soft-deleted records too. */
-        include_deleted?: components["parameters"]["include_deleted"];
-      };
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description OK. */
-      200: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-          RateLimit: components["headers"]["RateLimit"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": {
-            data: components["schemas"]["Organization"][];
-            /** @description Pass it back as `cursor` for the next page; null on the last page. */
-            next_cursor: string | null;
-          };
-        };
-      };
-      400: components["responses"]["ValidationFailed"];
-      401: components["responses"]["Unauthenticated"];
-      403: components["responses"]["Forbidden"];
-      429: components["responses"]["RateLimited"];
-      503: components["responses"]["Unavailable"];
-    };
-  };
-  createOrganization: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        "application/json": {
-          name: string;
-          display_name?: string | null;
-          domain?: string | null;
-          description?: string | null;
-          contact_email?: string | null;
-          website?: string | null;
-          logo_url?: string | null;
-          country?: string | null;
-          timezone?: string | null;
-          /**
-           * @default free
-           * @enum {string}
-           */
-          tier?: "free" | "pro" | "enterprise";
-          /**
-           * @default active
-           * @enum {string}
-           */
-          status?: "active" | "suspended" | "archived";
-        };
-      };
-    };
-    responses: {
-      /** @description Created. */
-      201: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-          RateLimit: components["headers"]["RateLimit"];
-          Location: components["headers"]["Location"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Organization"];
-        };
-      };
-      400: components["responses"]["ValidationFailed"];
-      401: components["responses"]["Unauthenticated"];
-      403: components["responses"]["Forbidden"];
-      409: components["responses"]["Conflict"];
-      413: components["responses"]["PayloadTooLarge"];
-      415: components["responses"]["UnsupportedMediaType"];
-      429: components["responses"]["RateLimited"];
-      503: components["responses"]["Unavailable"];
-    };
-  };
-  getOrganization: {
-    parameters: {
-      query?: {
-        /** @description sys_admins only: soft-deleted records too. */
-        include_deleted?: components["parameters"]["include_deleted"];
-      };
-      header?: never;
-      path: {
-        org_id: components["parameters"]["org_id"];
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description OK. */
-      200: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-          RateLimit: components["headers"]["RateLimit"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Organization"];
-        };
-      };
-      400: components["responses"]["ValidationFailed"];
-      401: components["responses"]["Unauthenticated"];
-      403: components["responses"]["Forbidden"];
-      404: components["responses"]["NotFound"];
-      429: components["responses"]["RateLimited"];
-      503: components["responses"]["Unavailable"];
-    };
-  };
-  deleteOrganization: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        org_id: components["parameters"]["org_id"];
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description OK. */
-      200: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-          RateLimit: components["headers"]["RateLimit"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Organization"];
-        };
-      };
-      400: components["responses"]["ValidationFailed"];
-      401: components["responses"]["Unauthenticated"];
-      403: components["responses"]["Forbidden"];
-      404: components["responses"]["NotFound"];
-      413: components["responses"]["PayloadTooLarge"];
-      415: components["responses"]["UnsupportedMediaType"];
-      429: components["responses"]["RateLimited"];
-      503: components["responses"]["Unavailable"];
-    };
-  };
-  updateOrganization: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        org_id: components["parameters"]["org_id"];
-      };
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        "application/json": {
-          name?: string;
-          display_name?: string | null;
-          domain?: string | null;
-          description?: string | null;
-          contact_email?: string | null;
-          website?: string | null;
-          logo_url?: string | null;
-          country?: string | null;
-          timezone?: string | null;
-        };
-      };
-    };
-    responses: {
-      /** @description OK. */
-      200: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-          RateLimit: components["headers"]["RateLimit"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Organization"];
-        };
-      };
-      400: components["responses"]["ValidationFailed"];
-      401: components["responses"]["Unauthenticated"];
-      403: components["responses"]["Forbidden"];
-      404: components["responses"]["NotFound"];
-      409: components["responses"]["Conflict"];
-      413: components["responses"]["PayloadTooLarge"];
-      415: components["responses"]["UnsupportedMediaType"];
-      429: components["responses"]["RateLimited"];
-      503: components["responses"]["Unavailable"];
-    };
-  };
-  updateSubscription: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        org_id: components["parameters"]["org_id"];
-      };
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        "application/json": {
-          /** @enum {string} */
-          tier?: "free" | "pro" | "enterprise";
-          /** @enum {string} */
-          status?: "active" | "suspended" | "archived";
-        };
-      };
-    };
-    responses: {
-      /** @description OK. */
-      200: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-          RateLimit: components["headers"]["RateLimit"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Organization"];
-        };
-      };
-      400: components["responses"]["ValidationFailed"];
-      401: components["responses"]["Unauthenticated"];
-      403: components["responses"]["Forbidden"];
-      404: components["responses"]["NotFound"];
-      413: components["responses"]["PayloadTooLarge"];
-      415: components["responses"]["UnsupportedMediaType"];
-      429: components["responses"]["RateLimited"];
-      503: components["responses"]["Unavailable"];
-    };
-  };
-  restoreOrganization: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        org_id: components["parameters"]["org_id"];
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description OK. */
-      200: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-          RateLimit: components["headers"]["RateLimit"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Organization"];
-        };
-      };
-      400: components["responses"]["ValidationFailed"];
-      401: components["responses"]["Unauthenticated"];
-      403: components["responses"]["Forbidden"];
-      404: components["responses"]["NotFound"];
-      409: components["responses"]["Conflict"];
-      413: components["responses"]["PayloadTooLarge"];
-      415: components["responses"]["UnsupportedMediaType"];
-      429: components["responses"]["RateLimited"];
-      503: components["responses"]["Unavailable"];
-    };
-  };
-  listPlatformSettings: {
-    parameters: {
-      query?: {
-        /** @description How many items a page holds. */
-        limit?: components["parameters"]["limit"];
-        /** @description The `next_cursor` of the previous page; omit it for the first page. */
-        cursor?: components["parameters"]["cursor"];
-        /** @description sys_admins only: soft-deleted records too. */
-        include_deleted?: components["parameters"]["include_deleted"];
-      };
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description OK. */
-      200: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-          RateLimit: components["headers"]["RateLimit"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": {
-            data: components["schemas"]["PlatformSetting"][];
-            /** @description Pass it back as `cursor` for the next page; null on the last page. */
-            next_cursor: string | null;
-          };
-        };
-      };
-      400: components["responses"]["ValidationFailed"];
-      401: components["responses"]["Unauthenticated"];
-      403: components["responses"]["Forbidden"];
-      429: components["responses"]["RateLimited"];
-      503: components["responses"]["Unavailable"];
-    };
-  };
-  getPlatformSetting: {
-    parameters: {
-      query?: {
-        /** @description sys_admins only: soft-deleted records too. */
-        include_deleted?: components["parameters"]["include_deleted"];
-      };
-      header?: never;
-      path: {
-        key: components["parameters"]["key"];
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description OK. */
-      200: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-          RateLimit: components["headers"]["RateLimit"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["PlatformSetting"];
-        };
-      };
-      400: components["responses"]["ValidationFailed"];
-      401: components["responses"]["Unauthenticated"];
-      403: components["responses"]["Forbidden"];
-      404: components["responses"]["NotFound"];
-      429: components["responses"]["RateLimited"];
-      503: components["responses"]["Unavailable"];
-    };
-  };
-  putPlatformSetting: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        key: components["parameters"]["key"];
-      };
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        "application/json": {
-          value: components["schemas"]["JsonValue"];
-          /** @enum {string} */
-          value_type: "string" | "integer" | "boolean" | "float" | "json";
-          description?: string | null;
-          /** @default false */
-          overridable?: boolean;
-          category?: string | null;
-        };
-      };
-    };
-    responses: {
-      /** @description OK. */
-      200: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-          RateLimit: components["headers"]["RateLimit"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["PlatformSetting"];
-        };
-      };
-      400: components["responses"]["ValidationFailed"];
-      401: components["responses"]["Unauthenticated"];
-      403: components["responses"]["Forbidden"];
-      413: components["responses"]["PayloadTooLarge"];
-      415: components["responses"]["UnsupportedMediaType"];
-      429: components["responses"]["RateLimited"];
-      503: components["responses"]["Unavailable"];
-    };
-  };
-  deletePlatformSetting: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        key: components["parameters"]["key"];
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description OK. */
-      200: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-          RateLimit: components["headers"]["RateLimit"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["PlatformSetting"];
-        };
-      };
-      400: components["responses"]["ValidationFailed"];
-      401: components["responses"]["Unauthenticated"];
-      403: components["responses"]["Forbidden"];
-      404: components["responses"]["NotFound"];
-      413: components["responses"]["PayloadTooLarge"];
-      415: components["responses"]["UnsupportedMediaType"];
-      429: components["responses"]["RateLimited"];
-      503: components["responses"]["Unavailable"];
-    };
-  };
-  restorePlatformSetting: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        key: components["parameters"]["key"];
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description OK. */
-      200: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-          RateLimit: components["headers"]["RateLimit"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["PlatformSetting"];
-        };
-      };
-      400: components["responses"]["ValidationFailed"];
-      401: components["responses"]["Unauthenticated"];
-      403: components["responses"]["Forbidden"];
-      404: components["responses"]["NotFound"];
-      413: components["responses"]["PayloadTooLarge"];
-      415: components["responses"]["UnsupportedMediaType"];
-      429: components["responses"]["RateLimited"];
-      503: components["responses"]["Unavailable"];
-    };
-  };
-  listOrgSettings: {
-    parameters: {
-      query?: {
-        /** @description How many items a page holds. */
-        limit?: components["parameters"]["limit"];
-        /** @description The `next_cursor` of the previous page; omit it for the first page. */
-        cursor?: components["parameters"]["cursor"];
-        /** @description sys_admins only: soft-deleted records too. */
-        include_deleted?: components["parameters"]["include_deleted"];
-      };
-      header?: never;
-      path: {
-        org_id: components["parameters"]["org_id"];
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description OK. */
-      200: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-          RateLimit: components["headers"]["RateLimit"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": {
-            data: components["schemas"]["OrgSetting"][];
-            /** @description Pass it back as `cursor` for the next page; null on the last page. */
-            next_cursor: string | null;
-          };
-        };
-      };
-      400: components["responses"]["ValidationFailed"];
-      401: components["responses"]["Unauthenticated"];
-      403: components["responses"]["Forbidden"];
-      429: components["responses"]["RateLimited"];
-      503: components["responses"]["Unavailable"];
-    };
-  };
-  getOrgSetting: {
-    parameters: {
-      query?: {
-        /** @description sys_admins only: soft-deleted records too. */
-        include_deleted?: components["parameters"]["include_deleted"];
-      };
-      header?: never;
-      path: {
-        org_id: components["parameters"]["org_id"];
-        key: components["parameters"]["key"];
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description OK. */
-      200: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-          RateLimit: components["headers"]["RateLimit"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["OrgSetting"];
-        };
-      };
-      400: components["responses"]["ValidationFailed"];
-      401: components["responses"]["Unauthenticated"];
-      403: components["responses"]["Forbidden"];
-      404: components["responses"]["NotFound"];
-      429: components["responses"]["RateLimited"];
-      503: components["responses"]["Unavailable"];
-    };
-  };
-  putOrgSetting: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        org_id: components["parameters"]["org_id"];
-        key: components["parameters"]["key"];
-      };
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        "application/json": {
-          value: components["schemas"]["JsonValue"];
-          /**
-           * @description Whether orchestrator instances may override it.
-           * @default false
-           */
-          overridable?: boolean;
-        };
-      };
-    };
-    responses: {
-      /** @description OK. */
-      200: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-          RateLimit: components["headers"]["RateLimit"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["OrgSetting"];
-        };
-      };
-      400: components["responses"]["ValidationFailed"];
-      401: components["responses"]["Unauthenticated"];
-      403: components["responses"]["ForbiddenOrNotOverridable"];
-      404: components["responses"]["NotFound"];
-      413: components["responses"]["PayloadTooLarge"];
-      415: components["responses"]["UnsupportedMediaType"];
-      429: components["responses"]["RateLimited"];
-      503: components["responses"]["Unavailable"];
-    };
-  };
-  deleteOrgSetting: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        org_id: components["parameters"]["org_id"];
-        key: components["parameters"]["key"];
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description OK. */
-      200: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-          RateLimit: components["headers"]["RateLimit"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["OrgSetting"];
-        };
-      };
-      400: components["responses"]["ValidationFailed"];
-      401: components["responses"]["Unauthenticated"];
-      403: components["responses"]["Forbidden"];
-      404: components["responses"]["NotFound"];
-      413: components["responses"]["PayloadTooLarge"];
-      415: components["responses"]["UnsupportedMediaType"];
-      429: components["responses"]["RateLimited"];
-      503: components["responses"]["Unavailable"];
-    };
-  };
-  restoreOrgSetting: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        org_id: components["parameters"]["org_id"];
-        key: components["parameters"]["key"];
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description OK. */
-      200: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-          RateLimit: components["headers"]["RateLimit"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["OrgSetting"];
-        };
-      };
-      400: components["responses"]["ValidationFailed"];
-      401: components["responses"]["Unauthenticated"];
-      403: components["responses"]["ForbiddenOrNotOverridable"];
-      404: components["responses"]["NotFound"];
-      413: components["responses"]["PayloadTooLarge"];
-      415: components["responses"]["UnsupportedMediaType"];
-      429: components["responses"]["RateLimited"];
-      503: components["responses"]["Unavailable"];
-    };
-  };
-  effectiveOrgSettings: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        org_id: components["parameters"]["org_id"];
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description OK. */
-      200: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-          RateLimit: components["headers"]["RateLimit"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": {
-            data: components["schemas"]["EffectiveSetting"][];
-          };
-        };
-      };
-      400: components["responses"]["ValidationFailed"];
-      401: components["responses"]["Unauthenticated"];
-      403: components["responses"]["Forbidden"];
-      404: components["responses"]["NotFound"];
-      429: components["responses"]["RateLimited"];
-      503: components["responses"]["Unavailable"];
-    };
-  };
-  listLlmConfigs: {
-    parameters: {
-      query?: {
-        /** @description How many items a page holds. */
-        limit?: components["parameters"]["limit"];
-        /** @description The `next_cursor` of the previous page; omit it for the first page. */
-        cursor?: components["parameters"]["cursor"];
-        /** @description true: only the configs new orchestrators may use. */
-        enabled?: "true" | "false";
-        /** @description sys_admins only: soft-deleted records too. */
-        include_deleted?: components["parameters"]["include_deleted"];
-      };
-      header?: never;
-      path: {
-        org_id: components["parameters"]["org_id"];
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description OK. */
-      200: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-          RateLimit: components["headers"]["RateLimit"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": {
-            data: components["schemas"]["LlmConfig"][];
-            /** @description Pass it back as `cursor` for the next page; null on the last page. */
-            next_cursor: string | null;
-          };
-        };
-      };
-      400: components["responses"]["ValidationFailed"];
-      401: components["responses"]["Unauthenticated"];
-      403: components["responses"]["Forbidden"];
-      429: components["responses"]["RateLimited"];
-      503: components["responses"]["Unavailable"];
-    };
-  };
-  createLlmConfig: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        org_id: components["parameters"]["org_id"];
-      };
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        "application/json": {
-          name: string;
-          /** @enum {string} */
-          provider: "openai" | "anthropic" | "google" | "azure_openai" | "mistral" | "openai_compatible";
-          /** @description Stored encrypted; never returned (only its last 4 characters). */
-          api_key: string;
-          base_url?: string | null;
-          /** @default {} */
-          additional_config?: {
-            [key: string]: components["schemas"]["JsonValue"];
-          };
-          /** @default true */
-          is_enabled?: boolean;
-        };
-      };
-    };
-    responses: {
-      /** @description Created. */
-      201: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-          RateLimit: components["headers"]["RateLimit"];
-          Location: components["headers"]["Location"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["LlmConfig"];
-        };
-      };
-      400: components["responses"]["ValidationFailed"];
-      401: components["responses"]["Unauthenticated"];
-      403: components["responses"]["Forbidden"];
-      404: components["responses"]["NotFound"];
-      413: components["responses"]["PayloadTooLarge"];
-      415: components["responses"]["UnsupportedMediaType"];
-      429: components["responses"]["RateLimited"];
-      503: components["responses"]["Unavailable"];
-    };
-  };
-  getLlmConfig: {
-    parameters: {
-      query?: {
-        /** @description sys_admins only: soft-deleted records too. */
-        include_deleted?: components["parameters"]["include_deleted"];
-      };
-      header?: never;
-      path: {
-        org_id: components["parameters"]["org_id"];
-        config_id: components["parameters"]["config_id"];
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description OK. */
-      200: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-          RateLimit: components["headers"]["RateLimit"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["LlmConfig"];
-        };
-      };
-      400: components["responses"]["ValidationFailed"];
-      401: components["responses"]["Unauthenticated"];
-      403: components["responses"]["Forbidden"];
-      404: components["responses"]["NotFound"];
-      429: components["responses"]["RateLimited"];
-      503: components["responses"]["Unavailable"];
-    };
-  };
-  deleteLlmConfig: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        org_id: components["parameters"]["org_id"];
-        config_id: components["parameters"]["config_id"];
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description OK. */
-      200: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-          RateLimit: components["headers"]["RateLimit"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["LlmConfig"];
-        };
-      };
-      400: components["responses"]["ValidationFailed"];
-      401: components["responses"]["Unauthenticated"];
-      403: components["responses"]["Forbidden"];
-      404: components["responses"]["NotFound"];
-      413: components["responses"]["PayloadTooLarge"];
-      415: components["responses"]["UnsupportedMediaType"];
-      429: components["responses"]["RateLimited"];
-      503: components["responses"]["Unavailable"];
-    };
-  };
-  updateLlmConfig: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        org_id: components["parameters"]["org_id"];
-        config_id: components["parameters"]["config_id"];
-      };
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        "application/json": {
-          name?: string;
-          /** @description Fixed after creation: a different value answers 400 immutable_field. */
-          provider?: string;
-          api_key?: string;
-          base_url?: string | null;
-          additional_config?: {
-            [key: string]: components["schemas"]["JsonValue"];
-          };
-          is_enabled?: boolean;
-        };
-      };
-    };
-    responses: {
-      /** @description OK. */
-      200: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-          RateLimit: components["headers"]["RateLimit"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["LlmConfig"];
-        };
-      };
-      400: components["responses"]["ValidationFailedOrImmutableField"];
-      401: components["responses"]["Unauthenticated"];
-      403: components["responses"]["Forbidden"];
-      404: components["responses"]["NotFound"];
-      413: components["responses"]["PayloadTooLarge"];
-      415: components["responses"]["UnsupportedMediaType"];
-      429: components["responses"]["RateLimited"];
-      503: components["responses"]["Unavailable"];
-    };
-  };
-  restoreLlmConfig: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        org_id: components["parameters"]["org_id"];
-        config_id: components["parameters"]["config_id"];
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description OK. */
-      200: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-          RateLimit: components["headers"]["RateLimit"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["LlmConfig"];
-        };
-      };
-      400: components["responses"]["ValidationFailed"];
-      401: components["responses"]["Unauthenticated"];
-      403: components["responses"]["Forbidden"];
-      404: components["responses"]["NotFound"];
-      413: components["responses"]["PayloadTooLarge"];
-      415: components["responses"]["UnsupportedMediaType"];
-      429: components["responses"]["RateLimited"];
-      503: components["responses"]["Unavailable"];
-    };
-  };
-  listOrchestrators: {
-    parameters: {
-      query?: {
-        /** @description How many items a page holds. */
-        limit?: components["parameters"]["limit"];
-        /** @description The `next_cursor` of the previous page; omit it for the first page. */
-        cursor?: components["parameters"]["cursor"];
-        status?: "active" | "suspended" | "inactive";
-        tier?: "demand" | "hot";
-        framework_type?: "langgraph" | "openai_agents" | "google_adk";
-        mode?: "supervisor" | "coordinator" | "handoff" | "grounded";
-        q?: string;
-        /** @description sys_admins only: soft-deleted records too. */
-        include_deleted?: components["parameters"]["include_deleted"];
-      };
-      header?: never;
-      path: {
-        org_id: components["parameters"]["org_id"];
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description OK. */
-      200: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-          RateLimit: components["headers"]["RateLimit"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": {
-            data: components["schemas"]["OrchestratorInstance"][];
-            /** @description Pass it back as `cursor` for the next page; null on the last page. */
-            next_cursor: string | null;
-          };
-        };
-      };
-      400: components["responses"]["ValidationFailed"];
-      401: components["responses"]["Unauthenticated"];
-      403: components["responses"]["Forbidden"];
-      429: components["responses"]["RateLimited"];
-      503: components["responses"]["Unavailable"];
-    };
-  };
-  createOrchestrator: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        org_id: components["parameters"]["org_id"];
-      };
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        "application/json": {
-          name: string;
-          /** @enum {string} */
-          framework_type: "langgraph" | "openai_agents" | "google_adk";
-          /** @enum {string} */
-          mode: "supervisor" | "coordinator" | "handoff" | "grounded";
-          /**
-           * @description Tier 4 settings: keys override organization and platform settings where those allow it.
-           * @default {}
-           */
-          config?: {
-            [key: string]: components["schemas"]["JsonValue"];
-          };
-          whoami?: string | null;
-          /** @default {} */
-          plugin_settings?: {
-            [key: string]: components["schemas"]["JsonValue"];
-          };
-          /**
-           * @default demand
-           * @enum {string}
-           */
-          tier?: "demand" | "hot";
-          /**
-           * @default active
-           * @enum {string}
-           */
-          status?: "active" | "suspended" | "inactive";
-        };
-      };
-    };
-    responses: {
-      /** @description Created. */
-      201: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-          RateLimit: components["headers"]["RateLimit"];
-          Location: components["headers"]["Location"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["OrchestratorInstance"];
-        };
-      };
-      400: components["responses"]["ValidationFailed"];
-      401: components["responses"]["Unauthenticated"];
-      /**
-       * @description `forbidden`: Authenticated, but not allowed. `required_permission` names the permission the caller lacks, when one would do.
-       *
-       *     `quota_exceeded`: A quota of the organization's subscription tier would be exceeded.
-       *
-       *     `not_overridable`: The tier above marks the setting as not overridable. `errors` names the key.
-       */
-      403: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/problem+json": components["schemas"]["Problem"] & {
-            /** @constant */
-            status?: 403;
+            /** @description The permission the caller lacks. Sent with `forbidden`. */
+            required_permission?: string;
+            /** @description The scopes at fault. Sent with `unknown_scope`, `scope_not_held`. */
+            scopes?: string[];
+            /** @description The methods the path takes. Sent with `method_not_allowed`. */
+            allowed?: string[];
+        };
+        /**
+         * @description At most `requests` requests per `window_seconds` seconds.
+         * @example {
+         *       "requests": 600,
+         *       "window_seconds": 60
+         *     }
+         */
+        RateLimit: {
+            requests: number;
+            window_seconds: number;
+        };
+        /**
+         * @example {
+         *       "enabled": true,
+         *       "recovery_codes_left": 9,
+         *       "required": false
+         *     }
+         */
+        TwoFactorStatus: {
+            /** @description Whether sign-in asks for a code. */
+            enabled: boolean;
+            /** @description Unused recovery codes (0 while off). */
+            recovery_codes_left: number;
+            /** @description Whether the platform requires it of this user (a sys_admin, under auth.require_mfa_for_sys_admins). */
+            required: boolean;
+        };
+        /**
+         * @example {
+         *       "secret": "JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP",
+         *       "otpauth_url": "otpauth://totp/svc:root?secret=JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP&issuer=svc"
+         *     }
+         */
+        TwoFactorSetup: {
+            /** @description The setup key (base32), for typing into an authenticator app. */
+            secret: string;
+            /** @description The same as an otpauth:// URI, for a QR code. */
+            otpauth_url: string;
+        };
+        /**
+         * @example {
+         *       "recovery_codes": [
+         *         "abcd-efgh-ijkl-mnop"
+         *       ]
+         *     }
+         */
+        RecoveryCodes: {
+            /** @description Ten single-use codes, shown this once. */
+            recovery_codes: string[];
+        };
+        /**
+         * @example {
+         *       "id": "0193a5c3-0a4b-7c5d-9e6f-7a8b9c0d1e2f",
+         *       "name": "ci-deploy",
+         *       "key_prefix": "cdk_7Hq2LmXa",
+         *       "scopes": [
+         *         "svc:system:orgs:read",
+         *         "svc:orchestrators:read"
+         *       ],
+         *       "effective_scopes": [
+         *         "svc:system:orgs:read",
+         *         "svc:orchestrators:read"
+         *       ],
+         *       "rate_limit": {
+         *         "requests": 600,
+         *         "window_seconds": 60
+         *       },
+         *       "allowed_org_ids": null,
+         *       "allowed_cidrs": null,
+         *       "expires_at": "2027-01-15T09:30:00.000Z",
+         *       "is_active": true,
+         *       "created_at": "2026-01-15T09:30:00.000Z",
+         *       "raw_key": "cdk_7Hq2LmXaP4kR9sT1vW3yZ5bD7fH9jL2nQ4rS6tU8wX0zAb3Kx9"
+         *     }
+         */
+        CreatedApiKey: {
+            /** Format: uuid */
+            id: string;
+            name: string;
+            key_prefix: string;
+            scopes: string[];
+            /** @description The scopes without the dangerous ones: what the key will carry. */
+            effective_scopes: string[];
+            /** @description The key's own rate limit; null: the platform default applies. */
+            rate_limit: components["schemas"]["RateLimit"] | null;
+            /** @description The organizations the key may act in, each one its owner belongs to; null: all of the owner's. Elsewhere it acts as if its owner were not a member. */
+            allowed_org_ids: string[] | null;
+            /**
+             * @description IPv4/IPv6 CIDRs the key may be used from; null: any address. From elsewhere: 403 `ip_not_allowed`.
+             * @example [
+             *       "203.0.113.0/24",
+             *       "2001:db8::/32"
+             *     ]
+             */
+            allowed_cidrs: (string)[] | null;
+            expires_at: string | null;
+            is_active: boolean;
+            /**
+             * Format: date-time
+             * @example 2026-01-15T09:30:00.000Z
+             */
+            created_at: string;
+            /** @description The key itself. Shown once, in this response only. */
+            raw_key: string;
+        };
+        /**
+         * @example {
+         *       "id": "0193a5c3-0a4b-7c5d-9e6f-7a8b9c0d1e2f",
+         *       "user_id": "0193a5c2-41f0-7e2d-8a6b-3c9e5d7f1a22",
+         *       "name": "ci-deploy",
+         *       "key_prefix": "cdk_7Hq2LmXa",
+         *       "scopes": [
+         *         "svc:system:orgs:read",
+         *         "svc:orchestrators:read"
+         *       ],
+         *       "rate_limit": null,
+         *       "allowed_org_ids": null,
+         *       "allowed_cidrs": [
+         *         "203.0.113.0/24"
+         *       ],
+         *       "expires_at": "2027-01-15T09:30:00.000Z",
+         *       "last_used_at": "2026-02-03T14:05:12.000Z",
+         *       "last_used_ip": "203.0.113.7",
+         *       "last_user_agent": "ci-runner/2.1",
+         *       "is_active": true,
+         *       "created_at": "2026-01-15T09:30:00.000Z",
+         *       "updated_at": "2026-01-15T09:30:00.000Z"
+         *     }
+         */
+        ApiKey: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            user_id: string;
+            name: string;
+            key_prefix: string;
+            scopes: string[];
+            /** @description The key's own rate limit; null: the platform default applies. */
+            rate_limit: components["schemas"]["RateLimit"] | null;
+            /** @description The organizations the key may act in, each one its owner belongs to; null: all of the owner's. Elsewhere it acts as if its owner were not a member. */
+            allowed_org_ids: string[] | null;
+            /**
+             * @description IPv4/IPv6 CIDRs the key may be used from; null: any address. From elsewhere: 403 `ip_not_allowed`.
+             * @example [
+             *       "203.0.113.0/24",
+             *       "2001:db8::/32"
+             *     ]
+             */
+            allowed_cidrs: (string)[] | null;
+            expires_at: string | null;
+            last_used_at: string | null;
+            /** @description The client address of the key's latest request (best effort). */
+            last_used_ip: string | null;
+            /** @description The User-Agent of the key's latest request (best effort). */
+            last_user_agent: string | null;
+            is_active: boolean;
+            /**
+             * Format: date-time
+             * @example 2026-01-15T09:30:00.000Z
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @example 2026-01-15T09:30:00.000Z
+             */
+            updated_at: string;
+        };
+        /**
+         * @example {
+         *       "data": [
+         *         {
+         *           "hour": "2026-01-15T09:00:00.000Z",
+         *           "outcome": "2xx",
+         *           "count": 412
+         *         },
+         *         {
+         *           "hour": "2026-01-15T09:00:00.000Z",
+         *           "outcome": "429",
+         *           "count": 3
+         *         }
+         *       ]
+         *     }
+         */
+        ApiKeyUsage: {
+            data: {
+                /**
+                 * Format: date-time
+                 * @example 2026-01-15T09:30:00.000Z
+                 */
+                hour: string;
+                /** @enum {string} */
+                outcome: "401" | "403" | "429" | "2xx" | "4xx" | "5xx";
+                count: number;
+            }[];
+        };
+        /**
+         * @example {
+         *       "id": "0193a5c2-7d1e-7b4a-9c3f-2e8d6f1a4b70",
+         *       "name": "acme",
+         *       "display_name": "Acme Corporation",
+         *       "domain": "acme.example",
+         *       "tier": "pro",
+         *       "status": "active",
+         *       "description": null,
+         *       "contact_email": "it@acme.example",
+         *       "website": "https://acme.example",
+         *       "logo_url": null,
+         *       "country": "GB",
+         *       "timezone": "Europe/London",
+         *       "is_deleted": false,
+         *       "created_at": "2026-01-15T09:30:00.000Z",
+         *       "updated_at": "2026-01-15T09:30:00.000Z"
+         *     }
+         */
+        Organization: {
+            /** Format: uuid */
+            id: string;
+            name: string;
+            display_name: string | null;
+            domain: string | null;
             /** @enum {string} */
-            code?: "forbidden" | "quota_exceeded" | "not_overridable";
-          };
+            tier: "free" | "pro" | "enterprise";
+            status: string;
+            description: string | null;
+            contact_email: string | null;
+            website: string | null;
+            logo_url: string | null;
+            country: string | null;
+            timezone: string | null;
+            is_deleted: boolean;
+            /**
+             * Format: date-time
+             * @example 2026-01-15T09:30:00.000Z
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @example 2026-01-15T09:30:00.000Z
+             */
+            updated_at: string;
         };
-      };
-      404: components["responses"]["NotFound"];
-      413: components["responses"]["PayloadTooLarge"];
-      415: components["responses"]["UnsupportedMediaType"];
-      429: components["responses"]["RateLimited"];
-      503: components["responses"]["Unavailable"];
-    };
-  };
-  effectiveInstanceConfig: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        org_id: components["parameters"]["org_id"];
-        orchestrator_id: components["parameters"]["orchestrator_id"];
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description OK. */
-      200: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-          RateLimit: components["headers"]["RateLimit"];
-          [name: string]: unknown;
+        /**
+         * @example {
+         *       "key": "api_keys.max_lifetime_days",
+         *       "value": 365,
+         *       "value_type": "integer",
+         *       "description": "Longest lifetime of a new API key, in days.",
+         *       "overridable": false,
+         *       "category": "policy",
+         *       "is_deleted": false,
+         *       "updated_at": "2026-01-15T09:30:00.000Z"
+         *     }
+         */
+        PlatformSetting: {
+            key: string;
+            value: components["schemas"]["JsonValue"];
+            value_type: string;
+            description: string | null;
+            overridable: boolean;
+            category: string | null;
+            is_deleted: boolean;
+            /**
+             * Format: date-time
+             * @example 2026-01-15T09:30:00.000Z
+             */
+            updated_at: string;
         };
-        content: {
-          "application/json": {
-            data: components["schemas"]["EffectiveSetting"][];
+        /** @description Any JSON value: a string, number, boolean, null, array or object. */
+        JsonValue: unknown;
+        /**
+         * @example {
+         *       "key": "assistant.locale",
+         *       "value": "en-GB",
+         *       "overridable": true,
+         *       "is_deleted": false,
+         *       "updated_at": "2026-01-15T09:30:00.000Z"
+         *     }
+         */
+        OrgSetting: {
+            key: string;
+            value: components["schemas"]["JsonValue"];
+            overridable: boolean;
+            is_deleted: boolean;
+            /**
+             * Format: date-time
+             * @example 2026-01-15T09:30:00.000Z
+             */
+            updated_at: string;
+        };
+        /**
+         * @example {
+         *       "key": "assistant.locale",
+         *       "value": "en-GB",
+         *       "source": "organization",
+         *       "overridable": true
+         *     }
+         */
+        EffectiveSetting: {
+            key: string;
+            value: components["schemas"]["JsonValue"];
+            /**
+             * @description The tier the value comes from.
+             * @enum {string}
+             */
+            source: "platform" | "organization" | "instance";
+            /** @description Whether the tier below may override it. */
+            overridable: boolean;
+        };
+        /**
+         * @example {
+         *       "id": "0193a5c5-6e7f-7a8b-9c0d-1e2f3a4b5c6d",
+         *       "org_id": "0193a5c2-7d1e-7b4a-9c3f-2e8d6f1a4b70",
+         *       "name": "OpenAI production",
+         *       "provider": "openai",
+         *       "api_key_last4": "6789",
+         *       "api_key_readable": true,
+         *       "base_url": null,
+         *       "additional_config": {
+         *         "organization": "org-acme"
+         *       },
+         *       "is_enabled": true,
+         *       "is_deleted": false,
+         *       "created_at": "2026-01-15T09:30:00.000Z",
+         *       "updated_at": "2026-01-15T09:30:00.000Z"
+         *     }
+         */
+        LlmConfig: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            org_id: string;
+            name: string;
+            provider: string;
+            /** @description The last 4 characters of the provider key; null when it cannot be decrypted. */
+            api_key_last4: string | null;
+            /** @description false when the stored key cannot be decrypted (tampered with, moved, or its encryption key is gone): set a new one. */
+            api_key_readable: boolean;
+            base_url: string | null;
+            additional_config: {
+                [key: string]: components["schemas"]["JsonValue"];
+            };
+            is_enabled: boolean;
+            is_deleted: boolean;
+            /**
+             * Format: date-time
+             * @example 2026-01-15T09:30:00.000Z
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @example 2026-01-15T09:30:00.000Z
+             */
+            updated_at: string;
+        };
+        /**
+         * @example {
+         *       "id": "0193a5c4-2b3c-7d4e-8f5a-6b7c8d9e0f1a",
+         *       "org_id": "0193a5c2-7d1e-7b4a-9c3f-2e8d6f1a4b70",
+         *       "name": "support-assistant",
+         *       "framework_type": "langgraph",
+         *       "mode": "supervisor",
+         *       "status": "active",
+         *       "config": {
+         *         "assistant.locale": "en-GB"
+         *       },
+         *       "tier": "demand",
+         *       "whoami": "You are Acme's support assistant.",
+         *       "plugin_settings": {},
+         *       "config_hash": "3f9a1c7e5b2d8f40",
+         *       "last_accessed_at": "2026-02-03T14:05:12.000Z",
+         *       "is_deleted": false,
+         *       "created_at": "2026-01-15T09:30:00.000Z",
+         *       "updated_at": "2026-01-15T09:30:00.000Z"
+         *     }
+         */
+        OrchestratorInstance: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            org_id: string;
+            name: string;
+            framework_type: string;
+            mode: string;
+            status: string;
+            config: {
+                [key: string]: components["schemas"]["JsonValue"];
+            };
+            tier: string;
+            whoami: string | null;
+            plugin_settings: {
+                [key: string]: components["schemas"]["JsonValue"];
+            };
             config_hash: string | null;
-          };
+            last_accessed_at: string | null;
+            is_deleted: boolean;
+            /**
+             * Format: date-time
+             * @example 2026-01-15T09:30:00.000Z
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @example 2026-01-15T09:30:00.000Z
+             */
+            updated_at: string;
         };
-      };
-      400: components["responses"]["ValidationFailed"];
-      401: components["responses"]["Unauthenticated"];
-      403: components["responses"]["Forbidden"];
-      404: components["responses"]["NotFound"];
-      429: components["responses"]["RateLimited"];
-      503: components["responses"]["Unavailable"];
-    };
-  };
-  getOrchestrator: {
-    parameters: {
-      query?: {
-        /** @description sys_admins only: soft-deleted records too. */
-        include_deleted?: components["parameters"]["include_deleted"];
-      };
-      header?: never;
-      path: {
-        org_id: components["parameters"]["org_id"];
-        orchestrator_id: components["parameters"]["orchestrator_id"];
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description OK. */
-      200: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-          RateLimit: components["headers"]["RateLimit"];
-          [name: string]: unknown;
+        /**
+         * @example {
+         *       "id": "0193a5c6-8a9b-7c0d-8e1f-2a3b4c5d6e7f",
+         *       "org_id": "0193a5c2-7d1e-7b4a-9c3f-2e8d6f1a4b70",
+         *       "orchestrator_id": "0193a5c4-2b3c-7d4e-8f5a-6b7c8d9e0f1a",
+         *       "name": "support",
+         *       "description": "Acme's support assistant.",
+         *       "visibility": "public",
+         *       "status": "active",
+         *       "is_deleted": false,
+         *       "created_at": "2026-01-15T09:30:00.000Z",
+         *       "updated_at": "2026-01-15T09:30:00.000Z"
+         *     }
+         */
+        CentralPoint: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            org_id: string;
+            /** Format: uuid */
+            orchestrator_id: string;
+            name: string;
+            description: string | null;
+            visibility: string;
+            status: string;
+            is_deleted: boolean;
+            /**
+             * Format: date-time
+             * @example 2026-01-15T09:30:00.000Z
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @example 2026-01-15T09:30:00.000Z
+             */
+            updated_at: string;
         };
-        content: {
-          "application/json": components["schemas"]["OrchestratorInstance"];
+        /**
+         * @example {
+         *       "id": "0193a5c7-0b1c-7d2e-9f3a-4b5c6d7e8f90",
+         *       "source": "system",
+         *       "org_id": null,
+         *       "pid": "com.example.search",
+         *       "version": "1.4.0",
+         *       "name": "Web search",
+         *       "description": "Searches the web and cites its sources.",
+         *       "tag": "search",
+         *       "is_latest": true,
+         *       "s3_path": null,
+         *       "logo_image": null,
+         *       "default_settings": {
+         *         "max_results": 5
+         *       },
+         *       "settings_schema": {
+         *         "type": "object",
+         *         "properties": {
+         *           "max_results": {
+         *             "type": "integer",
+         *             "minimum": 1,
+         *             "maximum": 20
+         *           }
+         *         }
+         *       },
+         *       "capabilities": [
+         *         "search"
+         *       ],
+         *       "is_specialized": false,
+         *       "is_scoped": false,
+         *       "stateless": true,
+         *       "enabled": true,
+         *       "created_at": "2026-01-15T09:30:00.000Z",
+         *       "updated_at": "2026-01-15T09:30:00.000Z"
+         *     }
+         */
+        Plugin: {
+            /** Format: uuid */
+            id: string;
+            /** @enum {string} */
+            source: "system" | "org";
+            org_id: string | null;
+            pid: string;
+            version: string;
+            name: string;
+            description: string | null;
+            tag: string | null;
+            is_latest: boolean;
+            s3_path: string | null;
+            logo_image: string | null;
+            default_settings: {
+                [key: string]: components["schemas"]["JsonValue"];
+            };
+            settings_schema: {
+                [key: string]: components["schemas"]["JsonValue"];
+            };
+            capabilities: string[];
+            is_specialized: boolean;
+            is_scoped: boolean;
+            stateless: boolean;
+            enabled: boolean;
+            /**
+             * Format: date-time
+             * @example 2026-01-15T09:30:00.000Z
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @example 2026-01-15T09:30:00.000Z
+             */
+            updated_at: string;
         };
-      };
-      400: components["responses"]["ValidationFailed"];
-      401: components["responses"]["Unauthenticated"];
-      403: components["responses"]["Forbidden"];
-      404: components["responses"]["NotFound"];
-      429: components["responses"]["RateLimited"];
-      503: components["responses"]["Unavailable"];
-    };
-  };
-  deleteOrchestrator: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        org_id: components["parameters"]["org_id"];
-        orchestrator_id: components["parameters"]["orchestrator_id"];
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description OK. */
-      200: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-          RateLimit: components["headers"]["RateLimit"];
-          [name: string]: unknown;
+        /**
+         * @example {
+         *       "id": 42,
+         *       "provider": "openai",
+         *       "model_id": "gpt-4.1",
+         *       "display_name": "GPT-4.1",
+         *       "aliases": [
+         *         "gpt-4.1-2025-04-14"
+         *       ],
+         *       "model_category": "text_generation",
+         *       "input_billing_unit": "per_1m_tokens",
+         *       "output_billing_unit": "per_1m_tokens",
+         *       "input_price_per_unit": "2.00",
+         *       "output_price_per_unit": "8.00",
+         *       "currency": "USD",
+         *       "enabled": true,
+         *       "created_at": "2026-01-15T09:30:00.000Z",
+         *       "updated_at": "2026-01-15T09:30:00.000Z"
+         *     }
+         */
+        Model: {
+            id: number;
+            provider: string;
+            model_id: string;
+            display_name: string | null;
+            aliases: string[];
+            enabled: boolean;
+            model_category: string;
+            input_billing_unit: string;
+            output_billing_unit: string;
+            input_price_per_unit: string | null;
+            output_price_per_unit: string | null;
+            currency: string;
+            /**
+             * Format: date-time
+             * @example 2026-01-15T09:30:00.000Z
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @example 2026-01-15T09:30:00.000Z
+             */
+            updated_at: string;
         };
-        content: {
-          "application/json": components["schemas"]["OrchestratorInstance"];
+        /**
+         * @example {
+         *       "id": "0193a5c8-1c2d-7e3f-8a4b-5c6d7e8f9a0b",
+         *       "org_id": "0193a5c2-7d1e-7b4a-9c3f-2e8d6f1a4b70",
+         *       "user_id": "0193a5c2-41f0-7e2d-8a6b-3c9e5d7f1a22",
+         *       "instance_id": "0193a5c4-2b3c-7d4e-8f5a-6b7c8d9e0f1a",
+         *       "title": "Where is order 1042?",
+         *       "is_deleted": false,
+         *       "created_at": "2026-01-15T09:30:00.000Z",
+         *       "updated_at": "2026-01-15T09:30:00.000Z"
+         *     }
+         */
+        Conversation: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            org_id: string;
+            /** Format: uuid */
+            user_id: string;
+            instance_id: string | null;
+            title: string | null;
+            is_deleted: boolean;
+            /**
+             * Format: date-time
+             * @example 2026-01-15T09:30:00.000Z
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @example 2026-01-15T09:30:00.000Z
+             */
+            updated_at: string;
         };
-      };
-      400: components["responses"]["ValidationFailed"];
-      401: components["responses"]["Unauthenticated"];
-      403: components["responses"]["Forbidden"];
-      404: components["responses"]["NotFound"];
-      409: components["responses"]["Conflict"];
-      413: components["responses"]["PayloadTooLarge"];
-      415: components["responses"]["UnsupportedMediaType"];
-      429: components["responses"]["RateLimited"];
-      503: components["responses"]["Unavailable"];
-    };
-  };
-  updateOrchestrator: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        org_id: components["parameters"]["org_id"];
-        orchestrator_id: components["parameters"]["orchestrator_id"];
-      };
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        "application/json": {
-          name?: string;
-          /** @description Immutable: a different value answers 400 immutable_field. */
-          framework_type?: string;
-          /** @description Immutable: a different value answers 400 immutable_field. */
-          mode?: string;
-          config?: {
-            [key: string]: components["schemas"]["JsonValue"];
-          };
-          whoami?: string | null;
-          plugin_settings?: {
-            [key: string]: components["schemas"]["JsonValue"];
-          };
-          /** @enum {string} */
-          tier?: "demand" | "hot";
-          /** @enum {string} */
-          status?: "active" | "suspended" | "inactive";
-        };
-      };
-    };
-    responses: {
-      /** @description OK. */
-      200: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-          RateLimit: components["headers"]["RateLimit"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["OrchestratorInstance"];
-        };
-      };
-      400: components["responses"]["ValidationFailedOrImmutableField"];
-      401: components["responses"]["Unauthenticated"];
-      403: components["responses"]["ForbiddenOrNotOverridable"];
-      404: components["responses"]["NotFound"];
-      413: components["responses"]["PayloadTooLarge"];
-      415: components["responses"]["UnsupportedMediaType"];
-      429: components["responses"]["RateLimited"];
-      503: components["responses"]["Unavailable"];
-    };
-  };
-  restoreOrchestrator: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        org_id: components["parameters"]["org_id"];
-        orchestrator_id: components["parameters"]["orchestrator_id"];
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description OK. */
-      200: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-          RateLimit: components["headers"]["RateLimit"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["OrchestratorInstance"];
-        };
-      };
-      400: components["responses"]["ValidationFailed"];
-      401: components["responses"]["Unauthenticated"];
-      403: components["responses"]["ForbiddenOrQuotaExceeded"];
-      404: components["responses"]["NotFound"];
-      413: components["responses"]["PayloadTooLarge"];
-      415: components["responses"]["UnsupportedMediaType"];
-      429: components["responses"]["RateLimited"];
-      503: components["responses"]["Unavailable"];
-    };
-  };
-  listCentralPoints: {
-    parameters: {
-      query?: {
-        /** @description How many items a page holds. */
-        limit?: components["parameters"]["limit"];
-        /** @description The `next_cursor` of the previous page; omit it for the first page. */
-        cursor?: components["parameters"]["cursor"];
-        /** @description sys_admins only: soft-deleted records too. */
-        include_deleted?: components["parameters"]["include_deleted"];
-      };
-      header?: never;
-      path: {
-        org_id: components["parameters"]["org_id"];
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description OK. */
-      200: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-          RateLimit: components["headers"]["RateLimit"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": {
-            data: components["schemas"]["CentralPoint"][];
-            /** @description Pass it back as `cursor` for the next page; null on the last page. */
-            next_cursor: string | null;
-          };
-        };
-      };
-      400: components["responses"]["ValidationFailed"];
-      401: components["responses"]["Unauthenticated"];
-      403: components["responses"]["Forbidden"];
-      429: components["responses"]["RateLimited"];
-      503: components["responses"]["Unavailable"];
-    };
-  };
-  createCentralPoint: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        org_id: components["parameters"]["org_id"];
-      };
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        "application/json": {
-          name: string;
-          /**
-           * Format: uuid
-           * @example 0193a5c2-7d1e-7b4a-9c3f-2e8d6f1a4b70
-           */
-          orchestrator_id: string;
-          description?: string | null;
-          /**
-           * @default private
-           * @enum {string}
-           */
-          visibility?: "private" | "public";
-          /**
-           * @default active
-           * @enum {string}
-           */
-          status?: "active" | "inactive";
-        };
-      };
-    };
-    responses: {
-      /** @description Created. */
-      201: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-          RateLimit: components["headers"]["RateLimit"];
-          Location: components["headers"]["Location"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["CentralPoint"];
-        };
-      };
-      400: components["responses"]["ValidationFailed"];
-      401: components["responses"]["Unauthenticated"];
-      403: components["responses"]["ForbiddenOrTierRequiredOrQuotaExceeded"];
-      404: components["responses"]["NotFound"];
-      409: components["responses"]["Conflict"];
-      413: components["responses"]["PayloadTooLarge"];
-      415: components["responses"]["UnsupportedMediaType"];
-      429: components["responses"]["RateLimited"];
-      503: components["responses"]["Unavailable"];
-    };
-  };
-  getCentralPoint: {
-    parameters: {
-      query?: {
-        /** @description sys_admins only: soft-deleted records too. */
-        include_deleted?: components["parameters"]["include_deleted"];
-      };
-      header?: never;
-      path: {
-        org_id: components["parameters"]["org_id"];
-        central_point_id: components["parameters"]["central_point_id"];
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description OK. */
-      200: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-          RateLimit: components["headers"]["RateLimit"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["CentralPoint"];
-        };
-      };
-      400: components["responses"]["ValidationFailed"];
-      401: components["responses"]["Unauthenticated"];
-      403: components["responses"]["Forbidden"];
-      404: components["responses"]["NotFound"];
-      429: components["responses"]["RateLimited"];
-      503: components["responses"]["Unavailable"];
-    };
-  };
-  deleteCentralPoint: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        org_id: components["parameters"]["org_id"];
-        central_point_id: components["parameters"]["central_point_id"];
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description OK. */
-      200: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-          RateLimit: components["headers"]["RateLimit"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["CentralPoint"];
-        };
-      };
-      400: components["responses"]["ValidationFailed"];
-      401: components["responses"]["Unauthenticated"];
-      403: components["responses"]["Forbidden"];
-      404: components["responses"]["NotFound"];
-      413: components["responses"]["PayloadTooLarge"];
-      415: components["responses"]["UnsupportedMediaType"];
-      429: components["responses"]["RateLimited"];
-      503: components["responses"]["Unavailable"];
-    };
-  };
-  updateCentralPoint: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        org_id: components["parameters"]["org_id"];
-        central_point_id: components["parameters"]["central_point_id"];
-      };
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        "application/json": {
-          name?: string;
-          /**
-           * Format: uuid
-           * @example 0193a5c2-7d1e-7b4a-9c3f-2e8d6f1a4b70
-           */
-          orchestrator_id?: string;
-          description?: string | null;
-          /** @enum {string} */
-          visibility?: "private" | "public";
-          /** @enum {string} */
-          status?: "active" | "inactive";
-        };
-      };
-    };
-    responses: {
-      /** @description OK. */
-      200: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-          RateLimit: components["headers"]["RateLimit"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["CentralPoint"];
-        };
-      };
-      400: components["responses"]["ValidationFailed"];
-      401: components["responses"]["Unauthenticated"];
-      403: components["responses"]["Forbidden"];
-      404: components["responses"]["NotFound"];
-      409: components["responses"]["Conflict"];
-      413: components["responses"]["PayloadTooLarge"];
-      415: components["responses"]["UnsupportedMediaType"];
-      429: components["responses"]["RateLimited"];
-      503: components["responses"]["Unavailable"];
-    };
-  };
-  restoreCentralPoint: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        org_id: components["parameters"]["org_id"];
-        central_point_id: components["parameters"]["central_point_id"];
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description OK. */
-      200: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-          RateLimit: components["headers"]["RateLimit"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["CentralPoint"];
-        };
-      };
-      400: components["responses"]["ValidationFailed"];
-      401: components["responses"]["Unauthenticated"];
-      403: components["responses"]["ForbiddenOrTierRequiredOrQuotaExceeded"];
-      404: components["responses"]["NotFound"];
-      409: components["responses"]["Conflict"];
-      413: components["responses"]["PayloadTooLarge"];
-      415: components["responses"]["UnsupportedMediaType"];
-      429: components["responses"]["RateLimited"];
-      503: components["responses"]["Unavailable"];
-    };
-  };
-  listSystemPlugins: {
-    parameters: {
-      query?: {
-        /** @description How many items a page holds. */
-        limit?: components["parameters"]["limit"];
-        /** @description The `next_cursor` of the previous page; omit it for the first page. */
-        cursor?: components["parameters"]["cursor"];
-        /** @description All versions of one plugin. */
-        pid?: components["parameters"]["pid"];
-        /** @description Only the latest version of each plugin. */
-        latest?: components["parameters"]["latest"];
-        enabled?: components["parameters"]["enabled"];
-      };
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description OK. */
-      200: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-          RateLimit: components["headers"]["RateLimit"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": {
-            data: components["schemas"]["Plugin"][];
-            /** @description Pass it back as `cursor` for the next page; null on the last page. */
-            next_cursor: string | null;
-          };
-        };
-      };
-      400: components["responses"]["ValidationFailed"];
-      401: components["responses"]["Unauthenticated"];
-      403: components["responses"]["Forbidden"];
-      429: components["responses"]["RateLimited"];
-      503: components["responses"]["Unavailable"];
-    };
-  };
-  registerSystemPlugin: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        "application/json": {
-          pid: string;
-          version: string;
-          name: string;
-          description?: string | null;
-          tag?: string | null;
-          /** @default [] */
-          capabilities?: string[];
-          /** @default false */
-          is_specialized?: boolean;
-          /** @default false */
-          is_scoped?: boolean;
-          /** @default true */
-          stateless?: boolean;
-          /** @default true */
-          enabled?: boolean;
-          /** @description Base64 PNG, JPEG, GIF or WebP image (optionally a data: URL), at most 256 KiB. */
-          logo_image?: string | null;
-          s3_path?: string | null;
-          /** @default {} */
-          default_settings?: {
-            [key: string]: components["schemas"]["JsonValue"];
-          };
-          /**
-           * @description A JSON Schema (draft 2020-12); default_settings must satisfy it.
-           * @default {}
-           */
-          settings_schema?: {
-            [key: string]: components["schemas"]["JsonValue"];
-          };
-        };
-      };
-    };
-    responses: {
-      /** @description Created. */
-      201: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-          RateLimit: components["headers"]["RateLimit"];
-          Location: components["headers"]["Location"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Plugin"];
-        };
-      };
-      400: components["responses"]["ValidationFailed"];
-      401: components["responses"]["Unauthenticated"];
-      403: components["responses"]["Forbidden"];
-      409: components["responses"]["Conflict"];
-      413: components["responses"]["PayloadTooLarge"];
-      415: components["responses"]["UnsupportedMediaType"];
-      429: components["responses"]["RateLimited"];
-      503: components["responses"]["Unavailable"];
-    };
-  };
-  getSystemPlugin: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        plugin_id: components["parameters"]["plugin_id"];
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description OK. */
-      200: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-          RateLimit: components["headers"]["RateLimit"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Plugin"];
-        };
-      };
-      400: components["responses"]["ValidationFailed"];
-      401: components["responses"]["Unauthenticated"];
-      403: components["responses"]["Forbidden"];
-      404: components["responses"]["NotFound"];
-      429: components["responses"]["RateLimited"];
-      503: components["responses"]["Unavailable"];
-    };
-  };
-  updateSystemPlugin: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        plugin_id: components["parameters"]["plugin_id"];
-      };
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        "application/json": {
-          enabled: boolean;
-        };
-      };
-    };
-    responses: {
-      /** @description OK. */
-      200: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-          RateLimit: components["headers"]["RateLimit"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Plugin"];
-        };
-      };
-      400: components["responses"]["ValidationFailed"];
-      401: components["responses"]["Unauthenticated"];
-      403: components["responses"]["Forbidden"];
-      404: components["responses"]["NotFound"];
-      413: components["responses"]["PayloadTooLarge"];
-      415: components["responses"]["UnsupportedMediaType"];
-      429: components["responses"]["RateLimited"];
-      503: components["responses"]["Unavailable"];
-    };
-  };
-  listOrgPlugins: {
-    parameters: {
-      query?: {
-        /** @description How many items a page holds. */
-        limit?: components["parameters"]["limit"];
-        /** @description The `next_cursor` of the previous page; omit it for the first page. */
-        cursor?: components["parameters"]["cursor"];
-        /** @description All versions of one plugin. */
-        pid?: components["parameters"]["pid"];
-        /** @description Only the latest version of each plugin. */
-        latest?: components["parameters"]["latest"];
-        enabled?: components["parameters"]["enabled"];
-      };
-      header?: never;
-      path: {
-        org_id: components["parameters"]["org_id"];
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description OK. */
-      200: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-          RateLimit: components["headers"]["RateLimit"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": {
-            data: components["schemas"]["Plugin"][];
-            /** @description Pass it back as `cursor` for the next page; null on the last page. */
-            next_cursor: string | null;
-          };
-        };
-      };
-      400: components["responses"]["ValidationFailed"];
-      401: components["responses"]["Unauthenticated"];
-      403: components["responses"]["Forbidden"];
-      429: components["responses"]["RateLimited"];
-      503: components["responses"]["Unavailable"];
-    };
-  };
-  registerOrgPlugin: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        org_id: components["parameters"]["org_id"];
-      };
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        "application/json": {
-          pid: string;
-          version: string;
-          name: string;
-          description?: string | null;
-          tag?: string | null;
-          /** @default [] */
-          capabilities?: string[];
-          /** @default false */
-          is_specialized?: boolean;
-          /** @default false */
-          is_scoped?: boolean;
-          /** @default true */
-          stateless?: boolean;
-          /** @default true */
-          enabled?: boolean;
-          /** @description Base64 PNG, JPEG, GIF or WebP image (optionally a data: URL), at most 256 KiB. */
-          logo_image?: string | null;
-          s3_path?: string | null;
-          /** @default {} */
-          default_settings?: {
-            [key: string]: components["schemas"]["JsonValue"];
-          };
-          /**
-           * @description A JSON Schema (draft 2020-12); default_settings must satisfy it.
-           * @default {}
-           */
-          settings_schema?: {
-            [key: string]: components["schemas"]["JsonValue"];
-          };
-        };
-      };
-    };
-    responses: {
-      /** @description Created. */
-      201: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-          RateLimit: components["headers"]["RateLimit"];
-          Location: components["headers"]["Location"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Plugin"];
-        };
-      };
-      400: components["responses"]["ValidationFailed"];
-      401: components["responses"]["Unauthenticated"];
-      403: components["responses"]["Forbidden"];
-      404: components["responses"]["NotFound"];
-      409: components["responses"]["Conflict"];
-      413: components["responses"]["PayloadTooLarge"];
-      415: components["responses"]["UnsupportedMediaType"];
-      429: components["responses"]["RateLimited"];
-      503: components["responses"]["Unavailable"];
-    };
-  };
-  getOrgPlugin: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        org_id: components["parameters"]["org_id"];
-        plugin_id: components["parameters"]["plugin_id"];
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description OK. */
-      200: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-          RateLimit: components["headers"]["RateLimit"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Plugin"];
-        };
-      };
-      400: components["responses"]["ValidationFailed"];
-      401: components["responses"]["Unauthenticated"];
-      403: components["responses"]["Forbidden"];
-      404: components["responses"]["NotFound"];
-      429: components["responses"]["RateLimited"];
-      503: components["responses"]["Unavailable"];
-    };
-  };
-  updateOrgPlugin: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        org_id: components["parameters"]["org_id"];
-        plugin_id: components["parameters"]["plugin_id"];
-      };
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        "application/json": {
-          enabled: boolean;
-        };
-      };
-    };
-    responses: {
-      /** @description OK. */
-      200: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-          RateLimit: components["headers"]["RateLimit"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Plugin"];
-        };
-      };
-      400: components["responses"]["ValidationFailed"];
-      401: components["responses"]["Unauthenticated"];
-      403: components["responses"]["Forbidden"];
-      404: components["responses"]["NotFound"];
-      413: components["responses"]["PayloadTooLarge"];
-      415: components["responses"]["UnsupportedMediaType"];
-      429: components["responses"]["RateLimited"];
-      503: components["responses"]["Unavailable"];
-    };
-  };
-  listModels: {
-    parameters: {
-      query?: {
-        /** @description How many items a page holds. */
-        limit?: components["parameters"]["limit"];
-        /** @description The `next_cursor` of the previous page; omit it for the first page. */
-        cursor?: components["parameters"]["cursor"];
-        provider?: string;
-        model_category?: "text_generation" | "embedding" | "image_generation" | "audio" | "moderation";
-        enabled?: components["parameters"]["enabled"];
-      };
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description OK. */
-      200: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-          RateLimit: components["headers"]["RateLimit"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": {
-            data: components["schemas"]["Model"][];
-            /** @description Pass it back as `cursor` for the next page; null on the last page. */
-            next_cursor: string | null;
-          };
-        };
-      };
-      400: components["responses"]["ValidationFailed"];
-      401: components["responses"]["Unauthenticated"];
-      403: components["responses"]["Forbidden"];
-      429: components["responses"]["RateLimited"];
-      503: components["responses"]["Unavailable"];
-    };
-  };
-  createModel: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        "application/json": {
-          provider: string;
-          model_id: string;
-          display_name?: string | null;
-          aliases?: string[];
-          enabled?: boolean;
-          /** @enum {string} */
-          model_category?: "text_generation" | "embedding" | "image_generation" | "audio" | "moderation";
-          /** @enum {string} */
-          input_billing_unit?: "per_1m_tokens" | "per_1k_tokens" | "per_image" | "per_minute" | "per_request";
-          /** @enum {string} */
-          output_billing_unit?: "per_1m_tokens" | "per_1k_tokens" | "per_image" | "per_minute" | "per_request";
-          input_price_per_unit?: string | null;
-          output_price_per_unit?: string | null;
-          currency?: string;
-        };
-      };
-    };
-    responses: {
-      /** @description Created. */
-      201: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-          RateLimit: components["headers"]["RateLimit"];
-          Location: components["headers"]["Location"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Model"];
-        };
-      };
-      400: components["responses"]["ValidationFailed"];
-      401: components["responses"]["Unauthenticated"];
-      403: components["responses"]["Forbidden"];
-      409: components["responses"]["Conflict"];
-      413: components["responses"]["PayloadTooLarge"];
-      415: components["responses"]["UnsupportedMediaType"];
-      429: components["responses"]["RateLimited"];
-      503: components["responses"]["Unavailable"];
-    };
-  };
-  lookupModel: {
-    parameters: {
-      query: {
-        /** @description A model_id or an alias. */
-        name: string;
-      };
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description OK. */
-      200: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-          RateLimit: components["headers"]["RateLimit"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Model"];
-        };
-      };
-      400: components["responses"]["ValidationFailed"];
-      401: components["responses"]["Unauthenticated"];
-      403: components["responses"]["Forbidden"];
-      404: components["responses"]["NotFound"];
-      429: components["responses"]["RateLimited"];
-      503: components["responses"]["Unavailable"];
-    };
-  };
-  getModel: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        model_config_id: components["parameters"]["model_config_id"];
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description OK. */
-      200: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-          RateLimit: components["headers"]["RateLimit"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Model"];
-        };
-      };
-      400: components["responses"]["ValidationFailed"];
-      401: components["responses"]["Unauthenticated"];
-      403: components["responses"]["Forbidden"];
-      404: components["responses"]["NotFound"];
-      429: components["responses"]["RateLimited"];
-      503: components["responses"]["Unavailable"];
-    };
-  };
-  updateModel: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        model_config_id: components["parameters"]["model_config_id"];
-      };
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        "application/json": {
-          display_name?: string | null;
-          aliases?: string[];
-          enabled?: boolean;
-          /** @enum {string} */
-          model_category?: "text_generation" | "embedding" | "image_generation" | "audio" | "moderation";
-          /** @enum {string} */
-          input_billing_unit?: "per_1m_tokens" | "per_1k_tokens" | "per_image" | "per_minute" | "per_request";
-          /** @enum {string} */
-          output_billing_unit?: "per_1m_tokens" | "per_1k_tokens" | "per_image" | "per_minute" | "per_request";
-          input_price_per_unit?: string | null;
-          output_price_per_unit?: string | null;
-          currency?: string;
-        };
-      };
-    };
-    responses: {
-      /** @description OK. */
-      200: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-          RateLimit: components["headers"]["RateLimit"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Model"];
-        };
-      };
-      400: components["responses"]["ValidationFailed"];
-      401: components["responses"]["Unauthenticated"];
-      403: components["responses"]["Forbidden"];
-      404: components["responses"]["NotFound"];
-      409: components["responses"]["Conflict"];
-      413: components["responses"]["PayloadTooLarge"];
-      415: components["responses"]["UnsupportedMediaType"];
-      429: components["responses"]["RateLimited"];
-      503: components["responses"]["Unavailable"];
-    };
-  };
-  listConversations: {
-    parameters: {
-      query?: {
-        /** @description How many items a page holds. */
-        limit?: components["parameters"]["limit"];
-        /** @description The `next_cursor` of the previous page; omit it for the first page. */
-        cursor?: components["parameters"]["cursor"];
-        /** @description Whose conversations; the caller by default. */
-        user_id?: string;
-        instance_id?: string;
-        /** @description sys_admins only: soft-deleted records too. */
-        include_deleted?: components["parameters"]["include_deleted"];
-      };
-      header?: never;
-      path: {
-        org_id: components["parameters"]["org_id"];
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description OK. */
-      200: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-          RateLimit: components["headers"]["RateLimit"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": {
-            data: components["schemas"]["Conversation"][];
-            /** @description Pass it back as `cursor` for the next page; null on the last page. */
-            next_cursor: string | null;
-          };
-        };
-      };
-      400: components["responses"]["ValidationFailed"];
-      401: components["responses"]["Unauthenticated"];
-      403: components["responses"]["Forbidden"];
-      429: components["responses"]["RateLimited"];
-      503: components["responses"]["Unavailable"];
-    };
-  };
-  createConversation: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        org_id: components["parameters"]["org_id"];
-      };
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        "application/json": {
-          /**
-           * Format: uuid
-           * @example 0193a5c2-7d1e-7b4a-9c3f-2e8d6f1a4b70
-           */
-          instance_id: string;
-          /**
-           * Format: uuid
-           * @description A member of the organization; the caller by default.
-           * @example 0193a5c2-7d1e-7b4a-9c3f-2e8d6f1a4b70
-           */
-          user_id?: string;
-          title?: string | null;
-        };
-      };
-    };
-    responses: {
-      /** @description Created. */
-      201: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-          RateLimit: components["headers"]["RateLimit"];
-          Location: components["headers"]["Location"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Conversation"];
-        };
-      };
-      400: components["responses"]["ValidationFailed"];
-      401: components["responses"]["Unauthenticated"];
-      403: components["responses"]["Forbidden"];
-      404: components["responses"]["NotFound"];
-      413: components["responses"]["PayloadTooLarge"];
-      415: components["responses"]["UnsupportedMediaType"];
-      429: components["responses"]["RateLimited"];
-      503: components["responses"]["Unavailable"];
-    };
-  };
-  listMessages: {
-    parameters: {
-      query?: {
-        /** @description How many items a page holds. */
-        limit?: components["parameters"]["limit"];
-        /** @description The `next_cursor` of the previous page; omit it for the first page. */
-        cursor?: components["parameters"]["cursor"];
-      };
-      header?: never;
-      path: {
-        org_id: components["parameters"]["org_id"];
-        conversation_id: components["parameters"]["conversation_id"];
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description OK. */
-      200: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-          RateLimit: components["headers"]["RateLimit"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": {
-            data: components["schemas"]["Message"][];
-            /** @description Pass it back as `cursor` for the next page; null on the last page. */
-            next_cursor: string | null;
-          };
-        };
-      };
-      400: components["responses"]["ValidationFailed"];
-      401: components["responses"]["Unauthenticated"];
-      403: components["responses"]["Forbidden"];
-      404: components["responses"]["NotFound"];
-      429: components["responses"]["RateLimited"];
-      503: components["responses"]["Unavailable"];
-    };
-  };
-  appendMessages: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        org_id: components["parameters"]["org_id"];
-        conversation_id: components["parameters"]["conversation_id"];
-      };
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        "application/json": {
-          messages: {
+        /**
+         * @example {
+         *       "id": "0193a5c8-5a6b-7c7d-8e8f-9a0b1c2d3e4f",
+         *       "conv_id": "0193a5c8-1c2d-7e3f-8a4b-5c6d7e8f9a0b",
+         *       "turn_id": "0193a5c8-3e4f-7a5b-9c6d-7e8f9a0b1c2d",
+         *       "user_id": "0193a5c2-41f0-7e2d-8a6b-3c9e5d7f1a22",
+         *       "instance_id": "0193a5c4-2b3c-7d4e-8f5a-6b7c8d9e0f1a",
+         *       "role": "user",
+         *       "content": "Where is my order 1042?",
+         *       "status": "complete",
+         *       "is_compacted": false,
+         *       "source": "human",
+         *       "metadata": {},
+         *       "created_at": "2026-01-15T09:30:00.123456Z"
+         *     }
+         */
+        Message: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            conv_id: string;
+            /** Format: uuid */
+            turn_id: string;
+            /** Format: uuid */
+            user_id: string;
+            instance_id: string | null;
             /** @enum {string} */
             role: "user" | "assistant" | "tool" | "intent" | "unknown";
             content: string;
-            /**
-             * Format: uuid
-             * @description Groups the messages of one turn.
-             * @example 0193a5c2-7d1e-7b4a-9c3f-2e8d6f1a4b70
-             */
-            turn_id: string;
-            status?: ("pending" | "streaming" | "complete" | "error" | "cancelled") | null;
-            /**
-             * @default human
-             * @enum {string}
-             */
-            source?: "human" | "agent" | "system" | "tool" | "import";
-            /** @default {} */
-            metadata?: {
-              [key: string]: components["schemas"]["JsonValue"];
+            status: string | null;
+            is_compacted: boolean;
+            source: string;
+            metadata: {
+                [key: string]: components["schemas"]["JsonValue"];
             };
-          }[];
-        };
-      };
-    };
-    responses: {
-      /** @description Created. */
-      201: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-          RateLimit: components["headers"]["RateLimit"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": {
-            data: components["schemas"]["Message"][];
-          };
-        };
-      };
-      400: components["responses"]["ValidationFailed"];
-      401: components["responses"]["Unauthenticated"];
-      403: components["responses"]["Forbidden"];
-      404: components["responses"]["NotFound"];
-      413: components["responses"]["PayloadTooLarge"];
-      415: components["responses"]["UnsupportedMediaType"];
-      429: components["responses"]["RateLimited"];
-      503: components["responses"]["Unavailable"];
-    };
-  };
-  compactMessages: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        org_id: components["parameters"]["org_id"];
-        conversation_id: components["parameters"]["conversation_id"];
-      };
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        "application/json": {
-          message_ids: string[];
-        };
-      };
-    };
-    responses: {
-      /** @description OK. */
-      200: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-          RateLimit: components["headers"]["RateLimit"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": {
-            compacted: number;
-          };
-        };
-      };
-      400: components["responses"]["ValidationFailed"];
-      401: components["responses"]["Unauthenticated"];
-      403: components["responses"]["Forbidden"];
-      404: components["responses"]["NotFound"];
-      413: components["responses"]["PayloadTooLarge"];
-      415: components["responses"]["UnsupportedMediaType"];
-      429: components["responses"]["RateLimited"];
-      503: components["responses"]["Unavailable"];
-    };
-  };
-  getConversation: {
-    parameters: {
-      query?: {
-        /** @description sys_admins only: soft-deleted records too. */
-        include_deleted?: components["parameters"]["include_deleted"];
-      };
-      header?: never;
-      path: {
-        org_id: components["parameters"]["org_id"];
-        conversation_id: components["parameters"]["conversation_id"];
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description OK. */
-      200: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-          RateLimit: components["headers"]["RateLimit"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Conversation"];
-        };
-      };
-      400: components["responses"]["ValidationFailed"];
-      401: components["responses"]["Unauthenticated"];
-      403: components["responses"]["Forbidden"];
-      404: components["responses"]["NotFound"];
-      429: components["responses"]["RateLimited"];
-      503: components["responses"]["Unavailable"];
-    };
-  };
-  deleteConversation: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        org_id: components["parameters"]["org_id"];
-        conversation_id: components["parameters"]["conversation_id"];
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description OK. */
-      200: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-          RateLimit: components["headers"]["RateLimit"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Conversation"];
-        };
-      };
-      400: components["responses"]["ValidationFailed"];
-      401: components["responses"]["Unauthenticated"];
-      403: components["responses"]["Forbidden"];
-      404: components["responses"]["NotFound"];
-      413: components["responses"]["PayloadTooLarge"];
-      415: components["responses"]["UnsupportedMediaType"];
-      429: components["responses"]["RateLimited"];
-      503: components["responses"]["Unavailable"];
-    };
-  };
-  restoreConversation: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        org_id: components["parameters"]["org_id"];
-        conversation_id: components["parameters"]["conversation_id"];
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description OK. */
-      200: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-          RateLimit: components["headers"]["RateLimit"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Conversation"];
-        };
-      };
-      400: components["responses"]["ValidationFailed"];
-      401: components["responses"]["Unauthenticated"];
-      403: components["responses"]["Forbidden"];
-      404: components["responses"]["NotFound"];
-      413: components["responses"]["PayloadTooLarge"];
-      415: components["responses"]["UnsupportedMediaType"];
-      429: components["responses"]["RateLimited"];
-      503: components["responses"]["Unavailable"];
-    };
-  };
-  listUsers: {
-    parameters: {
-      query?: {
-        /** @description How many items a page holds. */
-        limit?: components["parameters"]["limit"];
-        /** @description The `next_cursor` of the previous page; omit it for the first page. */
-        cursor?: components["parameters"]["cursor"];
-        /** @description Matches username, display name or email. */
-        q?: components["parameters"]["q"];
-        /** @description sys_admins only: soft-deleted records too. */
-        include_deleted?: components["parameters"]["include_deleted"];
-      };
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description OK. */
-      200: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-          RateLimit: components["headers"]["RateLimit"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": {
-            data: components["schemas"]["User"][];
-            /** @description Pass it back as `cursor` for the next page; null on the last page. */
-            next_cursor: string | null;
-          };
-        };
-      };
-      400: components["responses"]["ValidationFailed"];
-      401: components["responses"]["Unauthenticated"];
-      403: components["responses"]["Forbidden"];
-      429: components["responses"]["RateLimited"];
-      503: components["responses"]["Unavailable"];
-    };
-  };
-  createUser: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        "application/json": {
-          username: string;
-          email?: string | null;
-          display_name?: string | null;
-          avatar_url?: string | null;
-          locale?: string | null;
-          timezone?: string | null;
-          bio?: string | null;
-          /**
-           * @description null (or absent): an OAuth-only user, who cannot sign in with a password.
-           * @default null
-           */
-          password?: string | null;
-        };
-      };
-    };
-    responses: {
-      /** @description Created. */
-      201: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-          RateLimit: components["headers"]["RateLimit"];
-          Location: components["headers"]["Location"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["User"];
-        };
-      };
-      400: components["responses"]["ValidationFailed"];
-      401: components["responses"]["Unauthenticated"];
-      403: components["responses"]["Forbidden"];
-      409: components["responses"]["Conflict"];
-      413: components["responses"]["PayloadTooLarge"];
-      415: components["responses"]["UnsupportedMediaType"];
-      429: components["responses"]["RateLimited"];
-      503: components["responses"]["Unavailable"];
-    };
-  };
-  getUser: {
-    parameters: {
-      query?: {
-        /** @description sys_admins only: soft-deleted records too. */
-        include_deleted?: components["parameters"]["include_deleted"];
-      };
-      header?: never;
-      path: {
-        user_id: components["parameters"]["user_id"];
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description OK. */
-      200: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-          RateLimit: components["headers"]["RateLimit"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["User"];
-        };
-      };
-      400: components["responses"]["ValidationFailed"];
-      401: components["responses"]["Unauthenticated"];
-      403: components["responses"]["Forbidden"];
-      404: components["responses"]["NotFound"];
-      429: components["responses"]["RateLimited"];
-      503: components["responses"]["Unavailable"];
-    };
-  };
-  deleteUser: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        user_id: components["parameters"]["user_id"];
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description OK. */
-      200: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-          RateLimit: components["headers"]["RateLimit"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["User"];
-        };
-      };
-      400: components["responses"]["ValidationFailed"];
-      401: components["responses"]["Unauthenticated"];
-      403: components["responses"]["Forbidden"];
-      404: components["responses"]["NotFound"];
-      409: components["responses"]["Conflict"];
-      413: components["responses"]["PayloadTooLarge"];
-      415: components["responses"]["UnsupportedMediaType"];
-      429: components["responses"]["RateLimited"];
-      503: components["responses"]["Unavailable"];
-    };
-  };
-  updateUser: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        user_id: components["parameters"]["user_id"];
-      };
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        "application/json": {
-          username?: string;
-          email?: string | null;
-          display_name?: string | null;
-          avatar_url?: string | null;
-          locale?: string | null;
-          timezone?: string | null;
-          bio?: string | null;
-        };
-      };
-    };
-    responses: {
-      /** @description OK. */
-      200: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-          RateLimit: components["headers"]["RateLimit"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["User"];
-        };
-      };
-      400: components["responses"]["ValidationFailed"];
-      401: components["responses"]["Unauthenticated"];
-      403: components["responses"]["Forbidden"];
-      404: components["responses"]["NotFound"];
-      409: components["responses"]["Conflict"];
-      413: components["responses"]["PayloadTooLarge"];
-      415: components["responses"]["UnsupportedMediaType"];
-      429: components["responses"]["RateLimited"];
-      503: components["responses"]["Unavailable"];
-    };
-  };
-  resetUserPassword: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        user_id: components["parameters"]["user_id"];
-      };
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        "application/json": {
-          /** @description Absent: a random password is generated and returned once. */
-          password?: string;
-        };
-      };
-    };
-    responses: {
-      /** @description Holds a secret, shown this once: sent with `Cache-Control: no-store`. */
-      200: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-          RateLimit: components["headers"]["RateLimit"];
-          "Cache-Control": components["headers"]["Cache-Control"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": {
-            user: components["schemas"]["User"];
-            /** @description The generated password, shown once; null when the request gave one. */
-            password: string | null;
-          };
-        };
-      };
-      400: components["responses"]["ValidationFailed"];
-      401: components["responses"]["Unauthenticated"];
-      403: components["responses"]["Forbidden"];
-      404: components["responses"]["NotFound"];
-      413: components["responses"]["PayloadTooLarge"];
-      415: components["responses"]["UnsupportedMediaType"];
-      429: components["responses"]["RateLimited"];
-      503: components["responses"]["Unavailable"];
-    };
-  };
-  getUserTwoFactor: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        user_id: components["parameters"]["user_id"];
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description OK. */
-      200: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-          RateLimit: components["headers"]["RateLimit"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["TwoFactorStatus"];
-        };
-      };
-      400: components["responses"]["ValidationFailed"];
-      401: components["responses"]["Unauthenticated"];
-      403: components["responses"]["Forbidden"];
-      404: components["responses"]["NotFound"];
-      429: components["responses"]["RateLimited"];
-      503: components["responses"]["Unavailable"];
-    };
-  };
-  resetUserTwoFactor: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        user_id: components["parameters"]["user_id"];
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description OK. */
-      200: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-          RateLimit: components["headers"]["RateLimit"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["TwoFactorStatus"];
-        };
-      };
-      400: components["responses"]["ValidationFailed"];
-      401: components["responses"]["Unauthenticated"];
-      403: components["responses"]["Forbidden"];
-      404: components["responses"]["NotFound"];
-      413: components["responses"]["PayloadTooLarge"];
-      415: components["responses"]["UnsupportedMediaType"];
-      429: components["responses"]["RateLimited"];
-      503: components["responses"]["Unavailable"];
-    };
-  };
-  listUserOrganizations: {
-    parameters: {
-      query?: {
-        /** @description How many items a page holds. */
-        limit?: components["parameters"]["limit"];
-        /** @description The `next_cursor` of the previous page; omit it for the first page. */
-        cursor?: components["parameters"]["cursor"];
-      };
-      header?: never;
-      path: {
-        user_id: components["parameters"]["user_id"];
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description OK. */
-      200: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-          RateLimit: components["headers"]["RateLimit"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": {
-            data: components["schemas"]["UserOrganization"][];
-            /** @description Pass it back as `cursor` for the next page; null on the last page. */
-            next_cursor: string | null;
-          };
-        };
-      };
-      400: components["responses"]["ValidationFailed"];
-      401: components["responses"]["Unauthenticated"];
-      403: components["responses"]["Forbidden"];
-      404: components["responses"]["NotFound"];
-      429: components["responses"]["RateLimited"];
-      503: components["responses"]["Unavailable"];
-    };
-  };
-  listUserIdentities: {
-    parameters: {
-      query?: {
-        /** @description How many items a page holds. */
-        limit?: components["parameters"]["limit"];
-        /** @description The `next_cursor` of the previous page; omit it for the first page. */
-        cursor?: components["parameters"]["cursor"];
-      };
-      header?: never;
-      path: {
-        user_id: components["parameters"]["user_id"];
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description OK. */
-      200: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-          RateLimit: components["headers"]["RateLimit"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": {
-            data: components["schemas"]["Identity"][];
-            /** @description Pass it back as `cursor` for the next page; null on the last page. */
-            next_cursor: string | null;
-          };
-        };
-      };
-      400: components["responses"]["ValidationFailed"];
-      401: components["responses"]["Unauthenticated"];
-      403: components["responses"]["Forbidden"];
-      404: components["responses"]["NotFound"];
-      429: components["responses"]["RateLimited"];
-      503: components["responses"]["Unavailable"];
-    };
-  };
-  unlinkUserIdentity: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        user_id: components["parameters"]["user_id"];
-        identity_id: string;
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description OK. */
-      200: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-          RateLimit: components["headers"]["RateLimit"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Identity"];
-        };
-      };
-      400: components["responses"]["ValidationFailed"];
-      401: components["responses"]["Unauthenticated"];
-      403: components["responses"]["Forbidden"];
-      404: components["responses"]["NotFound"];
-      413: components["responses"]["PayloadTooLarge"];
-      415: components["responses"]["UnsupportedMediaType"];
-      429: components["responses"]["RateLimited"];
-      503: components["responses"]["Unavailable"];
-    };
-  };
-  restoreUser: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        user_id: components["parameters"]["user_id"];
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description OK. */
-      200: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-          RateLimit: components["headers"]["RateLimit"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["User"];
-        };
-      };
-      400: components["responses"]["ValidationFailed"];
-      401: components["responses"]["Unauthenticated"];
-      403: components["responses"]["Forbidden"];
-      404: components["responses"]["NotFound"];
-      409: components["responses"]["Conflict"];
-      413: components["responses"]["PayloadTooLarge"];
-      415: components["responses"]["UnsupportedMediaType"];
-      429: components["responses"]["RateLimited"];
-      503: components["responses"]["Unavailable"];
-    };
-  };
-  listMembers: {
-    parameters: {
-      query?: {
-        /** @description How many items a page holds. */
-        limit?: components["parameters"]["limit"];
-        /** @description The `next_cursor` of the previous page; omit it for the first page. */
-        cursor?: components["parameters"]["cursor"];
-        /** @description Matches username, display name or email. */
-        q?: components["parameters"]["q"];
-      };
-      header?: never;
-      path: {
-        org_id: components["parameters"]["org_id"];
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description OK. */
-      200: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-          RateLimit: components["headers"]["RateLimit"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": {
-            data: components["schemas"]["Member"][];
-            /** @description Pass it back as `cursor` for the next page; null on the last page. */
-            next_cursor: string | null;
-          };
-        };
-      };
-      400: components["responses"]["ValidationFailed"];
-      401: components["responses"]["Unauthenticated"];
-      403: components["responses"]["Forbidden"];
-      429: components["responses"]["RateLimited"];
-      503: components["responses"]["Unavailable"];
-    };
-  };
-  addMember: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        org_id: components["parameters"]["org_id"];
-      };
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        "application/json": {
-          /**
-           * Format: uuid
-           * @example 0193a5c2-7d1e-7b4a-9c3f-2e8d6f1a4b70
-           */
-          user_id: string;
-        };
-      };
-    };
-    responses: {
-      /** @description Created. */
-      201: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-          RateLimit: components["headers"]["RateLimit"];
-          Location: components["headers"]["Location"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Member"];
-        };
-      };
-      400: components["responses"]["ValidationFailed"];
-      401: components["responses"]["Unauthenticated"];
-      403: components["responses"]["ForbiddenOrQuotaExceeded"];
-      404: components["responses"]["NotFound"];
-      409: components["responses"]["Conflict"];
-      413: components["responses"]["PayloadTooLarge"];
-      415: components["responses"]["UnsupportedMediaType"];
-      429: components["responses"]["RateLimited"];
-      503: components["responses"]["Unavailable"];
-    };
-  };
-  getMember: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        org_id: components["parameters"]["org_id"];
-        user_id: components["parameters"]["user_id"];
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description OK. */
-      200: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-          RateLimit: components["headers"]["RateLimit"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Member"];
-        };
-      };
-      400: components["responses"]["ValidationFailed"];
-      401: components["responses"]["Unauthenticated"];
-      403: components["responses"]["Forbidden"];
-      404: components["responses"]["NotFound"];
-      429: components["responses"]["RateLimited"];
-      503: components["responses"]["Unavailable"];
-    };
-  };
-  removeMember: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        org_id: components["parameters"]["org_id"];
-        user_id: components["parameters"]["user_id"];
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description OK. */
-      200: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-          RateLimit: components["headers"]["RateLimit"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Member"];
-        };
-      };
-      400: components["responses"]["ValidationFailed"];
-      401: components["responses"]["Unauthenticated"];
-      403: components["responses"]["Forbidden"];
-      404: components["responses"]["NotFound"];
-      413: components["responses"]["PayloadTooLarge"];
-      415: components["responses"]["UnsupportedMediaType"];
-      429: components["responses"]["RateLimited"];
-      503: components["responses"]["Unavailable"];
-    };
-  };
-  grantOrgRole: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        org_id: components["parameters"]["org_id"];
-        user_id: components["parameters"]["user_id"];
-      };
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        "application/json": {
-          /**
-           * Format: uuid
-           * @example 0193a5c2-7d1e-7b4a-9c3f-2e8d6f1a4b70
-           */
-          role_id: string;
-        };
-      };
-    };
-    responses: {
-      /** @description Created. */
-      201: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-          RateLimit: components["headers"]["RateLimit"];
-          Location: components["headers"]["Location"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Grant"];
-        };
-      };
-      400: components["responses"]["ValidationFailed"];
-      401: components["responses"]["Unauthenticated"];
-      403: components["responses"]["ForbiddenOrScopeNotHeld"];
-      404: components["responses"]["NotFound"];
-      409: components["responses"]["Conflict"];
-      413: components["responses"]["PayloadTooLarge"];
-      415: components["responses"]["UnsupportedMediaType"];
-      429: components["responses"]["RateLimited"];
-      503: components["responses"]["Unavailable"];
-    };
-  };
-  revokeOrgRole: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        org_id: components["parameters"]["org_id"];
-        user_id: components["parameters"]["user_id"];
-        role_id: components["parameters"]["role_id"];
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description OK. */
-      200: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-          RateLimit: components["headers"]["RateLimit"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Grant"];
-        };
-      };
-      400: components["responses"]["ValidationFailed"];
-      401: components["responses"]["Unauthenticated"];
-      403: components["responses"]["ForbiddenOrScopeNotHeld"];
-      404: components["responses"]["NotFound"];
-      413: components["responses"]["PayloadTooLarge"];
-      415: components["responses"]["UnsupportedMediaType"];
-      429: components["responses"]["RateLimited"];
-      503: components["responses"]["Unavailable"];
-    };
-  };
-  listPermissions: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description OK. */
-      200: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-          RateLimit: components["headers"]["RateLimit"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": {
-            data: components["schemas"]["PermissionInfo"][];
-          };
-        };
-      };
-      401: components["responses"]["Unauthenticated"];
-      403: components["responses"]["Forbidden"];
-      429: components["responses"]["RateLimited"];
-      503: components["responses"]["Unavailable"];
-    };
-  };
-  listRoles: {
-    parameters: {
-      query?: {
-        /** @description How many items a page holds. */
-        limit?: components["parameters"]["limit"];
-        /** @description The `next_cursor` of the previous page; omit it for the first page. */
-        cursor?: components["parameters"]["cursor"];
-        scope?: "system" | "org";
-        /** @description Matches the name. */
-        q?: string;
-        /** @description sys_admins only: soft-deleted records too. */
-        include_deleted?: components["parameters"]["include_deleted"];
-      };
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description OK. */
-      200: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-          RateLimit: components["headers"]["RateLimit"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": {
-            data: components["schemas"]["Role"][];
-            /** @description Pass it back as `cursor` for the next page; null on the last page. */
-            next_cursor: string | null;
-          };
-        };
-      };
-      400: components["responses"]["ValidationFailed"];
-      401: components["responses"]["Unauthenticated"];
-      403: components["responses"]["Forbidden"];
-      429: components["responses"]["RateLimited"];
-      503: components["responses"]["Unavailable"];
-    };
-  };
-  createRole: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        "application/json": {
-          name: string;
-          description?: string | null;
-          /**
-           * @description system: granted globally; org: granted in one organization (org permissions only).
-           * @enum {string}
-           */
-          scope: "system" | "org";
-          /**
-           * @description Catalog permissions (GET /api/v1/permissions).
-           * @default []
-           */
-          permissions?: string[];
-        };
-      };
-    };
-    responses: {
-      /** @description Created. */
-      201: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-          RateLimit: components["headers"]["RateLimit"];
-          Location: components["headers"]["Location"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Role"];
-        };
-      };
-      400: components["responses"]["ValidationFailed"];
-      401: components["responses"]["Unauthenticated"];
-      403: components["responses"]["ForbiddenOrScopeNotHeld"];
-      409: components["responses"]["Conflict"];
-      413: components["responses"]["PayloadTooLarge"];
-      415: components["responses"]["UnsupportedMediaType"];
-      429: components["responses"]["RateLimited"];
-      503: components["responses"]["Unavailable"];
-    };
-  };
-  getRole: {
-    parameters: {
-      query?: {
-        /** @description sys_admins only: soft-deleted records too. */
-        include_deleted?: components["parameters"]["include_deleted"];
-      };
-      header?: never;
-      path: {
-        role_id: components["parameters"]["role_id"];
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description OK. */
-      200: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-          RateLimit: components["headers"]["RateLimit"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Role"];
-        };
-      };
-      400: components["responses"]["ValidationFailed"];
-      401: components["responses"]["Unauthenticated"];
-      403: components["responses"]["Forbidden"];
-      404: components["responses"]["NotFound"];
-      429: components["responses"]["RateLimited"];
-      503: components["responses"]["Unavailable"];
-    };
-  };
-  deleteRole: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        role_id: components["parameters"]["role_id"];
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description OK. */
-      200: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-          RateLimit: components["headers"]["RateLimit"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Role"];
-        };
-      };
-      400: components["responses"]["ValidationFailed"];
-      401: components["responses"]["Unauthenticated"];
-      403: components["responses"]["ForbiddenOrScopeNotHeld"];
-      404: components["responses"]["NotFound"];
-      409: components["responses"]["Conflict"];
-      413: components["responses"]["PayloadTooLarge"];
-      415: components["responses"]["UnsupportedMediaType"];
-      429: components["responses"]["RateLimited"];
-      503: components["responses"]["Unavailable"];
-    };
-  };
-  updateRole: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        role_id: components["parameters"]["role_id"];
-      };
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        "application/json": {
-          /** @description Built-in roles cannot be renamed (400 immutable_field). */
-          name?: string;
-          description?: string | null;
-          /** @description Immutable: a different value answers 400 immutable_field. */
-          scope?: string;
-          /** @description The whole new set. Built-in roles' sets follow the catalog and cannot change. */
-          permissions?: string[];
-        };
-      };
-    };
-    responses: {
-      /** @description OK. */
-      200: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-          RateLimit: components["headers"]["RateLimit"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Role"];
-        };
-      };
-      400: components["responses"]["ValidationFailedOrImmutableField"];
-      401: components["responses"]["Unauthenticated"];
-      403: components["responses"]["ForbiddenOrScopeNotHeld"];
-      404: components["responses"]["NotFound"];
-      409: components["responses"]["Conflict"];
-      413: components["responses"]["PayloadTooLarge"];
-      415: components["responses"]["UnsupportedMediaType"];
-      429: components["responses"]["RateLimited"];
-      503: components["responses"]["Unavailable"];
-    };
-  };
-  listUserGrants: {
-    parameters: {
-      query?: {
-        /** @description How many items a page holds. */
-        limit?: components["parameters"]["limit"];
-        /** @description The `next_cursor` of the previous page; omit it for the first page. */
-        cursor?: components["parameters"]["cursor"];
-      };
-      header?: never;
-      path: {
-        user_id: components["parameters"]["user_id"];
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description OK. */
-      200: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-          RateLimit: components["headers"]["RateLimit"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": {
-            data: components["schemas"]["Grant"][];
-            /** @description Pass it back as `cursor` for the next page; null on the last page. */
-            next_cursor: string | null;
-          };
-        };
-      };
-      400: components["responses"]["ValidationFailed"];
-      401: components["responses"]["Unauthenticated"];
-      403: components["responses"]["Forbidden"];
-      404: components["responses"]["NotFound"];
-      429: components["responses"]["RateLimited"];
-      503: components["responses"]["Unavailable"];
-    };
-  };
-  grantRole: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        user_id: components["parameters"]["user_id"];
-      };
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        "application/json": {
-          /**
-           * Format: uuid
-           * @example 0193a5c2-7d1e-7b4a-9c3f-2e8d6f1a4b70
-           */
-          role_id: string;
-          /**
-           * @description null for a system role (granted globally); the organization for an org role.
-           * @default null
-           */
-          org_id?: string | null;
-        };
-      };
-    };
-    responses: {
-      /** @description Created. */
-      201: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-          RateLimit: components["headers"]["RateLimit"];
-          Location: components["headers"]["Location"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Grant"];
-        };
-      };
-      400: components["responses"]["ValidationFailed"];
-      401: components["responses"]["Unauthenticated"];
-      403: components["responses"]["ForbiddenOrScopeNotHeld"];
-      404: components["responses"]["NotFound"];
-      409: components["responses"]["Conflict"];
-      413: components["responses"]["PayloadTooLarge"];
-      415: components["responses"]["UnsupportedMediaType"];
-      429: components["responses"]["RateLimited"];
-      503: components["responses"]["Unavailable"];
-    };
-  };
-  revokeGrant: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        user_id: components["parameters"]["user_id"];
-        grant_id: number;
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description OK. */
-      200: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-          RateLimit: components["headers"]["RateLimit"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Grant"];
-        };
-      };
-      400: components["responses"]["ValidationFailed"];
-      401: components["responses"]["Unauthenticated"];
-      403: components["responses"]["ForbiddenOrScopeNotHeld"];
-      404: components["responses"]["NotFound"];
-      409: components["responses"]["Conflict"];
-      413: components["responses"]["PayloadTooLarge"];
-      415: components["responses"]["UnsupportedMediaType"];
-      429: components["responses"]["RateLimited"];
-      503: components["responses"]["Unavailable"];
-    };
-  };
-  getEffectivePermissions: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        user_id: components["parameters"]["user_id"];
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description OK. */
-      200: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-          RateLimit: components["headers"]["RateLimit"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": {
+            /** @description ISO 8601 UTC with microseconds: the order of the conversation. */
+            created_at: string;
+        };
+        /**
+         * @example {
+         *       "id": "0193a5c2-41f0-7e2d-8a6b-3c9e5d7f1a22",
+         *       "username": "ada",
+         *       "email": "ada@example.com",
+         *       "display_name": "Ada Lovelace",
+         *       "avatar_url": null,
+         *       "locale": "en-GB",
+         *       "timezone": "Europe/London",
+         *       "bio": null,
+         *       "has_password": true,
+         *       "is_deleted": false,
+         *       "created_at": "2026-01-15T09:30:00.000Z",
+         *       "updated_at": "2026-01-15T09:30:00.000Z"
+         *     }
+         */
+        User: {
+            /** Format: uuid */
+            id: string;
+            username: string;
+            email: string | null;
+            display_name: string | null;
+            avatar_url: string | null;
+            locale: string | null;
+            timezone: string | null;
+            bio: string | null;
+            /** @description false for OAuth-only users. The hash itself is never returned. */
+            has_password: boolean;
+            is_deleted: boolean;
+            /**
+             * Format: date-time
+             * @example 2026-01-15T09:30:00.000Z
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @example 2026-01-15T09:30:00.000Z
+             */
+            updated_at: string;
+        };
+        /**
+         * @example {
+         *       "org_id": "0193a5c2-7d1e-7b4a-9c3f-2e8d6f1a4b70",
+         *       "name": "acme",
+         *       "display_name": "Acme Corporation",
+         *       "roles": [
+         *         {
+         *           "id": "0193a5ca-9c0d-7e1f-8a2b-3c4d5e6f7a8b",
+         *           "name": "org_admin"
+         *         }
+         *       ],
+         *       "created_at": "2026-01-15T09:30:00.000Z"
+         *     }
+         */
+        UserOrganization: {
+            /** Format: uuid */
+            org_id: string;
+            name: string;
+            display_name: string | null;
+            /** @description Org roles granted to the user in this organization. */
+            roles: {
+                /** Format: uuid */
+                id: string;
+                name: string;
+            }[];
+            /**
+             * Format: date-time
+             * @description When the user joined.
+             * @example 2026-01-15T09:30:00.000Z
+             */
+            created_at: string;
+        };
+        /**
+         * @example {
+         *       "id": "0193a5c9-7b8c-7d9e-8f0a-1b2c3d4e5f60",
+         *       "user_id": "0193a5c2-41f0-7e2d-8a6b-3c9e5d7f1a22",
+         *       "provider": "github",
+         *       "provider_user_id": "583231",
+         *       "created_at": "2026-01-15T09:30:00.000Z"
+         *     }
+         */
+        Identity: {
+            /** Format: uuid */
+            id: string;
             /** Format: uuid */
             user_id: string;
-            is_sys_admin: boolean;
-            /** @description Held everywhere. */
-            global: components["schemas"]["HeldPermission"][];
-            organizations: {
-              /** Format: uuid */
-              id: string;
-              name: string;
-              permissions: components["schemas"]["HeldPermission"][];
+            /** @description github, google or oauth2 (the configured OpenID Connect provider). */
+            provider: string;
+            provider_user_id: string;
+            /**
+             * Format: date-time
+             * @example 2026-01-15T09:30:00.000Z
+             */
+            created_at: string;
+        };
+        /**
+         * @example {
+         *       "org_id": "0193a5c2-7d1e-7b4a-9c3f-2e8d6f1a4b70",
+         *       "user_id": "0193a5c2-41f0-7e2d-8a6b-3c9e5d7f1a22",
+         *       "username": "ada",
+         *       "display_name": "Ada Lovelace",
+         *       "email": "ada@example.com",
+         *       "roles": [
+         *         {
+         *           "id": "0193a5ca-9c0d-7e1f-8a2b-3c4d5e6f7a8b",
+         *           "name": "org_admin"
+         *         }
+         *       ],
+         *       "created_at": "2026-01-15T09:30:00.000Z"
+         *     }
+         */
+        Member: {
+            /** Format: uuid */
+            org_id: string;
+            /** Format: uuid */
+            user_id: string;
+            username: string;
+            display_name: string | null;
+            email: string | null;
+            /** @description Org roles granted to the member in this organization. */
+            roles: {
+                /** Format: uuid */
+                id: string;
+                name: string;
             }[];
-          };
+            /**
+             * Format: date-time
+             * @description When the user joined.
+             * @example 2026-01-15T09:30:00.000Z
+             */
+            created_at: string;
         };
-      };
-      400: components["responses"]["ValidationFailed"];
-      401: components["responses"]["Unauthenticated"];
-      403: components["responses"]["Forbidden"];
-      404: components["responses"]["NotFound"];
-      429: components["responses"]["RateLimited"];
-      503: components["responses"]["Unavailable"];
-    };
-  };
-  restoreRole: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        role_id: components["parameters"]["role_id"];
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description OK. */
-      200: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-          RateLimit: components["headers"]["RateLimit"];
-          [name: string]: unknown;
+        /**
+         * @example {
+         *       "id": 7,
+         *       "user_id": "0193a5c2-41f0-7e2d-8a6b-3c9e5d7f1a22",
+         *       "role": {
+         *         "id": "0193a5ca-9c0d-7e1f-8a2b-3c4d5e6f7a8b",
+         *         "name": "support-lead",
+         *         "scope": "org",
+         *         "is_built_in": false
+         *       },
+         *       "org_id": "0193a5c2-7d1e-7b4a-9c3f-2e8d6f1a4b70",
+         *       "org_name": "acme",
+         *       "created_at": "2026-01-15T09:30:00.000Z"
+         *     }
+         */
+        Grant: {
+            id: number;
+            /** Format: uuid */
+            user_id: string;
+            role: {
+                /** Format: uuid */
+                id: string;
+                name: string;
+                /** @enum {string} */
+                scope: "system" | "org";
+                is_built_in: boolean;
+            };
+            org_id: string | null;
+            org_name: string | null;
+            /**
+             * Format: date-time
+             * @example 2026-01-15T09:30:00.000Z
+             */
+            created_at: string;
         };
-        content: {
-          "application/json": components["schemas"]["Role"];
-        };
-      };
-      400: components["responses"]["ValidationFailed"];
-      401: components["responses"]["Unauthenticated"];
-      403: components["responses"]["ForbiddenOrScopeNotHeld"];
-      404: components["responses"]["NotFound"];
-      413: components["responses"]["PayloadTooLarge"];
-      415: components["responses"]["UnsupportedMediaType"];
-      429: components["responses"]["RateLimited"];
-      503: components["responses"]["Unavailable"];
-    };
-  };
-  listOAuthClients: {
-    parameters: {
-      query?: {
-        /** @description How many items a page holds. */
-        limit?: components["parameters"]["limit"];
-        /** @description The `next_cursor` of the previous page; omit it for the first page. */
-        cursor?: components["parameters"]["cursor"];
-        /** @description Matches name or client_id. */
-        q?: string;
-        active?: components["parameters"]["active"];
-        /** @description sys_admins only: soft-deleted records too. */
-        include_deleted?: components["parameters"]["include_deleted"];
-      };
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description OK. */
-      200: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-          RateLimit: components["headers"]["RateLimit"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": {
-            data: components["schemas"]["OAuthClient"][];
-            /** @description Pass it back as `cursor` for the next page; null on the last page. */
-            next_cursor: string | null;
-          };
-        };
-      };
-      400: components["responses"]["ValidationFailed"];
-      401: components["responses"]["Unauthenticated"];
-      403: components["responses"]["Forbidden"];
-      429: components["responses"]["RateLimited"];
-      503: components["responses"]["Unavailable"];
-    };
-  };
-  createOAuthClient: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        "application/json": {
-          name: string;
-          /**
-           * @description confidential clients get a secret, shown once.
-           * @enum {string}
-           */
-          client_type: "public" | "confidential";
-          /** @default false */
-          is_first_party?: boolean;
-          /**
-           * @description Absolute https URIs (http only for a loopback host), without fragments.
-           * @default []
-           */
-          redirect_uris?: string[];
-          allowed_grant_types: ("authorization_code" | "client_credentials" | "refresh_token")[];
-          /**
-           * @description Catalog permissions.
-           * @default []
-           */
-          allowed_scopes?: string[];
-        };
-      };
-    };
-    responses: {
-      /** @description Holds a secret, shown this once: sent with `Cache-Control: no-store`. */
-      201: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-          RateLimit: components["headers"]["RateLimit"];
-          Location: components["headers"]["Location"];
-          "Cache-Control": components["headers"]["Cache-Control"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["OAuthClientWithSecret"];
-        };
-      };
-      400: components["responses"]["ValidationFailedOrUnknownScope"];
-      401: components["responses"]["Unauthenticated"];
-      403: components["responses"]["ForbiddenOrScopeNotHeld"];
-      413: components["responses"]["PayloadTooLarge"];
-      415: components["responses"]["UnsupportedMediaType"];
-      429: components["responses"]["RateLimited"];
-      503: components["responses"]["Unavailable"];
-    };
-  };
-  getOAuthClient: {
-    parameters: {
-      query?: {
-        /** @description sys_admins only: soft-deleted records too. */
-        include_deleted?: components["parameters"]["include_deleted"];
-      };
-      header?: never;
-      path: {
-        client_id: components["parameters"]["client_id"];
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description OK. */
-      200: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-          RateLimit: components["headers"]["RateLimit"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["OAuthClient"];
-        };
-      };
-      400: components["responses"]["ValidationFailed"];
-      401: components["responses"]["Unauthenticated"];
-      403: components["responses"]["Forbidden"];
-      404: components["responses"]["NotFound"];
-      429: components["responses"]["RateLimited"];
-      503: components["responses"]["Unavailable"];
-    };
-  };
-  deleteOAuthClient: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        client_id: components["parameters"]["client_id"];
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description OK. */
-      200: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-          RateLimit: components["headers"]["RateLimit"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["OAuthClient"];
-        };
-      };
-      400: components["responses"]["ValidationFailed"];
-      401: components["responses"]["Unauthenticated"];
-      403: components["responses"]["Forbidden"];
-      404: components["responses"]["NotFound"];
-      413: components["responses"]["PayloadTooLarge"];
-      415: components["responses"]["UnsupportedMediaType"];
-      429: components["responses"]["RateLimited"];
-      503: components["responses"]["Unavailable"];
-    };
-  };
-  updateOAuthClient: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        client_id: components["parameters"]["client_id"];
-      };
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        "application/json": {
-          name?: string;
-          /** @description Immutable: a different value answers 400 immutable_field. */
-          client_type?: string;
-          is_first_party?: boolean;
-          redirect_uris?: string[];
-          allowed_grant_types?: ("authorization_code" | "client_credentials" | "refresh_token")[];
-          allowed_scopes?: string[];
-          /** @description false deactivates the client; true reactivates it. */
-          is_active?: boolean;
-        };
-      };
-    };
-    responses: {
-      /** @description OK. */
-      200: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-          RateLimit: components["headers"]["RateLimit"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["OAuthClient"];
-        };
-      };
-      /**
-       * @description `validation_failed`: Malformed JSON, wrong types, unknown fields, bad ids or out-of-range values. `errors` lists each bad field as `path` and `message` (query fields start with `query.`, path parameters with `params.`).
-       *
-       *     `unknown_scope`: A requested scope is not in the permission catalog; nothing is stored. `scopes` lists the unknown scopes; `errors` points at each.
-       *
-       *     `immutable_field`: An update tries to change a field fixed at creation (provider, framework_type, mode, a role's scope). `errors` names it.
-       */
-      400: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/problem+json": components["schemas"]["Problem"] & {
-            /** @constant */
-            status?: 400;
+        /**
+         * @example {
+         *       "permission": "svc:orchestrators:read",
+         *       "scope": "org",
+         *       "dangerous": false,
+         *       "allows": "read orchestrator instances and effective config"
+         *     }
+         */
+        PermissionInfo: {
+            permission: string;
             /** @enum {string} */
-            code?: "validation_failed" | "unknown_scope" | "immutable_field";
-          };
+            scope: "system" | "org";
+            /** @description Never reaches an API key session. */
+            dangerous: boolean;
+            allows: string;
         };
-      };
-      401: components["responses"]["Unauthenticated"];
-      403: components["responses"]["ForbiddenOrScopeNotHeld"];
-      404: components["responses"]["NotFound"];
-      413: components["responses"]["PayloadTooLarge"];
-      415: components["responses"]["UnsupportedMediaType"];
-      429: components["responses"]["RateLimited"];
-      503: components["responses"]["Unavailable"];
-    };
-  };
-  rotateOAuthClientSecret: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        client_id: components["parameters"]["client_id"];
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description Holds a secret, shown this once: sent with `Cache-Control: no-store`. */
-      200: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-          RateLimit: components["headers"]["RateLimit"];
-          "Cache-Control": components["headers"]["Cache-Control"];
-          [name: string]: unknown;
+        /**
+         * @example {
+         *       "id": "0193a5ca-9c0d-7e1f-8a2b-3c4d5e6f7a8b",
+         *       "name": "support-lead",
+         *       "description": "Runs the support assistants.",
+         *       "scope": "org",
+         *       "is_built_in": false,
+         *       "permissions": [
+         *         "svc:orchestrators:write",
+         *         "svc:conversations:manage"
+         *       ],
+         *       "is_deleted": false,
+         *       "created_at": "2026-01-15T09:30:00.000Z",
+         *       "updated_at": "2026-01-15T09:30:00.000Z"
+         *     }
+         */
+        Role: {
+            /** Format: uuid */
+            id: string;
+            name: string;
+            description: string | null;
+            /** @enum {string} */
+            scope: "system" | "org";
+            is_built_in: boolean;
+            permissions: string[];
+            is_deleted: boolean;
+            /**
+             * Format: date-time
+             * @example 2026-01-15T09:30:00.000Z
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @example 2026-01-15T09:30:00.000Z
+             */
+            updated_at: string;
         };
-        content: {
-          "application/json": components["schemas"]["OAuthClientWithSecret"];
-        };
-      };
-      400: components["responses"]["ValidationFailed"];
-      401: components["responses"]["Unauthenticated"];
-      403: components["responses"]["Forbidden"];
-      404: components["responses"]["NotFound"];
-      409: components["responses"]["Conflict"];
-      413: components["responses"]["PayloadTooLarge"];
-      415: components["responses"]["UnsupportedMediaType"];
-      429: components["responses"]["RateLimited"];
-      503: components["responses"]["Unavailable"];
-    };
-  };
-  restoreOAuthClient: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        client_id: components["parameters"]["client_id"];
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description OK. */
-      200: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-          RateLimit: components["headers"]["RateLimit"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["OAuthClient"];
-        };
-      };
-      400: components["responses"]["ValidationFailed"];
-      401: components["responses"]["Unauthenticated"];
-      403: components["responses"]["Forbidden"];
-      404: components["responses"]["NotFound"];
-      413: components["responses"]["PayloadTooLarge"];
-      415: components["responses"]["UnsupportedMediaType"];
-      429: components["responses"]["RateLimited"];
-      503: components["responses"]["Unavailable"];
-    };
-  };
-  listAuditEvents: {
-    parameters: {
-      query?: {
-        /** @description How many items a page holds. */
-        limit?: components["parameters"]["limit"];
-        /** @description The `next_cursor` of the previous page; omit it for the first page. */
-        cursor?: components["parameters"]["cursor"];
-        action?: components["parameters"]["action"];
-        actor_user_id?: components["parameters"]["actor_user_id"];
-        target_id?: components["parameters"]["target_id"];
-        /** @description Events at or after this moment. */
-        since?: components["parameters"]["since"];
-        /** @description Events before this moment. */
-        until?: components["parameters"]["until"];
-      };
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description OK. */
-      200: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-          RateLimit: components["headers"]["RateLimit"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": {
-            data: {
-              /** Format: uuid */
-              id: string;
-              /**
-               * Format: date-time
-               * @example 2026-01-15T09:30:00.000Z
-               */
-              occurred_at: string;
-              actor: {
-                user_id: string | null;
-                /** @description The user's current username; null when the user is gone or there is none. */
-                username: string | null;
-                /** @enum {string} */
-                auth: "session" | "api_key" | "cli" | "system";
-                key_prefix: string | null;
-              };
-              /** @description The operation id (e.g. `createApiKey`), or `signIn`. */
-              action: string;
-              target: {
-                type: string | null;
-                id: string | null;
-              };
-              org_id: string | null;
-              request_id: string | null;
-              ip: string | null;
-              user_agent: string | null;
-              /** @description Changed fields with their old and new values; secret fields by name only. */
-              changes: {
-                [key: string]:
-                  | {
-                      old: unknown;
-                      new: unknown;
-                    }
-                  | {
-                      /** @constant */
-                      redacted: true;
-                    };
-              } | null;
-              /** @enum {string} */
-              outcome: "success" | "denied";
+        /**
+         * @example {
+         *       "permission": "svc:conversations:manage",
+         *       "dangerous": false,
+         *       "sources": [
+         *         {
+         *           "role_id": "0193a5ca-9c0d-7e1f-8a2b-3c4d5e6f7a8b",
+         *           "role_name": "support-lead",
+         *           "org_id": "0193a5c2-7d1e-7b4a-9c3f-2e8d6f1a4b70"
+         *         }
+         *       ]
+         *     }
+         */
+        HeldPermission: {
+            permission: string;
+            dangerous: boolean;
+            /** @description The roles this permission comes from. */
+            sources: {
+                /** Format: uuid */
+                role_id: string;
+                role_name: string;
+                /** @description null: granted globally. */
+                org_id: string | null;
             }[];
-            /** @description Pass it back as `cursor` for the next page; null on the last page. */
-            next_cursor: string | null;
-          };
         };
-      };
-      400: components["responses"]["ValidationFailed"];
-      401: components["responses"]["Unauthenticated"];
-      403: components["responses"]["Forbidden"];
-      429: components["responses"]["RateLimited"];
-      503: components["responses"]["Unavailable"];
+        /**
+         * @example {
+         *       "id": "0193a5cb-ad0e-7f1a-9b2c-3d4e5f6a7b8c",
+         *       "client_id": "svc_3Jk9TqWm2Lp8",
+         *       "name": "Acme web app",
+         *       "client_type": "confidential",
+         *       "is_first_party": false,
+         *       "redirect_uris": [
+         *         "https://app.acme.example/oauth/callback"
+         *       ],
+         *       "allowed_grant_types": [
+         *         "authorization_code",
+         *         "refresh_token"
+         *       ],
+         *       "allowed_scopes": [
+         *         "svc:org:read"
+         *       ],
+         *       "has_secret": true,
+         *       "is_active": true,
+         *       "is_deleted": false,
+         *       "created_at": "2026-01-15T09:30:00.000Z",
+         *       "updated_at": "2026-01-15T09:30:00.000Z"
+         *     }
+         */
+        OAuthClient: {
+            /** Format: uuid */
+            id: string;
+            client_id: string;
+            name: string;
+            /** @enum {string} */
+            client_type: "public" | "confidential";
+            is_first_party: boolean;
+            redirect_uris: string[];
+            allowed_grant_types: string[];
+            allowed_scopes: string[];
+            /** @description Whether a secret is set. The secret itself is never returned again. */
+            has_secret: boolean;
+            is_active: boolean;
+            is_deleted: boolean;
+            /**
+             * Format: date-time
+             * @example 2026-01-15T09:30:00.000Z
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @example 2026-01-15T09:30:00.000Z
+             */
+            updated_at: string;
+        };
+        /**
+         * @example {
+         *       "id": "0193a5cb-ad0e-7f1a-9b2c-3d4e5f6a7b8c",
+         *       "client_id": "svc_3Jk9TqWm2Lp8",
+         *       "name": "Acme web app",
+         *       "client_type": "confidential",
+         *       "is_first_party": false,
+         *       "redirect_uris": [
+         *         "https://app.acme.example/oauth/callback"
+         *       ],
+         *       "allowed_grant_types": [
+         *         "authorization_code",
+         *         "refresh_token"
+         *       ],
+         *       "allowed_scopes": [
+         *         "svc:org:read"
+         *       ],
+         *       "has_secret": true,
+         *       "is_active": true,
+         *       "is_deleted": false,
+         *       "created_at": "2026-01-15T09:30:00.000Z",
+         *       "updated_at": "2026-01-15T09:30:00.000Z",
+         *       "client_secret": "cs_Vb7Qe2Rk9Tz4Wn6Ym1Px8Hs3Lc5Jd0Fg"
+         *     }
+         */
+        OAuthClientWithSecret: {
+            /** Format: uuid */
+            id: string;
+            client_id: string;
+            name: string;
+            /** @enum {string} */
+            client_type: "public" | "confidential";
+            is_first_party: boolean;
+            redirect_uris: string[];
+            allowed_grant_types: string[];
+            allowed_scopes: string[];
+            /** @description Whether a secret is set. The secret itself is never returned again. */
+            has_secret: boolean;
+            is_active: boolean;
+            is_deleted: boolean;
+            /**
+             * Format: date-time
+             * @example 2026-01-15T09:30:00.000Z
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @example 2026-01-15T09:30:00.000Z
+             */
+            updated_at: string;
+            /** @description The secret of a confidential client. Shown once, in this response only. */
+            client_secret: string | null;
+        };
     };
-  };
-  listOrgAuditEvents: {
-    parameters: {
-      query?: {
-        /** @description How many items a page holds. */
-        limit?: components["parameters"]["limit"];
-        /** @description The `next_cursor` of the previous page; omit it for the first page. */
-        cursor?: components["parameters"]["cursor"];
-        action?: components["parameters"]["action"];
-        actor_user_id?: components["parameters"]["actor_user_id"];
-        target_id?: components["parameters"]["target_id"];
-        /** @description Events at or after this moment. */
-        since?: components["parameters"]["since"];
-        /** @description Events before this moment. */
-        until?: components["parameters"]["until"];
-      };
-      header?: never;
-      path: {
-        org_id: components["parameters"]["org_id"];
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
     responses: {
-      /** @description OK. */
-      200: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-          RateLimit: components["headers"]["RateLimit"];
-          [name: string]: unknown;
+        /** @description `unavailable`: The database cannot be reached; nothing was half-written. Retry after the `Retry-After` header's seconds. */
+        Unavailable: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "Retry-After": components["headers"]["Retry-After"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @constant */
+                    status?: 503;
+                    /** @enum {string} */
+                    code?: "unavailable";
+                };
+            };
         };
-        content: {
-          "application/json": {
-            data: {
-              /** Format: uuid */
-              id: string;
-              /**
-               * Format: date-time
-               * @example 2026-01-15T09:30:00.000Z
-               */
-              occurred_at: string;
-              actor: {
-                user_id: string | null;
-                /** @description The user's current username; null when the user is gone or there is none. */
-                username: string | null;
-                /** @enum {string} */
-                auth: "session" | "api_key" | "cli" | "system";
-                key_prefix: string | null;
-              };
-              /** @description The operation id (e.g. `createApiKey`), or `signIn`. */
-              action: string;
-              target: {
-                type: string | null;
-                id: string | null;
-              };
-              org_id: string | null;
-              request_id: string | null;
-              ip: string | null;
-              user_agent: string | null;
-              /** @description Changed fields with their old and new values; secret fields by name only. */
-              changes: {
-                [key: string]:
-                  | {
-                      old: unknown;
-                      new: unknown;
-                    }
-                  | {
-                      /** @constant */
-                      redacted: true;
-                    };
-              } | null;
-              /** @enum {string} */
-              outcome: "success" | "denied";
-            }[];
-            /** @description Pass it back as `cursor` for the next page; null on the last page. */
-            next_cursor: string | null;
-          };
+        /** @description `rate_limited`: The key made more requests than its rate limit allows in the current window (`RateLimit-Policy` and `RateLimit` say which, and where it stands), or too many authentications failed from the client's address. Retry after the `Retry-After` header's seconds. */
+        RateLimited: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "Retry-After": components["headers"]["Retry-After"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @constant */
+                    status?: 429;
+                    /** @enum {string} */
+                    code?: "rate_limited";
+                };
+            };
         };
-      };
-      400: components["responses"]["ValidationFailed"];
-      401: components["responses"]["Unauthenticated"];
-      403: components["responses"]["Forbidden"];
-      429: components["responses"]["RateLimited"];
-      503: components["responses"]["Unavailable"];
+        /**
+         * @description `unauthenticated`: No credentials, or an API key sent as `Authorization: Bearer` instead of `X-API-KEY`.
+         *
+         *     `invalid_api_key`: The key is malformed, fails its checksum (refused without a database lookup), or is not known.
+         *
+         *     `api_key_expired`: The key's `expires_at` has passed.
+         *
+         *     `api_key_revoked`: The key is revoked or deleted, or its owner is deleted.
+         */
+        Unauthenticated: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @constant */
+                    status?: 401;
+                    /** @enum {string} */
+                    code?: "unauthenticated" | "invalid_api_key" | "api_key_expired" | "api_key_revoked";
+                };
+            };
+        };
+        /** @description `validation_failed`: Malformed JSON, wrong types, unknown fields, bad ids or out-of-range values. `errors` lists each bad field as `path` and `message` (query fields start with `query.`, path parameters with `params.`). */
+        ValidationFailed: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @constant */
+                    status?: 400;
+                    /** @enum {string} */
+                    code?: "validation_failed";
+                };
+            };
+        };
+        /** @description `forbidden`: Authenticated, but not allowed. `required_permission` names the permission the caller lacks, when one would do. */
+        Forbidden: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @constant */
+                    status?: 403;
+                    /** @enum {string} */
+                    code?: "forbidden";
+                };
+            };
+        };
+        /** @description `not_found`: No such resource, or one the caller may not see (other tenants' resources look missing). */
+        NotFound: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @constant */
+                    status?: 404;
+                    /** @enum {string} */
+                    code?: "not_found";
+                };
+            };
+        };
+        /** @description `payload_too_large`: The body is over 1 MiB (1,048,576 bytes). */
+        PayloadTooLarge: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @constant */
+                    status?: 413;
+                    /** @enum {string} */
+                    code?: "payload_too_large";
+                };
+            };
+        };
+        /** @description `unsupported_media_type`: A body must be sent as `application/json`. */
+        UnsupportedMediaType: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @constant */
+                    status?: 415;
+                    /** @enum {string} */
+                    code?: "unsupported_media_type";
+                };
+            };
+        };
+        /** @description `conflict`: A uniqueness rule would be broken, or a record is still referenced. `errors` names the field when one is to blame. */
+        Conflict: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @constant */
+                    status?: 409;
+                    /** @enum {string} */
+                    code?: "conflict";
+                };
+            };
+        };
+        /**
+         * @description `forbidden`: Authenticated, but not allowed. `required_permission` names the permission the caller lacks, when one would do.
+         *
+         *     `scope_not_held`: A non-sys_admin asks for (or would take away) permissions it does not hold; nothing changes. `scopes` lists them.
+         */
+        ForbiddenOrScopeNotHeld: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @constant */
+                    status?: 403;
+                    /** @enum {string} */
+                    code?: "forbidden" | "scope_not_held";
+                };
+            };
+        };
+        /**
+         * @description `forbidden`: Authenticated, but not allowed. `required_permission` names the permission the caller lacks, when one would do.
+         *
+         *     `not_overridable`: The tier above marks the setting as not overridable. `errors` names the key.
+         */
+        ForbiddenOrNotOverridable: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @constant */
+                    status?: 403;
+                    /** @enum {string} */
+                    code?: "forbidden" | "not_overridable";
+                };
+            };
+        };
+        /**
+         * @description `validation_failed`: Malformed JSON, wrong types, unknown fields, bad ids or out-of-range values. `errors` lists each bad field as `path` and `message` (query fields start with `query.`, path parameters with `params.`).
+         *
+         *     `immutable_field`: An update tries to change a field fixed at creation (provider, framework_type, mode, a role's scope). `errors` names it.
+         */
+        ValidationFailedOrImmutableField: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @constant */
+                    status?: 400;
+                    /** @enum {string} */
+                    code?: "validation_failed" | "immutable_field";
+                };
+            };
+        };
+        /**
+         * @description `validation_failed`: Malformed JSON, wrong types, unknown fields, bad ids or out-of-range values. `errors` lists each bad field as `path` and `message` (query fields start with `query.`, path parameters with `params.`).
+         *
+         *     `unknown_scope`: A requested scope is not in the permission catalog; nothing is stored. `scopes` lists the unknown scopes; `errors` points at each.
+         */
+        ValidationFailedOrUnknownScope: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @constant */
+                    status?: 400;
+                    /** @enum {string} */
+                    code?: "validation_failed" | "unknown_scope";
+                };
+            };
+        };
+        /**
+         * @description `forbidden`: Authenticated, but not allowed. `required_permission` names the permission the caller lacks, when one would do.
+         *
+         *     `quota_exceeded`: A quota of the organization's subscription tier would be exceeded.
+         */
+        ForbiddenOrQuotaExceeded: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @constant */
+                    status?: 403;
+                    /** @enum {string} */
+                    code?: "forbidden" | "quota_exceeded";
+                };
+            };
+        };
+        /**
+         * @description `forbidden`: Authenticated, but not allowed. `required_permission` names the permission the caller lacks, when one would do.
+         *
+         *     `tier_required`: The organization's subscription tier does not allow the operation.
+         *
+         *     `quota_exceeded`: A quota of the organization's subscription tier would be exceeded.
+         */
+        ForbiddenOrTierRequiredOrQuotaExceeded: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @constant */
+                    status?: 403;
+                    /** @enum {string} */
+                    code?: "forbidden" | "tier_required" | "quota_exceeded";
+                };
+            };
+        };
     };
-  };
+    parameters: {
+        org_id: string;
+        /** @description How many items a page holds. */
+        limit: number;
+        /** @description The `next_cursor` of the previous page; omit it for the first page. */
+        cursor: string;
+        /** @description sys_admins only: soft-deleted records too. */
+        include_deleted: "true" | "false";
+        user_id: string;
+        key: string;
+        conversation_id: string;
+        key_id: string;
+        orchestrator_id: string;
+        role_id: string;
+        client_id: string;
+        config_id: string;
+        central_point_id: string;
+        plugin_id: string;
+        enabled: "true" | "false";
+        active: "true" | "false";
+        /** @description All versions of one plugin. */
+        pid: string;
+        /** @description Only the latest version of each plugin. */
+        latest: "true" | "false";
+        model_config_id: number;
+        /** @description Matches username, display name or email. */
+        q: string;
+        action: string;
+        actor_user_id: string;
+        target_id: string;
+        /** @description Events at or after this moment. */
+        since: string;
+        /** @description Events before this moment. */
+        until: string;
+    };
+    requestBodies: never;
+    headers: {
+        /** @description The request's id: the one you sent (up to 128 letters, digits, `.`, `_` or `-`), or a new one. Quote it when reporting a problem. */
+        "X-Request-Id": string;
+        /** @description Seconds to wait before trying again. */
+        "Retry-After": number;
+        /** @description Sent when an API key authenticated the request: the key's rate limit, as an IETF RateLimit-Policy field, `"key";q=<requests>;w=<window seconds>`. */
+        "RateLimit-Policy": string;
+        /** @description Sent when an API key authenticated the request: where the key's window stands, as an IETF RateLimit field, `"key";r=<requests remaining>;t=<seconds until the window resets>`. */
+        RateLimit: string;
+        /** @description The path of the new resource. */
+        Location: string;
+        /** @description `no-store`: the response holds a secret. */
+        "Cache-Control": "no-store";
+    };
+    pathItems: never;
+}
+export type $defs = Record<string, never>;
+export interface operations {
+    health: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        status: "ok";
+                    };
+                };
+            };
+        };
+    };
+    ready: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        status: "ok";
+                    };
+                };
+            };
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getMetrics: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain; version=0.0.4; charset=utf-8": string;
+                };
+            };
+            /** @description `unauthenticated`: No credentials, or an API key sent as `Authorization: Bearer` instead of `X-API-KEY`. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 401;
+                        /** @enum {string} */
+                        code?: "unauthenticated";
+                    };
+                };
+            };
+            403: components["responses"]["Forbidden"];
+        };
+    };
+    getMe: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        user: {
+                            /** Format: uuid */
+                            id: string;
+                            username: string;
+                            display_name: string | null;
+                        };
+                        /** @enum {string} */
+                        auth: "api_key" | "session";
+                        /** @description The key the request came with (null for a session). `rate_limit` is the limit it is held to: its own, else the platform default; `allowed_org_ids` and `allowed_cidrs` its restrictions (null: none). */
+                        key: {
+                            /** Format: uuid */
+                            id: string;
+                            key_prefix: string;
+                            expires_at: string | null;
+                            rate_limit: components["schemas"]["RateLimit"];
+                            /** @description The organizations the key may act in, each one its owner belongs to; null: all of the owner's. Elsewhere it acts as if its owner were not a member. */
+                            allowed_org_ids: string[] | null;
+                            /**
+                             * @description IPv4/IPv6 CIDRs the key may be used from; null: any address. From elsewhere: 403 `ip_not_allowed`.
+                             * @example [
+                             *       "203.0.113.0/24",
+                             *       "2001:db8::/32"
+                             *     ]
+                             */
+                            allowed_cidrs: (string)[] | null;
+                        } | null;
+                        /** @description Effective permissions held globally. */
+                        permissions: string[];
+                        organizations: {
+                            /** Format: uuid */
+                            id: string;
+                            name: string;
+                            permissions: string[];
+                        }[];
+                    };
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    linkIdentity: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description github, google or oidc: an enabled provider. */
+                    provider: string;
+                };
+            };
+        };
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        redirect_url: string;
+                    };
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    signOutEverywhere: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        signed_out: true;
+                    };
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getMyTwoFactor: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TwoFactorStatus"];
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    setUpTwoFactor: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Holds a secret, shown this once: sent with `Cache-Control: no-store`. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TwoFactorSetup"];
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    confirmTwoFactor: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    code: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Holds a secret, shown this once: sent with `Cache-Control: no-store`. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RecoveryCodes"];
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    turnOffTwoFactor: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Your password (required when you have one). */
+                    password?: string;
+                    /** @description The 6-digit code of the authenticator app, or one of the recovery codes. */
+                    code: string;
+                };
+            };
+        };
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TwoFactorStatus"];
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    listApiKeys: {
+        parameters: {
+            query?: {
+                /** @description How many items a page holds. */
+                limit?: components["parameters"]["limit"];
+                /** @description The `next_cursor` of the previous page; omit it for the first page. */
+                cursor?: components["parameters"]["cursor"];
+                active?: components["parameters"]["active"];
+                user_id?: string;
+                /** @description Only active keys whose `expires_at` falls within this many days from now. */
+                expiring_within_days?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["ApiKey"][];
+                        /** @description Pass it back as `cursor` for the next page; null on the last page. */
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    createApiKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name: string;
+                    scopes: string[];
+                    /** @default null */
+                    expires_at?: string | null;
+                    /**
+                     * @description The key's own rate limit; null: the platform's `api_keys.default_rate_limit`.
+                     * @default null
+                     */
+                    rate_limit?: components["schemas"]["RateLimit"] | null;
+                    /**
+                     * @description The organizations the key may act in, each one its owner belongs to; null: all of the owner's. Elsewhere it acts as if its owner were not a member.
+                     * @default null
+                     */
+                    allowed_org_ids?: string[] | null;
+                    /**
+                     * @description IPv4/IPv6 CIDRs the key may be used from; null: any address. From elsewhere: 403 `ip_not_allowed`.
+                     * @default null
+                     * @example [
+                     *       "203.0.113.0/24",
+                     *       "2001:db8::/32"
+                     *     ]
+                     */
+                    allowed_cidrs?: (string)[] | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Holds a secret, shown this once: sent with `Cache-Control: no-store`. */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    Location: components["headers"]["Location"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreatedApiKey"];
+                };
+            };
+            400: components["responses"]["ValidationFailedOrUnknownScope"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["ForbiddenOrScopeNotHeld"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getApiKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                key_id: components["parameters"]["key_id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiKey"];
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    revokeApiKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                key_id: components["parameters"]["key_id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiKey"];
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    updateApiKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                key_id: components["parameters"]["key_id"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name?: string;
+                    /** @description The key's own rate limit; null: the platform default. */
+                    rate_limit?: components["schemas"]["RateLimit"] | null;
+                    /** @description The organizations the key may act in, each one its owner belongs to; null: all of the owner's. Elsewhere it acts as if its owner were not a member. */
+                    allowed_org_ids?: string[] | null;
+                    /**
+                     * @description IPv4/IPv6 CIDRs the key may be used from; null: any address. From elsewhere: 403 `ip_not_allowed`.
+                     * @example [
+                     *       "203.0.113.0/24",
+                     *       "2001:db8::/32"
+                     *     ]
+                     */
+                    allowed_cidrs?: (string)[] | null;
+                };
+            };
+        };
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiKey"];
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    rollApiKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                key_id: components["parameters"]["key_id"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description How long the old key keeps working: its `expires_at` becomes now plus this (0: refused at once).
+                     * @default 0
+                     */
+                    grace_period_seconds?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Holds a secret, shown this once: sent with `Cache-Control: no-store`. */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    Location: components["headers"]["Location"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreatedApiKey"];
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getApiKeyUsage: {
+        parameters: {
+            query?: {
+                /** @description Start of the first hour; default: 7 days ago. */
+                from?: string;
+                /** @description End (exclusive); default: now. */
+                to?: string;
+            };
+            header?: never;
+            path: {
+                key_id: components["parameters"]["key_id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiKeyUsage"];
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    revokeLeakedApiKeys: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Raw keys found exposed; anything else in the list is ignored. */
+                    keys: string[];
+                };
+            };
+        };
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description How many values were received; says nothing of what they were. */
+                        received: number;
+                    };
+                };
+            };
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    listOrganizations: {
+        parameters: {
+            query?: {
+                /** @description How many items a page holds. */
+                limit?: components["parameters"]["limit"];
+                /** @description The `next_cursor` of the previous page; omit it for the first page. */
+                cursor?: components["parameters"]["cursor"];
+                /** @description Matches name, display name or domain. */
+                q?: string;
+                status?: "active" | "suspended" | "archived";
+                tier?: "free" | "pro" | "enterprise";
+                /** @description sys_admins only: soft-deleted records too. */
+                include_deleted?: components["parameters"]["include_deleted"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Organization"][];
+                        /** @description Pass it back as `cursor` for the next page; null on the last page. */
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    createOrganization: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name: string;
+                    display_name?: string | null;
+                    domain?: string | null;
+                    description?: string | null;
+                    contact_email?: string | null;
+                    website?: string | null;
+                    logo_url?: string | null;
+                    country?: string | null;
+                    timezone?: string | null;
+                    /**
+                     * @default free
+                     * @enum {string}
+                     */
+                    tier?: "free" | "pro" | "enterprise";
+                    /**
+                     * @default active
+                     * @enum {string}
+                     */
+                    status?: "active" | "suspended" | "archived";
+                };
+            };
+        };
+        responses: {
+            /** @description Created. */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Organization"];
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getOrganization: {
+        parameters: {
+            query?: {
+                /** @description sys_admins only: soft-deleted records too. */
+                include_deleted?: components["parameters"]["include_deleted"];
+            };
+            header?: never;
+            path: {
+                org_id: components["parameters"]["org_id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Organization"];
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    deleteOrganization: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                org_id: components["parameters"]["org_id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Organization"];
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    updateOrganization: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                org_id: components["parameters"]["org_id"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name?: string;
+                    display_name?: string | null;
+                    domain?: string | null;
+                    description?: string | null;
+                    contact_email?: string | null;
+                    website?: string | null;
+                    logo_url?: string | null;
+                    country?: string | null;
+                    timezone?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Organization"];
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    updateSubscription: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                org_id: components["parameters"]["org_id"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @enum {string} */
+                    tier?: "free" | "pro" | "enterprise";
+                    /** @enum {string} */
+                    status?: "active" | "suspended" | "archived";
+                };
+            };
+        };
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Organization"];
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    restoreOrganization: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                org_id: components["parameters"]["org_id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Organization"];
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    listPlatformSettings: {
+        parameters: {
+            query?: {
+                /** @description How many items a page holds. */
+                limit?: components["parameters"]["limit"];
+                /** @description The `next_cursor` of the previous page; omit it for the first page. */
+                cursor?: components["parameters"]["cursor"];
+                /** @description sys_admins only: soft-deleted records too. */
+                include_deleted?: components["parameters"]["include_deleted"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["PlatformSetting"][];
+                        /** @description Pass it back as `cursor` for the next page; null on the last page. */
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getPlatformSetting: {
+        parameters: {
+            query?: {
+                /** @description sys_admins only: soft-deleted records too. */
+                include_deleted?: components["parameters"]["include_deleted"];
+            };
+            header?: never;
+            path: {
+                key: components["parameters"]["key"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlatformSetting"];
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    putPlatformSetting: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                key: components["parameters"]["key"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    value: components["schemas"]["JsonValue"];
+                    /** @enum {string} */
+                    value_type: "string" | "integer" | "boolean" | "float" | "json";
+                    description?: string | null;
+                    /** @default false */
+                    overridable?: boolean;
+                    category?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlatformSetting"];
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    deletePlatformSetting: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                key: components["parameters"]["key"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlatformSetting"];
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    restorePlatformSetting: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                key: components["parameters"]["key"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlatformSetting"];
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    listOrgSettings: {
+        parameters: {
+            query?: {
+                /** @description How many items a page holds. */
+                limit?: components["parameters"]["limit"];
+                /** @description The `next_cursor` of the previous page; omit it for the first page. */
+                cursor?: components["parameters"]["cursor"];
+                /** @description sys_admins only: soft-deleted records too. */
+                include_deleted?: components["parameters"]["include_deleted"];
+            };
+            header?: never;
+            path: {
+                org_id: components["parameters"]["org_id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["OrgSetting"][];
+                        /** @description Pass it back as `cursor` for the next page; null on the last page. */
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getOrgSetting: {
+        parameters: {
+            query?: {
+                /** @description sys_admins only: soft-deleted records too. */
+                include_deleted?: components["parameters"]["include_deleted"];
+            };
+            header?: never;
+            path: {
+                org_id: components["parameters"]["org_id"];
+                key: components["parameters"]["key"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OrgSetting"];
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    putOrgSetting: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                org_id: components["parameters"]["org_id"];
+                key: components["parameters"]["key"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    value: components["schemas"]["JsonValue"];
+                    /**
+                     * @description Whether orchestrator instances may override it.
+                     * @default false
+                     */
+                    overridable?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OrgSetting"];
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["ForbiddenOrNotOverridable"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    deleteOrgSetting: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                org_id: components["parameters"]["org_id"];
+                key: components["parameters"]["key"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OrgSetting"];
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    restoreOrgSetting: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                org_id: components["parameters"]["org_id"];
+                key: components["parameters"]["key"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OrgSetting"];
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["ForbiddenOrNotOverridable"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    effectiveOrgSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                org_id: components["parameters"]["org_id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["EffectiveSetting"][];
+                    };
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    listLlmConfigs: {
+        parameters: {
+            query?: {
+                /** @description How many items a page holds. */
+                limit?: components["parameters"]["limit"];
+                /** @description The `next_cursor` of the previous page; omit it for the first page. */
+                cursor?: components["parameters"]["cursor"];
+                /** @description true: only the configs new orchestrators may use. */
+                enabled?: "true" | "false";
+                /** @description sys_admins only: soft-deleted records too. */
+                include_deleted?: components["parameters"]["include_deleted"];
+            };
+            header?: never;
+            path: {
+                org_id: components["parameters"]["org_id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["LlmConfig"][];
+                        /** @description Pass it back as `cursor` for the next page; null on the last page. */
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    createLlmConfig: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                org_id: components["parameters"]["org_id"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name: string;
+                    /** @enum {string} */
+                    provider: "openai" | "anthropic" | "google" | "azure_openai" | "mistral" | "openai_compatible";
+                    /** @description Stored encrypted; never returned (only its last 4 characters). */
+                    api_key: string;
+                    base_url?: string | null;
+                    /** @default {} */
+                    additional_config?: {
+                        [key: string]: components["schemas"]["JsonValue"];
+                    };
+                    /** @default true */
+                    is_enabled?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Created. */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LlmConfig"];
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getLlmConfig: {
+        parameters: {
+            query?: {
+                /** @description sys_admins only: soft-deleted records too. */
+                include_deleted?: components["parameters"]["include_deleted"];
+            };
+            header?: never;
+            path: {
+                org_id: components["parameters"]["org_id"];
+                config_id: components["parameters"]["config_id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LlmConfig"];
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    deleteLlmConfig: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                org_id: components["parameters"]["org_id"];
+                config_id: components["parameters"]["config_id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LlmConfig"];
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    updateLlmConfig: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                org_id: components["parameters"]["org_id"];
+                config_id: components["parameters"]["config_id"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name?: string;
+                    /** @description Fixed after creation: a different value answers 400 immutable_field. */
+                    provider?: string;
+                    api_key?: string;
+                    base_url?: string | null;
+                    additional_config?: {
+                        [key: string]: components["schemas"]["JsonValue"];
+                    };
+                    is_enabled?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LlmConfig"];
+                };
+            };
+            400: components["responses"]["ValidationFailedOrImmutableField"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    restoreLlmConfig: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                org_id: components["parameters"]["org_id"];
+                config_id: components["parameters"]["config_id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LlmConfig"];
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    listOrchestrators: {
+        parameters: {
+            query?: {
+                /** @description How many items a page holds. */
+                limit?: components["parameters"]["limit"];
+                /** @description The `next_cursor` of the previous page; omit it for the first page. */
+                cursor?: components["parameters"]["cursor"];
+                status?: "active" | "suspended" | "inactive";
+                tier?: "demand" | "hot";
+                framework_type?: "langgraph" | "openai_agents" | "google_adk";
+                mode?: "supervisor" | "coordinator" | "handoff" | "grounded";
+                q?: string;
+                /** @description sys_admins only: soft-deleted records too. */
+                include_deleted?: components["parameters"]["include_deleted"];
+            };
+            header?: never;
+            path: {
+                org_id: components["parameters"]["org_id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["OrchestratorInstance"][];
+                        /** @description Pass it back as `cursor` for the next page; null on the last page. */
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    createOrchestrator: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                org_id: components["parameters"]["org_id"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name: string;
+                    /** @enum {string} */
+                    framework_type: "langgraph" | "openai_agents" | "google_adk";
+                    /** @enum {string} */
+                    mode: "supervisor" | "coordinator" | "handoff" | "grounded";
+                    /**
+                     * @description Tier 4 settings: keys override organization and platform settings where those allow it.
+                     * @default {}
+                     */
+                    config?: {
+                        [key: string]: components["schemas"]["JsonValue"];
+                    };
+                    whoami?: string | null;
+                    /** @default {} */
+                    plugin_settings?: {
+                        [key: string]: components["schemas"]["JsonValue"];
+                    };
+                    /**
+                     * @default demand
+                     * @enum {string}
+                     */
+                    tier?: "demand" | "hot";
+                    /**
+                     * @default active
+                     * @enum {string}
+                     */
+                    status?: "active" | "suspended" | "inactive";
+                };
+            };
+        };
+        responses: {
+            /** @description Created. */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OrchestratorInstance"];
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            /**
+             * @description `forbidden`: Authenticated, but not allowed. `required_permission` names the permission the caller lacks, when one would do.
+             *
+             *     `quota_exceeded`: A quota of the organization's subscription tier would be exceeded.
+             *
+             *     `not_overridable`: The tier above marks the setting as not overridable. `errors` names the key.
+             */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 403;
+                        /** @enum {string} */
+                        code?: "forbidden" | "quota_exceeded" | "not_overridable";
+                    };
+                };
+            };
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    effectiveInstanceConfig: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                org_id: components["parameters"]["org_id"];
+                orchestrator_id: components["parameters"]["orchestrator_id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["EffectiveSetting"][];
+                        config_hash: string | null;
+                    };
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getOrchestrator: {
+        parameters: {
+            query?: {
+                /** @description sys_admins only: soft-deleted records too. */
+                include_deleted?: components["parameters"]["include_deleted"];
+            };
+            header?: never;
+            path: {
+                org_id: components["parameters"]["org_id"];
+                orchestrator_id: components["parameters"]["orchestrator_id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OrchestratorInstance"];
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    deleteOrchestrator: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                org_id: components["parameters"]["org_id"];
+                orchestrator_id: components["parameters"]["orchestrator_id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OrchestratorInstance"];
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    updateOrchestrator: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                org_id: components["parameters"]["org_id"];
+                orchestrator_id: components["parameters"]["orchestrator_id"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name?: string;
+                    /** @description Immutable: a different value answers 400 immutable_field. */
+                    framework_type?: string;
+                    /** @description Immutable: a different value answers 400 immutable_field. */
+                    mode?: string;
+                    config?: {
+                        [key: string]: components["schemas"]["JsonValue"];
+                    };
+                    whoami?: string | null;
+                    plugin_settings?: {
+                        [key: string]: components["schemas"]["JsonValue"];
+                    };
+                    /** @enum {string} */
+                    tier?: "demand" | "hot";
+                    /** @enum {string} */
+                    status?: "active" | "suspended" | "inactive";
+                };
+            };
+        };
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OrchestratorInstance"];
+                };
+            };
+            400: components["responses"]["ValidationFailedOrImmutableField"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["ForbiddenOrNotOverridable"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    restoreOrchestrator: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                org_id: components["parameters"]["org_id"];
+                orchestrator_id: components["parameters"]["orchestrator_id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OrchestratorInstance"];
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["ForbiddenOrQuotaExceeded"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    listCentralPoints: {
+        parameters: {
+            query?: {
+                /** @description How many items a page holds. */
+                limit?: components["parameters"]["limit"];
+                /** @description The `next_cursor` of the previous page; omit it for the first page. */
+                cursor?: components["parameters"]["cursor"];
+                /** @description sys_admins only: soft-deleted records too. */
+                include_deleted?: components["parameters"]["include_deleted"];
+            };
+            header?: never;
+            path: {
+                org_id: components["parameters"]["org_id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["CentralPoint"][];
+                        /** @description Pass it back as `cursor` for the next page; null on the last page. */
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    createCentralPoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                org_id: components["parameters"]["org_id"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name: string;
+                    /**
+                     * Format: uuid
+                     * @example 0193a5c2-7d1e-7b4a-9c3f-2e8d6f1a4b70
+                     */
+                    orchestrator_id: string;
+                    description?: string | null;
+                    /**
+                     * @default private
+                     * @enum {string}
+                     */
+                    visibility?: "private" | "public";
+                    /**
+                     * @default active
+                     * @enum {string}
+                     */
+                    status?: "active" | "inactive";
+                };
+            };
+        };
+        responses: {
+            /** @description Created. */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CentralPoint"];
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["ForbiddenOrTierRequiredOrQuotaExceeded"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getCentralPoint: {
+        parameters: {
+            query?: {
+                /** @description sys_admins only: soft-deleted records too. */
+                include_deleted?: components["parameters"]["include_deleted"];
+            };
+            header?: never;
+            path: {
+                org_id: components["parameters"]["org_id"];
+                central_point_id: components["parameters"]["central_point_id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CentralPoint"];
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    deleteCentralPoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                org_id: components["parameters"]["org_id"];
+                central_point_id: components["parameters"]["central_point_id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CentralPoint"];
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    updateCentralPoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                org_id: components["parameters"]["org_id"];
+                central_point_id: components["parameters"]["central_point_id"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name?: string;
+                    /**
+                     * Format: uuid
+                     * @example 0193a5c2-7d1e-7b4a-9c3f-2e8d6f1a4b70
+                     */
+                    orchestrator_id?: string;
+                    description?: string | null;
+                    /** @enum {string} */
+                    visibility?: "private" | "public";
+                    /** @enum {string} */
+                    status?: "active" | "inactive";
+                };
+            };
+        };
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CentralPoint"];
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    restoreCentralPoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                org_id: components["parameters"]["org_id"];
+                central_point_id: components["parameters"]["central_point_id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CentralPoint"];
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["ForbiddenOrTierRequiredOrQuotaExceeded"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    listSystemPlugins: {
+        parameters: {
+            query?: {
+                /** @description How many items a page holds. */
+                limit?: components["parameters"]["limit"];
+                /** @description The `next_cursor` of the previous page; omit it for the first page. */
+                cursor?: components["parameters"]["cursor"];
+                /** @description All versions of one plugin. */
+                pid?: components["parameters"]["pid"];
+                /** @description Only the latest version of each plugin. */
+                latest?: components["parameters"]["latest"];
+                enabled?: components["parameters"]["enabled"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Plugin"][];
+                        /** @description Pass it back as `cursor` for the next page; null on the last page. */
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    registerSystemPlugin: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    pid: string;
+                    version: string;
+                    name: string;
+                    description?: string | null;
+                    tag?: string | null;
+                    /** @default [] */
+                    capabilities?: string[];
+                    /** @default false */
+                    is_specialized?: boolean;
+                    /** @default false */
+                    is_scoped?: boolean;
+                    /** @default true */
+                    stateless?: boolean;
+                    /** @default true */
+                    enabled?: boolean;
+                    /** @description Base64 PNG, JPEG, GIF or WebP image (optionally a data: URL), at most 256 KiB. */
+                    logo_image?: string | null;
+                    s3_path?: string | null;
+                    /** @default {} */
+                    default_settings?: {
+                        [key: string]: components["schemas"]["JsonValue"];
+                    };
+                    /**
+                     * @description A JSON Schema (draft 2020-12); default_settings must satisfy it.
+                     * @default {}
+                     */
+                    settings_schema?: {
+                        [key: string]: components["schemas"]["JsonValue"];
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Created. */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Plugin"];
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getSystemPlugin: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                plugin_id: components["parameters"]["plugin_id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Plugin"];
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    updateSystemPlugin: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                plugin_id: components["parameters"]["plugin_id"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    enabled: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Plugin"];
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    listOrgPlugins: {
+        parameters: {
+            query?: {
+                /** @description How many items a page holds. */
+                limit?: components["parameters"]["limit"];
+                /** @description The `next_cursor` of the previous page; omit it for the first page. */
+                cursor?: components["parameters"]["cursor"];
+                /** @description All versions of one plugin. */
+                pid?: components["parameters"]["pid"];
+                /** @description Only the latest version of each plugin. */
+                latest?: components["parameters"]["latest"];
+                enabled?: components["parameters"]["enabled"];
+            };
+            header?: never;
+            path: {
+                org_id: components["parameters"]["org_id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Plugin"][];
+                        /** @description Pass it back as `cursor` for the next page; null on the last page. */
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    registerOrgPlugin: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                org_id: components["parameters"]["org_id"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    pid: string;
+                    version: string;
+                    name: string;
+                    description?: string | null;
+                    tag?: string | null;
+                    /** @default [] */
+                    capabilities?: string[];
+                    /** @default false */
+                    is_specialized?: boolean;
+                    /** @default false */
+                    is_scoped?: boolean;
+                    /** @default true */
+                    stateless?: boolean;
+                    /** @default true */
+                    enabled?: boolean;
+                    /** @description Base64 PNG, JPEG, GIF or WebP image (optionally a data: URL), at most 256 KiB. */
+                    logo_image?: string | null;
+                    s3_path?: string | null;
+                    /** @default {} */
+                    default_settings?: {
+                        [key: string]: components["schemas"]["JsonValue"];
+                    };
+                    /**
+                     * @description A JSON Schema (draft 2020-12); default_settings must satisfy it.
+                     * @default {}
+                     */
+                    settings_schema?: {
+                        [key: string]: components["schemas"]["JsonValue"];
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Created. */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Plugin"];
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getOrgPlugin: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                org_id: components["parameters"]["org_id"];
+                plugin_id: components["parameters"]["plugin_id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Plugin"];
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    updateOrgPlugin: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                org_id: components["parameters"]["org_id"];
+                plugin_id: components["parameters"]["plugin_id"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    enabled: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Plugin"];
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    listModels: {
+        parameters: {
+            query?: {
+                /** @description How many items a page holds. */
+                limit?: components["parameters"]["limit"];
+                /** @description The `next_cursor` of the previous page; omit it for the first page. */
+                cursor?: components["parameters"]["cursor"];
+                provider?: string;
+                model_category?: "text_generation" | "embedding" | "image_generation" | "audio" | "moderation";
+                enabled?: components["parameters"]["enabled"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Model"][];
+                        /** @description Pass it back as `cursor` for the next page; null on the last page. */
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    createModel: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    provider: string;
+                    model_id: string;
+                    display_name?: string | null;
+                    aliases?: string[];
+                    enabled?: boolean;
+                    /** @enum {string} */
+                    model_category?: "text_generation" | "embedding" | "image_generation" | "audio" | "moderation";
+                    /** @enum {string} */
+                    input_billing_unit?: "per_1m_tokens" | "per_1k_tokens" | "per_image" | "per_minute" | "per_request";
+                    /** @enum {string} */
+                    output_billing_unit?: "per_1m_tokens" | "per_1k_tokens" | "per_image" | "per_minute" | "per_request";
+                    input_price_per_unit?: string | null;
+                    output_price_per_unit?: string | null;
+                    currency?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Created. */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Model"];
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    lookupModel: {
+        parameters: {
+            query: {
+                /** @description A model_id or an alias. */
+                name: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Model"];
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getModel: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                model_config_id: components["parameters"]["model_config_id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Model"];
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    updateModel: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                model_config_id: components["parameters"]["model_config_id"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    display_name?: string | null;
+                    aliases?: string[];
+                    enabled?: boolean;
+                    /** @enum {string} */
+                    model_category?: "text_generation" | "embedding" | "image_generation" | "audio" | "moderation";
+                    /** @enum {string} */
+                    input_billing_unit?: "per_1m_tokens" | "per_1k_tokens" | "per_image" | "per_minute" | "per_request";
+                    /** @enum {string} */
+                    output_billing_unit?: "per_1m_tokens" | "per_1k_tokens" | "per_image" | "per_minute" | "per_request";
+                    input_price_per_unit?: string | null;
+                    output_price_per_unit?: string | null;
+                    currency?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Model"];
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    listConversations: {
+        parameters: {
+            query?: {
+                /** @description How many items a page holds. */
+                limit?: components["parameters"]["limit"];
+                /** @description The `next_cursor` of the previous page; omit it for the first page. */
+                cursor?: components["parameters"]["cursor"];
+                /** @description Whose conversations; the caller by default. */
+                user_id?: string;
+                instance_id?: string;
+                /** @description sys_admins only: soft-deleted records too. */
+                include_deleted?: components["parameters"]["include_deleted"];
+            };
+            header?: never;
+            path: {
+                org_id: components["parameters"]["org_id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Conversation"][];
+                        /** @description Pass it back as `cursor` for the next page; null on the last page. */
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    createConversation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                org_id: components["parameters"]["org_id"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @example 0193a5c2-7d1e-7b4a-9c3f-2e8d6f1a4b70
+                     */
+                    instance_id: string;
+                    /**
+                     * Format: uuid
+                     * @description A member of the organization; the caller by default.
+                     * @example 0193a5c2-7d1e-7b4a-9c3f-2e8d6f1a4b70
+                     */
+                    user_id?: string;
+                    title?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Created. */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Conversation"];
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    listMessages: {
+        parameters: {
+            query?: {
+                /** @description How many items a page holds. */
+                limit?: components["parameters"]["limit"];
+                /** @description The `next_cursor` of the previous page; omit it for the first page. */
+                cursor?: components["parameters"]["cursor"];
+            };
+            header?: never;
+            path: {
+                org_id: components["parameters"]["org_id"];
+                conversation_id: components["parameters"]["conversation_id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Message"][];
+                        /** @description Pass it back as `cursor` for the next page; null on the last page. */
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    appendMessages: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                org_id: components["parameters"]["org_id"];
+                conversation_id: components["parameters"]["conversation_id"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    messages: {
+                        /** @enum {string} */
+                        role: "user" | "assistant" | "tool" | "intent" | "unknown";
+                        content: string;
+                        /**
+                         * Format: uuid
+                         * @description Groups the messages of one turn.
+                         * @example 0193a5c2-7d1e-7b4a-9c3f-2e8d6f1a4b70
+                         */
+                        turn_id: string;
+                        status?: ("pending" | "streaming" | "complete" | "error" | "cancelled") | null;
+                        /**
+                         * @default human
+                         * @enum {string}
+                         */
+                        source?: "human" | "agent" | "system" | "tool" | "import";
+                        /** @default {} */
+                        metadata?: {
+                            [key: string]: components["schemas"]["JsonValue"];
+                        };
+                    }[];
+                };
+            };
+        };
+        responses: {
+            /** @description Created. */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Message"][];
+                    };
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    compactMessages: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                org_id: components["parameters"]["org_id"];
+                conversation_id: components["parameters"]["conversation_id"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    message_ids: string[];
+                };
+            };
+        };
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        compacted: number;
+                    };
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getConversation: {
+        parameters: {
+            query?: {
+                /** @description sys_admins only: soft-deleted records too. */
+                include_deleted?: components["parameters"]["include_deleted"];
+            };
+            header?: never;
+            path: {
+                org_id: components["parameters"]["org_id"];
+                conversation_id: components["parameters"]["conversation_id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Conversation"];
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    deleteConversation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                org_id: components["parameters"]["org_id"];
+                conversation_id: components["parameters"]["conversation_id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Conversation"];
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    restoreConversation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                org_id: components["parameters"]["org_id"];
+                conversation_id: components["parameters"]["conversation_id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Conversation"];
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    listUsers: {
+        parameters: {
+            query?: {
+                /** @description How many items a page holds. */
+                limit?: components["parameters"]["limit"];
+                /** @description The `next_cursor` of the previous page; omit it for the first page. */
+                cursor?: components["parameters"]["cursor"];
+                /** @description Matches username, display name or email. */
+                q?: components["parameters"]["q"];
+                /** @description sys_admins only: soft-deleted records too. */
+                include_deleted?: components["parameters"]["include_deleted"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["User"][];
+                        /** @description Pass it back as `cursor` for the next page; null on the last page. */
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    createUser: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    username: string;
+                    email?: string | null;
+                    display_name?: string | null;
+                    avatar_url?: string | null;
+                    locale?: string | null;
+                    timezone?: string | null;
+                    bio?: string | null;
+                    /**
+                     * @description null (or absent): an OAuth-only user, who cannot sign in with a password.
+                     * @default null
+                     */
+                    password?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Created. */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["User"];
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getUser: {
+        parameters: {
+            query?: {
+                /** @description sys_admins only: soft-deleted records too. */
+                include_deleted?: components["parameters"]["include_deleted"];
+            };
+            header?: never;
+            path: {
+                user_id: components["parameters"]["user_id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["User"];
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    deleteUser: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                user_id: components["parameters"]["user_id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["User"];
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    updateUser: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                user_id: components["parameters"]["user_id"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    username?: string;
+                    email?: string | null;
+                    display_name?: string | null;
+                    avatar_url?: string | null;
+                    locale?: string | null;
+                    timezone?: string | null;
+                    bio?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["User"];
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    resetUserPassword: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                user_id: components["parameters"]["user_id"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Absent: a random password is generated and returned once. */
+                    password?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Holds a secret, shown this once: sent with `Cache-Control: no-store`. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        user: components["schemas"]["User"];
+                        /** @description The generated password, shown once; null when the request gave one. */
+                        password: string | null;
+                    };
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getUserTwoFactor: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                user_id: components["parameters"]["user_id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TwoFactorStatus"];
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    resetUserTwoFactor: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                user_id: components["parameters"]["user_id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TwoFactorStatus"];
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    listUserOrganizations: {
+        parameters: {
+            query?: {
+                /** @description How many items a page holds. */
+                limit?: components["parameters"]["limit"];
+                /** @description The `next_cursor` of the previous page; omit it for the first page. */
+                cursor?: components["parameters"]["cursor"];
+            };
+            header?: never;
+            path: {
+                user_id: components["parameters"]["user_id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["UserOrganization"][];
+                        /** @description Pass it back as `cursor` for the next page; null on the last page. */
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    listUserIdentities: {
+        parameters: {
+            query?: {
+                /** @description How many items a page holds. */
+                limit?: components["parameters"]["limit"];
+                /** @description The `next_cursor` of the previous page; omit it for the first page. */
+                cursor?: components["parameters"]["cursor"];
+            };
+            header?: never;
+            path: {
+                user_id: components["parameters"]["user_id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Identity"][];
+                        /** @description Pass it back as `cursor` for the next page; null on the last page. */
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    unlinkUserIdentity: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                user_id: components["parameters"]["user_id"];
+                identity_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Identity"];
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    restoreUser: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                user_id: components["parameters"]["user_id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["User"];
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    listMembers: {
+        parameters: {
+            query?: {
+                /** @description How many items a page holds. */
+                limit?: components["parameters"]["limit"];
+                /** @description The `next_cursor` of the previous page; omit it for the first page. */
+                cursor?: components["parameters"]["cursor"];
+                /** @description Matches username, display name or email. */
+                q?: components["parameters"]["q"];
+            };
+            header?: never;
+            path: {
+                org_id: components["parameters"]["org_id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Member"][];
+                        /** @description Pass it back as `cursor` for the next page; null on the last page. */
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    addMember: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                org_id: components["parameters"]["org_id"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @example 0193a5c2-7d1e-7b4a-9c3f-2e8d6f1a4b70
+                     */
+                    user_id: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Created. */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Member"];
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["ForbiddenOrQuotaExceeded"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getMember: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                org_id: components["parameters"]["org_id"];
+                user_id: components["parameters"]["user_id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Member"];
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    removeMember: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                org_id: components["parameters"]["org_id"];
+                user_id: components["parameters"]["user_id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Member"];
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    grantOrgRole: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                org_id: components["parameters"]["org_id"];
+                user_id: components["parameters"]["user_id"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @example 0193a5c2-7d1e-7b4a-9c3f-2e8d6f1a4b70
+                     */
+                    role_id: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Created. */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Grant"];
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["ForbiddenOrScopeNotHeld"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    revokeOrgRole: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                org_id: components["parameters"]["org_id"];
+                user_id: components["parameters"]["user_id"];
+                role_id: components["parameters"]["role_id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Grant"];
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["ForbiddenOrScopeNotHeld"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    listPermissions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["PermissionInfo"][];
+                    };
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    listRoles: {
+        parameters: {
+            query?: {
+                /** @description How many items a page holds. */
+                limit?: components["parameters"]["limit"];
+                /** @description The `next_cursor` of the previous page; omit it for the first page. */
+                cursor?: components["parameters"]["cursor"];
+                scope?: "system" | "org";
+                /** @description Matches the name. */
+                q?: string;
+                /** @description sys_admins only: soft-deleted records too. */
+                include_deleted?: components["parameters"]["include_deleted"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Role"][];
+                        /** @description Pass it back as `cursor` for the next page; null on the last page. */
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    createRole: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name: string;
+                    description?: string | null;
+                    /**
+                     * @description system: granted globally; org: granted in one organization (org permissions only).
+                     * @enum {string}
+                     */
+                    scope: "system" | "org";
+                    /**
+                     * @description Catalog permissions (GET /api/v1/permissions).
+                     * @default []
+                     */
+                    permissions?: string[];
+                };
+            };
+        };
+        responses: {
+            /** @description Created. */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Role"];
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["ForbiddenOrScopeNotHeld"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getRole: {
+        parameters: {
+            query?: {
+                /** @description sys_admins only: soft-deleted records too. */
+                include_deleted?: components["parameters"]["include_deleted"];
+            };
+            header?: never;
+            path: {
+                role_id: components["parameters"]["role_id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Role"];
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    deleteRole: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                role_id: components["parameters"]["role_id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Role"];
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["ForbiddenOrScopeNotHeld"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    updateRole: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                role_id: components["parameters"]["role_id"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Built-in roles cannot be renamed (400 immutable_field). */
+                    name?: string;
+                    description?: string | null;
+                    /** @description Immutable: a different value answers 400 immutable_field. */
+                    scope?: string;
+                    /** @description The whole new set. Built-in roles' sets follow the catalog and cannot change. */
+                    permissions?: string[];
+                };
+            };
+        };
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Role"];
+                };
+            };
+            400: components["responses"]["ValidationFailedOrImmutableField"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["ForbiddenOrScopeNotHeld"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    listUserGrants: {
+        parameters: {
+            query?: {
+                /** @description How many items a page holds. */
+                limit?: components["parameters"]["limit"];
+                /** @description The `next_cursor` of the previous page; omit it for the first page. */
+                cursor?: components["parameters"]["cursor"];
+            };
+            header?: never;
+            path: {
+                user_id: components["parameters"]["user_id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Grant"][];
+                        /** @description Pass it back as `cursor` for the next page; null on the last page. */
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    grantRole: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                user_id: components["parameters"]["user_id"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @example 0193a5c2-7d1e-7b4a-9c3f-2e8d6f1a4b70
+                     */
+                    role_id: string;
+                    /**
+                     * @description null for a system role (granted globally); the organization for an org role.
+                     * @default null
+                     */
+                    org_id?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Created. */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Grant"];
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["ForbiddenOrScopeNotHeld"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    revokeGrant: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                user_id: components["parameters"]["user_id"];
+                grant_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Grant"];
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["ForbiddenOrScopeNotHeld"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getEffectivePermissions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                user_id: components["parameters"]["user_id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        user_id: string;
+                        is_sys_admin: boolean;
+                        /** @description Held everywhere. */
+                        global: components["schemas"]["HeldPermission"][];
+                        organizations: {
+                            /** Format: uuid */
+                            id: string;
+                            name: string;
+                            permissions: components["schemas"]["HeldPermission"][];
+                        }[];
+                    };
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    restoreRole: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                role_id: components["parameters"]["role_id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Role"];
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["ForbiddenOrScopeNotHeld"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    listOAuthClients: {
+        parameters: {
+            query?: {
+                /** @description How many items a page holds. */
+                limit?: components["parameters"]["limit"];
+                /** @description The `next_cursor` of the previous page; omit it for the first page. */
+                cursor?: components["parameters"]["cursor"];
+                /** @description Matches name or client_id. */
+                q?: string;
+                active?: components["parameters"]["active"];
+                /** @description sys_admins only: soft-deleted records too. */
+                include_deleted?: components["parameters"]["include_deleted"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["OAuthClient"][];
+                        /** @description Pass it back as `cursor` for the next page; null on the last page. */
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    createOAuthClient: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name: string;
+                    /**
+                     * @description confidential clients get a secret, shown once.
+                     * @enum {string}
+                     */
+                    client_type: "public" | "confidential";
+                    /** @default false */
+                    is_first_party?: boolean;
+                    /**
+                     * @description Absolute https URIs (http only for a loopback host), without fragments.
+                     * @default []
+                     */
+                    redirect_uris?: string[];
+                    allowed_grant_types: ("authorization_code" | "client_credentials" | "refresh_token")[];
+                    /**
+                     * @description Catalog permissions.
+                     * @default []
+                     */
+                    allowed_scopes?: string[];
+                };
+            };
+        };
+        responses: {
+            /** @description Holds a secret, shown this once: sent with `Cache-Control: no-store`. */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    Location: components["headers"]["Location"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthClientWithSecret"];
+                };
+            };
+            400: components["responses"]["ValidationFailedOrUnknownScope"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["ForbiddenOrScopeNotHeld"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getOAuthClient: {
+        parameters: {
+            query?: {
+                /** @description sys_admins only: soft-deleted records too. */
+                include_deleted?: components["parameters"]["include_deleted"];
+            };
+            header?: never;
+            path: {
+                client_id: components["parameters"]["client_id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthClient"];
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    deleteOAuthClient: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                client_id: components["parameters"]["client_id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthClient"];
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    updateOAuthClient: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                client_id: components["parameters"]["client_id"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name?: string;
+                    /** @description Immutable: a different value answers 400 immutable_field. */
+                    client_type?: string;
+                    is_first_party?: boolean;
+                    redirect_uris?: string[];
+                    allowed_grant_types?: ("authorization_code" | "client_credentials" | "refresh_token")[];
+                    allowed_scopes?: string[];
+                    /** @description false deactivates the client; true reactivates it. */
+                    is_active?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthClient"];
+                };
+            };
+            /**
+             * @description `validation_failed`: Malformed JSON, wrong types, unknown fields, bad ids or out-of-range values. `errors` lists each bad field as `path` and `message` (query fields start with `query.`, path parameters with `params.`).
+             *
+             *     `unknown_scope`: A requested scope is not in the permission catalog; nothing is stored. `scopes` lists the unknown scopes; `errors` points at each.
+             *
+             *     `immutable_field`: An update tries to change a field fixed at creation (provider, framework_type, mode, a role's scope). `errors` names it.
+             */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 400;
+                        /** @enum {string} */
+                        code?: "validation_failed" | "unknown_scope" | "immutable_field";
+                    };
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["ForbiddenOrScopeNotHeld"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    rotateOAuthClientSecret: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                client_id: components["parameters"]["client_id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Holds a secret, shown this once: sent with `Cache-Control: no-store`. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthClientWithSecret"];
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    restoreOAuthClient: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                client_id: components["parameters"]["client_id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthClient"];
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    listAuditEvents: {
+        parameters: {
+            query?: {
+                /** @description How many items a page holds. */
+                limit?: components["parameters"]["limit"];
+                /** @description The `next_cursor` of the previous page; omit it for the first page. */
+                cursor?: components["parameters"]["cursor"];
+                action?: components["parameters"]["action"];
+                actor_user_id?: components["parameters"]["actor_user_id"];
+                target_id?: components["parameters"]["target_id"];
+                /** @description Events at or after this moment. */
+                since?: components["parameters"]["since"];
+                /** @description Events before this moment. */
+                until?: components["parameters"]["until"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** Format: uuid */
+                            id: string;
+                            /**
+                             * Format: date-time
+                             * @example 2026-01-15T09:30:00.000Z
+                             */
+                            occurred_at: string;
+                            actor: {
+                                user_id: string | null;
+                                /** @description The user's current username; null when the user is gone or there is none. */
+                                username: string | null;
+                                /** @enum {string} */
+                                auth: "session" | "api_key" | "cli" | "system";
+                                key_prefix: string | null;
+                            };
+                            /** @description The operation id (e.g. `createApiKey`), or `signIn`. */
+                            action: string;
+                            target: {
+                                type: string | null;
+                                id: string | null;
+                            };
+                            org_id: string | null;
+                            request_id: string | null;
+                            ip: string | null;
+                            user_agent: string | null;
+                            /** @description Changed fields with their old and new values; secret fields by name only. */
+                            changes: {
+                                [key: string]: {
+                                    old: unknown;
+                                    new: unknown;
+                                } | {
+                                    /** @constant */
+                                    redacted: true;
+                                };
+                            } | null;
+                            /** @enum {string} */
+                            outcome: "success" | "denied";
+                        }[];
+                        /** @description Pass it back as `cursor` for the next page; null on the last page. */
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    listOrgAuditEvents: {
+        parameters: {
+            query?: {
+                /** @description How many items a page holds. */
+                limit?: components["parameters"]["limit"];
+                /** @description The `next_cursor` of the previous page; omit it for the first page. */
+                cursor?: components["parameters"]["cursor"];
+                action?: components["parameters"]["action"];
+                actor_user_id?: components["parameters"]["actor_user_id"];
+                target_id?: components["parameters"]["target_id"];
+                /** @description Events at or after this moment. */
+                since?: components["parameters"]["since"];
+                /** @description Events before this moment. */
+                until?: components["parameters"]["until"];
+            };
+            header?: never;
+            path: {
+                org_id: components["parameters"]["org_id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** Format: uuid */
+                            id: string;
+                            /**
+                             * Format: date-time
+                             * @example 2026-01-15T09:30:00.000Z
+                             */
+                            occurred_at: string;
+                            actor: {
+                                user_id: string | null;
+                                /** @description The user's current username; null when the user is gone or there is none. */
+                                username: string | null;
+                                /** @enum {string} */
+                                auth: "session" | "api_key" | "cli" | "system";
+                                key_prefix: string | null;
+                            };
+                            /** @description The operation id (e.g. `createApiKey`), or `signIn`. */
+                            action: string;
+                            target: {
+                                type: string | null;
+                                id: string | null;
+                            };
+                            org_id: string | null;
+                            request_id: string | null;
+                            ip: string | null;
+                            user_agent: string | null;
+                            /** @description Changed fields with their old and new values; secret fields by name only. */
+                            changes: {
+                                [key: string]: {
+                                    old: unknown;
+                                    new: unknown;
+                                } | {
+                                    /** @constant */
+                                    redacted: true;
+                                };
+                            } | null;
+                            /** @enum {string} */
+                            outcome: "success" | "denied";
+                        }[];
+                        /** @description Pass it back as `cursor` for the next page; null on the last page. */
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
 }

@@ -3,7 +3,8 @@ import { mkdtemp, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { PROCESS_TEST_TIMEOUT_MS, freePort } from "@/test/app";
+import { freePort } from "@/server/free-port";
+import { PROCESS_TEST_TIMEOUT_MS } from "@/test/app";
 
 // The README's command, `npm start`, run as a person runs it: from a shell whose PATH knows only
 // the machine's own Node.js and npm (whatever version they are), not the project's. The server it

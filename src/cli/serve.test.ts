@@ -3,7 +3,8 @@ import { mkdtemp, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { Browserless, PROCESS_TEST_TIMEOUT_MS, freePort } from "@/test/app";
+import { freePort } from "@/server/free-port";
+import { Browserless, PROCESS_TEST_TIMEOUT_MS } from "@/test/app";
 
 // `npm start` on the embedded database, killed outright (SIGKILL to its whole process group, as
 // the OOM killer or a lost machine would) in the middle of a stream of writes, then started again

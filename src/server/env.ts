@@ -1,7 +1,7 @@
 import "server-only";
 import { z } from "zod";
 
-// The process environment, validated once. Every setting is documented in the README.
+// The process environment, validated once. Every setting is documented in docs/operating.md.
 const schema = z
   .object({
     NODE_ENV: z.enum(["development", "production", "test"]).default("development"),

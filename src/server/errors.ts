@@ -12,9 +12,9 @@ export class DomainError extends Error {
   readonly details: Record<string, unknown>;
 
   constructor(code: ErrorCode, message: string, details: Record<string, unknown> = {}) {
-    // An answer (4xx) is not a fault: nobody reads its stack, and capturing one under the server's
-    // async context cost about 30 µs, more than the rest of a refused request's own work. Faults
-    // (5xx) keep theirs, for the log.
+    // An answer (4xx) is not a fault: nobody reads its stack, and capturing one would cost a refused
+    // request more than the rest of its work (docs/decisions/008-key-cache-and-invalidation.md).
+    // Faults (5xx) keep theirs, for the log.
     const stackTraceLimit = Error.stackTraceLimit;
     if (ERRORS[code].status < 500) Error.stackTraceLimit = 0;
     try {

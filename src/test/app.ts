@@ -1,8 +1,8 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { existsSync } from "node:fs";
-import net from "node:net";
 import { afterAll, expect, vi } from "vitest";
+import { freePort } from "@/server/free-port";
 
 // The production build of the app, started on a test file's own database and driven over real
 // HTTP. Its stdout and stderr are kept, so tests can search every log line it wrote. Every answer
@@ -17,17 +17,6 @@ export interface RunningApp {
   fetch(path: string, init?: RequestInit): Promise<Response>;
   logs(): string;
   stop(): Promise<void>;
-}
-
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 export const TEST_AUTH_SECRET = "test-auth-secret-0123456789abcdef0123456789";

@@ -4,23 +4,27 @@ import pg from "pg";
 // Integration tests run against a real PostgreSQL server: TEST_DATABASE_URL, by default the local
 // server with trust auth. Each test file gets its own database, cloned from a migrated template.
 
+/** A PostgreSQL server on which databases are made and dropped: the tests' own, or a benchmark's. */
+export function postgresServer(adminUrl: string) {
+  const databaseUrl = (name: string): string => {
+    const url = new URL(adminUrl);
+    url.pathname = `/${name}`;
+    return url.toString();
+  };
+  const adminQuery = async (sql: string): Promise<void> => {
+    const client = new pg.Client({ connectionString: adminUrl });
+    await client.connect();
+    try {
+      await client.query(sql);
+    } finally {
+      await client.end();
+    }
+  };
+  return { databaseUrl, adminQuery };
+}
+
 export const ADMIN_URL = process.env.TEST_DATABASE_URL ?? "postgresql://postgres@127.0.0.1:5432/postgres";
-
-export function databaseUrl(name: string): string {
-  const url = new URL(ADMIN_URL);
-  url.pathname = `/${name}`;
-  return url.toString();
-}
-
-export async function adminQuery(sql: string): Promise<void> {
-  const client = new pg.Client({ connectionString: ADMIN_URL });
-  await client.connect();
-  try {
-    await client.query(sql);
-  } finally {
-    await client.end();
-  }
-}
+export const { databaseUrl, adminQuery } = postgresServer(ADMIN_URL);
 
 export const uniqueName = (prefix: string) => `${prefix}_${randomBytes(6).toString("hex")}`;
 

@@ -1,7 +1,7 @@
 import { dehydrate, HydrationBoundary, type QueryClient } from "@tanstack/react-query";
 import { createTRPCOptionsProxy } from "@trpc/tanstack-react-query";
 import { cache, type ReactNode } from "react";
-import { currentSessionActor } from "@/server/auth/session";
+import { currentSessionActor } from "@/server/session";
 import { appRouter } from "@/server/trpc/root";
 import { makeQueryClient } from "./query-client";
 

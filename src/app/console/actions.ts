@@ -4,7 +4,7 @@ import { AuthError } from "next-auth";
 import { redirect } from "next/navigation";
 import { enabledOAuthProviders } from "@/server/auth/oauth";
 import { endSecondFactor, SecondFactorExpired, SecondFactorRequired } from "@/server/auth/second-factor";
-import { signIn, signOut } from "@/server/auth/session";
+import { signIn, signOut } from "@/server/session";
 import { TooManySignInAttempts } from "@/server/auth/sign-in-throttle";
 
 // The console's sign-in and sign-out, as server actions (Next checks that they come from this

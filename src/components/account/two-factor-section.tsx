@@ -10,7 +10,8 @@ import {
   type TurnOffTwoFactorInput,
 } from "@/lib/schemas/two-factor";
 import { Dialog } from "@/components/ui/dialog";
-import { DialogButtons, Form, SubmitRow, TextField, useSchemaForm } from "@/components/ui/form";
+import { TextField } from "@/components/ui/fields";
+import { DialogButtons, Form, SubmitRow, useSchemaForm } from "@/components/ui/form";
 import { HeadedSection } from "@/components/ui/page-header";
 import { SecretField, ShownOnceWarning } from "@/components/ui/secret-field";
 import { FormAlert, Loaded } from "@/components/ui/states";
@@ -131,8 +132,8 @@ function SetupForm({ setup, onConfirmed }: { setup: Setup; onConfirmed: (codes: 
       <p className="text-sm">
         Scan this QR code with your authenticator app, or type the setup key into it. Then enter the code it shows.
       </p>
-      {/* eslint-disable-next-line @next/next/no-img-element -- a data: URL made in the browser */}
       {qr && (
+        // eslint-disable-next-line @next/next/no-img-element -- a data: URL made in the browser
         <img
           src={qr}
           alt="QR code of the setup key"

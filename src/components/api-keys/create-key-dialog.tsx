@@ -7,7 +7,8 @@ import { createApiKeyInput, parseRateLimit, type CreateApiKeyInput, type Created
 import { PermissionPicker } from "@/components/identity/permission-picker";
 import { Dialog } from "@/components/ui/dialog";
 import { describedBy, FieldError } from "@/components/ui/field-error";
-import { DialogButtons, Form, TextField, useFieldController, useSchemaForm } from "@/components/ui/form";
+import { TextField, useFieldController } from "@/components/ui/fields";
+import { DialogButtons, Form, useSchemaForm } from "@/components/ui/form";
 import { hintClass, inputClass, labelClass } from "@/components/ui/styles";
 import { useTRPC, useTRPCClient } from "@/trpc/react";
 import { RestrictionFields, restrictionInput, restrictionValues, type RestrictionValues } from "./restriction-fields";

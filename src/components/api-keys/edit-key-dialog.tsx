@@ -2,7 +2,8 @@
 
 import { parseRateLimit, updateApiKeyInput, type ApiKey, type UpdateApiKeyInput } from "@/lib/schemas/api-keys";
 import { Dialog } from "@/components/ui/dialog";
-import { DialogButtons, Form, TextField, useSchemaForm } from "@/components/ui/form";
+import { TextField } from "@/components/ui/fields";
+import { DialogButtons, Form, useSchemaForm } from "@/components/ui/form";
 import { useTRPCClient } from "@/trpc/react";
 import { RateLimitField } from "./create-key-dialog";
 import { RestrictionFields, restrictionInput, restrictionValues, type RestrictionValues } from "./restriction-fields";

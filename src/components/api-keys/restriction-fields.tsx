@@ -1,7 +1,7 @@
 "use client";
 
 import { useQuery } from "@tanstack/react-query";
-import { Choice, ChoiceGroup, TextAreaField } from "@/components/ui/form";
+import { Choice, ChoiceGroup, TextAreaField } from "@/components/ui/fields";
 import { mutedText } from "@/components/ui/styles";
 import { useTRPC } from "@/trpc/react";
 

@@ -8,7 +8,8 @@ import {
   type RollApiKeyInput,
 } from "@/lib/schemas/api-keys";
 import { Dialog } from "@/components/ui/dialog";
-import { Choice, ChoiceGroup, DialogButtons, Form, useSchemaForm } from "@/components/ui/form";
+import { Choice, ChoiceGroup } from "@/components/ui/fields";
+import { DialogButtons, Form, useSchemaForm } from "@/components/ui/form";
 import { useTRPCClient } from "@/trpc/react";
 
 // "Roll": a new key like this one, shown once as at creation; the old one keeps working for the

@@ -6,7 +6,8 @@ import { listAuditEventsQuery } from "@/lib/schemas/audit";
 import { useTRPC } from "@/trpc/react";
 import { EventTable } from "./event-table";
 import { auditListOptions, type AuditFilters } from "./queries";
-import { Form, SubmitRow, TextField, useSchemaForm } from "@/components/ui/form";
+import { TextField } from "@/components/ui/fields";
+import { Form, SubmitRow, useSchemaForm } from "@/components/ui/form";
 import { HeadedSection } from "@/components/ui/page-header";
 import { EmptyState, ErrorState, LoadingState } from "@/components/ui/states";
 

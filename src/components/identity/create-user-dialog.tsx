@@ -3,7 +3,9 @@
 import { createUserInput, type CreateUserInput, type User } from "@/lib/schemas/users";
 import { Dialog } from "@/components/ui/dialog";
 import { useTRPCClient } from "@/trpc/react";
-import { Choice, ChoiceGroup, DialogButtons, Form, orNull, TextField, useSchemaForm } from "@/components/ui/form";
+import { Choice, ChoiceGroup, TextField } from "@/components/ui/fields";
+import { DialogButtons, Form, useSchemaForm } from "@/components/ui/form";
+import { orNull } from "@/components/ui/form-values";
 
 // "Create user": a username, an optional email and display name, and either a password or none
 // (an OAuth-only user, who signs in through a linked identity).

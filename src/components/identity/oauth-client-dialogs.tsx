@@ -13,16 +13,8 @@ import {
 } from "@/lib/schemas/oauth-clients";
 import { useTRPCClient } from "@/trpc/react";
 import { PermissionPicker } from "./permission-picker";
-import {
-  CheckboxField,
-  Choice,
-  ChoiceGroup,
-  DialogButtons,
-  Form,
-  TextAreaField,
-  TextField,
-  useSchemaForm,
-} from "@/components/ui/form";
+import { CheckboxField, Choice, ChoiceGroup, TextAreaField, TextField } from "@/components/ui/fields";
+import { DialogButtons, Form, useSchemaForm } from "@/components/ui/form";
 import { Fact, ShownOnceDialog } from "@/components/ui/secret-field";
 import { Code } from "@/components/ui/values";
 

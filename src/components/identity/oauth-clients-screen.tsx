@@ -8,7 +8,7 @@ import { ClientForm, ClientSecretDialog } from "./oauth-client-dialogs";
 import { clientListOptions, type ClientFilters, type ClientStatus } from "./queries";
 import { Badge } from "@/components/ui/badge";
 import { ConfirmDialog } from "@/components/ui/confirm-dialog";
-import { CheckboxField } from "@/components/ui/form";
+import { CheckboxField } from "@/components/ui/fields";
 import { ResourceSection, useNotice } from "@/components/ui/resource-section";
 import { Segmented } from "@/components/ui/segmented";
 import { mutedText } from "@/components/ui/styles";

@@ -4,7 +4,7 @@ import { useQuery } from "@tanstack/react-query";
 import { useId, useState, type KeyboardEvent } from "react";
 import { messageOf, useTRPC } from "@/trpc/react";
 import { describedBy, FieldError } from "@/components/ui/field-error";
-import { InputRow, SelectField, useFieldController } from "@/components/ui/form";
+import { InputRow, SelectField, useFieldController } from "@/components/ui/fields";
 import { inputClass, labelClass, mutedText, secondaryButton } from "@/components/ui/styles";
 import type { ROLE_SCOPES } from "@/lib/schemas/roles";
 import { roleChoicesOptions } from "./queries";

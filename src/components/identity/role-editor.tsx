@@ -17,16 +17,9 @@ import { orgPermissionsOnly, PermissionPicker } from "./permission-picker";
 import { roleOptions } from "./queries";
 import { Badge } from "@/components/ui/badge";
 import { ConfirmDialog } from "@/components/ui/confirm-dialog";
-import {
-  Choice,
-  ChoiceGroup,
-  Form,
-  orNull,
-  SubmitRow,
-  TextAreaField,
-  TextField,
-  useSchemaForm,
-} from "@/components/ui/form";
+import { Choice, ChoiceGroup, TextAreaField, TextField } from "@/components/ui/fields";
+import { Form, SubmitRow, useSchemaForm } from "@/components/ui/form";
+import { orNull } from "@/components/ui/form-values";
 import { BackLink, Loaded, Notice } from "@/components/ui/states";
 import { dangerButton } from "@/components/ui/styles";
 

@@ -10,19 +10,9 @@ import {
 } from "@/lib/schemas/users";
 import { Dialog } from "@/components/ui/dialog";
 import { useTRPCClient } from "@/trpc/react";
-import {
-  blankAsNull,
-  Choice,
-  ChoiceGroup,
-  DialogButtons,
-  Form,
-  orNullEach,
-  SubmitRow,
-  TextAreaField,
-  TextField,
-  textsOf,
-  useSchemaForm,
-} from "@/components/ui/form";
+import { Choice, ChoiceGroup, TextAreaField, TextField } from "@/components/ui/fields";
+import { DialogButtons, Form, SubmitRow, useSchemaForm } from "@/components/ui/form";
+import { blankAsNull, orNullEach, textsOf } from "@/components/ui/form-values";
 import { ShownOnceDialog } from "@/components/ui/secret-field";
 
 // A user's profile form, and the password reset with its show-once generated password.

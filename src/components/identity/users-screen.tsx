@@ -8,7 +8,7 @@ import { useTRPC } from "@/trpc/react";
 import { CreateUserDialog } from "./create-user-dialog";
 import { userListOptions, type UserFilters } from "./queries";
 import { Badge } from "@/components/ui/badge";
-import { CheckboxField } from "@/components/ui/form";
+import { CheckboxField } from "@/components/ui/fields";
 import { HeadedSection } from "@/components/ui/page-header";
 import { ListView } from "@/components/ui/resource-section";
 import { SearchBox } from "@/components/ui/search-box";

@@ -9,18 +9,9 @@ import {
   type Model,
   type UpdateModelInput,
 } from "@/lib/schemas/models";
-import {
-  CheckboxField,
-  DialogButtons,
-  Form,
-  optionsOf,
-  orNull,
-  SelectField,
-  splitList,
-  TextField,
-  useSchemaForm,
-  valuesFrom,
-} from "@/components/ui/form";
+import { CheckboxField, optionsOf, SelectField, TextField } from "@/components/ui/fields";
+import { DialogButtons, Form, useSchemaForm } from "@/components/ui/form";
+import { orNull, splitList, valuesFrom } from "@/components/ui/form-values";
 import type { EditorControls } from "@/components/ui/resource-section";
 import { useTRPCClient } from "@/trpc/react";
 import { CATEGORY_LABELS, UNIT_LABELS } from "./format";

@@ -8,7 +8,7 @@ import { messageOf, useTRPC } from "@/trpc/react";
 import { CATEGORY_LABELS, categoryLabel, unitLabel } from "./format";
 import { ModelForm } from "./model-form";
 import { modelListOptions, NO_FILTERS, type ModelFilters } from "./queries";
-import { optionsOf, SelectField, TextField } from "@/components/ui/form";
+import { optionsOf, SelectField, TextField } from "@/components/ui/fields";
 import { ResourceSection, useNotice } from "@/components/ui/resource-section";
 import { Switch } from "@/components/ui/switch";
 import { td } from "@/components/ui/table";

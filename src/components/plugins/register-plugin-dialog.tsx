@@ -5,19 +5,9 @@ import { useFormContext } from "react-hook-form";
 import { registerPluginInput, type Plugin, type RegisterPluginInput } from "@/lib/schemas/plugins";
 import { Dialog } from "@/components/ui/dialog";
 import { describedBy, FieldError } from "@/components/ui/field-error";
-import {
-  blankAsNull,
-  CheckboxField,
-  ChoiceGroup,
-  DialogButtons,
-  Form,
-  jsonObjectOf,
-  splitList,
-  TextAreaField,
-  TextField,
-  useFieldController,
-  useSchemaForm,
-} from "@/components/ui/form";
+import { CheckboxField, ChoiceGroup, TextAreaField, TextField, useFieldController } from "@/components/ui/fields";
+import { DialogButtons, Form, useSchemaForm } from "@/components/ui/form";
+import { blankAsNull, jsonObjectOf, splitList } from "@/components/ui/form-values";
 import { hintClass, labelClass, linkButton } from "@/components/ui/styles";
 import { useTRPCClient } from "@/trpc/react";
 import { LOGO_TYPES, PluginLogo, readLogo } from "./logo";

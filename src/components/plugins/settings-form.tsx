@@ -4,13 +4,15 @@
 // @rjsf/validator-ajv8 (Ajv, which needs eval), a package this app does not install.
 import Form from "@rjsf/core/lib/components/Form.js";
 import type { RJSFSchema, UiSchema } from "@rjsf/utils";
-import { Component, useMemo, useState, type ReactNode } from "react";
-import { noEvalValidator as validator } from "./no-eval-validator";
+import { Component, useState, type ReactNode } from "react";
+import { linkButton } from "@/components/ui/styles";
+import { branchValidator } from "./branch-validator";
+import { useSettingsCheck } from "./settings-check";
 
 // A plugin's settings as a form, rendered from its settings_schema by react-jsonschema-form (core
-// theme: plain HTML, styled here) and validated live against draft 2020-12, as the server validates,
-// by a validator that interprets the schema rather than compiling it (no 'unsafe-eval' in the CSP).
-// Loaded only in the browser (see settings-preview.tsx).
+// theme: plain HTML, styled here). The server checks the settings once typing pauses
+// (settings-check.ts); each problem it names shows on its field. Loaded only in the browser (see
+// settings-preview.tsx).
 
 const UI_SCHEMA: UiSchema = { "ui:submitButtonOptions": { norender: true } };
 
@@ -33,12 +35,6 @@ const FORM_STYLE = [
   "[&_.btn]:rounded-md [&_.btn]:border [&_.btn]:border-slate-300 [&_.btn]:px-2 [&_.btn]:py-1 [&_.btn]:text-xs dark:[&_.btn]:border-slate-700",
   "[&_.array-item]:flex [&_.array-item]:items-end [&_.array-item]:gap-2",
 ].join(" ");
-
-/** The problems of `data` against `schema`, as "field: message" lines (what the server would say). */
-function problemsOf(schema: RJSFSchema, data: unknown): string[] {
-  const { errors } = validator.validateFormData(data, schema);
-  return errors.map((e) => (e.stack.startsWith(".") ? e.stack.slice(1) : e.stack));
-}
 
 /** Shows what went wrong instead of the form when rjsf cannot render a schema. */
 class RenderBoundary extends Component<{ children: ReactNode }, { error: string | null }> {
@@ -66,33 +62,34 @@ export interface SettingsFormProps {
   initial: unknown;
   /** Distinguishes this form's element ids from other forms' on the page. */
   idPrefix: string;
-  /** What the form's data is called in the validity summary, like "The default settings". */
-  subject: string;
+  /** The schema or the starting settings are being edited: the form will follow, so no verdict yet. */
+  outdated: boolean;
 }
 
-export function SettingsForm({ schema, initial, idPrefix, subject }: SettingsFormProps) {
+export function SettingsForm({ schema, initial, idPrefix, outdated }: SettingsFormProps) {
   const [data, setData] = useState<unknown>(initial);
-  const problems = useMemo(() => problemsOf(schema, data), [schema, data]);
+  const check = useSettingsCheck(schema, data, outdated);
   return (
     <div className="space-y-3">
-      <p
-        aria-live="polite"
-        className={`text-sm font-medium ${problems.length === 0 ? "text-emerald-700 dark:text-emerald-300" : "text-red-700 dark:text-red-400"}`}
-      >
-        {problems.length === 0
-          ? `${subject} satisfy the schema.`
-          : `${subject} do not satisfy the schema: ${problems.length === 1 ? "1 problem" : `${problems.length} problems`}.`}
+      <p aria-live="polite" className={`text-sm font-medium ${check.tone}`}>
+        {check.summary}{" "}
+        {check.retry && (
+          <button type="button" onClick={check.retry} className={linkButton}>
+            Check again
+          </button>
+        )}
       </p>
       <RenderBoundary>
         <Form
           tagName="div"
           schema={schema}
           uiSchema={UI_SCHEMA}
-          validator={validator}
+          validator={branchValidator}
           formData={data}
           onChange={(event) => setData(event.formData)}
           idPrefix={idPrefix}
-          liveValidate="onChange"
+          extraErrors={check.errors}
+          noValidate
           showErrorList={false}
           noHtml5Validate
           className={FORM_STYLE}

@@ -2,10 +2,11 @@
 
 import type { RJSFSchema } from "@rjsf/utils";
 import dynamic from "next/dynamic";
-import { useDeferredValue, useId } from "react";
+import { useId } from "react";
+import { useDebounced } from "@/components/ui/form";
 
 // The settings form a plugin's settings_schema makes, with its default_settings filled in. The
-// form library (and the validator it checks with) is loaded in the browser only, when first shown.
+// form library is loaded in the browser only, when first shown.
 
 const SettingsForm = dynamic(() => import("./settings-form").then((m) => m.SettingsForm), {
   ssr: false,
@@ -42,9 +43,11 @@ interface SettingsPreviewProps {
 }
 
 export function SettingsPreview({ schema, defaults }: SettingsPreviewProps) {
-  // Typing in the JSON fields stays quick: the form follows when the browser has time.
-  const schemaText = useDeferredValue(typeof schema === "string" ? schema : JSON.stringify(schema));
-  const defaultsText = useDeferredValue(typeof defaults === "string" ? defaults : JSON.stringify(defaults));
+  // The form (and the server's check of it) follows the JSON fields once typing pauses.
+  const typedSchema = typeof schema === "string" ? schema : JSON.stringify(schema);
+  const typedDefaults = typeof defaults === "string" ? defaults : JSON.stringify(defaults);
+  const schemaText = useDebounced(typedSchema);
+  const defaultsText = useDebounced(typedDefaults);
   const idPrefix = `settings${useId().replace(/[^a-zA-Z0-9]/g, "")}`;
 
   const parsedSchema = parse(schemaText);
@@ -67,7 +70,7 @@ export function SettingsPreview({ schema, defaults }: SettingsPreviewProps) {
         schema={parsedSchema.value as RJSFSchema}
         initial={initial}
         idPrefix={idPrefix}
-        subject="These settings"
+        outdated={schemaText !== typedSchema || defaultsText !== typedDefaults}
       />
     </div>
   );

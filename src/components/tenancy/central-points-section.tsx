@@ -16,19 +16,9 @@ import { useTRPC, useTRPCClient } from "@/trpc/react";
 import { useOrganization } from "./organization-frame";
 import { centralPointListOptions, orchestratorChoicesOptions } from "./queries";
 import { Badge, StatusBadge } from "@/components/ui/badge";
-import {
-  blankAsNull,
-  Choice,
-  ChoiceGroup,
-  DialogButtons,
-  Form,
-  optionsOf,
-  SelectField,
-  TextAreaField,
-  TextField,
-  useSchemaForm,
-  valuesFrom,
-} from "@/components/ui/form";
+import { Choice, ChoiceGroup, optionsOf, SelectField, TextAreaField, TextField } from "@/components/ui/fields";
+import { DialogButtons, Form, useSchemaForm } from "@/components/ui/form";
+import { blankAsNull, valuesFrom } from "@/components/ui/form-values";
 import { ResourceSection, type EditorControls } from "@/components/ui/resource-section";
 import { mutedText } from "@/components/ui/styles";
 import { td } from "@/components/ui/table";

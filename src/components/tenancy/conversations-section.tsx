@@ -14,7 +14,8 @@ import {
   orchestratorChoicesOptions,
 } from "./queries";
 import { Badge, type Tone } from "@/components/ui/badge";
-import { SelectField, TextField, useDebounced } from "@/components/ui/form";
+import { SelectField, TextField } from "@/components/ui/fields";
+import { useDebounced } from "@/components/ui/form";
 import { EmptyState, ErrorState, LoadingState, ShowMore } from "@/components/ui/states";
 import { DataTable, td } from "@/components/ui/table";
 import { WhenCell } from "@/components/ui/values";

@@ -12,19 +12,9 @@ import {
 import { useTRPC, useTRPCClient } from "@/trpc/react";
 import { jsonText } from "@/components/tenancy/values";
 import { Badge } from "@/components/ui/badge";
-import {
-  CheckboxField,
-  DialogButtons,
-  Form,
-  jsonObjectOf,
-  optionsOf,
-  orNull,
-  SelectField,
-  TextAreaField,
-  TextField,
-  useSchemaForm,
-  valuesFrom,
-} from "@/components/ui/form";
+import { CheckboxField, optionsOf, SelectField, TextAreaField, TextField } from "@/components/ui/fields";
+import { DialogButtons, Form, useSchemaForm } from "@/components/ui/form";
+import { jsonObjectOf, orNull, valuesFrom } from "@/components/ui/form-values";
 import { ResourceSection, type EditorControls } from "@/components/ui/resource-section";
 import { mutedText } from "@/components/ui/styles";
 import { td } from "@/components/ui/table";

@@ -18,20 +18,9 @@ import { orchestratorListOptions, type OrchestratorFilters } from "./queries";
 import { EffectiveTable } from "./settings-section";
 import { jsonText } from "@/components/tenancy/values";
 import { StatusBadge } from "@/components/ui/badge";
-import {
-  blankAsNull,
-  DialogButtons,
-  Form,
-  FormError,
-  jsonObjectOf,
-  optionsOf,
-  SelectField,
-  TextAreaField,
-  TextField,
-  useDebounced,
-  useSchemaForm,
-  valuesFrom,
-} from "@/components/ui/form";
+import { optionsOf, SelectField, TextAreaField, TextField } from "@/components/ui/fields";
+import { DialogButtons, Form, FormError, useDebounced, useSchemaForm } from "@/components/ui/form";
+import { blankAsNull, jsonObjectOf, valuesFrom } from "@/components/ui/form-values";
 import { ResourceSection, type EditorControls } from "@/components/ui/resource-section";
 import { EmptyState, ErrorState, LoadingState } from "@/components/ui/states";
 import { primaryButton, secondaryButton } from "@/components/ui/styles";

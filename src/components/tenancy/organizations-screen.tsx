@@ -15,17 +15,9 @@ import { mutedText, primaryButton, textLink } from "@/components/ui/styles";
 import { useTRPC, useTRPCClient } from "@/trpc/react";
 import { organizationListOptions, type OrganizationFilters } from "./queries";
 import { Badge, StatusBadge, TierBadge } from "@/components/ui/badge";
-import {
-  CheckboxField,
-  DialogButtons,
-  Form,
-  optionsOf,
-  orNull,
-  SelectField,
-  TextField,
-  useDebounced,
-  useSchemaForm,
-} from "@/components/ui/form";
+import { CheckboxField, optionsOf, SelectField, TextField } from "@/components/ui/fields";
+import { DialogButtons, Form, useDebounced, useSchemaForm } from "@/components/ui/form";
+import { orNull } from "@/components/ui/form-values";
 import { SubscriptionFields } from "./profile-section";
 import { ListView } from "@/components/ui/resource-section";
 import { td } from "@/components/ui/table";

@@ -13,15 +13,9 @@ import {
 import { useTRPC, useTRPCClient } from "@/trpc/react";
 import { valueOf, valueText } from "@/components/tenancy/values";
 import { Badge } from "@/components/ui/badge";
-import {
-  blankAsNull,
-  DialogButtons,
-  Form,
-  orNull,
-  TextAreaField,
-  TextField,
-  useSchemaForm,
-} from "@/components/ui/form";
+import { TextAreaField, TextField } from "@/components/ui/fields";
+import { DialogButtons, Form, useSchemaForm } from "@/components/ui/form";
+import { blankAsNull, orNull } from "@/components/ui/form-values";
 import { ResourceSection } from "@/components/ui/resource-section";
 import { mutedText } from "@/components/ui/styles";
 import { td } from "@/components/ui/table";

@@ -15,18 +15,9 @@ import { dangerButton, primaryButton } from "@/components/ui/styles";
 import { messageOf, useTRPC, useTRPCClient } from "@/trpc/react";
 import { useOrganization } from "./organization-frame";
 import { ConfirmDialog } from "@/components/ui/confirm-dialog";
-import {
-  blankAsNull,
-  Form,
-  optionsOf,
-  orNullEach,
-  SelectField,
-  SubmitRow,
-  TextAreaField,
-  TextField,
-  textsOf,
-  useSchemaForm,
-} from "@/components/ui/form";
+import { optionsOf, SelectField, TextAreaField, TextField } from "@/components/ui/fields";
+import { Form, SubmitRow, useSchemaForm } from "@/components/ui/form";
+import { blankAsNull, orNullEach, textsOf } from "@/components/ui/form-values";
 import { FormAlert, Notice } from "@/components/ui/states";
 import { HeadedSection } from "@/components/ui/page-header";
 

@@ -3,7 +3,7 @@
 import { useFormContext } from "react-hook-form";
 import type { ReactNode } from "react";
 import { VALUE_TYPES, type ValueType } from "@/lib/schemas/settings";
-import { CheckboxField, optionsOf, SelectField, TextField } from "@/components/ui/form";
+import { CheckboxField, optionsOf, SelectField, TextField } from "@/components/ui/fields";
 import { ValueInput } from "./values";
 
 // What a platform setting and an organization setting are edited with alike: the key (fixed once

@@ -2,7 +2,7 @@
 
 import type { ReactNode } from "react";
 import type { z } from "zod";
-import { optionsOf, SelectField, TextAreaField, TextField } from "@/components/ui/form";
+import { optionsOf, SelectField, TextAreaField, TextField } from "@/components/ui/fields";
 import type { ValueType } from "@/lib/schemas/settings";
 
 // Typed values the tenancy forms edit (settings, configs), typed as text and turned into what the

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { jsonObjectOf, orNullEach, sentence, valuesFrom } from "./form";
+import { sentence } from "./form";
+import { jsonObjectOf, orNullEach, valuesFrom } from "./form-values";
 
 describe("the form kit's words and values", () => {
   it("turns an error into a sentence that names its field", () => {

@@ -2,7 +2,7 @@
 
 import { useId, useState, type ReactNode } from "react";
 import { Dialog } from "./dialog";
-import { InputRow } from "./form";
+import { InputRow } from "./fields";
 import { primaryButton, secondaryButton } from "./styles";
 
 /** A secret shown once: read-only, selected on focus, with a copy button. */

@@ -8,8 +8,17 @@ export const PID = /^[a-z][a-z0-9]*(\.[a-z0-9][a-z0-9_-]*)+$/;
 export const SEMVER =
   /^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(?:-((?:0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*)(?:\.(?:0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*))*))?(?:\+([0-9a-zA-Z-]+(?:\.[0-9a-zA-Z-]+)*))?$/;
 export const LOGO_MAX_BYTES = 256 * 1024;
+/** The largest settings_schema accepted, as JSON text. */
+export const SETTINGS_SCHEMA_MAX_BYTES = 32 * 1024;
+/** The largest settings value the console's check takes: far more than any form holds. */
+export const CHECKED_SETTINGS_MAX_BYTES = 256 * 1024;
 
 const jsonObject = z.record(z.string(), z.json());
+/** `schema`, taking at most `bytes` of JSON. */
+const capped = <T extends z.ZodType>(schema: T, bytes: number) =>
+  schema.refine((value) => new TextEncoder().encode(JSON.stringify(value)).length <= bytes, {
+    message: `must be at most ${bytes / 1024} KiB of JSON`,
+  });
 
 export const registerPluginInput = z
   .strictObject({
@@ -54,6 +63,20 @@ export const registerPluginInput = z
     ],
   });
 export type RegisterPluginInput = z.output<typeof registerPluginInput>;
+
+/** The console's live check: settings against a settings schema, as registering checks default_settings. */
+export const checkSettingsInput = z.strictObject({
+  settings_schema: capped(jsonObject, SETTINGS_SCHEMA_MAX_BYTES),
+  settings: capped(z.json(), CHECKED_SETTINGS_MAX_BYTES),
+});
+export type CheckSettingsInput = z.output<typeof checkSettingsInput>;
+
+/** Its answer: whether the schema is acceptable, and every problem (of the schema, else of the settings). */
+export const settingsCheckSchema = z.object({
+  schema_valid: z.boolean(),
+  problems: z.array(z.object({ path: z.string(), message: z.string() })),
+});
+export type SettingsCheck = z.infer<typeof settingsCheckSchema>;
 
 export const updatePluginInput = z.strictObject({ enabled: z.boolean() }).meta({ examples: [{ enabled: false }] });
 

@@ -14,7 +14,7 @@ import { log } from "@/server/log";
 // verified email that a non-deleted user without a system role or org_admin has → link and sign in
 // (unless SVC_OAUTH_AUTO_LINK=0); else refused, unless SVC_OAUTH_AUTO_CREATE_USERS=1 lets a
 // verified email create a user with no roles. Users link further accounts from their profile
-// (identity-linking.ts).
+// (src/server/session/identity-linking.ts).
 
 /** Auth.js provider id → the provider name stored in user_oauth_identities */
 const STORED_NAMES: Record<string, "github" | "google" | "oauth2"> = {

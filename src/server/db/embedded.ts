@@ -5,6 +5,7 @@ import path from "node:path";
 import { PGlite } from "@electric-sql/pglite";
 import { pg_trgm } from "@electric-sql/pglite/contrib/pg_trgm";
 import { PGLiteSocketServer } from "@electric-sql/pglite-socket";
+import { freePort } from "@/server/free-port";
 
 // The zero-setup database: PGlite (PostgreSQL compiled to WebAssembly) persisted in the project's
 // data folder and served on a loopback port, so the app reaches it through the same node-postgres
@@ -32,17 +33,6 @@ interface Marker {
 const ADDRESS_CHECK_MS = 1_000;
 
 const markerPath = (dataDir: string) => path.join(dataDir, "embedded.json");
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 /**
  * A process's state and start time from /proc (Linux); undefined where there is no /proc or no

@@ -90,20 +90,13 @@ function wrap(spec: LimiterSpec, limiter: RateLimiterAbstract): Limiter {
   };
 }
 
-// A limiter on Redis makes each request wait for a round trip, and on a busy machine Redis waits
-// for a core like everything else: the slowest of those waits are the slowest answers. A replica
-// therefore takes a key's points from Redis a block at a time and hands them out from memory,
-// taking the next block in the background once half of one is spent. The points are counted in
-// Redis before they are handed out, so a limit is never exceeded across replicas; what a replica
-// holds unspent can only make another refuse early, by at most a block and a half each. Blocks are
-// at most 1/LEASE_SHARE of the limit (LEASE_MAX at most) and 1/LEASE_OF_REMAINING of the points
-// the window has left as this replica last saw them, so near the limit a replica counts one by one;
-// a limit under 2 × LEASE_SHARE is counted request by request. (rate-limiter-flexible counts in
-// Redis per call; reserving ahead is not one of its modes.)
-// A window's points cannot be taken before it begins, so a key whose window has ended would make
-// its next requests wait for Redis; a key used in a window therefore has the next window's first
-// block taken as the window turns. A key unused in a window gets none, so one that stops being
-// used holds at most that block, for one window.
+// So that requests do not each wait for a round trip to Redis, a replica takes a key's points a
+// block at a time and hands them out from memory (rate-limiter-flexible has no such mode). Points
+// are counted in Redis before they are handed out, so a limit is never exceeded across replicas.
+// Blocks are at most 1/LEASE_SHARE of the limit (LEASE_MAX at most) and 1/LEASE_OF_REMAINING of
+// what the window has left, so near the limit a replica counts one by one; a limit under
+// 2 × LEASE_SHARE is counted request by request. A key used in a window has the next window's
+// first block taken as the window turns. Why and what it bought: docs/decisions/004-rate-limit-blocks.md.
 const LEASE_SHARE = 100;
 const LEASE_MAX = 100;
 const LEASE_OF_REMAINING = 8;

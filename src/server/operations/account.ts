@@ -2,7 +2,7 @@ import "server-only";
 import { z } from "zod";
 import { signOutEverywhere } from "@/server/services/users/service";
 import type { SessionActor, UserActor } from "@/server/auth/actor";
-import { startLinking } from "@/server/auth/identity-linking";
+import { startLinking } from "@/server/session";
 import {
   confirmTwoFactorInput,
   recoveryCodesSchema,

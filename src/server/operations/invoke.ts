@@ -35,8 +35,6 @@ export interface InvokeOptions {
   console?: boolean;
   /** Where the call came from, for the audit trail. */
   request?: RequestFacts;
-  /** Benchmarks only: the same call without its audit event (nor the unit of work around it). */
-  audit?: false;
 }
 
 /** `value` checked as raw input (raw-input.ts), then parsed by `schema`. */
@@ -62,7 +60,7 @@ export async function invoke(
   try {
     return await checkedCall(operation, actor, raw, options, request);
   } catch (error) {
-    if (actor && error instanceof DomainError && error.code === "forbidden" && options.audit !== false) {
+    if (actor && error instanceof DomainError && error.code === "forbidden") {
       const params = (raw.params ?? {}) as Record<string, unknown>;
       const target = targetOf(operation, actor, params, undefined);
       await recordAlone({
@@ -109,7 +107,7 @@ async function checkedCall(
   const rawBody = await raw.body();
   const body = operation.body ? parse(operation.body, rawBody ?? {}, "") : undefined;
   const call = async (): Promise<unknown> => operation.handler({ actor: actor as Actor, params, query, body } as never);
-  if (operation.method === "GET" || options.audit === false) return call();
+  if (operation.method === "GET") return call();
   // A call without credentials (a public operation) acts as the system on the caller's behalf.
   return auditedChange(actor ?? systemActor("anonymous"), request, call, (result) => {
     const target = targetOf(operation, actor, params as Record<string, unknown>, result);

@@ -1,11 +1,13 @@
 import "server-only";
 import {
+  checkSettingsInput,
   listPluginsQuery,
   orgPluginParams,
   pluginListSchema,
   pluginParams,
   pluginSchema,
   registerPluginInput,
+  settingsCheckSchema,
   updatePluginInput,
 } from "@/lib/schemas/plugins";
 import { orgIdParams } from "@/lib/schemas/organizations";
@@ -16,6 +18,7 @@ import {
   setPluginEnabled,
   type PluginScope,
 } from "@/server/services/plugins/service";
+import { checkSettings } from "@/server/services/plugins/json-schema";
 import { defineOperation } from "./operation";
 
 // The plugin catalog: system plugins (every organization reads them) and each organization's own.
@@ -70,6 +73,21 @@ export const pluginOperations = {
     response: pluginSchema,
     errors: ["not_found"],
     handler: ({ actor, params }) => getPlugin(actor, system, params.plugin_id),
+  }),
+  // The settings form's live check (console only): what registering would answer, from the same
+  // code, so the console and the API cannot disagree. A read (GET): nothing is written or audited.
+  // Its access is the plugin catalog's: whoever sees a version's settings form, or registers one
+  // (which the console leaves to sys_admins, who hold every permission).
+  checkSettings: defineOperation({
+    id: "checkPluginSettings",
+    method: "GET",
+    path: null,
+    tag,
+    summary: "Check settings against a settings schema, as registering a plugin does",
+    access: readAnywhere,
+    query: checkSettingsInput,
+    response: settingsCheckSchema,
+    handler: ({ query }) => checkSettings(query.settings_schema, query.settings, "settings"),
   }),
   setEnabled: defineOperation({
     id: "updateSystemPlugin",

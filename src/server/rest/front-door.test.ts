@@ -4,6 +4,7 @@ import { describe, expect, it } from "vitest";
 import { allowOf, endpointAt } from "./front-door";
 import { docsPathOfTag } from "./openapi";
 import { ROUTES, routesAt } from "./registry";
+import { restPathOf } from "@/test/route-files";
 
 // The front door answers unknown paths and wrong methods itself, so its idea of the endpoints
 // under /api must be Next.js's: every route file and page there, with the methods it exports.
@@ -34,7 +35,7 @@ const samplePath = (file: string) =>
 /** The methods a file serves: a page GET; a route file what it exports (the registry's, for REST). */
 function exportedMethods(file: string): string[] {
   const text = readFileSync(file, "utf8");
-  const rest = /restHandlers\("([^"]+)"\)/.exec(text)?.[1];
+  const rest = restPathOf(text);
   if (rest) return routesAt(rest).map((r) => r.method);
   if (file.endsWith("page.tsx")) return ["GET"];
   const exported = [...text.matchAll(/export (?:const \{([^}]*)\}|\{([^}]*)\}|(?:async )?function (\w+))/g)]

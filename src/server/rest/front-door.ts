@@ -16,10 +16,9 @@ import { ROUTES } from "./registry";
 // endpoint's Allow). Everything else goes on to the route.
 //
 // Next.js has no hook that runs this early: its proxy (middleware) runs after the request has been
-// turned into a fetch Request, which cannot be built for TRACE, and measured here it adds about
-// 0.4 ms to every request. So the app's own server (scripts/server.mjs) calls the front door
-// before handing a request to Next.js (instrumentation.ts hands it over), for a few µs an /api
-// request.
+// turned into a fetch Request, which cannot be built for TRACE, and costs every request. So the
+// app's own server (scripts/server.mjs) calls the front door before handing a request to Next.js
+// (instrumentation.ts hands it over); why and at what cost: docs/decisions/002-front-door.md.
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/;
 

@@ -3,7 +3,7 @@ import type { Actor } from "@/server/auth/actor";
 import { authenticateApiKey, recordKeyUsage, refusedKeyOf } from "@/server/auth/api-key-stage";
 import { metricsScraper } from "@/server/auth/authorize";
 import { requireSameOriginWrite } from "@/server/auth/same-origin";
-import { currentSessionActor } from "@/server/auth/session";
+import { currentSessionActor } from "@/server/session";
 import { DomainError, type ErrorCode } from "@/server/errors";
 import { clientAddressOf, requestFactsOf, userAgentOf } from "@/server/http/client";
 import { countAddressRequest, countAuthFailure, countKeyRequest } from "@/server/limits/api-limits";

@@ -39,7 +39,7 @@ await client.organization.createMany({ data: orgNames.map((name) => ({ name })) 
 const work = await mkdtemp(join(process.cwd(), "node_modules/.cache/typed-client-"));
 afterAll(() => rm(work, { recursive: true, force: true }));
 
-/** Runs the example as the README says, with tsx. */
+/** Runs the example as docs/api.md says, with tsx. */
 const runExample = (apiKey: string) =>
   exec(process.execPath, ["node_modules/tsx/dist/cli.mjs", TYPED_CLIENT.exampleFile], {
     env: { ...process.env, SVC_URL: app.baseUrl, SVC_API_KEY: apiKey },
@@ -137,12 +137,12 @@ describe("the served OpenAPI document, in integrators' tools", () => {
     expect(failure?.stderr).toContain("invalid_api_key: ");
   });
 
-  it("shows that same example in the README and on the API reference page", async () => {
+  it("shows that same example in docs/api.md and on the API reference page", async () => {
     const example = typedClientExample();
-    const readme = await readFile("README.md", "utf8");
-    expect(readme).toContain(`\`\`\`ts\n${example}\`\`\``);
-    expect(readme).toContain(TYPED_CLIENT.generate);
-    expect(readme).toContain(TYPED_CLIENT.install);
+    const guide = await readFile("docs/api.md", "utf8");
+    expect(guide).toContain(`\`\`\`ts\n${example}\`\`\``);
+    expect(guide).toContain(TYPED_CLIENT.generate);
+    expect(guide).toContain(TYPED_CLIENT.install);
     const page = await (await app.fetch("/api/docs")).text();
     const text = page
       .replaceAll("&lt;", "<")

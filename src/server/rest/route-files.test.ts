@@ -2,6 +2,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { ROUTES } from "./registry";
+import { restPathOf } from "@/test/route-files";
 
 // Next.js finds route handlers by file; the registry is the source of truth. Each registered path
 // has its file under src/app, and each file serves a registered path.
@@ -21,13 +22,13 @@ describe("route files", () => {
 
   it("exist for every registered path and hand it to the REST wrapper", () => {
     for (const routePath of paths) {
-      expect(readFileSync(fileFor(routePath), "utf8"), routePath).toContain(`restHandlers("${routePath}")`);
+      expect(restPathOf(readFileSync(fileFor(routePath), "utf8")), routePath).toBe(routePath);
     }
   });
 
   it("serve only registered paths", () => {
     const served = routeFiles(APP)
-      .map((file) => /restHandlers\("([^"]+)"\)/.exec(readFileSync(file, "utf8"))?.[1])
+      .map((file) => restPathOf(readFileSync(file, "utf8")))
       .filter((p): p is string => p !== undefined);
     expect(served.sort()).toEqual([...paths].sort());
   });

@@ -1,5 +1,7 @@
 import superjson from "superjson";
 import { describe, expect, it, vi } from "vitest";
+import { CHECKED_SETTINGS_MAX_BYTES, SETTINGS_SCHEMA_MAX_BYTES } from "@/lib/schemas/plugins";
+import { CHECK_BUDGET_MS } from "@/server/services/plugins/json-schema";
 import { testDatabase } from "@/test/database";
 import { createMember, createRole, createSysAdmin, createUser, grant, seedRoles } from "@/test/fixtures";
 import { callerAs, consoleOperations, domainOf, failure, pathsOf, sessionActor } from "@/test/trpc";
@@ -7,9 +9,10 @@ import { handleTRPCRequest } from "./http";
 import { createCaller } from "./root";
 
 // The console's plugins and models procedures against this file's own PostgreSQL database: called
-// in-process with real session actors, and over the HTTP endpoint where superjson carries prices.
+// in-process with real session actors, and over the HTTP endpoint where superjson carries prices
+// and the settings check travels as a POST.
 
-vi.mock("@/server/auth/session", () => ({
+vi.mock("@/server/session", () => ({
   currentSessionActor: vi.fn(async () => {
     throw new Error("the session must not be read");
   }),
@@ -66,6 +69,7 @@ describe("authorization", () => {
     expect(declared).toEqual({
       "plugins.list": "svc:plugins:read",
       "plugins.get": "svc:plugins:read",
+      "plugins.checkSettings": "svc:plugins:read",
       "plugins.register": "svc:system:plugins:write",
       "plugins.setEnabled": "svc:system:plugins:write",
       "models.list": "svc:models:read",
@@ -93,6 +97,7 @@ describe("authorization", () => {
       () => caller.plugins.get({ plugin_id: UNKNOWN_ID }),
       () => caller.plugins.register(plugin(newPid(), "1.0.0")),
       () => caller.plugins.setEnabled({ plugin_id: UNKNOWN_ID, enabled: false }),
+      () => caller.plugins.checkSettings({ settings_schema: schema, settings: { top_k: 1 } }),
       () => caller.models.list({}),
       () => caller.models.get({ model_config_id: 1 }),
       () => caller.models.create({ provider: "openai", model_id: "forbidden" }),
@@ -174,6 +179,98 @@ describe("plugins", () => {
     expect((await failure(asAdmin.plugins.setEnabled({ plugin_id: own.id, enabled: false }))).code).toBe("NOT_FOUND");
     expect((await failure(asAdmin.plugins.get({ plugin_id: own.id }))).code).toBe("NOT_FOUND");
     expect((await asAdmin.plugins.list({ pid: own.pid })).data).toEqual([]);
+  });
+});
+
+describe("the settings check (the settings form's, console only)", () => {
+  type Problem = { path: string; message: string };
+  const problemsOf = (error: unknown) => (domainOf(error as never).details.errors ?? []) as Problem[];
+
+  /** The check's problems, whether answered or refused as input (with the answer's schema_valid). */
+  const check = (settings_schema: object, settings: unknown) =>
+    asAdmin.plugins.checkSettings({ settings_schema, settings } as never).then(
+      (answer) => answer,
+      (error: unknown) => ({ schema_valid: null, problems: problemsOf(error) }),
+    );
+
+  /** What registering says of the same schema and settings (as default_settings), named as the check names them. */
+  const registrationProblems = async (settings_schema: object, default_settings: object) => {
+    const input = { ...plugin(newPid(), "1.0.0"), settings_schema, default_settings };
+    const problems = await asAdmin.plugins.register(input as never).then(() => [], problemsOf);
+    return problems.map((p) => ({ ...p, path: p.path.replace(/^default_settings(?=\.|$)/, "settings") }));
+  };
+
+  const withDottedKey = {
+    ...schema,
+    properties: { ...schema.properties, "a.b": { type: "object", properties: { c: { type: "integer" } } } },
+  };
+  const nested = (depth: number) => Array.from({ length: depth }).reduce<object>((inner) => ({ not: inner }), {});
+  // Both branches of anyOf descend into the same recursive definition: 2^depth paths for this value.
+  const exponential = {
+    type: "object",
+    properties: { n: { $ref: "#/$defs/n" } },
+    $defs: {
+      n: {
+        anyOf: [
+          { type: "array", items: { $ref: "#/$defs/n" } },
+          { type: "array", items: { $ref: "#/$defs/n" } },
+        ],
+      },
+    },
+  };
+  const nestedArrays = (depth: number): unknown =>
+    Array.from({ length: depth }).reduce<unknown>((inner) => [inner], "x");
+
+  // Hostile schemas fail these by hanging (the test timeout) if a check is not bounded.
+  it.each<[string, object, object, boolean | null]>([
+    ["settings that satisfy the schema", schema, { top_k: 5, mode: "fast" }, true],
+    ["several problems at once", schema, { top_k: 0, mode: "slow", extra: 1 }, true],
+    ["a missing required property", schema, { mode: "deep" }, true],
+    ["a problem under a key holding a dot", withDottedKey, { top_k: 1, "a.b": { c: "x" } }, true],
+    ["a schema that is no JSON Schema", { type: "object", properties: { a: { type: "nonsense" } } }, {}, false],
+    ["a pattern RE2 cannot run", { type: "object", properties: { a: { pattern: "^(?!admin)" } } }, {}, false],
+    [
+      "a backtracking pattern against 5,000 characters",
+      { type: "object", properties: { a: { type: "string", pattern: "^(a+)+$" } } },
+      { a: `${"a".repeat(5000)}!` },
+      true,
+    ],
+    ["work exponential in the data, stopped at the time budget", exponential, { n: nestedArrays(58) }, true],
+    ["a schema 40 levels deep", nested(40), {}, false],
+    ["a schema over the size cap", { description: "x".repeat(SETTINGS_SCHEMA_MAX_BYTES) }, {}, null],
+    ["a schema 10,000 levels deep", nested(10_000), {}, null],
+  ])("says what registering says of %s", async (_label, settingsSchema, settings, schemaValid) => {
+    const answer = await check(settingsSchema, settings);
+    expect(answer.problems).toEqual(await registrationProblems(settingsSchema, settings));
+    expect(answer.schema_valid).toBe(schemaValid);
+  });
+
+  it("names the problems the console places on its fields", async () => {
+    expect((await check(withDottedKey, { top_k: 0, "a.b": { c: "x" } })).problems).toEqual([
+      { path: "settings.top_k", message: "must be >= 1" },
+      { path: "settings.a.b.c", message: "must be integer" },
+    ]);
+    expect((await check(exponential, { n: nestedArrays(58) })).problems).toEqual([
+      { path: "settings", message: `could not be checked within ${CHECK_BUDGET_MS} ms` },
+    ]);
+    // Any JSON value can be checked, not only an object.
+    expect(await check({ type: "string", maxLength: 2 }, "abc")).toEqual({
+      schema_valid: true,
+      problems: [{ path: "settings", message: "must NOT have more than 2 characters" }],
+    });
+  });
+
+  it("refuses settings over its cap as input", async () => {
+    expect((await check({}, { text: "x".repeat(CHECKED_SETTINGS_MAX_BYTES) })).problems).toEqual([
+      { path: "settings", message: "must be at most 256 KiB of JSON" },
+    ]);
+  });
+
+  it("writes nothing, not even an audit event", async () => {
+    const before = [await client.auditEvent.count(), await client.plugin.count()];
+    await check(schema, { top_k: 0 });
+    await check(nested(40), {});
+    expect([await client.auditEvent.count(), await client.plugin.count()]).toEqual(before);
   });
 });
 
@@ -262,11 +359,11 @@ describe("models", () => {
 
 describe("over HTTP", () => {
   const BASE = "http://console.test/api/trpc";
-  const mutation = (path: string, input: unknown) =>
+  const post = (path: string, input: unknown, origin = "http://console.test") =>
     handleTRPCRequest(
       new Request(`${BASE}/${path}`, {
         method: "POST",
-        headers: { host: "console.test", origin: "http://console.test", "content-type": "application/json" },
+        headers: { host: "console.test", origin, "content-type": "application/json" },
         body: JSON.stringify(superjson.serialize(input)),
       }),
       async () => adminActor,
@@ -280,7 +377,7 @@ describe("over HTTP", () => {
     );
 
   it("carries a price as the exact string, in the wire text and after superjson", async () => {
-    const created = await mutation("models.create", {
+    const created = await post("models.create", {
       provider: "openai",
       model_id: "wire-exact",
       input_price_per_unit: "0.00000001",
@@ -297,8 +394,25 @@ describe("over HTTP", () => {
     expect(await read.text()).toContain('"input_price_per_unit":"0.00000001"');
   });
 
+  it("answers the settings check sent as a POST, its schema too large for a URL, from the console only", async () => {
+    const large = { ...schema, description: "x".repeat(SETTINGS_SCHEMA_MAX_BYTES - 500) };
+    const input = { settings_schema: large, settings: { top_k: 0 } };
+    const response = await post("plugins.checkSettings", input);
+    expect(response.status).toBe(200);
+    expect(superjson.deserialize((await response.json()).result.data)).toEqual({
+      schema_valid: true,
+      problems: [{ path: "settings.top_k", message: "must be >= 1" }],
+    });
+    expect((await post("plugins.checkSettings", input, "https://evil.example")).status).toBe(403);
+    // Like any query, it also answers over GET.
+    const read = await query("plugins.checkSettings", { settings_schema: schema, settings: {} });
+    expect(superjson.deserialize((await read.json()).result.data)).toMatchObject({
+      problems: [{ path: "settings", message: "must have required property 'top_k'" }],
+    });
+  });
+
   it("exposes the field errors of a bad settings_schema to the form", async () => {
-    const response = await mutation(
+    const response = await post(
       "plugins.register",
       plugin(newPid(), "1.0.0", { settings_schema: { type: "object", properties: { top_k: { minimum: "one" } } } }),
     );

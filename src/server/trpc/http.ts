@@ -7,8 +7,9 @@ import { requireSameOriginWrite } from "@/server/auth/same-origin";
 import { toTRPCError } from "./init";
 import { appRouter } from "./root";
 
-// The tRPC endpoint over HTTP. Only the console's own pages may send it mutations (a POST): see
-// src/server/auth/same-origin.ts. Queries go over GET and change nothing.
+// The tRPC endpoint over HTTP. Only the console's own pages may send it a POST (a mutation): see
+// src/server/auth/same-origin.ts. Queries go over GET and change nothing; one whose input would not
+// fit in a URL (the settings check carries a whole schema) may come as a POST, held to the same rule.
 
 const TRPC_ENDPOINT = "/api/trpc";
 
@@ -20,6 +21,7 @@ export function handleTRPCRequest(
     endpoint: TRPC_ENDPOINT,
     req: request,
     router: appRouter,
+    allowMethodOverride: true,
     async createContext() {
       try {
         requireSameOriginWrite(request);

@@ -12,7 +12,7 @@ import { createCaller } from "./root";
 // clients) against this file's own PostgreSQL database: called in-process with real session
 // actors, and over the HTTP endpoint for the error shape a form reads.
 
-vi.mock("@/server/auth/session", () => ({
+vi.mock("@/server/session", () => ({
   currentSessionActor: vi.fn(async () => {
     throw new Error("the session must not be read");
   }),

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { POST as routePOST } from "@/app/api/trpc/[trpc]/route";
-import { currentSessionActor } from "@/server/auth/session";
+import { currentSessionActor } from "@/server/session";
 import { systemActor } from "@/server/auth/actor";
 import { isPermission } from "@/lib/permissions";
 import { createApiKey, MAX_LIFETIME_SETTING } from "@/server/services/api-keys/service";
@@ -16,7 +16,7 @@ import { appRouter, createCaller } from "./root";
 
 // The route reads the Auth.js session, which only exists inside Next's request scope. Here it must
 // not be read at all: a cross-site mutation is refused before.
-vi.mock("@/server/auth/session", () => ({
+vi.mock("@/server/session", () => ({
   currentSessionActor: vi.fn(async () => {
     throw new Error("the session must not be read");
   }),

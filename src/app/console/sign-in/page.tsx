@@ -3,7 +3,7 @@ import Link from "next/link";
 import { redirect } from "next/navigation";
 import { enabledOAuthProviders } from "@/server/auth/oauth";
 import { pendingSecondFactor } from "@/server/auth/second-factor";
-import { currentSessionActor } from "@/server/auth/session";
+import { currentSessionActor } from "@/server/session";
 import { OAuthSignIn } from "./oauth-sign-in";
 import { SignInForm } from "./sign-in-form";
 

@@ -16,6 +16,7 @@ import type {
   ListMessagesQuery,
   Message,
 } from "@/lib/schemas/conversations";
+import { historyQuery, MESSAGE_COLUMNS } from "./history-query";
 
 // Conversations on an organization's orchestrator instances, and their messages in the
 // time-partitioned messages table. Each message's created_at is distinct and increasing within
@@ -126,10 +127,6 @@ interface MessageRow {
   created_at: string;
 }
 
-// created_at as ISO 8601 with microseconds: the exact ordering key, for responses and cursors.
-const COLUMNS = `id, conv_id, turn_id, user_id, instance_id, role, content, status, is_compacted, source, metadata,
-  to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS created_at`;
-
 /** Appends messages in order, in one statement; returns them as stored. */
 export async function appendMessages(
   actor: Actor,
@@ -153,7 +150,7 @@ export async function appendMessages(
               start.at + (t.n - 1) * interval '1 microsecond'
        FROM start, unnest($5::uuid[], $6::varchar[], $7::text[], $8::varchar[], $9::varchar[], $10::jsonb[])
             WITH ORDINALITY AS t(turn_id, role, content, status, source, metadata, n)
-       RETURNING ${COLUMNS}`,
+       RETURNING ${MESSAGE_COLUMNS}`,
       convId,
       orgId,
       conversation.user_id,
@@ -178,31 +175,6 @@ const isMessagePosition = (value: unknown): value is [string, string] =>
   typeof value[1] === "string" &&
   /^[0-9a-f-]{36}$/.test(value[1]);
 
-/**
- * The history query: one statement finds the conversation (in this organization, neither deleted,
- * and the caller's own unless $4 is null) and reads one page of it; no row means no such
- * conversation. Parameters: $1 conversation, $2 organization, $3 rows to read, $4 the owner the
- * conversation must have (null: any), and after a cursor $5 created_at, $6 id. The conversation is
- * named by value inside the page query too, so the planner can use its statistics (a long
- * conversation gets the index's order, not a sort of all its rows); the lower bounds on created_at
- * (no message predates its conversation, nor the cursor) let PostgreSQL skip older partitions.
- * Exported for the benchmark, which runs it directly and explains it.
- */
-export function messageHistorySql(withCursor: boolean): string {
-  return `SELECT c.instance_id AS conversation_instance_id, m.*
-     FROM conversations c
-     LEFT JOIN LATERAL (
-       SELECT ${COLUMNS} FROM messages
-       WHERE conv_id = $1::uuid AND role <> 'intent' AND messages.created_at >= c.created_at
-         ${withCursor ? "AND messages.created_at >= $5::timestamptz AND (messages.created_at, messages.id) > ($5::timestamptz, $6::uuid)" : ""}
-       ORDER BY messages.created_at, messages.id -- the columns, not the text alias: the index gives this order
-       LIMIT $3
-     ) m ON true
-     WHERE c.id = $1::uuid AND c.org_id = $2::uuid AND NOT c.is_deleted AND ($4::uuid IS NULL OR c.user_id = $4::uuid)
-       AND EXISTS (SELECT 1 FROM organizations o WHERE o.id = c.org_id AND NOT o.is_deleted)
-     ORDER BY m.created_at, m.id`;
-}
-
 // A conversation without (visible) messages gives one row whose message columns are all null.
 type HistoryRow = { conversation_instance_id: string | null } & (MessageRow | { [K in keyof MessageRow]: null });
 
@@ -211,7 +183,7 @@ export async function listMessages(actor: Actor, orgId: string, convId: string, 
   const cursor = decodeCursor(query.cursor, isMessagePosition);
   const after = cursor && { at: cursor[0], id: cursor[1] };
   // The hottest read of the API: straight through the pool, as a prepared statement.
-  const rows = await queryRows<HistoryRow>(messageHistorySql(after !== undefined), [
+  const rows = await queryRows<HistoryRow>(historyQuery(after !== undefined), [
     convId,
     orgId,
     query.limit + 1,

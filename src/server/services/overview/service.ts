@@ -7,18 +7,9 @@ import { dataLayer } from "@/server/db/data-layer";
 import { latestAuditEvents } from "@/server/services/audit/service";
 
 // The platform at a glance, for the console's landing page: one statement per figure (the two key
-// counts share one), all sent at once, each read from an index (EXPLAIN on the overview bench's
-// database, 100,000 keys, shows these plans):
-// - organizations by tier: organizations_is_deleted_subscription_tier_idx alone, in tier order;
-// - users: users_username_key alone (it holds exactly the users not deleted);
-// - active keys and keys expiring this week: api_keys_expires_at_idx alone (the usable keys by
-//   expiry, those without one included); expired keys in it are skipped as it is read;
-// - the chart: the usage totals' primary key (at most 7 × 24 × 6 rows whatever the number of keys);
-// - the most refused keys: api_key_usage_refusals_idx alone (this week's refusals, with their key and
-//   count), then the ten keys and their owners by primary key;
-// - the latest events: the audit trail's primary key backwards (ids are time-ordered), their actors
-//   by primary key (latestAuditEvents).
-// On tables of a few pages the planner may read the table instead, which costs as little.
+// counts share one), all sent at once, each answered from an index so the page stays fast however
+// many keys and events there are (which index serves which figure: docs/benchmarks.md, Console
+// overview).
 
 const WEEK_HOURS = 7 * 24;
 const MOST_REFUSED = 10;

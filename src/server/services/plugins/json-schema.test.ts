@@ -1,16 +1,14 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, describe, expect, it } from "vitest";
-import { CHECK_BUDGET_MS, CheckBudget, MAX_SCHEMA_BYTES, schemaProblems, validationProblems } from "./json-schema";
+import { SETTINGS_SCHEMA_MAX_BYTES } from "@/lib/schemas/plugins";
+import { CHECK_BUDGET_MS, CheckBudget, checkSettings, schemaProblems, validationProblems } from "./json-schema";
 
 // Tenants' settings schemas are untrusted: none of them may hold the process, reach the network,
 // or interfere with another tenant's schema. These tests fail by hanging (the test timeout) when
 // a check is not bounded.
 
-const check = (schema: object, value: unknown, budget = new CheckBudget()) => {
-  const problems = schemaProblems(schema, budget);
-  return problems.length > 0 ? problems : validationProblems(schema, value, "default_settings", budget);
-};
+const check = (schema: object, value: unknown) => checkSettings(schema, value, "default_settings").problems;
 
 // Nested arrays, `depth` levels deep, with a string where the schema wants an array at the bottom.
 const nestedArrays = (depth: number): unknown =>
@@ -143,7 +141,7 @@ describe("settings schemas as untrusted data", () => {
   });
 
   it("caps a schema's size and depth, and takes only draft 2020-12", () => {
-    const big = { description: "x".repeat(MAX_SCHEMA_BYTES) };
+    const big = { description: "x".repeat(SETTINGS_SCHEMA_MAX_BYTES) };
     expect(schemaProblems(big, new CheckBudget())).toEqual([
       { path: "settings_schema", message: "must be at most 32 KiB of JSON" },
     ]);

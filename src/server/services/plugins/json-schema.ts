@@ -4,6 +4,7 @@ import vm from "node:vm";
 import Ajv2020, { type ErrorObject, type Options, type ValidateFunction } from "ajv/dist/2020.js";
 import { LRUCache } from "lru-cache";
 import { linearRegExp } from "@/lib/linear-regexp";
+import { SETTINGS_SCHEMA_MAX_BYTES, type SettingsCheck } from "@/lib/schemas/plugins";
 import type { FieldError } from "@/server/errors";
 
 // JSON Schema (draft 2020-12) checks for plugin settings. The schemas are tenants' data, not code to
@@ -20,7 +21,6 @@ import type { FieldError } from "@/server/errors";
 //   so other requests are served meanwhile.
 // - Compiled validators are kept in a bounded LRU cache, keyed by the schema's text.
 
-export const MAX_SCHEMA_BYTES = 32 * 1024;
 export const MAX_SCHEMA_DEPTH = 32;
 export const CHECK_BUDGET_MS = 500;
 const MAX_REPORTED_ERRORS = 20;
@@ -30,7 +30,7 @@ const SCHEMA_OPTIONS: Options = {
   allErrors: true,
   strict: false,
   logger: false,
-  // Formats are not enforced (the console's preview does not either).
+  // Formats are not enforced: a `format` is a hint to the console and to integrators.
   validateFormats: false,
   // `required` and friends look at own properties only, never at what Object.prototype has.
   ownProperties: true,
@@ -137,8 +137,8 @@ const timeProblem = (root: string): FieldError[] => problem(root, `could not be 
 export function schemaProblems(schema: unknown, budget: CheckBudget, root = "settings_schema"): FieldError[] {
   if (typeof schema !== "object" || schema === null || Array.isArray(schema)) return problem(root, "must be an object");
   const text = JSON.stringify(schema);
-  if (Buffer.byteLength(text) > MAX_SCHEMA_BYTES)
-    return problem(root, `must be at most ${MAX_SCHEMA_BYTES / 1024} KiB of JSON`);
+  if (Buffer.byteLength(text) > SETTINGS_SCHEMA_MAX_BYTES)
+    return problem(root, `must be at most ${SETTINGS_SCHEMA_MAX_BYTES / 1024} KiB of JSON`);
   if (depthOf(schema, MAX_SCHEMA_DEPTH + 1) > MAX_SCHEMA_DEPTH)
     return problem(root, `must not be nested deeper than ${MAX_SCHEMA_DEPTH} levels`);
   const declared = (schema as Record<string, unknown>).$schema;
@@ -173,4 +173,14 @@ export function validationProblems(schema: object, value: unknown, root: string,
       `cannot be checked: the plugin's settings_schema is not valid today: ${(error as Error).message}`,
     );
   }
+}
+
+/**
+ * A settings schema, then a value against it, checked as registering a plugin checks its
+ * default_settings (and the console's live check asks): the schema's problems, else the value's.
+ */
+export function checkSettings(schema: object, value: unknown, root: string, budget = new CheckBudget()): SettingsCheck {
+  const problems = schemaProblems(schema, budget);
+  if (problems.length > 0) return { schema_valid: false, problems };
+  return { schema_valid: true, problems: validationProblems(schema, value, root, budget) };
 }

@@ -7,7 +7,7 @@ import { DomainError, notFound, validationFailed, type FieldError } from "@/serv
 import { requireOrganization } from "@/server/services/organizations/service";
 import { newestFirst, paginate } from "@/server/services/pagination";
 import type { ListPluginsQuery, Plugin, RegisterPluginInput } from "@/lib/schemas/plugins";
-import { CheckBudget, schemaProblems, validationProblems } from "./json-schema";
+import { CheckBudget, checkSettings, validationProblems } from "./json-schema";
 import { normalizeLogo } from "./logo";
 
 // The plugin catalog. A version is registered once per source (and organization); is_latest marks
@@ -64,10 +64,7 @@ function s3PathProblem(path: string, scope: PluginScope): string | undefined {
 }
 
 export async function registerPlugin(actor: Actor, scope: PluginScope, input: RegisterPluginInput): Promise<Plugin> {
-  const budget = new CheckBudget();
-  const problems: FieldError[] = schemaProblems(input.settings_schema, budget);
-  if (problems.length === 0)
-    problems.push(...validationProblems(input.settings_schema, input.default_settings, "default_settings", budget));
+  const { problems } = checkSettings(input.settings_schema, input.default_settings, "default_settings");
   const s3Problem = input.s3_path == null ? undefined : s3PathProblem(input.s3_path, scope);
   if (s3Problem) problems.push({ path: "s3_path", message: s3Problem });
   let logo: string | null = null;

@@ -1,3 +1,3 @@
-import { handlers } from "@/server/auth/session";
+import { handlers } from "@/server/session";
 
 export const { GET, POST } = handlers;

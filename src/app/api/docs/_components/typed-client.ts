@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 
-// The typed client that the README and the API reference show. The example is a file of the
+// The typed client that docs/api.md and the API reference show. The example is a file of the
 // repository, which src/server/rest/openapi.http.test.ts type-checks and runs against the app.
 
 export const TYPED_CLIENT = {

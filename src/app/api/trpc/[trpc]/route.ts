@@ -1,4 +1,4 @@
-import { currentSessionActor } from "@/server/auth/session";
+import { currentSessionActor } from "@/server/session";
 import { handleTRPCRequest } from "@/server/trpc/http";
 
 const handler = (request: Request) => handleTRPCRequest(request, currentSessionActor);

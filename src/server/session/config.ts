@@ -1,6 +1,6 @@
 import "server-only";
 import { randomBytes } from "node:crypto";
-import NextAuth, { type Session } from "next-auth";
+import type { NextAuthConfig, Session } from "next-auth";
 import Credentials from "next-auth/providers/credentials";
 import { dataLayer } from "@/server/db/data-layer";
 import { DomainError } from "@/server/errors";
@@ -9,28 +9,24 @@ import { countAuthFailure, refuseWhileOverFailureLimit } from "@/server/limits/a
 import { log } from "@/server/log";
 import { SIGN_IN_ACTION } from "@/lib/schemas/audit";
 import { recordAlone } from "@/server/services/audit/service";
-import type { SessionActor } from "./actor";
-import { LRUCache } from "lru-cache";
-import { loadGrants } from "./grants";
-import { listenForInvalidations, listeningForInvalidations, onInvalidation } from "./invalidation";
 import { completeLinking } from "./identity-linking";
-import { linkedUserId, linkExternalSignIn, oauthProviders } from "./oauth";
-import { hashPassword, verifyPassword } from "./passwords";
+import { linkedUserId, linkExternalSignIn, oauthProviders } from "@/server/auth/oauth";
+import { hashPassword, verifyPassword } from "@/server/auth/passwords";
 import {
   beginSecondFactor,
   endSecondFactor,
   pendingSecondFactor,
   SecondFactorExpired,
   SecondFactorRequired,
-} from "./second-factor";
-import { signInThrottle, TooManySignInAttempts } from "./sign-in-throttle";
-import { hasTwoFactor, mustSetUpTwoFactor, spendSecondFactor } from "@/server/services/two-factor/service";
+} from "@/server/auth/second-factor";
+import { signInThrottle, TooManySignInAttempts } from "@/server/auth/sign-in-throttle";
+import { hasTwoFactor, spendSecondFactor } from "@/server/services/two-factor/service";
 
-// Console sessions (Auth.js): username-or-email and password, checked against the argon2id hash;
-// a JWT in an HttpOnly cookie carries the user id and the user's session epoch at sign-in. Who the
-// user is and what they hold is cached per process and dropped, in every process, when it changes
-// (the invalidation channel API keys use): a demoted or deleted user loses access at once, and
-// bumping the epoch (a new password, an unlinked identity, "sign out everywhere") ends every session.
+// The console's sign-in (Auth.js): username-or-email and password, checked against the argon2id hash,
+// or an OAuth provider, then a second factor where the user has one. A JWT in an HttpOnly cookie
+// carries the user id and the user's session epoch at sign-in. This is the configuration; the
+// instance made from it, and the session's actor, are in ./index.ts — so that the callbacks here
+// never import what imports the instance.
 
 const SESSION_HOURS = 8;
 const SIGN_IN_PAGE = "/console/sign-in";
@@ -66,7 +62,7 @@ function recordSignIn(request: Request, userId: string | null, outcome: "success
   });
 }
 
-export const { handlers, auth, signIn, signOut } = NextAuth({
+export const authConfig = {
   trustHost: true,
   secret: process.env.AUTH_SECRET,
   session: { strategy: "jwt", maxAge: SESSION_HOURS * 3600 },
@@ -178,9 +174,9 @@ export const { handlers, auth, signIn, signOut } = NextAuth({
     warn: () => undefined,
     debug: () => undefined,
   },
-});
+} satisfies NextAuthConfig;
 
-type SessionWithEpoch = Session & { epoch?: number };
+export type SessionWithEpoch = Session & { epoch?: number };
 
 /**
  * The second step of a sign-in: a code (TOTP or recovery) for the user who passed the first one.
@@ -215,58 +211,4 @@ async function sessionEpochOf(userId: string): Promise<number | undefined> {
     select: { session_epoch: true },
   });
   return user?.session_epoch;
-}
-
-interface SessionAccount {
-  actor: SessionActor;
-  epoch: number;
-}
-
-// Who a signed-in user is, per process: read once, then served until the user's grants, account or
-// sessions change (announced on the invalidation channel) or the entry ages out.
-const accounts = new LRUCache<string, Promise<SessionAccount | null>>({ max: 10_000, ttl: 60_000 });
-onInvalidation((event) => {
-  if ("all" in event) accounts.clear();
-  else if ("userId" in event) accounts.delete(event.userId);
-});
-
-async function loadAccount(userId: string): Promise<SessionAccount | null> {
-  const db = dataLayer("system:auth");
-  const user = await db.user.findUnique({
-    where: { id: userId },
-    select: { id: true, username: true, display_name: true, session_epoch: true },
-  });
-  if (!user) return null;
-  const grants = await loadGrants(db, user.id);
-  const actor: SessionActor = {
-    kind: "session",
-    userId: user.id,
-    username: user.username,
-    displayName: user.display_name,
-    grants,
-  };
-  if (await mustSetUpTwoFactor(user.id, grants.isSysAdmin)) actor.mustSetUpTwoFactor = true;
-  return { epoch: user.session_epoch, actor };
-}
-
-function accountOf(userId: string): Promise<SessionAccount | null> {
-  listenForInvalidations();
-  // Unheard invalidations would leave a stale account here: read afresh until the listener is back.
-  if (!listeningForInvalidations()) return loadAccount(userId);
-  let account = accounts.get(userId);
-  if (!account) {
-    account = loadAccount(userId);
-    accounts.set(userId, account);
-    account.catch(() => accounts.delete(userId));
-  }
-  return account;
-}
-
-/** The signed-in user as an actor, or null when there is no valid session (or it was ended). */
-export async function currentSessionActor(): Promise<SessionActor | null> {
-  const session = (await auth()) as SessionWithEpoch | null;
-  const userId = session?.user?.id;
-  if (!userId || typeof session?.epoch !== "number") return null;
-  const account = await accountOf(userId);
-  return account && account.epoch === session.epoch ? account.actor : null;
 }

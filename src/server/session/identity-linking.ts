@@ -4,9 +4,9 @@ import { dataLayer } from "@/server/db/data-layer";
 import { mapDatabaseError } from "@/server/db/errors";
 import { DomainError } from "@/server/errors";
 import { log } from "@/server/log";
-import type { SessionActor } from "./actor";
-import { enabledOAuthProviders, storedProviderName } from "./oauth";
-import { seal, unseal } from "./sealed";
+import type { SessionActor } from "@/server/auth/actor";
+import { enabledOAuthProviders, storedProviderName } from "@/server/auth/oauth";
+import { seal, unseal } from "@/server/auth/sealed";
 
 // Linking an external account to the signed-in user, from the user's own profile: the console asks
 // for a link (a same-origin POST of the session), which leaves a short-lived intent in a signed,
@@ -26,8 +26,11 @@ interface Intent {
 
 const PURPOSE = "link-intent";
 
-/** Starts linking `provider` to the signed-in user: answers where to send the browser. */
-export async function startLinking(actor: SessionActor, provider: string): Promise<{ redirect_url: string }> {
+/**
+ * Leaves the intent to link `provider` to the signed-in user in its cookie; the caller then sends the
+ * browser to the provider (startLinking in ./index.ts).
+ */
+export async function leaveLinkIntent(actor: SessionActor, provider: string): Promise<void> {
   if (!enabledOAuthProviders().some((p) => p.id === provider)) {
     throw new DomainError("validation_failed", "This sign-in provider is not switched on.", {
       errors: [{ path: "provider", message: "is not an enabled provider" }],
@@ -41,22 +44,8 @@ export async function startLinking(actor: SessionActor, provider: string): Promi
   jar.set(
     INTENT_COOKIE,
     seal(PURPOSE, { user: actor.userId, epoch: user.session_epoch, provider } satisfies Intent, INTENT_SECONDS),
-    {
-      httpOnly: true,
-      secure: true,
-      sameSite: "lax",
-      path: "/",
-      maxAge: INTENT_SECONDS,
-    },
+    { httpOnly: true, secure: true, sameSite: "lax", path: "/", maxAge: INTENT_SECONDS },
   );
-  // Imported here: the session module imports this one for its sign-in callback.
-  const { signIn } = await import("./session");
-  return {
-    redirect_url: await signIn(provider, {
-      redirect: false,
-      redirectTo: `${ACCOUNT_PAGE}?linked=${encodeURIComponent(provider)}`,
-    }),
-  };
 }
 
 /**
