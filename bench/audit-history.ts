@@ -56,7 +56,7 @@ async function insertEvents(client: pg.Client, from: number, to: number, total: 
           orgs AS (SELECT array_agg(id ORDER BY name) AS ids FROM organizations WHERE name LIKE 'bench_org_%'),
           events AS (
             SELECT i, now() - make_interval(secs => ${DAYS} * 86400 * (1 - i::float8 / $3)) AS at
-            FROM generate_series($1::int, $2::int - 1) i)
+            FROM generate_series($1::bigint, $2::bigint - 1) i)
      INSERT INTO audit_events (id, occurred_at, actor_user_id, actor_auth, action, target_type, target_id, org_id,
                                request_id, ip, user_agent, changes, outcome)
      SELECT (lpad(to_hex((extract(epoch FROM at) * 1000)::bigint), 12, '0') || '7' || substr(md5(i::text), 1, 3)
@@ -102,6 +102,8 @@ async function main() {
   const prisma = createBaseClient(url, { poolMax: 4 });
   makeProcessWide(prisma);
   const client = new pg.Client({ connectionString: url });
+  // Dropping the database at the end (or after a failure) ends this connection: not an error.
+  client.on("error", () => undefined);
   await client.connect();
   await client.query(
     `INSERT INTO users (username, display_name, created_by, updated_by)
