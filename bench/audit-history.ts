@@ -1,14 +1,15 @@
-// `npm run bench:audit-history`: the audit trail's list as the trail grows. A trail of 1,000 events,
-// then of BENCH_EVENTS (default 1,000,000), each spread over the same 289 days (ids UUIDv7 of their
-// time, as the app writes them), across 1,000 actors, 100 organizations, 40 actions and 50,000
-// targets. At each size every filter of the list is called BENCH_RUNS times in process through
-// invoke() (the operation both doors go through: query parsing, authorization, the service) as a
-// signed-in sys_admin, one page of 50: none, an action, an actor, a target, a one-month time range,
+// `npm run bench:audit-history`: the audit trail's list as the trail grows. Two trails, each a
+// database of its own: 1,000 events and BENCH_EVENTS (default 1,000,000), each spread over the same
+// 289 days (ids UUIDv7 of their time, as the app writes them), across 1,000 actors, 100
+// organizations, 40 actions and 50,000 targets. Every filter of the list is called BENCH_RUNS times
+// on each trail, the two in turns call by call (a shared machine's drift then cancels out), in
+// process through invoke() (the operation both doors go through: query parsing, authorization, the
+// service) as a signed-in sys_admin, one page of 50: none, an action, an actor, a target, a one-month time range,
 // a filter matching nothing, an organization's action, and a page deep in the list (by its cursor).
 // Targets per filter: p50 at the large size within 3× its p50 at 1,000 events, and p95 under 200 ms.
 //
-// Settings (environment): BENCH_DATABASE_URL (server on which svc_bench_audit_history is created and
-// dropped), BENCH_EVENTS, BENCH_RUNS, BENCH_KEEP_DB=1.
+// Settings (environment): BENCH_DATABASE_URL (server on which svc_bench_audit_history_small and
+// _large are created and dropped), BENCH_EVENTS, BENCH_RUNS, BENCH_KEEP_DB=1.
 
 import pg from "pg";
 import type { SessionActor } from "@/server/auth/actor";
@@ -95,12 +96,10 @@ const FILTERS: Filter[] = [
   { name: "deep page (cursor)", query: ({ deepCursor }) => ({ cursor: deepCursor }) },
 ];
 
-async function main() {
-  const startedAt = new Date();
-  say(`Audit trail's list at ${SMALL.toLocaleString("en")} and ${EVENTS.toLocaleString("en")} events…`);
-  const url = await freshDatabase(DB_NAME);
+/** A trail of `size` events on a database of its own, its process-wide client and the bench's ids. */
+async function trail(name: string, size: number) {
+  const url = await freshDatabase(name);
   const prisma = createBaseClient(url, { poolMax: 4 });
-  makeProcessWide(prisma);
   const client = new pg.Client({ connectionString: url });
   // Dropping the database at the end (or after a failure) ends this connection: not an error.
   client.on("error", () => undefined);
@@ -111,6 +110,11 @@ async function main() {
      INSERT INTO organizations (name, created_by, updated_by)
      SELECT 'bench_org_' || lpad(i::text, 3, '0'), 'system:bench', 'system:bench' FROM generate_series(1, ${ORGS}) i;`,
   );
+  const started = performance.now();
+  for (let from = 0; from < size; from += 250_000)
+    await insertEvents(client, from, Math.min(size, from + 250_000), size);
+  say(`  ${size.toLocaleString("en")} events in ${((performance.now() - started) / 1000).toFixed(0)} s`);
+  makeProcessWide(prisma);
   const admin = await prisma.user.findFirstOrThrow({ where: { username: "admin" } });
   const actor: SessionActor = {
     kind: "session",
@@ -119,55 +123,60 @@ async function main() {
     displayName: null,
     grants: await loadGrants(dataLayer("bench"), admin.id),
   };
-  const { list, listInOrganization } = OPERATION_GROUPS.auditEvents;
-  const someActor = (await client.query<{ id: string }>("SELECT id FROM users WHERE username = 'bench_actor_0004'"))
-    .rows[0]?.id as string;
-  const someOrg = (await client.query<{ id: string }>("SELECT id FROM organizations WHERE name = 'bench_org_008'"))
-    .rows[0]?.id as string;
-
-  const measureAt = async (size: number) => {
-    // The cursor of the event half-way down the list: the next page is deep in the trail.
-    const middle = await client.query<{ id: string }>(
-      "SELECT id FROM audit_events ORDER BY occurred_at DESC, id DESC OFFSET $1 LIMIT 1",
-      [Math.floor(size / 2)],
-    );
-    const context = {
-      actorId: someActor,
-      deepCursor: Buffer.from(JSON.stringify(middle.rows[0]?.id)).toString("base64url"),
-      now: Date.now(),
-    };
-    const figures: Record<string, { p50: number; p95: number; items: number }> = {};
-    for (const filter of FILTERS) {
-      const operation = (filter.org ? listInOrganization : list) as AnyOperation;
-      const raw = {
-        params: filter.org ? { org_id: someOrg } : {},
-        query: filter.query(context),
-        body: () => undefined,
-      };
-      let items = 0;
-      const times: number[] = [];
-      for (let i = 0; i < RUNS + 5; i++) {
-        const started = performance.now();
-        const page = (await invoke(operation, actor, raw)) as { data: unknown[] };
-        const ms = performance.now() - started;
-        if (i >= 5) times.push(ms);
-        items = page.data.length;
-      }
-      times.sort((x, y) => x - y);
-      figures[filter.name] = { p50: median(times), p95: percentile(times, 95), items };
-    }
-    return figures;
+  const id = async (sql: string, values: unknown[] = []) =>
+    (await client.query<{ id: string }>(sql, values)).rows[0]?.id as string;
+  // The cursor of the event half-way down the list: the next page is deep in the trail.
+  const middle = await id("SELECT id FROM audit_events ORDER BY occurred_at DESC, id DESC OFFSET $1 LIMIT 1", [
+    Math.floor(size / 2),
+  ]);
+  const context = {
+    actorId: await id("SELECT id FROM users WHERE username = 'bench_actor_0004'"),
+    deepCursor: Buffer.from(JSON.stringify(middle)).toString("base64url"),
+    now: Date.now(),
   };
+  const org = await id("SELECT id FROM organizations WHERE name = 'bench_org_008'");
+  await client.end();
+  return { name, size, prisma, actor, context, org };
+}
 
-  await insertEvents(client, 0, SMALL, SMALL);
-  const small = await measureAt(SMALL);
-  const started = performance.now();
-  // The large trail: the same days, filled in (its own events, the small trail's dropped).
-  await client.query("TRUNCATE audit_events");
-  for (let from = 0; from < EVENTS; from += 250_000)
-    await insertEvents(client, from, Math.min(EVENTS, from + 250_000), EVENTS);
-  say(`Inserted ${EVENTS.toLocaleString("en")} events in ${((performance.now() - started) / 1000).toFixed(0)} s.`);
-  const large = await measureAt(EVENTS);
+async function main() {
+  const startedAt = new Date();
+  say(`Audit trail's list at ${SMALL.toLocaleString("en")} and ${EVENTS.toLocaleString("en")} events…`);
+  const trails = [await trail(`${DB_NAME}_small`, SMALL), await trail(`${DB_NAME}_large`, EVENTS)];
+  const { list, listInOrganization } = OPERATION_GROUPS.auditEvents;
+  // Call by call, the small trail and the large one in turns (each its own process-wide client):
+  // both see the same moment of a shared machine.
+  const call = async (t: (typeof trails)[number], filter: Filter) => {
+    makeProcessWide(t.prisma);
+    const operation = (filter.org ? listInOrganization : list) as AnyOperation;
+    const raw = { params: filter.org ? { org_id: t.org } : {}, query: filter.query(t.context), body: () => undefined };
+    const started = performance.now();
+    const page = (await invoke(operation, t.actor, raw)) as { data: unknown[] };
+    return { ms: performance.now() - started, items: page.data.length };
+  };
+  const figures = trails.map(() => ({}) as Record<string, { p50: number; p95: number; items: number }>);
+  for (const filter of FILTERS) {
+    const times = trails.map(() => [] as number[]);
+    const items = trails.map(() => 0);
+    for (let i = 0; i < RUNS + 5; i++) {
+      for (const [n, t] of (i % 2 ? [...trails].reverse() : trails).entries()) {
+        const index = i % 2 ? trails.length - 1 - n : n;
+        const result = await call(t, filter);
+        if (i >= 5) times[index]?.push(result.ms);
+        items[index] = result.items;
+      }
+    }
+    for (const [index, list] of times.entries()) {
+      list.sort((x, y) => x - y);
+      (figures[index] as Record<string, unknown>)[filter.name] = {
+        p50: median(list),
+        p95: percentile(list, 95),
+        items: items[index],
+      };
+    }
+  }
+  const [small, large] = figures as [(typeof figures)[number], (typeof figures)[number]];
+  for (const t of trails) await t.prisma.$disconnect();
 
   say();
   say(`svc audit-history benchmark — ${new Date().toISOString()}`);
@@ -188,9 +197,14 @@ async function main() {
   });
   say();
   say(`Results: ${await writeResults("audit-history", startedAt, { events: EVENTS, runs: RUNS, rows })}`);
-  await client.end();
-  await prisma.$disconnect();
 }
 
-await runBenchmark(main, () => dropDatabase(DB_NAME), DB_NAME);
+await runBenchmark(
+  main,
+  async () => {
+    await dropDatabase(`${DB_NAME}_small`);
+    await dropDatabase(`${DB_NAME}_large`);
+  },
+  DB_NAME,
+);
 process.exit(0);

@@ -11,6 +11,8 @@ CREATE INDEX "audit_events_org_id_occurred_at_id_idx" ON "audit_events"("org_id"
 CREATE INDEX "audit_events_actor_user_id_occurred_at_id_idx" ON "audit_events"("actor_user_id", "occurred_at" DESC, "id" DESC);
 CREATE INDEX "audit_events_target_id_occurred_at_id_idx" ON "audit_events"("target_id", "occurred_at" DESC, "id" DESC);
 CREATE INDEX "audit_events_action_occurred_at_id_idx" ON "audit_events"("action", "occurred_at" DESC, "id" DESC);
+-- An organization's trail filtered by action (its activity page's usual filter), likewise.
+CREATE INDEX "audit_events_org_id_action_occurred_at_id_idx" ON "audit_events"("org_id", "action", "occurred_at" DESC, "id" DESC);
 
 -- The `q` search of organizations and users (a case-insensitive substring of any of three
 -- columns): trigram indexes let it read the rows that can match instead of every row. pg_trgm is a
