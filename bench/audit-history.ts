@@ -12,11 +12,8 @@
 // _large are created and dropped), BENCH_EVENTS, BENCH_RUNS, BENCH_KEEP_DB=1.
 
 import pg from "pg";
-import type { SessionActor } from "@/server/auth/actor";
-import { loadGrants } from "@/server/auth/grants";
 // Aliased: the name of a React hook, which lint rules would hold it to.
 import { createBaseClient, useBaseClient as makeProcessWide } from "@/server/db/client";
-import { dataLayer } from "@/server/db/data-layer";
 import { OPERATION_GROUPS } from "@/server/operations";
 import { invoke } from "@/server/operations/invoke";
 import type { AnyOperation } from "@/server/operations/operation";
@@ -32,6 +29,7 @@ import {
   percentile,
   runBenchmark,
   say,
+  sysAdminSession,
   writeResults,
 } from "./lib";
 
@@ -115,14 +113,7 @@ async function trail(name: string, size: number) {
     await insertEvents(client, from, Math.min(size, from + 250_000), size);
   say(`  ${size.toLocaleString("en")} events in ${((performance.now() - started) / 1000).toFixed(0)} s`);
   makeProcessWide(prisma);
-  const admin = await prisma.user.findFirstOrThrow({ where: { username: "admin" } });
-  const actor: SessionActor = {
-    kind: "session",
-    userId: admin.id,
-    username: admin.username,
-    displayName: null,
-    grants: await loadGrants(dataLayer("bench"), admin.id),
-  };
+  const actor = await sysAdminSession(prisma);
   const id = async (sql: string, values: unknown[] = []) =>
     (await client.query<{ id: string }>(sql, values)).rows[0]?.id as string;
   // The cursor of the event half-way down the list: the next page is deep in the trail.

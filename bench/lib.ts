@@ -8,7 +8,10 @@ import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { mkdir, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import { createBaseClient } from "@/server/db/client";
+import type { SessionActor } from "@/server/auth/actor";
+import { loadGrants } from "@/server/auth/grants";
+import { createBaseClient, type BaseClient } from "@/server/db/client";
+import { dataLayer } from "@/server/db/data-layer";
 import { migrate } from "@/server/db/migrate";
 import { seed } from "@/server/seed/seed";
 import { freePort } from "@/server/free-port";
@@ -116,6 +119,18 @@ export async function freshDatabase(name: string): Promise<string> {
     await prisma.$disconnect();
   }
   return url;
+}
+
+/** The seeded sys_admin (`admin`) as a signed-in session, its grants read from `prisma`'s database. */
+export async function sysAdminSession(prisma: BaseClient): Promise<SessionActor> {
+  const admin = await prisma.user.findFirstOrThrow({ where: { username: "admin" } });
+  return {
+    kind: "session",
+    userId: admin.id,
+    username: admin.username,
+    displayName: null,
+    grants: await loadGrants(dataLayer("bench", { client: prisma }), admin.id),
+  };
 }
 
 export async function dropDatabase(name: string): Promise<void> {

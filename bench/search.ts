@@ -15,11 +15,8 @@ import { mkdtemp, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import pg from "pg";
-import type { SessionActor } from "@/server/auth/actor";
-import { loadGrants } from "@/server/auth/grants";
 // Aliased: the name of a React hook, which lint rules would hold it to.
 import { createBaseClient, useBaseClient as makeProcessWide } from "@/server/db/client";
-import { dataLayer } from "@/server/db/data-layer";
 import { startEmbedded } from "@/server/db/embedded";
 import { migrate } from "@/server/db/migrate";
 import { OPERATION_GROUPS } from "@/server/operations";
@@ -38,6 +35,7 @@ import {
   percentile,
   runBenchmark,
   say,
+  sysAdminSession,
   writeResults,
 } from "./lib";
 
@@ -117,14 +115,7 @@ async function measure(url: string, embedded: boolean) {
   );
   makeProcessWide(prisma);
   try {
-    const admin = await prisma.user.findFirstOrThrow({ where: { username: "admin" } });
-    const actor: SessionActor = {
-      kind: "session",
-      userId: admin.id,
-      username: admin.username,
-      displayName: null,
-      grants: await loadGrants(dataLayer("bench"), admin.id),
-    };
+    const actor = await sysAdminSession(prisma);
     const figures: Record<string, { p50: number; p95: number; items: number }> = {};
     for (const search of SEARCHES) {
       const operation = OPERATION_GROUPS[search.list].list as AnyOperation;
