@@ -140,7 +140,7 @@ export function reportManyKeys(many: Awaited<ReturnType<typeof measureManyKeys>>
   for (const level of many.levels) {
     const lookups = level.cache.hit + level.cache.stale + level.cache.miss;
     say(
-      `  ${lpad(String(level.connections), 3)} conns: throughput many/hot = ${level.ratio.toFixed(3)} (target ≥ ${TARGET_MANY_KEYS_RATIO}) ${level.pass ? "PASS" : "FAIL"} [${f(level.p10)} to ${f(level.p90)}; ${level.ofTotals.toFixed(3)}];` +
+      `  ${lpad(String(level.connections), 3)} conns: throughput many/hot = ${level.ratio.toFixed(3)} (target ≥ ${TARGET_MANY_KEYS_RATIO}) ${level.pass ? "PASS" : "FAIL"} [${f(level.p10)} to ${f(level.p90)}; ${level.ofTotals.toFixed(3)}${level.emptyRounds ? `; ${level.emptyRounds} rounds without a pair` : ""}];` +
         `  key cache: ${((100 * (level.cache.hit + level.cache.stale)) / Math.max(1, lookups)).toFixed(1)}% hits of ${lookups} (${level.cache.miss} misses);  full collections ${gcText(level.gc)}${level.valid ? "" : "  (INVALID: unexpected statuses or errors)"}`,
     );
   }

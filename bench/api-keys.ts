@@ -211,7 +211,7 @@ async function measure(phase: Phase, url: string, keys: Keys) {
       cpuRatio,
       rpsPass: rpsRatio >= phase.rpsTarget,
       p99Pass: p99Ratio <= TARGET_P99_RATIO,
-      pairs: { p10: paired.p10, p90: paired.p90 },
+      pairs: { p10: paired.p10, p90: paired.p90, emptyRounds: paired.emptyRounds },
       ratioOfTotals: paired.ofTotals,
       gc: load.gc,
       loadGeneratorUsPerResponse:
@@ -275,7 +275,7 @@ function report({ phase, scenarios, levels, lastUsed, usage, appLog }: Measured)
   );
   for (const level of levels) {
     say(
-      `  ${lpad(String(level.connections), 3)} conns: throughput b/a = ${level.rpsRatio.toFixed(3)} (target ≥ ${phase.rpsTarget}) ${level.rpsPass ? "PASS" : "FAIL"} [${f(level.pairs.p10)} to ${f(level.pairs.p90)}; ${level.ratioOfTotals.toFixed(3)}];` +
+      `  ${lpad(String(level.connections), 3)} conns: throughput b/a = ${level.rpsRatio.toFixed(3)} (target ≥ ${phase.rpsTarget}) ${level.rpsPass ? "PASS" : "FAIL"} [${f(level.pairs.p10)} to ${f(level.pairs.p90)}; ${level.ratioOfTotals.toFixed(3)}${level.pairs.emptyRounds ? `; ${level.pairs.emptyRounds} rounds without a pair` : ""}];` +
         `  p99 b/a = ${level.p99Ratio.toFixed(3)} (target ≤ ${TARGET_P99_RATIO}) ${level.p99Pass ? "PASS" : "FAIL"};` +
         `  app CPU per request b/a = ${f(level.cpuRatio)};  full collections ${gcText(level.gc)};  load generator ${level.loadGeneratorUsPerResponse.toFixed(0)} µs CPU a response${level.valid ? "" : "  (INVALID: unexpected statuses or errors)"}`,
     );

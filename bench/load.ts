@@ -203,14 +203,17 @@ export function scenarioFigures(level: LevelLoad, scenario: Scenario) {
  * Throughput of `y` against `x` slot by slot: the median of the per-round ratios (each pair ran a
  * fraction of a second apart, so a drift of the machine between rounds cancels out of it, which it
  * does not out of a ratio of medians), their 10th and 90th percentiles, and the ratio of the totals.
+ * A round in which either slot completed nothing (a pause of the app longer than the slot's
+ * window, on a machine shared with other work) has no ratio: it is left out, and counted.
  */
 export function pairedRatio(x: number[], y: number[]) {
-  const pairs = x.map((value, i) => (y[i] ?? NaN) / value);
+  const pairs = x.flatMap((value, i) => (value > 0 && (y[i] ?? 0) > 0 ? [(y[i] as number) / value] : []));
   const sorted = [...pairs].sort((p, q) => p - q);
   return {
     ratio: median(pairs),
     p10: percentile(sorted, 10),
     p90: percentile(sorted, 90),
     ofTotals: y.reduce((n, v) => n + v, 0) / x.reduce((n, v) => n + v, 0),
+    emptyRounds: x.length - pairs.length,
   };
 }
