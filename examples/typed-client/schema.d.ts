@@ -3095,8 +3095,6 @@ export interface components {
         /** @description Only the latest version of each plugin. */
         latest: "true" | "false";
         model_config_id: number;
-        /** @description Matches username, display name or email. */
-        q: string;
         action: string;
         actor_user_id: string;
         target_id: string;
@@ -3817,7 +3815,7 @@ export interface operations {
                 limit?: components["parameters"]["limit"];
                 /** @description The `next_cursor` of the previous page; omit it for the first page. */
                 cursor?: components["parameters"]["cursor"];
-                /** @description Matches name, display name or domain. */
+                /** @description Matches name, display name or domain, case aside; one or two characters match where a value or a word of it begins. */
                 q?: string;
                 status?: "active" | "suspended" | "archived";
                 tier?: "free" | "pro" | "enterprise";
@@ -6247,8 +6245,8 @@ export interface operations {
                 limit?: components["parameters"]["limit"];
                 /** @description The `next_cursor` of the previous page; omit it for the first page. */
                 cursor?: components["parameters"]["cursor"];
-                /** @description Matches username, display name or email. */
-                q?: components["parameters"]["q"];
+                /** @description Matches username, display name or email, case aside; one or two characters match where a value or a word of it begins. */
+                q?: string;
                 /** @description sys_admins only: soft-deleted records too. */
                 include_deleted?: components["parameters"]["include_deleted"];
             };
@@ -6709,7 +6707,7 @@ export interface operations {
                 /** @description The `next_cursor` of the previous page; omit it for the first page. */
                 cursor?: components["parameters"]["cursor"];
                 /** @description Matches username, display name or email. */
-                q?: components["parameters"]["q"];
+                q?: string;
             };
             header?: never;
             path: {
