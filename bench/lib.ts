@@ -8,7 +8,10 @@ import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { mkdir, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import { createBaseClient } from "@/server/db/client";
+import type { SessionActor } from "@/server/auth/actor";
+import { loadGrants } from "@/server/auth/grants";
+import { createBaseClient, type BaseClient } from "@/server/db/client";
+import { dataLayer } from "@/server/db/data-layer";
 import { migrate } from "@/server/db/migrate";
 import { seed } from "@/server/seed/seed";
 import { freePort } from "@/server/free-port";
@@ -118,6 +121,18 @@ export async function freshDatabase(name: string): Promise<string> {
   return url;
 }
 
+/** The seeded sys_admin (`admin`) as a signed-in session, its grants read from `prisma`'s database. */
+export async function sysAdminSession(prisma: BaseClient): Promise<SessionActor> {
+  const admin = await prisma.user.findFirstOrThrow({ where: { username: "admin" } });
+  return {
+    kind: "session",
+    userId: admin.id,
+    username: admin.username,
+    displayName: null,
+    grants: await loadGrants(dataLayer("bench", { client: prisma }), admin.id),
+  };
+}
+
 export async function dropDatabase(name: string): Promise<void> {
   if (KEEP_DB) say(`Kept the database ${name} (BENCH_KEEP_DB=1): ${databaseUrl(name)}`);
   else
@@ -145,7 +160,7 @@ export function ensureBuild(): string {
 }
 
 // ---------------------------------------------------------------------------------------------
-// The app: production build as a child process of its own, one at a time
+// The app: production build as a child process of its own (or several, each on a port of its own)
 
 export interface App {
   pid: number;
@@ -154,17 +169,20 @@ export interface App {
   output: () => string;
 }
 
-let app: App | undefined;
+const apps = new Set<App>();
 
 /**
- * Starts the app's server on 127.0.0.1 against the database, `env` added to its environment;
- * resolves once /api/health answers 200.
+ * Starts the app's server on 127.0.0.1 against the database, `env` added to its environment, on
+ * `node` (default: the bench's own Node.js); resolves once /api/health answers 200.
  */
-export async function startApp(databaseUrlValue: string, env: Record<string, string> = {}): Promise<App> {
-  if (app) throw new Error("an app is already running");
+export async function startApp(
+  databaseUrlValue: string,
+  env: Record<string, string> = {},
+  node = process.execPath,
+): Promise<App> {
   const port = await freePort();
   let output = "";
-  const child = spawn(process.execPath, ["scripts/server.mjs", "-p", String(port), "-H", "127.0.0.1"], {
+  const child = spawn(node, ["scripts/server.mjs", "-p", String(port), "-H", "127.0.0.1"], {
     env: {
       ...process.env,
       NODE_ENV: "production",
@@ -185,7 +203,7 @@ export async function startApp(databaseUrlValue: string, env: Record<string, str
   child.stderr?.on("data", keep);
   if (child.pid === undefined) throw new Error("could not start the app");
   const started: App = { pid: child.pid, baseUrl: `http://127.0.0.1:${port}`, child, output: () => output };
-  app = started;
+  apps.add(started);
   const deadline = Date.now() + 60_000;
   for (let attempt = 0; attempt < 1_000; attempt++) {
     if (child.exitCode !== null) throw new Error(`The app exited:\n${output}`);
@@ -200,11 +218,15 @@ export async function startApp(databaseUrlValue: string, env: Record<string, str
   throw new Error(`The app did not start within 60 s:\n${output}`);
 }
 
-/** Stops the app started by startApp, by its own pid: SIGTERM, then SIGKILL after 10 s. */
+/** Stops the apps started by startApp, each by its own pid: SIGTERM, then SIGKILL after 10 s. */
 export async function stopApp(): Promise<void> {
-  const running = app;
-  app = undefined;
-  if (!running || running.child.exitCode !== null || running.child.signalCode !== null) return;
+  const running = [...apps];
+  apps.clear();
+  await Promise.all(running.map(stopOne));
+}
+
+async function stopOne(running: App): Promise<void> {
+  if (running.child.exitCode !== null || running.child.signalCode !== null) return;
   const exited = new Promise<void>((resolve) => running.child.once("exit", () => resolve()));
   process.kill(running.pid, "SIGTERM");
   const timedOut = await Promise.race([exited.then(() => false), sleep(10_000).then(() => true)]);

@@ -42,6 +42,7 @@ const scenarios = job.scenarios.map((s, index) => ({
   id: s.id,
   path: s.path,
   keys: Array.isArray(s.keys) && s.keys.length > 0 ? s.keys : null,
+  random: s.random === true,
   sent: 0,
   responses: 0,
   statuses: {},
@@ -98,8 +99,9 @@ function watchCpu(index) {
 // Each request is built for the scenario of the slot it is sent in; its context (one per
 // connection, one request in flight each) says which, until its response has been counted. Keys are
 // handed out round-robin within a scenario across all connections, so concurrent requests carry
-// different keys, as many independent clients would. Every scenario builds its requests through
-// this same function, so the generator's cost per request is the same for all of them.
+// different keys, as many independent clients would (or drawn at random, where a scenario says so).
+// Every scenario builds its requests through this same function, so the generator's cost per
+// request is the same for all of them.
 let answered = null;
 const requests = [
   {
@@ -109,7 +111,11 @@ const requests = [
       const slot = Math.max(0, Math.min(slotCount - 1, slotAt(performance.now())));
       const scenario = scenarios[slots[slot].scenario];
       context.scenario = scenario;
-      const key = scenario.keys ? scenario.keys[scenario.sent % scenario.keys.length] : null;
+      const key = scenario.keys
+        ? scenario.keys[
+            scenario.random ? Math.floor(Math.random() * scenario.keys.length) : scenario.sent % scenario.keys.length
+          ]
+        : null;
       scenario.sent += 1;
       const headers = key === null ? request.headers : { ...request.headers, "x-api-key": key };
       return { ...request, path: scenario.path, headers };

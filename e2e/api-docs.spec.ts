@@ -1,6 +1,8 @@
 import { expect, test } from "@playwright/test";
 
-// The API reference, as a new integrator reads it: no sign-in, nothing loaded from elsewhere.
+// The API reference, as a new integrator reads it: no sign-in, nothing loaded from elsewhere. Its
+// first page holds the guide, every operation by tag and the errors; each tag's page holds its
+// operations in full.
 
 test("the API reference links to the OpenAPI document and shows the typed client", async ({ page }) => {
   const response = await page.goto("/api/docs");
@@ -18,7 +20,9 @@ test("the API reference links to the OpenAPI document and shows the typed client
 });
 
 test("an operation says who may call it and links each error to the catalog's entry", async ({ page }) => {
+  // The operation's address on the first page (from before the split) leads on to its tag's page.
   await page.goto("/api/docs#createApiKey");
+  await expect(page).toHaveURL(/\/api\/docs\/api-keys#createApiKey$/);
   const operation = page.locator("article#createApiKey");
   await expect(operation).toContainText("Requires a sys_admin holding svc:system:api_keys:write.");
   await expect(operation.getByRole("heading", { name: "Errors" })).toBeVisible();
@@ -53,4 +57,48 @@ test("the OpenAPI document is served as JSON", async ({ request }) => {
   };
   expect(document.openapi).toBe("3.1.0");
   expect(document.components.securitySchemes.session?.name).toBe("__Host-authjs.session-token");
+});
+
+test("every operation of the OpenAPI document is found from the first page, on a page under 1 MB", async ({
+  request,
+}) => {
+  const document = (await (await request.get("/api/openapi.json")).json()) as {
+    paths: Record<string, Record<string, { operationId: string }>>;
+  };
+  const ids = Object.values(document.paths).flatMap((methods) => Object.values(methods).map((o) => o.operationId));
+  expect(ids.length).toBeGreaterThan(50);
+  const first = await (await request.get("/api/docs")).text();
+  expect(first.length).toBeLessThan(1_000_000);
+  const pages = new Map<string, string>();
+  for (const id of ids) {
+    const link = new RegExp(`href="(/api/docs/[a-z0-9-]+)#${id}"`).exec(first);
+    expect(link, `a link to ${id} on the first page`).not.toBeNull();
+    const path = link?.[1] as string;
+    if (!pages.has(path)) pages.set(path, await (await request.get(path)).text());
+    expect(pages.get(path), `${id} described on ${path}`).toContain(`<article id="${id}"`);
+  }
+  for (const [path, html] of pages) expect(html.length, `${path}'s size`).toBeLessThan(1_000_000);
+});
+
+test("the table of contents follows the reader", async ({ page }) => {
+  await page.setViewportSize({ width: 1280, height: 800 });
+  await page.goto("/api/docs/api-keys");
+  const toc = page.getByRole("navigation", { name: "Table of contents" });
+  const current = toc.locator('a[aria-current="location"]');
+  const last = page.locator("main article").last();
+  const lastId = await last.getAttribute("id");
+  await last.scrollIntoViewIfNeeded();
+  await expect(current).toHaveAttribute("href", `/api/docs/api-keys#${lastId}`);
+  await expect(current).toBeInViewport();
+  await page.locator("main article").first().scrollIntoViewIfNeeded();
+  await expect(current).not.toHaveAttribute("href", `/api/docs/api-keys#${lastId}`);
+  await expect(current).toHaveCount(1);
+});
+
+test("your first request is sent to the address the reader is on", async ({ page }) => {
+  await page.goto("/api/docs#first-request");
+  const origin = new URL(page.url()).origin;
+  const request = page.locator("[data-origin-example] code");
+  await expect(request).toContainText(`export SVC_URL=${origin}\n`);
+  await expect(request).not.toContainText("svc.example.com");
 });

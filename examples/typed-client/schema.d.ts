@@ -3212,8 +3212,6 @@ export interface components {
         /** @description Only the latest version of each plugin. */
         latest: "true" | "false";
         model_config_id: number;
-        /** @description Matches username, display name or email. */
-        q: string;
         action: string;
         actor_user_id: string;
         target_id: string;
@@ -3982,7 +3980,7 @@ export interface operations {
                 limit?: components["parameters"]["limit"];
                 /** @description The `next_cursor` of the previous page; omit it for the first page. */
                 cursor?: components["parameters"]["cursor"];
-                /** @description Matches name, display name or domain. */
+                /** @description Matches name, display name or domain, case aside; one or two characters match where a value or a word of it begins. */
                 q?: string;
                 status?: "active" | "suspended" | "archived";
                 tier?: "free" | "pro" | "enterprise";
@@ -6416,8 +6414,8 @@ export interface operations {
                 limit?: components["parameters"]["limit"];
                 /** @description The `next_cursor` of the previous page; omit it for the first page. */
                 cursor?: components["parameters"]["cursor"];
-                /** @description Matches username, display name or email. */
-                q?: components["parameters"]["q"];
+                /** @description Matches username, display name or email, case aside; one or two characters match where a value or a word of it begins. */
+                q?: string;
                 /** @description sys_admins only: soft-deleted records too. */
                 include_deleted?: components["parameters"]["include_deleted"];
             };
@@ -6878,7 +6876,7 @@ export interface operations {
                 /** @description The `next_cursor` of the previous page; omit it for the first page. */
                 cursor?: components["parameters"]["cursor"];
                 /** @description Matches username, display name or email. */
-                q?: components["parameters"]["q"];
+                q?: string;
             };
             header?: never;
             path: {

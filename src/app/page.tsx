@@ -42,6 +42,7 @@ export default function HomePage() {
             >
               Sign in to the console
             </Link>
+            {/* eslint-disable-next-line @next/next/no-html-link-for-pages -- the reference is whole static pages, loaded as documents */}
             <a
               href="/api/docs"
               className="rounded-lg border border-slate-300 bg-white px-5 py-2.5 font-medium text-slate-800 hover:bg-slate-100 dark:border-slate-700 dark:bg-slate-900 dark:text-slate-100 dark:hover:bg-slate-800"

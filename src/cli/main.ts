@@ -314,7 +314,9 @@ const commands: Record<string, (args: string[]) => Promise<void>> = {
         console.log("No production build yet: running next build first.");
         await run(process.execPath, ["node_modules/next/dist/bin/next", "build"], process.env);
       }
-      console.log(`\nsvc is starting on ${db.embedded ? "the embedded database" : "DATABASE_URL"}.`);
+      console.log(
+        `\nsvc is starting on ${db.embedded ? "the embedded database" : "DATABASE_URL"} (Node.js ${process.versions.node}).`,
+      );
       console.log(`  Console sign-in: http://localhost:${PORT}/console/sign-in`);
       console.log(`  API reference:   http://localhost:${PORT}/api/docs`);
       printAdmin(createdAdmin);

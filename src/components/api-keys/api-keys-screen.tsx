@@ -60,6 +60,7 @@ export function ApiKeysScreen({ userId }: { userId: string }) {
       description={
         <>
           Integrations send a key in the <code className="font-mono">X-API-KEY</code> header to call the{" "}
+          {/* eslint-disable-next-line @next/next/no-html-link-for-pages -- the reference is whole static pages, loaded as documents */}
           <a href="/api/docs" className={textLink}>
             REST API
           </a>{" "}

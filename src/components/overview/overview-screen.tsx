@@ -5,7 +5,7 @@ import Link from "next/link";
 import { useState } from "react";
 import type { Overview } from "@/lib/schemas/overview";
 import { useTRPC } from "@/trpc/react";
-import { EventTable } from "@/components/audit/audit-log";
+import { EventTable } from "@/components/audit/event-table";
 import { UsageChart } from "@/components/usage/usage-chart";
 import { HeadedSection } from "@/components/ui/page-header";
 import { Loaded } from "@/components/ui/states";

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { USAGE_OUTCOMES } from "@/lib/usage";
 import {
   booleanQuery,
   count,
@@ -48,8 +49,7 @@ export const GRACE_CHOICES = [
 export const EXPIRING_SOON_DAYS = 7;
 /** Usage buckets are kept this long. */
 export const USAGE_RETENTION_DAYS = 90;
-export const USAGE_OUTCOMES = ["2xx", "4xx", "401", "403", "429", "5xx"] as const;
-export type UsageOutcome = (typeof USAGE_OUTCOMES)[number];
+export { USAGE_OUTCOMES, type UsageOutcome } from "@/lib/usage";
 /** The most hourly buckets a usage answer holds: every outcome of every hour the longest range touches. */
 const MAX_USAGE_BUCKETS = (USAGE_RETENTION_DAYS * 24 + 1) * USAGE_OUTCOMES.length;
 

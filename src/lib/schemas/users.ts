@@ -106,7 +106,13 @@ export const resetPasswordInput = z
 export type ResetPasswordInput = z.output<typeof resetPasswordInput>;
 
 export const listUsersQuery = pageQuery.extend({
-  q: text().trim().min(1).optional().describe("Matches username, display name or email."),
+  q: text()
+    .trim()
+    .min(1)
+    .optional()
+    .describe(
+      "Matches username, display name or email, case aside; one or two characters match where a value or a word of it begins.",
+    ),
   include_deleted: includeDeleted,
 });
 export type ListUsersQuery = z.output<typeof listUsersQuery>;

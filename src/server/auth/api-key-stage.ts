@@ -12,6 +12,7 @@ import { addressAllowed, parseNetworks } from "./networks";
 import { isPermission } from "@/lib/permissions";
 import { BUILT_IN_DEFAULT_RATE_LIMIT, DEFAULT_RATE_LIMIT_SETTING, rateLimitOf } from "@/server/limits/api-limits";
 import { metrics } from "@/server/metrics";
+import { API_KEYS_IN_MEMORY } from "@/server/keys-in-memory";
 
 // The X-API-KEY stage: shape → SHA-256 → cache, else checksum (no database work for a malformed
 // value) → lookup → an ApiKeyActor carrying the owner's memberships and grants and the key's scopes.
@@ -26,9 +27,9 @@ import { metrics } from "@/server/metrics";
 // connection is down): each request then looks its key up. The lookup also reads the platform's
 // default rate limit, so the limit costs no query of its own.
 
-const CACHE_MAX = 10_000;
-// Each refresh is a lookup (and, per owner, a grants load): at 30 s, 10,000 cached keys cost a
-// process over 300 lookups a second for nothing the announcements do not already deliver.
+const CACHE_MAX = API_KEYS_IN_MEMORY;
+// Each refresh is a lookup (and, per owner, a grants load): at 30 s, 100,000 cached keys would cost a
+// process over 3,000 lookups a second for nothing the announcements do not already deliver.
 const CACHE_TTL_MS = 5 * 60_000;
 
 type Resolution =

@@ -3,6 +3,7 @@ import { LRUCache } from "lru-cache";
 import { env } from "@/server/env";
 import { onShutdown } from "@/server/lifecycle";
 import { log } from "@/server/log";
+import { API_KEYS_IN_MEMORY } from "@/server/keys-in-memory";
 import { USAGE_RETENTION_DAYS, type UsageOutcome } from "@/lib/schemas/api-keys";
 import { baseClient } from "./client";
 
@@ -15,7 +16,8 @@ import { baseClient } from "./client";
 type Target =
   { table: "api_keys"; column: "last_used_at" } | { table: "orchestrator_instances"; column: "last_accessed_at" };
 
-const MAX_TRACKED = 10_000;
+// Rows (keys, instances) tracked between flushes, each a few hundred bytes.
+const MAX_TRACKED = API_KEYS_IN_MEMORY;
 
 // Every instance of the process, whichever server chunk made it, for the backlog metric.
 const shared = globalThis as unknown as { svcTouches?: Set<{ backlog: number }> };

@@ -80,8 +80,12 @@ TimeoutClosingClient.prototype.query = function query(this: pg.Client, ...args: 
 // plan prunes partitions at run time), which spares the parser and planner on every hot-path
 // query. At most PREPARED_STATEMENT_LIMIT distinct statements get a name per process, so that
 // statements whose text varies (IN lists of varying length) cannot grow each connection's cache
-// without bound; the rest stay unnamed.
+// without bound; the rest stay unnamed. A pattern match (the lists' `q` search) stays unnamed too:
+// its best plan depends on the pattern (a trigram index for a rare one, the list's order for one
+// that most rows match), and a cached generic plan, made without it, reads the whole table for a
+// search that matches nothing. An unnamed statement is planned with its values every time.
 const PREPARED_STATEMENT_LIMIT = 500;
+const PLANNED_WITH_VALUES = / I?LIKE /i;
 
 // Process-wide state lives on globalThis: Next.js bundles this module into several server chunks,
 // each with its own module scope, and a client made in one must be usable from another.
@@ -95,7 +99,8 @@ const statementNames = (shared.svcStatementNames ??= new Map<string, string>());
 
 function statementName(sql: string): string | undefined {
   const known = statementNames.get(sql);
-  if (known !== undefined || statementNames.size >= PREPARED_STATEMENT_LIMIT) return known;
+  if (known !== undefined || statementNames.size >= PREPARED_STATEMENT_LIMIT || PLANNED_WITH_VALUES.test(sql))
+    return known;
   const name = `svc_${createHash("sha1").update(sql).digest("base64url")}`;
   statementNames.set(sql, name);
   return name;

@@ -3,6 +3,7 @@ import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import net from "node:net";
 import path from "node:path";
 import { PGlite } from "@electric-sql/pglite";
+import { pg_trgm } from "@electric-sql/pglite/contrib/pg_trgm";
 import { PGLiteSocketServer } from "@electric-sql/pglite-socket";
 import { freePort } from "@/server/free-port";
 
@@ -90,7 +91,8 @@ export async function runningEmbedded(dataDir: string): Promise<string | undefin
 export async function startEmbedded(dataDir: string): Promise<EmbeddedDatabase> {
   const dir = path.resolve(dataDir);
   await mkdir(dir, { recursive: true });
-  const db = await PGlite.create(path.join(dir, "pglite"));
+  // The extensions the migrations create must be loaded with the database (trigram search).
+  const db = await PGlite.create(path.join(dir, "pglite"), { extensions: { pg_trgm } });
   const port = await freePort();
   const server = new PGLiteSocketServer({
     db,

@@ -107,6 +107,22 @@ const ALLOWED: AllowedObject[] = [
       "CHECK (((outcome)::text = ANY ((ARRAY['success'::character varying, 'denied'::character varying])::text[])))",
     reason: "an event is a change made or a request refused",
   },
+  ...(
+    [
+      ["organizations", "name"],
+      ["organizations", "display_name"],
+      ["organizations", "domain"],
+      ["users", "username"],
+      ["users", "display_name"],
+      ["users", "email"],
+    ] as const
+  ).map(([table, column]): AllowedObject => ({
+    kind: "index",
+    table,
+    name: `${table}_${column}_trgm_idx`,
+    definition: `CREATE INDEX ${table}_${column}_trgm_idx ON ${table} USING gin (${column} gin_trgm_ops)`,
+    reason: "trigram index of the q search; the operator class is pg_trgm's, which Prisma's schema does not enable",
+  })),
   {
     kind: "trigger",
     table: /^/,

@@ -2,7 +2,8 @@ import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { allowOf, endpointAt } from "./front-door";
-import { routesAt } from "./registry";
+import { docsPathOfTag } from "./openapi";
+import { ROUTES, routesAt } from "./registry";
 import { restPathOf } from "@/test/route-files";
 
 // The front door answers unknown paths and wrong methods itself, so its idea of the endpoints
@@ -21,9 +22,13 @@ function endpointFiles(dir: string): string[] {
   });
 }
 
-/** A request path the file serves: a sample value for each dynamic segment. */
+/**
+ * A request path the file serves: a sample value for each dynamic segment (the API reference's tag
+ * pages exist for the registry's tags only: a tag of it).
+ */
 const samplePath = (file: string) =>
   `/api/${path.relative(API, path.dirname(file))}`
+    .replace("docs/[tag]", docsPathOfTag(ROUTES[0]?.tag ?? "").slice("/api/".length))
     .replace(/\[\.\.\.[a-z_]+\]/g, "one/two")
     .replace(/\[[a-z_]+\]/g, "sample-1");
 
@@ -64,6 +69,8 @@ describe("front door endpoints", () => {
       "/api/trpc",
       "/api/auth",
       "/api/health/x",
+      "/api/docs/no-such-tag",
+      "/api/docs/api-keys/x",
     ])
       expect(endpointAt(unknown), unknown).toBeUndefined();
   });

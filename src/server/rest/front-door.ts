@@ -5,6 +5,7 @@ import { DomainError } from "@/server/errors";
 import { log } from "@/server/log";
 import type { Method } from "@/server/operations/operation";
 import { problemBody, problemHeaders } from "./problem";
+import { docsPathOfTag } from "./openapi";
 import { ROUTES } from "./registry";
 
 // In front of every /api request, before Next.js sees it: a request id (the caller's when sane),
@@ -38,6 +39,10 @@ const OTHER_ENDPOINTS: readonly Endpoint[] = [
   { path: "/api/trpc/{procedures}", methods: ["GET", "POST"] },
   { path: "/api/auth/{...action}", methods: ["GET", "POST"] },
 ];
+
+/** The API reference's page of each tag. */
+const docsEndpoints = (): Endpoint[] =>
+  [...new Set(ROUTES.map((route) => route.tag))].map((tag) => ({ path: docsPathOfTag(tag), methods: ["GET"] }));
 
 function restEndpoints(): Endpoint[] {
   const byPath = new Map<string, Method[]>();
@@ -84,7 +89,7 @@ let index: EndpointIndex | undefined;
 function endpointIndex(): EndpointIndex {
   if (index) return index;
   const built: EndpointIndex = { exact: new Map(), bySegmentCount: new Map(), catchAlls: [] };
-  for (const endpoint of [...restEndpoints(), ...OTHER_ENDPOINTS]) {
+  for (const endpoint of [...restEndpoints(), ...OTHER_ENDPOINTS, ...docsEndpoints()]) {
     const pattern = { endpoint, segments: segmentsOf(endpoint.path) };
     if (!endpoint.path.includes("{")) built.exact.set(endpoint.path, endpoint);
     else if (endpoint.path.includes("{...")) built.catchAlls.push(pattern);

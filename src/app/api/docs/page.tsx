@@ -1,6 +1,6 @@
 import type { Metadata } from "next";
 import { errorAnchor, exampleOf, statusText, tagGroups, type JsonSchema } from "./_components/model";
-import { OperationSection } from "./_components/operation";
+import { DocsShell, tagPath } from "./_components/shell";
 import { tableClass, tdClass, thClass } from "./_components/schema";
 import { CodeBlock, Inline, MethodBadge, Paragraphs, codeClass } from "./_components/text";
 import { TYPED_CLIENT, typedClientExample } from "./_components/typed-client";
@@ -8,10 +8,11 @@ import { ERROR_CODES, ERRORS } from "@/lib/errors";
 import { DomainError } from "@/server/errors";
 import { openApiDocument } from "@/server/rest/openapi";
 import { problemBody } from "@/server/rest/problem";
-import { SiteHeader } from "@/components/site/site-header";
 
-// The API reference, rendered on the server from the same OpenAPI document /api/openapi.json
-// serves: no client script, no CDN, works offline.
+// The API reference, rendered at build time from the same OpenAPI document /api/openapi.json
+// serves: no CDN, works offline. This page holds the guide, every operation by tag (each linking
+// to its tag's page, /api/docs/<tag>, where it is described in full) and the error catalog: the
+// whole reference on one page was over 7 MB of HTML.
 
 export const dynamic = "force-static";
 
@@ -24,17 +25,8 @@ const sectionHeading = "scroll-mt-6 text-2xl font-bold tracking-tight";
 const subHeading = "mt-8 scroll-mt-6 text-lg font-semibold";
 const prose = "mt-3 leading-7 text-slate-600 dark:text-slate-300";
 const linkClass = "font-medium text-brand-600 underline-offset-2 hover:underline dark:text-brand-100";
-const tocLink =
-  "block rounded px-2 py-1 text-slate-600 hover:bg-slate-100 hover:text-slate-900 dark:text-slate-300 dark:hover:bg-slate-800 dark:hover:text-white";
-
-const GUIDE = [
-  { id: "authentication", title: "Authentication" },
-  { id: "requests", title: "Requests and responses" },
-  { id: "pagination", title: "Pagination" },
-  { id: "errors-and-request-ids", title: "Errors and request ids" },
-  { id: "first-request", title: "Your first request" },
-  { id: "typed-client", title: "A typed client" },
-] as const;
+/** Shown until the page's script puts the reader's own address in. */
+const PLACEHOLDER_ORIGIN = "https://svc.example.com";
 
 export default function ApiDocsPage() {
   const doc = openApiDocument();
@@ -51,331 +43,298 @@ export default function ApiDocsPage() {
   const problemSchema = doc.components.schemas.Problem as JsonSchema;
   const clientExample = typedClientExample();
 
+  // Links to an operation on this page (the reference's address before it was split) lead on to its tag's page.
+  const operationPages = Object.fromEntries(groups.flatMap((g) => g.operations.map((o) => [o.id, tagPath(g)])));
+
   return (
-    <div className="flex min-h-screen flex-col">
-      <a
-        href="#content"
-        className="sr-only focus:not-sr-only focus:absolute focus:left-4 focus:top-4 focus:z-10 focus:rounded-md focus:bg-white focus:px-3 focus:py-2 focus:shadow dark:focus:bg-slate-900"
-      >
-        Skip to content
-      </a>
-      <SiteHeader width="max-w-7xl" link={{ href: "/api/openapi.json", label: "OpenAPI JSON" }} />
+    <DocsShell groups={groups}>
+      <script
+        type="application/json"
+        id="operation-pages"
+        dangerouslySetInnerHTML={{ __html: JSON.stringify(operationPages) }}
+      />
+      <p className="text-sm font-semibold uppercase tracking-wider text-brand-600 dark:text-brand-100">
+        API reference · version {doc.info.version}
+      </p>
+      <h1 className="mt-2 text-4xl font-bold tracking-tight">{doc.info.title}</h1>
+      <div className="mt-4 max-w-3xl space-y-3 text-lg leading-8 text-slate-600 dark:text-slate-300">
+        <Paragraphs text={doc.info.description} />
+      </div>
+      <p className="mt-4 text-sm text-slate-600 dark:text-slate-300">
+        The machine-readable OpenAPI 3.1 document behind this page:{" "}
+        <a href="/api/openapi.json" className={linkClass}>
+          /api/openapi.json
+        </a>
+        .
+      </p>
 
-      <div className="mx-auto w-full max-w-7xl flex-1 px-6 py-10 lg:grid lg:grid-cols-[15rem_minmax(0,1fr)] lg:gap-10">
-        <nav
-          aria-label="Table of contents"
-          className="mb-10 text-sm lg:sticky lg:top-0 lg:mb-0 lg:max-h-screen lg:self-start lg:overflow-y-auto lg:py-4"
-        >
-          <p className="px-2 text-xs font-semibold uppercase tracking-wider text-slate-500 dark:text-slate-400">
-            On this page
-          </p>
-          <ul className="mt-2 space-y-4">
-            <li>
-              <a href="#getting-started" className={`${tocLink} font-semibold text-slate-900 dark:text-white`}>
-                Getting started
-              </a>
-              <ul className="mt-1">
-                {GUIDE.map((item) => (
-                  <li key={item.id}>
-                    <a href={`#${item.id}`} className={tocLink}>
-                      {item.title}
-                    </a>
-                  </li>
-                ))}
-              </ul>
-            </li>
-            {groups.map((group) => (
-              <li key={group.slug}>
-                <a href={`#${group.slug}`} className={`${tocLink} font-semibold text-slate-900 dark:text-white`}>
-                  {group.name}
-                </a>
-                <ul className="mt-1">
-                  {group.operations.map((operation) => (
-                    <li key={operation.id}>
-                      <a href={`#${operation.id}`} className={`${tocLink} flex items-start gap-2`}>
-                        <MethodBadge method={operation.method} small />
-                        <span className="min-w-0 wrap-anywhere">{operation.summary}</span>
-                      </a>
-                    </li>
-                  ))}
-                </ul>
-              </li>
-            ))}
-            <li>
-              <a href="#errors" className={`${tocLink} font-semibold text-slate-900 dark:text-white`}>
-                Errors
-              </a>
-            </li>
-          </ul>
-        </nav>
+      <section aria-labelledby="getting-started" className="mt-12 max-w-3xl">
+        <h2 id="getting-started" className={sectionHeading}>
+          Getting started
+        </h2>
 
-        <main id="content" className="min-w-0">
-          <p className="text-sm font-semibold uppercase tracking-wider text-brand-600 dark:text-brand-100">
-            API reference · version {doc.info.version}
-          </p>
-          <h1 className="mt-2 text-4xl font-bold tracking-tight">{doc.info.title}</h1>
-          <div className="mt-4 max-w-3xl space-y-3 text-lg leading-8 text-slate-600 dark:text-slate-300">
-            <Paragraphs text={doc.info.description} />
-          </div>
-          <p className="mt-4 text-sm text-slate-600 dark:text-slate-300">
-            The machine-readable OpenAPI 3.1 document behind this page:{" "}
-            <a href="/api/openapi.json" className={linkClass}>
-              /api/openapi.json
+        <h3 id="authentication" className={subHeading}>
+          Authentication
+        </h3>
+        <p className={prose}>
+          Send an API key in the <code className={codeClass}>X-API-KEY</code> header:{" "}
+          <code className={codeClass}>X-API-KEY: cdk_…</code>. Keys start with <code className={codeClass}>cdk_</code>,
+          are created in the console
+          {createKey ? (
+            <>
+              {" "}
+              or with{" "}
+              <a href={`${operationPages[createKey.id]}#${createKey.id}`} className={linkClass}>
+                {createKey.method} {createKey.path}
+              </a>
+            </>
+          ) : null}
+          , and are shown once. Never put a key in <code className={codeClass}>Authorization: Bearer</code>: such a
+          request is refused with{" "}
+          <a href={`#${errorAnchor("unauthenticated")}`} className={linkClass}>
+            unauthenticated
+          </a>
+          .
+        </p>
+        <p className={prose}>
+          In a browser signed in to the console, the session cookie authenticates as well. A key acts with its scopes,
+          minus the dangerous ones, intersected with what its owner holds at the time of the request.
+        </p>
+
+        <h3 id="requests" className={subHeading}>
+          Requests and responses
+        </h3>
+        <ul className={`${prose} list-disc space-y-1 pl-5`}>
+          <li>
+            Bodies are JSON with <code className={codeClass}>snake_case</code> field names, sent as{" "}
+            <code className={codeClass}>Content-Type: application/json</code>. Unknown fields are refused.
+          </li>
+          <li>
+            Timestamps are ISO 8601 strings with an offset, e.g. <code className={codeClass}>2026-01-15T09:30:00Z</code>
+            ; ids are UUIDs.
+          </li>
+          <li>
+            Bodies over 1 MiB are refused with <code className={codeClass}>413</code>{" "}
+            <a href={`#${errorAnchor("payload_too_large")}`} className={linkClass}>
+              payload_too_large
             </a>
             .
-          </p>
+          </li>
+          <li>
+            Responses that hold a secret (a new key&apos;s <code className={codeClass}>raw_key</code>) are sent with{" "}
+            <code className={codeClass}>Cache-Control: no-store</code>.
+          </li>
+        </ul>
 
-          <section aria-labelledby="getting-started" className="mt-12 max-w-3xl">
-            <h2 id="getting-started" className={sectionHeading}>
-              Getting started
-            </h2>
+        <h3 id="pagination" className={subHeading}>
+          Pagination
+        </h3>
+        <p className={prose}>
+          List operations answer <code className={codeClass}>{`{"data": [...], "next_cursor": "..."}`}</code>. Ask for
+          up to <code className={codeClass}>limit</code> items (1 to 100, default 50); while{" "}
+          <code className={codeClass}>next_cursor</code> is not <code className={codeClass}>null</code>, pass it back as{" "}
+          <code className={codeClass}>cursor</code> to get the next page. Cursors are opaque: do not build or edit them.
+        </p>
+        <CodeBlock
+          label="Next page"
+          code={`curl -sS "$SVC_URL/api/admin/users/api-keys?limit=20&cursor=$NEXT_CURSOR" \\\n  -H "X-API-KEY: $SVC_API_KEY"`}
+        />
 
-            <h3 id="authentication" className={subHeading}>
-              Authentication
-            </h3>
-            <p className={prose}>
-              Send an API key in the <code className={codeClass}>X-API-KEY</code> header:{" "}
-              <code className={codeClass}>X-API-KEY: cdk_…</code>. Keys start with{" "}
-              <code className={codeClass}>cdk_</code>, are created in the console
-              {createKey ? (
-                <>
-                  {" "}
-                  or with{" "}
-                  <a href={`#${createKey.id}`} className={linkClass}>
-                    {createKey.method} {createKey.path}
-                  </a>
-                </>
-              ) : null}
-              , and are shown once. Never put a key in <code className={codeClass}>Authorization: Bearer</code>: such a
-              request is refused with{" "}
-              <a href={`#${errorAnchor("unauthenticated")}`} className={linkClass}>
-                unauthenticated
-              </a>
-              .
-            </p>
-            <p className={prose}>
-              In a browser signed in to the console, the session cookie authenticates as well. A key acts with its
-              scopes, minus the dangerous ones, intersected with what its owner holds at the time of the request.
-            </p>
+        <h3 id="errors-and-request-ids" className={subHeading}>
+          Errors and request ids
+        </h3>
+        <p className={prose}>
+          Every error is an RFC 9457 problem, <code className={codeClass}>application/problem+json</code>, with a
+          stable, machine-readable <code className={codeClass}>code</code>: branch on the code, not on the{" "}
+          <code className={codeClass}>detail</code> text. Its <code className={codeClass}>type</code> links to the
+          code&apos;s entry in{" "}
+          <a href="#errors" className={linkClass}>
+            Errors
+          </a>{" "}
+          below.
+        </p>
+        <p className={prose}>
+          Every response carries an <code className={codeClass}>X-Request-Id</code> header. Send your own (up to 128
+          letters, digits, dots, underscores or hyphens) to have it echoed; otherwise the server assigns one. Quote it
+          when reporting a problem.
+        </p>
 
-            <h3 id="requests" className={subHeading}>
-              Requests and responses
-            </h3>
-            <ul className={`${prose} list-disc space-y-1 pl-5`}>
-              <li>
-                Bodies are JSON with <code className={codeClass}>snake_case</code> field names, sent as{" "}
-                <code className={codeClass}>Content-Type: application/json</code>. Unknown fields are refused.
-              </li>
-              <li>
-                Timestamps are ISO 8601 strings with an offset, e.g.{" "}
-                <code className={codeClass}>2026-01-15T09:30:00Z</code>; ids are UUIDs.
-              </li>
-              <li>
-                Bodies over 1 MiB are refused with <code className={codeClass}>413</code>{" "}
-                <a href={`#${errorAnchor("payload_too_large")}`} className={linkClass}>
-                  payload_too_large
-                </a>
-                .
-              </li>
-              <li>
-                Responses that hold a secret (a new key&apos;s <code className={codeClass}>raw_key</code>) are sent with{" "}
-                <code className={codeClass}>Cache-Control: no-store</code>.
-              </li>
-            </ul>
-
-            <h3 id="pagination" className={subHeading}>
-              Pagination
-            </h3>
-            <p className={prose}>
-              List operations answer <code className={codeClass}>{`{"data": [...], "next_cursor": "..."}`}</code>. Ask
-              for up to <code className={codeClass}>limit</code> items (1 to 100, default 50); while{" "}
-              <code className={codeClass}>next_cursor</code> is not <code className={codeClass}>null</code>, pass it
-              back as <code className={codeClass}>cursor</code> to get the next page. Cursors are opaque: do not build
-              or edit them.
-            </p>
-            <CodeBlock
-              label="Next page"
-              code={`curl -sS "$SVC_URL/api/admin/users/api-keys?limit=20&cursor=$NEXT_CURSOR" \\\n  -H "X-API-KEY: $SVC_API_KEY"`}
-            />
-
-            <h3 id="errors-and-request-ids" className={subHeading}>
-              Errors and request ids
-            </h3>
-            <p className={prose}>
-              Every error is an RFC 9457 problem, <code className={codeClass}>application/problem+json</code>, with a
-              stable, machine-readable <code className={codeClass}>code</code>: branch on the code, not on the{" "}
-              <code className={codeClass}>detail</code> text. Its <code className={codeClass}>type</code> links to the
-              code&apos;s entry in{" "}
-              <a href="#errors" className={linkClass}>
-                Errors
-              </a>{" "}
-              below.
-            </p>
-            <p className={prose}>
-              Every response carries an <code className={codeClass}>X-Request-Id</code> header. Send your own (up to 128
-              letters, digits, dots, underscores or hyphens) to have it echoed; otherwise the server assigns one. Quote
-              it when reporting a problem.
-            </p>
-
-            <h3 id="first-request" className={subHeading}>
-              Your first request
-            </h3>
-            <p className={prose}>
-              Ask who you are:{" "}
-              <a href={`#${me?.id ?? "getMe"}`} className={linkClass}>
-                GET /api/v1/me
-              </a>{" "}
-              answers with the key&apos;s user and the permissions it carries.
-            </p>
-            <CodeBlock
-              label="Request"
-              code={[
-                "export SVC_URL=http://localhost:3000",
-                "export SVC_API_KEY=cdk_…   # your key",
-                "",
-                'curl -sS "$SVC_URL/api/v1/me" \\',
-                '  -H "X-API-KEY: $SVC_API_KEY"',
-              ].join("\n")}
-            />
-            {me ? (
-              <CodeBlock label="Response (200 OK)" code={JSON.stringify(exampleOf(me.success.schema), null, 2)} />
-            ) : null}
-
-            <h3 id="typed-client" className={subHeading}>
-              A typed client
-            </h3>
-            <p className={prose}>
-              Most integrations start from a client generated from{" "}
-              <a href="/api/openapi.json" className={linkClass}>
-                /api/openapi.json
-              </a>
-              . In TypeScript, three steps: generate the types with{" "}
-              <a href="https://openapi-ts.dev/" className={linkClass}>
-                openapi-typescript
-              </a>
-              , install <code className={codeClass}>openapi-fetch</code>, and call the API with paths, parameters and
-              bodies the compiler checks. Error bodies are typed too: branch on{" "}
-              <code className={codeClass}>error.code</code>.
-            </p>
-            <CodeBlock label="1. Generate the types" code={TYPED_CLIENT.generate} />
-            <CodeBlock label="2. Install the client" code={TYPED_CLIENT.install} />
-            <CodeBlock label={`3. Call the API (${TYPED_CLIENT.exampleFile.split("/").at(-1)})`} code={clientExample} />
-            <CodeBlock label="Run it" code={TYPED_CLIENT.run} />
-          </section>
-
-          {groups.map((group) => (
-            <section key={group.slug} aria-labelledby={group.slug} className="mt-16">
-              <h2 id={group.slug} className={sectionHeading}>
-                {group.name}
-              </h2>
-              <p className={`${prose} max-w-3xl`}>
-                <Inline text={group.description} />
-              </p>
-              <div className="mt-6 space-y-8">
-                {group.operations.map((operation) => (
-                  <OperationSection key={operation.id} operation={operation} />
-                ))}
-              </div>
-            </section>
-          ))}
-
-          <section aria-labelledby="errors" className="mt-16">
-            <h2 id="errors" className={sectionHeading}>
-              Errors
-            </h2>
-            <p className={`${prose} max-w-3xl`}>
-              Every code an operation can answer with: its HTTP status and title, the members a problem with that code
-              may carry besides <code className={codeClass}>type</code>, <code className={codeClass}>title</code>,{" "}
-              <code className={codeClass}>status</code>, <code className={codeClass}>detail</code> and{" "}
-              <code className={codeClass}>code</code>, and the headers it sets.
-            </p>
-            <div className="max-w-3xl">
-              <CodeBlock
-                label="Example problem"
-                code={[
-                  `HTTP/1.1 ${exampleProblem.status} ${statusText(exampleProblem.status)}`,
-                  "Content-Type: application/problem+json",
-                  "X-Request-Id: 4b6f1a52-1c0e-4d7e-9a43-2f5d8c0b7e19",
+        <h3 id="first-request" className={subHeading}>
+          Your first request
+        </h3>
+        <p className={prose}>
+          Ask who you are:{" "}
+          <a href={me ? `${operationPages[me.id]}#${me.id}` : "#operations"} className={linkClass}>
+            GET /api/v1/me
+          </a>{" "}
+          answers with the key&apos;s user and the permissions it carries.
+        </p>
+        <div data-origin-example>
+          <CodeBlock
+            label="Request"
+            code={
+              <>
+                export SVC_URL=
+                {/* The address the reader is on, put in by public/api-docs.js (React leaves it be). */}
+                <span data-origin suppressHydrationWarning>
+                  {PLACEHOLDER_ORIGIN}
+                </span>
+                {[
                   "",
-                  JSON.stringify(exampleProblem, null, 2),
+                  "export SVC_API_KEY=cdk_…   # your key",
+                  "",
+                  'curl -sS "$SVC_URL/api/v1/me" \\',
+                  '  -H "X-API-KEY: $SVC_API_KEY"',
                 ].join("\n")}
-              />
-              <details className="mt-3 rounded-lg border border-slate-200 dark:border-slate-800">
-                <summary className="cursor-pointer select-none px-3 py-2 text-sm font-medium text-slate-700 hover:bg-slate-50 dark:text-slate-300 dark:hover:bg-slate-900">
-                  JSON Schema of a problem
-                </summary>
-                <pre className="whitespace-pre-wrap border-t border-slate-200 p-3 font-mono text-xs leading-5 text-slate-700 wrap-anywhere dark:border-slate-800 dark:text-slate-300">
-                  <code>{JSON.stringify(problemSchema, null, 2)}</code>
-                </pre>
-              </details>
-            </div>
+              </>
+            }
+          />
+        </div>
+        {me ? (
+          <CodeBlock label="Response (200 OK)" code={JSON.stringify(exampleOf(me.success.schema), null, 2)} />
+        ) : null}
 
-            <div className="mt-6 overflow-x-auto">
-              <table className={tableClass}>
-                <caption className="sr-only">Error codes with their HTTP status and title</caption>
-                <thead>
-                  <tr>
-                    <th scope="col" className={thClass}>
-                      Code
-                    </th>
-                    <th scope="col" className={thClass}>
-                      Status
-                    </th>
-                    <th scope="col" className={thClass}>
-                      Title
-                    </th>
-                    <th scope="col" className={thClass}>
-                      Notes
-                    </th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {codes.map((code) => (
-                    <tr
-                      key={code}
-                      id={errorAnchor(code)}
-                      className="scroll-mt-6 target:bg-brand-50 dark:target:bg-brand-900/60"
-                    >
-                      <th scope="row" className={`${tdClass} font-normal`}>
-                        <a
-                          href={`#${errorAnchor(code)}`}
-                          className="font-mono text-[0.8125rem] text-slate-900 hover:underline dark:text-slate-100"
-                        >
-                          {code}
-                        </a>
-                      </th>
-                      <td className={`${tdClass} whitespace-nowrap font-mono text-slate-600 dark:text-slate-300`}>
-                        {ERRORS[code].status} <span className="font-sans">{statusText(ERRORS[code].status)}</span>
-                      </td>
-                      <td className={tdClass}>{ERRORS[code].title}</td>
-                      <td className={`${tdClass} text-slate-600 dark:text-slate-300`}>
-                        <Inline text={ERRORS[code].note} />
-                        {ERRORS[code].extensions.length > 0 ? (
-                          <span className="mt-1 block">
-                            Members: <Inline text={ERRORS[code].extensions.map((name) => `\`${name}\``).join(", ")} />
-                          </span>
-                        ) : null}
-                        {ERRORS[code].headers.length > 0 ? (
-                          <span className="mt-1 block">
-                            Headers: <Inline text={ERRORS[code].headers.map((name) => `\`${name}\``).join(", ")} />
-                          </span>
-                        ) : null}
-                      </td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
+        <h3 id="typed-client" className={subHeading}>
+          A typed client
+        </h3>
+        <p className={prose}>
+          Most integrations start from a client generated from{" "}
+          <a href="/api/openapi.json" className={linkClass}>
+            /api/openapi.json
+          </a>
+          . In TypeScript, three steps: generate the types with{" "}
+          <a href="https://openapi-ts.dev/" className={linkClass}>
+            openapi-typescript
+          </a>
+          , install <code className={codeClass}>openapi-fetch</code>, and call the API with paths, parameters and bodies
+          the compiler checks. Error bodies are typed too: branch on <code className={codeClass}>error.code</code>.
+        </p>
+        <CodeBlock label="1. Generate the types" code={TYPED_CLIENT.generate} />
+        <CodeBlock label="2. Install the client" code={TYPED_CLIENT.install} />
+        <CodeBlock label={`3. Call the API (${TYPED_CLIENT.exampleFile.split("/").at(-1)})`} code={clientExample} />
+        <CodeBlock label="Run it" code={TYPED_CLIENT.run} />
+      </section>
+
+      <section aria-labelledby="operations" className="mt-16">
+        <h2 id="operations" className={sectionHeading}>
+          Operations
+        </h2>
+        <p className={`${prose} max-w-3xl`}>
+          By tag. Each tag&apos;s page describes its operations in full: who may call them, parameters, bodies, answers
+          and errors.
+        </p>
+        {groups.map((group) => (
+          <section key={group.slug} aria-labelledby={group.slug} className="mt-8 max-w-3xl">
+            <h3 id={group.slug} className={subHeading}>
+              <a href={tagPath(group)} className={linkClass}>
+                {group.name}
+              </a>
+            </h3>
+            <p className={prose}>
+              <Inline text={group.description} />
+            </p>
+            <ul className="mt-3 space-y-1">
+              {group.operations.map((operation) => (
+                <li key={operation.id} className="flex items-start gap-2">
+                  <MethodBadge method={operation.method} small />
+                  <a href={`${tagPath(group)}#${operation.id}`} className="min-w-0 wrap-anywhere hover:underline">
+                    <code className="font-mono text-sm">{operation.path}</code> — {operation.summary}
+                  </a>
+                </li>
+              ))}
+            </ul>
           </section>
-        </main>
-      </div>
+        ))}
+      </section>
 
-      <footer className="border-t border-slate-200 py-6 text-center text-sm text-slate-500 dark:border-slate-800 dark:text-slate-400">
-        svc — multi-tenant orchestrator hosting ·{" "}
-        <a href="/api/openapi.json" className="hover:underline">
-          OpenAPI document
-        </a>
-      </footer>
-    </div>
+      <section aria-labelledby="errors" className="mt-16">
+        <h2 id="errors" className={sectionHeading}>
+          Errors
+        </h2>
+        <p className={`${prose} max-w-3xl`}>
+          Every code an operation can answer with: its HTTP status and title, the members a problem with that code may
+          carry besides <code className={codeClass}>type</code>, <code className={codeClass}>title</code>,{" "}
+          <code className={codeClass}>status</code>, <code className={codeClass}>detail</code> and{" "}
+          <code className={codeClass}>code</code>, and the headers it sets.
+        </p>
+        <div className="max-w-3xl">
+          <CodeBlock
+            label="Example problem"
+            code={[
+              `HTTP/1.1 ${exampleProblem.status} ${statusText(exampleProblem.status)}`,
+              "Content-Type: application/problem+json",
+              "X-Request-Id: 4b6f1a52-1c0e-4d7e-9a43-2f5d8c0b7e19",
+              "",
+              JSON.stringify(exampleProblem, null, 2),
+            ].join("\n")}
+          />
+          <details className="mt-3 rounded-lg border border-slate-200 dark:border-slate-800">
+            <summary className="cursor-pointer select-none px-3 py-2 text-sm font-medium text-slate-700 hover:bg-slate-50 dark:text-slate-300 dark:hover:bg-slate-900">
+              JSON Schema of a problem
+            </summary>
+            <pre className="whitespace-pre-wrap border-t border-slate-200 p-3 font-mono text-xs leading-5 text-slate-700 wrap-anywhere dark:border-slate-800 dark:text-slate-300">
+              <code>{JSON.stringify(problemSchema, null, 2)}</code>
+            </pre>
+          </details>
+        </div>
+
+        <div className="mt-6 overflow-x-auto">
+          <table className={tableClass}>
+            <caption className="sr-only">Error codes with their HTTP status and title</caption>
+            <thead>
+              <tr>
+                <th scope="col" className={thClass}>
+                  Code
+                </th>
+                <th scope="col" className={thClass}>
+                  Status
+                </th>
+                <th scope="col" className={thClass}>
+                  Title
+                </th>
+                <th scope="col" className={thClass}>
+                  Notes
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {codes.map((code) => (
+                <tr
+                  key={code}
+                  id={errorAnchor(code)}
+                  className="scroll-mt-6 target:bg-brand-50 dark:target:bg-brand-900/60"
+                >
+                  <th scope="row" className={`${tdClass} font-normal`}>
+                    <a
+                      href={`#${errorAnchor(code)}`}
+                      className="font-mono text-[0.8125rem] text-slate-900 hover:underline dark:text-slate-100"
+                    >
+                      {code}
+                    </a>
+                  </th>
+                  <td className={`${tdClass} whitespace-nowrap font-mono text-slate-600 dark:text-slate-300`}>
+                    {ERRORS[code].status} <span className="font-sans">{statusText(ERRORS[code].status)}</span>
+                  </td>
+                  <td className={tdClass}>{ERRORS[code].title}</td>
+                  <td className={`${tdClass} text-slate-600 dark:text-slate-300`}>
+                    <Inline text={ERRORS[code].note} />
+                    {ERRORS[code].extensions.length > 0 ? (
+                      <span className="mt-1 block">
+                        Members: <Inline text={ERRORS[code].extensions.map((name) => `\`${name}\``).join(", ")} />
+                      </span>
+                    ) : null}
+                    {ERRORS[code].headers.length > 0 ? (
+                      <span className="mt-1 block">
+                        Headers: <Inline text={ERRORS[code].headers.map((name) => `\`${name}\``).join(", ")} />
+                      </span>
+                    ) : null}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      </section>
+    </DocsShell>
   );
 }

@@ -7,7 +7,7 @@ import { dataLayer } from "@/server/db/data-layer";
 import type { UnitOfWork, Write } from "@/server/db/unit-of-work";
 import type { RequestFacts } from "@/server/http/client";
 import { log } from "@/server/log";
-import { newestFirst, paginate, type Page } from "@/server/services/pagination";
+import { decodeCursor, encodeCursor, newestFirst, type Page } from "@/server/services/pagination";
 
 // The audit trail. A change's event is written in the unit of work that made the change
 // (operations/invoke.ts); refusals and sign-ins, which change nothing, on their own.
@@ -141,34 +141,39 @@ export function changesOf(writes: readonly Write[], targetId: string | null): Ch
 
 type Row = Prisma.AuditEventGetPayload<object>;
 
-/** Newest first, filtered; `orgId`: that organization's events only. */
+/**
+ * Newest first (by occurred_at, then id), filtered; `orgId`: that organization's events only.
+ * Every filter has an index in the list's order (see the migration search_and_history_indexes), and
+ * a page continues from its cursor's (occurred_at, id), so a page costs the same whatever the
+ * trail's size and however deep it lies. The cursor is the last event's id: its time is read back
+ * from the table (a cursor of an event since purged ends the list, as everything older is gone too).
+ */
 export async function listAuditEvents(
   actor: Actor,
   query: ListAuditEventsQuery,
   orgId?: string,
 ): Promise<Page<AuditEvent>> {
   const db = dataLayer(auditName(actor));
-  const where: Prisma.AuditEventWhereInput = {
-    ...(orgId !== undefined ? { org_id: orgId } : {}),
-    ...(query.action !== undefined ? { action: query.action } : {}),
-    ...(query.actor_user_id !== undefined ? { actor_user_id: query.actor_user_id } : {}),
-    ...(query.target_id !== undefined ? { target_id: query.target_id } : {}),
-    ...(query.since !== undefined || query.until !== undefined
-      ? {
-          occurred_at: {
-            ...(query.since ? { gte: new Date(query.since) } : {}),
-            ...(query.until ? { lt: new Date(query.until) } : {}),
-          },
-        }
-      : {}),
-  };
-  const page = await paginate(
-    query,
-    newestFirst,
-    (window) =>
-      db.auditEvent.findMany({ where: { AND: [where, window.after] }, orderBy: window.orderBy, take: window.take }),
-    (row: Row) => row,
-  );
+  const cursor = decodeCursor(query.cursor, newestFirst.accepts);
+  const filters = [
+    orgId !== undefined ? Prisma.sql`org_id = ${orgId}::uuid` : null,
+    query.action !== undefined ? Prisma.sql`action = ${query.action}` : null,
+    query.actor_user_id !== undefined ? Prisma.sql`actor_user_id = ${query.actor_user_id}::uuid` : null,
+    query.target_id !== undefined ? Prisma.sql`target_id = ${query.target_id}` : null,
+    query.since !== undefined ? Prisma.sql`occurred_at >= ${new Date(query.since)}` : null,
+    query.until !== undefined ? Prisma.sql`occurred_at < ${new Date(query.until)}` : null,
+    cursor !== undefined
+      ? Prisma.sql`(occurred_at, id) < ((SELECT c.occurred_at FROM audit_events c WHERE c.id = ${cursor}::uuid), ${cursor}::uuid)`
+      : null,
+  ].filter((filter): filter is Prisma.Sql => filter !== null);
+  const rows = await db.$queryRaw<Row[]>`
+    SELECT * FROM audit_events
+    WHERE ${filters.length > 0 ? Prisma.join(filters, " AND ") : Prisma.sql`true`}
+    ORDER BY occurred_at DESC, id DESC
+    LIMIT ${query.limit + 1}`;
+  const data = rows.slice(0, query.limit);
+  const last = data[data.length - 1];
+  const page = { data, next_cursor: rows.length > query.limit && last ? encodeCursor(last.id) : null };
   // Usernames as they are now, deleted users' too: the trail outlives them.
   const ids = [...new Set(page.data.map((row) => row.actor_user_id).filter((id): id is string => id !== null))];
   const users = ids.length
@@ -189,7 +194,7 @@ export async function listAuditEvents(
 /** The latest `limit` events, newest first as in the list, in one statement: usernames joined, deleted users' too. */
 export async function latestAuditEvents(actor: Actor, limit: number): Promise<AuditEvent[]> {
   const rows = await dataLayer(auditName(actor)).$queryRaw<(Row & { username: string | null })[]>`
-    SELECT e.*, u.username FROM audit_events e LEFT JOIN users u ON u.id = e.actor_user_id ORDER BY e.id DESC LIMIT ${limit}`;
+    SELECT e.*, u.username FROM audit_events e LEFT JOIN users u ON u.id = e.actor_user_id ORDER BY e.occurred_at DESC, e.id DESC LIMIT ${limit}`;
   return rows.map((row) => toAuditEvent(row, row.username));
 }
 

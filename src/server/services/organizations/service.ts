@@ -6,6 +6,7 @@ import { dataLayer, type DataLayer } from "@/server/db/data-layer";
 import { notFound } from "@/server/errors";
 import { withAccessChange } from "@/server/services/access-changes";
 import { newestFirst, paginate } from "@/server/services/pagination";
+import { searchWhere } from "@/server/services/search";
 import type {
   CreateOrganizationInput,
   ListOrganizationsQuery,
@@ -60,15 +61,7 @@ export async function listOrganizations(actor: Actor, query: ListOrganizationsQu
     ...(readable === "all" ? {} : { id: { in: readable } }),
     ...(query.status ? { status: query.status } : {}),
     ...(query.tier ? { subscription_tier: query.tier } : {}),
-    ...(query.q
-      ? {
-          OR: [
-            { name: { contains: query.q, mode: "insensitive" } },
-            { display_name: { contains: query.q, mode: "insensitive" } },
-            { domain: { contains: query.q, mode: "insensitive" } },
-          ],
-        }
-      : {}),
+    ...(query.q ? searchWhere(["name", "display_name", "domain"], query.q) : {}),
   };
   return paginate(
     query,

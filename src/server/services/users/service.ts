@@ -14,6 +14,7 @@ import {
   withAccessChange,
 } from "@/server/services/access-changes";
 import { newestFirst, oldestFirst, paginate, type PageQuery } from "@/server/services/pagination";
+import { searchWhere } from "@/server/services/search";
 import type {
   CreateUserInput,
   Identity,
@@ -81,8 +82,7 @@ export async function listUsers(
   actor: Actor,
   query: ListUsersQuery,
 ): Promise<{ data: User[]; next_cursor: string | null }> {
-  const contains = query.q ? { contains: query.q, mode: "insensitive" as const } : undefined;
-  const where = contains ? { OR: [{ username: contains }, { display_name: contains }, { email: contains }] } : {};
+  const where = query.q ? searchWhere(["username", "display_name", "email"], query.q) : {};
   const db = dataLayer(auditName(actor), { includeDeleted: query.include_deleted === true });
   return paginate(
     query,

@@ -1,5 +1,5 @@
 import type { Access } from "@/server/operations/operation";
-import { errorGroups, type ErrorGroup, type OpenApiDocument } from "@/server/rest/openapi";
+import { errorGroups, slugify, type ErrorGroup, type OpenApiDocument } from "@/server/rest/openapi";
 import { ROUTES, type RestOperation } from "@/server/rest/registry";
 
 // What the API reference page renders, from the operation declarations (summary, description,
@@ -98,12 +98,6 @@ const STATUS_TEXT: Record<number, string> = {
 };
 
 export const statusText = (status: number): string => STATUS_TEXT[status] ?? "";
-
-export const slugify = (text: string): string =>
-  text
-    .toLowerCase()
-    .replace(/[^a-z0-9]+/g, "-")
-    .replace(/^-|-$/g, "");
 
 export const errorAnchor = (code: string): string => `error-${code}`;
 

@@ -160,7 +160,7 @@ export function OperationSection({ operation }: { operation: Operation }) {
                 {group.codes.map((code) => (
                   <a
                     key={code}
-                    href={`#${errorAnchor(code)}`}
+                    href={`/api/docs#${errorAnchor(code)}`}
                     className="rounded bg-slate-100 px-1.5 py-0.5 font-mono text-[0.8125rem] text-brand-700 hover:underline dark:bg-slate-800 dark:text-brand-100"
                   >
                     {code}

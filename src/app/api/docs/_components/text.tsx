@@ -29,7 +29,7 @@ export function Paragraphs({ text, className }: { text: string | string[]; class
   ));
 }
 
-export function CodeBlock({ code, label }: { code: string; label: string }) {
+export function CodeBlock({ code, label }: { code: ReactNode; label: string }) {
   return (
     <figure className="mt-3">
       <figcaption className="mb-1 text-xs font-medium uppercase tracking-wider text-slate-500 dark:text-slate-400">

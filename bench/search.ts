@@ -1,0 +1,191 @@
+// `npm run bench:search`: the `q` search of organizations and users (the console's live search
+// sends it as the user types), with BENCH_ROWS (default 200,000) of each, on a real PostgreSQL and
+// on the embedded database (PGlite, as `npm start` serves it: over its socket, through the same
+// driver). Rows have the columns real ones fill (names, display names, domains, emails). Each search
+// is called BENCH_RUNS times in process through invoke() (query parsing, authorization, the service)
+// as a signed-in sys_admin, one page of 50: a name matching one row, a word in 1 of 20 display
+// names, a domain matching every row, a search matching nothing, and two letters matching nothing.
+// Target: p50 ≤ 20 ms for each.
+//
+// Settings (environment): BENCH_DATABASE_URL (server on which svc_bench_search is created and
+// dropped), BENCH_ROWS, BENCH_RUNS, BENCH_EMBEDDED=0 (skip the embedded database), BENCH_KEEP_DB=1.
+
+import { randomBytes } from "node:crypto";
+import { mkdtemp, rm } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import pg from "pg";
+// Aliased: the name of a React hook, which lint rules would hold it to.
+import { createBaseClient, useBaseClient as makeProcessWide } from "@/server/db/client";
+import { startEmbedded } from "@/server/db/embedded";
+import { migrate } from "@/server/db/migrate";
+import { OPERATION_GROUPS } from "@/server/operations";
+import { invoke } from "@/server/operations/invoke";
+import type { AnyOperation } from "@/server/operations/operation";
+import { seed } from "@/server/seed/seed";
+import {
+  dropDatabase,
+  f,
+  freshDatabase,
+  intSetting,
+  lpad,
+  machineLine,
+  median,
+  pad,
+  percentile,
+  runBenchmark,
+  say,
+  sysAdminSession,
+  writeResults,
+} from "./lib";
+
+const DB_NAME = "svc_bench_search";
+const ROWS = intSetting("BENCH_ROWS", 200_000, 1_000, 2_000_000);
+const RUNS = intSetting("BENCH_RUNS", 30, 5, 10_000);
+const EMBEDDED = process.env.BENCH_EMBEDDED !== "0";
+const TARGET_P50_MS = 20;
+const WORDS = [
+  "Northwind",
+  "Contoso",
+  "Fabrikam",
+  "Initech",
+  "Globex",
+  "Umbrella",
+  "Hooli",
+  "Vandelay",
+  "Wonka",
+  "Acme",
+];
+const WORDS_SQL = `ARRAY[${WORDS.map((w) => `'${w}'`).join(", ")}]`;
+
+/** ROWS organizations and ROWS users, shaped as real ones. */
+async function fill(url: string) {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const started = performance.now();
+    for (let from = 1; from <= ROWS; from += 50_000) {
+      const to = Math.min(ROWS, from + 49_999);
+      await client.query(
+        `INSERT INTO organizations (name, display_name, domain, contact_email, created_by, updated_by)
+         SELECT 'org-' || i || '-' || substr(md5(i::text), 1, 6),
+                (${WORDS_SQL})[1 + i % 10] || ' ' || initcap(substr(md5(i::text), 7, 8)) || CASE WHEN i % 2 = 0 THEN ' Ltd' ELSE '' END,
+                'org' || i || '.example.com', 'admin@org' || i || '.example.com', 'system:bench', 'system:bench'
+         FROM generate_series($1::int, $2::int) i`,
+        [from, to],
+      );
+      await client.query(
+        `INSERT INTO users (username, display_name, email, created_by, updated_by)
+         SELECT 'user' || i || '_' || substr(md5(i::text), 1, 4),
+                initcap(substr(md5('f' || i), 1, 7)) || ' ' || (${WORDS_SQL})[1 + i % 10] || 'son',
+                'user' || i || '@org' || (i % 5000) || '.example.com', 'system:bench', 'system:bench'
+         FROM generate_series($1::int, $2::int) i`,
+        [from, to],
+      );
+    }
+    await client.query("VACUUM ANALYZE organizations");
+    await client.query("VACUUM ANALYZE users");
+    say(
+      `  ${ROWS.toLocaleString("en")} organizations and users in ${((performance.now() - started) / 1000).toFixed(0)} s`,
+    );
+  } finally {
+    await client.end();
+  }
+}
+
+const SEARCHES: { name: string; list: "organizations" | "users"; q: string }[] = [
+  { name: "organizations: one name", list: "organizations", q: "org-123457-" },
+  { name: "organizations: a word (1 in 20)", list: "organizations", q: "hooli" },
+  { name: "organizations: every row", list: "organizations", q: "example.com" },
+  { name: "organizations: nothing", list: "organizations", q: "no-such-organization" },
+  { name: "organizations: two letters, nothing", list: "organizations", q: "qz" },
+  { name: "users: one username", list: "users", q: "user123457_" },
+  { name: "users: a word (1 in 20)", list: "users", q: "vandelayson" },
+  { name: "users: every row", list: "users", q: "example.com" },
+  { name: "users: nothing", list: "users", q: "no-such-user" },
+  { name: "users: two letters, nothing", list: "users", q: "qz" },
+];
+
+/** Every search RUNS times on the database at `url` (made process-wide meanwhile). */
+async function measure(url: string, embedded: boolean) {
+  // As the app reaches each: the embedded database without named statements or pipelining (npm start).
+  const prisma = createBaseClient(
+    url,
+    embedded ? { poolMax: 4, preparedStatements: false, pipeline: false } : { poolMax: 4 },
+  );
+  makeProcessWide(prisma);
+  try {
+    const actor = await sysAdminSession(prisma);
+    const figures: Record<string, { p50: number; p95: number; items: number }> = {};
+    for (const search of SEARCHES) {
+      const operation = OPERATION_GROUPS[search.list].list as AnyOperation;
+      const raw = { params: {}, query: { q: search.q }, body: () => undefined };
+      const times: number[] = [];
+      let items = 0;
+      for (let i = 0; i < RUNS + 3; i++) {
+        const started = performance.now();
+        const page = (await invoke(operation, actor, raw)) as { data: unknown[] };
+        if (i >= 3) times.push(performance.now() - started);
+        items = page.data.length;
+      }
+      times.sort((x, y) => x - y);
+      figures[search.name] = { p50: median(times), p95: percentile(times, 95), items };
+    }
+    return figures;
+  } finally {
+    await prisma.$disconnect();
+  }
+}
+
+let embeddedDir: string | undefined;
+
+async function main() {
+  const startedAt = new Date();
+  say(`Search with ${ROWS.toLocaleString("en")} organizations and users: PostgreSQL…`);
+  const url = await freshDatabase(DB_NAME);
+  await fill(url);
+  const results: Record<string, Awaited<ReturnType<typeof measure>>> = { PostgreSQL: await measure(url, false) };
+
+  if (EMBEDDED) {
+    say("The embedded database (PGlite)…");
+    embeddedDir = await mkdtemp(path.join(os.tmpdir(), "svc-bench-search-"));
+    const embedded = await startEmbedded(embeddedDir);
+    try {
+      await migrate(embedded.url);
+      const prisma = createBaseClient(embedded.url, { poolMax: 2 });
+      await seed(prisma, { username: "admin", password: randomBytes(18).toString("base64url") });
+      await prisma.$disconnect();
+      await fill(embedded.url);
+      results["embedded (PGlite)"] = await measure(embedded.url, true);
+    } finally {
+      await embedded.stop();
+    }
+  }
+
+  say();
+  say(`svc search benchmark — ${new Date().toISOString()}`);
+  say(machineLine());
+  say(`  ${RUNS} calls per search through invoke() in process, after 3 to warm up; a page of 50; ms`);
+  const databases = Object.keys(results);
+  say(
+    `${pad("search", 38)}${databases.map((d) => lpad(`${d} p50`, 26) + lpad("p95", 8)).join("")}${lpad("items", 7)}  target p50 ≤ ${TARGET_P50_MS} ms`,
+  );
+  const rows = SEARCHES.map(({ name }) => {
+    const per = databases.map((d) => results[d]?.[name] as { p50: number; p95: number; items: number });
+    const met = per.every((x) => x.p50 <= TARGET_P50_MS);
+    say(
+      `${pad(name, 38)}${per.map((x) => lpad(f(x.p50), 26) + lpad(f(x.p95), 8)).join("")}${lpad(String(per[0]?.items), 7)}  ${met ? "met" : "MISSED"}`,
+    );
+    return { search: name, ...Object.fromEntries(databases.map((d, i) => [d, per[i]])), met };
+  });
+  say();
+  say(`Results: ${await writeResults("search", startedAt, { rows: ROWS, runs: RUNS, results: rows })}`);
+}
+
+async function cleanup() {
+  await dropDatabase(DB_NAME);
+  if (embeddedDir) await rm(embeddedDir, { recursive: true, force: true });
+}
+
+await runBenchmark(main, cleanup, DB_NAME);
+process.exit(0);
