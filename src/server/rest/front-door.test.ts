@@ -2,7 +2,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { allowOf, endpointAt } from "./front-door";
-import { docsPathOfTag } from "./openapi";
+import { docsPathOfTag } from "./docs-paths";
 import { ROUTES, routesAt } from "./registry";
 import { restPathOf } from "@/test/route-files";
 

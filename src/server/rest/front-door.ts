@@ -5,7 +5,7 @@ import { DomainError } from "@/server/errors";
 import { log } from "@/server/log";
 import type { Method } from "@/server/operations/operation";
 import { problemBody, problemHeaders } from "./problem";
-import { docsPathOfTag } from "./openapi";
+import { docsPathOfTag } from "./docs-paths";
 import { ROUTES } from "./registry";
 
 // In front of every /api request, before Next.js sees it: a request id (the caller's when sane),

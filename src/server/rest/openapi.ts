@@ -15,16 +15,6 @@ export { accessText, errorGroups, type ErrorGroup } from "./openapi-errors";
 // schema, the problem schema, and the parameters and error responses several operations share.
 
 /** Tags in the order the reference shows them, each with what it groups. */
-/** A name as a URL's segment or an anchor: lower case, runs of anything else as one hyphen. */
-export const slugify = (text: string): string =>
-  text
-    .toLowerCase()
-    .replace(/[^a-z0-9]+/g, "-")
-    .replace(/^-|-$/g, "");
-
-/** Where the API reference (src/app/api/docs) describes a tag's operations in full. */
-export const docsPathOfTag = (tag: string): string => `/api/docs/${slugify(tag)}`;
-
 export const TAGS: Readonly<Record<string, string>> = {
   Operations:
     "Liveness and readiness probes for load balancers and orchestrators (no credentials), and metrics for Prometheus.",

@@ -1,5 +1,6 @@
 import type { Access } from "@/server/operations/operation";
-import { errorGroups, slugify, type ErrorGroup, type OpenApiDocument } from "@/server/rest/openapi";
+import { slugify } from "@/server/rest/docs-paths";
+import { errorGroups, type ErrorGroup, type OpenApiDocument } from "@/server/rest/openapi";
 import { ROUTES, type RestOperation } from "@/server/rest/registry";
 
 // What the API reference page renders, from the operation declarations (summary, description,

@@ -1,7 +1,7 @@
 /* eslint-disable @next/next/no-html-link-for-pages -- the reference's pages are whole documents: no client router, no prefetching of every tag */
 import type { ReactNode } from "react";
 import { SiteHeader } from "@/components/site/site-header";
-import { docsPathOfTag } from "@/server/rest/openapi";
+import { docsPathOfTag } from "@/server/rest/docs-paths";
 import type { TagGroup } from "./model";
 import { MethodBadge } from "./text";
 
