@@ -32,6 +32,11 @@ test("create a key, read it once, call the API with it, revoke it, and the API r
   const rawKey = await shown.getByLabel("New API key").inputValue();
   expect(rawKey).toMatch(/^cdk_[0-9A-Za-z]+$/);
   await expect(shown.getByRole("button", { name: "Copy key" })).toBeEnabled();
+  // One keystroke must not lose the key: Escape (even pressed again) leaves the dialog and the key.
+  await page.keyboard.press("Escape");
+  await page.keyboard.press("Escape");
+  await expect(shown).toBeVisible();
+  await expect(shown.getByLabel("New API key")).toHaveValue(rawKey);
 
   const me = await request.get("/api/v1/me", { headers: { "X-API-KEY": rawKey } });
   expect(me.status()).toBe(200);

@@ -65,10 +65,10 @@ export function MembersScreen({ orgId }: { orgId: string }) {
       ]}
       cells={(member) => (
         <>
-          <th scope="row" className={`${td} text-left font-medium break-all`}>
+          <th scope="row" className={`${td} text-left font-medium wrap-anywhere`}>
             <UserLink user={member} />
           </th>
-          <td className={`${td} break-all`}>{member.email ?? <span className={mutedText}>—</span>}</td>
+          <td className={`${td} wrap-anywhere`}>{member.email ?? <span className={mutedText}>—</span>}</td>
           <td className={td}>
             <RoleBadges
               roles={member.roles}

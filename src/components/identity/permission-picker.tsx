@@ -110,7 +110,7 @@ export function PermissionPicker({
                     <div className="min-w-0">
                       <label
                         htmlFor={`${id}-${scope.permission}`}
-                        className={`font-mono text-sm break-all ${lockDangerous && scope.dangerous ? "text-slate-400 dark:text-slate-500" : ""}`}
+                        className={`font-mono text-sm wrap-anywhere ${lockDangerous && scope.dangerous ? "text-slate-400 dark:text-slate-500" : ""}`}
                       >
                         {scope.permission}
                       </label>

@@ -288,7 +288,7 @@ function HeldTable({
       {held.map((p) => (
         <tr key={p.permission}>
           <th scope="row" className={`${td} text-left font-normal`}>
-            <code className="font-mono text-sm break-all">{p.permission}</code>
+            <code className="font-mono text-sm wrap-anywhere">{p.permission}</code>
             {p.dangerous && (
               <span className="ml-2">
                 <DangerousBadge />

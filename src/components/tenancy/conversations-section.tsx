@@ -156,7 +156,7 @@ function ConversationList({
               <button
                 type="button"
                 onClick={() => onOpen(c)}
-                className="rounded-md px-2 py-1 text-sm font-medium text-brand-700 hover:bg-brand-50 dark:text-brand-100 dark:hover:bg-slate-800"
+                className="rounded-md px-2 py-1 text-sm font-medium text-brand-700 hover:bg-brand-50 dark:text-brand-300 dark:hover:bg-slate-800"
                 aria-label={`Read ${c.title ?? `the untitled conversation of ${formatTimestamp(c.created_at)}`}`}
               >
                 Read
