@@ -60,7 +60,7 @@ export function MembersScreen({ orgId }: { orgId: string }) {
       rowKey={(member) => member.user_id}
       itemName={(member) => member.username}
       actions={(member, open) => [
-        { label: "Grant role", ariaLabel: `Grant a role to ${member.username}`, onClick: () => setGranting(member) },
+        { label: "Grant role", ariaLabel: `Grant role to ${member.username}`, onClick: () => setGranting(member) },
         { label: "Remove", ariaLabel: `Remove ${member.username}`, onClick: open.remove, danger: true },
       ]}
       cells={(member) => (

@@ -40,9 +40,11 @@ export function ConversationsSection({ orgId }: { orgId: string }) {
       value: "",
       label: members.isPending
         ? "Loading members…"
-        : (members.data?.data.length ?? 0) === 0
-          ? "No member matches"
-          : "Pick a member",
+        : (members.data?.data.length ?? 0) > 0
+          ? "Pick a member"
+          : q
+            ? `No member matches “${q}”`
+            : "The organization has no members",
     },
     ...(members.data?.data ?? []).map((m) => ({ value: m.user_id, label: who(m) })),
   ];
