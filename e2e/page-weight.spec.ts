@@ -60,7 +60,6 @@ const OVER_BUDGET = new Set([
   "/console/organizations/[orgId]",
   "/console/organizations/[orgId]/activity",
   "/console/organizations/[orgId]/central-points",
-  "/console/organizations/[orgId]/conversations",
   "/console/organizations/[orgId]/llm-configs",
   "/console/organizations/[orgId]/members",
   "/console/organizations/[orgId]/orchestrators",
