@@ -401,13 +401,13 @@ describe("input before validation", () => {
         body: `{"json":${input}}`,
       });
       const { error } = (await response.json()) as {
-        error?: { json: { data: { domainCode: string; errors: { path: string }[] } } };
+        error?: { json: { data: { domainCode: string; errors?: { path: string }[] } } };
       };
       return {
         status: response.status,
         requestId: response.headers.get("x-request-id"),
         domainCode: error?.json.data.domainCode,
-        paths: error?.json.data.errors.map((e) => e.path),
+        paths: error?.json.data.errors?.map((e) => e.path),
       };
     };
     const base = `"org_id":"${tenantA.id}","name":"bot","framework_type":"langgraph","mode":"supervisor"`;
@@ -429,6 +429,10 @@ describe("input before validation", () => {
     const deep = await call(`{${base},"config":{"a":${nestedText(20_000)}}}`);
     expect(deep.status).toBeLessThan(500);
     expect(deep.requestId).toBeTruthy();
+    expect(await call(`{${base},"config":{"a":"${"x".repeat(1024 * 1024)}"}}`)).toMatchObject({
+      status: 413,
+      domainCode: "payload_too_large",
+    });
   });
 });
 
