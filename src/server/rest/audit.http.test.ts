@@ -138,6 +138,23 @@ const STEPS: Step[] = [
   { id: "revokeOrgRole" },
   { id: "removeMember" },
   {
+    id: "createServiceAccount",
+    before: async () => (ids.human_id = ids.user_id!),
+    body: () => ({ username: fresh("robot"), role_ids: [orgMemberRole] }),
+    keep: (b) => (ids.user_id = b.id as string),
+  },
+  { id: "updateServiceAccount", body: () => ({ display_name: "Audited robot" }) },
+  {
+    id: "createServiceAccountKey",
+    body: () => ({ name: "robot", scopes: ["svc:org:read"] }),
+    keep: (b) => (ids.key_id = b.id as string),
+  },
+  { id: "updateServiceAccountKey", body: () => ({ name: "robot again" }) },
+  { id: "rollServiceAccountKey", body: () => ({ grace_period_seconds: 60 }) },
+  { id: "revokeServiceAccountKey" },
+  { id: "deleteServiceAccount", keep: () => (ids.user_id = ids.human_id!) },
+  { id: "revokeAllApiKeys" },
+  {
     id: "createRole",
     body: () => ({ name: fresh("role"), scope: "system", permissions: ["svc:system:orgs:read"] }),
     keep: (b) => (ids.role_id = b.id as string),

@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { systemActor } from "@/server/auth/actor";
 import { isDangerous, ORG_PERMISSIONS, type Permission } from "@/lib/permissions";
 import { createApiKey } from "@/server/services/api-keys/service";
+import { createServiceAccount } from "@/server/services/service-accounts/service";
 import { Browserless } from "@/test/app";
 import { appOnOwnDatabase, consoleSession, keyOfEverything } from "@/test/suite";
 import { createOrg, createSysAdmin, createUser, grant, join, PASSWORD, roleId } from "@/test/fixtures";
@@ -61,6 +62,18 @@ await join(client, victimMember.id, victim.id);
 const victimMemberRole = await roleId(client, "org_member");
 await grant(client, victimMember.id, victimMemberRole, victim.id);
 
+// A service account of the victim, with a key: its routes must hide it like any other child.
+const victimRobot = await createServiceAccount(systemActor("test"), victim.id, {
+  username: "victim-robot",
+  display_name: null,
+  role_ids: [victimMemberRole],
+});
+const victimRobotKey = await createApiKey(systemActor("test"), victimRobot.id, {
+  name: "victim robot key",
+  scopes: ["svc:org:read"],
+  expires_at: null,
+});
+
 const VICTIM_IDS: Record<string, string> = {
   org_id: victim.id,
   orchestrator_id: instance.id,
@@ -71,6 +84,7 @@ const VICTIM_IDS: Record<string, string> = {
   conversation_id: conversation.id,
   user_id: victimMember.id,
   role_id: victimMemberRole,
+  key_id: victimRobotKey.id,
 };
 const fill = (path: string) => path.replace(/\{([a-z_]+)\}/g, (_, name: string) => VICTIM_IDS[name] ?? "missing");
 
@@ -212,6 +226,11 @@ describe("tenant isolation", () => {
     });
     expect(await client.userRole.count({ where: { user_id: victimMember.id, org_id: victim.id } })).toBe(1);
     expect(await client.userOrgMembership.count({ where: { user_id: victimMember.id, org_id: victim.id } })).toBe(1);
+    expect(await client.user.findUniqueOrThrow({ where: { id: victimRobot.id } })).toMatchObject({ is_deleted: false });
+    expect(await client.apiKey.findUniqueOrThrow({ where: { id: victimRobotKey.id } })).toMatchObject({
+      is_active: true,
+      name: "victim robot key",
+    });
   });
 
   it("does not list another organization", async () => {

@@ -33,9 +33,10 @@ async function loadAccount(userId: string): Promise<SessionAccount | null> {
   const db = dataLayer("system:auth");
   const user = await db.user.findUnique({
     where: { id: userId },
-    select: { id: true, username: true, display_name: true, session_epoch: true },
+    select: { id: true, username: true, display_name: true, session_epoch: true, kind: true },
   });
-  if (!user) return null;
+  // A service account has no console session, whatever path a sign-in took.
+  if (!user || user.kind !== "human") return null;
   const grants = await loadGrants(db, user.id);
   const actor: SessionActor = {
     kind: "session",
