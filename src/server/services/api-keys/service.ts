@@ -6,7 +6,7 @@ import { auditName } from "@/server/auth/actor";
 import { generateKey, hashKey, isWellFormedKey } from "@/server/auth/api-key-format";
 import { requireKnownScopes, requireScopesHeld, requireSelfOrSysAdmin, sanitizeScopes } from "@/server/auth/authorize";
 import { loadGrants } from "@/server/auth/grants";
-import { CHANNEL, invalidateLocally, notifyPayload } from "@/server/auth/invalidation";
+import { announceCommitted, CHANNEL, notifyPayload } from "@/server/auth/invalidation";
 import { dataLayer } from "@/server/db/data-layer";
 import { Prisma } from "@/generated/prisma/client";
 import { isPermission } from "@/lib/permissions";
@@ -256,7 +256,7 @@ export async function rollApiKey(actor: Actor, keyId: string, input: RollApiKeyI
       select: PUBLIC_FIELDS,
     });
   });
-  invalidateLocally({ keyId });
+  announceCommitted({ keyId });
   return toCreated(row, key.raw);
 }
 
@@ -281,7 +281,7 @@ export async function updateApiKey(actor: Actor, keyId: string, input: UpdateApi
     await announceChange(tx, keyId);
     return updated;
   });
-  invalidateLocally({ keyId });
+  announceCommitted({ keyId });
   return toApiKey(row);
 }
 
@@ -354,7 +354,7 @@ export async function revokeKeys(actor: Actor, keyIds: readonly string[]): Promi
     for (const keyId of ids) await announceChange(tx, keyId);
     return ids;
   });
-  for (const keyId of revoked) invalidateLocally({ keyId });
+  for (const keyId of revoked) announceCommitted({ keyId });
   return revoked;
 }
 
