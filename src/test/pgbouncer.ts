@@ -27,7 +27,8 @@ const START_BOUND_MS = 10_000;
 // Debian installs it outside the PATH of users other than root.
 const SBIN_PGBOUNCER = "/usr/sbin/pgbouncer";
 
-export async function startPgBouncer(server = ADMIN_URL): Promise<Pooler> {
+/** `stopAfterTests: false` outside a test file (a bench), which then stops it itself. */
+export async function startPgBouncer(server = ADMIN_URL, { stopAfterTests = true } = {}): Promise<Pooler> {
   const { hostname, port: serverPort, username } = new URL(server);
   const dir = await mkdtemp(path.join(tmpdir(), "svc-pgbouncer-"));
   const port = await freePort();
@@ -70,7 +71,7 @@ export async function startPgBouncer(server = ADMIN_URL): Promise<Pooler> {
     }
     await rm(dir, { recursive: true, force: true });
   };
-  afterAll(stop);
+  if (stopAfterTests) afterAll(stop);
   const deadline = Date.now() + START_BOUND_MS;
   while (!(await accepts(port))) {
     if (child.exitCode !== null) throw new Error(`pgbouncer exited: ${output.join("")}`);

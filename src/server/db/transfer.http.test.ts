@@ -165,6 +165,33 @@ describe("off the embedded database", { timeout: PROCESS_TEST_TIMEOUT_MS }, () =
     expect(dump).toMatch(/INSERT INTO public\.api_keys/);
   });
 
+  it("dumps through `svc db dump` while this process serves the database, over its loopback port", async () => {
+    const file = path.join(dataDir, "served.sql");
+    const run = await svc(["db", "dump", "--out", file], { DATABASE_URL: "" });
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stderr).toBe(`Dumped the embedded database to ${file}.`);
+    const served = await readFile(file, "utf8");
+    expect(served).toContain(admin.username);
+    expect(transfer.migrationsInDump(served)).toEqual(transfer.migrationsInDump(dump));
+  });
+
+  it("answers dump requests only with the token of its marker file", async () => {
+    const marker = JSON.parse(await readFile(path.join(dataDir, "embedded.json"), "utf8")) as {
+      dumps: { url: string; token: string };
+    };
+    for (const authorization of [undefined, "Bearer wrong", `Bearer ${marker.dumps.token}x`, marker.dumps.token]) {
+      const response = await fetch(marker.dumps.url, {
+        method: "POST",
+        headers: authorization ? { authorization } : {},
+        body: "{}",
+      });
+      expect(response.status).toBe(404);
+      expect(await response.text()).toBe("");
+    }
+    const { stat } = await import("node:fs/promises");
+    expect((await stat(path.join(dataDir, "embedded.json"))).mode & 0o077).toBe(0);
+  });
+
   it("restores the dump into an empty PostgreSQL, row for row", async () => {
     const target = await freshDatabase();
     await transfer.restoreDump(target, dump);
