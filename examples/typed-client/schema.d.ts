@@ -35,7 +35,7 @@ export interface paths {
         };
         /**
          * Readiness
-         * @description 200 while the database answers; 503 with Retry-After when it does not answer within 1.5 s, and from the moment the process starts shutting down.
+         * @description 200 while the database answers; 503 with Retry-After when it does not answer within 1.5 s, and from the moment the process starts shutting down. The body says how invalidations made on other processes reach this one.
          *
          *     No credentials needed.
          */
@@ -3515,6 +3515,13 @@ export interface operations {
                     "application/json": {
                         /** @constant */
                         status: "ok";
+                        /**
+                         * @description How revocations, deleted users and ended sessions made on other processes reach this one: `postgres` (LISTEN on a session connection), `redis` (pub/sub), `starting` (not known yet), `none` (this process cannot hear them and keeps cached keys, grants and accounts at most 5 s).
+                         * @enum {string}
+                         */
+                        invalidation: "postgres" | "redis" | "none" | "starting";
+                        /** @description What an operator should fix, when anything. */
+                        warning?: string;
                     };
                 };
             };

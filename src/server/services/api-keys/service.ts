@@ -4,7 +4,7 @@ import { auditName } from "@/server/auth/actor";
 import { generateKey } from "@/server/auth/api-key-format";
 import { requireKnownScopes, requireScopesHeld, requireSelfOrSysAdmin } from "@/server/auth/authorize";
 import { loadGrants } from "@/server/auth/grants";
-import { invalidateLocally } from "@/server/auth/invalidation";
+import { announceCommitted } from "@/server/auth/invalidation";
 import { dataLayer } from "@/server/db/data-layer";
 import { Prisma } from "@/generated/prisma/client";
 import { rateLimitOf } from "@/server/limits/api-limits";
@@ -145,7 +145,7 @@ export async function rollApiKey(
       select: PUBLIC_FIELDS,
     });
   });
-  invalidateLocally({ keyId });
+  announceCommitted({ keyId });
   return toCreated(row, key.raw);
 }
 
@@ -178,7 +178,7 @@ export async function updateApiKey(
     await announceChange(tx, keyId);
     return updated;
   });
-  invalidateLocally({ keyId });
+  announceCommitted({ keyId });
   return toApiKey(row);
 }
 
@@ -253,7 +253,7 @@ export async function revokeKeys(actor: Actor, keyIds: readonly string[]): Promi
     for (const keyId of ids) await announceChange(tx, keyId);
     return ids;
   });
-  for (const keyId of revoked) invalidateLocally({ keyId });
+  for (const keyId of revoked) announceCommitted({ keyId });
   return revoked;
 }
 
