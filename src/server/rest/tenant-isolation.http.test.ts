@@ -1,11 +1,11 @@
 import { describe, expect, it } from "vitest";
 import { systemActor } from "@/server/auth/actor";
-import { ALL_PERMISSIONS, isDangerous, ORG_PERMISSIONS, type Permission } from "@/lib/permissions";
+import { isDangerous, ORG_PERMISSIONS, type Permission } from "@/lib/permissions";
 import { createApiKey } from "@/server/services/api-keys/service";
 import { createServiceAccount } from "@/server/services/service-accounts/service";
-import { Browserless, startApp } from "@/test/app";
-import { testDatabase } from "@/test/database";
-import { createOrg, createSysAdmin, createUser, grant, join, PASSWORD, roleId, seedRoles } from "@/test/fixtures";
+import { Browserless } from "@/test/app";
+import { appOnOwnDatabase, consoleSession, keyOfEverything } from "@/test/suite";
+import { createOrg, createSysAdmin, createUser, grant, join, PASSWORD, roleId } from "@/test/fixtures";
 import { exampleBody } from "@/test/requests";
 import { ROUTES, type RestOperation } from "./registry";
 
@@ -14,10 +14,8 @@ import { ROUTES, type RestOperation } from "./registry";
 // list routes of an organization the caller is not in — and no route reaches one organization's
 // child through another's path, not even for a sys_admin. New routes are covered automatically.
 
-const { client, url } = await testDatabase();
-await seedRoles(client);
 process.env.SVC_ENCRYPTION_KEYS ??= `v1:${Buffer.alloc(32, 7).toString("base64")}`;
-const app = await startApp(url);
+const { client, app } = await appOnOwnDatabase();
 
 const victim = await createOrg(client, "victim");
 await client.organization.update({ where: { id: victim.id }, data: { subscription_tier: "pro" } });
@@ -91,13 +89,8 @@ const VICTIM_IDS: Record<string, string> = {
 const fill = (path: string) => path.replace(/\{([a-z_]+)\}/g, (_, name: string) => VICTIM_IDS[name] ?? "missing");
 
 const sysAdmin = await createSysAdmin(client);
-const sysAdminKey = await createApiKey(systemActor("test"), sysAdmin.id, {
-  name: "ops",
-  scopes: ALL_PERMISSIONS.filter((p) => !isDangerous(p)),
-  expires_at: null,
-});
-const sysAdminSession = new Browserless(app.baseUrl);
-expect(await sysAdminSession.signIn(sysAdmin.username, PASSWORD)).toBe(true);
+const sysAdminKey = await keyOfEverything(sysAdmin.id);
+const sysAdminSession = await consoleSession(app, sysAdmin.username);
 
 interface Caller {
   name: string;
