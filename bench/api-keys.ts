@@ -154,7 +154,7 @@ async function measure(phase: Phase, url: string, keys: Keys) {
     },
     {
       id: "s",
-      label: `GET /api/v1/me, ${keys.service.length} service-account keys`,
+      label: `GET /api/v1/me, ${keys.service.length} service keys`,
       path: "/api/v1/me",
       keys: keys.service,
       expectStatus: 200,

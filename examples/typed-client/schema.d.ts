@@ -506,7 +506,7 @@ export interface paths {
         get: operations["getPlatformSetting"];
         /**
          * Create or replace a platform setting
-         * @description The value must match `value_type`. `overridable: false` stops organizations from overriding it. Tier quotas live under `tier.<name>` (category `tier`); categories `tier` and `policy` are not inherited by organizations. The platform holds at most 1,000 settings (403 `quota_exceeded`).
+         * @description The value must match `value_type`. `overridable: false` stops organizations from overriding it. Tier quotas live under `tier.<name>` (category `tier`); categories `tier` and `policy` are not inherited by organizations. The platform holds at most 1,000 settings (403 `quota_exceeded`). A key policy (`api_keys.*`) takes a value of its own type (400 otherwise).
          *
          *     Requires `svc:system:settings:write`.
          */
@@ -578,7 +578,7 @@ export interface paths {
         get: operations["getOrgSetting"];
         /**
          * Set an organization's value for a key
-         * @description Refused with 403 `not_overridable` where the platform setting of that key is not overridable. An organization holds at most 1,000 settings (403 `quota_exceeded`).
+         * @description Refused with 403 `not_overridable` where the platform setting of that key is not overridable. An organization holds at most 1,000 settings (403 `quota_exceeded`). A key policy (`api_keys.*`) may be set whatever the platform marks, but only stricter than the platform's value (422 `policy_violation` naming the `setting`).
          *
          *     Requires `svc:org:settings:write` in the organization, or globally.
          */
@@ -4845,6 +4845,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["PolicyViolation"];
             429: components["responses"]["RateLimited"];
             503: components["responses"]["Unavailable"];
         };
@@ -4913,6 +4914,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["PolicyViolation"];
             429: components["responses"]["RateLimited"];
             503: components["responses"]["Unavailable"];
         };

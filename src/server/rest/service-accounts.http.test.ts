@@ -87,6 +87,15 @@ describe("a service account's key", () => {
     const sysRole = await client.role.create({ data: { name: fresh("sys"), scope: "system" } });
     const patched = await request(app, as, "PATCH", `${BASE(org.id)}/${account.id}`, { role_ids: [sysRole.id] });
     expect(patched).toMatchObject({ status: 400, body: { code: "validation_failed" } });
+    // A person of the organization is no service account: no key is issued for them here.
+    const colleague = await createUser(client);
+    await join(client, colleague.id, org.id);
+    const forColleague = await request(app, as, "POST", `${BASE(org.id)}/${colleague.id}/api-keys`, {
+      name: "x",
+      scopes: ["svc:org:read"],
+    });
+    expect(forColleague.status).toBe(404);
+    expect(await client.apiKey.count({ where: { user_id: colleague.id } })).toBe(0);
     // Its own key is no way to manage service accounts: the write permission is dangerous.
     const robot = { key: key.body.raw_key };
     expect((await request(app, robot, "POST", BASE(org.id), { username: fresh(), role_ids: [] })).status).toBe(403);
