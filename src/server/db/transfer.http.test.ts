@@ -256,6 +256,20 @@ describe("off the embedded database", { timeout: PROCESS_TEST_TIMEOUT_MS }, () =
     expect(run.stderr).toBe("svc: Cannot reach PostgreSQL at 127.0.0.1:1 (connection refused).");
   });
 
+  it("refuses a dump holding psql commands (which could run a shell under psql), writing nothing", async () => {
+    const target = await freshDatabase();
+    for (const tampered of [
+      `${dump}\n\\! touch pwned\n`,
+      dump.replace(/^SET /m, "COPY public.users (id) FROM stdin;\nSET "),
+    ]) {
+      await expect(transfer.restoreDump(target, tampered)).rejects.toThrow(
+        "The dump holds psql commands: make it with `npm run svc -- db dump`.",
+      );
+    }
+    const tables = await withClient(target, (c) => c.query("SELECT 1 FROM pg_tables WHERE schemaname = 'public'"));
+    expect(tables.rowCount).toBe(0);
+  });
+
   it("refuses a server older than PostgreSQL 14 in one line", async () => {
     const old = await startOldPostgres();
     const file = path.join(dataDir, "dump.sql");
