@@ -51,7 +51,7 @@ export function listenForInvalidations(url?: string): void {
     if (routes.redis) log.info("auth invalidations travel through Redis (PostgreSQL cannot carry them here)");
     else
       log.warn(
-        `this process cannot hear other processes' invalidations (DATABASE_URL is a transaction pooler and neither DATABASE_DIRECT_URL nor REDIS_URL is set): revoked keys, deleted users and ended sessions may be accepted here for up to ${UNHEARD_CACHE_MS / 1000} s`,
+        `this process cannot hear other processes' invalidations (its own notification never came back: DATABASE_URL is a transaction pooler, or the embedded database, whose connections share one session; set DATABASE_DIRECT_URL or REDIS_URL behind a pooler): revoked keys, deleted users and ended sessions may be accepted here for up to ${UNHEARD_CACHE_MS / 1000} s`,
       );
   };
   // A LISTEN through the pooler this process already met would be lost with its transaction.

@@ -46,8 +46,9 @@ export function connectionSettings(): pg.ClientConfig & Pick<pg.PoolConfig, "con
 /**
  * For a connection whose statements may rightly run long or wait (migrations behind their advisory
  * lock, partition upkeep moving rows): a bounded wait to connect and keepalive, no statement timeout
- * (lifted explicitly, since the role's settings may hold one; behind a pooler, where no startup
- * parameter passes, each such transaction lifts it with SET LOCAL).
+ * (lifted explicitly, since the role's settings may hold one). Behind a pooler, where no startup
+ * parameter passes, migrations lift it per transaction with SET LOCAL, and upkeep goes to
+ * DATABASE_DIRECT_URL when it is set.
  */
 export function maintenanceConnectionSettings(): pg.ClientConfig {
   const { connectionTimeoutMillis, keepAlive, keepAliveInitialDelayMillis } = connectionSettings();

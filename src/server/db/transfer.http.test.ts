@@ -5,6 +5,7 @@ import path from "node:path";
 import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
 import { Browserless, PROCESS_TEST_TIMEOUT_MS, startApp, TEST_AUTH_SECRET, TEST_ENCRYPTION_KEYS } from "@/test/app";
+import { startOldPostgres } from "@/test/old-postgres";
 import { createDatabase, dropDatabase, uniqueName } from "@/test/postgres";
 
 // Off the embedded database: data written on PGlite (organizations, users with passwords, API keys,
@@ -253,6 +254,33 @@ describe("off the embedded database", { timeout: PROCESS_TEST_TIMEOUT_MS }, () =
     const run = await svc(["db", "move", "--to", "postgresql://postgres@127.0.0.1:1/none"], { DATABASE_URL: "" });
     expect(run.code).toBe(1);
     expect(run.stderr).toBe("svc: Cannot reach PostgreSQL at 127.0.0.1:1 (connection refused).");
+  });
+
+  it("refuses a dump holding psql commands (which could run a shell under psql), writing nothing", async () => {
+    const target = await freshDatabase();
+    for (const tampered of [
+      `${dump}\n\\! touch pwned\n`,
+      dump.replace(/^SET /m, "COPY public.users (id) FROM stdin;\nSET "),
+    ]) {
+      await expect(transfer.restoreDump(target, tampered)).rejects.toThrow(
+        "The dump holds psql commands: make it with `npm run svc -- db dump`.",
+      );
+    }
+    const tables = await withClient(target, (c) => c.query("SELECT 1 FROM pg_tables WHERE schemaname = 'public'"));
+    expect(tables.rowCount).toBe(0);
+  });
+
+  it("refuses a server older than PostgreSQL 14 in one line", async () => {
+    const old = await startOldPostgres();
+    const file = path.join(dataDir, "dump.sql");
+    await writeFile(file, dump);
+    for (const run of await Promise.all([
+      svc(["db", "move", "--to", old], { DATABASE_URL: "" }),
+      svc(["db", "restore", file], { DATABASE_URL: old }),
+    ])) {
+      expect(run.code).toBe(1);
+      expect(run.stderr).toBe("svc: PostgreSQL 14 or newer is required; the server is PostgreSQL 13.");
+    }
   });
 
   it("refuses a dump from a newer schema than the code, writing nothing", async () => {

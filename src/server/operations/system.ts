@@ -121,7 +121,7 @@ export const systemOperations = {
         ? {
             status: "ok" as const,
             invalidation,
-            warning: `This process cannot hear other processes' revocations (DATABASE_URL is a transaction pooler): set DATABASE_DIRECT_URL or REDIS_URL. Cached keys, grants and accounts are kept at most ${UNHEARD_CACHE_MS / 1000} s.`,
+            warning: `This process cannot hear other processes' revocations (DATABASE_URL is a transaction pooler, or the embedded database): behind a pooler, set DATABASE_DIRECT_URL or REDIS_URL. Cached keys, grants and accounts are kept at most ${UNHEARD_CACHE_MS / 1000} s.`,
           }
         : { status: "ok" as const, invalidation };
     },
