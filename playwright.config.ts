@@ -19,7 +19,10 @@ export default defineConfig({
   forbidOnly: !!process.env.CI,
   retries: 0,
   reporter: [["list"]],
-  timeout: 30_000,
+  // A first visit to a page compiles nothing (the app is the production build), but on a 2-core
+  // machine also running the tests a page can take seconds to settle: assertions wait up to 15 s.
+  timeout: 60_000,
+  expect: { timeout: 15_000 },
   use: {
     baseURL: `http://localhost:${port}`,
     trace: "retain-on-failure",

@@ -13,6 +13,8 @@ export interface Keys {
   valid: string[];
   /** Unrestricted keys, the next `manyKeys` of the table. */
   many: string[];
+  /** Keys of a service account (a user of kind `service`, org_member of the first organization), besides `keys`. */
+  service: string[];
   unknown: string[];
   badChecksum: string[];
 }
@@ -25,6 +27,41 @@ export interface KeySetup {
   owners: number;
   allowedCidrs: string[];
   rateLimit: { requests: number; window_seconds: number };
+}
+
+/**
+ * A service account of `orgId` (kind `service`, no password, org_member there) and `count` keys of
+ * it reading the organization: what a machine integration holds.
+ */
+async function serviceAccountKeys(
+  client: pg.Client,
+  orgId: string,
+  count: number,
+  rateLimit: KeySetup["rateLimit"],
+): Promise<string[]> {
+  const account = await client.query<{ id: string }>(
+    "INSERT INTO users (username, display_name, kind, created_by, updated_by) VALUES ('bench_robot', 'Bench robot', 'service', 'system:bench', 'system:bench') RETURNING id",
+  );
+  const id = account.rows[0]?.id as string;
+  await client.query("INSERT INTO user_org_memberships (user_id, org_id) VALUES ($1, $2)", [id, orgId]);
+  await client.query(
+    "INSERT INTO user_roles (user_id, role_id, org_id) SELECT $1, id, $2 FROM roles WHERE name = 'org_member'",
+    [id, orgId],
+  );
+  const keys = Array.from({ length: count }, () => generateKey());
+  await client.query(
+    `INSERT INTO api_keys (user_id, name, key_hash, key_prefix, scopes, rate_limit, updated_by)
+     SELECT $1, 'bench robot key', h, p, $4::jsonb, $5::jsonb, 'system:bench'
+     FROM unnest($2::text[], $3::text[]) AS t(h, p)`,
+    [
+      id,
+      keys.map((k) => k.hash),
+      keys.map((k) => k.prefix),
+      JSON.stringify(["svc:org:read"]),
+      JSON.stringify(rateLimit),
+    ],
+  );
+  return keys.map((k) => k.raw);
 }
 
 /** Creates the database, its owners and organizations, and `keys` keys; returns the raw keys the bench sends. */
@@ -93,9 +130,11 @@ export async function setupDatabase(setup: KeySetup): Promise<{ url: string; key
       "UPDATE api_keys SET allowed_cidrs = $1::varchar[], allowed_org_ids = $2::uuid[] WHERE key_hash = ANY($3::text[])",
       [setup.allowedCidrs, [orgs[0]], validHashes],
     );
+    const service = await serviceAccountKeys(client, orgs[0] as string, USED_KEYS, setup.rateLimit);
     await client.query("VACUUM ANALYZE api_keys");
     const inserted = Number((await client.query<{ n: string }>("SELECT count(*) AS n FROM api_keys")).rows[0]?.n);
-    if (inserted !== KEYS) throw new Error(`expected ${KEYS} keys, found ${inserted}`);
+    if (inserted !== KEYS + service.length)
+      throw new Error(`expected ${KEYS + service.length} keys, found ${inserted}`);
     say(
       `Inserted ${KEYS.toLocaleString("en")} API keys for ${OWNERS} owners in ${((performance.now() - started) / 1000).toFixed(1)} s.`,
     );
@@ -115,7 +154,7 @@ export async function setupDatabase(setup: KeySetup): Promise<{ url: string; key
 
     const unknown = Array.from({ length: USED_KEYS }, () => generateKey().raw); // never inserted
     const badChecksum = valid.map((raw) => raw.slice(0, -1) + (raw.endsWith("0") ? "1" : "0"));
-    return { url, keys: { valid, many, unknown, badChecksum }, serverVersion };
+    return { url, keys: { valid, many, service, unknown, badChecksum }, serverVersion };
   } finally {
     await client.end();
   }

@@ -4,6 +4,7 @@
 //   (b)  GET /api/v1/me with valid keys, rotating among BENCH_USED_KEYS of them
 //   (c)  GET /api/v1/me with well-formed keys (valid checksum) that are not in the database
 //   (c') GET /api/v1/me with bad-checksum keys (refused before any lookup)
+//   (s)  GET /api/v1/me with a service account's keys (a user of kind `service` holding one org role)
 // taking turns on the same connections at each connection level, in short slots (a, b, c, c', then
 // c', c, b, a, ...), because absolute figures drift on a shared machine and ratios of neighbouring
 // slots do not. Prints req/s, p50 and p99 per scenario, the ratios b/a against the targets, and the
@@ -91,7 +92,7 @@ const REDIS_URL =
 const BENCH_RATE_LIMIT = { requests: 10_000_000, window_seconds: 60 };
 const BENCH_APP_ENV = { SVC_AUTH_FAILURE_LIMIT: "0" };
 
-type ScenarioId = "a" | "b" | "c" | "c'";
+type ScenarioId = "a" | "b" | "c" | "c'" | "s";
 
 interface Phase {
   label: string;
@@ -150,6 +151,13 @@ async function measure(phase: Phase, url: string, keys: Keys) {
       path: "/api/v1/me",
       keys: keys.badChecksum,
       expectStatus: 401,
+    },
+    {
+      id: "s",
+      label: `GET /api/v1/me, ${keys.service.length} service keys`,
+      path: "/api/v1/me",
+      keys: keys.service,
+      expectStatus: 200,
     },
   ];
   const appPids = processTree(started.pid);
@@ -220,8 +228,10 @@ async function measure(phase: Phase, url: string, keys: Keys) {
     };
   });
 
-  // Valid keys sent: the sanity check's first key, then the first N of the list in each run.
-  const keysUsed = Math.max(1, ...[...warmups, ...loads].map((load) => load.scenarios.b?.keysSent ?? 0));
+  // Valid keys sent: the sanity check's first key, then the first N of each list in each run.
+  const keysUsed =
+    Math.max(1, ...[...warmups, ...loads].map((load) => load.scenarios.b?.keysSent ?? 0)) +
+    Math.max(0, ...[...warmups, ...loads].map((load) => load.scenarios.s?.keysSent ?? 0));
   // Plus, once per key, its last address and user agent (unchanged afterwards: not written again).
   const bound = keysUsed * (runSeconds / LAST_USED_INTERVAL_S) + 2 * keysUsed;
   const writes = after.nTupUpd - before.nTupUpd;
@@ -229,7 +239,11 @@ async function measure(phase: Phase, url: string, keys: Keys) {
   const writesPass = writes <= bound && writesCrossCheck <= bound;
   // Usage: every response to a valid key counted once (the two sanity requests included); a run
   // may end with requests answered that its load generator no longer counted.
-  const validResponses = [...warmups, ...loads].reduce((n, load) => n + (load.scenarios.b?.responses ?? 0), 0) + 2;
+  const validResponses =
+    [...warmups, ...loads].reduce(
+      (n, load) => n + (load.scenarios.b?.responses ?? 0) + (load.scenarios.s?.responses ?? 0),
+      0,
+    ) + 2;
   const usage = { counted: after.usageCounted - before.usageCounted, responses: validResponses, rows: after.usageRows };
   return {
     phase,
@@ -278,6 +292,12 @@ function report({ phase, scenarios, levels, lastUsed, usage, appLog }: Measured)
       `  ${lpad(String(level.connections), 3)} conns: throughput b/a = ${level.rpsRatio.toFixed(3)} (target ≥ ${phase.rpsTarget}) ${level.rpsPass ? "PASS" : "FAIL"} [${f(level.pairs.p10)} to ${f(level.pairs.p90)}; ${level.ratioOfTotals.toFixed(3)}${level.pairs.emptyRounds ? `; ${level.pairs.emptyRounds} rounds without a pair` : ""}];` +
         `  p99 b/a = ${level.p99Ratio.toFixed(3)} (target ≤ ${TARGET_P99_RATIO}) ${level.p99Pass ? "PASS" : "FAIL"};` +
         `  app CPU per request b/a = ${f(level.cpuRatio)};  full collections ${gcText(level.gc)};  load generator ${level.loadGeneratorUsPerResponse.toFixed(0)} µs CPU a response${level.valid ? "" : "  (INVALID: unexpected statuses or errors)"}`,
+    );
+  }
+  for (const level of levels) {
+    const { b, s } = level.scenarios;
+    say(
+      `  ${lpad(String(level.connections), 3)} conns: service-account keys (s) / personal keys (b): throughput ${(s.rps / b.rps).toFixed(3)}, p99 ${(s.p99 / b.p99).toFixed(3)} (for information: the same key path, the owner a service account)`,
     );
   }
   const { keysUsed, runSeconds, bound, writes, writesCrossCheck, before, after, pass } = lastUsed;

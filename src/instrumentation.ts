@@ -3,12 +3,27 @@ export async function register() {
   if (process.env.NEXT_RUNTIME !== "nodejs") return;
   const { installFrontDoor } = await import("@/server/rest/front-door");
   installFrontDoor();
-  if (!process.env.DATABASE_URL) return;
-  const [{ schedulePartitionMaintenance }, { log }] = await Promise.all([
+  const url = process.env.DATABASE_URL;
+  if (!url) return;
+  const [
+    { schedulePartitionMaintenance },
+    { log },
+    { detectPooler },
+    { connectionSettings },
+    { listenForInvalidations },
+  ] = await Promise.all([
     import("@/server/db/partitions"),
     import("@/server/log"),
+    import("@/server/db/pooler"),
+    import("@/server/db/client"),
+    import("@/server/auth/invalidation"),
   ]);
-  schedulePartitionMaintenance(process.env.DATABASE_URL, (error) =>
+  // Before serving: whether DATABASE_URL is a transaction pooler (then no startup timeouts, no
+  // named statements, no LISTEN through it), and the route invalidations arrive by. A database that
+  // does not answer yet is met again by the first request.
+  await detectPooler(url, connectionSettings()).catch(() => false);
+  listenForInvalidations();
+  schedulePartitionMaintenance(process.env.DATABASE_DIRECT_URL || url, (error) =>
     log.warn("could not ensure message partitions", { error: error.message }),
   );
 }

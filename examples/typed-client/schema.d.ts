@@ -35,7 +35,7 @@ export interface paths {
         };
         /**
          * Readiness
-         * @description 200 while the database answers; 503 with Retry-After when it does not answer within 1.5 s, and from the moment the process starts shutting down.
+         * @description 200 while the database answers; 503 with Retry-After when it does not answer within 1.5 s, and from the moment the process starts shutting down. The body says how invalidations made on other processes reach this one.
          *
          *     No credentials needed.
          */
@@ -277,7 +277,7 @@ export interface paths {
         head?: never;
         /**
          * Rename, re-limit or restrict one of the caller's API keys
-         * @description Changes `name`, `rate_limit`, `allowed_org_ids` (organizations the owner belongs to; null: all of them) and `allowed_cidrs` (null: any address); scopes never change. Every process applies the change at once.
+         * @description Changes `name`, `rate_limit`, `allowed_org_ids` (organizations the owner belongs to; null: all of them) and `allowed_cidrs` (null: any address); scopes never change. Every process applies the change at once. An active key that no longer follows the key policy (422 `policy_violation`) is rolled or revoked instead.
          *
          *     Requires a sys_admin holding `svc:system:api_keys:write`.
          */
@@ -295,7 +295,7 @@ export interface paths {
         put?: never;
         /**
          * Replace one of the caller's API keys with a new one
-         * @description A new key with the same name, scopes, rate limit, restrictions and expiry; the raw key is in `raw_key`, in this response only. The old key's `expires_at` becomes now plus `grace_period_seconds` (0: refused at once). A revoked or expired key cannot be rolled (409).
+         * @description A new key with the same name, scopes, rate limit, restrictions and expiry; the raw key is in `raw_key`, in this response only. The old key's `expires_at` becomes now plus `grace_period_seconds` (0: refused at once). A revoked or expired key cannot be rolled (409); the new key must follow the key policy (422 `policy_violation`).
          *
          *     Requires a sys_admin holding `svc:system:api_keys:write`.
          */
@@ -344,6 +344,28 @@ export interface paths {
          *     No credentials needed.
          */
         post: operations["revokeLeakedApiKeys"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/users/{user_id}/api-keys/revoke-all": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Revoke every active key of a user or service account
+         * @description Every active key of the user fails at once, in every process; each is an audit event of its own. Answers `{"revoked": n}`.
+         *
+         *     Requires a sys_admin holding `svc:system:api_keys:revoke`.
+         */
+        post: operations["revokeAllApiKeys"];
         delete?: never;
         options?: never;
         head?: never;
@@ -484,7 +506,7 @@ export interface paths {
         get: operations["getPlatformSetting"];
         /**
          * Create or replace a platform setting
-         * @description The value must match `value_type`. `overridable: false` stops organizations from overriding it. Tier quotas live under `tier.<name>` (category `tier`); categories `tier` and `policy` are not inherited by organizations. The platform holds at most 1,000 settings (403 `quota_exceeded`).
+         * @description The value must match `value_type`. `overridable: false` stops organizations from overriding it. Tier quotas live under `tier.<name>` (category `tier`); categories `tier` and `policy` are not inherited by organizations. The platform holds at most 1,000 settings (403 `quota_exceeded`). A key policy (`api_keys.*`) takes a value of its own type (400 otherwise).
          *
          *     Requires `svc:system:settings:write`.
          */
@@ -556,7 +578,7 @@ export interface paths {
         get: operations["getOrgSetting"];
         /**
          * Set an organization's value for a key
-         * @description Refused with 403 `not_overridable` where the platform setting of that key is not overridable. An organization holds at most 1,000 settings (403 `quota_exceeded`).
+         * @description Refused with 403 `not_overridable` where the platform setting of that key is not overridable. An organization holds at most 1,000 settings (403 `quota_exceeded`). A key policy (`api_keys.*`) may be set whatever the platform marks, but only stricter than the platform's value (422 `policy_violation` naming the `setting`).
          *
          *     Requires `svc:org:settings:write` in the organization, or globally.
          */
@@ -1466,6 +1488,144 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/organizations/{org_id}/service-accounts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * An organization's service accounts
+         * @description Newest first, with the org roles each holds. `q` matches username or display name.
+         *
+         *     Requires `svc:org:service_accounts:read` in the organization, or globally.
+         */
+        get: operations["listServiceAccounts"];
+        put?: never;
+        /**
+         * Create a service account in the organization
+         * @description A user of kind `service`: a member of this organization only, with no password and no console sign-in, holding the org roles `role_ids` here. Each permission of each role must be one you hold in this organization (403 `scope_not_held`, nothing stored); a system role is refused (400). Counts against the tier's `max_members`.
+         *
+         *     Requires `svc:org:service_accounts:write` in the organization, or globally.
+         */
+        post: operations["createServiceAccount"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/organizations/{org_id}/service-accounts/{user_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One service account of the organization
+         * @description Requires `svc:org:service_accounts:read` in the organization, or globally.
+         */
+        get: operations["getServiceAccount"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a service account
+         * @description Its keys are revoked and fail at once, in every process (an audit event each). Taking its roles away needs you to hold them (403 `scope_not_held`).
+         *
+         *     Requires `svc:org:service_accounts:write` in the organization, or globally.
+         */
+        delete: operations["deleteServiceAccount"];
+        options?: never;
+        head?: never;
+        /**
+         * Rename a service account or set its org roles
+         * @description `role_ids` replaces the account's org roles: each role granted or taken away must be one whose permissions you hold in this organization (403 `scope_not_held`). Its keys' powers follow its roles at once.
+         *
+         *     Requires `svc:org:service_accounts:write` in the organization, or globally.
+         */
+        patch: operations["updateServiceAccount"];
+        trace?: never;
+    };
+    "/api/v1/organizations/{org_id}/service-accounts/{user_id}/api-keys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A service account's API keys
+         * @description Newest first, revoked ones included (`is_active` false) unless `active` filters.
+         *
+         *     Requires `svc:org:service_accounts:read` in the organization, or globally.
+         */
+        get: operations["listServiceAccountKeys"];
+        put?: never;
+        /**
+         * Issue an API key for a service account
+         * @description The body of key creation. Each scope must be one you hold in this organization and one the account holds through its roles (403 `scope_not_held`); the key acts in this organization only and follows the key policies, the organization's included (422 `policy_violation`). The raw key is in `raw_key`, in this response only.
+         *
+         *     Requires `svc:org:service_accounts:write` in the organization, or globally.
+         */
+        post: operations["createServiceAccountKey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/organizations/{org_id}/service-accounts/{user_id}/api-keys/{key_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Revoke a service account's API key
+         * @description The key fails at once, in every process. Revoking a revoked key answers 200 again.
+         *
+         *     Requires `svc:org:service_accounts:write` in the organization, or globally.
+         */
+        delete: operations["revokeServiceAccountKey"];
+        options?: never;
+        head?: never;
+        /**
+         * Rename, re-limit or restrict a service account's API key
+         * @description As for a personal key: `name`, `rate_limit`, `allowed_org_ids`, `allowed_cidrs`; scopes never change. Every process applies the change at once.
+         *
+         *     Requires `svc:org:service_accounts:write` in the organization, or globally.
+         */
+        patch: operations["updateServiceAccountKey"];
+        trace?: never;
+    };
+    "/api/v1/organizations/{org_id}/service-accounts/{user_id}/api-keys/{key_id}/roll": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Replace a service account's API key with a new one
+         * @description As personal keys roll: the same name, scopes, rate limit, restrictions and expiry; the old key works for `grace_period_seconds` more. You must hold the key's scopes in this organization (403 `scope_not_held`); the raw key is in `raw_key`, in this response only.
+         *
+         *     Requires `svc:org:service_accounts:write` in the organization, or globally.
+         */
+        post: operations["rollServiceAccountKey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/permissions": {
         parameters: {
             query?: never;
@@ -1816,7 +1976,7 @@ export interface components {
              * @description What went wrong, for programs.
              * @enum {string}
              */
-            code: "validation_failed" | "unknown_scope" | "immutable_field" | "unauthenticated" | "invalid_api_key" | "api_key_expired" | "api_key_revoked" | "forbidden" | "scope_not_held" | "ip_not_allowed" | "tier_required" | "quota_exceeded" | "not_overridable" | "not_found" | "method_not_allowed" | "conflict" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "unavailable";
+            code: "validation_failed" | "unknown_scope" | "immutable_field" | "unauthenticated" | "invalid_api_key" | "api_key_expired" | "api_key_revoked" | "forbidden" | "scope_not_held" | "ip_not_allowed" | "tier_required" | "quota_exceeded" | "not_overridable" | "not_found" | "method_not_allowed" | "conflict" | "policy_violation" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "unavailable";
             /** @description Each bad field (the first 100): its dotted `path` (query fields start with `query.`, path parameters with `params.`) and what is wrong with it. Sent with `validation_failed`, `unknown_scope`, `immutable_field`, `not_overridable`, `conflict`. */
             errors?: {
                 path: string;
@@ -1826,6 +1986,8 @@ export interface components {
             required_permission?: string;
             /** @description The scopes at fault. Sent with `unknown_scope`, `scope_not_held`. */
             scopes?: string[];
+            /** @description The key policy setting the request would break (`api_keys.max_lifetime_days`, `api_keys.require_expiry`, `api_keys.max_per_user`). Sent with `policy_violation`. */
+            setting?: string;
             /** @description The methods the path takes. Sent with `method_not_allowed`. */
             allowed?: ("GET" | "POST" | "PUT" | "PATCH" | "DELETE" | "HEAD" | "OPTIONS")[];
         };
@@ -2482,6 +2644,7 @@ export interface components {
          *       "timezone": "Europe/London",
          *       "bio": null,
          *       "has_password": true,
+         *       "kind": "human",
          *       "is_deleted": false,
          *       "created_at": "2026-01-15T09:30:00.000Z",
          *       "updated_at": "2026-01-15T09:30:00.000Z"
@@ -2499,6 +2662,11 @@ export interface components {
             bio: string | null;
             /** @description false for OAuth-only users. The hash itself is never returned. */
             has_password: boolean;
+            /**
+             * @description `service`: a service account of one organization, which never signs in to the console.
+             * @enum {string}
+             */
+            kind: "human" | "service";
             is_deleted: boolean;
             /**
              * Format: date-time
@@ -2638,6 +2806,49 @@ export interface components {
              * @example 2026-01-15T09:30:00.000Z
              */
             created_at: string;
+        };
+        /**
+         * @example {
+         *       "id": "0193a5c2-41f0-7e2d-8a6b-3c9e5d7f1a22",
+         *       "org_id": "0193a5c2-7d1e-7b4a-9c3f-2e8d6f1a4b70",
+         *       "username": "ci-deployer",
+         *       "display_name": "CI deployer",
+         *       "roles": [
+         *         {
+         *           "id": "0193a5ca-9c0d-7e1f-8a2b-3c4d5e6f7a8b",
+         *           "name": "org_member"
+         *         }
+         *       ],
+         *       "created_by": "0193a5c2-1111-7e2d-8a6b-3c9e5d7f1a22",
+         *       "created_at": "2026-01-15T09:30:00.000Z",
+         *       "updated_at": "2026-01-15T09:30:00.000Z"
+         *     }
+         */
+        ServiceAccount: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            org_id: string;
+            username: string;
+            display_name: string | null;
+            /** @description Org roles the account holds in its organization. */
+            roles: {
+                /** Format: uuid */
+                id: string;
+                name: string;
+            }[];
+            /** @description Who created it (a user id, or `system:<component>`); it outlives them. */
+            created_by: string | null;
+            /**
+             * Format: date-time
+             * @example 2026-01-15T09:30:00.000Z
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @example 2026-01-15T09:30:00.000Z
+             */
+            updated_at: string;
         };
         /**
          * @example {
@@ -3036,6 +3247,26 @@ export interface components {
                 };
             };
         };
+        /** @description `policy_violation`: Creating, rolling or changing the API key would break a key policy of the platform or of the organization: `setting` names the setting (`api_keys.max_lifetime_days`, `api_keys.require_expiry`, `api_keys.max_per_user`); nothing is stored. */
+        PolicyViolation: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /**
+                     * Format: int32
+                     * @constant
+                     */
+                    status?: 422;
+                    /** @enum {string} */
+                    code?: "policy_violation";
+                };
+            };
+        };
         /**
          * @description `forbidden`: Authenticated, but not allowed. `required_permission` names the permission the caller lacks, when one would do.
          *
@@ -3057,6 +3288,30 @@ export interface components {
                     status?: 403;
                     /** @enum {string} */
                     code?: "forbidden" | "quota_exceeded";
+                };
+            };
+        };
+        /**
+         * @description `validation_failed`: Malformed JSON, wrong types, unknown fields, bad ids or out-of-range values. `errors` lists each bad field as `path` and `message` (query fields start with `query.`, path parameters with `params.`).
+         *
+         *     `unknown_scope`: A requested scope is not in the permission catalog; nothing is stored. `scopes` lists the unknown scopes; `errors` points at each.
+         */
+        ValidationFailedOrUnknownScope: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /**
+                     * Format: int32
+                     * @constant
+                     */
+                    status?: 400;
+                    /** @enum {string} */
+                    code?: "validation_failed" | "unknown_scope";
                 };
             };
         };
@@ -3111,11 +3366,13 @@ export interface components {
             };
         };
         /**
-         * @description `validation_failed`: Malformed JSON, wrong types, unknown fields, bad ids or out-of-range values. `errors` lists each bad field as `path` and `message` (query fields start with `query.`, path parameters with `params.`).
+         * @description `forbidden`: Authenticated, but not allowed. `required_permission` names the permission the caller lacks, when one would do.
          *
-         *     `unknown_scope`: A requested scope is not in the permission catalog; nothing is stored. `scopes` lists the unknown scopes; `errors` points at each.
+         *     `scope_not_held`: A non-sys_admin asks for (or would take away) permissions it does not hold; nothing changes. `scopes` lists them.
+         *
+         *     `quota_exceeded`: A quota would be exceeded: one of the organization's subscription tier, or one of the platform's own limits (how many roles, settings in a tier, organizations per user).
          */
-        ValidationFailedOrUnknownScope: {
+        ForbiddenOrScopeNotHeldOrQuotaExceeded: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -3128,9 +3385,9 @@ export interface components {
                      * Format: int32
                      * @constant
                      */
-                    status?: 400;
+                    status?: 403;
                     /** @enum {string} */
-                    code?: "validation_failed" | "unknown_scope";
+                    code?: "forbidden" | "scope_not_held" | "quota_exceeded";
                 };
             };
         };
@@ -3160,53 +3417,29 @@ export interface components {
                 };
             };
         };
-        /**
-         * @description `forbidden`: Authenticated, but not allowed. `required_permission` names the permission the caller lacks, when one would do.
-         *
-         *     `scope_not_held`: A non-sys_admin asks for (or would take away) permissions it does not hold; nothing changes. `scopes` lists them.
-         *
-         *     `quota_exceeded`: A quota would be exceeded: one of the organization's subscription tier, or one of the platform's own limits (how many roles, settings in a tier, organizations per user).
-         */
-        ForbiddenOrScopeNotHeldOrQuotaExceeded: {
-            headers: {
-                "X-Request-Id": components["headers"]["X-Request-Id"];
-                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                RateLimit: components["headers"]["RateLimit"];
-                [name: string]: unknown;
-            };
-            content: {
-                "application/problem+json": components["schemas"]["Problem"] & {
-                    /**
-                     * Format: int32
-                     * @constant
-                     */
-                    status?: 403;
-                    /** @enum {string} */
-                    code?: "forbidden" | "scope_not_held" | "quota_exceeded";
-                };
-            };
-        };
     };
     parameters: {
         org_id: string;
+        user_id: string;
         /** @description How many items a page holds. */
         limit: number;
         /** @description The `next_cursor` of the previous page; omit it for the first page. */
         cursor: string;
         /** @description sys_admins only: soft-deleted records too. */
         include_deleted: "true" | "false";
-        user_id: string;
+        key_id: string;
         key: string;
         conversation_id: string;
-        key_id: string;
         orchestrator_id: string;
         role_id: string;
         client_id: string;
         config_id: string;
         central_point_id: string;
         plugin_id: string;
-        enabled: "true" | "false";
         active: "true" | "false";
+        enabled: "true" | "false";
+        /** @description Only active keys whose `expires_at` falls within this many days from now. */
+        expiring_within_days: number;
         /** @description All versions of one plugin. */
         pid: string;
         /** @description Only the latest version of each plugin. */
@@ -3282,6 +3515,13 @@ export interface operations {
                     "application/json": {
                         /** @constant */
                         status: "ok";
+                        /**
+                         * @description How revocations, deleted users and ended sessions made on other processes reach this one: `postgres` (LISTEN on a session connection), `redis` (pub/sub), `starting` (not known yet), `none` (this process cannot hear them and keeps cached keys, grants and accounts at most 5 s).
+                         * @enum {string}
+                         */
+                        invalidation: "postgres" | "redis" | "none" | "starting";
+                        /** @description What an operator should fix, when anything. */
+                        warning?: string;
                     };
                 };
             };
@@ -3643,7 +3883,7 @@ export interface operations {
                 active?: components["parameters"]["active"];
                 user_id?: string;
                 /** @description Only active keys whose `expires_at` falls within this many days from now. */
-                expiring_within_days?: number;
+                expiring_within_days?: components["parameters"]["expiring_within_days"];
             };
             header?: never;
             path?: never;
@@ -3730,6 +3970,7 @@ export interface operations {
             403: components["responses"]["ForbiddenOrScopeNotHeld"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["PolicyViolation"];
             429: components["responses"]["RateLimited"];
             503: components["responses"]["Unavailable"];
         };
@@ -3845,6 +4086,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["PolicyViolation"];
             429: components["responses"]["RateLimited"];
             503: components["responses"]["Unavailable"];
         };
@@ -3892,6 +4134,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["PolicyViolation"];
             429: components["responses"]["RateLimited"];
             503: components["responses"]["Unavailable"];
         };
@@ -3967,6 +4210,45 @@ export interface operations {
                 };
             };
             400: components["responses"]["ValidationFailed"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    revokeAllApiKeys: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                user_id: components["parameters"]["user_id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * Format: int64
+                         * @description How many active keys were revoked.
+                         */
+                        revoked: number;
+                    };
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
@@ -4563,6 +4845,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["PolicyViolation"];
             429: components["responses"]["RateLimited"];
             503: components["responses"]["Unavailable"];
         };
@@ -4631,6 +4914,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["PolicyViolation"];
             429: components["responses"]["RateLimited"];
             503: components["responses"]["Unavailable"];
         };
@@ -7101,6 +7385,451 @@ export interface operations {
             503: components["responses"]["Unavailable"];
         };
     };
+    listServiceAccounts: {
+        parameters: {
+            query?: {
+                /** @description How many items a page holds. */
+                limit?: components["parameters"]["limit"];
+                /** @description The `next_cursor` of the previous page; omit it for the first page. */
+                cursor?: components["parameters"]["cursor"];
+                /** @description Matches username or display name. */
+                q?: string;
+            };
+            header?: never;
+            path: {
+                org_id: components["parameters"]["org_id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["ServiceAccount"][];
+                        /** @description Pass it back as `cursor` for the next page; null on the last page. */
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    createServiceAccount: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                org_id: components["parameters"]["org_id"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    username: string;
+                    /** @default null */
+                    display_name?: string | null;
+                    /**
+                     * @description Org roles granted in this organization; each permission of each must be one you hold there.
+                     * @default []
+                     */
+                    role_ids?: string[];
+                };
+            };
+        };
+        responses: {
+            /** @description Created. */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceAccount"];
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["ForbiddenOrScopeNotHeldOrQuotaExceeded"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getServiceAccount: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                org_id: components["parameters"]["org_id"];
+                user_id: components["parameters"]["user_id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceAccount"];
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    deleteServiceAccount: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                org_id: components["parameters"]["org_id"];
+                user_id: components["parameters"]["user_id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceAccount"];
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["ForbiddenOrScopeNotHeld"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    updateServiceAccount: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                org_id: components["parameters"]["org_id"];
+                user_id: components["parameters"]["user_id"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    display_name?: string | null;
+                    /** @description The account's org roles from now on (roles left out are revoked); each role added or removed must be one you hold. */
+                    role_ids?: string[];
+                };
+            };
+        };
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceAccount"];
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["ForbiddenOrScopeNotHeld"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    listServiceAccountKeys: {
+        parameters: {
+            query?: {
+                /** @description How many items a page holds. */
+                limit?: components["parameters"]["limit"];
+                /** @description The `next_cursor` of the previous page; omit it for the first page. */
+                cursor?: components["parameters"]["cursor"];
+                active?: components["parameters"]["active"];
+                /** @description Only active keys whose `expires_at` falls within this many days from now. */
+                expiring_within_days?: components["parameters"]["expiring_within_days"];
+            };
+            header?: never;
+            path: {
+                org_id: components["parameters"]["org_id"];
+                user_id: components["parameters"]["user_id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["ApiKey"][];
+                        /** @description Pass it back as `cursor` for the next page; null on the last page. */
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    createServiceAccountKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                org_id: components["parameters"]["org_id"];
+                user_id: components["parameters"]["user_id"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name: string;
+                    scopes: string[];
+                    /** @default null */
+                    expires_at?: string | null;
+                    /**
+                     * @description The key's own rate limit; null: the platform's `api_keys.default_rate_limit`.
+                     * @default null
+                     */
+                    rate_limit?: components["schemas"]["RateLimit"] | null;
+                    /**
+                     * @description The organizations the key may act in, each one its owner belongs to; null: all of the owner's. Elsewhere it acts as if its owner were not a member.
+                     * @default null
+                     */
+                    allowed_org_ids?: string[] | null;
+                    /**
+                     * @description IPv4/IPv6 CIDRs the key may be used from; null: any address. From elsewhere: 403 `ip_not_allowed`.
+                     * @default null
+                     * @example [
+                     *       "203.0.113.0/24",
+                     *       "2001:db8::/32"
+                     *     ]
+                     */
+                    allowed_cidrs?: (string)[] | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Holds a secret, shown this once: sent with `Cache-Control: no-store`. */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    Location: components["headers"]["Location"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreatedApiKey"];
+                };
+            };
+            400: components["responses"]["ValidationFailedOrUnknownScope"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["ForbiddenOrScopeNotHeld"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["PolicyViolation"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    revokeServiceAccountKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                org_id: components["parameters"]["org_id"];
+                user_id: components["parameters"]["user_id"];
+                key_id: components["parameters"]["key_id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiKey"];
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    updateServiceAccountKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                org_id: components["parameters"]["org_id"];
+                user_id: components["parameters"]["user_id"];
+                key_id: components["parameters"]["key_id"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name?: string;
+                    /** @description The key's own rate limit; null: the platform default. */
+                    rate_limit?: components["schemas"]["RateLimit"] | null;
+                    /** @description The organizations the key may act in, each one its owner belongs to; null: all of the owner's. Elsewhere it acts as if its owner were not a member. */
+                    allowed_org_ids?: string[] | null;
+                    /**
+                     * @description IPv4/IPv6 CIDRs the key may be used from; null: any address. From elsewhere: 403 `ip_not_allowed`.
+                     * @example [
+                     *       "203.0.113.0/24",
+                     *       "2001:db8::/32"
+                     *     ]
+                     */
+                    allowed_cidrs?: (string)[] | null;
+                };
+            };
+        };
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiKey"];
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["PolicyViolation"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    rollServiceAccountKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                org_id: components["parameters"]["org_id"];
+                user_id: components["parameters"]["user_id"];
+                key_id: components["parameters"]["key_id"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: int32
+                     * @description How long the old key keeps working: its `expires_at` becomes now plus this (0: refused at once).
+                     * @default 0
+                     */
+                    grace_period_seconds?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Holds a secret, shown this once: sent with `Cache-Control: no-store`. */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    Location: components["headers"]["Location"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreatedApiKey"];
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["ForbiddenOrScopeNotHeld"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["PolicyViolation"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
     listPermissions: {
         parameters: {
             query?: never;
@@ -7888,7 +8617,7 @@ export interface operations {
                                 auth: "session" | "api_key" | "cli" | "system";
                                 key_prefix: string | null;
                             };
-                            /** @description The operation id (e.g. `createApiKey`), or `signIn`. */
+                            /** @description The operation id (e.g. `createApiKey`), `signIn`, or `revokeIdleApiKey` (the maintenance job). */
                             action: string;
                             target: {
                                 type: string | null;
@@ -7972,7 +8701,7 @@ export interface operations {
                                 auth: "session" | "api_key" | "cli" | "system";
                                 key_prefix: string | null;
                             };
-                            /** @description The operation id (e.g. `createApiKey`), or `signIn`. */
+                            /** @description The operation id (e.g. `createApiKey`), `signIn`, or `revokeIdleApiKey` (the maintenance job). */
                             action: string;
                             target: {
                                 type: string | null;

@@ -4,12 +4,11 @@ import { existsSync } from "node:fs";
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { parseArgs } from "node:util";
-import pg from "pg";
 import { createBaseClient, maintenanceConnectionSettings, useBaseClient } from "@/server/db/client";
 import { dataLayer } from "@/server/db/data-layer";
 import { resolveDatabase, type ResolvedDatabase } from "@/server/db/database";
-import { mapDatabaseError } from "@/server/db/errors";
 import { migrate } from "@/server/db/migrate";
+import { connectClient } from "@/server/db/pooler";
 import { ensureMessagePartitions, PARTITION_MONTHS_AHEAD } from "@/server/db/partitions";
 import { env } from "@/server/env";
 import { generatePassword } from "@/server/auth/passwords";
@@ -31,6 +30,8 @@ import {
 } from "@/lib/schemas/api-keys";
 import { DomainError } from "@/server/errors";
 import { z } from "zod";
+import { DB_USAGE, dbCommand } from "./db";
+import { describeError, UsageError } from "./errors";
 
 // The operator CLI: `npm run svc -- <command>`. Uses DATABASE_URL like the app (the embedded
 // database when it is unset). Errors are reported in one line with a non-zero exit.
@@ -49,12 +50,11 @@ Commands:
   api-keys revoke <key-id>                  revoke a key
   api-keys roll <key-id> [--grace 24h]      replace a key, printing the new raw key alone; the old one
                                             keeps working for the grace (s, m, h or d; default 0, at most 7d)
+${DB_USAGE}
   secrets rotate                            re-encrypt provider keys under the current SVC_ENCRYPTION_KEYS version
   serve [--dev]                             migrate, seed and run the app (what npm start / npm run dev do)`;
 
 const CLI_ACTOR = "system:cli";
-
-class UsageError extends Error {}
 
 async function withDatabase<T>(work: (db: ResolvedDatabase) => Promise<T>): Promise<T> {
   const db = await resolveDatabase();
@@ -83,10 +83,8 @@ async function withServices(work: () => Promise<void>): Promise<void> {
 }
 
 async function prepare(db: ResolvedDatabase) {
-  const { url } = db;
-  const result = await migrate(url);
-  const client = new pg.Client({ connectionString: url, ...maintenanceConnectionSettings() });
-  await client.connect();
+  const result = await migrate(db.directUrl);
+  const client = await connectClient({ connectionString: db.directUrl, ...maintenanceConnectionSettings() });
   try {
     await ensureMessagePartitions(client);
   } finally {
@@ -117,8 +115,8 @@ function printAdmin(admin: { username: string; password?: string } | undefined) 
 
 const commands: Record<string, (args: string[]) => Promise<void>> = {
   async migrate() {
-    await withDatabase(async ({ url }) => {
-      const { applied, alreadyApplied } = await migrate(url);
+    await withDatabase(async ({ directUrl }) => {
+      const { applied, alreadyApplied } = await migrate(directUrl);
       console.log(
         applied.length
           ? `Applied ${applied.length} migration(s): ${applied.join(", ")}.`
@@ -167,9 +165,8 @@ const commands: Record<string, (args: string[]) => Promise<void>> = {
     if (!Number.isInteger(months) || months < 0 || months > 120) {
       throw new UsageError("--months must be an integer from 0 to 120");
     }
-    await withDatabase(async ({ url }) => {
-      const client = new pg.Client({ connectionString: url, ...maintenanceConnectionSettings() });
-      await client.connect();
+    await withDatabase(async ({ directUrl }) => {
+      const client = await connectClient({ connectionString: directUrl, ...maintenanceConnectionSettings() });
       try {
         const created = await ensureMessagePartitions(client, months);
         console.log(`Message partitions ready ${months} month(s) ahead (${created} created).`);
@@ -277,6 +274,8 @@ const commands: Record<string, (args: string[]) => Promise<void>> = {
     });
   },
 
+  db: dbCommand,
+
   async secrets(args) {
     if (args[0] !== "rotate") throw new UsageError("secrets needs the subcommand: rotate");
     await withServices(async () => {
@@ -376,19 +375,6 @@ function run(command: string, args: string[], childEnv: NodeJS.ProcessEnv, forwa
     });
     child.on("error", reject);
   });
-}
-
-/** One line an operator can act on, never a stack trace. */
-export function describeError(error: unknown): string {
-  const e = error as { code?: string; message?: string; address?: string; port?: number };
-  if (e?.code === "ECONNREFUSED")
-    return `Cannot reach PostgreSQL at ${e.address ?? "?"}:${e.port ?? "?"} (connection refused).`;
-  if (e?.code === "ENOTFOUND") return `Cannot resolve the database host (${e.message}).`;
-  if (e?.code === "3D000") return `The database does not exist: ${e.message}.`;
-  if (e?.code === "28P01" || e?.code === "28000") return `PostgreSQL refused the credentials: ${e.message}.`;
-  const domain = mapDatabaseError(error);
-  if (domain) return domain.message;
-  return (e?.message ?? String(error)).split("\n")[0] ?? "Unknown error.";
 }
 
 async function main() {

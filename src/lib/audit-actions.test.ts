@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { SIGN_IN_ACTION } from "@/lib/schemas/audit";
+import { IDLE_REVOKE_ACTION, SIGN_IN_ACTION } from "@/lib/schemas/audit";
 import { OPERATIONS } from "@/server/operations";
 import { AUDIT_ACTIONS, auditAction } from "./audit-actions";
 
@@ -11,7 +11,7 @@ const changing = OPERATIONS.filter((operation) => operation.method !== "GET").ma
 describe("audit action names", () => {
   it("name every changing operation as `<resource>.<past verb>` with a label", () => {
     expect(changing.length).toBeGreaterThan(40);
-    for (const id of [...changing, SIGN_IN_ACTION]) {
+    for (const id of [...changing, SIGN_IN_ACTION, IDLE_REVOKE_ACTION]) {
       const { type, label } = auditAction(id);
       expect(type, id).toMatch(/^[a-z0-9_]+\.[a-z_]+$/);
       expect(label, id).toMatch(/^[A-Z][A-Za-z0-9' -]+$/);
@@ -20,11 +20,11 @@ describe("audit action names", () => {
   });
 
   it("list every action the trail records, for the filters", () => {
-    expect([...AUDIT_ACTIONS].sort()).toEqual([...changing, SIGN_IN_ACTION].sort());
+    expect([...AUDIT_ACTIONS].sort()).toEqual([...changing, SIGN_IN_ACTION, IDLE_REVOKE_ACTION].sort());
   });
 
   it("give no two operations the same event type", () => {
-    const types = changing.map((id) => auditAction(id).type);
+    const types = [...changing, SIGN_IN_ACTION, IDLE_REVOKE_ACTION].map((id) => auditAction(id).type);
     expect(new Set(types).size).toBe(types.length);
   });
 

@@ -43,6 +43,8 @@ const NAMED: Readonly<Record<string, AuditActionName>> = {
   signIn: { type: "session.signed_in", label: "Signed in" },
   signOutEverywhere: { type: "session.signed_out_everywhere", label: "Signed out everywhere" },
   revokeLeakedApiKeys: { type: "api_key.leaked_revoked", label: "Leaked API keys revoked" },
+  revokeAllApiKeys: { type: "api_key.all_revoked", label: "All API keys revoked" },
+  revokeIdleApiKey: { type: "api_key.idle_revoked", label: "Idle API key revoked" },
   grantRole: { type: "role_grant.created", label: "Role granted" },
   revokeGrant: { type: "role_grant.revoked", label: "Role grant revoked" },
   grantOrgRole: { type: "org_role_grant.created", label: "Organization role granted" },
@@ -79,9 +81,18 @@ export function auditAction(action: string): AuditActionName {
   };
 }
 
-/** Every action the trail records (the operations that change something, and sign-ins), for filters. */
+/** Every action the trail records (the operations that change something, sign-ins, the maintenance job's), for filters. */
 export const AUDIT_ACTIONS: readonly string[] = [
   "signIn",
+  "revokeIdleApiKey",
+  "revokeAllApiKeys",
+  "createServiceAccount",
+  "updateServiceAccount",
+  "deleteServiceAccount",
+  "createServiceAccountKey",
+  "updateServiceAccountKey",
+  "rollServiceAccountKey",
+  "revokeServiceAccountKey",
   "linkIdentity",
   "signOutEverywhere",
   "setUpTwoFactor",

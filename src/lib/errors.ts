@@ -2,7 +2,7 @@
 // error formatter, the OpenAPI document, the API reference page and the console all read it.
 
 /** Extension members a problem document may carry beyond the standard ones. */
-export type ProblemExtension = "errors" | "required_permission" | "scopes" | "allowed";
+export type ProblemExtension = "errors" | "required_permission" | "scopes" | "allowed" | "setting";
 
 /** Response headers an error sets (their values come from the error's details). */
 export type ProblemHeader = "Retry-After" | "Allow" | "RateLimit-Policy" | "RateLimit";
@@ -15,6 +15,7 @@ export type TrpcCode =
   | "NOT_FOUND"
   | "METHOD_NOT_SUPPORTED"
   | "CONFLICT"
+  | "UNPROCESSABLE_CONTENT"
   | "PAYLOAD_TOO_LARGE"
   | "UNSUPPORTED_MEDIA_TYPE"
   | "TOO_MANY_REQUESTS"
@@ -139,6 +140,13 @@ export const ERRORS = {
     "Conflict",
     "A uniqueness rule would be broken, or a record is still referenced. `errors` names the field when one is to blame.",
     { extensions: ["errors"] },
+  ),
+  policy_violation: info(
+    422,
+    "UNPROCESSABLE_CONTENT",
+    "Key policy violated",
+    "Creating, rolling or changing the API key would break a key policy of the platform or of the organization: `setting` names the setting (`api_keys.max_lifetime_days`, `api_keys.require_expiry`, `api_keys.max_per_user`); nothing is stored.",
+    { extensions: ["setting"] },
   ),
   payload_too_large: info(413, "PAYLOAD_TOO_LARGE", "Payload too large", "The body is over 1 MiB (1,048,576 bytes)."),
   unsupported_media_type: info(

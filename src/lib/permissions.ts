@@ -48,6 +48,16 @@ export const PERMISSIONS = {
   "svc:org:write": { scope: "org", dangerous: false, allows: "update the organization's profile" },
   "svc:org:members:read": { scope: "org", dangerous: false, allows: "read members and their org roles" },
   "svc:org:members:write": { scope: "org", dangerous: true, allows: "add/remove members, grant org roles" },
+  "svc:org:service_accounts:read": {
+    scope: "org",
+    dangerous: false,
+    allows: "read the organization's service accounts and their API keys",
+  },
+  "svc:org:service_accounts:write": {
+    scope: "org",
+    dangerous: true,
+    allows: "create/update/delete service accounts, issue, roll and revoke their API keys",
+  },
   "svc:org:settings:read": {
     scope: "org",
     dangerous: false,

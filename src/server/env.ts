@@ -7,6 +7,11 @@ const schema = z
     NODE_ENV: z.enum(["development", "production", "test"]).default("development"),
     /** A PostgreSQL (14+) connection string. Unset: the embedded database in SVC_DATA_DIR. */
     DATABASE_URL: z.url({ protocol: /^postgres(ql)?$/ }).optional(),
+    /**
+     * A direct (session) connection to the same database, when DATABASE_URL names a transaction
+     * pooler: used for migrations, maintenance and the LISTEN that carries invalidations.
+     */
+    DATABASE_DIRECT_URL: z.url({ protocol: /^postgres(ql)?$/ }).optional(),
     /** Connections per app process. */
     DATABASE_POOL_MAX: z.coerce.number().int().min(1).max(100).default(10),
     /**

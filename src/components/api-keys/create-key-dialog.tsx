@@ -11,6 +11,7 @@ import { TextField, useFieldController } from "@/components/ui/fields";
 import { DialogButtons, Form, useSchemaForm } from "@/components/ui/form";
 import { hintClass, inputClass, labelClass } from "@/components/ui/styles";
 import { useTRPC, useTRPCClient } from "@/trpc/react";
+import { keyCalls, type ServiceAccountRef } from "./key-calls";
 import { RestrictionFields, restrictionInput, restrictionValues, type RestrictionValues } from "./restriction-fields";
 
 // "Create API key": a name, scopes from the catalog grouped by resource, an expiry, an optional
@@ -27,9 +28,11 @@ const EXPIRY_OPTIONS: { value: Expiry; label: string }[] = [
   { value: "never", label: "Never" },
 ];
 
-function allowed(expiry: Expiry, maxDays: number | null): boolean {
-  if (maxDays === null || expiry === "date") return true;
-  return expiry !== "never" && Number(expiry) <= maxDays;
+/** Whether the platform's policy allows the choice: no "never" where an expiry is required or bounded. */
+function allowed(expiry: Expiry, maxDays: number | null, requireExpiry = false): boolean {
+  if (expiry === "date") return true;
+  if (expiry === "never") return maxDays === null && !requireExpiry;
+  return maxDays === null || Number(expiry) <= maxDays;
 }
 
 const isoDate = (time: number) => new Date(time).toISOString().slice(0, 10);
@@ -37,22 +40,27 @@ const isoDate = (time: number) => new Date(time).toISOString().slice(0, 10);
 const daysFromNow = (days: number) => new Date(Date.now() + days * DAY_MS).toISOString();
 
 interface CreateKeyDialogProps {
-  /** The signed-in user, who will own the key. */
+  /** Who will own the key: the signed-in user, or a service account (`of`). */
   ownerId: string;
+  of?: ServiceAccountRef;
   open: boolean;
   onClose: () => void;
   onCreated: (key: CreatedApiKey) => void;
 }
 
-export function CreateKeyDialog({ ownerId, open, onClose, onCreated }: CreateKeyDialogProps) {
+export function CreateKeyDialog({ ownerId, of, open, onClose, onCreated }: CreateKeyDialogProps) {
   return (
     <Dialog
       open={open}
       onClose={onClose}
       title="Create API key"
-      description="The key acts as you, within the scopes you pick."
+      description={
+        of
+          ? "The key acts as the service account, in its organization, within the scopes you pick and its roles."
+          : "The key acts as you, within the scopes you pick."
+      }
     >
-      <CreateKeyForm ownerId={ownerId} onCancel={onClose} onCreated={onCreated} />
+      <CreateKeyForm ownerId={ownerId} of={of} onCancel={onClose} onCreated={onCreated} />
     </Dialog>
   );
 }
@@ -69,10 +77,12 @@ interface KeyValues extends RestrictionValues {
 
 function CreateKeyForm({
   ownerId,
+  of,
   onCancel,
   onCreated,
 }: {
   ownerId: string;
+  of?: ServiceAccountRef;
   onCancel: () => void;
   onCreated: (key: CreatedApiKey) => void;
 }) {
@@ -80,6 +90,7 @@ function CreateKeyForm({
   const client = useTRPCClient();
   const policy = useQuery(trpc.apiKeys.policy.queryOptions());
   const maxDays = policy.data?.max_lifetime_days ?? null;
+  const requireExpiry = policy.data?.require_expiry ?? false;
   const [today] = useState(() => Date.now());
   // The choice in effect: the one picked, unless the platform's policy rules it out.
   const fallback: Expiry =
@@ -87,7 +98,7 @@ function CreateKeyForm({
       .filter((e) => e !== "date" && e !== "never")
       .reverse()
       .find((e) => allowed(e, maxDays)) ?? "date";
-  const choiceOf = (expiry: Expiry) => (allowed(expiry, maxDays) ? expiry : fallback);
+  const choiceOf = (expiry: Expiry) => (allowed(expiry, maxDays, requireExpiry) ? expiry : fallback);
 
   const form = useSchemaForm<KeyValues, CreateApiKeyInput>({
     schema: createApiKeyInput,
@@ -107,7 +118,7 @@ function CreateKeyForm({
       if (rateLimit === undefined) problem("rate_limit", "Write the rate limit as requests/seconds, like 600/60.");
       return { name, scopes, expires_at: expiresAt, rate_limit: rateLimit ?? null, ...restrictionInput(restrictions) };
     },
-    submit: async (input) => onCreated(await client.apiKeys.create.mutate(input)),
+    submit: async (input) => onCreated(await keyCalls(client, of).create(input)),
   });
   const choice = choiceOf(form.watch("expires_at"));
 
@@ -128,7 +139,7 @@ function CreateKeyForm({
         lockDangerous
         dangerousNote="no API key ever carries one."
       />
-      <ExpiryField choice={choice} maxDays={maxDays} today={today} />
+      <ExpiryField choice={choice} maxDays={maxDays} requireExpiry={requireExpiry} today={today} />
       <RateLimitField />
       <RestrictionFields ownerId={ownerId} />
       <DialogButtons onCancel={onCancel} label="Create key" pendingLabel="Creating…" />
@@ -150,7 +161,17 @@ export function RateLimitField() {
 }
 
 /** The expiry: presets the policy allows, a date, or never; the date field is part of the choice and shares its error. */
-function ExpiryField({ choice, maxDays, today }: { choice: Expiry; maxDays: number | null; today: number }) {
+function ExpiryField({
+  choice,
+  maxDays,
+  requireExpiry,
+  today,
+}: {
+  choice: Expiry;
+  maxDays: number | null;
+  requireExpiry: boolean;
+  today: number;
+}) {
   const ids = { hint: useId(), error: useId(), date: useId() };
   const { field, message } = useFieldController("expires_at", "Expiry");
   const { register } = useFormContext<KeyValues>();
@@ -162,14 +183,14 @@ function ExpiryField({ choice, maxDays, today }: { choice: Expiry; maxDays: numb
         {EXPIRY_OPTIONS.map((option) => (
           <label
             key={option.value}
-            className={`flex items-center gap-2 text-sm ${allowed(option.value, maxDays) ? "" : "text-slate-400 dark:text-slate-500"}`}
+            className={`flex items-center gap-2 text-sm ${allowed(option.value, maxDays, requireExpiry) ? "" : "text-slate-400 dark:text-slate-500"}`}
           >
             <input
               type="radio"
               name={field.name}
               value={option.value}
               checked={choice === option.value}
-              disabled={!allowed(option.value, maxDays)}
+              disabled={!allowed(option.value, maxDays, requireExpiry)}
               onChange={() => field.onChange(option.value)}
               className="size-4 accent-brand-600"
             />
@@ -198,9 +219,11 @@ function ExpiryField({ choice, maxDays, today }: { choice: Expiry; maxDays: numb
         </div>
       )}
       <p id={ids.hint} className={hintClass}>
-        {maxDays === null
-          ? "A key that expires limits the damage if it leaks."
-          : `The platform's policy: every key expires within ${maxDays} days.`}
+        {maxDays !== null
+          ? `The platform's policy: every key expires within ${maxDays} days.`
+          : requireExpiry
+            ? "The platform's policy: every key has an expiry."
+            : "A key that expires limits the damage if it leaks."}
       </p>
       <FieldError id={ids.error} message={message} />
     </fieldset>

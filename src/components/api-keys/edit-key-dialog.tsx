@@ -6,6 +6,7 @@ import { TextField } from "@/components/ui/fields";
 import { DialogButtons, Form, useSchemaForm } from "@/components/ui/form";
 import { useTRPCClient } from "@/trpc/react";
 import { RateLimitField } from "./create-key-dialog";
+import { keyCalls, type ServiceAccountRef } from "./key-calls";
 import { RestrictionFields, restrictionInput, restrictionValues, type RestrictionValues } from "./restriction-fields";
 
 // "Edit key": its name, rate limit and restrictions. Scopes never change: a key that needs other
@@ -21,10 +22,13 @@ const rateLimitText = (key: ApiKey) =>
 
 export function EditKeyDialog({
   apiKey,
+  of,
   onClose,
   onSaved,
 }: {
   apiKey: ApiKey | null;
+  /** A service account's key: changed through its organization. */
+  of?: ServiceAccountRef;
   onClose: () => void;
   onSaved: (key: ApiKey) => void;
 }) {
@@ -35,17 +39,19 @@ export function EditKeyDialog({
       title={apiKey ? `Edit “${apiKey.name}”` : "Edit key"}
       description="Scopes never change; for other scopes, create a new key."
     >
-      {apiKey && <EditKeyForm apiKey={apiKey} onCancel={onClose} onSaved={onSaved} />}
+      {apiKey && <EditKeyForm apiKey={apiKey} of={of} onCancel={onClose} onSaved={onSaved} />}
     </Dialog>
   );
 }
 
 function EditKeyForm({
   apiKey,
+  of,
   onCancel,
   onSaved,
 }: {
   apiKey: ApiKey;
+  of?: ServiceAccountRef;
   onCancel: () => void;
   onSaved: (key: ApiKey) => void;
 }) {
@@ -58,7 +64,7 @@ function EditKeyForm({
       if (rateLimit === undefined) problem("rate_limit", "Write the rate limit as requests/seconds, like 600/60.");
       return { name, rate_limit: rateLimit ?? null, ...restrictionInput(restrictions) };
     },
-    submit: async (input) => onSaved(await client.apiKeys.update.mutate({ key_id: apiKey.id, ...input })),
+    submit: async (input) => onSaved(await keyCalls(client, of).update(apiKey.id, input)),
   });
   return (
     <Form form={form} className="space-y-6">

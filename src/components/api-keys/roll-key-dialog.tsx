@@ -11,16 +11,20 @@ import { Dialog } from "@/components/ui/dialog";
 import { Choice, ChoiceGroup } from "@/components/ui/fields";
 import { DialogButtons, Form, useSchemaForm } from "@/components/ui/form";
 import { useTRPCClient } from "@/trpc/react";
+import { keyCalls, type ServiceAccountRef } from "./key-calls";
 
 // "Roll": a new key like this one, shown once as at creation; the old one keeps working for the
 // grace period picked, so whatever uses it can be moved over.
 
 export function RollKeyDialog({
   apiKey,
+  of,
   onClose,
   onRolled,
 }: {
   apiKey: ApiKey | null;
+  /** A service account's key: rolled through its organization. */
+  of?: ServiceAccountRef;
   onClose: () => void;
   onRolled: (key: CreatedApiKey) => void;
 }) {
@@ -31,17 +35,19 @@ export function RollKeyDialog({
       title={apiKey ? `Roll “${apiKey.name}”?` : "Roll key"}
       description="A new key with the same name, scopes and restrictions replaces this one."
     >
-      {apiKey && <RollKeyForm apiKey={apiKey} onCancel={onClose} onRolled={onRolled} />}
+      {apiKey && <RollKeyForm apiKey={apiKey} of={of} onCancel={onClose} onRolled={onRolled} />}
     </Dialog>
   );
 }
 
 function RollKeyForm({
   apiKey,
+  of,
   onCancel,
   onRolled,
 }: {
   apiKey: ApiKey;
+  of?: ServiceAccountRef;
   onCancel: () => void;
   onRolled: (key: CreatedApiKey) => void;
 }) {
@@ -50,7 +56,7 @@ function RollKeyForm({
     schema: rollApiKeyInput,
     defaultValues: { grace: String(GRACE_CHOICES[2].seconds) },
     toInput: ({ grace }) => ({ grace_period_seconds: Number(grace) }),
-    submit: async (input) => onRolled(await client.apiKeys.roll.mutate({ key_id: apiKey.id, ...input })),
+    submit: async (input) => onRolled(await keyCalls(client, of).roll(apiKey.id, input)),
   });
   return (
     <Form form={form} className="space-y-6">

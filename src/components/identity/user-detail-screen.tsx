@@ -61,7 +61,13 @@ function UserDetail({ u, justCreated }: { u: User; justCreated: boolean }) {
           <div className="mt-2 flex flex-wrap items-center gap-2 text-sm text-slate-600 dark:text-slate-300">
             {u.display_name && <span>{u.display_name}</span>}
             {u.is_deleted && <Badge tone="bad">Deleted</Badge>}
-            {u.has_password ? <Badge>Password sign-in</Badge> : <Badge tone="brand">OAuth only</Badge>}
+            {u.kind === "service" ? (
+              <Badge tone="brand">Service account: keys only, no sign-in</Badge>
+            ) : u.has_password ? (
+              <Badge>Password sign-in</Badge>
+            ) : (
+              <Badge tone="brand">OAuth only</Badge>
+            )}
           </div>
         </div>
         <div className="flex flex-wrap gap-2">
@@ -118,7 +124,7 @@ function UserDetail({ u, justCreated }: { u: User; justCreated: boolean }) {
           <EffectivePermissionsSection user={u} />
           <IdentitiesSection user={u} onNotice={setNotice} />
           <TwoFactorAdminSection user={u} onNotice={setNotice} />
-          <ApiKeysSection user={u} />
+          <ApiKeysSection user={u} onNotice={setNotice} />
         </>
       )}
       <UserActivitySection userId={u.id} />

@@ -2,13 +2,15 @@
 
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
+import { useState } from "react";
 import { IDENTITY_PROVIDERS, type Identity, type User } from "@/lib/schemas/users";
 import { useTRPC } from "@/trpc/react";
 import { KeyTable } from "@/components/api-keys/key-table";
 import { identitiesOptions } from "./queries";
 import { ResourceSection } from "@/components/ui/resource-section";
 import { HeadedSection } from "@/components/ui/page-header";
-import { textLink } from "@/components/ui/styles";
+import { dangerButton, textLink } from "@/components/ui/styles";
+import { ConfirmDialog } from "@/components/ui/confirm-dialog";
 import { td } from "@/components/ui/table";
 import { WhenCell } from "@/components/ui/values";
 
@@ -84,12 +86,21 @@ export function IdentitiesSection({
   );
 }
 
-export function ApiKeysSection({ user }: { user: User }) {
+export function ApiKeysSection({ user, onNotice }: { user: User; onNotice: (text: string) => void }) {
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const [revokingAll, setRevokingAll] = useState<User | null>(null);
+  const revokeAll = useMutation(trpc.apiKeys.revokeAll.mutationOptions());
   return (
     <HeadedSection
       title="API keys"
       level={2}
       className="mt-10"
+      actions={
+        <button type="button" onClick={() => setRevokingAll(user)} className={dangerButton}>
+          Revoke all keys
+        </button>
+      }
       description={
         <>
           Read-only: only a key&apos;s owner creates or revokes it. The{" "}
@@ -107,6 +118,27 @@ export function ApiKeysSection({ user }: { user: User }) {
           empty={{ title: `${user.username} has no API keys.` }}
         />
       </div>
+      <ConfirmDialog
+        subject={revokingAll}
+        title={(target) => `Revoke every key of ${target.username}?`}
+        body={(target) => (
+          <>
+            Every active API key of {target.username} stops working at once, in every process. Revoked keys cannot be
+            used again.
+          </>
+        )}
+        confirmLabel="Revoke all keys"
+        pendingLabel="Revoking…"
+        onClose={() => setRevokingAll(null)}
+        run={async (target) => {
+          const { revoked } = await revokeAll.mutateAsync({ user_id: target.id });
+          onNotice(`${revoked} ${revoked === 1 ? "key" : "keys"} of ${target.username} revoked.`);
+        }}
+        onDone={() => {
+          setRevokingAll(null);
+          void queryClient.invalidateQueries(trpc.apiKeys.list.pathFilter());
+        }}
+      />
     </HeadedSection>
   );
 }

@@ -66,7 +66,13 @@ export function UsersScreen() {
               <td className={td}>{user.display_name ?? <span className={mutedText}>—</span>}</td>
               <td className={`${td} wrap-anywhere`}>{user.email ?? <span className={mutedText}>—</span>}</td>
               <td className={td}>
-                {user.has_password ? <Badge>Password</Badge> : <Badge tone="brand">OAuth only</Badge>}
+                {user.kind === "service" ? (
+                  <Badge tone="brand">Service account</Badge>
+                ) : user.has_password ? (
+                  <Badge>Password</Badge>
+                ) : (
+                  <Badge tone="brand">OAuth only</Badge>
+                )}
               </td>
               <WhenCell iso={user.created_at} />
             </>

@@ -18,6 +18,7 @@ import { BackLink, Loaded } from "@/components/ui/states";
 export const ORG_SECTIONS = [
   "Profile",
   "Members",
+  "Service accounts",
   "Settings",
   "LLM configs",
   "Orchestrators",

@@ -21,6 +21,7 @@ import { mutedText } from "@/components/ui/styles";
 import { td } from "@/components/ui/table";
 import { WhenCell } from "@/components/ui/values";
 import { KeyValueCells } from "./settings-section";
+import { KeyPoliciesPanel } from "./key-policies-panel";
 import { SettingFields, type SettingValues } from "./setting-fields";
 
 // Platform settings (tier 2): every key with its value_type, category and whether organizations
@@ -46,6 +47,7 @@ export function PlatformSettingsScreen() {
         </>
       }
       query={list}
+      before={<KeyPoliciesPanel platform={Object.fromEntries((list.data?.data ?? []).map((s) => [s.key, s.value]))} />}
       columns={["Key", "Value", "Type", "Category", "Organizations may override", "Updated"]}
       rowKey={(s) => s.key}
       itemName={(s) => `platform setting ${s.key}`}

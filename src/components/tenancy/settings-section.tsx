@@ -18,6 +18,7 @@ import { HeadedSection } from "@/components/ui/page-header";
 import { DataTable, td } from "@/components/ui/table";
 import { JsonValue, WhenCell } from "@/components/ui/values";
 import { SettingFields, type SettingValues } from "./setting-fields";
+import { KeyPoliciesPanel } from "./key-policies-panel";
 
 // An organization's settings (tier 3) with add, edit and remove, and its effective settings: every
 // key's value and the tier it came from.
@@ -88,6 +89,7 @@ export function SettingsSection({ orgId }: { orgId: string }) {
   const settings = useQuery(trpc.orgSettings.list.queryOptions({ org_id: orgId }));
   const effective = useQuery(trpc.orgSettings.effective.queryOptions({ org_id: orgId }));
   const remove = useMutation(trpc.orgSettings.delete.mutationOptions());
+  const platform = useQuery(trpc.platformSettings.list.queryOptions({ limit: 100 }));
 
   return (
     <div className="space-y-10">
@@ -95,6 +97,12 @@ export function SettingsSection({ orgId }: { orgId: string }) {
         title="Organization settings"
         description="Tier 3: the organization’s values override the platform’s where the platform allows it, and apply to every orchestrator instance of the organization."
         query={settings}
+        before={
+          <KeyPoliciesPanel
+            platform={Object.fromEntries((platform.data?.data ?? []).map((s) => [s.key, s.value]))}
+            organization={Object.fromEntries((settings.data?.data ?? []).map((s) => [s.key, s.value]))}
+          />
+        }
         columns={["Key", "Value", "Instances may override", "Updated"]}
         rowKey={(s) => s.key}
         itemName={(s) => `setting ${s.key}`}

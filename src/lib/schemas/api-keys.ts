@@ -200,6 +200,14 @@ export const revokeLeakedResponse = z.object({
 
 export const apiKeyIdParams = z.strictObject({ key_id: id });
 
+export const revokeAllResponse = z.object({ revoked: count.describe("How many active keys were revoked.") });
+
+/** The platform's key policy as the console's create dialog follows it. */
+export const keyPolicySchema = z.object({
+  max_lifetime_days: z.number().int().nullable(),
+  require_expiry: z.boolean(),
+});
+
 export const apiKeySchema = z
   .object({
     id: z.uuid(),

@@ -8,6 +8,8 @@ export const AUDIT_OUTCOMES = ["success", "denied"] as const;
 
 /** Sign-ins are no operation of the registry: their actions are named here. */
 export const SIGN_IN_ACTION = "signIn";
+/** A key revoked by the maintenance job for going unused (`api_keys.idle_revoke_days`). */
+export const IDLE_REVOKE_ACTION = "revokeIdleApiKey";
 
 /**
  * Fields whose values never enter the trail, whatever table they are in: a change to one is
@@ -41,7 +43,9 @@ export const auditEventSchema = z.object({
     auth: z.enum(AUDIT_ACTOR_AUTHS),
     key_prefix: text(16).nullable(),
   }),
-  action: text(100).describe("The operation id (e.g. `createApiKey`), or `signIn`."),
+  action: text(100).describe(
+    "The operation id (e.g. `createApiKey`), `signIn`, or `revokeIdleApiKey` (the maintenance job).",
+  ),
   target: z.object({
     type: text(LENGTH.SHORT).nullable(),
     id: text().nullable(),

@@ -130,6 +130,9 @@ export const userSchema = z
     timezone: text(TIME_ZONE_LENGTH).nullable(),
     bio: text(DESCRIPTION_LENGTH).nullable(),
     has_password: z.boolean().describe("false for OAuth-only users. The hash itself is never returned."),
+    kind: z
+      .enum(["human", "service"])
+      .describe("`service`: a service account of one organization, which never signs in to the console."),
     ...softDeletedRecord,
   })
   .meta({
@@ -145,6 +148,7 @@ export const userSchema = z
         timezone: "Europe/London",
         bio: null,
         has_password: true,
+        kind: "human",
         ...EXAMPLE_LIVE_RECORD,
       },
     ],

@@ -7,7 +7,7 @@ import { DomainError } from "@/server/errors";
 import type { ApiKeyActor } from "./actor";
 import { checksumMatches, hashKey, hasKeyShape } from "./api-key-format";
 import { loadGrants, type Grants } from "./grants";
-import { listenForInvalidations, listeningForInvalidations, onInvalidation } from "./invalidation";
+import { cacheLifetimeMs, listenForInvalidations, onInvalidation } from "./invalidation";
 import { addressAllowed, parseNetworks } from "./networks";
 import { isPermission } from "@/lib/permissions";
 import { BUILT_IN_DEFAULT_RATE_LIMIT, DEFAULT_RATE_LIMIT_SETTING, rateLimitOf } from "@/server/limits/api-limits";
@@ -24,7 +24,9 @@ import { API_KEYS_IN_MEMORY } from "@/server/keys-in-memory";
 // TTL); TTLs are jittered so keys cached together do not expire together; concurrent misses on one
 // key share one lookup. A lookup that straddles an invalidation is not cached, and nothing is
 // cached or served from the cache while this process does not hear invalidations (its LISTEN
-// connection is down): each request then looks its key up. The lookup also reads the platform's
+// connection is down): each request then looks its key up. A process that can never hear them (a
+// transaction pooler, no direct connection, no Redis) keeps an entry at most 5 s, stale time included.
+// The lookup also reads the platform's
 // default rate limit, so the limit costs no query of its own.
 
 const CACHE_MAX = API_KEYS_IN_MEMORY;
@@ -49,8 +51,8 @@ const cache = new LRUCache<string, CacheEntry>({ max: CACHE_MAX });
 const inflight = new Map<string, Promise<Resolution>>();
 let generation = 0;
 
-function remember(hash: string, resolution: Resolution) {
-  const ttl = CACHE_TTL_MS * (0.75 + Math.random() * 0.5);
+function remember(hash: string, resolution: Resolution, lifetime: number) {
+  const ttl = Math.min(CACHE_TTL_MS * (0.75 + Math.random() * 0.5), lifetime / 2);
   cache.set(hash, { resolution, fresh: Date.now() + ttl }, { ttl: 2 * ttl });
 }
 
@@ -60,7 +62,8 @@ function lookup(hash: string): Promise<Resolution> {
     const started = generation;
     pending = resolve(hash)
       .then((resolution) => {
-        if (generation === started && listeningForInvalidations()) remember(hash, resolution);
+        const lifetime = cacheLifetimeMs();
+        if (generation === started && lifetime > 0) remember(hash, resolution, lifetime);
         return resolution;
       })
       .finally(() => inflight.delete(hash));
@@ -82,8 +85,9 @@ function grantsOf(userId: string): Promise<Grants> {
   const cached = ownerGrants.get(userId);
   if (cached) return cached;
   const grants = loadGrants(dataLayer("system:auth"), userId);
-  if (!listeningForInvalidations()) return grants;
-  ownerGrants.set(userId, grants);
+  const lifetime = cacheLifetimeMs();
+  if (lifetime === 0) return grants;
+  ownerGrants.set(userId, grants, { ttl: Math.min(CACHE_TTL_MS / 2, lifetime) });
   grants.catch(() => ownerGrants.delete(userId));
   return grants;
 }
@@ -187,7 +191,7 @@ export function authenticateApiKey(raw: string, clientAddress = "unknown"): ApiK
   if (!hasKeyShape(raw)) throw invalidKey();
   listenForInvalidations();
   const hash = hashKey(raw);
-  const trusted = listeningForInvalidations();
+  const trusted = cacheLifetimeMs() > 0;
   const cached = trusted ? cache.get(hash) : undefined;
   // Only a key whose checksum held was ever looked up, so a cached one needs no second check.
   if (cached) {

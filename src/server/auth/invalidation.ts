@@ -1,124 +1,101 @@
 import "server-only";
-import pg from "pg";
-import { connectionSettings } from "@/server/db/client";
 import { env } from "@/server/env";
+import { behindPooler } from "@/server/db/pooler";
 import { onShutdown } from "@/server/lifecycle";
 import { log } from "@/server/log";
+import { invalidateLocally, type Invalidation } from "./invalidation-bus";
+import { listenOnPostgres, type PostgresRoute } from "./invalidation-postgres";
+import { listenOnRedis, type RedisRoute } from "./invalidation-redis";
+
+export { CHANNEL, invalidateLocally, notifyPayload, onInvalidation, type Invalidation } from "./invalidation-bus";
 
 // Cross-process invalidation of cached authentication state. A revoke, a deleted user or a changed
-// grant is applied to this process's caches at once and announced on a PostgreSQL channel, which
-// every other process of the deployment LISTENs to: no polling per request.
+// grant is applied to this process's caches at once and announced to every other process of the
+// deployment: through PostgreSQL (pg_notify in the changing transaction, heard by a LISTEN on a
+// session connection: DATABASE_DIRECT_URL, else DATABASE_URL) and, when REDIS_URL is set, through
+// Redis pub/sub (published once the change is committed). No polling per request.
 //
-// The LISTEN connection looks after itself: a heartbeat notices a connection that went silent, and
-// a lost one is replaced, retrying with backoff until the database answers again. While it is down
-// this process hears nothing, so caches are not to be trusted (listeningForInvalidations() says
-// so): everything is forgotten when the connection is lost and again once it is back, since what
-// was announced in between is lost.
+// Caches are trusted while a route hears. A process none can reach (DATABASE_URL a transaction
+// pooler, no direct URL, no Redis: its own probe never came back) says so at start and in
+// /api/ready, and keeps what it caches at most UNHEARD_CACHE_MS.
 
-export const CHANNEL = "svc_auth_invalidate";
+/** How long a process that cannot hear other processes keeps a cached key, grant or account. */
+export const UNHEARD_CACHE_MS = 5_000;
 
-export type Invalidation = { keyId: string } | { userId: string } | { all: true };
+export type InvalidationRoute = "postgres" | "redis" | "none" | "starting";
 
-type Listener = (event: Invalidation) => void;
-const listeners = new Set<Listener>();
-
-export function onInvalidation(listener: Listener): () => void {
-  listeners.add(listener);
-  return () => listeners.delete(listener);
+interface Routes {
+  postgres?: PostgresRoute;
+  redis?: RedisRoute;
+  /** PostgreSQL cannot carry invalidations here (a pooler, or the probe never came back). */
+  postgresDeaf: boolean;
 }
 
-/** Applies an invalidation in this process (call after the change is committed). */
-export function invalidateLocally(event: Invalidation): void {
-  for (const listener of listeners) listener(event);
-}
+// On globalThis: Next.js bundles this module into several server chunks, and every chunk's caches
+// must hear the one set of routes.
+const shared = globalThis as unknown as { svcInvalidationRoutes?: Routes };
 
-/** The pg_notify payload; sent inside the changing transaction, so others hear it on commit. */
-export const notifyPayload = (event: Invalidation): string => JSON.stringify(event);
-
-const HEARTBEAT_MS = 5_000;
-const RETRY_FIRST_MS = 250;
-const RETRY_MAX_MS = 2_000;
-
-interface Subscription {
-  url: string;
-  /** The connection now listening, if any. */
-  client?: pg.Client;
-  heartbeat?: NodeJS.Timeout;
-  retry?: NodeJS.Timeout;
-  failures: number;
-  stopped: boolean;
-}
-
-let subscription: Subscription | undefined;
-
-/** Whether this process hears invalidations now: only then may authentication state be cached. */
-export const listeningForInvalidations = (): boolean => subscription?.client !== undefined;
-
-/** Starts listening, once per process (cheap to call on every request); from then on the connection is kept up until stopListening(). */
-export function listenForInvalidations(url = env().DATABASE_URL): void {
-  if (!url || subscription) return;
-  const current: Subscription = { url, failures: 0, stopped: false };
-  subscription = current;
+/** Starts listening, once per process (cheap to call on every request); from then on until stopListening(). */
+export function listenForInvalidations(url?: string): void {
+  if (shared.svcInvalidationRoutes) return;
+  const { DATABASE_URL, DATABASE_DIRECT_URL, REDIS_URL, REDIS_KEY_PREFIX } = env();
+  const listenUrl = url ?? DATABASE_DIRECT_URL ?? DATABASE_URL;
+  if (!listenUrl) return;
+  const routes: Routes = { postgresDeaf: false };
+  shared.svcInvalidationRoutes = routes;
   onShutdown("close", stopListening);
-  void connect(current);
+  if (REDIS_URL) routes.redis = listenOnRedis(REDIS_URL, REDIS_KEY_PREFIX);
+  const deaf = () => {
+    routes.postgresDeaf = true;
+    routes.postgres = undefined;
+    if (routes.redis) log.info("auth invalidations travel through Redis (PostgreSQL cannot carry them here)");
+    else
+      log.warn(
+        `this process cannot hear other processes' invalidations (its own notification never came back: DATABASE_URL is a transaction pooler, or the embedded database, whose connections share one session; set DATABASE_DIRECT_URL or REDIS_URL behind a pooler): revoked keys, deleted users and ended sessions may be accepted here for up to ${UNHEARD_CACHE_MS / 1000} s`,
+      );
+  };
+  // A LISTEN through the pooler this process already met would be lost with its transaction.
+  if (listenUrl === DATABASE_URL && behindPooler(DATABASE_URL)) deaf();
+  else routes.postgres = listenOnPostgres(listenUrl, DATABASE_URL ?? listenUrl, deaf);
 }
 
-async function connect(sub: Subscription): Promise<void> {
-  const client = new pg.Client({ connectionString: sub.url, ...connectionSettings() });
-  let lost = false;
-  const onLost = (error: Error) => {
-    if (lost) return;
-    lost = true;
-    clearInterval(sub.heartbeat);
-    const wasListening = sub.client === client;
-    sub.client = undefined;
-    client.removeAllListeners("notification");
-    client.on("error", () => undefined);
-    client.connection.stream.destroy();
-    if (sub.stopped) return;
-    if (wasListening || sub.failures === 0)
-      log.warn("auth invalidation listener lost its connection; caches are not trusted until it is back", {
-        error: error.message,
-      });
-    invalidateLocally({ all: true });
-    sub.failures += 1;
-    const wait = Math.min(RETRY_FIRST_MS * 2 ** (sub.failures - 1), RETRY_MAX_MS);
-    sub.retry = setTimeout(() => void connect(sub), wait * (0.75 + Math.random() * 0.5)).unref();
-  };
-  client.on("error", onLost);
-  client.on("end", () => onLost(new Error("connection ended")));
-  client.on("notification", (message) => {
-    try {
-      invalidateLocally(JSON.parse(message.payload ?? "") as Invalidation);
-    } catch {
-      invalidateLocally({ all: true });
-    }
-  });
-  try {
-    await client.connect();
-    await client.query(`LISTEN ${CHANNEL}`);
-  } catch (error) {
-    return onLost(error as Error);
-  }
-  if (lost || sub.stopped) return void client.end().catch(() => undefined);
-  if (sub.failures > 0) log.info("auth invalidation listener is back");
-  sub.failures = 0;
-  sub.client = client;
-  // Whatever was cached while nobody listened may have been revoked meanwhile.
-  invalidateLocally({ all: true });
-  // A silent connection (a server or network that stopped answering) raises no error by itself:
-  // a query that gets no answer within query_timeout does.
-  sub.heartbeat = setInterval(() => void client.query("SELECT 1").catch(onLost), HEARTBEAT_MS).unref();
+/** Whether this process hears invalidations now: only then may authentication state be cached at length. */
+export const listeningForInvalidations = (): boolean => {
+  const routes = shared.svcInvalidationRoutes;
+  return !!routes && (routes.postgres?.hearing() === true || routes.redis?.hearing() === true);
+};
+
+/**
+ * How long this process may keep authentication state it caches now: unbounded while it hears
+ * invalidations; UNHEARD_CACHE_MS when no route can ever bring them; nothing while a route that
+ * can is down (or not yet up).
+ */
+export function cacheLifetimeMs(): number {
+  if (listeningForInvalidations()) return Infinity;
+  const routes = shared.svcInvalidationRoutes;
+  return routes?.postgresDeaf && !routes.redis ? UNHEARD_CACHE_MS : 0;
+}
+
+/** The route invalidations reach this process by, for /api/ready and the start message. */
+export function invalidationRoute(): InvalidationRoute {
+  const routes = shared.svcInvalidationRoutes;
+  if (!routes) return "starting";
+  if (routes.postgres?.verified()) return "postgres";
+  if (routes.redis) return "redis";
+  return routes.postgresDeaf ? "none" : "starting";
+}
+
+/**
+ * Applies a committed change in this process and publishes it on Redis when there is one (its
+ * pg_notify went out with the transaction).
+ */
+export function announceCommitted(event: Invalidation): void {
+  invalidateLocally(event);
+  shared.svcInvalidationRoutes?.redis?.publish(event);
 }
 
 export async function stopListening(): Promise<void> {
-  const sub = subscription;
-  subscription = undefined;
-  if (!sub) return;
-  sub.stopped = true;
-  clearTimeout(sub.retry);
-  clearInterval(sub.heartbeat);
-  const client = sub.client;
-  sub.client = undefined;
-  await client?.end().catch(() => undefined);
+  const routes = shared.svcInvalidationRoutes;
+  shared.svcInvalidationRoutes = undefined;
+  await Promise.all([routes?.postgres?.stop(), routes?.redis?.stop()]);
 }

@@ -169,9 +169,9 @@ export async function linkExternalSignIn(
   const db = dataLayer(`system:oauth:${provider}`, { includeDeleted: true });
   const known = await db.userOauthIdentity.findUnique({
     where: { provider_provider_user_id: { provider, provider_user_id: sign.providerUserId } },
-    select: { user: { select: { id: true, is_deleted: true } } },
+    select: { user: { select: { id: true, is_deleted: true, kind: true } } },
   });
-  if (known) return known.user.is_deleted ? null : known.user.id;
+  if (known) return known.user.is_deleted || known.user.kind !== "human" ? null : known.user.id;
 
   const profile = sign.profile ?? {};
   const email = text(profile.email)?.toLowerCase();
@@ -180,7 +180,10 @@ export async function linkExternalSignIn(
     log.info("OAuth sign-in refused: no verified email", { provider });
     return null;
   }
-  const user = await dataLayer(`system:oauth:${provider}`).user.findFirst({ where: { email }, select: { id: true } });
+  const user = await dataLayer(`system:oauth:${provider}`).user.findFirst({
+    where: { email, kind: "human" },
+    select: { id: true },
+  });
   if (user && !(await mayAutoLink(user.id))) {
     log.info(
       "OAuth sign-in refused: a verified email does not link an account this powerful; link it from the profile",
@@ -232,7 +235,7 @@ export async function linkedUserId(authJsProvider: string, providerUserId: strin
   if (!provider) return null;
   const identity = await dataLayer(`system:oauth:${provider}`).userOauthIdentity.findUnique({
     where: { provider_provider_user_id: { provider, provider_user_id: providerUserId } },
-    select: { user: { select: { id: true, is_deleted: true } } },
+    select: { user: { select: { id: true, is_deleted: true, kind: true } } },
   });
-  return identity && !identity.user.is_deleted ? identity.user.id : null;
+  return identity && !identity.user.is_deleted && identity.user.kind === "human" ? identity.user.id : null;
 }

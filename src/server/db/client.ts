@@ -6,6 +6,7 @@ import pg from "pg";
 import { PrismaClient } from "@/generated/prisma/client";
 import { env } from "@/server/env";
 import { onShutdown } from "@/server/lifecycle";
+import { behindPooler, PoolerAwareClient } from "./pooler";
 
 export type BaseClient = PrismaClient;
 
@@ -19,7 +20,7 @@ export interface BaseClientOptions {
 }
 
 /** A transaction left idle this long is ended by the server, releasing its locks (ms). */
-const IDLE_IN_TRANSACTION_TIMEOUT_MS = 10_000;
+export const IDLE_IN_TRANSACTION_TIMEOUT_MS = 10_000;
 /** The client waits this much longer than the server's statement_timeout before giving up on an answer. */
 const QUERY_TIMEOUT_MARGIN_MS = 1_000;
 
@@ -27,7 +28,8 @@ const QUERY_TIMEOUT_MARGIN_MS = 1_000;
  * How every connection meets a database that is down or silent, so that a request answers 503
  * within seconds instead of hanging: a bounded wait for a connection (new, or free in the pool), a
  * statement timeout on the server and a slightly longer one here (a black-holed server never
- * answers), TCP keepalive, and no transaction left idle holding locks.
+ * answers), TCP keepalive, and no transaction left idle holding locks. A transaction pooler refuses
+ * the server-side ones as startup parameters: there they come from the role's settings (pooler.ts).
  */
 export function connectionSettings(): pg.ClientConfig & Pick<pg.PoolConfig, "connectionTimeoutMillis"> {
   const { DATABASE_CONNECT_TIMEOUT_MS, DATABASE_STATEMENT_TIMEOUT_MS } = env();
@@ -43,11 +45,20 @@ export function connectionSettings(): pg.ClientConfig & Pick<pg.PoolConfig, "con
 
 /**
  * For a connection whose statements may rightly run long or wait (migrations behind their advisory
- * lock, partition upkeep moving rows): a bounded wait to connect and keepalive, no statement timeout.
+ * lock, partition upkeep moving rows): a bounded wait to connect and keepalive, no statement timeout
+ * (lifted explicitly, since the role's settings may hold one). Behind a pooler, where no startup
+ * parameter passes, migrations lift it per transaction with SET LOCAL, and upkeep goes to
+ * DATABASE_DIRECT_URL when it is set.
  */
 export function maintenanceConnectionSettings(): pg.ClientConfig {
   const { connectionTimeoutMillis, keepAlive, keepAliveInitialDelayMillis } = connectionSettings();
-  return { connectionTimeoutMillis, keepAlive, keepAliveInitialDelayMillis };
+  return {
+    connectionTimeoutMillis,
+    keepAlive,
+    keepAliveInitialDelayMillis,
+    statement_timeout: 0,
+    idle_in_transaction_session_timeout: 0,
+  };
 }
 
 /**
@@ -56,7 +67,7 @@ export function maintenanceConnectionSettings(): pg.ClientConfig {
  * queue behind it and time out in turn. A connection whose query timed out is closed instead; the
  * pool then drops it.
  */
-class TimeoutClosingClient extends pg.Client {}
+class TimeoutClosingClient extends PoolerAwareClient {}
 const sendQuery = pg.Client.prototype.query as (...args: unknown[]) => unknown;
 TimeoutClosingClient.prototype.query = function query(this: pg.Client, ...args: unknown[]) {
   const closeOnTimeout = (error: unknown) => {
@@ -149,7 +160,8 @@ export function createBaseClient(url: string, options: BaseClientOptions = {}): 
     Client: TimeoutClosingClient,
   });
   const prepared = options.preparedStatements ?? env().DATABASE_PREPARED_STATEMENTS === "1";
-  const name = prepared ? statementName : () => undefined;
+  // Behind a transaction pooler (before PgBouncer 1.21) a named statement may meet another session.
+  const name = prepared ? (sql: string) => (behindPooler(url) ? undefined : statementName(sql)) : () => undefined;
   const adapter = new ConnectionSharingPg(pool, {
     // The adapter passes the name on to node-postgres, for which undefined means unnamed.
     statementNameGenerator: (query) => name(query.sql) as string,

@@ -6,6 +6,7 @@ import { PGlite } from "@electric-sql/pglite";
 import { pg_trgm } from "@electric-sql/pglite/contrib/pg_trgm";
 import { PGLiteSocketServer } from "@electric-sql/pglite-socket";
 import { freePort } from "@/server/free-port";
+import { dumpPglite, serveDumps, type DumpOptions } from "./embedded-dump";
 
 // The zero-setup database: PGlite (PostgreSQL compiled to WebAssembly) persisted in the project's
 // data folder and served on a loopback port, so the app reaches it through the same node-postgres
@@ -20,6 +21,8 @@ export const EMBEDDED_MAX_CONNECTIONS = 24;
 
 export interface EmbeddedDatabase {
   url: string;
+  /** A consistent plain-SQL dump, taken in this process. */
+  dump(options?: DumpOptions): Promise<string>;
   stop(): Promise<void>;
 }
 
@@ -28,6 +31,8 @@ interface Marker {
   pid: number;
   /** When the process started, in clock ticks since boot (Linux), to tell a reused PID apart. */
   startTime?: number;
+  /** Where the process answers dump requests, and the token they carry (embedded-dump.ts). */
+  dumps?: { url: string; token: string };
 }
 
 const ADDRESS_CHECK_MS = 1_000;
@@ -76,6 +81,16 @@ function answers(url: string): Promise<boolean> {
   });
 }
 
+/** Where the live process serving the embedded database answers dump requests, if it does. */
+export async function embeddedDumps(dataDir: string): Promise<Marker["dumps"]> {
+  if (!(await runningEmbedded(dataDir))) return undefined;
+  try {
+    return (JSON.parse(await readFile(markerPath(dataDir), "utf8")) as Marker).dumps;
+  } catch {
+    return undefined;
+  }
+}
+
 /** The address of an embedded database another live process of this project is serving. */
 export async function runningEmbedded(dataDir: string): Promise<string | undefined> {
   let marker: Marker;
@@ -101,15 +116,21 @@ export async function startEmbedded(dataDir: string): Promise<EmbeddedDatabase> 
     maxConnections: EMBEDDED_MAX_CONNECTIONS,
   });
   await server.start();
+  const dumps = await serveDumps(db);
   const url = `postgresql://postgres@127.0.0.1:${port}/postgres`;
   const startTime = (await processStatus(process.pid))?.startTime;
-  await writeFile(markerPath(dir), JSON.stringify({ url, pid: process.pid, startTime } satisfies Marker));
+  const marker: Marker = { url, pid: process.pid, startTime, dumps: { url: dumps.url, token: dumps.token } };
+  // Made afresh, so that its mode (owner only: it holds the dump token) is this one.
+  await rm(markerPath(dir), { force: true });
+  await writeFile(markerPath(dir), JSON.stringify(marker), { mode: 0o600 });
   let stopped = false;
   return {
     url,
+    dump: (options) => dumpPglite(db, options),
     async stop() {
       if (stopped) return;
       stopped = true;
+      await dumps.close();
       await server.stop();
       await db.close();
       await rm(markerPath(dir), { force: true });

@@ -3,13 +3,17 @@ import { createHash, randomUUID } from "node:crypto";
 import { readdir, readFile } from "node:fs/promises";
 import path from "node:path";
 import pg from "pg";
-import { maintenanceConnectionSettings } from "./client";
+import { env } from "@/server/env";
+import { IDLE_IN_TRANSACTION_TIMEOUT_MS, maintenanceConnectionSettings } from "./client";
+import { applyRoleTimeouts, connectClient } from "./pooler";
 
 // Applies prisma/migrations/<name>/migration.sql in order and records them in Prisma's own
 // `_prisma_migrations` table (same columns, same SHA-256 checksums), so Prisma's CLI can take over
 // wherever its native engine is available. Needs no engine and downloads nothing.
 // - Each migration runs in one transaction with its record: it is applied whole or not at all.
-// - A session advisory lock serializes concurrent runners (two app processes starting at once).
+// - A transaction-scoped advisory lock serializes concurrent runners (two app processes starting at
+//   once), through a transaction pooler too.
+// - Then the role's own timeouts are set in the database (pooler.ts).
 
 export const MIGRATIONS_DIR = path.resolve(process.cwd(), "prisma/migrations");
 const LOCK_KEY = 727_073_690; // arbitrary, fixed: "svc migrations"
@@ -71,48 +75,85 @@ export async function assertServerVersion(client: pg.ClientBase): Promise<void> 
 
 export async function migrate(url: string, migrations?: MigrationFile[]): Promise<MigrateResult> {
   const files = migrations ?? (await readMigrations());
-  const client = new pg.Client({ connectionString: url, ...maintenanceConnectionSettings() });
-  await client.connect();
+  const client = await connectClient({ connectionString: url, ...maintenanceConnectionSettings() });
+  client.on("error", () => undefined);
   try {
     await assertServerVersion(client);
-    await client.query("SELECT pg_advisory_lock($1)", [LOCK_KEY]);
-    try {
-      await client.query(CREATE_TABLE);
-      const { rows } = await client.query<{ migration_name: string; checksum: string; finished_at: Date | null }>(
-        `SELECT migration_name, checksum, finished_at FROM "_prisma_migrations" WHERE rolled_back_at IS NULL`,
-      );
-      const recorded = new Map(rows.map((r) => [r.migration_name, r]));
-      const result: MigrateResult = { applied: [], alreadyApplied: [] };
-      for (const file of files) {
-        const row = recorded.get(file.name);
-        if (row) {
-          if (!row.finished_at) {
-            throw new MigrationError(
-              `Migration ${file.name} is recorded as started but not finished; repair the database before migrating.`,
-            );
-          }
-          if (row.checksum !== file.checksum) {
-            throw new MigrationError(
-              `Migration ${file.name} was changed after it was applied; restore its original file.`,
-            );
-          }
-          result.alreadyApplied.push(file.name);
-          continue;
+    await locked(client, () => client.query(CREATE_TABLE));
+    const result: MigrateResult = { applied: [], alreadyApplied: [] };
+    for (const file of files) {
+      const applied = await locked(client, async () => {
+        const { rows } = await client.query<{ checksum: string; finished_at: Date | null }>(
+          `SELECT checksum, finished_at FROM "_prisma_migrations" WHERE migration_name = $1 AND rolled_back_at IS NULL`,
+          [file.name],
+        );
+        const row = rows[0];
+        if (!row) return applyOne(client, file);
+        if (!row.finished_at) {
+          throw new MigrationError(
+            `Migration ${file.name} is recorded as started but not finished; repair the database before migrating.`,
+          );
         }
-        await applyOne(client, file);
-        result.applied.push(file.name);
-      }
-      return result;
-    } finally {
-      await client.query("SELECT pg_advisory_unlock($1)", [LOCK_KEY]).catch(() => undefined);
+        if (row.checksum !== file.checksum) {
+          throw new MigrationError(
+            `Migration ${file.name} was changed after it was applied; restore its original file.`,
+          );
+        }
+        return false;
+      });
+      (applied ? result.applied : result.alreadyApplied).push(file.name);
     }
+    const { DATABASE_STATEMENT_TIMEOUT_MS } = env();
+    // Under the lock too: two runners changing the role's settings at once would collide.
+    await locked(client, () =>
+      applyRoleTimeouts(client, DATABASE_STATEMENT_TIMEOUT_MS, IDLE_IN_TRANSACTION_TIMEOUT_MS),
+    );
+    return result;
   } finally {
     await client.end().catch(() => undefined);
   }
 }
 
-async function applyOne(client: pg.Client, file: MigrationFile): Promise<void> {
+/**
+ * Applies every migration and records it, inside the caller's transaction on an empty database
+ * (a move: the schema and the rows then commit together or not at all).
+ */
+export async function migrateWithin(client: pg.ClientBase, files: MigrationFile[]): Promise<void> {
+  await client.query(CREATE_TABLE);
+  for (const file of files) await applyOne(client, file);
+}
+
+/** The recorded migrations this code does not have: the database is newer than the code. */
+export async function unknownMigrations(client: pg.ClientBase, files: MigrationFile[]): Promise<string[]> {
+  const known = new Set(files.map((f) => f.name));
+  const { rows } = await client.query<{ migration_name: string }>(
+    `SELECT migration_name FROM "_prisma_migrations" WHERE rolled_back_at IS NULL ORDER BY migration_name`,
+  );
+  return rows.map((r) => r.migration_name).filter((name) => !known.has(name));
+}
+
+/**
+ * Runs `work` in a transaction holding the migrations' advisory lock: runners started together (two
+ * replicas) take turns, and each looks again once it holds the lock. A transaction-scoped lock, so
+ * that it holds through a transaction pooler too (a session lock would stay with whichever server
+ * connection took it); with no statement timeout, since a migration may rightly run long.
+ */
+async function locked<T>(client: pg.Client, work: () => Promise<T>): Promise<T> {
   await client.query("BEGIN");
+  try {
+    await client.query("SET LOCAL statement_timeout = 0");
+    await client.query("SELECT pg_advisory_xact_lock($1)", [LOCK_KEY]);
+    const result = await work();
+    await client.query("COMMIT");
+    return result;
+  } catch (error) {
+    await client.query("ROLLBACK").catch(() => undefined);
+    throw error;
+  }
+}
+
+/** Applies one migration with its record, inside the caller's transaction; rolled back with it on failure. */
+async function applyOne(client: pg.ClientBase, file: MigrationFile): Promise<true> {
   try {
     await client.query(file.sql);
     await client.query(
@@ -120,9 +161,8 @@ async function applyOne(client: pg.Client, file: MigrationFile): Promise<void> {
        VALUES ($1, $2, $3, now(), now(), 1)`,
       [randomUUID(), file.checksum, file.name],
     );
-    await client.query("COMMIT");
+    return true;
   } catch (error) {
-    await client.query("ROLLBACK").catch(() => undefined);
     const reason = error instanceof Error ? error.message : String(error);
     throw new MigrationError(`Migration ${file.name} failed and was rolled back: ${reason}`);
   }

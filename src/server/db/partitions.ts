@@ -28,20 +28,20 @@ const MAINTENANCE_INTERVAL_MS = 6 * 3600_000;
  */
 export function schedulePartitionMaintenance(url: string, onError: (error: Error) => void): NodeJS.Timeout {
   const run = async () => {
-    const [{ default: pg }, { maintenanceConnectionSettings }, { purgeAuditEvents }] = await Promise.all([
-      import("pg"),
+    const [{ connectClient }, { maintenanceConnectionSettings }, { purgeAuditEvents }] = await Promise.all([
+      import("./pooler"),
       import("./client"),
       import("@/server/services/audit/service"),
     ]);
-    const client = new pg.Client({ connectionString: url, ...maintenanceConnectionSettings() });
+    let client: Awaited<ReturnType<typeof connectClient>> | undefined;
     try {
-      await client.connect();
+      client = await connectClient({ connectionString: url, ...maintenanceConnectionSettings() });
       await ensureMessagePartitions(client);
       await purgeAuditEvents(client);
     } catch (error) {
       onError(error as Error);
     } finally {
-      await client.end().catch(() => undefined);
+      await client?.end().catch(() => undefined);
     }
   };
   setTimeout(() => void run(), 5_000).unref();

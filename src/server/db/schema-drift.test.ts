@@ -50,6 +50,21 @@ const ALLOWED: AllowedObject[] = [
   },
   {
     kind: "constraint",
+    table: "users",
+    name: "users_kind_check",
+    definition:
+      "CHECK (((kind)::text = ANY ((ARRAY['human'::character varying, 'service'::character varying])::text[])))",
+    reason: "a user is a person or a service account",
+  },
+  {
+    kind: "constraint",
+    table: "users",
+    name: "users_service_no_password_check",
+    definition: "CHECK ((((kind)::text = 'human'::text) OR (password_hash IS NULL)))",
+    reason: "a service account never has a password",
+  },
+  {
+    kind: "constraint",
     table: "api_keys",
     name: "api_keys_rate_limit_check",
     // The whole CASE as PostgreSQL prints it; the bounds and the fixed set of members are what matter.

@@ -77,6 +77,30 @@ describe("two replicas sharing Redis", () => {
     expect(status).toBe(401);
   });
 
+  it("refuse every key of a user revoked at once on one replica on the other within a second", async () => {
+    const session = new Browserless(a.baseUrl);
+    expect(await session.signIn(admin.username, PASSWORD)).toBe(true);
+    const owner = await createSysAdmin(client);
+    const keys = await Promise.all(
+      [1, 2, 3].map((i) =>
+        createApiKey(systemActor("test"), owner.id, {
+          name: `revoke-all-${i}`,
+          scopes: ["svc:system:orgs:read"],
+          expires_at: null,
+        }),
+      ),
+    );
+    for (const app of replicas) for (const { raw_key } of keys) expect((await me(app, raw_key)).status).toBe(200);
+    const answer = await session.fetch(`/api/admin/users/${owner.id}/api-keys/revoke-all`, { method: "POST" });
+    expect(await answer.json()).toEqual({ revoked: 3 });
+    const revokedAt = Date.now();
+    for (const { raw_key } of keys) {
+      let status = 200;
+      while (status === 200 && Date.now() - revokedAt < 1000) status = (await me(b, raw_key)).status;
+      expect(status).toBe(401);
+    }
+  });
+
   it("share failed sign-ins and failed keys per client address", async () => {
     const user = await createUser(client);
     const signIn = async (app: RunningApp, password: string) =>

@@ -1,13 +1,14 @@
 import "server-only";
-import { z } from "zod";
 import {
   apiKeyIdParams,
   apiKeyListSchema,
   apiKeySchema,
   createApiKeyInput,
   createdApiKeySchema,
+  keyPolicySchema,
   listApiKeysQuery,
   revokeLeakedInput,
+  revokeAllResponse,
   revokeLeakedResponse,
   rollApiKeyInput,
   updateApiKeyInput,
@@ -15,17 +16,18 @@ import {
   usageSchema,
 } from "@/lib/schemas/api-keys";
 import { systemActor, type UserActor } from "@/server/auth/actor";
+import { userIdParams } from "@/lib/schemas/users";
+import { revokeAllApiKeys, revokeLeakedKeys } from "@/server/services/api-keys/revocation";
 import {
   apiKeyPolicy,
-  apiKeyUsage,
   createApiKey,
   getApiKey,
   listApiKeys,
   revokeApiKey,
-  revokeLeakedKeys,
   rollApiKey,
   updateApiKey,
 } from "@/server/services/api-keys/service";
+import { apiKeyUsage } from "@/server/services/api-keys/usage";
 import { defineOperation } from "./operation";
 
 // API keys: issued to the calling user within what it holds, listed, restricted, rolled, revoked
@@ -49,7 +51,7 @@ export const apiKeyOperations = {
     status: 201,
     created: (key) => key.id,
     secret: true,
-    errors: ["unknown_scope", "scope_not_held"],
+    errors: ["unknown_scope", "scope_not_held", "policy_violation"],
     handler: ({ actor, body }) => createApiKey(actor, (actor as UserActor).userId, body),
   }),
   list: defineOperation({
@@ -99,12 +101,12 @@ export const apiKeyOperations = {
     tag,
     summary: "Rename, re-limit or restrict one of the caller's API keys",
     description:
-      "Changes `name`, `rate_limit`, `allowed_org_ids` (organizations the owner belongs to; null: all of them) and `allowed_cidrs` (null: any address); scopes never change. Every process applies the change at once.",
+      "Changes `name`, `rate_limit`, `allowed_org_ids` (organizations the owner belongs to; null: all of them) and `allowed_cidrs` (null: any address); scopes never change. Every process applies the change at once. An active key that no longer follows the key policy (422 `policy_violation`) is rolled or revoked instead.",
     access: { permission: "svc:system:api_keys:write", sysAdmin: true },
     params: apiKeyIdParams,
     body: updateApiKeyInput,
     response: apiKeySchema,
-    errors: ["not_found"],
+    errors: ["not_found", "policy_violation"],
     handler: ({ actor, params, body }) => updateApiKey(actor, params.key_id, body),
   }),
   roll: defineOperation({
@@ -114,7 +116,7 @@ export const apiKeyOperations = {
     tag,
     summary: "Replace one of the caller's API keys with a new one",
     description:
-      "A new key with the same name, scopes, rate limit, restrictions and expiry; the raw key is in `raw_key`, in this response only. The old key's `expires_at` becomes now plus `grace_period_seconds` (0: refused at once). A revoked or expired key cannot be rolled (409).",
+      "A new key with the same name, scopes, rate limit, restrictions and expiry; the raw key is in `raw_key`, in this response only. The old key's `expires_at` becomes now plus `grace_period_seconds` (0: refused at once). A revoked or expired key cannot be rolled (409); the new key must follow the key policy (422 `policy_violation`).",
     access: { permission: "svc:system:api_keys:write", sysAdmin: true },
     params: apiKeyIdParams,
     body: rollApiKeyInput,
@@ -123,7 +125,7 @@ export const apiKeyOperations = {
     secret: true,
     created: (key) => key.id,
     createdIn: PATH,
-    errors: ["not_found", "conflict"],
+    errors: ["not_found", "conflict", "policy_violation"],
     handler: ({ actor, params, body }) => rollApiKey(actor, params.key_id, body),
   }),
   usage: defineOperation({
@@ -165,7 +167,21 @@ export const apiKeyOperations = {
     tag,
     summary: "The platform's key policy, which the create dialog follows",
     access: { permission: "svc:system:api_keys:read" },
-    response: z.object({ max_lifetime_days: z.number().int().nullable() }),
+    response: keyPolicySchema,
     handler: ({ actor }) => apiKeyPolicy(actor),
+  }),
+  revokeAll: defineOperation({
+    id: "revokeAllApiKeys",
+    method: "POST",
+    path: "/api/admin/users/{user_id}/api-keys/revoke-all",
+    tag,
+    summary: "Revoke every active key of a user or service account",
+    description:
+      'Every active key of the user fails at once, in every process; each is an audit event of its own. Answers `{"revoked": n}`.',
+    access: { permission: "svc:system:api_keys:revoke", sysAdmin: true },
+    params: userIdParams,
+    response: revokeAllResponse,
+    errors: ["not_found"],
+    handler: ({ actor, params }) => revokeAllApiKeys(actor, params.user_id),
   }),
 };

@@ -14,6 +14,7 @@ import { organizationOperations } from "./organizations";
 import { overviewOperations } from "./overview";
 import { orgPluginOperations, pluginOperations } from "./plugins";
 import { roleOperations } from "./roles";
+import { serviceAccountOperations } from "./service-accounts";
 import { orgSettingOperations, platformSettingOperations } from "./settings";
 import { systemOperations } from "./system";
 import { userOperations } from "./users";
@@ -38,6 +39,7 @@ export const OPERATION_GROUPS = {
   conversations: conversationOperations,
   users: userOperations,
   members: memberOperations,
+  serviceAccounts: serviceAccountOperations,
   roles: roleOperations,
   oauthClients: oauthClientOperations,
   auditEvents: auditEventOperations,

@@ -3,11 +3,12 @@ import { prometheusContentType } from "prom-client";
 import { z } from "zod";
 import { ALL_PERMISSIONS } from "@/lib/permissions";
 import { allowedCidrsSchema, allowedOrgIdsSchema, apiKeySchema, rateLimitSchema } from "@/lib/schemas/api-keys";
-import { list, text, timestamp } from "@/lib/schemas/common";
+import { LENGTH, list, text, timestamp } from "@/lib/schemas/common";
 import { MAX_ORGANIZATIONS_PER_USER } from "@/lib/schemas/organizations";
 import { userSummarySchema } from "@/lib/schemas/users";
 import type { UserActor } from "@/server/auth/actor";
 import { effectivePermissions } from "@/server/auth/authorize";
+import { invalidationRoute, listenForInvalidations, UNHEARD_CACHE_MS } from "@/server/auth/invalidation";
 import { databaseAnswers } from "@/server/db/client";
 import { draining } from "@/server/lifecycle";
 import { metrics } from "@/server/metrics";
@@ -17,6 +18,16 @@ import { defineOperation, immutableAnswer } from "./operation";
 // Liveness, readiness, metrics, and who the caller is. REST only: the console has no use for them.
 
 const status = z.object({ status: z.literal("ok") });
+
+const readiness = z.object({
+  status: z.literal("ok"),
+  invalidation: z
+    .enum(["postgres", "redis", "none", "starting"])
+    .describe(
+      "How revocations, deleted users and ended sessions made on other processes reach this one: `postgres` (LISTEN on a session connection), `redis` (pub/sub), `starting` (not known yet), `none` (this process cannot hear them and keeps cached keys, grants and accounts at most 5 s).",
+    ),
+  warning: text(LENGTH.LONG).optional().describe("What an operator should fix, when anything."),
+});
 
 // Readiness answers within this, whatever the database does (a probe usually gives up after 2 s).
 const READY_DEADLINE_MS = 1_500;
@@ -96,15 +107,23 @@ export const systemOperations = {
     tag: "Operations",
     summary: "Readiness",
     description:
-      "200 while the database answers; 503 with Retry-After when it does not answer within 1.5 s, and from the moment the process starts shutting down.",
+      "200 while the database answers; 503 with Retry-After when it does not answer within 1.5 s, and from the moment the process starts shutting down. The body says how invalidations made on other processes reach this one.",
     access: "public",
-    response: status,
+    response: readiness,
     errors: ["unavailable"],
     handler: async () => {
       if (draining()) throw new DomainError("unavailable", "The app is shutting down.");
       if (!(await databaseAnswers(READY_DEADLINE_MS)))
         throw new DomainError("unavailable", "The database does not answer.");
-      return { status: "ok" as const };
+      listenForInvalidations();
+      const invalidation = invalidationRoute();
+      return invalidation === "none"
+        ? {
+            status: "ok" as const,
+            invalidation,
+            warning: `This process cannot hear other processes' revocations (DATABASE_URL is a transaction pooler, or the embedded database): behind a pooler, set DATABASE_DIRECT_URL or REDIS_URL. Cached keys, grants and accounts are kept at most ${UNHEARD_CACHE_MS / 1000} s.`,
+          }
+        : { status: "ok" as const, invalidation };
     },
   }),
   metrics: defineOperation({

@@ -3,26 +3,14 @@ import { systemActor } from "@/server/auth/actor";
 import { ORG_PERMISSIONS } from "@/lib/permissions";
 import { createApiKey } from "@/server/services/api-keys/service";
 import { Browserless, request, startApp, type Caller } from "@/test/app";
-import { testDatabase } from "@/test/database";
-import {
-  createOrg,
-  createRole,
-  createSysAdmin,
-  createUser,
-  grant,
-  join,
-  PASSWORD,
-  roleId,
-  seedRoles,
-} from "@/test/fixtures";
+import { appOnOwnDatabase } from "@/test/suite";
+import { createOrg, createRole, createSysAdmin, createUser, grant, join, PASSWORD, roleId } from "@/test/fixtures";
 
 // Account and tenant security over real HTTP, as an attacker would try it: a lesser admin going
 // for a sys_admin's credentials, members reading each other's chats, another site riding the
 // console's cookie, sessions that outlive a password reset, a suspended organization.
 
-const { client, url } = await testDatabase();
-await seedRoles(client);
-const app = await startApp(url);
+const { client, url, app } = await appOnOwnDatabase();
 const call = <T = Record<string, unknown>>(as: Caller, method: string, path: string, body?: unknown) =>
   request<T>(app, as, method, path, body);
 

@@ -2,21 +2,19 @@ import { randomUUID } from "node:crypto";
 import { describe, expect, it, vi } from "vitest";
 import { systemActor } from "@/server/auth/actor";
 import { generateKey, isWellFormedKey } from "@/server/auth/api-key-format";
-import { isDangerous, ALL_PERMISSIONS, type Permission } from "@/lib/permissions";
+import { type Permission } from "@/lib/permissions";
 import type { ApiKey, CreatedApiKey } from "@/lib/schemas/api-keys";
-import { createApiKey, revokeApiKey, revokeLeakedKeys } from "@/server/services/api-keys/service";
-import { Browserless, startApp } from "@/test/app";
-import { testDatabase } from "@/test/database";
-import { createOrg, createRole, createSysAdmin, createUser, grant, join, PASSWORD, seedRoles } from "@/test/fixtures";
+import { revokeLeakedKeys } from "@/server/services/api-keys/revocation";
+import { createApiKey, revokeApiKey } from "@/server/services/api-keys/service";
+import { appOnOwnDatabase, consoleSession, KEY_PERMISSIONS } from "@/test/suite";
+import { createOrg, createRole, createSysAdmin, createUser, grant, join } from "@/test/fixtures";
 import { ROUTES } from "./registry";
 
 // The key lifecycle over HTTP (roll, restrictions, usage, leaked keys, expiring keys) against the
 // production build on this file's own database. The app trusts one proxy hop, so each request says
 // where it comes from in X-Forwarded-For, as a client behind a load balancer would.
 
-const { client, url } = await testDatabase();
-await seedRoles(client);
-const app = await startApp(url, { SVC_TRUSTED_PROXY_HOPS: "1" });
+const { client, app } = await appOnOwnDatabase({ SVC_TRUSTED_PROXY_HOPS: "1" });
 const KEYS = "/api/admin/users/api-keys";
 const cli = systemActor("test");
 
@@ -25,8 +23,7 @@ const home = await createOrg(client, "home");
 const elsewhere = await createOrg(client, "elsewhere");
 await join(client, admin.id, home.id);
 await join(client, admin.id, elsewhere.id);
-const session = new Browserless(app.baseUrl);
-expect(await session.signIn(admin.username, PASSWORD)).toBe(true);
+const session = await consoleSession(app, admin.username);
 
 let addresses = 0;
 /** An IPv4 address no other test speaks from. */
@@ -315,7 +312,7 @@ describe("allowed_org_ids", () => {
   const fill = (path: string, orgId: string) =>
     path.replace(/\{([a-z_]+)\}/g, (_, name: string) => (name === "org_id" ? orgId : (ids[name] ?? randomUUID())));
   const orgRoutes = ROUTES.filter((r) => r.path.includes("{org_id}"));
-  const everything = ALL_PERMISSIONS.filter((p) => !isDangerous(p));
+  const everything = KEY_PERMISSIONS;
   const restricted = keyFor(everything, { allowed_org_ids: [home.id] });
   const unrestricted = keyFor(everything);
   const answer = (reply: Awaited<ReturnType<typeof call>>) => ({ status: reply.status, detail: reply.json?.detail });

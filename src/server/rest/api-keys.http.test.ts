@@ -1,7 +1,7 @@
 import { describe, expect, it, vi } from "vitest";
 import pg from "pg";
 import { Browserless, startApp } from "@/test/app";
-import { testDatabase } from "@/test/database";
+import { appOnOwnDatabase, consoleSession } from "@/test/suite";
 import {
   createMember,
   createOrg,
@@ -12,7 +12,6 @@ import {
   join,
   PASSWORD,
   roleId,
-  seedRoles,
 } from "@/test/fixtures";
 import { createApiKey } from "@/server/services/api-keys/service";
 import { systemActor } from "@/server/auth/actor";
@@ -22,14 +21,11 @@ import type { Permission } from "@/lib/permissions";
 // The key routes and the X-API-KEY pipeline, over real HTTP against the production build running
 // on this file's own PostgreSQL database.
 
-const { client, url } = await testDatabase();
-await seedRoles(client);
-const app = await startApp(url);
+const { client, url, app } = await appOnOwnDatabase();
 const KEYS = "/api/admin/users/api-keys";
 
 const admin = await createSysAdmin(client);
-const console_ = new Browserless(app.baseUrl);
-expect(await console_.signIn(admin.username, PASSWORD)).toBe(true);
+const console_ = await consoleSession(app, admin.username);
 
 const cli = systemActor("test");
 const issued: string[] = [];

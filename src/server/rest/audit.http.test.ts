@@ -1,12 +1,12 @@
 import { randomUUID } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { systemActor } from "@/server/auth/actor";
-import { ALL_PERMISSIONS, isDangerous, ORG_PERMISSIONS } from "@/lib/permissions";
+import { ORG_PERMISSIONS } from "@/lib/permissions";
 import { totpCode } from "@/server/auth/totp";
 import { createApiKey } from "@/server/services/api-keys/service";
-import { Browserless, request, startApp, type Caller } from "@/test/app";
-import { testDatabase } from "@/test/database";
-import { createOrg, createSysAdmin, createUser, grant, join, PASSWORD, roleId, seedRoles } from "@/test/fixtures";
+import { Browserless, request, type Caller } from "@/test/app";
+import { appOnOwnDatabase, consoleSession, keyOfEverything } from "@/test/suite";
+import { createOrg, createSysAdmin, createUser, grant, join, PASSWORD, roleId } from "@/test/fixtures";
 import { ROUTES, type RestOperation } from "./registry";
 
 // The audit trail over real HTTP. Generated from the route registry: every operation that changes
@@ -14,14 +14,14 @@ import { ROUTES, type RestOperation } from "./registry";
 // to it without anyone remembering to. Then the two list routes, their filters and who sees what,
 // refusals (403) recorded as denied, and sign-ins.
 
-const { client, url } = await testDatabase();
-await seedRoles(client);
 // A GitHub sign-in switched on, so that linking an identity can start (it only builds a URL).
-const app = await startApp(url, { AUTH_GITHUB_ID: "audit-test-client", AUTH_GITHUB_SECRET: "audit-test-secret" });
+const { client, app } = await appOnOwnDatabase({
+  AUTH_GITHUB_ID: "audit-test-client",
+  AUTH_GITHUB_SECRET: "audit-test-secret",
+});
 
 const admin = await createSysAdmin(client);
-const session = new Browserless(app.baseUrl);
-expect(await session.signIn(admin.username, PASSWORD)).toBe(true);
+const session = await consoleSession(app, admin.username);
 const asAdmin: Caller = { session };
 
 let n = 0;
@@ -137,6 +137,23 @@ const STEPS: Step[] = [
   { id: "grantOrgRole", body: () => ({ role_id: orgMemberRole }), keep: () => (ids.role_id = orgMemberRole) },
   { id: "revokeOrgRole" },
   { id: "removeMember" },
+  {
+    id: "createServiceAccount",
+    before: async () => (ids.human_id = ids.user_id!),
+    body: () => ({ username: fresh("robot"), role_ids: [orgMemberRole] }),
+    keep: (b) => (ids.user_id = b.id as string),
+  },
+  { id: "updateServiceAccount", body: () => ({ display_name: "Audited robot" }) },
+  {
+    id: "createServiceAccountKey",
+    body: () => ({ name: "robot", scopes: ["svc:org:read"] }),
+    keep: (b) => (ids.key_id = b.id as string),
+  },
+  { id: "updateServiceAccountKey", body: () => ({ name: "robot again" }) },
+  { id: "rollServiceAccountKey", body: () => ({ grace_period_seconds: 60 }) },
+  { id: "revokeServiceAccountKey" },
+  { id: "deleteServiceAccount", keep: () => (ids.user_id = ids.human_id!) },
+  { id: "revokeAllApiKeys" },
   {
     id: "createRole",
     body: () => ({ name: fresh("role"), scope: "system", permissions: ["svc:system:orgs:read"] }),
@@ -271,11 +288,7 @@ describe("the audit trail, for every operation that changes something", () => {
 // ---------------------------------------------------------------------------------------------
 // Reading the trail
 
-const adminKey = await createApiKey(systemActor("test"), admin.id, {
-  name: "ops",
-  scopes: ALL_PERMISSIONS.filter((p) => !isDangerous(p)),
-  expires_at: null,
-});
+const adminKey = await keyOfEverything(admin.id);
 
 // An org admin of org A, another organization B; a change in each.
 const orgA = await createOrg(client);

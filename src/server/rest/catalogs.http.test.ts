@@ -1,22 +1,14 @@
 import { describe, expect, it, vi } from "vitest";
 import { systemActor } from "@/server/auth/actor";
-import { ALL_PERMISSIONS, isDangerous } from "@/lib/permissions";
 import { createApiKey } from "@/server/services/api-keys/service";
-import { startApp } from "@/test/app";
-import { testDatabase } from "@/test/database";
-import { createMember, createSysAdmin, join, seedRoles } from "@/test/fixtures";
+import { appOnOwnDatabase, keyOfEverything } from "@/test/suite";
+import { createMember, createSysAdmin, join } from "@/test/fixtures";
 
 // Plugins, the model catalog, conversations and messages over real HTTP.
 
-const { client, url } = await testDatabase();
-await seedRoles(client);
-const app = await startApp(url);
+const { client, app } = await appOnOwnDatabase();
 const admin = await createSysAdmin(client);
-const key = await createApiKey(systemActor("test"), admin.id, {
-  name: "ops",
-  scopes: ALL_PERMISSIONS.filter((p) => !isDangerous(p)),
-  expires_at: null,
-});
+const key = await keyOfEverything(admin.id);
 
 async function api<T = Record<string, unknown>>(method: string, path: string, body?: unknown, apiKey = key.raw_key) {
   const response = await app.fetch(path, {

@@ -1,13 +1,12 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { ALL_PERMISSIONS, isDangerous } from "@/lib/permissions";
 import { systemActor } from "@/server/auth/actor";
 import { createApiKey } from "@/server/services/api-keys/service";
 import { createLlmConfig } from "@/server/services/llm-configs/service";
-import { Browserless, startApp, TEST_ENCRYPTION_KEYS } from "@/test/app";
-import { testDatabase } from "@/test/database";
-import { createMember, createSysAdmin, createUser, PASSWORD, roleId, seedRoles } from "@/test/fixtures";
+import { TEST_ENCRYPTION_KEYS } from "@/test/app";
+import { appOnOwnDatabase, consoleSession, keyOfEverything } from "@/test/suite";
+import { createMember, createSysAdmin, createUser, roleId } from "@/test/fixtures";
 import { arbitraryOf, type JsonSchema } from "@/test/schema-arbitrary";
 import { ROUTES, type RestOperation } from "./registry";
 
@@ -29,19 +28,12 @@ const LIVENESS_MS = 3000;
 
 // Provider keys seeded below are encrypted under the app's keys, so the app can read them back.
 process.env.SVC_ENCRYPTION_KEYS = TEST_ENCRYPTION_KEYS;
-const { client, url } = await testDatabase();
-await seedRoles(client);
-const app = await startApp(url, { LOG_LEVEL: "warn" });
+const { client, app } = await appOnOwnDatabase({ LOG_LEVEL: "warn" });
 
 // Who calls: a sys_admin's console session and API key, and nobody.
 const admin = await createSysAdmin(client);
-const key = await createApiKey(systemActor("test"), admin.id, {
-  name: "fuzz",
-  scopes: ALL_PERMISSIONS.filter((p) => !isDangerous(p)),
-  expires_at: null,
-});
-const browser = new Browserless(app.baseUrl);
-if (!(await browser.signIn(admin.username, PASSWORD))) throw new Error("the fuzzer's console session did not sign in");
+const key = await keyOfEverything(admin.id, "fuzz");
+const browser = await consoleSession(app, admin.username);
 
 // Real ids of someone else's resources, so hostile input also reaches the code behind the lookups.
 const { user: member, org } = await createMember(client);

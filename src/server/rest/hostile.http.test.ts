@@ -1,26 +1,16 @@
 import http from "node:http";
 import { describe, expect, it } from "vitest";
-import { ALL_PERMISSIONS, isDangerous } from "@/lib/permissions";
-import { systemActor } from "@/server/auth/actor";
-import { createApiKey } from "@/server/services/api-keys/service";
 import { checkAnswer } from "@/test/answers";
-import { Browserless, startApp } from "@/test/app";
-import { testDatabase } from "@/test/database";
-import { createOrg, createSysAdmin, PASSWORD, seedRoles } from "@/test/fixtures";
+import { appOnOwnDatabase, consoleSession, keyOfEverything } from "@/test/suite";
+import { createOrg, createSysAdmin } from "@/test/fixtures";
 
 // Hostile requests against the production build: none may hold the server, reach inside the
 // network, or draw a 5xx. Each answers 4xx problem+json with X-Request-Id (or succeeds where it is
 // legitimate), and /api/health keeps answering meanwhile.
 
-const { client, url } = await testDatabase();
-await seedRoles(client);
-const app = await startApp(url);
+const { client, app } = await appOnOwnDatabase();
 const admin = await createSysAdmin(client);
-const key = await createApiKey(systemActor("test"), admin.id, {
-  name: "ops",
-  scopes: ALL_PERMISSIONS.filter((p) => !isDangerous(p)),
-  expires_at: null,
-});
+const key = await keyOfEverything(admin.id);
 const tenantA = await createOrg(client);
 const tenantB = await createOrg(client);
 // Room for the orchestrators these tests create.
@@ -392,8 +382,7 @@ describe("input before validation", () => {
   });
 
   it("applies the same checks to the console's tRPC door", async () => {
-    const browser = new Browserless(app.baseUrl);
-    expect(await browser.signIn(admin.username, PASSWORD)).toBe(true);
+    const browser = await consoleSession(app, admin.username);
     const call = async (input: string) => {
       const response = await browser.fetch("/api/trpc/orchestrators.create", {
         method: "POST",
@@ -401,13 +390,13 @@ describe("input before validation", () => {
         body: `{"json":${input}}`,
       });
       const { error } = (await response.json()) as {
-        error?: { json: { data: { domainCode: string; errors: { path: string }[] } } };
+        error?: { json: { data: { domainCode: string; errors?: { path: string }[] } } };
       };
       return {
         status: response.status,
         requestId: response.headers.get("x-request-id"),
         domainCode: error?.json.data.domainCode,
-        paths: error?.json.data.errors.map((e) => e.path),
+        paths: error?.json.data.errors?.map((e) => e.path),
       };
     };
     const base = `"org_id":"${tenantA.id}","name":"bot","framework_type":"langgraph","mode":"supervisor"`;
@@ -429,6 +418,10 @@ describe("input before validation", () => {
     const deep = await call(`{${base},"config":{"a":${nestedText(20_000)}}}`);
     expect(deep.status).toBeLessThan(500);
     expect(deep.requestId).toBeTruthy();
+    expect(await call(`{${base},"config":{"a":"${"x".repeat(1024 * 1024)}"}}`)).toMatchObject({
+      status: 413,
+      domainCode: "payload_too_large",
+    });
   });
 });
 

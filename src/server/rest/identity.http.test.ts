@@ -1,36 +1,19 @@
 import { describe, expect, it } from "vitest";
 import { systemActor } from "@/server/auth/actor";
-import { ALL_PERMISSIONS, isDangerous } from "@/lib/permissions";
+import { ALL_PERMISSIONS } from "@/lib/permissions";
 import { createApiKey } from "@/server/services/api-keys/service";
-import { Browserless, startApp, untilKeyCached } from "@/test/app";
-import { testDatabase } from "@/test/database";
-import {
-  createOrg,
-  createRole,
-  createSysAdmin,
-  createUser,
-  grant,
-  join,
-  PASSWORD,
-  roleId,
-  seedRoles,
-} from "@/test/fixtures";
+import { Browserless, untilKeyCached } from "@/test/app";
+import { appOnOwnDatabase, consoleSession, keyOfEverything } from "@/test/suite";
+import { createOrg, createRole, createSysAdmin, createUser, grant, join, PASSWORD, roleId } from "@/test/fixtures";
 
 // Users, memberships, roles and grants, effective permissions, OAuth identities and OAuth clients
 // over real HTTP. Reads work with an API key; writes need dangerous permissions, which never reach
 // a key, so they are made by signed-in console sessions on the same routes.
 
-const { client, url } = await testDatabase();
-await seedRoles(client);
-const app = await startApp(url);
+const { client, app } = await appOnOwnDatabase();
 const admin = await createSysAdmin(client);
-const key = await createApiKey(systemActor("test"), admin.id, {
-  name: "ops",
-  scopes: ALL_PERMISSIONS.filter((p) => !isDangerous(p)),
-  expires_at: null,
-});
-const session = new Browserless(app.baseUrl);
-expect(await session.signIn(admin.username, PASSWORD)).toBe(true);
+const key = await keyOfEverything(admin.id);
+const session = await consoleSession(app, admin.username);
 
 interface Result<T = Record<string, unknown>> {
   status: number;

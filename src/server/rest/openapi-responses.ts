@@ -79,6 +79,10 @@ const EXTENSION_TEXT: Record<ProblemExtension, { text: string; schema: JsonSchem
     text: "The scopes at fault.",
     schema: { type: "array", maxItems: PROBLEM_MAX_ITEMS, items: { type: "string", maxLength: LENGTH.STANDARD } },
   },
+  setting: {
+    text: "The key policy setting the request would break (`api_keys.max_lifetime_days`, `api_keys.require_expiry`, `api_keys.max_per_user`).",
+    schema: { type: "string", maxLength: LENGTH.STANDARD },
+  },
   allowed: {
     text: "The methods the path takes.",
     schema: { type: "array", maxItems: ALL_METHODS.length, items: { type: "string", enum: ALL_METHODS } },

@@ -1,27 +1,20 @@
 import { describe, expect, it } from "vitest";
 import { systemActor } from "@/server/auth/actor";
-import { ALL_PERMISSIONS, isDangerous, ORG_PERMISSIONS } from "@/lib/permissions";
+import { ORG_PERMISSIONS } from "@/lib/permissions";
 import { createApiKey } from "@/server/services/api-keys/service";
-import { Browserless, request, startApp, type Caller } from "@/test/app";
-import { testDatabase } from "@/test/database";
-import { createSysAdmin, createUser, grant, join, PASSWORD, roleId, seedRoles } from "@/test/fixtures";
+import { request, type Caller } from "@/test/app";
+import { appOnOwnDatabase, consoleSession, keyOfEverything } from "@/test/suite";
+import { createSysAdmin, createUser, grant, join, roleId } from "@/test/fixtures";
 
 // Soft deletion over real HTTP: what a delete hides, sys_admins read back with include_deleted and
 // restore; nobody else sees it; and a deleted organization takes everything in it along, at once,
 // for API keys too.
 
-const { client, url } = await testDatabase();
-await seedRoles(client);
-const app = await startApp(url);
+const { client, app } = await appOnOwnDatabase();
 const admin = await createSysAdmin(client);
-const session = new Browserless(app.baseUrl);
-expect(await session.signIn(admin.username, PASSWORD)).toBe(true);
+const session = await consoleSession(app, admin.username);
 const asAdmin: Caller = { session };
-const adminKey = await createApiKey(systemActor("test"), admin.id, {
-  name: "ops",
-  scopes: ALL_PERMISSIONS.filter((p) => !isDangerous(p)),
-  expires_at: null,
-});
+const adminKey = await keyOfEverything(admin.id);
 const withAdminKey: Caller = { key: adminKey.raw_key };
 
 const call = <T = Record<string, unknown>>(as: Caller, method: string, path: string, body?: unknown) =>

@@ -1,26 +1,15 @@
 import pg from "pg";
 import { describe, expect, it } from "vitest";
-import { systemActor } from "@/server/auth/actor";
-import { ALL_PERMISSIONS, isDangerous } from "@/lib/permissions";
-import { createApiKey } from "@/server/services/api-keys/service";
-import { Browserless, startApp } from "@/test/app";
-import { testDatabase } from "@/test/database";
-import { createSysAdmin, PASSWORD, seedRoles } from "@/test/fixtures";
+import { appOnOwnDatabase, consoleSession, keyOfEverything } from "@/test/suite";
+import { createSysAdmin } from "@/test/fixtures";
 
 // Organizations, settings tiers, LLM configs, orchestrator instances and central points over real
 // HTTP, as an integration (API key) and a sys_admin in the console (session) use them.
 
-const { client, url } = await testDatabase();
-await seedRoles(client);
-const app = await startApp(url);
+const { client, url, app } = await appOnOwnDatabase();
 const admin = await createSysAdmin(client);
-const key = await createApiKey(systemActor("test"), admin.id, {
-  name: "ops",
-  scopes: ALL_PERMISSIONS.filter((p) => !isDangerous(p)),
-  expires_at: null,
-});
-const session = new Browserless(app.baseUrl);
-expect(await session.signIn(admin.username, PASSWORD)).toBe(true);
+const key = await keyOfEverything(admin.id);
+const session = await consoleSession(app, admin.username);
 
 interface Result<T = Record<string, unknown>> {
   status: number;

@@ -1,10 +1,11 @@
 import { describe, expect, it } from "vitest";
 import { systemActor } from "@/server/auth/actor";
-import { ALL_PERMISSIONS, isDangerous, ORG_PERMISSIONS, type Permission } from "@/lib/permissions";
+import { isDangerous, ORG_PERMISSIONS, type Permission } from "@/lib/permissions";
 import { createApiKey } from "@/server/services/api-keys/service";
-import { Browserless, startApp } from "@/test/app";
-import { testDatabase } from "@/test/database";
-import { createOrg, createSysAdmin, createUser, grant, join, PASSWORD, roleId, seedRoles } from "@/test/fixtures";
+import { createServiceAccount } from "@/server/services/service-accounts/service";
+import { Browserless } from "@/test/app";
+import { appOnOwnDatabase, consoleSession, keyOfEverything } from "@/test/suite";
+import { createOrg, createSysAdmin, createUser, grant, join, PASSWORD, roleId } from "@/test/fixtures";
 import { exampleBody } from "@/test/requests";
 import { ROUTES, type RestOperation } from "./registry";
 
@@ -13,10 +14,8 @@ import { ROUTES, type RestOperation } from "./registry";
 // list routes of an organization the caller is not in — and no route reaches one organization's
 // child through another's path, not even for a sys_admin. New routes are covered automatically.
 
-const { client, url } = await testDatabase();
-await seedRoles(client);
 process.env.SVC_ENCRYPTION_KEYS ??= `v1:${Buffer.alloc(32, 7).toString("base64")}`;
-const app = await startApp(url);
+const { client, app } = await appOnOwnDatabase();
 
 const victim = await createOrg(client, "victim");
 await client.organization.update({ where: { id: victim.id }, data: { subscription_tier: "pro" } });
@@ -63,6 +62,18 @@ await join(client, victimMember.id, victim.id);
 const victimMemberRole = await roleId(client, "org_member");
 await grant(client, victimMember.id, victimMemberRole, victim.id);
 
+// A service account of the victim, with a key: its routes must hide it like any other child.
+const victimRobot = await createServiceAccount(systemActor("test"), victim.id, {
+  username: "victim-robot",
+  display_name: null,
+  role_ids: [victimMemberRole],
+});
+const victimRobotKey = await createApiKey(systemActor("test"), victimRobot.id, {
+  name: "victim robot key",
+  scopes: ["svc:org:read"],
+  expires_at: null,
+});
+
 const VICTIM_IDS: Record<string, string> = {
   org_id: victim.id,
   orchestrator_id: instance.id,
@@ -73,17 +84,13 @@ const VICTIM_IDS: Record<string, string> = {
   conversation_id: conversation.id,
   user_id: victimMember.id,
   role_id: victimMemberRole,
+  key_id: victimRobotKey.id,
 };
 const fill = (path: string) => path.replace(/\{([a-z_]+)\}/g, (_, name: string) => VICTIM_IDS[name] ?? "missing");
 
 const sysAdmin = await createSysAdmin(client);
-const sysAdminKey = await createApiKey(systemActor("test"), sysAdmin.id, {
-  name: "ops",
-  scopes: ALL_PERMISSIONS.filter((p) => !isDangerous(p)),
-  expires_at: null,
-});
-const sysAdminSession = new Browserless(app.baseUrl);
-expect(await sysAdminSession.signIn(sysAdmin.username, PASSWORD)).toBe(true);
+const sysAdminKey = await keyOfEverything(sysAdmin.id);
+const sysAdminSession = await consoleSession(app, sysAdmin.username);
 
 interface Caller {
   name: string;
@@ -219,6 +226,11 @@ describe("tenant isolation", () => {
     });
     expect(await client.userRole.count({ where: { user_id: victimMember.id, org_id: victim.id } })).toBe(1);
     expect(await client.userOrgMembership.count({ where: { user_id: victimMember.id, org_id: victim.id } })).toBe(1);
+    expect(await client.user.findUniqueOrThrow({ where: { id: victimRobot.id } })).toMatchObject({ is_deleted: false });
+    expect(await client.apiKey.findUniqueOrThrow({ where: { id: victimRobotKey.id } })).toMatchObject({
+      is_active: true,
+      name: "victim robot key",
+    });
   });
 
   it("does not list another organization", async () => {

@@ -1,5 +1,5 @@
 import "server-only";
-import { CHANNEL, invalidateLocally, notifyPayload, type Invalidation } from "@/server/auth/invalidation";
+import { announceCommitted, CHANNEL, notifyPayload, type Invalidation } from "@/server/auth/invalidation";
 import type { DataLayer } from "@/server/db/data-layer";
 import { DomainError } from "@/server/errors";
 
@@ -26,7 +26,7 @@ export async function withAccessChange<T>(
     if (done.event) await announce(tx, done.event);
     return done;
   });
-  if (event) invalidateLocally(event);
+  if (event) announceCommitted(event);
   return result;
 }
 

@@ -99,7 +99,8 @@ export const authConfig = (): NextAuthConfig => ({
         await asSignInRefusal(refuseWhileOverFailureLimit(client));
         await signInThrottle.check(login, client);
         const user = await dataLayer("system:auth").user.findFirst({
-          where: login.includes("@") ? { email: login.toLowerCase() } : { username: login },
+          // Service accounts never sign in to the console: they are not found here at all.
+          where: { kind: "human", ...(login.includes("@") ? { email: login.toLowerCase() } : { username: login }) },
           select: { id: true, username: true, display_name: true, password_hash: true, session_epoch: true },
         });
         // Verify against a fixed hash when the user does not exist, so timing does not tell.
@@ -205,9 +206,10 @@ async function secondStep(code: string, client: string, request: Request) {
   await recordSignIn(request, pending.user, "success");
   const user = await dataLayer("system:auth").user.findUnique({
     where: { id: pending.user },
-    select: { username: true, display_name: true },
+    select: { username: true, display_name: true, kind: true },
   });
-  return user && { id: pending.user, name: user.display_name ?? user.username, epoch: pending.epoch };
+  if (!user || user.kind !== "human") return null;
+  return { id: pending.user, name: user.display_name ?? user.username, epoch: pending.epoch };
 }
 
 async function sessionEpochOf(userId: string): Promise<number | undefined> {

@@ -60,8 +60,9 @@ export async function completeLinking(authJsProvider: string, providerUserId: st
   jar.delete(INTENT_COOKIE);
   const provider = storedProviderName(authJsProvider);
   const db = dataLayer(`system:link:${intent.user}`);
-  const user = await db.user.findUnique({ where: { id: intent.user }, select: { session_epoch: true } });
-  if (!provider || !user || user.session_epoch !== intent.epoch) return `${ACCOUNT_PAGE}?error=LinkExpired`;
+  const user = await db.user.findUnique({ where: { id: intent.user }, select: { session_epoch: true, kind: true } });
+  if (!provider || !user || user.kind !== "human" || user.session_epoch !== intent.epoch)
+    return `${ACCOUNT_PAGE}?error=LinkExpired`;
   const existing = await db.userOauthIdentity.findUnique({
     where: { provider_provider_user_id: { provider, provider_user_id: providerUserId } },
     select: { user_id: true },

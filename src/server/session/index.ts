@@ -3,7 +3,7 @@ import NextAuth from "next-auth";
 import { LRUCache } from "lru-cache";
 import type { SessionActor } from "@/server/auth/actor";
 import { loadGrants } from "@/server/auth/grants";
-import { listenForInvalidations, listeningForInvalidations, onInvalidation } from "@/server/auth/invalidation";
+import { cacheLifetimeMs, listenForInvalidations, onInvalidation } from "@/server/auth/invalidation";
 import { dataLayer } from "@/server/db/data-layer";
 import { mustSetUpTwoFactor } from "@/server/services/two-factor/service";
 import { authConfig, type SessionWithEpoch } from "./config";
@@ -23,7 +23,8 @@ interface SessionAccount {
 
 // Who a signed-in user is, per process: read once, then served until the user's grants, account or
 // sessions change (announced on the invalidation channel) or the entry ages out.
-const accounts = new LRUCache<string, Promise<SessionAccount | null>>({ max: 10_000, ttl: 60_000 });
+const ACCOUNT_TTL_MS = 60_000;
+const accounts = new LRUCache<string, Promise<SessionAccount | null>>({ max: 10_000, ttl: ACCOUNT_TTL_MS });
 onInvalidation((event) => {
   if ("all" in event) accounts.clear();
   else if ("userId" in event) accounts.delete(event.userId);
@@ -33,9 +34,10 @@ async function loadAccount(userId: string): Promise<SessionAccount | null> {
   const db = dataLayer("system:auth");
   const user = await db.user.findUnique({
     where: { id: userId },
-    select: { id: true, username: true, display_name: true, session_epoch: true },
+    select: { id: true, username: true, display_name: true, session_epoch: true, kind: true },
   });
-  if (!user) return null;
+  // A service account has no console session, whatever path a sign-in took.
+  if (!user || user.kind !== "human") return null;
   const grants = await loadGrants(db, user.id);
   const actor: SessionActor = {
     kind: "session",
@@ -51,11 +53,12 @@ async function loadAccount(userId: string): Promise<SessionAccount | null> {
 function accountOf(userId: string): Promise<SessionAccount | null> {
   listenForInvalidations();
   // Unheard invalidations would leave a stale account here: read afresh until the listener is back.
-  if (!listeningForInvalidations()) return loadAccount(userId);
+  const lifetime = cacheLifetimeMs();
+  if (lifetime === 0) return loadAccount(userId);
   let account = accounts.get(userId);
   if (!account) {
     account = loadAccount(userId);
-    accounts.set(userId, account);
+    accounts.set(userId, account, { ttl: Math.min(ACCOUNT_TTL_MS, lifetime) });
     account.catch(() => accounts.delete(userId));
   }
   return account;

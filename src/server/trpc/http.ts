@@ -28,7 +28,15 @@ function withBodyLimit(request: Request): Request {
       else controller.error(toTRPCError(bodyTooLarge()));
     },
   });
-  return new Request(request, { body: request.body.pipeThrough(limit), duplex: "half" } as RequestInit);
+  // Built from the request's parts: the route hands over Next's own Request subclass, which the
+  // runtime's Request constructor cannot copy.
+  return new Request(request.url, {
+    method: request.method,
+    headers: request.headers,
+    signal: request.signal,
+    body: request.body.pipeThrough(limit),
+    duplex: "half",
+  } as RequestInit);
 }
 
 export function handleTRPCRequest(

@@ -3,7 +3,8 @@ import { POST as routePOST } from "@/app/api/trpc/[trpc]/route";
 import { currentSessionActor } from "@/server/session";
 import { systemActor } from "@/server/auth/actor";
 import { isPermission } from "@/lib/permissions";
-import { createApiKey, MAX_LIFETIME_SETTING } from "@/server/services/api-keys/service";
+import { createApiKey } from "@/server/services/api-keys/service";
+import { KEY_POLICY } from "@/lib/key-policies";
 import { testDatabase } from "@/test/database";
 import { createMember, createRole, createSysAdmin, createUser, grant, seedRoles } from "@/test/fixtures";
 import { callerAs, consoleOperations, domainOf, failure, sessionActor } from "@/test/trpc";
@@ -155,23 +156,22 @@ describe("apiKeys", () => {
   });
 
   describe("with a maximum key lifetime", () => {
+    const MAX_LIFETIME_SETTING = KEY_POLICY.maxLifetimeDays;
     afterEach(async () => {
       await client.platformSetting.deleteMany({ where: { key: MAX_LIFETIME_SETTING } });
     });
 
     it("tells the dialog the policy and refuses a key without expiry", async () => {
-      expect(await asAdmin.apiKeys.policy()).toEqual({ max_lifetime_days: null });
+      expect(await asAdmin.apiKeys.policy()).toEqual({ max_lifetime_days: null, require_expiry: false });
       await client.platformSetting.create({
         data: { key: MAX_LIFETIME_SETTING, value: 30, value_type: "integer", category: "api_keys" },
       });
-      expect(await asAdmin.apiKeys.policy()).toEqual({ max_lifetime_days: 30 });
+      expect(await asAdmin.apiKeys.policy()).toEqual({ max_lifetime_days: 30, require_expiry: false });
       const error = await failure(
         asAdmin.apiKeys.create({ name: "forever", scopes: ["svc:org:read"], expires_at: null }),
       );
-      expect(error.code).toBe("BAD_REQUEST");
-      expect(domainOf(error).details.errors).toEqual([
-        { path: "expires_at", message: "keys must expire within 30 days" },
-      ]);
+      expect(error.code).toBe("UNPROCESSABLE_CONTENT");
+      expect(domainOf(error)).toMatchObject({ code: "policy_violation", details: { setting: MAX_LIFETIME_SETTING } });
     });
   });
 });

@@ -53,14 +53,23 @@ function toMember(
   };
 }
 
+/** A service account belongs to the one organization it was made in, until it is deleted. */
+const serviceAccountStays = (path: string) =>
+  new DomainError(
+    "conflict",
+    "A service account belongs to the one organization it was created in: it joins no other and leaves only by being deleted.",
+    { errors: [{ path, message: "is a service account" }] },
+  );
+
 /** Adds a user to an organization, within the tier's max_members. */
 export async function addMember(actor: Actor, orgId: string, input: AddMemberInput): Promise<Member> {
   const db = dataLayer(auditName(actor));
   return withAccessChange(db, async (tx) => {
     await lockOrganization(tx, orgId);
     const org = await requireOrganization(tx, orgId);
-    const user = await tx.user.findUnique({ where: { id: input.user_id }, select: { id: true } });
+    const user = await tx.user.findUnique({ where: { id: input.user_id }, select: { id: true, kind: true } });
     if (!user) throw notFound("user");
+    if (user.kind !== "human") throw serviceAccountStays("user_id");
     const existing = await tx.userOrgMembership.findUnique({
       where: { user_id_org_id: { user_id: input.user_id, org_id: orgId } },
     });
@@ -90,9 +99,10 @@ export async function removeMember(actor: Actor, orgId: string, userId: string):
     await requireOrganization(tx, orgId);
     const membership = await tx.userOrgMembership.findFirst({
       where: { org_id: orgId, user_id: userId, user: { is_deleted: false } },
-      select: { id: true, created_at: true, user: MEMBER_USER },
+      select: { id: true, created_at: true, user: { select: { ...MEMBER_USER.select, kind: true } } },
     });
     if (!membership) throw notFound("member");
+    if (membership.user.kind !== "human") throw serviceAccountStays("user_id");
     const granted = await tx.userRole.findMany({
       where: { user_id: userId, org_id: orgId, role: { is_deleted: false } },
       select: { role: { select: { permissions: { select: { permission: true } } } } },

@@ -220,6 +220,9 @@ function toGrant(row: GrantRow): Grant {
   };
 }
 
+const isServiceAccount = async (db: Pick<DataLayer, "user">, userId: string) =>
+  (await db.user.findUnique({ where: { id: userId }, select: { kind: true } }))?.kind === "service";
+
 async function requireUser(db: Pick<DataLayer, "user">, userId: string): Promise<void> {
   if (!(await db.user.findUnique({ where: { id: userId }, select: { id: true } }))) throw notFound("user");
 }
@@ -258,6 +261,11 @@ export async function grantRole(actor: Actor, userId: string, input: GrantRoleIn
     if (role.scope === "org" && input.org_id === null) {
       throw validationFailed([
         { path: "org_id", message: "an org role is granted in one organization: give its org_id" },
+      ]);
+    }
+    if (role.scope === "system" && (await isServiceAccount(tx, userId))) {
+      throw validationFailed([
+        { path: "role_id", message: "is a system role: a service account holds org roles only" },
       ]);
     }
     if (input.org_id !== null) {

@@ -19,6 +19,8 @@ import { REQUIRE_MFA_SETTING } from "@/lib/schemas/two-factor";
 import { DEFAULT_RATE_LIMIT_SETTING } from "@/server/limits/api-limits";
 import { withAccessChange } from "@/server/services/access-changes";
 import { byKey, paginate } from "@/server/services/pagination";
+import { requireKeyPolicyValue, requireStricterOrgPolicy } from "@/server/services/api-keys/policy";
+import { isKeyPolicySetting } from "@/lib/key-policies";
 import { requireBelowPlatformLimit } from "@/server/services/quotas";
 
 // Settings in tiers: an orchestrator instance's config (tier 4) over its
@@ -219,6 +221,7 @@ const accessChangeOf = (key: string) =>
 /** Creates or replaces a platform setting; instances' config hashes follow in the same transaction. */
 export async function putPlatformSetting(actor: Actor, key: string, input: PutPlatformSettingInput) {
   checkValueType(input.value_type, input.value);
+  if (isKeyPolicySetting(key)) requireKeyPolicyValue(key, input.value);
   const db = dataLayer(auditName(actor));
   const row = await withAccessChange(db, async (tx) => {
     await requireRoomForSetting(tx, () =>
@@ -289,6 +292,7 @@ export async function getOrgSetting(
 
 /** Refuses an organization value for a key the platform keeps to itself or marks not overridable. */
 async function requireOverridable(tx: Tx, key: string, value: unknown): Promise<void> {
+  if (isKeyPolicySetting(key)) return requireStricterOrgPolicy(tx, key, value);
   const platform = await tx.platformSetting.findUnique({ where: { key } });
   if (!platform) return;
   if (PLATFORM_ONLY_CATEGORIES.includes(platform.category ?? "")) {

@@ -5,7 +5,7 @@ import { requireOutranks } from "@/server/auth/authorize";
 import { loadGrants } from "@/server/auth/grants";
 import { generatePassword, hashPassword } from "@/server/auth/passwords";
 import { dataLayer, type DataLayer } from "@/server/db/data-layer";
-import { notFound } from "@/server/errors";
+import { DomainError, notFound } from "@/server/errors";
 import {
   endSessions,
   holdsBuiltInSysAdmin,
@@ -39,6 +39,7 @@ const USER_SELECT = {
   timezone: true,
   bio: true,
   password_hash: true,
+  kind: true,
   is_deleted: true,
   created_at: true,
   updated_at: true,
@@ -56,6 +57,7 @@ export function toUser(row: UserRow): User {
     timezone: row.timezone,
     bio: row.bio,
     has_password: row.password_hash !== null,
+    kind: row.kind as User["kind"],
     is_deleted: row.is_deleted,
     created_at: row.created_at.toISOString(),
     updated_at: row.updated_at.toISOString(),
@@ -120,7 +122,9 @@ export async function updateUser(actor: Actor, userId: string, input: UpdateUser
 /** Sets a new password (the given one, or a generated one returned once) and ends the user's sessions. */
 export async function resetPassword(actor: Actor, userId: string, input: ResetPasswordInput): Promise<PasswordReset> {
   const db = dataLayer(auditName(actor));
-  await requireUser(db, userId);
+  const user = await requireUser(db, userId);
+  if (user.kind !== "human")
+    throw new DomainError("conflict", "A service account has no password: it acts through its API keys only.");
   await requireOutranksUser(actor, userId);
   const generated = input.password === undefined ? generatePassword() : null;
   const password_hash = await hashPassword(input.password ?? (generated as string));

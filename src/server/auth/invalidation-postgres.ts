@@ -1,0 +1,142 @@
+import "server-only";
+import { randomUUID } from "node:crypto";
+import pg from "pg";
+import { connectionSettings } from "@/server/db/client";
+import { connectClient, PoolerAwareClient } from "@/server/db/pooler";
+import { log } from "@/server/log";
+import { CHANNEL, invalidateLocally, notifyPayload, receivedPayload } from "./invalidation-bus";
+
+// Invalidations heard through PostgreSQL: a LISTEN connection on a session connection (the direct
+// URL), which looks after itself. A heartbeat notices a connection that went silent, and a lost one
+// is replaced, retrying with backoff until the database answers again. While it is down this process
+// hears nothing, so caches are not to be trusted: everything is forgotten when the connection is
+// lost and again once it is back, since what was announced in between is lost.
+//
+// At its first start the listener sends itself a notification through the connection changes are
+// announced on (DATABASE_URL): through a transaction pooler a LISTEN is lost with its transaction
+// and the notification never arrives. The listener then gives up for good (`deaf`), and the
+// process says it cannot hear other processes.
+
+const HEARTBEAT_MS = 5_000;
+const RETRY_FIRST_MS = 250;
+const RETRY_MAX_MS = 2_000;
+/** How long the listener waits for its own probe before concluding it cannot hear. */
+export const PROBE_WAIT_MS = 2_000;
+
+export interface PostgresRoute {
+  /** Whether notifications reach this process now. */
+  hearing(): boolean;
+  /** True once the probe came back; false when it never did (the listener then stopped). */
+  verified(): boolean | undefined;
+  stop(): Promise<void>;
+}
+
+interface Subscription {
+  url: string;
+  probeUrl: string;
+  client?: pg.Client;
+  heartbeat?: NodeJS.Timeout;
+  retry?: NodeJS.Timeout;
+  failures: number;
+  stopped: boolean;
+  verified?: boolean;
+  probe?: { token: string; heard: () => void };
+  onDeaf: () => void;
+}
+
+export function listenOnPostgres(url: string, probeUrl: string, onDeaf: () => void): PostgresRoute {
+  const sub: Subscription = { url, probeUrl, failures: 0, stopped: false, onDeaf };
+  void connect(sub);
+  return {
+    hearing: () => sub.client !== undefined,
+    verified: () => sub.verified,
+    stop: () => stop(sub),
+  };
+}
+
+/** Sends a probe through `probeUrl`, resolving whether the listener heard it within the wait. */
+async function probe(sub: Subscription): Promise<boolean> {
+  const token = randomUUID();
+  const heard = new Promise<boolean>((resolve) => {
+    sub.probe = { token, heard: () => resolve(true) };
+    setTimeout(() => resolve(false), PROBE_WAIT_MS).unref();
+  });
+  const sender = await connectClient({ connectionString: sub.probeUrl, ...connectionSettings() });
+  sender.on("error", () => undefined);
+  try {
+    await sender.query("SELECT pg_notify($1, $2)", [CHANNEL, notifyPayload({ probe: token })]);
+  } finally {
+    await sender.end().catch(() => undefined);
+  }
+  const result = await heard;
+  sub.probe = undefined;
+  return result;
+}
+
+async function connect(sub: Subscription): Promise<void> {
+  const client: pg.Client = new PoolerAwareClient({ connectionString: sub.url, ...connectionSettings() });
+  let lost = false;
+  const onLost = (error: Error) => {
+    if (lost) return;
+    lost = true;
+    clearInterval(sub.heartbeat);
+    const wasListening = sub.client === client;
+    sub.client = undefined;
+    client.removeAllListeners("notification");
+    client.on("error", () => undefined);
+    client.connection.stream.destroy();
+    if (sub.stopped) return;
+    if (wasListening || sub.failures === 0)
+      log.warn("auth invalidation listener lost its connection; caches are not trusted until it is back", {
+        error: error.message,
+      });
+    invalidateLocally({ all: true });
+    sub.failures += 1;
+    const wait = Math.min(RETRY_FIRST_MS * 2 ** (sub.failures - 1), RETRY_MAX_MS);
+    sub.retry = setTimeout(() => void connect(sub), wait * (0.75 + Math.random() * 0.5)).unref();
+  };
+  client.on("error", onLost);
+  client.on("end", () => onLost(new Error("connection ended")));
+  client.on("notification", (message) => {
+    const received = receivedPayload(message.payload);
+    if ("probe" in received) {
+      if (received.probe === sub.probe?.token) sub.probe.heard();
+    } else invalidateLocally(received.event);
+  });
+  try {
+    await client.connect();
+    await client.query(`LISTEN ${CHANNEL}`);
+    if (sub.verified === undefined) {
+      const heard = await probe(sub);
+      if (!heard && !lost && !sub.stopped) {
+        sub.verified = false;
+        await stop(sub, client);
+        sub.onDeaf();
+        return;
+      }
+      if (heard) sub.verified = true;
+    }
+  } catch (error) {
+    return onLost(error as Error);
+  }
+  if (lost || sub.stopped) return void client.end().catch(() => undefined);
+  if (sub.failures > 0) log.info("auth invalidation listener is back");
+  sub.failures = 0;
+  sub.client = client;
+  // Whatever was cached while nobody listened may have been revoked meanwhile.
+  invalidateLocally({ all: true });
+  // A silent connection (a server or network that stopped answering) raises no error by itself:
+  // a query that gets no answer within query_timeout does.
+  sub.heartbeat = setInterval(() => void client.query("SELECT 1").catch(onLost), HEARTBEAT_MS).unref();
+}
+
+async function stop(sub: Subscription, connecting?: pg.Client): Promise<void> {
+  sub.stopped = true;
+  clearTimeout(sub.retry);
+  clearInterval(sub.heartbeat);
+  const client = sub.client ?? connecting;
+  sub.client = undefined;
+  client?.removeAllListeners("end");
+  client?.on("error", () => undefined);
+  await client?.end().catch(() => undefined);
+}

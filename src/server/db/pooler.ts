@@ -1,0 +1,102 @@
+import "server-only";
+import pg from "pg";
+
+// A transaction pooler (PgBouncer in transaction mode, its default settings) refuses startup
+// parameters it does not know, statement_timeout among them, and closes the connection; and it
+// hands each transaction to whichever server connection is free, so nothing set on a session
+// (SET, named statements, LISTEN, session advisory locks) outlives the transaction. The app finds
+// out the first time a connection to an address is refused so, and from then on sends it no startup
+// timeouts and no named statements: the timeouts come from the role's settings in the database
+// (applyRoleTimeouts, run by every migration) instead, which PostgreSQL applies to each server
+// connection the pooler opens. See docs/decisions/040-timeouts-behind-a-pooler.md.
+
+// On globalThis: Next.js bundles this module into several server chunks.
+const shared = globalThis as unknown as { svcPoolers?: Set<string> };
+const poolers = (shared.svcPoolers ??= new Set<string>());
+
+const addressOf = (url: string | undefined): string => {
+  try {
+    const { hostname, port } = new URL(url ?? "");
+    return `${hostname}:${port || 5432}`;
+  } catch {
+    return "";
+  }
+};
+
+/** Whether the server at `url` turned out to be a transaction pooler. */
+export const behindPooler = (url: string | undefined): boolean => poolers.has(addressOf(url));
+
+/** Whether `error` is a pooler refusing a startup parameter; if so, remembers that `url` is one. */
+export function notePoolerRefusal(url: string | undefined, error: unknown): boolean {
+  const message = (error as Error | undefined)?.message ?? "";
+  if (!/unsupported startup parameter/i.test(message)) return false;
+  poolers.add(addressOf(url));
+  return true;
+}
+
+/**
+ * A node-postgres client that sends no startup timeouts to a known pooler, and learns a pooler from
+ * its refusal (the next connection then goes without them).
+ */
+export class PoolerAwareClient extends pg.Client {
+  private readonly url: string | undefined;
+
+  constructor(config: pg.ClientConfig = {}) {
+    const url = config.connectionString;
+    const settings = { ...config } as Record<string, unknown>;
+    if (behindPooler(url)) {
+      delete settings.statement_timeout;
+      delete settings.idle_in_transaction_session_timeout;
+    }
+    super(settings as pg.ClientConfig);
+    this.url = url;
+  }
+
+  override connect(): Promise<void>;
+  override connect(callback: (err: Error) => void): void;
+  override connect(callback?: (err: Error) => void): Promise<void> | void {
+    const connected = super.connect().catch((error: unknown) => {
+      notePoolerRefusal(this.url, error);
+      throw error;
+    });
+    if (!callback) return connected;
+    connected.then(() => callback(undefined as unknown as Error), callback);
+  }
+}
+
+/** A connected client for `config`: once more without the startup timeouts when a pooler refused them. */
+export async function connectClient(config: pg.ClientConfig): Promise<pg.Client> {
+  for (let attempt = 0; ; attempt++) {
+    const client = new PoolerAwareClient(config);
+    try {
+      await client.connect();
+      return client;
+    } catch (error) {
+      if (attempt > 0 || !behindPooler(config.connectionString)) throw error;
+    }
+  }
+}
+
+/**
+ * Connects once to `url`, to learn before serving whether it is a pooler that refuses startup
+ * timeouts (cheaper than failing a request's first connection). Throws when it cannot connect.
+ */
+export async function detectPooler(url: string, config: pg.ClientConfig): Promise<boolean> {
+  const client = await connectClient({ ...config, connectionString: url });
+  await client.end().catch(() => undefined);
+  return behindPooler(url);
+}
+
+/**
+ * Makes the timeouts the role's own in this database, so that every server connection gets them
+ * at its start, however it is reached (a pooler passes no startup parameters). Needs no privilege
+ * beyond the role itself; `ms` is the statement timeout, `idleMs` the idle-in-transaction one.
+ */
+export async function applyRoleTimeouts(client: pg.ClientBase, ms: number, idleMs: number): Promise<void> {
+  const { rows } = await client.query<{ db: string }>("SELECT current_database() AS db");
+  const db = pg.escapeIdentifier(rows[0]?.db ?? "");
+  await client.query(`ALTER ROLE CURRENT_USER IN DATABASE ${db} SET statement_timeout = ${Math.trunc(ms)}`);
+  await client.query(
+    `ALTER ROLE CURRENT_USER IN DATABASE ${db} SET idle_in_transaction_session_timeout = ${Math.trunc(idleMs)}`,
+  );
+}

@@ -1,0 +1,131 @@
+import "server-only";
+import { inOneTransaction } from "@/server/db/unit-of-work";
+import { NO_REQUEST, recordInUnit } from "@/server/services/audit/service";
+import { auditName, systemActor, type Actor } from "@/server/auth/actor";
+import { hashKey, isWellFormedKey } from "@/server/auth/api-key-format";
+import { dataLayer } from "@/server/db/data-layer";
+import { notFound } from "@/server/errors";
+import { combinePolicy } from "@/lib/key-policies";
+import { IDLE_REVOKE_ACTION } from "@/lib/schemas/audit";
+import { orgPolicyValues, platformKeyPolicy } from "./policy";
+import { DAY_MS } from "./rows";
+import { revokeKeys } from "./service";
+
+// Keys ended other than one at a time by their owner: reported as leaked, unused for too long (the
+// maintenance job), or all of a user's at once. Each key ended is an audit event of its own, so a
+// key's history shows why it stopped.
+
+/** One event per key revoked, in the caller's unit of work when there is one. */
+async function recordRevocations(
+  actor: Actor,
+  ids: readonly string[],
+  action: string,
+  orgOf: (id: string) => string | null = () => null,
+): Promise<void> {
+  await inOneTransaction(async (unit) => {
+    for (const id of ids) {
+      recordInUnit(unit, {
+        actor,
+        action,
+        outcome: "success",
+        target: { type: "api_key", id },
+        orgId: orgOf(id),
+        request: NO_REQUEST,
+      });
+    }
+  });
+}
+
+/**
+ * Raw keys reported as exposed (by anyone: holding a key is enough to end it): every usable one
+ * among them is revoked. The answer says how many values came and nothing else, whatever they were.
+ */
+export async function revokeLeakedKeys(actor: Actor, raws: readonly string[]): Promise<{ received: number }> {
+  const hashes = [
+    ...new Set(
+      raws
+        .map((raw) => raw.trim())
+        .filter(isWellFormedKey)
+        .map(hashKey),
+    ),
+  ];
+  if (hashes.length > 0) {
+    const db = dataLayer(auditName(actor));
+    const now = new Date();
+    const usable = await db.apiKey.findMany({
+      where: { key_hash: { in: hashes }, is_active: true, OR: [{ expires_at: null }, { expires_at: { gt: now } }] },
+      select: { id: true },
+    });
+    const revoked = await revokeKeys(
+      actor,
+      usable.map((k) => k.id),
+    );
+    await recordRevocations(actor, revoked, "revokeApiKey");
+  }
+  return { received: raws.length };
+}
+
+/**
+ * Revokes every active key of a user or service account at once (in every process), one audit
+ * event per key. Answers how many it revoked.
+ */
+export async function revokeAllApiKeys(actor: Actor, userId: string): Promise<{ revoked: number }> {
+  const db = dataLayer(auditName(actor), { includeDeleted: true });
+  if (!(await db.user.findUnique({ where: { id: userId }, select: { id: true } }))) throw notFound("user");
+  const active = await db.apiKey.findMany({ where: { user_id: userId, is_active: true }, select: { id: true } });
+  const revoked = await revokeKeys(
+    actor,
+    active.map((k) => k.id),
+  );
+  await recordRevocations(actor, revoked, "revokeApiKey");
+  return { revoked: revoked.length };
+}
+
+const IDLE_REVOKER = systemActor("idle-key-revocation");
+
+/**
+ * The maintenance job's work: revokes every active key unused — since its last use, or its creation
+ * when never used — for `api_keys.idle_revoke_days` as of `now` (a service account's key: its
+ * organization's value where stricter). One audit event (`revokeIdleApiKey`) per key. Answers the
+ * ids of the keys revoked, for whoever announces them (the `api_key.idle_revoked` event).
+ */
+export async function revokeIdleKeys({ now = new Date() }: { now?: Date } = {}): Promise<{ revoked: string[] }> {
+  const db = dataLayer(auditName(IDLE_REVOKER));
+  const platform = await platformKeyPolicy(db);
+  const byOrg = await orgPolicyValues(db);
+  const orgDays = [...byOrg.values()].map((values) => combinePolicy({}, values).idle_revoke_days);
+  // The shortest idle period anywhere bounds what is worth reading; each key is then held to its own.
+  const shortest = [platform.idle_revoke_days, ...orgDays].filter((d): d is number => d !== null);
+  if (shortest.length === 0) return { revoked: [] };
+  const cutoff = new Date(now.getTime() - Math.min(...shortest) * DAY_MS);
+  const candidates = await db.apiKey.findMany({
+    where: {
+      is_active: true,
+      OR: [{ last_used_at: { lt: cutoff } }, { last_used_at: null, created_at: { lt: cutoff } }],
+    },
+    select: {
+      id: true,
+      last_used_at: true,
+      created_at: true,
+      user: { select: { kind: true, memberships: { select: { org_id: true } } } },
+    },
+  });
+  const orgOf = new Map<string, string | null>();
+  const idle = candidates.filter((key) => {
+    const orgId = key.user.kind === "service" ? (key.user.memberships[0]?.org_id ?? null) : null;
+    orgOf.set(key.id, orgId);
+    const orgValues = orgId ? byOrg.get(orgId) : undefined;
+    const days = orgValues
+      ? combinePolicy({ "api_keys.idle_revoke_days": platform.idle_revoke_days }, orgValues).idle_revoke_days
+      : platform.idle_revoke_days;
+    if (days === null) return false;
+    const lastSeen = key.last_used_at ?? key.created_at;
+    return lastSeen.getTime() <= now.getTime() - days * DAY_MS;
+  });
+  const revoked = await revokeKeys(
+    IDLE_REVOKER,
+    idle.map((k) => k.id),
+  );
+  await recordRevocations(IDLE_REVOKER, revoked, IDLE_REVOKE_ACTION, (id) => orgOf.get(id) ?? null);
+  return { revoked };
+}

@@ -1,0 +1,261 @@
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { holds } from "@/server/auth/authorize";
+import { authenticateApiKey } from "@/server/auth/api-key-stage";
+import { loadGrants } from "@/server/auth/grants";
+import { linkedUserId, linkExternalSignIn } from "@/server/auth/oauth";
+import { dataLayer } from "@/server/db/data-layer";
+import { ORG_PERMISSIONS, type Permission } from "@/lib/permissions";
+import { addMember, removeMember } from "@/server/services/memberships/service";
+import { grantRole } from "@/server/services/roles/service";
+import { resetPassword } from "@/server/services/users/service";
+import { cli, refusal, sessionActor } from "@/test/actors";
+import { testDatabase } from "@/test/database";
+import { createOrg, createRole, createUser, grant, join, roleId, seedRoles } from "@/test/fixtures";
+import { createServiceAccountKey, listServiceAccountKeys, rollServiceAccountKey } from "./keys";
+import {
+  createServiceAccount,
+  deleteServiceAccount,
+  getServiceAccount,
+  listServiceAccounts,
+  updateServiceAccount,
+} from "./service";
+
+const { client } = await testDatabase();
+await seedRoles(client);
+
+let n = 0;
+const fresh = (prefix = "robot") => `${prefix}-${process.pid}-${++n}`;
+const IN_A_YEAR = () => new Date(Date.now() + 365 * 86_400_000).toISOString();
+const WRITE: Permission = "svc:org:service_accounts:write";
+
+/** A human holding `permissions` (always service_accounts:write) in a new organization, through a custom org role. */
+async function manager(permissions: readonly Permission[] = []) {
+  const user = await createUser(client);
+  const org = await createOrg(client);
+  await join(client, user.id, org.id);
+  await grant(client, user.id, (await createRole(client, "org", [...new Set([WRITE, ...permissions])])).id, org.id);
+  return { user, org, actor: () => sessionActor(client, user.id) };
+}
+
+async function orgAdmin() {
+  const user = await createUser(client);
+  const org = await createOrg(client);
+  await join(client, user.id, org.id);
+  await grant(client, user.id, await roleId(client, "org_admin"), org.id);
+  return { user, org, actor: () => sessionActor(client, user.id) };
+}
+
+describe("service accounts", () => {
+  it("are made by an org admin with org roles, as members of that organization only, without a password", async () => {
+    const { org, actor } = await orgAdmin();
+    const member = await roleId(client, "org_member");
+    const account = await createServiceAccount(await actor(), org.id, {
+      username: fresh(),
+      display_name: "CI",
+      role_ids: [member],
+    });
+    expect(account).toMatchObject({ org_id: org.id, display_name: "CI", roles: [{ id: member, name: "org_member" }] });
+    const row = await client.user.findUniqueOrThrow({ where: { id: account.id }, include: { memberships: true } });
+    expect(row).toMatchObject({ kind: "service", password_hash: null, email: null });
+    expect(row.memberships.map((m) => m.org_id)).toEqual([org.id]);
+    expect((await listServiceAccounts(await actor(), org.id, { limit: 50 })).data.map((a) => a.id)).toEqual([
+      account.id,
+    ]);
+    // Another organization's path does not reach it; a human member is no service account.
+    const other = await orgAdmin();
+    expect((await refusal(getServiceAccount(await other.actor(), other.org.id, account.id))).code).toBe("not_found");
+    const human = (await actor()).userId;
+    expect((await refusal(getServiceAccount(await actor(), org.id, human))).code).toBe("not_found");
+  });
+
+  it("hold org roles only and stay in their one organization", async () => {
+    const { org, actor } = await orgAdmin();
+    const account = await createServiceAccount(await actor(), org.id, {
+      username: fresh(),
+      display_name: null,
+      role_ids: [],
+    });
+    const system = await createRole(client, "system", ["svc:system:audit:read"]);
+    const created = await refusal(
+      createServiceAccount(await actor(), org.id, { username: fresh(), display_name: null, role_ids: [system.id] }),
+    );
+    expect(created).toMatchObject({ code: "validation_failed", details: { errors: [{ path: "role_ids.0" }] } });
+    // Even a sys_admin (the CLI) grants it no system role, adds it to no other organization, and
+    // cannot take it out of its own or give it a password.
+    expect((await refusal(grantRole(cli, account.id, { role_id: system.id, org_id: null }))).code).toBe(
+      "validation_failed",
+    );
+    const second = await createOrg(client);
+    expect((await refusal(addMember(cli, second.id, { user_id: account.id }))).code).toBe("conflict");
+    expect((await refusal(removeMember(cli, org.id, account.id))).code).toBe("conflict");
+    expect((await refusal(resetPassword(cli, account.id, { password: "a-long-enough-password" }))).code).toBe(
+      "conflict",
+    );
+    // And the database itself keeps a password off a service account.
+    const error = await refusal(client.user.update({ where: { id: account.id }, data: { password_hash: "x" } }));
+    expect(error.code).toBe("validation_failed");
+    expect(await client.userOrgMembership.count({ where: { user_id: account.id } })).toBe(1);
+    expect(await client.userRole.count({ where: { user_id: account.id, org_id: null } })).toBe(0);
+  });
+
+  it("cannot be reached by any external sign-in", async () => {
+    const { org, actor } = await orgAdmin();
+    const account = await createServiceAccount(await actor(), org.id, {
+      username: fresh(),
+      display_name: null,
+      role_ids: [],
+    });
+    // An identity linked to it by hand, and an email it was given: neither signs anyone in as it.
+    await client.userOauthIdentity.create({
+      data: { user_id: account.id, provider: "github", provider_user_id: `gh-${account.id}` },
+    });
+    expect(await linkedUserId("github", `gh-${account.id}`)).toBeNull();
+    expect(
+      await linkExternalSignIn({ provider: "github", providerUserId: `gh-${account.id}`, profile: undefined }),
+    ).toBeNull();
+    const email = `${fresh()}@example.test`;
+    await client.user.update({ where: { id: account.id }, data: { email } });
+    expect(
+      await linkExternalSignIn({
+        provider: "github",
+        providerUserId: `gh-new-${account.id}`,
+        profile: { email, email_verified: true },
+      }),
+    ).toBeNull();
+    expect(await client.userOauthIdentity.count({ where: { user_id: account.id } })).toBe(1);
+  });
+
+  it("keeps its key working after its creator leaves and is deleted; deleting it ends its keys", async () => {
+    const { user, org, actor } = await orgAdmin();
+    const account = await createServiceAccount(await actor(), org.id, {
+      username: fresh(),
+      display_name: null,
+      role_ids: [await roleId(client, "org_member")],
+    });
+    const key = await createServiceAccountKey(await actor(), org.id, account.id, {
+      name: "ci",
+      scopes: ["svc:org:read"],
+      expires_at: IN_A_YEAR(),
+      rate_limit: null,
+      allowed_org_ids: null,
+      allowed_cidrs: null,
+    });
+    await client.userRole.deleteMany({ where: { user_id: user.id } });
+    await client.userOrgMembership.deleteMany({ where: { user_id: user.id } });
+    await client.user.update({ where: { id: user.id }, data: { is_deleted: true } });
+    const asKey = await authenticateApiKey(key.raw_key);
+    expect(holds(asKey, "svc:org:read", org.id)).toBe(true);
+    expect([...asKey.grants.memberships.keys()]).toEqual([org.id]);
+
+    await deleteServiceAccount(cli, org.id, account.id);
+    expect((await client.apiKey.findUniqueOrThrow({ where: { id: key.id } })).is_active).toBe(false);
+    expect((await refusal(Promise.resolve().then(() => authenticateApiKey(key.raw_key)))).code).toMatch(
+      /api_key_revoked|invalid_api_key/,
+    );
+  });
+});
+
+describe("no escalation", () => {
+  it("refuses a role or a scope the manager does not hold there, storing nothing", async () => {
+    const { org, actor } = await manager(["svc:org:read", "svc:org:members:read"]);
+    const wide = await createRole(client, "org", ["svc:org:read", "svc:org:write"]);
+    const users = await client.user.count();
+    const error = await refusal(
+      createServiceAccount(await actor(), org.id, { username: fresh(), display_name: null, role_ids: [wide.id] }),
+    );
+    expect(error).toMatchObject({ code: "scope_not_held", details: { scopes: ["svc:org:write"] } });
+    expect(await client.user.count()).toBe(users);
+
+    const narrow = await createRole(client, "org", ["svc:org:read"]);
+    const account = await createServiceAccount(await actor(), org.id, {
+      username: fresh(),
+      display_name: null,
+      role_ids: [narrow.id],
+    });
+    expect((await refusal(updateServiceAccount(await actor(), org.id, account.id, { role_ids: [wide.id] }))).code).toBe(
+      "scope_not_held",
+    );
+    const keys = await client.apiKey.count();
+    const body = { name: "k", expires_at: null, rate_limit: null, allowed_org_ids: null, allowed_cidrs: null };
+    // Held by the manager but not by the account; held by neither; a system scope.
+    for (const scopes of [["svc:org:members:read"], ["svc:org:write"], ["svc:system:orgs:read"]] as Permission[][]) {
+      const refused = await refusal(createServiceAccountKey(await actor(), org.id, account.id, { ...body, scopes }));
+      expect(refused.code, scopes[0]).toBe("scope_not_held");
+    }
+    expect(await client.apiKey.count()).toBe(keys);
+
+    // A sys_admin gives the account a key with a scope the manager lacks: the manager cannot roll it.
+    await updateServiceAccount(cli, org.id, account.id, { role_ids: [wide.id] });
+    const strong = await createServiceAccountKey(cli, org.id, account.id, { ...body, scopes: ["svc:org:write"] });
+    const roll = await refusal(
+      rollServiceAccountKey(await actor(), org.id, account.id, strong.id, { grace_period_seconds: 0 }),
+    );
+    expect(roll.code).toBe("scope_not_held");
+    expect(await client.apiKey.count({ where: { user_id: account.id } })).toBe(1);
+    // Nor take the wide role away.
+    expect((await refusal(updateServiceAccount(await actor(), org.id, account.id, { role_ids: [] }))).code).toBe(
+      "scope_not_held",
+    );
+    expect((await refusal(deleteServiceAccount(await actor(), org.id, account.id))).code).toBe("scope_not_held");
+  });
+
+  // The property: whatever a non-sys_admin manager asks for, a service account it makes ends up
+  // holding nothing in the organization the manager did not hold there, nothing anywhere else, and
+  // no key of it carries a scope the manager did not hold there.
+  it("holds for any roles and key scopes a manager asks for", async () => {
+    const roles = await Promise.all(
+      [
+        ["svc:org:read"],
+        ["svc:org:read", "svc:org:write"],
+        ["svc:conversations:write", "svc:conversations:read"],
+        ["svc:org:service_accounts:read", "svc:org:members:read"],
+        ORG_PERMISSIONS,
+      ].map((permissions) => createRole(client, "org", permissions as Permission[])),
+    );
+    const scenario = fc.record({
+      held: fc.subarray(ORG_PERMISSIONS, { maxLength: 10 }),
+      roles: fc.subarray(
+        roles.map((r) => r.id),
+        { maxLength: 3 },
+      ),
+      keyScopes: fc.array(
+        fc.subarray([...ORG_PERMISSIONS, "svc:system:orgs:read" as Permission], { minLength: 1, maxLength: 4 }),
+        {
+          maxLength: 3,
+        },
+      ),
+    });
+    await fc.assert(
+      fc.asyncProperty(scenario, async ({ held, roles: roleIds, keyScopes }) => {
+        const { org, actor } = await manager(held);
+        const granter = await actor();
+        const account = await createServiceAccount(granter, org.id, {
+          username: fresh(),
+          display_name: null,
+          role_ids: roleIds,
+        }).catch(() => undefined);
+        if (!account) return;
+        for (const scopes of keyScopes) {
+          await createServiceAccountKey(granter, org.id, account.id, {
+            name: "k",
+            scopes,
+            expires_at: null,
+            rate_limit: null,
+            allowed_org_ids: null,
+            allowed_cidrs: null,
+          }).catch(() => undefined);
+        }
+        const grants = await loadGrants(dataLayer("test", { client }), account.id);
+        expect(grants.isSysAdmin).toBe(false);
+        expect(grants.global.size).toBe(0);
+        expect([...grants.memberships.keys()]).toEqual([org.id]);
+        for (const p of grants.byOrg.get(org.id) ?? []) expect(holds(granter, p, org.id), p).toBe(true);
+        const keys = await listServiceAccountKeys(granter, org.id, account.id, { limit: 100 });
+        for (const key of keys.data)
+          for (const scope of key.scopes) expect(holds(granter, scope as Permission, org.id), scope).toBe(true);
+      }),
+      { numRuns: 25 },
+    );
+  }, 120_000);
+});
