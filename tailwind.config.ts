@@ -8,6 +8,7 @@ const config: Config = {
         brand: {
           50: "#eef4ff",
           100: "#dbe6ff",
+          300: "#a3b4ff",
           500: "#4f6bed",
           600: "#3f55d6",
           700: "#3443ad",

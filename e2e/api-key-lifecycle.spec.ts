@@ -110,7 +110,7 @@ test("open a key's page: its usage chart counts the requests made with it", asyn
 
   await page.getByRole("table", { name: "Your API keys" }).getByRole("link", { name }).click();
   await expect(page.getByRole("heading", { level: 1, name })).toBeVisible();
-  await expect(page.getByRole("heading", { name: "Requests per hour" })).toBeVisible();
+  await expect(page.getByRole("heading", { name: "Requests", exact: true })).toBeVisible();
   // Counts reach the database with the next bookkeeping flush (every few seconds): reload until then.
   await expect(async () => {
     await page.reload();
@@ -127,6 +127,6 @@ test("the overview is the console's landing page and first in the navigation", a
   await expect(page.getByRole("heading", { level: 1, name: "Overview" })).toBeVisible();
   await expect(page.getByRole("navigation", { name: "Console" }).getByRole("link").first()).toHaveText("Overview");
   await expect(page.getByText("Active API keys")).toBeVisible();
-  await expect(page.getByRole("heading", { name: "Key requests per hour" })).toBeVisible();
+  await expect(page.getByRole("heading", { name: "Key requests" })).toBeVisible();
   await expect(page.getByRole("heading", { name: "Keys refused most" })).toBeVisible();
 });

@@ -32,6 +32,11 @@ test("create a key, read it once, call the API with it, revoke it, and the API r
   const rawKey = await shown.getByLabel("New API key").inputValue();
   expect(rawKey).toMatch(/^cdk_[0-9A-Za-z]+$/);
   await expect(shown.getByRole("button", { name: "Copy key" })).toBeEnabled();
+  // One keystroke must not lose the key: Escape (even pressed again) leaves the dialog and the key.
+  await page.keyboard.press("Escape");
+  await page.keyboard.press("Escape");
+  await expect(shown).toBeVisible();
+  await expect(shown.getByLabel("New API key")).toHaveValue(rawKey);
 
   const me = await request.get("/api/v1/me", { headers: { "X-API-KEY": rawKey } });
   expect(me.status()).toBe(200);
@@ -113,10 +118,14 @@ test("the create dialog shows what to fix next to the field that caused it", asy
   await expect(nameField).toBeFocused();
   await expect(dialog.getByRole("group", { name: "Scopes" })).toHaveAccessibleDescription(/Pick at least one scope\./);
 
-  // Dangerous permissions are shown, marked, and cannot be picked.
-  const dangerous = dialog.getByRole("checkbox", { name: "svc:system:users:write" });
-  await expect(dangerous).toBeDisabled();
-  await expect(dangerous).toHaveAccessibleDescription(/Dangerous: no API key ever carries it/);
+  // Dangerous permissions are not offered at all (no key may carry one), only counted.
+  await expect(dialog.getByRole("checkbox", { name: "svc:system:users:write" })).toHaveCount(0);
+  await expect(dialog).toContainText(/\d+ dangerous permissions are left out: no API key ever carries one\./);
+  // The search narrows the scopes by name or by what they allow.
+  await dialog.getByLabel("Find a scope").fill("conversations read");
+  await expect(dialog.getByRole("checkbox", { name: "svc:conversations:read" })).toBeVisible();
+  await expect(dialog.getByRole("checkbox", { name: "svc:org:read" })).toHaveCount(0);
+  await dialog.getByLabel("Find a scope").fill("");
 
   // A date in the past passes the form's own checks; the server refuses it, next to the date.
   await nameField.fill(uniqueName("e2e invalid"));

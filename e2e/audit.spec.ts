@@ -21,12 +21,14 @@ test("create a key in the console, then find its event in the Audit log", async 
   await page.getByRole("navigation", { name: "Console" }).getByRole("link", { name: "Audit log" }).click();
   await expect(page.getByRole("heading", { level: 1, name: "Audit log" })).toBeVisible();
   const filters = page.getByRole("form", { name: "Filter events" });
-  await filters.getByLabel("Action").fill("createApiKey");
+  await filters.getByLabel("Action").selectOption({ label: "API key created" });
   await filters.getByRole("button", { name: "Apply filters" }).click();
 
   const events = page.getByRole("table", { name: "Audit events" });
   const newest = events.getByRole("row").nth(1);
-  await expect(newest).toContainText("createApiKey");
+  // Said as what happened, to what (by its name), by whom (by username).
+  await expect(newest).toContainText("API key created");
+  await expect(newest.getByRole("link", { name })).toBeVisible();
   await expect(newest).toContainText("e2e-admin");
   await expect(newest).toContainText("Success");
   await newest.getByRole("button", { name: /Show changes/ }).click();
@@ -35,4 +37,24 @@ test("create a key in the console, then find its event in the Audit log", async 
   await expect(details).toContainText("key_hash");
   await expect(details).toContainText("Changed (secret: not recorded)");
   await expect(page.getByText(rawKey)).toHaveCount(0);
+});
+
+test("the audit log filters by the actor's username, and says when no event matches", async ({ page }) => {
+  await page.goto("/console/audit-log");
+  const filters = page.getByRole("form", { name: "Filter events" });
+  const events = page.getByRole("table", { name: "Audit events" });
+  // Any case: usernames are matched as people type them.
+  await filters.getByLabel("Actor (username)").fill("E2E-Admin");
+  await filters.getByRole("button", { name: "Apply filters" }).click();
+  // Once the filtered list is in, every event on it is by that user.
+  await expect(async () => {
+    const rows = (await events.getByRole("row").allTextContents()).filter((text) => /Show changes/.test(text));
+    expect(rows.length).toBeGreaterThan(0);
+    expect(rows.filter((text) => !text.includes("e2e-admin"))).toEqual([]);
+  }).toPass({ timeout: 15_000 });
+
+  await filters.getByLabel("Actor (username)").fill("nobody-by-this-name");
+  await filters.getByRole("button", { name: "Apply filters" }).click();
+  await expect(page.getByText("No event matches these filters.")).toBeVisible();
+  await expect(events).toHaveCount(0);
 });

@@ -150,7 +150,7 @@ test.describe("as the sys_admin", () => {
       .getByRole("table", { name: `Members of ${org.name}` })
       .getByRole("row", { name: new RegExp(username) });
     await expect(row).toContainText("org_admin");
-    await row.getByRole("button", { name: `Grant a role to ${username}` }).click();
+    await row.getByRole("button", { name: `Grant role to ${username}` }).click();
     const grantHere = page.getByRole("dialog", { name: `Grant an org role to ${username}` });
     await pickOption(grantHere.getByLabel("Org role", { exact: true }), "org_member");
     await grantHere.getByRole("button", { name: "Grant role" }).click();

@@ -1,11 +1,6 @@
-import { readdirSync } from "node:fs";
-import path from "node:path";
 import { expect, test, type Browser } from "@playwright/test";
-import { e2eDatabase } from "../scripts/e2e-env.mjs";
-import { generateKey } from "../src/server/auth/api-key-format";
-import { createBaseClient } from "../src/server/db/client";
-import { dataLayer } from "../src/server/db/data-layer";
-import { ADMIN, STORAGE_STATE } from "./accounts";
+import { STORAGE_STATE } from "./accounts";
+import { consolePages, segmentValues } from "./pages";
 
 // What each console page costs a browser on its first load: the JavaScript it receives from the
 // server as `npm start` serves it, uncompressed (as the browser runs it), summed over every script
@@ -15,57 +10,6 @@ import { ADMIN, STORAGE_STATE } from "./accounts";
 // docs/benchmarks.md) and kept as the test's attachment.
 
 const BUDGET_KIB = 600;
-const CONSOLE = path.join(process.cwd(), "src/app/console");
-
-/** Every page's route pattern under /console, route groups left out: "/console/users/[user_id]". */
-function consolePages(dir = CONSOLE, route = "/console"): string[] {
-  const pages: string[] = [];
-  for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    if (entry.isFile() && entry.name === "page.tsx") pages.push(route);
-    if (!entry.isDirectory()) continue;
-    const segment = /^\(.*\)$/.test(entry.name) ? "" : `/${entry.name}`;
-    pages.push(...consolePages(path.join(dir, entry.name), route + segment));
-  }
-  return pages.sort();
-}
-
-/** A real value for each dynamic segment, from the run's database (a key and a plugin made if none). */
-async function segmentValues(): Promise<Record<string, string>> {
-  const client = createBaseClient(e2eDatabase().url, { poolMax: 1 });
-  try {
-    const db = dataLayer("system:e2e", { client });
-    const admin = await db.user.findFirstOrThrow({ where: { username: ADMIN.username } });
-    const key =
-      (await db.apiKey.findFirst({ where: { user_id: admin.id } })) ??
-      (await (async () => {
-        const { hash, prefix } = generateKey();
-        return db.apiKey.create({
-          data: {
-            user_id: admin.id,
-            name: "page weight",
-            key_hash: hash,
-            key_prefix: prefix,
-            scopes: ["svc:org:read"],
-          },
-        });
-      })());
-    const plugin =
-      (await db.plugin.findFirst()) ??
-      (await db.plugin.create({
-        data: { source: "system", pid: "page-weight", version: "1.0.0", name: "Page weight", is_latest: true },
-      }));
-    return {
-      "[orgId]": (await db.organization.findFirstOrThrow()).id,
-      "[user_id]": admin.id,
-      "[role_id]": (await db.role.findFirstOrThrow({ where: { name: "org_member" } })).id,
-      "[key_id]": key.id,
-      "[pid]": plugin.pid,
-    };
-  } finally {
-    await client.$disconnect();
-  }
-}
-
 /**
  * Bytes of JavaScript a fresh browser receives loading `url` (signed in unless `signedOut`): the
  * scripts the page's HTML names (its first load), and those loaded on demand after it (a chart's).
@@ -116,7 +60,6 @@ const OVER_BUDGET = new Set([
   "/console/organizations/[orgId]",
   "/console/organizations/[orgId]/activity",
   "/console/organizations/[orgId]/central-points",
-  "/console/organizations/[orgId]/conversations",
   "/console/organizations/[orgId]/llm-configs",
   "/console/organizations/[orgId]/members",
   "/console/organizations/[orgId]/orchestrators",

@@ -23,7 +23,7 @@ export default function HomePage() {
 
       <main className="mx-auto w-full max-w-5xl flex-1 px-6 py-16">
         <section aria-labelledby="intro-heading" className="max-w-3xl">
-          <p className="text-sm font-semibold uppercase tracking-wider text-brand-600 dark:text-brand-100">
+          <p className="text-sm font-semibold uppercase tracking-wider text-brand-600 dark:text-brand-300">
             Control plane
           </p>
           <h1 id="intro-heading" className="mt-2 text-4xl font-bold tracking-tight sm:text-5xl">

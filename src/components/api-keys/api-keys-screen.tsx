@@ -1,23 +1,23 @@
 "use client";
 
-import { useMutation, useQueryClient } from "@tanstack/react-query";
+import { useQueryClient } from "@tanstack/react-query";
+import dynamic from "next/dynamic";
 import { useState } from "react";
-import type { ApiKey, CreatedApiKey } from "@/lib/schemas/api-keys";
 import type { UserSummary } from "@/lib/schemas/users";
 import { primaryButton, secondaryButton, textLink } from "@/components/ui/styles";
 import { useTRPC } from "@/trpc/react";
-import { CreateKeyDialog } from "./create-key-dialog";
-import { EditKeyDialog } from "./edit-key-dialog";
-import { RollKeyDialog } from "./roll-key-dialog";
+import { useKeyActions } from "./key-actions";
 import { KeyTable } from "./key-table";
-import { NewKeyDialog } from "./new-key-dialog";
 import { OwnerPicker } from "./owner-picker";
 import type { StatusFilter } from "./queries";
-import { ConfirmDialog } from "@/components/ui/confirm-dialog";
+import { useOpenedOnce } from "@/components/ui/dialog";
 import { HeadedSection } from "@/components/ui/page-header";
 import { useNotice } from "@/components/ui/resource-section";
 import { Segmented } from "@/components/ui/segmented";
 import { Notice } from "@/components/ui/states";
+
+// The create form (with its validation) loads when first opened, not with the page.
+const CreateKeyDialog = dynamic(() => import("./create-key-dialog").then((m) => m.CreateKeyDialog));
 
 const FILTERS: { value: StatusFilter; label: string }[] = [
   { value: "all", label: "All" },
@@ -38,14 +38,11 @@ export function ApiKeysScreen({ userId }: { userId: string }) {
   const [owner, setOwner] = useState<UserSummary | null>(null);
   const [status, setStatus] = useState<StatusFilter>("all");
   const [creating, setCreating] = useState(false);
-  const [created, setCreated] = useState<CreatedApiKey | null>(null);
-  const [revoking, setRevoking] = useState<ApiKey | null>(null);
-  const [editing, setEditing] = useState<ApiKey | null>(null);
-  const [rolling, setRolling] = useState<ApiKey | null>(null);
+  const createOpened = useOpenedOnce(creating);
   const notice = useNotice();
-  const revoke = useMutation(trpc.apiKeys.revoke.mutationOptions());
   const own = owner === null;
   const refresh = () => queryClient.invalidateQueries(trpc.apiKeys.list.pathFilter());
+  const keyActions = useKeyActions(notice, () => void refresh());
 
   const createButton = (
     <button type="button" onClick={() => setCreating(true)} className={primaryButton}>
@@ -111,60 +108,24 @@ export function ApiKeysScreen({ userId }: { userId: string }) {
                     status === "all" ? "Only a key's owner can create keys." : "Pick another status to see the rest.",
                 }
           }
-          actions={own ? { onEdit: setEditing, onRoll: setRolling, onRevoke: setRevoking } : undefined}
+          actions={own ? keyActions.starts : undefined}
         />
       </div>
 
-      <CreateKeyDialog
-        ownerId={userId}
-        open={creating}
-        onClose={() => setCreating(false)}
-        onCreated={(key) => {
-          setCreating(false);
-          setCreated(key);
-          notice.say(`API key “${key.name}” created.`);
-          void refresh();
-        }}
-      />
-      <EditKeyDialog
-        apiKey={editing}
-        onClose={() => setEditing(null)}
-        onSaved={(key) => {
-          setEditing(null);
-          notice.say(`API key “${key.name}” saved.`);
-          void refresh();
-        }}
-      />
-      <RollKeyDialog
-        apiKey={rolling}
-        onClose={() => setRolling(null)}
-        onRolled={(key) => {
-          setRolling(null);
-          setCreated(key);
-          notice.say(`API key “${key.name}” rolled.`);
-          void refresh();
-        }}
-      />
-      <NewKeyDialog created={created} onClose={() => setCreated(null)} />
-      <ConfirmDialog
-        subject={revoking}
-        title={(key) => `Revoke “${key.name}”?`}
-        body={(key) => (
-          <>
-            Everything that uses the key <code className="font-mono">{key.key_prefix}…</code> stops working at once. A
-            revoked key cannot be used again.
-          </>
-        )}
-        confirmLabel="Revoke key"
-        pendingLabel="Revoking…"
-        onClose={() => setRevoking(null)}
-        run={(key) => revoke.mutateAsync({ key_id: key.id })}
-        onDone={(key) => {
-          setRevoking(null);
-          notice.say(`API key “${key.name}” revoked.`);
-          void refresh();
-        }}
-      />
+      {createOpened && (
+        <CreateKeyDialog
+          ownerId={userId}
+          open={creating}
+          onClose={() => setCreating(false)}
+          onCreated={(key) => {
+            setCreating(false);
+            keyActions.showCreated(key);
+            notice.say(`API key “${key.name}” created.`);
+            void refresh();
+          }}
+        />
+      )}
+      {keyActions.dialogs}
     </HeadedSection>
   );
 }

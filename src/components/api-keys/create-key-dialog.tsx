@@ -137,7 +137,7 @@ function CreateKeyForm({
         hint="What the key may do. It never carries more than you hold when it is used."
         noun="scope"
         lockDangerous
-        dangerousNote="Dangerous: no API key ever carries it, so it cannot be picked."
+        dangerousNote="no API key ever carries one."
       />
       <ExpiryField choice={choice} maxDays={maxDays} requireExpiry={requireExpiry} today={today} />
       <RateLimitField />

@@ -1,19 +1,22 @@
 "use client";
 
-import { useQuery } from "@tanstack/react-query";
+import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import type { ApiKey } from "@/lib/schemas/api-keys";
 import { useTRPC } from "@/trpc/react";
 import { UsageChart } from "@/components/usage/usage-chart";
 import { Badge } from "@/components/ui/badge";
 import { HeadedSection } from "@/components/ui/page-header";
-import { BackLink, Loaded } from "@/components/ui/states";
+import { useNotice } from "@/components/ui/resource-section";
+import { BackLink, Loaded, Notice } from "@/components/ui/states";
+import { dangerButton, secondaryButton } from "@/components/ui/styles";
 import { CodeList } from "@/components/ui/values";
 import { formatTimestamp } from "./format";
+import { useKeyActions, type KeyActionStarts } from "./key-actions";
 import { STATUS_TONE, statusOf } from "./key-table";
 
-// One key: what it is, where it may act, when and from where it was last used, and its requests
-// per hour by outcome over the last 7 days.
+// One key: what it is, where it may act, when and from where it was last used, its requests by
+// outcome, and (for its owner) the actions its row in the list has: edit, roll, revoke.
 
 export const keyOptions = (trpc: ReturnType<typeof useTRPC>, keyId: string) =>
   trpc.apiKeys.get.queryOptions({ key_id: keyId });
@@ -22,13 +25,35 @@ export const usageOptions = (trpc: ReturnType<typeof useTRPC>, keyId: string) =>
 
 const back = <BackLink href="/console/api-keys">API keys</BackLink>;
 
-export function KeyDetailScreen({ keyId }: { keyId: string }) {
+/** `userId`: the signed-in admin, who may edit, roll and revoke their own keys here. */
+export function KeyDetailScreen({ keyId, userId }: { keyId: string; userId: string }) {
   const trpc = useTRPC();
   const key = useQuery(keyOptions(trpc, keyId));
   return (
     <Loaded query={key} what="the API key" back={back}>
-      {(loaded) => <KeyDetail apiKey={loaded} />}
+      {(loaded) => <KeyDetail apiKey={loaded} own={loaded.user_id === userId} />}
     </Loaded>
+  );
+}
+
+/** The owner's actions on the key, as on its row in the list. */
+function Actions({ apiKey, now, starts }: { apiKey: ApiKey; now: number; starts: KeyActionStarts }) {
+  const status = statusOf(apiKey, now);
+  if (!apiKey.is_active) return null;
+  return (
+    <div className="flex flex-wrap gap-2">
+      <button type="button" className={secondaryButton} onClick={() => starts.onEdit(apiKey)}>
+        Edit
+      </button>
+      {(status === "Active" || status === "Expires soon") && (
+        <button type="button" className={secondaryButton} onClick={() => starts.onRoll(apiKey)}>
+          Roll
+        </button>
+      )}
+      <button type="button" className={dangerButton} onClick={() => starts.onRevoke(apiKey)}>
+        Revoke
+      </button>
+    </div>
   );
 }
 
@@ -41,19 +66,30 @@ function Term({ term, children }: { term: string; children: React.ReactNode }) {
   );
 }
 
-function KeyDetail({ apiKey }: { apiKey: ApiKey }) {
+function KeyDetail({ apiKey, own }: { apiKey: ApiKey; own: boolean }) {
   const trpc = useTRPC();
+  const queryClient = useQueryClient();
   const usage = useQuery(usageOptions(trpc, apiKey.id));
   const [now] = useState(() => Date.now());
   const status = statusOf(apiKey, now);
+  const notice = useNotice();
+  const keyActions = useKeyActions(notice, () => void queryClient.invalidateQueries(trpc.apiKeys.pathFilter()));
   return (
     <div>
       {back}
       <HeadedSection
         title={apiKey.name}
         description={<span className="font-mono">{apiKey.key_prefix}…</span>}
-        actions={<Badge tone={STATUS_TONE[status]}>{status}</Badge>}
+        actions={
+          <div className="flex flex-wrap items-center gap-3">
+            <Badge tone={STATUS_TONE[status]}>{status}</Badge>
+            {own && <Actions apiKey={apiKey} now={now} starts={keyActions.starts} />}
+          </div>
+        }
       >
+        <div className="mt-4">
+          <Notice text={notice.text} />
+        </div>
         <dl className="mt-4 divide-y divide-slate-200 dark:divide-slate-800">
           <Term term="Scopes">
             <CodeList items={apiKey.scopes} inline />
@@ -85,17 +121,18 @@ function KeyDetail({ apiKey }: { apiKey: ApiKey }) {
         </dl>
       </HeadedSection>
       <HeadedSection
-        title="Requests per hour"
+        title="Requests"
         level={2}
         className="mt-8"
         description="By outcome, over the last 7 days. Counts arrive within a few seconds."
       >
         <div className="mt-4">
           <Loaded query={usage} what="the key's usage">
-            {(loaded) => <UsageChart buckets={loaded.data} now={now} label={`Requests per hour of ${apiKey.name}`} />}
+            {(loaded) => <UsageChart buckets={loaded.data} now={now} label={`Requests of ${apiKey.name}`} />}
           </Loaded>
         </div>
       </HeadedSection>
+      {keyActions.dialogs}
     </div>
   );
 }

@@ -71,7 +71,7 @@ function Scopes({ scopes }: { scopes: string[] }) {
       </ul>
       {rest.length > 0 && (
         <details className="mt-1">
-          <summary className="cursor-pointer text-xs font-medium text-brand-600 dark:text-brand-100">
+          <summary className="cursor-pointer text-xs font-medium text-brand-600 dark:text-brand-300">
             {rest.length} more
           </summary>
           <ul className="mt-1 flex flex-col gap-1">

@@ -6,7 +6,8 @@ import { listAuditEventsQuery } from "@/lib/schemas/audit";
 import { useTRPC } from "@/trpc/react";
 import { EventTable } from "./event-table";
 import { auditListOptions, type AuditFilters } from "./queries";
-import { TextField } from "@/components/ui/fields";
+import { SelectField, TextField } from "@/components/ui/fields";
+import { AUDIT_ACTIONS, auditAction } from "@/lib/audit-actions";
 import { Form, SubmitRow, useSchemaForm } from "@/components/ui/form";
 import { HeadedSection } from "@/components/ui/page-header";
 import { EmptyState, ErrorState, LoadingState } from "@/components/ui/states";
@@ -17,13 +18,22 @@ import { EmptyState, ErrorState, LoadingState } from "@/components/ui/states";
 const filterSchema = listAuditEventsQuery.pick({
   action: true,
   actor_user_id: true,
+  actor_username: true,
   target_id: true,
   since: true,
   until: true,
 });
 
 type FilterValues = Record<keyof AuditFilters, string>;
-const BLANK: FilterValues = { action: "", actor_user_id: "", target_id: "", since: "", until: "" };
+const BLANK: FilterValues = { action: "", actor_user_id: "", actor_username: "", target_id: "", since: "", until: "" };
+
+/** The actions to filter by, by what happened ("API key created"), alphabetically. */
+const ACTION_OPTIONS = [
+  { value: "", label: "Any action" },
+  ...AUDIT_ACTIONS.map((value) => ({ value, label: auditAction(value).label })).sort((a, b) =>
+    a.label.localeCompare(b.label),
+  ),
+];
 
 /** A datetime-local value (the browser's local time) as an ISO moment; blank stays unset. */
 function moment(value: string): string | undefined {
@@ -45,6 +55,7 @@ function FilterForm({
     toInput: (values) => ({
       action: values.action.trim() || undefined,
       actor_user_id: values.actor_user_id.trim() || undefined,
+      actor_username: values.actor_username.trim() || undefined,
       target_id: values.target_id.trim() || undefined,
       since: moment(values.since),
       until: moment(values.until),
@@ -57,8 +68,8 @@ function FilterForm({
       label="Filter events"
       className="grid gap-4 rounded-xl border border-slate-200 p-4 sm:grid-cols-2 lg:grid-cols-5 dark:border-slate-800"
     >
-      <TextField label="Action" name="action" placeholder="createApiKey" mono />
-      {!fixed.has("actor_user_id") && <TextField label="Actor (user id)" name="actor_user_id" mono />}
+      <SelectField label="Action" name="action" options={ACTION_OPTIONS} />
+      {!fixed.has("actor_user_id") && <TextField label="Actor (username)" name="actor_username" autoComplete="off" />}
       {!fixed.has("target_id") && <TextField label="Target (id)" name="target_id" mono />}
       <TextField label="From" name="since" type="datetime-local" />
       <TextField label="Until" name="until" type="datetime-local" />

@@ -7,6 +7,7 @@ import { Badge } from "@/components/ui/badge";
 import { linkButton, mutedText, textLink } from "@/components/ui/styles";
 import { DataTable, td } from "@/components/ui/table";
 import { Code, JsonValue, WhenCell } from "@/components/ui/values";
+import { auditAction } from "@/lib/audit-actions";
 
 // Audit events as a table whose rows open to their changes: the audit log's and activity lists'
 // (audit-log.tsx), and the overview's latest events, which need none of the lists' filters.
@@ -61,12 +62,28 @@ function Changes({ event }: { event: AuditEvent }) {
         </table>
       )}
       <dl className={`grid grid-cols-[auto_1fr] gap-x-4 gap-y-1 text-xs ${mutedText}`}>
+        <dt>Event type</dt>
+        <dd className="font-mono wrap-anywhere">{auditAction(event.action).type}</dd>
+        {event.target.id && (
+          <>
+            <dt>Target</dt>
+            <dd className="font-mono wrap-anywhere">
+              {event.target.type} {event.target.id}
+            </dd>
+          </>
+        )}
+        {event.actor.user_id && (
+          <>
+            <dt>Actor</dt>
+            <dd className="font-mono wrap-anywhere">{event.actor.user_id}</dd>
+          </>
+        )}
         <dt>Request</dt>
-        <dd className="break-all">{event.request_id ?? "—"}</dd>
+        <dd className="wrap-anywhere">{event.request_id ?? "—"}</dd>
         <dt>Address</dt>
         <dd>{event.ip ?? "—"}</dd>
         <dt>User-Agent</dt>
-        <dd className="break-all">{event.user_agent ?? "—"}</dd>
+        <dd className="wrap-anywhere">{event.user_agent ?? "—"}</dd>
       </dl>
     </div>
   );
@@ -77,7 +94,7 @@ function Actor({ actor }: { actor: AuditEvent["actor"] }) {
   return (
     <>
       {actor.user_id && name ? (
-        <Link href={`/console/users/${actor.user_id}`} className={textLink}>
+        <Link href={`/console/users/${actor.user_id}`} className={textLink} title={actor.user_id}>
           {name}
         </Link>
       ) : (
@@ -92,8 +109,43 @@ function Actor({ actor }: { actor: AuditEvent["actor"] }) {
   );
 }
 
+const TARGET_PAGES: Readonly<Record<string, (id: string) => string>> = {
+  user: (id) => `/console/users/${id}`,
+  member: (id) => `/console/users/${id}`,
+  organization: (id) => `/console/organizations/${id}`,
+  api_key: (id) => `/console/api-keys/${id}`,
+  role: (id) => `/console/roles/${id}`,
+};
+
+/** What an event acted on, by name (its id on hover and in the details), linked to its page when it has one. */
+function Target({ target }: { target: AuditEvent["target"] }) {
+  if (!target.type) return <span className={mutedText}>—</span>;
+  const kind = target.type.replace(/_/g, " ");
+  const page = target.id && target.name ? TARGET_PAGES[target.type]?.(target.id) : undefined;
+  const shown = target.name ?? target.id;
+  return (
+    <>
+      <span className={`block text-xs ${mutedText}`}>{kind}</span>
+      {shown &&
+        (page ? (
+          <Link href={page} className={`${textLink} break-words`} title={target.id ?? undefined}>
+            {shown}
+          </Link>
+        ) : (
+          <span
+            className={target.name ? "break-words" : "font-mono text-xs wrap-anywhere"}
+            title={target.id ?? undefined}
+          >
+            {shown}
+          </span>
+        ))}
+    </>
+  );
+}
+
 function EventRows({ event }: { event: AuditEvent }) {
   const [open, setOpen] = useState(false);
+  const action = auditAction(event.action);
   const detailsId = `audit-${event.id}`;
   return (
     <Fragment>
@@ -103,11 +155,10 @@ function EventRows({ event }: { event: AuditEvent }) {
           <Actor actor={event.actor} />
         </td>
         <th scope="row" className={`${td} text-left font-medium`}>
-          <Code>{event.action}</Code>
+          {action.label}
         </th>
-        <td className={`${td} break-all`}>
-          {event.target.type ?? <span className={mutedText}>—</span>}
-          {event.target.id && <span className={`block font-mono text-xs ${mutedText}`}>{event.target.id}</span>}
+        <td className={td}>
+          <Target target={event.target} />
         </td>
         <td className={td}>
           {event.outcome === "denied" ? <Badge tone="bad">Denied</Badge> : <Badge tone="good">Success</Badge>}
@@ -123,7 +174,7 @@ function EventRows({ event }: { event: AuditEvent }) {
             {open ? "Hide changes" : "Show changes"}
             <span className="sr-only">
               {" "}
-              of {event.action} at {event.occurred_at}
+              of {action.label} at {event.occurred_at}
             </span>
           </button>
         </td>

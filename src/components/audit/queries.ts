@@ -11,7 +11,7 @@ export const PAGE_SIZE = 25;
 
 export type AuditFilters = Pick<
   z.input<typeof listAuditEventsQuery>,
-  "action" | "actor_user_id" | "target_id" | "since" | "until"
+  "action" | "actor_user_id" | "actor_username" | "target_id" | "since" | "until"
 >;
 
 /** The platform's events, or one organization's when `orgId` is given. */

@@ -11,7 +11,7 @@ export function ConsoleNav() {
       label="Console"
       links={SECTIONS}
       isCurrent={(href) => pathname === href || pathname.startsWith(`${href}/`)}
-      listClassName="flex gap-1 overflow-x-auto md:flex-col md:overflow-visible"
+      listClassName="flex flex-wrap gap-1 md:flex-col md:flex-nowrap"
       linkClassName={(current) =>
         `block rounded-md px-3 py-2 text-sm whitespace-nowrap ${
           current

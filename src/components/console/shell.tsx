@@ -74,7 +74,7 @@ export function NoAccess({ user }: { user: SignedInUser }) {
         <div className="mt-6 flex items-center justify-between gap-4">
           <Link
             href="/"
-            className="text-sm font-medium text-brand-600 underline-offset-2 hover:underline dark:text-brand-100"
+            className="text-sm font-medium text-brand-600 underline-offset-2 hover:underline dark:text-brand-300"
           >
             Back to the home page
           </Link>

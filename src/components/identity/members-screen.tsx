@@ -60,15 +60,15 @@ export function MembersScreen({ orgId }: { orgId: string }) {
       rowKey={(member) => member.user_id}
       itemName={(member) => member.username}
       actions={(member, open) => [
-        { label: "Grant role", ariaLabel: `Grant a role to ${member.username}`, onClick: () => setGranting(member) },
+        { label: "Grant role", ariaLabel: `Grant role to ${member.username}`, onClick: () => setGranting(member) },
         { label: "Remove", ariaLabel: `Remove ${member.username}`, onClick: open.remove, danger: true },
       ]}
       cells={(member) => (
         <>
-          <th scope="row" className={`${td} text-left font-medium break-all`}>
+          <th scope="row" className={`${td} text-left font-medium wrap-anywhere`}>
             <UserLink user={member} />
           </th>
-          <td className={`${td} break-all`}>{member.email ?? <span className={mutedText}>—</span>}</td>
+          <td className={`${td} wrap-anywhere`}>{member.email ?? <span className={mutedText}>—</span>}</td>
           <td className={td}>
             <RoleBadges
               roles={member.roles}

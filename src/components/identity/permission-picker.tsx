@@ -1,16 +1,18 @@
 "use client";
 
-import { useId } from "react";
+import { useId, useState } from "react";
 import { SCOPE_GROUPS } from "@/components/api-keys/catalog";
 import { DangerousBadge } from "@/components/ui/badge";
 import { describedBy, FieldError } from "@/components/ui/field-error";
 import { useFieldController } from "@/components/ui/fields";
-import { hintClass, labelClass, linkButton } from "@/components/ui/styles";
+import { hintClass, inputClass, labelClass, linkButton } from "@/components/ui/styles";
 import { PERMISSIONS, type Permission } from "@/lib/permissions";
 
-// Permissions from the catalog, grouped by resource, each with what it allows; dangerous ones are
-// marked. Only catalog permissions can be picked, and only those `offered` (an org role: org ones).
-// It edits a form field holding the list of permissions picked.
+// Permissions from the catalog, grouped by resource, each with what it allows, and a search over
+// names and descriptions; dangerous ones are marked. Only catalog permissions can be picked, and only
+// those `offered` (an org role: org ones); what cannot be granted (`lockDangerous`: a dangerous one
+// for an API key) is not offered at all, only counted. No scroll box of its own: the page or the
+// dialog around it scrolls. It edits a form field holding the list of permissions picked.
 
 interface PermissionPickerProps {
   /** The form field: a list of permissions. */
@@ -21,7 +23,7 @@ interface PermissionPickerProps {
   offered?: (permission: Permission) => boolean;
   /** Read-only: a built-in role's permissions. */
   readOnly?: boolean;
-  /** What a dangerous permission says under it; `lockDangerous` shows it but it cannot be picked (API keys never carry one). */
+  /** What a dangerous permission says under it; `lockDangerous`: it cannot be picked, and is left out (API keys never carry one). */
   dangerousNote?: string;
   lockDangerous?: boolean;
   /** The word for what is picked: "permission", "scope". */
@@ -46,9 +48,20 @@ export function PermissionPicker({
   const { field, message: error } = useFieldController(name, legend);
   const selected = new Set<string>(field.value as string[]);
   const pickable = (s: { permission: Permission; dangerous: boolean }) => !readOnly && !(lockDangerous && s.dangerous);
+  const [search, setSearch] = useState("");
+  const words = search.trim().toLowerCase().split(/\s+/).filter(Boolean);
+  const grantable = (s: { permission: Permission; dangerous: boolean }) =>
+    offered(s.permission) && !(lockDangerous && s.dangerous);
+  const withheld = lockDangerous
+    ? SCOPE_GROUPS.flatMap((g) => g.scopes).filter((s) => offered(s.permission) && s.dangerous).length
+    : 0;
   const groups = SCOPE_GROUPS.map((group) => ({
     ...group,
-    scopes: group.scopes.filter((s) => offered(s.permission)),
+    scopes: group.scopes.filter(
+      (s) =>
+        grantable(s) &&
+        words.every((word) => `${s.permission} ${s.allows} ${group.label}`.toLowerCase().includes(word)),
+    ),
   })).filter((g) => g.scopes.length > 0);
   const count = [...selected].filter((p) => Object.hasOwn(PERMISSIONS, p) && offered(p as Permission)).length;
 
@@ -69,11 +82,36 @@ export function PermissionPicker({
           {hint}
         </p>
       )}
+      {!readOnly && (
+        <div className="mt-2">
+          <label htmlFor={`${id}-search`} className="sr-only">
+            Find a {noun}
+          </label>
+          <input
+            id={`${id}-search`}
+            type="search"
+            value={search}
+            onChange={(event) => setSearch(event.target.value)}
+            onKeyDown={(event) => {
+              // Enter searches; it does not send the form around the picker.
+              if (event.key === "Enter") event.preventDefault();
+            }}
+            placeholder={`Find a ${noun}: “members”, “read”, “orchestrators”…`}
+            className={inputClass}
+            autoComplete="off"
+          />
+        </div>
+      )}
       <div
-        className="mt-2 max-h-96 overflow-y-auto rounded-md border border-slate-300 aria-[invalid=true]:border-red-500 dark:border-slate-700"
+        className="mt-2 rounded-md border border-slate-300 aria-[invalid=true]:border-red-500 dark:border-slate-700"
         aria-invalid={error ? true : undefined}
         tabIndex={error ? -1 : undefined}
       >
+        {groups.length === 0 && (
+          <p className="px-3 py-3 text-sm text-slate-600 dark:text-slate-300">
+            No {noun} matches “{search.trim()}”.
+          </p>
+        )}
         {groups.map((group) => {
           const choices = group.scopes.filter(pickable).map((s) => s.permission);
           const all = choices.length > 0 && choices.every((p) => selected.has(p));
@@ -110,7 +148,7 @@ export function PermissionPicker({
                     <div className="min-w-0">
                       <label
                         htmlFor={`${id}-${scope.permission}`}
-                        className={`font-mono text-sm break-all ${lockDangerous && scope.dangerous ? "text-slate-400 dark:text-slate-500" : ""}`}
+                        className={`font-mono text-sm wrap-anywhere ${lockDangerous && scope.dangerous ? "text-slate-400 dark:text-slate-500" : ""}`}
                       >
                         {scope.permission}
                       </label>
@@ -132,6 +170,7 @@ export function PermissionPicker({
       </div>
       <p className="mt-1 text-sm text-slate-600 dark:text-slate-300" aria-live="polite">
         {count === 1 ? `1 ${noun} selected` : `${count} ${noun}s selected`}
+        {withheld > 0 && `. ${withheld} dangerous permissions are left out: ${dangerousNote}`}
       </p>
       <FieldError id={`${id}-error`} message={error} />
     </fieldset>

@@ -288,7 +288,7 @@ function HeldTable({
       {held.map((p) => (
         <tr key={p.permission}>
           <th scope="row" className={`${td} text-left font-normal`}>
-            <code className="font-mono text-sm break-all">{p.permission}</code>
+            <code className="font-mono text-sm wrap-anywhere">{p.permission}</code>
             {p.dangerous && (
               <span className="ml-2">
                 <DangerousBadge />
@@ -337,10 +337,27 @@ export function EffectivePermissionsSection({ user }: { user: User }) {
             everywhere.
           </p>
         )}
-        <div>
-          <h3 className="mb-2 text-sm font-semibold">Globally</h3>
-          <HeldTable caption={`Permissions ${user.username} holds globally`} held={view.global} orgNames={orgNames} />
-        </div>
+        {view.is_sys_admin ? (
+          // The banner says it all; the list (every permission, each from the same role) is there on demand.
+          <details>
+            <summary className="cursor-pointer text-sm font-semibold">
+              Globally{" "}
+              <span className={`font-normal ${mutedText}`}>(all {view.global.length} permissions, as a sys_admin)</span>
+            </summary>
+            <div className="mt-2">
+              <HeldTable
+                caption={`Permissions ${user.username} holds globally`}
+                held={view.global}
+                orgNames={orgNames}
+              />
+            </div>
+          </details>
+        ) : (
+          <div>
+            <h3 className="mb-2 text-sm font-semibold">Globally</h3>
+            <HeldTable caption={`Permissions ${user.username} holds globally`} held={view.global} orgNames={orgNames} />
+          </div>
+        )}
         {view.organizations.map((org) => (
           <details key={org.id} className="group">
             <summary className="cursor-pointer text-sm font-semibold">

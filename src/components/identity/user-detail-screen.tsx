@@ -57,7 +57,7 @@ function UserDetail({ u, justCreated }: { u: User; justCreated: boolean }) {
       <UsersLink />
       <div className="mt-2 flex flex-wrap items-start justify-between gap-4">
         <div>
-          <h1 className="text-2xl font-bold tracking-tight break-all">{u.username}</h1>
+          <h1 className="text-2xl font-bold tracking-tight wrap-anywhere">{u.username}</h1>
           <div className="mt-2 flex flex-wrap items-center gap-2 text-sm text-slate-600 dark:text-slate-300">
             {u.display_name && <span>{u.display_name}</span>}
             {u.is_deleted && <Badge tone="bad">Deleted</Badge>}

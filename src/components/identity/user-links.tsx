@@ -60,7 +60,7 @@ export function IdentitiesSection({
           <th scope="row" className={`${td} text-left font-medium`}>
             {providerName(identity)}
           </th>
-          <td className={`${td} font-mono break-all`}>{identity.provider_user_id}</td>
+          <td className={`${td} font-mono wrap-anywhere`}>{identity.provider_user_id}</td>
           <WhenCell iso={identity.created_at} />
         </>
       )}

@@ -53,7 +53,7 @@ export function UsersScreen() {
           columns={["Username", "Display name", "Email", "Sign-in", "Created"]}
           row={(user) => (
             <>
-              <th scope="row" className={`${td} text-left font-medium break-all`}>
+              <th scope="row" className={`${td} text-left font-medium wrap-anywhere`}>
                 <Link href={`/console/users/${user.id}`} className={textLink}>
                   {user.username}
                 </Link>
@@ -64,7 +64,7 @@ export function UsersScreen() {
                 )}
               </th>
               <td className={td}>{user.display_name ?? <span className={mutedText}>—</span>}</td>
-              <td className={`${td} break-all`}>{user.email ?? <span className={mutedText}>—</span>}</td>
+              <td className={`${td} wrap-anywhere`}>{user.email ?? <span className={mutedText}>—</span>}</td>
               <td className={td}>
                 {user.kind === "service" ? (
                   <Badge tone="brand">Service account</Badge>

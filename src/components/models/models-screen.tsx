@@ -107,7 +107,7 @@ export function ModelsScreen() {
         <>
           <td className={td}>{model.provider}</td>
           <th scope="row" className={`${td} min-w-48 text-left font-normal`}>
-            <span className="font-mono font-medium break-all">{model.model_id}</span>
+            <span className="font-mono font-medium wrap-anywhere">{model.model_id}</span>
             {model.display_name && (
               <span className="block text-slate-600 dark:text-slate-300">{model.display_name}</span>
             )}

@@ -9,8 +9,8 @@ import { EventTable } from "@/components/audit/event-table";
 import { UsageChart } from "@/components/usage/usage-chart";
 import { HeadedSection } from "@/components/ui/page-header";
 import { Loaded } from "@/components/ui/states";
-import { textLink } from "@/components/ui/styles";
-import { td } from "@/components/ui/table";
+import { mutedText, textLink } from "@/components/ui/styles";
+import { Cell, DataTable, td } from "@/components/ui/table";
 
 // The console's landing page: how many organizations (by tier), users and usable keys there are,
 // which keys expire this week, the platform's key requests per hour, the keys refused most, and the
@@ -35,7 +35,7 @@ function Figure({ label, value, children }: { label: string; value: number; chil
     <div className="rounded-lg border border-slate-200 p-4 dark:border-slate-800">
       <dt className="text-sm text-slate-500 dark:text-slate-400">{label}</dt>
       <dd className="mt-1 text-2xl font-semibold tabular-nums">{value.toLocaleString("en")}</dd>
-      {children}
+      {children && <dd className="mt-1 text-xs text-slate-500 dark:text-slate-400">{children}</dd>}
     </div>
   );
 }
@@ -47,10 +47,8 @@ function OverviewBody({ overview }: { overview: Overview }) {
     <div className="mt-6 space-y-8">
       <dl className="grid grid-cols-1 gap-4 sm:grid-cols-2 lg:grid-cols-4">
         <Figure label="Organizations" value={organizations}>
-          <p className="mt-1 text-xs text-slate-500 dark:text-slate-400">
-            {overview.organizations_by_tier.map((t) => `${t.count.toLocaleString("en")} ${t.tier}`).join(" · ") ||
-              "None yet"}
-          </p>
+          {overview.organizations_by_tier.map((t) => `${t.count.toLocaleString("en")} ${t.tier}`).join(" · ") ||
+            "None yet"}
         </Figure>
         <Figure label="Users" value={overview.users} />
         <Figure label="Active API keys" value={overview.active_keys} />
@@ -58,16 +56,12 @@ function OverviewBody({ overview }: { overview: Overview }) {
       </dl>
 
       <HeadedSection
-        title="Key requests per hour"
+        title="Key requests"
         level={2}
-        description="Every API key's requests across the platform, by outcome, over the last 7 days."
+        description="Every API key's requests across the platform, by outcome."
       >
         <div className="mt-4">
-          <UsageChart
-            buckets={overview.requests_per_hour}
-            now={now}
-            label="Key requests per hour across the platform"
-          />
+          <UsageChart buckets={overview.requests_per_hour} now={now} label="Key requests across the platform" />
         </div>
       </HeadedSection>
 
@@ -79,39 +73,26 @@ function OverviewBody({ overview }: { overview: Overview }) {
         {overview.most_refused_keys.length === 0 ? (
           <p className="mt-4 text-sm text-slate-600 dark:text-slate-300">No key was refused this week.</p>
         ) : (
-          <table className="mt-4 w-full text-left text-sm">
-            <thead>
-              <tr>
-                <th scope="col" className={td}>
-                  Key
-                </th>
-                <th scope="col" className={td}>
-                  Owner
-                </th>
-                <th scope="col" className={`${td} text-right`}>
-                  Refused
-                </th>
-              </tr>
-            </thead>
-            <tbody>
+          <div className="mt-4">
+            <DataTable caption="Keys refused most" columns={["Key", "Owner", "Refused"]}>
               {overview.most_refused_keys.map((key) => (
-                <tr key={key.id} className="border-t border-slate-200 dark:border-slate-800">
-                  <th scope="row" className={`${td} font-medium`}>
+                <tr key={key.id}>
+                  <th scope="row" className={`${td} text-left font-medium`}>
                     <Link href={`/console/api-keys/${key.id}`} className={textLink}>
                       {key.name}
                     </Link>{" "}
-                    <span className="font-mono text-xs text-slate-500">{key.key_prefix}…</span>
+                    <span className={`font-mono text-xs ${mutedText}`}>{key.key_prefix}…</span>
                   </th>
-                  <td className={td}>
+                  <Cell>
                     <Link href={`/console/users/${key.user_id}`} className={textLink}>
                       {key.username}
                     </Link>
-                  </td>
-                  <td className={`${td} text-right tabular-nums`}>{key.refused.toLocaleString("en")}</td>
+                  </Cell>
+                  <Cell className="tabular-nums">{key.refused.toLocaleString("en")}</Cell>
                 </tr>
               ))}
-            </tbody>
-          </table>
+            </DataTable>
+          </div>
         )}
       </HeadedSection>
 

@@ -46,7 +46,7 @@ export function PluginsScreen() {
               </div>
             </div>
           </th>
-          <td className={`${td} font-mono text-xs break-all`}>{plugin.pid}</td>
+          <td className={`${td} font-mono text-xs wrap-anywhere`}>{plugin.pid}</td>
           <td className={`${td} whitespace-nowrap`}>
             <span className="font-mono">{plugin.version}</span>
             <Link

@@ -40,9 +40,11 @@ export function ConversationsSection({ orgId }: { orgId: string }) {
       value: "",
       label: members.isPending
         ? "Loading members…"
-        : (members.data?.data.length ?? 0) === 0
-          ? "No member matches"
-          : "Pick a member",
+        : (members.data?.data.length ?? 0) > 0
+          ? "Pick a member"
+          : q
+            ? `No member matches “${q}”`
+            : "The organization has no members",
     },
     ...(members.data?.data ?? []).map((m) => ({ value: m.user_id, label: who(m) })),
   ];
@@ -156,7 +158,7 @@ function ConversationList({
               <button
                 type="button"
                 onClick={() => onOpen(c)}
-                className="rounded-md px-2 py-1 text-sm font-medium text-brand-700 hover:bg-brand-50 dark:text-brand-100 dark:hover:bg-slate-800"
+                className="rounded-md px-2 py-1 text-sm font-medium text-brand-700 hover:bg-brand-50 dark:text-brand-300 dark:hover:bg-slate-800"
                 aria-label={`Read ${c.title ?? `the untitled conversation of ${formatTimestamp(c.created_at)}`}`}
               >
                 Read

@@ -46,7 +46,7 @@ export function LlmConfigsSection({ orgId }: { orgId: string }) {
             <span className="sr-only">ends in </span>
             {config.api_key_readable ? config.api_key_last4 : "unreadable: set a new key"}
           </td>
-          <td className={`${td} break-all`}>
+          <td className={`${td} wrap-anywhere`}>
             {config.base_url ?? <span className={mutedText}>Provider default</span>}
           </td>
           <td className={td}>{config.is_enabled ? <Badge tone="good">enabled</Badge> : <Badge>disabled</Badge>}</td>

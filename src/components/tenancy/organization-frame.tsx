@@ -63,11 +63,11 @@ function Frame({ org, children }: { org: Organization; children: ReactNode }) {
             label: section.label,
           }))}
           isCurrent={(href) => href === `${base}${current.path}`}
-          listClassName="-mb-px flex gap-1 overflow-x-auto"
+          listClassName="-mb-px flex flex-wrap gap-x-1"
           linkClassName={(active) =>
             `block border-b-2 px-3 py-2 text-sm whitespace-nowrap ${
               active
-                ? "border-brand-600 font-semibold text-brand-700 dark:text-brand-100"
+                ? "border-brand-600 font-semibold text-brand-700 dark:text-brand-300"
                 : "border-transparent text-slate-600 hover:border-slate-300 hover:text-slate-900 dark:text-slate-300 dark:hover:text-white"
             }`
           }

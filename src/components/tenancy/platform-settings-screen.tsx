@@ -55,7 +55,7 @@ export function PlatformSettingsScreen() {
         <>
           <KeyValueCells setting={s}>
             {s.description && (
-              <span className={`mt-1 block max-w-xs font-sans font-normal ${mutedText}`}>{s.description}</span>
+              <span className={`mt-1 block max-w-xs min-w-48 font-sans font-normal ${mutedText}`}>{s.description}</span>
             )}
           </KeyValueCells>
           <td className={td}>{s.value_type}</td>

@@ -39,8 +39,8 @@ export function KeyValueCells({
 }) {
   return (
     <>
-      <th scope="row" className={`${td} text-left font-mono text-xs font-medium break-all`}>
-        {setting.key}
+      <th scope="row" className={`${td} text-left font-mono text-xs font-medium`}>
+        <span className="wrap-anywhere">{setting.key}</span>
         {children}
       </th>
       <td className={td}>

@@ -1,10 +1,11 @@
 "use client";
 
-import { useEffect, useId, useRef, type ReactNode } from "react";
+import { useEffect, useId, useRef, useState, type ReactNode } from "react";
 
 // A modal dialog on the native <dialog> element: the browser traps focus inside it, closes it on
 // Escape and hands focus back to the control that opened it. Its content is mounted only while it
-// is open, so every opening starts from a clean state.
+// is open, so every opening starts from a clean state. A dialog that must not be dismissed (a secret
+// shown once) ignores Escape and light dismissal: it closes only through its own button.
 
 interface DialogProps {
   open: boolean;
@@ -15,9 +16,19 @@ interface DialogProps {
   children: ReactNode;
   /** role="alertdialog" for confirmations that interrupt. */
   alert?: boolean;
+  /** False: Escape does not close it; only the caller's own button (setting `open` false) does. */
+  dismissible?: boolean;
 }
 
-export function Dialog({ open, onClose, title, description, children, alert = false }: DialogProps) {
+export function Dialog({
+  open,
+  onClose,
+  title,
+  description,
+  children,
+  alert = false,
+  dismissible = true,
+}: DialogProps) {
   const ref = useRef<HTMLDialogElement>(null);
   const titleId = useId();
   const descriptionId = useId();
@@ -35,7 +46,14 @@ export function Dialog({ open, onClose, title, description, children, alert = fa
       role={alert ? "alertdialog" : undefined}
       aria-labelledby={titleId}
       aria-describedby={description ? descriptionId : undefined}
-      onClose={onClose}
+      onCancel={(event) => {
+        if (!dismissible) event.preventDefault();
+      }}
+      onClose={() => {
+        // The browser may close a modal on a repeated Escape without a cancellable event: reopen it.
+        if (!dismissible && open) ref.current?.showModal();
+        else onClose();
+      }}
       className="m-auto w-[calc(100%-2rem)] max-w-2xl rounded-xl border border-slate-200 bg-white p-0 text-slate-900 shadow-xl backdrop:bg-slate-950/60 dark:border-slate-700 dark:bg-slate-900 dark:text-slate-100"
     >
       {open && (
@@ -53,4 +71,14 @@ export function Dialog({ open, onClose, title, description, children, alert = fa
       )}
     </dialog>
   );
+}
+
+/**
+ * True from the first time `open` is: a dialog loaded on demand (next/dynamic) is rendered from its
+ * first opening on, and stays mounted so that closing it hands focus back as any other dialog does.
+ */
+export function useOpenedOnce(open: boolean): boolean {
+  const [opened, setOpened] = useState(open);
+  if (open && !opened) setOpened(true);
+  return opened || open;
 }

@@ -10,7 +10,7 @@ import {
 } from "react";
 import { get, useController, useFormContext, type UseControllerReturn } from "react-hook-form";
 import { describedBy, FieldError } from "./field-error";
-import { errorText, type PlaceLabeller } from "./form";
+import { errorText, type PlaceLabeller } from "./form-errors";
 import { hintClass, inputClass, labelClass } from "./styles";
 
 // The form kit's controls (./form.tsx): each with its label, an optional hint and its error under

@@ -1,6 +1,5 @@
 "use client";
 
-import { zodResolver } from "@hookform/resolvers/zod";
 import { useEffect, useRef, useState, type ReactNode } from "react";
 import {
   FormProvider,
@@ -17,6 +16,7 @@ import {
 } from "react-hook-form";
 import type { z } from "zod";
 import { fieldErrorsOf, messageOf } from "@/trpc/react";
+import { errorText, sentence } from "./form-errors";
 import { FormAlert } from "./states";
 import { primaryButton, secondaryButton } from "./styles";
 
@@ -25,41 +25,13 @@ import { primaryButton, secondaryButton } from "./styles";
 // [{path, message}]`) set on the field they name. Each control has a label, an optional hint and
 // its error under it (aria-describedby, aria-invalid); after a failed attempt the first field to
 // fix takes the focus (else the form's alert).
-// Its controls are in ./fields.tsx, the helpers between typed text and values in ./form-values.ts.
+// Its controls are in ./fields.tsx, the helpers between typed text and values in ./form-values.ts,
+// the wording of errors in ./form-errors.ts.
 
-/** "must not be empty" on Name reads "Name must not be empty."; a whole sentence stays one. */
-export function sentence(subject: string, message: string, nested = false): string {
-  let full: string;
-  if (/^(must|is|are|cannot|should|may|says|does|has) /.test(message)) full = `${subject} ${message}`;
-  else if (!subject || (/^[A-Z]/.test(message) && !nested)) full = message;
-  else full = `${subject}: ${message}`;
-  return full.endsWith(".") ? full : `${full}.`;
-}
+export { errorText, sentence, type PlaceLabeller } from "./form-errors";
 
-/** Names a place below a field (`redirect_uris.1` → "Redirect URI 2"). */
-export type PlaceLabeller = (rest: string[]) => string;
-
-const NOT_ERRORS = new Set(["message", "type", "types"]);
-
-/** Every error at and below a field, as sentences that name where they are. */
-export function errorText(error: unknown, subject: string, labelFor?: PlaceLabeller): string | undefined {
-  const lines: string[] = [];
-  const walk = (node: unknown, rest: string[]) => {
-    if (!node || typeof node !== "object") return;
-    const { message } = node as { message?: unknown };
-    if (typeof message === "string" && message !== "") {
-      const place = rest.length === 0 ? subject : (labelFor?.(rest) ?? `${subject} (${rest.join(".")})`);
-      lines.push(sentence(place, message, rest.length > 0));
-    }
-    for (const [key, child] of Object.entries(node)) {
-      // An error's own members; a place below a field may be called "type" too, but holds an error.
-      if (key === "ref" || (NOT_ERRORS.has(key) && (typeof child !== "object" || child === null))) continue;
-      walk(child, key === "root" ? rest : [...rest, key]);
-    }
-  };
-  walk(error, []);
-  return lines.length > 0 ? [...new Set(lines)].join(" ") : undefined;
-}
+let resolverModule: Promise<typeof import("@hookform/resolvers/zod")> | undefined;
+const loadResolver = () => (resolverModule ??= import("@hookform/resolvers/zod"));
 
 export interface SchemaFormOptions<V extends FieldValues, O> {
   /** The schema the server enforces; its paths name the form's fields. */
@@ -92,11 +64,15 @@ export function useSchemaForm<V extends FieldValues, O = unknown>({
 }: SchemaFormOptions<V, O>): SchemaForm<V, O> {
   const [failures, setFailures] = useState(0);
   const failed = () => setFailures((n) => n + 1);
-  const validate = zodResolver(schema as z.ZodType<FieldValues, FieldValues>) as unknown as Resolver<
-    FieldValues,
-    unknown,
-    O
-  >;
+  // The resolver is loaded with the first check (a submit), not with the page.
+  const validate: Resolver<FieldValues, unknown, O> = async (...args) =>
+    (
+      (await loadResolver()).zodResolver(schema as z.ZodType<FieldValues, FieldValues>) as unknown as Resolver<
+        FieldValues,
+        unknown,
+        O
+      >
+    )(...args);
   const resolver: Resolver<V, unknown, O> = async (values, context, options) => {
     const problems: [string, string][] = [];
     const input = toInput ? toInput(values, (field, message) => problems.push([field, message])) : values;

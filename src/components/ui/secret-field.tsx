@@ -63,7 +63,7 @@ export function Fact({ term, children }: { term: string; children: ReactNode }) 
   return (
     <>
       <dt className="text-slate-500 dark:text-slate-400">{term}</dt>
-      <dd className="break-all">{children}</dd>
+      <dd className="wrap-anywhere">{children}</dd>
     </>
   );
 }
@@ -83,7 +83,10 @@ interface ShownOnceDialogProps {
   children?: ReactNode;
 }
 
-/** The one moment a secret is shown: the warning, the secret with its copy button, and what it belongs to. */
+/**
+ * The one moment a secret is shown: the warning, the secret with its copy button, and what it belongs
+ * to. Escape does not close it (one keystroke would lose the secret): only "I have copied the …" does.
+ */
 export function ShownOnceDialog({
   secret,
   title,
@@ -95,7 +98,7 @@ export function ShownOnceDialog({
   children,
 }: ShownOnceDialogProps) {
   return (
-    <Dialog open={secret !== null} onClose={onClose} title={title} alert>
+    <Dialog open={secret !== null} onClose={onClose} title={title} alert dismissible={false}>
       {secret !== null && (
         <div className="space-y-4">
           <ShownOnceWarning what={what} />

@@ -8,12 +8,12 @@ export const th =
   "px-3 py-2 text-left text-xs font-semibold tracking-wide text-slate-600 uppercase dark:text-slate-300";
 export const td = "px-3 py-3 align-top text-sm";
 export const tableFrame =
-  "overflow-x-auto rounded-xl border border-slate-200 bg-white shadow-sm dark:border-slate-800 dark:bg-slate-900";
+  "relative overflow-x-auto rounded-xl border border-slate-200 bg-white shadow-sm dark:border-slate-800 dark:bg-slate-900";
 export const tableClass = "min-w-full divide-y divide-slate-200 dark:divide-slate-800";
 export const tbodyClass = "divide-y divide-slate-200 dark:divide-slate-800";
 export const theadClass = "bg-slate-50 dark:bg-slate-950";
 const rowAction =
-  "rounded-md px-2 py-1 text-sm font-medium whitespace-nowrap text-brand-700 hover:bg-brand-50 dark:text-brand-100 dark:hover:bg-slate-800";
+  "rounded-md px-2 py-1 text-sm font-medium whitespace-nowrap text-brand-700 hover:bg-brand-50 dark:text-brand-300 dark:hover:bg-slate-800";
 const dangerRowAction =
   "rounded-md px-2 py-1 text-sm font-medium whitespace-nowrap text-red-700 hover:bg-red-50 dark:text-red-400 dark:hover:bg-red-950";
 

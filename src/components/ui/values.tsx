@@ -27,7 +27,9 @@ export function WhenCell({ iso, none }: { iso: string | null; none?: string }) {
 
 export function Code({ children }: { children: ReactNode }) {
   return (
-    <code className="rounded bg-slate-100 px-1.5 py-0.5 font-mono text-xs break-all dark:bg-slate-800">{children}</code>
+    <code className="rounded bg-slate-100 px-1.5 py-0.5 font-mono text-xs wrap-anywhere dark:bg-slate-800">
+      {children}
+    </code>
   );
 }
 
@@ -54,6 +56,6 @@ export function JsonValue({ value }: { value: unknown }) {
       {text}
     </pre>
   ) : (
-    <code className="rounded bg-slate-100 px-1.5 py-0.5 font-mono text-xs break-all dark:bg-slate-800">{text}</code>
+    <code className="rounded bg-slate-100 px-1.5 py-0.5 font-mono text-xs wrap-anywhere dark:bg-slate-800">{text}</code>
   );
 }

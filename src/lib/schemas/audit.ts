@@ -46,7 +46,13 @@ export const auditEventSchema = z.object({
   action: text(100).describe(
     "The operation id (e.g. `createApiKey`), `signIn`, or `revokeIdleApiKey` (the maintenance job).",
   ),
-  target: z.object({ type: text(LENGTH.SHORT).nullable(), id: text().nullable() }),
+  target: z.object({
+    type: text(LENGTH.SHORT).nullable(),
+    id: text().nullable(),
+    name: text()
+      .nullable()
+      .describe("The target's name (a user's username) as it is now, deleted ones' too; null when it has none."),
+  }),
   org_id: z.uuid().nullable(),
   request_id: text(128).nullable(),
   ip: text(64).nullable(),
@@ -62,6 +68,10 @@ export type AuditEvent = z.output<typeof auditEventSchema>;
 export const listAuditEventsQuery = pageQuery.extend({
   action: text(100).min(1).optional(),
   actor_user_id: id.optional(),
+  actor_username: text(LENGTH.STANDARD)
+    .min(1)
+    .optional()
+    .describe("Events by the user with this username (case-insensitive), deleted users' too."),
   target_id: text().min(1).optional(),
   since: timestamp.optional().describe("Events at or after this moment."),
   until: timestamp.optional().describe("Events before this moment."),

@@ -8,7 +8,7 @@ import { defineOperation } from "./operation";
 
 const tag = "Audit trail";
 const FILTERS =
-  "Newest first. Filter by `action` (an operation id, or `signIn`), `actor_user_id`, `target_id`, and a time range (`since` inclusive, `until` exclusive).";
+  "Newest first. Filter by `action` (an operation id, or `signIn`), `actor_user_id` or `actor_username`, `target_id`, and a time range (`since` inclusive, `until` exclusive).";
 
 export const auditEventOperations = {
   list: defineOperation({

@@ -313,7 +313,7 @@ type List = {
     action: string;
     org_id: string | null;
     actor: { user_id: string | null; username: string | null; auth: string; key_prefix: string | null };
-    target: { type: string | null; id: string | null };
+    target: { type: string | null; id: string | null; name: string | null };
     request_id: string | null;
     outcome: string;
     changes: unknown;
@@ -333,7 +333,7 @@ describe("GET /api/v1/audit-events", () => {
       action: "updateOrganization",
       org_id: orgB.id,
       outcome: "success",
-      target: { type: "organization", id: orgB.id },
+      target: { type: "organization", id: orgB.id, name: orgB.name },
       actor: { user_id: admin.id, username: admin.username, auth: "api_key", key_prefix: adminKey.key_prefix },
       changes: { description: { old: null, new: "b" } },
     });
@@ -375,6 +375,36 @@ describe("GET /api/v1/audit-events", () => {
       actor_auth: "api_key",
       actor_key_prefix: orgAdminKey.key_prefix,
     });
+  });
+});
+
+describe("GET /api/v1/audit-events?actor_username", () => {
+  const as = () => ({ key: adminKey.raw_key });
+  it("finds the events of the user by that name, in any case, as actor_user_id does", async () => {
+    const byId = (await list(as(), `/api/v1/audit-events?limit=100&actor_user_id=${orgAdmin.id}`)).body;
+    const byName = await list(as(), `/api/v1/audit-events?limit=100&actor_username=${orgAdmin.username.toUpperCase()}`);
+    expect(byName.status).toBe(200);
+    expect(byName.body.data.length).toBeGreaterThan(0);
+    expect(byName.body.data.map((e) => e.id)).toEqual(byId.data.map((e) => e.id));
+  });
+
+  it("finds nothing for a name nobody has, quotes included, and refuses a name past its bound", async () => {
+    for (const name of ["nobody-by-this-name", "' OR '1'='1", "%", "_"])
+      expect((await list(as(), `/api/v1/audit-events?actor_username=${encodeURIComponent(name)}`)).body.data).toEqual(
+        [],
+      );
+    expect((await list(as(), `/api/v1/audit-events?actor_username=${"a".repeat(256)}`)).status).toBe(400);
+    expect((await list(as(), "/api/v1/audit-events?actor_username=")).status).toBe(400);
+  });
+
+  it("does not widen an org admin's view: their organization's events only", async () => {
+    const { status, body } = await list(
+      asOrgAdmin,
+      `/api/v1/organizations/${orgA.id}/audit-events?actor_username=${admin.username}`,
+    );
+    expect(status).toBe(200);
+    expect(body.data.every((e) => e.org_id === orgA.id && e.actor.user_id === admin.id)).toBe(true);
+    expect(body.data.map((e) => e.request_id)).not.toContain(changeB.requestId);
   });
 });
 

@@ -24,7 +24,7 @@ export const metadata: Metadata = {
 const sectionHeading = "scroll-mt-6 text-2xl font-bold tracking-tight";
 const subHeading = "mt-8 scroll-mt-6 text-lg font-semibold";
 const prose = "mt-3 leading-7 text-slate-600 dark:text-slate-300";
-const linkClass = "font-medium text-brand-600 underline-offset-2 hover:underline dark:text-brand-100";
+const linkClass = "font-medium text-brand-600 underline-offset-2 hover:underline dark:text-brand-300";
 /** Shown until the page's script puts the reader's own address in. */
 const PLACEHOLDER_ORIGIN = "https://svc.example.com";
 
@@ -53,7 +53,7 @@ export default function ApiDocsPage() {
         id="operation-pages"
         dangerouslySetInnerHTML={{ __html: JSON.stringify(operationPages) }}
       />
-      <p className="text-sm font-semibold uppercase tracking-wider text-brand-600 dark:text-brand-100">
+      <p className="text-sm font-semibold uppercase tracking-wider text-brand-600 dark:text-brand-300">
         API reference · version {doc.info.version}
       </p>
       <h1 className="mt-2 text-4xl font-bold tracking-tight">{doc.info.title}</h1>
@@ -278,7 +278,7 @@ export default function ApiDocsPage() {
           </details>
         </div>
 
-        <div className="mt-6 overflow-x-auto">
+        <div className="relative mt-6 overflow-x-auto">
           <table className={tableClass}>
             <caption className="sr-only">Error codes with their HTTP status and title</caption>
             <thead>

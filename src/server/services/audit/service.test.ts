@@ -53,6 +53,55 @@ describe("the audit trail's list", () => {
     expect(await all({}, org.id)).toEqual(expected((e) => e.org_id === org.id));
   });
 
+  it("filters by the actor's username, whatever its case, and by no one for a name nobody has", async () => {
+    const username = `AUDIT-LIST-${process.pid}`;
+    expect(await all({ actor_username: username })).toEqual(expected((e) => e.actor_user_id === actorId));
+    expect(await all({ actor_username: `nobody-${process.pid}` })).toEqual([]);
+  });
+
+  it("names the actor and the target as they are now, a deleted one's too", async () => {
+    const gone = await client.user.create({ data: { username: `audit-gone-${process.pid}`, is_deleted: true } });
+    const at = new Date(base - 3_600_000);
+    await client.auditEvent.createMany({
+      data: [
+        {
+          occurred_at: at,
+          action: "updateOrganization",
+          actor_user_id: gone.id,
+          actor_auth: "session",
+          target_type: "organization",
+          target_id: org.id,
+          outcome: "success",
+        },
+        {
+          occurred_at: at,
+          action: "addMember",
+          actor_user_id: null,
+          actor_auth: "cli",
+          target_type: "member",
+          target_id: gone.id,
+          outcome: "success",
+        },
+        {
+          occurred_at: at,
+          action: "putPlatformSetting",
+          actor_user_id: null,
+          actor_auth: "cli",
+          target_type: "platform_setting",
+          target_id: "x.y",
+          outcome: "success",
+        },
+      ],
+    });
+    const page = await listAuditEvents(cli, { limit: 10, until: new Date(base).toISOString() });
+    const byAction = Object.fromEntries(page.data.map((e) => [e.action, e]));
+    expect(byAction.updateOrganization?.actor.username).toBe(gone.username);
+    expect(byAction.updateOrganization?.target).toEqual({ type: "organization", id: org.id, name: org.name });
+    expect(byAction.addMember?.target.name).toBe(gone.username);
+    // A setting is known by its key: it has no other name.
+    expect(byAction.putPlatformSetting?.target).toEqual({ type: "platform_setting", id: "x.y", name: null });
+  });
+
   it("pages through a time range, since inclusive and until exclusive", async () => {
     const since = new Date(base + 60_000).toISOString();
     const until = new Date(base + 4 * 60_000).toISOString();

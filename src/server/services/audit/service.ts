@@ -159,6 +159,10 @@ export async function listAuditEvents(
     orgId !== undefined ? Prisma.sql`org_id = ${orgId}::uuid` : null,
     query.action !== undefined ? Prisma.sql`action = ${query.action}` : null,
     query.actor_user_id !== undefined ? Prisma.sql`actor_user_id = ${query.actor_user_id}::uuid` : null,
+    // By the name people know: every user who holds or held it (a deleted user's name may be reused).
+    query.actor_username !== undefined
+      ? Prisma.sql`actor_user_id IN (SELECT u.id FROM users u WHERE lower(u.username) = lower(${query.actor_username}))`
+      : null,
     query.target_id !== undefined ? Prisma.sql`target_id = ${query.target_id}` : null,
     query.since !== undefined ? Prisma.sql`occurred_at >= ${new Date(query.since)}` : null,
     query.until !== undefined ? Prisma.sql`occurred_at < ${new Date(query.until)}` : null,
@@ -173,29 +177,68 @@ export async function listAuditEvents(
     LIMIT ${query.limit + 1}`;
   const data = rows.slice(0, query.limit);
   const last = data[data.length - 1];
-  const page = { data, next_cursor: rows.length > query.limit && last ? encodeCursor(last.id) : null };
-  // Usernames as they are now, deleted users' too: the trail outlives them.
-  const ids = [...new Set(page.data.map((row) => row.actor_user_id).filter((id): id is string => id !== null))];
-  const users = ids.length
-    ? await dataLayer(auditName(actor), { includeDeleted: true }).user.findMany({
-        where: { id: { in: ids } },
-        select: { id: true, username: true },
-      })
-    : [];
-  const usernames = new Map(users.map((user) => [user.id, user.username]));
   return {
-    next_cursor: page.next_cursor,
-    data: page.data.map((row) =>
-      toAuditEvent(row, row.actor_user_id ? (usernames.get(row.actor_user_id) ?? null) : null),
-    ),
+    next_cursor: rows.length > query.limit && last ? encodeCursor(last.id) : null,
+    data: await named(actor, data),
   };
 }
 
-/** The latest `limit` events, newest first as in the list, in one statement: usernames joined, deleted users' too. */
+/** The latest `limit` events, newest first as in the list, named as the list names them. */
 export async function latestAuditEvents(actor: Actor, limit: number): Promise<AuditEvent[]> {
-  const rows = await dataLayer(auditName(actor)).$queryRaw<(Row & { username: string | null })[]>`
-    SELECT e.*, u.username FROM audit_events e LEFT JOIN users u ON u.id = e.actor_user_id ORDER BY e.occurred_at DESC, e.id DESC LIMIT ${limit}`;
-  return rows.map((row) => toAuditEvent(row, row.username));
+  const rows = await dataLayer(auditName(actor)).$queryRaw<Row[]>`
+    SELECT * FROM audit_events ORDER BY occurred_at DESC, id DESC LIMIT ${limit}`;
+  return named(actor, rows);
+}
+
+type NameLookup = (db: ReturnType<typeof dataLayer>, ids: string[]) => Promise<{ id: string; name: string }[]>;
+const byName = { id: true, name: true } as const;
+const usernames: NameLookup = async (db, ids) =>
+  (await db.user.findMany({ where: { id: { in: ids } }, select: { id: true, username: true } })).map((u) => ({
+    id: u.id,
+    name: u.username,
+  }));
+
+/** How each kind of target (its type in the trail) is named: the things people name. */
+const TARGET_NAMES: Readonly<Record<string, NameLookup>> = {
+  user: usernames,
+  member: usernames,
+  organization: (db, ids) => db.organization.findMany({ where: { id: { in: ids } }, select: byName }),
+  api_key: (db, ids) => db.apiKey.findMany({ where: { id: { in: ids } }, select: byName }),
+  role: (db, ids) => db.role.findMany({ where: { id: { in: ids } }, select: byName }),
+  oauth_client: (db, ids) => db.oauth2Client.findMany({ where: { id: { in: ids } }, select: byName }),
+  llm_config: (db, ids) => db.organizationLlmConfig.findMany({ where: { id: { in: ids } }, select: byName }),
+  orchestrator: (db, ids) => db.orchestratorInstance.findMany({ where: { id: { in: ids } }, select: byName }),
+  central_point: (db, ids) => db.centralPoint.findMany({ where: { id: { in: ids } }, select: byName }),
+};
+
+/**
+ * Events with their actors' usernames and their targets' names as they are now, deleted ones' too
+ * (the trail outlives them): one query per kind of thing the page names.
+ */
+async function named(actor: Actor, rows: readonly Row[]): Promise<AuditEvent[]> {
+  const db = dataLayer(auditName(actor), { includeDeleted: true });
+  const wanted = new Map<string, Set<string>>([["user", new Set()]]);
+  for (const row of rows) {
+    if (row.actor_user_id) wanted.get("user")!.add(row.actor_user_id);
+    const type = row.target_type === "member" ? "user" : row.target_type;
+    if (type && row.target_id && TARGET_NAMES[type] && UUID.test(row.target_id)) {
+      if (!wanted.has(type)) wanted.set(type, new Set());
+      wanted.get(type)!.add(row.target_id);
+    }
+  }
+  const names = new Map<string, string>();
+  await Promise.all(
+    [...wanted].map(async ([type, ids]) => {
+      if (ids.size === 0) return;
+      for (const { id, name } of await TARGET_NAMES[type]!(db, [...ids])) names.set(`${type}:${id}`, name);
+    }),
+  );
+  return rows.map((row) => {
+    const type = row.target_type === "member" ? "user" : row.target_type;
+    const event = toAuditEvent(row, row.actor_user_id ? (names.get(`user:${row.actor_user_id}`) ?? null) : null);
+    event.target.name = type && row.target_id ? (names.get(`${type}:${row.target_id}`) ?? null) : null;
+    return event;
+  });
 }
 
 function toAuditEvent(row: Row, username: string | null): AuditEvent {
@@ -209,7 +252,7 @@ function toAuditEvent(row: Row, username: string | null): AuditEvent {
       key_prefix: row.actor_key_prefix,
     },
     action: row.action,
-    target: { type: row.target_type, id: row.target_id },
+    target: { type: row.target_type, id: row.target_id, name: null },
     org_id: row.org_id,
     request_id: row.request_id,
     ip: row.ip,

@@ -30,7 +30,7 @@ export default async function ApiDocsTagPage({ params }: { params: Promise<{ tag
   if (!group) notFound();
   return (
     <DocsShell groups={groups}>
-      <p className="text-sm font-semibold uppercase tracking-wider text-brand-600 dark:text-brand-100">
+      <p className="text-sm font-semibold uppercase tracking-wider text-brand-600 dark:text-brand-300">
         <a href="/api/docs" className="hover:underline">
           API reference
         </a>

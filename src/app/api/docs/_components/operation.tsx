@@ -67,7 +67,7 @@ export function OperationSection({ operation }: { operation: Operation }) {
           <h4 id={`${operation.id}-parameters`} className={h4Class}>
             Parameters
           </h4>
-          <div className="overflow-x-auto">
+          <div className="relative overflow-x-auto">
             <table className={tableClass}>
               <caption className="sr-only">Parameters of {operation.summary}</caption>
               <thead>
@@ -161,7 +161,7 @@ export function OperationSection({ operation }: { operation: Operation }) {
                   <a
                     key={code}
                     href={`/api/docs#${errorAnchor(code)}`}
-                    className="rounded bg-slate-100 px-1.5 py-0.5 font-mono text-[0.8125rem] text-brand-700 hover:underline dark:bg-slate-800 dark:text-brand-100"
+                    className="rounded bg-slate-100 px-1.5 py-0.5 font-mono text-[0.8125rem] text-brand-700 hover:underline dark:bg-slate-800 dark:text-brand-300"
                   >
                     {code}
                   </a>

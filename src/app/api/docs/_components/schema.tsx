@@ -21,7 +21,7 @@ export function FieldTable({ schema, caption }: { schema: JsonSchema; caption: s
   const rows = fieldRows(schema);
   if (rows.length === 0) return null;
   return (
-    <div className="overflow-x-auto">
+    <div className="relative overflow-x-auto">
       <table className={tableClass}>
         <caption className="sr-only">{caption}</caption>
         <thead>

@@ -23,7 +23,7 @@ export default async function OrganizationLayout({ params, children }: OrgPagePr
           There is no organization at this address.{" "}
           <Link
             href="/console/organizations"
-            className="font-medium text-brand-600 underline-offset-2 hover:underline dark:text-brand-100"
+            className="font-medium text-brand-600 underline-offset-2 hover:underline dark:text-brand-300"
           >
             See all organizations
           </Link>

@@ -1,0 +1,43 @@
+import { describe, expect, it } from "vitest";
+import { IDLE_REVOKE_ACTION, SIGN_IN_ACTION } from "@/lib/schemas/audit";
+import { OPERATIONS } from "@/server/operations";
+import { AUDIT_ACTIONS, auditAction } from "./audit-actions";
+
+// Every operation that changes something leaves an audit event; each must read as what happened,
+// under an event type of its own. Generated from the registry, so a new operation is held to it.
+
+const changing = OPERATIONS.filter((operation) => operation.method !== "GET").map((operation) => operation.id);
+
+describe("audit action names", () => {
+  it("name every changing operation as `<resource>.<past verb>` with a label", () => {
+    expect(changing.length).toBeGreaterThan(40);
+    for (const id of [...changing, SIGN_IN_ACTION, IDLE_REVOKE_ACTION]) {
+      const { type, label } = auditAction(id);
+      expect(type, id).toMatch(/^[a-z0-9_]+\.[a-z_]+$/);
+      expect(label, id).toMatch(/^[A-Z][A-Za-z0-9' -]+$/);
+      expect(label, id).not.toBe(id);
+    }
+  });
+
+  it("list every action the trail records, for the filters", () => {
+    expect([...AUDIT_ACTIONS].sort()).toEqual([...changing, SIGN_IN_ACTION, IDLE_REVOKE_ACTION].sort());
+  });
+
+  it("give no two operations the same event type", () => {
+    const types = [...changing, SIGN_IN_ACTION, IDLE_REVOKE_ACTION].map((id) => auditAction(id).type);
+    expect(new Set(types).size).toBe(types.length);
+  });
+
+  it("read ids as people would", () => {
+    expect(auditAction("createApiKey")).toEqual({ type: "api_key.created", label: "API key created" });
+    expect(auditAction("rotateOAuthClientSecret")).toEqual({
+      type: "oauth_client_secret.rotated",
+      label: "OAuth client secret rotated",
+    });
+    expect(auditAction("deleteLlmConfig").label).toBe("LLM config deleted");
+    expect(auditAction("turnOffTwoFactor").label).toBe("Two-factor turned off");
+    expect(auditAction(SIGN_IN_ACTION)).toEqual({ type: "session.signed_in", label: "Signed in" });
+    // An action it does not know is shown as it is, never dropped.
+    expect(auditAction("somethingNew")).toEqual({ type: "somethingNew", label: "somethingNew" });
+  });
+});
