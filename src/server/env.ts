@@ -7,6 +7,11 @@ const schema = z
     NODE_ENV: z.enum(["development", "production", "test"]).default("development"),
     /** A PostgreSQL (14+) connection string. Unset: the embedded database in SVC_DATA_DIR. */
     DATABASE_URL: z.url({ protocol: /^postgres(ql)?$/ }).optional(),
+    /**
+     * A direct session connection (not through a transaction pooler): the job queue's when set,
+     * else DATABASE_URL.
+     */
+    DATABASE_DIRECT_URL: z.url({ protocol: /^postgres(ql)?$/ }).optional(),
     /** Connections per app process. */
     DATABASE_POOL_MAX: z.coerce.number().int().min(1).max(100).default(10),
     /**
@@ -77,6 +82,16 @@ const schema = z
     /** 1: a first OAuth sign-in with a verified email that matches no user creates one (no roles). */
     SVC_OAUTH_AUTO_CREATE_USERS: z.enum(["0", "1"]).default("0"),
     SVC_OAUTH_AUTO_LINK: z.enum(["0", "1"]).default("1"),
+    /** 0: this process runs no queue workers and no scheduled jobs (it still writes events). */
+    SVC_JOBS: z.enum(["0", "1"]).default("1"),
+    /**
+     * Tests only: the webhook retry schedule in seconds, comma-separated (default
+     * 5,300,1800,7200,18000,36000,36000).
+     */
+    SVC_WEBHOOK_RETRY_SCHEDULE: z
+      .string()
+      .regex(/^\d+(,\d+){0,20}$/)
+      .optional(),
   })
   .superRefine((value, ctx) => {
     // A provider is switched on by its variables together: half a configuration is a mistake.

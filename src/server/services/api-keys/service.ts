@@ -386,13 +386,14 @@ export async function revokeLeakedKeys(actor: Actor, raws: readonly string[]): P
     // key's history shows it was revoked as leaked.
     await inOneTransaction(async (unit) => {
       for (const id of revoked) {
-        recordInUnit(unit, {
+        await recordInUnit(unit, {
           actor,
           action: "revokeApiKey",
           outcome: "success",
           target: { type: "api_key", id },
           orgId: null,
           request: NO_REQUEST,
+          eventType: "api_key.leaked",
         });
       }
     });
