@@ -24,6 +24,7 @@ import type { AnyOperation } from "@/server/operations/operation";
 import { DELIVERY_QUEUE } from "@/server/services/webhooks/outbox";
 import { createWebhookEndpoint } from "@/server/services/webhooks/endpoints";
 import {
+  databaseUrl,
   dropDatabase,
   ensureBuild,
   f,
@@ -88,13 +89,14 @@ async function receiver(secrets: Map<string, string>) {
 }
 
 async function main() {
+  // Before anything reads the environment (it is read once).
+  process.env.DATABASE_URL = databaseUrl(DB_NAME);
+  process.env.SVC_ALLOW_HTTP_LOOPBACK = "1";
+  process.env.SVC_ENCRYPTION_KEYS ??= `v1:${Buffer.alloc(32, 3).toString("base64")}`;
   const startedAt = new Date();
   const buildId = ensureBuild();
   say(`Webhooks: ${CALLS} cost pairs, ${IDLE} idle changes, ${LOAD} changes × ${ENDPOINTS} endpoints under load.`);
   const url = await freshDatabase(DB_NAME);
-  process.env.DATABASE_URL = url;
-  process.env.SVC_ALLOW_HTTP_LOOPBACK = "1";
-  process.env.SVC_ENCRYPTION_KEYS ??= `v1:${Buffer.alloc(32, 3).toString("base64")}`;
   const client = createBaseClient(url, { poolMax: 4 });
   makeProcessWide(client);
   const actor = await sysAdminSession(client);
@@ -141,7 +143,11 @@ async function main() {
   // 2. Delivery by the app.
   const secrets = new Map<string, string>();
   const sink = await receiver(secrets);
-  const app = await startApp(url, { SVC_ALLOW_HTTP_LOOPBACK: "1", DATABASE_POOL_MAX: "10" });
+  const app = await startApp(url, {
+    SVC_ALLOW_HTTP_LOOPBACK: "1",
+    DATABASE_POOL_MAX: "10",
+    SVC_ENCRYPTION_KEYS: process.env.SVC_ENCRYPTION_KEYS!,
+  });
   for (let i = 0; i < ENDPOINTS; i++) {
     const endpoint = await createWebhookEndpoint(actor, null, {
       url: `${sink.url}/e${i}`,

@@ -74,4 +74,31 @@ describe("a delivery attempt", () => {
     expect(await delivery()).toMatchObject({ status: "pending", attempts: 1, last_status_code: null });
     expect((await delivery()).last_error).toMatch(/internal address/);
   });
+
+  it("disables an endpoint failing for 5 days with nothing delivered, and says so", async () => {
+    const watcher = await createWebhookEndpoint(admin, null, {
+      url: `${receiver.url}/watcher`,
+      description: null,
+      event_types: ["webhook_endpoint.disabled"],
+      enabled: true,
+    });
+    receiver.answer((r) => (r.path === "/dying" ? 503 : 204));
+    const { job } = await endpointWithMessage("dying");
+    await client.webhookEndpoint.update({
+      where: { id: job.endpoint_id },
+      data: { failing_since: new Date(Date.now() - 5 * 86_400_000 - 60_000) },
+    });
+    await deliver(job);
+    const endpoint = await client.webhookEndpoint.findUniqueOrThrow({ where: { id: job.endpoint_id } });
+    expect(endpoint).toMatchObject({ enabled: false });
+    expect(endpoint.disabled_reason).toMatch(/5 days/);
+    const [message] = await client.webhookMessage.findMany({ where: { event_type: "webhook_endpoint.disabled" } });
+    expect((message!.payload as { data: unknown }).data).toEqual({
+      webhook_endpoint: { id: job.endpoint_id, org_id: null, url: `${receiver.url}/dying` },
+    });
+    const deliveries = await client.webhookDelivery.findMany({ where: { message_id: message!.id } });
+    expect(deliveries.map((d) => d.endpoint_id)).toContain(watcher.id);
+    expect(deliveries.map((d) => d.endpoint_id)).not.toContain(job.endpoint_id);
+    receiver.answer(() => 204);
+  });
 });

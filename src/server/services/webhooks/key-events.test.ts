@@ -5,7 +5,7 @@ import { testDatabase } from "@/test/database";
 import { createSysAdmin, seedRoles } from "@/test/fixtures";
 import { sessionActor } from "@/test/actors";
 import { createWebhookEndpoint } from "./endpoints";
-import { emitKeyExpiryEvents } from "./key-events";
+import { emitKeyExpiryEvents, keyRateLimited } from "./key-events";
 
 // api_key.expiring (7 days, then 1 day before) and api_key.expired: each once per key, naming the
 // key and never its secret.
@@ -58,5 +58,22 @@ describe("key expiry events", () => {
       expires_at: row.expires_at!.toISOString(),
     });
     expect(await client.webhookDelivery.count()).toBe(3);
+  });
+
+  it("api_key.rate_limited goes out for a key's first 429 in an hour, once", async () => {
+    await createWebhookEndpoint(admin, null, {
+      url: "https://hooks.example.com/limits",
+      description: null,
+      event_types: ["api_key.rate_limited"],
+      enabled: true,
+    });
+    const key = await createApiKey(systemActor("test"), owner.id, { name: "busy", scopes: [], expires_at: null });
+    const at = new Date("2026-11-26T10:15:00Z");
+    await keyRateLimited(key.id, at);
+    await keyRateLimited(key.id, new Date("2026-11-26T10:45:00Z"));
+    await keyRateLimited(key.id, new Date("2026-11-26T11:05:00Z"));
+    const messages = await client.webhookMessage.findMany({ where: { event_type: "api_key.rate_limited" } });
+    expect(messages).toHaveLength(2);
+    expect(JSON.stringify(messages.map((m) => m.payload))).not.toContain(key.raw_key);
   });
 });
