@@ -88,7 +88,8 @@ export async function work<T extends object>(boss: PgBoss, state: QueueState, wo
     ids.push(
       await boss.work<T>(
         worker.queue,
-        { batchSize: worker.batchSize, pollingIntervalSeconds: 0.5 },
+        // A full batch means more is waiting: fetch again at once instead of after the poll interval.
+        { batchSize: worker.batchSize, pollingIntervalSeconds: 0.5, burstWhenBatchFull: worker.batchSize > 1 },
         async (jobs: Job<T>[]) => {
           // A job that throws is failed alone and retried by pg-boss; the others complete.
           const outcomes = await Promise.allSettled(jobs.map((job) => worker.handle(job.data)));

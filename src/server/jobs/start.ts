@@ -7,8 +7,8 @@ import { SCHEDULED_JOBS } from "./registry";
 
 // Starts the queue in an app process: the delivery workers and the scheduled jobs.
 
-/** Delivery jobs fetched at once by one worker, and workers per process: up to 40 attempts at a time. */
-const DELIVERY_BATCH = 10;
+/** Delivery jobs fetched at once by one worker, and workers per process: up to 80 attempts at a time. */
+const DELIVERY_BATCH = 20;
 const DELIVERY_WORKERS = 4;
 
 export function startJobs() {

@@ -11,7 +11,7 @@ import { decodeCursor, encodeCursor, newestFirst, type Page } from "@/server/ser
 import {
   addressees,
   atCommitSink,
-  INSERT_DELIVERIES,
+  insertDeliveries,
   outboxRows,
   pairs,
   queueDeliveries,
@@ -78,7 +78,8 @@ const INSERT_EVENT = `INSERT INTO audit_events (actor_user_id, actor_auth, actor
 // The same event with its webhook messages (section 14), when an endpoint wants it: each message's
 // payload is built here from the row as written, in the shape of GET /api/v1/audit-events items.
 const ISO = `'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'`;
-const INSERT_EVENT_WITH_MESSAGES = `WITH e AS (${INSERT_EVENT} RETURNING *)
+// The deliveries go in the same statement: their messages' foreign keys are checked at its end.
+const INSERT_EVENT_WITH_MESSAGES = `WITH e AS (${INSERT_EVENT} RETURNING *), m AS (
 INSERT INTO webhook_messages (id, event_type, org_id, payload)
 SELECT t.id, t.type, e.org_id, jsonb_build_object('type', t.type,
   'timestamp', to_char(e.occurred_at AT TIME ZONE 'UTC', ${ISO}),
@@ -89,7 +90,9 @@ SELECT t.id, t.type, e.org_id, jsonb_build_object('type', t.type,
     'action', e.action, 'target', jsonb_build_object('type', e.target_type, 'id', e.target_id),
     'org_id', e.org_id, 'request_id', e.request_id, 'ip', e.ip, 'user_agent', e.user_agent,
     'changes', e.changes, 'outcome', e.outcome))
-FROM e, unnest($13::uuid[], $14::text[]) AS t(id, type)`;
+FROM e, unnest($13::uuid[], $14::text[]) AS t(id, type) RETURNING id)
+${insertDeliveries(15)}
+  WHERE d.message_id IN (SELECT id FROM m)`;
 
 /**
  * Writes the event of a change inside the unit of work that made it, as the unit commits, with the
@@ -119,8 +122,13 @@ export async function recordInUnit(unit: UnitOfWork, entry: AuditEntry): Promise
   });
   if (addressed.length === 0) return unit.atCommit(INSERT_EVENT, values);
   const outbox = outboxRows(addressed);
-  unit.atCommit(INSERT_EVENT_WITH_MESSAGES, [...values, outbox.messageIds, outbox.types]);
-  unit.atCommit(INSERT_DELIVERIES, [outbox.deliveryMessages, outbox.deliveryEndpoints]);
+  unit.atCommit(INSERT_EVENT_WITH_MESSAGES, [
+    ...values,
+    outbox.messageIds,
+    outbox.types,
+    outbox.deliveryMessages,
+    outbox.deliveryEndpoints,
+  ]);
   await queueDeliveries(atCommitSink(unit), pairs(outbox));
 }
 

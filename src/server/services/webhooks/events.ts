@@ -5,7 +5,7 @@ import { wake, type StatementSink } from "@/server/jobs/queue";
 import {
   addressedTo,
   DELIVERY_QUEUE,
-  INSERT_DELIVERIES,
+  insertDeliveries,
   outboxRows,
   pairs,
   queueDeliveries,
@@ -58,7 +58,7 @@ export async function emitEvent(
       new Date().toISOString(),
       JSON.stringify(data),
     );
-    await db().$executeRawUnsafe(INSERT_DELIVERIES, rows.deliveryMessages, rows.deliveryEndpoints);
+    await db().$executeRawUnsafe(insertDeliveries(), rows.deliveryMessages, rows.deliveryEndpoints);
     unit.afterCommit(() => wake(DELIVERY_QUEUE));
     await queueDeliveries(transactionSink(), pairs(rows));
   });

@@ -95,8 +95,9 @@ export function outboxRows(addressed: readonly Addressed[]) {
 }
 
 // Only endpoints still enabled when the change commits get a delivery.
-export const INSERT_DELIVERIES = `INSERT INTO webhook_deliveries (message_id, endpoint_id)
-  SELECT d.message_id, d.endpoint_id FROM unnest($1::uuid[], $2::uuid[]) AS d(message_id, endpoint_id)
+/** The deliveries' INSERT, its (message, endpoint) pairs in parameters number `first` and the next. */
+export const insertDeliveries = (first = 1) => `INSERT INTO webhook_deliveries (message_id, endpoint_id)
+  SELECT d.message_id, d.endpoint_id FROM unnest($${first}::uuid[], $${first + 1}::uuid[]) AS d(message_id, endpoint_id)
   JOIN webhook_endpoints w ON w.id = d.endpoint_id AND w.enabled AND NOT w.is_deleted`;
 
 export interface DeliveryJob {
