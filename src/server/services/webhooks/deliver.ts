@@ -37,6 +37,7 @@ interface Claimed {
   previous_secret_encrypted: string | null;
   previous_secret_expires_at: Date | null;
   created_at: Date;
+  failing_since: Date | null;
 }
 
 // A job that comes before its delivery's time (an earlier job after a manual retry) does nothing.
@@ -47,7 +48,12 @@ const CLAIM = `UPDATE webhook_deliveries d SET leased_until = now() + make_inter
     AND (d.next_attempt_at IS NULL OR d.next_attempt_at <= now() + interval '2 seconds')
   RETURNING d.id, d.attempts, m.payload::text AS payload, m.event_type, m.org_id, m.created_at, w.id AS endpoint_id,
     w.url, (w.enabled AND NOT w.is_deleted) AS live, w.secret_encrypted, w.previous_secret_encrypted,
-    w.previous_secret_expires_at`;
+    w.previous_secret_expires_at, w.failing_since`;
+
+const RECORD = `UPDATE webhook_deliveries SET status = $2::varchar, attempts = $3::int, last_status_code = $4::int,
+    last_error = $5::varchar, last_response = $6::varchar, next_attempt_at = $7::timestamptz,
+    delivered_at = CASE WHEN $2::varchar = 'delivered' THEN now() END, leased_until = NULL
+  WHERE id = $1::uuid`;
 
 function secretsOf(row: Claimed): SigningSecrets {
   const previous =
@@ -85,23 +91,22 @@ export async function deliver(job: DeliveryJob): Promise<void> {
   const status = delivered ? "delivered" : wait === undefined ? "failed" : "pending";
   const error = delivered ? null : (result.error ?? `The endpoint answered ${result.status}.`);
   const next = status === "pending" ? new Date(Date.now() + wait! * 1000) : null;
-  await inOneTransaction(async () => {
-    const db = dataLayer("system:webhooks");
-    await db.$executeRawUnsafe(
-      `UPDATE webhook_deliveries SET status = $2::varchar, attempts = $3::int, last_status_code = $4::int,
-         last_error = $5::varchar, last_response = $6::varchar, next_attempt_at = $7::timestamptz,
-         delivered_at = CASE WHEN $2::varchar = 'delivered' THEN now() END, leased_until = NULL
-       WHERE id = $1::uuid`,
-      row.id,
-      status,
-      attempts,
-      result.status ?? null,
-      clean(error ?? undefined, 512),
-      clean(result.body, 1024),
-      next,
-    );
-    if (next) await queueDeliveries(transactionSink(), [job], next);
-  });
+  const record = [
+    row.id,
+    status,
+    attempts,
+    result.status ?? null,
+    clean(error ?? undefined, 512),
+    clean(result.body, 1024),
+    next,
+  ];
+  // A delivery is one statement; a retry is recorded with its next job, in one transaction.
+  if (!next) await queryRows(RECORD, record);
+  else
+    await inOneTransaction(async () => {
+      await dataLayer("system:webhooks").$executeRawUnsafe(RECORD, ...record);
+      await queueDeliveries(transactionSink(), [job], next);
+    });
   metrics().webhookDeliveries.inc({ outcome: delivered ? "delivered" : status === "failed" ? "failed" : "retried" });
   if (delivered) metrics().webhookLag.observe((Date.now() - row.created_at.getTime()) / 1000);
   await endpointHealth(row, delivered);
@@ -131,6 +136,7 @@ async function notClaimed(job: DeliveryJob): Promise<void> {
 /** Clears an endpoint's failing mark on a delivery; disables it after 5 days of failing. */
 async function endpointHealth(row: Claimed, delivered: boolean): Promise<void> {
   if (delivered) {
+    if (row.failing_since === null) return;
     await queryRows("UPDATE webhook_endpoints SET failing_since = NULL WHERE id = $1 AND failing_since IS NOT NULL", [
       row.endpoint_id,
     ]);
