@@ -30,6 +30,8 @@ const child = spawn(
       DATABASE_URL: url,
       SVC_ADMIN_USERNAME: E2E_ADMIN.username,
       SVC_ADMIN_PASSWORD: E2E_ADMIN.password,
+      // The webhook flow delivers to a receiver of its own on this machine (http, loopback).
+      SVC_ALLOW_HTTP_LOOPBACK: "1",
     },
   },
 );

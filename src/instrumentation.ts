@@ -5,15 +5,7 @@ export async function register() {
   installFrontDoor();
   const url = process.env.DATABASE_URL;
   if (!url) return;
-  const [
-    { schedulePartitionMaintenance },
-    { log },
-    { detectPooler },
-    { connectionSettings },
-    { listenForInvalidations },
-  ] = await Promise.all([
-    import("@/server/db/partitions"),
-    import("@/server/log"),
+  const [{ detectPooler }, { connectionSettings }, { listenForInvalidations }] = await Promise.all([
     import("@/server/db/pooler"),
     import("@/server/db/client"),
     import("@/server/auth/invalidation"),
@@ -23,7 +15,8 @@ export async function register() {
   // does not answer yet is met again by the first request.
   await detectPooler(url, connectionSettings()).catch(() => false);
   listenForInvalidations();
-  schedulePartitionMaintenance(process.env.DATABASE_DIRECT_URL || url, (error) =>
-    log.warn("could not ensure message partitions", { error: error.message }),
-  );
+  if (process.env.SVC_JOBS === "0") return;
+  // The job queue: webhook deliveries and the scheduled jobs (message partitions, audit retention, …).
+  const { startJobs } = await import("@/server/jobs/start");
+  void startJobs();
 }

@@ -44,6 +44,12 @@ export const PERMISSIONS = {
   "svc:system:plugins:write": { scope: "system", dangerous: false, allows: "manage system plugins" },
   "svc:system:models:write": { scope: "system", dangerous: false, allows: "manage the model catalog" },
   "svc:system:audit:read": { scope: "system", dangerous: false, allows: "read the audit trail" },
+  "svc:system:webhooks:read": { scope: "system", dangerous: false, allows: "read platform webhook endpoints" },
+  "svc:system:webhooks:write": {
+    scope: "system",
+    dangerous: false,
+    allows: "create/update/delete platform webhook endpoints",
+  },
   "svc:org:read": { scope: "org", dangerous: false, allows: "read the organization's profile" },
   "svc:org:write": { scope: "org", dangerous: false, allows: "update the organization's profile" },
   "svc:org:members:read": { scope: "org", dangerous: false, allows: "read members and their org roles" },
@@ -94,6 +100,12 @@ export const PERMISSIONS = {
     allows: "read and write every conversation of the organization (the orchestrator runtime, org admins)",
   },
   "svc:org:audit:read": { scope: "org", dangerous: false, allows: "read the organization's audit trail" },
+  "svc:org:webhooks:read": { scope: "org", dangerous: false, allows: "read the organization's webhook endpoints" },
+  "svc:org:webhooks:write": {
+    scope: "org",
+    dangerous: false,
+    allows: "create/update/delete the organization's webhook endpoints",
+  },
 } as const satisfies Record<string, PermissionInfo>;
 
 export type Permission = keyof typeof PERMISSIONS;
@@ -131,7 +143,9 @@ export const BUILT_IN_ROLES: readonly BuiltInRole[] = [
     scope: "org",
     description: "Member of one organization: reads it and takes part in conversations.",
     permissions: [
-      ...ORG_PERMISSIONS.filter((p) => p.endsWith(":read") && p !== "svc:org:audit:read"),
+      ...ORG_PERMISSIONS.filter(
+        (p) => p.endsWith(":read") && p !== "svc:org:audit:read" && p !== "svc:org:webhooks:read",
+      ),
       "svc:conversations:write",
     ],
   },

@@ -9,7 +9,8 @@ const schema = z
     DATABASE_URL: z.url({ protocol: /^postgres(ql)?$/ }).optional(),
     /**
      * A direct (session) connection to the same database, when DATABASE_URL names a transaction
-     * pooler: used for migrations, maintenance and the LISTEN that carries invalidations.
+     * pooler: used for migrations, maintenance, the job queue and the LISTEN that carries
+     * invalidations.
      */
     DATABASE_DIRECT_URL: z.url({ protocol: /^postgres(ql)?$/ }).optional(),
     /** Connections per app process. */
@@ -82,6 +83,16 @@ const schema = z
     /** 1: a first OAuth sign-in with a verified email that matches no user creates one (no roles). */
     SVC_OAUTH_AUTO_CREATE_USERS: z.enum(["0", "1"]).default("0"),
     SVC_OAUTH_AUTO_LINK: z.enum(["0", "1"]).default("1"),
+    /** 0: this process runs no queue workers and no scheduled jobs (it still writes events). */
+    SVC_JOBS: z.enum(["0", "1"]).default("1"),
+    /**
+     * Tests only: the webhook retry schedule in seconds, comma-separated (default
+     * 5,300,1800,7200,18000,36000,36000).
+     */
+    SVC_WEBHOOK_RETRY_SCHEDULE: z
+      .string()
+      .regex(/^\d+(,\d+){0,20}$/)
+      .optional(),
   })
   .superRefine((value, ctx) => {
     // A provider is switched on by its variables together: half a configuration is a mistake.

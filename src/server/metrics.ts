@@ -2,6 +2,7 @@ import "server-only";
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client";
 import { bookkeepingBacklog } from "@/server/db/bookkeeping";
 import { poolUsage } from "@/server/db/client";
+import { queueDepth } from "@/server/jobs/queue";
 import { limiterStore } from "@/server/limits/store";
 
 // The process's metrics in Prometheus' text format (GET /api/metrics): requests by route template,
@@ -15,6 +16,8 @@ export interface Metrics {
   keyAuthentications: Counter<"outcome">;
   rateLimited: Counter<"limit">;
   keyCache: Counter<"result">;
+  webhookDeliveries: Counter<"outcome">;
+  webhookLag: Histogram;
 }
 
 function createMetrics(): Metrics {
@@ -54,6 +57,18 @@ function createMetrics(): Metrics {
       this.set(limiterStore().backend() === "redis" ? 1 : 0);
     },
   });
+  new Gauge({
+    name: "svc_webhook_queue_jobs",
+    help: "Webhook delivery jobs in the queue (all processes), by state: queued (waiting, retries included) or active, as the queue last counted them.",
+    labelNames: ["state"],
+    registers,
+    async collect() {
+      const depth = await queueDepth("webhook-delivery");
+      if (!depth) return;
+      this.set({ state: "queued" }, depth.queued);
+      this.set({ state: "active" }, depth.active);
+    },
+  });
   return {
     registry,
     requests: new Counter({
@@ -85,6 +100,18 @@ function createMetrics(): Metrics {
       name: "svc_api_key_cache_total",
       help: "API key lookups by how the key cache answered: hit, stale (served while refreshed), miss, or bypass (not trusted while the invalidation listener is down).",
       labelNames: ["result"],
+      registers,
+    }),
+    webhookDeliveries: new Counter({
+      name: "svc_webhook_deliveries_total",
+      help: "Webhook delivery attempts made by this process, by outcome: delivered, retried (failed, another attempt queued), failed (out of attempts) or dropped (endpoint disabled or deleted).",
+      labelNames: ["outcome"],
+      registers,
+    }),
+    webhookLag: new Histogram({
+      name: "svc_webhook_delivery_lag_seconds",
+      help: "From the commit of an event to its delivery (a 2xx answer), for deliveries made by this process.",
+      buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 60, 300, 3600],
       registers,
     }),
   };

@@ -15,5 +15,6 @@ export const SECTIONS: readonly ConsoleSection[] = [
   { href: "/console/models", label: "Models" },
   { href: "/console/oauth-clients", label: "OAuth clients" },
   { href: "/console/settings", label: "Platform settings" },
+  { href: "/console/webhooks", label: "Webhooks" },
   { href: "/console/audit-log", label: "Audit log" },
 ];

@@ -24,6 +24,7 @@ export const ORG_SECTIONS = [
   "Orchestrators",
   "Central points",
   "Conversations",
+  "Webhooks",
   "Activity",
 ].map((label) => ({
   label,

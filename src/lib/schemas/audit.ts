@@ -27,6 +27,8 @@ export const SECRET_FIELDS: ReadonlySet<string> = new Set([
   "token",
   "totp_secret",
   "recovery_codes",
+  "secret_encrypted",
+  "previous_secret_encrypted",
 ]);
 
 export const auditChange = z.union([

@@ -38,6 +38,7 @@ export const ORGANIZATION_CHILDREN: Readonly<Record<string, "required" | "option
   Conversation: "required",
   UserRole: "optional",
   Plugin: "optional",
+  WebhookEndpoint: "optional",
 };
 
 const LIVE_ORGANIZATION = { org: { is_deleted: false } };

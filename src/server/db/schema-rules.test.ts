@@ -195,7 +195,11 @@ const CORE_TABLES = [
 ];
 /** Tables added to the core data model for the second factor of console sign-in. */
 const TWO_FACTOR_TABLES = ["user_recovery_codes", "user_two_factor"];
-const TABLES = [...CORE_TABLES, ...TWO_FACTOR_TABLES].sort();
+/** Tables of events out (webhooks): endpoints, messages, deliveries, and marks of system events sent. */
+const WEBHOOK_TABLES = ["event_marks", "webhook_deliveries", "webhook_endpoints", "webhook_messages"];
+/** Of those, the ones written by the app alone: no soft delete, no record of who changed them. */
+const WEBHOOK_LOG_TABLES = ["event_marks", "webhook_deliveries", "webhook_messages"];
+const TABLES = [...CORE_TABLES, ...TWO_FACTOR_TABLES, ...WEBHOOK_TABLES].sort();
 // Hourly counters keyed by key, hour and outcome: no id, no record stamps.
 const KEY_USAGE_TABLES = ["api_key_usage", "api_key_usage_totals"];
 const without = (...excluded: string[]) => TABLES.filter((t) => !excluded.includes(t));
@@ -602,7 +606,9 @@ describe("primary keys", () => {
     ];
     expect(integerIds).toEqual(INTEGER_ID_TABLES);
     // audit_events, added to the core data model, has a uuid id too.
-    expect(uuidIds).toEqual([...without(...INTEGER_ID_TABLES, "user_two_factor"), "audit_events"].sort());
+    expect(uuidIds).toEqual(
+      [...without(...INTEGER_ID_TABLES, "user_two_factor", "event_marks"), "audit_events"].sort(),
+    );
   });
 });
 
@@ -824,7 +830,7 @@ describe("updated_at", () => {
         JOIN pg_proc p ON p.oid = t.tgfoid
        WHERE p.proname = 'svc_touch_updated_at' AND NOT t.tgisinternal ORDER BY 1`,
     );
-    expect(withUpdatedAt).toEqual(without("messages", "user_recovery_codes"));
+    expect(withUpdatedAt).toEqual(without("messages", "user_recovery_codes", "webhook_messages", "event_marks"));
     expect(triggered.map((t) => t.table)).toEqual(withUpdatedAt);
   });
 });
@@ -955,7 +961,7 @@ describe("messages partitioning", () => {
 });
 
 describe("column facts", () => {
-  it("there are exactly the 18 spec tables and audit_events, the two-factor and key usage ones, besides Prisma's migrations table and the message partitions", async () => {
+  it("there are exactly the 18 spec tables and audit_events, the two-factor, key usage and webhook ones, besides Prisma's migrations table and the message partitions", async () => {
     const tables = await sql<{ name: string; partition: boolean }>(
       `SELECT c.relname::text AS name, c.relispartition AS partition FROM pg_class c
         WHERE c.relnamespace = 'public'::regnamespace AND c.relkind IN ('r', 'p') ORDER BY 1`,
@@ -1027,6 +1033,7 @@ describe("column facts", () => {
       "plugins.default_settings",
       "plugins.settings_schema",
       "provider_model_configs.aliases",
+      "webhook_messages.payload",
     ]);
   });
 
@@ -1041,6 +1048,7 @@ describe("column facts", () => {
         "provider_model_configs",
         "messages",
         ...TWO_FACTOR_TABLES,
+        ...WEBHOOK_LOG_TABLES,
       ),
     );
   });
@@ -1052,6 +1060,7 @@ describe("column facts", () => {
       "provider_model_configs",
       "messages",
       ...TWO_FACTOR_TABLES,
+      ...WEBHOOK_LOG_TABLES,
     ];
     expect(await tablesWithColumn("created_by")).toEqual(without(...noAudit, "api_keys"));
     expect(await tablesWithColumn("updated_by")).toEqual(without(...noAudit));

@@ -43,6 +43,8 @@ export interface UnitOfWork {
    * the unit's.
    */
   atCommit(sql: string, values: unknown[]): void;
+  /** Runs `hook` once the unit has committed (never when it rolls back); a failing hook is ignored. */
+  afterCommit(hook: () => void): void;
   writes: Write[];
   /** Rows the unit has read or written, by model and id: a later write's row before it, without reading it again. */
   seen: Map<string, Record<string, unknown>>;
@@ -62,6 +64,16 @@ function openUnit(client: BaseClient): UnitOfWork & { end(failure?: { error: unk
   let connection: pg.ClientBase | undefined;
   let settled: Promise<unknown> | undefined;
   const lastStatements: { sql: string; values: unknown[] }[] = [];
+  const committed: (() => void)[] = [];
+  const runCommitted = () => {
+    for (const hook of committed) {
+      try {
+        hook();
+      } catch {
+        // what follows a commit cannot undo it
+      }
+    }
+  };
   let finish: (failure?: { error: unknown }) => void = () => {};
   const transaction = () =>
     (begun ??= new Promise<Tx>((resolve, reject) => {
@@ -92,6 +104,9 @@ function openUnit(client: BaseClient): UnitOfWork & { end(failure?: { error: unk
     atCommit(sql, values) {
       lastStatements.push({ sql, values });
     },
+    afterCommit(hook) {
+      committed.push(hook);
+    },
     writes: [],
     seen: new Map(),
     async end(failure) {
@@ -120,12 +135,13 @@ function openUnit(client: BaseClient): UnitOfWork & { end(failure?: { error: unk
           throw error;
         }
       }
-      if (!settled) return;
+      if (!settled) return runCommitted();
       finish();
       const outcomes = await Promise.allSettled(sent);
       await settled;
       const failed = outcomes.find((outcome) => outcome.status === "rejected");
       if (failed) throw failed.reason;
+      runCommitted();
     },
   };
 }

@@ -69,13 +69,15 @@ function overLimit(message: string, state: LimitState, headers: RateLimitFields)
 export function countKeyRequest(keyId: string, limit: RateLimit): Promise<Record<string, string>> {
   return keyLimiter(limit)
     .consume(keyId)
-    .then((state) => keyRequestCounted(limit, state));
+    .then((state) => keyRequestCounted(keyId, limit, state));
 }
 
-function keyRequestCounted(limit: RateLimit, state: LimitState): Record<string, string> {
+function keyRequestCounted(keyId: string, limit: RateLimit, state: LimitState): Record<string, string> {
   const headers = rateLimitHeaders("key", limit, state);
   if (!state.allowed) {
     metrics().rateLimited.inc({ limit: "key" });
+    // api_key.rate_limited, for the key's first 429 in the clock hour: off the request's path.
+    void import("@/server/services/webhooks/key-events").then((events) => events.keyRateLimited(keyId));
     throw overLimit(`This key may make ${limit.requests} requests per ${limit.window_seconds} s.`, state, headers);
   }
   return headers;

@@ -18,6 +18,7 @@ import { serviceAccountOperations } from "./service-accounts";
 import { orgSettingOperations, platformSettingOperations } from "./settings";
 import { systemOperations } from "./system";
 import { userOperations } from "./users";
+import { orgWebhookOperations, webhookEventTypeOperations, webhookOperations } from "./webhooks";
 
 // Every operation, grouped by resource: a group is a tRPC router of the console (its keys the
 // procedures' names), and each operation with a path is a REST route.
@@ -43,6 +44,9 @@ export const OPERATION_GROUPS = {
   roles: roleOperations,
   oauthClients: oauthClientOperations,
   auditEvents: auditEventOperations,
+  webhooks: webhookOperations,
+  orgWebhooks: orgWebhookOperations,
+  webhookEventTypes: webhookEventTypeOperations,
 };
 
 export const OPERATIONS: readonly AnyOperation[] = Object.values(OPERATION_GROUPS).flatMap(

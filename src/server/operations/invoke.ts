@@ -131,7 +131,7 @@ export function auditedChange<T>(
   return inOneTransaction(async (unit) => {
     const result = await work();
     const { action, target, orgId } = describe(result);
-    recordInUnit(unit, {
+    await recordInUnit(unit, {
       actor,
       action,
       outcome: "success",

@@ -68,8 +68,8 @@ export interface Operation<
   query?: Q;
   body?: B;
   response: R;
-  /** Success status; 200 unless given. */
-  status?: 200 | 201;
+  /** Success status; 200 unless given (202: accepted, done later — a webhook test or retry). */
+  status?: 200 | 201 | 202;
   /** For a 201: the new resource's id, appended to the request path to make its Location. */
   created?: (result: z.output<R>) => string;
   /** For a 201 whose new resource lives in another collection than the request path (a rolled key): that collection's path. */

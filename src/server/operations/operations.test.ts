@@ -8,6 +8,7 @@ import { DomainError } from "@/server/errors";
 import { ROUTES } from "@/server/rest/registry";
 import { OPERATIONS } from ".";
 import { immutableAnswer } from "./operation";
+import { CHANGE_EVENT_TYPES, changeEventType, EVENT_TYPE_CATALOG } from "@/lib/event-types";
 
 // The contracts every operation keeps, checked on the declarations themselves, so a new operation
 // is held to them without anyone remembering to.
@@ -16,6 +17,14 @@ const shapeOf = (schema: z.ZodType | undefined): Record<string, unknown> =>
   schema instanceof z.ZodObject ? (schema.shape as Record<string, unknown>) : {};
 
 describe("operation declarations", () => {
+  it("name each change's webhook event type `<resource>.<past verb>` in the catalog, and nothing else", () => {
+    const changes = OPERATIONS.filter((o) => o.method !== "GET").map((o) => o.id);
+    for (const id of changes) expect(changeEventType(id), `${id} has an event type`).toMatch(/^[a-z_]+\.[a-z_]+$/);
+    expect(Object.keys(CHANGE_EVENT_TYPES).sort()).toEqual([...changes].sort());
+    const types = EVENT_TYPE_CATALOG.map((e) => e.type);
+    expect(new Set(types).size).toBe(types.length);
+  });
+
   it("have unique ids", () => {
     const ids = OPERATIONS.map((o) => o.id);
     expect(new Set(ids).size).toBe(ids.length);
@@ -23,7 +32,14 @@ describe("operation declarations", () => {
 
   // Views computed whole from the catalog or the settings tiers, not lists of stored records; a
   // key's usage is a bounded range of hourly counts (at most 90 days).
-  const VIEWS = ["listPermissions", "effectiveOrgSettings", "effectiveInstanceConfig", "getApiKeyUsage"];
+  // The webhook event types are the catalog's, listed whole (section 14: no paging).
+  const VIEWS = [
+    "listPermissions",
+    "effectiveOrgSettings",
+    "effectiveInstanceConfig",
+    "getApiKeyUsage",
+    "listWebhookEventTypes",
+  ];
 
   it("answer every list as { data, next_cursor }, paged with limit and cursor", () => {
     const lists = ROUTES.filter((r) => r.method === "GET" && "data" in shapeOf(r.response) && !VIEWS.includes(r.id));

@@ -204,6 +204,37 @@ const STEPS: Step[] = [
   { id: "turnOffTwoFactor", body: () => ({ password: PASSWORD, code: ids.recovery_code }) },
   { id: "resetUserTwoFactor" },
   { id: "linkIdentity", body: () => ({ provider: "github" }) },
+  {
+    id: "createWebhookEndpoint",
+    body: () => ({ url: "https://hooks.example.com/audit", event_types: ["*"] }),
+    keep: (b) => (ids.endpoint_id = b.id as string),
+  },
+  { id: "updateWebhookEndpoint", body: () => ({ description: "audited" }) },
+  { id: "rotateWebhookEndpointSecret" },
+  { id: "testWebhookEndpoint", keep: (b) => (ids.delivery_id = b.delivery_id as string) },
+  { id: "retryWebhookDelivery" },
+  { id: "deleteWebhookEndpoint" },
+  {
+    id: "createOrgWebhookEndpoint",
+    body: () => ({ url: "https://hooks.example.com/org", event_types: ["audit.event"] }),
+    keep: (b) => (ids.org_endpoint_id = b.id as string),
+  },
+  {
+    id: "updateOrgWebhookEndpoint",
+    params: () => ({ endpoint_id: ids.org_endpoint_id! }),
+    body: () => ({ enabled: true }),
+  },
+  { id: "rotateOrgWebhookEndpointSecret", params: () => ({ endpoint_id: ids.org_endpoint_id! }) },
+  {
+    id: "testOrgWebhookEndpoint",
+    params: () => ({ endpoint_id: ids.org_endpoint_id! }),
+    keep: (b) => (ids.org_delivery_id = b.delivery_id as string),
+  },
+  {
+    id: "retryOrgWebhookDelivery",
+    params: () => ({ endpoint_id: ids.org_endpoint_id!, delivery_id: ids.org_delivery_id! }),
+  },
+  { id: "deleteOrgWebhookEndpoint", params: () => ({ endpoint_id: ids.org_endpoint_id! }) },
   { id: "deleteOrganization" },
   { id: "restoreOrganization" },
   // Last: it ends the session the steps run in.

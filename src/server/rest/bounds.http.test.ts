@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import type { z } from "zod";
 import { exampleOf } from "@/app/api/docs/_components/model";
@@ -68,6 +69,18 @@ const IDS: Readonly<Record<string, string>> = {
   ),
   grant_id: String((await grant(client, user.id, await roleId(client, "org_member"), org.id)).id),
   key: "feature.bounds",
+  ...(await (async () => {
+    const endpoint = await client.webhookEndpoint.create({
+      data: { org_id: org.id, url: "https://hooks.bounds.example/x", event_types: ["*"], secret_encrypted: "x" },
+    });
+    const message = await client.webhookMessage.create({
+      data: { id: randomUUID(), event_type: "webhook.test", org_id: org.id, payload: {} },
+    });
+    const delivery = await client.webhookDelivery.create({
+      data: { message_id: message.id, endpoint_id: endpoint.id },
+    });
+    return { endpoint_id: endpoint.id, delivery_id: delivery.id };
+  })()),
 };
 
 type Location = "params" | "query" | "body";

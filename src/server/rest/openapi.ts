@@ -40,6 +40,8 @@ export const TAGS: Readonly<Record<string, string>> = {
   "OAuth clients": "OAuth 2.0 client registrations. A confidential client's secret is shown once.",
   "Audit trail":
     "Every change through any door (REST, console, CLI), sign-ins and refused authorizations, each with who, what, where from and the fields it changed (secret fields by name only).",
+  Webhooks:
+    "Events out: endpoints that receive each committed change, system event or audit event they subscribe to, signed with Standard Webhooks, delivered at least once with retries.",
 };
 
 /** The RateLimit fields, on the answers of an operation that counts against a rate limit. */
@@ -141,7 +143,9 @@ class DocumentBuilder {
             ? "Holds a secret, shown this once: sent with `Cache-Control: no-store`."
             : status === 201
               ? "Created."
-              : "OK.",
+              : status === 202
+                ? "Accepted: done shortly, in the background."
+                : "OK.",
           headers: this.headersNamed([
             "X-Request-Id",
             ...rateLimitHeaders(route),

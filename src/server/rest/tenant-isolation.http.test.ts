@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { systemActor } from "@/server/auth/actor";
 import { isDangerous, ORG_PERMISSIONS, type Permission } from "@/lib/permissions";
@@ -73,8 +74,19 @@ const victimRobotKey = await createApiKey(systemActor("test"), victimRobot.id, {
   scopes: ["svc:org:read"],
   expires_at: null,
 });
+const victimEndpoint = await client.webhookEndpoint.create({
+  data: { org_id: victim.id, url: "https://hooks.victim.example/x", event_types: ["*"], secret_encrypted: "x" },
+});
+const victimMessage = await client.webhookMessage.create({
+  data: { id: randomUUID(), event_type: "webhook.test", org_id: victim.id, payload: { type: "webhook.test" } },
+});
+const victimDelivery = await client.webhookDelivery.create({
+  data: { message_id: victimMessage.id, endpoint_id: victimEndpoint.id, status: "failed" },
+});
 
 const VICTIM_IDS: Record<string, string> = {
+  endpoint_id: victimEndpoint.id,
+  delivery_id: victimDelivery.id,
   org_id: victim.id,
   orchestrator_id: instance.id,
   config_id: config.id,

@@ -8,6 +8,7 @@ import { notFound } from "@/server/errors";
 import { combinePolicy } from "@/lib/key-policies";
 import { IDLE_REVOKE_ACTION } from "@/lib/schemas/audit";
 import { orgPolicyValues, platformKeyPolicy } from "./policy";
+import { emitEvent } from "@/server/services/webhooks/events";
 import { DAY_MS } from "./rows";
 import { revokeKeys } from "./service";
 
@@ -20,18 +21,29 @@ async function recordRevocations(
   actor: Actor,
   ids: readonly string[],
   action: string,
-  orgOf: (id: string) => string | null = () => null,
+  {
+    eventType,
+    orgOf = () => null,
+    alsoEmit,
+  }: {
+    eventType?: string;
+    orgOf?: (id: string) => string | null;
+    /** A system event about the key, written in the same transaction as its audit event. */
+    alsoEmit?: (id: string) => Promise<unknown>;
+  } = {},
 ): Promise<void> {
   await inOneTransaction(async (unit) => {
     for (const id of ids) {
-      recordInUnit(unit, {
+      await recordInUnit(unit, {
         actor,
         action,
         outcome: "success",
         target: { type: "api_key", id },
         orgId: orgOf(id),
         request: NO_REQUEST,
+        eventType,
       });
+      await alsoEmit?.(id);
     }
   });
 }
@@ -60,7 +72,7 @@ export async function revokeLeakedKeys(actor: Actor, raws: readonly string[]): P
       actor,
       usable.map((k) => k.id),
     );
-    await recordRevocations(actor, revoked, "revokeApiKey");
+    await recordRevocations(actor, revoked, "revokeApiKey", { eventType: "api_key.leaked" });
   }
   return { received: raws.length };
 }
@@ -105,6 +117,10 @@ export async function revokeIdleKeys({ now = new Date() }: { now?: Date } = {}):
     },
     select: {
       id: true,
+      key_prefix: true,
+      user_id: true,
+      name: true,
+      expires_at: true,
       last_used_at: true,
       created_at: true,
       user: { select: { kind: true, memberships: { select: { org_id: true } } } },
@@ -126,6 +142,21 @@ export async function revokeIdleKeys({ now = new Date() }: { now?: Date } = {}):
     IDLE_REVOKER,
     idle.map((k) => k.id),
   );
-  await recordRevocations(IDLE_REVOKER, revoked, IDLE_REVOKE_ACTION, (id) => orgOf.get(id) ?? null);
+  const subjects = new Map(idle.map((key) => [key.id, key]));
+  await recordRevocations(IDLE_REVOKER, revoked, IDLE_REVOKE_ACTION, {
+    orgOf: (id) => orgOf.get(id) ?? null,
+    alsoEmit: (id) => {
+      const key = subjects.get(id)!;
+      return emitEvent("api_key.idle_revoked", orgOf.get(id) ?? null, {
+        api_key: {
+          id,
+          key_prefix: key.key_prefix,
+          user_id: key.user_id,
+          name: key.name,
+          expires_at: key.expires_at?.toISOString() ?? null,
+        },
+      });
+    },
+  });
   return { revoked };
 }

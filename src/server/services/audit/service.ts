@@ -4,10 +4,19 @@ import { Prisma } from "@/generated/prisma/client";
 import { SECRET_FIELDS, type AuditEvent, type ListAuditEventsQuery } from "@/lib/schemas/audit";
 import { auditName, type Actor } from "@/server/auth/actor";
 import { dataLayer } from "@/server/db/data-layer";
-import type { UnitOfWork, Write } from "@/server/db/unit-of-work";
+import { inOneTransaction, type UnitOfWork, type Write } from "@/server/db/unit-of-work";
 import type { RequestFacts } from "@/server/http/client";
 import { log } from "@/server/log";
 import { decodeCursor, encodeCursor, newestFirst, type Page } from "@/server/services/pagination";
+import {
+  addressees,
+  atCommitSink,
+  insertDeliveries,
+  outboxRows,
+  pairs,
+  queueDeliveries,
+  subscribers,
+} from "@/server/services/webhooks/outbox";
 
 // The audit trail. A change's event is written in the unit of work that made the change
 // (operations/invoke.ts); refusals and sign-ins, which change nothing, on their own.
@@ -25,6 +34,8 @@ export interface AuditEntry {
   orgId: string | null;
   changes?: Changes | null;
   request: RequestFacts;
+  /** The webhook event type, when not the one the catalog gives its action (a key revoked as leaked). */
+  eventType?: string;
 }
 
 type Change = { old: unknown; new: unknown } | { redacted: true };
@@ -64,10 +75,32 @@ function rowOf(entry: AuditEntry): Prisma.AuditEventCreateInput {
 const INSERT_EVENT = `INSERT INTO audit_events (actor_user_id, actor_auth, actor_key_prefix, action, target_type, target_id,
   org_id, request_id, ip, user_agent, changes, outcome) VALUES ($1::uuid, $2, $3, $4, $5, $6, $7::uuid, $8, $9, $10, $11::jsonb, $12)`;
 
-/** Writes the event of a change inside the unit of work that made it, as the unit commits. */
-export function recordInUnit(unit: UnitOfWork, entry: AuditEntry): void {
+// The same event with its webhook messages (section 14), when an endpoint wants it: each message's
+// payload is built here from the row as written, in the shape of GET /api/v1/audit-events items.
+const ISO = `'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'`;
+// The deliveries go in the same statement: their messages' foreign keys are checked at its end.
+const INSERT_EVENT_WITH_MESSAGES = `WITH e AS (${INSERT_EVENT} RETURNING *), m AS (
+INSERT INTO webhook_messages (id, event_type, org_id, payload)
+SELECT t.id, t.type, e.org_id, jsonb_build_object('type', t.type,
+  'timestamp', to_char(e.occurred_at AT TIME ZONE 'UTC', ${ISO}),
+  'data', jsonb_build_object('id', e.id, 'occurred_at', to_char(e.occurred_at AT TIME ZONE 'UTC', ${ISO}),
+    'actor', jsonb_build_object('user_id', e.actor_user_id,
+      'username', (SELECT u.username FROM users u WHERE u.id = e.actor_user_id),
+      'auth', e.actor_auth, 'key_prefix', e.actor_key_prefix),
+    'action', e.action, 'target', jsonb_build_object('type', e.target_type, 'id', e.target_id),
+    'org_id', e.org_id, 'request_id', e.request_id, 'ip', e.ip, 'user_agent', e.user_agent,
+    'changes', e.changes, 'outcome', e.outcome))
+FROM e, unnest($13::uuid[], $14::text[]) AS t(id, type) RETURNING id)
+${insertDeliveries(15)}
+  WHERE d.message_id IN (SELECT id FROM m)`;
+
+/**
+ * Writes the event of a change inside the unit of work that made it, as the unit commits, with the
+ * webhook messages and deliveries of the endpoints that want it (none: the one INSERT as before).
+ */
+export async function recordInUnit(unit: UnitOfWork, entry: AuditEntry): Promise<void> {
   const row = rowOf(entry);
-  unit.atCommit(INSERT_EVENT, [
+  const values = [
     row.actor_user_id,
     row.actor_auth,
     row.actor_key_prefix,
@@ -80,16 +113,36 @@ export function recordInUnit(unit: UnitOfWork, entry: AuditEntry): void {
     row.user_agent,
     entry.changes ? JSON.stringify(row.changes) : null,
     row.outcome,
+  ];
+  const addressed = addressees(await subscribers(), {
+    action: entry.action,
+    outcome: entry.outcome,
+    orgId: (row.org_id as string | null) ?? null,
+    eventType: entry.eventType,
+  });
+  if (addressed.length === 0) return unit.atCommit(INSERT_EVENT, values);
+  const outbox = outboxRows(addressed);
+  unit.atCommit(INSERT_EVENT_WITH_MESSAGES, [
+    ...values,
+    outbox.messageIds,
+    outbox.types,
+    outbox.deliveryMessages,
+    outbox.deliveryEndpoints,
   ]);
+  await queueDeliveries(atCommitSink(unit), pairs(outbox));
 }
 
 /**
- * Writes an event that goes with no change (a refusal, a sign-in). A database that cannot take it
- * does not change the answer the caller gets; the failure is logged.
+ * Writes an event that goes with no change (a refusal, a sign-in), with its webhook messages when
+ * an endpoint wants it. A database that cannot take it does not change the answer the caller gets;
+ * the failure is logged.
  */
 export async function recordAlone(entry: AuditEntry): Promise<void> {
   try {
-    await dataLayer("system:audit").auditEvent.create({ data: rowOf(entry), select: { id: true } });
+    const list = await subscribers();
+    if (addressees(list, { action: entry.action, outcome: entry.outcome, orgId: entry.orgId }).length > 0)
+      await inOneTransaction((unit) => recordInUnit(unit, entry));
+    else await dataLayer("system:audit").auditEvent.create({ data: rowOf(entry), select: { id: true } });
   } catch (error) {
     log.error("could not record an audit event", {
       action: entry.action,

@@ -27,7 +27,7 @@ const INTERNAL_NAMES = [
 const isInternalName = (host: string) => INTERNAL_NAMES.some((name) => host === name || host.endsWith(`.${name}`));
 
 /** Whether a literal address is one anyone on the internet could reach. */
-function isPublicAddress(host: string): boolean {
+export function isPublicAddress(host: string): boolean {
   const address = ipaddr.process(host);
   if (address.range() !== "unicast") return false;
   if (address.kind() === "ipv4") return true;
@@ -39,7 +39,7 @@ function isPublicAddress(host: string): boolean {
 /** The URL's host as compared: brackets of IPv6 and trailing dots (`localhost.`) removed. */
 const hostOf = (url: URL) => url.hostname.replace(/^\[|\]$/g, "").replace(/\.+$/, "");
 
-const isLoopbackHost = (host: string) =>
+export const isLoopbackHost = (host: string) =>
   host === "localhost" ||
   host.endsWith(".localhost") ||
   (ipaddr.isValid(host) && ipaddr.process(host).range() === "loopback");

@@ -1,0 +1,161 @@
+// The events a webhook endpoint may subscribe to (section 14 of the product decisions), shared by
+// the server and the console. A change's event type is `<resource>.<past verb>`, keyed here by the
+// id of the operation that makes it, so the console shows actions by the same names; every
+// operation that changes something has an entry (operations.test.ts holds the list to that).
+
+export const CHANGE_EVENT_TYPES = {
+  linkIdentity: "identity.linked",
+  signOutEverywhere: "session.ended_everywhere",
+  setUpTwoFactor: "two_factor.set_up",
+  confirmTwoFactor: "two_factor.confirmed",
+  turnOffTwoFactor: "two_factor.turned_off",
+  createApiKey: "api_key.created",
+  revokeApiKey: "api_key.revoked",
+  updateApiKey: "api_key.updated",
+  rollApiKey: "api_key.rolled",
+  revokeLeakedApiKeys: "api_key.leak_reported",
+  createOrganization: "organization.created",
+  updateOrganization: "organization.updated",
+  updateSubscription: "subscription.updated",
+  deleteOrganization: "organization.deleted",
+  restoreOrganization: "organization.restored",
+  putPlatformSetting: "platform_setting.put",
+  deletePlatformSetting: "platform_setting.deleted",
+  restorePlatformSetting: "platform_setting.restored",
+  putOrgSetting: "org_setting.put",
+  deleteOrgSetting: "org_setting.deleted",
+  restoreOrgSetting: "org_setting.restored",
+  createLlmConfig: "llm_config.created",
+  updateLlmConfig: "llm_config.updated",
+  deleteLlmConfig: "llm_config.deleted",
+  restoreLlmConfig: "llm_config.restored",
+  createOrchestrator: "orchestrator.created",
+  updateOrchestrator: "orchestrator.updated",
+  deleteOrchestrator: "orchestrator.deleted",
+  restoreOrchestrator: "orchestrator.restored",
+  createCentralPoint: "central_point.created",
+  updateCentralPoint: "central_point.updated",
+  deleteCentralPoint: "central_point.deleted",
+  restoreCentralPoint: "central_point.restored",
+  registerSystemPlugin: "plugin.registered",
+  updateSystemPlugin: "plugin.updated",
+  registerOrgPlugin: "org_plugin.registered",
+  updateOrgPlugin: "org_plugin.updated",
+  createModel: "model.created",
+  updateModel: "model.updated",
+  createConversation: "conversation.created",
+  appendMessages: "message.appended",
+  compactMessages: "message.compacted",
+  deleteConversation: "conversation.deleted",
+  restoreConversation: "conversation.restored",
+  createUser: "user.created",
+  updateUser: "user.updated",
+  resetUserPassword: "user.password_reset",
+  resetUserTwoFactor: "user.two_factor_reset",
+  unlinkUserIdentity: "identity.unlinked",
+  deleteUser: "user.deleted",
+  restoreUser: "user.restored",
+  addMember: "member.added",
+  removeMember: "member.removed",
+  grantOrgRole: "role.granted",
+  revokeOrgRole: "role.revoked",
+  createRole: "role.created",
+  updateRole: "role.updated",
+  grantRole: "role.granted",
+  revokeGrant: "role.revoked",
+  deleteRole: "role.deleted",
+  restoreRole: "role.restored",
+  createOAuthClient: "oauth_client.created",
+  updateOAuthClient: "oauth_client.updated",
+  rotateOAuthClientSecret: "oauth_client.secret_rotated",
+  deleteOAuthClient: "oauth_client.deleted",
+  restoreOAuthClient: "oauth_client.restored",
+  createWebhookEndpoint: "webhook_endpoint.created",
+  updateWebhookEndpoint: "webhook_endpoint.updated",
+  deleteWebhookEndpoint: "webhook_endpoint.deleted",
+  rotateWebhookEndpointSecret: "webhook_endpoint.secret_rotated",
+  testWebhookEndpoint: "webhook_endpoint.tested",
+  retryWebhookDelivery: "webhook_delivery.retried",
+  createOrgWebhookEndpoint: "webhook_endpoint.created",
+  updateOrgWebhookEndpoint: "webhook_endpoint.updated",
+  deleteOrgWebhookEndpoint: "webhook_endpoint.deleted",
+  rotateOrgWebhookEndpointSecret: "webhook_endpoint.secret_rotated",
+  testOrgWebhookEndpoint: "webhook_endpoint.tested",
+  retryOrgWebhookDelivery: "webhook_delivery.retried",
+} as const satisfies Record<string, `${string}.${string}`>;
+
+/** Change types an operation makes besides its own: one per key a leak report revoked. */
+const MORE_CHANGE_TYPES: Record<string, { operations: string[]; description: string }> = {
+  "api_key.leaked": {
+    operations: ["revokeLeakedApiKeys"],
+    description: "An API key revoked because its value was reported leaked (one event per key).",
+  },
+};
+
+/** Events that no operation makes: the app's own (section 14). */
+export const SYSTEM_EVENT_TYPES = {
+  "api_key.expiring": "An API key expires in 7 days, and again in 1 day (once each).",
+  "api_key.expired": "An API key reached its expiry.",
+  "api_key.idle_revoked": "An API key unused for api_keys.idle_revoke_days was revoked.",
+  "api_key.rate_limited": "An API key's first 429 in a clock hour.",
+  "webhook_endpoint.disabled": "An endpoint was disabled after 5 days of failed deliveries.",
+  "webhook.test": "Sent by “Send test event” (POST …/test) to that endpoint only.",
+} as const;
+
+/** Every audit event, refusals and sign-ins included: the stream a SIEM subscribes to. */
+export const AUDIT_STREAM = "audit.event";
+
+/** Subscribes to every change and system event (the audit stream is named on its own). */
+export const ALL_EVENTS = "*";
+
+export type EventType = (typeof CHANGE_EVENT_TYPES)[keyof typeof CHANGE_EVENT_TYPES] | keyof typeof SYSTEM_EVENT_TYPES;
+
+export interface EventTypeInfo {
+  type: string;
+  /** change | system | audit */
+  kind: "change" | "system" | "audit";
+  /** The operations that make a change of this type. */
+  operations: string[];
+  description: string;
+}
+
+function catalog(): EventTypeInfo[] {
+  const changes = new Map<string, string[]>();
+  for (const [operation, type] of Object.entries(CHANGE_EVENT_TYPES))
+    changes.set(type, [...(changes.get(type) ?? []), operation]);
+  return [
+    ...[...changes].map(([type, operations]) => ({
+      type,
+      kind: "change" as const,
+      operations,
+      description: `A committed change made by ${operations.join(", ")}.`,
+    })),
+    ...Object.entries(MORE_CHANGE_TYPES).map(([type, info]) => ({ type, kind: "change" as const, ...info })),
+    ...Object.entries(SYSTEM_EVENT_TYPES).map(([type, description]) => ({
+      type,
+      kind: "system" as const,
+      operations: [],
+      description,
+    })),
+    {
+      type: AUDIT_STREAM,
+      kind: "audit" as const,
+      operations: [],
+      description: "Every audit event (changes, refusals, sign-ins), in the shape of GET /api/v1/audit-events items.",
+    },
+  ].sort((a, b) => a.type.localeCompare(b.type));
+}
+
+export const EVENT_TYPE_CATALOG: readonly EventTypeInfo[] = catalog();
+
+const KNOWN = new Set([...EVENT_TYPE_CATALOG.map((e) => e.type), ALL_EVENTS]);
+/** Whether an endpoint may subscribe to this name. */
+export const isSubscribable = (type: string): boolean => KNOWN.has(type) && type !== "webhook.test";
+
+/** The event type of an operation's change (undefined for an operation that changes nothing). */
+export const changeEventType = (operationId: string): string | undefined =>
+  (CHANGE_EVENT_TYPES as Record<string, string>)[operationId];
+
+/** Whether an endpoint subscribed to `subscribed` wants an event of `type`. */
+export const wants = (subscribed: readonly string[], type: string): boolean =>
+  subscribed.includes(type) || (type !== AUDIT_STREAM && type !== "webhook.test" && subscribed.includes(ALL_EVENTS));

@@ -1,0 +1,91 @@
+import "server-only";
+import { LRUCache } from "lru-cache";
+import { queryRows } from "@/server/db/client";
+import { log } from "@/server/log";
+import { inOneTransaction } from "@/server/db/unit-of-work";
+import { emitEvent, markOnce } from "./events";
+
+// api_key.expiring (7 days and again 1 day before expires_at) and api_key.expired, each once per
+// key: a mark and the event are written together. A key restricted to one organization is that
+// organization's too; others go to platform endpoints only. `data` names the key, never its secret.
+
+interface KeyRow {
+  id: string;
+  key_prefix: string;
+  user_id: string;
+  name: string;
+  expires_at: Date;
+  allowed_org_ids: string[];
+}
+
+const DAY_MS = 86_400_000;
+
+export async function emitKeyExpiryEvents(now = new Date()): Promise<number> {
+  const keys = await queryRows<KeyRow>(
+    `SELECT id, key_prefix, user_id, name, expires_at, allowed_org_ids FROM api_keys
+      WHERE is_active AND NOT is_deleted AND expires_at IS NOT NULL
+        AND expires_at < $1::timestamptz + interval '7 days' AND expires_at > $1::timestamptz - interval '1 day'`,
+    [now],
+  );
+  let emitted = 0;
+  for (const key of keys) {
+    const left = key.expires_at.getTime() - now.getTime();
+    const [type, mark] =
+      left <= 0
+        ? ["api_key.expired", "expired"]
+        : left <= DAY_MS
+          ? ["api_key.expiring", "expiring-1d"]
+          : ["api_key.expiring", "expiring-7d"];
+    await inOneTransaction(async () => {
+      if (!(await markOnce(`${mark}:${key.id}`))) return;
+      const orgId = key.allowed_org_ids.length === 1 ? key.allowed_org_ids[0]! : null;
+      await emitEvent(type, orgId, {
+        api_key: {
+          id: key.id,
+          key_prefix: key.key_prefix,
+          user_id: key.user_id,
+          name: key.name,
+          expires_at: key.expires_at.toISOString(),
+        },
+      });
+      emitted++;
+    });
+  }
+  return emitted;
+}
+
+// Keys this process already reported in the current hour: a key over its limit answers 429 to
+// every request, and only the first of the hour is an event (a mark in the database makes it once
+// across processes).
+const reported = new LRUCache<string, true>({ max: 10_000 });
+
+/** Emits api_key.rate_limited for the key's first 429 in this clock hour (once across processes); never throws. */
+export async function keyRateLimited(keyId: string, now = new Date()): Promise<void> {
+  const hour = now.toISOString().slice(0, 13);
+  const seen = `${keyId}:${hour}`;
+  if (reported.has(seen)) return;
+  reported.set(seen, true);
+  try {
+    const [key] = await queryRows<KeyRow & { expires_at: Date | null }>(
+      "SELECT id, key_prefix, user_id, name, expires_at, allowed_org_ids FROM api_keys WHERE id = $1::uuid",
+      [keyId],
+    );
+    if (!key) return;
+    await inOneTransaction(async () => {
+      if (!(await markOnce(`rate_limited:${seen}`))) return;
+      await emitEvent("api_key.rate_limited", key.allowed_org_ids.length === 1 ? key.allowed_org_ids[0]! : null, {
+        api_key: {
+          id: key.id,
+          key_prefix: key.key_prefix,
+          user_id: key.user_id,
+          name: key.name,
+          expires_at: key.expires_at?.toISOString() ?? null,
+        },
+        hour: `${hour}:00:00Z`,
+      });
+    });
+  } catch (error) {
+    reported.delete(seen);
+    log.warn("could not emit api_key.rate_limited", { key_id: keyId, error: (error as Error).message });
+  }
+}

@@ -1,0 +1,142 @@
+import "server-only";
+import { randomUUID } from "node:crypto";
+import { AUDIT_STREAM, changeEventType, wants } from "@/lib/event-types";
+import { queryRows } from "@/server/db/client";
+import { inOneTransaction, type UnitOfWork } from "@/server/db/unit-of-work";
+import { runningQueue, wake, type StatementSink } from "@/server/jobs/queue";
+
+// The outbox: an event's messages are written in the transaction of the change they announce (with
+// its audit event, at its COMMIT), each with one delivery per endpoint that wants it, and the
+// delivery jobs beside them, so a change rolled back sends nothing and one committed is never lost.
+// Which endpoints want what is kept in memory, so a change that no endpoint wants costs what it did
+// before there were webhooks: nothing more is sent to the database.
+
+export const DELIVERY_QUEUE = "webhook-delivery";
+
+export interface Subscriber {
+  id: string;
+  org_id: string | null;
+  event_types: string[];
+}
+
+/** How long this process trusts its list of endpoints before reading it again (ms). */
+const SUBSCRIBERS_TTL_MS = 1_000;
+
+const shared = globalThis as unknown as {
+  svcSubscribers?: { at: number; list: Subscriber[] };
+  svcSubscribersLoading?: Promise<Subscriber[]>;
+};
+
+/** Endpoints enabled now, from memory when read within the last second. */
+export async function subscribers(): Promise<Subscriber[]> {
+  const cached = shared.svcSubscribers;
+  if (cached && Date.now() - cached.at < SUBSCRIBERS_TTL_MS) return cached.list;
+  shared.svcSubscribersLoading ??= queryRows<Subscriber>(
+    "SELECT id, org_id, event_types FROM webhook_endpoints WHERE enabled AND NOT is_deleted",
+    [],
+  )
+    .then((list) => {
+      shared.svcSubscribers = { at: Date.now(), list };
+      return list;
+    })
+    .finally(() => (shared.svcSubscribersLoading = undefined));
+  return shared.svcSubscribersLoading;
+}
+
+/** Forgets the list (after this process changed an endpoint): the next event reads it again. */
+export const forgetSubscribers = (): void => {
+  shared.svcSubscribers = undefined;
+};
+
+export interface Addressed {
+  type: string;
+  endpointIds: string[];
+}
+
+/** The event types an audit event stands for, each with the endpoints that want it. */
+export function addressees(
+  list: readonly Subscriber[],
+  event: { action: string; outcome: string; orgId: string | null; eventType?: string },
+): Addressed[] {
+  const types = [AUDIT_STREAM];
+  const change = event.outcome === "success" ? (event.eventType ?? changeEventType(event.action)) : undefined;
+  if (change) types.unshift(change);
+  return addressedTo(list, types, event.orgId);
+}
+
+/** For each type, the endpoints of that organization (and the platform's) that want it; types nobody wants left out. */
+export function addressedTo(list: readonly Subscriber[], types: readonly string[], orgId: string | null): Addressed[] {
+  return types
+    .map((type) => ({
+      type,
+      endpointIds: list
+        .filter((s) => (s.org_id === null || s.org_id === orgId) && wants(s.event_types, type))
+        .map((s) => s.id),
+    }))
+    .filter((a) => a.endpointIds.length > 0);
+}
+
+/** The messages and deliveries of `addressed`: ids and arrays for one INSERT of each. */
+export function outboxRows(addressed: readonly Addressed[]) {
+  const messageIds: string[] = [];
+  const types: string[] = [];
+  const deliveryMessages: string[] = [];
+  const deliveryEndpoints: string[] = [];
+  for (const { type, endpointIds } of addressed) {
+    const messageId = randomUUID();
+    messageIds.push(messageId);
+    types.push(type);
+    for (const endpointId of endpointIds) {
+      deliveryMessages.push(messageId);
+      deliveryEndpoints.push(endpointId);
+    }
+  }
+  return { messageIds, types, deliveryMessages, deliveryEndpoints };
+}
+
+// Only endpoints still enabled when the change commits get a delivery.
+/** The deliveries' INSERT, its (message, endpoint) pairs in parameters number `first` and the next. */
+export const insertDeliveries = (first = 1) => `INSERT INTO webhook_deliveries (message_id, endpoint_id)
+  SELECT d.message_id, d.endpoint_id FROM unnest($${first}::uuid[], $${first + 1}::uuid[]) AS d(message_id, endpoint_id)
+  JOIN webhook_endpoints w ON w.id = d.endpoint_id AND w.enabled AND NOT w.is_deleted`;
+
+export interface DeliveryJob {
+  message_id: string;
+  endpoint_id: string;
+}
+
+/**
+ * Queues a delivery job per (message, endpoint) through `sink`: the unit's transaction or its
+ * COMMIT. Where no queue runs in this process (the CLI), the deliveries stay pending and the
+ * queue's sweep (jobs/registry.ts) queues them within a minute.
+ */
+export async function queueDeliveries(
+  sink: StatementSink,
+  deliveries: readonly DeliveryJob[],
+  startAfter?: Date,
+): Promise<void> {
+  const state = await runningQueue()?.catch(() => undefined);
+  if (!state || deliveries.length === 0) return;
+  await state.boss.insert(
+    DELIVERY_QUEUE,
+    deliveries.map((data) => ({ data, ...(startAfter ? { startAfter } : {}) })),
+    { db: sink },
+  );
+}
+
+/** A sink that sends each statement with the unit's COMMIT, and wakes this process's workers after it. */
+export function atCommitSink(unit: UnitOfWork): StatementSink {
+  unit.afterCommit(() => wake(DELIVERY_QUEUE));
+  return {
+    executeSql(text, values = []) {
+      unit.atCommit(text, values);
+      return Promise.resolve({ rows: [] });
+    },
+  };
+}
+
+export const pairs = (rows: ReturnType<typeof outboxRows>): DeliveryJob[] =>
+  rows.deliveryMessages.map((message_id, i) => ({ message_id, endpoint_id: rows.deliveryEndpoints[i]! }));
+
+/** Wakes this process's delivery workers once the open unit of work commits. */
+export const wakeAfterCommit = () => inOneTransaction(async (unit) => unit.afterCommit(() => wake(DELIVERY_QUEUE)));

@@ -1,0 +1,60 @@
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import { afterAll } from "vitest";
+
+// A real HTTP receiver for webhook tests on 127.0.0.1: keeps every request (headers and raw body)
+// and answers what the test says (204 unless told otherwise).
+
+export interface Received {
+  path: string;
+  headers: Record<string, string>;
+  body: string;
+  at: number;
+}
+
+export interface Receiver {
+  url: string;
+  received: Received[];
+  /** Sets how the next requests are answered: a status per request, or a function. */
+  answer(with_: (request: Received) => number | Promise<number>): void;
+  /** The requests whose JSON body has `type` (and satisfies `where`). */
+  ofType(type: string, where?: (payload: Record<string, unknown>) => boolean): Received[];
+  close(): Promise<void>;
+}
+
+export async function startReceiver(): Promise<Receiver> {
+  const received: Received[] = [];
+  let answer: (request: Received) => number | Promise<number> = () => 204;
+  const server = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on("data", (c: Buffer) => chunks.push(c));
+    req.on("end", () => {
+      const entry: Received = {
+        path: req.url ?? "/",
+        headers: Object.fromEntries(Object.entries(req.headers).map(([k, v]) => [k, String(v)])),
+        body: Buffer.concat(chunks).toString("utf8"),
+        at: Date.now(),
+      };
+      received.push(entry);
+      void Promise.resolve(answer(entry)).then((status) => {
+        res.statusCode = status;
+        res.end(status >= 400 ? `failure ${status} ${"x".repeat(3000)}` : "");
+      });
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  const close = () => new Promise<void>((resolve) => server.close(() => resolve()));
+  afterAll(close);
+  return {
+    url: `http://127.0.0.1:${port}`,
+    received,
+    answer: (f) => (answer = f),
+    ofType: (type, where = () => true) =>
+      received.filter((r) => {
+        const payload = JSON.parse(r.body) as Record<string, unknown>;
+        return payload.type === type && where(payload);
+      }),
+    close,
+  };
+}
