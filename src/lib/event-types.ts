@@ -82,6 +82,15 @@ export const CHANGE_EVENT_TYPES = {
   rotateOrgWebhookEndpointSecret: "webhook_endpoint.secret_rotated",
   testOrgWebhookEndpoint: "webhook_endpoint.tested",
   retryOrgWebhookDelivery: "webhook_delivery.retried",
+  createServiceAccount: "service_account.created",
+  updateServiceAccount: "service_account.updated",
+  deleteServiceAccount: "service_account.deleted",
+  // A service account's key is an API key: integrations watch one set of key events.
+  createServiceAccountKey: "api_key.created",
+  updateServiceAccountKey: "api_key.updated",
+  rollServiceAccountKey: "api_key.rolled",
+  revokeServiceAccountKey: "api_key.revoked",
+  revokeAllApiKeys: "user.api_keys_revoked",
 } as const satisfies Record<string, `${string}.${string}`>;
 
 /** Change types an operation makes besides its own: one per key a leak report revoked. */

@@ -27,13 +27,20 @@ const filterSchema = listAuditEventsQuery.pick({
 type FilterValues = Record<keyof AuditFilters, string>;
 const BLANK: FilterValues = { action: "", actor_user_id: "", actor_username: "", target_id: "", since: "", until: "" };
 
-/** The actions to filter by, by what happened ("API key created"), alphabetically. */
-const ACTION_OPTIONS = [
-  { value: "", label: "Any action" },
-  ...AUDIT_ACTIONS.map((value) => ({ value, label: auditAction(value).label })).sort((a, b) =>
-    a.label.localeCompare(b.label),
-  ),
-];
+/**
+ * The actions to filter by, by what happened ("API key created"), alphabetically. Operations that
+ * share an event type (a personal key's and a service account's creation) say which they are.
+ */
+const ACTION_OPTIONS = (() => {
+  const labels = AUDIT_ACTIONS.map((value) => ({ value, label: auditAction(value).label }));
+  const shared = (label: string) => labels.filter((l) => l.label === label).length > 1;
+  return [
+    { value: "", label: "Any action" },
+    ...labels
+      .map(({ value, label }) => ({ value, label: shared(label) ? `${label} (${value})` : label }))
+      .sort((a, b) => a.label.localeCompare(b.label)),
+  ];
+})();
 
 /** A datetime-local value (the browser's local time) as an ISO moment; blank stays unset. */
 function moment(value: string): string | undefined {

@@ -1,3 +1,4 @@
+import { forgetSubscribers } from "@/server/services/webhooks/outbox";
 import { afterEach, describe, expect, it } from "vitest";
 import { KEY_POLICY, type KeyPolicySetting } from "@/lib/key-policies";
 import { IDLE_REVOKE_ACTION } from "@/lib/schemas/audit";
@@ -162,6 +163,11 @@ describe("idle revocation", () => {
       (await revokeIdleKeys({ now: new Date(now + days * DAY) })).revoked.filter((id) => mine.includes(id)).sort();
 
     expect(await revokeIdleKeys({ now: new Date(now + 40 * DAY) })).toEqual({ revoked: [] });
+    // A platform endpoint that wants the job's event: it gets one message per key, naming the key.
+    await client.webhookEndpoint.create({
+      data: { url: "https://hooks.example/idle", event_types: ["api_key.idle_revoked"], secret_encrypted: "x" },
+    });
+    forgetSubscribers();
     await setPlatform(KEY_POLICY.idleRevokeDays, 30);
     expect(await revokeIdle(29)).toEqual([]);
     // 31 days on: the unused key and the service account's go; the one used on day 20 stays.
@@ -175,6 +181,13 @@ describe("idle revocation", () => {
     const events = await client.auditEvent.findMany({ where: { action: IDLE_REVOKE_ACTION, target_id: { in: mine } } });
     expect(events.map((e) => e.target_id).sort()).toEqual([unused.id, robot.id].sort());
     expect(events.find((e) => e.target_id === robot.id)?.org_id).toBe(org.id);
+    const messages = await client.webhookMessage.findMany({ where: { event_type: "api_key.idle_revoked" } });
+    const named = messages.map((m) => (m.payload as { data: { api_key: { id: string } } }).data.api_key.id);
+    expect(named.filter((id) => mine.includes(id)).sort()).toEqual([unused.id, robot.id].sort());
+    expect(messages.find((m) => named.includes(robot.id) && m.org_id === org.id)).toBeDefined();
+    const payloads = JSON.stringify(messages.map((m) => m.payload));
+    expect(payloads).not.toContain("key_hash");
+    expect(payloads).not.toContain(unused.raw_key);
     // A second run finds nothing more to do.
     expect(await revokeIdle(32)).toEqual([]);
     expect(await client.auditEvent.count({ where: { action: IDLE_REVOKE_ACTION, target_id: { in: mine } } })).toBe(2);
