@@ -1,27 +1,13 @@
 // `npm run bench`: the API-key stage under load, on the production build and a real PostgreSQL
-// holding 100,000 keys. Scenarios, driven from a separate load-generator process (autocannon):
-//   (a)  GET /api/health, no credentials (no database work)
-//   (b)  GET /api/v1/me with valid keys, rotating among BENCH_USED_KEYS of them
-//   (c)  GET /api/v1/me with well-formed keys (valid checksum) that are not in the database
-//   (c') GET /api/v1/me with bad-checksum keys (refused before any lookup)
-//   (s)  GET /api/v1/me with a service account's keys (a user of kind `service` holding one org role)
-// taking turns on the same connections at each connection level, in short slots (a, b, c, c', then
-// c', c, b, a, ...), because absolute figures drift on a shared machine and ratios of neighbouring
-// slots do not. Prints req/s, p50 and p99 per scenario, the ratios b/a against the targets, and the
-// last_used_at writes made.
-//
-// The keys under test carry restrictions (an `allowed_cidrs` list of BENCH_CIDRS networks, the
-// one that lets the bench in last, and `allowed_org_ids`), and usage counting is on (it always
-// is): the figures include both. The usage written is checked against the responses counted.
-//
-// The whole run happens twice, rate limits on both times: counted in the app process, then shared
-// through Redis (BENCH_REDIS_URL, default the local Redis; empty: skipped). Then many keys against
-// one (bench/api-keys-many.ts): BENCH_MANY_KEYS keys in use, drawn at random, against one hot key.
-//
-// Settings (environment): BENCH_DATABASE_URL (server on which the database svc_bench is created
-// and dropped), BENCH_REDIS_URL, BENCH_KEYS, BENCH_USED_KEYS, BENCH_MANY_KEYS, BENCH_CONNECTIONS ("10,50"),
-// BENCH_ROUNDS, BENCH_SLOT_MS, BENCH_SETTLE_MS, BENCH_WARMUP_ROUNDS, BENCH_KEEP_DB=1 (keep svc_bench
-// afterwards).
+// holding 100,000 keys, driven from a load-generator process (autocannon): (a) GET /api/health
+// with no credentials; (b) GET /api/v1/me with valid keys, rotating among BENCH_USED_KEYS; (c) with
+// well-formed keys not in the database; (c') with bad-checksum keys; (s) with a service account's
+// keys. They take turns on the same connections in short slots, because absolute figures drift on
+// a shared machine and ratios of neighbouring slots do not. Prints req/s, p50 and p99, the ratios
+// against the targets and the last_used_at writes made. The keys carry restrictions (CIDRs, org
+// ids); usage counting is on. Rate limits in process, then through Redis (BENCH_REDIS_URL; empty:
+// skipped), then many keys against one hot key (bench/api-keys-many.ts). Settings: BENCH_* (see
+// docs/benchmarks.md); BENCH_KEEP_DB=1 keeps svc_bench afterwards.
 
 import { apiKeyUpdateStats, setupDatabase, type Keys } from "./api-keys-data";
 import { measureManyKeys, reportManyKeys, TARGET_MANY_KEYS_RATIO } from "./api-keys-many";
@@ -293,8 +279,6 @@ function report({ phase, scenarios, levels, lastUsed, usage, appLog }: Measured)
         `  p99 b/a = ${level.p99Ratio.toFixed(3)} (target ≤ ${TARGET_P99_RATIO}) ${level.p99Pass ? "PASS" : "FAIL"};` +
         `  app CPU per request b/a = ${f(level.cpuRatio)};  full collections ${gcText(level.gc)};  load generator ${level.loadGeneratorUsPerResponse.toFixed(0)} µs CPU a response${level.valid ? "" : "  (INVALID: unexpected statuses or errors)"}`,
     );
-  }
-  for (const level of levels) {
     const { b, s } = level.scenarios;
     say(
       `  ${lpad(String(level.connections), 3)} conns: service-account keys (s) / personal keys (b): throughput ${(s.rps / b.rps).toFixed(3)}, p99 ${(s.p99 / b.p99).toFixed(3)} (for information: the same key path, the owner a service account)`,
