@@ -1917,7 +1917,7 @@ export interface paths {
         };
         /**
          * List audit events
-         * @description Every change through any door, sign-ins and refused authorizations. Newest first. Filter by `action` (an operation id, or `signIn`), `actor_user_id`, `target_id`, and a time range (`since` inclusive, `until` exclusive).
+         * @description Every change through any door, sign-ins and refused authorizations. Newest first. Filter by `action` (an operation id, or `signIn`), `actor_user_id` or `actor_username`, `target_id`, and a time range (`since` inclusive, `until` exclusive).
          *
          *     Requires `svc:system:audit:read`.
          */
@@ -1939,11 +1939,325 @@ export interface paths {
         };
         /**
          * List an organization's audit events
-         * @description The events of changes in this organization and to it. Newest first. Filter by `action` (an operation id, or `signIn`), `actor_user_id`, `target_id`, and a time range (`since` inclusive, `until` exclusive).
+         * @description The events of changes in this organization and to it. Newest first. Filter by `action` (an operation id, or `signIn`), `actor_user_id` or `actor_username`, `target_id`, and a time range (`since` inclusive, `until` exclusive).
          *
          *     Requires `svc:org:audit:read` in the organization, or globally.
          */
         get: operations["listOrgAuditEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/webhook-endpoints": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the platform's webhook endpoints
+         * @description Requires `svc:system:webhooks:read`.
+         */
+        get: operations["listWebhookEndpoints"];
+        put?: never;
+        /**
+         * Create a webhook endpoint (the platform's)
+         * @description The signing secret (`secret`, `whsec_…`) is in this response only; it is stored encrypted. Deliveries carry Standard Webhooks headers (`webhook-id`, `webhook-timestamp`, `webhook-signature`). The URL must be https and public (section 13 address rules; checked again at every delivery). At most 20 per organization (403 `quota_exceeded`).
+         *
+         *     Requires `svc:system:webhooks:write`.
+         */
+        post: operations["createWebhookEndpoint"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/webhook-endpoints/{endpoint_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read a webhook endpoint (the platform's)
+         * @description Requires `svc:system:webhooks:read`.
+         */
+        get: operations["getWebhookEndpoint"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a webhook endpoint (the platform's)
+         * @description Its pending deliveries are dropped.
+         *
+         *     Requires `svc:system:webhooks:write`.
+         */
+        delete: operations["deleteWebhookEndpoint"];
+        options?: never;
+        head?: never;
+        /**
+         * Update a webhook endpoint (the platform's)
+         * @description `enabled: true` on a disabled endpoint clears `disabled_reason`.
+         *
+         *     Requires `svc:system:webhooks:write`.
+         */
+        patch: operations["updateWebhookEndpoint"];
+        trace?: never;
+    };
+    "/api/v1/webhook-endpoints/{endpoint_id}/rotate-secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Rotate a webhook endpoint's signing secret (the platform's)
+         * @description The signing secret (`secret`, `whsec_…`) is in this response only; it is stored encrypted. Deliveries carry Standard Webhooks headers (`webhook-id`, `webhook-timestamp`, `webhook-signature`). For 24 hours the previous secret signs too: both signatures are sent, space-separated.
+         *
+         *     Requires `svc:system:webhooks:write`.
+         */
+        post: operations["rotateWebhookEndpointSecret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/webhook-endpoints/{endpoint_id}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a test event (the platform's)
+         * @description Queues a `webhook.test` message to this endpoint; see its delivery in the deliveries list.
+         *
+         *     Requires `svc:system:webhooks:write`.
+         */
+        post: operations["testWebhookEndpoint"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/webhook-endpoints/{endpoint_id}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List an endpoint's deliveries (the platform's)
+         * @description Newest first; kept 30 days. Attempts: at once, then 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h later; then `failed`.
+         *
+         *     Requires `svc:system:webhooks:read`.
+         */
+        get: operations["listWebhookDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/webhook-endpoints/{endpoint_id}/deliveries/{delivery_id}/retry": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Retry a delivery now (the platform's)
+         * @description The same message (the same `webhook-id`) is sent again; a failed delivery gets a new schedule.
+         *
+         *     Requires `svc:system:webhooks:write`.
+         */
+        post: operations["retryWebhookDelivery"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/organizations/{org_id}/webhook-endpoints": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List an organization's webhook endpoints
+         * @description Requires `svc:org:webhooks:read` in the organization, or globally.
+         */
+        get: operations["listOrgWebhookEndpoints"];
+        put?: never;
+        /**
+         * Create a webhook endpoint (an organization's)
+         * @description The signing secret (`secret`, `whsec_…`) is in this response only; it is stored encrypted. Deliveries carry Standard Webhooks headers (`webhook-id`, `webhook-timestamp`, `webhook-signature`). The URL must be https and public (section 13 address rules; checked again at every delivery). At most 20 per organization (403 `quota_exceeded`).
+         *
+         *     Requires `svc:org:webhooks:write` in the organization, or globally.
+         */
+        post: operations["createOrgWebhookEndpoint"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/organizations/{org_id}/webhook-endpoints/{endpoint_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read a webhook endpoint (an organization's)
+         * @description Requires `svc:org:webhooks:read` in the organization, or globally.
+         */
+        get: operations["getOrgWebhookEndpoint"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a webhook endpoint (an organization's)
+         * @description Its pending deliveries are dropped.
+         *
+         *     Requires `svc:org:webhooks:write` in the organization, or globally.
+         */
+        delete: operations["deleteOrgWebhookEndpoint"];
+        options?: never;
+        head?: never;
+        /**
+         * Update a webhook endpoint (an organization's)
+         * @description `enabled: true` on a disabled endpoint clears `disabled_reason`.
+         *
+         *     Requires `svc:org:webhooks:write` in the organization, or globally.
+         */
+        patch: operations["updateOrgWebhookEndpoint"];
+        trace?: never;
+    };
+    "/api/v1/organizations/{org_id}/webhook-endpoints/{endpoint_id}/rotate-secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Rotate a webhook endpoint's signing secret (an organization's)
+         * @description The signing secret (`secret`, `whsec_…`) is in this response only; it is stored encrypted. Deliveries carry Standard Webhooks headers (`webhook-id`, `webhook-timestamp`, `webhook-signature`). For 24 hours the previous secret signs too: both signatures are sent, space-separated.
+         *
+         *     Requires `svc:org:webhooks:write` in the organization, or globally.
+         */
+        post: operations["rotateOrgWebhookEndpointSecret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/organizations/{org_id}/webhook-endpoints/{endpoint_id}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a test event (an organization's)
+         * @description Queues a `webhook.test` message to this endpoint; see its delivery in the deliveries list.
+         *
+         *     Requires `svc:org:webhooks:write` in the organization, or globally.
+         */
+        post: operations["testOrgWebhookEndpoint"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/organizations/{org_id}/webhook-endpoints/{endpoint_id}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List an endpoint's deliveries (an organization's)
+         * @description Newest first; kept 30 days. Attempts: at once, then 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h later; then `failed`.
+         *
+         *     Requires `svc:org:webhooks:read` in the organization, or globally.
+         */
+        get: operations["listOrgWebhookDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/organizations/{org_id}/webhook-endpoints/{endpoint_id}/deliveries/{delivery_id}/retry": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Retry a delivery now (an organization's)
+         * @description The same message (the same `webhook-id`) is sent again; a failed delivery gets a new schedule.
+         *
+         *     Requires `svc:org:webhooks:write` in the organization, or globally.
+         */
+        post: operations["retryOrgWebhookDelivery"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/webhook-event-types": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the event types
+         * @description Every event an endpoint may subscribe to: changes (`<resource>.<past verb>`, by the operations that make them), system events, and `audit.event` (every audit event). `"*"` subscribes to every change and system event.
+         *
+         *     Any valid API key or console session.
+         */
+        get: operations["listWebhookEventTypes"];
         put?: never;
         post?: never;
         delete?: never;
@@ -3031,6 +3345,159 @@ export interface components {
             /** @description The secret of a confidential client. Shown once, in this response only. */
             client_secret: string | null;
         };
+        /**
+         * @example {
+         *       "id": "0193a5cb-ad0e-7f1a-9b2c-3d4e5f6a7b8c",
+         *       "org_id": "0193a5c2-7d1e-7b4a-9c3f-2e8d6f1a4b70",
+         *       "url": "https://hooks.acme.example/svc",
+         *       "description": "SIEM",
+         *       "event_types": [
+         *         "audit.event"
+         *       ],
+         *       "enabled": true,
+         *       "disabled_reason": null,
+         *       "created_at": "2026-01-15T09:30:00.000Z",
+         *       "updated_at": "2026-01-15T09:30:00.000Z"
+         *     }
+         */
+        WebhookEndpoint: {
+            /** Format: uuid */
+            id: string;
+            /** @description null: a platform endpoint, which gets every organization's events. */
+            org_id: string | null;
+            url: string;
+            description: string | null;
+            event_types: string[];
+            enabled: boolean;
+            disabled_reason: string | null;
+            /**
+             * Format: date-time
+             * @example 2026-01-15T09:30:00.000Z
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @example 2026-01-15T09:30:00.000Z
+             */
+            updated_at: string;
+        };
+        /**
+         * @example {
+         *       "id": "0193a5cb-ad0e-7f1a-9b2c-3d4e5f6a7b8c",
+         *       "org_id": "0193a5c2-7d1e-7b4a-9c3f-2e8d6f1a4b70",
+         *       "url": "https://hooks.acme.example/svc",
+         *       "description": "SIEM",
+         *       "event_types": [
+         *         "audit.event"
+         *       ],
+         *       "enabled": true,
+         *       "disabled_reason": null,
+         *       "created_at": "2026-01-15T09:30:00.000Z",
+         *       "updated_at": "2026-01-15T09:30:00.000Z",
+         *       "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
+         *     }
+         */
+        WebhookEndpointWithSecret: {
+            /** Format: uuid */
+            id: string;
+            /** @description null: a platform endpoint, which gets every organization's events. */
+            org_id: string | null;
+            url: string;
+            description: string | null;
+            event_types: string[];
+            enabled: boolean;
+            disabled_reason: string | null;
+            /**
+             * Format: date-time
+             * @example 2026-01-15T09:30:00.000Z
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @example 2026-01-15T09:30:00.000Z
+             */
+            updated_at: string;
+            /** @description The signing secret (`whsec_` + base64 of 32 bytes). Shown once, in this response only. */
+            secret: string;
+        };
+        /**
+         * @example {
+         *       "delivery_id": "0193a5cb-ad0e-7f1a-9b2c-3d4e5f6a7b8d",
+         *       "message_id": "0193a5cb-ad0e-4f1a-9b2c-3d4e5f6a7b8e"
+         *     }
+         */
+        WebhookAccepted: {
+            /**
+             * Format: uuid
+             * @description The delivery that was queued.
+             */
+            delivery_id: string;
+            /** Format: uuid */
+            message_id: string;
+        };
+        /**
+         * @example {
+         *       "id": "0193a5cb-ad0e-7f1a-9b2c-3d4e5f6a7b8d",
+         *       "message_id": "0193a5cb-ad0e-4f1a-9b2c-3d4e5f6a7b8e",
+         *       "event_type": "api_key.created",
+         *       "status": "delivered",
+         *       "attempts": 1,
+         *       "last_status_code": 204,
+         *       "last_error": null,
+         *       "last_response": "",
+         *       "next_attempt_at": null,
+         *       "delivered_at": "2026-01-15T09:30:01.000Z",
+         *       "created_at": "2026-01-15T09:30:00.000Z"
+         *     }
+         */
+        WebhookDelivery: {
+            /** Format: uuid */
+            id: string;
+            /**
+             * Format: uuid
+             * @description The `webhook-id` header, the same on every attempt.
+             */
+            message_id: string;
+            event_type: string;
+            /** @enum {string} */
+            status: "pending" | "delivered" | "failed";
+            /** Format: int32 */
+            attempts: number;
+            last_status_code: number | null;
+            last_error: string | null;
+            /** @description The first 1 KiB of the last answer. */
+            last_response: string | null;
+            next_attempt_at: string | null;
+            delivered_at: string | null;
+            /**
+             * Format: date-time
+             * @example 2026-01-15T09:30:00.000Z
+             */
+            created_at: string;
+        };
+        /**
+         * @example {
+         *       "data": [
+         *         {
+         *           "type": "api_key.created",
+         *           "kind": "change",
+         *           "operations": [
+         *             "createApiKey"
+         *           ],
+         *           "description": "A committed change made by createApiKey."
+         *         }
+         *       ]
+         *     }
+         */
+        WebhookEventTypes: {
+            data: {
+                type: string;
+                /** @enum {string} */
+                kind: "change" | "system" | "audit";
+                operations: string[];
+                description: string;
+            }[];
+        };
     };
     responses: {
         /** @description `rate_limited`: The key made more requests than its rate limit allows in the current window (`RateLimit-Policy` and `RateLimit` say which, and where it stands), or too many authentications failed from the client's address. Retry after the `Retry-After` header's seconds. */
@@ -3420,13 +3887,14 @@ export interface components {
     };
     parameters: {
         org_id: string;
-        user_id: string;
         /** @description How many items a page holds. */
         limit: number;
         /** @description The `next_cursor` of the previous page; omit it for the first page. */
         cursor: string;
+        user_id: string;
         /** @description sys_admins only: soft-deleted records too. */
         include_deleted: "true" | "false";
+        endpoint_id: string;
         key_id: string;
         key: string;
         conversation_id: string;
@@ -3447,11 +3915,15 @@ export interface components {
         model_config_id: number;
         action: string;
         actor_user_id: string;
+        /** @description Events by the user with this username (case-insensitive), deleted users' too. */
+        actor_username: string;
         target_id: string;
         /** @description Events at or after this moment. */
         since: string;
         /** @description Events before this moment. */
         until: string;
+        status: "pending" | "delivered" | "failed";
+        delivery_id: string;
     };
     requestBodies: never;
     headers: {
@@ -8579,6 +9051,8 @@ export interface operations {
                 cursor?: components["parameters"]["cursor"];
                 action?: components["parameters"]["action"];
                 actor_user_id?: components["parameters"]["actor_user_id"];
+                /** @description Events by the user with this username (case-insensitive), deleted users' too. */
+                actor_username?: components["parameters"]["actor_username"];
                 target_id?: components["parameters"]["target_id"];
                 /** @description Events at or after this moment. */
                 since?: components["parameters"]["since"];
@@ -8622,6 +9096,8 @@ export interface operations {
                             target: {
                                 type: string | null;
                                 id: string | null;
+                                /** @description The target's name (a user's username) as it is now, deleted ones' too; null when it has none. */
+                                name: string | null;
                             };
                             org_id: string | null;
                             request_id: string | null;
@@ -8661,6 +9137,8 @@ export interface operations {
                 cursor?: components["parameters"]["cursor"];
                 action?: components["parameters"]["action"];
                 actor_user_id?: components["parameters"]["actor_user_id"];
+                /** @description Events by the user with this username (case-insensitive), deleted users' too. */
+                actor_username?: components["parameters"]["actor_username"];
                 target_id?: components["parameters"]["target_id"];
                 /** @description Events at or after this moment. */
                 since?: components["parameters"]["since"];
@@ -8706,6 +9184,8 @@ export interface operations {
                             target: {
                                 type: string | null;
                                 id: string | null;
+                                /** @description The target's name (a user's username) as it is now, deleted ones' too; null when it has none. */
+                                name: string | null;
                             };
                             org_id: string | null;
                             request_id: string | null;
@@ -8732,6 +9212,715 @@ export interface operations {
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["Forbidden"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    listWebhookEndpoints: {
+        parameters: {
+            query?: {
+                /** @description How many items a page holds. */
+                limit?: components["parameters"]["limit"];
+                /** @description The `next_cursor` of the previous page; omit it for the first page. */
+                cursor?: components["parameters"]["cursor"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["WebhookEndpoint"][];
+                        /** @description Pass it back as `cursor` for the next page; null on the last page. */
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    createWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description https; no private, loopback, link-local or metadata address in any spelling. Redirects are not followed. */
+                    url: string;
+                    /** @default null */
+                    description?: string | null;
+                    /** @description Event types to receive; `"*"` is every change and system event, `"audit.event"` the audit stream. */
+                    event_types: string[];
+                    /** @default true */
+                    enabled?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Holds a secret, shown this once: sent with `Cache-Control: no-store`. */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    Location: components["headers"]["Location"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpointWithSecret"];
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["ForbiddenOrQuotaExceeded"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                endpoint_id: components["parameters"]["endpoint_id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpoint"];
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    deleteWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                endpoint_id: components["parameters"]["endpoint_id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpoint"];
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    updateWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                endpoint_id: components["parameters"]["endpoint_id"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description https; no private, loopback, link-local or metadata address in any spelling. Redirects are not followed. */
+                    url?: string;
+                    description?: string | null;
+                    /** @description Event types to receive; `"*"` is every change and system event, `"audit.event"` the audit stream. */
+                    event_types?: string[];
+                    /** @description true again after the endpoint was disabled clears disabled_reason. */
+                    enabled?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpoint"];
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    rotateWebhookEndpointSecret: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                endpoint_id: components["parameters"]["endpoint_id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Holds a secret, shown this once: sent with `Cache-Control: no-store`. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpointWithSecret"];
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    testWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                endpoint_id: components["parameters"]["endpoint_id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Accepted: done shortly, in the background. */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookAccepted"];
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    listWebhookDeliveries: {
+        parameters: {
+            query?: {
+                /** @description How many items a page holds. */
+                limit?: components["parameters"]["limit"];
+                /** @description The `next_cursor` of the previous page; omit it for the first page. */
+                cursor?: components["parameters"]["cursor"];
+                status?: components["parameters"]["status"];
+            };
+            header?: never;
+            path: {
+                endpoint_id: components["parameters"]["endpoint_id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["WebhookDelivery"][];
+                        /** @description Pass it back as `cursor` for the next page; null on the last page. */
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    retryWebhookDelivery: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                endpoint_id: components["parameters"]["endpoint_id"];
+                delivery_id: components["parameters"]["delivery_id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Accepted: done shortly, in the background. */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookAccepted"];
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    listOrgWebhookEndpoints: {
+        parameters: {
+            query?: {
+                /** @description How many items a page holds. */
+                limit?: components["parameters"]["limit"];
+                /** @description The `next_cursor` of the previous page; omit it for the first page. */
+                cursor?: components["parameters"]["cursor"];
+            };
+            header?: never;
+            path: {
+                org_id: components["parameters"]["org_id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["WebhookEndpoint"][];
+                        /** @description Pass it back as `cursor` for the next page; null on the last page. */
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    createOrgWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                org_id: components["parameters"]["org_id"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description https; no private, loopback, link-local or metadata address in any spelling. Redirects are not followed. */
+                    url: string;
+                    /** @default null */
+                    description?: string | null;
+                    /** @description Event types to receive; `"*"` is every change and system event, `"audit.event"` the audit stream. */
+                    event_types: string[];
+                    /** @default true */
+                    enabled?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Holds a secret, shown this once: sent with `Cache-Control: no-store`. */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    Location: components["headers"]["Location"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpointWithSecret"];
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["ForbiddenOrQuotaExceeded"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getOrgWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                org_id: components["parameters"]["org_id"];
+                endpoint_id: components["parameters"]["endpoint_id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpoint"];
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    deleteOrgWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                org_id: components["parameters"]["org_id"];
+                endpoint_id: components["parameters"]["endpoint_id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpoint"];
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    updateOrgWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                org_id: components["parameters"]["org_id"];
+                endpoint_id: components["parameters"]["endpoint_id"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description https; no private, loopback, link-local or metadata address in any spelling. Redirects are not followed. */
+                    url?: string;
+                    description?: string | null;
+                    /** @description Event types to receive; `"*"` is every change and system event, `"audit.event"` the audit stream. */
+                    event_types?: string[];
+                    /** @description true again after the endpoint was disabled clears disabled_reason. */
+                    enabled?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpoint"];
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    rotateOrgWebhookEndpointSecret: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                org_id: components["parameters"]["org_id"];
+                endpoint_id: components["parameters"]["endpoint_id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Holds a secret, shown this once: sent with `Cache-Control: no-store`. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpointWithSecret"];
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    testOrgWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                org_id: components["parameters"]["org_id"];
+                endpoint_id: components["parameters"]["endpoint_id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Accepted: done shortly, in the background. */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookAccepted"];
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    listOrgWebhookDeliveries: {
+        parameters: {
+            query?: {
+                /** @description How many items a page holds. */
+                limit?: components["parameters"]["limit"];
+                /** @description The `next_cursor` of the previous page; omit it for the first page. */
+                cursor?: components["parameters"]["cursor"];
+                status?: components["parameters"]["status"];
+            };
+            header?: never;
+            path: {
+                org_id: components["parameters"]["org_id"];
+                endpoint_id: components["parameters"]["endpoint_id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["WebhookDelivery"][];
+                        /** @description Pass it back as `cursor` for the next page; null on the last page. */
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    retryOrgWebhookDelivery: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                org_id: components["parameters"]["org_id"];
+                endpoint_id: components["parameters"]["endpoint_id"];
+                delivery_id: components["parameters"]["delivery_id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Accepted: done shortly, in the background. */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookAccepted"];
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    listWebhookEventTypes: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEventTypes"];
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
             429: components["responses"]["RateLimited"];
             503: components["responses"]["Unavailable"];
         };

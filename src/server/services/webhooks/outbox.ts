@@ -1,7 +1,7 @@
 import "server-only";
 import { randomUUID } from "node:crypto";
 import { AUDIT_STREAM, changeEventType, wants } from "@/lib/event-types";
-import { queryRows } from "@/server/db/client";
+import { dataLayer } from "@/server/db/data-layer";
 import { inOneTransaction, type UnitOfWork } from "@/server/db/unit-of-work";
 import { runningQueue, wake, type StatementSink } from "@/server/jobs/queue";
 
@@ -31,10 +31,12 @@ const shared = globalThis as unknown as {
 export async function subscribers(): Promise<Subscriber[]> {
   const cached = shared.svcSubscribers;
   if (cached && Date.now() - cached.at < SUBSCRIBERS_TTL_MS) return cached.list;
-  shared.svcSubscribersLoading ??= queryRows<Subscriber>(
-    "SELECT id, org_id, event_types FROM webhook_endpoints WHERE enabled AND NOT is_deleted",
-    [],
-  )
+  // Read in the open unit of work's transaction when there is one: the embedded database serves
+  // one session at a time, so a second connection would wait for the very transaction asking.
+  shared.svcSubscribersLoading ??= dataLayer("system:webhooks")
+    .$queryRawUnsafe<Subscriber[]>(
+      "SELECT id, org_id, event_types FROM webhook_endpoints WHERE enabled AND NOT is_deleted",
+    )
     .then((list) => {
       shared.svcSubscribers = { at: Date.now(), list };
       return list;
