@@ -35,8 +35,8 @@ test.afterAll(async () => {
   await baseClient().$disconnect();
 });
 
-/** Profile, Members, Service accounts, Settings, LLM configs, Orchestrators, Central points, Conversations, Activity. */
-const ORG_SECTION_COUNT = 9;
+/** Profile, Members, Service accounts, Settings, LLM configs, Orchestrators, Central points, Conversations, Webhooks, Activity. */
+const ORG_SECTION_COUNT = 10;
 
 const sections = (page: Page) => page.getByRole("navigation", { name: "Organization sections" });
 const openSection = (page: Page, name: string) => sections(page).getByRole("link", { name, exact: true }).click();

@@ -39,6 +39,8 @@ import { defineOperation, inOrganization } from "./operation";
 // Roles and scopes handed to one follow the no-escalation rule in the organization.
 
 const tag = "Service accounts";
+// Their keys on a page of their own in the API reference, which keeps each page under 1 MB.
+const keysTag = "Service account keys";
 const { BASE, ONE, read, write } = inOrganization("service-accounts", "user_id", {
   read: "svc:org:service_accounts:read",
   write: "svc:org:service_accounts:write",
@@ -122,7 +124,7 @@ export const serviceAccountOperations = {
     id: "listServiceAccountKeys",
     method: "GET",
     path: KEYS,
-    tag,
+    tag: keysTag,
     summary: "A service account's API keys",
     description: "Newest first, revoked ones included (`is_active` false) unless `active` filters.",
     access: read,
@@ -136,7 +138,7 @@ export const serviceAccountOperations = {
     id: "createServiceAccountKey",
     method: "POST",
     path: KEYS,
-    tag,
+    tag: keysTag,
     summary: "Issue an API key for a service account",
     description:
       "The body of key creation. Each scope must be one you hold in this organization and one the account holds through its roles (403 `scope_not_held`); the key acts in this organization only and follows the key policies, the organization's included (422 `policy_violation`). The raw key is in `raw_key`, in this response only.",
@@ -154,7 +156,7 @@ export const serviceAccountOperations = {
     id: "updateServiceAccountKey",
     method: "PATCH",
     path: KEY,
-    tag,
+    tag: keysTag,
     summary: "Rename, re-limit or restrict a service account's API key",
     description:
       "As for a personal key: `name`, `rate_limit`, `allowed_org_ids`, `allowed_cidrs`; scopes never change. Every process applies the change at once.",
@@ -170,7 +172,7 @@ export const serviceAccountOperations = {
     id: "rollServiceAccountKey",
     method: "POST",
     path: `${KEY}/roll`,
-    tag,
+    tag: keysTag,
     summary: "Replace a service account's API key with a new one",
     description:
       "As personal keys roll: the same name, scopes, rate limit, restrictions and expiry; the old key works for `grace_period_seconds` more. You must hold the key's scopes in this organization (403 `scope_not_held`); the raw key is in `raw_key`, in this response only.",
@@ -190,7 +192,7 @@ export const serviceAccountOperations = {
     id: "revokeServiceAccountKey",
     method: "DELETE",
     path: KEY,
-    tag,
+    tag: keysTag,
     summary: "Revoke a service account's API key",
     description: "The key fails at once, in every process. Revoking a revoked key answers 200 again.",
     access: write,

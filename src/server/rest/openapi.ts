@@ -36,6 +36,8 @@ export const TAGS: Readonly<Record<string, string>> = {
   Members: "An organization's members and the org roles they hold in it.",
   "Service accounts":
     "Machine users of one organization: no password, no console sign-in, only the org roles granted there. Their API keys outlive the people who made them.",
+  "Service account keys":
+    "A service account's API keys: created (the raw key once), restricted, rolled with grace and revoked through its organization.",
   "Roles and permissions": "The permission catalog, roles (sets of permissions), and grants of roles to users.",
   "OAuth clients": "OAuth 2.0 client registrations. A confidential client's secret is shown once.",
   "Audit trail":
