@@ -35,7 +35,8 @@ import { defineOperation, immutableAnswer, type ObjectSchema, type PermissionAcc
 // (its events only), the platform's under /webhook-endpoints (every event). Both sets are made by
 // one function, so they cannot drift apart.
 
-const tag = "Webhooks";
+const PLATFORM_TAG = "Webhooks";
+const ORG_TAG = "Organization webhooks";
 const SECRET_NOTE =
   "The signing secret (`secret`, `whsec_…`) is in this response only; it is stored encrypted. Deliveries carry Standard Webhooks headers (`webhook-id`, `webhook-timestamp`, `webhook-signature`).";
 
@@ -60,6 +61,8 @@ function endpointOperations<L extends ObjectSchema | undefined, P extends Object
   scope: Scope<L, P, D>,
 ) {
   const { infix, base, read, write, whose, listParams, params, deliveryParams } = scope;
+  // An organization's endpoints on a reference page of their own: one page for both passes 1 MB.
+  const tag = infix ? ORG_TAG : PLATFORM_TAG;
   const one = `${base}/{endpoint_id}`;
   const owner = (p: unknown) => scope.owner((p ?? {}) as { org_id?: string });
   const path = (p: unknown) => p as EndpointPath;
@@ -230,7 +233,7 @@ export const webhookEventTypeOperations = {
     id: "listWebhookEventTypes",
     method: "GET",
     path: "/api/v1/webhook-event-types",
-    tag,
+    tag: PLATFORM_TAG,
     summary: "List the event types",
     description:
       'Every event an endpoint may subscribe to: changes (`<resource>.<past verb>`, by the operations that make them), system events, and `audit.event` (every audit event). `"*"` subscribes to every change and system event.',

@@ -44,6 +44,8 @@ export const TAGS: Readonly<Record<string, string>> = {
     "Every change through any door (REST, console, CLI), sign-ins and refused authorizations, each with who, what, where from and the fields it changed (secret fields by name only).",
   Webhooks:
     "Events out: endpoints that receive each committed change, system event or audit event they subscribe to, signed with Standard Webhooks, delivered at least once with retries.",
+  "Organization webhooks":
+    "An organization's own webhook endpoints: only that organization's events, managed by its admins.",
 };
 
 /** The RateLimit fields, on the answers of an operation that counts against a rate limit. */
