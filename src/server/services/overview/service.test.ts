@@ -181,7 +181,8 @@ describe("overview", () => {
   });
 
   it("shows the audit trail's eight latest events, newest first, with their actors' usernames, deleted users' too", async () => {
-    const events = await client.auditEvent.findMany({ orderBy: { id: "desc" }, take: 8 });
+    // The audit log's order: when it happened, then id (two events can share a millisecond).
+    const events = await client.auditEvent.findMany({ orderBy: [{ occurred_at: "desc" }, { id: "desc" }], take: 8 });
     const usernames = new Map([
       [owner.id, owner.username],
       [gone.id, gone.username],
