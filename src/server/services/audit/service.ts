@@ -10,11 +10,10 @@ import { log } from "@/server/log";
 import { decodeCursor, encodeCursor, newestFirst, type Page } from "@/server/services/pagination";
 import {
   addressees,
-  atCommitSink,
   insertDeliveries,
   outboxRows,
   pairs,
-  queueDeliveries,
+  queueAfterCommit,
   subscribers,
 } from "@/server/services/webhooks/outbox";
 
@@ -94,6 +93,11 @@ FROM e, unnest($13::uuid[], $14::text[]) AS t(id, type) RETURNING id)
 ${insertDeliveries(15)}
   WHERE d.message_id IN (SELECT id FROM m)`;
 
+// Sent before the statement that writes a change's webhook messages (the last before its COMMIT, so
+// nothing else runs under it): the lengths of its arrays made PostgreSQL plan it anew on every call,
+// which took longer than running it; its plan does not depend on the values, so one plan serves.
+const GENERIC_PLANS = "SET LOCAL plan_cache_mode = force_generic_plan";
+
 /**
  * Writes the event of a change inside the unit of work that made it, as the unit commits, with the
  * webhook messages and deliveries of the endpoints that want it (none: the one INSERT as before).
@@ -122,6 +126,7 @@ export async function recordInUnit(unit: UnitOfWork, entry: AuditEntry): Promise
   });
   if (addressed.length === 0) return unit.atCommit(INSERT_EVENT, values);
   const outbox = outboxRows(addressed);
+  unit.atCommit(GENERIC_PLANS, []);
   unit.atCommit(INSERT_EVENT_WITH_MESSAGES, [
     ...values,
     outbox.messageIds,
@@ -129,7 +134,7 @@ export async function recordInUnit(unit: UnitOfWork, entry: AuditEntry): Promise
     outbox.deliveryMessages,
     outbox.deliveryEndpoints,
   ]);
-  await queueDeliveries(atCommitSink(unit), pairs(outbox));
+  queueAfterCommit(unit, pairs(outbox));
 }
 
 /**

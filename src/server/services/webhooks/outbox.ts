@@ -4,6 +4,7 @@ import { AUDIT_STREAM, changeEventType, wants } from "@/lib/event-types";
 import { dataLayer } from "@/server/db/data-layer";
 import { inOneTransaction, type UnitOfWork } from "@/server/db/unit-of-work";
 import { runningQueue, wake, type StatementSink } from "@/server/jobs/queue";
+import { log } from "@/server/log";
 
 // The outbox: an event's messages are written in the transaction of the change they announce (with
 // its audit event, at its COMMIT), each with one delivery per endpoint that wants it, and the
@@ -108,12 +109,13 @@ export interface DeliveryJob {
 }
 
 /**
- * Queues a delivery job per (message, endpoint) through `sink`: the unit's transaction or its
- * COMMIT. Where no queue runs in this process (the CLI), the deliveries stay pending and the
- * queue's sweep (jobs/registry.ts) queues them within a minute.
+ * Queues a delivery job per (message, endpoint), through `sink` when given (a transaction, or a
+ * unit's COMMIT), else on the queue's own connection. Where no queue runs in this process (the
+ * CLI), the deliveries stay pending and the queue's sweep (jobs/registry.ts) queues them within
+ * a few minutes.
  */
 export async function queueDeliveries(
-  sink: StatementSink,
+  sink: StatementSink | undefined,
   deliveries: readonly DeliveryJob[],
   startAfter?: Date,
 ): Promise<void> {
@@ -122,19 +124,45 @@ export async function queueDeliveries(
   await state.boss.insert(
     DELIVERY_QUEUE,
     deliveries.map((data) => ({ data, ...(startAfter ? { startAfter } : {}) })),
-    { db: sink },
+    sink ? { db: sink } : {},
   );
 }
 
-/** A sink that sends each statement with the unit's COMMIT, and wakes this process's workers after it. */
-export function atCommitSink(unit: UnitOfWork): StatementSink {
-  unit.afterCommit(() => wake(DELIVERY_QUEUE));
-  return {
-    executeSql(text, values = []) {
-      unit.atCommit(text, values);
-      return Promise.resolve({ rows: [] });
-    },
-  };
+/** Jobs of one relay INSERT at most. */
+const RELAY_BATCH = 500;
+
+const relay = globalThis as unknown as { svcRelayed?: DeliveryJob[]; svcRelaying?: Promise<void> };
+
+/**
+ * Queues the delivery jobs of a change once it has committed, off the change's own path: pg-boss's
+ * INSERT into its job table cost a change as much as the rest of its webhook writes (decision
+ * 031). The commits of one turn of the event loop share one INSERT. The deliveries themselves are
+ * written with the change, so should this process die before the INSERT, or it fail, the upkeep's
+ * sweep queues them.
+ */
+export function queueAfterCommit(unit: UnitOfWork, deliveries: readonly DeliveryJob[]): void {
+  if (!runningQueue()) return;
+  unit.afterCommit(() => {
+    (relay.svcRelayed ??= []).push(...deliveries);
+    relay.svcRelaying ??= relayJobs().finally(() => (relay.svcRelaying = undefined));
+  });
+}
+
+async function relayJobs(): Promise<void> {
+  await new Promise((resolve) => setImmediate(resolve));
+  const waiting = relay.svcRelayed ?? [];
+  while (waiting.length > 0) {
+    const batch = waiting.splice(0, RELAY_BATCH);
+    try {
+      await queueDeliveries(undefined, batch);
+      wake(DELIVERY_QUEUE);
+    } catch (error) {
+      log.warn("delivery jobs not queued; the upkeep's sweep queues them", {
+        jobs: batch.length,
+        error: (error as Error).message,
+      });
+    }
+  }
 }
 
 export const pairs = (rows: ReturnType<typeof outboxRows>): DeliveryJob[] =>
