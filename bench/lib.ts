@@ -107,14 +107,17 @@ export async function writeResults(name: string, startedAt: Date, results: unkno
 export const { databaseUrl, adminQuery } = postgresServer(ADMIN_URL);
 
 /** Drops and recreates the database `name`, migrates and seeds it (sys_admin `admin`); returns its URL. */
-export async function freshDatabase(name: string): Promise<string> {
+export async function freshDatabase(
+  name: string,
+  adminPassword = randomBytes(18).toString("base64url"),
+): Promise<string> {
   await adminQuery(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
   await adminQuery(`CREATE DATABASE "${name}"`);
   const url = databaseUrl(name);
   await migrate(url);
   const prisma = createBaseClient(url, { poolMax: 2 });
   try {
-    await seed(prisma, { username: "admin", password: randomBytes(18).toString("base64url") });
+    await seed(prisma, { username: "admin", password: adminPassword });
   } finally {
     await prisma.$disconnect();
   }
@@ -131,6 +134,33 @@ export async function sysAdminSession(prisma: BaseClient): Promise<SessionActor>
     displayName: null,
     grants: await loadGrants(dataLayer("bench", { client: prisma }), admin.id),
   };
+}
+
+/** Signs in through Auth.js's credentials endpoint as the console's form does; returns the session's cookie header. */
+export async function signIn(baseUrl: string, username: string, password: string): Promise<string> {
+  const cookies = new Map<string, string>();
+  const cookieHeader = () => [...cookies].map(([name, value]) => `${name}=${value}`).join("; ");
+  const send = async (path: string, init: RequestInit = {}) => {
+    const headers = new Headers(init.headers);
+    headers.set("cookie", cookieHeader());
+    headers.set("sec-fetch-site", "same-origin");
+    const response = await fetch(`${baseUrl}${path}`, { ...init, headers, redirect: "manual" });
+    for (const line of response.headers.getSetCookie()) {
+      const [pair = ""] = line.split(";");
+      const at = pair.indexOf("=");
+      if (at > 0) cookies.set(pair.slice(0, at), pair.slice(at + 1));
+    }
+    return response;
+  };
+  const { csrfToken } = (await (await send("/api/auth/csrf")).json()) as { csrfToken: string };
+  await send("/api/auth/callback/credentials", {
+    method: "POST",
+    headers: { "content-type": "application/x-www-form-urlencoded" },
+    body: new URLSearchParams({ username, password, csrfToken }).toString(),
+  });
+  if (![...cookies].some(([name, value]) => name.endsWith("authjs.session-token") && value !== ""))
+    throw new Error(`could not sign in as ${username}`);
+  return cookieHeader();
 }
 
 export async function dropDatabase(name: string): Promise<void> {

@@ -33,6 +33,7 @@ import {
   percentile,
   runBenchmark,
   say,
+  signIn,
   startApp,
   stopApp,
   writeResults,
@@ -108,33 +109,6 @@ async function seed(client: pg.Client) {
   say(
     `Seeded ${ORGS.toLocaleString("en")} organizations, 1,001 users, ${Number(counts?.keys).toLocaleString("en")} keys, ${Number(counts?.usage).toLocaleString("en")} usage buckets, ${EVENTS.toLocaleString("en")} audit events in ${((performance.now() - started) / 1000).toFixed(1)} s.`,
   );
-}
-
-/** Signs in through Auth.js's credentials endpoint as the console's form does; returns the session's cookie header. */
-async function signIn(baseUrl: string, username: string, password: string): Promise<string> {
-  const cookies = new Map<string, string>();
-  const cookieHeader = () => [...cookies].map(([name, value]) => `${name}=${value}`).join("; ");
-  const send = async (path: string, init: RequestInit = {}) => {
-    const headers = new Headers(init.headers);
-    headers.set("cookie", cookieHeader());
-    headers.set("sec-fetch-site", "same-origin");
-    const response = await fetch(`${baseUrl}${path}`, { ...init, headers, redirect: "manual" });
-    for (const line of response.headers.getSetCookie()) {
-      const [pair = ""] = line.split(";");
-      const at = pair.indexOf("=");
-      if (at > 0) cookies.set(pair.slice(0, at), pair.slice(at + 1));
-    }
-    return response;
-  };
-  const { csrfToken } = (await (await send("/api/auth/csrf")).json()) as { csrfToken: string };
-  await send("/api/auth/callback/credentials", {
-    method: "POST",
-    headers: { "content-type": "application/x-www-form-urlencoded" },
-    body: new URLSearchParams({ username, password, csrfToken }).toString(),
-  });
-  if (![...cookies].some(([name, value]) => name.endsWith("authjs.session-token") && value !== ""))
-    throw new Error(`could not sign in as ${username}`);
-  return cookieHeader();
 }
 
 /** One request for the overview page, timed from sending it to its last byte (ms). */

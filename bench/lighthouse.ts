@@ -1,0 +1,114 @@
+// `npm run bench:lighthouse`: Lighthouse's desktop preset (performance, accessibility, best
+// practices) on the console pages a new sys_admin meets first: sign-in, the overview, API keys, an
+// organization and the audit log, served by the production build and read signed in as a sys_admin
+// (the session's cookie goes with every request Lighthouse makes). Each page is measured
+// BENCH_RUNS times (default 3) and its median printed.
+//
+// Lighthouse is run from the npm registry at a pinned version (npx, cached after the first run):
+// it is a tool for this bench only, and too heavy for every install. Chromium: CHROMIUM_PATH, else
+// `chromium` on PATH. Settings (environment): BENCH_DATABASE_URL, BENCH_RUNS, BENCH_KEEP_DB=1.
+
+import { execFileSync } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { createBaseClient } from "@/server/db/client";
+import {
+  dropDatabase,
+  ensureBuild,
+  freshDatabase,
+  intSetting,
+  lpad,
+  machineLine,
+  median,
+  pad,
+  runBenchmark,
+  say,
+  signIn,
+  startApp,
+  stopApp,
+  writeResults,
+} from "./lib";
+
+const DB_NAME = "svc_bench_lighthouse";
+const LIGHTHOUSE = "lighthouse@13.5.0";
+const RUNS = intSetting("BENCH_RUNS", 3, 1, 10);
+const TARGET = 90;
+const CATEGORIES = ["performance", "accessibility", "best-practices"] as const;
+type Scores = Record<(typeof CATEGORIES)[number], number>;
+
+const chromium = process.env.CHROMIUM_PATH ?? execFileSync("which", ["chromium"], { encoding: "utf8" }).trim();
+
+/** One Lighthouse run of `url`; each category's score out of 100. */
+function lighthouse(url: string, cookie: string | undefined, out: string): Scores {
+  const report = path.join(out, "report.json");
+  execFileSync(
+    "npx",
+    [
+      "--yes",
+      LIGHTHOUSE,
+      url,
+      "--preset=desktop",
+      `--only-categories=${CATEGORIES.join(",")}`,
+      "--output=json",
+      `--output-path=${report}`,
+      "--quiet",
+      "--chrome-flags=--headless=new --no-sandbox",
+      ...(cookie ? [`--extra-headers=${JSON.stringify({ Cookie: cookie })}`] : []),
+    ],
+    { stdio: ["ignore", "ignore", "inherit"], env: { ...process.env, CHROME_PATH: chromium }, timeout: 180_000 },
+  );
+  const categories = (JSON.parse(readFileSync(report, "utf8")) as { categories: Record<string, { score: number }> })
+    .categories;
+  return Object.fromEntries(CATEGORIES.map((c) => [c, Math.round(categories[c]!.score * 100)])) as Scores;
+}
+
+async function main() {
+  const startedAt = new Date();
+  const buildId = ensureBuild();
+  const password = randomBytes(18).toString("base64url");
+  const url = await freshDatabase(DB_NAME, password);
+  const client = createBaseClient(url, { poolMax: 2 });
+  const org = await client.organization.create({ data: { name: "Lighthouse Org" } });
+  await client.$disconnect();
+  const app = await startApp(url);
+  const cookie = await signIn(app.baseUrl, "admin", password);
+  const pages: { page: string; path: string; signedIn: boolean }[] = [
+    { page: "/console/sign-in", path: "/console/sign-in", signedIn: false },
+    { page: "/console/overview", path: "/console/overview", signedIn: true },
+    { page: "/console/api-keys", path: "/console/api-keys", signedIn: true },
+    { page: "/console/organizations/{id}", path: `/console/organizations/${org.id}`, signedIn: true },
+    { page: "/console/audit-log", path: "/console/audit-log", signedIn: true },
+  ];
+  const out = mkdtempSync(path.join(tmpdir(), "svc-lighthouse-"));
+  say(
+    `Lighthouse (${LIGHTHOUSE}, desktop preset) on build ${buildId}, ${RUNS} run(s) a page, medians; ${machineLine()}`,
+  );
+  say(`${pad("page", 30)} ${CATEGORIES.map((c) => lpad(c, 15)).join(" ")}`);
+  const results: (Scores & { page: string; runs: Scores[] })[] = [];
+  try {
+    for (const { page, path: at, signedIn } of pages) {
+      const runs: Scores[] = [];
+      for (let i = 0; i < RUNS; i++) runs.push(lighthouse(`${app.baseUrl}${at}`, signedIn ? cookie : undefined, out));
+      const medians = Object.fromEntries(CATEGORIES.map((c) => [c, median(runs.map((r) => r[c]))])) as Scores;
+      results.push({ page, ...medians, runs });
+      say(`${pad(page, 30)} ${CATEGORIES.map((c) => lpad(String(medians[c]), 15)).join(" ")}`);
+    }
+  } finally {
+    rmSync(out, { recursive: true, force: true });
+  }
+  const missed = results.flatMap((r) => CATEGORIES.filter((c) => r[c] < TARGET).map((c) => `${r.page} ${c} ${r[c]}`));
+  say(missed.length ? `Under ${TARGET}: ${missed.join("; ")}` : `Every score ≥ ${TARGET}.`);
+  say(`Results: ${await writeResults("lighthouse", startedAt, { build: buildId, lighthouse: LIGHTHOUSE, results })}`);
+}
+
+await runBenchmark(
+  main,
+  async () => {
+    await stopApp();
+    await dropDatabase(DB_NAME);
+  },
+  DB_NAME,
+);
+process.exit(0);
