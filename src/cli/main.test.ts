@@ -22,6 +22,9 @@ function svc(args: string[], env: Record<string, string | undefined> = {}) {
   return { code: result.status, stdout: result.stdout, stderr: result.stderr.trim() };
 }
 
+/** `svc api-keys create` for the user `second` (made by an earlier test), with these arguments. */
+const createKeyOfSecond = (...args: string[]) => svc(["api-keys", "create", "--user", "second", ...args]);
+
 describe("svc CLI", { timeout: PROCESS_TEST_TIMEOUT_MS }, () => {
   it("migrate reports an up-to-date database", async () => {
     const run = svc(["migrate"]);
@@ -83,18 +86,14 @@ describe("svc CLI", { timeout: PROCESS_TEST_TIMEOUT_MS }, () => {
   });
 
   it("api-keys create prints the raw key alone, which then authenticates; list and revoke follow", async () => {
-    const create = svc([
-      "api-keys",
-      "create",
-      "--user",
-      "second",
+    const create = createKeyOfSecond(
       "--name",
       "deploy",
       "--scope",
       "svc:system:users:read",
       "--scope",
       "svc:system:users:write",
-    ]);
+    );
     expect(create.code).toBe(0);
     expect(create.stdout).toMatch(/^cdk_[0-9A-Za-z]{49}\n$/);
     const raw = create.stdout.trim();
@@ -114,17 +113,7 @@ describe("svc CLI", { timeout: PROCESS_TEST_TIMEOUT_MS }, () => {
   });
 
   it("api-keys roll prints the new raw key alone; the old key expires after --grace", async () => {
-    const old = svc([
-      "api-keys",
-      "create",
-      "--user",
-      "second",
-      "--name",
-      "rolled",
-      "--scope",
-      "svc:org:read",
-      "--json",
-    ]);
+    const old = createKeyOfSecond("--name", "rolled", "--scope", "svc:org:read", "--json");
     const { id, raw_key } = JSON.parse(old.stdout) as { id: string; raw_key: string };
     const before = Date.now();
     const roll = svc(["api-keys", "roll", id, "--grace", "24h"]);
@@ -139,19 +128,7 @@ describe("svc CLI", { timeout: PROCESS_TEST_TIMEOUT_MS }, () => {
   });
 
   it("api-keys create --json prints the record with the raw key, and --rate-limit sets the key's limit", () => {
-    const run = svc([
-      "api-keys",
-      "create",
-      "--user",
-      "second",
-      "--name",
-      "j",
-      "--scope",
-      "svc:org:read",
-      "--rate-limit",
-      "600/60",
-      "--json",
-    ]);
+    const run = createKeyOfSecond("--name", "j", "--scope", "svc:org:read", "--rate-limit", "600/60", "--json");
     expect(run.code).toBe(0);
     const record = JSON.parse(run.stdout) as { raw_key: string; effective_scopes: string[]; rate_limit: unknown };
     expect(record.raw_key).toMatch(/^cdk_/);
@@ -162,7 +139,7 @@ describe("svc CLI", { timeout: PROCESS_TEST_TIMEOUT_MS }, () => {
   it("api-keys create refuses unknown scopes and scopes the user does not hold, storing nothing", async () => {
     await client.user.create({ data: { username: "plain" } });
     const before = await client.apiKey.count();
-    const unknown = svc(["api-keys", "create", "--user", "second", "--name", "x", "--scope", "svc:bogus"]);
+    const unknown = createKeyOfSecond("--name", "x", "--scope", "svc:bogus");
     expect(unknown.code).toBe(1);
     expect(unknown.stderr).toBe("svc: Unknown scope: svc:bogus.");
     const escalation = svc(["api-keys", "create", "--user", "plain", "--name", "x", "--scope", "svc:org:read"]);
@@ -170,35 +147,13 @@ describe("svc CLI", { timeout: PROCESS_TEST_TIMEOUT_MS }, () => {
     expect(escalation.stderr).toBe("svc: The key's owner does not hold: svc:org:read.");
     const missing = svc(["api-keys", "create", "--user", "nobody", "--name", "x", "--scope", "svc:org:read"]);
     expect(missing.stderr).toBe("svc: No user named nobody.");
-    const invalid = svc(["api-keys", "create", "--user", "second", "--scope", "svc:org:read"]);
+    const invalid = createKeyOfSecond("--scope", "svc:org:read");
     expect(invalid.code).toBe(2);
     expect(invalid.stderr).toMatch(/^svc: name: /);
-    const limit = svc([
-      "api-keys",
-      "create",
-      "--user",
-      "second",
-      "--name",
-      "x",
-      "--scope",
-      "svc:org:read",
-      "--rate-limit",
-      "600",
-    ]);
+    const limit = createKeyOfSecond("--name", "x", "--scope", "svc:org:read", "--rate-limit", "600");
     expect(limit.code).toBe(2);
     expect(limit.stderr).toBe("svc: --rate-limit must be REQUESTS/SECONDS, like 600/60");
-    const outOfRange = svc([
-      "api-keys",
-      "create",
-      "--user",
-      "second",
-      "--name",
-      "x",
-      "--scope",
-      "svc:org:read",
-      "--rate-limit",
-      "600/0",
-    ]);
+    const outOfRange = createKeyOfSecond("--name", "x", "--scope", "svc:org:read", "--rate-limit", "600/0");
     expect(outOfRange.code).toBe(2);
     expect(outOfRange.stderr).toMatch(/^svc: rate_limit\.window_seconds: /);
     expect(await client.apiKey.count()).toBe(before);

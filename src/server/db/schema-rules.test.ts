@@ -158,6 +158,15 @@ async function countsOf(pairs: readonly (readonly [string, string])[], id: strin
   );
 }
 
+/** Rows in each of these tables refer to `id`: a cascade then seen to empty them proves something. */
+async function expectRowsPresent(pairs: readonly (readonly [string, string])[], id: string) {
+  const counts = await countsOf(pairs, id);
+  expect(
+    Object.values(counts).every((n) => n > 0),
+    JSON.stringify(counts),
+  ).toBe(true);
+}
+
 /** Information-schema facts about the public tables that are not partitions. */
 async function columnsWhere(condition: string, ...params: unknown[]) {
   return sql<{ table_name: string; column_name: string; data_type: string; character_maximum_length: number | null }>(
@@ -401,11 +410,7 @@ describe("on-delete rules", () => {
   it("deleting an organization deletes its settings, LLM configs, instances, central points, memberships, org roles, plugins and conversations", async () => {
     const { org, user, role } = await populate();
     const bystander = await populate();
-    const before = await countsOf(ORG_OWNED, org.id);
-    expect(
-      Object.values(before).every((n) => n > 0),
-      JSON.stringify(before),
-    ).toBe(true);
+    await expectRowsPresent(ORG_OWNED, org.id);
     const bystanderBefore = await countsOf(ORG_OWNED, bystander.org.id);
 
     await client.organization.delete({ where: { id: org.id } });
@@ -421,11 +426,7 @@ describe("on-delete rules", () => {
 
   it("deleting a user deletes their memberships, OAuth identities, roles, API keys and conversations", async () => {
     const { org, user } = await populate();
-    const before = await countsOf(USER_OWNED, user.id);
-    expect(
-      Object.values(before).every((n) => n > 0),
-      JSON.stringify(before),
-    ).toBe(true);
+    await expectRowsPresent(USER_OWNED, user.id);
 
     await client.user.delete({ where: { id: user.id } });
 
@@ -436,11 +437,7 @@ describe("on-delete rules", () => {
 
   it("deleting a role deletes its permissions and grants", async () => {
     const { user, role } = await populate();
-    const before = await countsOf(ROLE_OWNED, role.id);
-    expect(
-      Object.values(before).every((n) => n > 0),
-      JSON.stringify(before),
-    ).toBe(true);
+    await expectRowsPresent(ROLE_OWNED, role.id);
 
     await client.role.delete({ where: { id: role.id } });
 

@@ -43,6 +43,12 @@ async function untilWindowTurns(limiter: ReturnType<LimiterStore["limiter"]>, ke
 }
 
 const uniquePrefix = () => `svc-test-${randomBytes(6).toString("hex")}:`;
+
+/** A store on Redis through a proxy the test can make refuse connections or go silent. */
+async function behindProxy(prefix = uniquePrefix()) {
+  const proxy = await startTcpProxy({ host: REDIS.hostname, port: Number(REDIS.port || 6379) });
+  return { proxy, store: await redisStore(prefix, proxy.address) };
+}
 const spec = (points: number, windowSeconds = 60) => ({ name: "test", points, windowSeconds });
 
 async function consumeTimes(limiter: ReturnType<LimiterStore["limiter"]>, key: string, times: number) {
@@ -77,9 +83,8 @@ describe("limiter store", () => {
   });
 
   it("counts in this process while Redis refuses connections, and shares again once it is back", async () => {
-    const proxy = await startTcpProxy({ host: REDIS.hostname, port: Number(REDIS.port || 6379) });
     const prefix = uniquePrefix();
-    const store = await redisStore(prefix, proxy.address);
+    const { proxy, store } = await behindProxy(prefix);
     const limiter = store.limiter(spec(3));
     const peer = (await redisStore(prefix)).limiter(spec(3));
     await proxy.setMode("refuse");
@@ -96,8 +101,7 @@ describe("limiter store", () => {
   });
 
   it("answers from memory when Redis stops replying on an open connection", async () => {
-    const proxy = await startTcpProxy({ host: REDIS.hostname, port: Number(REDIS.port || 6379) });
-    const store = await redisStore(uniquePrefix(), proxy.address);
+    const { proxy, store } = await behindProxy();
     const limiter = store.limiter(spec(2));
     await proxy.setMode("blackhole");
     const states = await consumeTimes(limiter, "key-4", 3);
@@ -204,8 +208,7 @@ describe("limiter store", () => {
   });
 
   it("on Redis, holds a large limit in this process while Redis refuses connections", async () => {
-    const proxy = await startTcpProxy({ host: REDIS.hostname, port: Number(REDIS.port || 6379) });
-    const store = await redisStore(uniquePrefix(), proxy.address);
+    const { proxy, store } = await behindProxy();
     const limiter = store.limiter(spec(1_000));
     await proxy.setMode("refuse");
     await until(() => store.backend() === "insurance");

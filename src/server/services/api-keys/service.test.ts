@@ -107,13 +107,20 @@ describe("listApiKeys", () => {
   });
 });
 
+/** Three keys of a new member's. */
+async function threeKeys() {
+  const { user } = await createMember(client);
+  return Promise.all(
+    [1, 2, 3].map(() => createApiKey(cli, user.id, { name: "u", scopes: ["svc:org:read"], expires_at: null })),
+  );
+}
+
+const rowsOf = (keys: { id: string }[]) => client.apiKey.findMany({ where: { id: { in: keys.map((k) => k.id) } } });
+
 describe("usage", () => {
   it("is counted in memory and written once per key per flush, adding up across flushes, without touching updated_at", async () => {
-    const { user } = await createMember(client);
-    const keys = await Promise.all(
-      [1, 2, 3].map(() => createApiKey(cli, user.id, { name: "u", scopes: ["svc:org:read"], expires_at: null })),
-    );
-    const before = await client.apiKey.findMany({ where: { id: { in: keys.map((k) => k.id) } } });
+    const keys = await threeKeys();
+    const before = await rowsOf(keys);
     await flushKeyUsage(); // what earlier tests left pending
     const statuses = [200, 201, 404, 401, 403, 429, 500, 503];
     for (let i = 0; i < 20; i++)
@@ -127,7 +134,7 @@ describe("usage", () => {
       const counts = Object.fromEntries(rows.map((r) => [r.outcome, Number(r.count)]));
       expect(counts).toEqual({ "2xx": 6 + 1, "4xx": 3, "401": 3, "403": 2, "429": 2, "5xx": 4 });
     }
-    const after = await client.apiKey.findMany({ where: { id: { in: keys.map((k) => k.id) } } });
+    const after = await rowsOf(keys);
     for (const row of after) {
       expect(row).toMatchObject({ last_used_ip: "2001:db8::7", last_user_agent: "agent/2" });
       expect(row.updated_at).toEqual(before.find((b) => b.id === row.id)?.updated_at);
@@ -179,17 +186,14 @@ describe("usage", () => {
 
 describe("last_used_at", () => {
   it("is written at most once per key per minute, in one batch, without touching updated_at", async () => {
-    const { user } = await createMember(client);
-    const keys = await Promise.all(
-      [1, 2, 3].map(() => createApiKey(cli, user.id, { name: "u", scopes: ["svc:org:read"], expires_at: null })),
-    );
-    const before = await client.apiKey.findMany({ where: { id: { in: keys.map((k) => k.id) } } });
+    const keys = await threeKeys();
+    const before = await rowsOf(keys);
     await flushLastUsed(); // what earlier tests left pending
     for (let i = 0; i < 20; i++) for (const key of keys) await authenticateApiKey(key.raw_key);
     expect(await flushLastUsed()).toBe(3);
     for (let i = 0; i < 20; i++) for (const key of keys) await authenticateApiKey(key.raw_key);
     expect(await flushLastUsed()).toBe(0);
-    const after = await client.apiKey.findMany({ where: { id: { in: keys.map((k) => k.id) } } });
+    const after = await rowsOf(keys);
     for (const row of after) {
       expect(row.last_used_at).not.toBeNull();
       expect(row.updated_at).toEqual(before.find((b) => b.id === row.id)?.updated_at);
