@@ -35,18 +35,30 @@ async function requireInstanceInOrg(db: Pick<DataLayer, "orchestratorInstance">,
   if (!instance) throw notFound("orchestrator instance");
 }
 
+/**
+ * What a new or restored central point needs, the organization locked by the caller: pro tier and
+ * up, room within max_central_points, and its instance in the same organization.
+ */
+async function requireRoomForCentralPoint(
+  tx: Pick<DataLayer, "organization" | "platformSetting" | "centralPoint" | "orchestratorInstance">,
+  orgId: string,
+  orchestratorId: string,
+) {
+  const org = await requireOrganization(tx, orgId);
+  requireTierAtLeast(org.subscription_tier, "pro", "Central points");
+  await requireWithinQuota(
+    tx,
+    org.subscription_tier,
+    "max_central_points",
+    await tx.centralPoint.count({ where: { org_id: orgId } }),
+  );
+  await requireInstanceInOrg(tx, orgId, orchestratorId);
+}
+
 export async function createCentralPoint(actor: Actor, orgId: string, input: CreateCentralPointInput) {
   const row = await dataLayer(auditName(actor)).$transaction(async (tx) => {
     await lockOrganization(tx, orgId);
-    const org = await requireOrganization(tx, orgId);
-    requireTierAtLeast(org.subscription_tier, "pro", "Central points");
-    await requireWithinQuota(
-      tx,
-      org.subscription_tier,
-      "max_central_points",
-      await tx.centralPoint.count({ where: { org_id: orgId } }),
-    );
-    await requireInstanceInOrg(tx, orgId, input.orchestrator_id);
+    await requireRoomForCentralPoint(tx, orgId, input.orchestrator_id);
     return tx.centralPoint.create({ data: { ...input, org_id: orgId } });
   });
   return toCentralPoint(row);
@@ -103,15 +115,7 @@ export async function restoreCentralPoint(actor: Actor, orgId: string, id: strin
     await lockOrganization(tx, orgId);
     const deleted = await tx.centralPoint.findFirst({ where: { id, org_id: orgId, is_deleted: true } });
     if (!deleted) return requireCentralPoint(tx, orgId, id);
-    const org = await requireOrganization(tx, orgId);
-    requireTierAtLeast(org.subscription_tier, "pro", "Central points");
-    await requireWithinQuota(
-      tx,
-      org.subscription_tier,
-      "max_central_points",
-      await tx.centralPoint.count({ where: { org_id: orgId } }),
-    );
-    await requireInstanceInOrg(tx, orgId, deleted.orchestrator_id);
+    await requireRoomForCentralPoint(tx, orgId, deleted.orchestrator_id);
     return tx.centralPoint.update({ where: { id, is_deleted: true }, data: { is_deleted: false } });
   });
   return toCentralPoint(row);

@@ -1,7 +1,7 @@
 import "server-only";
 import type { Prisma } from "@/generated/prisma/client";
 import { auditName, type Actor } from "@/server/auth/actor";
-import { dataLayer } from "@/server/db/data-layer";
+import { dataLayer, type DataLayer } from "@/server/db/data-layer";
 import { DomainError, notFound } from "@/server/errors";
 import { requireOrganization } from "@/server/services/organizations/service";
 import { newestFirst, paginate } from "@/server/services/pagination";
@@ -42,16 +42,24 @@ export function toOrchestrator(row: Row): Orchestrator {
   };
 }
 
+/** Room for one more instance within the tier's max_orchestrators, the organization locked by the caller. */
+async function requireRoomForInstance(
+  tx: Pick<DataLayer, "organization" | "platformSetting" | "orchestratorInstance">,
+  orgId: string,
+) {
+  const org = await requireOrganization(tx, orgId);
+  await requireWithinQuota(
+    tx,
+    org.subscription_tier,
+    "max_orchestrators",
+    await tx.orchestratorInstance.count({ where: { org_id: orgId } }),
+  );
+}
+
 export async function createOrchestrator(actor: Actor, orgId: string, input: CreateOrchestratorInput) {
   const row = await dataLayer(auditName(actor)).$transaction(async (tx) => {
     await lockOrganization(tx, orgId);
-    const org = await requireOrganization(tx, orgId);
-    await requireWithinQuota(
-      tx,
-      org.subscription_tier,
-      "max_orchestrators",
-      await tx.orchestratorInstance.count({ where: { org_id: orgId } }),
-    );
+    await requireRoomForInstance(tx, orgId);
     const layers = await settingLayers(tx, orgId);
     checkInstanceConfig(layers, input.config as JsonObject);
     await checkPluginUse(tx, orgId, input.mode, input.config, input.plugin_settings);
@@ -172,13 +180,7 @@ export async function restoreOrchestrator(actor: Actor, orgId: string, id: strin
     await lockOrganization(tx, orgId);
     const deleted = await tx.orchestratorInstance.findFirst({ where: { id, org_id: orgId, is_deleted: true } });
     if (!deleted) return requireInstance(tx, orgId, id);
-    const org = await requireOrganization(tx, orgId);
-    await requireWithinQuota(
-      tx,
-      org.subscription_tier,
-      "max_orchestrators",
-      await tx.orchestratorInstance.count({ where: { org_id: orgId } }),
-    );
+    await requireRoomForInstance(tx, orgId);
     const config_hash = hashFor(await settingLayers(tx, orgId), deleted);
     return tx.orchestratorInstance.update({
       where: { id, is_deleted: true },
