@@ -1,7 +1,8 @@
 import type { Metadata } from "next";
+import type { ReactNode } from "react";
 import { errorAnchor, exampleOf, statusText, tagGroups, type JsonSchema } from "./_components/model";
 import { DocsShell, tagPath } from "./_components/shell";
-import { tableClass, tdClass, thClass } from "./_components/schema";
+import { DocTable, NotesCell, RawSchema, tdClass } from "./_components/schema";
 import { CodeBlock, Inline, MethodBadge, Paragraphs, codeClass } from "./_components/text";
 import { TYPED_CLIENT, typedClientExample } from "./_components/typed-client";
 import { ERROR_CODES, ERRORS } from "@/lib/errors";
@@ -27,6 +28,28 @@ const prose = "mt-3 leading-7 text-slate-600 dark:text-slate-300";
 const linkClass = "font-medium text-brand-600 underline-offset-2 hover:underline dark:text-brand-300";
 /** Shown until the page's script puts the reader's own address in. */
 const PLACEHOLDER_ORIGIN = "https://svc.example.com";
+
+/** A top-level section of the page, labelled by its heading. */
+function Section({
+  id,
+  title,
+  className,
+  children,
+}: {
+  id: string;
+  title: string;
+  className: string;
+  children: ReactNode;
+}) {
+  return (
+    <section aria-labelledby={id} className={className}>
+      <h2 id={id} className={sectionHeading}>
+        {title}
+      </h2>
+      {children}
+    </section>
+  );
+}
 
 export default function ApiDocsPage() {
   const doc = openApiDocument();
@@ -68,11 +91,7 @@ export default function ApiDocsPage() {
         .
       </p>
 
-      <section aria-labelledby="getting-started" className="mt-12 max-w-3xl">
-        <h2 id="getting-started" className={sectionHeading}>
-          Getting started
-        </h2>
-
+      <Section id="getting-started" title="Getting started" className="mt-12 max-w-3xl">
         <h3 id="authentication" className={subHeading}>
           Authentication
         </h3>
@@ -213,12 +232,9 @@ export default function ApiDocsPage() {
         <CodeBlock label="2. Install the client" code={TYPED_CLIENT.install} />
         <CodeBlock label={`3. Call the API (${TYPED_CLIENT.exampleFile.split("/").at(-1)})`} code={clientExample} />
         <CodeBlock label="Run it" code={TYPED_CLIENT.run} />
-      </section>
+      </Section>
 
-      <section aria-labelledby="operations" className="mt-16">
-        <h2 id="operations" className={sectionHeading}>
-          Operations
-        </h2>
+      <Section id="operations" title="Operations" className="mt-16">
         <p className={`${prose} max-w-3xl`}>
           By tag. Each tag&apos;s page describes its operations in full: who may call them, parameters, bodies, answers
           and errors.
@@ -245,12 +261,9 @@ export default function ApiDocsPage() {
             </ul>
           </section>
         ))}
-      </section>
+      </Section>
 
-      <section aria-labelledby="errors" className="mt-16">
-        <h2 id="errors" className={sectionHeading}>
-          Errors
-        </h2>
+      <Section id="errors" title="Errors" className="mt-16">
         <p className={`${prose} max-w-3xl`}>
           Every code an operation can answer with: its HTTP status and title, the members a problem with that code may
           carry besides <code className={codeClass}>type</code>, <code className={codeClass}>title</code>,{" "}
@@ -268,73 +281,49 @@ export default function ApiDocsPage() {
               JSON.stringify(exampleProblem, null, 2),
             ].join("\n")}
           />
-          <details className="mt-3 rounded-lg border border-slate-200 dark:border-slate-800">
-            <summary className="cursor-pointer select-none px-3 py-2 text-sm font-medium text-slate-700 hover:bg-slate-50 dark:text-slate-300 dark:hover:bg-slate-900">
-              JSON Schema of a problem
-            </summary>
-            <pre className="whitespace-pre-wrap border-t border-slate-200 p-3 font-mono text-xs leading-5 text-slate-700 wrap-anywhere dark:border-slate-800 dark:text-slate-300">
-              <code>{JSON.stringify(problemSchema, null, 2)}</code>
-            </pre>
-          </details>
+          <RawSchema schema={problemSchema}>JSON Schema of a problem</RawSchema>
         </div>
 
-        <div className="relative mt-6 overflow-x-auto">
-          <table className={tableClass}>
-            <caption className="sr-only">Error codes with their HTTP status and title</caption>
-            <thead>
-              <tr>
-                <th scope="col" className={thClass}>
-                  Code
-                </th>
-                <th scope="col" className={thClass}>
-                  Status
-                </th>
-                <th scope="col" className={thClass}>
-                  Title
-                </th>
-                <th scope="col" className={thClass}>
-                  Notes
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {codes.map((code) => (
-                <tr
-                  key={code}
-                  id={errorAnchor(code)}
-                  className="scroll-mt-6 target:bg-brand-50 dark:target:bg-brand-900/60"
+        <DocTable
+          caption="Error codes with their HTTP status and title"
+          columns={["Code", "Status", "Title", "Notes"]}
+          className="mt-6"
+        >
+          {codes.map((code) => (
+            <tr
+              key={code}
+              id={errorAnchor(code)}
+              className="scroll-mt-6 target:bg-brand-50 dark:target:bg-brand-900/60"
+            >
+              <th scope="row" className={`${tdClass} font-normal`}>
+                <a
+                  href={`#${errorAnchor(code)}`}
+                  className="font-mono text-[0.8125rem] text-slate-900 hover:underline dark:text-slate-100"
                 >
-                  <th scope="row" className={`${tdClass} font-normal`}>
-                    <a
-                      href={`#${errorAnchor(code)}`}
-                      className="font-mono text-[0.8125rem] text-slate-900 hover:underline dark:text-slate-100"
-                    >
-                      {code}
-                    </a>
-                  </th>
-                  <td className={`${tdClass} whitespace-nowrap font-mono text-slate-600 dark:text-slate-300`}>
-                    {ERRORS[code].status} <span className="font-sans">{statusText(ERRORS[code].status)}</span>
-                  </td>
-                  <td className={tdClass}>{ERRORS[code].title}</td>
-                  <td className={`${tdClass} text-slate-600 dark:text-slate-300`}>
-                    <Inline text={ERRORS[code].note} />
-                    {ERRORS[code].extensions.length > 0 ? (
-                      <span className="mt-1 block">
-                        Members: <Inline text={ERRORS[code].extensions.map((name) => `\`${name}\``).join(", ")} />
-                      </span>
-                    ) : null}
-                    {ERRORS[code].headers.length > 0 ? (
-                      <span className="mt-1 block">
-                        Headers: <Inline text={ERRORS[code].headers.map((name) => `\`${name}\``).join(", ")} />
-                      </span>
-                    ) : null}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      </section>
+                  {code}
+                </a>
+              </th>
+              <td className={`${tdClass} whitespace-nowrap font-mono text-slate-600 dark:text-slate-300`}>
+                {ERRORS[code].status} <span className="font-sans">{statusText(ERRORS[code].status)}</span>
+              </td>
+              <td className={tdClass}>{ERRORS[code].title}</td>
+              <NotesCell>
+                <Inline text={ERRORS[code].note} />
+                {ERRORS[code].extensions.length > 0 ? (
+                  <span className="mt-1 block">
+                    Members: <Inline text={ERRORS[code].extensions.map((name) => `\`${name}\``).join(", ")} />
+                  </span>
+                ) : null}
+                {ERRORS[code].headers.length > 0 ? (
+                  <span className="mt-1 block">
+                    Headers: <Inline text={ERRORS[code].headers.map((name) => `\`${name}\``).join(", ")} />
+                  </span>
+                ) : null}
+              </NotesCell>
+            </tr>
+          ))}
+        </DocTable>
+      </Section>
     </DocsShell>
   );
 }

@@ -1,6 +1,6 @@
 import { accessText } from "@/server/rest/openapi";
 import { curlCommand, errorAnchor, statusText, type Operation } from "./model";
-import { RequiredMark, SchemaView, tableClass, tdClass, thClass } from "./schema";
+import { DocTable, NameCell, SchemaView, TypeRequiredNotesCells, tdClass } from "./schema";
 import { CodeBlock, Inline, MethodBadge, Paragraphs, codeClass } from "./text";
 
 // One operation of the reference: what it does, who may call it, what it takes and answers.
@@ -67,51 +67,22 @@ export function OperationSection({ operation }: { operation: Operation }) {
           <h4 id={`${operation.id}-parameters`} className={h4Class}>
             Parameters
           </h4>
-          <div className="relative overflow-x-auto">
-            <table className={tableClass}>
-              <caption className="sr-only">Parameters of {operation.summary}</caption>
-              <thead>
-                <tr>
-                  <th scope="col" className={thClass}>
-                    Name
-                  </th>
-                  <th scope="col" className={thClass}>
-                    In
-                  </th>
-                  <th scope="col" className={thClass}>
-                    Type
-                  </th>
-                  <th scope="col" className={thClass}>
-                    Required
-                  </th>
-                  <th scope="col" className={thClass}>
-                    Description
-                  </th>
-                </tr>
-              </thead>
-              <tbody>
-                {operation.parameters.map((parameter) => (
-                  <tr key={`${parameter.in}:${parameter.name}`}>
-                    <th scope="row" className={`${tdClass} font-normal`}>
-                      <code className="font-mono text-[0.8125rem] text-slate-900 dark:text-slate-100">
-                        {parameter.name}
-                      </code>
-                    </th>
-                    <td className={`${tdClass} text-slate-600 dark:text-slate-300`}>{parameter.in}</td>
-                    <td className={`${tdClass} font-mono text-[0.8125rem] text-slate-600 dark:text-slate-300`}>
-                      {parameter.type}
-                    </td>
-                    <td className={tdClass}>
-                      <RequiredMark required={parameter.required} />
-                    </td>
-                    <td className={`${tdClass} text-slate-600 dark:text-slate-300`}>
-                      <Inline text={parameter.description} />
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <DocTable
+            caption={`Parameters of ${operation.summary}`}
+            columns={["Name", "In", "Type", "Required", "Description"]}
+          >
+            {operation.parameters.map((parameter) => (
+              <tr key={`${parameter.in}:${parameter.name}`}>
+                <NameCell name={parameter.name} />
+                <td className={`${tdClass} text-slate-600 dark:text-slate-300`}>{parameter.in}</td>
+                <TypeRequiredNotesCells
+                  type={parameter.type}
+                  required={parameter.required}
+                  notes={parameter.description}
+                />
+              </tr>
+            ))}
+          </DocTable>
         </div>
       ) : null}
 
