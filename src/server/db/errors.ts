@@ -10,93 +10,47 @@ interface ConstraintRule {
   message: string;
 }
 
+const conflict = (path: string, message: string): ConstraintRule => ({ code: "conflict", path, message });
+const invalid = (path: string, message: string): ConstraintRule => ({ code: "validation_failed", path, message });
+
 const CONSTRAINTS: Record<string, ConstraintRule> = {
-  platform_settings_key_key: { code: "conflict", path: "key", message: "A platform setting with this key exists." },
-  organizations_domain_key: { code: "conflict", path: "domain", message: "Another organization uses this domain." },
-  organization_settings_org_id_key_key: {
-    code: "conflict",
-    path: "key",
-    message: "The organization already has this setting.",
-  },
-  central_points_org_id_name_key: {
-    code: "conflict",
-    path: "name",
-    message: "The organization already has a central point with this name.",
-  },
-  central_points_orchestrator_id_fkey: {
-    code: "conflict",
-    path: "orchestrator_id",
-    message: "A central point refers to this orchestrator instance.",
-  },
-  users_username_key: { code: "conflict", path: "username", message: "This username is taken." },
-  users_email_key: { code: "conflict", path: "email", message: "Another user has this email." },
-  user_org_memberships_user_id_org_id_key: {
-    code: "conflict",
-    path: "user_id",
-    message: "The user is already a member of the organization.",
-  },
-  user_oauth_identities_provider_provider_user_id_key: {
-    code: "conflict",
-    path: "provider_user_id",
-    message: "This external identity is already linked to a user.",
-  },
-  roles_name_key: { code: "conflict", path: "name", message: "A role with this name exists." },
-  role_permissions_role_id_permission_key: {
-    code: "conflict",
-    path: "permission",
-    message: "The role already has this permission.",
-  },
-  user_roles_user_id_role_id_global_key: {
-    code: "conflict",
-    path: "role_id",
-    message: "The user already holds this role.",
-  },
-  user_roles_user_id_role_id_org_id_key: {
-    code: "conflict",
-    path: "role_id",
-    message: "The user already holds this role in the organization.",
-  },
-  oauth2_clients_client_id_key: {
-    code: "conflict",
-    path: "client_id",
-    message: "An OAuth client with this client_id exists.",
-  },
-  api_keys_key_hash_key: { code: "conflict", path: "key", message: "This key exists." },
-  api_keys_rate_limit_check: {
-    code: "validation_failed",
-    path: "rate_limit",
-    message: "Must be {requests: 1..10000000, window_seconds: 1..86400} or null.",
-  },
-  plugins_system_pid_version_key: {
-    code: "conflict",
-    path: "version",
-    message: "This version of the plugin is already registered.",
-  },
-  plugins_org_pid_version_key: {
-    code: "conflict",
-    path: "version",
-    message: "This version of the plugin is already registered.",
-  },
-  plugins_system_pid_latest_key: {
-    code: "conflict",
-    path: "is_latest",
-    message: "Another version of the plugin is marked latest.",
-  },
-  plugins_org_pid_latest_key: {
-    code: "conflict",
-    path: "is_latest",
-    message: "Another version of the plugin is marked latest.",
-  },
-  plugins_source_org_id_check: {
-    code: "validation_failed",
-    path: "org_id",
-    message: "A system plugin has no organization; an organization plugin needs one.",
-  },
-  provider_model_configs_provider_model_id_enabled_key: {
-    code: "conflict",
-    path: "model_id",
-    message: "An enabled model with this provider and model_id exists.",
-  },
+  platform_settings_key_key: conflict("key", "A platform setting with this key exists."),
+  organizations_domain_key: conflict("domain", "Another organization uses this domain."),
+  organization_settings_org_id_key_key: conflict("key", "The organization already has this setting."),
+  central_points_org_id_name_key: conflict("name", "The organization already has a central point with this name."),
+  central_points_orchestrator_id_fkey: conflict(
+    "orchestrator_id",
+    "A central point refers to this orchestrator instance.",
+  ),
+  users_username_key: conflict("username", "This username is taken."),
+  users_email_key: conflict("email", "Another user has this email."),
+  user_org_memberships_user_id_org_id_key: conflict("user_id", "The user is already a member of the organization."),
+  user_oauth_identities_provider_provider_user_id_key: conflict(
+    "provider_user_id",
+    "This external identity is already linked to a user.",
+  ),
+  roles_name_key: conflict("name", "A role with this name exists."),
+  role_permissions_role_id_permission_key: conflict("permission", "The role already has this permission."),
+  user_roles_user_id_role_id_global_key: conflict("role_id", "The user already holds this role."),
+  user_roles_user_id_role_id_org_id_key: conflict("role_id", "The user already holds this role in the organization."),
+  oauth2_clients_client_id_key: conflict("client_id", "An OAuth client with this client_id exists."),
+  api_keys_key_hash_key: conflict("key", "This key exists."),
+  api_keys_rate_limit_check: invalid(
+    "rate_limit",
+    "Must be {requests: 1..10000000, window_seconds: 1..86400} or null.",
+  ),
+  plugins_system_pid_version_key: conflict("version", "This version of the plugin is already registered."),
+  plugins_org_pid_version_key: conflict("version", "This version of the plugin is already registered."),
+  plugins_system_pid_latest_key: conflict("is_latest", "Another version of the plugin is marked latest."),
+  plugins_org_pid_latest_key: conflict("is_latest", "Another version of the plugin is marked latest."),
+  plugins_source_org_id_check: invalid(
+    "org_id",
+    "A system plugin has no organization; an organization plugin needs one.",
+  ),
+  provider_model_configs_provider_model_id_enabled_key: conflict(
+    "model_id",
+    "An enabled model with this provider and model_id exists.",
+  ),
 };
 
 interface DbErrorFacts {

@@ -139,10 +139,17 @@ export async function unknownMigrations(client: pg.ClientBase, files: MigrationF
  * connection took it); with no statement timeout, since a migration may rightly run long.
  */
 async function locked<T>(client: pg.Client, work: () => Promise<T>): Promise<T> {
-  await client.query("BEGIN");
-  try {
+  return inTransaction(client, async () => {
     await client.query("SET LOCAL statement_timeout = 0");
     await client.query("SELECT pg_advisory_xact_lock($1)", [LOCK_KEY]);
+    return work();
+  });
+}
+
+/** Runs `work` in a transaction on `client`: committed when it succeeds, rolled back when it throws. */
+export async function inTransaction<T>(client: pg.ClientBase, work: () => Promise<T>): Promise<T> {
+  await client.query("BEGIN");
+  try {
     const result = await work();
     await client.query("COMMIT");
     return result;

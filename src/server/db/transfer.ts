@@ -2,7 +2,14 @@ import "server-only";
 import pg from "pg";
 import { maintenanceConnectionSettings } from "./client";
 import type { DumpOptions } from "./embedded-dump";
-import { assertServerVersion, migrateWithin, readMigrations, unknownMigrations, type MigrationFile } from "./migrate";
+import {
+  assertServerVersion,
+  inTransaction,
+  migrateWithin,
+  readMigrations,
+  unknownMigrations,
+  type MigrationFile,
+} from "./migrate";
 import { connectClient } from "./pooler";
 
 // Restoring a dump into an empty database, and moving a database (the embedded one, typically)
@@ -64,18 +71,6 @@ async function runnable(client: pg.ClientBase, sql: string): Promise<string> {
   return lines
     .filter((line) => !/^SET (\w+) = /.test(line) || known.has(/^SET (\w+)/.exec(line)?.[1] ?? ""))
     .join("\n");
-}
-
-async function inTransaction<T>(client: pg.ClientBase, work: () => Promise<T>): Promise<T> {
-  await client.query("BEGIN");
-  try {
-    const result = await work();
-    await client.query("COMMIT");
-    return result;
-  } catch (error) {
-    await client.query("ROLLBACK").catch(() => undefined);
-    throw error;
-  }
 }
 
 /** Refuses a dump or database whose schema is newer than this code's migrations. */
