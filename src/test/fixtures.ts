@@ -53,3 +53,34 @@ export async function createMember(client: BaseClient) {
   await grant(client, user.id, await roleId(client, "org_member"), org.id);
   return { user, org };
 }
+
+/** A user holding these system permissions through a custom system role of their own: no sys_admin. */
+export async function createUserWith(client: BaseClient, permissions: readonly Permission[]) {
+  const user = await createUser(client);
+  await grant(client, user.id, (await createRole(client, "system", permissions)).id);
+  return user;
+}
+
+/** A user who is the org_admin of this organization. */
+export async function createOrgAdmin(client: BaseClient, orgId: string) {
+  const user = await createUser(client);
+  await join(client, user.id, orgId);
+  await grant(client, user.id, await roleId(client, "org_admin"), orgId);
+  return user;
+}
+
+/** A search plugin to register, its settings checked by `settings_schema` (top_k defaults to 5). */
+export const searchPlugin = <S extends object>(
+  pid: string,
+  version: string,
+  settings_schema: S,
+  extra: Record<string, unknown> = {},
+) => ({
+  pid,
+  version,
+  name: "Search",
+  capabilities: ["retrieval"],
+  settings_schema,
+  default_settings: { top_k: 5 },
+  ...extra,
+});

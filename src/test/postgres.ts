@@ -4,6 +4,17 @@ import pg from "pg";
 // Integration tests run against a real PostgreSQL server: TEST_DATABASE_URL, by default the local
 // server with trust auth. Each test file gets its own database, cloned from a migrated template.
 
+/** One statement on a connection of its own to the database at `url`, closed after it. */
+export async function queryOnce(url: string, sql: string, values: unknown[] = []): Promise<void> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    await client.query(sql, values);
+  } finally {
+    await client.end();
+  }
+}
+
 /** A PostgreSQL server on which databases are made and dropped: the tests' own, or a benchmark's. */
 export function postgresServer(adminUrl: string) {
   const databaseUrl = (name: string): string => {
@@ -11,15 +22,7 @@ export function postgresServer(adminUrl: string) {
     url.pathname = `/${name}`;
     return url.toString();
   };
-  const adminQuery = async (sql: string): Promise<void> => {
-    const client = new pg.Client({ connectionString: adminUrl });
-    await client.connect();
-    try {
-      await client.query(sql);
-    } finally {
-      await client.end();
-    }
-  };
+  const adminQuery = (sql: string): Promise<void> => queryOnce(adminUrl, sql);
   return { databaseUrl, adminQuery };
 }
 

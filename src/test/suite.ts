@@ -1,9 +1,9 @@
-import { ALL_PERMISSIONS, isDangerous } from "@/lib/permissions";
+import { ALL_PERMISSIONS, isDangerous, ORG_PERMISSIONS } from "@/lib/permissions";
 import { systemActor } from "@/server/auth/actor";
 import { createApiKey } from "@/server/services/api-keys/service";
 import { Browserless, startApp, type RunningApp } from "./app";
 import { testDatabase } from "./database";
-import { PASSWORD, seedRoles } from "./fixtures";
+import { createSysAdmin, PASSWORD, seedRoles } from "./fixtures";
 
 // The opening most HTTP test files share: their own database with the built-in roles, the
 // production build started on it, and the ways a sys_admin calls it (a key, a console session).
@@ -29,3 +29,15 @@ export async function consoleSession(app: RunningApp, username: string): Promise
   if (!(await session.signIn(username, PASSWORD))) throw new Error(`${username} did not sign in to the console`);
   return session;
 }
+
+/** appOnOwnDatabase with a sys_admin in it, their key of everything and their console session. */
+export async function appWithSysAdmin(env: Record<string, string> = {}) {
+  const opened = await appOnOwnDatabase(env);
+  const admin = await createSysAdmin(opened.client);
+  const key = await keyOfEverything(admin.id);
+  return { ...opened, admin, key, session: await consoleSession(opened.app, admin.username) };
+}
+
+/** A key of the user's holding every org permission: what an org admin's integration holds. */
+export const orgKey = (userId: string, name = "org") =>
+  createApiKey(systemActor("test"), userId, { name, scopes: ORG_PERMISSIONS, expires_at: null });

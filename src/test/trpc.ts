@@ -1,27 +1,20 @@
 import { TRPCError } from "@trpc/server";
 import { expect } from "vitest";
 import type { SessionActor } from "@/server/auth/actor";
-import { loadGrants } from "@/server/auth/grants";
-import { dataLayer } from "@/server/db/data-layer";
+import { baseClient } from "@/server/db/client";
 import { DomainError } from "@/server/errors";
 import { OPERATION_GROUPS } from "@/server/operations";
 import type { AnyOperation } from "@/server/operations/operation";
 import { createCaller } from "@/server/trpc/root";
+import { sessionActor as sessionActorOf } from "./actors";
+import { testDatabase } from "./database";
+import { createSysAdmin, seedRoles } from "./fixtures";
 
 // What the tRPC tests share: the session actor of a user as the console builds it, a caller acting
 // as that user, and the TRPCError (and its DomainError) a call fails with.
 
-export async function sessionActor(userId: string): Promise<SessionActor> {
-  const db = dataLayer("test");
-  const user = await db.user.findUniqueOrThrow({ where: { id: userId } });
-  return {
-    kind: "session",
-    userId,
-    username: user.username,
-    displayName: user.display_name,
-    grants: await loadGrants(db, userId),
-  };
-}
+/** A user's session actor, read through the process-wide client (the test file's database). */
+export const sessionActor = (userId: string): Promise<SessionActor> => sessionActorOf(baseClient(), userId);
 
 /** A caller acting as this user. */
 export const callerAs = async (userId: string) => createCaller({ actor: await sessionActor(userId) });
@@ -63,4 +56,16 @@ type Procedure = (input: unknown) => Promise<unknown>;
 export function procedureAt(caller: ReturnType<typeof createCaller>, path: string): Procedure {
   const [router, name] = path.split(".") as [string, string];
   return (caller as unknown as Record<string, Record<string, Procedure>>)[router]![name]!;
+}
+
+/**
+ * The test file's own database (testDatabase) with the built-in roles, a sys_admin and a caller
+ * acting as them: where every console test starts.
+ */
+export async function consoleTestbed() {
+  const { client } = await testDatabase();
+  await seedRoles(client);
+  const admin = await createSysAdmin(client);
+  const adminActor = await sessionActor(admin.id);
+  return { client, admin, adminActor, asAdmin: createCaller({ actor: adminActor }) };
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import pg from "pg";
 import { testDatabase } from "@/test/database";
+import { queryOnce } from "@/test/postgres";
 import {
   databaseDefault,
   databaseModel,
@@ -180,16 +180,6 @@ const ALLOWED: AllowedObject[] = [
 const migrated = await testDatabase();
 const drifted = await testDatabase();
 
-async function exec(url: string, sql: string): Promise<void> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    await client.query(sql);
-  } finally {
-    await client.end();
-  }
-}
-
 describe("schema drift", () => {
   it("schema.prisma and the migrations agree", async () => {
     const schema = schemaModel();
@@ -211,7 +201,7 @@ describe("schema drift", () => {
   });
 
   it("reports every kind of drift, one readable line each", async () => {
-    await exec(
+    await queryOnce(
       drifted.url,
       `ALTER TABLE users ALTER COLUMN locale TYPE varchar(40);
        CREATE INDEX extra ON users(bio);

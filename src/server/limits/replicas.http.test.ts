@@ -17,47 +17,51 @@ const admin = await createSysAdmin(client);
 
 const me = (app: RunningApp, key: string) => app.fetch("/api/v1/me", { headers: { "x-api-key": key } });
 
-describe("two replicas sharing Redis", () => {
-  it("hold a key's rate limit across both", async () => {
-    const { raw_key } = await createApiKey(systemActor("test"), admin.id, {
-      name: "shared-limit",
+/** A raw key of the admin's allowed `requests` a minute. */
+const limitedKey = async (name: string, requests: number) =>
+  (
+    await createApiKey(systemActor("test"), admin.id, {
+      name,
       scopes: ["svc:system:orgs:read"],
       expires_at: null,
-      rate_limit: { requests: 40, window_seconds: 60 },
-    });
-    // Alternating replicas, ten requests in flight at a time (a burst of a hundred on a busy machine
-    // can hold an event loop past Redis' command timeout, and then each counts alone, by design).
-    const statuses: number[] = [];
-    for (let batch = 0; batch < 10; batch++) {
-      statuses.push(
-        ...(await Promise.all(Array.from({ length: 10 }, (_, i) => me(i % 2 ? a : b, raw_key).then((r) => r.status)))),
-      );
-    }
-    const accepted = statuses.filter((s) => s === 200).length;
+      rate_limit: { requests, window_seconds: 60 },
+    })
+  ).raw_key;
+
+/**
+ * The statuses of `batches` batches of ten requests with the key, the replicas taking turns. Ten in
+ * flight at a time: a burst of a hundred on a busy machine can hold an event loop past Redis'
+ * command timeout, and then each replica counts alone, by design.
+ */
+async function alternately(key: string, batches: number): Promise<number[]> {
+  const statuses: number[] = [];
+  for (let batch = 0; batch < batches; batch++) {
+    statuses.push(
+      ...(await Promise.all(Array.from({ length: 10 }, (_, i) => me(i % 2 ? a : b, key).then((r) => r.status)))),
+    );
+  }
+  return statuses;
+}
+
+/** Between `min` and `max` requests accepted (200), every other one refused with 429. */
+function expectAccepted(statuses: number[], min: number, max: number) {
+  const accepted = statuses.filter((s) => s === 200).length;
+  expect(accepted).toBeGreaterThanOrEqual(min);
+  expect(accepted).toBeLessThanOrEqual(max);
+  expect(statuses.filter((s) => s !== 200).every((s) => s === 429)).toBe(true);
+}
+
+describe("two replicas sharing Redis", () => {
+  it("hold a key's rate limit across both", async () => {
+    const statuses = await alternately(await limitedKey("shared-limit", 40), 10);
     // Within 10% of the limit, where each replica counting alone would accept up to twice it.
-    expect(accepted).toBeGreaterThanOrEqual(36);
-    expect(accepted).toBeLessThanOrEqual(44);
-    expect(statuses.filter((s) => s !== 200).every((s) => s === 429)).toBe(true);
+    expectAccepted(statuses, 36, 44);
   });
 
   it("hold a large limit across both, counted in Redis a block at a time", async () => {
-    const { raw_key } = await createApiKey(systemActor("test"), admin.id, {
-      name: "shared-large-limit",
-      scopes: ["svc:system:orgs:read"],
-      expires_at: null,
-      rate_limit: { requests: 400, window_seconds: 60 },
-    });
-    const statuses: number[] = [];
-    for (let batch = 0; batch < 45; batch++) {
-      statuses.push(
-        ...(await Promise.all(Array.from({ length: 10 }, (_, i) => me(i % 2 ? a : b, raw_key).then((r) => r.status)))),
-      );
-    }
-    const accepted = statuses.filter((s) => s === 200).length;
+    const statuses = await alternately(await limitedKey("shared-large-limit", 400), 45);
     // Never past the limit; what either replica holds unspent (blocks of 4) costs at most a few.
-    expect(accepted).toBeLessThanOrEqual(400);
-    expect(accepted).toBeGreaterThanOrEqual(388);
-    expect(statuses.filter((s) => s !== 200).every((s) => s === 429)).toBe(true);
+    expectAccepted(statuses, 388, 400);
   });
 
   it("refuse a key revoked on one replica on the other within a second", async () => {

@@ -1,10 +1,20 @@
 import { describe, expect, it, vi } from "vitest";
 import { systemActor } from "@/server/auth/actor";
-import { ORG_PERMISSIONS } from "@/lib/permissions";
 import { createApiKey } from "@/server/services/api-keys/service";
 import { Browserless, request, startApp, type Caller } from "@/test/app";
-import { appOnOwnDatabase } from "@/test/suite";
-import { createOrg, createRole, createSysAdmin, createUser, grant, join, PASSWORD, roleId } from "@/test/fixtures";
+import { appOnOwnDatabase, orgKey } from "@/test/suite";
+import {
+  createOrg,
+  createOrgAdmin,
+  createRole,
+  createSysAdmin,
+  createUser,
+  createUserWith,
+  grant,
+  join,
+  PASSWORD,
+  roleId,
+} from "@/test/fixtures";
 
 // Account and tenant security over real HTTP, as an attacker would try it: a lesser admin going
 // for a sys_admin's credentials, members reading each other's chats, another site riding the
@@ -25,12 +35,7 @@ const root = await createSysAdmin(client);
 const asRoot: Caller = { session: await signedIn(root.id) };
 
 // A user management admin: a custom system role with users:read and users:write, not a sys_admin.
-const lesser = await createUser(client);
-await grant(
-  client,
-  lesser.id,
-  (await createRole(client, "system", ["svc:system:users:read", "svc:system:users:write"])).id,
-);
+const lesser = await createUserWith(client, ["svc:system:users:read", "svc:system:users:write"]);
 const asLesser: Caller = { session: await signedIn(lesser.id) };
 
 describe("a lesser admin cannot take over a greater user", () => {
@@ -60,9 +65,7 @@ describe("a lesser admin cannot take over a greater user", () => {
 
   it("refuses a target holding what the actor does not (an org admin), and allows one holding less", async () => {
     const org = await createOrg(client);
-    const orgAdmin = await createUser(client);
-    await join(client, orgAdmin.id, org.id);
-    await grant(client, orgAdmin.id, await roleId(client, "org_admin"), org.id);
+    const orgAdmin = await createOrgAdmin(client, org.id);
     expect(
       await call(asLesser, "POST", `/api/v1/users/${orgAdmin.id}/password`, { password: "another long password" }),
     ).toMatchObject({ status: 403 });
@@ -99,9 +102,7 @@ describe("a lesser admin cannot take over a greater user", () => {
       (await createRole(client, "org", ["svc:org:members:read", "svc:org:members:write"])).id,
       org.id,
     );
-    const admin = await createUser(client);
-    await join(client, admin.id, org.id);
-    await grant(client, admin.id, await roleId(client, "org_admin"), org.id);
+    const admin = await createOrgAdmin(client, org.id);
     const member = await createUser(client);
     await join(client, member.id, org.id);
     const asManager: Caller = { session: await signedIn(manager.id) };
@@ -281,13 +282,9 @@ describe("conversations are private to their user", () => {
       ).toMatchObject({ status: 403, body: { code: "forbidden" } });
     }
     expect(await client.message.count({ where: { conv_id: chat.id } })).toBe(0);
-    const runtime = await createUser(client);
-    await join(client, runtime.id, org.id);
-    await grant(client, runtime.id, await roleId(client, "org_admin"), org.id);
+    const runtime = await createOrgAdmin(client, org.id);
     const asRuntime: Caller = {
-      key: (
-        await createApiKey(systemActor("test"), runtime.id, { name: "rt", scopes: ORG_PERMISSIONS, expires_at: null })
-      ).raw_key,
+      key: (await orgKey(runtime.id, "rt")).raw_key,
     };
     expect((await call(asRuntime, "GET", `${base}/${chat.id}`)).status).toBe(200);
     expect(
@@ -325,13 +322,10 @@ describe("a suspended organization", () => {
   it("is read-only to its members and out of reach of their keys until the platform reactivates it", async () => {
     const org = (await call<{ id: string }>(asRoot, "POST", "/api/v1/organizations", { name: "Soon suspended" })).body;
     const path = `/api/v1/organizations/${org.id}`;
-    const admin = await createUser(client);
-    await join(client, admin.id, org.id);
-    await grant(client, admin.id, await roleId(client, "org_admin"), org.id);
+    const admin = await createOrgAdmin(client, org.id);
     const asAdminSession: Caller = { session: await signedIn(admin.id) };
     const asAdminKey: Caller = {
-      key: (await createApiKey(systemActor("test"), admin.id, { name: "k", scopes: ORG_PERMISSIONS, expires_at: null }))
-        .raw_key,
+      key: (await orgKey(admin.id, "k")).raw_key,
     };
     expect((await call(asAdminKey, "GET", path)).status).toBe(200);
 

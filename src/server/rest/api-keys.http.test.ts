@@ -5,9 +5,9 @@ import { appOnOwnDatabase, consoleSession } from "@/test/suite";
 import {
   createMember,
   createOrg,
-  createRole,
   createSysAdmin,
   createUser,
+  createUserWith,
   grant,
   join,
   PASSWORD,
@@ -17,6 +17,7 @@ import { createApiKey } from "@/server/services/api-keys/service";
 import { systemActor } from "@/server/auth/actor";
 import { totpCode } from "@/server/auth/totp";
 import type { Permission } from "@/lib/permissions";
+import { queryOnce } from "@/test/postgres";
 
 // The key routes and the X-API-KEY pipeline, over real HTTP against the production build running
 // on this file's own PostgreSQL database.
@@ -188,12 +189,7 @@ describe("POST /api/admin/users/api-keys", () => {
   });
 
   it("is refused to a signed-in user who is not a sys_admin", async () => {
-    const user = await createUser(client);
-    await grant(
-      client,
-      user.id,
-      (await createRole(client, "system", ["svc:system:api_keys:write", "svc:system:api_keys:read"])).id,
-    );
+    const user = await createUserWith(client, ["svc:system:api_keys:write", "svc:system:api_keys:read"]);
     const session = new Browserless(app.baseUrl);
     expect(await session.signIn(user.username, PASSWORD)).toBe(true);
     const response = await session.fetch(KEYS, {
@@ -257,14 +253,7 @@ describe("X-API-KEY pipeline", () => {
     const key = await keyFor(admin.id, ["svc:system:users:read"], new Date(Date.now() + 1500).toISOString());
     expect((await call("/api/v1/me", { key: key.raw_key })).status).toBe(200);
     // The key is cached by now; it is refused as soon as its expiry has passed.
-    await vi.waitFor(
-      async () => {
-        const response = await call("/api/v1/me", { key: key.raw_key });
-        expect(response.status).toBe(401);
-        expect(await response.json()).toMatchObject({ code: "api_key_expired" });
-      },
-      { timeout: 5_000, interval: 50 },
-    );
+    await untilRefused(key.raw_key, "api_key_expired", { timeout: 5_000, interval: 50 });
   });
 
   it("never takes a key from Authorization: Bearer", async () => {
@@ -312,14 +301,7 @@ describe("X-API-KEY pipeline", () => {
     expect((await call("/api/v1/me", { key: key.raw_key })).status).toBe(200);
     await client.user.update({ where: { id: user.id }, data: { is_deleted: true } });
     await notifyUser(user.id);
-    await vi.waitFor(
-      async () => {
-        const response = await call("/api/v1/me", { key: key.raw_key });
-        expect(response.status).toBe(401);
-        expect(await response.json()).toMatchObject({ code: "api_key_revoked" });
-      },
-      { timeout: 2_000, interval: 20 },
-    );
+    await untilRefused(key.raw_key, "api_key_revoked", { timeout: 2_000, interval: 20 });
   });
 
   it("answers a wrong method with 405 and Allow", async () => {
@@ -330,13 +312,17 @@ describe("X-API-KEY pipeline", () => {
   });
 });
 
+/** Waits until /api/v1/me refuses the key with 401 and this code. */
+const untilRefused = (rawKey: string, code: string, wait: { timeout: number; interval: number }) =>
+  vi.waitFor(async () => {
+    const response = await call("/api/v1/me", { key: rawKey });
+    expect(response.status).toBe(401);
+    expect(await response.json()).toMatchObject({ code });
+  }, wait);
+
 /** What the users and roles services do after changing a user's grants or deleting them. */
-async function notifyUser(userId: string) {
-  const pgClient = new pg.Client({ connectionString: url });
-  await pgClient.connect();
-  await pgClient.query("SELECT pg_notify('svc_auth_invalidate', $1)", [JSON.stringify({ userId })]);
-  await pgClient.end();
-}
+const notifyUser = (userId: string) =>
+  queryOnce(url, "SELECT pg_notify('svc_auth_invalidate', $1)", [JSON.stringify({ userId })]);
 
 describe("GET /api/admin/users/api-keys", () => {
   it("lists the caller's keys newest first with the documented fields, never the hash or raw key", async () => {

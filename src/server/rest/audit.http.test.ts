@@ -1,12 +1,11 @@
 import { randomUUID } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { systemActor } from "@/server/auth/actor";
-import { ORG_PERMISSIONS } from "@/lib/permissions";
 import { totpCode } from "@/server/auth/totp";
 import { createApiKey } from "@/server/services/api-keys/service";
 import { Browserless, request, type Caller } from "@/test/app";
-import { appOnOwnDatabase, consoleSession, keyOfEverything } from "@/test/suite";
-import { createOrg, createSysAdmin, createUser, grant, join, PASSWORD, roleId } from "@/test/fixtures";
+import { appOnOwnDatabase, consoleSession, keyOfEverything, orgKey } from "@/test/suite";
+import { createOrg, createOrgAdmin, createSysAdmin, createUser, grant, join, PASSWORD, roleId } from "@/test/fixtures";
 import { ROUTES, type RestOperation } from "./registry";
 
 // The audit trail over real HTTP. Generated from the route registry: every operation that changes
@@ -324,14 +323,8 @@ const adminKey = await keyOfEverything(admin.id);
 // An org admin of org A, another organization B; a change in each.
 const orgA = await createOrg(client);
 const orgB = await createOrg(client);
-const orgAdmin = await createUser(client);
-await join(client, orgAdmin.id, orgA.id);
-await grant(client, orgAdmin.id, await roleId(client, "org_admin"), orgA.id);
-const orgAdminKey = await createApiKey(systemActor("test"), orgAdmin.id, {
-  name: "org",
-  scopes: ORG_PERMISSIONS,
-  expires_at: null,
-});
+const orgAdmin = await createOrgAdmin(client, orgA.id);
+const orgAdminKey = await orgKey(orgAdmin.id);
 const asOrgAdmin: Caller = { key: orgAdminKey.raw_key };
 const changeA = await send(asOrgAdmin, "PATCH", `/api/v1/organizations/${orgA.id}`, { description: "a" });
 const changeB = await send({ key: adminKey.raw_key }, "PATCH", `/api/v1/organizations/${orgB.id}`, {

@@ -2,7 +2,7 @@ import { describe, expect, it, vi } from "vitest";
 import { systemActor } from "@/server/auth/actor";
 import { createApiKey } from "@/server/services/api-keys/service";
 import { appOnOwnDatabase, keyOfEverything } from "@/test/suite";
-import { createMember, createSysAdmin, join } from "@/test/fixtures";
+import { createMember, createSysAdmin, join, searchPlugin } from "@/test/fixtures";
 
 // Plugins, the model catalog, conversations and messages over real HTTP.
 
@@ -26,15 +26,8 @@ const schema = {
   required: ["top_k"],
   additionalProperties: false,
 };
-const plugin = (version: string, extra: Record<string, unknown> = {}) => ({
-  pid: "com.example.search",
-  version,
-  name: "Search",
-  capabilities: ["retrieval"],
-  settings_schema: schema,
-  default_settings: { top_k: 5 },
-  ...extra,
-});
+const plugin = (version: string, extra: Record<string, unknown> = {}) =>
+  searchPlugin("com.example.search", version, schema, extra);
 
 describe("plugins", () => {
   it("registers versions and keeps is_latest on the highest semantic version", async () => {
@@ -169,19 +162,20 @@ describe("model catalog", () => {
 });
 
 describe("conversations and messages", () => {
+  const newInstance = (orgId: string, kind = { framework_type: "langgraph", mode: "supervisor" }) =>
+    api<{ id: string }>("POST", `/api/v1/organizations/${orgId}/orchestrators`, { name: "bot", ...kind });
+  const newConversation = (orgId: string, body: Record<string, unknown>) =>
+    api<{ id: string; user_id: string }>("POST", `/api/v1/organizations/${orgId}/conversations`, body);
+
   it("appends messages and reads the history in order, paginated, without intent messages", async () => {
     const { user, org } = await createMember(client);
     await join(client, admin.id, org.id);
-    const instance = await api<{ id: string }>("POST", `/api/v1/organizations/${org.id}/orchestrators`, {
-      name: "bot",
-      framework_type: "openai_agents",
-      mode: "handoff",
+    const instance = await newInstance(org.id, { framework_type: "openai_agents", mode: "handoff" });
+    const conversation = await newConversation(org.id, {
+      instance_id: instance.body.id,
+      user_id: user.id,
+      title: "Hello",
     });
-    const conversation = await api<{ id: string; user_id: string }>(
-      "POST",
-      `/api/v1/organizations/${org.id}/conversations`,
-      { instance_id: instance.body.id, user_id: user.id, title: "Hello" },
-    );
     expect(conversation.status).toBe(201);
     const path = `/api/v1/organizations/${org.id}/conversations/${conversation.body.id}/messages`;
     const turn = "0190a000-0000-7000-8000-000000000001";
@@ -232,15 +226,8 @@ describe("conversations and messages", () => {
   it("marks messages compacted and soft-deletes a conversation", async () => {
     const { user, org } = await createMember(client);
     await join(client, admin.id, org.id);
-    const instance = await api<{ id: string }>("POST", `/api/v1/organizations/${org.id}/orchestrators`, {
-      name: "bot",
-      framework_type: "langgraph",
-      mode: "coordinator",
-    });
-    const conversation = await api<{ id: string }>("POST", `/api/v1/organizations/${org.id}/conversations`, {
-      instance_id: instance.body.id,
-      user_id: user.id,
-    });
+    const instance = await newInstance(org.id, { framework_type: "langgraph", mode: "coordinator" });
+    const conversation = await newConversation(org.id, { instance_id: instance.body.id, user_id: user.id });
     const base = `/api/v1/organizations/${org.id}/conversations/${conversation.body.id}`;
     const appended = await api<{ data: { id: string }[] }>("POST", `${base}/messages`, {
       messages: [
@@ -264,15 +251,8 @@ describe("conversations and messages", () => {
   it("reads an empty history, and finds a conversation only under its own organization", async () => {
     const { user, org } = await createMember(client);
     const { org: other } = await createMember(client);
-    const instance = await api<{ id: string }>("POST", `/api/v1/organizations/${org.id}/orchestrators`, {
-      name: "bot",
-      framework_type: "langgraph",
-      mode: "supervisor",
-    });
-    const conversation = await api<{ id: string }>("POST", `/api/v1/organizations/${org.id}/conversations`, {
-      instance_id: instance.body.id,
-      user_id: user.id,
-    });
+    const instance = await newInstance(org.id);
+    const conversation = await newConversation(org.id, { instance_id: instance.body.id, user_id: user.id });
     const empty = await api("GET", `/api/v1/organizations/${org.id}/conversations/${conversation.body.id}/messages`);
     expect(empty).toEqual({ status: 200, body: { data: [], next_cursor: null } });
     const elsewhere = await api(
@@ -285,15 +265,8 @@ describe("conversations and messages", () => {
 
   it("pages through a long conversation in order: each message once, the last page without a cursor", async () => {
     const { user, org } = await createMember(client);
-    const instance = await api<{ id: string }>("POST", `/api/v1/organizations/${org.id}/orchestrators`, {
-      name: "bot",
-      framework_type: "langgraph",
-      mode: "supervisor",
-    });
-    const conversation = await api<{ id: string }>("POST", `/api/v1/organizations/${org.id}/conversations`, {
-      instance_id: instance.body.id,
-      user_id: user.id,
-    });
+    const instance = await newInstance(org.id);
+    const conversation = await newConversation(org.id, { instance_id: instance.body.id, user_id: user.id });
     const path = `/api/v1/organizations/${org.id}/conversations/${conversation.body.id}/messages`;
     const turn = "0190a000-0000-7000-8000-000000000003";
     for (let batch = 0; batch < 3; batch++) {
@@ -321,15 +294,8 @@ describe("conversations and messages", () => {
   it("refuses a conversation for someone outside the organization", async () => {
     const { org } = await createMember(client);
     const { user: outsider } = await createMember(client);
-    const instance = await api<{ id: string }>("POST", `/api/v1/organizations/${org.id}/orchestrators`, {
-      name: "bot",
-      framework_type: "langgraph",
-      mode: "supervisor",
-    });
-    const refused = await api("POST", `/api/v1/organizations/${org.id}/conversations`, {
-      instance_id: instance.body.id,
-      user_id: outsider.id,
-    });
+    const instance = await newInstance(org.id);
+    const refused = await newConversation(org.id, { instance_id: instance.body.id, user_id: outsider.id });
     expect(refused.status).toBe(400);
     expect(refused.body).toMatchObject({ errors: [{ path: "user_id" }] });
   });

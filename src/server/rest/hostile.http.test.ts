@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import { checkAnswer } from "@/test/answers";
 import { appOnOwnDatabase, consoleSession, keyOfEverything } from "@/test/suite";
 import { createOrg, createSysAdmin } from "@/test/fixtures";
+import { EXPONENTIAL_SETTINGS, nestedArrays } from "@/test/hostile-schemas";
 
 // Hostile requests against the production build: none may hold the server, reach inside the
 // network, or draw a 5xx. Each answers 4xx problem+json with X-Request-Id (or succeeds where it is
@@ -142,24 +143,14 @@ describe("tenants' JSON Schemas", () => {
   });
 
   it("stops a schema whose check is exponential at the time budget, and keeps serving meanwhile", async () => {
-    const settings_schema = {
-      $defs: {
-        n: {
-          anyOf: [
-            { type: "array", items: { $ref: "#/$defs/n" } },
-            { type: "array", items: { $ref: "#/$defs/n" } },
-          ],
-        },
-      },
-      type: "object",
-      additionalProperties: { $ref: "#/$defs/n" },
-    };
-    const deep = Array.from({ length: 60 }).reduce<unknown>((inner) => [inner], "leaf");
     const { result, health } = await healthDuring(
       json(
         "POST",
         `/api/v1/organizations/${tenantA.id}/plugins`,
-        plugin("com.tenant.exponential", { settings_schema, default_settings: { tree: deep } }),
+        plugin("com.tenant.exponential", {
+          settings_schema: EXPONENTIAL_SETTINGS,
+          default_settings: { tree: nestedArrays(60) },
+        }),
       ),
     );
     expectProblem(result, 400, "validation_failed");
@@ -284,32 +275,19 @@ describe("addresses", () => {
 describe("input before validation", () => {
   const orchestrators = `/api/v1/organizations/${tenantA.id}/orchestrators`;
   const nestedText = (depth: number) => `${"[".repeat(depth)}${"]".repeat(depth)}`;
+  /** The text of a valid orchestrator body with these members (raw JSON text) added. */
+  const orchestratorWith = (members: string) =>
+    `{"name":"bot","framework_type":"langgraph","mode":"supervisor",${members}}`;
+  /** The field paths of the 400 validation_failed this orchestrator body (raw JSON text) is refused with. */
+  const refusedOrchestrator = async (body: string) =>
+    expectProblem(await send("POST", orchestrators, body), 400, "validation_failed");
 
   it("refuses a 20,000-deep array inside config, naming config", async () => {
-    const body = `{"name":"bot","framework_type":"langgraph","mode":"supervisor","config":{"a":${nestedText(20_000)}}}`;
-    expect(expectProblem(await send("POST", orchestrators, body), 400, "validation_failed")).toEqual(["config"]);
+    expect(await refusedOrchestrator(orchestratorWith(`"config":{"a":${nestedText(20_000)}}`))).toEqual(["config"]);
     // A whole body that deep, and one 64 levels deep inside a field (65 with the body itself).
-    expectProblem(await send("POST", orchestrators, nestedText(500_000)), 400, "validation_failed");
-    expect(
-      expectProblem(
-        await send(
-          "POST",
-          orchestrators,
-          `{"name":"bot","framework_type":"langgraph","mode":"supervisor","config":{"a":${nestedText(63)}}}`,
-        ),
-        400,
-        "validation_failed",
-      ),
-    ).toEqual(["config"]);
-    expect(
-      (
-        await send(
-          "POST",
-          orchestrators,
-          `{"name":"bot","framework_type":"langgraph","mode":"supervisor","config":{"a":${nestedText(62)}}}`,
-        )
-      ).status,
-    ).toBe(201);
+    await refusedOrchestrator(nestedText(500_000));
+    expect(await refusedOrchestrator(orchestratorWith(`"config":{"a":${nestedText(63)}}`))).toEqual(["config"]);
+    expect((await send("POST", orchestrators, orchestratorWith(`"config":{"a":${nestedText(62)}}`))).status).toBe(201);
   });
 
   it("refuses U+0000 in a query value, a path parameter and a body, naming the field", async () => {
@@ -319,60 +297,18 @@ describe("input before validation", () => {
     expect(expectProblem(await send("GET", "/api/v1/platform-settings/a%00b"), 400, "validation_failed")).toEqual([
       "params.key",
     ]);
-    expect(
-      expectProblem(
-        await send("POST", orchestrators, '{"name":"b\\u0000t","framework_type":"langgraph","mode":"supervisor"}'),
-        400,
-        "validation_failed",
-      ),
-    ).toEqual(["name"]);
-    expect(
-      expectProblem(
-        await send(
-          "POST",
-          orchestrators,
-          '{"name":"bot","framework_type":"langgraph","mode":"supervisor","config":{"k\\u0000":1}}',
-        ),
-        400,
-        "validation_failed",
-      ),
-    ).toEqual(["config"]);
+    expect(await refusedOrchestrator('{"name":"b\\u0000t","framework_type":"langgraph","mode":"supervisor"}')).toEqual([
+      "name",
+    ]);
+    expect(await refusedOrchestrator(orchestratorWith('"config":{"k\\u0000":1}'))).toEqual(["config"]);
   });
 
   it("refuses lone surrogates and numbers beyond the exact range", async () => {
-    expect(
-      expectProblem(
-        await send(
-          "POST",
-          orchestrators,
-          '{"name":"bot","framework_type":"langgraph","mode":"supervisor","whoami":"\\ud800"}',
-        ),
-        400,
-        "validation_failed",
-      ),
-    ).toEqual(["whoami"]);
-    expect(
-      expectProblem(
-        await send(
-          "POST",
-          orchestrators,
-          '{"name":"bot","framework_type":"langgraph","mode":"supervisor","config":{"seed":12345678901234567890}}',
-        ),
-        400,
-        "validation_failed",
-      ),
-    ).toEqual(["config.seed"]);
-    expect(
-      expectProblem(
-        await send(
-          "POST",
-          orchestrators,
-          '{"name":"bot","framework_type":"langgraph","mode":"supervisor","config":{"x":1e400}}',
-        ),
-        400,
-        "validation_failed",
-      ),
-    ).toEqual(["config.x"]);
+    expect(await refusedOrchestrator(orchestratorWith('"whoami":"\\ud800"'))).toEqual(["whoami"]);
+    expect(await refusedOrchestrator(orchestratorWith('"config":{"seed":12345678901234567890}'))).toEqual([
+      "config.seed",
+    ]);
+    expect(await refusedOrchestrator(orchestratorWith('"config":{"x":1e400}'))).toEqual(["config.x"]);
   });
 
   it("refuses a list cursor too large to be an id", async () => {

@@ -2,40 +2,28 @@ import { describe, expect, it } from "vitest";
 import { systemActor } from "@/server/auth/actor";
 import { ALL_PERMISSIONS } from "@/lib/permissions";
 import { createApiKey } from "@/server/services/api-keys/service";
-import { Browserless, untilKeyCached } from "@/test/app";
-import { appOnOwnDatabase, consoleSession, keyOfEverything } from "@/test/suite";
-import { createOrg, createRole, createSysAdmin, createUser, grant, join, PASSWORD, roleId } from "@/test/fixtures";
+import { Browserless, request, untilKeyCached, type Caller } from "@/test/app";
+import { appWithSysAdmin } from "@/test/suite";
+import {
+  createOrg,
+  createOrgAdmin,
+  createRole,
+  createUser,
+  createUserWith,
+  grant,
+  join,
+  PASSWORD,
+  roleId,
+} from "@/test/fixtures";
 
 // Users, memberships, roles and grants, effective permissions, OAuth identities and OAuth clients
 // over real HTTP. Reads work with an API key; writes need dangerous permissions, which never reach
 // a key, so they are made by signed-in console sessions on the same routes.
 
-const { client, app } = await appOnOwnDatabase();
-const admin = await createSysAdmin(client);
-const key = await keyOfEverything(admin.id);
-const session = await consoleSession(app, admin.username);
+const { client, app, admin, key, session } = await appWithSysAdmin();
 
-interface Result<T = Record<string, unknown>> {
-  status: number;
-  headers: Headers;
-  body: T;
-}
-type Caller = { key: string } | { session: Browserless };
-
-async function call<T = Record<string, unknown>>(
-  as: Caller,
-  method: string,
-  path: string,
-  body?: unknown,
-): Promise<Result<T>> {
-  const headers: Record<string, string> = body === undefined ? {} : { "content-type": "application/json" };
-  const init = { method, headers, body: body === undefined ? undefined : JSON.stringify(body) };
-  const response =
-    "key" in as
-      ? await app.fetch(path, { ...init, headers: { ...headers, "x-api-key": as.key } })
-      : await as.session.fetch(path, init);
-  return { status: response.status, headers: response.headers, body: (await response.json()) as T };
-}
+const call = <T = Record<string, unknown>>(as: Caller, method: string, path: string, body?: unknown) =>
+  request<T>(app, as, method, path, body);
 const withKey = { key: key.raw_key };
 const asAdmin = { session };
 
@@ -141,12 +129,7 @@ describe("users over REST", () => {
   });
 
   it("soft-deletes a user: their key stops at once and their session ends; restore brings both back", async () => {
-    const user = await createUser(client);
-    await grant(
-      client,
-      user.id,
-      (await createRole(client, "system", ["svc:system:audit:read", "svc:system:users:read"])).id,
-    );
+    const user = await createUserWith(client, ["svc:system:audit:read", "svc:system:users:read"]);
     const theirKey = await createApiKey(systemActor("test"), user.id, {
       name: "k",
       scopes: ["svc:system:users:read"],
@@ -165,8 +148,7 @@ describe("users over REST", () => {
     expect((await call(asAdmin, "GET", `/api/v1/users/${user.id}?include_deleted=true`)).body).toMatchObject({
       is_deleted: true,
     });
-    const reader = await createUser(client);
-    await grant(client, reader.id, (await createRole(client, "system", ["svc:system:users:read"])).id);
+    const reader = await createUserWith(client, ["svc:system:users:read"]);
     const readerKey = await createApiKey(systemActor("test"), reader.id, {
       name: "r",
       scopes: ["svc:system:users:read"],
@@ -234,9 +216,7 @@ describe("memberships over REST", () => {
 
   it("lets an org admin manage members and org roles in its organization only", async () => {
     const [home, other] = [await createOrg(client), await createOrg(client)];
-    const orgAdmin = await createUser(client);
-    await join(client, orgAdmin.id, home.id);
-    await grant(client, orgAdmin.id, await roleId(client, "org_admin"), home.id);
+    const orgAdmin = await createOrgAdmin(client, home.id);
     const as = await signedIn(orgAdmin.id);
     const newcomer = await createUser(client);
     expect((await call(as, "POST", `/api/v1/organizations/${home.id}/members`, { user_id: newcomer.id })).status).toBe(
@@ -317,13 +297,11 @@ describe("roles, grants and effective permissions over REST", () => {
   });
 
   it("refuses a grant the granter does not hold (403 scope_not_held), changing nothing", async () => {
-    const lesser = await createUser(client);
-    await grant(
-      client,
-      lesser.id,
-      (await createRole(client, "system", ["svc:system:roles:write", "svc:system:roles:read", "svc:system:audit:read"]))
-        .id,
-    );
+    const lesser = await createUserWith(client, [
+      "svc:system:roles:write",
+      "svc:system:roles:read",
+      "svc:system:audit:read",
+    ]);
     const as = await signedIn(lesser.id);
     const target = await createUser(client);
     const before = await client.userRole.count();

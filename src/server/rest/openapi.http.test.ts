@@ -11,7 +11,7 @@ import { systemActor } from "@/server/auth/actor";
 import { createApiKey } from "@/server/services/api-keys/service";
 import { startApp } from "@/test/app";
 import { testDatabase } from "@/test/database";
-import { createRole, createUser, grant, seedRoles } from "@/test/fixtures";
+import { createUserWith, seedRoles } from "@/test/fixtures";
 
 // What an integrator does with /api/openapi.json, against the production build: validate it,
 // lint it, generate a client from it, and call the API with that client and a real key. A change
@@ -26,8 +26,7 @@ const documentUrl = `${app.baseUrl}/api/openapi.json`;
 const served = (await (await app.fetch("/api/openapi.json")).json()) as Record<string, unknown>;
 
 // A key that reads every organization, and more organizations than one page holds.
-const user = await createUser(client);
-await grant(client, user.id, (await createRole(client, "system", ["svc:system:orgs:read"])).id);
+const user = await createUserWith(client, ["svc:system:orgs:read"]);
 const key = await createApiKey(systemActor("test"), user.id, {
   name: "typed client",
   scopes: ["svc:system:orgs:read"],

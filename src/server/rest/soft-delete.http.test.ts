@@ -1,20 +1,14 @@
 import { describe, expect, it } from "vitest";
-import { systemActor } from "@/server/auth/actor";
-import { ORG_PERMISSIONS } from "@/lib/permissions";
-import { createApiKey } from "@/server/services/api-keys/service";
 import { request, type Caller } from "@/test/app";
-import { appOnOwnDatabase, consoleSession, keyOfEverything } from "@/test/suite";
-import { createSysAdmin, createUser, grant, join, roleId } from "@/test/fixtures";
+import { appWithSysAdmin, orgKey } from "@/test/suite";
+import { createOrgAdmin, createUser } from "@/test/fixtures";
 
 // Soft deletion over real HTTP: what a delete hides, sys_admins read back with include_deleted and
 // restore; nobody else sees it; and a deleted organization takes everything in it along, at once,
 // for API keys too.
 
-const { client, app } = await appOnOwnDatabase();
-const admin = await createSysAdmin(client);
-const session = await consoleSession(app, admin.username);
+const { client, app, admin, key: adminKey, session } = await appWithSysAdmin();
 const asAdmin: Caller = { session };
-const adminKey = await keyOfEverything(admin.id);
 const withAdminKey: Caller = { key: adminKey.raw_key };
 
 const call = <T = Record<string, unknown>>(as: Caller, method: string, path: string, body?: unknown) =>
@@ -26,14 +20,8 @@ const fresh = (prefix: string) => `${prefix}-${process.pid}-${++n}`;
 // The org admin of the organization under test: not a sys_admin, holding every org permission there.
 const org = (await call<{ id: string }>(asAdmin, "POST", "/api/v1/organizations", { name: fresh("org"), tier: "pro" }))
   .body;
-const orgAdmin = await createUser(client);
-await join(client, orgAdmin.id, org.id);
-await grant(client, orgAdmin.id, await roleId(client, "org_admin"), org.id);
-const orgAdminKey = await createApiKey(systemActor("test"), orgAdmin.id, {
-  name: "org",
-  scopes: ORG_PERMISSIONS,
-  expires_at: null,
-});
+const orgAdmin = await createOrgAdmin(client, org.id);
+const orgAdminKey = await orgKey(orgAdmin.id);
 const withOrgAdminKey: Caller = { key: orgAdminKey.raw_key };
 const ORG = `/api/v1/organizations/${org.id}`;
 
@@ -187,13 +175,9 @@ describe("a deleted organization", () => {
     const doomed = (await call<{ id: string }>(asAdmin, "POST", "/api/v1/organizations", { name: fresh("doomed") }))
       .body;
     const path = `/api/v1/organizations/${doomed.id}`;
-    const member = await createUser(client);
-    await join(client, member.id, doomed.id);
-    await grant(client, member.id, await roleId(client, "org_admin"), doomed.id);
+    const member = await createOrgAdmin(client, doomed.id);
     const memberKey: Caller = {
-      key: (
-        await createApiKey(systemActor("test"), member.id, { name: "m", scopes: ORG_PERMISSIONS, expires_at: null })
-      ).raw_key,
+      key: (await orgKey(member.id, "m")).raw_key,
     };
     const instance = await instanceOf(path);
     const child = `${path}/orchestrators/${instance.id}`;

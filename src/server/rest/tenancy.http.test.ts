@@ -1,15 +1,11 @@
-import pg from "pg";
 import { describe, expect, it } from "vitest";
-import { appOnOwnDatabase, consoleSession, keyOfEverything } from "@/test/suite";
-import { createSysAdmin } from "@/test/fixtures";
+import { queryOnce } from "@/test/postgres";
+import { appWithSysAdmin } from "@/test/suite";
 
 // Organizations, settings tiers, LLM configs, orchestrator instances and central points over real
 // HTTP, as an integration (API key) and a sys_admin in the console (session) use them.
 
-const { client, url, app } = await appOnOwnDatabase();
-const admin = await createSysAdmin(client);
-const key = await keyOfEverything(admin.id);
-const session = await consoleSession(app, admin.username);
+const { client, url, app, key, session } = await appWithSysAdmin();
 
 interface Result<T = Record<string, unknown>> {
   status: number;
@@ -225,9 +221,12 @@ describe("settings tiers", () => {
 });
 
 describe("LLM configs", () => {
+  const newLlmConfig = (orgId: string, body: Record<string, unknown>) =>
+    api<{ id: string }>("POST", `/api/v1/organizations/${orgId}/llm-configs`, body);
+
   it("stores the provider key encrypted and returns only its last 4 characters", async () => {
     const org = await newOrg();
-    const created = await api<{ id: string }>("POST", `/api/v1/organizations/${org.id}/llm-configs`, {
+    const created = await newLlmConfig(org.id, {
       name: "main",
       provider: "openai",
       api_key: "sk-live-1234567890abcd",
@@ -246,7 +245,7 @@ describe("LLM configs", () => {
 
   it("fixes the provider after creation and hides disabled configs from new orchestrators", async () => {
     const org = await newOrg();
-    const { body } = await api<{ id: string }>("POST", `/api/v1/organizations/${org.id}/llm-configs`, {
+    const { body } = await newLlmConfig(org.id, {
       name: "a",
       provider: "anthropic",
       api_key: "sk-ant-000000001111",
@@ -288,17 +287,14 @@ describe("LLM configs", () => {
 
   it("shows a tampered stored key as unreadable (logged) rather than answering with garbage or failing the list", async () => {
     const org = await newOrg();
-    const create = (name: string, api_key: string) =>
-      api<{ id: string }>("POST", `/api/v1/organizations/${org.id}/llm-configs`, { name, provider: "openai", api_key });
+    const create = (name: string, api_key: string) => newLlmConfig(org.id, { name, provider: "openai", api_key });
     const { body } = await create("t", "sk-tamper-0000000000");
     await create("fine", "sk-fine-000000001111");
-    const raw = new pg.Client({ connectionString: url });
-    await raw.connect();
-    await raw.query(
+    await queryOnce(
+      url,
       "UPDATE organization_llm_configs SET api_key = regexp_replace(api_key, ':[^:]+$', ':AAAA') WHERE id = $1",
       [body.id],
     );
-    await raw.end();
     const read = await api("GET", `/api/v1/organizations/${org.id}/llm-configs/${body.id}`);
     expect(read).toMatchObject({ status: 200, body: { api_key_readable: false, api_key_last4: null } });
     const list = await api<{ data: { name: string; api_key_readable: boolean; api_key_last4: string | null }[] }>(
@@ -326,27 +322,15 @@ describe("LLM configs", () => {
   it("binds a stored key to its row: copied to another config, it does not decrypt there", async () => {
     const org = await newOrg();
     const other = await newOrg();
-    const source = (
-      await api<{ id: string }>("POST", `/api/v1/organizations/${org.id}/llm-configs`, {
-        name: "a",
-        provider: "openai",
-        api_key: "sk-victim-00000000aaaa",
-      })
-    ).body;
-    const target = (
-      await api<{ id: string }>("POST", `/api/v1/organizations/${other.id}/llm-configs`, {
-        name: "b",
-        provider: "openai",
-        api_key: "sk-attack-00000000bbbb",
-      })
-    ).body;
-    const raw = new pg.Client({ connectionString: url });
-    await raw.connect();
-    await raw.query(
+    const source = (await newLlmConfig(org.id, { name: "a", provider: "openai", api_key: "sk-victim-00000000aaaa" }))
+      .body;
+    const target = (await newLlmConfig(other.id, { name: "b", provider: "openai", api_key: "sk-attack-00000000bbbb" }))
+      .body;
+    await queryOnce(
+      url,
       "UPDATE organization_llm_configs SET api_key = (SELECT api_key FROM organization_llm_configs WHERE id = $1) WHERE id = $2",
       [source.id, target.id],
     );
-    await raw.end();
     expect((await api("GET", `/api/v1/organizations/${other.id}/llm-configs/${target.id}`)).body).toMatchObject({
       api_key_readable: false,
       api_key_last4: null,

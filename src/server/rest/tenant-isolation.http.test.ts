@@ -1,12 +1,12 @@
 import { randomUUID } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { systemActor } from "@/server/auth/actor";
-import { isDangerous, ORG_PERMISSIONS, type Permission } from "@/lib/permissions";
+import { isDangerous, type Permission } from "@/lib/permissions";
 import { createApiKey } from "@/server/services/api-keys/service";
 import { createServiceAccount } from "@/server/services/service-accounts/service";
 import { Browserless } from "@/test/app";
-import { appOnOwnDatabase, consoleSession, keyOfEverything } from "@/test/suite";
-import { createOrg, createSysAdmin, createUser, grant, join, PASSWORD, roleId } from "@/test/fixtures";
+import { appOnOwnDatabase, consoleSession, keyOfEverything, orgKey } from "@/test/suite";
+import { createOrg, createOrgAdmin, createSysAdmin, createUser, grant, join, PASSWORD, roleId } from "@/test/fixtures";
 import { exampleBody } from "@/test/requests";
 import { ROUTES, type RestOperation } from "./registry";
 
@@ -46,15 +46,9 @@ const conversation = await client.conversation.create({
   data: { org_id: victim.id, user_id: victimUser.id, instance_id: instance.id, title: "victim chat" },
 });
 
-const intruder = await createUser(client);
 const home = await createOrg(client, "home");
-await join(client, intruder.id, home.id);
-await grant(client, intruder.id, await roleId(client, "org_admin"), home.id);
-const key = await createApiKey(systemActor("test"), intruder.id, {
-  name: "intruder",
-  scopes: ORG_PERMISSIONS,
-  expires_at: null,
-});
+const intruder = await createOrgAdmin(client, home.id);
+const key = await orgKey(intruder.id, "intruder");
 const intruderSession = new Browserless(app.baseUrl);
 expect(await intruderSession.signIn(intruder.username, PASSWORD)).toBe(true);
 

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { totpCode } from "@/server/auth/totp";
 import { Browserless, request, startApp, type Caller, type RunningApp } from "@/test/app";
 import { testDatabase } from "@/test/database";
-import { createRole, createSysAdmin, createUser, grant, PASSWORD, seedRoles } from "@/test/fixtures";
+import { createSysAdmin, createUser, createUserWith, PASSWORD, seedRoles } from "@/test/fixtures";
 
 // Two-factor sign-in over real HTTP, as a browser and as an attacker would try it: no session after
 // the password alone, codes used once, wrong codes throttled and counted as failed
@@ -152,12 +152,7 @@ describe("turning it off", () => {
 
 describe("a reset by an administrator", () => {
   const lesserAdmin = async () => {
-    const lesser = await createUser(client);
-    await grant(
-      client,
-      lesser.id,
-      (await createRole(client, "system", ["svc:system:users:read", "svc:system:users:write"])).id,
-    );
+    const lesser = await createUserWith(client, ["svc:system:users:read", "svc:system:users:write"]);
     return { session: await signedIn(lesser.id) };
   };
 

@@ -4,7 +4,7 @@ import { systemActor } from "@/server/auth/actor";
 import { createApiKey } from "@/server/services/api-keys/service";
 import { request, startApp, type Caller } from "@/test/app";
 import { testDatabase } from "@/test/database";
-import { createOrg, createSysAdmin, createUser, grant, join, roleId, seedRoles } from "@/test/fixtures";
+import { createOrg, createOrgAdmin, createSysAdmin, seedRoles } from "@/test/fixtures";
 import { startReceiver, type Received } from "@/test/webhook-receiver";
 
 // Webhooks over real HTTP, to a real receiver that checks every signature with the Standard
@@ -314,9 +314,7 @@ describe("an organization's endpoints", () => {
   it("get that organization's events and never another's", async () => {
     const mine = await createOrg(client);
     const theirs = await createOrg(client);
-    const orgAdmin = await createUser(client);
-    await join(client, orgAdmin.id, mine.id);
-    await grant(client, orgAdmin.id, await roleId(client, "org_admin"), mine.id);
+    const orgAdmin = await createOrgAdmin(client, mine.id);
     const orgKey = await createApiKey(systemActor("test"), orgAdmin.id, {
       name: "org admin",
       scopes: ["svc:org:webhooks:read", "svc:org:webhooks:write", "svc:org:write"],

@@ -50,6 +50,22 @@ async function changes(apps: RunningApp[], count: number): Promise<string[]> {
 const targetOf = (r: Received) => (JSON.parse(r.body) as { data: { target: { id: string } } }).data.target.id;
 const at = (name: string) => receiver.received.filter((r) => r.path === `/${name}`);
 
+/** Until what `received` selects holds an event for each target. */
+const untilDelivered = (received: () => Received[], targets: string[], wait: { timeout: number; interval: number }) =>
+  vi.waitFor(() => expect(new Set(received().map(targetOf)).size).toBe(targets.length), wait);
+
+/** Holds every answer to `/name` until released, so its deliveries stay in flight; returns the release. */
+function holdAnswers(name: string): () => void {
+  let holding = true;
+  receiver.answer(async (r) => {
+    if (r.path === `/${name}`) while (holding) await new Promise((resolve) => setTimeout(resolve, 50));
+    return 204;
+  });
+  return () => {
+    holding = false;
+  };
+}
+
 function expectEachOnce(name: string, secret: string, targets: string[]) {
   const got = at(name).filter((r) => r.headers["webhook-id"]);
   const byMessage = new Map<string, Received[]>();
@@ -66,23 +82,16 @@ describe("webhook delivery under faults", () => {
       const app = await startApp(url, ENV);
       const endpoint = await endpointFor(app, "killed");
       // The receiver holds every answer, so deliveries are in flight (or not begun) at the kill.
-      let holding = true;
-      receiver.answer(async (r) => {
-        if (r.path === "/killed") while (holding) await new Promise((resolve) => setTimeout(resolve, 50));
-        return 204;
-      });
+      const release = holdAnswers("killed");
       const targets = await changes([app], 15);
       app.process.kill("SIGKILL");
       await new Promise((resolve) => app.process.once("exit", resolve));
-      holding = false;
+      release();
       // What the killed process had sent was never answered: only what comes after counts.
       const restarted = Date.now();
       const again = await startApp(url, ENV);
       const after = () => at("killed").filter((r) => r.at >= restarted);
-      await vi.waitFor(() => expect(new Set(after().map(targetOf)).size).toBe(targets.length), {
-        timeout: 120_000,
-        interval: 250,
-      });
+      await untilDelivered(after, targets, { timeout: 120_000, interval: 250 });
       expectEachOnce("killed", endpoint.secret, targets);
       await again.stop();
       receiver.answer(() => 204);
@@ -98,10 +107,7 @@ describe("webhook delivery under faults", () => {
       // Let the other replica read the new endpoint (it reads the list again within a second).
       await new Promise((resolve) => setTimeout(resolve, 1_500));
       const targets = await changes(replicas, 40);
-      await vi.waitFor(() => expect(new Set(at("replicas").map(targetOf)).size).toBe(targets.length), {
-        timeout: 60_000,
-        interval: 200,
-      });
+      await untilDelivered(() => at("replicas"), targets, { timeout: 60_000, interval: 200 });
       // Nothing failed, so nothing was retried: one request per message.
       await new Promise((resolve) => setTimeout(resolve, 2_000));
       const byMessage = expectEachOnce("replicas", endpoint.secret, targets);
@@ -120,21 +126,14 @@ describe("webhook delivery under faults", () => {
       proxied.host = proxy.address;
       const app = await startApp(proxied.toString(), ENV);
       const endpoint = await endpointFor(app, "outage");
-      let holding = true;
-      receiver.answer(async (r) => {
-        if (r.path === "/outage") while (holding) await new Promise((resolve) => setTimeout(resolve, 50));
-        return 204;
-      });
+      const release = holdAnswers("outage");
       const targets = await changes([app], 10);
       await proxy.setMode("refuse");
       proxy.reset();
-      holding = false;
+      release();
       await new Promise((resolve) => setTimeout(resolve, 5_000));
       await proxy.setMode("forward");
-      await vi.waitFor(() => expect(new Set(at("outage").map(targetOf)).size).toBe(targets.length), {
-        timeout: 120_000,
-        interval: 250,
-      });
+      await untilDelivered(() => at("outage"), targets, { timeout: 120_000, interval: 250 });
       expectEachOnce("outage", endpoint.secret, targets);
       await app.stop();
       await proxy.close();

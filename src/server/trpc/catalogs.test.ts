@@ -2,9 +2,9 @@ import superjson from "superjson";
 import { describe, expect, it, vi } from "vitest";
 import { CHECKED_SETTINGS_MAX_BYTES, SETTINGS_SCHEMA_MAX_BYTES } from "@/lib/schemas/plugins";
 import { CHECK_BUDGET_MS } from "@/server/services/plugins/json-schema";
-import { testDatabase } from "@/test/database";
-import { createMember, createRole, createSysAdmin, createUser, grant, seedRoles } from "@/test/fixtures";
-import { callerAs, consoleOperations, domainOf, failure, pathsOf, sessionActor } from "@/test/trpc";
+import { createMember, createUserWith, searchPlugin } from "@/test/fixtures";
+import { EXPONENTIAL_DEFS, nestedArrays } from "@/test/hostile-schemas";
+import { callerAs, consoleOperations, consoleTestbed, domainOf, failure, pathsOf } from "@/test/trpc";
 import { handleTRPCRequest } from "./http";
 import { createCaller } from "./root";
 
@@ -18,21 +18,11 @@ vi.mock("@/server/session", () => ({
   }),
 }));
 
-const { client } = await testDatabase();
-await seedRoles(client);
+const { client, adminActor, asAdmin } = await consoleTestbed();
 
-const admin = await createSysAdmin(client);
 const { user: member } = await createMember(client);
 // Holds every catalog permission through a custom system role, but is not a sys_admin.
-const catalogManager = await createUser(client);
-await grant(
-  client,
-  catalogManager.id,
-  (await createRole(client, "system", ["svc:system:plugins:write", "svc:system:models:write"])).id,
-);
-
-const adminActor = await sessionActor(admin.id);
-const asAdmin = createCaller({ actor: adminActor });
+const catalogManager = await createUserWith(client, ["svc:system:plugins:write", "svc:system:models:write"]);
 
 const schema = {
   type: "object",
@@ -45,15 +35,8 @@ const schema = {
 };
 let pidCounter = 0;
 const newPid = () => `com.example.console${++pidCounter}`;
-const plugin = (pid: string, version: string, extra: Record<string, unknown> = {}) => ({
-  pid,
-  version,
-  name: "Search",
-  capabilities: ["retrieval"],
-  settings_schema: schema,
-  default_settings: { top_k: 5 },
-  ...extra,
-});
+const plugin = (pid: string, version: string, extra: Record<string, unknown> = {}) =>
+  searchPlugin(pid, version, schema, extra);
 const UNKNOWN_ID = "0192a3b4-c5d6-7e8f-9a0b-1c2d3e4f5a6b";
 
 describe("authorization", () => {
@@ -205,21 +188,7 @@ describe("the settings check (the settings form's, console only)", () => {
     properties: { ...schema.properties, "a.b": { type: "object", properties: { c: { type: "integer" } } } },
   };
   const nested = (depth: number) => Array.from({ length: depth }).reduce<object>((inner) => ({ not: inner }), {});
-  // Both branches of anyOf descend into the same recursive definition: 2^depth paths for this value.
-  const exponential = {
-    type: "object",
-    properties: { n: { $ref: "#/$defs/n" } },
-    $defs: {
-      n: {
-        anyOf: [
-          { type: "array", items: { $ref: "#/$defs/n" } },
-          { type: "array", items: { $ref: "#/$defs/n" } },
-        ],
-      },
-    },
-  };
-  const nestedArrays = (depth: number): unknown =>
-    Array.from({ length: depth }).reduce<unknown>((inner) => [inner], "x");
+  const exponential = { type: "object", properties: { n: { $ref: "#/$defs/n" } }, $defs: EXPONENTIAL_DEFS };
 
   // Hostile schemas fail these by hanging (the test timeout) if a check is not bounded.
   it.each<[string, object, object, boolean | null]>([

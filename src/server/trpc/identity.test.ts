@@ -3,7 +3,7 @@ import { ALL_PERMISSIONS } from "@/lib/permissions";
 import { verifyClientSecret } from "@/server/services/oauth-clients/service";
 import { grantRole } from "@/server/services/roles/service";
 import { testDatabase } from "@/test/database";
-import { createOrg, createRole, createUser, grant, join, roleId, seedRoles } from "@/test/fixtures";
+import { createOrg, createOrgAdmin, createUserWith, roleId, seedRoles } from "@/test/fixtures";
 import { callerAs, domainOf, failure, pathsOf, sessionActor } from "@/test/trpc";
 import { handleTRPCRequest } from "./http";
 import { createCaller } from "./root";
@@ -33,28 +33,19 @@ const adminActor = await sessionActor(admin.id);
 const asAdmin = createCaller({ actor: adminActor });
 
 // Holds every identity write permission through a custom system role, but is not a sys_admin.
-const writer = await createUser(client);
-await grant(
-  client,
-  writer.id,
-  (
-    await createRole(client, "system", [
-      "svc:system:users:read",
-      "svc:system:users:write",
-      "svc:system:roles:read",
-      "svc:system:roles:write",
-      "svc:system:oauth_clients:write",
-    ])
-  ).id,
-);
+const writer = await createUserWith(client, [
+  "svc:system:users:read",
+  "svc:system:users:write",
+  "svc:system:roles:read",
+  "svc:system:roles:write",
+  "svc:system:oauth_clients:write",
+]);
 const asWriter = await callerAs(writer.id);
 
 // The org_admin of organization A; organization B is another tenant's.
 const orgA = await createOrg(client);
 const orgB = await createOrg(client);
-const orgAdmin = await createUser(client);
-await join(client, orgAdmin.id, orgA.id);
-await grant(client, orgAdmin.id, await roleId(client, "org_admin"), orgA.id);
+const orgAdmin = await createOrgAdmin(client, orgA.id);
 const asOrgAdmin = await callerAs(orgAdmin.id);
 
 const MISSING = "0192a3b4-c5d6-7e8f-9a0b-1c2d3e4f5a6b";

@@ -2,9 +2,8 @@ import { describe, expect, it, vi } from "vitest";
 import { systemActor } from "@/server/auth/actor";
 import { PERMISSIONS, type Permission } from "@/lib/permissions";
 import { appendMessages, createConversation } from "@/server/services/conversations/service";
-import { testDatabase } from "@/test/database";
-import { createOrg, createSysAdmin, createUser, grant, join, roleId, seedRoles } from "@/test/fixtures";
-import { callerAs, consoleOperations, domainOf, failure, pathsOf, procedureAt, sessionActor } from "@/test/trpc";
+import { createOrg, createOrgAdmin, createUser, join } from "@/test/fixtures";
+import { callerAs, consoleOperations, consoleTestbed, domainOf, failure, pathsOf, procedureAt } from "@/test/trpc";
 import { handleTRPCRequest } from "./http";
 import { createCaller } from "./root";
 
@@ -20,19 +19,12 @@ vi.mock("@/server/session", () => ({
 
 process.env.SVC_ENCRYPTION_KEYS ??= `v1:${Buffer.alloc(32, 9).toString("base64")}`;
 
-const { client } = await testDatabase();
-await seedRoles(client);
-
-const admin = await createSysAdmin(client);
-const adminActor = await sessionActor(admin.id);
-const asAdmin = createCaller({ actor: adminActor });
+const { client, adminActor, asAdmin } = await consoleTestbed();
 
 // The org_admin of organization A; organization B is another tenant's.
 const orgA = await createOrg(client);
 const orgB = await createOrg(client);
-const orgAdmin = await createUser(client);
-await join(client, orgAdmin.id, orgA.id);
-await grant(client, orgAdmin.id, await roleId(client, "org_admin"), orgA.id);
+const orgAdmin = await createOrgAdmin(client, orgA.id);
 const asOrgAdmin = await callerAs(orgAdmin.id);
 
 const orgProcedures = consoleOperations.flatMap(({ path, operation }) =>

@@ -5,9 +5,8 @@ import { systemActor } from "@/server/auth/actor";
 import { isPermission } from "@/lib/permissions";
 import { createApiKey } from "@/server/services/api-keys/service";
 import { KEY_POLICY } from "@/lib/key-policies";
-import { testDatabase } from "@/test/database";
-import { createMember, createRole, createSysAdmin, createUser, grant, seedRoles } from "@/test/fixtures";
-import { callerAs, consoleOperations, domainOf, failure, sessionActor } from "@/test/trpc";
+import { createMember, createUserWith } from "@/test/fixtures";
+import { callerAs, consoleOperations, consoleTestbed, domainOf, failure } from "@/test/trpc";
 import { isSameOrigin } from "@/server/auth/same-origin";
 import { handleTRPCRequest } from "./http";
 import { appRouter, createCaller } from "./root";
@@ -23,21 +22,12 @@ vi.mock("@/server/session", () => ({
   }),
 }));
 
-const { client } = await testDatabase();
-await seedRoles(client);
+const { client, admin, adminActor, asAdmin } = await consoleTestbed();
 
-const admin = await createSysAdmin(client);
 const { user: member } = await createMember(client);
 // Holds the key permissions through a custom system role, but is not a sys_admin.
-const keyReader = await createUser(client);
-await grant(
-  client,
-  keyReader.id,
-  (await createRole(client, "system", ["svc:system:api_keys:read", "svc:system:api_keys:write"])).id,
-);
+const keyReader = await createUserWith(client, ["svc:system:api_keys:read", "svc:system:api_keys:write"]);
 
-const adminActor = await sessionActor(admin.id);
-const asAdmin = createCaller({ actor: adminActor });
 const inAYear = () => new Date(Date.now() + 365 * 86_400_000).toISOString();
 
 describe("authorization", () => {

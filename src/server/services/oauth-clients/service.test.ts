@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { createOAuthClientInput, updateOAuthClientInput } from "@/lib/schemas/oauth-clients";
 import { cli, refusal, sessionActor } from "@/test/actors";
 import { testDatabase } from "@/test/database";
-import { createRole, createUser, grant, seedRoles } from "@/test/fixtures";
+import { createUserWith, seedRoles } from "@/test/fixtures";
 import {
   createOAuthClient,
   deleteOAuthClient,
@@ -102,12 +102,7 @@ describe("OAuth clients", () => {
       createOAuthClient(cli, confidential({ allowed_scopes: ["svc:org:read", "svc:everything"] })),
     );
     expect(unknown).toMatchObject({ code: "unknown_scope", details: { scopes: ["svc:everything"] } });
-    const user = await createUser(client);
-    await grant(
-      client,
-      user.id,
-      (await createRole(client, "system", ["svc:system:oauth_clients:write", "svc:org:read"])).id,
-    );
+    const user = await createUserWith(client, ["svc:system:oauth_clients:write", "svc:org:read"]);
     const actor = await sessionActor(client, user.id);
     const notHeld = await refusal(
       createOAuthClient(actor, confidential({ allowed_scopes: ["svc:org:read", "svc:system:admin"] })),

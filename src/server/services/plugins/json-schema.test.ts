@@ -3,16 +3,13 @@ import type { AddressInfo } from "node:net";
 import { afterAll, describe, expect, it } from "vitest";
 import { SETTINGS_SCHEMA_MAX_BYTES } from "@/lib/schemas/plugins";
 import { CHECK_BUDGET_MS, CheckBudget, checkSettings, schemaProblems, validationProblems } from "./json-schema";
+import { EXPONENTIAL_DEFS, nestedArrays } from "@/test/hostile-schemas";
 
 // Tenants' settings schemas are untrusted: none of them may hold the process, reach the network,
 // or interfere with another tenant's schema. These tests fail by hanging (the test timeout) when
 // a check is not bounded.
 
 const check = (schema: object, value: unknown) => checkSettings(schema, value, "default_settings").problems;
-
-// Nested arrays, `depth` levels deep, with a string where the schema wants an array at the bottom.
-const nestedArrays = (depth: number): unknown =>
-  Array.from({ length: depth }).reduce<unknown>((inner) => [inner], "leaf");
 
 describe("settings schemas as untrusted data", () => {
   it("matches a backtracking pattern in linear time", () => {
@@ -116,18 +113,7 @@ describe("settings schemas as untrusted data", () => {
   });
 
   it("stops work that is exponential in the data at the time budget, and says so", () => {
-    // Both branches of anyOf descend into the same recursive definition: 2^depth paths.
-    const schema = {
-      $defs: {
-        n: {
-          anyOf: [
-            { type: "array", items: { $ref: "#/$defs/n" } },
-            { type: "array", items: { $ref: "#/$defs/n" } },
-          ],
-        },
-      },
-      $ref: "#/$defs/n",
-    };
+    const schema = { $defs: EXPONENTIAL_DEFS, $ref: "#/$defs/n" };
     const budget = new CheckBudget();
     expect(schemaProblems(schema, budget)).toEqual([]);
     expect(validationProblems(schema, nestedArrays(60), "default_settings", budget)).toEqual([

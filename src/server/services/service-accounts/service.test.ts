@@ -1,5 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import type { Actor } from "@/server/auth/actor";
 import { holds } from "@/server/auth/authorize";
 import { authenticateApiKey } from "@/server/auth/api-key-stage";
 import { loadGrants } from "@/server/auth/grants";
@@ -11,7 +12,7 @@ import { grantRole } from "@/server/services/roles/service";
 import { resetPassword } from "@/server/services/users/service";
 import { cli, refusal, sessionActor } from "@/test/actors";
 import { testDatabase } from "@/test/database";
-import { createOrg, createRole, createUser, grant, join, roleId, seedRoles } from "@/test/fixtures";
+import { createOrg, createOrgAdmin, createRole, createUser, grant, join, roleId, seedRoles } from "@/test/fixtures";
 import { createServiceAccountKey, listServiceAccountKeys, rollServiceAccountKey } from "./keys";
 import {
   createServiceAccount,
@@ -39,12 +40,14 @@ async function manager(permissions: readonly Permission[] = []) {
 }
 
 async function orgAdmin() {
-  const user = await createUser(client);
   const org = await createOrg(client);
-  await join(client, user.id, org.id);
-  await grant(client, user.id, await roleId(client, "org_admin"), org.id);
+  const user = await createOrgAdmin(client, org.id);
   return { user, org, actor: () => sessionActor(client, user.id) };
 }
+
+/** A service account made by `actor` in the organization, holding these org roles. */
+const newAccount = async (actor: () => Promise<Actor>, orgId: string, role_ids: string[] = []) =>
+  createServiceAccount(await actor(), orgId, { username: fresh(), display_name: null, role_ids });
 
 describe("service accounts", () => {
   it("are made by an org admin with org roles, as members of that organization only, without a password", async () => {
@@ -71,11 +74,7 @@ describe("service accounts", () => {
 
   it("hold org roles only and stay in their one organization", async () => {
     const { org, actor } = await orgAdmin();
-    const account = await createServiceAccount(await actor(), org.id, {
-      username: fresh(),
-      display_name: null,
-      role_ids: [],
-    });
+    const account = await newAccount(actor, org.id);
     const system = await createRole(client, "system", ["svc:system:audit:read"]);
     const created = await refusal(
       createServiceAccount(await actor(), org.id, { username: fresh(), display_name: null, role_ids: [system.id] }),
@@ -101,11 +100,7 @@ describe("service accounts", () => {
 
   it("cannot be reached by any external sign-in", async () => {
     const { org, actor } = await orgAdmin();
-    const account = await createServiceAccount(await actor(), org.id, {
-      username: fresh(),
-      display_name: null,
-      role_ids: [],
-    });
+    const account = await newAccount(actor, org.id);
     // An identity linked to it by hand, and an email it was given: neither signs anyone in as it.
     await client.userOauthIdentity.create({
       data: { user_id: account.id, provider: "github", provider_user_id: `gh-${account.id}` },
@@ -128,11 +123,7 @@ describe("service accounts", () => {
 
   it("keeps its key working after its creator leaves and is deleted; deleting it ends its keys", async () => {
     const { user, org, actor } = await orgAdmin();
-    const account = await createServiceAccount(await actor(), org.id, {
-      username: fresh(),
-      display_name: null,
-      role_ids: [await roleId(client, "org_member")],
-    });
+    const account = await newAccount(actor, org.id, [await roleId(client, "org_member")]);
     const key = await createServiceAccountKey(await actor(), org.id, account.id, {
       name: "ci",
       scopes: ["svc:org:read"],
@@ -168,11 +159,7 @@ describe("no escalation", () => {
     expect(await client.user.count()).toBe(users);
 
     const narrow = await createRole(client, "org", ["svc:org:read"]);
-    const account = await createServiceAccount(await actor(), org.id, {
-      username: fresh(),
-      display_name: null,
-      role_ids: [narrow.id],
-    });
+    const account = await newAccount(actor, org.id, [narrow.id]);
     expect((await refusal(updateServiceAccount(await actor(), org.id, account.id, { role_ids: [wide.id] }))).code).toBe(
       "scope_not_held",
     );
