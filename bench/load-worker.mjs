@@ -14,13 +14,9 @@
 // completes; each connection's first response is left out of them (see below).
 
 import { readFileSync } from "node:fs";
-import autocannon from "autocannon";
-import { readJob } from "./worker-lib.mjs";
+import { drive, readJob } from "./worker-lib.mjs";
 
-const job = await readJob();
-const url = new URL(job.url);
-if (url.hostname !== "127.0.0.1") throw new Error(`load-worker only targets 127.0.0.1, not ${url.hostname}`);
-if (!(job.connections >= 1 && job.connections <= 1000)) throw new Error("connections must be within [1, 1000]");
+const job = await readJob("load-worker");
 if (!(job.slotMs >= 100 && job.settleMs >= 0 && job.settleMs < job.slotMs))
   throw new Error("slotMs ≥ 100 and 0 ≤ settleMs < slotMs");
 if (!(job.clockTicks > 0)) throw new Error("clockTicks: /proc's clock ticks per second");
@@ -127,49 +123,38 @@ const requests = [
 ];
 
 started = performance.now();
-const instance = autocannon(
+const instance = drive(
   {
     url: job.url,
     connections: job.connections,
     // One slot more than measured, so the last measured slot is not cut short by the stop.
     duration: ((slotCount + 1) * job.slotMs) / 1000,
-    timeout: 10,
     requests,
-    renderProgressBar: false,
-    renderResultsTable: false,
-    renderLatencyTable: false,
   },
-  (error, result) => {
-    if (error) {
-      process.stdout.write(`${JSON.stringify({ error: String(error.message ?? error) })}\n`);
-      process.exit(1);
-    }
+  (result) => {
     const cpu = process.cpuUsage();
-    process.stdout.write(
-      `${JSON.stringify({
-        seconds: (performance.now() - started) / 1000,
-        scenarios: Object.fromEntries(
-          scenarios.map((s) => [
-            s.id,
-            {
-              responses: s.responses,
-              statuses: s.statuses,
-              histogram: s.histogram,
-              firstResponses: s.firstResponses,
-              keysSent: s.keys ? Math.min(s.keys.length, s.sent) : 0,
-              slots: slots
-                .filter((slot) => slot.scenario === s.index)
-                .map((slot) => ({ responses: slot.responses, cpuMs: slot.cpuMs })),
-            },
-          ]),
-        ),
-        windowMs: job.slotMs - job.settleMs,
-        errors: result.errors,
-        timeouts: result.timeouts,
-        cpuMs: (cpu.user + cpu.system) / 1000,
-      })}\n`,
-    );
-    process.exit(0);
+    return {
+      seconds: (performance.now() - started) / 1000,
+      scenarios: Object.fromEntries(
+        scenarios.map((s) => [
+          s.id,
+          {
+            responses: s.responses,
+            statuses: s.statuses,
+            histogram: s.histogram,
+            firstResponses: s.firstResponses,
+            keysSent: s.keys ? Math.min(s.keys.length, s.sent) : 0,
+            slots: slots
+              .filter((slot) => slot.scenario === s.index)
+              .map((slot) => ({ responses: slot.responses, cpuMs: slot.cpuMs })),
+          },
+        ]),
+      ),
+      windowMs: job.slotMs - job.settleMs,
+      errors: result.errors,
+      timeouts: result.timeouts,
+      cpuMs: (cpu.user + cpu.system) / 1000,
+    };
   },
 );
 watchCpu(0);

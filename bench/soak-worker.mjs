@@ -6,16 +6,12 @@
 // one organization, list pages, or writes (a new organization). Keys and organizations are handed
 // out round-robin across all connections.
 
-import autocannon from "autocannon";
-import { percentile, readJob } from "./worker-lib.mjs";
+import { drive, percentile, readJob } from "./worker-lib.mjs";
 
 const MAX_SAMPLES = 20_000_000;
 
-const job = await readJob();
-const url = new URL(job.url);
-if (url.hostname !== "127.0.0.1") throw new Error(`soak-worker only targets 127.0.0.1, not ${url.hostname}`);
+const job = await readJob("soak-worker");
 if (!(job.duration > 0 && job.duration <= 24 * 3600)) throw new Error("duration must be within (0, 86400] seconds");
-if (!(job.connections >= 1 && job.connections <= 1000)) throw new Error("connections must be within [1, 1000]");
 
 const { keys, badKeys, orgIds } = job;
 const weights = job.mix; // { read, list, write }, summing to 1
@@ -64,40 +60,29 @@ function nextRequest(request) {
   };
 }
 
-const instance = autocannon(
+const instance = drive(
   {
     url: job.url,
     connections: job.connections,
     duration: job.duration,
-    timeout: 10,
     requests: [{ method: "GET", path: "/api/health", setupRequest: nextRequest }],
-    renderProgressBar: false,
-    renderResultsTable: false,
-    renderLatencyTable: false,
   },
-  (error, result) => {
-    if (error) {
-      process.stdout.write(`${JSON.stringify({ error: String(error.message ?? error) })}\n`);
-      process.exit(1);
-    }
+  (result) => {
     const elapsed = Number(process.hrtime.bigint() - started) / 1e9;
     const sorted = latencies.subarray(0, samples).sort();
-    process.stdout.write(
-      `${JSON.stringify({
-        seconds: elapsed,
-        responses,
-        rps: responses / elapsed,
-        p50: percentile(sorted, 50),
-        p99: percentile(sorted, 99),
-        max: percentile(sorted, 100),
-        statuses,
-        kinds,
-        perSecond,
-        errors: result.errors,
-        timeouts: result.timeouts,
-      })}\n`,
-    );
-    process.exit(0);
+    return {
+      seconds: elapsed,
+      responses,
+      rps: responses / elapsed,
+      p50: percentile(sorted, 50),
+      p99: percentile(sorted, 99),
+      max: percentile(sorted, 100),
+      statuses,
+      kinds,
+      perSecond,
+      errors: result.errors,
+      timeouts: result.timeouts,
+    };
   },
 );
 instance.on("response", (_client, statusCode, _bytes, responseTime) => {
