@@ -15,15 +15,14 @@ import {
   ADMIN_URL,
   appLogLines,
   DIST_DIR,
-  dropDatabase,
   ensureBuild,
   f,
   intSetting,
   lpad,
   machine,
-  machineLine,
   pad,
   processTree,
+  reportHeader,
   runBenchmark,
   say,
   sleep,
@@ -330,9 +329,7 @@ async function main() {
   for (const phase of phases) measured.push(await measure(phase, url, keys));
   const many = keys.many.length > 0 ? await measureManyKeys(url, keys.many, CONNECTIONS, BENCH_APP_ENV) : null;
 
-  say();
-  say(`svc API-key benchmark — ${new Date().toISOString()}`);
-  say(machineLine());
+  reportHeader("API-key");
   say(
     `  app: production build ${buildId} (${DIST_DIR}), one app server process, LOG_LEVEL=warn (request log lines off), DATABASE_POOL_MAX=${process.env.DATABASE_POOL_MAX || "10 (default)"}; bench keys have rate_limit ${BENCH_RATE_LIMIT.requests}/${BENCH_RATE_LIMIT.window_seconds} s, SVC_AUTH_FAILURE_LIMIT=0 (the bad-key scenarios measure the key path, not 429s)`,
   );
@@ -391,10 +388,4 @@ async function main() {
   say(`Results: ${file}`);
 }
 
-async function cleanup(): Promise<void> {
-  killWorkers();
-  await stopApp().catch(() => undefined);
-  await dropDatabase(DB_NAME);
-}
-
-await runBenchmark(main, cleanup, `dropping ${DB_NAME}`);
+await runBenchmark(main, [DB_NAME], async () => killWorkers());

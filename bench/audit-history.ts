@@ -13,23 +13,22 @@
 
 import pg from "pg";
 // Aliased: the name of a React hook, which lint rules would hold it to.
-import { createBaseClient, useBaseClient as makeProcessWide } from "@/server/db/client";
+import { useBaseClient as makeProcessWide } from "@/server/db/client";
 import { OPERATION_GROUPS } from "@/server/operations";
 import { invoke } from "@/server/operations/invoke";
 import type { AnyOperation } from "@/server/operations/operation";
 import {
-  dropDatabase,
   f,
   freshDatabase,
   intSetting,
   lpad,
-  machineLine,
   median,
   pad,
   percentile,
+  reportHeader,
   runBenchmark,
   say,
-  sysAdminSession,
+  signedInClient,
   writeResults,
 } from "./lib";
 
@@ -97,7 +96,6 @@ const FILTERS: Filter[] = [
 /** A trail of `size` events on a database of its own, its process-wide client and the bench's ids. */
 async function trail(name: string, size: number) {
   const url = await freshDatabase(name);
-  const prisma = createBaseClient(url, { poolMax: 4 });
   const client = new pg.Client({ connectionString: url });
   // Dropping the database at the end (or after a failure) ends this connection: not an error.
   client.on("error", () => undefined);
@@ -112,8 +110,7 @@ async function trail(name: string, size: number) {
   for (let from = 0; from < size; from += 250_000)
     await insertEvents(client, from, Math.min(size, from + 250_000), size);
   say(`  ${size.toLocaleString("en")} events in ${((performance.now() - started) / 1000).toFixed(0)} s`);
-  makeProcessWide(prisma);
-  const actor = await sysAdminSession(prisma);
+  const { client: prisma, actor } = await signedInClient(url);
   const id = async (sql: string, values: unknown[] = []) =>
     (await client.query<{ id: string }>(sql, values)).rows[0]?.id as string;
   // The cursor of the event half-way down the list: the next page is deep in the trail.
@@ -169,9 +166,7 @@ async function main() {
   const [small, large] = figures as [(typeof figures)[number], (typeof figures)[number]];
   for (const t of trails) await t.prisma.$disconnect();
 
-  say();
-  say(`svc audit-history benchmark — ${new Date().toISOString()}`);
-  say(machineLine());
+  reportHeader("audit-history");
   say(`  ${RUNS} calls per filter and size through invoke() in process, after 5 to warm up; a page of 50; ms`);
   say(
     `${pad("filter", 28)}${lpad(`${SMALL.toLocaleString("en")} p50`, 11)}${lpad("p95", 8)}${lpad(`${EVENTS.toLocaleString("en")} p50`, 15)}${lpad("p95", 8)}${lpad("growth", 8)}${lpad("items", 7)}  target ≤ ${TARGET_GROWTH}× and p95 < ${TARGET_P95_MS} ms`,
@@ -190,12 +185,4 @@ async function main() {
   say(`Results: ${await writeResults("audit-history", startedAt, { events: EVENTS, runs: RUNS, rows })}`);
 }
 
-await runBenchmark(
-  main,
-  async () => {
-    await dropDatabase(`${DB_NAME}_small`);
-    await dropDatabase(`${DB_NAME}_large`);
-  },
-  DB_NAME,
-);
-process.exit(0);
+await runBenchmark(main, [`${DB_NAME}_small`, `${DB_NAME}_large`]);

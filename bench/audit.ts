@@ -10,16 +10,11 @@
 // Settings (environment): BENCH_DATABASE_URL (server on which svc_bench_audit is created and
 // dropped), BENCH_CALLS × BENCH_ROUNDS pairs of calls per case (default 200 × 5), BENCH_KEEP_DB=1.
 
-import { loadGrants } from "@/server/auth/grants";
-import type { SessionActor } from "@/server/auth/actor";
-// Aliased: the name of a React hook, which lint rules would hold it to.
-import { createBaseClient, useBaseClient as makeProcessWide } from "@/server/db/client";
-import { dataLayer } from "@/server/db/data-layer";
 import { OPERATION_GROUPS } from "@/server/operations";
 import { invoke } from "@/server/operations/invoke";
 import type { AnyOperation } from "@/server/operations/operation";
 import {
-  dropDatabase,
+  alternating,
   f,
   freshDatabase,
   intSetting,
@@ -29,6 +24,7 @@ import {
   percentile,
   runBenchmark,
   say,
+  signedInClient,
   writeResults,
 } from "./lib";
 
@@ -40,18 +36,8 @@ const TARGET = 1.3;
 async function main() {
   const startedAt = new Date();
   say(`Audit trail cost: ${CALLS * ROUNDS} pairs of calls per case, in-process through invoke().`);
-  const url = await freshDatabase(DB_NAME);
-  const client = createBaseClient(url, { poolMax: 4 });
-  makeProcessWide(client);
-  const admin = await client.user.findFirstOrThrow({ where: { username: "admin" } });
+  const { client, actor } = await signedInClient(await freshDatabase(DB_NAME));
   const org = await client.organization.create({ data: { name: "bench" } });
-  const actor: SessionActor = {
-    kind: "session",
-    userId: admin.id,
-    username: admin.username,
-    displayName: null,
-    grants: await loadGrants(dataLayer("bench"), admin.id),
-  };
 
   let n = 0;
   const cases: {
@@ -83,28 +69,16 @@ async function main() {
       query: {},
       body: c.operation.body?.parse(c.body()),
     } as never);
-  const timed = async (call: () => Promise<unknown>) => {
-    const started = performance.now();
-    await call();
-    return performance.now() - started;
-  };
 
   const results: Record<string, { with_ms: number; without_ms: number; ratio: number; p90_ratio: number }> = {};
   for (const c of cases) {
     // Warm-up: statements prepared, caches filled, either way.
-    for (let i = 0; i < 50; i++) await timed(() => (i % 2 ? audited(c) : bare(c)));
-    const withAudit: number[] = [];
-    const without: number[] = [];
-    // Call by call, alternating which goes first: both see the same moment of a shared machine.
-    for (let i = 0; i < CALLS * ROUNDS; i++) {
-      if (i % 2 === 0) {
-        withAudit.push(await timed(() => audited(c)));
-        without.push(await timed(() => bare(c)));
-      } else {
-        without.push(await timed(() => bare(c)));
-        withAudit.push(await timed(() => audited(c)));
-      }
-    }
+    for (let i = 0; i < 50; i++) await (i % 2 ? audited(c) : bare(c));
+    const [withAudit, without] = await alternating(
+      CALLS * ROUNDS,
+      () => audited(c),
+      () => bare(c),
+    );
     const p90 = (values: number[]) =>
       percentile(
         [...values].sort((x, y) => x - y),
@@ -132,5 +106,4 @@ async function main() {
   await client.$disconnect();
 }
 
-await runBenchmark(main, () => dropDatabase(DB_NAME), DB_NAME);
-process.exit(0);
+await runBenchmark(main, [DB_NAME]);

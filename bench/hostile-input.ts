@@ -10,25 +10,14 @@
 //    hostile schemas back to back.
 
 import { performance } from "node:perf_hooks";
+import { EXPONENTIAL_SETTINGS, nestedArrays } from "@/test/hostile-schemas";
 import {
   CHECK_BUDGET_MS,
   CheckBudget,
   schemaProblems,
   validationProblems,
 } from "@/server/services/plugins/json-schema";
-import {
-  databaseUrl,
-  dropDatabase,
-  ensureBuild,
-  f,
-  freshDatabase,
-  intSetting,
-  percentile,
-  runBenchmark,
-  say,
-  startApp,
-  stopApp,
-} from "./lib";
+import { databaseUrl, ensureBuild, f, freshDatabase, intSetting, percentile, runBenchmark, say, startApp } from "./lib";
 
 const DB_NAME = "svc_bench_hostile";
 // Before anything reads the environment: the key below is made in this process, on that database.
@@ -36,21 +25,6 @@ process.env.DATABASE_URL = databaseUrl(DB_NAME);
 const HEALTH_REQUESTS = intSetting("BENCH_REQUESTS", 300, 20, 100_000);
 
 const REDOS = { type: "object", additionalProperties: { type: "string", pattern: "^(a+)+$" } };
-const EXPONENTIAL = {
-  $defs: {
-    n: {
-      anyOf: [
-        { type: "array", items: { $ref: "#/$defs/n" } },
-        { type: "array", items: { $ref: "#/$defs/n" } },
-      ],
-    },
-  },
-  type: "object",
-  additionalProperties: { $ref: "#/$defs/n" },
-};
-const deepArrays = (depth: number): unknown =>
-  Array.from({ length: depth }).reduce<unknown>((inner) => [inner], "leaf");
-
 function timed<T>(work: () => T): [T, number] {
   const started = performance.now();
   const result = work();
@@ -73,8 +47,8 @@ function inProcess() {
   }
   const budget = new CheckBudget();
   const [problems, ms] = timed(() => [
-    ...schemaProblems(EXPONENTIAL, budget),
-    ...validationProblems(EXPONENTIAL, { tree: deepArrays(60) }, "default_settings", budget),
+    ...schemaProblems(EXPONENTIAL_SETTINGS, budget),
+    ...validationProblems(EXPONENTIAL_SETTINGS, { tree: nestedArrays(60) }, "default_settings", budget),
   ]);
   say(
     `  exponential anyOf over 60-deep arrays: ${f(ms, 0)} ms, "${problems[0]?.message}" (budget ${CHECK_BUDGET_MS} ms)`,
@@ -156,7 +130,7 @@ async function againstTheApp() {
   };
   const attackers = [
     attacker(REDOS, { name: `${"a".repeat(5_000)}!` }),
-    attacker(EXPONENTIAL, { tree: deepArrays(60) }),
+    attacker(EXPONENTIAL_SETTINGS, { tree: nestedArrays(60) }),
   ];
   const during = await healthLatencies(app.baseUrl);
   stop = true;
@@ -168,14 +142,7 @@ async function againstTheApp() {
   );
 }
 
-await runBenchmark(
-  async () => {
-    inProcess();
-    await againstTheApp();
-  },
-  async () => {
-    await stopApp();
-    await dropDatabase(DB_NAME);
-  },
-  `the database ${DB_NAME}`,
-);
+await runBenchmark(async () => {
+  inProcess();
+  await againstTheApp();
+}, [DB_NAME]);

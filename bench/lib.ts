@@ -1,6 +1,6 @@
-// Helpers shared by the benchmarks (bench/api-keys.ts, bench/messages.ts): settings, the bench
-// database on BENCH_DATABASE_URL's server, the production build, the app as a child process of its
-// own on 127.0.0.1, and figures. Each benchmark stays one script that reads top to bottom.
+// Helpers shared by the benchmarks: settings, the bench database on BENCH_DATABASE_URL's server, the
+// production build, the app as a child process of its own on 127.0.0.1, timings, figures and the
+// report. Each benchmark stays one script that reads top to bottom.
 
 import { execFileSync, spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
@@ -9,12 +9,17 @@ import { mkdir, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import type { SessionActor } from "@/server/auth/actor";
-import { loadGrants } from "@/server/auth/grants";
-import { createBaseClient, type BaseClient } from "@/server/db/client";
-import { dataLayer } from "@/server/db/data-layer";
+// Aliased: the name of a React hook, which lint rules would hold it to.
+import {
+  createBaseClient,
+  useBaseClient as makeProcessWide,
+  type BaseClient,
+  type BaseClientOptions,
+} from "@/server/db/client";
 import { migrate } from "@/server/db/migrate";
 import { seed } from "@/server/seed/seed";
 import { freePort } from "@/server/free-port";
+import { sessionActor } from "@/test/actors";
 import { postgresServer } from "@/test/postgres";
 
 // ---------------------------------------------------------------------------------------------
@@ -72,6 +77,36 @@ export function latencies(samples: number[]): Latencies {
   };
 }
 
+/** How long `call` takes, in ms. */
+export async function timed(call: () => Promise<unknown>): Promise<number> {
+  const started = performance.now();
+  await call();
+  return performance.now() - started;
+}
+
+/**
+ * `pairs` timings of `a` and of `b` (ms), call by call, alternating which goes first: both see the
+ * same moment of a shared machine, whose drift then cancels out of their ratio.
+ */
+export async function alternating(
+  pairs: number,
+  a: () => Promise<unknown>,
+  b: () => Promise<unknown>,
+): Promise<[number[], number[]]> {
+  const timesA: number[] = [];
+  const timesB: number[] = [];
+  for (let i = 0; i < pairs; i++) {
+    if (i % 2 === 0) {
+      timesA.push(await timed(a));
+      timesB.push(await timed(b));
+    } else {
+      timesB.push(await timed(b));
+      timesA.push(await timed(a));
+    }
+  }
+  return [timesA, timesB];
+}
+
 export const pad = (text: string, width: number) => text.padEnd(width);
 export const lpad = (text: string, width: number) => text.padStart(width);
 export const f = (n: number | null, digits = 2) => (n === null ? "n/a" : n.toFixed(digits));
@@ -91,6 +126,13 @@ export function machine() {
 export function machineLine(): string {
   const m = machine();
   return `  machine: ${m.cpus} CPU (${m.model}), Node.js ${m.node}, load average at end ${m.loadavg.map((l) => l.toFixed(2)).join(" ")}`;
+}
+
+/** The head of a benchmark's report: a blank line, its name and time, and the machine. */
+export function reportHeader(name: string): void {
+  say();
+  say(`svc ${name} benchmark — ${new Date().toISOString()}`);
+  say(machineLine());
 }
 
 /** Writes bench/results/<name>-<time>.json (git-ignored); returns its path relative to the repo. */
@@ -114,6 +156,15 @@ export async function freshDatabase(
   await adminQuery(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
   await adminQuery(`CREATE DATABASE "${name}"`);
   const url = databaseUrl(name);
+  await migrateAndSeed(url, adminPassword);
+  return url;
+}
+
+/** Migrates the database at `url` and seeds it (sys_admin `admin`, a random password unless given). */
+export async function migrateAndSeed(
+  url: string,
+  adminPassword = randomBytes(18).toString("base64url"),
+): Promise<void> {
   await migrate(url);
   const prisma = createBaseClient(url, { poolMax: 2 });
   try {
@@ -121,19 +172,22 @@ export async function freshDatabase(
   } finally {
     await prisma.$disconnect();
   }
-  return url;
 }
 
 /** The seeded sys_admin (`admin`) as a signed-in session, its grants read from `prisma`'s database. */
 export async function sysAdminSession(prisma: BaseClient): Promise<SessionActor> {
   const admin = await prisma.user.findFirstOrThrow({ where: { username: "admin" } });
-  return {
-    kind: "session",
-    userId: admin.id,
-    username: admin.username,
-    displayName: null,
-    grants: await loadGrants(dataLayer("bench", { client: prisma }), admin.id),
-  };
+  return sessionActor(prisma, admin.id);
+}
+
+/**
+ * A client of the database at `url` made the process's own (the one services called in process
+ * use), and the seeded sys_admin's session read through it.
+ */
+export async function signedInClient(url: string, options: BaseClientOptions = { poolMax: 4 }) {
+  const client = createBaseClient(url, options);
+  makeProcessWide(client);
+  return { client, actor: await sysAdminSession(client) };
 }
 
 /** Signs in through Auth.js's credentials endpoint as the console's form does; returns the session's cookie header. */
@@ -330,25 +384,33 @@ export function cpuMs(rootPid: number): number | undefined {
 // Running a benchmark
 
 /**
- * Runs main, then cleanup (also on SIGINT/SIGTERM and on failure, once): a benchmark never leaves
- * its app running or its database behind. Exits non-zero on failure.
+ * Runs main, then cleans up (also on SIGINT/SIGTERM and on failure, once): `cleanup` first if given,
+ * then the apps startApp started are stopped and `databases` dropped. A benchmark never leaves its
+ * app running or its database behind. Exits when done (a process-wide client would hold the process
+ * open), non-zero on failure.
  */
 export async function runBenchmark(
   main: () => Promise<void>,
-  cleanup: () => Promise<void>,
-  label: string,
+  databases: readonly string[],
+  cleanup: () => Promise<void> = async () => undefined,
 ): Promise<void> {
   let cleaning: Promise<void> | undefined;
-  const cleanOnce = () => (cleaning ??= cleanup());
+  const cleanOnce = () =>
+    (cleaning ??= (async () => {
+      await cleanup();
+      await stopApp().catch(() => undefined);
+      for (const name of databases) await dropDatabase(name);
+    })());
   for (const signal of ["SIGINT", "SIGTERM"] as const) {
     process.once(signal, () => {
-      say(`\n${signal}: stopping the app and ${label}…`);
+      say(`\n${signal}: stopping the app and dropping ${databases.join(", ")}…`);
       void cleanOnce().finally(() => process.exit(130));
     });
   }
   try {
     await main();
     await cleanOnce();
+    process.exit(0);
   } catch (error) {
     process.stderr.write(`bench failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
     await cleanOnce();

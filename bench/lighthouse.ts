@@ -15,7 +15,6 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { createBaseClient } from "@/server/db/client";
 import {
-  dropDatabase,
   ensureBuild,
   freshDatabase,
   intSetting,
@@ -27,7 +26,6 @@ import {
   say,
   signIn,
   startApp,
-  stopApp,
   writeResults,
 } from "./lib";
 
@@ -103,12 +101,4 @@ async function main() {
   say(`Results: ${await writeResults("lighthouse", startedAt, { build: buildId, lighthouse: LIGHTHOUSE, results })}`);
 }
 
-await runBenchmark(
-  main,
-  async () => {
-    await stopApp();
-    await dropDatabase(DB_NAME);
-  },
-  DB_NAME,
-);
-process.exit(0);
+await runBenchmark(main, [DB_NAME]);

@@ -33,15 +33,14 @@ import {
   cpuMs,
   databaseUrl,
   DIST_DIR,
-  dropDatabase,
   ensureBuild,
   f,
   freshDatabase,
   latencies,
   lpad,
   machine,
-  machineLine,
   pad,
+  reportHeader,
   runBenchmark,
   say,
   startApp,
@@ -271,9 +270,7 @@ async function main() {
     const ratioPass = p99Ratio <= TARGET_RATIO;
     const p99Pass = maxP99 < TARGET_P99_MS;
 
-    say();
-    say(`svc message-history benchmark — ${new Date().toISOString()}`);
-    say(machineLine());
+    reportHeader("message-history");
     say(
       `  app: production build ${DIST_DIR} (${buildId}), one app server process per stage, LOG_LEVEL=warn, DATABASE_POOL_MAX=${process.env.DATABASE_POOL_MAX || "10 (default)"}`,
     );
@@ -374,7 +371,6 @@ async function main() {
 }
 
 async function cleanup(): Promise<void> {
-  await stopApp().catch(() => undefined);
   // The services' own pool (the API key was issued in-process), if it was opened.
   if (pools.servicesUsed) {
     const { baseClient } = await import("@/server/db/client");
@@ -382,7 +378,6 @@ async function cleanup(): Promise<void> {
       .$disconnect()
       .catch(() => undefined);
   }
-  await dropDatabase(DB_NAME);
 }
 
-await runBenchmark(main, cleanup, `dropping ${DB_NAME}`);
+await runBenchmark(main, [DB_NAME], cleanup);

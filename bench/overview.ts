@@ -23,14 +23,13 @@ import { overview } from "@/server/services/overview/service";
 import {
   ADMIN_URL,
   databaseUrl,
-  dropDatabase,
   ensureBuild,
   f,
   freshDatabase,
   intSetting,
-  machineLine,
   median,
   percentile,
+  reportHeader,
   runBenchmark,
   say,
   signIn,
@@ -157,9 +156,7 @@ async function main() {
     const pageSorted = [...pageTimes].sort((a, b) => a - b);
     const page = { p50: percentile(pageSorted, 50), max: pageSorted[pageSorted.length - 1] ?? NaN };
 
-    say();
-    say(`svc overview benchmark — ${new Date().toISOString()}`);
-    say(machineLine());
+    reportHeader("overview");
     say(
       `  data function: ${RUNS} calls of overview() in process, after ${WARM_UP} warm-up calls; its six statements run concurrently on the pool`,
     );
@@ -190,11 +187,4 @@ async function main() {
   }
 }
 
-await runBenchmark(
-  main,
-  async () => {
-    await stopApp().catch(() => undefined);
-    await dropDatabase(DB_NAME);
-  },
-  `dropping ${DB_NAME}`,
-);
+await runBenchmark(main, [DB_NAME]);

@@ -18,7 +18,6 @@ import pg from "pg";
 import { generateKey } from "@/server/auth/api-key-format";
 import { pairedRatio } from "./load";
 import {
-  dropDatabase,
   ensureBuild,
   f,
   freshDatabase,
@@ -148,12 +147,4 @@ async function main() {
   say(`Results: ${await writeResults("runtimes", startedAt, { runtimes, rounds: ROUNDS, slotMs: SLOT_MS, rows })}`);
 }
 
-await runBenchmark(
-  main,
-  async () => {
-    await stopApp().catch(() => undefined);
-    await dropDatabase(DB_NAME);
-  },
-  DB_NAME,
-);
-process.exit(0);
+await runBenchmark(main, [DB_NAME]);

@@ -10,32 +10,27 @@
 // Settings (environment): BENCH_DATABASE_URL (server on which svc_bench_search is created and
 // dropped), BENCH_ROWS, BENCH_RUNS, BENCH_EMBEDDED=0 (skip the embedded database), BENCH_KEEP_DB=1.
 
-import { randomBytes } from "node:crypto";
 import { mkdtemp, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import pg from "pg";
-// Aliased: the name of a React hook, which lint rules would hold it to.
-import { createBaseClient, useBaseClient as makeProcessWide } from "@/server/db/client";
 import { startEmbedded } from "@/server/db/embedded";
-import { migrate } from "@/server/db/migrate";
 import { OPERATION_GROUPS } from "@/server/operations";
 import { invoke } from "@/server/operations/invoke";
 import type { AnyOperation } from "@/server/operations/operation";
-import { seed } from "@/server/seed/seed";
 import {
-  dropDatabase,
   f,
   freshDatabase,
   intSetting,
   lpad,
-  machineLine,
   median,
+  migrateAndSeed,
   pad,
   percentile,
+  reportHeader,
   runBenchmark,
   say,
-  sysAdminSession,
+  signedInClient,
   writeResults,
 } from "./lib";
 
@@ -109,13 +104,11 @@ const SEARCHES: { name: string; list: "organizations" | "users"; q: string }[] =
 /** Every search RUNS times on the database at `url` (made process-wide meanwhile). */
 async function measure(url: string, embedded: boolean) {
   // As the app reaches each: the embedded database without named statements or pipelining (npm start).
-  const prisma = createBaseClient(
+  const { client: prisma, actor } = await signedInClient(
     url,
     embedded ? { poolMax: 4, preparedStatements: false, pipeline: false } : { poolMax: 4 },
   );
-  makeProcessWide(prisma);
   try {
-    const actor = await sysAdminSession(prisma);
     const figures: Record<string, { p50: number; p95: number; items: number }> = {};
     for (const search of SEARCHES) {
       const operation = OPERATION_GROUPS[search.list].list as AnyOperation;
@@ -151,10 +144,7 @@ async function main() {
     embeddedDir = await mkdtemp(path.join(os.tmpdir(), "svc-bench-search-"));
     const embedded = await startEmbedded(embeddedDir);
     try {
-      await migrate(embedded.url);
-      const prisma = createBaseClient(embedded.url, { poolMax: 2 });
-      await seed(prisma, { username: "admin", password: randomBytes(18).toString("base64url") });
-      await prisma.$disconnect();
+      await migrateAndSeed(embedded.url);
       await fill(embedded.url);
       results["embedded (PGlite)"] = await measure(embedded.url, true);
     } finally {
@@ -162,9 +152,7 @@ async function main() {
     }
   }
 
-  say();
-  say(`svc search benchmark — ${new Date().toISOString()}`);
-  say(machineLine());
+  reportHeader("search");
   say(`  ${RUNS} calls per search through invoke() in process, after 3 to warm up; a page of 50; ms`);
   const databases = Object.keys(results);
   say(
@@ -182,10 +170,6 @@ async function main() {
   say(`Results: ${await writeResults("search", startedAt, { rows: ROWS, runs: RUNS, results: rows })}`);
 }
 
-async function cleanup() {
-  await dropDatabase(DB_NAME);
+await runBenchmark(main, [DB_NAME], async () => {
   if (embeddedDir) await rm(embeddedDir, { recursive: true, force: true });
-}
-
-await runBenchmark(main, cleanup, DB_NAME);
-process.exit(0);
+});

@@ -22,15 +22,14 @@ import { generateKey } from "@/server/auth/api-key-format";
 import {
   ADMIN_URL,
   DIST_DIR,
-  dropDatabase,
   ensureBuild,
   f,
   freshDatabase,
   intSetting,
   lpad,
   machine,
-  machineLine,
   pad,
+  reportHeader,
   ROOT,
   runBenchmark,
   say,
@@ -175,9 +174,7 @@ async function main() {
   const metric = (name: string) =>
     new RegExp(`^${name.replace(/[{}"]/g, (c) => `\\${c}`)} (\\S+)$`, "m").exec(metrics)?.[1] ?? "0";
 
-  say();
-  say(`svc soak benchmark — ${new Date().toISOString()}`);
-  say(machineLine());
+  reportHeader("soak");
   say(
     `  app: production build ${buildId}, one app server process, LOG_LEVEL=warn, rate limits ${REDIS_URL ? `shared through Redis (${new URL(REDIS_URL).host})` : "in process"}`,
   );
@@ -240,9 +237,7 @@ async function main() {
 
 async function cleanup(): Promise<void> {
   if (worker?.pid !== undefined && worker.exitCode === null) process.kill(worker.pid, "SIGKILL");
-  await stopApp().catch(() => undefined);
   await sleep(100);
-  await dropDatabase(DB_NAME);
 }
 
-await runBenchmark(main, cleanup, `dropping ${DB_NAME}`);
+await runBenchmark(main, [DB_NAME], cleanup);

@@ -16,7 +16,6 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { Webhook } from "standardwebhooks";
-import { createBaseClient, useBaseClient as makeProcessWide } from "@/server/db/client";
 import { ensureQueue, startQueue } from "@/server/jobs/queue";
 import { OPERATION_GROUPS } from "@/server/operations";
 import { invoke } from "@/server/operations/invoke";
@@ -24,8 +23,8 @@ import type { AnyOperation } from "@/server/operations/operation";
 import { DELIVERY_QUEUE } from "@/server/services/webhooks/outbox";
 import { createWebhookEndpoint } from "@/server/services/webhooks/endpoints";
 import {
+  alternating,
   databaseUrl,
-  dropDatabase,
   ensureBuild,
   f,
   freshDatabase,
@@ -36,10 +35,10 @@ import {
   pad,
   runBenchmark,
   say,
+  signedInClient,
   sleep,
   startApp,
   stopApp,
-  sysAdminSession,
   writeResults,
 } from "./lib";
 
@@ -97,9 +96,7 @@ async function main() {
   const buildId = ensureBuild();
   say(`Webhooks: ${CALLS} cost pairs, ${IDLE} idle changes, ${LOAD} changes × ${ENDPOINTS} endpoints under load.`);
   const url = await freshDatabase(DB_NAME);
-  const client = createBaseClient(url, { poolMax: 4 });
-  makeProcessWide(client);
-  const actor = await sysAdminSession(client);
+  const { client, actor } = await signedInClient(url);
   const quiet = await client.organization.create({ data: { name: "no endpoint" } });
   const watched = await client.organization.create({ data: { name: "watched" } });
 
@@ -117,23 +114,12 @@ async function main() {
   let n = 0;
   const change = (orgId: string) =>
     invoke(update, actor, { params: { org_id: orgId }, query: {}, body: () => ({ description: `b ${++n}` }) });
-  const timed = async (call: () => Promise<unknown>) => {
-    const started = performance.now();
-    await call();
-    return performance.now() - started;
-  };
   for (let i = 0; i < 100; i++) await change(i % 2 ? quiet.id : watched.id);
-  const withEndpoint: number[] = [];
-  const without: number[] = [];
-  for (let i = 0; i < CALLS; i++) {
-    if (i % 2 === 0) {
-      withEndpoint.push(await timed(() => change(watched.id)));
-      without.push(await timed(() => change(quiet.id)));
-    } else {
-      without.push(await timed(() => change(quiet.id)));
-      withEndpoint.push(await timed(() => change(watched.id)));
-    }
-  }
+  const [withEndpoint, without] = await alternating(
+    CALLS,
+    () => change(watched.id),
+    () => change(quiet.id),
+  );
   const cost = { with_ms: median(withEndpoint), without_ms: median(without) };
   const ratio = cost.with_ms / cost.without_ms;
   await queue.boss.stop({ graceful: false });
@@ -222,12 +208,4 @@ async function main() {
   await client.$disconnect();
 }
 
-await runBenchmark(
-  main,
-  async () => {
-    await stopApp();
-    await dropDatabase(DB_NAME);
-  },
-  DB_NAME,
-);
-process.exit(0);
+await runBenchmark(main, [DB_NAME]);
