@@ -47,11 +47,20 @@ export async function createSysAdmin(client: BaseClient) {
 
 /** A user who is an org_member of a new organization. */
 export async function createMember(client: BaseClient) {
-  const user = await createUser(client);
   const org = await createOrg(client);
-  await join(client, user.id, org.id);
-  await grant(client, user.id, await roleId(client, "org_member"), org.id);
-  return { user, org };
+  return { user: await createOrgUser(client, org.id, "org_member"), org };
+}
+
+/** A user of the organization holding an org role there: a built-in one by name, or one createRole made. */
+export async function createOrgUser(
+  client: BaseClient,
+  orgId: string,
+  role: (typeof BUILT_IN_ROLES)[number]["name"] | { id: string },
+) {
+  const user = await createUser(client);
+  await join(client, user.id, orgId);
+  await grant(client, user.id, typeof role === "string" ? await roleId(client, role) : role.id, orgId);
+  return user;
 }
 
 /** A user holding these system permissions through a custom system role of their own: no sys_admin. */
@@ -62,12 +71,7 @@ export async function createUserWith(client: BaseClient, permissions: readonly P
 }
 
 /** A user who is the org_admin of this organization. */
-export async function createOrgAdmin(client: BaseClient, orgId: string) {
-  const user = await createUser(client);
-  await join(client, user.id, orgId);
-  await grant(client, user.id, await roleId(client, "org_admin"), orgId);
-  return user;
-}
+export const createOrgAdmin = (client: BaseClient, orgId: string) => createOrgUser(client, orgId, "org_admin");
 
 /** A search plugin to register, its settings checked by `settings_schema` (top_k defaults to 5). */
 export const searchPlugin = <S extends object>(

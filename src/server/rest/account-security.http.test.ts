@@ -6,14 +6,13 @@ import { appOnOwnDatabase, orgKey } from "@/test/suite";
 import {
   createOrg,
   createOrgAdmin,
+  createOrgUser,
   createRole,
   createSysAdmin,
   createUser,
   createUserWith,
-  grant,
   join,
   PASSWORD,
-  roleId,
 } from "@/test/fixtures";
 
 // Account and tenant security over real HTTP, as an attacker would try it: a lesser admin going
@@ -94,13 +93,10 @@ describe("a lesser admin cannot take over a greater user", () => {
   it("removes a member from an organization only for someone who could revoke the member's org roles", async () => {
     const org = await createOrg(client);
     // The actor administers members there but does not hold every org permission of org_admin.
-    const manager = await createUser(client);
-    await join(client, manager.id, org.id);
-    await grant(
+    const manager = await createOrgUser(
       client,
-      manager.id,
-      (await createRole(client, "org", ["svc:org:members:read", "svc:org:members:write"])).id,
       org.id,
+      await createRole(client, "org", ["svc:org:members:read", "svc:org:members:write"]),
     );
     const admin = await createOrgAdmin(client, org.id);
     const member = await createUser(client);
@@ -223,9 +219,7 @@ const instance = await client.orchestratorInstance.create({
 describe("conversations are private to their user", () => {
   const org = chatOrg;
   const member = async () => {
-    const user = await createUser(client);
-    await join(client, user.id, org.id);
-    await grant(client, user.id, await roleId(client, "org_member"), org.id);
+    const user = await createOrgUser(client, org.id, "org_member");
     const key = await createApiKey(systemActor("test"), user.id, {
       name: "m",
       scopes: ["svc:conversations:read", "svc:conversations:write"],

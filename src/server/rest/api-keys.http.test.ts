@@ -5,6 +5,7 @@ import { appOnOwnDatabase, consoleSession } from "@/test/suite";
 import {
   createMember,
   createOrg,
+  createOrgUser,
   createSysAdmin,
   createUser,
   createUserWith,
@@ -220,11 +221,9 @@ describe("X-API-KEY pipeline", () => {
   });
 
   it("carries the owner's organizations, with per-organization permissions", async () => {
-    const user = await createUser(client);
     const org = await createOrg(client);
     const other = await createOrg(client);
-    await join(client, user.id, org.id);
-    await grant(client, user.id, await roleId(client, "org_member"), org.id);
+    const user = await createOrgUser(client, org.id, "org_member");
     const key = await keyFor(user.id, ["svc:org:read", "svc:conversations:write"]);
     const me = (await (await call("/api/v1/me", { key: key.raw_key })).json()) as {
       permissions: string[];

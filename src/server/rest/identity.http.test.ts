@@ -7,10 +7,10 @@ import { appWithSysAdmin } from "@/test/suite";
 import {
   createOrg,
   createOrgAdmin,
+  createOrgUser,
   createRole,
   createUser,
   createUserWith,
-  grant,
   join,
   PASSWORD,
   roleId,
@@ -360,9 +360,7 @@ describe("roles, grants and effective permissions over REST", () => {
 
   it("shows a member's key an organization's new name at its very next request", async () => {
     const org = await createOrg(client);
-    const user = await createUser(client);
-    await join(client, user.id, org.id);
-    await grant(client, user.id, (await createRole(client, "org", ["svc:org:read"])).id, org.id);
+    const user = await createOrgUser(client, org.id, await createRole(client, "org", ["svc:org:read"]));
     const theirKey = await createApiKey(systemActor("test"), user.id, {
       name: "bot",
       scopes: ["svc:org:read"],
@@ -381,10 +379,8 @@ describe("roles, grants and effective permissions over REST", () => {
 
   it("changes what a key may do at its very next request after a role edit", async () => {
     const org = await createOrg(client);
-    const user = await createUser(client);
-    await join(client, user.id, org.id);
     const role = await createRole(client, "org", ["svc:org:read", "svc:orchestrators:read"]);
-    await grant(client, user.id, role.id, org.id);
+    const user = await createOrgUser(client, org.id, role);
     const theirKey = await createApiKey(systemActor("test"), user.id, {
       name: "bot",
       scopes: ["svc:org:read", "svc:orchestrators:read"],

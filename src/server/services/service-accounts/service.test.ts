@@ -12,7 +12,7 @@ import { grantRole } from "@/server/services/roles/service";
 import { resetPassword } from "@/server/services/users/service";
 import { cli, refusal, sessionActor } from "@/test/actors";
 import { testDatabase } from "@/test/database";
-import { createOrg, createOrgAdmin, createRole, createUser, grant, join, roleId, seedRoles } from "@/test/fixtures";
+import { createOrg, createOrgAdmin, createOrgUser, createRole, roleId, seedRoles } from "@/test/fixtures";
 import { createServiceAccountKey, listServiceAccountKeys, rollServiceAccountKey } from "./keys";
 import {
   createServiceAccount,
@@ -32,10 +32,12 @@ const WRITE: Permission = "svc:org:service_accounts:write";
 
 /** A human holding `permissions` (always service_accounts:write) in a new organization, through a custom org role. */
 async function manager(permissions: readonly Permission[] = []) {
-  const user = await createUser(client);
   const org = await createOrg(client);
-  await join(client, user.id, org.id);
-  await grant(client, user.id, (await createRole(client, "org", [...new Set([WRITE, ...permissions])])).id, org.id);
+  const user = await createOrgUser(
+    client,
+    org.id,
+    await createRole(client, "org", [...new Set([WRITE, ...permissions])]),
+  );
   return { user, org, actor: () => sessionActor(client, user.id) };
 }
 
