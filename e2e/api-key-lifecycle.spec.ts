@@ -1,33 +1,18 @@
-import { expect, test, type Page } from "@playwright/test";
+import { expect, test } from "@playwright/test";
 import { STORAGE_STATE } from "./accounts";
+import { createKeyInConsole, uniqueName } from "./console-flows";
 
 // A key's lifecycle in the console, signed in as the sys_admin: roll a key and use the new one,
 // open a key's page and read its usage chart; the overview is the landing page.
 
 test.use({ storageState: STORAGE_STATE.admin });
 
-const uniqueName = (label: string) => `${label} ${Date.now().toString(36)}`;
-
-async function createKey(page: Page, name: string): Promise<string> {
-  await page.goto("/console/api-keys");
-  await page.getByRole("button", { name: "Create API key" }).first().click();
-  const dialog = page.getByRole("dialog", { name: "Create API key" });
-  await dialog.getByLabel("Name").fill(name);
-  await dialog.getByRole("checkbox", { name: "svc:system:orgs:read" }).check();
-  await dialog.getByRole("button", { name: "Create key" }).click();
-  const shown = page.getByRole("alertdialog", { name: "Copy your new API key" });
-  const rawKey = await shown.getByLabel("New API key").inputValue();
-  await shown.getByRole("button", { name: "I have copied the key" }).click();
-  await expect(shown).toBeHidden();
-  return rawKey;
-}
-
 test("roll a key without grace: the new key is shown once and works, the old one is refused", async ({
   page,
   request,
 }) => {
   const name = uniqueName("e2e roll");
-  const oldKey = await createKey(page, name);
+  const oldKey = await createKeyInConsole(page, name, "svc:system:orgs:read");
   expect((await request.get("/api/v1/me", { headers: { "X-API-KEY": oldKey } })).status()).toBe(200);
 
   const row = page.getByRole("table", { name: "Your API keys" }).getByRole("row", { name: new RegExp(name) });
@@ -59,7 +44,7 @@ test("a key expiring within a week is marked in the list: the old key of a roll 
   page,
 }) => {
   const name = uniqueName("e2e expiring");
-  await createKey(page, name);
+  await createKeyInConsole(page, name, "svc:system:orgs:read");
   const rows = page.getByRole("table", { name: "Your API keys" }).getByRole("row", { name: new RegExp(name) });
   await expect(rows.filter({ hasText: "Active" })).toHaveCount(1);
   await expect(rows.filter({ hasText: "Expires soon" })).toHaveCount(0);
@@ -79,7 +64,7 @@ test("a key expiring within a week is marked in the list: the old key of a roll 
 
 test("edit a key's networks: a request from elsewhere is refused with ip_not_allowed", async ({ page, request }) => {
   const name = uniqueName("e2e restrict");
-  const rawKey = await createKey(page, name);
+  const rawKey = await createKeyInConsole(page, name, "svc:system:orgs:read");
   const row = page.getByRole("table", { name: "Your API keys" }).getByRole("row", { name: new RegExp(name) });
   await row.getByRole("button", { name: `Edit ${name}` }).click();
   const edit = page.getByRole("dialog", { name: `Edit “${name}”` });
@@ -97,7 +82,7 @@ test("edit a key's networks: a request from elsewhere is refused with ip_not_all
 
 test("open a key's page: its usage chart counts the requests made with it", async ({ page, request }) => {
   const name = uniqueName("e2e usage");
-  const rawKey = await createKey(page, name);
+  const rawKey = await createKeyInConsole(page, name, "svc:system:orgs:read");
   for (let i = 0; i < 3; i++)
     expect((await request.get("/api/v1/me", { headers: { "X-API-KEY": rawKey } })).status()).toBe(200);
   expect(

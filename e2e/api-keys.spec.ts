@@ -1,26 +1,17 @@
-import { expect, test, type Page } from "@playwright/test";
+import { expect, test } from "@playwright/test";
 import { MEMBER, STORAGE_STATE } from "./accounts";
+import { createKeyInConsole, openCreateKeyDialog, uniqueName } from "./console-flows";
 
 // The API keys screen, signed in as the sys_admin (state kept by e2e/auth.setup.ts).
 
 test.use({ storageState: STORAGE_STATE.admin });
-
-const uniqueName = (label: string) => `${label} ${Date.now().toString(36)}`;
-
-async function openCreateDialog(page: Page) {
-  await page.goto("/console/api-keys");
-  await page.getByRole("button", { name: "Create API key" }).first().click();
-  const dialog = page.getByRole("dialog", { name: "Create API key" });
-  await expect(dialog).toBeVisible();
-  return dialog;
-}
 
 test("create a key, read it once, call the API with it, revoke it, and the API refuses it", async ({
   page,
   request,
 }) => {
   const name = uniqueName("e2e flow");
-  const dialog = await openCreateDialog(page);
+  const dialog = await openCreateKeyDialog(page);
   await dialog.getByLabel("Name").fill(name);
   await dialog.getByRole("checkbox", { name: "svc:system:api_keys:read" }).check();
   await dialog.getByRole("checkbox", { name: "svc:org:read" }).check();
@@ -69,7 +60,7 @@ test("create a key, read it once, call the API with it, revoke it, and the API r
 });
 
 test("a key created with a rate limit is held to it", async ({ page, request }) => {
-  const dialog = await openCreateDialog(page);
+  const dialog = await openCreateKeyDialog(page);
   await dialog.getByLabel("Name").fill(uniqueName("e2e limited"));
   await dialog.getByRole("checkbox", { name: "svc:org:read" }).check();
   const limit = dialog.getByLabel(/Rate limit/);
@@ -95,11 +86,7 @@ test("a key created with a rate limit is held to it", async ({ page, request }) 
 
 test("the revoke confirmation can be cancelled", async ({ page }) => {
   const name = uniqueName("e2e keep");
-  const dialog = await openCreateDialog(page);
-  await dialog.getByLabel("Name").fill(name);
-  await dialog.getByRole("checkbox", { name: "svc:models:read" }).check();
-  await dialog.getByRole("button", { name: "Create key" }).click();
-  await page.getByRole("button", { name: "I have copied the key" }).click();
+  await createKeyInConsole(page, name, "svc:models:read");
 
   const row = page.getByRole("row", { name: new RegExp(name) });
   await row.getByRole("button", { name: `Revoke ${name}` }).click();
@@ -109,7 +96,7 @@ test("the revoke confirmation can be cancelled", async ({ page }) => {
 });
 
 test("the create dialog shows what to fix next to the field that caused it", async ({ page }) => {
-  const dialog = await openCreateDialog(page);
+  const dialog = await openCreateKeyDialog(page);
   await dialog.getByRole("button", { name: "Create key" }).click();
 
   const nameField = dialog.getByLabel("Name");

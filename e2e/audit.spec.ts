@@ -1,5 +1,6 @@
 import { expect, test } from "@playwright/test";
 import { STORAGE_STATE } from "./accounts";
+import { createKeyInConsole, uniqueName } from "./console-flows";
 
 // The audit log screen, signed in as the sys_admin: a key created in the console is found there,
 // with what it changed, and without the raw key.
@@ -7,16 +8,8 @@ import { STORAGE_STATE } from "./accounts";
 test.use({ storageState: STORAGE_STATE.admin });
 
 test("create a key in the console, then find its event in the Audit log", async ({ page }) => {
-  const name = `e2e audited ${Date.now().toString(36)}`;
-  await page.goto("/console/api-keys");
-  await page.getByRole("button", { name: "Create API key" }).first().click();
-  const dialog = page.getByRole("dialog", { name: "Create API key" });
-  await dialog.getByLabel("Name").fill(name);
-  await dialog.getByRole("checkbox", { name: "svc:org:read" }).check();
-  await dialog.getByRole("button", { name: "Create key" }).click();
-  const shown = page.getByRole("alertdialog", { name: "Copy your new API key" });
-  const rawKey = await shown.getByLabel("New API key").inputValue();
-  await shown.getByRole("button", { name: "I have copied the key" }).click();
+  const name = uniqueName("e2e audited");
+  const rawKey = await createKeyInConsole(page, name, "svc:org:read");
 
   await page.getByRole("navigation", { name: "Console" }).getByRole("link", { name: "Audit log" }).click();
   await expect(page.getByRole("heading", { level: 1, name: "Audit log" })).toBeVisible();

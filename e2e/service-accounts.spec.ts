@@ -1,6 +1,7 @@
 import { expect, test } from "@playwright/test";
 import { BUILT_IN_ROLES } from "../src/lib/permissions";
 import { STORAGE_STATE } from "./accounts";
+import { createOrganization } from "./console-flows";
 
 const ORG_MEMBER = BUILT_IN_ROLES.find((role) => role.name === "org_member")!;
 
@@ -17,13 +18,7 @@ test("create a service account with a role and a key in the console, then call t
   const orgName = `E2E Robots ${id}`;
   const robot = `robot-${id}`;
 
-  await page.goto("/console/organizations");
-  await page.getByRole("button", { name: "Create organization" }).first().click();
-  const orgDialog = page.getByRole("dialog", { name: "Create organization" });
-  await orgDialog.getByLabel("Name", { exact: true }).fill(orgName);
-  await orgDialog.getByRole("button", { name: "Create organization" }).click();
-  await expect(page).toHaveURL(/\/console\/organizations\/[0-9a-f-]{36}$/);
-  const orgId = page.url().split("/").at(-1)!;
+  const orgId = await createOrganization(page, orgName);
 
   await page
     .getByRole("navigation", { name: "Organization sections" })

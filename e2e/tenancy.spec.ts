@@ -1,6 +1,7 @@
 import { expect, test, type Locator, type Page } from "@playwright/test";
 import { e2eDatabase } from "../scripts/e2e-env.mjs";
 import { MEMBER, STORAGE_STATE } from "./accounts";
+import { createOrganization } from "./console-flows";
 
 // Organizations and everything in them, from the console, signed in as the sys_admin (state kept
 // by e2e/auth.setup.ts). Data a flow only reads is seeded into the run's database through the
@@ -44,16 +45,6 @@ const rowOf = (table: Locator, text: string | RegExp) =>
   table.getByRole("row", {
     name: typeof text === "string" ? new RegExp(text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")) : text,
   });
-
-async function createOrganization(page: Page, name: string) {
-  await page.goto("/console/organizations");
-  await page.getByRole("button", { name: "Create organization" }).first().click();
-  const dialog = page.getByRole("dialog", { name: "Create organization" });
-  await dialog.getByLabel("Name", { exact: true }).fill(name);
-  await dialog.getByRole("button", { name: "Create organization" }).click();
-  await expect(page).toHaveURL(/\/console\/organizations\/[0-9a-f-]{36}$/);
-  await expect(page.getByRole("heading", { level: 1, name })).toBeVisible();
-}
 
 test("an organization from creation to a central point: settings tiers, LLM config, orchestrator, tier and refusals", async ({
   page,
