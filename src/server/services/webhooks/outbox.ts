@@ -148,19 +148,26 @@ export function queueAfterCommit(unit: UnitOfWork, deliveries: readonly Delivery
   });
 }
 
+/** How long the relay waits before trying again when the database refused its INSERT (ms). */
+const RELAY_RETRY_MS = 1_000;
+
 async function relayJobs(): Promise<void> {
   await new Promise((resolve) => setImmediate(resolve));
   const waiting = relay.svcRelayed ?? [];
+  let failures = 0;
   while (waiting.length > 0) {
     const batch = waiting.splice(0, RELAY_BATCH);
     try {
       await queueDeliveries(undefined, batch);
       wake(DELIVERY_QUEUE);
+      failures = 0;
     } catch (error) {
-      log.warn("delivery jobs not queued; the upkeep's sweep queues them", {
-        jobs: batch.length,
-        error: (error as Error).message,
-      });
+      // The database is away: try again while this process lives (no change commits meanwhile, so
+      // the list cannot grow); should it end first, the upkeep's sweep queues them.
+      waiting.unshift(...batch);
+      if (failures++ === 0)
+        log.warn("delivery jobs not queued yet; trying again", { jobs: batch.length, error: (error as Error).message });
+      await new Promise((resolve) => setTimeout(resolve, RELAY_RETRY_MS).unref());
     }
   }
 }
