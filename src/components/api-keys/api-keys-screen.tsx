@@ -61,13 +61,7 @@ export function ApiKeysScreen({ userId }: { userId: string }) {
       actions={own && createButton}
     >
       <FilterBar noun="API keys" filters={filters}>
-        <Segmented
-          legend="Status"
-          name="status"
-          options={FILTERS}
-          value={filters.values.status}
-          onChange={(status) => filters.set("status", status)}
-        />
+        <Segmented legend="Status" name="status" options={FILTERS} {...filters.choice("status")} />
       </FilterBar>
       <div className="mt-4 w-full max-w-md">
         <OwnerPicker onPick={(user) => setOwner(user)} />

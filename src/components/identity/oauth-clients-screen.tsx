@@ -59,13 +59,7 @@ export function OAuthClientsScreen() {
       notice={notice}
       before={
         <FilterBar noun="OAuth clients" filters={filters} placeholder="Name or client ID">
-          <Segmented
-            legend="Status"
-            name="client-status"
-            options={STATUSES}
-            value={filters.values.status}
-            onChange={(status) => filters.set("status", status)}
-          />
+          <Segmented legend="Status" name="client-status" options={STATUSES} {...filters.choice("status")} />
           <CheckboxField
             label="Show deleted clients"
             checked={filters.values.include_deleted}

@@ -43,13 +43,7 @@ export function RolesScreen() {
       actions={createButton}
     >
       <FilterBar noun="roles" filters={filters} placeholder="Name">
-        <Segmented
-          legend="Scope"
-          name="scope"
-          options={SCOPES}
-          value={filters.values.scope}
-          onChange={(value) => filters.set("scope", value)}
-        />
+        <Segmented legend="Scope" name="scope" options={SCOPES} {...filters.choice("scope")} />
       </FilterBar>
 
       <div className="mt-6">

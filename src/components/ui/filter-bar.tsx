@@ -35,6 +35,7 @@ export function useListFilters<F extends Record<string, unknown>>(none: F, typed
   }
   const active = Object.keys({ ...none, ...applied }).some((key) => applied[key] !== none[key]);
   const search = typeof applied.q === "string" && applied.q !== "" ? applied.q : undefined;
+  const set = <K extends keyof F>(key: K, value: F[K]) => setValues((current) => ({ ...current, [key]: value }));
   return {
     /** The filters as the bar shows them (typed ones as typed). */
     values,
@@ -46,7 +47,9 @@ export function useListFilters<F extends Record<string, unknown>>(none: F, typed
     /** The search as typed; undefined when the list has no search. */
     searchText: typeof values.q === "string" ? values.q : undefined,
     setSearchText: (text: string) => setValues((current) => ({ ...current, q: text })),
-    set: <K extends keyof F>(key: K, value: F[K]) => setValues((current) => ({ ...current, [key]: value })),
+    set,
+    /** One filter's value and its change, for a choice (Segmented) that sets it. */
+    choice: <K extends keyof F>(key: K) => ({ value: values[key], onChange: (value: F[K]) => set(key, value) }),
     clear: () => setValues(none),
   };
 }
