@@ -3,7 +3,8 @@ import { STORAGE_STATE } from "./accounts";
 import { createKeyInConsole, uniqueName } from "./console-flows";
 
 // A key's lifecycle in the console, signed in as the sys_admin: roll a key and use the new one,
-// open a key's page and read its usage chart; the overview is the landing page.
+// open a key's page, change the key there and read its usage chart; the overview is the landing
+// page.
 
 test.use({ storageState: STORAGE_STATE.admin });
 
@@ -104,6 +105,53 @@ test("open a key's page: its usage chart counts the requests made with it", asyn
   await expect(page.getByTestId("usage-total-403")).toHaveText("1");
   await expect(page.getByTestId("usage-chart").locator(".recharts-bar-rectangle").first()).toBeVisible();
   await expect(page.getByTestId("last-address")).not.toBeEmpty();
+});
+
+test("a key's page offers its owner edit, roll and revoke, and each works there", async ({ page, request }) => {
+  const name = uniqueName("e2e detail");
+  const oldKey = await createKey(page, name);
+  await page.getByRole("table", { name: "Your API keys" }).getByRole("link", { name }).click();
+  await expect(page.getByRole("heading", { level: 1, name })).toBeVisible();
+  const saidSo = (text: string) => page.getByRole("status").filter({ hasText: text });
+
+  const renamed = `${name} renamed`;
+  await page.getByRole("button", { name: "Edit", exact: true }).click();
+  const edit = page.getByRole("dialog", { name: `Edit “${name}”` });
+  await edit.getByLabel("Name").fill(renamed);
+  await edit.getByRole("button", { name: "Save changes" }).click();
+  await expect(saidSo(`API key “${renamed}” saved.`)).toBeVisible();
+  await expect(page.getByRole("heading", { level: 1, name: renamed })).toBeVisible();
+
+  // Rolled with the default grace: the new key works, and this (old) one until it is revoked.
+  await page.getByRole("button", { name: "Roll", exact: true }).click();
+  const roll = page.getByRole("dialog", { name: `Roll “${renamed}”?` });
+  await roll.getByRole("button", { name: "Roll key" }).click();
+  const shown = page.getByRole("alertdialog", { name: "Copy your new API key" });
+  const newKey = await shown.getByLabel("New API key").inputValue();
+  await shown.getByRole("button", { name: "I have copied the key" }).click();
+  await expect(saidSo(`API key “${renamed}” rolled.`)).toBeVisible();
+  await expect(page.getByText("Expires soon")).toBeVisible();
+  expect((await request.get("/api/v1/me", { headers: { "X-API-KEY": newKey } })).status()).toBe(200);
+  expect((await request.get("/api/v1/me", { headers: { "X-API-KEY": oldKey } })).status()).toBe(200);
+
+  await page.getByRole("button", { name: "Revoke", exact: true }).click();
+  const confirm = page.getByRole("alertdialog", { name: `Revoke “${renamed}”?` });
+  await confirm.getByRole("button", { name: "Revoke key" }).click();
+  await expect(saidSo(`API key “${renamed}” revoked.`)).toBeVisible();
+  await expect(page.getByText("Revoked", { exact: true })).toBeVisible();
+  // A revoked key has nothing left to change.
+  for (const action of ["Edit", "Roll", "Revoke"])
+    await expect(page.getByRole("button", { name: action, exact: true })).toHaveCount(0);
+  expect((await request.get("/api/v1/me", { headers: { "X-API-KEY": oldKey } })).status()).toBe(401);
+  expect((await request.get("/api/v1/me", { headers: { "X-API-KEY": newKey } })).status()).toBe(200);
+});
+
+test("the overview's chart draws 7 days by day, or 24 hours by hour", async ({ page }) => {
+  await page.goto("/console/overview");
+  const chart = page.getByRole("figure", { name: "Key requests across the platform" });
+  await expect(chart.locator("figcaption")).toContainText("Last 7 days, by day:");
+  await chart.getByRole("group", { name: "Range" }).getByText("Last 24 hours").click();
+  await expect(chart.locator("figcaption")).toContainText("Last 24 hours, by hour:");
 });
 
 test("the overview is the console's landing page and first in the navigation", async ({ page }) => {

@@ -110,7 +110,7 @@ test.describe("as the sys_admin", () => {
     await expect(status(page, "User created.")).toBeVisible();
     await expect(page.getByText(`${username} belongs to no organization.`)).toBeVisible();
 
-    await page.getByRole("button", { name: "Add to organization" }).click();
+    await page.getByRole("button", { name: "Add to organization" }).first().click();
     const add = page.getByRole("dialog", { name: `Add ${username} to an organization` });
     await add.getByLabel("Organization").fill(org.name);
     await add.getByRole("button", { name: "Find" }).click();
@@ -123,7 +123,7 @@ test.describe("as the sys_admin", () => {
         .getByRole("row", { name: new RegExp(org.name) }),
     ).toContainText("None");
 
-    await page.getByRole("button", { name: "Grant role" }).click();
+    await page.getByRole("button", { name: "Grant role" }).first().click();
     const grant = page.getByRole("dialog", { name: `Grant a role to ${username}` });
     await expect(grant.getByRole("radio", { name: "Organization role, in one organization" })).toBeChecked();
     await pickOption(grant.getByLabel("Role", { exact: true }), "org_admin");

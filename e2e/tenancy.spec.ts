@@ -76,7 +76,7 @@ test("an organization from creation to a central point: settings tiers, LLM conf
   // Settings: an organization setting (tier 3), then the effective view with each key's source.
   await openSection(page, "Settings");
   await expect(page.getByText("No organization settings")).toBeVisible();
-  await page.getByRole("button", { name: "Add setting" }).click();
+  await page.getByRole("button", { name: "Add setting" }).first().click();
   const settingDialog = page.getByRole("dialog", { name: "Add setting" });
   await settingDialog.getByLabel("Key").fill("e2e.greeting");
   await settingDialog.getByLabel("Value", { exact: true }).fill("hello");
@@ -225,7 +225,7 @@ test("forms show what to fix next to the field, from the form's checks and from 
 
   await createOrganization(page, `E2E Forms ${id}`);
   await openSection(page, "Settings");
-  await page.getByRole("button", { name: "Add setting" }).click();
+  await page.getByRole("button", { name: "Add setting" }).first().click();
   const settingDialog = page.getByRole("dialog", { name: "Add setting" });
   const key = settingDialog.getByLabel("Key");
   await key.fill(locked);
@@ -287,7 +287,7 @@ test("organizations are searched, filtered, paged, deleted and restored", async 
   await expect(table.getByRole("row", { name: new RegExp(prefix) })).toHaveCount(1);
   await page.getByLabel("Tier").selectOption("");
   await page.getByLabel("Status").selectOption("suspended");
-  await expect(page.getByText("No organization matches.")).toBeVisible();
+  await expect(page.getByText(`No organizations match “${prefix}”.`)).toBeVisible();
   await page.getByLabel("Status").selectOption("");
 
   // Delete from the profile, with confirmation; the list hides it until deleted ones are shown.
@@ -303,7 +303,7 @@ test("organizations are searched, filtered, paged, deleted and restored", async 
 
   await page.goto("/console/organizations");
   await page.getByLabel("Search organizations").fill(doomed);
-  await expect(page.getByText("No organization matches.")).toBeVisible();
+  await expect(page.getByText(`No organizations match “${doomed}”.`)).toBeVisible();
   await page.getByLabel("Show deleted organizations").check();
   const row = rowOf(table, doomed);
   await expect(row).toContainText("deleted");

@@ -6621,6 +6621,8 @@ export interface operations {
                 limit?: components["parameters"]["limit"];
                 /** @description The `next_cursor` of the previous page; omit it for the first page. */
                 cursor?: components["parameters"]["cursor"];
+                /** @description Matches provider, model_id or display name, case aside. */
+                q?: string;
                 provider?: string;
                 model_category?: "text_generation" | "embedding" | "image_generation" | "audio" | "moderation";
                 enabled?: components["parameters"]["enabled"];

@@ -11,6 +11,7 @@ import { KeyTable } from "./key-table";
 import { OwnerPicker } from "./owner-picker";
 import type { StatusFilter } from "./queries";
 import { useOpenedOnce } from "@/components/ui/dialog";
+import { FilterBar, useListFilters } from "@/components/ui/filter-bar";
 import { HeadedSection } from "@/components/ui/page-header";
 import { useNotice } from "@/components/ui/resource-section";
 import { Segmented } from "@/components/ui/segmented";
@@ -25,18 +26,12 @@ const FILTERS: { value: StatusFilter; label: string }[] = [
   { value: "revoked", label: "Revoked" },
 ];
 
-const EMPTY_TEXT: Record<StatusFilter, string> = {
-  all: "no API keys",
-  active: "no active API keys",
-  revoked: "no revoked API keys",
-};
-
 /** `userId`: the signed-in admin, who owns the keys created here. */
 export function ApiKeysScreen({ userId }: { userId: string }) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const [owner, setOwner] = useState<UserSummary | null>(null);
-  const [status, setStatus] = useState<StatusFilter>("all");
+  const filters = useListFilters({ status: "all" as StatusFilter });
   const [creating, setCreating] = useState(false);
   const createOpened = useOpenedOnce(creating);
   const notice = useNotice();
@@ -49,7 +44,6 @@ export function ApiKeysScreen({ userId }: { userId: string }) {
       Create API key
     </button>
   );
-  const whose = own ? "You have" : `${owner.username} has`;
 
   return (
     <HeadedSection
@@ -66,15 +60,11 @@ export function ApiKeysScreen({ userId }: { userId: string }) {
       }
       actions={own && createButton}
     >
-      <div className="mt-4">
-        <Notice text={notice.text} />
-      </div>
-
-      <div className="mt-2 flex flex-wrap items-end justify-between gap-6">
-        <Segmented legend="Status" name="status" options={FILTERS} value={status} onChange={setStatus} />
-        <div className="w-full max-w-md">
-          <OwnerPicker onPick={(user) => setOwner(user)} />
-        </div>
+      <FilterBar noun="API keys" filters={filters}>
+        <Segmented legend="Status" name="status" options={FILTERS} {...filters.choice("status")} />
+      </FilterBar>
+      <div className="mt-4 w-full max-w-md">
+        <OwnerPicker onPick={(user) => setOwner(user)} />
       </div>
 
       {!own && (
@@ -90,23 +80,24 @@ export function ApiKeysScreen({ userId }: { userId: string }) {
         </div>
       )}
 
-      <div className="mt-6">
+      <div className="mt-4">
+        <Notice text={notice.text} />
+      </div>
+
+      <div className="mt-2">
         <KeyTable
           ownerId={owner?.id ?? null}
-          status={status}
+          status={filters.applied.status}
+          filters={filters}
           caption={own ? "Your API keys" : `API keys of ${owner.username}`}
           empty={
-            own && status === "all"
+            own
               ? {
                   title: "No API keys yet",
                   body: "Create a key to let an integration call the REST API as you.",
                   action: createButton,
                 }
-              : {
-                  title: `${whose} ${EMPTY_TEXT[status]}.`,
-                  body:
-                    status === "all" ? "Only a key's owner can create keys." : "Pick another status to see the rest.",
-                }
+              : { title: `${owner.username} has no API keys.`, body: "Only a key’s owner can create keys." }
           }
           actions={own ? keyActions.starts : undefined}
         />

@@ -9,6 +9,7 @@ import { useTRPC } from "@/trpc/react";
 import { isDangerousScope } from "./catalog";
 import { keyListInput, keyListOptions, type StatusFilter } from "./queries";
 import { Badge, type Tone } from "@/components/ui/badge";
+import type { FilterState } from "@/components/ui/filter-bar";
 import { ListView } from "@/components/ui/resource-section";
 import { RowActions, td } from "@/components/ui/table";
 import { WhenCell } from "@/components/ui/values";
@@ -89,13 +90,15 @@ interface KeyTableProps {
   /** Whose keys: null for the signed-in user's own. */
   ownerId: string | null;
   status?: StatusFilter;
+  /** The status filter's state, when the table has one: nothing matching it is said so. */
+  filters?: FilterState;
   caption: string;
   empty: { title: string; body?: ReactNode; action?: ReactNode };
   /** Absent when the keys are another user's: only the owner changes them. */
   actions?: KeyActions;
 }
 
-export function KeyTable({ ownerId, status = "all", caption, empty, actions }: KeyTableProps) {
+export function KeyTable({ ownerId, status = "all", filters, caption, empty, actions }: KeyTableProps) {
   const trpc = useTRPC();
   const list = useInfiniteQuery({
     ...keyListOptions(trpc, keyListInput(ownerId, status)),
@@ -162,6 +165,7 @@ export function KeyTable({ ownerId, status = "all", caption, empty, actions }: K
         );
       }}
       empty={empty}
+      filters={filters}
       moreLabel="Show more keys"
     />
   );

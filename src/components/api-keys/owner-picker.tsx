@@ -1,47 +1,41 @@
 "use client";
 
 import { useQuery } from "@tanstack/react-query";
-import { useId, useState, type FormEvent } from "react";
+import { useId, useState } from "react";
 import type { User } from "@/lib/schemas/users";
-import { inputClass, labelClass, secondaryButton } from "@/components/ui/styles";
+import { inputClass, labelClass } from "@/components/ui/styles";
+import { useDebounced } from "@/components/ui/use-debounced";
 import { messageOf, useTRPC } from "@/trpc/react";
 
-// A sys_admin looks at another user's keys: find the user, pick them from the matches.
+// A sys_admin looks at another user's keys: find the user (matches listed as typing pauses, like a
+// list's search), pick them from the matches.
 
 export function OwnerPicker({ onPick }: { onPick: (user: User) => void }) {
   const trpc = useTRPC();
   const id = useId();
   const [text, setText] = useState("");
-  const [query, setQuery] = useState("");
+  const typed = useDebounced(text.trim());
+  const query = text.trim() === "" ? "" : typed;
   const users = useQuery(
     trpc.users.list.queryOptions({ q: query, limit: 20 }, { enabled: query !== "", select: (page) => page.data }),
   );
 
-  function search(event: FormEvent) {
-    event.preventDefault();
-    setQuery(text.trim());
-  }
-
   return (
     <div>
-      <form role="search" aria-label="Another user's keys" onSubmit={search} className="flex items-end gap-2">
-        <div className="min-w-0 flex-1">
-          <label htmlFor={id} className={labelClass}>
-            Show another user’s keys
-          </label>
-          <input
-            id={id}
-            type="search"
-            value={text}
-            onChange={(event) => setText(event.target.value)}
-            placeholder="Username, name or email"
-            className={`${inputClass} mt-1`}
-          />
-        </div>
-        <button type="submit" className={secondaryButton}>
-          Find user
-        </button>
-      </form>
+      <div role="search" aria-label="Another user's keys">
+        <label htmlFor={id} className={labelClass}>
+          Show another user’s keys
+        </label>
+        <input
+          id={id}
+          type="search"
+          value={text}
+          onChange={(event) => setText(event.target.value)}
+          placeholder="Username, name or email"
+          autoComplete="off"
+          className={`${inputClass} mt-1`}
+        />
+      </div>
       {query !== "" && (
         <div className="mt-2 text-sm" aria-live="polite">
           {users.isPending && <p className="text-slate-600 dark:text-slate-300">Searching…</p>}

@@ -1,31 +1,21 @@
 "use client";
 
 import { keepPreviousData, useInfiniteQuery } from "@tanstack/react-query";
-import { useState } from "react";
-import { listAuditEventsQuery } from "@/lib/schemas/audit";
+import type { ChangeEvent } from "react";
 import { useTRPC } from "@/trpc/react";
 import { EventTable } from "./event-table";
 import { auditListOptions, type AuditFilters } from "./queries";
 import { SelectField, TextField } from "@/components/ui/fields";
 import { AUDIT_ACTIONS, auditAction } from "@/lib/audit-actions";
-import { Form, SubmitRow, useSchemaForm } from "@/components/ui/form";
+import { FilterBar, NoMatch, useListFilters } from "@/components/ui/filter-bar";
 import { HeadedSection } from "@/components/ui/page-header";
 import { EmptyState, ErrorState, LoadingState } from "@/components/ui/states";
 
 // The audit trail in the console: the platform's "Audit log" (filters: actor, action, target and
 // a time range), and the "Activity" of one user or organization. Each row opens to its changes.
 
-const filterSchema = listAuditEventsQuery.pick({
-  action: true,
-  actor_user_id: true,
-  actor_username: true,
-  target_id: true,
-  since: true,
-  until: true,
-});
-
-type FilterValues = Record<keyof AuditFilters, string>;
-const BLANK: FilterValues = { action: "", actor_user_id: "", actor_username: "", target_id: "", since: "", until: "" };
+type FilterValues = Record<"action" | "actor_username" | "target_id" | "since" | "until", string>;
+const NONE: FilterValues = { action: "", actor_username: "", target_id: "", since: "", until: "" };
 
 /**
  * The actions to filter by, by what happened ("API key created"), alphabetically. Operations that
@@ -49,61 +39,52 @@ function moment(value: string): string | undefined {
   return Number.isNaN(date.getTime()) ? value : date.toISOString();
 }
 
-function FilterForm({
-  onApply,
-  fixed,
-}: {
-  onApply: (filters: AuditFilters) => void;
-  fixed: ReadonlySet<keyof AuditFilters>;
-}) {
-  const form = useSchemaForm<FilterValues, AuditFilters>({
-    schema: filterSchema,
-    defaultValues: BLANK,
-    toInput: (values) => ({
-      action: values.action.trim() || undefined,
-      actor_user_id: values.actor_user_id.trim() || undefined,
-      actor_username: values.actor_username.trim() || undefined,
-      target_id: values.target_id.trim() || undefined,
-      since: moment(values.since),
-      until: moment(values.until),
-    }),
-    submit: async (filters) => onApply(filters),
-  });
-  return (
-    <Form
-      form={form}
-      label="Filter events"
-      className="grid gap-4 rounded-xl border border-slate-200 p-4 sm:grid-cols-2 lg:grid-cols-5 dark:border-slate-800"
-    >
-      <SelectField label="Action" name="action" options={ACTION_OPTIONS} />
-      {!fixed.has("actor_user_id") && <TextField label="Actor (username)" name="actor_username" autoComplete="off" />}
-      {!fixed.has("target_id") && <TextField label="Target (id)" name="target_id" mono />}
-      <TextField label="From" name="since" type="datetime-local" />
-      <TextField label="Until" name="until" type="datetime-local" />
-      <SubmitRow label="Apply filters" pendingLabel="Applying…" className="sm:col-span-2 lg:col-span-5" />
-    </Form>
-  );
+/** The filters as the list query takes them: the blank ones left out, moments in ISO. */
+function queryOf({ action, actor_username, target_id, since, until }: FilterValues): AuditFilters {
+  return {
+    ...(action ? { action } : {}),
+    ...(actor_username ? { actor_username } : {}),
+    ...(target_id ? { target_id } : {}),
+    ...(since ? { since: moment(since) } : {}),
+    ...(until ? { until: moment(until) } : {}),
+  };
 }
 
 /** A list of events with its filters: the platform's, or one organization's (`orgId`), or about one user or target (`fixed`). */
 export function AuditEvents({ orgId, fixed = {} }: { orgId?: string; fixed?: AuditFilters }) {
   const trpc = useTRPC();
-  const [filters, setFilters] = useState<AuditFilters>({});
+  const filters = useListFilters(NONE, ["actor_username", "target_id"]);
   const list = useInfiniteQuery({
-    ...auditListOptions(trpc, { ...filters, ...fixed }, orgId),
+    ...auditListOptions(trpc, { ...queryOf(filters.applied), ...fixed }, orgId),
     placeholderData: keepPreviousData,
   });
   const events = list.data?.pages.flatMap((page) => page.data) ?? [];
-  const filtered = Object.values(filters).some((v) => v !== undefined);
+  const field = (key: keyof FilterValues) => ({
+    value: filters.values[key],
+    onChange: (event: ChangeEvent<HTMLInputElement | HTMLSelectElement>) => filters.set(key, event.target.value),
+  });
   return (
     <div className="space-y-6">
-      <FilterForm onApply={setFilters} fixed={new Set(Object.keys(fixed) as (keyof AuditFilters)[])} />
+      <FilterBar noun="events" filters={filters}>
+        <SelectField label="Action" options={ACTION_OPTIONS} {...field("action")} className="w-64" />
+        {!("actor_user_id" in fixed) && (
+          <TextField label="Actor (username)" autoComplete="off" {...field("actor_username")} />
+        )}
+        {!("target_id" in fixed) && <TextField label="Target (id)" autoComplete="off" mono {...field("target_id")} />}
+        <TextField label="From" type="datetime-local" {...field("since")} />
+        <TextField label="Until" type="datetime-local" {...field("until")} />
+      </FilterBar>
       {list.isPending ? (
         <LoadingState label="Loading events…" />
       ) : list.isError && events.length === 0 ? (
         <ErrorState title="The events could not be loaded." error={list.error} onRetry={() => void list.refetch()} />
+      ) : events.length === 0 && filters.active ? (
+        <NoMatch noun="events" filters={filters} />
       ) : events.length === 0 ? (
-        <EmptyState title={filtered ? "No event matches these filters." : "No events yet."} />
+        <EmptyState
+          title="No events yet"
+          body="Changes, sign-ins and refused requests are recorded here as they happen."
+        />
       ) : (
         <EventTable
           events={events}

@@ -12,8 +12,8 @@ import { memberListOptions } from "./queries";
 import { ConfirmDialog } from "@/components/ui/confirm-dialog";
 import { Dialog } from "@/components/ui/dialog";
 import { DialogButtons, Form, useSchemaForm } from "@/components/ui/form";
+import { FilterBar, useListFilters } from "@/components/ui/filter-bar";
 import { ResourceSection, useNotice } from "@/components/ui/resource-section";
-import { SearchBox } from "@/components/ui/search-box";
 import { mutedText } from "@/components/ui/styles";
 import { td } from "@/components/ui/table";
 import { WhenCell } from "@/components/ui/values";
@@ -31,8 +31,11 @@ export function MembersScreen({ orgId }: { orgId: string }) {
   const queryClient = useQueryClient();
   // The organization page's frame reads the same query (deleted or not): the name is at hand.
   const org = useQuery(organizationOptions(trpc, orgId));
-  const [q, setQ] = useState<string | undefined>(undefined);
-  const list = useInfiniteQuery({ ...memberListOptions(trpc, orgId, q), placeholderData: keepPreviousData });
+  const filters = useListFilters({ q: "" });
+  const list = useInfiniteQuery({
+    ...memberListOptions(trpc, orgId, filters.applied.q),
+    placeholderData: keepPreviousData,
+  });
   const notice = useNotice();
   const [granting, setGranting] = useState<Member | null>(null);
   const [revoking, setRevoking] = useState<RoleOfMember | null>(null);
@@ -53,9 +56,10 @@ export function MembersScreen({ orgId }: { orgId: string }) {
       title="Members"
       description="Org roles apply in this organization only, while the user is a member. Removing a member removes their roles here."
       notice={notice}
-      before={<SearchBox name="Members" onSearch={setQ} className="mt-4" />}
+      before={<FilterBar noun="members" filters={filters} placeholder="Username, name or email" />}
       query={list}
       caption={`Members of ${orgName}`}
+      noun="members"
       columns={["User", "Email", "Org roles", "Joined"]}
       rowKey={(member) => member.user_id}
       itemName={(member) => member.username}
@@ -88,8 +92,8 @@ export function MembersScreen({ orgId }: { orgId: string }) {
           <WhenCell iso={member.created_at} />
         </>
       )}
-      empty={{ title: `${orgName} has no members yet.` }}
-      filtered={{ active: q !== undefined, title: `No member matches “${q}”.` }}
+      empty={{ title: `${orgName} has no members yet`, body: "Add the users who work in this organization." }}
+      filters={filters}
       create={{ label: "Add member" }}
       editor={{
         createOnly: true,

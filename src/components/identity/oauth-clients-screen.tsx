@@ -5,10 +5,11 @@ import { useState } from "react";
 import type { OAuthClient, OAuthClientWithSecret } from "@/lib/schemas/oauth-clients";
 import { messageOf, useTRPC } from "@/trpc/react";
 import { ClientForm, ClientSecretDialog } from "./oauth-client-dialogs";
-import { clientListOptions, type ClientFilters, type ClientStatus } from "./queries";
+import { clientListOptions, type ClientStatus } from "./queries";
 import { Badge } from "@/components/ui/badge";
 import { ConfirmDialog } from "@/components/ui/confirm-dialog";
 import { CheckboxField } from "@/components/ui/fields";
+import { FilterBar, useListFilters } from "@/components/ui/filter-bar";
 import { ResourceSection, useNotice } from "@/components/ui/resource-section";
 import { Segmented } from "@/components/ui/segmented";
 import { mutedText } from "@/components/ui/styles";
@@ -32,8 +33,8 @@ function Status({ client }: { client: OAuthClient }) {
 export function OAuthClientsScreen() {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
-  const [filters, setFilters] = useState<ClientFilters>({ status: "all", include_deleted: false });
-  const list = useInfiniteQuery({ ...clientListOptions(trpc, filters), placeholderData: keepPreviousData });
+  const filters = useListFilters({ q: "", status: "all" as ClientStatus, include_deleted: false });
+  const list = useInfiniteQuery({ ...clientListOptions(trpc, filters.applied), placeholderData: keepPreviousData });
   const notice = useNotice();
   const [secret, setSecret] = useState<OAuthClientWithSecret | null>(null);
   const [rotating, setRotating] = useState<OAuthClient | null>(null);
@@ -57,20 +58,15 @@ export function OAuthClientsScreen() {
       description="Apps registered to use the platform as an OAuth 2.0 authorization server. A confidential client authenticates with a secret, which is shown once and stored only as a hash."
       notice={notice}
       before={
-        <div className="mt-4 flex flex-wrap items-end gap-6">
-          <Segmented
-            legend="Status"
-            name="client-status"
-            options={STATUSES}
-            value={filters.status}
-            onChange={(status) => setFilters((f) => ({ ...f, status }))}
-          />
+        <FilterBar noun="OAuth clients" filters={filters} placeholder="Name or client ID">
+          <Segmented legend="Status" name="client-status" options={STATUSES} {...filters.choice("status")} />
           <CheckboxField
             label="Show deleted clients"
-            checked={filters.include_deleted}
-            onChange={(e) => setFilters((f) => ({ ...f, include_deleted: e.target.checked }))}
+            checked={filters.values.include_deleted}
+            onChange={(e) => filters.set("include_deleted", e.target.checked)}
+            className="pb-2"
           />
-        </div>
+        </FilterBar>
       }
       moreLabel="Show more clients"
       query={list}
@@ -136,9 +132,9 @@ export function OAuthClientsScreen() {
           <WhenCell iso={client.created_at} />
         </>
       )}
-      empty={{ title: "No OAuth clients yet.", body: "Register the apps that sign users in through the platform." }}
-      filtered={{ active: filters.status !== "all", title: `No ${filters.status} OAuth clients.` }}
-      create={{ label: "Register client", inEmpty: true }}
+      empty={{ title: "No OAuth clients yet", body: "Register the apps that sign users in through the platform." }}
+      filters={filters}
+      create={{ label: "Register client" }}
       editor={{
         title: (client) => (client ? `Edit ${client.name}` : "Register OAuth client"),
         description: (client) => (client ? undefined : "A confidential client gets a secret, shown once."),

@@ -54,14 +54,16 @@ export const memberListOptions = (trpc: Trpc, orgId: string, q?: string) =>
 export type ClientStatus = "all" | "active" | "inactive";
 
 export interface ClientFilters {
+  q?: string;
   status: ClientStatus;
   include_deleted: boolean;
 }
 
-export const clientListOptions = (trpc: Trpc, { status, include_deleted }: ClientFilters) =>
+export const clientListOptions = (trpc: Trpc, { q, status, include_deleted }: ClientFilters) =>
   trpc.oauthClients.list.infiniteQueryOptions(
     {
       limit: PAGE_SIZE,
+      ...(q ? { q } : {}),
       ...(status === "all" ? {} : { active: status === "active" ? "true" : "false" }),
       ...(include_deleted ? { include_deleted: "true" } : {}),
     },

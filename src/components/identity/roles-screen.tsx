@@ -2,19 +2,19 @@
 
 import { keepPreviousData, useInfiniteQuery } from "@tanstack/react-query";
 import Link from "next/link";
-import { useState } from "react";
 import { isDangerousScope } from "@/components/api-keys/catalog";
 import { useTRPC } from "@/trpc/react";
 import { roleListOptions, type RoleFilters } from "./queries";
 import { RoleName } from "./parts";
+import { FilterBar, useListFilters } from "@/components/ui/filter-bar";
 import { ListView } from "@/components/ui/resource-section";
 import { Segmented } from "@/components/ui/segmented";
 import { mutedText, primaryButton } from "@/components/ui/styles";
 import { td } from "@/components/ui/table";
 import { HeadedSection } from "@/components/ui/page-header";
 
-// Roles: the built-in ones and custom ones, system or org scoped, with how many permissions each
-// holds (dangerous ones counted apart). A role opens in its editor.
+// Roles: the built-in ones and custom ones, system or org scoped, searched by name, with how many
+// permissions each holds (dangerous ones counted apart). A role opens in its editor.
 
 const SCOPES: { value: RoleFilters["scope"]; label: string }[] = [
   { value: undefined, label: "All" },
@@ -24,25 +24,27 @@ const SCOPES: { value: RoleFilters["scope"]; label: string }[] = [
 
 export function RolesScreen() {
   const trpc = useTRPC();
-  const [scope, setScope] = useState<RoleFilters["scope"]>(undefined);
+  const filters = useListFilters({ q: "", scope: undefined as RoleFilters["scope"] });
+  const { q, scope } = filters.applied;
   const list = useInfiniteQuery({
-    ...roleListOptions(trpc, scope ? { scope } : {}),
+    ...roleListOptions(trpc, { ...(q ? { q } : {}), ...(scope ? { scope } : {}) }),
     placeholderData: keepPreviousData,
   });
+  const createButton = (
+    <Link href="/console/roles/new" className={primaryButton}>
+      Create role
+    </Link>
+  );
 
   return (
     <HeadedSection
       title="Roles"
       description="A system role is granted globally and may hold any permission; an org role is granted in one organization and holds org permissions only. Built-in roles follow the permission catalog and cannot be renamed or deleted."
-      actions={
-        <Link href="/console/roles/new" className={primaryButton}>
-          Create role
-        </Link>
-      }
+      actions={createButton}
     >
-      <div className="mt-6">
-        <Segmented legend="Scope" name="scope" options={SCOPES} value={scope} onChange={setScope} />
-      </div>
+      <FilterBar noun="roles" filters={filters} placeholder="Name">
+        <Segmented legend="Scope" name="scope" options={SCOPES} {...filters.choice("scope")} />
+      </FilterBar>
 
       <div className="mt-6">
         <ListView
@@ -65,7 +67,8 @@ export function RolesScreen() {
               </>
             );
           }}
-          empty={{ title: "No roles of this scope." }}
+          empty={{ title: "No roles yet", body: "Create a role to grant a set of permissions.", action: createButton }}
+          filters={filters}
         />
       </div>
     </HeadedSection>

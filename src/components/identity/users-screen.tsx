@@ -6,12 +6,12 @@ import { useRouter } from "next/navigation";
 import { useState } from "react";
 import { useTRPC } from "@/trpc/react";
 import { CreateUserDialog } from "./create-user-dialog";
-import { userListOptions, type UserFilters } from "./queries";
+import { userListOptions } from "./queries";
 import { Badge } from "@/components/ui/badge";
 import { CheckboxField } from "@/components/ui/fields";
+import { FilterBar, useListFilters } from "@/components/ui/filter-bar";
 import { HeadedSection } from "@/components/ui/page-header";
 import { ListView } from "@/components/ui/resource-section";
-import { SearchBox } from "@/components/ui/search-box";
 import { mutedText, primaryButton, textLink } from "@/components/ui/styles";
 import { td } from "@/components/ui/table";
 import { WhenCell } from "@/components/ui/values";
@@ -23,28 +23,33 @@ export function UsersScreen() {
   const trpc = useTRPC();
   const router = useRouter();
   const queryClient = useQueryClient();
-  const [filters, setFilters] = useState<UserFilters>({});
+  const filters = useListFilters({ q: "", include_deleted: false });
+  const { q, include_deleted } = filters.applied;
   const [creating, setCreating] = useState(false);
-  const list = useInfiniteQuery({ ...userListOptions(trpc, filters), placeholderData: keepPreviousData });
+  const list = useInfiniteQuery({
+    ...userListOptions(trpc, { ...(q ? { q } : {}), ...(include_deleted ? { include_deleted: "true" } : {}) }),
+    placeholderData: keepPreviousData,
+  });
+  const createButton = (
+    <button type="button" onClick={() => setCreating(true)} className={primaryButton}>
+      Create user
+    </button>
+  );
 
   return (
     <HeadedSection
       title="Users"
       description="Everyone who can sign in: their organizations, roles, linked identities and API keys are on their page."
-      actions={
-        <button type="button" onClick={() => setCreating(true)} className={primaryButton}>
-          Create user
-        </button>
-      }
+      actions={createButton}
     >
-      <div className="mt-6 flex flex-wrap items-end justify-between gap-4">
-        <SearchBox name="Users" onSearch={(q) => setFilters((f) => ({ ...f, q }))} />
+      <FilterBar noun="users" filters={filters} placeholder="Username, name or email">
         <CheckboxField
           label="Show deleted users"
-          checked={filters.include_deleted === "true"}
-          onChange={(e) => setFilters((f) => ({ ...f, include_deleted: e.target.checked ? "true" : undefined }))}
+          checked={filters.values.include_deleted}
+          onChange={(e) => filters.set("include_deleted", e.target.checked)}
+          className="pb-2"
         />
-      </div>
+      </FilterBar>
 
       <div className="mt-6">
         <ListView
@@ -77,8 +82,8 @@ export function UsersScreen() {
               <WhenCell iso={user.created_at} />
             </>
           )}
-          empty={{ title: "No users yet." }}
-          filtered={{ active: filters.q !== undefined, title: `No user matches “${filters.q}”.` }}
+          empty={{ title: "No users yet", body: "Create the first user who signs in.", action: createButton }}
+          filters={filters}
         />
       </div>
 

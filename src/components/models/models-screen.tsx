@@ -1,20 +1,22 @@
 "use client";
 
 import { keepPreviousData, useInfiniteQuery, useMutation, useQueryClient } from "@tanstack/react-query";
-import { useDeferredValue, useState } from "react";
+import { useState } from "react";
 import { MODEL_CATEGORIES, type Model } from "@/lib/schemas/models";
-import { mutedText, secondaryButton } from "@/components/ui/styles";
+import { mutedText } from "@/components/ui/styles";
 import { messageOf, useTRPC } from "@/trpc/react";
 import { CATEGORY_LABELS, categoryLabel, unitLabel } from "./format";
 import { ModelForm } from "./model-form";
 import { modelListOptions, NO_FILTERS, type ModelFilters } from "./queries";
-import { optionsOf, SelectField, TextField } from "@/components/ui/fields";
+import { optionsOf, SelectField } from "@/components/ui/fields";
+import { FilterBar, useListFilters, type ListFilters } from "@/components/ui/filter-bar";
 import { ResourceSection, useNotice } from "@/components/ui/resource-section";
 import { Switch } from "@/components/ui/switch";
 import { td } from "@/components/ui/table";
 
-// The model catalog: every model with its prices (exactly as stored: decimal strings), filtered by
-// provider, category and status; "Add model", "Edit", and a switch per model.
+// The model catalog: every model with its prices (exactly as stored: decimal strings), searched by
+// provider, model ID or name and filtered by category and status; "Add model", "Edit", and a switch
+// per model.
 
 function Price({ price, unit, currency }: { price: string | null; unit: string; currency: string }) {
   if (price === null) return <span className={mutedText}>Not set</span>;
@@ -32,49 +34,36 @@ const STATUS_OPTIONS: { value: ModelFilters["status"]; label: string }[] = [
   { value: "disabled", label: "Disabled" },
 ];
 
-function Filters({ filters, onChange }: { filters: ModelFilters; onChange: (filters: ModelFilters) => void }) {
+function Filters({ filters }: { filters: ListFilters<ModelFilters> }) {
   return (
-    <div role="search" aria-label="Filter models" className="flex flex-wrap items-end gap-4">
-      <TextField
-        label="Provider"
-        type="search"
-        value={filters.provider}
-        onChange={(event) => onChange({ ...filters, provider: event.target.value })}
-        placeholder="Any provider"
-        autoComplete="off"
-        className="w-48"
-      />
+    <FilterBar noun="models" filters={filters} placeholder="Provider, model ID or name">
       <SelectField
         label="Category"
-        value={filters.category}
-        onChange={(event) =>
-          onChange({ ...filters, category: MODEL_CATEGORIES.find((c) => c === event.target.value) ?? "" })
-        }
+        value={filters.values.category}
+        onChange={(event) => filters.set("category", MODEL_CATEGORIES.find((c) => c === event.target.value) ?? "")}
         options={[{ value: "", label: "All categories" }, ...optionsOf(MODEL_CATEGORIES, CATEGORY_LABELS)]}
         className="w-48"
       />
       <SelectField
         label="Status"
-        value={filters.status}
+        value={filters.values.status}
         onChange={(event) =>
-          onChange({ ...filters, status: STATUS_OPTIONS.find((o) => o.value === event.target.value)?.value ?? "all" })
+          filters.set("status", STATUS_OPTIONS.find((o) => o.value === event.target.value)?.value ?? "all")
         }
         options={STATUS_OPTIONS}
         className="w-40"
       />
-    </div>
+    </FilterBar>
   );
 }
 
 export function ModelsScreen() {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
-  const [filters, setFilters] = useState<ModelFilters>(NO_FILTERS);
+  const filters = useListFilters(NO_FILTERS);
   const notice = useNotice();
   const [pendingId, setPendingId] = useState<number | null>(null);
-  // Typing a provider asks the server once the typing settles into a render.
-  const applied = useDeferredValue(filters);
-  const list = useInfiniteQuery({ ...modelListOptions(trpc, applied), placeholderData: keepPreviousData });
+  const list = useInfiniteQuery({ ...modelListOptions(trpc, filters.applied), placeholderData: keepPreviousData });
   const refresh = () => queryClient.invalidateQueries(trpc.models.list.pathFilter());
 
   const toggle = useMutation(
@@ -95,11 +84,7 @@ export function ModelsScreen() {
       title="Models"
       description="The models LLM providers offer and what they cost. Prices are exact decimals, kept to 8 decimal places."
       notice={notice}
-      before={
-        <div className="mt-4">
-          <Filters filters={filters} onChange={setFilters} />
-        </div>
-      }
+      before={<Filters filters={filters} />}
       query={list}
       columns={["Provider", "Model", "Category", "Input price", "Output price", "Enabled"]}
       itemName={(model) => `${model.provider} ${model.model_id}`}
@@ -135,17 +120,8 @@ export function ModelsScreen() {
         </>
       )}
       empty={{ title: "No models yet", body: "Add the models providers offer, with their prices." }}
-      filtered={{
-        active: applied.provider.trim() !== "" || applied.category !== "" || applied.status !== "all",
-        title: "No models match these filters.",
-        body: "Change or clear the filters to see the rest of the catalog.",
-        action: (
-          <button type="button" onClick={() => setFilters(NO_FILTERS)} className={secondaryButton}>
-            Clear filters
-          </button>
-        ),
-      }}
-      create={{ label: "Add model", inEmpty: true }}
+      filters={filters}
+      create={{ label: "Add model" }}
       editor={{
         title: (model) => (model ? `Edit ${model.model_id}` : "Add model"),
         description: (model) =>

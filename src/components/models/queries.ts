@@ -6,19 +6,20 @@ import type { AppRouter } from "@/server/trpc/root";
 
 export const PAGE_SIZE = 50;
 
-export interface ModelFilters {
-  provider: string;
+export type ModelFilters = {
+  /** Provider, model ID or display name. */
+  q: string;
   category: (typeof MODEL_CATEGORIES)[number] | "";
   status: "all" | "enabled" | "disabled";
-}
+};
 
-export const NO_FILTERS: ModelFilters = { provider: "", category: "", status: "all" };
+export const NO_FILTERS: ModelFilters = { q: "", category: "", status: "all" };
 
 export function modelListInput(filters: ModelFilters) {
-  const provider = filters.provider.trim().toLowerCase();
+  const q = filters.q.trim();
   return {
     limit: PAGE_SIZE,
-    ...(provider ? { provider } : {}),
+    ...(q ? { q } : {}),
     ...(filters.category ? { model_category: filters.category } : {}),
     ...(filters.status === "all" ? {} : { enabled: filters.status === "enabled" ? "true" : "false" }),
   };

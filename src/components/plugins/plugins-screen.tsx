@@ -62,7 +62,7 @@ export function PluginsScreen() {
         </>
       )}
       empty={{ title: "No system plugins yet", body: "Register a plugin version to offer it to every organization." }}
-      create={{ label: "Register version", inEmpty: true }}
+      create={{ label: "Register version" }}
       editor={{
         createOnly: true,
         title: () => "Register plugin version",

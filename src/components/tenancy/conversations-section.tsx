@@ -1,11 +1,12 @@
 "use client";
 
 import { keepPreviousData, useInfiniteQuery, useQuery } from "@tanstack/react-query";
+import Link from "next/link";
 import { useState } from "react";
 import type { Conversation, Message } from "@/lib/schemas/conversations";
 import type { Member } from "@/lib/schemas/members";
 import { formatTimestamp } from "@/components/api-keys/format";
-import { secondaryButton } from "@/components/ui/styles";
+import { primaryButton, secondaryButton } from "@/components/ui/styles";
 import { useTRPC } from "@/trpc/react";
 import {
   conversationListOptions,
@@ -14,39 +15,34 @@ import {
   orchestratorChoicesOptions,
 } from "./queries";
 import { Badge, type Tone } from "@/components/ui/badge";
-import { SelectField, TextField } from "@/components/ui/fields";
-import { useDebounced } from "@/components/ui/form";
+import { SelectField } from "@/components/ui/fields";
+import { FilterBar, NoMatch, useListFilters } from "@/components/ui/filter-bar";
 import { EmptyState, ErrorState, LoadingState, ShowMore } from "@/components/ui/states";
 import { DataTable, td } from "@/components/ui/table";
 import { WhenCell } from "@/components/ui/values";
 import { HeadedSection } from "@/components/ui/page-header";
 
-// A read-only viewer of an organization's conversations: pick a member, list their conversations,
-// open one to read its messages in order (oldest first), a page at a time. Nothing here writes.
+// A read-only viewer of an organization's conversations: pick a member (the search narrows whom to
+// pick from), list their conversations, open one to read its messages in order (oldest first), a
+// page at a time. Nothing here writes.
 
 const who = (m: Pick<Member, "username" | "display_name">) =>
   m.display_name && m.display_name !== m.username ? `${m.display_name} (${m.username})` : m.username;
 
 export function ConversationsSection({ orgId }: { orgId: string }) {
   const trpc = useTRPC();
-  const [search, setSearch] = useState("");
-  const q = useDebounced(search.trim());
-  const members = useQuery({ ...memberChoicesOptions(trpc, orgId, q || undefined), placeholderData: keepPreviousData });
+  const filters = useListFilters({ q: "" });
+  const members = useQuery({
+    ...memberChoicesOptions(trpc, orgId, filters.applied.q || undefined),
+    placeholderData: keepPreviousData,
+  });
   const [member, setMember] = useState<Member | null>(null);
   const [conversation, setConversation] = useState<Conversation | null>(null);
+  const choices = members.data?.data ?? [];
 
   const memberOptions = [
-    {
-      value: "",
-      label: members.isPending
-        ? "Loading members…"
-        : (members.data?.data.length ?? 0) > 0
-          ? "Pick a member"
-          : q
-            ? `No member matches “${q}”`
-            : "The organization has no members",
-    },
-    ...(members.data?.data ?? []).map((m) => ({ value: m.user_id, label: who(m) })),
+    { value: "", label: members.isPending ? "Loading members…" : "Pick a member" },
+    ...choices.map((m) => ({ value: m.user_id, label: who(m) })),
   ];
 
   return (
@@ -56,15 +52,7 @@ export function ConversationsSection({ orgId }: { orgId: string }) {
       description="Read-only: what a member of the organization said to its orchestrators, and what they answered."
       className="space-y-6"
     >
-      <div className="grid gap-4 sm:grid-cols-2">
-        <TextField
-          label="Search members"
-          type="search"
-          value={search}
-          onChange={(event) => setSearch(event.target.value)}
-          placeholder="Username, display name or email"
-          autoComplete="off"
-        />
+      <FilterBar noun="members" filters={filters} placeholder="Username, display name or email">
         <SelectField
           label="Member"
           value={member?.user_id ?? ""}
@@ -77,15 +65,27 @@ export function ConversationsSection({ orgId }: { orgId: string }) {
               ? [...memberOptions, { value: member.user_id, label: who(member) }]
               : memberOptions
           }
-          hint="Whose conversations to read."
+          className="w-full max-w-sm"
         />
-      </div>
+      </FilterBar>
       {members.isError && (
         <ErrorState title="The members could not be loaded." error={members.error} onRetry={() => members.refetch()} />
       )}
 
       {member ? (
         <ConversationList orgId={orgId} member={member} openId={conversation?.id ?? null} onOpen={setConversation} />
+      ) : members.isSuccess && choices.length === 0 && filters.active ? (
+        <NoMatch noun="members" filters={filters} />
+      ) : members.isSuccess && choices.length === 0 ? (
+        <EmptyState
+          title="No members yet"
+          body="Conversations are a member’s: add the organization’s members first."
+          action={
+            <Link href={`/console/organizations/${orgId}/members`} className={primaryButton}>
+              Go to Members
+            </Link>
+          }
+        />
       ) : (
         <EmptyState
           title="Pick a member"

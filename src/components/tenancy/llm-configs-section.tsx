@@ -57,7 +57,7 @@ export function LlmConfigsSection({ orgId }: { orgId: string }) {
         title: "No LLM configs",
         body: "Add the organization’s own provider key so its orchestrators can call that provider.",
       }}
-      create={{ label: "Add LLM config", inEmpty: true }}
+      create={{ label: "Add LLM config" }}
       editor={{
         title: (config) => (config ? `Edit LLM config “${config.name}”` : "Add LLM config"),
         description: (config) =>

@@ -19,7 +19,8 @@ import { EffectiveTable } from "./settings-section";
 import { jsonText } from "@/components/tenancy/values";
 import { StatusBadge } from "@/components/ui/badge";
 import { optionsOf, SelectField, TextAreaField, TextField } from "@/components/ui/fields";
-import { DialogButtons, Form, FormError, useDebounced, useSchemaForm } from "@/components/ui/form";
+import { FilterBar, useListFilters } from "@/components/ui/filter-bar";
+import { DialogButtons, Form, FormError, useSchemaForm } from "@/components/ui/form";
 import { blankAsNull, jsonObjectOf, valuesFrom } from "@/components/ui/form-values";
 import { ResourceSection, type EditorControls } from "@/components/ui/resource-section";
 import { EmptyState, ErrorState, LoadingState } from "@/components/ui/states";
@@ -43,11 +44,10 @@ const FILTERS = [
 export function OrchestratorsSection({ orgId }: { orgId: string }) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
-  const [search, setSearch] = useState("");
-  const [filters, setFilters] = useState<Omit<OrchestratorFilters, "q">>({});
-  const q = useDebounced(search.trim());
+  const filters = useListFilters<{ q: string } & Omit<OrchestratorFilters, "q">>({ q: "" });
   const remove = useMutation(trpc.orchestrators.delete.mutationOptions());
-  const query: OrchestratorFilters = { ...(q ? { q } : {}), ...filters };
+  // The blank ones (no search, "Any") left out.
+  const query = Object.fromEntries(Object.entries(filters.applied).filter(([, value]) => value)) as OrchestratorFilters;
   const list = useInfiniteQuery({ ...orchestratorListOptions(trpc, orgId, query), placeholderData: keepPreviousData });
 
   return (
@@ -55,29 +55,25 @@ export function OrchestratorsSection({ orgId }: { orgId: string }) {
       title="Orchestrators"
       description="The organization’s assistant apps. Framework and mode are fixed at creation; each instance’s config overrides the settings above it where they allow it, and its config hash fingerprints the effective config."
       before={
-        <div role="search" aria-label="Find orchestrators" className="mt-4 grid gap-4 sm:grid-cols-2 lg:grid-cols-5">
-          <TextField
-            label="Search orchestrators"
-            type="search"
-            value={search}
-            onChange={(event) => setSearch(event.target.value)}
-            placeholder="Name"
-            autoComplete="off"
-          />
+        <FilterBar noun="orchestrators" filters={filters} placeholder="Name">
           {FILTERS.map(({ name, label, values }) => (
             <SelectField
               key={name}
               label={label}
-              value={filters[name] ?? ""}
+              value={filters.values[name] ?? ""}
               onChange={(event) =>
-                setFilters(({ [name]: _dropped, ...rest }) =>
-                  event.target.value ? { ...rest, [name]: event.target.value } : rest,
+                filters.set(
+                  name,
+                  (values as readonly string[]).includes(event.target.value)
+                    ? (event.target.value as OrchestratorFilters[typeof name])
+                    : undefined,
                 )
               }
               options={[ANY, ...optionsOf(values)]}
+              className="w-36"
             />
           ))}
-        </div>
+        </FilterBar>
       }
       query={list}
       columns={["Name", "Framework", "Mode", "Tier", "Status", "Config hash", "Created"]}
@@ -99,12 +95,8 @@ export function OrchestratorsSection({ orgId }: { orgId: string }) {
         </>
       )}
       empty={{ title: "No orchestrators yet", body: "Create the organization’s first assistant app." }}
-      filtered={{
-        active: Object.keys(query).length > 0,
-        title: "No orchestrator matches.",
-        body: "Change the search or the filters to see more.",
-      }}
-      create={{ label: "Create orchestrator", inEmpty: true }}
+      filters={filters}
+      create={{ label: "Create orchestrator" }}
       editor={{
         title: (o) => (o ? `Orchestrator “${o.name}”` : "Create orchestrator"),
         description: (o) => (o ? undefined : "Framework type and mode cannot change afterwards."),

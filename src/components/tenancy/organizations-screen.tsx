@@ -16,7 +16,8 @@ import { useTRPC, useTRPCClient } from "@/trpc/react";
 import { organizationListOptions, type OrganizationFilters } from "./queries";
 import { Badge, StatusBadge, TierBadge } from "@/components/ui/badge";
 import { CheckboxField, optionsOf, SelectField, TextField } from "@/components/ui/fields";
-import { DialogButtons, Form, useDebounced, useSchemaForm } from "@/components/ui/form";
+import { FilterBar, useListFilters } from "@/components/ui/filter-bar";
+import { DialogButtons, Form, useSchemaForm } from "@/components/ui/form";
 import { orNull } from "@/components/ui/form-values";
 import { SubscriptionFields } from "./profile-section";
 import { ListView } from "@/components/ui/resource-section";
@@ -31,20 +32,23 @@ const ANY = { value: "", label: "Any" };
 
 export function OrganizationsScreen() {
   const trpc = useTRPC();
-  const [search, setSearch] = useState("");
-  const [status, setStatus] = useState<OrganizationFilters["status"]>();
-  const [tier, setTier] = useState<OrganizationFilters["tier"]>();
-  const [showDeleted, setShowDeleted] = useState(false);
+  const filters = useListFilters({
+    q: "",
+    status: undefined as OrganizationFilters["status"],
+    tier: undefined as OrganizationFilters["tier"],
+    include_deleted: false,
+  });
+  const { q, status, tier, include_deleted } = filters.applied;
   const [creating, setCreating] = useState(false);
-  const q = useDebounced(search.trim());
-
-  const filters: OrganizationFilters = {
-    ...(q ? { q } : {}),
-    ...(status ? { status } : {}),
-    ...(tier ? { tier } : {}),
-    ...(showDeleted ? { include_deleted: "true" } : {}),
-  };
-  const list = useInfiniteQuery({ ...organizationListOptions(trpc, filters), placeholderData: keepPreviousData });
+  const list = useInfiniteQuery({
+    ...organizationListOptions(trpc, {
+      ...(q ? { q } : {}),
+      ...(status ? { status } : {}),
+      ...(tier ? { tier } : {}),
+      ...(include_deleted ? { include_deleted: "true" } : {}),
+    }),
+    placeholderData: keepPreviousData,
+  });
 
   const createButton = (
     <button type="button" onClick={() => setCreating(true)} className={primaryButton}>
@@ -58,38 +62,38 @@ export function OrganizationsScreen() {
       description="Tenant organizations: their profiles, subscription tiers, settings, LLM configs, orchestrator instances and central points."
       actions={createButton}
     >
-      <div
-        role="search"
-        aria-label="Find organizations"
-        className="mt-6 grid gap-4 sm:grid-cols-2 lg:grid-cols-[minmax(0,2fr)_1fr_1fr_auto] lg:items-end"
-      >
-        <TextField
-          label="Search organizations"
-          type="search"
-          value={search}
-          onChange={(event) => setSearch(event.target.value)}
-          placeholder="Name, display name or domain"
-          autoComplete="off"
-        />
+      <FilterBar noun="organizations" filters={filters} placeholder="Name, display name or domain">
         <SelectField
           label="Status"
-          value={status ?? ""}
-          onChange={(event) => setStatus(ORGANIZATION_STATUSES.find((s) => s === event.target.value))}
+          value={filters.values.status ?? ""}
+          onChange={(event) =>
+            filters.set(
+              "status",
+              ORGANIZATION_STATUSES.find((s) => s === event.target.value),
+            )
+          }
           options={[ANY, ...optionsOf(ORGANIZATION_STATUSES)]}
+          className="w-40"
         />
         <SelectField
           label="Tier"
-          value={tier ?? ""}
-          onChange={(event) => setTier(SUBSCRIPTION_TIERS.find((t) => t === event.target.value))}
+          value={filters.values.tier ?? ""}
+          onChange={(event) =>
+            filters.set(
+              "tier",
+              SUBSCRIPTION_TIERS.find((t) => t === event.target.value),
+            )
+          }
           options={[ANY, ...optionsOf(SUBSCRIPTION_TIERS)]}
+          className="w-40"
         />
         <CheckboxField
           label="Show deleted organizations"
-          checked={showDeleted}
-          onChange={(event) => setShowDeleted(event.target.checked)}
+          checked={filters.values.include_deleted}
+          onChange={(event) => filters.set("include_deleted", event.target.checked)}
           className="pb-2"
         />
-      </div>
+      </FilterBar>
 
       <div className="mt-6">
         <ListView
@@ -124,11 +128,7 @@ export function OrganizationsScreen() {
             body: "Create the first tenant organization of the platform.",
             action: createButton,
           }}
-          filtered={{
-            active: Object.keys(filters).length > 0,
-            title: "No organization matches.",
-            body: "Change the search or the filters to see more.",
-          }}
+          filters={filters}
         />
       </div>
 

@@ -74,7 +74,7 @@ export function PlatformSettingsScreen() {
         </>
       )}
       empty={{ title: "No platform settings", body: "Add the platform’s defaults; organizations inherit them." }}
-      create={{ label: "Add platform setting", inEmpty: true }}
+      create={{ label: "Add platform setting" }}
       editor={{
         title: (s) => (s ? `Edit platform setting ${s.key}` : "Add platform setting"),
         description: () => "The value must have the value type. Every orchestrator’s config hash follows the change.",

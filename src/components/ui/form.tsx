@@ -171,16 +171,6 @@ export function FormError() {
   return <FormAlert message={formState.errors.root?.server?.message} />;
 }
 
-/** The value once typing has paused (search boxes query as the user types, not per keystroke). */
-export function useDebounced<T>(value: T, ms = 300): T {
-  const [debounced, setDebounced] = useState(value);
-  useEffect(() => {
-    const timer = setTimeout(() => setDebounced(value), ms);
-    return () => clearTimeout(timer);
-  }, [value, ms]);
-  return debounced;
-}
-
 /**
  * The foot of a dialog's form: what failed the form as a whole, then (kept in view while the form
  * scrolls) Cancel and the submit button, which says what it is doing while the form is sent.

@@ -4,6 +4,7 @@ import type { InfiniteData, UseInfiniteQueryResult, UseQueryResult } from "@tans
 import { useState, type ReactNode } from "react";
 import { ConfirmDialog } from "./confirm-dialog";
 import { Dialog } from "./dialog";
+import { NoMatch, type FilterState } from "./filter-bar";
 import { HeadedSection } from "./page-header";
 import { EmptyState, ErrorState, LoadingState, Notice } from "./states";
 import { primaryButton } from "./styles";
@@ -11,6 +12,9 @@ import { DataTable, RowActions, type Column, type RowActionSpec } from "./table"
 
 // The console's recurring screen part: a list (loading, failed, empty, a table a page at a time),
 // a create/edit dialog, a confirmation before deleting, and the line that says what just happened.
+// An empty list says one of two things: "nothing yet", with the screen's primary action when the
+// viewer may take it; or, only while a filter or search is applied, that nothing matches, with
+// "Clear filters".
 
 /** A list query's rows and states, whether it reads one page or pages on "Show more". */
 interface ListState<T> {
@@ -70,9 +74,10 @@ interface ListViewProps<T> {
   /** Default: the item's id. */
   rowKey?: (item: T) => string | number;
   row: (item: T) => ReactNode;
-  /** The empty list: without filters, and (if any) with the filters applied. */
+  /** The list without filters and nothing in it yet: what it will hold, and its primary action. */
   empty: { title: string; body?: ReactNode; action?: ReactNode };
-  filtered?: { active: boolean; title: string; body?: ReactNode; action?: ReactNode };
+  /** The list's filters (./filter-bar.tsx): while any is applied, an empty list says nothing matches. */
+  filters?: FilterState;
   /** The label of "Show more" under a paginated list. */
   moreLabel?: string;
 }
@@ -90,17 +95,15 @@ export function ListView<T>({
   rowKey = idOf,
   row,
   empty,
-  filtered,
+  filters,
   moreLabel = `Show more ${noun}`,
 }: ListViewProps<T>) {
   const list = rowsOf(query);
   if (list.isPending) return <LoadingState label={`Loading ${noun}…`} />;
   if (list.isError && list.items.length === 0)
     return <ErrorState title={`The ${noun} could not be loaded.`} error={list.error} onRetry={list.refetch} />;
-  if (list.items.length === 0) {
-    const shown = filtered?.active ? filtered : empty;
-    return <EmptyState title={shown.title} body={shown.body} action={shown.action} />;
-  }
+  if (list.items.length === 0 && filters?.active) return <NoMatch noun={noun} filters={filters} />;
+  if (list.items.length === 0) return <EmptyState title={empty.title} body={empty.body} action={empty.action} />;
   return (
     <DataTable
       caption={caption}
@@ -138,8 +141,8 @@ interface ResourceSectionProps<T> extends Omit<ListViewProps<T>, "row" | "column
   actions?: (item: T, open: { edit: () => void; remove: () => void }) => RowActionSpec[];
   editLabel?: string;
   removeLabel?: string;
-  /** The header's button that opens the editor on a new item; `inEmpty` repeats it in the empty list. */
-  create?: { label: string; inEmpty?: boolean };
+  /** The header's button that opens the editor on a new item, repeated in the empty list. */
+  create?: { label: string };
   editor?: {
     /** Only creates: the rows have no Edit. */
     createOnly?: boolean;
@@ -247,7 +250,7 @@ export function ResourceSection<T>(props: ResourceSectionProps<T>) {
         <ListView
           {...props}
           caption={caption}
-          empty={{ ...props.empty, action: props.empty.action ?? (create?.inEmpty ? createButton : undefined) }}
+          empty={{ ...props.empty, action: props.empty.action ?? createButton }}
           columns={withActions ? [...columns, { label: "Actions", hidden: true }] : columns}
           row={(item) => (
             <>

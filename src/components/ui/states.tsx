@@ -39,9 +39,13 @@ export function ErrorState({ title, error, onRetry }: { title: string; error: un
   );
 }
 
+/** An empty list: a live region, so a search that leaves nothing is heard as well as seen. */
 export function EmptyState({ title, body, action }: { title: string; body?: ReactNode; action?: ReactNode }) {
   return (
-    <div className="rounded-xl border border-dashed border-slate-300 bg-white px-6 py-10 text-center dark:border-slate-700 dark:bg-slate-900">
+    <div
+      role="status"
+      className="rounded-xl border border-dashed border-slate-300 bg-white px-6 py-10 text-center dark:border-slate-700 dark:bg-slate-900"
+    >
       <p className="font-medium">{title}</p>
       {body && <p className="mt-1 text-sm text-slate-600 dark:text-slate-300">{body}</p>}
       {action && <div className="mt-4">{action}</div>}

@@ -112,7 +112,7 @@ export function WebhooksSection({ orgId }: { orgId?: string }) {
           </>
         )}
         empty={{ title: "No webhook endpoints", body: "Add an endpoint to receive events as they happen." }}
-        create={{ label: "Add endpoint", inEmpty: true }}
+        create={{ label: "Add endpoint" }}
         editor={{
           title: (endpoint) => (endpoint ? `Edit endpoint ${endpoint.url}` : "Add webhook endpoint"),
           description: (endpoint) => (endpoint ? undefined : "Its signing secret is shown once, when it is created."),

@@ -56,6 +56,7 @@ export const updateModelInput = z
 export type UpdateModelInput = z.output<typeof updateModelInput>;
 
 export const listModelsQuery = pageQuery.extend({
+  q: text().trim().min(1).optional().describe("Matches provider, model_id or display name, case aside."),
   provider: text(LENGTH.SHORT).optional(),
   model_category: z.enum(MODEL_CATEGORIES).optional(),
   enabled: booleanQuery.optional(),

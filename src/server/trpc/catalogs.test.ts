@@ -305,12 +305,16 @@ describe("models", () => {
     expect((await failure(asAdmin.models.get({ model_config_id: 999_999 }))).code).toBe("NOT_FOUND");
   });
 
-  it("filters by provider, category and enabled, and pages with the cursor", async () => {
+  it("searches, filters by provider, category and enabled, and pages with the cursor", async () => {
     const provider = `filter${Date.now().toString(36)}`;
     await asAdmin.models.create({ provider, model_id: newModelId(), model_category: "embedding" });
     await asAdmin.models.create({ provider, model_id: newModelId(), enabled: false });
-    await asAdmin.models.create({ provider, model_id: newModelId() });
+    const named = await asAdmin.models.create({ provider, model_id: newModelId(), display_name: `Named ${provider}` });
     expect((await asAdmin.models.list({ provider })).data).toHaveLength(3);
+    // The search matches the provider, the model ID or the display name, case aside.
+    expect((await asAdmin.models.list({ q: provider.toUpperCase() })).data).toHaveLength(3);
+    expect((await asAdmin.models.list({ provider, q: named.model_id })).data.map((m) => m.id)).toEqual([named.id]);
+    expect((await asAdmin.models.list({ q: `named ${provider}` })).data.map((m) => m.id)).toEqual([named.id]);
     expect((await asAdmin.models.list({ provider, model_category: "embedding" })).data).toHaveLength(1);
     expect((await asAdmin.models.list({ provider, enabled: "false" })).data).toHaveLength(1);
     const first = await asAdmin.models.list({ provider, limit: 2 });

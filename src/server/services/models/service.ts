@@ -35,7 +35,9 @@ export const toModel = (row: Row): Model => ({
 });
 
 export async function listModels(actor: Actor, query: ListModelsQuery) {
+  const contains = query.q ? { contains: query.q, mode: "insensitive" as const } : undefined;
   const where = {
+    ...(contains ? { OR: [{ provider: contains }, { model_id: contains }, { display_name: contains }] } : {}),
     ...(query.provider ? { provider: query.provider } : {}),
     ...(query.model_category ? { model_category: query.model_category } : {}),
     ...(query.enabled === undefined ? {} : { enabled: query.enabled }),
