@@ -3,7 +3,7 @@ import { useQuery } from "@tanstack/react-query";
 import { useMemo } from "react";
 import type { FieldError } from "@/lib/errors";
 import type { CheckSettingsInput } from "@/lib/schemas/plugins";
-import { useDebounced } from "@/components/ui/form";
+import { useDebounced } from "@/components/ui/use-debounced";
 import { fieldErrorsOf, messageOf, sentAsPost, useTRPC } from "@/trpc/react";
 
 // The settings form's check, asked of the server (plugins.checkSettings) once typing pauses: its

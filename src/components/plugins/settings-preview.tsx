@@ -3,7 +3,7 @@
 import type { RJSFSchema } from "@rjsf/utils";
 import dynamic from "next/dynamic";
 import { useId } from "react";
-import { useDebounced } from "@/components/ui/form";
+import { useDebounced } from "@/components/ui/use-debounced";
 
 // The settings form a plugin's settings_schema makes, with its default_settings filled in. The
 // form library is loaded in the browser only, when first shown.

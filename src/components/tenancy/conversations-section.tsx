@@ -15,7 +15,7 @@ import {
 } from "./queries";
 import { Badge, type Tone } from "@/components/ui/badge";
 import { SelectField, TextField } from "@/components/ui/fields";
-import { useDebounced } from "@/components/ui/form";
+import { useDebounced } from "@/components/ui/use-debounced";
 import { EmptyState, ErrorState, LoadingState, ShowMore } from "@/components/ui/states";
 import { DataTable, td } from "@/components/ui/table";
 import { WhenCell } from "@/components/ui/values";
