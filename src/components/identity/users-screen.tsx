@@ -1,13 +1,14 @@
 "use client";
 
 import { keepPreviousData, useInfiniteQuery, useQueryClient } from "@tanstack/react-query";
+import dynamic from "next/dynamic";
 import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { useState } from "react";
 import { useTRPC } from "@/trpc/react";
-import { CreateUserDialog } from "./create-user-dialog";
 import { userListOptions, type UserFilters } from "./queries";
 import { Badge } from "@/components/ui/badge";
+import { useOpenedOnce } from "@/components/ui/dialog";
 import { CheckboxField } from "@/components/ui/fields";
 import { HeadedSection } from "@/components/ui/page-header";
 import { ListView } from "@/components/ui/resource-section";
@@ -17,7 +18,12 @@ import { td } from "@/components/ui/table";
 import { WhenCell } from "@/components/ui/values";
 
 // Users: search by username, display name or email; deleted users on request (sys_admins); create
-// a user, who opens on their own page.
+// a user, who opens on their own page. The create form (with its validation) loads when first
+// opened, not with the page.
+
+const CreateUserDialog = dynamic(() => import("./create-user-dialog").then((m) => m.CreateUserDialog), {
+  loading: () => null,
+});
 
 export function UsersScreen() {
   const trpc = useTRPC();
@@ -25,6 +31,7 @@ export function UsersScreen() {
   const queryClient = useQueryClient();
   const [filters, setFilters] = useState<UserFilters>({});
   const [creating, setCreating] = useState(false);
+  const createOpened = useOpenedOnce(creating);
   const list = useInfiniteQuery({ ...userListOptions(trpc, filters), placeholderData: keepPreviousData });
 
   return (
@@ -82,15 +89,17 @@ export function UsersScreen() {
         />
       </div>
 
-      <CreateUserDialog
-        open={creating}
-        onClose={() => setCreating(false)}
-        onCreated={(user) => {
-          setCreating(false);
-          void queryClient.invalidateQueries(trpc.users.list.pathFilter());
-          router.push(`/console/users/${user.id}?created=1`);
-        }}
-      />
+      {createOpened && (
+        <CreateUserDialog
+          open={creating}
+          onClose={() => setCreating(false)}
+          onCreated={(user) => {
+            setCreating(false);
+            void queryClient.invalidateQueries(trpc.users.list.pathFilter());
+            router.push(`/console/users/${user.id}?created=1`);
+          }}
+        />
+      )}
     </HeadedSection>
   );
 }

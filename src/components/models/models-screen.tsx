@@ -1,20 +1,25 @@
 "use client";
 
 import { keepPreviousData, useInfiniteQuery, useMutation, useQueryClient } from "@tanstack/react-query";
+import dynamic from "next/dynamic";
 import { useDeferredValue, useState } from "react";
-import { MODEL_CATEGORIES, type Model } from "@/lib/schemas/models";
+import { MODEL_CATEGORIES } from "@/lib/models";
+import type { Model } from "@/lib/schemas/models";
 import { mutedText, secondaryButton } from "@/components/ui/styles";
 import { messageOf, useTRPC } from "@/trpc/react";
 import { CATEGORY_LABELS, categoryLabel, unitLabel } from "./format";
-import { ModelForm } from "./model-form";
 import { modelListOptions, NO_FILTERS, type ModelFilters } from "./queries";
 import { optionsOf, SelectField, TextField } from "@/components/ui/fields";
 import { ResourceSection, useNotice } from "@/components/ui/resource-section";
 import { Switch } from "@/components/ui/switch";
 import { td } from "@/components/ui/table";
+import { FormLoading } from "@/components/ui/form-loading";
 
 // The model catalog: every model with its prices (exactly as stored: decimal strings), filtered by
-// provider, category and status; "Add model", "Edit", and a switch per model.
+// provider, category and status; "Add model", "Edit", and a switch per model. The form (with its
+// validation) loads when first opened, not with the page.
+
+const ModelForm = dynamic(() => import("./model-form").then((m) => m.ModelForm), { loading: FormLoading });
 
 function Price({ price, unit, currency }: { price: string | null; unit: string; currency: string }) {
   if (price === null) return <span className={mutedText}>Not set</span>;

@@ -13,10 +13,6 @@ import { useTRPCClient } from "@/trpc/react";
 import { LOGO_TYPES, PluginLogo, readLogo } from "./logo";
 import { SettingsPreview } from "./settings-preview";
 
-/** What a screen says once a version is registered. */
-export const registeredNotice = (plugin: Plugin) =>
-  `${plugin.name} ${plugin.version} registered${plugin.is_latest ? " as the latest version" : ""}.`;
-
 // "Register version": one version of a system plugin. Checked here with the schema the server
 // enforces (JSON fields parsed first); what only the server knows (is the settings schema a valid
 // JSON Schema, do the defaults satisfy it, is the version new) comes back next to the field too.
