@@ -7,7 +7,7 @@ import { useTRPC, useTRPCClient } from "@/trpc/react";
 import { TextField } from "@/components/ui/fields";
 import { DialogButtons, Form, useSchemaForm } from "@/components/ui/form";
 import { orNull } from "@/components/ui/form-values";
-import { SubscriptionFields } from "./profile-section";
+import { SubscriptionFields } from "./profile-forms";
 
 // The form that creates an organization (./organizations-screen.tsx), then opens its page.
 
