@@ -17,8 +17,12 @@ import { FormLoading } from "@/components/ui/form-loading";
 // (password and a code). The setup form (with its QR code) and the turn-off form load when they
 // are first shown, not with the page.
 
-const SetupForm = dynamic(() => import("./two-factor-forms").then((m) => m.SetupForm), { loading: FormLoading });
-const TurnOffForm = dynamic(() => import("./two-factor-forms").then((m) => m.TurnOffForm), { loading: FormLoading });
+const SetupForm = dynamic(() => import("./two-factor-forms").then((m) => m.SetupForm), {
+  loading: () => <FormLoading />,
+});
+const TurnOffForm = dynamic(() => import("./two-factor-forms").then((m) => m.TurnOffForm), {
+  loading: () => <FormLoading />,
+});
 
 export function TwoFactorSection({ onSaved }: { onSaved?: () => void }) {
   const trpc = useTRPC();

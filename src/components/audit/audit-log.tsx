@@ -17,7 +17,8 @@ import { EmptyState, ErrorState, LoadingState } from "@/components/ui/states";
 
 const FilterForm = dynamic(() => import("./audit-filters").then((m) => m.FilterForm), {
   ssr: false,
-  loading: FormLoading,
+  // The filters' height on a phone, a tablet and a desktop.
+  loading: () => <FormLoading className="min-h-[28.625rem] sm:min-h-[19rem] lg:min-h-[9.25rem]" />,
 });
 
 /** A list of events with its filters: the platform's, or one organization's (`orgId`), or about one user or target (`fixed`). */

@@ -21,9 +21,11 @@ import { FormLoading } from "@/components/ui/form-loading";
 // remove one (with their roles there), grant and revoke org roles in this organization. The forms
 // (with their validation) load when first opened, not with the page.
 
-const AddMemberForm = dynamic(() => import("./member-forms").then((m) => m.AddMemberForm), { loading: FormLoading });
+const AddMemberForm = dynamic(() => import("./member-forms").then((m) => m.AddMemberForm), {
+  loading: () => <FormLoading />,
+});
 const GrantOrgRoleForm = dynamic(() => import("./member-forms").then((m) => m.GrantOrgRoleForm), {
-  loading: FormLoading,
+  loading: () => <FormLoading />,
 });
 
 interface RoleOfMember {

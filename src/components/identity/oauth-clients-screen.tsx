@@ -21,7 +21,9 @@ import { FormLoading } from "@/components/ui/form-loading";
 // its secret (the old one stops working), deactivate or reactivate it, delete it (softly). The form
 // (with its validation) and the secret's dialog load when first opened, not with the page.
 
-const ClientForm = dynamic(() => import("./oauth-client-dialogs").then((m) => m.ClientForm), { loading: FormLoading });
+const ClientForm = dynamic(() => import("./oauth-client-dialogs").then((m) => m.ClientForm), {
+  loading: () => <FormLoading />,
+});
 const ClientSecretDialog = dynamic(() => import("./oauth-client-dialogs").then((m) => m.ClientSecretDialog), {
   loading: () => null,
 });

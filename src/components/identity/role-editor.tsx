@@ -18,7 +18,10 @@ import { dangerButton } from "@/components/ui/styles";
 // its catalog-defined permissions (shown read-only); only its description can change. The form
 // (with the form library and its validation) loads in the browser after the page, not with it.
 
-const RoleForm = dynamic(() => import("./role-form").then((m) => m.RoleForm), { ssr: false, loading: FormLoading });
+const RoleForm = dynamic(() => import("./role-form").then((m) => m.RoleForm), {
+  ssr: false,
+  loading: () => <FormLoading />,
+});
 
 export const NewRoleScreen = () => <RoleEditor role={null} />;
 

@@ -23,10 +23,10 @@ import { FormLoading } from "@/components/ui/form-loading";
 // The forms (with their validation) load when first opened, not with the page.
 
 const AddMembershipForm = dynamic(() => import("./user-access-forms").then((m) => m.AddMembershipForm), {
-  loading: FormLoading,
+  loading: () => <FormLoading />,
 });
 const GrantRoleForm = dynamic(() => import("./user-access-forms").then((m) => m.GrantRoleForm), {
-  loading: FormLoading,
+  loading: () => <FormLoading />,
 });
 
 /** Every query that shows who holds what: refreshed after any change of memberships or grants. */

@@ -24,7 +24,8 @@ import { dangerButton, secondaryButton } from "@/components/ui/styles";
 
 const ProfileForm = dynamic(() => import("./user-profile").then((m) => m.ProfileForm), {
   ssr: false,
-  loading: FormLoading,
+  // The form's height on a phone, a tablet and a desktop.
+  loading: () => <FormLoading className="min-h-[45.125rem] sm:min-h-[29.5rem] lg:min-h-[28.25rem]" />,
 });
 const ResetPasswordDialog = dynamic(() => import("./user-profile").then((m) => m.ResetPasswordDialog), {
   ssr: false,

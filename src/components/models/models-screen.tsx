@@ -19,7 +19,7 @@ import { FormLoading } from "@/components/ui/form-loading";
 // provider, category and status; "Add model", "Edit", and a switch per model. The form (with its
 // validation) loads when first opened, not with the page.
 
-const ModelForm = dynamic(() => import("./model-form").then((m) => m.ModelForm), { loading: FormLoading });
+const ModelForm = dynamic(() => import("./model-form").then((m) => m.ModelForm), { loading: () => <FormLoading /> });
 
 function Price({ price, unit, currency }: { price: string | null; unit: string; currency: string }) {
   if (price === null) return <span className={mutedText}>Not set</span>;

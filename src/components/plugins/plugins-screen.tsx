@@ -17,7 +17,7 @@ import { FormLoading } from "@/components/ui/form-loading";
 // version of it, and "Register version", whose form (with its validation) loads when first opened.
 
 const RegisterForm = dynamic(() => import("./register-plugin-dialog").then((m) => m.RegisterForm), {
-  loading: FormLoading,
+  loading: () => <FormLoading />,
 });
 
 export function PluginsScreen() {

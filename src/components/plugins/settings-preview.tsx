@@ -11,7 +11,7 @@ import { useDebounced } from "@/components/ui/use-debounced";
 
 const SettingsForm = dynamic(() => import("./settings-form").then((m) => m.SettingsForm), {
   ssr: false,
-  loading: FormLoading,
+  loading: () => <FormLoading />,
 });
 
 type Parsed = { ok: true; value: unknown } | { ok: false; problem: string };

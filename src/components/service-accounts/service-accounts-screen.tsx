@@ -20,7 +20,7 @@ import { FormLoading } from "@/components/ui/form-loading";
 
 const CreateServiceAccountForm = dynamic(
   () => import("./create-service-account-form").then((m) => m.CreateServiceAccountForm),
-  { loading: FormLoading },
+  { loading: () => <FormLoading /> },
 );
 const ServiceAccountKeys = dynamic(() => import("./service-account-keys").then((m) => m.ServiceAccountKeys), {
   loading: () => null,

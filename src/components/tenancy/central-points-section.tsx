@@ -19,7 +19,7 @@ import { FormLoading } from "@/components/ui/form-loading";
 // in the dialog should anyone try anyway. The form (with its validation) loads when first opened.
 
 const CentralPointForm = dynamic(() => import("./central-point-form").then((m) => m.CentralPointForm), {
-  loading: FormLoading,
+  loading: () => <FormLoading />,
 });
 
 const belowPro = (tier: (typeof SUBSCRIPTION_TIERS)[number]) =>

@@ -15,7 +15,9 @@ import { FormLoading } from "@/components/ui/form-loading";
 // sends it and only ever shows its last 4 characters. The provider is fixed after creation.
 // The form (with its validation) loads when first opened, not with the page.
 
-const LlmConfigForm = dynamic(() => import("./llm-config-form").then((m) => m.LlmConfigForm), { loading: FormLoading });
+const LlmConfigForm = dynamic(() => import("./llm-config-form").then((m) => m.LlmConfigForm), {
+  loading: () => <FormLoading />,
+});
 
 export function LlmConfigsSection({ orgId }: { orgId: string }) {
   const trpc = useTRPC();

@@ -21,7 +21,7 @@ import { FormLoading } from "@/components/ui/form-loading";
 // The form and the effective config load when a dialog first opens, not with the page.
 
 const OrchestratorForm = dynamic(() => import("./orchestrator-form").then((m) => m.OrchestratorForm), {
-  loading: FormLoading,
+  loading: () => <FormLoading />,
 });
 const EffectiveConfig = dynamic(() => import("./orchestrator-form").then((m) => m.EffectiveConfig), {
   loading: () => null,

@@ -24,7 +24,7 @@ import { FormLoading } from "@/components/ui/form-loading";
 
 const CreateOrganizationForm = dynamic(
   () => import("./create-organization-form").then((m) => m.CreateOrganizationForm),
-  { loading: FormLoading },
+  { loading: () => <FormLoading /> },
 );
 
 const ANY = { value: "", label: "Any" };

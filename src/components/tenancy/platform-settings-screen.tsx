@@ -19,7 +19,7 @@ import { FormLoading } from "@/components/ui/form-loading";
 // when first opened, not with the page.
 
 const PlatformSettingForm = dynamic(() => import("./platform-setting-form").then((m) => m.PlatformSettingForm), {
-  loading: FormLoading,
+  loading: () => <FormLoading />,
 });
 
 const platformOnly = (category: string | null) =>

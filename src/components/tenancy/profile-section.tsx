@@ -17,13 +17,14 @@ import { HeadedSection } from "@/components/ui/page-header";
 // subscription forms (with the form library and their validation) load in the browser after the
 // page, not with it.
 
+// Each reserves the height of its section on a phone, a tablet and a desktop.
 const ProfileForm = dynamic(() => import("./profile-forms").then((m) => m.ProfileForm), {
   ssr: false,
-  loading: FormLoading,
+  loading: () => <FormLoading className="min-h-[62.25rem] sm:min-h-[40.5rem]" />,
 });
 const SubscriptionForm = dynamic(() => import("./profile-forms").then((m) => m.SubscriptionForm), {
   ssr: false,
-  loading: FormLoading,
+  loading: () => <FormLoading className="min-h-[23.625rem] sm:min-h-[19.875rem] lg:min-h-[17.375rem]" />,
 });
 
 export function ProfileSection({ orgId }: { orgId: string }) {

@@ -17,7 +17,7 @@ import { FormLoading } from "@/components/ui/form-loading";
 // key's value and the tier it came from. The form (with its validation) loads when first opened.
 
 const OrgSettingForm = dynamic(() => import("./org-setting-form").then((m) => m.OrgSettingForm), {
-  loading: FormLoading,
+  loading: () => <FormLoading />,
 });
 
 const SOURCE: Record<EffectiveSetting["source"], { label: string; tone: Tone }> = {

@@ -24,7 +24,9 @@ import { FormLoading } from "@/components/ui/form-loading";
 // rotation, and an endpoint's deliveries with Retry. The form (with its validation) loads when
 // first opened, not with the page.
 
-const EndpointForm = dynamic(() => import("./endpoint-form").then((m) => m.EndpointForm), { loading: FormLoading });
+const EndpointForm = dynamic(() => import("./endpoint-form").then((m) => m.EndpointForm), {
+  loading: () => <FormLoading />,
+});
 
 export function WebhooksSection({ orgId }: { orgId?: string }) {
   const api = useWebhookApi(orgId);
