@@ -109,7 +109,7 @@ test("open a key's page: its usage chart counts the requests made with it", asyn
 
 test("a key's page offers its owner edit, roll and revoke, and each works there", async ({ page, request }) => {
   const name = uniqueName("e2e detail");
-  const oldKey = await createKey(page, name);
+  const oldKey = await createKeyInConsole(page, name, "svc:system:orgs:read");
   await page.getByRole("table", { name: "Your API keys" }).getByRole("link", { name }).click();
   await expect(page.getByRole("heading", { level: 1, name })).toBeVisible();
   const saidSo = (text: string) => page.getByRole("status").filter({ hasText: text });

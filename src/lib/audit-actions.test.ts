@@ -1,7 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { IDLE_REVOKE_ACTION, SIGN_IN_ACTION } from "@/lib/schemas/audit";
 import { OPERATIONS } from "@/server/operations";
-import { AUDIT_ACTIONS, auditAction } from "./audit-actions";
+import { AUDIT_ACTIONS, auditAction, IDLE_REVOKE_ACTION, SIGN_IN_ACTION } from "./audit-actions";
 import { changeEventType } from "./event-types";
 
 // Every operation that changes something leaves an audit event; each must read as what happened,

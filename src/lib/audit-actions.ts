@@ -1,5 +1,4 @@
 import { CHANGE_EVENT_TYPES, changeEventType } from "./event-types";
-import { IDLE_REVOKE_ACTION, SIGN_IN_ACTION } from "./schemas/audit";
 
 // What an audit event's action (an operation id such as `createApiKey`, or `signIn`) is called where
 // people read it: the event type its webhooks carry (`api_key.created`, src/lib/event-types.ts) and
@@ -14,6 +13,11 @@ export interface AuditActionName {
 
 /** Words written otherwise than in lower case. */
 const PROPER: Readonly<Record<string, string>> = { api: "API", oauth: "OAuth", llm: "LLM", org: "organization" };
+
+/** Sign-ins are no operation of the registry: their actions are named here. */
+export const SIGN_IN_ACTION = "signIn";
+/** A key revoked by the maintenance job for going unused (`api_keys.idle_revoke_days`). */
+export const IDLE_REVOKE_ACTION = "revokeIdleApiKey";
 
 /** Actions the trail records that no operation makes. */
 const NAMED: Readonly<Record<string, AuditActionName>> = {

@@ -1,31 +1,28 @@
 "use client";
 
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import QRCode from "qrcode";
-import { useEffect, useState } from "react";
-import {
-  confirmTwoFactorInput,
-  turnOffTwoFactorInput,
-  type ConfirmTwoFactorInput,
-  type TurnOffTwoFactorInput,
-} from "@/lib/schemas/two-factor";
+import dynamic from "next/dynamic";
+import { useState } from "react";
 import { Dialog } from "@/components/ui/dialog";
-import { TextField } from "@/components/ui/fields";
-import { DialogButtons, Form, SubmitRow, useSchemaForm } from "@/components/ui/form";
 import { HeadedSection } from "@/components/ui/page-header";
-import { SecretField, ShownOnceWarning } from "@/components/ui/secret-field";
+import { ShownOnceWarning } from "@/components/ui/secret-field";
 import { FormAlert, Loaded } from "@/components/ui/states";
 import { primaryButton, secondaryButton } from "@/components/ui/styles";
-import { messageOf, useTRPC, useTRPCClient } from "@/trpc/react";
+import { messageOf, useTRPC } from "@/trpc/react";
+import type { Setup } from "./two-factor-forms";
+import { FormLoading } from "@/components/ui/form-loading";
 
 // Two-factor authentication on one's own account: set it up (a QR code and the setup key, a code
 // to confirm, the recovery codes shown once), see how many recovery codes are left, turn it off
-// (password and a code).
+// (password and a code). The setup form (with its QR code) and the turn-off form load when they
+// are first shown, not with the page.
 
-interface Setup {
-  secret: string;
-  otpauth_url: string;
-}
+const SetupForm = dynamic(() => import("./two-factor-forms").then((m) => m.SetupForm), {
+  loading: () => <FormLoading />,
+});
+const TurnOffForm = dynamic(() => import("./two-factor-forms").then((m) => m.TurnOffForm), {
+  loading: () => <FormLoading />,
+});
 
 export function TwoFactorSection({ onSaved }: { onSaved?: () => void }) {
   const trpc = useTRPC();
@@ -112,51 +109,6 @@ export function TwoFactorSection({ onSaved }: { onSaved?: () => void }) {
   );
 }
 
-function SetupForm({ setup, onConfirmed }: { setup: Setup; onConfirmed: (codes: string[]) => void }) {
-  const client = useTRPCClient();
-  const [qr, setQr] = useState<string | null>(null);
-  useEffect(() => {
-    let current = true;
-    void QRCode.toDataURL(setup.otpauth_url, { margin: 1, width: 192 }).then((url) => current && setQr(url));
-    return () => {
-      current = false;
-    };
-  }, [setup.otpauth_url]);
-  const form = useSchemaForm<{ code: string }, ConfirmTwoFactorInput>({
-    schema: confirmTwoFactorInput,
-    defaultValues: { code: "" },
-    submit: async (input) => onConfirmed((await client.account.confirmTwoFactor.mutate(input)).recovery_codes),
-  });
-  return (
-    <div className="space-y-4">
-      <p className="text-sm">
-        Scan this QR code with your authenticator app, or type the setup key into it. Then enter the code it shows.
-      </p>
-      {qr && (
-        // eslint-disable-next-line @next/next/no-img-element -- a data: URL made in the browser
-        <img
-          src={qr}
-          alt="QR code of the setup key"
-          width={192}
-          height={192}
-          className="rounded border border-slate-200"
-        />
-      )}
-      <SecretField label="Setup key" value={setup.secret} copyLabel="Copy setup key" />
-      <Form form={form} label="Verify two-factor authentication" className="space-y-4">
-        <TextField
-          name="code"
-          label="Authentication code"
-          autoComplete="one-time-code"
-          inputMode="numeric"
-          hint="The 6-digit code your app shows now."
-        />
-        <SubmitRow label="Verify" pendingLabel="Verifying…" />
-      </Form>
-    </div>
-  );
-}
-
 function RecoveryCodesDialog({ codes, onClose }: { codes: string[] | null; onClose: () => void }) {
   const [copied, setCopied] = useState<"yes" | "failed" | null>(null);
   return (
@@ -196,29 +148,5 @@ function RecoveryCodesDialog({ codes, onClose }: { codes: string[] | null; onClo
         </div>
       )}
     </Dialog>
-  );
-}
-
-function TurnOffForm({ onCancel, onDone }: { onCancel: () => void; onDone: () => void }) {
-  const client = useTRPCClient();
-  const form = useSchemaForm<{ password: string; code: string }, TurnOffTwoFactorInput>({
-    schema: turnOffTwoFactorInput,
-    defaultValues: { password: "", code: "" },
-    submit: async (input) => {
-      await client.account.turnOffTwoFactor.mutate(input);
-      onDone();
-    },
-  });
-  return (
-    <Form form={form} className="space-y-5">
-      <TextField name="password" label="Password" type="password" autoComplete="current-password" />
-      <TextField
-        name="code"
-        label="Authentication code"
-        autoComplete="one-time-code"
-        hint="A code of your authenticator app, or a recovery code."
-      />
-      <DialogButtons onCancel={onCancel} label="Turn off" pendingLabel="Turning off…" />
-    </Form>
   );
 }

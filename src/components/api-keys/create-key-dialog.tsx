@@ -7,8 +7,8 @@ import { createApiKeyInput, parseRateLimit, type CreateApiKeyInput, type Created
 import { PermissionPicker } from "@/components/identity/permission-picker";
 import { Dialog } from "@/components/ui/dialog";
 import { describedBy, FieldError } from "@/components/ui/field-error";
-import { TextField, useFieldController } from "@/components/ui/fields";
-import { DialogButtons, Form, useSchemaForm } from "@/components/ui/form";
+import { TextField } from "@/components/ui/fields";
+import { DialogButtons, Form, useFieldController, useSchemaForm } from "@/components/ui/form";
 import { hintClass, inputClass, labelClass } from "@/components/ui/styles";
 import { useTRPC, useTRPCClient } from "@/trpc/react";
 import { keyCalls, type ServiceAccountRef } from "./key-calls";

@@ -3,7 +3,8 @@
 import { keepPreviousData, useInfiniteQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { useState, type ReactNode } from "react";
-import { EXPIRING_SOON_DAYS, type ApiKey } from "@/lib/schemas/api-keys";
+import { EXPIRING_SOON_DAYS } from "@/lib/api-keys";
+import type { ApiKey } from "@/lib/schemas/api-keys";
 import { textLink } from "@/components/ui/styles";
 import { useTRPC } from "@/trpc/react";
 import { isDangerousScope } from "./catalog";

@@ -13,6 +13,8 @@ import { EmptyState, ErrorState, LoadingState } from "@/components/ui/states";
 
 // The audit trail in the console: the platform's "Audit log" (filters: actor, action, target and
 // a time range), and the "Activity" of one user or organization. Each row opens to its changes.
+// The filters (a form, with the form library and its validation) load in the browser after the
+// page, not with it: the events show without them.
 
 type FilterValues = Record<"action" | "actor_username" | "target_id" | "since" | "until", string>;
 const NONE: FilterValues = { action: "", actor_username: "", target_id: "", since: "", until: "" };

@@ -1,25 +1,32 @@
 "use client";
 
 import { keepPreviousData, useInfiniteQuery, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import dynamic from "next/dynamic";
 import { useState } from "react";
-import { addMemberInput, type AddMemberInput, type Member } from "@/lib/schemas/members";
-import { grantOrgRoleInput, type GrantOrgRoleInput } from "@/lib/schemas/roles";
+import type { Member } from "@/lib/schemas/members";
 import { organizationOptions } from "@/components/tenancy/queries";
-import { useTRPC, useTRPCClient } from "@/trpc/react";
+import { useTRPC } from "@/trpc/react";
 import { RemovalWarning, RoleBadges, UserLink } from "./parts";
-import { RoleSelect, UserPicker, type Picked } from "./pickers";
 import { memberListOptions } from "./queries";
 import { ConfirmDialog } from "@/components/ui/confirm-dialog";
 import { Dialog } from "@/components/ui/dialog";
-import { DialogButtons, Form, useSchemaForm } from "@/components/ui/form";
 import { FilterBar, useListFilters } from "@/components/ui/filter-bar";
 import { ResourceSection, useNotice } from "@/components/ui/resource-section";
 import { mutedText } from "@/components/ui/styles";
 import { td } from "@/components/ui/table";
 import { WhenCell } from "@/components/ui/values";
+import { FormLoading } from "@/components/ui/form-loading";
 
 // An organization's Members section (a page inside the organization's frame): who belongs to it and the org roles each holds there. Add a member,
-// remove one (with their roles there), grant and revoke org roles in this organization.
+// remove one (with their roles there), grant and revoke org roles in this organization. The forms
+// (with their validation) load when first opened, not with the page.
+
+const AddMemberForm = dynamic(() => import("./member-forms").then((m) => m.AddMemberForm), {
+  loading: () => <FormLoading />,
+});
+const GrantOrgRoleForm = dynamic(() => import("./member-forms").then((m) => m.GrantOrgRoleForm), {
+  loading: () => <FormLoading />,
+});
 
 interface RoleOfMember {
   member: Member;
@@ -157,66 +164,5 @@ export function MembersScreen({ orgId }: { orgId: string }) {
         }}
       />
     </ResourceSection>
-  );
-}
-
-function AddMemberForm({
-  orgId,
-  onCancel,
-  onAdded,
-}: {
-  orgId: string;
-  onCancel: () => void;
-  onAdded: (member: Member) => void;
-}) {
-  const client = useTRPCClient();
-  const form = useSchemaForm<{ user_id: Picked | null }, AddMemberInput>({
-    schema: addMemberInput,
-    defaultValues: { user_id: null },
-    toInput: ({ user_id }, problem) => {
-      if (!user_id) problem("user_id", "Pick a user.");
-      return { user_id: user_id?.id };
-    },
-    submit: async (input) => onAdded(await client.members.add.mutate({ org_id: orgId, ...input })),
-  });
-
-  return (
-    <Form form={form} className="space-y-5">
-      <UserPicker name="user_id" />
-      <DialogButtons onCancel={onCancel} label="Add member" pendingLabel="Adding…" />
-    </Form>
-  );
-}
-
-function GrantOrgRoleForm({
-  orgId,
-  member,
-  onCancel,
-  onGranted,
-}: {
-  orgId: string;
-  member: Member;
-  onCancel: () => void;
-  onGranted: (roleName: string) => void;
-}) {
-  const client = useTRPCClient();
-  const form = useSchemaForm<{ role_id: string }, GrantOrgRoleInput>({
-    schema: grantOrgRoleInput,
-    defaultValues: { role_id: "" },
-    toInput: (values, problem) => {
-      if (!values.role_id) problem("role_id", "Pick a role.");
-      return values;
-    },
-    submit: async (input) =>
-      onGranted(
-        (await client.members.grantRole.mutate({ org_id: orgId, user_id: member.user_id, ...input })).role.name,
-      ),
-  });
-
-  return (
-    <Form form={form} className="space-y-5">
-      <RoleSelect scope="org" label="Org role" held={new Set(member.roles.map((r) => r.id))} />
-      <DialogButtons onCancel={onCancel} label="Grant role" pendingLabel="Granting…" />
-    </Form>
   );
 }

@@ -1,13 +1,14 @@
 "use client";
 
 import { keepPreviousData, useInfiniteQuery, useMutation, useQueryClient } from "@tanstack/react-query";
+import dynamic from "next/dynamic";
 import { useState } from "react";
 import type { OAuthClient, OAuthClientWithSecret } from "@/lib/schemas/oauth-clients";
 import { messageOf, useTRPC } from "@/trpc/react";
-import { ClientForm, ClientSecretDialog } from "./oauth-client-dialogs";
 import { clientListOptions, type ClientStatus } from "./queries";
 import { Badge } from "@/components/ui/badge";
 import { ConfirmDialog } from "@/components/ui/confirm-dialog";
+import { useOpenedOnce } from "@/components/ui/dialog";
 import { CheckboxField } from "@/components/ui/fields";
 import { FilterBar, useListFilters } from "@/components/ui/filter-bar";
 import { ResourceSection, useNotice } from "@/components/ui/resource-section";
@@ -15,9 +16,18 @@ import { Segmented } from "@/components/ui/segmented";
 import { mutedText } from "@/components/ui/styles";
 import { td } from "@/components/ui/table";
 import { Code, CodeList, WhenCell } from "@/components/ui/values";
+import { FormLoading } from "@/components/ui/form-loading";
 
 // OAuth 2.0 clients: register one (a confidential client's secret is shown once), edit it, rotate
-// its secret (the old one stops working), deactivate or reactivate it, delete it (softly).
+// its secret (the old one stops working), deactivate or reactivate it, delete it (softly). The form
+// (with its validation) and the secret's dialog load when first opened, not with the page.
+
+const ClientForm = dynamic(() => import("./oauth-client-dialogs").then((m) => m.ClientForm), {
+  loading: () => <FormLoading />,
+});
+const ClientSecretDialog = dynamic(() => import("./oauth-client-dialogs").then((m) => m.ClientSecretDialog), {
+  loading: () => null,
+});
 
 const STATUSES: { value: ClientStatus; label: string }[] = [
   { value: "all", label: "All" },
@@ -37,6 +47,7 @@ export function OAuthClientsScreen() {
   const list = useInfiniteQuery({ ...clientListOptions(trpc, filters.applied), placeholderData: keepPreviousData });
   const notice = useNotice();
   const [secret, setSecret] = useState<OAuthClientWithSecret | null>(null);
+  const secretOpened = useOpenedOnce(secret !== null);
   const [rotating, setRotating] = useState<OAuthClient | null>(null);
   const refresh = () => queryClient.invalidateQueries(trpc.oauthClients.pathFilter());
   const rotate = useMutation(trpc.oauthClients.rotateSecret.mutationOptions());
@@ -164,7 +175,7 @@ export function OAuthClientsScreen() {
       }}
       refresh={refresh}
     >
-      <ClientSecretDialog client={secret} onClose={() => setSecret(null)} />
+      {secretOpened && <ClientSecretDialog client={secret} onClose={() => setSecret(null)} />}
       <ConfirmDialog
         subject={rotating}
         title={(client) => `Issue a new secret for ${client.name}?`}

@@ -4,7 +4,7 @@ import { useId, useState } from "react";
 import { SCOPE_GROUPS } from "@/components/api-keys/catalog";
 import { DangerousBadge } from "@/components/ui/badge";
 import { describedBy, FieldError } from "@/components/ui/field-error";
-import { useFieldController } from "@/components/ui/fields";
+import { useFieldController } from "@/components/ui/form";
 import { hintClass, inputClass, labelClass, linkButton } from "@/components/ui/styles";
 import { PERMISSIONS, type Permission } from "@/lib/permissions";
 

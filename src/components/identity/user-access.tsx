@@ -1,27 +1,33 @@
 "use client";
 
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import dynamic from "next/dynamic";
 import Link from "next/link";
-import type { z } from "zod";
-import { memberParams, type UserOrganization } from "@/lib/schemas/members";
-import { grantRoleInput, type Grant, type GrantRoleInput, type ROLE_SCOPES } from "@/lib/schemas/roles";
+import type { UserOrganization } from "@/lib/schemas/members";
+import type { Grant } from "@/lib/schemas/roles";
 import type { User } from "@/lib/schemas/users";
-import { useTRPC, useTRPCClient } from "@/trpc/react";
+import { useTRPC } from "@/trpc/react";
 import { RemovalWarning, RoleBadges, RoleName } from "./parts";
-import { OrganizationPicker, RoleSelect, type Picked } from "./pickers";
 import { effectivePermissionsOptions, userGrantsOptions, userOrganizationsOptions } from "./queries";
 import { Badge, DangerousBadge } from "@/components/ui/badge";
-import { Choice, ChoiceGroup, SelectField } from "@/components/ui/fields";
-import { DialogButtons, Form, useSchemaForm } from "@/components/ui/form";
 import { ResourceSection } from "@/components/ui/resource-section";
 import { HeadedSection } from "@/components/ui/page-header";
 import { ErrorState, LoadingState } from "@/components/ui/states";
 import { mutedText, textLink } from "@/components/ui/styles";
 import { DataTable, td } from "@/components/ui/table";
 import { WhenCell } from "@/components/ui/values";
+import { FormLoading } from "@/components/ui/form-loading";
 
 // What a user may do: the organizations they belong to, the roles granted to them (globally or in
 // one organization), and the permissions that come out of it, each with the roles it comes from.
+// The forms (with their validation) load when first opened, not with the page.
+
+const AddMembershipForm = dynamic(() => import("./user-access-forms").then((m) => m.AddMembershipForm), {
+  loading: () => <FormLoading />,
+});
+const GrantRoleForm = dynamic(() => import("./user-access-forms").then((m) => m.GrantRoleForm), {
+  loading: () => <FormLoading />,
+});
 
 /** Every query that shows who holds what: refreshed after any change of memberships or grants. */
 function useRefreshAccess() {
@@ -101,37 +107,6 @@ export function MembershipsSection({ user, onNotice }: { user: User; onNotice: (
   );
 }
 
-function AddMembershipForm({
-  user,
-  onCancel,
-  onAdded,
-}: {
-  user: User;
-  onCancel: () => void;
-  onAdded: (orgName: string) => void;
-}) {
-  const client = useTRPCClient();
-  const form = useSchemaForm<{ org_id: Picked | null }, z.output<typeof memberParams>>({
-    schema: memberParams,
-    defaultValues: { org_id: null },
-    toInput: ({ org_id }, problem) => {
-      if (!org_id) problem("org_id", "Pick an organization.");
-      return { org_id: org_id?.id, user_id: user.id };
-    },
-    submit: async (input) => {
-      await client.members.add.mutate(input);
-      onAdded(form.getValues("org_id")?.label ?? "");
-    },
-  });
-
-  return (
-    <Form form={form} className="space-y-5">
-      <OrganizationPicker name="org_id" />
-      <DialogButtons onCancel={onCancel} label="Add to organization" pendingLabel="Adding…" />
-    </Form>
-  );
-}
-
 // Grants --------------------------------------------------------------------------------------
 
 export function GrantsSection({ user, onNotice }: { user: User; onNotice: (text: string) => void }) {
@@ -201,67 +176,6 @@ export function GrantsSection({ user, onNotice }: { user: User; onNotice: (text:
       }}
       refresh={refresh}
     />
-  );
-}
-
-function GrantRoleForm({
-  user,
-  onCancel,
-  onGranted,
-}: {
-  user: User;
-  onCancel: () => void;
-  onGranted: (grant: Grant) => void;
-}) {
-  const trpc = useTRPC();
-  const client = useTRPCClient();
-  const orgs = useQuery(userOrganizationsOptions(trpc, user.id));
-  const form = useSchemaForm<{ scope: (typeof ROLE_SCOPES)[number]; role_id: string; org_id: string }, GrantRoleInput>({
-    schema: grantRoleInput,
-    defaultValues: { scope: "org", role_id: "", org_id: "" },
-    toInput: ({ scope, role_id, org_id }, problem) => {
-      if (!role_id) problem("role_id", "Pick a role.");
-      if (scope === "org" && !org_id) problem("org_id", "Pick the organization the role applies in.");
-      return { role_id, org_id: scope === "org" ? org_id : null };
-    },
-    submit: async (input) => onGranted(await client.roles.grant.mutate({ user_id: user.id, ...input })),
-  });
-  const scope = form.watch("scope");
-  const noOrganizations = scope === "org" && orgs.data?.data.length === 0;
-  // Another kind of role: the role picked before is not one of it.
-  const clearRole = () => form.setValue("role_id", "");
-
-  return (
-    <Form form={form} className="space-y-5">
-      <ChoiceGroup legend="Kind of role">
-        <Choice
-          type="radio"
-          name="scope"
-          value="org"
-          label="Organization role, in one organization"
-          onChange={clearRole}
-        />
-        <Choice type="radio" name="scope" value="system" label="System role, globally" onChange={clearRole} />
-      </ChoiceGroup>
-      <RoleSelect key={scope} scope={scope} />
-      {scope === "org" && (
-        <SelectField
-          name="org_id"
-          label="Organization"
-          disabled={noOrganizations}
-          options={[
-            { value: "", label: orgs.isPending ? "Loading organizations…" : "Pick an organization" },
-            ...(orgs.data?.data ?? []).map((org) => ({ value: org.org_id, label: org.name })),
-          ]}
-          hint={
-            noOrganizations
-              ? `${user.username} belongs to no organization yet: add them to one first.`
-              : "Only organizations the user belongs to."
-          }
-        />
-      )}
-      <DialogButtons onCancel={onCancel} label="Grant role" pendingLabel="Granting…" />
-    </Form>
   );
 }
 

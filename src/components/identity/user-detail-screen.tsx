@@ -1,6 +1,7 @@
 "use client";
 
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import dynamic from "next/dynamic";
 import { useState } from "react";
 import type { PasswordReset, User } from "@/lib/schemas/users";
 import { messageOf, useTRPC } from "@/trpc/react";
@@ -9,16 +10,31 @@ import { EffectivePermissionsSection, GrantsSection, MembershipsSection } from "
 import { ApiKeysSection, IdentitiesSection } from "./user-links";
 import { TwoFactorAdminSection } from "./user-two-factor";
 import { UserActivitySection } from "@/components/audit/audit-log";
-import { NewPasswordDialog, ProfileForm, ResetPasswordDialog } from "./user-profile";
 import { Badge } from "@/components/ui/badge";
 import { ConfirmDialog } from "@/components/ui/confirm-dialog";
+import { FormLoading } from "@/components/ui/form-loading";
 import { HeadedSection } from "@/components/ui/page-header";
 import { BackLink, FormAlert, Loaded, Notice } from "@/components/ui/states";
 import { dangerButton, secondaryButton } from "@/components/ui/styles";
 
 // One user: profile, password, deletion and restore; their organizations, role grants and
 // effective permissions; linked identities, two-factor authentication and API keys. A deleted user shows only what restoring
-// needs.
+// needs. The profile form and the password reset (with the form library and their validation) load
+// in the browser after the page, not with it.
+
+const ProfileForm = dynamic(() => import("./user-profile").then((m) => m.ProfileForm), {
+  ssr: false,
+  // The form's height on a phone, a tablet and a desktop.
+  loading: () => <FormLoading className="min-h-[45.125rem] sm:min-h-[29.5rem] lg:min-h-[28.25rem]" />,
+});
+const ResetPasswordDialog = dynamic(() => import("./user-profile").then((m) => m.ResetPasswordDialog), {
+  ssr: false,
+  loading: () => null,
+});
+const NewPasswordDialog = dynamic(() => import("./user-profile").then((m) => m.NewPasswordDialog), {
+  ssr: false,
+  loading: () => null,
+});
 
 export function UserDetailScreen({ userId, justCreated }: { userId: string; justCreated: boolean }) {
   const trpc = useTRPC();

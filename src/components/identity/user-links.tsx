@@ -3,7 +3,8 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
 import { useState } from "react";
-import { IDENTITY_PROVIDERS, type Identity, type User } from "@/lib/schemas/users";
+import { IDENTITY_PROVIDERS } from "@/lib/identities";
+import type { Identity, User } from "@/lib/schemas/users";
 import { useTRPC } from "@/trpc/react";
 import { KeyTable } from "@/components/api-keys/key-table";
 import { identitiesOptions } from "./queries";

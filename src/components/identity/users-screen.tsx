@@ -1,13 +1,14 @@
 "use client";
 
 import { keepPreviousData, useInfiniteQuery, useQueryClient } from "@tanstack/react-query";
+import dynamic from "next/dynamic";
 import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { useState } from "react";
 import { useTRPC } from "@/trpc/react";
-import { CreateUserDialog } from "./create-user-dialog";
 import { userListOptions } from "./queries";
 import { Badge } from "@/components/ui/badge";
+import { useOpenedOnce } from "@/components/ui/dialog";
 import { CheckboxField } from "@/components/ui/fields";
 import { FilterBar, useListFilters } from "@/components/ui/filter-bar";
 import { HeadedSection } from "@/components/ui/page-header";
@@ -17,7 +18,12 @@ import { td } from "@/components/ui/table";
 import { WhenCell } from "@/components/ui/values";
 
 // Users: search by username, display name or email; deleted users on request (sys_admins); create
-// a user, who opens on their own page.
+// a user, who opens on their own page. The create form (with its validation) loads when first
+// opened, not with the page.
+
+const CreateUserDialog = dynamic(() => import("./create-user-dialog").then((m) => m.CreateUserDialog), {
+  loading: () => null,
+});
 
 export function UsersScreen() {
   const trpc = useTRPC();
@@ -26,6 +32,7 @@ export function UsersScreen() {
   const filters = useListFilters({ q: "", include_deleted: false });
   const { q, include_deleted } = filters.applied;
   const [creating, setCreating] = useState(false);
+  const createOpened = useOpenedOnce(creating);
   const list = useInfiniteQuery({
     ...userListOptions(trpc, { ...(q ? { q } : {}), ...(include_deleted ? { include_deleted: "true" } : {}) }),
     placeholderData: keepPreviousData,
@@ -87,15 +94,17 @@ export function UsersScreen() {
         />
       </div>
 
-      <CreateUserDialog
-        open={creating}
-        onClose={() => setCreating(false)}
-        onCreated={(user) => {
-          setCreating(false);
-          void queryClient.invalidateQueries(trpc.users.list.pathFilter());
-          router.push(`/console/users/${user.id}?created=1`);
-        }}
-      />
+      {createOpened && (
+        <CreateUserDialog
+          open={creating}
+          onClose={() => setCreating(false)}
+          onCreated={(user) => {
+            setCreating(false);
+            void queryClient.invalidateQueries(trpc.users.list.pathFilter());
+            router.push(`/console/users/${user.id}?created=1`);
+          }}
+        />
+      )}
     </HeadedSection>
   );
 }

@@ -1,4 +1,4 @@
-import { BILLING_UNITS, MODEL_CATEGORIES } from "@/lib/schemas/models";
+import type { BILLING_UNITS, MODEL_CATEGORIES } from "@/lib/models";
 
 // Words for the model catalog's codes. Prices are shown exactly as the server sends them: decimal
 // strings, never turned into numbers.

@@ -1,22 +1,26 @@
 "use client";
 
 import { keepPreviousData, useInfiniteQuery, useMutation, useQueryClient } from "@tanstack/react-query";
+import dynamic from "next/dynamic";
 import { useState } from "react";
-import { MODEL_CATEGORIES, type Model } from "@/lib/schemas/models";
+import { MODEL_CATEGORIES } from "@/lib/models";
+import type { Model } from "@/lib/schemas/models";
 import { mutedText } from "@/components/ui/styles";
 import { messageOf, useTRPC } from "@/trpc/react";
 import { CATEGORY_LABELS, categoryLabel, unitLabel } from "./format";
-import { ModelForm } from "./model-form";
 import { modelListOptions, NO_FILTERS, type ModelFilters } from "./queries";
 import { optionsOf, SelectField } from "@/components/ui/fields";
 import { FilterBar, useListFilters, type ListFilters } from "@/components/ui/filter-bar";
 import { ResourceSection, useNotice } from "@/components/ui/resource-section";
 import { Switch } from "@/components/ui/switch";
 import { td } from "@/components/ui/table";
+import { FormLoading } from "@/components/ui/form-loading";
 
 // The model catalog: every model with its prices (exactly as stored: decimal strings), searched by
 // provider, model ID or name and filtered by category and status; "Add model", "Edit", and a switch
-// per model.
+// per model. The form (with its validation) loads when first opened, not with the page.
+
+const ModelForm = dynamic(() => import("./model-form").then((m) => m.ModelForm), { loading: () => <FormLoading /> });
 
 function Price({ price, unit, currency }: { price: string | null; unit: string; currency: string }) {
   if (price === null) return <span className={mutedText}>Not set</span>;

@@ -1,4 +1,4 @@
-import { LOGO_MAX_BYTES } from "@/lib/schemas/plugins";
+import { LOGO_MAX_BYTES } from "@/lib/plugins";
 
 // Plugin logos: shown from their data: URL (the CSP allows data: images), and read from a picked
 // file as base64. The server checks the bytes again and refuses anything but these raster types.

@@ -11,8 +11,12 @@ import { Switch } from "@/components/ui/switch";
 import { td } from "@/components/ui/table";
 import { CodeList } from "@/components/ui/values";
 
-// Pieces both plugin screens show: a version's behaviour flags, its capabilities, and the switch
-// that enables or disables it.
+// Pieces both plugin screens show: a version's behaviour flags, its capabilities, the switch
+// that enables or disables it, and what they say once a version is registered.
+
+/** What a screen says once a version is registered. */
+export const registeredNotice = (plugin: Plugin) =>
+  `${plugin.name} ${plugin.version} registered${plugin.is_latest ? " as the latest version" : ""}.`;
 
 export function Flags({ plugin }: { plugin: Plugin }) {
   const flags = [

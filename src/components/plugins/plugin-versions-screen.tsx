@@ -1,16 +1,16 @@
 "use client";
 
 import { useInfiniteQuery, useQueryClient } from "@tanstack/react-query";
+import dynamic from "next/dynamic";
 import { useState } from "react";
 import type { Plugin } from "@/lib/schemas/plugins";
 import { formatTimestamp } from "@/components/api-keys/format";
-import { Dialog } from "@/components/ui/dialog";
+import { Dialog, useOpenedOnce } from "@/components/ui/dialog";
 import { primaryButton, secondaryButton } from "@/components/ui/styles";
 import { useTRPC } from "@/trpc/react";
 import { PluginLogo } from "./logo";
-import { usePluginToggle, VersionCells } from "./parts";
+import { registeredNotice, usePluginToggle, VersionCells } from "./parts";
 import { versionsOptions } from "./queries";
-import { RegisterPluginDialog, registeredNotice } from "./register-plugin-dialog";
 import { SettingsPreview } from "./settings-preview";
 import { ListView, useNotice } from "@/components/ui/resource-section";
 import { BackLink, Notice } from "@/components/ui/states";
@@ -18,7 +18,12 @@ import { Badge } from "@/components/ui/badge";
 import { RowActions, td } from "@/components/ui/table";
 
 // Every version of one system plugin, newest registration first, the latest marked; each with its
-// switch and the settings form its schema makes. "Register version" starts from the latest.
+// switch and the settings form its schema makes. "Register version" starts from the latest; its
+// form (with its validation) loads when first opened, not with the page.
+
+const RegisterPluginDialog = dynamic(() => import("./register-plugin-dialog").then((m) => m.RegisterPluginDialog), {
+  loading: () => null,
+});
 
 function SettingsDialog({ plugin, onClose }: { plugin: Plugin | null; onClose: () => void }) {
   return (
@@ -52,6 +57,7 @@ export function PluginVersionsScreen({ pid }: { pid: string }) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const [registering, setRegistering] = useState(false);
+  const registerOpened = useOpenedOnce(registering);
   const [previewing, setPreviewing] = useState<Plugin | null>(null);
   const notice = useNotice();
   const query = useInfiniteQuery(versionsOptions(trpc, pid));
@@ -132,16 +138,18 @@ export function PluginVersionsScreen({ pid }: { pid: string }) {
         />
       </div>
 
-      <RegisterPluginDialog
-        open={registering}
-        template={latest}
-        onClose={() => setRegistering(false)}
-        onRegistered={(plugin) => {
-          setRegistering(false);
-          notice.say(registeredNotice(plugin));
-          void queryClient.invalidateQueries(trpc.plugins.list.pathFilter());
-        }}
-      />
+      {registerOpened && (
+        <RegisterPluginDialog
+          open={registering}
+          template={latest}
+          onClose={() => setRegistering(false)}
+          onRegistered={(plugin) => {
+            setRegistering(false);
+            notice.say(registeredNotice(plugin));
+            void queryClient.invalidateQueries(trpc.plugins.list.pathFilter());
+          }}
+        />
+      )}
       <SettingsDialog plugin={previewing} onClose={() => setPreviewing(null)} />
     </section>
   );

@@ -1,19 +1,24 @@
 "use client";
 
 import { useInfiniteQuery, useQueryClient } from "@tanstack/react-query";
+import dynamic from "next/dynamic";
 import Link from "next/link";
 import type { Plugin } from "@/lib/schemas/plugins";
 import { linkButton, mutedText } from "@/components/ui/styles";
 import { useTRPC } from "@/trpc/react";
 import { PluginLogo } from "./logo";
-import { usePluginToggle, VersionCells } from "./parts";
+import { registeredNotice, usePluginToggle, VersionCells } from "./parts";
 import { catalogOptions, versionsHref } from "./queries";
-import { registeredNotice, RegisterForm } from "./register-plugin-dialog";
 import { ResourceSection, useNotice } from "@/components/ui/resource-section";
 import { td } from "@/components/ui/table";
+import { FormLoading } from "@/components/ui/form-loading";
 
 // The system plugin catalog: the latest version of each plugin, with its switch, a way to every
-// version of it, and "Register version".
+// version of it, and "Register version", whose form (with its validation) loads when first opened.
+
+const RegisterForm = dynamic(() => import("./register-plugin-dialog").then((m) => m.RegisterForm), {
+  loading: () => <FormLoading />,
+});
 
 export function PluginsScreen() {
   const trpc = useTRPC();

@@ -5,17 +5,13 @@ import { useFormContext } from "react-hook-form";
 import { registerPluginInput, type Plugin, type RegisterPluginInput } from "@/lib/schemas/plugins";
 import { Dialog } from "@/components/ui/dialog";
 import { describedBy, FieldError } from "@/components/ui/field-error";
-import { CheckboxField, ChoiceGroup, TextAreaField, TextField, useFieldController } from "@/components/ui/fields";
-import { DialogButtons, Form, useSchemaForm } from "@/components/ui/form";
+import { CheckboxField, ChoiceGroup, TextAreaField, TextField } from "@/components/ui/fields";
+import { DialogButtons, Form, useFieldController, useSchemaForm } from "@/components/ui/form";
 import { blankAsNull, jsonObjectOf, splitList } from "@/components/ui/form-values";
 import { hintClass, labelClass, linkButton } from "@/components/ui/styles";
 import { useTRPCClient } from "@/trpc/react";
 import { LOGO_TYPES, PluginLogo, readLogo } from "./logo";
 import { SettingsPreview } from "./settings-preview";
-
-/** What a screen says once a version is registered. */
-export const registeredNotice = (plugin: Plugin) =>
-  `${plugin.name} ${plugin.version} registered${plugin.is_latest ? " as the latest version" : ""}.`;
 
 // "Register version": one version of a system plugin. Checked here with the schema the server
 // enforces (JSON fields parsed first); what only the server knows (is the settings schema a valid

@@ -3,6 +3,7 @@
 import type { RJSFSchema } from "@rjsf/utils";
 import dynamic from "next/dynamic";
 import { useId } from "react";
+import { FormLoading } from "@/components/ui/form-loading";
 import { useDebounced } from "@/components/ui/use-debounced";
 
 // The settings form a plugin's settings_schema makes, with its default_settings filled in. The
@@ -10,11 +11,7 @@ import { useDebounced } from "@/components/ui/use-debounced";
 
 const SettingsForm = dynamic(() => import("./settings-form").then((m) => m.SettingsForm), {
   ssr: false,
-  loading: () => (
-    <p role="status" className="text-sm text-slate-600 dark:text-slate-300">
-      Loading the form…
-    </p>
-  ),
+  loading: () => <FormLoading />,
 });
 
 type Parsed = { ok: true; value: unknown } | { ok: false; problem: string };

@@ -1,27 +1,30 @@
 "use client";
 
 import { keepPreviousData, useInfiniteQuery, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import dynamic from "next/dynamic";
 import { useState } from "react";
-import {
-  createServiceAccountInput,
-  type CreateServiceAccountInput,
-  type ServiceAccount,
-} from "@/lib/schemas/service-accounts";
+import type { ServiceAccount } from "@/lib/schemas/service-accounts";
 import { RoleBadges } from "@/components/identity/parts";
-import { RoleSelect } from "@/components/identity/pickers";
 import { organizationOptions } from "@/components/tenancy/queries";
-import { TextField } from "@/components/ui/fields";
-import { DialogButtons, Form, useSchemaForm } from "@/components/ui/form";
 import { ResourceSection, useNotice } from "@/components/ui/resource-section";
 import { td } from "@/components/ui/table";
 import { WhenCell } from "@/components/ui/values";
-import { useTRPC, useTRPCClient } from "@/trpc/react";
+import { useTRPC } from "@/trpc/react";
 import { serviceAccountListOptions } from "./queries";
-import { ServiceAccountKeys } from "./service-account-keys";
+import { FormLoading } from "@/components/ui/form-loading";
 
 // An organization's Service accounts section: machine users of this organization only, each with
 // org roles here and API keys that outlive the people who made them. Create one with a role, open
 // its keys (created, rolled and revoked with the personal keys' dialogs), delete it (its keys end).
+// The create form and an account's keys (with their dialogs) load when first opened, not with the page.
+
+const CreateServiceAccountForm = dynamic(
+  () => import("./create-service-account-form").then((m) => m.CreateServiceAccountForm),
+  { loading: () => <FormLoading /> },
+);
+const ServiceAccountKeys = dynamic(() => import("./service-account-keys").then((m) => m.ServiceAccountKeys), {
+  loading: () => null,
+});
 
 export function ServiceAccountsScreen({ orgId }: { orgId: string }) {
   const trpc = useTRPC();
@@ -103,35 +106,5 @@ export function ServiceAccountsScreen({ orgId }: { orgId: string }) {
     >
       {open && <ServiceAccountKeys orgId={orgId} account={open} onNotice={notice.say} />}
     </ResourceSection>
-  );
-}
-
-function CreateServiceAccountForm({
-  orgId,
-  onCancel,
-  onCreated,
-}: {
-  orgId: string;
-  onCancel: () => void;
-  onCreated: (account: ServiceAccount) => void;
-}) {
-  const client = useTRPCClient();
-  const form = useSchemaForm<{ username: string; display_name: string; role_id: string }, CreateServiceAccountInput>({
-    schema: createServiceAccountInput,
-    defaultValues: { username: "", display_name: "", role_id: "" },
-    toInput: ({ username, display_name, role_id }) => ({
-      username,
-      display_name: display_name.trim() === "" ? null : display_name,
-      role_ids: role_id ? [role_id] : [],
-    }),
-    submit: async (input) => onCreated(await client.serviceAccounts.create.mutate({ org_id: orgId, ...input })),
-  });
-  return (
-    <Form form={form} className="space-y-5">
-      <TextField name="username" label="Username" autoFocus autoComplete="off" hint="For example “ci-deployer”." />
-      <TextField name="display_name" label="Display name (optional)" autoComplete="off" />
-      <RoleSelect scope="org" label="Org role" />
-      <DialogButtons onCancel={onCancel} label="Create service account" pendingLabel="Creating…" />
-    </Form>
   );
 }

@@ -1,36 +1,29 @@
 "use client";
 
 import { useInfiniteQuery, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import dynamic from "next/dynamic";
 import Link from "next/link";
-import {
-  CENTRAL_POINT_STATUSES,
-  createCentralPointInput,
-  updateCentralPointInput,
-  VISIBILITIES,
-  type CentralPoint,
-  type CreateCentralPointInput,
-  type UpdateCentralPointInput,
-} from "@/lib/schemas/central-points";
-import { SUBSCRIPTION_TIERS } from "@/lib/schemas/organizations";
-import { useTRPC, useTRPCClient } from "@/trpc/react";
+import type { CentralPoint } from "@/lib/schemas/central-points";
+import { SUBSCRIPTION_TIERS } from "@/lib/organizations";
+import { useTRPC } from "@/trpc/react";
 import { useOrganization } from "./organization-frame";
 import { centralPointListOptions, orchestratorChoicesOptions } from "./queries";
 import { Badge, StatusBadge } from "@/components/ui/badge";
-import { Choice, ChoiceGroup, optionsOf, SelectField, TextAreaField, TextField } from "@/components/ui/fields";
-import { DialogButtons, Form, useSchemaForm } from "@/components/ui/form";
-import { blankAsNull, valuesFrom } from "@/components/ui/form-values";
-import { ResourceSection, type EditorControls } from "@/components/ui/resource-section";
+import { ResourceSection } from "@/components/ui/resource-section";
 import { mutedText } from "@/components/ui/styles";
 import { td } from "@/components/ui/table";
+import { FormLoading } from "@/components/ui/form-loading";
 
 // An organization's central points: stable handles for its orchestrator instances, pro tier and
 // up. Below pro the section says so up front; the server's own refusal (tier_required) is shown
-// in the dialog should anyone try anyway.
+// in the dialog should anyone try anyway. The form (with its validation) loads when first opened.
+
+const CentralPointForm = dynamic(() => import("./central-point-form").then((m) => m.CentralPointForm), {
+  loading: () => <FormLoading />,
+});
 
 const belowPro = (tier: (typeof SUBSCRIPTION_TIERS)[number]) =>
   SUBSCRIPTION_TIERS.indexOf(tier) < SUBSCRIPTION_TIERS.indexOf("pro");
-
-type Instance = { id: string; name: string };
 
 export function CentralPointsSection({ orgId }: { orgId: string }) {
   const trpc = useTRPC();
@@ -114,99 +107,5 @@ export function CentralPointsSection({ orgId }: { orgId: string }) {
       }}
       refresh={() => queryClient.invalidateQueries(trpc.centralPoints.pathFilter())}
     />
-  );
-}
-
-const VISIBILITY_TEXT: Record<(typeof VISIBILITIES)[number], string> = {
-  private: "Only the organization’s own members and integrations reach it.",
-  public: "Anyone with its address reaches it.",
-};
-
-interface CentralPointValues {
-  name: string;
-  orchestrator_id: string;
-  visibility: string;
-  status: string;
-  description: string;
-}
-
-function CentralPointForm({
-  orgId,
-  point,
-  instances,
-  instancesLoading,
-  controls,
-}: {
-  orgId: string;
-  point: CentralPoint | null;
-  instances: Instance[];
-  instancesLoading: boolean;
-  controls: EditorControls;
-}) {
-  const client = useTRPCClient();
-  const form = useSchemaForm<CentralPointValues, CreateCentralPointInput | UpdateCentralPointInput>({
-    schema: point === null ? createCentralPointInput : updateCentralPointInput,
-    defaultValues: valuesFrom(point, {
-      name: "",
-      orchestrator_id: "",
-      visibility: "private",
-      status: "active",
-      description: "",
-    }),
-    toInput: ({ description, ...values }, problem) => {
-      if (!values.orchestrator_id) problem("orchestrator_id", "Pick the orchestrator it points to.");
-      return { ...values, description: blankAsNull(description) };
-    },
-    submit: async (input) => {
-      const saved =
-        point === null
-          ? await client.centralPoints.create.mutate({ org_id: orgId, ...(input as CreateCentralPointInput) })
-          : await client.centralPoints.update.mutate({ org_id: orgId, central_point_id: point.id, ...input });
-      controls.done(`Central point “${saved.name}” ${point === null ? "created" : "saved"}.`);
-    },
-  });
-
-  return (
-    <Form form={form} className="space-y-5">
-      <TextField name="name" label="Name" autoFocus autoComplete="off" hint="Unique in the organization." />
-      <SelectField
-        name="orchestrator_id"
-        label="Orchestrator"
-        options={[
-          {
-            value: "",
-            label: instancesLoading
-              ? "Loading orchestrators…"
-              : instances.length === 0
-                ? "No orchestrators yet"
-                : "Pick an orchestrator",
-          },
-          ...instances.map((o) => ({ value: o.id, label: o.name })),
-        ]}
-        hint="The instance this central point leads to. While it does, that instance cannot be deleted."
-      />
-      <ChoiceGroup name="visibility" legend="Visibility" className="mt-2 space-y-2">
-        {VISIBILITIES.map((v) => (
-          <div key={v}>
-            <Choice
-              type="radio"
-              name="visibility"
-              value={v}
-              aria-describedby={`visibility-${v}-about`}
-              label={<span className="font-medium capitalize">{v}</span>}
-            />
-            <p id={`visibility-${v}-about`} className={`ml-6 text-sm ${mutedText}`}>
-              {VISIBILITY_TEXT[v]}
-            </p>
-          </div>
-        ))}
-      </ChoiceGroup>
-      <SelectField name="status" label="Status" options={optionsOf(CENTRAL_POINT_STATUSES)} />
-      <TextAreaField name="description" label="Description" />
-      <DialogButtons
-        onCancel={controls.cancel}
-        label={point === null ? "Create central point" : "Save central point"}
-      />
-    </Form>
   );
 }

@@ -1,6 +1,6 @@
 "use client";
 
-import { useQuery } from "@tanstack/react-query";
+import { useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
 import { usePathname } from "next/navigation";
 import type { ReactNode } from "react";
@@ -35,6 +35,16 @@ export const ORG_SECTIONS = [
 export function useOrganization(orgId: string) {
   const trpc = useTRPC();
   return useQuery(organizationOptions(trpc, orgId));
+}
+
+/** Refreshes every view of this organization: its page and the organizations list. */
+export function useRefreshOrganization() {
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  return (org: Organization) => {
+    queryClient.setQueryData(trpc.organizations.get.queryKey({ org_id: org.id, include_deleted: "true" }), org);
+    void queryClient.invalidateQueries(trpc.organizations.list.pathFilter());
+  };
 }
 
 export function OrganizationFrame({ orgId, children }: { orgId: string; children: ReactNode }) {

@@ -1,32 +1,31 @@
 "use client";
 
-import { keepPreviousData, useInfiniteQuery, useQueryClient } from "@tanstack/react-query";
+import { keepPreviousData, useInfiniteQuery } from "@tanstack/react-query";
+import dynamic from "next/dynamic";
 import Link from "next/link";
-import { useRouter } from "next/navigation";
 import { useState } from "react";
-import {
-  createOrganizationInput,
-  ORGANIZATION_STATUSES,
-  SUBSCRIPTION_TIERS,
-  type CreateOrganizationInput,
-} from "@/lib/schemas/organizations";
+import { ORGANIZATION_STATUSES, SUBSCRIPTION_TIERS } from "@/lib/organizations";
 import { Dialog } from "@/components/ui/dialog";
 import { mutedText, primaryButton, textLink } from "@/components/ui/styles";
-import { useTRPC, useTRPCClient } from "@/trpc/react";
+import { useTRPC } from "@/trpc/react";
 import { organizationListOptions, type OrganizationFilters } from "./queries";
 import { Badge, StatusBadge, TierBadge } from "@/components/ui/badge";
-import { CheckboxField, optionsOf, SelectField, TextField } from "@/components/ui/fields";
+import { CheckboxField, optionsOf, SelectField } from "@/components/ui/fields";
 import { FilterBar, useListFilters } from "@/components/ui/filter-bar";
-import { DialogButtons, Form, useSchemaForm } from "@/components/ui/form";
-import { orNull } from "@/components/ui/form-values";
-import { SubscriptionFields } from "./profile-section";
 import { ListView } from "@/components/ui/resource-section";
 import { td } from "@/components/ui/table";
 import { WhenCell } from "@/components/ui/values";
 import { HeadedSection } from "@/components/ui/page-header";
+import { FormLoading } from "@/components/ui/form-loading";
 
 // Organizations: search by name or domain, filter by status and tier, deleted ones on request,
-// a page at a time; "Create organization" opens the new organization's page.
+// a page at a time; "Create organization" opens the new organization's page. The create form
+// (with its validation) loads when first opened, not with the page.
+
+const CreateOrganizationForm = dynamic(
+  () => import("./create-organization-form").then((m) => m.CreateOrganizationForm),
+  { loading: () => <FormLoading /> },
+);
 
 const ANY = { value: "", label: "Any" };
 
@@ -137,11 +136,6 @@ export function OrganizationsScreen() {
   );
 }
 
-type CreateOrganizationValues = Record<
-  "name" | "display_name" | "domain" | "contact_email" | "website" | "tier" | "status",
-  string
->;
-
 function CreateOrganizationDialog({ open, onClose }: { open: boolean; onClose: () => void }) {
   return (
     <Dialog
@@ -152,62 +146,5 @@ function CreateOrganizationDialog({ open, onClose }: { open: boolean; onClose: (
     >
       <CreateOrganizationForm onCancel={onClose} />
     </Dialog>
-  );
-}
-
-function CreateOrganizationForm({ onCancel }: { onCancel: () => void }) {
-  const trpc = useTRPC();
-  const client = useTRPCClient();
-  const router = useRouter();
-  const queryClient = useQueryClient();
-  const form = useSchemaForm<CreateOrganizationValues, CreateOrganizationInput>({
-    schema: createOrganizationInput,
-    defaultValues: {
-      name: "",
-      display_name: "",
-      domain: "",
-      contact_email: "",
-      website: "",
-      tier: "free",
-      status: "active",
-    },
-    // Blank optional fields are left out.
-    toInput: ({ name, tier, status, ...optional }) => ({
-      name,
-      tier,
-      status,
-      ...Object.fromEntries(Object.entries(optional).map(([k, v]) => [k, orNull(v) ?? undefined])),
-    }),
-    submit: async (input) => {
-      const org = await client.organizations.create.mutate(input);
-      void queryClient.invalidateQueries(trpc.organizations.list.pathFilter());
-      router.push(`/console/organizations/${org.id}`);
-    },
-  });
-
-  return (
-    <Form form={form} className="space-y-5">
-      <TextField
-        name="name"
-        label="Name"
-        autoFocus
-        autoComplete="off"
-        hint="How the platform refers to the organization."
-      />
-      <TextField name="display_name" label="Display name" autoComplete="off" />
-      <div className="grid gap-5 sm:grid-cols-2">
-        <TextField
-          name="domain"
-          label="Domain"
-          placeholder="example.com"
-          autoComplete="off"
-          hint="Optional; unique among organizations."
-        />
-        <TextField name="contact_email" label="Contact email" type="email" autoComplete="off" />
-      </div>
-      <TextField name="website" label="Website" type="url" placeholder="https://example.com" autoComplete="off" />
-      <SubscriptionFields />
-      <DialogButtons onCancel={onCancel} label="Create organization" pendingLabel="Creating…" />
-    </Form>
   );
 }

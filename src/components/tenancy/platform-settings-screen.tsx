@@ -1,31 +1,26 @@
 "use client";
 
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import {
-  PLATFORM_ONLY_CATEGORIES,
-  putPlatformSettingInput,
-  settingKey,
-  SETTING_CATEGORIES,
-  VALUE_TYPES,
-  type PlatformSettingView,
-  type PutPlatformSettingInput,
-} from "@/lib/schemas/settings";
-import { useTRPC, useTRPCClient } from "@/trpc/react";
-import { valueOf, valueText } from "@/components/tenancy/values";
+import dynamic from "next/dynamic";
+import type { PlatformSettingView } from "@/lib/schemas/settings";
+import { PLATFORM_ONLY_CATEGORIES } from "@/lib/settings";
+import { useTRPC } from "@/trpc/react";
 import { Badge } from "@/components/ui/badge";
-import { TextAreaField, TextField } from "@/components/ui/fields";
-import { DialogButtons, Form, useSchemaForm } from "@/components/ui/form";
-import { blankAsNull, orNull } from "@/components/ui/form-values";
 import { ResourceSection } from "@/components/ui/resource-section";
 import { mutedText } from "@/components/ui/styles";
 import { td } from "@/components/ui/table";
 import { WhenCell } from "@/components/ui/values";
 import { KeyValueCells } from "./settings-section";
 import { KeyPoliciesPanel } from "./key-policies-panel";
-import { SettingFields, type SettingValues } from "./setting-fields";
+import { FormLoading } from "@/components/ui/form-loading";
 
 // Platform settings (tier 2): every key with its value_type, category and whether organizations
-// may override it, including the tier quotas (`tier.<name>`).
+// may override it, including the tier quotas (`tier.<name>`). The form (with its validation) loads
+// when first opened, not with the page.
+
+const PlatformSettingForm = dynamic(() => import("./platform-setting-form").then((m) => m.PlatformSettingForm), {
+  loading: () => <FormLoading />,
+});
 
 const platformOnly = (category: string | null) =>
   (PLATFORM_ONLY_CATEGORIES as readonly (string | null)[]).includes(category);
@@ -107,73 +102,5 @@ export function PlatformSettingsScreen() {
         ])
       }
     />
-  );
-}
-
-const platformSettingForm = putPlatformSettingInput.extend({ key: settingKey });
-
-type PlatformSettingValues = SettingValues & { category: string; description: string };
-
-function PlatformSettingForm({
-  setting,
-  onCancel,
-  onSaved,
-}: {
-  setting: PlatformSettingView | null;
-  onCancel: () => void;
-  onSaved: (saved: PlatformSettingView) => void;
-}) {
-  const client = useTRPCClient();
-  const kind = VALUE_TYPES.find((t) => t === setting?.value_type) ?? "string";
-  const form = useSchemaForm<PlatformSettingValues, PutPlatformSettingInput & { key: string }>({
-    schema: platformSettingForm,
-    defaultValues: {
-      key: setting?.key ?? "",
-      value_type: kind,
-      value: setting ? valueText(kind, setting.value) : "",
-      overridable: setting?.overridable ?? false,
-      category: setting?.category ?? "",
-      description: setting?.description ?? "",
-    },
-    toInput: ({ key, value, category, description, ...values }, problem) => ({
-      ...values,
-      key: key.trim(),
-      value: valueOf(values.value_type, value, (message) => problem("value", message)),
-      category: orNull(category),
-      description: blankAsNull(description),
-    }),
-    submit: async (input) => onSaved(await client.platformSettings.put.mutate(input)),
-  });
-
-  return (
-    <Form form={form} className="space-y-5">
-      <SettingFields
-        existing={setting !== null}
-        placeholder="chat.max_turns"
-        keyHint={
-          setting
-            ? "A key cannot be renamed: add a new one and delete this one."
-            : "Dotted lower_snake_case, like telemetry.enabled."
-        }
-        typeHint="Values of this key, here and in instance configs, must have this type."
-        overridableLabel="Organizations may override"
-        overridableHint="Unchecked: organizations and their instances cannot set their own value for this key."
-      >
-        <TextField
-          name="category"
-          label="Category"
-          autoComplete="off"
-          list="platform-setting-categories"
-          hint="Optional grouping. tier and policy settings govern the platform and are not inherited."
-        />
-        <datalist id="platform-setting-categories">
-          {SETTING_CATEGORIES.map((c) => (
-            <option key={c} value={c} />
-          ))}
-        </datalist>
-        <TextAreaField name="description" label="Description" />
-      </SettingFields>
-      <DialogButtons onCancel={onCancel} label="Save platform setting" />
-    </Form>
   );
 }

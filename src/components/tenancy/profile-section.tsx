@@ -1,28 +1,31 @@
 "use client";
 
-import { useMutation, useQueryClient } from "@tanstack/react-query";
+import { useMutation } from "@tanstack/react-query";
+import dynamic from "next/dynamic";
 import { useState } from "react";
-import {
-  ORGANIZATION_STATUSES,
-  SUBSCRIPTION_TIERS,
-  updateOrganizationInput,
-  updateSubscriptionInput,
-  type Organization,
-  type UpdateOrganizationInput,
-  type UpdateSubscriptionInput,
-} from "@/lib/schemas/organizations";
+import type { Organization } from "@/lib/schemas/organizations";
 import { dangerButton, primaryButton } from "@/components/ui/styles";
-import { messageOf, useTRPC, useTRPCClient } from "@/trpc/react";
-import { useOrganization } from "./organization-frame";
+import { messageOf, useTRPC } from "@/trpc/react";
+import { useOrganization, useRefreshOrganization } from "./organization-frame";
 import { ConfirmDialog } from "@/components/ui/confirm-dialog";
-import { optionsOf, SelectField, TextAreaField, TextField } from "@/components/ui/fields";
-import { Form, SubmitRow, useSchemaForm } from "@/components/ui/form";
-import { blankAsNull, orNullEach, textsOf } from "@/components/ui/form-values";
+import { FormLoading } from "@/components/ui/form-loading";
 import { FormAlert, Notice } from "@/components/ui/states";
 import { HeadedSection } from "@/components/ui/page-header";
 
 // An organization's profile (editable by its admins), its subscription (the platform's decision,
-// through its own procedure), and deletion — or, once deleted, restoring it.
+// through its own procedure), and deletion — or, once deleted, restoring it. The profile and
+// subscription forms (with the form library and their validation) load in the browser after the
+// page, not with it.
+
+// Each reserves the height of its section on a phone, a tablet and a desktop.
+const ProfileForm = dynamic(() => import("./profile-forms").then((m) => m.ProfileForm), {
+  ssr: false,
+  loading: () => <FormLoading className="min-h-[62.25rem] sm:min-h-[40.5rem]" />,
+});
+const SubscriptionForm = dynamic(() => import("./profile-forms").then((m) => m.SubscriptionForm), {
+  ssr: false,
+  loading: () => <FormLoading className="min-h-[23.625rem] sm:min-h-[19.875rem] lg:min-h-[17.375rem]" />,
+});
 
 export function ProfileSection({ orgId }: { orgId: string }) {
   const org = useOrganization(orgId);
@@ -52,132 +55,6 @@ export function ProfileSection({ orgId }: { orgId: string }) {
         </>
       )}
     </div>
-  );
-}
-
-/** Refreshes every view of this organization: its page and the organizations list. */
-function useRefreshOrganization() {
-  const trpc = useTRPC();
-  const queryClient = useQueryClient();
-  return (org: Organization) => {
-    queryClient.setQueryData(trpc.organizations.get.queryKey({ org_id: org.id, include_deleted: "true" }), org);
-    void queryClient.invalidateQueries(trpc.organizations.list.pathFilter());
-  };
-}
-
-type ProfileValues = Record<
-  | "name"
-  | "display_name"
-  | "domain"
-  | "description"
-  | "contact_email"
-  | "website"
-  | "logo_url"
-  | "country"
-  | "timezone",
-  string
->;
-
-const panel = "mt-4 space-y-5 rounded-xl border border-slate-200 bg-white p-6 dark:border-slate-800 dark:bg-slate-900";
-
-const PROFILE_FIELDS = [
-  "display_name",
-  "domain",
-  "description",
-  "contact_email",
-  "website",
-  "logo_url",
-  "country",
-  "timezone",
-] as const;
-
-function ProfileForm({ org, onSaved }: { org: Organization; onSaved: () => void }) {
-  const client = useTRPCClient();
-  const refresh = useRefreshOrganization();
-  const form = useSchemaForm<ProfileValues, UpdateOrganizationInput>({
-    schema: updateOrganizationInput,
-    defaultValues: { name: org.name, ...textsOf(org, PROFILE_FIELDS) },
-    toInput: ({ name, description, ...rest }) => ({ name, ...orNullEach(rest), description: blankAsNull(description) }),
-    submit: async (input) => {
-      refresh(await client.organizations.update.mutate({ org_id: org.id, ...input }));
-      onSaved();
-    },
-  });
-
-  return (
-    <HeadedSection
-      title="Profile"
-      level={2}
-      description="What the organization shows of itself. Its own admins may edit it too."
-    >
-      <Form form={form} className={panel}>
-        <div className="grid gap-5 sm:grid-cols-2">
-          <TextField name="name" label="Name" autoComplete="off" />
-          <TextField name="display_name" label="Display name" autoComplete="off" />
-          <TextField name="domain" label="Domain" placeholder="example.com" autoComplete="off" />
-          <TextField name="contact_email" label="Contact email" type="email" autoComplete="off" />
-          <TextField name="website" label="Website" type="url" placeholder="https://example.com" autoComplete="off" />
-          <TextField
-            name="logo_url"
-            label="Logo URL"
-            type="url"
-            placeholder="https://…"
-            autoComplete="off"
-            hint="https only."
-          />
-          <TextField name="country" label="Country" autoComplete="off" />
-          <TextField name="timezone" label="Time zone" placeholder="Europe/Paris" autoComplete="off" />
-        </div>
-        <TextAreaField name="description" label="Description" />
-        <SubmitRow label="Save profile" />
-      </Form>
-    </HeadedSection>
-  );
-}
-
-/** The subscription tier and status of an organization (the platform's decision). */
-export function SubscriptionFields() {
-  return (
-    <div className="grid gap-5 sm:grid-cols-2">
-      <SelectField
-        name="tier"
-        label="Subscription tier"
-        options={optionsOf(SUBSCRIPTION_TIERS)}
-        hint="Central points need pro or higher."
-      />
-      <SelectField name="status" label="Status" options={optionsOf(ORGANIZATION_STATUSES)} />
-    </div>
-  );
-}
-
-function SubscriptionForm({ org, onSaved }: { org: Organization; onSaved: () => void }) {
-  const client = useTRPCClient();
-  const refresh = useRefreshOrganization();
-  const form = useSchemaForm<{ tier: string; status: string }, UpdateSubscriptionInput>({
-    schema: updateSubscriptionInput,
-    defaultValues: { tier: org.tier, status: org.status },
-    submit: async (input) => {
-      refresh(await client.organizations.updateSubscription.mutate({ org_id: org.id, ...input }));
-      onSaved();
-    },
-  });
-  const [tier, status] = form.watch(["tier", "status"]);
-
-  return (
-    <HeadedSection
-      title="Subscription"
-      level={2}
-      description="The platform’s decision, not the tenant’s: the tier sets the quotas (orchestrators, central points, members) and what the organization may use."
-    >
-      <Form form={form} className={panel}>
-        <SubscriptionFields />
-        <SubmitRow
-          label="Update subscription"
-          pendingLabel="Updating…"
-          disabled={tier === org.tier && status === org.status}
-        />
-      </Form>
-    </HeadedSection>
   );
 }
 

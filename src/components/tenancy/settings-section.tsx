@@ -1,27 +1,24 @@
 "use client";
 
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import dynamic from "next/dynamic";
 import type { ReactNode } from "react";
-import {
-  putOrgSettingInput,
-  settingKey,
-  type EffectiveSetting,
-  type OrgSettingView,
-  type PutOrgSettingInput,
-} from "@/lib/schemas/settings";
-import { useTRPC, useTRPCClient } from "@/trpc/react";
-import { kindOf, valueOf, valueText } from "@/components/tenancy/values";
+import type { EffectiveSetting, OrgSettingView } from "@/lib/schemas/settings";
+import { useTRPC } from "@/trpc/react";
 import { Badge, type Tone } from "@/components/ui/badge";
-import { DialogButtons, Form, useSchemaForm } from "@/components/ui/form";
 import { ListView, ResourceSection } from "@/components/ui/resource-section";
 import { HeadedSection } from "@/components/ui/page-header";
 import { DataTable, td } from "@/components/ui/table";
 import { JsonValue, WhenCell } from "@/components/ui/values";
-import { SettingFields, type SettingValues } from "./setting-fields";
 import { KeyPoliciesPanel } from "./key-policies-panel";
+import { FormLoading } from "@/components/ui/form-loading";
 
 // An organization's settings (tier 3) with add, edit and remove, and its effective settings: every
-// key's value and the tier it came from.
+// key's value and the tier it came from. The form (with its validation) loads when first opened.
+
+const OrgSettingForm = dynamic(() => import("./org-setting-form").then((m) => m.OrgSettingForm), {
+  loading: () => <FormLoading />,
+});
 
 const SOURCE: Record<EffectiveSetting["source"], { label: string; tone: Tone }> = {
   platform: { label: "Platform", tone: "neutral" },
@@ -169,62 +166,5 @@ export function SettingsSection({ orgId }: { orgId: string }) {
         </div>
       </HeadedSection>
     </div>
-  );
-}
-
-const orgSettingForm = putOrgSettingInput.extend({ key: settingKey });
-
-function OrgSettingForm({
-  orgId,
-  setting,
-  effective,
-  onCancel,
-  onSaved,
-}: {
-  orgId: string;
-  setting: OrgSettingView | null;
-  effective: EffectiveSetting[];
-  onCancel: () => void;
-  onSaved: (saved: OrgSettingView) => void;
-}) {
-  const client = useTRPCClient();
-  const kind = setting ? kindOf(setting.value) : "string";
-  const form = useSchemaForm<SettingValues, PutOrgSettingInput & { key: string }>({
-    schema: orgSettingForm,
-    defaultValues: {
-      key: setting?.key ?? "",
-      value_type: kind,
-      value: setting ? valueText(kind, setting.value) : "",
-      overridable: setting?.overridable ?? false,
-    },
-    // The value type only says how the value is typed: an organization setting does not store one.
-    toInput: ({ key, value_type, value, overridable }, problem) => ({
-      key: key.trim(),
-      value: valueOf(value_type, value, (message) => problem("value", message)),
-      overridable,
-    }),
-    submit: async (input) => onSaved(await client.orgSettings.put.mutate({ org_id: orgId, ...input })),
-  });
-
-  // What the platform says about this key, so the admin knows before saving.
-  const key = form.watch("key").trim();
-  const above = effective.find((s) => s.key === key && s.source === "platform");
-
-  return (
-    <Form form={form} className="space-y-5">
-      <SettingFields
-        existing={setting !== null}
-        placeholder="chat.greeting"
-        keyHint={
-          above
-            ? `The platform sets this key to ${JSON.stringify(above.value)}${above.overridable ? "; organizations may override it." : " and does not let organizations override it."}`
-            : "Dotted lower_snake_case, like telemetry.enabled."
-        }
-        typeHint="How the value is entered. A platform setting of the same key decides the type it must have."
-        overridableLabel="Instances may override"
-        overridableHint="Whether orchestrator instances may set their own value for this key."
-      />
-      <DialogButtons onCancel={onCancel} label="Save setting" />
-    </Form>
   );
 }

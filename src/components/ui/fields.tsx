@@ -8,8 +8,8 @@ import {
   type SelectHTMLAttributes,
   type TextareaHTMLAttributes,
 } from "react";
-import { get, useController, useFormContext, type UseControllerReturn } from "react-hook-form";
 import { describedBy, FieldError } from "./field-error";
+import { useFormBinding } from "./form-binding";
 import { errorText, type PlaceLabeller } from "./form-errors";
 import { hintClass, inputClass, labelClass } from "./styles";
 
@@ -45,10 +45,10 @@ function useField(
   hint: ReactNode,
 ) {
   const id = useId();
-  const form = useFormContext();
-  const inForm = name !== undefined && form !== null;
-  const message = inForm
-    ? errorText(get(form.formState.errors, name), subject ?? (typeof label === "string" ? label : name), labelFor)
+  const binding = useFormBinding();
+  const form = name !== undefined && binding !== null ? { ...binding, name } : null;
+  const message = form
+    ? errorText(form.errorOf(form.name), subject ?? (typeof label === "string" ? label : form.name), labelFor)
     : error;
   return {
     id,
@@ -56,7 +56,7 @@ function useField(
     errorId: `${id}-error`,
     message,
     // A control's own onChange runs after the form has taken the new value.
-    registration: inForm ? form.register(name, { onChange }) : {},
+    registration: form ? form.register(form.name, { onChange }) : {},
     aria: {
       "aria-invalid": message ? (true as const) : undefined,
       "aria-describedby": describedBy(hint ? `${id}-hint` : null, message ? `${id}-error` : null),
@@ -273,7 +273,7 @@ export function Choice({
   InputHTMLAttributes<HTMLInputElement>,
   "type" | "name"
 >) {
-  const form = useFormContext();
+  const form = useFormBinding();
   const registration =
     name !== undefined && form !== null ? form.register(name, { onChange: input.onChange }) : { name };
   return (
@@ -282,13 +282,4 @@ export function Choice({
       {label}
     </label>
   );
-}
-
-/** A form field edited by a control of its own (a picker), with its error as a sentence. */
-export function useFieldController(
-  name: string,
-  subject: string,
-): UseControllerReturn & { message: string | undefined } {
-  const controller = useController({ name });
-  return { ...controller, message: errorText(get(controller.formState.errors, name), subject) };
 }

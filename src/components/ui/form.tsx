@@ -3,7 +3,9 @@
 import { useEffect, useRef, useState, type ReactNode } from "react";
 import {
   FormProvider,
+  get,
   set,
+  useController,
   useForm,
   useFormContext,
   type DefaultValues,
@@ -12,10 +14,12 @@ import {
   type FieldValues,
   type Resolver,
   type SubmitHandler,
+  type UseControllerReturn,
   type UseFormReturn,
 } from "react-hook-form";
 import type { z } from "zod";
 import { fieldErrorsOf, messageOf } from "@/trpc/react";
+import { FormBindingContext, type FormBinding } from "./form-binding";
 import { errorText, sentence } from "./form-errors";
 import { FormAlert } from "./states";
 import { primaryButton, secondaryButton } from "./styles";
@@ -25,8 +29,10 @@ import { primaryButton, secondaryButton } from "./styles";
 // [{path, message}]`) set on the field they name. Each control has a label, an optional hint and
 // its error under it (aria-describedby, aria-invalid); after a failed attempt the first field to
 // fix takes the focus (else the form's alert).
-// Its controls are in ./fields.tsx, the helpers between typed text and values in ./form-values.ts,
-// the wording of errors in ./form-errors.ts.
+// Its controls are in ./fields.tsx (bound to the form through ./form-binding.ts), the helpers
+// between typed text and values in ./form-values.ts, the wording of errors in ./form-errors.ts.
+// This module brings the form library with it: a screen loads its forms on demand (next/dynamic)
+// rather than with the page.
 
 export { errorText, sentence, type PlaceLabeller } from "./form-errors";
 
@@ -150,17 +156,20 @@ export function Form<V extends FieldValues, O>({
     focused.current = failures;
     target.focus();
   });
+  const binding = { register: form.register, errorOf: (name: string) => get(form.formState.errors, name) };
   return (
     <FormProvider {...form}>
-      <form
-        ref={ref}
-        noValidate
-        aria-label={label}
-        onSubmit={form.handleSubmit(form.send, form.failed)}
-        className={className}
-      >
-        {children}
-      </form>
+      <FormBindingContext.Provider value={binding as FormBinding}>
+        <form
+          ref={ref}
+          noValidate
+          aria-label={label}
+          onSubmit={form.handleSubmit(form.send, form.failed)}
+          className={className}
+        >
+          {children}
+        </form>
+      </FormBindingContext.Provider>
     </FormProvider>
   );
 }
@@ -169,6 +178,15 @@ export function Form<V extends FieldValues, O>({
 export function FormError() {
   const { formState } = useFormContext();
   return <FormAlert message={formState.errors.root?.server?.message} />;
+}
+
+/** A form field edited by a control of its own (a picker), with its error as a sentence. */
+export function useFieldController(
+  name: string,
+  subject: string,
+): UseControllerReturn & { message: string | undefined } {
+  const controller = useController({ name });
+  return { ...controller, message: errorText(get(controller.formState.errors, name), subject) };
 }
 
 /**

@@ -45,8 +45,7 @@ export const GRACE_CHOICES = [
   { label: "24 hours", seconds: 86_400 },
   { label: "7 days", seconds: 604_800 },
 ] as const;
-/** Keys expiring within this many days are marked in the console and counted on the overview. */
-export const EXPIRING_SOON_DAYS = 7;
+export { EXPIRING_SOON_DAYS } from "@/lib/api-keys";
 /** Usage buckets are kept this long. */
 export const USAGE_RETENTION_DAYS = 90;
 export { USAGE_OUTCOMES, type UsageOutcome } from "@/lib/usage";

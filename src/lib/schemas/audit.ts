@@ -6,11 +6,6 @@ import { LENGTH, id, pageQuery, text, timestamp } from "./common";
 export const AUDIT_ACTOR_AUTHS = ["session", "api_key", "cli", "system"] as const;
 export const AUDIT_OUTCOMES = ["success", "denied"] as const;
 
-/** Sign-ins are no operation of the registry: their actions are named here. */
-export const SIGN_IN_ACTION = "signIn";
-/** A key revoked by the maintenance job for going unused (`api_keys.idle_revoke_days`). */
-export const IDLE_REVOKE_ACTION = "revokeIdleApiKey";
-
 /**
  * Fields whose values never enter the trail, whatever table they are in: a change to one is
  * recorded by its name only (`{ "redacted": true }`).

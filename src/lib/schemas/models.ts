@@ -1,10 +1,10 @@
 import { z } from "zod";
+import { BILLING_UNITS, MODEL_CATEGORIES } from "@/lib/models";
 import { booleanQuery, EXAMPLE_TIMESTAMPS, LENGTH, list, listOf, pageQuery, text, timestamps } from "./common";
 
 // The model catalog. Prices are exact decimals, carried as strings everywhere (never floats).
 
-export const MODEL_CATEGORIES = ["text_generation", "embedding", "image_generation", "audio", "moderation"] as const;
-export const BILLING_UNITS = ["per_1m_tokens", "per_1k_tokens", "per_image", "per_minute", "per_request"] as const;
+export { BILLING_UNITS, MODEL_CATEGORIES } from "@/lib/models";
 
 const currencies = new Set(Intl.supportedValuesOf("currency"));
 export const price = z

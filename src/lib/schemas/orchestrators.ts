@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { FRAMEWORK_TYPES, ORCHESTRATOR_MODES, ORCHESTRATOR_STATUSES, ORCHESTRATOR_TIERS } from "@/lib/orchestrators";
 import {
   EXAMPLE_LIVE_RECORD,
   id,
@@ -12,10 +13,7 @@ import {
 } from "./common";
 import { configObject } from "./settings";
 
-export const FRAMEWORK_TYPES = ["langgraph", "openai_agents", "google_adk"] as const;
-export const ORCHESTRATOR_MODES = ["supervisor", "coordinator", "handoff", "grounded"] as const;
-export const ORCHESTRATOR_STATUSES = ["active", "suspended", "inactive"] as const;
-export const ORCHESTRATOR_TIERS = ["demand", "hot"] as const;
+export { FRAMEWORK_TYPES, ORCHESTRATOR_MODES, ORCHESTRATOR_STATUSES, ORCHESTRATOR_TIERS } from "@/lib/orchestrators";
 
 /** Who the assistant is, for its system prompts: a text column, held to less than free text. */
 const WHOAMI_LENGTH = 20_000;

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { ORGANIZATION_STATUSES, SUBSCRIPTION_TIERS } from "@/lib/organizations";
 import {
   DESCRIPTION_LENGTH,
   EXAMPLE_LIVE_RECORD,
@@ -13,8 +14,7 @@ import {
 
 // Organizations: the tenant boundary. `subscription_tier` is called `tier` in the API.
 
-export const SUBSCRIPTION_TIERS = ["free", "pro", "enterprise"] as const;
-export const ORGANIZATION_STATUSES = ["active", "suspended", "archived"] as const;
+export { ORGANIZATION_STATUSES, SUBSCRIPTION_TIERS } from "@/lib/organizations";
 /** The most organizations one user belongs to: what an answer listing them all holds. */
 export const MAX_ORGANIZATIONS_PER_USER = 1_000;
 export const ORGANIZATION_DISPLAY_NAME_LENGTH = 500;

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { LOGO_MAX_BYTES } from "@/lib/plugins";
 import {
   booleanQuery,
   DESCRIPTION_LENGTH,
@@ -18,7 +19,7 @@ export const PID = /^[a-z][a-z0-9]*(\.[a-z0-9][a-z0-9_-]*)+$/;
 // Semantic Versioning 2.0.0, the official grammar.
 export const SEMVER =
   /^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(?:-((?:0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*)(?:\.(?:0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*))*))?(?:\+([0-9a-zA-Z-]+(?:\.[0-9a-zA-Z-]+)*))?$/;
-export const LOGO_MAX_BYTES = 256 * 1024;
+export { LOGO_MAX_BYTES } from "@/lib/plugins";
 /** A logo as base64 (4 characters for every 3 bytes), with room for a data: URL's header. */
 const LOGO_LENGTH = Math.ceil((LOGO_MAX_BYTES * 4) / 3) + 100;
 const MAX_CAPABILITIES = 100;

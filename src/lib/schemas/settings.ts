@@ -1,15 +1,10 @@
 import { z } from "zod";
+import { VALUE_TYPES } from "@/lib/settings";
 import { DESCRIPTION_LENGTH, id, includeDeleted, LENGTH, list, listOf, pageQuery, text, timestamp } from "./common";
 
 // Settings in tiers: platform (2) over organization (3) over orchestrator instance config (4).
 
-export const VALUE_TYPES = ["string", "integer", "boolean", "float", "json"] as const;
-export type ValueType = (typeof VALUE_TYPES)[number];
-
-/** Categories of platform settings that govern the platform itself: organizations do not inherit them. */
-export const PLATFORM_ONLY_CATEGORIES = ["tier", "policy"] as const;
-/** The categories the seed uses, offered when a platform setting is added (any other may be typed). */
-export const SETTING_CATEGORIES = [...PLATFORM_ONLY_CATEGORIES, "api_keys"] as const;
+export { PLATFORM_ONLY_CATEGORIES, SETTING_CATEGORIES, VALUE_TYPES, type ValueType } from "@/lib/settings";
 
 /**
  * The most settings each tier holds: the platform's, each organization's, and each orchestrator

@@ -164,8 +164,7 @@ export const passwordResetSchema = z.object({
 });
 export type PasswordReset = z.infer<typeof passwordResetSchema>;
 
-/** Where an identity comes from: github, google, or the configured OpenID Connect provider (oauth2). */
-export const IDENTITY_PROVIDERS = ["github", "google", "oauth2"] as const;
+export { IDENTITY_PROVIDERS } from "@/lib/identities";
 
 export const identityParams = z.strictObject({ user_id: id, identity_id: id });
 

@@ -7,7 +7,7 @@ import { DomainError } from "@/server/errors";
 import { clientAddressOf, requestFactsOf } from "@/server/http/client";
 import { countAuthFailure, refuseWhileOverFailureLimit } from "@/server/limits/api-limits";
 import { log } from "@/server/log";
-import { SIGN_IN_ACTION } from "@/lib/schemas/audit";
+import { SIGN_IN_ACTION } from "@/lib/audit-actions";
 import { recordAlone } from "@/server/services/audit/service";
 import { completeLinking } from "./identity-linking";
 import { linkedUserId, linkExternalSignIn, oauthProviders } from "@/server/auth/oauth";

@@ -1,7 +1,7 @@
 import { forgetSubscribers } from "@/server/services/webhooks/outbox";
 import { afterEach, describe, expect, it } from "vitest";
 import { KEY_POLICY, type KeyPolicySetting } from "@/lib/key-policies";
-import { IDLE_REVOKE_ACTION } from "@/lib/schemas/audit";
+import { IDLE_REVOKE_ACTION } from "@/lib/audit-actions";
 import { putOrgSetting, putPlatformSetting } from "@/server/services/settings/service";
 import { createServiceAccount } from "@/server/services/service-accounts/service";
 import { cli, refusal } from "@/test/actors";

@@ -6,7 +6,7 @@ import { hashKey, isWellFormedKey } from "@/server/auth/api-key-format";
 import { dataLayer } from "@/server/db/data-layer";
 import { notFound } from "@/server/errors";
 import { combinePolicy } from "@/lib/key-policies";
-import { IDLE_REVOKE_ACTION } from "@/lib/schemas/audit";
+import { IDLE_REVOKE_ACTION } from "@/lib/audit-actions";
 import { orgPolicyValues, platformKeyPolicy } from "./policy";
 import { emitEvent } from "@/server/services/webhooks/events";
 import { DAY_MS } from "./rows";

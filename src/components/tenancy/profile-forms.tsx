@@ -1,0 +1,136 @@
+"use client";
+
+import {
+  ORGANIZATION_STATUSES,
+  SUBSCRIPTION_TIERS,
+  updateOrganizationInput,
+  updateSubscriptionInput,
+  type Organization,
+  type UpdateOrganizationInput,
+  type UpdateSubscriptionInput,
+} from "@/lib/schemas/organizations";
+import { useTRPCClient } from "@/trpc/react";
+import { useRefreshOrganization } from "./organization-frame";
+import { optionsOf, SelectField, TextAreaField, TextField } from "@/components/ui/fields";
+import { Form, SubmitRow, useSchemaForm } from "@/components/ui/form";
+import { blankAsNull, orNullEach, textsOf } from "@/components/ui/form-values";
+import { HeadedSection } from "@/components/ui/page-header";
+
+// An organization's profile and subscription forms (./profile-section.tsx), and the subscription
+// fields the create form (./create-organization-form.tsx) shares.
+
+type ProfileValues = Record<
+  | "name"
+  | "display_name"
+  | "domain"
+  | "description"
+  | "contact_email"
+  | "website"
+  | "logo_url"
+  | "country"
+  | "timezone",
+  string
+>;
+
+const panel = "mt-4 space-y-5 rounded-xl border border-slate-200 bg-white p-6 dark:border-slate-800 dark:bg-slate-900";
+
+const PROFILE_FIELDS = [
+  "display_name",
+  "domain",
+  "description",
+  "contact_email",
+  "website",
+  "logo_url",
+  "country",
+  "timezone",
+] as const;
+
+export function ProfileForm({ org, onSaved }: { org: Organization; onSaved: () => void }) {
+  const client = useTRPCClient();
+  const refresh = useRefreshOrganization();
+  const form = useSchemaForm<ProfileValues, UpdateOrganizationInput>({
+    schema: updateOrganizationInput,
+    defaultValues: { name: org.name, ...textsOf(org, PROFILE_FIELDS) },
+    toInput: ({ name, description, ...rest }) => ({ name, ...orNullEach(rest), description: blankAsNull(description) }),
+    submit: async (input) => {
+      refresh(await client.organizations.update.mutate({ org_id: org.id, ...input }));
+      onSaved();
+    },
+  });
+
+  return (
+    <HeadedSection
+      title="Profile"
+      level={2}
+      description="What the organization shows of itself. Its own admins may edit it too."
+    >
+      <Form form={form} className={panel}>
+        <div className="grid gap-5 sm:grid-cols-2">
+          <TextField name="name" label="Name" autoComplete="off" />
+          <TextField name="display_name" label="Display name" autoComplete="off" />
+          <TextField name="domain" label="Domain" placeholder="example.com" autoComplete="off" />
+          <TextField name="contact_email" label="Contact email" type="email" autoComplete="off" />
+          <TextField name="website" label="Website" type="url" placeholder="https://example.com" autoComplete="off" />
+          <TextField
+            name="logo_url"
+            label="Logo URL"
+            type="url"
+            placeholder="https://…"
+            autoComplete="off"
+            hint="https only."
+          />
+          <TextField name="country" label="Country" autoComplete="off" />
+          <TextField name="timezone" label="Time zone" placeholder="Europe/Paris" autoComplete="off" />
+        </div>
+        <TextAreaField name="description" label="Description" />
+        <SubmitRow label="Save profile" />
+      </Form>
+    </HeadedSection>
+  );
+}
+
+/** The subscription tier and status of an organization (the platform's decision). */
+export function SubscriptionFields() {
+  return (
+    <div className="grid gap-5 sm:grid-cols-2">
+      <SelectField
+        name="tier"
+        label="Subscription tier"
+        options={optionsOf(SUBSCRIPTION_TIERS)}
+        hint="Central points need pro or higher."
+      />
+      <SelectField name="status" label="Status" options={optionsOf(ORGANIZATION_STATUSES)} />
+    </div>
+  );
+}
+
+export function SubscriptionForm({ org, onSaved }: { org: Organization; onSaved: () => void }) {
+  const client = useTRPCClient();
+  const refresh = useRefreshOrganization();
+  const form = useSchemaForm<{ tier: string; status: string }, UpdateSubscriptionInput>({
+    schema: updateSubscriptionInput,
+    defaultValues: { tier: org.tier, status: org.status },
+    submit: async (input) => {
+      refresh(await client.organizations.updateSubscription.mutate({ org_id: org.id, ...input }));
+      onSaved();
+    },
+  });
+  const [tier, status] = form.watch(["tier", "status"]);
+
+  return (
+    <HeadedSection
+      title="Subscription"
+      level={2}
+      description="The platform’s decision, not the tenant’s: the tier sets the quotas (orchestrators, central points, members) and what the organization may use."
+    >
+      <Form form={form} className={panel}>
+        <SubscriptionFields />
+        <SubmitRow
+          label="Update subscription"
+          pendingLabel="Updating…"
+          disabled={tier === org.tier && status === org.status}
+        />
+      </Form>
+    </HeadedSection>
+  );
+}
