@@ -1,7 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { cli } from "@/test/actors";
 import { testDatabase } from "@/test/database";
+import { seedRoles } from "@/test/fixtures";
 import { listOrganizations } from "./organizations/service";
+import { listRoles } from "./roles/service";
 import { listUsers } from "./users/service";
 
 // The `q` search of organizations and users, as the console's live search sends it while a name is
@@ -24,6 +26,9 @@ await client.user.createMany({
     { username: "kabir", display_name: "Kabir Das", email: null },
   ],
 });
+
+await seedRoles(client);
+await client.role.create({ data: { name: "50%_off", scope: "org", description: "a name with wildcards" } });
 
 const orgs = async (q: string) => (await listOrganizations(cli, { limit: 50, q })).data.map((o) => o.name).sort();
 const users = async (q: string) => (await listUsers(cli, { limit: 50, q })).data.map((u) => u.username).sort();
@@ -67,5 +72,20 @@ describe("the q search of users", () => {
     expect(await users("g")).toEqual(["grace"]);
     expect(await users("ho")).toEqual(["grace"]); // Hopper
     expect(await users("ab")).toEqual([]); // inside "kabir" only
+  });
+});
+
+// The short lists (roles, members, service accounts, OAuth clients, models, instances) match their
+// `q` anywhere, through the same literal condition.
+describe("the q search of the short lists", () => {
+  const roles = async (q: string) => (await listRoles(cli, { limit: 50, q })).data.map((r) => r.name).sort();
+
+  it("takes LIKE's wildcards and escape character literally", async () => {
+    expect((await roles("admin")).length).toBeGreaterThan(1);
+    expect(await roles("%")).toEqual(["50%_off"]);
+    expect(await roles("m_n")).toEqual([]); // a wildcard would match "admin"
+    expect(await roles("0%_o")).toEqual(["50%_off"]);
+    expect(await roles("sys%admin")).toEqual([]);
+    expect(await roles("\\")).toEqual([]);
   });
 });

@@ -11,11 +11,16 @@ const TRIGRAM = 3;
 
 type TextMatch = { contains: string; mode: "insensitive" } | { startsWith: string; mode: "insensitive" };
 
+// Prisma puts the text into a LIKE pattern as it is: `%` and `_` would be wildcards.
+const literal = (q: string) => q.replace(/[\\%_]/g, "\\$&");
+
+/** Prisma's condition for a value holding `q` as typed (any case): for the short lists' searches. */
+export const containing = (q: string) => ({ contains: literal(q), mode: "insensitive" as const });
+
 /** Prisma's `where` for a search of `q` in any of `columns`. */
 export function searchWhere<C extends string>(columns: readonly C[], q: string): { OR: Record<C, TextMatch>[] } {
   const match = (column: C, condition: TextMatch) => ({ [column]: condition }) as Record<C, TextMatch>;
-  // Prisma puts the text into a LIKE pattern as it is: `%` and `_` would be wildcards.
-  const text = q.replace(/[\\%_]/g, "\\$&");
+  const text = literal(q);
   if (q.length >= TRIGRAM) return { OR: columns.map((c) => match(c, { contains: text, mode: "insensitive" })) };
   return {
     OR: columns.flatMap((c) => [

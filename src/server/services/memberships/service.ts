@@ -16,6 +16,7 @@ import type {
   UserOrganization,
 } from "@/lib/schemas/members";
 import { MAX_ORGANIZATIONS_PER_USER } from "@/lib/schemas/organizations";
+import { containing } from "@/server/services/search";
 
 // Organization memberships. Org grants only count while the user is a member, so
 // leaving an organization also removes the user's grants there: rejoining starts from nothing.
@@ -139,7 +140,7 @@ export async function listMembers(
 ): Promise<{ data: Member[]; next_cursor: string | null }> {
   const db = dataLayer(auditName(actor));
   await requireOrganization(db, orgId);
-  const contains = query.q ? { contains: query.q, mode: "insensitive" as const } : undefined;
+  const contains = query.q ? containing(query.q) : undefined;
   const where = {
     org_id: orgId,
     user: {

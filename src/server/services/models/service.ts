@@ -5,6 +5,7 @@ import { dataLayer } from "@/server/db/data-layer";
 import { notFound } from "@/server/errors";
 import type { CreateModelInput, ListModelsQuery, Model, UpdateModelInput } from "@/lib/schemas/models";
 import { byRowId, paginate } from "@/server/services/pagination";
+import { containing } from "@/server/services/search";
 
 // The model catalog (provider_model_configs). Prices stay exact: strings in, Decimal in the database,
 // strings out with their 8 fraction digits trimmed of trailing zeros.
@@ -35,7 +36,7 @@ export const toModel = (row: Row): Model => ({
 });
 
 export async function listModels(actor: Actor, query: ListModelsQuery) {
-  const contains = query.q ? { contains: query.q, mode: "insensitive" as const } : undefined;
+  const contains = query.q ? containing(query.q) : undefined;
   const where = {
     ...(contains ? { OR: [{ provider: contains }, { model_id: contains }, { display_name: contains }] } : {}),
     ...(query.provider ? { provider: query.provider } : {}),

@@ -14,6 +14,7 @@ import {
   type OAuthClientWithSecret,
   type UpdateOAuthClientInput,
 } from "@/lib/schemas/oauth-clients";
+import { containing } from "@/server/services/search";
 
 // OAuth 2.0 client registrations. A confidential client's secret is generated here,
 // returned once (by create and rotate-secret) and stored only as its SHA-256: the secret is 32
@@ -91,7 +92,7 @@ export async function listOAuthClients(
   actor: Actor,
   query: ListOAuthClientsQuery,
 ): Promise<{ data: OAuthClient[]; next_cursor: string | null }> {
-  const contains = query.q ? { contains: query.q, mode: "insensitive" as const } : undefined;
+  const contains = query.q ? containing(query.q) : undefined;
   const where = {
     ...(contains ? { OR: [{ name: contains }, { client_id: contains }] } : {}),
     ...(query.active === undefined ? {} : { is_active: query.active }),

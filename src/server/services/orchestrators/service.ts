@@ -14,6 +14,7 @@ import type {
   Orchestrator,
   UpdateOrchestratorInput,
 } from "@/lib/schemas/orchestrators";
+import { containing } from "@/server/services/search";
 
 // Orchestrator instances (tier 4). framework_type and mode are fixed at creation; config keys obey
 // the settings tiers; plugins used must be in the organization's catalog with valid settings;
@@ -85,7 +86,7 @@ export async function listOrchestrators(actor: Actor, orgId: string, query: List
     ...(query.tier ? { tier: query.tier } : {}),
     ...(query.framework_type ? { framework_type: query.framework_type } : {}),
     ...(query.mode ? { mode: query.mode } : {}),
-    ...(query.q ? { name: { contains: query.q, mode: "insensitive" } } : {}),
+    ...(query.q ? { name: containing(query.q) } : {}),
   };
   return paginate(
     query,

@@ -20,6 +20,7 @@ import {
   type Role,
   type UpdateRoleInput,
 } from "@/lib/schemas/roles";
+import { containing } from "@/server/services/search";
 
 // Roles, their permissions and grants of roles to users. Routes declare who may call what
 // (svc:system:roles:* or svc:org:members:*); this module keeps the rules of the data:
@@ -78,7 +79,7 @@ export async function listRoles(
 ): Promise<{ data: Role[]; next_cursor: string | null }> {
   const where: Prisma.RoleWhereInput = {
     ...(query.scope ? { scope: query.scope } : {}),
-    ...(query.q ? { name: { contains: query.q, mode: "insensitive" } } : {}),
+    ...(query.q ? { name: containing(query.q) } : {}),
   };
   const db = dataLayer(auditName(actor), { includeDeleted: query.include_deleted === true });
   return paginate(

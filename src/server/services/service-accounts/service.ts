@@ -15,6 +15,7 @@ import type {
   ServiceAccount,
   UpdateServiceAccountInput,
 } from "@/lib/schemas/service-accounts";
+import { containing } from "@/server/services/search";
 
 // Service accounts: users of kind `service`, each a member of exactly one organization (made with
 // it), with no password and no identity, holding only org roles there. Whoever manages them in the
@@ -96,7 +97,7 @@ export async function listServiceAccounts(
 ): Promise<{ data: ServiceAccount[]; next_cursor: string | null }> {
   const db = dataLayer(auditName(actor));
   await requireOrganization(db, orgId);
-  const contains = query.q ? { contains: query.q, mode: "insensitive" as const } : undefined;
+  const contains = query.q ? containing(query.q) : undefined;
   const where = { ...inOrg(orgId), ...(contains ? { OR: [{ username: contains }, { display_name: contains }] } : {}) };
   const page = await paginate(
     query,
