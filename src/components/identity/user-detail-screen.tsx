@@ -9,18 +9,18 @@ import { userOptions } from "./queries";
 import { EffectivePermissionsSection, GrantsSection, MembershipsSection } from "./user-access";
 import { ApiKeysSection, IdentitiesSection } from "./user-links";
 import { TwoFactorAdminSection } from "./user-two-factor";
-import { UserActivitySection } from "@/components/audit/audit-log";
 import { Badge } from "@/components/ui/badge";
 import { ConfirmDialog } from "@/components/ui/confirm-dialog";
 import { FormLoading } from "@/components/ui/form-loading";
 import { HeadedSection } from "@/components/ui/page-header";
-import { BackLink, FormAlert, Loaded, Notice } from "@/components/ui/states";
+import { BackLink, FormAlert, Loaded, LoadingState, Notice } from "@/components/ui/states";
 import { dangerButton, secondaryButton } from "@/components/ui/styles";
 
 // One user: profile, password, deletion and restore; their organizations, role grants and
 // effective permissions; linked identities, two-factor authentication and API keys. A deleted user shows only what restoring
 // needs. The profile form and the password reset (with the form library and their validation) load
-// in the browser after the page, not with it.
+// in the browser after the page, not with it, as does the activity at the page's foot (the audit
+// trail's table and filter bar): what the page weighs stays within its budget with room to spare.
 
 const ProfileForm = dynamic(() => import("./user-profile").then((m) => m.ProfileForm), {
   ssr: false,
@@ -30,6 +30,10 @@ const ProfileForm = dynamic(() => import("./user-profile").then((m) => m.Profile
 const ResetPasswordDialog = dynamic(() => import("./user-profile").then((m) => m.ResetPasswordDialog), {
   ssr: false,
   loading: () => null,
+});
+const UserActivitySection = dynamic(() => import("@/components/audit/audit-log").then((m) => m.UserActivitySection), {
+  ssr: false,
+  loading: () => <LoadingState label="Loading the activity…" />,
 });
 const NewPasswordDialog = dynamic(() => import("./user-profile").then((m) => m.NewPasswordDialog), {
   ssr: false,
