@@ -48,7 +48,6 @@ export const apiKeyOperations = {
     access: { permission: "svc:system:api_keys:write", sysAdmin: true },
     body: createApiKeyInput,
     response: createdApiKeySchema,
-    status: 201,
     created: (key) => key.id,
     secret: true,
     errors: ["unknown_scope", "scope_not_held", "policy_violation"],

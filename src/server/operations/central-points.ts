@@ -51,7 +51,6 @@ export const centralPointOperations = {
     params: orgIdParams,
     body: createCentralPointInput,
     response: centralPointSchema,
-    status: 201,
     created: (point) => point.id,
     errors: ["not_found", "tier_required", "quota_exceeded", "conflict"],
     handler: ({ actor, params, body }) => createCentralPoint(actor, params.org_id, body),

@@ -59,7 +59,6 @@ export const conversationOperations = {
     params: orgIdParams,
     body: createConversationInput,
     response: conversationSchema,
-    status: 201,
     created: (c) => c.id,
     errors: ["not_found"],
     handler: ({ actor, params, body }) => createConversation(actor, params.org_id, body),

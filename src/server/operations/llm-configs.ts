@@ -55,7 +55,6 @@ export const llmConfigOperations = {
     params: orgIdParams,
     body: createLlmConfigInput,
     response: llmConfigSchema,
-    status: 201,
     created: (config) => config.id,
     errors: ["not_found"],
     handler: ({ actor, params, body }) => createLlmConfig(actor, params.org_id, body),

@@ -42,7 +42,6 @@ export const modelOperations = {
     access: write,
     body: createModelInput,
     response: modelSchema,
-    status: 201,
     created: (model) => String(model.id),
     errors: ["conflict"],
     handler: ({ actor, body }) => createModel(actor, body),

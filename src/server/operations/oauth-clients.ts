@@ -53,7 +53,6 @@ export const oauthClientOperations = {
     access: write,
     body: createOAuthClientInput,
     response: oauthClientWithSecretSchema,
-    status: 201,
     created: (client) => client.client_id,
     secret: true,
     errors: ["unknown_scope", "scope_not_held"],

@@ -68,9 +68,9 @@ export interface Operation<
   query?: Q;
   body?: B;
   response: R;
-  /** Success status; 200 unless given (202: accepted, done later — a webhook test or retry). */
+  /** Success status: 201 for an operation that names what it created, else 200 unless given (202: accepted, done later — a webhook test or retry). */
   status?: 200 | 201 | 202;
-  /** For a 201: the new resource's id, appended to the request path to make its Location. */
+  /** What the operation created: its id, appended to the request path to make its Location (the status is then 201). */
   created?: (result: z.output<R>) => string;
   /** For a 201 whose new resource lives in another collection than the request path (a rolled key): that collection's path. */
   createdIn?: string;
@@ -116,7 +116,7 @@ export function defineOperation<
   B extends ObjectSchema | undefined = undefined,
   R extends z.ZodType = z.ZodType,
 >(operation: Operation<M, P, Q, B, R>): Operation<M, P, Q, B, R> {
-  return operation;
+  return operation.created && !operation.status ? { ...operation, status: 201 } : operation;
 }
 
 /** The whole input of an operation as one object: path parameters, query and body side by side. */

@@ -54,7 +54,6 @@ export const orchestratorOperations = {
     params: orgIdParams,
     body: createOrchestratorInput,
     response: orchestratorSchema,
-    status: 201,
     created: (instance) => instance.id,
     errors: ["not_found", "quota_exceeded", "not_overridable"],
     handler: ({ actor, params, body }) => createOrchestrator(actor, params.org_id, body),

@@ -49,7 +49,6 @@ export const organizationOperations = {
     access: { permission: "svc:system:orgs:write" },
     body: createOrganizationInput,
     response: organizationSchema,
-    status: 201,
     created: (org) => org.id,
     errors: ["conflict"],
     handler: ({ actor, body }) => createOrganization(actor, body),

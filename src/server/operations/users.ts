@@ -65,7 +65,6 @@ export const userOperations = {
     access: write,
     body: createUserInput,
     response: userSchema,
-    status: 201,
     created: (user) => user.id,
     errors: ["conflict"],
     handler: ({ actor, body }) => createUser(actor, body),

@@ -90,7 +90,6 @@ function endpointOperations<L extends ObjectSchema | undefined, P extends Object
       params: listParams,
       body: createWebhookEndpointInput,
       response: webhookEndpointWithSecretSchema,
-      status: 201,
       created: (endpoint) => endpoint.id,
       secret: true,
       errors: ["not_found", "quota_exceeded"],
