@@ -80,6 +80,9 @@ export const DESCRIPTION_LENGTH = 10_000;
 /** A string of at most `max` characters: by default a column of the spec's STANDARD class. */
 export const text = (max: number = LENGTH.STANDARD) => z.string().max(max);
 
+/** A list's `q`: trimmed, never empty, and saying what it matches. */
+export const searchTerm = (matches: string) => text().trim().min(1).optional().describe(matches);
+
 /** The most items a list holds, unless it says otherwise: a page's worth. */
 export const MAX_ITEMS = 100;
 /** A list of at most `max` items. */

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { id, list, listOf, pageQuery, text, timestamp } from "./common";
+import { id, list, listOf, pageQuery, searchTerm, text, timestamp } from "./common";
 import { ORGANIZATION_DISPLAY_NAME_LENGTH } from "./organizations";
 import { MAX_ROLES } from "./roles";
 
@@ -11,7 +11,7 @@ export type AddMemberInput = z.output<typeof addMemberInput>;
 export const memberParams = z.strictObject({ org_id: id, user_id: id });
 
 export const listMembersQuery = pageQuery.extend({
-  q: text().trim().min(1).optional().describe("Matches username, display name or email."),
+  q: searchTerm("Matches username, display name or email."),
 });
 export type ListMembersQuery = z.output<typeof listMembersQuery>;
 

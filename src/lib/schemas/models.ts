@@ -1,6 +1,16 @@
 import { z } from "zod";
 import { BILLING_UNITS, MODEL_CATEGORIES } from "@/lib/models";
-import { booleanQuery, EXAMPLE_TIMESTAMPS, LENGTH, list, listOf, pageQuery, text, timestamps } from "./common";
+import {
+  booleanQuery,
+  EXAMPLE_TIMESTAMPS,
+  LENGTH,
+  list,
+  listOf,
+  pageQuery,
+  searchTerm,
+  text,
+  timestamps,
+} from "./common";
 
 // The model catalog. Prices are exact decimals, carried as strings everywhere (never floats).
 
@@ -56,7 +66,7 @@ export const updateModelInput = z
 export type UpdateModelInput = z.output<typeof updateModelInput>;
 
 export const listModelsQuery = pageQuery.extend({
-  q: text().trim().min(1).optional().describe("Matches provider, model_id or display name, case aside."),
+  q: searchTerm("Matches provider, model_id or display name, case aside."),
   provider: text(LENGTH.SHORT).optional(),
   model_category: z.enum(MODEL_CATEGORIES).optional(),
   enabled: booleanQuery.optional(),

@@ -7,6 +7,7 @@ import {
   list,
   listOf,
   pageQuery,
+  searchTerm,
   softDeletedRecord,
   text,
 } from "./common";
@@ -117,7 +118,7 @@ export const updateOAuthClientInput = z
 export type UpdateOAuthClientInput = z.output<typeof updateOAuthClientInput>;
 
 export const listOAuthClientsQuery = pageQuery.extend({
-  q: text().trim().min(1).optional().describe("Matches name or client_id."),
+  q: searchTerm("Matches name or client_id."),
   active: booleanQuery.optional(),
   include_deleted: includeDeleted,
 });

@@ -7,6 +7,7 @@ import {
   LENGTH,
   listOf,
   pageQuery,
+  searchTerm,
   softDeletedRecord,
   text,
   timestamp,
@@ -65,7 +66,7 @@ export const listOrchestratorsQuery = pageQuery.extend({
   tier: z.enum(ORCHESTRATOR_TIERS).optional(),
   framework_type: z.enum(FRAMEWORK_TYPES).optional(),
   mode: z.enum(ORCHESTRATOR_MODES).optional(),
-  q: text().trim().min(1).optional(),
+  q: searchTerm("Matches the name."),
   include_deleted: includeDeleted,
 });
 export type ListOrchestratorsQuery = z.output<typeof listOrchestratorsQuery>;

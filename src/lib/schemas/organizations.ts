@@ -8,6 +8,7 @@ import {
   LENGTH,
   listOf,
   pageQuery,
+  searchTerm,
   softDeletedRecord,
   text,
 } from "./common";
@@ -85,13 +86,9 @@ export const updateSubscriptionInput = z
 export type UpdateSubscriptionInput = z.output<typeof updateSubscriptionInput>;
 
 export const listOrganizationsQuery = pageQuery.extend({
-  q: text()
-    .trim()
-    .min(1)
-    .optional()
-    .describe(
-      "Matches name, display name or domain, case aside; one or two characters match where a value or a word of it begins.",
-    ),
+  q: searchTerm(
+    "Matches name, display name or domain, case aside; one or two characters match where a value or a word of it begins.",
+  ),
   status: z.enum(ORGANIZATION_STATUSES).optional(),
   tier: z.enum(SUBSCRIPTION_TIERS).optional(),
   include_deleted: includeDeleted,

@@ -9,6 +9,7 @@ import {
   list,
   listOf,
   pageQuery,
+  searchTerm,
   softDeletedRecord,
   text,
   timestamp,
@@ -73,7 +74,7 @@ export type UpdateRoleInput = z.output<typeof updateRoleInput>;
 
 export const listRolesQuery = pageQuery.extend({
   scope: z.enum(ROLE_SCOPES).optional(),
-  q: text().trim().min(1).optional().describe("Matches the name."),
+  q: searchTerm("Matches the name."),
   include_deleted: includeDeleted,
 });
 export type ListRolesQuery = z.output<typeof listRolesQuery>;

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { apiKeyIdParams } from "./api-keys";
-import { EXAMPLE_TIMESTAMPS, id, list, listOf, pageQuery, text, timestamps } from "./common";
+import { EXAMPLE_TIMESTAMPS, id, list, listOf, pageQuery, searchTerm, text, timestamps } from "./common";
 import { username } from "./users";
 
 // Service accounts: users of kind `service` that stand for a machine in one organization. Their
@@ -42,7 +42,7 @@ export const updateServiceAccountInput = z
 export type UpdateServiceAccountInput = z.output<typeof updateServiceAccountInput>;
 
 export const listServiceAccountsQuery = pageQuery.extend({
-  q: text().trim().min(1).optional().describe("Matches username or display name."),
+  q: searchTerm("Matches username or display name."),
 });
 export type ListServiceAccountsQuery = z.output<typeof listServiceAccountsQuery>;
 

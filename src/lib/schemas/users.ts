@@ -7,6 +7,7 @@ import {
   LENGTH,
   listOf,
   pageQuery,
+  searchTerm,
   softDeletedRecord,
   text,
   timestamp,
@@ -106,13 +107,9 @@ export const resetPasswordInput = z
 export type ResetPasswordInput = z.output<typeof resetPasswordInput>;
 
 export const listUsersQuery = pageQuery.extend({
-  q: text()
-    .trim()
-    .min(1)
-    .optional()
-    .describe(
-      "Matches username, display name or email, case aside; one or two characters match where a value or a word of it begins.",
-    ),
+  q: searchTerm(
+    "Matches username, display name or email, case aside; one or two characters match where a value or a word of it begins.",
+  ),
   include_deleted: includeDeleted,
 });
 export type ListUsersQuery = z.output<typeof listUsersQuery>;
