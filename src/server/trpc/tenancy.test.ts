@@ -244,14 +244,12 @@ describe("settings tiers", () => {
 });
 
 describe("LLM configs", () => {
+  const newLlmConfig = (orgId: string, provider: "openai" | "anthropic", apiKey: string) =>
+    asAdmin.llmConfigs.create({ org_id: orgId, name: "main", provider, api_key: apiKey });
+
   it("never returns the provider key, only its last 4 characters", async () => {
     const org = await newOrg();
-    const created = await asAdmin.llmConfigs.create({
-      org_id: org.id,
-      name: "main",
-      provider: "openai",
-      api_key: "sk-secret-value-WXYZ",
-    });
+    const created = await newLlmConfig(org.id, "openai", "sk-secret-value-WXYZ");
     expect(created).toMatchObject({ provider: "openai", api_key_last4: "WXYZ", is_enabled: true });
     const listed = await asAdmin.llmConfigs.list({ org_id: org.id });
     expect(JSON.stringify(listed)).not.toContain("sk-secret");
@@ -272,12 +270,7 @@ describe("LLM configs", () => {
 
   it("maps a provider change to BAD_REQUEST immutable_field", async () => {
     const org = await newOrg();
-    const config = await asAdmin.llmConfigs.create({
-      org_id: org.id,
-      name: "x",
-      provider: "anthropic",
-      api_key: "key-12345678",
-    });
+    const config = await newLlmConfig(org.id, "anthropic", "key-12345678");
     const error = await failure(
       asAdmin.llmConfigs.update({ org_id: org.id, config_id: config.id, provider: "openai" }),
     );
