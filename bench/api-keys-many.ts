@@ -6,7 +6,8 @@
 // ratios, see load.ts). Also printed: the key cache's hits and misses while measured, and the app's
 // heap before and after the warm-up, over the keys it warmed.
 
-import { f, lpad, pad, processTree, say, sleep, startApp, stopApp } from "./lib";
+import { processTree } from "./cpu-time";
+import { f, lpad, pad, say, sleep, startApp, stopApp } from "./lib";
 import {
   gcText,
   pairedRatio,

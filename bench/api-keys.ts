@@ -11,6 +11,7 @@
 
 import { apiKeyUpdateStats, setupDatabase, type Keys } from "./api-keys-data";
 import { measureManyKeys, reportManyKeys, TARGET_MANY_KEYS_RATIO } from "./api-keys-many";
+import { processTree } from "./cpu-time";
 import {
   ADMIN_URL,
   appLogLines,
@@ -21,7 +22,6 @@ import {
   lpad,
   machine,
   pad,
-  processTree,
   reportHeader,
   runBenchmark,
   say,

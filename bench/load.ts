@@ -5,7 +5,8 @@
 
 import { spawn, type ChildProcess } from "node:child_process";
 import path from "node:path";
-import { CLK_TCK, intSetting, median, percentile, ROOT } from "./lib";
+import { CLK_TCK } from "./cpu-time";
+import { intSetting, median, percentile, ROOT } from "./lib";
 
 // The scenarios take turns on the same connections in slots of SLOT_MS, one slot each per round:
 // the machine's speed drifts within seconds (the same work has cost a third more CPU from one

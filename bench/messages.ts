@@ -27,10 +27,10 @@
 import http from "node:http";
 import pg from "pg";
 import { historyQuery } from "@/server/services/conversations/history-query";
+import { cpuMs } from "./cpu-time";
 import {
   ADMIN_URL,
   appLogLines,
-  cpuMs,
   databaseUrl,
   DIST_DIR,
   ensureBuild,
