@@ -239,6 +239,24 @@ export function CheckboxField({
   );
 }
 
+/** A list's filter "Show deleted <noun>" (./filter-bar.tsx), for those who may see deleted items. */
+export function ShowDeletedField({
+  noun,
+  filters,
+}: {
+  noun: string;
+  filters: { values: { include_deleted: boolean }; set: (key: "include_deleted", value: boolean) => void };
+}) {
+  return (
+    <CheckboxField
+      label={`Show deleted ${noun}`}
+      checked={filters.values.include_deleted}
+      onChange={(event) => filters.set("include_deleted", event.target.checked)}
+      className="pb-2"
+    />
+  );
+}
+
 /** A group of radios or checkboxes with a legend, a hint and its error. */
 export function ChoiceGroup({
   legend,
