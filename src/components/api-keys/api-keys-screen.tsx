@@ -37,7 +37,7 @@ export function ApiKeysScreen({ userId }: { userId: string }) {
   const notice = useNotice();
   const own = owner === null;
   const refresh = () => queryClient.invalidateQueries(trpc.apiKeys.list.pathFilter());
-  const keyActions = useKeyActions(notice, () => void refresh());
+  const keyActions = useKeyActions(notice.say, () => void refresh());
 
   const createButton = (
     <button type="button" onClick={() => setCreating(true)} className={primaryButton}>

@@ -1,17 +1,17 @@
 "use client";
 
-import { useMutation } from "@tanstack/react-query";
 import dynamic from "next/dynamic";
 import { useState } from "react";
 import type { ApiKey, CreatedApiKey } from "@/lib/schemas/api-keys";
-import { useTRPC } from "@/trpc/react";
+import { useTRPCClient } from "@/trpc/react";
 import { ConfirmDialog } from "@/components/ui/confirm-dialog";
 import { useOpenedOnce } from "@/components/ui/dialog";
-import type { NoticeState } from "@/components/ui/resource-section";
+import { keyCalls, type ServiceAccountRef } from "./key-calls";
 import { NewKeyDialog } from "./new-key-dialog";
 
-// What an owner does to a key, from the list and from the key's own page alike: edit, roll (the new
-// key shown once) and revoke. The edit and roll forms load when first opened, not with the page.
+// What an owner does to a key, from the list, the key's own page and a service account's keys
+// alike: edit, roll (the new key shown once) and revoke. The edit and roll forms load when first
+// opened, not with the page.
 
 const EditKeyDialog = dynamic(() => import("./edit-key-dialog").then((m) => m.EditKeyDialog));
 const RollKeyDialog = dynamic(() => import("./roll-key-dialog").then((m) => m.RollKeyDialog));
@@ -22,14 +22,16 @@ export interface KeyActionStarts {
   onRevoke: (key: ApiKey) => void;
 }
 
-/** The actions' starts (for buttons) and their dialogs (to render once); `onChanged` after each. */
-export function useKeyActions(notice: NoticeState, onChanged: () => void) {
-  const trpc = useTRPC();
+/**
+ * The actions' starts (for buttons) and their dialogs (to render once) on the keys of `of` (default:
+ * the signed-in user's own); each says what it did and calls `onChanged`.
+ */
+export function useKeyActions(say: (text: string) => void, onChanged: () => void, of?: ServiceAccountRef) {
+  const client = useTRPCClient();
   const [created, setCreated] = useState<CreatedApiKey | null>(null);
   const [revoking, setRevoking] = useState<ApiKey | null>(null);
   const [editing, setEditing] = useState<ApiKey | null>(null);
   const [rolling, setRolling] = useState<ApiKey | null>(null);
-  const revoke = useMutation(trpc.apiKeys.revoke.mutationOptions());
   const editOpened = useOpenedOnce(editing !== null);
   const rollOpened = useOpenedOnce(rolling !== null);
   const starts: KeyActionStarts = { onEdit: setEditing, onRoll: setRolling, onRevoke: setRevoking };
@@ -38,10 +40,11 @@ export function useKeyActions(notice: NoticeState, onChanged: () => void) {
       {editOpened && (
         <EditKeyDialog
           apiKey={editing}
+          of={of}
           onClose={() => setEditing(null)}
           onSaved={(key) => {
             setEditing(null);
-            notice.say(`API key “${key.name}” saved.`);
+            say(`API key “${key.name}” saved.`);
             onChanged();
           }}
         />
@@ -49,11 +52,12 @@ export function useKeyActions(notice: NoticeState, onChanged: () => void) {
       {rollOpened && (
         <RollKeyDialog
           apiKey={rolling}
+          of={of}
           onClose={() => setRolling(null)}
           onRolled={(key) => {
             setRolling(null);
             setCreated(key);
-            notice.say(`API key “${key.name}” rolled.`);
+            say(`API key “${key.name}” rolled.`);
             onChanged();
           }}
         />
@@ -71,10 +75,10 @@ export function useKeyActions(notice: NoticeState, onChanged: () => void) {
         confirmLabel="Revoke key"
         pendingLabel="Revoking…"
         onClose={() => setRevoking(null)}
-        run={(key) => revoke.mutateAsync({ key_id: key.id })}
+        run={(key) => keyCalls(client, of).revoke(key.id)}
         onDone={(key) => {
           setRevoking(null);
-          notice.say(`API key “${key.name}” revoked.`);
+          say(`API key “${key.name}” revoked.`);
           onChanged();
         }}
       />

@@ -73,7 +73,7 @@ function KeyDetail({ apiKey, own }: { apiKey: ApiKey; own: boolean }) {
   const [now] = useState(() => Date.now());
   const status = statusOf(apiKey, now);
   const notice = useNotice();
-  const keyActions = useKeyActions(notice, () => void queryClient.invalidateQueries(trpc.apiKeys.pathFilter()));
+  const keyActions = useKeyActions(notice.say, () => void queryClient.invalidateQueries(trpc.apiKeys.pathFilter()));
   return (
     <div>
       {back}

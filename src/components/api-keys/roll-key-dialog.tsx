@@ -8,7 +8,7 @@ import {
   type RollApiKeyInput,
 } from "@/lib/schemas/api-keys";
 import { Dialog } from "@/components/ui/dialog";
-import { Choice, ChoiceGroup } from "@/components/ui/fields";
+import { RadioGroup } from "@/components/ui/fields";
 import { DialogButtons, Form, useSchemaForm } from "@/components/ui/form";
 import { useTRPCClient } from "@/trpc/react";
 import { keyCalls, type ServiceAccountRef } from "./key-calls";
@@ -60,7 +60,7 @@ function RollKeyForm({
   });
   return (
     <Form form={form} className="space-y-6">
-      <ChoiceGroup
+      <RadioGroup
         legend="The old key keeps working for"
         name="grace"
         subject="Grace period"
@@ -69,11 +69,8 @@ function RollKeyForm({
             Then <code className="font-mono">{apiKey.key_prefix}…</code> is refused.
           </>
         }
-      >
-        {GRACE_CHOICES.map((choice) => (
-          <Choice key={choice.seconds} type="radio" name="grace" value={String(choice.seconds)} label={choice.label} />
-        ))}
-      </ChoiceGroup>
+        options={GRACE_CHOICES.map((choice) => ({ value: String(choice.seconds), label: choice.label }))}
+      />
       <DialogButtons onCancel={onCancel} label="Roll key" pendingLabel="Rolling…" />
     </Form>
   );

@@ -3,9 +3,10 @@
 import { createUserInput, type CreateUserInput, type User } from "@/lib/schemas/users";
 import { Dialog } from "@/components/ui/dialog";
 import { useTRPCClient } from "@/trpc/react";
-import { Choice, ChoiceGroup, TextField } from "@/components/ui/fields";
+import { TextField } from "@/components/ui/fields";
 import { DialogButtons, Form, useSchemaForm } from "@/components/ui/form";
 import { orNull } from "@/components/ui/form-values";
+import { PasswordChoice } from "./password-choice";
 
 // "Create user": a username, an optional email and display name, and either a password or none
 // (an OAuth-only user, who signs in through a linked identity).
@@ -17,6 +18,11 @@ interface CreateUserValues {
   sign_in: "password" | "oauth";
   password: string;
 }
+
+const SIGN_IN = [
+  { value: "password", label: "With a password" },
+  { value: "oauth", label: "OAuth only (no password)" },
+];
 
 export function CreateUserDialog({
   open,
@@ -70,19 +76,13 @@ function CreateUserForm({ onCancel, onCreated }: { onCancel: () => void; onCreat
         hint="Optional. A verified email at an OAuth provider links that account on its first sign-in."
       />
       <TextField name="display_name" label="Display name" autoComplete="off" />
-      <ChoiceGroup legend="Sign-in">
-        <Choice type="radio" name="sign_in" value="password" label="With a password" />
-        <Choice type="radio" name="sign_in" value="oauth" label="OAuth only (no password)" />
-      </ChoiceGroup>
-      {form.watch("sign_in") === "password" && (
-        <TextField
-          name="password"
-          label="Password"
-          type="password"
-          autoComplete="new-password"
-          hint="At least 12 characters. For a generated one, create the user without and use “Reset password” on their page."
-        />
-      )}
+      <PasswordChoice
+        legend="Sign-in"
+        name="sign_in"
+        options={SIGN_IN}
+        typed="password"
+        hint="For a generated one, create the user without and use “Reset password” on their page."
+      />
       <DialogButtons onCancel={onCancel} label="Create user" pendingLabel="Creating…" />
     </Form>
   );

@@ -13,7 +13,7 @@ import {
 } from "@/lib/schemas/oauth-clients";
 import { useTRPCClient } from "@/trpc/react";
 import { PermissionPicker } from "./permission-picker";
-import { CheckboxField, Choice, ChoiceGroup, TextAreaField, TextField } from "@/components/ui/fields";
+import { CheckboxField, CheckboxGroup, RadioGroup, TextAreaField, TextField } from "@/components/ui/fields";
 import { DialogButtons, Form, useSchemaForm } from "@/components/ui/form";
 import { Fact, ShownOnceDialog } from "@/components/ui/secret-field";
 import { Code } from "@/components/ui/values";
@@ -30,6 +30,11 @@ const GRANT_LABELS: Record<(typeof GRANT_TYPES)[number], string> = {
 };
 
 /** One URI a line; blank lines are ignored. */
+const CLIENT_TYPE_CHOICES = [
+  { value: "confidential", label: "Confidential (a server that keeps a secret)" },
+  { value: "public", label: "Public (a browser or mobile app, no secret)" },
+];
+
 const urisOf = (text: string) =>
   text
     .split("\n")
@@ -94,15 +99,12 @@ export function ClientForm({
     <Form form={form} className="space-y-6">
       <TextField name="name" label="Name" autoFocus autoComplete="off" hint="Shown to users on consent screens." />
       {client === null ? (
-        <ChoiceGroup name="client_type" legend="Client type" hint="Fixed once registered.">
-          <Choice
-            type="radio"
-            name="client_type"
-            value="confidential"
-            label="Confidential (a server that keeps a secret)"
-          />
-          <Choice type="radio" name="client_type" value="public" label="Public (a browser or mobile app, no secret)" />
-        </ChoiceGroup>
+        <RadioGroup
+          name="client_type"
+          legend="Client type"
+          hint="Fixed once registered."
+          options={CLIENT_TYPE_CHOICES}
+        />
       ) : (
         <p className="text-sm">
           Client type: <strong className="font-semibold">{client.client_type}</strong>{" "}
@@ -118,16 +120,13 @@ export function ClientForm({
         spellCheck={false}
         hint="One a line. Absolute https URIs (http only for localhost, 127.x.x.x or [::1]), without a fragment."
       />
-      <ChoiceGroup
+      <CheckboxGroup
         name="allowed_grant_types"
         legend="Grant types"
         subject="Grant types"
         hint="Authorization code needs a redirect URI; refresh token goes with authorization code; client credentials need a secret."
-      >
-        {GRANT_TYPES.map((grant) => (
-          <Choice key={grant} type="checkbox" name="allowed_grant_types" value={grant} label={GRANT_LABELS[grant]} />
-        ))}
-      </ChoiceGroup>
+        options={GRANT_TYPES.map((grant) => ({ value: grant, label: GRANT_LABELS[grant] }))}
+      />
       <PermissionPicker
         name="allowed_scopes"
         legend="Allowed scopes"

@@ -9,7 +9,7 @@ import { clientListOptions, type ClientStatus } from "./queries";
 import { Badge } from "@/components/ui/badge";
 import { ConfirmDialog } from "@/components/ui/confirm-dialog";
 import { useOpenedOnce } from "@/components/ui/dialog";
-import { CheckboxField } from "@/components/ui/fields";
+import { ShowDeletedField } from "@/components/ui/fields";
 import { FilterBar, useListFilters } from "@/components/ui/filter-bar";
 import { ResourceSection, useNotice } from "@/components/ui/resource-section";
 import { Segmented } from "@/components/ui/segmented";
@@ -71,12 +71,7 @@ export function OAuthClientsScreen() {
       before={
         <FilterBar noun="OAuth clients" filters={filters} placeholder="Name or client ID">
           <Segmented legend="Status" name="client-status" options={STATUSES} {...filters.choice("status")} />
-          <CheckboxField
-            label="Show deleted clients"
-            checked={filters.values.include_deleted}
-            onChange={(e) => filters.set("include_deleted", e.target.checked)}
-            className="pb-2"
-          />
+          <ShowDeletedField noun="clients" filters={filters} />
         </FilterBar>
       }
       moreLabel="Show more clients"

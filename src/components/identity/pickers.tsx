@@ -7,7 +7,9 @@ import { describedBy, FieldError } from "@/components/ui/field-error";
 import { InputRow, SelectField } from "@/components/ui/fields";
 import { useFieldController } from "@/components/ui/form";
 import { inputClass, labelClass, mutedText, secondaryButton } from "@/components/ui/styles";
+import type { Organization } from "@/lib/schemas/organizations";
 import type { ROLE_SCOPES } from "@/lib/schemas/roles";
+import type { User } from "@/lib/schemas/users";
 import { roleChoicesOptions } from "./queries";
 
 // Find a user or an organization by part of its name and pick it from the matches (the search is
@@ -142,30 +144,35 @@ function Matches({
 
 type PickerProps = { name: string; label?: string };
 
-function useUserMatches(query: string) {
-  const trpc = useTRPC();
-  const found = useQuery(trpc.users.list.queryOptions({ q: query, limit: 20 }, { enabled: query !== "" }));
+/** A list query's items as matches: their name, and their display name when it says more. */
+function matchesOf<T extends { id: string; display_name: string | null }>(
+  found: { isPending: boolean; isError: boolean; error: unknown; data?: { data: T[] } },
+  name: (item: T) => string,
+): ReturnType<SearchPickerProps["useMatches"]> {
   return {
     ...found,
-    data: found.data?.data.map((u) => ({
-      id: u.id,
-      label: u.username,
-      detail: u.display_name !== u.username ? u.display_name : null,
+    data: found.data?.data.map((item) => ({
+      id: item.id,
+      label: name(item),
+      detail: item.display_name !== name(item) ? item.display_name : null,
     })),
   };
 }
 
+function useUserMatches(query: string) {
+  const trpc = useTRPC();
+  return matchesOf<User>(
+    useQuery(trpc.users.list.queryOptions({ q: query, limit: 20 }, { enabled: query !== "" })),
+    (user) => user.username,
+  );
+}
+
 function useOrganizationMatches(query: string) {
   const trpc = useTRPC();
-  const found = useQuery(trpc.organizations.list.queryOptions({ q: query, limit: 20 }, { enabled: query !== "" }));
-  return {
-    ...found,
-    data: found.data?.data.map((o) => ({
-      id: o.id,
-      label: o.name,
-      detail: o.display_name !== o.name ? o.display_name : null,
-    })),
-  };
+  return matchesOf<Organization>(
+    useQuery(trpc.organizations.list.queryOptions({ q: query, limit: 20 }, { enabled: query !== "" })),
+    (org) => org.name,
+  );
 }
 
 export const UserPicker = ({ label = "User", ...props }: PickerProps) => (

@@ -11,12 +11,17 @@ import {
 import { isPermission } from "@/lib/permissions";
 import { useTRPCClient } from "@/trpc/react";
 import { orgPermissionsOnly, PermissionPicker } from "./permission-picker";
-import { Choice, ChoiceGroup, TextAreaField, TextField } from "@/components/ui/fields";
+import { RadioGroup, TextAreaField, TextField } from "@/components/ui/fields";
 import { Form, SubmitRow, useSchemaForm } from "@/components/ui/form";
 import { orNull } from "@/components/ui/form-values";
 
 // A role's form (./role-editor.tsx): name, description, scope (a new role's only) and permissions;
 // a built-in role's description alone. `onSaved` gets the role as the server holds it.
+
+const SCOPES = [
+  { value: "org", label: "Organization: granted in one organization, org permissions only" },
+  { value: "system", label: "System: granted globally" },
+];
 
 interface RoleValues {
   name: string;
@@ -65,15 +70,12 @@ export function RoleForm({ role, onSaved }: { role: Role | null; onSaved: (role:
       <TextField name="name" label="Name" readOnly={builtIn} autoComplete="off" autoFocus={role === null} />
       <TextAreaField name="description" label="Description" rows={2} />
       {role === null ? (
-        <ChoiceGroup name="scope" legend="Scope" hint="Fixed once the role exists: grants depend on it.">
-          <Choice
-            type="radio"
-            name="scope"
-            value="org"
-            label="Organization: granted in one organization, org permissions only"
-          />
-          <Choice type="radio" name="scope" value="system" label="System: granted globally" />
-        </ChoiceGroup>
+        <RadioGroup
+          name="scope"
+          legend="Scope"
+          hint="Fixed once the role exists: grants depend on it."
+          options={SCOPES}
+        />
       ) : null}
       <PermissionPicker
         name="permissions"

@@ -8,7 +8,7 @@ import type { User } from "@/lib/schemas/users";
 import { useTRPC, useTRPCClient } from "@/trpc/react";
 import { OrganizationPicker, RoleSelect, type Picked } from "./pickers";
 import { userOrganizationsOptions } from "./queries";
-import { Choice, ChoiceGroup, SelectField } from "@/components/ui/fields";
+import { RadioGroup, SelectField } from "@/components/ui/fields";
 import { DialogButtons, Form, useSchemaForm } from "@/components/ui/form";
 
 // A user's access forms (./user-access.tsx): add the user to an organization, grant them a role.
@@ -44,6 +44,11 @@ export function AddMembershipForm({
   );
 }
 
+const ROLE_KINDS = [
+  { value: "org", label: "Organization role, in one organization" },
+  { value: "system", label: "System role, globally" },
+];
+
 export function GrantRoleForm({
   user,
   onCancel,
@@ -73,16 +78,7 @@ export function GrantRoleForm({
 
   return (
     <Form form={form} className="space-y-5">
-      <ChoiceGroup legend="Kind of role">
-        <Choice
-          type="radio"
-          name="scope"
-          value="org"
-          label="Organization role, in one organization"
-          onChange={clearRole}
-        />
-        <Choice type="radio" name="scope" value="system" label="System role, globally" onChange={clearRole} />
-      </ChoiceGroup>
+      <RadioGroup legend="Kind of role" name="scope" options={ROLE_KINDS} onChange={clearRole} />
       <RoleSelect key={scope} scope={scope} />
       {scope === "org" && (
         <SelectField

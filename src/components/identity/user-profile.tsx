@@ -10,7 +10,8 @@ import {
 } from "@/lib/schemas/users";
 import { Dialog } from "@/components/ui/dialog";
 import { useTRPCClient } from "@/trpc/react";
-import { Choice, ChoiceGroup, TextAreaField, TextField } from "@/components/ui/fields";
+import { TextAreaField, TextField } from "@/components/ui/fields";
+import { PasswordChoice } from "./password-choice";
 import { DialogButtons, Form, SubmitRow, useSchemaForm } from "@/components/ui/form";
 import { blankAsNull, orNullEach, textsOf } from "@/components/ui/form-values";
 import { ShownOnceDialog } from "@/components/ui/secret-field";
@@ -88,6 +89,11 @@ export function ResetPasswordDialog({
   );
 }
 
+const NEW_PASSWORD = [
+  { value: "generate", label: "Generate one (shown once)" },
+  { value: "set", label: "Set this password" },
+];
+
 function ResetPasswordForm({
   user,
   onCancel,
@@ -108,19 +114,7 @@ function ResetPasswordForm({
 
   return (
     <Form form={form} className="space-y-5">
-      <ChoiceGroup legend="New password">
-        <Choice type="radio" name="mode" value="generate" label="Generate one (shown once)" />
-        <Choice type="radio" name="mode" value="set" label="Set this password" />
-      </ChoiceGroup>
-      {form.watch("mode") === "set" && (
-        <TextField
-          name="password"
-          label="Password"
-          type="password"
-          autoComplete="new-password"
-          hint="At least 12 characters."
-        />
-      )}
+      <PasswordChoice legend="New password" name="mode" options={NEW_PASSWORD} typed="set" />
       <DialogButtons onCancel={onCancel} label="Reset password" pendingLabel="Resetting…" />
     </Form>
   );

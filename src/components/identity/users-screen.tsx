@@ -9,10 +9,9 @@ import { useTRPC } from "@/trpc/react";
 import { userListOptions } from "./queries";
 import { Badge } from "@/components/ui/badge";
 import { useOpenedOnce } from "@/components/ui/dialog";
-import { CheckboxField } from "@/components/ui/fields";
-import { FilterBar, useListFilters } from "@/components/ui/filter-bar";
-import { HeadedSection } from "@/components/ui/page-header";
-import { ListView } from "@/components/ui/resource-section";
+import { ShowDeletedField } from "@/components/ui/fields";
+import { useListFilters } from "@/components/ui/filter-bar";
+import { ListScreen } from "@/components/ui/resource-section";
 import { mutedText, primaryButton, textLink } from "@/components/ui/styles";
 import { td } from "@/components/ui/table";
 import { WhenCell } from "@/components/ui/values";
@@ -44,56 +43,43 @@ export function UsersScreen() {
   );
 
   return (
-    <HeadedSection
+    <ListScreen
       title="Users"
       description="Everyone who can sign in: their organizations, roles, linked identities and API keys are on their page."
-      actions={createButton}
+      action={createButton}
+      placeholder="Username, name or email"
+      filters={filters}
+      filterFields={<ShowDeletedField noun="users" filters={filters} />}
+      query={list}
+      columns={["Username", "Display name", "Email", "Sign-in", "Created"]}
+      row={(user) => (
+        <>
+          <th scope="row" className={`${td} text-left font-medium wrap-anywhere`}>
+            <Link href={`/console/users/${user.id}`} className={textLink}>
+              {user.username}
+            </Link>
+            {user.is_deleted && (
+              <span className="ml-2">
+                <Badge tone="bad">Deleted</Badge>
+              </span>
+            )}
+          </th>
+          <td className={td}>{user.display_name ?? <span className={mutedText}>—</span>}</td>
+          <td className={`${td} wrap-anywhere`}>{user.email ?? <span className={mutedText}>—</span>}</td>
+          <td className={td}>
+            {user.kind === "service" ? (
+              <Badge tone="brand">Service account</Badge>
+            ) : user.has_password ? (
+              <Badge>Password</Badge>
+            ) : (
+              <Badge tone="brand">OAuth only</Badge>
+            )}
+          </td>
+          <WhenCell iso={user.created_at} />
+        </>
+      )}
+      empty={{ title: "No users yet", body: "Create the first user who signs in." }}
     >
-      <FilterBar noun="users" filters={filters} placeholder="Username, name or email">
-        <CheckboxField
-          label="Show deleted users"
-          checked={filters.values.include_deleted}
-          onChange={(e) => filters.set("include_deleted", e.target.checked)}
-          className="pb-2"
-        />
-      </FilterBar>
-
-      <div className="mt-6">
-        <ListView
-          query={list}
-          caption="Users"
-          columns={["Username", "Display name", "Email", "Sign-in", "Created"]}
-          row={(user) => (
-            <>
-              <th scope="row" className={`${td} text-left font-medium wrap-anywhere`}>
-                <Link href={`/console/users/${user.id}`} className={textLink}>
-                  {user.username}
-                </Link>
-                {user.is_deleted && (
-                  <span className="ml-2">
-                    <Badge tone="bad">Deleted</Badge>
-                  </span>
-                )}
-              </th>
-              <td className={td}>{user.display_name ?? <span className={mutedText}>—</span>}</td>
-              <td className={`${td} wrap-anywhere`}>{user.email ?? <span className={mutedText}>—</span>}</td>
-              <td className={td}>
-                {user.kind === "service" ? (
-                  <Badge tone="brand">Service account</Badge>
-                ) : user.has_password ? (
-                  <Badge>Password</Badge>
-                ) : (
-                  <Badge tone="brand">OAuth only</Badge>
-                )}
-              </td>
-              <WhenCell iso={user.created_at} />
-            </>
-          )}
-          empty={{ title: "No users yet", body: "Create the first user who signs in.", action: createButton }}
-          filters={filters}
-        />
-      </div>
-
       {createOpened && (
         <CreateUserDialog
           open={creating}
@@ -105,6 +91,6 @@ export function UsersScreen() {
           }}
         />
       )}
-    </HeadedSection>
+    </ListScreen>
   );
 }

@@ -2,21 +2,16 @@
 
 import { useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
-import type { ApiKey, CreatedApiKey } from "@/lib/schemas/api-keys";
 import type { ServiceAccount } from "@/lib/schemas/service-accounts";
 import { CreateKeyDialog } from "@/components/api-keys/create-key-dialog";
-import { EditKeyDialog } from "@/components/api-keys/edit-key-dialog";
-import { keyCalls } from "@/components/api-keys/key-calls";
+import { useKeyActions } from "@/components/api-keys/key-actions";
 import { KeyTable } from "@/components/api-keys/key-table";
-import { NewKeyDialog } from "@/components/api-keys/new-key-dialog";
-import { RollKeyDialog } from "@/components/api-keys/roll-key-dialog";
-import { ConfirmDialog } from "@/components/ui/confirm-dialog";
 import { HeadedSection } from "@/components/ui/page-header";
 import { primaryButton } from "@/components/ui/styles";
-import { useTRPC, useTRPCClient } from "@/trpc/react";
+import { useTRPC } from "@/trpc/react";
 
-// One service account's keys, with the personal keys' table and dialogs: create (shown once), edit,
-// roll with a grace period, revoke. A key's name leads to its page and usage chart.
+// One service account's keys, with the personal keys' table and dialogs (../api-keys/key-actions.tsx):
+// create (shown once), edit, roll with a grace period, revoke. A key's name leads to its page and usage chart.
 
 export function ServiceAccountKeys({
   orgId,
@@ -28,15 +23,11 @@ export function ServiceAccountKeys({
   onNotice: (text: string) => void;
 }) {
   const trpc = useTRPC();
-  const client = useTRPCClient();
   const queryClient = useQueryClient();
   const of = { orgId, userId: account.id };
   const [creating, setCreating] = useState(false);
-  const [created, setCreated] = useState<CreatedApiKey | null>(null);
-  const [editing, setEditing] = useState<ApiKey | null>(null);
-  const [rolling, setRolling] = useState<ApiKey | null>(null);
-  const [revoking, setRevoking] = useState<ApiKey | null>(null);
   const refresh = () => queryClient.invalidateQueries(trpc.apiKeys.list.pathFilter());
+  const keyActions = useKeyActions(onNotice, () => void refresh(), of);
   const createButton = (
     <button type="button" onClick={() => setCreating(true)} className={primaryButton}>
       Create key for {account.username}
@@ -56,7 +47,7 @@ export function ServiceAccountKeys({
           ownerId={account.id}
           caption={`API keys of ${account.username}`}
           empty={{ title: `${account.username} has no API keys yet.`, action: createButton }}
-          actions={{ onEdit: setEditing, onRoll: setRolling, onRevoke: setRevoking }}
+          actions={keyActions.starts}
         />
       </div>
       <CreateKeyDialog
@@ -66,51 +57,12 @@ export function ServiceAccountKeys({
         onClose={() => setCreating(false)}
         onCreated={(key) => {
           setCreating(false);
-          setCreated(key);
+          keyActions.showCreated(key);
           onNotice(`API key “${key.name}” created for ${account.username}.`);
           void refresh();
         }}
       />
-      <EditKeyDialog
-        apiKey={editing}
-        of={of}
-        onClose={() => setEditing(null)}
-        onSaved={(key) => {
-          setEditing(null);
-          onNotice(`API key “${key.name}” saved.`);
-          void refresh();
-        }}
-      />
-      <RollKeyDialog
-        apiKey={rolling}
-        of={of}
-        onClose={() => setRolling(null)}
-        onRolled={(key) => {
-          setRolling(null);
-          setCreated(key);
-          onNotice(`API key “${key.name}” rolled.`);
-          void refresh();
-        }}
-      />
-      <NewKeyDialog created={created} onClose={() => setCreated(null)} />
-      <ConfirmDialog
-        subject={revoking}
-        title={(key) => `Revoke “${key.name}”?`}
-        body={(key) => (
-          <>
-            Everything that uses <code className="font-mono">{key.key_prefix}…</code> stops working at once.
-          </>
-        )}
-        confirmLabel="Revoke key"
-        pendingLabel="Revoking…"
-        onClose={() => setRevoking(null)}
-        run={(key) => keyCalls(client, of).revoke(key.id)}
-        onDone={(key) => {
-          setRevoking(null);
-          onNotice(`API key “${key.name}” revoked.`);
-          void refresh();
-        }}
-      />
+      {keyActions.dialogs}
     </HeadedSection>
   );
 }

@@ -8,9 +8,9 @@ import {
   type PutOrgSettingInput,
 } from "@/lib/schemas/settings";
 import { useTRPCClient } from "@/trpc/react";
-import { kindOf, valueOf, valueText } from "@/components/tenancy/values";
+import { kindOf, valueOf } from "@/components/tenancy/values";
 import { DialogButtons, Form, useSchemaForm } from "@/components/ui/form";
-import { SettingFields, type SettingValues } from "./setting-fields";
+import { SettingFields, settingValues, type SettingValues } from "./setting-fields";
 
 // An organization setting's add/edit form (./settings-section.tsx), which says what the platform sets
 // for the key before it is saved.
@@ -34,12 +34,7 @@ export function OrgSettingForm({
   const kind = setting ? kindOf(setting.value) : "string";
   const form = useSchemaForm<SettingValues, PutOrgSettingInput & { key: string }>({
     schema: orgSettingForm,
-    defaultValues: {
-      key: setting?.key ?? "",
-      value_type: kind,
-      value: setting ? valueText(kind, setting.value) : "",
-      overridable: setting?.overridable ?? false,
-    },
+    defaultValues: settingValues(setting, kind),
     // The value type only says how the value is typed: an organization setting does not store one.
     toInput: ({ key, value_type, value, overridable }, problem) => ({
       key: key.trim(),

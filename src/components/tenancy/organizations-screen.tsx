@@ -10,12 +10,11 @@ import { mutedText, primaryButton, textLink } from "@/components/ui/styles";
 import { useTRPC } from "@/trpc/react";
 import { organizationListOptions, type OrganizationFilters } from "./queries";
 import { Badge, StatusBadge, TierBadge } from "@/components/ui/badge";
-import { CheckboxField, optionsOf, SelectField } from "@/components/ui/fields";
-import { FilterBar, useListFilters } from "@/components/ui/filter-bar";
-import { ListView } from "@/components/ui/resource-section";
+import { optionsOf, SelectField, ShowDeletedField } from "@/components/ui/fields";
+import { useListFilters } from "@/components/ui/filter-bar";
+import { ListScreen } from "@/components/ui/resource-section";
 import { td } from "@/components/ui/table";
 import { WhenCell } from "@/components/ui/values";
-import { HeadedSection } from "@/components/ui/page-header";
 import { FormLoading } from "@/components/ui/form-loading";
 
 // Organizations: search by name or domain, filter by status and tier, deleted ones on request,
@@ -56,83 +55,71 @@ export function OrganizationsScreen() {
   );
 
   return (
-    <HeadedSection
+    <ListScreen
       title="Organizations"
       description="Tenant organizations: their profiles, subscription tiers, settings, LLM configs, orchestrator instances and central points."
-      actions={createButton}
+      action={createButton}
+      placeholder="Name, display name or domain"
+      filters={filters}
+      filterFields={
+        <>
+          <AnyOfField label="Status" values={ORGANIZATION_STATUSES} {...filters.choice("status")} />
+          <AnyOfField label="Tier" values={SUBSCRIPTION_TIERS} {...filters.choice("tier")} />
+          <ShowDeletedField noun="organizations" filters={filters} />
+        </>
+      }
+      query={list}
+      columns={["Name", "Domain", "Tier", "Status", "Created"]}
+      row={(org) => (
+        <>
+          <th scope="row" className={`${td} min-w-48 text-left font-medium`}>
+            <Link href={`/console/organizations/${org.id}`} className={textLink}>
+              {org.name}
+            </Link>
+            {org.display_name && org.display_name !== org.name && (
+              <span className={`block text-xs font-normal ${mutedText}`}>{org.display_name}</span>
+            )}
+          </th>
+          <td className={td}>{org.domain ?? <span className={mutedText}>None</span>}</td>
+          <td className={td}>
+            <TierBadge tier={org.tier} />
+          </td>
+          <td className={td}>
+            <span className="flex flex-wrap gap-1">
+              <StatusBadge status={org.status} />
+              {org.is_deleted && <Badge tone="bad">deleted</Badge>}
+            </span>
+          </td>
+          <WhenCell iso={org.created_at} />
+        </>
+      )}
+      empty={{ title: "No organizations yet", body: "Create the first tenant organization of the platform." }}
     >
-      <FilterBar noun="organizations" filters={filters} placeholder="Name, display name or domain">
-        <SelectField
-          label="Status"
-          value={filters.values.status ?? ""}
-          onChange={(event) =>
-            filters.set(
-              "status",
-              ORGANIZATION_STATUSES.find((s) => s === event.target.value),
-            )
-          }
-          options={[ANY, ...optionsOf(ORGANIZATION_STATUSES)]}
-          className="w-40"
-        />
-        <SelectField
-          label="Tier"
-          value={filters.values.tier ?? ""}
-          onChange={(event) =>
-            filters.set(
-              "tier",
-              SUBSCRIPTION_TIERS.find((t) => t === event.target.value),
-            )
-          }
-          options={[ANY, ...optionsOf(SUBSCRIPTION_TIERS)]}
-          className="w-40"
-        />
-        <CheckboxField
-          label="Show deleted organizations"
-          checked={filters.values.include_deleted}
-          onChange={(event) => filters.set("include_deleted", event.target.checked)}
-          className="pb-2"
-        />
-      </FilterBar>
-
-      <div className="mt-6">
-        <ListView
-          query={list}
-          caption="Organizations"
-          columns={["Name", "Domain", "Tier", "Status", "Created"]}
-          row={(org) => (
-            <>
-              <th scope="row" className={`${td} min-w-48 text-left font-medium`}>
-                <Link href={`/console/organizations/${org.id}`} className={textLink}>
-                  {org.name}
-                </Link>
-                {org.display_name && org.display_name !== org.name && (
-                  <span className={`block text-xs font-normal ${mutedText}`}>{org.display_name}</span>
-                )}
-              </th>
-              <td className={td}>{org.domain ?? <span className={mutedText}>None</span>}</td>
-              <td className={td}>
-                <TierBadge tier={org.tier} />
-              </td>
-              <td className={td}>
-                <span className="flex flex-wrap gap-1">
-                  <StatusBadge status={org.status} />
-                  {org.is_deleted && <Badge tone="bad">deleted</Badge>}
-                </span>
-              </td>
-              <WhenCell iso={org.created_at} />
-            </>
-          )}
-          empty={{
-            title: "No organizations yet",
-            body: "Create the first tenant organization of the platform.",
-            action: createButton,
-          }}
-          filters={filters}
-        />
-      </div>
-
       <CreateOrganizationDialog open={creating} onClose={() => setCreating(false)} />
-    </HeadedSection>
+    </ListScreen>
+  );
+}
+
+/** A filter of one of `values`, or "Any" (undefined). */
+function AnyOfField<V extends string>({
+  label,
+  values,
+  value,
+  onChange,
+}: {
+  label: string;
+  values: readonly V[];
+  value: V | undefined;
+  onChange: (value: V | undefined) => void;
+}) {
+  return (
+    <SelectField
+      label={label}
+      value={value ?? ""}
+      onChange={(event) => onChange(values.find((v) => v === event.target.value))}
+      options={[ANY, ...optionsOf(values)]}
+      className="w-40"
+    />
   );
 }
 

@@ -9,11 +9,11 @@ import {
   type PutPlatformSettingInput,
 } from "@/lib/schemas/settings";
 import { useTRPCClient } from "@/trpc/react";
-import { valueOf, valueText } from "@/components/tenancy/values";
+import { valueOf } from "@/components/tenancy/values";
 import { TextAreaField, TextField } from "@/components/ui/fields";
 import { DialogButtons, Form, useSchemaForm } from "@/components/ui/form";
 import { blankAsNull, orNull } from "@/components/ui/form-values";
-import { SettingFields, type SettingValues } from "./setting-fields";
+import { SettingFields, settingValues, type SettingValues } from "./setting-fields";
 
 // A platform setting's add/edit form (./platform-settings-screen.tsx): its value, type, category and
 // whether organizations may override it.
@@ -36,10 +36,7 @@ export function PlatformSettingForm({
   const form = useSchemaForm<PlatformSettingValues, PutPlatformSettingInput & { key: string }>({
     schema: platformSettingForm,
     defaultValues: {
-      key: setting?.key ?? "",
-      value_type: kind,
-      value: setting ? valueText(kind, setting.value) : "",
-      overridable: setting?.overridable ?? false,
+      ...settingValues(setting, kind),
       category: setting?.category ?? "",
       description: setting?.description ?? "",
     },

@@ -9,10 +9,12 @@ import {
   type UpdateOrganizationInput,
   type UpdateSubscriptionInput,
 } from "@/lib/schemas/organizations";
+import type { ReactNode } from "react";
+import type { FieldValues } from "react-hook-form";
 import { useTRPCClient } from "@/trpc/react";
 import { useRefreshOrganization } from "./organization-frame";
 import { optionsOf, SelectField, TextAreaField, TextField } from "@/components/ui/fields";
-import { Form, SubmitRow, useSchemaForm } from "@/components/ui/form";
+import { Form, SubmitRow, useSchemaForm, type SchemaForm } from "@/components/ui/form";
 import { blankAsNull, orNullEach, textsOf } from "@/components/ui/form-values";
 import { HeadedSection } from "@/components/ui/page-header";
 
@@ -32,7 +34,29 @@ type ProfileValues = Record<
   string
 >;
 
-const panel = "mt-4 space-y-5 rounded-xl border border-slate-200 bg-white p-6 dark:border-slate-800 dark:bg-slate-900";
+/** A part of the organization's page that is one form, in a panel under its heading. */
+function FormPanel<V extends FieldValues, O>({
+  title,
+  description,
+  form,
+  children,
+}: {
+  title: string;
+  description: string;
+  form: SchemaForm<V, O>;
+  children: ReactNode;
+}) {
+  return (
+    <HeadedSection title={title} level={2} description={description}>
+      <Form
+        form={form}
+        className="mt-4 space-y-5 rounded-xl border border-slate-200 bg-white p-6 dark:border-slate-800 dark:bg-slate-900"
+      >
+        {children}
+      </Form>
+    </HeadedSection>
+  );
+}
 
 const PROFILE_FIELDS = [
   "display_name",
@@ -59,33 +83,31 @@ export function ProfileForm({ org, onSaved }: { org: Organization; onSaved: () =
   });
 
   return (
-    <HeadedSection
+    <FormPanel
       title="Profile"
-      level={2}
       description="What the organization shows of itself. Its own admins may edit it too."
+      form={form}
     >
-      <Form form={form} className={panel}>
-        <div className="grid gap-5 sm:grid-cols-2">
-          <TextField name="name" label="Name" autoComplete="off" />
-          <TextField name="display_name" label="Display name" autoComplete="off" />
-          <TextField name="domain" label="Domain" placeholder="example.com" autoComplete="off" />
-          <TextField name="contact_email" label="Contact email" type="email" autoComplete="off" />
-          <TextField name="website" label="Website" type="url" placeholder="https://example.com" autoComplete="off" />
-          <TextField
-            name="logo_url"
-            label="Logo URL"
-            type="url"
-            placeholder="https://…"
-            autoComplete="off"
-            hint="https only."
-          />
-          <TextField name="country" label="Country" autoComplete="off" />
-          <TextField name="timezone" label="Time zone" placeholder="Europe/Paris" autoComplete="off" />
-        </div>
-        <TextAreaField name="description" label="Description" />
-        <SubmitRow label="Save profile" />
-      </Form>
-    </HeadedSection>
+      <div className="grid gap-5 sm:grid-cols-2">
+        <TextField name="name" label="Name" autoComplete="off" />
+        <TextField name="display_name" label="Display name" autoComplete="off" />
+        <TextField name="domain" label="Domain" placeholder="example.com" autoComplete="off" />
+        <TextField name="contact_email" label="Contact email" type="email" autoComplete="off" />
+        <TextField name="website" label="Website" type="url" placeholder="https://example.com" autoComplete="off" />
+        <TextField
+          name="logo_url"
+          label="Logo URL"
+          type="url"
+          placeholder="https://…"
+          autoComplete="off"
+          hint="https only."
+        />
+        <TextField name="country" label="Country" autoComplete="off" />
+        <TextField name="timezone" label="Time zone" placeholder="Europe/Paris" autoComplete="off" />
+      </div>
+      <TextAreaField name="description" label="Description" />
+      <SubmitRow label="Save profile" />
+    </FormPanel>
   );
 }
 
@@ -118,19 +140,17 @@ export function SubscriptionForm({ org, onSaved }: { org: Organization; onSaved:
   const [tier, status] = form.watch(["tier", "status"]);
 
   return (
-    <HeadedSection
+    <FormPanel
       title="Subscription"
-      level={2}
       description="The platform’s decision, not the tenant’s: the tier sets the quotas (orchestrators, central points, members) and what the organization may use."
+      form={form}
     >
-      <Form form={form} className={panel}>
-        <SubscriptionFields />
-        <SubmitRow
-          label="Update subscription"
-          pendingLabel="Updating…"
-          disabled={tier === org.tier && status === org.status}
-        />
-      </Form>
-    </HeadedSection>
+      <SubscriptionFields />
+      <SubmitRow
+        label="Update subscription"
+        pendingLabel="Updating…"
+        disabled={tier === org.tier && status === org.status}
+      />
+    </FormPanel>
   );
 }

@@ -4,7 +4,7 @@ import { useFormContext } from "react-hook-form";
 import type { ReactNode } from "react";
 import { VALUE_TYPES, type ValueType } from "@/lib/schemas/settings";
 import { CheckboxField, optionsOf, SelectField, TextField } from "@/components/ui/fields";
-import { ValueInput } from "./values";
+import { ValueInput, valueText } from "./values";
 
 // What a platform setting and an organization setting are edited with alike: the key (fixed once
 // it exists), the type of the value, the value as that type asks, and whether the tier below may
@@ -16,6 +16,17 @@ export interface SettingValues {
   value: string;
   overridable: boolean;
 }
+
+/** The form's values of `setting` (blank for a new one), its value written as `kind` asks. */
+export const settingValues = (
+  setting: { key: string; value: unknown; overridable: boolean } | null,
+  kind: ValueType,
+): SettingValues => ({
+  key: setting?.key ?? "",
+  value_type: kind,
+  value: setting ? valueText(kind, setting.value) : "",
+  overridable: setting?.overridable ?? false,
+});
 
 export function SettingFields({
   existing,

@@ -239,6 +239,24 @@ export function CheckboxField({
   );
 }
 
+/** A list's filter "Show deleted <noun>" (./filter-bar.tsx), for those who may see deleted items. */
+export function ShowDeletedField({
+  noun,
+  filters,
+}: {
+  noun: string;
+  filters: { values: { include_deleted: boolean }; set: (key: "include_deleted", value: boolean) => void };
+}) {
+  return (
+    <CheckboxField
+      label={`Show deleted ${noun}`}
+      checked={filters.values.include_deleted}
+      onChange={(event) => filters.set("include_deleted", event.target.checked)}
+      className="pb-2"
+    />
+  );
+}
+
 /** A group of radios or checkboxes with a legend, a hint and its error. */
 export function ChoiceGroup({
   legend,
@@ -283,3 +301,34 @@ export function Choice({
     </label>
   );
 }
+
+type OptionGroupProps = Omit<Parameters<typeof ChoiceGroup>[0], "children"> & {
+  name: string;
+  options: readonly { value: string; label: ReactNode }[];
+  /** Runs when the choice changes. */
+  onChange?: InputHTMLAttributes<HTMLInputElement>["onChange"];
+};
+
+/** The radios (one value) or checkboxes (a list of values) of one form field, one for each option. */
+function OptionGroup({ type, name, options, onChange, ...group }: OptionGroupProps & { type: "radio" | "checkbox" }) {
+  return (
+    <ChoiceGroup name={name} {...group}>
+      {options.map((option) => (
+        <Choice
+          key={option.value}
+          type={type}
+          name={name}
+          value={option.value}
+          label={option.label}
+          onChange={onChange}
+        />
+      ))}
+    </ChoiceGroup>
+  );
+}
+
+/** One value of a form field, picked among `options`; the field's error is shown under them. */
+export const RadioGroup = (props: OptionGroupProps) => <OptionGroup type="radio" {...props} />;
+
+/** A form field's list of values, checked among `options`; the field's error is shown under them. */
+export const CheckboxGroup = (props: OptionGroupProps) => <OptionGroup type="checkbox" {...props} />;

@@ -4,7 +4,7 @@ import type { InfiniteData, UseInfiniteQueryResult, UseQueryResult } from "@tans
 import { useState, type ReactNode } from "react";
 import { ConfirmDialog } from "./confirm-dialog";
 import { Dialog } from "./dialog";
-import { NoMatch, type FilterState } from "./filter-bar";
+import { FilterBar, NoMatch, type FilterState } from "./filter-bar";
 import { HeadedSection } from "./page-header";
 import { EmptyState, ErrorState, LoadingState, Notice } from "./states";
 import { primaryButton } from "./styles";
@@ -115,6 +115,44 @@ export function ListView<T>({
         <tr key={rowKey(item)}>{row(item)}</tr>
       ))}
     </DataTable>
+  );
+}
+
+/**
+ * A screen that is one filtered list: its heading with the primary action (repeated in the empty
+ * list), the filter bar (its search, then `filterFields`), and the list a page at a time.
+ */
+export function ListScreen<T>({
+  title,
+  description,
+  action,
+  placeholder,
+  filters,
+  filterFields,
+  children,
+  ...list
+}: Omit<ListViewProps<T>, "caption" | "filters"> & {
+  title: string;
+  description: ReactNode;
+  action: ReactNode;
+  /** What the search matches. */
+  placeholder: string;
+  filters: FilterState & { searchText?: string; setSearchText: (text: string) => void };
+  filterFields?: ReactNode;
+  /** The screen's dialogs. */
+  children?: ReactNode;
+}) {
+  return (
+    <HeadedSection title={title} description={description} actions={action}>
+      <FilterBar noun={inSentence(title)} filters={filters} placeholder={placeholder}>
+        {filterFields}
+      </FilterBar>
+
+      <div className="mt-6">
+        <ListView {...list} caption={title} filters={filters} empty={{ ...list.empty, action }} />
+      </div>
+      {children}
+    </HeadedSection>
   );
 }
 

@@ -8,7 +8,7 @@ import {
   type UpdateWebhookEndpointInput,
   type WebhookEndpoint,
 } from "@/lib/schemas/webhooks";
-import { CheckboxField, Choice, ChoiceGroup, TextField } from "@/components/ui/fields";
+import { CheckboxField, CheckboxGroup, TextField } from "@/components/ui/fields";
 import { DialogButtons, Form, useSchemaForm } from "@/components/ui/form";
 import { orNull, valuesFrom } from "@/components/ui/form-values";
 import type { EditorControls } from "@/components/ui/resource-section";
@@ -66,26 +66,20 @@ export function EndpointForm({
         hint="https, to a public address. Redirects are not followed."
       />
       <TextField name="description" label="Description" autoComplete="off" />
-      <ChoiceGroup
+      <CheckboxGroup
         name="event_types"
         legend="Event types"
         hint="What this endpoint receives."
         className="mt-2 grid max-h-72 grid-cols-1 gap-y-1 overflow-y-auto sm:grid-cols-2"
-      >
-        {SUBSCRIBABLE.map((type) => (
-          <Choice
-            key={type}
-            type="checkbox"
-            name="event_types"
-            value={type}
-            label={
-              <span title={DESCRIPTIONS.get(type)} className="font-mono text-xs">
-                {type}
-              </span>
-            }
-          />
-        ))}
-      </ChoiceGroup>
+        options={SUBSCRIBABLE.map((type) => ({
+          value: type,
+          label: (
+            <span title={DESCRIPTIONS.get(type)} className="font-mono text-xs">
+              {type}
+            </span>
+          ),
+        }))}
+      />
       <CheckboxField name="enabled" label="Enabled" hint="A disabled endpoint receives nothing." />
       <DialogButtons onCancel={controls.cancel} label={endpoint === null ? "Add endpoint" : "Save endpoint"} />
     </Form>
