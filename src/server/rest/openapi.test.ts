@@ -5,6 +5,7 @@ import { ERRORS } from "@/lib/errors";
 import { errorGroups, openApiDocument, TAGS } from "./openapi";
 import { rateLimitsOf } from "./openapi-errors";
 import { ROUTES } from "./registry";
+import { unboundedIn } from "@/test/schema-bounds";
 
 // The document's shape, in-process. openapi.http.test.ts runs the integrators' tools (swagger-parser,
 // Redocly, openapi-typescript, openapi-fetch) against the document the app serves.
@@ -36,39 +37,6 @@ function refsIn(value: unknown, at = "#"): { at: string; ref: string }[] {
 }
 
 const refs = refsIn(doc);
-
-/** Keywords whose values are data (examples, defaults, allowed values), not schemas. */
-const DATA = new Set(["examples", "default", "enum", "const"]);
-
-/**
- * Every string, array and integer schema in the document that states no bound: a string without
- * maxLength (or an enum or const), an array without maxItems, an integer without a format, minimum
- * and maximum. Content that is not JSON (the metrics' text) has no fields to bound.
- */
-function unboundedIn(value: unknown, at = "#"): string[] {
-  if (Array.isArray(value)) return value.flatMap((item, index) => unboundedIn(item, `${at}/${index}`));
-  if (value === null || typeof value !== "object") return [];
-  const schema = value as Json;
-  const types = [schema.type].flat();
-  const found = [
-    ...(types.includes("string") && [schema.maxLength, schema.enum, schema.const].every((b) => b === undefined)
-      ? [`${at}: a string without maxLength`]
-      : []),
-    ...(types.includes("array") && schema.maxItems === undefined ? [`${at}: an array without maxItems`] : []),
-    ...(types.includes("integer") &&
-    [schema.format, schema.minimum ?? schema.exclusiveMinimum, schema.maximum ?? schema.exclusiveMaximum].includes(
-      undefined,
-    )
-      ? [`${at}: an integer without format, minimum and maximum`]
-      : []),
-  ];
-  return [
-    ...found,
-    ...Object.entries(schema)
-      .filter(([key]) => !DATA.has(key) && !key.startsWith("text/plain"))
-      .flatMap(([key, item]) => unboundedIn(item, `${at}/${key}`)),
-  ];
-}
 
 describe("OpenAPI document", () => {
   it("is OpenAPI 3.1, versioned like the package, licensed, and describes every tag", () => {
