@@ -197,8 +197,8 @@ describe("OpenAPI document", () => {
     };
     // Liveness needs no credentials and no database.
     expect(statuses("health")).toEqual(["200"]);
-    // Any key: no permission to lack, no input to refuse; but a rate limit.
-    expect(statuses("getMe")).toEqual(["200", "401", "429", "503"]);
+    // Any key: no permission to lack, no input to refuse; but a rate limit, and its networks.
+    expect(statuses("getMe")).toEqual(["200", "401", "403", "429", "503"]);
     // Another tenant's organization looks missing; a body can be too large or not JSON.
     expect(statuses("updateOrganization")).toEqual([
       "200",
@@ -216,11 +216,14 @@ describe("OpenAPI document", () => {
     expect(statuses("getMetrics")).toEqual(["200", "401", "403"]);
     // No credentials, but a body, a limit per address and the database.
     expect(statuses("revokeLeakedApiKeys")).toEqual(["200", "400", "413", "415", "429", "503"]);
-    // Every authenticated operation can meet a bad key, and a key over its rate limit.
+    // Every authenticated operation can meet a bad key.
     for (const route of ROUTES.filter((r) => r.access !== "public"))
       expect(statuses(route.id), route.id).toContain("401");
-    for (const route of ROUTES.filter((r) => r.access !== "public" && r.access !== "metrics"))
+    // Every operation a key may call can meet a key over its rate limit, or used from outside its networks.
+    for (const route of ROUTES.filter((r) => r.access !== "public" && r.access !== "metrics")) {
       expect(statuses(route.id), route.id).toContain("429");
+      expect(errorGroups(route).find((group) => group.status === 403)?.codes, route.id).toContain("ip_not_allowed");
+    }
   });
 
   it("takes the request and response schemas from the validating zod schemas", () => {
