@@ -5,7 +5,8 @@ import { ROUTES, type RestOperation } from "@/server/rest/registry";
 
 // What an answer of the app must look like: a registered route's success matches the response
 // schema it declares; any error under /api is a problem document whose code has that status and
-// carries only the members its code exposes (tRPC's own error envelope aside).
+// carries only the members its code exposes (tRPC's own error envelope aside), and a route's error
+// is one its OpenAPI operation declares.
 
 // Literal segments win over parameters (`/models/lookup` before `/models/{model_config_id}`).
 const parameterCount = (path: string) => path.split("{").length;
