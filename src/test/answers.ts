@@ -1,10 +1,12 @@
 import { z } from "zod";
 import { ERROR_CODES, ERRORS, isErrorCode } from "@/lib/errors";
+import { errorGroups } from "@/server/rest/openapi-errors";
 import { ROUTES, type RestOperation } from "@/server/rest/registry";
 
 // What an answer of the app must look like: a registered route's success matches the response
 // schema it declares; any error under /api is a problem document whose code has that status and
-// carries only the members its code exposes (tRPC's own error envelope aside).
+// carries only the members its code exposes (tRPC's own error envelope aside), and a route's error
+// is one its OpenAPI operation declares.
 
 // Literal segments win over parameters (`/models/lookup` before `/models/{model_config_id}`).
 const parameterCount = (path: string) => path.split("{").length;
@@ -61,6 +63,10 @@ export function checkAnswer(method: string, url: URL, { status, headers, text }:
   if (!isErrorCode(problem.code) || ERRORS[problem.code].status !== status || problem.status !== status) {
     throw new Error(`${where} with code ${problem.code} and status ${problem.status}`);
   }
+  // The document lists, for each operation, the problems it can give: an answer it does not list
+  // would surprise a client generated from it.
+  if (route && !errorGroups(route).some((group) => group.status === status && group.codes.includes(problem.code)))
+    throw new Error(`${where} with code ${problem.code}, which ${route.id} does not declare`);
   const allowed = new Set<string>(["type", "title", "status", "detail", "code", ...ERRORS[problem.code].extensions]);
   const extra = Object.keys(problem).filter((member) => !allowed.has(member));
   if (extra.length > 0)

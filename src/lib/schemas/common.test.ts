@@ -5,7 +5,8 @@ import { booleanQuery } from "./common";
 import { createLlmConfigInput } from "./llm-configs";
 import { createOrganizationInput } from "./organizations";
 import { registerPluginInput } from "./plugins";
-import { createUserInput } from "./users";
+import { grantParams } from "./roles";
+import { createUserInput, updateUserInput } from "./users";
 
 // The words zod's failures are given, for every door (REST problem details, tRPC error data, the
 // console's forms): each message follows the field's name in a sentence.
@@ -40,6 +41,34 @@ describe("zod's messages", () => {
       is_enabled: "must be true or false",
     });
     expect(messages(booleanQuery, "maybe")).toEqual({ "": 'must be one of "true", "false"' });
+  });
+
+  it("say a value is too long or out of range where a field also has a message of its own", () => {
+    const longUrl = `https://example.com/${"a".repeat(981)}`;
+    expect(messages(updateUserInput, { avatar_url: longUrl })).toEqual({
+      avatar_url: "must be at most 1000 characters",
+    });
+    expect(messages(updateUserInput, { avatar_url: "http://example.com/me.png" })).toEqual({
+      avatar_url: "must be an https URL",
+    });
+    const user_id = "0193a5c2-7d1e-7b4a-9c3f-2e8d6f1a4b70";
+    expect(messages(grantParams, { user_id, grant_id: "2147483648" })).toEqual({
+      grant_id: "must be at most 2147483647",
+    });
+    expect(messages(grantParams, { user_id, grant_id: "0" })).toEqual({ grant_id: "must be at least 1" });
+    expect(messages(grantParams, { user_id, grant_id: "first" })).toEqual({ grant_id: "must be a grant id" });
+  });
+
+  it("say of a free key that its name is too long", () => {
+    const key = "k".repeat(256);
+    expect(
+      messages(createLlmConfigInput, {
+        name: "main",
+        provider: "openai",
+        api_key: "sk-00000000",
+        additional_config: { [key]: 1 },
+      }),
+    ).toEqual({ [`additional_config.${key}`]: "its name must be at most 255 characters" });
   });
 
   it("name an unknown field, and leave a schema's own message as it is", () => {

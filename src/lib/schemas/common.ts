@@ -57,6 +57,9 @@ export function readableIssue(issue: z.core.$ZodRawIssue): string | undefined {
       return "is not a known field";
     case "invalid_union":
       return "does not match any accepted form";
+    case "invalid_key":
+      // The issue's path ends with the field's name, so say it is the name that is wrong.
+      return issue.issues[0] ? `its name ${issue.issues[0].message}` : "is not an accepted field name";
     default:
       return undefined;
   }

@@ -149,7 +149,12 @@ export type GrantOrgRoleInput = z.output<typeof grantOrgRoleInput>;
 
 export const grantParams = z.strictObject({
   user_id: id,
-  grant_id: z.coerce.number({ error: "must be a grant id" }).int().min(1).max(GRANT_ID_MAX),
+  // Out of range answers as every other bound does; only what is no number at all is "not a grant id".
+  grant_id: z.coerce
+    .number({ error: (issue) => (issue.code === "invalid_type" ? "must be a grant id" : undefined) })
+    .int()
+    .min(1)
+    .max(GRANT_ID_MAX),
 });
 export const memberRoleParams = z.strictObject({ org_id: id, user_id: id, role_id: id });
 

@@ -56,7 +56,11 @@ const profileFields = {
   email: emailAddress.nullable().optional(),
   display_name: text().trim().nullable().optional(),
   avatar_url: z
-    .url({ protocol: /^https$/, error: "must be an https URL" })
+    // The message is for the URL's form alone; its length answers as every other bound does.
+    .url({
+      protocol: /^https$/,
+      error: (issue) => (issue.code === "invalid_format" ? "must be an https URL" : undefined),
+    })
     .max(LENGTH.VERY_LONG)
     .nullable()
     .optional(),

@@ -62,11 +62,12 @@ export const memberOperations = {
     path: ONE,
     tag,
     summary: "Remove a user from an organization",
-    description: "Their org roles there go too. Answers the removed membership.",
+    description:
+      "Their org roles there go too, so the caller must hold every permission of those roles (403 `scope_not_held`). A service account cannot be removed, only deleted (409). Answers the removed membership.",
     access: write,
     params: memberParams,
     response: memberSchema,
-    errors: ["not_found"],
+    errors: ["not_found", "conflict", "scope_not_held"],
     handler: ({ actor, params }) => removeMember(actor, params.org_id, params.user_id),
   }),
   grantRole: defineOperation({

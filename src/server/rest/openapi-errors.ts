@@ -55,10 +55,13 @@ function implicitErrors(route: RestOperation): ErrorCode[] {
   const access = typeof route.access === "object" ? route.access : undefined;
   return [
     ...AUTHENTICATION_ERRORS,
+    // A key used from outside the networks it is restricted to.
+    "ip_not_allowed",
     // `include_deleted=true` is for sys_admins only.
     ...(access || route.access === "session" || route.query?.shape.include_deleted ? (["forbidden"] as const) : []),
-    // Another tenant's organization looks missing (its lists answer 403 instead).
-    ...(access?.org && !access.list ? (["not_found"] as const) : []),
+    // Another tenant's organization looks missing (its lists answer 403 instead), and one that does
+    // not exist is missing to a caller who may see every organization, lists included.
+    ...(access?.org ? (["not_found"] as const) : []),
     ...common,
     // An address with too many failed authentications.
     "rate_limited",

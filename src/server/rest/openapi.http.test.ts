@@ -8,6 +8,7 @@ import openapiTS, { astToString, COMMENT_HEADER } from "openapi-typescript";
 import { afterAll, describe, expect, it } from "vitest";
 import { TYPED_CLIENT, typedClientExample } from "@/app/api/docs/_components/typed-client";
 import { systemActor } from "@/server/auth/actor";
+import { openApiDocument } from "@/server/rest/openapi";
 import { createApiKey } from "@/server/services/api-keys/service";
 import { startApp } from "@/test/app";
 import { testDatabase } from "@/test/database";
@@ -45,6 +46,10 @@ const runExample = (apiKey: string) =>
   });
 
 describe("the served OpenAPI document, in integrators' tools", () => {
+  it("is the document npm test's Spectral lint reads (scripts/lint-openapi.ts), as the build serves it", () => {
+    expect(served).toStrictEqual(JSON.parse(JSON.stringify(openApiDocument())));
+  });
+
   it("passes @apidevtools/swagger-parser validation", async () => {
     const api = await SwaggerParser.validate(structuredClone(served) as never);
     expect(api.info.title).toBe("svc control plane API");

@@ -5,6 +5,7 @@ import { ERRORS } from "@/lib/errors";
 import { errorGroups, openApiDocument, TAGS } from "./openapi";
 import { rateLimitsOf } from "./openapi-errors";
 import { ROUTES } from "./registry";
+import { unboundedIn } from "@/test/schema-bounds";
 
 // The document's shape, in-process. openapi.http.test.ts runs the integrators' tools (swagger-parser,
 // Redocly, openapi-typescript, openapi-fetch) against the document the app serves.
@@ -36,39 +37,6 @@ function refsIn(value: unknown, at = "#"): { at: string; ref: string }[] {
 }
 
 const refs = refsIn(doc);
-
-/** Keywords whose values are data (examples, defaults, allowed values), not schemas. */
-const DATA = new Set(["examples", "default", "enum", "const"]);
-
-/**
- * Every string, array and integer schema in the document that states no bound: a string without
- * maxLength (or an enum or const), an array without maxItems, an integer without a format, minimum
- * and maximum. Content that is not JSON (the metrics' text) has no fields to bound.
- */
-function unboundedIn(value: unknown, at = "#"): string[] {
-  if (Array.isArray(value)) return value.flatMap((item, index) => unboundedIn(item, `${at}/${index}`));
-  if (value === null || typeof value !== "object") return [];
-  const schema = value as Json;
-  const types = [schema.type].flat();
-  const found = [
-    ...(types.includes("string") && [schema.maxLength, schema.enum, schema.const].every((b) => b === undefined)
-      ? [`${at}: a string without maxLength`]
-      : []),
-    ...(types.includes("array") && schema.maxItems === undefined ? [`${at}: an array without maxItems`] : []),
-    ...(types.includes("integer") &&
-    [schema.format, schema.minimum ?? schema.exclusiveMinimum, schema.maximum ?? schema.exclusiveMaximum].includes(
-      undefined,
-    )
-      ? [`${at}: an integer without format, minimum and maximum`]
-      : []),
-  ];
-  return [
-    ...found,
-    ...Object.entries(schema)
-      .filter(([key]) => !DATA.has(key) && !key.startsWith("text/plain"))
-      .flatMap(([key, item]) => unboundedIn(item, `${at}/${key}`)),
-  ];
-}
 
 describe("OpenAPI document", () => {
   it("is OpenAPI 3.1, versioned like the package, licensed, and describes every tag", () => {
@@ -229,8 +197,8 @@ describe("OpenAPI document", () => {
     };
     // Liveness needs no credentials and no database.
     expect(statuses("health")).toEqual(["200"]);
-    // Any key: no permission to lack, no input to refuse; but a rate limit.
-    expect(statuses("getMe")).toEqual(["200", "401", "429", "503"]);
+    // Any key: no permission to lack, no input to refuse; but a rate limit, and its networks.
+    expect(statuses("getMe")).toEqual(["200", "401", "403", "429", "503"]);
     // Another tenant's organization looks missing; a body can be too large or not JSON.
     expect(statuses("updateOrganization")).toEqual([
       "200",
@@ -248,11 +216,14 @@ describe("OpenAPI document", () => {
     expect(statuses("getMetrics")).toEqual(["200", "401", "403"]);
     // No credentials, but a body, a limit per address and the database.
     expect(statuses("revokeLeakedApiKeys")).toEqual(["200", "400", "413", "415", "429", "503"]);
-    // Every authenticated operation can meet a bad key, and a key over its rate limit.
+    // Every authenticated operation can meet a bad key.
     for (const route of ROUTES.filter((r) => r.access !== "public"))
       expect(statuses(route.id), route.id).toContain("401");
-    for (const route of ROUTES.filter((r) => r.access !== "public" && r.access !== "metrics"))
+    // Every operation a key may call can meet a key over its rate limit, or used from outside its networks.
+    for (const route of ROUTES.filter((r) => r.access !== "public" && r.access !== "metrics")) {
       expect(statuses(route.id), route.id).toContain("429");
+      expect(errorGroups(route).find((group) => group.status === 403)?.codes, route.id).toContain("ip_not_allowed");
+    }
   });
 
   it("takes the request and response schemas from the validating zod schemas", () => {

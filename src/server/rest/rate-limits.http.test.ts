@@ -340,9 +340,22 @@ describe("GET /api/metrics", () => {
     // It does find what it is there for.
     const gaugeNamedLikeCounter = "# HELP x_total Things.\n# TYPE x_total gauge\nx_total 1\n";
     expect(promtool(gaugeNamedLikeCounter).problems).toContain('should not have "_total" suffix');
+    // Traffic of its own, so that the app's labelled counters and histograms are in what it lints:
+    // a key's answers and its 429, and a key that fails its checksum.
+    const key = await keyFor({ requests: 1, window_seconds: 60 });
+    const from = newAddress();
+    const unknown = "cdk_" + "A".repeat(49);
+    expect([(await me(key, from)).status, (await me(key, from)).status, (await me(unknown, from)).status]).toEqual([
+      200, 429, 401,
+    ]);
     const response = await app.fetch("/api/metrics", { headers: { authorization: `Bearer ${METRICS_TOKEN}` } });
     const served = await response.text();
     expect(served).toMatch(/^svc_nodejs_active_resources\{type="\w+"\} \d+$/m);
+    expect(served).toMatch(
+      /^svc_http_request_duration_seconds_bucket\{le="\+Inf",route="\/api\/v1\/me",method="GET"\} \d+$/m,
+    );
+    expect(served).toMatch(/^svc_rate_limited_total\{limit="key"\} [1-9]\d*$/m);
+    expect(served).toMatch(/^svc_api_key_authentications_total\{outcome="invalid"\} [1-9]\d*$/m);
     expect(promtool(served)).toEqual({ status: 0, problems: "" });
   });
 });

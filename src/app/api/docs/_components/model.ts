@@ -27,6 +27,7 @@ export interface JsonSchema {
   minimum?: number;
   exclusiveMinimum?: number;
   maximum?: number;
+  exclusiveMaximum?: number;
   minLength?: number;
   maxLength?: number;
   minItems?: number;
