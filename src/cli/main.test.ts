@@ -5,20 +5,17 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { readMigrations } from "@/server/db/migrate";
 import { PROCESS_TEST_TIMEOUT_MS } from "@/test/app";
+import { CLI } from "@/test/cli";
 import { testDatabase } from "@/test/database";
 
 // The CLI as an operator runs it: a child process, DATABASE_URL in its environment.
 const { url, client } = await testDatabase();
 
 function svc(args: string[], env: Record<string, string | undefined> = {}) {
-  const result = spawnSync(
-    process.execPath,
-    ["node_modules/tsx/dist/cli.mjs", "--import", "./scripts/server-only.mjs", "src/cli/main.ts", ...args],
-    {
-      env: { ...process.env, DATABASE_URL: url, SVC_ADMIN_PASSWORD: undefined, ...env },
-      encoding: "utf8",
-    },
-  );
+  const result = spawnSync(process.execPath, [...CLI, ...args], {
+    env: { ...process.env, DATABASE_URL: url, SVC_ADMIN_PASSWORD: undefined, ...env },
+    encoding: "utf8",
+  });
   return { code: result.status, stdout: result.stdout, stderr: result.stderr.trim() };
 }
 

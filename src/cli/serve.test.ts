@@ -1,10 +1,10 @@
-import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtemp, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { freePort } from "@/server/free-port";
 import { Browserless, PROCESS_TEST_TIMEOUT_MS } from "@/test/app";
+import { serve, untilHealthy, type Serving } from "@/test/cli";
 
 // `npm start` on the embedded database, killed outright (SIGKILL to its whole process group, as
 // the OOM killer or a lost machine would) in the middle of a stream of writes, then started again
@@ -14,15 +14,11 @@ const dataDir = await mkdtemp(path.join(os.tmpdir(), "svc-serve-"));
 const port = await freePort();
 const baseUrl = `http://127.0.0.1:${port}`;
 const ADMIN_PASSWORD = "crash-test-password-123";
-const running = new Set<ChildProcess>();
 
-afterAll(async () => {
-  for (const child of running) await stop(child, "SIGTERM");
-  await rm(dataDir, { recursive: true, force: true });
-});
+afterAll(() => rm(dataDir, { recursive: true, force: true }));
 
-/** What `npm start` runs, in a process group of its own. */
-function start(): ChildProcess {
+/** `npm start` on the embedded database in the data folder, once it answers. */
+async function start(): Promise<Serving> {
   const env: NodeJS.ProcessEnv = {
     ...process.env,
     SVC_DATA_DIR: dataDir,
@@ -32,52 +28,16 @@ function start(): ChildProcess {
   };
   delete env.DATABASE_URL;
   delete env.REDIS_URL;
-  const child = spawn(
-    process.execPath,
-    ["node_modules/tsx/dist/cli.mjs", "--import", "./scripts/server-only.mjs", "src/cli/main.ts", "serve"],
-    {
-      env,
-      detached: true,
-      stdio: "ignore",
-    },
-  );
-  running.add(child);
-  return child;
-}
-
-/** Signals the whole process group and waits for its leader to exit. */
-async function stop(child: ChildProcess, signal: NodeJS.Signals) {
-  const exited = new Promise<void>((resolve) =>
-    child.exitCode !== null || child.signalCode !== null ? resolve() : child.once("exit", () => resolve()),
-  );
-  try {
-    process.kill(-(child.pid as number), signal);
-  } catch {
-    // already gone
-  }
-  await exited;
-  running.delete(child);
-}
-
-async function healthy(child: ChildProcess) {
-  for (let i = 0; i < 1200; i++) {
-    if (child.exitCode !== null) throw new Error(`npm start exited with ${child.exitCode}`);
-    const ok = await fetch(`${baseUrl}/api/health`).then(
-      (r) => r.ok,
-      () => false,
-    );
-    if (ok) return;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error("npm start did not come up");
+  const started = serve(env);
+  await untilHealthy(started, baseUrl);
+  return started;
 }
 
 describe("npm start on the embedded database", () => {
   it(
     "comes back at once after a SIGKILL in the middle of writes, with every acknowledged write",
     async () => {
-      const first = start();
-      await healthy(first);
+      const first = await start();
       const session = new Browserless(baseUrl);
       expect(await session.signIn("admin", ADMIN_PASSWORD)).toBe(true);
       const created = await session.fetch("/api/admin/users/api-keys", {
@@ -105,12 +65,11 @@ describe("npm start on the embedded database", () => {
       };
       const writers = [0, 1, 2, 3].map(writer);
       while (acknowledged.length < 40) await new Promise((r) => setTimeout(r, 10));
-      await stop(first, "SIGKILL");
+      await first.stop("SIGKILL");
       killed = true;
       await Promise.all(writers);
 
-      const second = start();
-      await healthy(second);
+      const second = await start();
       const names = new Set<string>();
       let cursor: string | null = null;
       do {
@@ -123,7 +82,7 @@ describe("npm start on the embedded database", () => {
         cursor = body.next_cursor;
       } while (cursor);
       expect(acknowledged.filter((name) => !names.has(name))).toEqual([]);
-      await stop(second, "SIGTERM");
+      await second.stop("SIGTERM");
     },
     PROCESS_TEST_TIMEOUT_MS,
   );

@@ -2,13 +2,20 @@
 // migration below gives this database a short one (the app is given the same).
 process.env.DATABASE_STATEMENT_TIMEOUT_MS = "1000";
 
-import { spawn } from "node:child_process";
 import pg from "pg";
-import { describe, expect, it, vi } from "vitest";
+import { describe, expect, it } from "vitest";
 import { systemActor } from "@/server/auth/actor";
 import { migrate, readMigrations } from "@/server/db/migrate";
 import { createApiKey, revokeApiKey } from "@/server/services/api-keys/service";
-import { Browserless, PROCESS_TEST_TIMEOUT_MS, startApp, untilKeyCached, type RunningApp } from "@/test/app";
+import {
+  Browserless,
+  PROCESS_TEST_TIMEOUT_MS,
+  startApp,
+  untilKeyCached,
+  untilReady,
+  type RunningApp,
+} from "@/test/app";
+import { svc } from "@/test/cli";
 import { testDatabase } from "@/test/database";
 import { createSysAdmin, createUser, PASSWORD, seedRoles } from "@/test/fixtures";
 import { startPgBouncer } from "@/test/pgbouncer";
@@ -30,20 +37,6 @@ const NO_REDIS = { REDIS_URL: "" };
 const TIMEOUTS = { DATABASE_STATEMENT_TIMEOUT_MS: "1000" };
 
 const me = (app: RunningApp, key: string) => app.fetch("/api/v1/me", { headers: { "x-api-key": key } });
-
-async function readiness(app: RunningApp, route: string) {
-  let body: { invalidation?: string; warning?: string } = {};
-  await vi.waitFor(
-    async () => {
-      const response = await app.fetch("/api/ready");
-      expect(response.status).toBe(200);
-      body = (await response.json()) as typeof body;
-      expect(body.invalidation).toBe(route);
-    },
-    { timeout: 15_000, interval: 100 },
-  );
-  return body;
-}
 
 /** Polls `status` until it is no longer 200 or a second has passed since `since`; answers the last status. */
 async function statusAfterASecond(since: number, status: () => Promise<number>): Promise<number> {
@@ -100,7 +93,7 @@ describe("replicas behind PgBouncer with a direct connection for LISTEN", { time
   changesReachTheOther(async () => {
     const env = { ...NO_REDIS, ...TIMEOUTS, DATABASE_DIRECT_URL: url };
     const replicas = await Promise.all([startApp(pooledUrl, env), startApp(pooledUrl, env)]);
-    for (const app of replicas) await readiness(app, "postgres");
+    for (const app of replicas) await untilReady(app, "postgres");
     return replicas as [RunningApp, RunningApp];
   });
 });
@@ -113,7 +106,7 @@ describe("replicas behind PgBouncer sharing Redis", { timeout: PROCESS_TEST_TIME
       REDIS_KEY_PREFIX: `${uniqueName("svc-pooler")}:`,
     };
     const replicas = await Promise.all([startApp(pooledUrl, env), startApp(pooledUrl, env)]);
-    for (const app of replicas) await readiness(app, "redis");
+    for (const app of replicas) await untilReady(app, "redis");
     return replicas as [RunningApp, RunningApp];
   });
 });
@@ -122,7 +115,7 @@ describe("an app behind PgBouncer alone", { timeout: PROCESS_TEST_TIMEOUT_MS }, 
   let app: RunningApp;
   it("says at start and in /api/ready that it cannot hear other processes", async () => {
     app = await startApp(pooledUrl, { ...NO_REDIS, ...TIMEOUTS });
-    const body = await readiness(app, "none");
+    const body = await untilReady(app, "none");
     expect(body.warning).toMatch(/DATABASE_DIRECT_URL or REDIS_URL/);
     expect(app.logs()).toMatch(/cannot hear other processes' invalidations/);
   });
@@ -173,31 +166,16 @@ describe("an app behind PgBouncer alone", { timeout: PROCESS_TEST_TIMEOUT_MS }, 
   });
 });
 
-/** `npm run svc -- migrate` as a child process, answering its exit code and output. */
-function migrateProcess(env: Record<string, string>): Promise<{ code: number | null; output: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(
-      process.execPath,
-      ["node_modules/tsx/dist/cli.mjs", "--import", "./scripts/server-only.mjs", "src/cli/main.ts", "migrate"],
-      { env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] },
-    );
-    let output = "";
-    child.stdout.on("data", (d: Buffer) => (output += d.toString()));
-    child.stderr.on("data", (d: Buffer) => (output += d.toString()));
-    child.on("exit", (code) => resolve({ code, output }));
-  });
-}
-
 describe("replicas migrating at once through PgBouncer", { timeout: PROCESS_TEST_TIMEOUT_MS }, () => {
   it("apply each migration once, without a direct connection", async () => {
     const name = uniqueName("svc_pooled_migrate");
     const empty = await createDatabase(name);
     try {
       const env = { DATABASE_URL: pooler.pooled(empty), DATABASE_DIRECT_URL: "" };
-      const runs = await Promise.all([migrateProcess(env), migrateProcess(env)]);
-      for (const run of runs) expect(run.code, run.output).toBe(0);
+      const runs = await Promise.all([svc(["migrate"], env), svc(["migrate"], env)]);
+      for (const run of runs) expect(run.code, run.stderr).toBe(0);
       const files = await readMigrations();
-      const applied = runs.map((run) => Number(/Applied (\d+) migration/.exec(run.output)?.[1] ?? 0));
+      const applied = runs.map((run) => Number(/Applied (\d+) migration/.exec(run.stdout)?.[1] ?? 0));
       expect(applied.reduce((sum, n) => sum + n, 0)).toBe(files.length);
       const check = new pg.Client({ connectionString: empty });
       await check.connect();
