@@ -109,6 +109,18 @@ describe("svc CLI", { timeout: PROCESS_TEST_TIMEOUT_MS }, () => {
     expect(svc(["api-keys", "list", "--user", "second"]).stdout).toContain("revoked");
   });
 
+  it("api-keys revoke says, in one line and exit 1, that Redis did not hear of a revocation it made", () => {
+    const created = createKeyOfSecond("--name", "unannounced", "--scope", "svc:org:read", "--json");
+    const { id } = JSON.parse(created.stdout) as { id: string };
+    const revoke = svc(["api-keys", "revoke", id], { REDIS_URL: "redis://127.0.0.1:1" });
+    expect(revoke.code).toBe(1);
+    expect(revoke.stdout).toMatch(/^Revoked /);
+    expect(revoke.stderr).toMatch(
+      /^svc: The change is made, but could not be announced on Redis \(.+\): .+; restart them\.$/,
+    );
+    expect(svc(["api-keys", "list", "--user", "second"]).stdout).toMatch(/ revoked +unannounced /);
+  });
+
   it("api-keys roll prints the new raw key alone; the old key expires after --grace", async () => {
     const old = createKeyOfSecond("--name", "rolled", "--scope", "svc:org:read", "--json");
     const { id, raw_key } = JSON.parse(old.stdout) as { id: string; raw_key: string };

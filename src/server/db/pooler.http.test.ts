@@ -48,13 +48,17 @@ async function statusAfterASecond(since: number, status: () => Promise<number>):
 const newKey = (userId: string, name: string) =>
   createApiKey(systemActor("test"), userId, { name, scopes: ["svc:system:orgs:read"], expires_at: null });
 
-/** A revoke, a deleted owner and a password change made on `a` reach `b` within a second. */
-function changesReachTheOther(start: () => Promise<[RunningApp, RunningApp]>) {
+/**
+ * Two replicas with `env` hearing invalidations by `route`: a revoke, a deleted owner and a password
+ * change made on `a` reach `b` within a second, and a revoke by the CLI reaches both.
+ */
+function changesReachTheOther(env: Record<string, string>, route: string) {
   let a: RunningApp;
   let b: RunningApp;
   let adminSession: Browserless;
   it("starts both replicas behind the pooler", async () => {
-    [a, b] = await start();
+    [a, b] = await Promise.all([startApp(pooledUrl, env), startApp(pooledUrl, env)]);
+    for (const app of [a, b]) await untilReady(app, route);
     adminSession = new Browserless(a.baseUrl);
     expect(await adminSession.signIn(admin.username, PASSWORD)).toBe(true);
   });
@@ -87,28 +91,31 @@ function changesReachTheOther(start: () => Promise<[RunningApp, RunningApp]>) {
     expect(changed.status).toBe(200);
     expect(await statusAfterASecond(Date.now(), async () => (await session.fetch("/api/v1/me")).status)).toBe(401);
   });
+
+  it("refuses on both replicas a key revoked by `svc api-keys revoke` within a second of its return", async () => {
+    const { id, raw_key } = await newKey(admin.id, "revoked-by-cli");
+    for (const app of [a, b]) await untilKeyCached(app, () => me(app, raw_key));
+    const revoked = await svc(["api-keys", "revoke", id], { ...env, DATABASE_URL: pooledUrl });
+    expect(revoked.code, revoked.stderr).toBe(0);
+    const since = Date.now();
+    for (const app of [a, b])
+      expect(await statusAfterASecond(since, async () => (await me(app, raw_key)).status)).toBe(401);
+  });
 }
 
 describe("replicas behind PgBouncer with a direct connection for LISTEN", { timeout: PROCESS_TEST_TIMEOUT_MS }, () => {
-  changesReachTheOther(async () => {
-    const env = { ...NO_REDIS, ...TIMEOUTS, DATABASE_DIRECT_URL: url };
-    const replicas = await Promise.all([startApp(pooledUrl, env), startApp(pooledUrl, env)]);
-    for (const app of replicas) await untilReady(app, "postgres");
-    return replicas as [RunningApp, RunningApp];
-  });
+  changesReachTheOther({ ...NO_REDIS, ...TIMEOUTS, DATABASE_DIRECT_URL: url }, "postgres");
 });
 
 describe("replicas behind PgBouncer sharing Redis", { timeout: PROCESS_TEST_TIMEOUT_MS }, () => {
-  changesReachTheOther(async () => {
-    const env = {
+  changesReachTheOther(
+    {
       ...TIMEOUTS,
       REDIS_URL: process.env.REDIS_URL ?? "redis://127.0.0.1:6379",
       REDIS_KEY_PREFIX: `${uniqueName("svc-pooler")}:`,
-    };
-    const replicas = await Promise.all([startApp(pooledUrl, env), startApp(pooledUrl, env)]);
-    for (const app of replicas) await untilReady(app, "redis");
-    return replicas as [RunningApp, RunningApp];
-  });
+    },
+    "redis",
+  );
 });
 
 describe("an app behind PgBouncer alone", { timeout: PROCESS_TEST_TIMEOUT_MS }, () => {
