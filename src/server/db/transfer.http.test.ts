@@ -58,7 +58,13 @@ const org = await client.organization.create({ data: { name: "moved-org" }, sele
 await client.organization.createMany({ data: Array.from({ length: 5 }, (_, i) => ({ name: `moved-${i}` })) });
 const { raw_key } = await keys.createApiKey(systemActor("test"), admin.id, {
   name: "moved-key",
-  scopes: ["svc:system:orgs:read", "svc:conversations:read", "svc:conversations:write", "svc:conversations:manage"],
+  scopes: [
+    "svc:system:orgs:read",
+    "svc:conversations:read",
+    "svc:conversations:write",
+    "svc:conversations:manage",
+    "svc:org:llm_configs:read",
+  ],
   expires_at: null,
 });
 const PROVIDER_KEY = "sk-moved-provider-key-0123456789";
@@ -231,6 +237,10 @@ describe("off the embedded database", { timeout: PROCESS_TEST_TIMEOUT_MS }, () =
     expect(read.status).toBe(200);
     const { data } = (await read.json()) as { data: { content: string }[] };
     expect(data.map((m) => m.content)).toEqual(["this month", "next month", "after the move"]);
+    // The app decrypts the provider key (it shows its last four characters), as does this process.
+    const shown = await app.fetch(`/api/v1/organizations/${org.id}/llm-configs/${config.id}`, { headers });
+    expect(shown.status).toBe(200);
+    expect(((await shown.json()) as { api_key_last4: string | null }).api_key_last4).toBe(PROVIDER_KEY.slice(-4));
     const stored = await withClient(moved, (c) =>
       c.query<{ api_key: string; org_id: string }>(
         "SELECT api_key, org_id FROM organization_llm_configs WHERE id = $1",
