@@ -83,9 +83,11 @@ const conversation = await client.conversation.create({
 const nextMonth = new Date();
 nextMonth.setUTCDate(1);
 nextMonth.setUTCMonth(nextMonth.getUTCMonth() + 1);
+// Lines of a message that would read as commands were they outside its string in the dump.
+const LINES_LIKE_COMMANDS = "next month:\n\\begin{equation} x \\end{equation}\n\\! echo\nSET unknown_setting = 1;";
 for (const [created_at, content] of [
   [new Date(), "this month"],
-  [nextMonth, "next month"],
+  [nextMonth, LINES_LIKE_COMMANDS],
 ] as const)
   await client.message.create({
     data: {
@@ -130,6 +132,10 @@ const contents = (url: string) =>
       all[`sequence ${name}`] = (await c.query(`SELECT last_value, is_called FROM public."${name}"`)).rows[0];
     return all;
   });
+
+/** How many tables the database's public schema holds. */
+const publicTables = async (url: string) =>
+  (await withClient(url, (c) => c.query("SELECT 1 FROM pg_tables WHERE schemaname = 'public'"))).rowCount;
 
 const databases: string[] = [];
 afterAll(() => Promise.all(databases.map((name) => dropDatabase(name))));
@@ -191,10 +197,21 @@ describe("off the embedded database", { timeout: PROCESS_TEST_TIMEOUT_MS }, () =
     expect((await stat(path.join(dataDir, "embedded.json"))).mode & 0o077).toBe(0);
   });
 
+  let restored = "";
   it("restores the dump into an empty PostgreSQL with `svc db restore`, row for row", async () => {
+    restored = await freshDatabase();
+    const restore = await run(["db", "restore", DUMP_FILE], { DATABASE_URL: restored });
+    expect(restore.code, restore.stderr).toBe(0);
+    expect(await contents(restored)).toEqual(source);
+  });
+
+  it("restores a dump of PostgreSQL by the server's pg_dump, which fences it with psql's \\restrict", async () => {
+    const file = path.join(dataDir, "postgres.sql");
+    const dumped = await run(["db", "dump", "--out", file], { DATABASE_URL: restored });
+    expect(dumped.code, dumped.stderr).toBe(0);
     const target = await freshDatabase();
-    const restored = await run(["db", "restore", DUMP_FILE], { DATABASE_URL: target });
-    expect(restored.code, restored.stderr).toBe(0);
+    const restore = await run(["db", "restore", file], { DATABASE_URL: target });
+    expect(restore.code, restore.stderr).toBe(0);
     expect(await contents(target)).toEqual(source);
   });
 
@@ -236,7 +253,7 @@ describe("off the embedded database", { timeout: PROCESS_TEST_TIMEOUT_MS }, () =
     const read = await app.fetch(history, { headers });
     expect(read.status).toBe(200);
     const { data } = (await read.json()) as { data: { content: string }[] };
-    expect(data.map((m) => m.content)).toEqual(["this month", "next month", "after the move"]);
+    expect(data.map((m) => m.content)).toEqual(["this month", LINES_LIKE_COMMANDS, "after the move"]);
     // The app decrypts the provider key (it shows its last four characters), as does this process.
     const shown = await app.fetch(`/api/v1/organizations/${org.id}/llm-configs/${config.id}`, { headers });
     expect(shown.status).toBe(200);
@@ -291,8 +308,18 @@ describe("off the embedded database", { timeout: PROCESS_TEST_TIMEOUT_MS }, () =
         "The dump holds psql commands: make it with `npm run svc -- db dump`.",
       );
     }
-    const tables = await withClient(target, (c) => c.query("SELECT 1 FROM pg_tables WHERE schemaname = 'public'"));
-    expect(tables.rowCount).toBe(0);
+    expect(await publicTables(target)).toBe(0);
+  });
+
+  it("leaves the target empty when a dump fails part-way through, in one line", async () => {
+    const target = await freshDatabase();
+    const file = path.join(dataDir, "broken.sql");
+    await writeFile(file, `${dump}\nINSERT INTO public.organizations (id, name) VALUES ('not-a-uuid', 'x');\n`);
+    const refused = await run(["db", "restore", file], { DATABASE_URL: target });
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(/^svc: /);
+    expect(refused.stderr.split("\n")).toHaveLength(1);
+    expect(await publicTables(target)).toBe(0);
   });
 
   it("refuses a server older than PostgreSQL 14 in one line", async () => {
@@ -320,8 +347,7 @@ describe("off the embedded database", { timeout: PROCESS_TEST_TIMEOUT_MS }, () =
     expect(refused.stderr).toBe(
       "svc: The dump is from a newer version of svc (migration 29991231000000_from_the_future is unknown here): upgrade svc first.",
     );
-    const tables = await withClient(target, (c) => c.query("SELECT 1 FROM pg_tables WHERE schemaname = 'public'"));
-    expect(tables.rowCount).toBe(0);
+    expect(await publicTables(target)).toBe(0);
     expect(await readFile(file, "utf8")).toBe(newer);
   });
 });
