@@ -13,7 +13,8 @@ export { CHANNEL, invalidateLocally, notifyPayload, onInvalidation, type Invalid
 // grant is applied to this process's caches at once and announced to every other process of the
 // deployment: through PostgreSQL (pg_notify in the changing transaction, heard by a LISTEN on a
 // session connection: DATABASE_DIRECT_URL, else DATABASE_URL) and, when REDIS_URL is set, through
-// Redis pub/sub (published once the change is committed). No polling per request.
+// Redis pub/sub (published once the change is committed; by the CLI, which does not listen, before
+// it exits). No polling per request.
 //
 // Caches are trusted while a route hears. A process none can reach (DATABASE_URL a transaction
 // pooler, no direct URL, no Redis: its own probe never came back) says so at start and in
