@@ -5,20 +5,17 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { readMigrations } from "@/server/db/migrate";
 import { PROCESS_TEST_TIMEOUT_MS } from "@/test/app";
+import { CLI } from "@/test/cli";
 import { testDatabase } from "@/test/database";
 
 // The CLI as an operator runs it: a child process, DATABASE_URL in its environment.
 const { url, client } = await testDatabase();
 
 function svc(args: string[], env: Record<string, string | undefined> = {}) {
-  const result = spawnSync(
-    process.execPath,
-    ["node_modules/tsx/dist/cli.mjs", "--import", "./scripts/server-only.mjs", "src/cli/main.ts", ...args],
-    {
-      env: { ...process.env, DATABASE_URL: url, SVC_ADMIN_PASSWORD: undefined, ...env },
-      encoding: "utf8",
-    },
-  );
+  const result = spawnSync(process.execPath, [...CLI, ...args], {
+    env: { ...process.env, DATABASE_URL: url, SVC_ADMIN_PASSWORD: undefined, ...env },
+    encoding: "utf8",
+  });
   return { code: result.status, stdout: result.stdout, stderr: result.stderr.trim() };
 }
 
@@ -110,6 +107,18 @@ describe("svc CLI", { timeout: PROCESS_TEST_TIMEOUT_MS }, () => {
     expect(revoke.code).toBe(0);
     expect(revoke.stdout).toBe(`Revoked ${raw.slice(0, 12)}… (${actor.key.id}).\n`);
     expect(svc(["api-keys", "list", "--user", "second"]).stdout).toContain("revoked");
+  });
+
+  it("api-keys revoke says, in one line and exit 1, that Redis did not hear of a revocation it made", () => {
+    const created = createKeyOfSecond("--name", "unannounced", "--scope", "svc:org:read", "--json");
+    const { id } = JSON.parse(created.stdout) as { id: string };
+    const revoke = svc(["api-keys", "revoke", id], { REDIS_URL: "redis://127.0.0.1:1" });
+    expect(revoke.code).toBe(1);
+    expect(revoke.stdout).toMatch(/^Revoked /);
+    expect(revoke.stderr).toMatch(
+      /^svc: The change is made, but could not be announced on Redis \(.+\): .+; restart them\.$/,
+    );
+    expect(svc(["api-keys", "list", "--user", "second"]).stdout).toMatch(/ revoked +unannounced /);
   });
 
   it("api-keys roll prints the new raw key alone; the old key expires after --grace", async () => {

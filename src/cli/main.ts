@@ -14,6 +14,7 @@ import { env } from "@/server/env";
 import { generatePassword } from "@/server/auth/passwords";
 import { createSysAdmin, seed } from "@/server/seed/seed";
 import { systemActor } from "@/server/auth/actor";
+import { announcingOnRedis } from "@/server/auth/invalidation";
 import { newKeySpec } from "@/server/crypto/secret-box";
 import { createApiKey, listApiKeys, revokeApiKey, rollApiKey } from "@/server/services/api-keys/service";
 import { reencryptLlmKeys } from "@/server/services/llm-configs/service";
@@ -69,13 +70,16 @@ async function withDatabase<T>(work: (db: ResolvedDatabase) => Promise<T>): Prom
 const clientFor = (db: ResolvedDatabase, poolMax: number) =>
   createBaseClient(db.url, { poolMax, preparedStatements: !db.embedded, pipeline: !db.embedded });
 
-/** Runs service code (which uses the process-wide client) against the resolved database. */
+/**
+ * Runs service code (which uses the process-wide client) against the resolved database; what it
+ * changes in who may do what is announced on Redis too, for replicas that hear only there.
+ */
 async function withServices(work: () => Promise<void>): Promise<void> {
   await withDatabase(async (db) => {
     const client = clientFor(db, 2);
     useBaseClient(client);
     try {
-      await work();
+      await announcingOnRedis(work);
     } finally {
       await client.$disconnect();
     }

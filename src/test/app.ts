@@ -223,6 +223,21 @@ export async function untilKeyCached(
   throw new Error("the app never answered the key from its cache");
 }
 
+/** Polls /api/ready until it answers 200 with invalidations arriving by `route`; answers its body. */
+export async function untilReady(app: Pick<RunningApp, "fetch">, route: string) {
+  let body: { invalidation?: string; warning?: string } = {};
+  await vi.waitFor(
+    async () => {
+      const response = await app.fetch("/api/ready");
+      expect(response.status).toBe(200);
+      body = (await response.json()) as typeof body;
+      expect(body.invalidation).toBe(route);
+    },
+    { timeout: 15_000, interval: 100 },
+  );
+  return body;
+}
+
 /**
  * Bound of a test that runs the CLI as a process (TypeScript compiled at each start) or starts the
  * embedded database (PGlite: start, migrate, seed): seconds on an idle machine, far more on a busy

@@ -51,8 +51,10 @@ const cache = new LRUCache<string, CacheEntry>({ max: CACHE_MAX });
 const inflight = new Map<string, Promise<Resolution>>();
 let generation = 0;
 
+// A finite lifetime (a process that cannot hear) bounds all an entry holds: its owner's grants may
+// be half of it old when the entry is made, so the entry lives at most the other half.
 function remember(hash: string, resolution: Resolution, lifetime: number) {
-  const ttl = Math.min(CACHE_TTL_MS * (0.75 + Math.random() * 0.5), lifetime / 2);
+  const ttl = Math.min(CACHE_TTL_MS * (0.75 + Math.random() * 0.5), lifetime / 4);
   cache.set(hash, { resolution, fresh: Date.now() + ttl }, { ttl: 2 * ttl });
 }
 
@@ -87,7 +89,7 @@ function grantsOf(userId: string): Promise<Grants> {
   const grants = loadGrants(dataLayer("system:auth"), userId);
   const lifetime = cacheLifetimeMs();
   if (lifetime === 0) return grants;
-  ownerGrants.set(userId, grants, { ttl: Math.min(CACHE_TTL_MS / 2, lifetime) });
+  ownerGrants.set(userId, grants, { ttl: Math.min(CACHE_TTL_MS / 2, lifetime / 2) });
   grants.catch(() => ownerGrants.delete(userId));
   return grants;
 }

@@ -19,8 +19,10 @@ export interface RedisRoute {
   stop(): Promise<void>;
 }
 
+const channelOf = (prefix: string) => `${prefix}auth-invalidate`;
+
 export function listenOnRedis(url: string, prefix: string): RedisRoute {
-  const channel = `${prefix}auth-invalidate`;
+  const channel = channelOf(prefix);
   const options = {
     connectTimeout: CONNECT_TIMEOUT_MS,
     retryStrategy: (attempt: number) => Math.min(100 * 2 ** attempt, RETRY_MAX_MS),
@@ -73,4 +75,24 @@ export function listenOnRedis(url: string, prefix: string): RedisRoute {
       publisher.disconnect();
     },
   };
+}
+
+/**
+ * Publishes `events` from a process that does not subscribe (the CLI): connects, publishes each,
+ * disconnects. Throws when Redis cannot be reached.
+ */
+export async function publishOnRedis(url: string, prefix: string, events: Invalidation[]): Promise<void> {
+  const publisher = new Redis(url, {
+    connectTimeout: CONNECT_TIMEOUT_MS,
+    lazyConnect: true,
+    maxRetriesPerRequest: 0,
+    retryStrategy: () => null,
+  });
+  publisher.on("error", () => undefined);
+  try {
+    await publisher.connect();
+    for (const event of events) await publisher.publish(channelOf(prefix), notifyPayload(event));
+  } finally {
+    publisher.disconnect();
+  }
 }

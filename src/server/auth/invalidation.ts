@@ -5,7 +5,7 @@ import { onShutdown } from "@/server/lifecycle";
 import { log } from "@/server/log";
 import { invalidateLocally, type Invalidation } from "./invalidation-bus";
 import { listenOnPostgres, type PostgresRoute } from "./invalidation-postgres";
-import { listenOnRedis, type RedisRoute } from "./invalidation-redis";
+import { listenOnRedis, publishOnRedis, type RedisRoute } from "./invalidation-redis";
 
 export { CHANNEL, invalidateLocally, notifyPayload, onInvalidation, type Invalidation } from "./invalidation-bus";
 
@@ -13,7 +13,8 @@ export { CHANNEL, invalidateLocally, notifyPayload, onInvalidation, type Invalid
 // grant is applied to this process's caches at once and announced to every other process of the
 // deployment: through PostgreSQL (pg_notify in the changing transaction, heard by a LISTEN on a
 // session connection: DATABASE_DIRECT_URL, else DATABASE_URL) and, when REDIS_URL is set, through
-// Redis pub/sub (published once the change is committed). No polling per request.
+// Redis pub/sub (published once the change is committed; by the CLI, which does not listen, before
+// it exits). No polling per request.
 //
 // Caches are trusted while a route hears. A process none can reach (DATABASE_URL a transaction
 // pooler, no direct URL, no Redis: its own probe never came back) says so at start and in
@@ -33,7 +34,7 @@ interface Routes {
 
 // On globalThis: Next.js bundles this module into several server chunks, and every chunk's caches
 // must hear the one set of routes.
-const shared = globalThis as unknown as { svcInvalidationRoutes?: Routes };
+const shared = globalThis as unknown as { svcInvalidationRoutes?: Routes; svcCommittedChanges?: Invalidation[] };
 
 /** Starts listening, once per process (cheap to call on every request); from then on until stopListening(). */
 export function listenForInvalidations(url?: string): void {
@@ -92,6 +93,32 @@ export function invalidationRoute(): InvalidationRoute {
 export function announceCommitted(event: Invalidation): void {
   invalidateLocally(event);
   shared.svcInvalidationRoutes?.redis?.publish(event);
+  shared.svcCommittedChanges?.push(event);
+}
+
+/**
+ * For a process that changes access but does not listen (the CLI): runs `work`, then publishes on
+ * Redis, when REDIS_URL is set, what it committed. Its pg_notify reaches only the processes that
+ * LISTEN on a direct connection; behind a pooler without one, replicas hear through Redis alone.
+ */
+export async function announcingOnRedis<T>(work: () => Promise<T>): Promise<T> {
+  const { REDIS_URL, REDIS_KEY_PREFIX } = env();
+  if (!REDIS_URL) return work();
+  const committed: Invalidation[] = [];
+  shared.svcCommittedChanges = committed;
+  let result: T;
+  try {
+    result = await work();
+  } finally {
+    shared.svcCommittedChanges = undefined;
+  }
+  if (committed.length > 0)
+    await publishOnRedis(REDIS_URL, REDIS_KEY_PREFIX, committed).catch((error: Error) => {
+      throw new Error(
+        `The change is made, but could not be announced on Redis (${error.message}): app processes that hear only through Redis may act on what they cached for minutes; restart them.`,
+      );
+    });
+  return result;
 }
 
 export async function stopListening(): Promise<void> {

@@ -2,13 +2,20 @@
 // migration below gives this database a short one (the app is given the same).
 process.env.DATABASE_STATEMENT_TIMEOUT_MS = "1000";
 
-import { spawn } from "node:child_process";
 import pg from "pg";
-import { describe, expect, it, vi } from "vitest";
+import { describe, expect, it } from "vitest";
 import { systemActor } from "@/server/auth/actor";
 import { migrate, readMigrations } from "@/server/db/migrate";
 import { createApiKey, revokeApiKey } from "@/server/services/api-keys/service";
-import { Browserless, PROCESS_TEST_TIMEOUT_MS, startApp, untilKeyCached, type RunningApp } from "@/test/app";
+import {
+  Browserless,
+  PROCESS_TEST_TIMEOUT_MS,
+  startApp,
+  untilKeyCached,
+  untilReady,
+  type RunningApp,
+} from "@/test/app";
+import { svc } from "@/test/cli";
 import { testDatabase } from "@/test/database";
 import { createSysAdmin, createUser, PASSWORD, seedRoles } from "@/test/fixtures";
 import { startPgBouncer } from "@/test/pgbouncer";
@@ -31,37 +38,30 @@ const TIMEOUTS = { DATABASE_STATEMENT_TIMEOUT_MS: "1000" };
 
 const me = (app: RunningApp, key: string) => app.fetch("/api/v1/me", { headers: { "x-api-key": key } });
 
-async function readiness(app: RunningApp, route: string) {
-  let body: { invalidation?: string; warning?: string } = {};
-  await vi.waitFor(
-    async () => {
-      const response = await app.fetch("/api/ready");
-      expect(response.status).toBe(200);
-      body = (await response.json()) as typeof body;
-      expect(body.invalidation).toBe(route);
-    },
-    { timeout: 15_000, interval: 100 },
-  );
-  return body;
-}
-
-/** Polls `status` until it is no longer 200 or a second has passed since `since`; answers the last status. */
-async function statusAfterASecond(since: number, status: () => Promise<number>): Promise<number> {
+/** Polls `status` until it is no longer 200 or `ms` have passed since `since`; answers the last status. */
+async function statusWithin(ms: number, since: number, status: () => Promise<number>): Promise<number> {
   let last = 200;
-  while (last === 200 && Date.now() - since < 1000) last = await status();
+  while (last === 200 && Date.now() - since < ms) {
+    last = await status();
+    await new Promise((r) => setTimeout(r, 20));
+  }
   return last;
 }
 
 const newKey = (userId: string, name: string) =>
   createApiKey(systemActor("test"), userId, { name, scopes: ["svc:system:orgs:read"], expires_at: null });
 
-/** A revoke, a deleted owner and a password change made on `a` reach `b` within a second. */
-function changesReachTheOther(start: () => Promise<[RunningApp, RunningApp]>) {
+/**
+ * Two replicas with `env` hearing invalidations by `route`: a revoke, a deleted owner and a password
+ * change made on `a` reach `b` within a second, and a revoke by the CLI reaches both.
+ */
+function changesReachTheOther(env: Record<string, string>, route: string) {
   let a: RunningApp;
   let b: RunningApp;
   let adminSession: Browserless;
   it("starts both replicas behind the pooler", async () => {
-    [a, b] = await start();
+    [a, b] = await Promise.all([startApp(pooledUrl, env), startApp(pooledUrl, env)]);
+    for (const app of [a, b]) await untilReady(app, route);
     adminSession = new Browserless(a.baseUrl);
     expect(await adminSession.signIn(admin.username, PASSWORD)).toBe(true);
   });
@@ -70,7 +70,7 @@ function changesReachTheOther(start: () => Promise<[RunningApp, RunningApp]>) {
     const { id, raw_key } = await newKey(admin.id, "revoked-on-a");
     await untilKeyCached(b, () => me(b, raw_key));
     expect((await adminSession.fetch(`/api/admin/users/api-keys/${id}`, { method: "DELETE" })).status).toBe(200);
-    expect(await statusAfterASecond(Date.now(), async () => (await me(b, raw_key)).status)).toBe(401);
+    expect(await statusWithin(1000, Date.now(), async () => (await me(b, raw_key)).status)).toBe(401);
   });
 
   it("refuses the key of an owner deleted on the other replica within a second", async () => {
@@ -78,7 +78,7 @@ function changesReachTheOther(start: () => Promise<[RunningApp, RunningApp]>) {
     const { raw_key } = await newKey(owner.id, "owner-deleted-on-a");
     await untilKeyCached(b, () => me(b, raw_key));
     expect((await adminSession.fetch(`/api/v1/users/${owner.id}`, { method: "DELETE" })).status).toBe(200);
-    expect(await statusAfterASecond(Date.now(), async () => (await me(b, raw_key)).status)).toBe(401);
+    expect(await statusWithin(1000, Date.now(), async () => (await me(b, raw_key)).status)).toBe(401);
   });
 
   it("ends a session on one replica within a second of a password change on the other", async () => {
@@ -92,37 +92,40 @@ function changesReachTheOther(start: () => Promise<[RunningApp, RunningApp]>) {
       body: JSON.stringify({ password: "a-brand-new-password-42" }),
     });
     expect(changed.status).toBe(200);
-    expect(await statusAfterASecond(Date.now(), async () => (await session.fetch("/api/v1/me")).status)).toBe(401);
+    expect(await statusWithin(1000, Date.now(), async () => (await session.fetch("/api/v1/me")).status)).toBe(401);
+  });
+
+  it("refuses on both replicas a key revoked by `svc api-keys revoke` within a second of its return", async () => {
+    const { id, raw_key } = await newKey(admin.id, "revoked-by-cli");
+    for (const app of [a, b]) await untilKeyCached(app, () => me(app, raw_key));
+    const revoked = await svc(["api-keys", "revoke", id], { ...env, DATABASE_URL: pooledUrl });
+    expect(revoked.code, revoked.stderr).toBe(0);
+    const since = Date.now();
+    for (const app of [a, b])
+      expect(await statusWithin(1000, since, async () => (await me(app, raw_key)).status)).toBe(401);
   });
 }
 
 describe("replicas behind PgBouncer with a direct connection for LISTEN", { timeout: PROCESS_TEST_TIMEOUT_MS }, () => {
-  changesReachTheOther(async () => {
-    const env = { ...NO_REDIS, ...TIMEOUTS, DATABASE_DIRECT_URL: url };
-    const replicas = await Promise.all([startApp(pooledUrl, env), startApp(pooledUrl, env)]);
-    for (const app of replicas) await readiness(app, "postgres");
-    return replicas as [RunningApp, RunningApp];
-  });
+  changesReachTheOther({ ...NO_REDIS, ...TIMEOUTS, DATABASE_DIRECT_URL: url }, "postgres");
 });
 
 describe("replicas behind PgBouncer sharing Redis", { timeout: PROCESS_TEST_TIMEOUT_MS }, () => {
-  changesReachTheOther(async () => {
-    const env = {
+  changesReachTheOther(
+    {
       ...TIMEOUTS,
       REDIS_URL: process.env.REDIS_URL ?? "redis://127.0.0.1:6379",
       REDIS_KEY_PREFIX: `${uniqueName("svc-pooler")}:`,
-    };
-    const replicas = await Promise.all([startApp(pooledUrl, env), startApp(pooledUrl, env)]);
-    for (const app of replicas) await readiness(app, "redis");
-    return replicas as [RunningApp, RunningApp];
-  });
+    },
+    "redis",
+  );
 });
 
 describe("an app behind PgBouncer alone", { timeout: PROCESS_TEST_TIMEOUT_MS }, () => {
   let app: RunningApp;
   it("says at start and in /api/ready that it cannot hear other processes", async () => {
     app = await startApp(pooledUrl, { ...NO_REDIS, ...TIMEOUTS });
-    const body = await readiness(app, "none");
+    const body = await untilReady(app, "none");
     expect(body.warning).toMatch(/DATABASE_DIRECT_URL or REDIS_URL/);
     expect(app.logs()).toMatch(/cannot hear other processes' invalidations/);
   });
@@ -131,13 +134,20 @@ describe("an app behind PgBouncer alone", { timeout: PROCESS_TEST_TIMEOUT_MS }, 
     const { id, raw_key } = await newKey(admin.id, "revoked-unheard");
     await untilKeyCached(app, () => me(app, raw_key));
     await revokeApiKey(systemActor("test"), id);
-    const revokedAt = Date.now();
-    let status = 200;
-    while (status === 200 && Date.now() - revokedAt < 5_000) {
-      status = (await me(app, raw_key)).status;
-      await new Promise((r) => setTimeout(r, 50));
-    }
-    expect(status).toBe(401);
+    expect(await statusWithin(5_000, Date.now(), async () => (await me(app, raw_key)).status)).toBe(401);
+  });
+
+  it("keeps an owner's cached grants no longer than 5 s after one was taken elsewhere", async () => {
+    const owner = await createSysAdmin(client);
+    const { raw_key } = await createApiKey(systemActor("test"), owner.id, {
+      name: "grant-taken-unheard",
+      scopes: ["svc:system:users:read"],
+      expires_at: null,
+    });
+    const users = () => app.fetch("/api/v1/users", { headers: { "x-api-key": raw_key } });
+    await untilKeyCached(app, users);
+    await client.userRole.deleteMany({ where: { user_id: owner.id } });
+    expect(await statusWithin(5_000, Date.now(), async () => (await users()).status)).toBe(403);
   });
 
   it("has its statement timeout applied by the server through the pooler: 503, nothing left waiting", async () => {
@@ -173,31 +183,16 @@ describe("an app behind PgBouncer alone", { timeout: PROCESS_TEST_TIMEOUT_MS }, 
   });
 });
 
-/** `npm run svc -- migrate` as a child process, answering its exit code and output. */
-function migrateProcess(env: Record<string, string>): Promise<{ code: number | null; output: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(
-      process.execPath,
-      ["node_modules/tsx/dist/cli.mjs", "--import", "./scripts/server-only.mjs", "src/cli/main.ts", "migrate"],
-      { env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] },
-    );
-    let output = "";
-    child.stdout.on("data", (d: Buffer) => (output += d.toString()));
-    child.stderr.on("data", (d: Buffer) => (output += d.toString()));
-    child.on("exit", (code) => resolve({ code, output }));
-  });
-}
-
 describe("replicas migrating at once through PgBouncer", { timeout: PROCESS_TEST_TIMEOUT_MS }, () => {
   it("apply each migration once, without a direct connection", async () => {
     const name = uniqueName("svc_pooled_migrate");
     const empty = await createDatabase(name);
     try {
       const env = { DATABASE_URL: pooler.pooled(empty), DATABASE_DIRECT_URL: "" };
-      const runs = await Promise.all([migrateProcess(env), migrateProcess(env)]);
-      for (const run of runs) expect(run.code, run.output).toBe(0);
+      const runs = await Promise.all([svc(["migrate"], env), svc(["migrate"], env)]);
+      for (const run of runs) expect(run.code, run.stderr).toBe(0);
       const files = await readMigrations();
-      const applied = runs.map((run) => Number(/Applied (\d+) migration/.exec(run.output)?.[1] ?? 0));
+      const applied = runs.map((run) => Number(/Applied (\d+) migration/.exec(run.stdout)?.[1] ?? 0));
       expect(applied.reduce((sum, n) => sum + n, 0)).toBe(files.length);
       const check = new pg.Client({ connectionString: empty });
       await check.connect();

@@ -1,10 +1,10 @@
-import { spawn } from "node:child_process";
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
 import { Browserless, PROCESS_TEST_TIMEOUT_MS, startApp, TEST_AUTH_SECRET, TEST_ENCRYPTION_KEYS } from "@/test/app";
+import { svc } from "@/test/cli";
 import { startOldPostgres } from "@/test/old-postgres";
 import { createDatabase, dropDatabase, uniqueName } from "@/test/postgres";
 
@@ -58,7 +58,13 @@ const org = await client.organization.create({ data: { name: "moved-org" }, sele
 await client.organization.createMany({ data: Array.from({ length: 5 }, (_, i) => ({ name: `moved-${i}` })) });
 const { raw_key } = await keys.createApiKey(systemActor("test"), admin.id, {
   name: "moved-key",
-  scopes: ["svc:system:orgs:read"],
+  scopes: [
+    "svc:system:orgs:read",
+    "svc:conversations:read",
+    "svc:conversations:write",
+    "svc:conversations:manage",
+    "svc:org:llm_configs:read",
+  ],
   expires_at: null,
 });
 const PROVIDER_KEY = "sk-moved-provider-key-0123456789";
@@ -77,7 +83,12 @@ const conversation = await client.conversation.create({
 const nextMonth = new Date();
 nextMonth.setUTCDate(1);
 nextMonth.setUTCMonth(nextMonth.getUTCMonth() + 1);
-for (const created_at of [new Date(), nextMonth])
+// Lines of a message that would read as commands were they outside its string in the dump.
+const LINES_LIKE_COMMANDS = "next month:\n\\begin{equation} x \\end{equation}\n\\! echo\nSET unknown_setting = 1;";
+for (const [created_at, content] of [
+  [new Date(), "this month"],
+  [nextMonth, LINES_LIKE_COMMANDS],
+] as const)
   await client.message.create({
     data: {
       org_id: org.id,
@@ -85,7 +96,7 @@ for (const created_at of [new Date(), nextMonth])
       turn_id: conversation.id,
       user_id: member.id,
       role: "user",
-      content: "hello",
+      content,
       created_at,
     },
   });
@@ -122,6 +133,10 @@ const contents = (url: string) =>
     return all;
   });
 
+/** How many tables the database's public schema holds. */
+const publicTables = async (url: string) =>
+  (await withClient(url, (c) => c.query("SELECT 1 FROM pg_tables WHERE schemaname = 'public'"))).rowCount;
+
 const databases: string[] = [];
 afterAll(() => Promise.all(databases.map((name) => dropDatabase(name))));
 async function freshDatabase(): Promise<string> {
@@ -133,21 +148,10 @@ async function freshDatabase(): Promise<string> {
 const source = await contents(embedded.url);
 const dump = await embedded.dump();
 
-/** `npm run svc -- <args>` as a child process. */
-function svc(args: string[], env: Record<string, string>) {
-  return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-    const child = spawn(
-      process.execPath,
-      ["node_modules/tsx/dist/cli.mjs", "--import", "./scripts/server-only.mjs", "src/cli/main.ts", ...args],
-      { env: { ...process.env, SVC_DATA_DIR: dataDir, ...env }, stdio: ["ignore", "pipe", "pipe"] },
-    );
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
-    child.on("exit", (code) => resolve({ code, stdout, stderr: stderr.trim() }));
-  });
-}
+/** `npm run svc -- <args>` on this file's data folder, whose embedded database this process serves. */
+const run = (args: string[], env: Record<string, string>) => svc(args, { SVC_DATA_DIR: dataDir, ...env });
+const DUMP_FILE = path.join(dataDir, "dump.sql");
+await writeFile(DUMP_FILE, dump);
 
 describe("off the embedded database", { timeout: PROCESS_TEST_TIMEOUT_MS }, () => {
   it("waits for a transaction another connection holds open, and dumps nothing uncommitted", async () => {
@@ -168,9 +172,9 @@ describe("off the embedded database", { timeout: PROCESS_TEST_TIMEOUT_MS }, () =
 
   it("dumps through `svc db dump` while this process serves the database, over its loopback port", async () => {
     const file = path.join(dataDir, "served.sql");
-    const run = await svc(["db", "dump", "--out", file], { DATABASE_URL: "" });
-    expect(run.code, run.stderr).toBe(0);
-    expect(run.stderr).toBe(`Dumped the embedded database to ${file}.`);
+    const dumped = await run(["db", "dump", "--out", file], { DATABASE_URL: "" });
+    expect(dumped.code, dumped.stderr).toBe(0);
+    expect(dumped.stderr).toBe(`Dumped the embedded database to ${file}.`);
     const served = await readFile(file, "utf8");
     expect(served).toContain(admin.username);
     expect(transfer.migrationsInDump(served)).toEqual(transfer.migrationsInDump(dump));
@@ -193,18 +197,34 @@ describe("off the embedded database", { timeout: PROCESS_TEST_TIMEOUT_MS }, () =
     expect((await stat(path.join(dataDir, "embedded.json"))).mode & 0o077).toBe(0);
   });
 
-  it("restores the dump into an empty PostgreSQL, row for row", async () => {
+  let restored = "";
+  it("restores the dump into an empty PostgreSQL with `svc db restore`, row for row", async () => {
+    restored = await freshDatabase();
+    const restore = await run(["db", "restore", DUMP_FILE], { DATABASE_URL: restored });
+    expect(restore.code, restore.stderr).toBe(0);
+    expect(await contents(restored)).toEqual(source);
+  });
+
+  it("restores a dump of PostgreSQL by the server's pg_dump, which fences it with psql's \\restrict", async () => {
+    const file = path.join(dataDir, "postgres.sql");
+    const dumped = await run(["db", "dump", "--out", file], { DATABASE_URL: restored });
+    expect(dumped.code, dumped.stderr).toBe(0);
     const target = await freshDatabase();
-    await transfer.restoreDump(target, dump);
+    const restore = await run(["db", "restore", file], { DATABASE_URL: target });
+    expect(restore.code, restore.stderr).toBe(0);
     expect(await contents(target)).toEqual(source);
   });
 
   let moved = "";
   it("moves into an empty PostgreSQL, row for row, sequences set, the embedded data untouched", async () => {
     moved = await freshDatabase();
-    const { tables } = await transfer.moveDatabase({ url: embedded.url, dump: (o) => embedded.dump(o) }, moved);
-    expect(tables.api_keys).toBe(1);
-    expect(tables.messages).toBe(2);
+    const move = await run(["db", "move", "--to", moved], { DATABASE_URL: "" });
+    expect(move.code, move.stderr).toBe(0);
+    expect(move.stdout).toMatch(/^Moved \d+ rows in \d+ tables into .*; each table's row count matches\.$/m);
+    // What to start with: the URL, and the two secrets from the data folder.
+    expect(move.stdout).toContain(`  DATABASE_URL=${moved} `);
+    expect(move.stdout).toContain(`  AUTH_SECRET=<the contents of ${path.join(dataDir, "auth-secret")}>`);
+    expect(move.stdout).toContain(`  SVC_ENCRYPTION_KEYS=<the contents of ${path.join(dataDir, "encryption-keys")}>`);
     expect(await contents(moved)).toEqual(source);
     expect(await contents(embedded.url)).toEqual(source);
     const partitions = await withClient(moved, (c) =>
@@ -221,6 +241,23 @@ describe("off the embedded database", { timeout: PROCESS_TEST_TIMEOUT_MS }, () =
     expect(await new Browserless(app.baseUrl).signIn(member.username, "not-the-password")).toBe(false);
     const me = await app.fetch("/api/v1/me", { headers: { "x-api-key": raw_key } });
     expect(me.status).toBe(200);
+    // Message partitions work: the history reads across both months' partitions and takes a new message.
+    const history = `/api/v1/organizations/${org.id}/conversations/${conversation.id}/messages`;
+    const headers = { "x-api-key": raw_key, "content-type": "application/json" };
+    const appended = await app.fetch(history, {
+      method: "POST",
+      headers,
+      body: JSON.stringify({ messages: [{ role: "user", content: "after the move", turn_id: conversation.id }] }),
+    });
+    expect(appended.status).toBe(201);
+    const read = await app.fetch(history, { headers });
+    expect(read.status).toBe(200);
+    const { data } = (await read.json()) as { data: { content: string }[] };
+    expect(data.map((m) => m.content)).toEqual(["this month", LINES_LIKE_COMMANDS, "after the move"]);
+    // The app decrypts the provider key (it shows its last four characters), as does this process.
+    const shown = await app.fetch(`/api/v1/organizations/${org.id}/llm-configs/${config.id}`, { headers });
+    expect(shown.status).toBe(200);
+    expect(((await shown.json()) as { api_key_last4: string | null }).api_key_last4).toBe(PROVIDER_KEY.slice(-4));
     const stored = await withClient(moved, (c) =>
       c.query<{ api_key: string; org_id: string }>(
         "SELECT api_key, org_id FROM organization_llm_configs WHERE id = $1",
@@ -237,23 +274,28 @@ describe("off the embedded database", { timeout: PROCESS_TEST_TIMEOUT_MS }, () =
   });
 
   it("refuses a target that is not empty, in one line, changing nothing", async () => {
-    const file = path.join(dataDir, "dump.sql");
-    await writeFile(file, dump);
     const before = await contents(moved);
-    const run = await svc(["db", "restore", file], { DATABASE_URL: moved });
-    expect(run.code).toBe(1);
-    expect(run.stderr).toMatch(/^svc: The target database is not empty/);
-    expect(run.stderr.split("\n")).toHaveLength(1);
-    expect(await contents(moved)).toEqual(before);
-    const move = await svc(["db", "move", "--to", moved], { DATABASE_URL: "" });
-    expect(move.code).toBe(1);
-    expect(move.stderr).toMatch(/^svc: The target database is not empty/);
+    for (const refused of [
+      await run(["db", "restore", DUMP_FILE], { DATABASE_URL: moved }),
+      await run(["db", "move", "--to", moved], { DATABASE_URL: "" }),
+    ]) {
+      expect(refused.code).toBe(1);
+      expect(refused.stderr).toMatch(
+        /^svc: The target database is not empty \(\d+ tables, views or sequences\): use a new, empty database\.$/,
+      );
+      expect(await contents(moved)).toEqual(before);
+    }
   });
 
   it("refuses an unreachable target in one line", async () => {
-    const run = await svc(["db", "move", "--to", "postgresql://postgres@127.0.0.1:1/none"], { DATABASE_URL: "" });
-    expect(run.code).toBe(1);
-    expect(run.stderr).toBe("svc: Cannot reach PostgreSQL at 127.0.0.1:1 (connection refused).");
+    const unreachable = "postgresql://postgres@127.0.0.1:1/none";
+    for (const refused of [
+      await run(["db", "move", "--to", unreachable], { DATABASE_URL: "" }),
+      await run(["db", "restore", DUMP_FILE], { DATABASE_URL: unreachable }),
+    ]) {
+      expect(refused.code).toBe(1);
+      expect(refused.stderr).toBe("svc: Cannot reach PostgreSQL at 127.0.0.1:1 (connection refused).");
+    }
   });
 
   it("refuses a dump holding psql commands (which could run a shell under psql), writing nothing", async () => {
@@ -266,20 +308,28 @@ describe("off the embedded database", { timeout: PROCESS_TEST_TIMEOUT_MS }, () =
         "The dump holds psql commands: make it with `npm run svc -- db dump`.",
       );
     }
-    const tables = await withClient(target, (c) => c.query("SELECT 1 FROM pg_tables WHERE schemaname = 'public'"));
-    expect(tables.rowCount).toBe(0);
+    expect(await publicTables(target)).toBe(0);
+  });
+
+  it("leaves the target empty when a dump fails part-way through, in one line", async () => {
+    const target = await freshDatabase();
+    const file = path.join(dataDir, "broken.sql");
+    await writeFile(file, `${dump}\nINSERT INTO public.organizations (id, name) VALUES ('not-a-uuid', 'x');\n`);
+    const refused = await run(["db", "restore", file], { DATABASE_URL: target });
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(/^svc: /);
+    expect(refused.stderr.split("\n")).toHaveLength(1);
+    expect(await publicTables(target)).toBe(0);
   });
 
   it("refuses a server older than PostgreSQL 14 in one line", async () => {
     const old = await startOldPostgres();
-    const file = path.join(dataDir, "dump.sql");
-    await writeFile(file, dump);
-    for (const run of await Promise.all([
-      svc(["db", "move", "--to", old], { DATABASE_URL: "" }),
-      svc(["db", "restore", file], { DATABASE_URL: old }),
+    for (const refused of await Promise.all([
+      run(["db", "move", "--to", old], { DATABASE_URL: "" }),
+      run(["db", "restore", DUMP_FILE], { DATABASE_URL: old }),
     ])) {
-      expect(run.code).toBe(1);
-      expect(run.stderr).toBe("svc: PostgreSQL 14 or newer is required; the server is PostgreSQL 13.");
+      expect(refused.code).toBe(1);
+      expect(refused.stderr).toBe("svc: PostgreSQL 14 or newer is required; the server is PostgreSQL 13.");
     }
   });
 
@@ -292,13 +342,12 @@ describe("off the embedded database", { timeout: PROCESS_TEST_TIMEOUT_MS }, () =
     expect(newer).toContain("29991231000000_from_the_future");
     const file = path.join(dataDir, "newer.sql");
     await writeFile(file, newer);
-    const run = await svc(["db", "restore", file], { DATABASE_URL: target });
-    expect(run.code).toBe(1);
-    expect(run.stderr).toBe(
+    const refused = await run(["db", "restore", file], { DATABASE_URL: target });
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toBe(
       "svc: The dump is from a newer version of svc (migration 29991231000000_from_the_future is unknown here): upgrade svc first.",
     );
-    const tables = await withClient(target, (c) => c.query("SELECT 1 FROM pg_tables WHERE schemaname = 'public'"));
-    expect(tables.rowCount).toBe(0);
+    expect(await publicTables(target)).toBe(0);
     expect(await readFile(file, "utf8")).toBe(newer);
   });
 });

@@ -58,19 +58,30 @@ async function emptyTarget(url: string): Promise<pg.Client> {
   }
 }
 
+// A dump's text in spans: string literals, quoted identifiers, comments and dollar-quoted bodies
+// (passed over: a line inside them is data), and the lines outside them that only psql reads (a
+// backslash command, COPY's rows from stdin) or that set a setting. Lines are judged only here, so
+// that a message whose text holds such a line is restored as it was.
+const SPANS =
+  /'[^']*(?:''[^']*)*'|"[^"]*(?:""[^"]*)*"|--[^\n]*|\/\*[\s\S]*?\*\/|\$([A-Za-z_]\w*)?\$[\s\S]*?\$\1\$|(?<=^|\n)(\\[^\n]*|COPY [^\n]* FROM stdin;|SET (\w+) = [^\n]*)(?=\n|$)/g;
+
 /**
- * The dump as the target can run it: SET of a setting the target's (older) server does not know is
- * left out (a newer pg_dump sets transaction_timeout, say); anything that is not SQL is refused.
+ * The dump as the target can run it: anything psql alone reads is refused, but for the fence a
+ * newer pg_dump puts around its output (`\restrict KEY` … `\unrestrict KEY`, for psql), which is
+ * left out; so is the SET of a setting the target's (older) server does not know (a newer pg_dump
+ * sets transaction_timeout, say).
  */
 async function runnable(client: pg.ClientBase, sql: string): Promise<string> {
   const { rows } = await client.query<{ name: string }>("SELECT name FROM pg_settings");
   const known = new Set(rows.map((r) => r.name));
-  const lines = sql.split("\n");
-  if (lines.some((line) => line.startsWith("\\") || /^COPY .* FROM stdin;$/.test(line)))
+  let fence: string | undefined;
+  return sql.replace(SPANS, (span, _tag, line: string | undefined, setting: string | undefined) => {
+    if (line === undefined) return span;
+    if (setting !== undefined) return known.has(setting) ? line : "";
+    fence ??= /^\\restrict ([A-Za-z0-9]+)$/.exec(line)?.[1] ?? "";
+    if (fence && (line === `\\restrict ${fence}` || line === `\\unrestrict ${fence}`)) return "";
     throw new TransferError("The dump holds psql commands: make it with `npm run svc -- db dump`.");
-  return lines
-    .filter((line) => !/^SET (\w+) = /.test(line) || known.has(/^SET (\w+)/.exec(line)?.[1] ?? ""))
-    .join("\n");
+  });
 }
 
 /** Refuses a dump or database whose schema is newer than this code's migrations. */
