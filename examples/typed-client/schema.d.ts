@@ -3942,6 +3942,8 @@ export interface components {
         enabled: "true" | "false";
         /** @description Only active keys whose `expires_at` falls within this many days from now. */
         expiring_within_days: number;
+        /** @description Matches the name. */
+        q: string;
         /** @description All versions of one plugin. */
         pid: string;
         /** @description Only the latest version of each plugin. */
@@ -5717,7 +5719,8 @@ export interface operations {
                 tier?: "demand" | "hot";
                 framework_type?: "langgraph" | "openai_agents" | "google_adk";
                 mode?: "supervisor" | "coordinator" | "handoff" | "grounded";
-                q?: string;
+                /** @description Matches the name. */
+                q?: components["parameters"]["q"];
                 /** @description sys_admins only: soft-deleted records too. */
                 include_deleted?: components["parameters"]["include_deleted"];
             };
@@ -8388,7 +8391,7 @@ export interface operations {
                 cursor?: components["parameters"]["cursor"];
                 scope?: "system" | "org";
                 /** @description Matches the name. */
-                q?: string;
+                q?: components["parameters"]["q"];
                 /** @description sys_admins only: soft-deleted records too. */
                 include_deleted?: components["parameters"]["include_deleted"];
             };
