@@ -70,10 +70,7 @@ async function withDatabase<T>(work: (db: ResolvedDatabase) => Promise<T>): Prom
 const clientFor = (db: ResolvedDatabase, poolMax: number) =>
   createBaseClient(db.url, { poolMax, preparedStatements: !db.embedded, pipeline: !db.embedded });
 
-/**
- * Runs service code (which uses the process-wide client) against the resolved database; what it
- * changes in who may do what is announced on Redis too, for replicas that hear only there.
- */
+/** Runs service code against the resolved database; its changes to access are announced on Redis too. */
 async function withServices(work: () => Promise<void>): Promise<void> {
   await withDatabase(async (db) => {
     const client = clientFor(db, 2);
