@@ -10,9 +10,10 @@ import { pgDump } from "@electric-sql/pglite-tools/pg_dump";
 // serving the database (`npm start`) answers dump requests from the CLI on a loopback port named,
 // with a token, in its marker file (readable by its owner only).
 //
-// Consistent while the app serves: the socket server runs each client's statements under
-// PGlite's exclusive lock and keeps a client's open transaction to itself, so the dump takes that
-// lock at a moment no transaction is open and runs whole under it (requests wait meanwhile).
+// Consistent while the app serves: the socket server runs each client's messages under PGlite's
+// exclusive lock and keeps a client's open transaction or exchange to itself (embedded-session.ts),
+// so the dump takes that lock at a moment none is open (`busy` false) and runs whole under it
+// (requests wait meanwhile).
 
 export interface DumpOptions {
   /** Rows only (and sequences), for loading into a database its migrations have made. */
@@ -59,7 +60,11 @@ function firstValue(answer: Buffer): string {
 
 const OPEN_TRANSACTION_POLL_MS = 5;
 
-export async function dumpPglite(db: PGlite, options: DumpOptions = {}): Promise<string> {
+export async function dumpPglite(
+  db: PGlite,
+  options: DumpOptions = {},
+  busy: () => boolean = () => db.isInTransaction(),
+): Promise<string> {
   // Inside the lock PGlite's own query() would wait for it: the dump's few statements of its own
   // go through the raw protocol (which takes no lock), as pg_dump's do, their answers collected here.
   const run = async (sql: string): Promise<Buffer> => {
@@ -81,7 +86,7 @@ export async function dumpPglite(db: PGlite, options: DumpOptions = {}): Promise
   } as unknown as PGlite;
   for (;;) {
     const dump = await db.runExclusive(async () => {
-      if (db.isInTransaction()) return undefined;
+      if (busy()) return undefined;
       try {
         const file = await pgDump({ pg: unlocked, args: dumpArguments(options) });
         return await file.text();
@@ -101,7 +106,7 @@ export interface DumpControl {
 }
 
 /** Answers POST /dump (JSON DumpOptions, bearer token) with the dump, on a loopback port. */
-export async function serveDumps(db: PGlite): Promise<DumpControl> {
+export async function serveDumps(db: PGlite, busy: () => boolean): Promise<DumpControl> {
   const token = randomBytes(24).toString("base64url");
   const expected = Buffer.from(`Bearer ${token}`);
   const server = http.createServer((req, res) => {
@@ -129,7 +134,7 @@ export async function serveDumps(db: PGlite): Promise<DumpControl> {
         res.writeHead(400).end();
         return;
       }
-      dumpPglite(db, options).then(
+      dumpPglite(db, options, busy).then(
         (dump) => res.writeHead(200, { "content-type": "application/sql; charset=utf-8" }).end(dump),
         (error: Error) => res.writeHead(500, { "content-type": "text/plain" }).end(error.message.split("\n")[0]),
       );

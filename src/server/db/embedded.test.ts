@@ -3,6 +3,7 @@ import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import net from "node:net";
 import os from "node:os";
 import path from "node:path";
+import pg from "pg";
 import { afterAll, describe, expect, it, vi } from "vitest";
 import { createBaseClient } from "./client";
 import { processStatus, runningEmbedded, startEmbedded } from "./embedded";
@@ -38,6 +39,36 @@ describe("embedded database", () => {
       await client.$disconnect();
     } finally {
       await second.stop();
+    }
+  });
+
+  it("keeps each client's query whole when clients and a dump share its one session", async () => {
+    const db = await startEmbedded(path.join(dataDir, "shared-session"));
+    const clients = [0, 1, 2, 3].map(() => new pg.Client({ connectionString: db.url }));
+    try {
+      await Promise.all(clients.map((c) => c.connect()));
+      // Unnamed statements of different shapes: a Bind that met another client's Parse (the unnamed
+      // statement is the session's) would fail on its parameters, or answer the other's query.
+      const answers = await Promise.all([
+        ...clients.map(async (client, n) => {
+          for (let i = 0; i < 150; i++) {
+            const { rows } =
+              n % 2 === 0
+                ? await client.query<{ v: number }>("SELECT $1::int + $2::int AS v", [i, n])
+                : await client.query<{ v: number }>("SELECT length($1::text) AS v", ["x".repeat(i)]);
+            if (rows[0]?.v !== (n % 2 === 0 ? i + n : i)) return `client ${n} got ${JSON.stringify(rows)} at ${i}`;
+          }
+          return "ok";
+        }),
+        (async () => {
+          for (let i = 0; i < 5; i++) await db.dump({});
+          return "ok";
+        })(),
+      ]);
+      expect(answers).toEqual(["ok", "ok", "ok", "ok", "ok"]);
+    } finally {
+      await Promise.all(clients.map((c) => c.end().catch(() => undefined)));
+      await db.stop();
     }
   });
 

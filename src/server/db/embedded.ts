@@ -7,6 +7,7 @@ import { pg_trgm } from "@electric-sql/pglite/contrib/pg_trgm";
 import { PGLiteSocketServer } from "@electric-sql/pglite-socket";
 import { freePort } from "@/server/free-port";
 import { dumpPglite, serveDumps, type DumpOptions } from "./embedded-dump";
+import { exchangeAware } from "./embedded-session";
 
 // The zero-setup database: PGlite (PostgreSQL compiled to WebAssembly) persisted in the project's
 // data folder and served on a loopback port, so the app reaches it through the same node-postgres
@@ -109,14 +110,16 @@ export async function startEmbedded(dataDir: string): Promise<EmbeddedDatabase> 
   // The extensions the migrations create must be loaded with the database (trigram search).
   const db = await PGlite.create(path.join(dir, "pglite"), { extensions: { pg_trgm } });
   const port = await freePort();
+  const served = exchangeAware(db);
   const server = new PGLiteSocketServer({
-    db,
+    db: served,
     host: "127.0.0.1",
     port,
     maxConnections: EMBEDDED_MAX_CONNECTIONS,
   });
   await server.start();
-  const dumps = await serveDumps(db);
+  const busy = () => served.isInTransaction();
+  const dumps = await serveDumps(db, busy);
   const url = `postgresql://postgres@127.0.0.1:${port}/postgres`;
   const startTime = (await processStatus(process.pid))?.startTime;
   const marker: Marker = { url, pid: process.pid, startTime, dumps: { url: dumps.url, token: dumps.token } };
@@ -126,7 +129,7 @@ export async function startEmbedded(dataDir: string): Promise<EmbeddedDatabase> 
   let stopped = false;
   return {
     url,
-    dump: (options) => dumpPglite(db, options),
+    dump: (options) => dumpPglite(db, options, busy),
     async stop() {
       if (stopped) return;
       stopped = true;
