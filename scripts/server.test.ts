@@ -69,6 +69,14 @@ async function appConnections(): Promise<number> {
   return Number(row?.n);
 }
 
+/** The job queue's connections (pg-boss names them itself). */
+async function queueConnections(): Promise<number> {
+  const [row] = await client.$queryRaw<
+    { n: bigint }[]
+  >`SELECT count(*) AS n FROM pg_stat_activity WHERE application_name = 'svc-queue' AND datname = current_database()`;
+  return Number(row?.n);
+}
+
 /** Sessions of this database that ended without the client saying goodbye (its socket just went away). */
 async function sessionsAbandoned(): Promise<bigint> {
   const [row] = await client.$queryRaw<
@@ -147,6 +155,17 @@ describe("SIGTERM", () => {
     expect(await exited).toBe(0);
     expect(slow.logs()).toContain("requests still in flight after the grace period are cut");
     socket.destroy();
+  });
+
+  it("closes the job queue's connections when stopped while the queue is still starting", async () => {
+    const early = await startApp(url);
+    const abandonedBefore = await sessionsAbandoned();
+    const exited = new Promise<number | null>((resolve) => early.process.once("exit", (code) => resolve(code)));
+    // As soon as it answers: the queue starts beside the server and is most likely not up yet.
+    early.process.kill("SIGTERM");
+    expect(await exited).toBe(0);
+    await until(async () => (await queueConnections()) === 0);
+    expect(await sessionsAbandoned()).toBe(abandonedBefore);
   });
 
   it("shuts down when whatever read its output has gone, instead of failing every log line", async () => {

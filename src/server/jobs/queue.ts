@@ -58,10 +58,12 @@ export function startQueue(setup: (boss: PgBoss, state: QueueState) => Promise<v
   });
   boss.on("error", (error) => log.warn("job queue error", { error: (error as Error).message }));
   const state: QueueState = { boss, workers: new Map() };
+  // Registered before the start: a shutdown during it (pg-boss's stop waits for a start in flight)
+  // must still close the queue's connections, not leave them to be dropped at the exit.
+  onShutdown("close", () => boss.stop({ graceful: true, timeout: 5_000 }));
   shared.svcQueue = (async () => {
     await boss.start();
     await setup(boss, state);
-    onShutdown("close", () => boss.stop({ graceful: true, timeout: 5_000 }));
     return state;
   })();
   shared.svcQueue.catch((error: Error) => {
