@@ -8,11 +8,11 @@ import { createOrg, createSysAdmin, seedRoles } from "@/test/fixtures";
 import { sessionActor } from "@/test/actors";
 import { createWebhookEndpoint } from "./endpoints";
 import { DELIVERY_QUEUE, type DeliveryJob } from "./outbox";
-import { webhookUpkeep } from "./upkeep";
+import { ORPHAN_AFTER_SECONDS, webhookUpkeep } from "./upkeep";
 
 // A change's delivery jobs are queued after its commit (off its own path), on a real pg-boss queue
 // in the test database; no worker runs here, so the jobs stay where they were queued. Deliveries
-// whose jobs never came (the process died first) are queued by the upkeep's sweep.
+// whose jobs never came (the process died first) are queued by the upkeep's sweep, and only those.
 
 process.env.SVC_ENCRYPTION_KEYS ??= `v1:${Buffer.alloc(32, 7).toString("base64")}`;
 const { client } = await testDatabase();
@@ -87,13 +87,25 @@ describe("delivery jobs", () => {
     expect(await queuedJobs()).toEqual(before);
   });
 
-  it("that never came are queued by the sweep once the delivery is two minutes old, not before", async () => {
+  it("that never came are queued by the sweep once the delivery is 15 seconds due, not before", async () => {
     expect(await webhookUpkeep()).toMatchObject({ requeued: 0 });
     await client.webhookDelivery.updateMany({
       where: { message_id: orphan.message_id },
-      data: { created_at: new Date(Date.now() - 3 * 60_000) },
+      data: { created_at: new Date(Date.now() - (ORPHAN_AFTER_SECONDS + 5) * 1_000) },
     });
     expect(await webhookUpkeep()).toMatchObject({ requeued: 1 });
     expect(await queuedJobs()).toContainEqual(orphan);
+  });
+
+  it("that wait in a backlogged queue are not given a second job, however long due", async () => {
+    await update("waiting its turn");
+    const waiting = await deliveryOf("waiting its turn");
+    await vi.waitFor(async () => expect(await queuedJobs()).toContainEqual(waiting), { timeout: 5_000 });
+    await client.webhookDelivery.updateMany({
+      where: { message_id: waiting.message_id },
+      data: { created_at: new Date(Date.now() - 10 * 60_000) },
+    });
+    expect(await webhookUpkeep()).toMatchObject({ requeued: 0 });
+    expect((await queuedJobs()).filter((job) => job.message_id === waiting.message_id)).toHaveLength(1);
   });
 });

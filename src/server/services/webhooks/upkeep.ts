@@ -1,25 +1,33 @@
 import "server-only";
 import { queryRows } from "@/server/db/client";
-import { queueDeliveries, type DeliveryJob } from "./outbox";
+import { QUEUE_SCHEMA } from "@/server/jobs/queue";
+import { DELIVERY_QUEUE, queueDeliveries, type DeliveryJob } from "./outbox";
 import { transactionSink } from "./events";
 import { inOneTransaction } from "@/server/db/unit-of-work";
 
-// The delivery queue's safety net and retention: a pending delivery whose time passed over two
-// minutes ago without an attempt lost its job (written by the CLI, which runs no queue, or a job
-// lost with a failed write) and is queued again; deliveries and messages go after 30 days.
+// The delivery queue's safety net and retention: a pending delivery due for over 15 seconds with
+// no live job in pg-boss's table lost its job (written by the CLI, which runs no queue, or by a
+// process that died between a change's commit and queuing its jobs) and is queued again;
+// deliveries and messages go after 30 days. Looking for the job, not only at the delivery's age,
+// keeps a backlogged queue from being given a second job for every delivery waiting its turn.
 
 export const DELIVERY_RETENTION_DAYS = 30;
+/** A delivery due this long with no job is taken to have lost it: far past the relay's milliseconds. */
+export const ORPHAN_AFTER_SECONDS = 15;
 const SWEEP_BATCH = 1_000;
 
 export async function webhookUpkeep(): Promise<{ requeued: number; removed: number }> {
   const stuck = await queryRows<DeliveryJob>(
     `UPDATE webhook_deliveries SET next_attempt_at = now()
-      WHERE id IN (SELECT id FROM webhook_deliveries
-        WHERE status = 'pending' AND (leased_until IS NULL OR leased_until < now())
-          AND COALESCE(next_attempt_at, created_at) < now() - interval '2 minutes'
+      WHERE id IN (SELECT d.id FROM webhook_deliveries d
+        WHERE d.status = 'pending' AND (d.leased_until IS NULL OR d.leased_until < now())
+          AND COALESCE(d.next_attempt_at, d.created_at) < now() - make_interval(secs => $1)
+          AND NOT EXISTS (SELECT 1 FROM ${QUEUE_SCHEMA}.job j
+            WHERE j.name = $2 AND j.state < 'completed'
+              AND j.data->>'message_id' = d.message_id::text AND j.data->>'endpoint_id' = d.endpoint_id::text)
         LIMIT ${SWEEP_BATCH})
       RETURNING message_id, endpoint_id`,
-    [],
+    [ORPHAN_AFTER_SECONDS, DELIVERY_QUEUE],
   );
   if (stuck.length > 0) await inOneTransaction(() => queueDeliveries(transactionSink(), stuck));
   const removed = await queryRows<{ n: number }>(
