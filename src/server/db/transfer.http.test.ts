@@ -27,7 +27,7 @@ afterAll(async () => {
 });
 
 const [
-  { migrate },
+  { migrate, readMigrations },
   { createBaseClient, useBaseClient: makeProcessWide },
   fixtures,
   keys,
@@ -83,8 +83,17 @@ const conversation = await client.conversation.create({
 const nextMonth = new Date();
 nextMonth.setUTCDate(1);
 nextMonth.setUTCMonth(nextMonth.getUTCMonth() + 1);
-// Lines of a message that would read as commands were they outside its string in the dump.
-const LINES_LIKE_COMMANDS = "next month:\n\\begin{equation} x \\end{equation}\n\\! echo\nSET unknown_setting = 1;";
+// Lines of a message that would read as commands were they outside its string in the dump: psql's,
+// a setting the target may not know, and the record of a migration this code does not know.
+const FOREIGN_MIGRATION = "29991231000000_from_a_message";
+const LINES_LIKE_COMMANDS = [
+  "next month:",
+  "\\begin{equation} x \\end{equation}",
+  "\\! echo",
+  "SET unknown_setting = 1;",
+  "INSERT INTO public._prisma_migrations VALUES",
+  `\t('00000000-0000-0000-0000-000000000002', 'x', now(), '${FOREIGN_MIGRATION}', NULL, NULL, now(), 1);`,
+].join("\n");
 for (const [created_at, content] of [
   [new Date(), "this month"],
   [nextMonth, LINES_LIKE_COMMANDS],
@@ -199,6 +208,8 @@ describe("off the embedded database", { timeout: PROCESS_TEST_TIMEOUT_MS }, () =
 
   let restored = "";
   it("restores the dump into an empty PostgreSQL with `svc db restore`, row for row", async () => {
+    // The migrations the dump records are its own rows of `_prisma_migrations`, not a message's.
+    expect(transfer.migrationsInDump(dump)).toEqual((await readMigrations()).map((file) => file.name));
     restored = await freshDatabase();
     const restore = await run(["db", "restore", DUMP_FILE], { DATABASE_URL: restored });
     expect(restore.code, restore.stderr).toBe(0);

@@ -18,15 +18,29 @@ import { connectClient } from "./pooler";
 
 export class TransferError extends Error {}
 
+// A dump's text that is data: string literals, quoted identifiers, comments and dollar-quoted
+// bodies. Whatever looks like a statement or a psql line inside them is passed over, so that a
+// message's text can neither be taken for a command nor keep its dump from being restored.
+const DATA = String.raw`'[^']*(?:''[^']*)*'|"[^"]*(?:""[^"]*)*"|--[^\n]*|\/\*[\s\S]*?\*\/|\$([A-Za-z_]\w*)?\$[\s\S]*?\$\1\$`;
+
+// The dump's text in tokens: data, the start of an INSERT into `_prisma_migrations`, and the
+// semicolon that ends a statement.
+const MIGRATION_RECORDS = new RegExp(
+  String.raw`${DATA}|(?<=^|\n)INSERT INTO (?:public\.)?"?_prisma_migrations"? |;`,
+  "g",
+);
+
 /** The migration names a dump records (its rows of `_prisma_migrations`). */
 export function migrationsInDump(sql: string): string[] {
   const names = new Set<string>();
   let inRecord = false;
-  for (const line of sql.split("\n")) {
-    if (/^INSERT INTO (public\.)?"?_prisma_migrations"? /.test(line)) inRecord = true;
-    if (!inRecord) continue;
-    for (const match of line.matchAll(/'(\d{14}_[a-z0-9_]+)'/g)) if (match[1]) names.add(match[1]);
-    if (line.trimEnd().endsWith(";")) inRecord = false;
+  for (const [token] of sql.matchAll(MIGRATION_RECORDS)) {
+    if (token.startsWith("INSERT")) inRecord = true;
+    else if (token === ";") inRecord = false;
+    else if (inRecord) {
+      const name = /^'(\d{14}_[a-z0-9_]+)'$/.exec(token)?.[1];
+      if (name) names.add(name);
+    }
   }
   return [...names].sort();
 }
@@ -58,12 +72,12 @@ async function emptyTarget(url: string): Promise<pg.Client> {
   }
 }
 
-// A dump's text in spans: string literals, quoted identifiers, comments and dollar-quoted bodies
-// (passed over: a line inside them is data), and the lines outside them that only psql reads (a
-// backslash command, COPY's rows from stdin) or that set a setting. Lines are judged only here, so
-// that a message whose text holds such a line is restored as it was.
-const SPANS =
-  /'[^']*(?:''[^']*)*'|"[^"]*(?:""[^"]*)*"|--[^\n]*|\/\*[\s\S]*?\*\/|\$([A-Za-z_]\w*)?\$[\s\S]*?\$\1\$|(?<=^|\n)(\\[^\n]*|COPY [^\n]* FROM stdin;|SET (\w+) = [^\n]*)(?=\n|$)/g;
+// The dump's text in spans: data, and the lines outside it that only psql reads (a backslash
+// command, COPY's rows from stdin) or that set a setting.
+const SPANS = new RegExp(
+  String.raw`${DATA}|(?<=^|\n)(\\[^\n]*|COPY [^\n]* FROM stdin;|SET (\w+) = [^\n]*)(?=\n|$)`,
+  "g",
+);
 
 /**
  * The dump as the target can run it: anything psql alone reads is refused, but for the fence a
