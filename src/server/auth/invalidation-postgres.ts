@@ -35,18 +35,22 @@ interface Subscription {
   url: string;
   probeUrl: string;
   client?: pg.Client;
+  /** The connection being made (until it listens, or fails). */
+  connecting?: Promise<void>;
   heartbeat?: NodeJS.Timeout;
+  /** The heartbeat's query while it runs. */
+  beat?: Promise<unknown>;
   retry?: NodeJS.Timeout;
   failures: number;
   stopped: boolean;
   verified?: boolean;
-  probe?: { token: string; heard: () => void };
+  probe?: { token: string; heard: () => void; abandon: () => void };
   onDeaf: () => void;
 }
 
 export function listenOnPostgres(url: string, probeUrl: string, onDeaf: () => void): PostgresRoute {
   const sub: Subscription = { url, probeUrl, failures: 0, stopped: false, onDeaf };
-  void connect(sub);
+  sub.connecting = connect(sub);
   return {
     hearing: () => sub.client !== undefined,
     verified: () => sub.verified,
@@ -58,7 +62,7 @@ export function listenOnPostgres(url: string, probeUrl: string, onDeaf: () => vo
 async function probe(sub: Subscription): Promise<boolean> {
   const token = randomUUID();
   const heard = new Promise<boolean>((resolve) => {
-    sub.probe = { token, heard: () => resolve(true) };
+    sub.probe = { token, heard: () => resolve(true), abandon: () => resolve(false) };
     setTimeout(() => resolve(false), PROBE_WAIT_MS).unref();
   });
   const sender = await connectClient({ connectionString: sub.probeUrl, ...connectionSettings() });
@@ -93,7 +97,7 @@ async function connect(sub: Subscription): Promise<void> {
     invalidateLocally({ all: true });
     sub.failures += 1;
     const wait = Math.min(RETRY_FIRST_MS * 2 ** (sub.failures - 1), RETRY_MAX_MS);
-    sub.retry = setTimeout(() => void connect(sub), wait * (0.75 + Math.random() * 0.5)).unref();
+    sub.retry = setTimeout(() => (sub.connecting = connect(sub)), wait * (0.75 + Math.random() * 0.5)).unref();
   };
   client.on("error", onLost);
   client.on("end", () => onLost(new Error("connection ended")));
@@ -119,7 +123,7 @@ async function connect(sub: Subscription): Promise<void> {
   } catch (error) {
     return onLost(error as Error);
   }
-  if (lost || sub.stopped) return void client.end().catch(() => undefined);
+  if (lost || sub.stopped) return close(client);
   if (sub.failures > 0) log.info("auth invalidation listener is back");
   sub.failures = 0;
   sub.client = client;
@@ -127,16 +131,31 @@ async function connect(sub: Subscription): Promise<void> {
   invalidateLocally({ all: true });
   // A silent connection (a server or network that stopped answering) raises no error by itself:
   // a query that gets no answer within query_timeout does.
-  sub.heartbeat = setInterval(() => void client.query("SELECT 1").catch(onLost), HEARTBEAT_MS).unref();
+  sub.heartbeat = setInterval(() => (sub.beat = client.query("SELECT 1").catch(onLost)), HEARTBEAT_MS).unref();
 }
 
+/**
+ * Ends `client` with PostgreSQL's goodbye. node-postgres drops the socket instead while a query
+ * runs, which the server counts as an abandoned session: callers let their query finish first.
+ */
+async function close(client: pg.Client): Promise<void> {
+  client.removeAllListeners("end");
+  client.on("error", () => undefined);
+  await client.end().catch(() => undefined);
+}
+
+/**
+ * Stops listening. From outside (shutdown), it waits for a connection being made, which sees the
+ * stop and ends itself, and for a heartbeat in flight, so every connection ends with a goodbye.
+ */
 async function stop(sub: Subscription, connecting?: pg.Client): Promise<void> {
   sub.stopped = true;
   clearTimeout(sub.retry);
   clearInterval(sub.heartbeat);
+  sub.probe?.abandon();
+  if (!connecting) await sub.connecting;
+  await sub.beat;
   const client = sub.client ?? connecting;
   sub.client = undefined;
-  client?.removeAllListeners("end");
-  client?.on("error", () => undefined);
-  await client?.end().catch(() => undefined);
+  if (client) await close(client);
 }
