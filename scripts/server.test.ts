@@ -5,6 +5,7 @@ import { createApiKey } from "@/server/services/api-keys/service";
 import { startApp } from "@/test/app";
 import { testDatabase } from "@/test/database";
 import { createSysAdmin, seedRoles } from "@/test/fixtures";
+import { recordGoodbyes } from "@/test/pg-goodbyes";
 
 // Graceful shutdown of the app's server (scripts/server.mjs), driven by a SIGTERM as an
 // orchestrator sends it. Requests in flight are written over raw sockets, part before the signal
@@ -14,10 +15,19 @@ const { client, url } = await testDatabase();
 await seedRoles(client);
 // The app's connections carry a name of their own, for the test to tell them from its own.
 const APP_CONNECTIONS = "svc-shutdown-test-app";
+const postgres = { host: new URL(url).hostname, port: Number(new URL(url).port || 5432) };
+/** `url` through a forwarder that notes the connections closed without PostgreSQL's goodbye. */
+async function throughRecorder(target: string) {
+  const goodbyes = await recordGoodbyes(postgres);
+  const through = new URL(target);
+  through.host = goodbyes.address;
+  return { goodbyes, url: through.toString() };
+}
 const appUrl = new URL(url);
 appUrl.searchParams.set("application_name", APP_CONNECTIONS);
+const { goodbyes, url: recordedAppUrl } = await throughRecorder(appUrl.toString());
 // Best-effort writes are flushed only once a minute here: at shutdown, or never.
-const app = await startApp(appUrl.toString(), { SVC_BOOKKEEPING_FLUSH_MS: "60000" });
+const app = await startApp(recordedAppUrl, { SVC_BOOKKEEPING_FLUSH_MS: "60000" });
 const admin = await createSysAdmin(client);
 const key = await createApiKey(systemActor("test"), admin.id, {
   name: "shutdown",
@@ -77,14 +87,6 @@ async function queueConnections(): Promise<number> {
   return Number(row?.n);
 }
 
-/** Sessions of this database that ended without the client saying goodbye (its socket just went away). */
-async function sessionsAbandoned(): Promise<bigint> {
-  const [row] = await client.$queryRaw<
-    { n: bigint }[]
-  >`SELECT sessions_abandoned AS n FROM pg_stat_database WHERE datname = current_database()`;
-  return row?.n ?? 0n;
-}
-
 describe("SIGTERM", () => {
   it("turns readiness 503 at once, lets requests in flight finish, flushes pending writes and exits 0", async () => {
     const used = await app.fetch("/api/v1/me", { headers: { "x-api-key": key.raw_key } });
@@ -106,7 +108,6 @@ describe("SIGTERM", () => {
     // Nothing counted is written before the signal; the app holds connections to close.
     expect(await usageCounted(key.id)).toBe(0n);
     expect(await appConnections()).toBeGreaterThan(0);
-    const abandonedBefore = await sessionsAbandoned();
 
     const exited = new Promise<number | null>((resolve) => app.process.once("exit", (code) => resolve(code)));
     app.process.kill("SIGTERM");
@@ -133,10 +134,10 @@ describe("SIGTERM", () => {
     // So were the usage counts: the two requests made with the key.
     expect(await usageCounted(key.id)).toBe(2n);
     expect(app.logs()).toContain('"msg":"shut down"');
-    // Its connections were closed by the app, not dropped by its exit: none is left, and the server
-    // saw each one end with the client's goodbye (a connection dropped counts as abandoned).
+    // Its connections were closed by the app, not dropped by its exit: none is left, and each one
+    // ended with the client's goodbye.
     await until(async () => (await appConnections()) === 0);
-    expect(await sessionsAbandoned()).toBe(abandonedBefore);
+    expect(goodbyes.dropped()).toEqual([]);
   });
 
   it("does not wait past its grace period for a client that never finishes its request", async () => {
@@ -157,15 +158,19 @@ describe("SIGTERM", () => {
     socket.destroy();
   });
 
-  it("closes the job queue's connections when stopped while the queue is still starting", async () => {
-    const early = await startApp(url);
-    const abandonedBefore = await sessionsAbandoned();
-    const exited = new Promise<number | null>((resolve) => early.process.once("exit", (code) => resolve(code)));
-    // As soon as it answers: the queue starts beside the server and is most likely not up yet.
-    early.process.kill("SIGTERM");
-    expect(await exited).toBe(0);
-    await until(async () => (await queueConnections()) === 0);
-    expect(await sessionsAbandoned()).toBe(abandonedBefore);
+  it("closes every connection when stopped while the job queue is still starting or setting up", async () => {
+    const recorded = await throughRecorder(url);
+    // The queue starts beside the server, then sets up its workers and schedules one by one: a
+    // signal as soon as the app answers, and a little later, comes at some moment of that.
+    for (const wait of [0, 100, 200, 400]) {
+      const early = await startApp(recorded.url);
+      const exited = new Promise<number | null>((resolve) => early.process.once("exit", (code) => resolve(code)));
+      await new Promise((resolve) => setTimeout(resolve, wait));
+      early.process.kill("SIGTERM");
+      expect(await exited).toBe(0);
+      await until(async () => (await queueConnections()) === 0);
+    }
+    expect(recorded.goodbyes.dropped()).toEqual([]);
   });
 
   it("shuts down when whatever read its output has gone, instead of failing every log line", async () => {
