@@ -2,8 +2,8 @@ import net from "node:net";
 import { afterAll } from "vitest";
 
 // A TCP forwarder on 127.0.0.1 between an app and PostgreSQL that notes, for each connection the
-// app closes, whether it said goodbye first (PostgreSQL's Terminate message) or just dropped the
-// socket, as a process does that exits with a connection still open. It counts the app's
+// app closes (not the server), whether it said goodbye first (PostgreSQL's Terminate message) or
+// just dropped the socket, as a process does that exits with a connection still open. It counts the app's
 // connections alone, where the server's statistics count every client of the database.
 
 /** PostgreSQL's Terminate message: 'X' and its length, 4. */
@@ -28,6 +28,7 @@ export async function recordGoodbyes(target: { host: string; port: number }): Pr
     let tail = Buffer.alloc(0);
     let sent = "";
     let established = false;
+    let serverClosed = false;
     app.on("data", (chunk: Buffer) => {
       tail = Buffer.concat([tail, chunk]).subarray(-TERMINATE.length);
       if (sent.length < 4_096) sent += chunk.toString("latin1");
@@ -41,14 +42,17 @@ export async function recordGoodbyes(target: { host: string; port: number }): Pr
     const appGone = () => {
       if (ended) return;
       ended = true;
-      if (established && !tail.equals(TERMINATE))
+      if (established && !serverClosed && !tail.equals(TERMINATE))
         dropped.push(/(SELECT|INSERT|UPDATE|DELETE|WITH|LISTEN|BEGIN|SET|CREATE)\b[^\0]{0,80}/.exec(sent)?.[0] ?? "?");
       upstream.end();
     };
     app.on("end", appGone);
     app.on("close", appGone);
     app.on("error", () => app.destroy());
-    upstream.on("end", () => app.end());
+    upstream.on("end", () => {
+      serverClosed ||= !ended;
+      app.end();
+    });
     upstream.on("error", () => app.destroy());
     for (const socket of [app, upstream]) socket.on("close", () => sockets.delete(socket));
   });
