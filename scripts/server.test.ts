@@ -15,19 +15,12 @@ const { client, url } = await testDatabase();
 await seedRoles(client);
 // The app's connections carry a name of their own, for the test to tell them from its own.
 const APP_CONNECTIONS = "svc-shutdown-test-app";
-const postgres = { host: new URL(url).hostname, port: Number(new URL(url).port || 5432) };
-/** `url` through a forwarder that notes the connections closed without PostgreSQL's goodbye. */
-async function throughRecorder(target: string) {
-  const goodbyes = await recordGoodbyes(postgres);
-  const through = new URL(target);
-  through.host = goodbyes.address;
-  return { goodbyes, url: through.toString() };
-}
 const appUrl = new URL(url);
 appUrl.searchParams.set("application_name", APP_CONNECTIONS);
-const { goodbyes, url: recordedAppUrl } = await throughRecorder(appUrl.toString());
+// Through a forwarder that notes the connections the app closes without PostgreSQL's goodbye.
+const goodbyes = await recordGoodbyes(appUrl.toString());
 // Best-effort writes are flushed only once a minute here: at shutdown, or never.
-const app = await startApp(recordedAppUrl, { SVC_BOOKKEEPING_FLUSH_MS: "60000" });
+const app = await startApp(goodbyes.url, { SVC_BOOKKEEPING_FLUSH_MS: "60000" });
 const admin = await createSysAdmin(client);
 const key = await createApiKey(systemActor("test"), admin.id, {
   name: "shutdown",
@@ -159,7 +152,7 @@ describe("SIGTERM", () => {
   });
 
   it("closes every connection when stopped while the job queue is still starting or setting up", async () => {
-    const recorded = await throughRecorder(url);
+    const recorded = await recordGoodbyes(url);
     // The queue starts beside the server, then sets up its workers and schedules one by one: a
     // signal as soon as the app answers, and a little later, comes at some moment of that.
     for (const wait of [0, 100, 200, 400]) {
@@ -170,7 +163,7 @@ describe("SIGTERM", () => {
       expect(await exited).toBe(0);
       await until(async () => (await queueConnections()) === 0);
     }
-    expect(recorded.goodbyes.dropped()).toEqual([]);
+    expect(recorded.dropped()).toEqual([]);
   });
 
   it("shuts down when whatever read its output has gone, instead of failing every log line", async () => {

@@ -12,18 +12,20 @@ const TERMINATE = Buffer.from([0x58, 0, 0, 0, 4]);
 const READY = Buffer.from([0x5a, 0, 0, 0, 5]);
 
 export interface GoodbyeRecorder {
-  /** host:port of the forwarder, for a connection string. */
-  address: string;
+  /** The database's connection string, through the forwarder. */
+  url: string;
   /** Sessions the app closed without a goodbye, each named by the first statement it sent. */
   dropped(): string[];
   close(): Promise<void>;
 }
 
-export async function recordGoodbyes(target: { host: string; port: number }): Promise<GoodbyeRecorder> {
+/** A forwarder to the database at `databaseUrl`, whose connection string through it is `url`. */
+export async function recordGoodbyes(databaseUrl: string): Promise<GoodbyeRecorder> {
+  const target = new URL(databaseUrl);
   const dropped: string[] = [];
   const sockets = new Set<net.Socket>();
   const server = net.createServer((app) => {
-    const upstream = net.connect(target.port, target.host);
+    const upstream = net.connect(Number(target.port || 5432), target.hostname);
     sockets.add(app).add(upstream);
     let tail = Buffer.alloc(0);
     let sent = "";
@@ -57,9 +59,10 @@ export async function recordGoodbyes(target: { host: string; port: number }): Pr
     for (const socket of [app, upstream]) socket.on("close", () => sockets.delete(socket));
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as net.AddressInfo;
+  const through = new URL(databaseUrl);
+  through.host = `127.0.0.1:${(server.address() as net.AddressInfo).port}`;
   const recorder: GoodbyeRecorder = {
-    address: `127.0.0.1:${port}`,
+    url: through.toString(),
     dropped: () => [...dropped],
     close: async () => {
       for (const socket of sockets) socket.destroy();

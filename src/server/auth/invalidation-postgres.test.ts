@@ -13,9 +13,7 @@ import { recordGoodbyes } from "@/test/pg-goodbyes";
 
 const { url } = await testDatabase();
 // The listener's connections go through a forwarder that notes those closed without a goodbye.
-const goodbyes = await recordGoodbyes({ host: new URL(url).hostname, port: Number(new URL(url).port || 5432) });
-const recorded = new URL(url);
-recorded.host = goodbyes.address;
+const goodbyes = await recordGoodbyes(url);
 const folder = await mkdtemp(path.join(os.tmpdir(), "svc-listen-"));
 afterAll(() => rm(folder, { recursive: true, force: true }));
 const script = path.join(folder, "listen-then-exit.mts");
@@ -34,7 +32,7 @@ process.exit(0);
 const listenThenExit = (ms: number) =>
   new Promise<number | null>((resolve) => {
     const child = spawn(process.execPath, [...CLI.slice(0, 3), script], {
-      env: { ...process.env, LISTEN_URL: recorded.toString(), STOP_AFTER_MS: String(ms) },
+      env: { ...process.env, LISTEN_URL: goodbyes.url, STOP_AFTER_MS: String(ms) },
       stdio: "ignore",
     });
     child.on("exit", resolve);
