@@ -200,8 +200,18 @@ export function baseClient(): BaseClient {
   }
   const client = createBaseClient(url);
   shared.svcBaseClient = client;
-  onShutdown("close", () => client.$disconnect());
+  onShutdown("close", () => closeBaseClient(client));
   return client;
+}
+
+/**
+ * Ends the client and its pool. Prisma ends the pool only when it has itself connected, and
+ * queryRows uses the pool directly: a pool left open has its connections dropped at the exit.
+ */
+async function closeBaseClient(client: BaseClient): Promise<void> {
+  await client.$disconnect();
+  const pool = pools.get(client)?.pool;
+  if (pool && !pool.ending) await pool.end();
 }
 
 /**
