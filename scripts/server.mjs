@@ -4,7 +4,8 @@
 // It exists for what Next.js does not give a route handler. First, the client's address: Next.js keeps
 // whatever X-Forwarded-For a client sends, so the address is worked out here, from the socket and
 // SVC_TRUSTED_PROXY_HOPS, and handed on in the `x-svc-client-address` header, which this server
-// always overwrites (a client cannot set it). Second, a front door for /api requests that Next.js
+// always overwrites (a client cannot set it); X-Forwarded-Host and its kin are kept only as far as
+// the same setting trusts them. Second, a front door for /api requests that Next.js
 // would answer in HTML or plain text (see src/server/rest/front-door.ts). Third, the security headers
 // decided per request: a console page's script nonce, and HSTS over HTTPS (security-headers.mjs).
 //
@@ -73,6 +74,30 @@ function clientAddress(request) {
   return normalized(chain[chain.length - trustedHops] ?? socket);
 }
 
+// What a proxy tells of the request it received (the host, scheme and port the client used). Only
+// a trusted proxy may say it: with no proxy configured a client's own X-Forwarded-* headers are
+// dropped (Next.js then fills them from the socket), and behind N proxies the entry the outermost
+// of them wrote is kept, as for the client's address.
+const FORWARDED_HEADERS = ["x-forwarded-host", "x-forwarded-proto", "x-forwarded-port"];
+
+function trustForwarded(request) {
+  for (const name of FORWARDED_HEADERS) {
+    const value = request.headers[name];
+    if (value === undefined) continue;
+    if (trustedHops === 0) {
+      delete request.headers[name];
+      continue;
+    }
+    const chain = String(value)
+      .split(",")
+      .map((part) => part.trim())
+      .filter(Boolean);
+    const kept = chain[Math.max(0, chain.length - trustedHops)];
+    if (kept === undefined) delete request.headers[name];
+    else request.headers[name] = kept;
+  }
+}
+
 // Under load V8 pretenures the allocation sites of Next.js's per-request objects, so they wait for
 // a full collection, which stalls every answer in flight; without pretenuring full collections come
 // half as often (docs/decisions/006-no-pretenuring.md). The flag only chooses where new objects are
@@ -115,6 +140,7 @@ const server = http.createServer((request, response) => {
   });
   if (lifecycle.draining) closeAfter(response);
   request.headers[CLIENT_ADDRESS_HEADER] = clientAddress(request);
+  trustForwarded(request);
   secure(request, response);
   // The front door (src/server/rest/front-door.ts, handed over when Next.js starts the app)
   // answers what Next.js would answer in HTML or plain text under /api.

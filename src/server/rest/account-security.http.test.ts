@@ -177,6 +177,9 @@ describe("another site cannot ride the console's cookie", () => {
       { "sec-fetch-site": "same-site" },
       { origin: "null" },
       { "sec-fetch-site": "none" },
+      // A browser without Sec-Fetch-Site, and a host header no proxy vouches for (none is configured).
+      { origin: "https://evil.example", "x-forwarded-host": "evil.example" },
+      { origin: "http://evil.example", "x-forwarded-host": "evil.example", "x-forwarded-proto": "http" },
     ];
     for (const headers of crossSite) {
       const response = await session.fetch("/api/v1/organizations", {
@@ -208,6 +211,30 @@ describe("another site cannot ride the console's cookie", () => {
       body: JSON.stringify({ name: "Integration" }),
     });
     expect(viaKey.status).toBe(201);
+  });
+});
+
+describe("a forwarded host counts only as far as the configured proxies vouch for it", () => {
+  it("takes the host the outermost trusted proxy saw, and no host a client put before it", async () => {
+    const proxied = await startApp(url, { SVC_TRUSTED_PROXY_HOPS: "1" });
+    const session = await signedIn(root.id, proxied);
+    const write = (headers: Record<string, string>) =>
+      session.fetch("/api/v1/organizations", {
+        method: "POST",
+        headers: { "content-type": "application/json", ...headers },
+        body: JSON.stringify({ name: "Behind a proxy" }),
+      });
+    // The proxy says which host the browser used; the page of that host may write.
+    expect((await write({ origin: "https://console.example", "x-forwarded-host": "console.example" })).status).toBe(
+      201,
+    );
+    // A client's own value before the proxy's is not believed, nor is one the proxy appended after it.
+    expect(
+      (await write({ origin: "https://evil.example", "x-forwarded-host": "evil.example, console.example" })).status,
+    ).toBe(403);
+    expect(
+      (await write({ origin: "https://console.example", "x-forwarded-host": "console.example, evil.example" })).status,
+    ).toBe(403);
   });
 });
 

@@ -75,7 +75,7 @@ describe("front door endpoints", () => {
       expect(endpointAt(unknown), unknown).toBeUndefined();
   });
 
-  it("leaves repeated and trailing slashes to Next.js's redirect", () => {
+  it("takes a path with repeated and trailing slashes for the path without them", () => {
     expect(endpointAt("/api/v1/me/")?.path).toBe("/api/v1/me");
     expect(endpointAt("/api//v1/me")?.path).toBe("/api/v1/me");
   });

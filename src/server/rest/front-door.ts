@@ -13,7 +13,8 @@ import { ROUTES } from "./registry";
 // give in HTML, plain text or an empty body — a path that is not valid percent-encoded UTF-8 (400;
 // Next.js answers 500), a path no endpoint serves (404), a method the endpoint does not take (405
 // with Allow; for TRACE and WebDAV methods Next.js answers 500 or 400) — and OPTIONS (204 with the
-// endpoint's Allow). Everything else goes on to the route.
+// endpoint's Allow). Everything else goes on to the route, a path with extra slashes as the path
+// without them (Next.js would redirect it).
 //
 // Next.js has no hook that runs this early: its proxy (middleware) runs after the request has been
 // turned into a fetch Request, which cannot be built for TRACE, and costs every request. So the
@@ -51,6 +52,9 @@ function restEndpoints(): Endpoint[] {
 }
 
 const segmentsOf = (path: string) => path.split("/").slice(1);
+
+/** The path with repeated slashes made one and a trailing slash dropped. */
+const withoutExtraSlashes = (pathname: string) => pathname.replace(/\/{2,}/g, "/").replace(/(.)\/$/, "$1");
 
 /**
  * How well `path` fits a pattern's segments: how many static segments match (Next.js compares them
@@ -104,11 +108,11 @@ function endpointIndex(): EndpointIndex {
 
 /**
  * The endpoint serving `pathname` (as Next.js picks one: static segments win), or undefined.
- * Repeated and trailing slashes do not count: Next.js redirects such a path to the one without.
+ * Repeated and trailing slashes do not count: the front door serves such a path as the one without.
  */
 export function endpointAt(pathname: string): Endpoint | undefined {
   const { exact, bySegmentCount, catchAlls } = endpointIndex();
-  const normalized = pathname.replace(/\/{2,}/g, "/").replace(/(.)\/$/, "$1");
+  const normalized = withoutExtraSlashes(pathname);
   const exactly = exact.get(normalized);
   if (exactly) return exactly;
   const path = segmentsOf(normalized);
@@ -187,7 +191,14 @@ export function frontDoor(request: IncomingMessage, response: ServerResponse): b
           errors: [{ path: "path", message: "is not a valid URL" }],
         })
       : verdict(request.method ?? "GET", pathname);
-  if (!result) return false;
+  if (!result) {
+    // Next.js would answer a bare redirect for the extra slashes, which an API client does not follow.
+    if (pathname !== undefined && withoutExtraSlashes(pathname) !== pathname) {
+      const query = url.indexOf("?");
+      request.url = withoutExtraSlashes(pathname) + (query === -1 ? "" : url.slice(query));
+    }
+    return false;
+  }
   if (result instanceof DomainError)
     answer(response, result.status, problemHeaders(result), JSON.stringify(problemBody(result)));
   else answer(response, 204, { Allow: result.allow.join(", ") });

@@ -405,6 +405,24 @@ describe("the whole /api surface", () => {
     expect(response.headers.get("allow")).toBe("POST, OPTIONS");
   });
 
+  it("serves a path with a trailing or repeated slash as the path without it, never a bare redirect", async () => {
+    const headers = { "x-api-key": key.raw_key };
+    const plain = (await (await app.fetch("/api/v1/organizations", { headers })).json()) as { data: unknown[] };
+    for (const path of ["/api/v1/organizations/", "/api//v1/organizations", "/api/v1/organizations/?limit=50"]) {
+      const response = await app.fetch(path, { headers, redirect: "manual" });
+      expect(response.status, path).toBe(200);
+      expect(((await response.json()) as { data: unknown[] }).data, path).toEqual(plain.data);
+    }
+    const made = await app.fetch("/api/v1/organizations/", {
+      method: "POST",
+      headers: { ...headers, "content-type": "application/json" },
+      body: JSON.stringify({ name: "Made through a trailing slash" }),
+      redirect: "manual",
+    });
+    expect(made.status).toBe(201);
+    expectProblem(await send("GET", "/api/v1/nope/"), 404, "not_found");
+  });
+
   it("sends X-Request-Id on every answer, the caller's when it is sane", async () => {
     for (const path of [
       "/api/health",
