@@ -19,7 +19,13 @@ import type {
   RollApiKeyInput,
   UpdateApiKeyInput,
 } from "@/lib/schemas/api-keys";
-import { keyPolicyFor, platformKeyPolicy, requireExpiryAllowed, requireRoomForKey } from "./policy";
+import {
+  keyPolicyFor,
+  platformKeyPolicy,
+  requireExpiryAllowed,
+  requireRateLimitAllowed,
+  requireRoomForKey,
+} from "./policy";
 import {
   announceChange,
   checkedRestrictions,
@@ -80,6 +86,7 @@ export async function createApiKey(
   }
   const policy = await keyPolicyFor(db, ownerId);
   requireExpiryAllowed(policy, expiresAt, now);
+  requireRateLimitAllowed(actor, policy, input.rate_limit);
 
   const restrictions = await checkedRestrictions(db, ownerId, input);
 
@@ -125,6 +132,7 @@ export async function rollApiKey(
     }
     const policy = await keyPolicyFor(tx, old.user_id);
     requireExpiryAllowed(policy, old.expires_at, now);
+    requireRateLimitAllowed(actor, policy, rateLimitOf(old.rate_limit));
     await requireRoomForKey(tx, policy, old.user_id, keyId);
     const graceEnds = new Date(now + input.grace_period_seconds * 1000);
     const expiresAt = old.expires_at && old.expires_at < graceEnds ? old.expires_at : graceEnds;
@@ -152,8 +160,8 @@ export async function rollApiKey(
 /**
  * Changes one of the actor's keys: its name, rate limit and restrictions (never its scopes). An
  * active key that no longer follows the key policy (an expiry too far off, or none where one is
- * required) cannot be changed: it is rolled or revoked. The change reaches every process's cached
- * key at once.
+ * required, or a rate limit above the ceiling for a caller who is no sys_admin) cannot be changed:
+ * it is rolled or revoked. The change reaches every process's cached key at once.
  */
 export async function updateApiKey(
   actor: Actor,
@@ -164,7 +172,12 @@ export async function updateApiKey(
   const db = dataLayer(auditName(actor));
   const row = await db.$transaction(async (tx) => {
     const key = await ownedKey(tx, actor, keyId, of);
-    if (key.is_active) requireExpiryAllowed(await keyPolicyFor(tx, key.user_id), key.expires_at, Date.now());
+    if (key.is_active) {
+      const policy = await keyPolicyFor(tx, key.user_id);
+      requireExpiryAllowed(policy, key.expires_at, Date.now());
+      const rateLimit = input.rate_limit === undefined ? rateLimitOf(key.rate_limit) : input.rate_limit;
+      requireRateLimitAllowed(actor, policy, rateLimit);
+    }
     const restrictions = await checkedRestrictions(tx, key.user_id, input);
     const updated = await tx.apiKey.update({
       where: { id: keyId },
