@@ -10,7 +10,7 @@ import { dataLayer } from "@/server/db/data-layer";
 import { ORG_PERMISSIONS, type Permission } from "@/lib/permissions";
 import { addMember, removeMember } from "@/server/services/memberships/service";
 import { grantRole } from "@/server/services/roles/service";
-import { resetPassword } from "@/server/services/users/service";
+import { resetPassword, restoreUser } from "@/server/services/users/service";
 import { cli, refusal, sessionActor } from "@/test/actors";
 import { testDatabase } from "@/test/database";
 import { createOrg, createOrgAdmin, createOrgUser, createRole, roleId, seedRoles } from "@/test/fixtures";
@@ -417,3 +417,69 @@ function refusalCode(e: unknown): string {
   if (typeof code !== "string") throw e;
   return code;
 }
+
+// What an org-role attacker tries next, once the direct paths above are shut.
+describe("an org admin widening or reviving a key by other paths", () => {
+  const keyBody = {
+    name: "k",
+    scopes: ["svc:org:read"] as Permission[],
+    expires_at: null,
+    rate_limit: null,
+    allowed_org_ids: null,
+    allowed_cidrs: ["10.0.0.0/8"],
+  };
+
+  it("cannot send scopes or an expiry to any key PATCH, nor a rate limit to any roll", () => {
+    const patches = KEY_ROUTES.filter((r) => r.method === "PATCH");
+    const rolls = KEY_ROUTES.filter((r) => r.method === "POST");
+    expect(patches.length).toBeGreaterThanOrEqual(2);
+    for (const route of patches)
+      for (const body of [{ scopes: ["svc:org:write"] }, { expires_at: null }, { is_active: true }])
+        expect(route.body?.safeParse(body).success, `${route.id} ${JSON.stringify(body)}`).toBe(false);
+    for (const route of rolls)
+      expect(route.body?.safeParse({ rate_limit: { requests: 10_000_000, window_seconds: 1 } }).success).toBe(false);
+  });
+
+  it("does not reach another organization's key through an account of its own", async () => {
+    const mine = await orgAdmin();
+    const myAccount = await newAccount(mine.actor, mine.org.id, [await roleId(client, "org_member")]);
+    const theirs = await orgAdmin();
+    const theirAccount = await newAccount(theirs.actor, theirs.org.id, [await roleId(client, "org_member")]);
+    const theirKey = await createServiceAccountKey(await theirs.actor(), theirs.org.id, theirAccount.id, keyBody);
+    const before = await client.apiKey.findUniqueOrThrow({ where: { id: theirKey.id } });
+    const me = await mine.actor();
+    for (const call of [
+      () => updateServiceAccountKey(me, mine.org.id, myAccount.id, theirKey.id, { allowed_cidrs: null }),
+      () => rollServiceAccountKey(me, mine.org.id, myAccount.id, theirKey.id, { grace_period_seconds: 0 }),
+      () => revokeServiceAccountKey(me, mine.org.id, myAccount.id, theirKey.id),
+      // Their account under my organization's path, too.
+      () => updateServiceAccountKey(me, mine.org.id, theirAccount.id, theirKey.id, { allowed_cidrs: null }),
+    ])
+      expect((await refusal(call())).code).toBe("not_found");
+    expect(await client.apiKey.findUniqueOrThrow({ where: { id: theirKey.id } })).toEqual(before);
+    expect(await client.apiKey.count({ where: { user_id: theirAccount.id } })).toBe(1);
+  });
+
+  it("cannot revive a revoked key: a change leaves it revoked, a roll is 409, a restore brings none back", async () => {
+    const { org, actor } = await orgAdmin();
+    const account = await newAccount(actor, org.id, [await roleId(client, "org_member")]);
+    const key = await createServiceAccountKey(await actor(), org.id, account.id, keyBody);
+    await revokeServiceAccountKey(await actor(), org.id, account.id, key.id);
+    const changed = await updateServiceAccountKey(await actor(), org.id, account.id, key.id, {
+      allowed_cidrs: null,
+      name: "again",
+    });
+    expect(changed.is_active).toBe(false);
+    const roll = await refusal(
+      rollServiceAccountKey(await actor(), org.id, account.id, key.id, { grace_period_seconds: 60 }),
+    );
+    expect(roll.code).toBe("conflict");
+    const other = await createServiceAccountKey(await actor(), org.id, account.id, keyBody);
+    await deleteServiceAccount(await actor(), org.id, account.id);
+    await restoreUser(cli, account.id);
+    expect(await client.apiKey.count({ where: { user_id: account.id, is_active: true } })).toBe(0);
+    expect((await refusal(Promise.resolve().then(() => authenticateApiKey(other.raw_key)))).code).toBe(
+      "api_key_revoked",
+    );
+  });
+});
