@@ -7,9 +7,16 @@ export const KEY_POLICY = {
   requireExpiry: "api_keys.require_expiry",
   idleRevokeDays: "api_keys.idle_revoke_days",
   maxPerUser: "api_keys.max_per_user",
+  maxRateLimit: "api_keys.max_rate_limit",
 } as const;
 
 export type KeyPolicySetting = (typeof KEY_POLICY)[keyof typeof KEY_POLICY];
+
+/** A key's rate limit as stored: at most `requests` requests per `window_seconds` seconds. */
+export interface RateLimitValue {
+  requests: number;
+  window_seconds: number;
+}
 
 export interface KeyPolicy {
   /** Keys must expire within this many days of being issued, rolled or changed; null: no limit. */
@@ -20,6 +27,8 @@ export interface KeyPolicy {
   idle_revoke_days: number | null;
   /** Active keys one user or service account may hold. */
   max_per_user: number;
+  /** The highest rate limit a key may be given (compared per second), but by a sys_admin. */
+  max_rate_limit: RateLimitValue;
 }
 
 /** What applies where nothing is set. */
@@ -28,12 +37,13 @@ export const DEFAULT_KEY_POLICY: KeyPolicy = {
   require_expiry: false,
   idle_revoke_days: null,
   max_per_user: 100,
+  max_rate_limit: { requests: 100_000, window_seconds: 60 },
 };
 
 export const KEY_POLICY_SETTINGS: readonly {
   key: KeyPolicySetting;
   field: keyof KeyPolicy;
-  valueType: "integer" | "boolean";
+  valueType: "integer" | "boolean" | "rate_limit";
   nullable: boolean;
   does: string;
 }[] = [
@@ -65,6 +75,13 @@ export const KEY_POLICY_SETTINGS: readonly {
     nullable: false,
     does: "How many active keys one user or service account may hold (default 100).",
   },
+  {
+    key: KEY_POLICY.maxRateLimit,
+    field: "max_rate_limit",
+    valueType: "rate_limit",
+    nullable: false,
+    does: 'The highest rate limit a key may have, as {"requests", "window_seconds"} and compared per second (default 100,000 a minute). Only a sys_admin goes above it.',
+  },
 ];
 
 export const isKeyPolicySetting = (key: string): key is KeyPolicySetting =>
@@ -73,15 +90,33 @@ export const isKeyPolicySetting = (key: string): key is KeyPolicySetting =>
 const positiveInt = (value: unknown): number | undefined =>
   typeof value === "number" && Number.isSafeInteger(value) && value > 0 ? value : undefined;
 
+/** A rate limit's shape, as keys store it (a day's window at most); undefined when the value is not one. */
+export function rateLimitValue(value: unknown): RateLimitValue | undefined {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) return undefined;
+  const { requests, window_seconds, ...rest } = value as Record<string, unknown>;
+  const r = positiveInt(requests);
+  const w = positiveInt(window_seconds);
+  if (r === undefined || w === undefined || w > 86_400 || Object.keys(rest).length > 0) return undefined;
+  return { requests: r, window_seconds: w };
+}
+
+/** Whether rate limit `a` allows more requests per second than `b` (compared exactly, without division). */
+export const fasterThan = (a: RateLimitValue, b: RateLimitValue): boolean =>
+  a.requests * b.window_seconds > b.requests * a.window_seconds;
+
 /**
  * A setting's stored value as the policy reads it: undefined when it sets nothing (absent, or not
  * of the setting's type); null for "no limit" where that is allowed.
  */
-export function policyValue(key: KeyPolicySetting, value: unknown): number | boolean | null | undefined {
+export function policyValue(
+  key: KeyPolicySetting,
+  value: unknown,
+): number | boolean | RateLimitValue | null | undefined {
   const spec = KEY_POLICY_SETTINGS.find((s) => s.key === key);
   if (!spec) return undefined;
   if (value === null) return spec.nullable ? null : undefined;
   if (spec.valueType === "boolean") return typeof value === "boolean" ? value : undefined;
+  if (spec.valueType === "rate_limit") return rateLimitValue(value);
   if (key === KEY_POLICY.maxPerUser)
     return typeof value === "number" && Number.isSafeInteger(value) && value >= 0 ? value : undefined;
   return positiveInt(value);
@@ -91,6 +126,10 @@ export function policyValue(key: KeyPolicySetting, value: unknown): number | boo
 export function atLeastAsStrict(key: KeyPolicySetting, candidate: unknown, current: unknown): boolean {
   if (key === KEY_POLICY.requireExpiry) return candidate === true || current !== true;
   if (current === null || current === undefined) return true;
+  if (key === KEY_POLICY.maxRateLimit) {
+    const [c, now] = [rateLimitValue(candidate), rateLimitValue(current)];
+    return c !== undefined && now !== undefined && !fasterThan(c, now);
+  }
   return typeof candidate === "number" && typeof current === "number" && candidate <= current;
 }
 

@@ -115,7 +115,7 @@ export const apiKeyOperations = {
     tag,
     summary: "Replace one of the caller's API keys with a new one",
     description:
-      "A new key with the same name, scopes, rate limit, restrictions and expiry; the raw key is in `raw_key`, in this response only. The old key's `expires_at` becomes now plus `grace_period_seconds` (0: refused at once). A revoked or expired key cannot be rolled (409); the new key must follow the key policy (422 `policy_violation`).",
+      "A new key with the same name, scopes, rate limit, restrictions and expiry; the raw key is in `raw_key`, in this response only. The old key's `expires_at` becomes now plus `grace_period_seconds` (0: refused at once); rolling it again during that grace gives a new key the expiry it had before its first roll. A revoked or expired key cannot be rolled (409); the new key must follow the key policy (422 `policy_violation`).",
     access: { permission: "svc:system:api_keys:write", sysAdmin: true },
     params: apiKeyIdParams,
     body: rollApiKeyInput,

@@ -157,12 +157,12 @@ export const serviceAccountOperations = {
     tag: keysTag,
     summary: "Rename, re-limit or restrict a service account's API key",
     description:
-      "As for a personal key: `name`, `rate_limit`, `allowed_org_ids`, `allowed_cidrs`; scopes never change. Every process applies the change at once.",
+      "As for a personal key: `name`, `rate_limit`, `allowed_org_ids`, `allowed_cidrs`; scopes never change. As to issue or roll it, you must hold the key's scopes in this organization (403 `scope_not_held`); the key must follow the key policies, `api_keys.max_rate_limit` included (422 `policy_violation`). Every process applies the change at once.",
     access: write,
     params: serviceAccountKeyParams,
     body: updateApiKeyInput,
     response: apiKeySchema,
-    errors: ["not_found", "policy_violation"],
+    errors: ["not_found", "scope_not_held", "policy_violation"],
     handler: ({ actor, params, body }) =>
       updateServiceAccountKey(actor, params.org_id, params.user_id, params.key_id, body),
   }),
@@ -192,11 +192,12 @@ export const serviceAccountOperations = {
     path: KEY,
     tag: keysTag,
     summary: "Revoke a service account's API key",
-    description: "The key fails at once, in every process. Revoking a revoked key answers 200 again.",
+    description:
+      "The key fails at once, in every process. Revoking a revoked key answers 200 again. As to delete the account, you must hold the permissions of its roles in this organization (403 `scope_not_held`).",
     access: write,
     params: serviceAccountKeyParams,
     response: apiKeySchema,
-    errors: ["not_found"],
+    errors: ["not_found", "scope_not_held"],
     handler: ({ actor, params }) => revokeServiceAccountKey(actor, params.org_id, params.user_id, params.key_id),
   }),
 };

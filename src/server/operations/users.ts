@@ -174,7 +174,7 @@ export const userOperations = {
     access: { read, delete: write, restore: write },
     notes: {
       delete:
-        "The user's API keys stop working at once and console sessions end. The last sys_admin cannot be deleted (409 `conflict`).",
+        "The user's API keys stop working at once and console sessions end; a service account's keys are revoked, so a restore does not bring them back. The last sys_admin cannot be deleted (409 `conflict`).",
       restore: "409 `conflict` when another user has taken the username or email meanwhile.",
     },
     errors: { delete: ["conflict"], restore: ["conflict"] },

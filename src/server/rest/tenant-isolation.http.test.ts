@@ -68,6 +68,13 @@ const victimRobotKey = await createApiKey(systemActor("test"), victimRobot.id, {
   scopes: ["svc:org:read"],
   expires_at: null,
 });
+// A personal key of the victim's member: the personal key routes must not reach it for anyone else.
+const victimPersonalKey = await createApiKey(systemActor("test"), victimMember.id, {
+  name: "victim personal key",
+  scopes: ["svc:org:read"],
+  expires_at: null,
+  allowed_cidrs: ["10.0.0.0/8"],
+});
 const victimEndpoint = await client.webhookEndpoint.create({
   data: { org_id: victim.id, url: "https://hooks.victim.example/x", event_types: ["*"], secret_encrypted: "x" },
 });
@@ -209,6 +216,26 @@ describe("tenant isolation", () => {
     },
   );
 
+  // Personal keys are nobody's but their owner's: every route that changes, rolls or revokes one
+  // (from the registry), sent another user's key by each caller, is refused or finds nothing.
+  const personalKeyWrites = ROUTES.filter(
+    (r) => !r.path.includes("{org_id}") && /\{key_id\}(\/roll)?$/.test(r.path) && r.method !== "GET",
+  );
+
+  it("tries every personal key write: PATCH, roll and DELETE", () => {
+    expect(personalKeyWrites.map((r) => r.method).sort()).toEqual(["DELETE", "PATCH", "POST"]);
+  });
+
+  it.each(callersCases(personalKeyWrites))("%s does not reach another user's key", async (_name, route, caller) => {
+    const response = await caller.fetch(route.path.replace("{key_id}", victimPersonalKey.id), {
+      method: route.method,
+      headers: { "content-type": "application/json" },
+      body: validBody(route),
+    });
+    expect(response.status).toBe(refusedOutright(route, caller) ? 403 : 404);
+    expect(await response.text()).not.toContain("victim personal key");
+  });
+
   it("left the other organization untouched", async () => {
     expect(await client.orchestratorInstance.findUniqueOrThrow({ where: { id: instance.id } })).toMatchObject({
       is_deleted: false,
@@ -237,6 +264,13 @@ describe("tenant isolation", () => {
       is_active: true,
       name: "victim robot key",
     });
+    expect(await client.apiKey.findUniqueOrThrow({ where: { id: victimPersonalKey.id } })).toMatchObject({
+      is_active: true,
+      name: "victim personal key",
+      allowed_cidrs: ["10.0.0.0/8"],
+      expires_at: null,
+    });
+    expect(await client.apiKey.count({ where: { user_id: victimMember.id } })).toBe(1);
   });
 
   it("does not list another organization", async () => {

@@ -4,9 +4,14 @@ import { KEY_POLICY, type KeyPolicySetting } from "@/lib/key-policies";
 import { IDLE_REVOKE_ACTION } from "@/lib/audit-actions";
 import { putOrgSetting, putPlatformSetting } from "@/server/services/settings/service";
 import { createServiceAccount } from "@/server/services/service-accounts/service";
-import { cli, refusal } from "@/test/actors";
+import {
+  createServiceAccountKey,
+  rollServiceAccountKey,
+  updateServiceAccountKey,
+} from "@/server/services/service-accounts/keys";
+import { cli, refusal, sessionActor } from "@/test/actors";
 import { testDatabase } from "@/test/database";
-import { createOrg, createSysAdmin, roleId, seedRoles } from "@/test/fixtures";
+import { createOrg, createOrgAdmin, createSysAdmin, roleId, seedRoles } from "@/test/fixtures";
 import { revokeIdleKeys } from "./revocation";
 import { createApiKey, revokeApiKey, rollApiKey, updateApiKey } from "./service";
 
@@ -21,10 +26,12 @@ const DAY = 86_400_000;
 const inDays = (days: number) => new Date(Date.now() + days * DAY).toISOString();
 let n = 0;
 
-async function setPlatform(key: KeyPolicySetting, value: number | boolean | null) {
+type RateLimit = { requests: number; window_seconds: number };
+
+async function setPlatform(key: KeyPolicySetting, value: number | boolean | RateLimit | null) {
   await putPlatformSetting(cli, key, {
     value,
-    value_type: typeof value === "boolean" ? "boolean" : "integer",
+    value_type: typeof value === "boolean" ? "boolean" : typeof value === "object" && value ? "json" : "integer",
     description: null,
     overridable: false,
     category: "api_keys",
@@ -57,6 +64,70 @@ async function serviceAccount() {
 }
 
 describe("key policies", () => {
+  // Issue 42, finding 5: any org admin could give a key 10,000,000 requests a second.
+  it("api_keys.max_rate_limit: above it (per second), a key is refused on create, roll and change but by a sys_admin", async () => {
+    const { org, account } = await serviceAccount();
+    const admin = await sessionActor(client, (await createOrgAdmin(client, org.id)).id);
+    const body = (rate_limit: RateLimit | null) => ({
+      name: `k${++n}`,
+      scopes: ["svc:org:read"],
+      expires_at: null,
+      rate_limit,
+      allowed_org_ids: null,
+      allowed_cidrs: null,
+    });
+    const create = (actor: typeof admin | typeof cli, rate_limit: RateLimit | null) =>
+      createServiceAccountKey(actor, org.id, account.id, body(rate_limit));
+    const huge = { requests: 10_000_000, window_seconds: 1 };
+    const before = await client.apiKey.count();
+    // The default, 100,000 a minute, compared per second: 1,667 a second is above it, 1,666 is not.
+    await violation(create(admin, huge), KEY_POLICY.maxRateLimit);
+    await violation(create(admin, { requests: 1_667, window_seconds: 1 }), KEY_POLICY.maxRateLimit);
+    expect(await client.apiKey.count()).toBe(before);
+    const within = await create(admin, { requests: 100_000, window_seconds: 60 });
+    expect((await create(admin, { requests: 1_666, window_seconds: 1 })).rate_limit).toEqual({
+      requests: 1_666,
+      window_seconds: 1,
+    });
+    expect((await create(admin, null)).rate_limit).toBeNull();
+    await violation(
+      updateServiceAccountKey(admin, org.id, account.id, within.id, { rate_limit: huge }),
+      KEY_POLICY.maxRateLimit,
+    );
+    expect((await client.apiKey.findUniqueOrThrow({ where: { id: within.id } })).rate_limit).toEqual(within.rate_limit);
+
+    // A sys_admin may go above it; the org admin can then neither roll that key nor change it.
+    const big = await create(cli, huge);
+    await violation(
+      rollServiceAccountKey(admin, org.id, account.id, big.id, { grace_period_seconds: 0 }),
+      KEY_POLICY.maxRateLimit,
+    );
+    await violation(updateServiceAccountKey(admin, org.id, account.id, big.id, { name: "x" }), KEY_POLICY.maxRateLimit);
+    expect(
+      (await updateServiceAccountKey(admin, org.id, account.id, big.id, { rate_limit: null })).rate_limit,
+    ).toBeNull();
+
+    // The platform lowers it; the organization may tighten it further, never loosen it.
+    await setPlatform(KEY_POLICY.maxRateLimit, { requests: 10, window_seconds: 1 });
+    await violation(create(admin, { requests: 11, window_seconds: 1 }), KEY_POLICY.maxRateLimit);
+    await putOrgSetting(cli, org.id, KEY_POLICY.maxRateLimit, {
+      value: { requests: 60, window_seconds: 60 },
+      overridable: false,
+    });
+    await violation(create(admin, { requests: 2, window_seconds: 1 }), KEY_POLICY.maxRateLimit);
+    expect((await create(admin, { requests: 60, window_seconds: 60 })).is_active).toBe(true);
+    await violation(
+      putOrgSetting(cli, org.id, KEY_POLICY.maxRateLimit, {
+        value: { requests: 20, window_seconds: 1 },
+        overridable: false,
+      }),
+      KEY_POLICY.maxRateLimit,
+    );
+    // A value that is not a rate limit is refused.
+    for (const value of [1000, { requests: 0, window_seconds: 60 }, { requests: 5 }, null])
+      expect((await refusal(setPlatform(KEY_POLICY.maxRateLimit, value as RateLimit))).code).toBe("validation_failed");
+  });
+
   it("api_keys.require_expiry: a key without expiry is refused, one with is issued", async () => {
     const admin = await createSysAdmin(client);
     await setPlatform(KEY_POLICY.requireExpiry, true);

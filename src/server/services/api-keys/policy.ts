@@ -1,8 +1,11 @@
 import "server-only";
 import { DomainError, validationFailed } from "@/server/errors";
+import { isSysAdmin } from "@/server/auth/authorize";
+import type { Actor } from "@/server/auth/actor";
 import {
   atLeastAsStrict,
   combinePolicy,
+  fasterThan,
   policyValue,
   KEY_POLICY,
   KEY_POLICY_SETTINGS,
@@ -82,6 +85,23 @@ export function requireExpiryAllowed(policy: KeyPolicy, expiresAt: Date | null, 
 }
 
 /**
+ * The key's rate limit, as it will be, must be within `api_keys.max_rate_limit` (compared per
+ * second), unless the actor is a sys_admin. Null (the platform's default) always is.
+ */
+export function requireRateLimitAllowed(
+  actor: Actor,
+  policy: KeyPolicy,
+  rateLimit: { requests: number; window_seconds: number } | null | undefined,
+): void {
+  if (!rateLimit || !fasterThan(rateLimit, policy.max_rate_limit) || isSysAdmin(actor)) return;
+  const max = policy.max_rate_limit;
+  throw violation(
+    KEY_POLICY.maxRateLimit,
+    `A key's rate limit may be at most ${max.requests} requests per ${max.window_seconds} s; only a sys_admin goes above it.`,
+  );
+}
+
+/**
  * Room for one more active key of the owner (within `api_keys.max_per_user`), the key being
  * replaced (a roll) not counted. Holds a lock on the owner's count until the transaction ends, so
  * that concurrent creations cannot each take the last place.
@@ -112,7 +132,12 @@ export async function requireRoomForKey(
 export function requireKeyPolicyValue(key: KeyPolicySetting, value: unknown): void {
   if (policyValue(key, value) !== undefined) return;
   const spec = KEY_POLICY_SETTINGS.find((s) => s.key === key);
-  const type = spec?.valueType === "boolean" ? "a boolean" : "a positive integer";
+  const type =
+    spec?.valueType === "boolean"
+      ? "a boolean"
+      : spec?.valueType === "rate_limit"
+        ? 'a rate limit {"requests", "window_seconds"} (positive integers, a window of a day at most)'
+        : "a positive integer";
   throw validationFailed([{ path: "value", message: `must be ${type}${spec?.nullable ? " or null" : ""}` }]);
 }
 

@@ -24,7 +24,7 @@ import {
   seedRoles,
 } from "@/test/fixtures";
 import { KEY_POLICY } from "@/lib/key-policies";
-import { createApiKey, listApiKeys, revokeApiKey } from "./service";
+import { createApiKey, listApiKeys, revokeApiKey, rollApiKey } from "./service";
 
 const MAX_LIFETIME_SETTING = KEY_POLICY.maxLifetimeDays;
 
@@ -259,5 +259,34 @@ describe("no privilege escalation (property)", () => {
       }),
       { numRuns: 60 },
     );
+  });
+});
+
+// Issue 42, finding 7: a second roll of a key in its grace gave a successor that copied the grace's
+// shortened expiry, and so died with it.
+describe("rolling a key again during its grace", () => {
+  it("gives the new successor the expiry from before the first roll, not the grace's end", async () => {
+    const admin = await createSysAdmin(client);
+    const expires = new Date(Date.now() + 90 * DAY).toISOString();
+    const original = await createApiKey(cli, admin.id, { name: "ci", scopes: ["svc:org:read"], expires_at: expires });
+    const first = await rollApiKey(cli, original.id, { grace_period_seconds: 3_600 });
+    expect(first.expires_at).toBe(expires);
+    const second = await rollApiKey(cli, original.id, { grace_period_seconds: 60 });
+    expect(second.expires_at).toBe(expires);
+    // The old key's expiry only ever gets shorter: now the second grace's end.
+    const old = await client.apiKey.findUniqueOrThrow({ where: { id: original.id } });
+    expect(old.expires_at!.getTime()).toBeLessThanOrEqual(Date.now() + 60_000);
+    // A successor rolled in turn hands the same expiry on.
+    expect((await rollApiKey(cli, first.id, { grace_period_seconds: 0 })).expires_at).toBe(expires);
+  });
+
+  it("keeps a key that never expired never expiring, however often it is rolled", async () => {
+    const admin = await createSysAdmin(client);
+    const original = await createApiKey(cli, admin.id, { name: "ci", scopes: ["svc:org:read"], expires_at: null });
+    await rollApiKey(cli, original.id, { grace_period_seconds: HOUR / 1000 });
+    expect((await rollApiKey(cli, original.id, { grace_period_seconds: 60 })).expires_at).toBeNull();
+    // Once its grace has ended, it is no longer usable and cannot be rolled at all.
+    await client.apiKey.update({ where: { id: original.id }, data: { expires_at: new Date(Date.now() - 1000) } });
+    expect((await refused(rollApiKey(cli, original.id, { grace_period_seconds: 60 }))).code).toBe("conflict");
   });
 });

@@ -19,7 +19,13 @@ import type {
   RollApiKeyInput,
   UpdateApiKeyInput,
 } from "@/lib/schemas/api-keys";
-import { keyPolicyFor, platformKeyPolicy, requireExpiryAllowed, requireRoomForKey } from "./policy";
+import {
+  keyPolicyFor,
+  platformKeyPolicy,
+  requireExpiryAllowed,
+  requireRateLimitAllowed,
+  requireRoomForKey,
+} from "./policy";
 import {
   announceChange,
   checkedRestrictions,
@@ -80,6 +86,7 @@ export async function createApiKey(
   }
   const policy = await keyPolicyFor(db, ownerId);
   requireExpiryAllowed(policy, expiresAt, now);
+  requireRateLimitAllowed(actor, policy, input.rate_limit);
 
   const restrictions = await checkedRestrictions(db, ownerId, input);
 
@@ -107,7 +114,9 @@ export async function createApiKey(
  * Replaces one of the actor's keys with a new one (same name, scopes, rate limit, restrictions and
  * expiry; the raw key in the answer only). The old key keeps working for the grace period: its
  * expires_at becomes now plus the grace (0: refused at once), never later than it was. The new key
- * must follow the key policy as it is now.
+ * must follow the key policy as it is now. The expiry a successor inherits is the old key's from
+ * before its first roll, so rolling a key again during its grace gives a successor that lives as
+ * long as the first one, not one that dies with the grace.
  */
 export async function rollApiKey(
   actor: Actor,
@@ -123,12 +132,26 @@ export async function rollApiKey(
     if (!old.is_active || (old.expires_at && old.expires_at.getTime() <= now)) {
       throw new DomainError("conflict", "Only a usable key can be rolled: this one is revoked or expired.");
     }
+    const rolled = await tx.apiKey.findUniqueOrThrow({
+      where: { id: keyId },
+      select: { rolled_at: true, expires_at_before_roll: true },
+    });
+    // The expiry the key had before any roll shortened it to a grace period.
+    const inherited = rolled.rolled_at ? rolled.expires_at_before_roll : old.expires_at;
     const policy = await keyPolicyFor(tx, old.user_id);
-    requireExpiryAllowed(policy, old.expires_at, now);
+    requireExpiryAllowed(policy, inherited, now);
+    requireRateLimitAllowed(actor, policy, rateLimitOf(old.rate_limit));
     await requireRoomForKey(tx, policy, old.user_id, keyId);
     const graceEnds = new Date(now + input.grace_period_seconds * 1000);
     const expiresAt = old.expires_at && old.expires_at < graceEnds ? old.expires_at : graceEnds;
-    await tx.apiKey.update({ where: { id: keyId }, data: { expires_at: expiresAt }, select: { id: true } });
+    await tx.apiKey.update({
+      where: { id: keyId },
+      data: {
+        expires_at: expiresAt,
+        ...(rolled.rolled_at ? {} : { rolled_at: new Date(now), expires_at_before_roll: old.expires_at }),
+      },
+      select: { id: true },
+    });
     await announceChange(tx, keyId);
     return tx.apiKey.create({
       data: {
@@ -137,7 +160,7 @@ export async function rollApiKey(
         key_hash: key.hash,
         key_prefix: key.prefix,
         scopes: scopesOf(old.scopes),
-        expires_at: old.expires_at,
+        expires_at: inherited,
         rate_limit: rateLimitOf(old.rate_limit) ?? Prisma.DbNull,
         allowed_org_ids: old.allowed_org_ids,
         allowed_cidrs: old.allowed_cidrs,
@@ -152,8 +175,8 @@ export async function rollApiKey(
 /**
  * Changes one of the actor's keys: its name, rate limit and restrictions (never its scopes). An
  * active key that no longer follows the key policy (an expiry too far off, or none where one is
- * required) cannot be changed: it is rolled or revoked. The change reaches every process's cached
- * key at once.
+ * required, or a rate limit above the ceiling for a caller who is no sys_admin) cannot be changed:
+ * it is rolled or revoked. The change reaches every process's cached key at once.
  */
 export async function updateApiKey(
   actor: Actor,
@@ -164,7 +187,12 @@ export async function updateApiKey(
   const db = dataLayer(auditName(actor));
   const row = await db.$transaction(async (tx) => {
     const key = await ownedKey(tx, actor, keyId, of);
-    if (key.is_active) requireExpiryAllowed(await keyPolicyFor(tx, key.user_id), key.expires_at, Date.now());
+    if (key.is_active) {
+      const policy = await keyPolicyFor(tx, key.user_id);
+      requireExpiryAllowed(policy, key.expires_at, Date.now());
+      const rateLimit = input.rate_limit === undefined ? rateLimitOf(key.rate_limit) : input.rate_limit;
+      requireRateLimitAllowed(actor, policy, rateLimit);
+    }
     const restrictions = await checkedRestrictions(tx, key.user_id, input);
     const updated = await tx.apiKey.update({
       where: { id: keyId },

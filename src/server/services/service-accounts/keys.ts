@@ -20,11 +20,13 @@ import type {
   RollApiKeyInput,
   UpdateApiKeyInput,
 } from "@/lib/schemas/api-keys";
-import { requireServiceAccount } from "./service";
+import { requireMayEndServiceAccount, requireServiceAccount } from "./service";
 
 // A service account's API keys: the API key service's own functions, on the account's keys. Issuing
 // one follows the no-escalation rule in the organization: every scope must be one the actor holds
-// there (and, as for every key, one the account holds through its roles).
+// there (and, as for every key, one the account holds through its roles). Rolling or changing one
+// (its restrictions, rate limit, name) follows the same rule, on the key's scopes: what a manager
+// could not issue, it cannot loosen either. Revoking one needs what deleting the account needs.
 
 /** The account, in that organization, whose keys the call is about. */
 async function accountKeys(actor: Actor, orgId: string, userId: string) {
@@ -61,7 +63,15 @@ export async function updateServiceAccountKey(
   keyId: string,
   input: UpdateApiKeyInput,
 ): Promise<ApiKey> {
-  return updateApiKey(actor, keyId, input, await accountKeys(actor, orgId, userId));
+  const of = await accountKeys(actor, orgId, userId);
+  await requireKeyScopesHeld(actor, orgId, keyId, of);
+  return updateApiKey(actor, keyId, input, of);
+}
+
+/** The key's scopes must be ones the actor holds in the organization (403 `scope_not_held`), as to issue it. */
+async function requireKeyScopesHeld(actor: Actor, orgId: string, keyId: string, of: { userId: string }) {
+  const { scopes } = await getApiKey(actor, keyId, of);
+  requireHeldByActor(actor, scopes.filter(isPermission), orgId);
 }
 
 export async function rollServiceAccountKey(
@@ -73,8 +83,7 @@ export async function rollServiceAccountKey(
 ): Promise<CreatedApiKey> {
   const of = await accountKeys(actor, orgId, userId);
   // A roll hands the caller a new raw key with the old one's scopes: only for a caller who could issue them.
-  const { scopes } = await getApiKey(actor, keyId, of);
-  requireHeldByActor(actor, scopes.filter(isPermission), orgId);
+  await requireKeyScopesHeld(actor, orgId, keyId, of);
   return rollApiKey(actor, keyId, input, of);
 }
 
@@ -84,5 +93,7 @@ export async function revokeServiceAccountKey(
   userId: string,
   keyId: string,
 ): Promise<ApiKey> {
-  return revokeApiKey(actor, keyId, await accountKeys(actor, orgId, userId));
+  // Ending the account's key is part of ending the account: the same power is needed.
+  await requireMayEndServiceAccount(actor, dataLayer(auditName(actor)), orgId, userId);
+  return revokeApiKey(actor, keyId, { userId });
 }

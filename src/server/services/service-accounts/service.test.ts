@@ -1,7 +1,8 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { Actor } from "@/server/auth/actor";
-import { holds } from "@/server/auth/authorize";
+import { authorizeOperation, holds } from "@/server/auth/authorize";
+import { ROUTES, type RestOperation } from "@/server/rest/registry";
 import { authenticateApiKey } from "@/server/auth/api-key-stage";
 import { loadGrants } from "@/server/auth/grants";
 import { linkedUserId, linkExternalSignIn } from "@/server/auth/oauth";
@@ -9,11 +10,17 @@ import { dataLayer } from "@/server/db/data-layer";
 import { ORG_PERMISSIONS, type Permission } from "@/lib/permissions";
 import { addMember, removeMember } from "@/server/services/memberships/service";
 import { grantRole } from "@/server/services/roles/service";
-import { resetPassword } from "@/server/services/users/service";
+import { resetPassword, restoreUser } from "@/server/services/users/service";
 import { cli, refusal, sessionActor } from "@/test/actors";
 import { testDatabase } from "@/test/database";
 import { createOrg, createOrgAdmin, createOrgUser, createRole, roleId, seedRoles } from "@/test/fixtures";
-import { createServiceAccountKey, listServiceAccountKeys, rollServiceAccountKey } from "./keys";
+import {
+  createServiceAccountKey,
+  listServiceAccountKeys,
+  revokeServiceAccountKey,
+  rollServiceAccountKey,
+  updateServiceAccountKey,
+} from "./keys";
 import {
   createServiceAccount,
   deleteServiceAccount,
@@ -247,4 +254,232 @@ describe("no escalation", () => {
       { numRuns: 25 },
     );
   }, 120_000);
+});
+
+// Issue 42, finding 4: a manager holding only svc:org:read (and the service-account permissions)
+// lifted the restrictions of an org admin's key and revoked keys of accounts it could not delete.
+describe("no escalation through a key's change or revocation", () => {
+  const restricted = {
+    name: "locked-down",
+    expires_at: null,
+    rate_limit: { requests: 600, window_seconds: 60 },
+    allowed_org_ids: null,
+    allowed_cidrs: ["10.0.0.0/8"],
+  };
+
+  it("refuses a lesser manager loosening or revoking a key it could not issue, changing nothing", async () => {
+    const { org, actor } = await manager(["svc:org:read", "svc:org:service_accounts:read"]);
+    const wide = await createRole(client, "org", ["svc:org:read", "svc:org:write"]);
+    const account = await newAccount(async () => cli, org.id, [wide.id]);
+    const key = await createServiceAccountKey(cli, org.id, account.id, {
+      ...restricted,
+      scopes: ["svc:org:read", "svc:org:write"],
+    });
+    const before = await client.apiKey.findUniqueOrThrow({ where: { id: key.id } });
+    for (const change of [
+      { allowed_cidrs: null },
+      { rate_limit: { requests: 10_000_000, window_seconds: 1 } },
+      { name: "renamed" },
+    ]) {
+      const error = await refusal(updateServiceAccountKey(await actor(), org.id, account.id, key.id, change));
+      expect(error, JSON.stringify(change)).toMatchObject({
+        code: "scope_not_held",
+        details: { scopes: ["svc:org:write"] },
+      });
+    }
+    expect((await refusal(revokeServiceAccountKey(await actor(), org.id, account.id, key.id))).code).toBe(
+      "scope_not_held",
+    );
+    expect(await client.apiKey.findUniqueOrThrow({ where: { id: key.id } })).toEqual(before);
+  });
+
+  it("lets a manager change and revoke a key within what it holds", async () => {
+    const { org, actor } = await manager(["svc:org:read"]);
+    const narrow = await createRole(client, "org", ["svc:org:read"]);
+    const account = await newAccount(actor, org.id, [narrow.id]);
+    const key = await createServiceAccountKey(await actor(), org.id, account.id, {
+      ...restricted,
+      scopes: ["svc:org:read"],
+    });
+    const changed = await updateServiceAccountKey(await actor(), org.id, account.id, key.id, { allowed_cidrs: null });
+    expect(changed.allowed_cidrs).toBeNull();
+    expect((await revokeServiceAccountKey(await actor(), org.id, account.id, key.id)).is_active).toBe(false);
+  });
+});
+
+// Generated from the route registry: every route that changes, rolls or revokes one key (personal
+// or a service account's), called as the REST handler calls it (declared access, then the
+// operation), by managers holding any set of permissions. Whatever it holds, a key a manager could
+// not issue is left exactly as it was — not loosened, not re-limited, not rolled, not revoked — and
+// every refusal is one the route declares. New key routes are covered without anyone adding them.
+const KEY_ROUTES = ROUTES.filter((r) => /\{key_id\}(\/roll)?$/.test(r.path) && r.method !== "GET");
+
+async function callRoute(route: RestOperation, actor: Actor, params: Record<string, string>, body: unknown) {
+  // Only the parameters the route's path names, as the REST handler takes them from the path.
+  const named = [...route.path.matchAll(/\{([a-z_]+)\}/g)].map((m) => m[1]!);
+  const parsedParams = route.params ? route.params.parse(Object.fromEntries(named.map((k) => [k, params[k]]))) : {};
+  authorizeOperation(route.access, actor, parsedParams, { write: true });
+  return route.handler({
+    actor,
+    params: parsedParams,
+    query: {},
+    body: route.body ? route.body.parse(body) : {},
+  } as never);
+}
+
+/** What a caller may send each key route to widen or end the key. */
+const ATTACKS: Record<string, unknown[]> = {
+  PATCH: [
+    { allowed_cidrs: null, allowed_org_ids: null },
+    { rate_limit: { requests: 10_000_000, window_seconds: 1 } },
+    { name: "renamed" },
+  ],
+  POST: [{ grace_period_seconds: 604_800 }],
+  DELETE: [undefined],
+};
+
+describe("no escalation on every key route (generated from the registry)", () => {
+  it("finds the PATCH, roll and DELETE routes of personal and service-account keys", () => {
+    const names = KEY_ROUTES.map((r) => `${r.method} ${r.path}`);
+    for (const method of ["PATCH", "DELETE", "POST"])
+      for (const owner of ["/api/admin/users/api-keys/", "/service-accounts/{user_id}/api-keys/"])
+        expect(
+          names.some((n) => n.startsWith(method) && n.includes(owner)),
+          `${method} ${owner}`,
+        ).toBe(true);
+    for (const route of KEY_ROUTES) expect(ATTACKS[route.method], route.id).toBeDefined();
+  });
+
+  it("holds for any permissions a manager has and any scopes the key carries", async () => {
+    const scenario = fc.record({
+      held: fc.subarray(ORG_PERMISSIONS, { maxLength: 12 }),
+      keyScopes: fc.subarray(ORG_PERMISSIONS, { minLength: 1, maxLength: 4 }),
+    });
+    let changedSome = false;
+    await fc.assert(
+      fc.asyncProperty(scenario, async ({ held, keyScopes }) => {
+        const { org, actor } = await manager(held);
+        const role = await createRole(client, "org", keyScopes);
+        const account = await newAccount(async () => cli, org.id, [role.id]);
+        const granter = await actor();
+        const mayIssue = keyScopes.every((p) => holds(granter, p, org.id));
+        for (const route of KEY_ROUTES) {
+          for (const body of ATTACKS[route.method]!) {
+            const key = await createServiceAccountKey(cli, org.id, account.id, {
+              name: "target",
+              scopes: keyScopes,
+              expires_at: IN_A_YEAR(),
+              rate_limit: { requests: 600, window_seconds: 60 },
+              allowed_org_ids: null,
+              allowed_cidrs: ["10.0.0.0/8"],
+            });
+            const before = await client.apiKey.findUniqueOrThrow({ where: { id: key.id } });
+            const keys = await client.apiKey.count({ where: { user_id: account.id } });
+            const params = { org_id: org.id, user_id: account.id, key_id: key.id };
+            const outcome = await callRoute(route, await actor(), params, body).then(
+              () => null,
+              (e: unknown) => refusalCode(e),
+            );
+            const after = await client.apiKey.findUniqueOrThrow({ where: { id: key.id } });
+            const touched =
+              JSON.stringify(after) !== JSON.stringify(before) ||
+              (await client.apiKey.count({ where: { user_id: account.id } })) !== keys;
+            const name = `${route.method} ${route.path} ${JSON.stringify(body)}`;
+            if (outcome === null) {
+              expect(mayIssue, `${name}: changed a key its caller could not issue`).toBe(true);
+              changedSome = true;
+            } else {
+              expect(touched, `${name}: refused (${outcome}) but changed the key`).toBe(false);
+              if (outcome !== "forbidden") expect(route.errors ?? [], name).toContain(outcome);
+              if (!mayIssue) expect(["forbidden", "scope_not_held", "not_found"], name).toContain(outcome);
+            }
+            // Above the platform's ceiling, nobody but a sys_admin re-limits a key.
+            if (route.method === "PATCH" && JSON.stringify(body).includes("10000000")) expect(outcome).not.toBeNull();
+            await client.apiKey.updateMany({ where: { user_id: account.id }, data: { is_active: false } });
+          }
+        }
+      }),
+      {
+        numRuns: 12,
+        examples: [
+          [{ held: ["svc:org:read"], keyScopes: ["svc:org:read"] }],
+          [{ held: [], keyScopes: ["svc:org:read"] }],
+        ],
+      },
+    );
+    // Not vacuous: some manager held enough to change a key.
+    expect(changedSome).toBe(true);
+  }, 180_000);
+});
+
+function refusalCode(e: unknown): string {
+  const code = (e as { code?: unknown }).code;
+  if (typeof code !== "string") throw e;
+  return code;
+}
+
+// What an org-role attacker tries next, once the direct paths above are shut.
+describe("an org admin widening or reviving a key by other paths", () => {
+  const keyBody = {
+    name: "k",
+    scopes: ["svc:org:read"] as Permission[],
+    expires_at: null,
+    rate_limit: null,
+    allowed_org_ids: null,
+    allowed_cidrs: ["10.0.0.0/8"],
+  };
+
+  it("cannot send scopes or an expiry to any key PATCH, nor a rate limit to any roll", () => {
+    const patches = KEY_ROUTES.filter((r) => r.method === "PATCH");
+    const rolls = KEY_ROUTES.filter((r) => r.method === "POST");
+    expect(patches.length).toBeGreaterThanOrEqual(2);
+    for (const route of patches)
+      for (const body of [{ scopes: ["svc:org:write"] }, { expires_at: null }, { is_active: true }])
+        expect(route.body?.safeParse(body).success, `${route.id} ${JSON.stringify(body)}`).toBe(false);
+    for (const route of rolls)
+      expect(route.body?.safeParse({ rate_limit: { requests: 10_000_000, window_seconds: 1 } }).success).toBe(false);
+  });
+
+  it("does not reach another organization's key through an account of its own", async () => {
+    const mine = await orgAdmin();
+    const myAccount = await newAccount(mine.actor, mine.org.id, [await roleId(client, "org_member")]);
+    const theirs = await orgAdmin();
+    const theirAccount = await newAccount(theirs.actor, theirs.org.id, [await roleId(client, "org_member")]);
+    const theirKey = await createServiceAccountKey(await theirs.actor(), theirs.org.id, theirAccount.id, keyBody);
+    const before = await client.apiKey.findUniqueOrThrow({ where: { id: theirKey.id } });
+    const me = await mine.actor();
+    for (const call of [
+      () => updateServiceAccountKey(me, mine.org.id, myAccount.id, theirKey.id, { allowed_cidrs: null }),
+      () => rollServiceAccountKey(me, mine.org.id, myAccount.id, theirKey.id, { grace_period_seconds: 0 }),
+      () => revokeServiceAccountKey(me, mine.org.id, myAccount.id, theirKey.id),
+      // Their account under my organization's path, too.
+      () => updateServiceAccountKey(me, mine.org.id, theirAccount.id, theirKey.id, { allowed_cidrs: null }),
+    ])
+      expect((await refusal(call())).code).toBe("not_found");
+    expect(await client.apiKey.findUniqueOrThrow({ where: { id: theirKey.id } })).toEqual(before);
+    expect(await client.apiKey.count({ where: { user_id: theirAccount.id } })).toBe(1);
+  });
+
+  it("cannot revive a revoked key: a change leaves it revoked, a roll is 409, a restore brings none back", async () => {
+    const { org, actor } = await orgAdmin();
+    const account = await newAccount(actor, org.id, [await roleId(client, "org_member")]);
+    const key = await createServiceAccountKey(await actor(), org.id, account.id, keyBody);
+    await revokeServiceAccountKey(await actor(), org.id, account.id, key.id);
+    const changed = await updateServiceAccountKey(await actor(), org.id, account.id, key.id, {
+      allowed_cidrs: null,
+      name: "again",
+    });
+    expect(changed.is_active).toBe(false);
+    const roll = await refusal(
+      rollServiceAccountKey(await actor(), org.id, account.id, key.id, { grace_period_seconds: 60 }),
+    );
+    expect(roll.code).toBe("conflict");
+    const other = await createServiceAccountKey(await actor(), org.id, account.id, keyBody);
+    await deleteServiceAccount(await actor(), org.id, account.id);
+    await restoreUser(cli, account.id);
+    expect(await client.apiKey.count({ where: { user_id: account.id, is_active: true } })).toBe(0);
+    expect((await refusal(Promise.resolve().then(() => authenticateApiKey(other.raw_key)))).code).toBe(
+      "api_key_revoked",
+    );
+  });
 });

@@ -5,7 +5,6 @@ import { requireHeldByActor } from "@/server/auth/authorize";
 import { dataLayer, type DataLayer } from "@/server/db/data-layer";
 import { notFound, validationFailed } from "@/server/errors";
 import { withAccessChange } from "@/server/services/access-changes";
-import { revokeAllApiKeys } from "@/server/services/api-keys/revocation";
 import { requireOrganization } from "@/server/services/organizations/service";
 import { newestFirst, paginate } from "@/server/services/pagination";
 import { lockOrganization, requireWithinQuota } from "@/server/services/quotas";
@@ -16,6 +15,7 @@ import type {
   UpdateServiceAccountInput,
 } from "@/lib/schemas/service-accounts";
 import { containing } from "@/server/services/search";
+import { softDeleteUser } from "@/server/services/users/service";
 
 // Service accounts: users of kind `service`, each a member of exactly one organization (made with
 // it), with no password and no identity, holding only org roles there. Whoever manages them in the
@@ -196,23 +196,35 @@ export async function updateServiceAccount(
 }
 
 /**
- * Deletes a service account (soft, as users are): its keys are revoked at once, in every process,
- * one audit event each. Taking its roles away needs the actor to hold them.
+ * What ending the organization's service account needs — deleting it, or revoking one of its keys:
+ * the account there, and the actor holding every permission of its roles there (403
+ * `scope_not_held`), as taking those roles away would. Answers the account's roles.
+ */
+export async function requireMayEndServiceAccount(
+  actor: Actor,
+  db: Pick<DataLayer, "organization" | "user" | "userRole" | "role">,
+  orgId: string,
+  userId: string,
+) {
+  await requireOrganization(db, orgId);
+  await requireServiceAccount(db, orgId, userId);
+  const roles = await rolesOf(db, orgId, [userId]);
+  const held = await db.role.findMany({
+    where: { id: { in: roles.map((r) => r.role.id) } },
+    select: { permissions: { select: { permission: true } } },
+  });
+  requireHeldByActor(actor, permissionsOf(held), orgId);
+  return roles;
+}
+
+/**
+ * Deletes a service account as every user is deleted (softDeleteUser): soft, and its keys revoked
+ * at once, in every process, one audit event each. Taking its roles away needs the actor to hold
+ * them.
  */
 export async function deleteServiceAccount(actor: Actor, orgId: string, userId: string): Promise<ServiceAccount> {
-  const db = dataLayer(auditName(actor));
-  const deleted = await withAccessChange(db, async (tx) => {
-    await requireOrganization(tx, orgId);
-    await requireServiceAccount(tx, orgId, userId);
-    const roles = await rolesOf(tx, orgId, [userId]);
-    const held = await tx.role.findMany({
-      where: { id: { in: roles.map((r) => r.role.id) } },
-      select: { permissions: { select: { permission: true } } },
-    });
-    requireHeldByActor(actor, permissionsOf(held), orgId);
-    const account = await tx.user.update({ where: { id: userId }, data: { is_deleted: true }, select: ACCOUNT_SELECT });
-    return { result: toServiceAccount(orgId, account, roles), event: { userId } };
-  });
-  await revokeAllApiKeys(actor, userId);
-  return deleted;
+  const { row, checked: roles } = await softDeleteUser(actor, userId, (tx) =>
+    requireMayEndServiceAccount(actor, tx, orgId, userId),
+  );
+  return toServiceAccount(orgId, row, roles);
 }

@@ -4,7 +4,8 @@ import { verifyPassword } from "@/server/auth/passwords";
 import { createApiKey } from "@/server/services/api-keys/service";
 import { cli, refusal } from "@/test/actors";
 import { testDatabase } from "@/test/database";
-import { createSysAdmin, createUser, roleId, seedRoles } from "@/test/fixtures";
+import { createOrg, createSysAdmin, createUser, roleId, seedRoles } from "@/test/fixtures";
+import { createServiceAccount } from "@/server/services/service-accounts/service";
 import {
   createUser as createUserAs,
   deleteUser,
@@ -173,5 +174,35 @@ describe("OAuth identities", () => {
       client.userOauthIdentity.create({ data: { user_id: b.id, provider: "google", provider_user_id: id } }),
     ).rejects.toThrow();
     await client.userOauthIdentity.create({ data: { user_id: b.id, provider: "github", provider_user_id: id } });
+  });
+});
+
+// Issue 42, finding 3: a service account deleted through the users route kept its keys, which a
+// restore brought back. Every route that deletes the account now revokes them for good.
+describe("deleting a service account as a user", () => {
+  it("revokes its keys, so a restore brings none back", async () => {
+    const org = await createOrg(client);
+    const account = await createServiceAccount(cli, org.id, {
+      username: fresh("robot"),
+      display_name: null,
+      role_ids: [await roleId(client, "org_member")],
+    });
+    const key = await createApiKey(cli, account.id, { name: "ci", scopes: ["svc:org:read"], expires_at: null });
+    await deleteUser(cli, account.id);
+    expect(await client.apiKey.findUniqueOrThrow({ where: { id: key.id } })).toMatchObject({ is_active: false });
+    await restoreUser(cli, account.id);
+    expect(await client.apiKey.findUniqueOrThrow({ where: { id: key.id } })).toMatchObject({ is_active: false });
+    expect((await refusal(Promise.resolve().then(() => authenticateApiKey(key.raw_key)))).code).toBe("api_key_revoked");
+    const events = await client.auditEvent.count({ where: { action: "revokeApiKey", target_id: key.id } });
+    expect(events).toBe(1);
+  });
+
+  it("leaves a person's keys to come back with the person", async () => {
+    const user = await createSysAdmin(client);
+    await createSysAdmin(client);
+    const key = await createApiKey(cli, user.id, { name: "mine", scopes: ["svc:org:read"], expires_at: null });
+    await deleteUser(cli, user.id);
+    await restoreUser(cli, user.id);
+    expect(await client.apiKey.findUniqueOrThrow({ where: { id: key.id } })).toMatchObject({ is_active: true });
   });
 });

@@ -5,6 +5,8 @@ import { requireOutranks } from "@/server/auth/authorize";
 import { loadGrants } from "@/server/auth/grants";
 import { generatePassword, hashPassword } from "@/server/auth/passwords";
 import { dataLayer, type DataLayer } from "@/server/db/data-layer";
+import { inOneTransaction } from "@/server/db/unit-of-work";
+import { revokeAllApiKeys } from "@/server/services/api-keys/revocation";
 import { DomainError, notFound } from "@/server/errors";
 import {
   endSessions,
@@ -41,6 +43,7 @@ const USER_SELECT = {
   password_hash: true,
   kind: true,
   is_deleted: true,
+  created_by: true,
   created_at: true,
   updated_at: true,
 } as const;
@@ -142,21 +145,42 @@ export async function signOutEverywhere(actor: UserActor): Promise<{ signed_out:
   }));
 }
 
+type Tx = Parameters<Parameters<DataLayer["$transaction"]>[0]>[0];
+
 /**
- * Soft delete. The user's API keys stop working at once (here and, through the announcement, in
- * every other process) and console sessions end at the next request. The last sys_admin cannot
- * be deleted.
+ * The one way a user is deleted, whichever route asks (the users' or an organization's service
+ * accounts'). `check`, the asking route's own rules, runs first in the transaction; then the row is
+ * soft-deleted: its API keys stop at once (here and, through the announcement, in every other
+ * process) and its console sessions end at the next request. A service account's keys are also
+ * revoked, one audit event each, in the same transaction, so that a restore brings none of them
+ * back (decision 035); a person's keys come back with the person.
  */
-export async function deleteUser(actor: Actor, userId: string): Promise<User> {
+export async function softDeleteUser<T>(
+  actor: Actor,
+  userId: string,
+  check: (tx: Tx) => Promise<T>,
+): Promise<{ row: UserRow; checked: T }> {
   const db = dataLayer(auditName(actor));
-  await requireOutranksUser(actor, userId);
-  return withAccessChange(db, async (tx) => {
-    await lockSysAdmins(tx);
-    await requireUser(tx, userId);
-    if (await holdsBuiltInSysAdmin(tx, userId)) await requireAnotherSysAdmin(tx, userId, "Deleting this user");
-    const row = await tx.user.update({ where: { id: userId }, data: { is_deleted: true }, select: USER_SELECT });
-    return { result: toUser(row), event: { userId } };
+  return inOneTransaction(async () => {
+    const done = await withAccessChange(db, async (tx) => {
+      const checked = await check(tx);
+      await requireUser(tx, userId);
+      const row = await tx.user.update({ where: { id: userId }, data: { is_deleted: true }, select: USER_SELECT });
+      return { result: { row, checked }, event: { userId } };
+    });
+    if (done.row.kind === "service") await revokeAllApiKeys(actor, userId);
+    return done;
   });
+}
+
+/** Soft delete (see softDeleteUser), by the rule of credentials. The last sys_admin cannot be deleted. */
+export async function deleteUser(actor: Actor, userId: string): Promise<User> {
+  await requireOutranksUser(actor, userId);
+  const { row } = await softDeleteUser(actor, userId, async (tx) => {
+    await lockSysAdmins(tx);
+    if (await holdsBuiltInSysAdmin(tx, userId)) await requireAnotherSysAdmin(tx, userId, "Deleting this user");
+  });
+  return toUser(row);
 }
 
 /** Brings a deleted user back; 409 when another user has taken the username or email meanwhile. */
