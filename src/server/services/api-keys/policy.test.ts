@@ -64,7 +64,7 @@ async function serviceAccount() {
 }
 
 describe("key policies", () => {
-  // Issue 42, finding 5: any org admin could give a key 10,000,000 requests a second.
+  // Any org admin could give a key 10,000,000 requests a second.
   it("api_keys.max_rate_limit: above it (per second), a key is refused on create, roll and change but by a sys_admin", async () => {
     const { org, account } = await serviceAccount();
     const admin = await sessionActor(client, (await createOrgAdmin(client, org.id)).id);

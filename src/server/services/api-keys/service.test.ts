@@ -262,7 +262,7 @@ describe("no privilege escalation (property)", () => {
   });
 });
 
-// Issue 42, finding 7: a second roll of a key in its grace gave a successor that copied the grace's
+// A second roll of a key in its grace gave a successor that copied the grace's
 // shortened expiry, and so died with it.
 describe("rolling a key again during its grace", () => {
   it("gives the new successor the expiry from before the first roll, not the grace's end", async () => {

@@ -256,7 +256,7 @@ describe("no escalation", () => {
   }, 120_000);
 });
 
-// Issue 42, finding 4: a manager holding only svc:org:read (and the service-account permissions)
+// A manager holding only svc:org:read (and the service-account permissions)
 // lifted the restrictions of an org admin's key and revoked keys of accounts it could not delete.
 describe("no escalation through a key's change or revocation", () => {
   const restricted = {

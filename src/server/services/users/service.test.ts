@@ -177,7 +177,7 @@ describe("OAuth identities", () => {
   });
 });
 
-// Issue 42, finding 3: a service account deleted through the users route kept its keys, which a
+// A service account deleted through the users route kept its keys, which a
 // restore brought back. Every route that deletes the account now revokes them for good.
 describe("deleting a service account as a user", () => {
   it("revokes its keys, so a restore brings none back", async () => {
