@@ -2,7 +2,17 @@ import { describe, expect, it } from "vitest";
 import { KEY_POLICY } from "@/lib/key-policies";
 import { Browserless, request, startApp, type Caller } from "@/test/app";
 import { testDatabase } from "@/test/database";
-import { createOrg, createSysAdmin, createUser, grant, join, PASSWORD, roleId, seedRoles } from "@/test/fixtures";
+import {
+  createOrg,
+  createRole,
+  createSysAdmin,
+  createUser,
+  grant,
+  join,
+  PASSWORD,
+  roleId,
+  seedRoles,
+} from "@/test/fixtures";
 
 // Service accounts over real HTTP, as an organization's admin makes and uses them: a key that acts
 // in its organization only, outlives the person who made it and ends with its account; no way into
@@ -151,6 +161,57 @@ describe("a service account's key", () => {
       expires_at: new Date(Date.now() + 86_400_000).toISOString(),
     });
     expect(expiring.status).toBe(201);
+  });
+});
+
+describe("what a lesser manager or a deletion cannot do to an account's keys", () => {
+  it("keeps a deleted account's keys dead after a restore through the users routes", async () => {
+    const { org, as } = await orgAdmin();
+    const { account, key } = await robotWithKey(as, org.id);
+    const root = await createSysAdmin(client);
+    const asRoot = { session: new Browserless(app.baseUrl) };
+    expect(await asRoot.session.signIn(root.username, PASSWORD)).toBe(true);
+    expect((await request(app, asRoot, "DELETE", `/api/v1/users/${account.id}`)).status).toBe(200);
+    expect((await request(app, asRoot, "POST", `/api/v1/users/${account.id}/restore`)).status).toBe(200);
+    expect((await request(app, { key: key.body.raw_key }, "GET", "/api/v1/me")).status).toBe(401);
+    expect(await client.apiKey.count({ where: { user_id: account.id, is_active: true } })).toBe(0);
+  });
+
+  it("refuses a manager without the key's scopes its change and its revocation, and any key a limit past the ceiling", async () => {
+    const { org, as } = await orgAdmin();
+    // The admin's account acts on members; the lesser manager may run accounts but not members.
+    const account = await request<{ id: string }>(app, as, "POST", BASE(org.id), {
+      username: fresh(),
+      role_ids: [await roleId(client, "org_admin")],
+    });
+    const keys = `${BASE(org.id)}/${account.body.id}/api-keys`;
+    const key = await request<{ id: string; raw_key: string }>(app, as, "POST", keys, {
+      name: "members",
+      scopes: ["svc:org:read", "svc:org:members:write"],
+      allowed_cidrs: ["127.0.0.1/32"],
+    });
+    expect(key.status, JSON.stringify(key.body)).toBe(201);
+    const lesserRole = await createRole(client, "org", [
+      "svc:org:read",
+      "svc:org:service_accounts:read",
+      "svc:org:service_accounts:write",
+    ]);
+    const lesser = await createUser(client);
+    await join(client, lesser.id, org.id);
+    await grant(client, lesser.id, lesserRole.id, org.id);
+    const asLesser = { session: new Browserless(app.baseUrl) };
+    expect(await asLesser.session.signIn(lesser.username, PASSWORD)).toBe(true);
+    const one = `${keys}/${key.body.id}`;
+    for (const body of [{ allowed_cidrs: null }, { rate_limit: { requests: 10_000_000, window_seconds: 1 } }]) {
+      const changed = await request(app, asLesser, "PATCH", one, body);
+      expect(changed, JSON.stringify(body)).toMatchObject({ status: 403, body: { code: "scope_not_held" } });
+    }
+    expect((await request(app, asLesser, "DELETE", one)).status).toBe(403);
+    const row = await client.apiKey.findUniqueOrThrow({ where: { id: key.body.id } });
+    expect(row).toMatchObject({ is_active: true, allowed_cidrs: ["127.0.0.1/32"] });
+    // Not even the organization's admin may lift a key past the platform's ceiling.
+    const past = await request(app, as, "PATCH", one, { rate_limit: { requests: 10_000_000, window_seconds: 1 } });
+    expect(past).toMatchObject({ status: 422, body: { code: "policy_violation" } });
   });
 });
 
