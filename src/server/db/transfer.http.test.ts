@@ -120,17 +120,18 @@ const withClient = async <T>(url: string, work: (c: pg.Client) => Promise<T>): P
   }
 };
 
-/** Every table's rows (as JSON, in a fixed order) and every sequence's position. */
+/** Every table's rows of the app's schemas (public, pgboss) as JSON in a fixed order, and every sequence's position. */
 const contents = (url: string) =>
   withClient(url, async (c) => {
     const { rows: tables } = await c.query<{ name: string }>(
-      `SELECT relname AS name FROM pg_class WHERE relnamespace = 'public'::regnamespace AND relkind IN ('r', 'p')
+      `SELECT format('%I.%I', n.nspname, relname) AS name FROM pg_class JOIN pg_namespace n ON n.oid = relnamespace
+         WHERE n.nspname IN ('public', 'pgboss') AND relkind IN ('r', 'p') AND NOT relispartition
          AND relname <> '_prisma_migrations' ORDER BY 1`,
     );
     const all: Record<string, unknown> = {};
     for (const { name } of tables) {
       const { rows } = await c.query(
-        `SELECT coalesce(jsonb_agg(to_jsonb(t) ORDER BY to_jsonb(t)::text), '[]') AS rows FROM public."${name}" t`,
+        `SELECT coalesce(jsonb_agg(to_jsonb(t) ORDER BY to_jsonb(t)::text), '[]') AS rows FROM ${name} t`,
       );
       all[name] = rows[0]?.rows;
     }
@@ -154,7 +155,23 @@ async function freshDatabase(): Promise<string> {
   return createDatabase(name);
 }
 
+// Served, as `npm start` serves it: the app makes its job queue's schema (pgboss) and queues its
+// jobs at the start; it is stopped before the dump, so that nothing writes meanwhile.
+{
+  const app = await startApp(embedded.url, { SVC_ENCRYPTION_KEYS: TEST_ENCRYPTION_KEYS });
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    const queued = await withClient(embedded.url, (c) =>
+      c.query("SELECT 1 FROM pgboss.job").catch(() => ({ rowCount: 0 })),
+    );
+    if ((queued.rowCount ?? 0) > 0) break;
+    if (Date.now() > deadline) throw new Error(`The app queued no job: ${app.logs()}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  await app.stop();
+}
 const source = await contents(embedded.url);
+const sourceJobs = (source["pgboss.job"] as unknown[]).length;
 const dump = await embedded.dump();
 
 /** `npm run svc -- <args>` on this file's data folder, whose embedded database this process serves. */
@@ -213,6 +230,7 @@ describe("off the embedded database", { timeout: PROCESS_TEST_TIMEOUT_MS }, () =
     restored = await freshDatabase();
     const restore = await run(["db", "restore", DUMP_FILE], { DATABASE_URL: restored });
     expect(restore.code, restore.stderr).toBe(0);
+    expect(sourceJobs).toBeGreaterThan(0);
     expect(await contents(restored)).toEqual(source);
   });
 
@@ -320,6 +338,94 @@ describe("off the embedded database", { timeout: PROCESS_TEST_TIMEOUT_MS }, () =
       );
     }
     expect(await publicTables(target)).toBe(0);
+  });
+
+  it("refuses, before writing anything, a dump that would run commands or touch the server's files", async () => {
+    const target = await freshDatabase();
+    const pwned = path.join(dataDir, "pwned");
+    const touch = `COPY (SELECT 1) TO PROGRAM 'touch ${pwned}'`;
+    const [first] = await readMigrations();
+    // The finding's file: one migration record, then a command.
+    const crafted = [
+      `INSERT INTO public._prisma_migrations VALUES ('00000000-0000-0000-0000-000000000003', 'x', '2026-01-01', '${first!.name}', NULL, NULL, '2026-01-01', 1);`,
+      `${touch};`,
+    ].join("\n");
+    const refusals: [string, RegExp][] = [
+      [crafted, /COPY … PROGRAM at line 2/],
+      [`${dump}\n${touch};\n`, /COPY … PROGRAM at line \d+/],
+      [`${dump}\nCOPY public.users TO '${pwned}';\n`, /COPY … TO at line \d+/],
+      [
+        `${dump}\nCREATE FUNCTION public.f() RETURNS int LANGUAGE plpython3u AS $$ import os $$;\n`,
+        /CREATE FUNCTION … LANGUAGE plpython3u/,
+      ],
+      [
+        `${dump}\nCREATE FUNCTION public.f() RETURNS int AS '/lib/x.so', 'f' LANGUAGE c;\n`,
+        /CREATE FUNCTION … LANGUAGE c/,
+      ],
+      [`${dump}\nALTER SYSTEM SET archive_command = 'touch ${pwned}';\n`, /ALTER SYSTEM at line/],
+      [`${dump}\nDO $$ BEGIN EXECUTE '${touch.replace(/'/g, "''")}'; END $$;\n`, /holds DO at line/],
+      [`${dump}\nCREATE ROLE intruder SUPERUSER LOGIN;\n`, /CREATE ROLE at line/],
+      [`${dump}\nGRANT pg_execute_server_program TO public;\n`, /GRANT pg_execute_server_program at line/],
+      [`${dump}\nLOAD 'evil';\n`, /holds LOAD at line/],
+      [`${dump}\nCREATE EXTENSION dblink;\n`, /CREATE EXTENSION dblink/],
+      // Hidden: after a string holding a semicolon, after an escape string's quote, in a tagged
+      // dollar quote's neighbourhood, after a nested comment, after COPY's data.
+      [`${dump}\nINSERT INTO public.organizations (name) VALUES ('a;'); ${touch};\n`, /COPY … PROGRAM/],
+      [
+        `${dump}\nINSERT INTO public.organizations (name) VALUES (E'\\''); ${touch}; --');\n`,
+        /INSERT of anything but literal values/,
+      ],
+      [`${dump}\nCREATE TABLE public.t$a$ (id int); ${touch}; CREATE TABLE public.u$a$ (id int);\n`, /COPY … PROGRAM/],
+      [`${dump}\nCOMMENT ON TABLE public.users IS $x$ $$; $x$; ${touch};\n`, /COPY … PROGRAM/],
+      [`${dump}\n/* /* */ ' */ ; ${touch}; --'\n`, /COPY … PROGRAM/],
+      [`${dump}\nCOPY public.users (id) FROM stdin;\n1\n\\.\n${touch};\n`, /psql commands/],
+      // What comes next: the role back, a function in a row's value, a server file by setval.
+      [`${dump}\nRESET ROLE;\n`, /holds RESET ROLE at line/],
+      [`${dump}\nSET role = postgres;\n`, /SET role at line/],
+      [
+        `${dump}\nINSERT INTO public.organizations (name) VALUES (pg_read_file('/etc/passwd'));\n`,
+        /INSERT of anything but literal values/,
+      ],
+      [
+        `${dump}\nINSERT INTO public.organizations (name) VALUES ('x'), ((SELECT lo_export(1, '${pwned}')));\n`,
+        /INSERT of anything but literal values/,
+      ],
+      [
+        `${dump}\nSELECT pg_catalog.setval('public.x', (SELECT lo_export(1, '${pwned}')), true);\n`,
+        /SELECT other than setval/,
+      ],
+      [`${dump}\nINSERT INTO pg_catalog.pg_authid VALUES ('1');\n`, /INSERT outside the app's schemas/],
+    ];
+    for (const [tampered, why] of refusals) {
+      const refused = await transfer.restoreDump(target, tampered).then(
+        () => "restored",
+        (error: Error) => error.message,
+      );
+      expect(refused, tampered.slice(dump.length, dump.length + 200)).toMatch(why);
+      expect(await publicTables(target)).toBe(0);
+    }
+    const { existsSync } = await import("node:fs");
+    expect(existsSync(pwned)).toBe(false);
+  });
+
+  it("never runs a dump's own functions: a tampered trigger body arrives as the migrations make it", async () => {
+    const target = await freshDatabase();
+    const pwned = path.join(dataDir, "pwned-trigger");
+    const body = /CREATE FUNCTION public\.svc_touch_updated_at\(\)[^$]*\$(\w*)\$/.exec(dump);
+    expect(body).not.toBeNull();
+    const tampered = dump.replace(
+      body![0],
+      () => `${body![0]}\nBEGIN COPY (SELECT 1) TO PROGRAM 'touch ${pwned}'; END; -- `,
+    );
+    expect(tampered).toContain(pwned);
+    await transfer.restoreDump(target, tampered);
+    await withClient(target, (c) => c.query("UPDATE organizations SET name = name || '!'"));
+    const { existsSync } = await import("node:fs");
+    expect(existsSync(pwned)).toBe(false);
+    const functions = await withClient(target, (c) =>
+      c.query<{ src: string }>("SELECT prosrc AS src FROM pg_proc WHERE proname = 'svc_touch_updated_at'"),
+    );
+    expect(functions.rows[0]?.src).not.toContain("PROGRAM");
   });
 
   it("leaves the target empty when a dump fails part-way through, in one line", async () => {
