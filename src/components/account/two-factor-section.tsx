@@ -1,7 +1,6 @@
 "use client";
 
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import dynamic from "next/dynamic";
 import { useState } from "react";
 import { Dialog } from "@/components/ui/dialog";
 import { HeadedSection } from "@/components/ui/page-header";
@@ -10,17 +9,17 @@ import { FormAlert, Loaded } from "@/components/ui/states";
 import { primaryButton, secondaryButton } from "@/components/ui/styles";
 import { messageOf, useTRPC } from "@/trpc/react";
 import type { Setup } from "./two-factor-forms";
-import { FormLoading } from "@/components/ui/form-loading";
+import { FormLoading, onDemand } from "@/components/ui/form-loading";
 
 // Two-factor authentication on one's own account: set it up (a QR code and the setup key, a code
 // to confirm, the recovery codes shown once), see how many recovery codes are left, turn it off
 // (password and a code). The setup form (with its QR code) and the turn-off form load when they
 // are first shown, not with the page.
 
-const SetupForm = dynamic(() => import("./two-factor-forms").then((m) => m.SetupForm), {
+const SetupForm = onDemand(() => import("./two-factor-forms").then((m) => m.SetupForm), {
   loading: () => <FormLoading />,
 });
-const TurnOffForm = dynamic(() => import("./two-factor-forms").then((m) => m.TurnOffForm), {
+const TurnOffForm = onDemand(() => import("./two-factor-forms").then((m) => m.TurnOffForm), {
   loading: () => <FormLoading />,
 });
 

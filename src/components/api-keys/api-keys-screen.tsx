@@ -1,7 +1,6 @@
 "use client";
 
 import { useQueryClient } from "@tanstack/react-query";
-import dynamic from "next/dynamic";
 import { useState } from "react";
 import type { UserSummary } from "@/lib/schemas/users";
 import { primaryButton, secondaryButton, textLink } from "@/components/ui/styles";
@@ -16,9 +15,10 @@ import { HeadedSection } from "@/components/ui/page-header";
 import { useNotice } from "@/components/ui/resource-section";
 import { Segmented } from "@/components/ui/segmented";
 import { Notice } from "@/components/ui/states";
+import { onDemand } from "@/components/ui/form-loading";
 
 // The create form (with its validation) loads when first opened, not with the page.
-const CreateKeyDialog = dynamic(() => import("./create-key-dialog").then((m) => m.CreateKeyDialog));
+const CreateKeyDialog = onDemand(() => import("./create-key-dialog").then((m) => m.CreateKeyDialog));
 
 const FILTERS: { value: StatusFilter; label: string }[] = [
   { value: "all", label: "All" },

@@ -1,6 +1,5 @@
 "use client";
 
-import dynamic from "next/dynamic";
 import { useState } from "react";
 import type { ApiKey, CreatedApiKey } from "@/lib/schemas/api-keys";
 import { useTRPCClient } from "@/trpc/react";
@@ -8,13 +7,14 @@ import { ConfirmDialog } from "@/components/ui/confirm-dialog";
 import { useOpenedOnce } from "@/components/ui/dialog";
 import { keyCalls, type ServiceAccountRef } from "./key-calls";
 import { NewKeyDialog } from "./new-key-dialog";
+import { onDemand } from "@/components/ui/form-loading";
 
 // What an owner does to a key, from the list, the key's own page and a service account's keys
 // alike: edit, roll (the new key shown once) and revoke. The edit and roll forms load when first
 // opened, not with the page.
 
-const EditKeyDialog = dynamic(() => import("./edit-key-dialog").then((m) => m.EditKeyDialog));
-const RollKeyDialog = dynamic(() => import("./roll-key-dialog").then((m) => m.RollKeyDialog));
+const EditKeyDialog = onDemand(() => import("./edit-key-dialog").then((m) => m.EditKeyDialog));
+const RollKeyDialog = onDemand(() => import("./roll-key-dialog").then((m) => m.RollKeyDialog));
 
 export interface KeyActionStarts {
   onEdit: (key: ApiKey) => void;

@@ -1,7 +1,6 @@
 "use client";
 
 import { keepPreviousData, useInfiniteQuery, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import dynamic from "next/dynamic";
 import { useState } from "react";
 import type { Member } from "@/lib/schemas/members";
 import { organizationOptions } from "@/components/tenancy/queries";
@@ -15,16 +14,16 @@ import { ResourceSection, useNotice } from "@/components/ui/resource-section";
 import { mutedText } from "@/components/ui/styles";
 import { td } from "@/components/ui/table";
 import { WhenCell } from "@/components/ui/values";
-import { FormLoading } from "@/components/ui/form-loading";
+import { FormLoading, onDemand } from "@/components/ui/form-loading";
 
 // An organization's Members section (a page inside the organization's frame): who belongs to it and the org roles each holds there. Add a member,
 // remove one (with their roles there), grant and revoke org roles in this organization. The forms
 // (with their validation) load when first opened, not with the page.
 
-const AddMemberForm = dynamic(() => import("./member-forms").then((m) => m.AddMemberForm), {
+const AddMemberForm = onDemand(() => import("./member-forms").then((m) => m.AddMemberForm), {
   loading: () => <FormLoading />,
 });
-const GrantOrgRoleForm = dynamic(() => import("./member-forms").then((m) => m.GrantOrgRoleForm), {
+const GrantOrgRoleForm = onDemand(() => import("./member-forms").then((m) => m.GrantOrgRoleForm), {
   loading: () => <FormLoading />,
 });
 

@@ -1,7 +1,6 @@
 "use client";
 
 import { keepPreviousData, useInfiniteQuery, useMutation, useQueryClient } from "@tanstack/react-query";
-import dynamic from "next/dynamic";
 import { useState } from "react";
 import type { OAuthClient, OAuthClientWithSecret } from "@/lib/schemas/oauth-clients";
 import { messageOf, useTRPC } from "@/trpc/react";
@@ -16,16 +15,16 @@ import { Segmented } from "@/components/ui/segmented";
 import { mutedText } from "@/components/ui/styles";
 import { td } from "@/components/ui/table";
 import { Code, CodeList, WhenCell } from "@/components/ui/values";
-import { FormLoading } from "@/components/ui/form-loading";
+import { FormLoading, onDemand } from "@/components/ui/form-loading";
 
 // OAuth 2.0 clients: register one (a confidential client's secret is shown once), edit it, rotate
 // its secret (the old one stops working), deactivate or reactivate it, delete it (softly). The form
 // (with its validation) and the secret's dialog load when first opened, not with the page.
 
-const ClientForm = dynamic(() => import("./oauth-client-dialogs").then((m) => m.ClientForm), {
+const ClientForm = onDemand(() => import("./oauth-client-dialogs").then((m) => m.ClientForm), {
   loading: () => <FormLoading />,
 });
-const ClientSecretDialog = dynamic(() => import("./oauth-client-dialogs").then((m) => m.ClientSecretDialog), {
+const ClientSecretDialog = onDemand(() => import("./oauth-client-dialogs").then((m) => m.ClientSecretDialog), {
   loading: () => null,
 });
 

@@ -1,7 +1,6 @@
 "use client";
 
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import dynamic from "next/dynamic";
 import { useRouter } from "next/navigation";
 import { useState } from "react";
 import type { Role } from "@/lib/schemas/roles";
@@ -9,7 +8,7 @@ import { useTRPC } from "@/trpc/react";
 import { roleOptions } from "./queries";
 import { Badge } from "@/components/ui/badge";
 import { ConfirmDialog } from "@/components/ui/confirm-dialog";
-import { FormLoading } from "@/components/ui/form-loading";
+import { FormLoading, onDemand } from "@/components/ui/form-loading";
 import { BackLink, Loaded, Notice } from "@/components/ui/states";
 import { dangerButton } from "@/components/ui/styles";
 
@@ -18,7 +17,7 @@ import { dangerButton } from "@/components/ui/styles";
 // its catalog-defined permissions (shown read-only); only its description can change. The form
 // (with the form library and its validation) loads in the browser after the page, not with it.
 
-const RoleForm = dynamic(() => import("./role-form").then((m) => m.RoleForm), {
+const RoleForm = onDemand(() => import("./role-form").then((m) => m.RoleForm), {
   ssr: false,
   loading: () => <FormLoading />,
 });

@@ -1,7 +1,6 @@
 "use client";
 
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import dynamic from "next/dynamic";
 import Link from "next/link";
 import type { UserOrganization } from "@/lib/schemas/members";
 import type { Grant } from "@/lib/schemas/roles";
@@ -16,16 +15,16 @@ import { ErrorState, LoadingState } from "@/components/ui/states";
 import { mutedText, textLink } from "@/components/ui/styles";
 import { DataTable, td } from "@/components/ui/table";
 import { WhenCell } from "@/components/ui/values";
-import { FormLoading } from "@/components/ui/form-loading";
+import { FormLoading, onDemand } from "@/components/ui/form-loading";
 
 // What a user may do: the organizations they belong to, the roles granted to them (globally or in
 // one organization), and the permissions that come out of it, each with the roles it comes from.
 // The forms (with their validation) load when first opened, not with the page.
 
-const AddMembershipForm = dynamic(() => import("./user-access-forms").then((m) => m.AddMembershipForm), {
+const AddMembershipForm = onDemand(() => import("./user-access-forms").then((m) => m.AddMembershipForm), {
   loading: () => <FormLoading />,
 });
-const GrantRoleForm = dynamic(() => import("./user-access-forms").then((m) => m.GrantRoleForm), {
+const GrantRoleForm = onDemand(() => import("./user-access-forms").then((m) => m.GrantRoleForm), {
   loading: () => <FormLoading />,
 });
 

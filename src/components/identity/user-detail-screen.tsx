@@ -1,7 +1,6 @@
 "use client";
 
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import dynamic from "next/dynamic";
 import { useState } from "react";
 import type { PasswordReset, User } from "@/lib/schemas/users";
 import { messageOf, useTRPC } from "@/trpc/react";
@@ -11,7 +10,7 @@ import { ApiKeysSection, IdentitiesSection } from "./user-links";
 import { TwoFactorAdminSection } from "./user-two-factor";
 import { Badge } from "@/components/ui/badge";
 import { ConfirmDialog } from "@/components/ui/confirm-dialog";
-import { FormLoading } from "@/components/ui/form-loading";
+import { FormLoading, onDemand } from "@/components/ui/form-loading";
 import { HeadedSection } from "@/components/ui/page-header";
 import { BackLink, FormAlert, Loaded, LoadingState, Notice } from "@/components/ui/states";
 import { dangerButton, secondaryButton } from "@/components/ui/styles";
@@ -22,20 +21,20 @@ import { dangerButton, secondaryButton } from "@/components/ui/styles";
 // in the browser after the page, not with it, as does the activity at the page's foot (the audit
 // trail's table and filter bar): what the page weighs stays within its budget with room to spare.
 
-const ProfileForm = dynamic(() => import("./user-profile").then((m) => m.ProfileForm), {
+const ProfileForm = onDemand(() => import("./user-profile").then((m) => m.ProfileForm), {
   ssr: false,
   // The form's height on a phone, a tablet and a desktop.
   loading: () => <FormLoading className="min-h-[45.125rem] sm:min-h-[29.5rem] lg:min-h-[28.25rem]" />,
 });
-const ResetPasswordDialog = dynamic(() => import("./user-profile").then((m) => m.ResetPasswordDialog), {
+const ResetPasswordDialog = onDemand(() => import("./user-profile").then((m) => m.ResetPasswordDialog), {
   ssr: false,
   loading: () => null,
 });
-const UserActivitySection = dynamic(() => import("@/components/audit/audit-log").then((m) => m.UserActivitySection), {
+const UserActivitySection = onDemand(() => import("@/components/audit/audit-log").then((m) => m.UserActivitySection), {
   ssr: false,
   loading: () => <LoadingState label="Loading the activity…" />,
 });
-const NewPasswordDialog = dynamic(() => import("./user-profile").then((m) => m.NewPasswordDialog), {
+const NewPasswordDialog = onDemand(() => import("./user-profile").then((m) => m.NewPasswordDialog), {
   ssr: false,
   loading: () => null,
 });

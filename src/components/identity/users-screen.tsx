@@ -1,7 +1,6 @@
 "use client";
 
 import { keepPreviousData, useInfiniteQuery, useQueryClient } from "@tanstack/react-query";
-import dynamic from "next/dynamic";
 import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { useState } from "react";
@@ -15,12 +14,13 @@ import { ListScreen } from "@/components/ui/resource-section";
 import { mutedText, primaryButton, textLink } from "@/components/ui/styles";
 import { td } from "@/components/ui/table";
 import { WhenCell } from "@/components/ui/values";
+import { onDemand } from "@/components/ui/form-loading";
 
 // Users: search by username, display name or email; deleted users on request (sys_admins); create
 // a user, who opens on their own page. The create form (with its validation) loads when first
 // opened, not with the page.
 
-const CreateUserDialog = dynamic(() => import("./create-user-dialog").then((m) => m.CreateUserDialog), {
+const CreateUserDialog = onDemand(() => import("./create-user-dialog").then((m) => m.CreateUserDialog), {
   loading: () => null,
 });
 

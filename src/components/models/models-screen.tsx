@@ -1,7 +1,6 @@
 "use client";
 
 import { keepPreviousData, useInfiniteQuery, useMutation, useQueryClient } from "@tanstack/react-query";
-import dynamic from "next/dynamic";
 import { useState } from "react";
 import { MODEL_CATEGORIES } from "@/lib/models";
 import type { Model } from "@/lib/schemas/models";
@@ -14,13 +13,13 @@ import { FilterBar, useListFilters, type ListFilters } from "@/components/ui/fil
 import { ResourceSection, useNotice } from "@/components/ui/resource-section";
 import { Switch } from "@/components/ui/switch";
 import { td } from "@/components/ui/table";
-import { FormLoading } from "@/components/ui/form-loading";
+import { FormLoading, onDemand } from "@/components/ui/form-loading";
 
 // The model catalog: every model with its prices (exactly as stored: decimal strings), searched by
 // provider, model ID or name and filtered by category and status; "Add model", "Edit", and a switch
 // per model. The form (with its validation) loads when first opened, not with the page.
 
-const ModelForm = dynamic(() => import("./model-form").then((m) => m.ModelForm), { loading: () => <FormLoading /> });
+const ModelForm = onDemand(() => import("./model-form").then((m) => m.ModelForm), { loading: () => <FormLoading /> });
 
 function Price({ price, unit, currency }: { price: string | null; unit: string; currency: string }) {
   if (price === null) return <span className={mutedText}>Not set</span>;

@@ -1,7 +1,6 @@
 "use client";
 
 import { useInfiniteQuery, useQueryClient } from "@tanstack/react-query";
-import dynamic from "next/dynamic";
 import { useState } from "react";
 import type { Plugin } from "@/lib/schemas/plugins";
 import { formatTimestamp } from "@/components/api-keys/format";
@@ -16,12 +15,13 @@ import { ListView, useNotice } from "@/components/ui/resource-section";
 import { BackLink, Notice } from "@/components/ui/states";
 import { Badge } from "@/components/ui/badge";
 import { RowActions, td } from "@/components/ui/table";
+import { onDemand } from "@/components/ui/form-loading";
 
 // Every version of one system plugin, newest registration first, the latest marked; each with its
 // switch and the settings form its schema makes. "Register version" starts from the latest; its
 // form (with its validation) loads when first opened, not with the page.
 
-const RegisterPluginDialog = dynamic(() => import("./register-plugin-dialog").then((m) => m.RegisterPluginDialog), {
+const RegisterPluginDialog = onDemand(() => import("./register-plugin-dialog").then((m) => m.RegisterPluginDialog), {
   loading: () => null,
 });
 

@@ -1,7 +1,6 @@
 "use client";
 
 import { useInfiniteQuery, useQueryClient } from "@tanstack/react-query";
-import dynamic from "next/dynamic";
 import Link from "next/link";
 import type { Plugin } from "@/lib/schemas/plugins";
 import { linkButton, mutedText } from "@/components/ui/styles";
@@ -11,12 +10,12 @@ import { registeredNotice, usePluginToggle, VersionCells } from "./parts";
 import { catalogOptions, versionsHref } from "./queries";
 import { ResourceSection, useNotice } from "@/components/ui/resource-section";
 import { td } from "@/components/ui/table";
-import { FormLoading } from "@/components/ui/form-loading";
+import { FormLoading, onDemand } from "@/components/ui/form-loading";
 
 // The system plugin catalog: the latest version of each plugin, with its switch, a way to every
 // version of it, and "Register version", whose form (with its validation) loads when first opened.
 
-const RegisterForm = dynamic(() => import("./register-plugin-dialog").then((m) => m.RegisterForm), {
+const RegisterForm = onDemand(() => import("./register-plugin-dialog").then((m) => m.RegisterForm), {
   loading: () => <FormLoading />,
 });
 

@@ -1,15 +1,14 @@
 "use client";
 
 import type { RJSFSchema } from "@rjsf/utils";
-import dynamic from "next/dynamic";
 import { useId } from "react";
-import { FormLoading } from "@/components/ui/form-loading";
+import { FormLoading, onDemand } from "@/components/ui/form-loading";
 import { useDebounced } from "@/components/ui/use-debounced";
 
 // The settings form a plugin's settings_schema makes, with its default_settings filled in. The
 // form library is loaded in the browser only, when first shown.
 
-const SettingsForm = dynamic(() => import("./settings-form").then((m) => m.SettingsForm), {
+const SettingsForm = onDemand(() => import("./settings-form").then((m) => m.SettingsForm), {
   ssr: false,
   loading: () => <FormLoading />,
 });

@@ -1,7 +1,6 @@
 "use client";
 
 import { keepPreviousData, useInfiniteQuery, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import dynamic from "next/dynamic";
 import { useState } from "react";
 import type { ServiceAccount } from "@/lib/schemas/service-accounts";
 import { RoleBadges } from "@/components/identity/parts";
@@ -11,18 +10,18 @@ import { td } from "@/components/ui/table";
 import { WhenCell } from "@/components/ui/values";
 import { useTRPC } from "@/trpc/react";
 import { serviceAccountListOptions } from "./queries";
-import { FormLoading } from "@/components/ui/form-loading";
+import { FormLoading, onDemand } from "@/components/ui/form-loading";
 
 // An organization's Service accounts section: machine users of this organization only, each with
 // org roles here and API keys that outlive the people who made them. Create one with a role, open
 // its keys (created, rolled and revoked with the personal keys' dialogs), delete it (its keys end).
 // The create form and an account's keys (with their dialogs) load when first opened, not with the page.
 
-const CreateServiceAccountForm = dynamic(
+const CreateServiceAccountForm = onDemand(
   () => import("./create-service-account-form").then((m) => m.CreateServiceAccountForm),
   { loading: () => <FormLoading /> },
 );
-const ServiceAccountKeys = dynamic(() => import("./service-account-keys").then((m) => m.ServiceAccountKeys), {
+const ServiceAccountKeys = onDemand(() => import("./service-account-keys").then((m) => m.ServiceAccountKeys), {
   loading: () => null,
 });
 

@@ -1,7 +1,6 @@
 "use client";
 
 import { useInfiniteQuery, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import dynamic from "next/dynamic";
 import Link from "next/link";
 import type { CentralPoint } from "@/lib/schemas/central-points";
 import { SUBSCRIPTION_TIERS } from "@/lib/organizations";
@@ -12,13 +11,13 @@ import { Badge, StatusBadge } from "@/components/ui/badge";
 import { ResourceSection } from "@/components/ui/resource-section";
 import { mutedText } from "@/components/ui/styles";
 import { td } from "@/components/ui/table";
-import { FormLoading } from "@/components/ui/form-loading";
+import { FormLoading, onDemand } from "@/components/ui/form-loading";
 
 // An organization's central points: stable handles for its orchestrator instances, pro tier and
 // up. Below pro the section says so up front; the server's own refusal (tier_required) is shown
 // in the dialog should anyone try anyway. The form (with its validation) loads when first opened.
 
-const CentralPointForm = dynamic(() => import("./central-point-form").then((m) => m.CentralPointForm), {
+const CentralPointForm = onDemand(() => import("./central-point-form").then((m) => m.CentralPointForm), {
   loading: () => <FormLoading />,
 });
 

@@ -1,7 +1,6 @@
 "use client";
 
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import dynamic from "next/dynamic";
 import type { LlmConfig } from "@/lib/schemas/llm-configs";
 import { useTRPC } from "@/trpc/react";
 import { Badge } from "@/components/ui/badge";
@@ -9,13 +8,13 @@ import { ResourceSection } from "@/components/ui/resource-section";
 import { mutedText } from "@/components/ui/styles";
 import { td } from "@/components/ui/table";
 import { WhenCell } from "@/components/ui/values";
-import { FormLoading } from "@/components/ui/form-loading";
+import { FormLoading, onDemand } from "@/components/ui/form-loading";
 
 // An organization's LLM configs (bring your own key). The provider key is write-only: the console
 // sends it and only ever shows its last 4 characters. The provider is fixed after creation.
 // The form (with its validation) loads when first opened, not with the page.
 
-const LlmConfigForm = dynamic(() => import("./llm-config-form").then((m) => m.LlmConfigForm), {
+const LlmConfigForm = onDemand(() => import("./llm-config-form").then((m) => m.LlmConfigForm), {
   loading: () => <FormLoading />,
 });
 

@@ -1,7 +1,6 @@
 "use client";
 
 import { keepPreviousData, useInfiniteQuery, useMutation, useQueryClient } from "@tanstack/react-query";
-import dynamic from "next/dynamic";
 import type { Orchestrator } from "@/lib/schemas/orchestrators";
 import { FRAMEWORK_TYPES, ORCHESTRATOR_MODES, ORCHESTRATOR_STATUSES, ORCHESTRATOR_TIERS } from "@/lib/orchestrators";
 import { useTRPC } from "@/trpc/react";
@@ -12,17 +11,17 @@ import { FilterBar, useListFilters } from "@/components/ui/filter-bar";
 import { ResourceSection } from "@/components/ui/resource-section";
 import { td } from "@/components/ui/table";
 import { WhenCell } from "@/components/ui/values";
-import { FormLoading } from "@/components/ui/form-loading";
+import { FormLoading, onDemand } from "@/components/ui/form-loading";
 
 // An organization's orchestrator instances (tier 4): a filtered list, create, a detail view that
 // edits what may change (framework_type and mode are shown read-only), the effective config with
 // each key's source and the config_hash, and delete — refused while a central point refers to it.
 // The form and the effective config load when a dialog first opens, not with the page.
 
-const OrchestratorForm = dynamic(() => import("./orchestrator-form").then((m) => m.OrchestratorForm), {
+const OrchestratorForm = onDemand(() => import("./orchestrator-form").then((m) => m.OrchestratorForm), {
   loading: () => <FormLoading />,
 });
-const EffectiveConfig = dynamic(() => import("./orchestrator-form").then((m) => m.EffectiveConfig), {
+const EffectiveConfig = onDemand(() => import("./orchestrator-form").then((m) => m.EffectiveConfig), {
   loading: () => null,
 });
 

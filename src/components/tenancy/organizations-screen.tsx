@@ -1,7 +1,6 @@
 "use client";
 
 import { keepPreviousData, useInfiniteQuery } from "@tanstack/react-query";
-import dynamic from "next/dynamic";
 import Link from "next/link";
 import { useState } from "react";
 import { ORGANIZATION_STATUSES, SUBSCRIPTION_TIERS } from "@/lib/organizations";
@@ -15,13 +14,13 @@ import { useListFilters } from "@/components/ui/filter-bar";
 import { ListScreen } from "@/components/ui/resource-section";
 import { td } from "@/components/ui/table";
 import { WhenCell } from "@/components/ui/values";
-import { FormLoading } from "@/components/ui/form-loading";
+import { FormLoading, onDemand } from "@/components/ui/form-loading";
 
 // Organizations: search by name or domain, filter by status and tier, deleted ones on request,
 // a page at a time; "Create organization" opens the new organization's page. The create form
 // (with its validation) loads when first opened, not with the page.
 
-const CreateOrganizationForm = dynamic(
+const CreateOrganizationForm = onDemand(
   () => import("./create-organization-form").then((m) => m.CreateOrganizationForm),
   { loading: () => <FormLoading /> },
 );

@@ -1,7 +1,6 @@
 "use client";
 
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import dynamic from "next/dynamic";
 import type { PlatformSettingView } from "@/lib/schemas/settings";
 import { PLATFORM_ONLY_CATEGORIES } from "@/lib/settings";
 import { useTRPC } from "@/trpc/react";
@@ -12,13 +11,13 @@ import { td } from "@/components/ui/table";
 import { WhenCell } from "@/components/ui/values";
 import { KeyValueCells } from "./settings-section";
 import { KeyPoliciesPanel } from "./key-policies-panel";
-import { FormLoading } from "@/components/ui/form-loading";
+import { FormLoading, onDemand } from "@/components/ui/form-loading";
 
 // Platform settings (tier 2): every key with its value_type, category and whether organizations
 // may override it, including the tier quotas (`tier.<name>`). The form (with its validation) loads
 // when first opened, not with the page.
 
-const PlatformSettingForm = dynamic(() => import("./platform-setting-form").then((m) => m.PlatformSettingForm), {
+const PlatformSettingForm = onDemand(() => import("./platform-setting-form").then((m) => m.PlatformSettingForm), {
   loading: () => <FormLoading />,
 });
 

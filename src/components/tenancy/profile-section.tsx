@@ -1,14 +1,13 @@
 "use client";
 
 import { useMutation } from "@tanstack/react-query";
-import dynamic from "next/dynamic";
 import { useState } from "react";
 import type { Organization } from "@/lib/schemas/organizations";
 import { dangerButton, primaryButton } from "@/components/ui/styles";
 import { messageOf, useTRPC } from "@/trpc/react";
 import { useOrganization, useRefreshOrganization } from "./organization-frame";
 import { ConfirmDialog } from "@/components/ui/confirm-dialog";
-import { FormLoading } from "@/components/ui/form-loading";
+import { FormLoading, onDemand } from "@/components/ui/form-loading";
 import { FormAlert, Notice } from "@/components/ui/states";
 import { HeadedSection } from "@/components/ui/page-header";
 
@@ -18,11 +17,11 @@ import { HeadedSection } from "@/components/ui/page-header";
 // page, not with it.
 
 // Each reserves the height of its section on a phone, a tablet and a desktop.
-const ProfileForm = dynamic(() => import("./profile-forms").then((m) => m.ProfileForm), {
+const ProfileForm = onDemand(() => import("./profile-forms").then((m) => m.ProfileForm), {
   ssr: false,
   loading: () => <FormLoading className="min-h-[62.25rem] sm:min-h-[40.5rem]" />,
 });
-const SubscriptionForm = dynamic(() => import("./profile-forms").then((m) => m.SubscriptionForm), {
+const SubscriptionForm = onDemand(() => import("./profile-forms").then((m) => m.SubscriptionForm), {
   ssr: false,
   loading: () => <FormLoading className="min-h-[23.625rem] sm:min-h-[19.875rem] lg:min-h-[17.375rem]" />,
 });

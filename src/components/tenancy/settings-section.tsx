@@ -1,7 +1,6 @@
 "use client";
 
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import dynamic from "next/dynamic";
 import type { ReactNode } from "react";
 import type { EffectiveSetting, OrgSettingView } from "@/lib/schemas/settings";
 import { useTRPC } from "@/trpc/react";
@@ -11,12 +10,12 @@ import { HeadedSection } from "@/components/ui/page-header";
 import { DataTable, td } from "@/components/ui/table";
 import { JsonValue, WhenCell } from "@/components/ui/values";
 import { KeyPoliciesPanel } from "./key-policies-panel";
-import { FormLoading } from "@/components/ui/form-loading";
+import { FormLoading, onDemand } from "@/components/ui/form-loading";
 
 // An organization's settings (tier 3) with add, edit and remove, and its effective settings: every
 // key's value and the tier it came from. The form (with its validation) loads when first opened.
 
-const OrgSettingForm = dynamic(() => import("./org-setting-form").then((m) => m.OrgSettingForm), {
+const OrgSettingForm = onDemand(() => import("./org-setting-form").then((m) => m.OrgSettingForm), {
   loading: () => <FormLoading />,
 });
 

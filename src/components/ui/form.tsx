@@ -31,8 +31,8 @@ import { primaryButton, secondaryButton } from "./styles";
 // fix takes the focus (else the form's alert).
 // Its controls are in ./fields.tsx (bound to the form through ./form-binding.ts), the helpers
 // between typed text and values in ./form-values.ts, the wording of errors in ./form-errors.ts.
-// This module brings the form library with it: a screen loads its forms on demand (next/dynamic)
-// rather than with the page.
+// This module brings the form library with it: a screen loads its forms on demand (`onDemand`,
+// ./form-loading.tsx) rather than with the page.
 
 export { errorText, sentence, type PlaceLabeller } from "./form-errors";
 

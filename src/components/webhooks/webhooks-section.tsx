@@ -1,7 +1,6 @@
 "use client";
 
 import { useQuery, useQueryClient } from "@tanstack/react-query";
-import dynamic from "next/dynamic";
 import { useState } from "react";
 import type {
   CreateWebhookEndpointInput,
@@ -17,14 +16,14 @@ import { td } from "@/components/ui/table";
 import { CodeList, WhenCell } from "@/components/ui/values";
 import { useWebhookApi } from "./api";
 import { DeliveriesTable } from "./deliveries-table";
-import { FormLoading } from "@/components/ui/form-loading";
+import { FormLoading, onDemand } from "@/components/ui/form-loading";
 
 // Webhook endpoints of an organization (orgId) or of the platform: the list, create and edit with
 // an event-types picker, the signing secret in the show-once dialog, "Send test event", secret
 // rotation, and an endpoint's deliveries with Retry. The form (with its validation) loads when
 // first opened, not with the page.
 
-const EndpointForm = dynamic(() => import("./endpoint-form").then((m) => m.EndpointForm), {
+const EndpointForm = onDemand(() => import("./endpoint-form").then((m) => m.EndpointForm), {
   loading: () => <FormLoading />,
 });
 
