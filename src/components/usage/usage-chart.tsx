@@ -10,8 +10,8 @@ import type { Row } from "./usage-bars";
 // picks the bucket, so a bar is always wide enough to read: the last 24 hours by hour, the last 7
 // days by day. Buckets without requests are drawn empty, so the time axis is even. A caption with
 // the range's totals follows the chart for everyone.
-// The bars are drawn by the chart library, the heaviest script of the console: it is loaded when a
-// chart is shown, not with the page (the figures beside it need none of it).
+// The bars are drawn by the chart library (uPlot, see usage-bars.tsx): it is loaded when a chart is
+// shown, not with the page (the figures beside it need none of it).
 const UsageBars = dynamic(() => import("./usage-bars").then((m) => m.UsageBars), { ssr: false });
 
 const HOUR_MS = 3_600_000;
