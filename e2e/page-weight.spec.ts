@@ -6,10 +6,15 @@ import { consolePages, segmentValues } from "./pages";
 // server as `npm start` serves it, uncompressed (as the browser runs it), summed over every script
 // the page loads until the network is idle, each page in a fresh browser (nothing cached), signed
 // in as a sys_admin. Every page of the console is found from the app's folders, so a new page is
-// weighed without anyone remembering to. Budget: 600 KiB a page. The figures are printed (for
-// docs/benchmarks.md) and kept as the test's attachment.
+// weighed without anyone remembering to. Budgets (decision 014): 600 KiB a page on its first load,
+// and 1,000 KiB with what the page then loads by itself (a chart, the forms its buttons open,
+// fetched once it is idle). The figures are printed (for docs/benchmarks.md) and kept as the test's
+// attachment.
 
 const BUDGET_KIB = 600;
+const WITH_ON_DEMAND_BUDGET_KIB = 1_000;
+/** How long a settled page is watched for what it loads when idle (requestIdleCallback waits ≤ 2 s). */
+const IDLE_WATCH_MS = 3_000;
 /**
  * Bytes of JavaScript a fresh browser receives loading `url` (signed in unless `signedOut`): the
  * scripts the page's HTML names (its first load), and those loaded on demand after it (a chart's).
@@ -28,6 +33,9 @@ async function scriptBytes(browser: Browser, url: string, signedOut: boolean) {
       );
   });
   const response = await page.goto(url, { waitUntil: "networkidle" });
+  // What the page loads once idle comes after the network first falls quiet.
+  await page.waitForTimeout(IDLE_WATCH_MS);
+  await page.waitForLoadState("networkidle");
   const html = (await response?.text()) ?? "";
   const landed = new URL(page.url()).pathname;
   const scripts = await Promise.all(bodies);
@@ -43,8 +51,10 @@ async function scriptBytes(browser: Browser, url: string, signedOut: boolean) {
   };
 }
 
-test("a console page's first load takes at most 600 KiB of JavaScript", async ({ browser }, testInfo) => {
-  test.setTimeout(300_000);
+test("a console page takes at most 600 KiB of JavaScript first, 1,000 KiB with what it loads after", async ({
+  browser,
+}, testInfo) => {
+  test.setTimeout(480_000);
   const values = await segmentValues();
   const rows: { page: string; firstLoad: number; onDemand: number; scripts: number }[] = [];
   for (const pattern of consolePages()) {
@@ -54,11 +64,21 @@ test("a console page's first load takes at most 600 KiB of JavaScript", async ({
     rows.push({ page: pattern === "/console" ? `${pattern} (→ ${landed})` : pattern, ...weight });
   }
   const table = rows
-    .map((r) => `| ${r.page} | ${r.firstLoad.toFixed(0)} | ${r.scripts} | ${r.onDemand.toFixed(0)} |`)
+    .map(
+      (r) =>
+        `| ${r.page} | ${r.firstLoad.toFixed(0)} | ${r.scripts} | ${r.onDemand.toFixed(0)} | ${(r.firstLoad + r.onDemand).toFixed(0)} |`,
+    )
     .join("\n");
-  console.log(`\n| page | first load, KiB | scripts | on demand, KiB |\n|---|--:|--:|--:|\n${table}`);
+  console.log(
+    `\n| page | first load, KiB | scripts | on demand, KiB | with on demand, KiB |\n|---|--:|--:|--:|--:|\n${table}`,
+  );
   await testInfo.attach("page-weight.md", { body: table, contentType: "text/markdown" });
   expect(rows.filter((r) => r.firstLoad > BUDGET_KIB).map((r) => `${r.page}: ${r.firstLoad.toFixed(0)} KiB`)).toEqual(
     [],
   );
+  expect(
+    rows
+      .filter((r) => r.firstLoad + r.onDemand > WITH_ON_DEMAND_BUDGET_KIB)
+      .map((r) => `${r.page}: ${(r.firstLoad + r.onDemand).toFixed(0)} KiB with what it loads after`),
+  ).toEqual([]);
 });

@@ -26,11 +26,12 @@ export function FormLoading({ className = "" }: { className?: string }) {
 // suspends for a tick would still take that long to show.
 
 type Preload = () => void;
-const waiting = new Set<Preload>();
+/** What waits to be fetched; true: when the page is idle, false: only at the first intent to act. */
+const waiting = new Map<Preload, boolean>();
 let scheduled = false;
 
-function preloadWaiting() {
-  for (const preload of [...waiting]) preload();
+function preloadWaiting(idleOnly: boolean) {
+  for (const [preload, idle] of [...waiting]) if (idle || !idleOnly) preload();
 }
 
 function whenIdle(run: () => void) {
@@ -45,14 +46,14 @@ function schedule() {
   scheduled = true;
   whenIdle(() => {
     scheduled = false;
-    preloadWaiting();
+    preloadWaiting(true);
   });
 }
 
 /** The first intent to act (pointing at or focusing a control) preloads what is still waiting. */
 function onIntent(event: Event) {
   if (waiting.size > 0 && event.target instanceof Element && event.target.closest("button, a, [role=button]"))
-    preloadWaiting();
+    preloadWaiting(false);
 }
 if (typeof window !== "undefined") {
   document.addEventListener("pointerover", onIntent, { passive: true });
@@ -75,6 +76,8 @@ export function onDemand<P extends object>(
     loading?: () => ReactNode;
     /** False: never rendered on the server (a form on the page, which comes right after it). */
     ssr?: boolean;
+    /** False: not fetched when the page is idle, only at the first intent to act (a heavy form). */
+    idle?: boolean;
   } = {},
 ): ComponentType<P> & { preload: Preload } {
   let loaded: ComponentType<P> | undefined;
@@ -100,7 +103,7 @@ export function onDemand<P extends object>(
     return <Component {...props} />;
   }
   if (typeof window !== "undefined") {
-    waiting.add(preload);
+    waiting.set(preload, options.idle ?? true);
     schedule();
   }
   return Object.assign(OnDemand, { preload });
