@@ -227,9 +227,16 @@ export async function startEmbedded(dataDir: string): Promise<EmbeddedDatabase> 
   process.umask(0o077);
   await secureDataFolder(dir);
   const { folder, temporary } = await socketFolder(dir);
+  const removeTemporary = async () => {
+    if (temporary) await rm(folder, { recursive: true, force: true });
+  };
   // The extensions the migrations create must be loaded with the database (trigram search).
-  const db = await PGlite.create(path.join(dir, "pglite"), { extensions: { pg_trgm } });
-  await narrow(dir);
+  const db = await PGlite.create(path.join(dir, "pglite"), { extensions: { pg_trgm } }).catch(
+    async (error: unknown) => {
+      await removeTemporary();
+      throw error;
+    },
+  );
   const served = exchangeAware(db);
   const server = new PGLiteSocketServer({
     db: served,
@@ -240,6 +247,7 @@ export async function startEmbedded(dataDir: string): Promise<EmbeddedDatabase> 
   let dumps: DumpControl | undefined;
   const url = socketUrl(folder);
   try {
+    await narrow(dir);
     await server.start();
     dumps = await serveDumps(db, busy, path.join(folder, DUMP_SOCKET_NAME));
     const startTime = (await processStatus(process.pid))?.startTime;
@@ -251,7 +259,7 @@ export async function startEmbedded(dataDir: string): Promise<EmbeddedDatabase> 
     await dumps?.close();
     await server.stop();
     await db.close();
-    if (temporary) await rm(folder, { recursive: true, force: true });
+    await removeTemporary();
     throw error;
   }
   const control = dumps;
@@ -267,7 +275,7 @@ export async function startEmbedded(dataDir: string): Promise<EmbeddedDatabase> 
       await db.close();
       await rm(markerPath(dir), { force: true });
       await narrow(dir);
-      if (temporary) await rm(folder, { recursive: true, force: true });
+      await removeTemporary();
     },
   };
 }
