@@ -366,6 +366,36 @@ describe("who can reach it", () => {
   );
 
   it(
+    "refuses a data folder another user made (or linked to) first in a folder open to all",
+    async () => {
+      // As SVC_DATA_DIR under a shared temporary folder would be: another user gets there first.
+      const shared = path.join(root, "shared");
+      await mkdir(shared, { recursive: true });
+      await chmod(shared, 0o1777);
+      const taken = path.join(shared, "data");
+      await mkdir(taken);
+      await chmod(taken, 0o777);
+      const linked = path.join(shared, "linked");
+      await symlink(taken, linked);
+      if (asRoot) {
+        await chown(taken, nobody.uid, nobody.gid);
+        for (const dir of [taken, linked])
+          await expect(startEmbedded(dir)).rejects.toThrow(
+            `The data folder ${dir} belongs to another user (uid 65534): run the app as its owner.`,
+          );
+        expect(await readdir(taken)).toEqual([]); // nothing written into it
+        expect((await lstat(taken)).mode & 0o777).toBe(0o777);
+      } else {
+        // Without a second user: the folder is this user's, and is narrowed.
+        const db = await startEmbedded(taken);
+        await db.stop();
+        expect((await lstat(taken)).mode & 0o777).toBe(0o700);
+      }
+    },
+    TIMEOUT_MS,
+  );
+
+  it(
     "replaces a socket a killed process left, and will not start while another answers on it",
     async () => {
       const dir = await openParent("stale");
