@@ -334,12 +334,15 @@ describe("who can reach it", () => {
       const dir = await openParent("symlink");
       const elsewhere = await mkdtemp(path.join(os.tmpdir(), "svc-attacker-"));
       if (asRoot) await chown(elsewhere, nobody.uid, nobody.gid);
-      await mkdir(dir, { mode: 0o700 });
-      await symlink(elsewhere, path.join(dir, "socket"));
-      await expect(startEmbedded(dir)).rejects.toThrow(/socket folder .* is not a folder .*: remove it/);
-      expect(await readdir(elsewhere)).toEqual([]);
-      await expect(lstat(path.join(dir, "pglite"))).rejects.toThrow(/ENOENT/); // the database was not opened
-      await rm(elsewhere, { recursive: true, force: true });
+      try {
+        await mkdir(dir, { mode: 0o700 });
+        await symlink(elsewhere, path.join(dir, "socket"));
+        await expect(startEmbedded(dir)).rejects.toThrow(/socket folder .* is not a folder .*: remove it/);
+        expect(await readdir(elsewhere)).toEqual([]);
+        await expect(lstat(path.join(dir, "pglite"))).rejects.toThrow(/ENOENT/); // the database was not opened
+      } finally {
+        await rm(elsewhere, { recursive: true, force: true });
+      }
     },
     TIMEOUT_MS,
   );
