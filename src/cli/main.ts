@@ -353,8 +353,8 @@ async function persistedSecret(dataDir: string, name: string, make: () => string
     return (await readFile(file, "utf8")).trim();
   } catch {
     const secret = make();
-    await mkdir(dataDir, { recursive: true });
-    await writeFile(file, secret, { mode: 0o600 });
+    await mkdir(dataDir, { recursive: true, mode: 0o700 });
+    await writeFile(file, secret, { mode: 0o600, flag: "wx" });
     return secret;
   }
 }
