@@ -18,17 +18,28 @@ const literal = (q: string) => q.replace(/[\\%_]/g, "\\$&");
 /** Prisma's condition for a value holding `q` as typed (any case): for the short lists' searches. */
 export const containing = (q: string) => ({ contains: literal(q), mode: "insensitive" as const });
 
-/** The patterns a value of a searched column is matched against (any of them). */
-function patterns(q: string): string[] {
+/**
+ * The condition for a row matching `q` in any of `columns` (column names of this module's own),
+ * as the trigram indexes can answer it. One or two characters match where a value begins or where
+ * a word of it does: two patterns per column.
+ */
+function indexedMatch(columns: readonly string[], q: string): Prisma.Sql {
   const text = literal(q);
-  return q.length >= TRIGRAM ? [`%${text}%`] : [`${text}%`, `% ${text}%`];
+  const patterns = q.length >= TRIGRAM ? [`%${text}%`] : [`${text}%`, `% ${text}%`];
+  const tests = columns.flatMap((column) =>
+    patterns.map((pattern) => Prisma.sql`${Prisma.raw(`"${column}"`)} ILIKE ${pattern}`),
+  );
+  return Prisma.sql`(${Prisma.join(tests, " OR ")})`;
 }
 
-/** The condition for a row matching `q` in any of `columns` (column names of this module's own). */
-function matching(columns: readonly string[], q: string): Prisma.Sql {
-  const tests = columns.flatMap((column) =>
-    patterns(q).map((pattern) => Prisma.sql`${Prisma.raw(`"${column}"`)} ILIKE ${pattern}`),
-  );
+/**
+ * The same condition for rows already read, one test per column: a value begins with one or two
+ * characters, or a word of it does, when the value after a space holds them after a space.
+ */
+function readMatch(columns: readonly string[], q: string): Prisma.Sql {
+  if (q.length >= TRIGRAM) return indexedMatch(columns, q);
+  const pattern = `% ${literal(q)}%`;
+  const tests = columns.map((column) => Prisma.sql`(' ' || ${Prisma.raw(`"${column}"`)}) ILIKE ${pattern}`);
   return Prisma.sql`(${Prisma.join(tests, " OR ")})`;
 }
 
@@ -40,8 +51,9 @@ export interface SearchedTable {
 }
 
 // How many of the newest rows (after the cursor) are read in the list's order before the trigram
-// indexes are asked instead, per row of the page: a page of 50 reads the newest 2,040 at most.
-const NEWEST_ROWS_PER_ITEM = 40;
+// indexes are asked instead, per row of the page: a page of 50 reads the newest 1,020 at most, so
+// the order finds the page when more than 1 row in 20 matches there.
+const NEWEST_ROWS_PER_ITEM = 20;
 
 /**
  * One page of a `q` search, newest first (by id, a UUIDv7), after the window's cursor; `filters`
@@ -63,6 +75,16 @@ export async function searchNewestFirst<Row>(
   filters: Prisma.Sql[],
   window: PageWindow<"id", string>,
 ): Promise<Row[]> {
+  return db.$queryRaw<Row[]>(searchStatement(searched, q, filters, window));
+}
+
+/** The statement of searchNewestFirst. */
+export function searchStatement(
+  searched: SearchedTable,
+  q: string,
+  filters: Prisma.Sql[],
+  window: PageWindow<"id", string>,
+): Prisma.Sql {
   const cursor = window.after.id && "lt" in window.after.id ? window.after.id.lt : undefined;
   const where = Prisma.join(
     [...filters, ...(cursor === undefined ? [] : [Prisma.sql`id < ${cursor}::uuid`]), Prisma.sql`true`],
@@ -72,17 +94,19 @@ export async function searchNewestFirst<Row>(
   const take = window.take;
   const columns = Prisma.raw(["id", ...searched.columns].map((c) => `"${c}"`).join(", "));
   const select = Prisma.raw(searched.select.map((c) => `t."${c}"`).join(", "));
-  return db.$queryRaw<Row[]>`
+  return Prisma.sql`
     WITH newest AS MATERIALIZED (
       SELECT id FROM (SELECT ${columns} FROM ${table} WHERE ${where} ORDER BY id DESC LIMIT ${take * NEWEST_ROWS_PER_ITEM}) w
-      WHERE ${matching(searched.columns, q)}
+      WHERE ${readMatch(searched.columns, q)}
       ORDER BY id DESC LIMIT ${take}
     ), every_match AS MATERIALIZED (
       SELECT id FROM ${table}
-      WHERE ${matching(searched.columns, q)} AND ${where} AND (SELECT count(*) FROM newest) < ${take}
+      WHERE ${indexedMatch(searched.columns, q)} AND ${where} AND (SELECT count(*) FROM newest) < ${take}
     ), page AS (
-      -- Every match holds the newest ones when it is read at all.
-      SELECT id FROM newest UNION SELECT id FROM every_match ORDER BY id DESC LIMIT ${take}
+      SELECT id FROM newest WHERE (SELECT count(*) FROM newest) = ${take}
+      UNION ALL
+      SELECT id FROM every_match
+      ORDER BY id DESC LIMIT ${take}
     )
     SELECT ${select} FROM ${table} t JOIN page ON page.id = t.id ORDER BY t.id DESC`;
 }
