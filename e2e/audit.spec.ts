@@ -14,7 +14,7 @@ test("create a key in the console, then find its event in the Audit log", async 
   await page.getByRole("navigation", { name: "Console" }).getByRole("link", { name: "Audit log" }).click();
   await expect(page.getByRole("heading", { level: 1, name: "Audit log" })).toBeVisible();
   const filters = page.getByRole("search", { name: "Filter events" });
-  await filters.getByLabel("Action").selectOption({ label: "API key created (createApiKey)" });
+  await filters.getByLabel("Action").selectOption({ label: "API key created" });
 
   const events = page.getByRole("table", { name: "Audit events" });
   const newest = events.getByRole("row").nth(1);
