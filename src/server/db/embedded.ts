@@ -7,6 +7,7 @@ import { pg_trgm } from "@electric-sql/pglite/contrib/pg_trgm";
 import { PGLiteSocketServer } from "@electric-sql/pglite-socket";
 import { freePort } from "@/server/free-port";
 import { dumpPglite, serveDumps, type DumpOptions } from "./embedded-dump";
+import { markerPath } from "./embedded-marker";
 import { exchangeAware } from "./embedded-session";
 
 // The zero-setup database: PGlite (PostgreSQL compiled to WebAssembly) persisted in the project's
@@ -37,8 +38,6 @@ interface Marker {
 }
 
 const ADDRESS_CHECK_MS = 1_000;
-
-const markerPath = (dataDir: string) => path.join(dataDir, "embedded.json");
 
 /**
  * A process's state and start time from /proc (Linux); undefined where there is no /proc or no
