@@ -79,7 +79,7 @@ export async function searchNewestFirst<Row>(
 }
 
 /** The statement of searchNewestFirst. */
-export function searchStatement(
+function searchStatement(
   searched: SearchedTable,
   q: string,
   filters: Prisma.Sql[],
