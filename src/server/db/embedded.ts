@@ -7,6 +7,7 @@ import { PGlite } from "@electric-sql/pglite";
 import { pg_trgm } from "@electric-sql/pglite/contrib/pg_trgm";
 import { PGLiteSocketServer } from "@electric-sql/pglite-socket";
 import { dumpPglite, serveDumps, type DumpControl, type DumpOptions } from "./embedded-dump";
+import { markerPath } from "./embedded-marker";
 import { exchangeAware } from "./embedded-session";
 
 // The zero-setup database: PGlite (PostgreSQL compiled to WebAssembly) persisted in the project's
@@ -50,8 +51,6 @@ const SOCKET_NAME = `.s.PGSQL.${SOCKET_PORT}`;
 const DUMP_SOCKET_NAME = "dump.sock";
 /** A Unix socket's path: 108 bytes with its terminating NUL on Linux (104 on macOS). */
 const MAX_SOCKET_PATH_BYTES = process.platform === "linux" ? 107 : 103;
-
-const markerPath = (dataDir: string) => path.join(dataDir, "embedded.json");
 
 /** The connection string of a server whose socket is `<folder>/.s.PGSQL.5432`. */
 export const socketUrl = (folder: string) =>
