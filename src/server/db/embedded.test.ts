@@ -29,6 +29,7 @@ const dataDir = await mkdtemp(path.join(os.tmpdir(), "svc-embedded-"));
 afterAll(() => rm(dataDir, { recursive: true, force: true }));
 
 describe("embedded database", () => {
+  // Two starts of PGlite and every migration: seconds alone, more beside the other test files.
   it("migrates, seeds and keeps its data across restarts", async () => {
     const first = await startEmbedded(dataDir);
     try {
@@ -54,7 +55,7 @@ describe("embedded database", () => {
     } finally {
       await second.stop();
     }
-  });
+  }, 90_000);
 
   it("keeps each client's query whole when clients and a dump share its one session", async () => {
     const db = await startEmbedded(path.join(dataDir, "shared-session"));
