@@ -51,7 +51,7 @@ async function main() {
       await client.end();
     }
     const marker = JSON.parse(await readFile(path.join(dataDir, "embedded.json"), "utf8")) as {
-      dumps: { url: string; token: string };
+      dumps: { socket: string; token: string };
     };
     const [dump, dumpMs] = await timed(() => requestDump(marker.dumps, {}));
     say(`embedded dump (while serving):  ${f(dumpMs / 1000, 1)} s, ${f(dump.length / 1e6, 1)} MB`);

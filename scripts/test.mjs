@@ -12,7 +12,8 @@ const steps = [
     "API contract lint",
     ["node_modules/tsx/dist/cli.mjs", "--import", "./scripts/server-only.mjs", "scripts/lint-openapi.ts"],
   ],
-  // Integration tests drive the production build over HTTP, so it comes first.
+  // Integration tests drive the production build over HTTP, so it comes first. It keeps its own type
+  // check: only it sees the route types Next.js generates during the build.
   ["production build", ["node_modules/next/dist/bin/next", "build"]],
   ["unit and integration tests", ["node_modules/vitest/vitest.mjs", "run"]],
   // The flows seed their data through server modules, which import "server-only" (see server-only.mjs).

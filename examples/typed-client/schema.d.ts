@@ -295,7 +295,7 @@ export interface paths {
         put?: never;
         /**
          * Replace one of the caller's API keys with a new one
-         * @description A new key with the same name, scopes, rate limit, restrictions and expiry; the raw key is in `raw_key`, in this response only. The old key's `expires_at` becomes now plus `grace_period_seconds` (0: refused at once). A revoked or expired key cannot be rolled (409); the new key must follow the key policy (422 `policy_violation`).
+         * @description A new key with the same name, scopes, rate limit, restrictions and expiry; the raw key is in `raw_key`, in this response only. The old key's `expires_at` becomes now plus `grace_period_seconds` (0: refused at once); rolling it again during that grace gives a new key the expiry it had before its first roll. A revoked or expired key cannot be rolled (409); the new key must follow the key policy (422 `policy_violation`).
          *
          *     Requires a sys_admin holding `svc:system:api_keys:write`.
          */
@@ -1240,7 +1240,7 @@ export interface paths {
         post?: never;
         /**
          * Delete a user (soft)
-         * @description The user's API keys stop working at once and console sessions end. The last sys_admin cannot be deleted (409 `conflict`).
+         * @description The user's API keys stop working at once and console sessions end; a service account's keys are revoked, so a restore does not bring them back. The last sys_admin cannot be deleted (409 `conflict`).
          *
          *     Requires `svc:system:users:write`.
          */
@@ -1588,7 +1588,7 @@ export interface paths {
         post?: never;
         /**
          * Revoke a service account's API key
-         * @description The key fails at once, in every process. Revoking a revoked key answers 200 again.
+         * @description The key fails at once, in every process. Revoking a revoked key answers 200 again. As to delete the account, you must hold the permissions of its roles in this organization (403 `scope_not_held`).
          *
          *     Requires `svc:org:service_accounts:write` in the organization, or globally.
          */
@@ -1597,7 +1597,7 @@ export interface paths {
         head?: never;
         /**
          * Rename, re-limit or restrict a service account's API key
-         * @description As for a personal key: `name`, `rate_limit`, `allowed_org_ids`, `allowed_cidrs`; scopes never change. Every process applies the change at once.
+         * @description As for a personal key: `name`, `rate_limit`, `allowed_org_ids`, `allowed_cidrs`; scopes never change. As to issue or roll it, you must hold the key's scopes in this organization (403 `scope_not_held`); the key must follow the key policies, `api_keys.max_rate_limit` included (422 `policy_violation`). Every process applies the change at once.
          *
          *     Requires `svc:org:service_accounts:write` in the organization, or globally.
          */
@@ -8241,7 +8241,7 @@ export interface operations {
             };
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthenticated"];
-            403: components["responses"]["ForbiddenOrIpNotAllowed"];
+            403: components["responses"]["ForbiddenOrScopeNotHeldOrIpNotAllowed"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -8294,7 +8294,7 @@ export interface operations {
             };
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthenticated"];
-            403: components["responses"]["ForbiddenOrIpNotAllowed"];
+            403: components["responses"]["ForbiddenOrScopeNotHeldOrIpNotAllowed"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];

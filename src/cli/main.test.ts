@@ -1,5 +1,5 @@
 import { spawnSync } from "node:child_process";
-import { mkdtemp, rm } from "node:fs/promises";
+import { chmod, lstat, mkdtemp, readdir, readFile, rm, stat, symlink, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
@@ -225,6 +225,67 @@ describe("svc CLI", { timeout: PROCESS_TEST_TIMEOUT_MS }, () => {
       expect(listed.stdout).toMatch(/active\s+local\s+svc:system:users:read/);
     } finally {
       await rm(dataDir, { recursive: true, force: true });
+    }
+  });
+
+  it("db dump --out writes a new file of mode 600, refusing an existing file or any symlink untouched", async () => {
+    const dir = await mkdtemp(path.join(os.tmpdir(), "svc-cli-dump-"));
+    try {
+      const fresh = path.join(dir, "fresh.sql");
+      const made = svc(["db", "dump", "--out", fresh], { SVC_DATA_DIR: dir });
+      expect(made.code, made.stderr).toBe(0);
+      expect((await stat(fresh)).mode & 0o777).toBe(0o600);
+      expect(await readFile(fresh, "utf8")).toContain("_prisma_migrations");
+
+      const existing = path.join(dir, "existing.sql");
+      await writeFile(existing, "keep");
+      await chmod(existing, 0o666);
+      const other = path.join(dir, "other.sql");
+      await writeFile(other, "other");
+      const linked = path.join(dir, "linked.sql");
+      await symlink(other, linked);
+      const dangling = path.join(dir, "dangling.sql");
+      await symlink(path.join(dir, "nowhere.sql"), dangling);
+      for (const file of [existing, linked, dangling]) {
+        const refused = svc(["db", "dump", "--out", file]);
+        expect(refused.code).toBe(2);
+        expect(refused.stderr).toBe(
+          `svc: ${file} exists (or is a symlink): db dump writes a new file; --force replaces it.`,
+        );
+      }
+      expect([await readFile(existing, "utf8"), (await stat(existing)).mode & 0o777]).toEqual(["keep", 0o666]);
+      expect(await readFile(other, "utf8")).toBe("other");
+      expect((await lstat(linked)).isSymbolicLink()).toBe(true);
+      await expect(lstat(path.join(dir, "nowhere.sql"))).rejects.toThrow(/ENOENT/);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("db dump --out --force replaces a file with a new one of mode 600, and a symlink itself, not its target", async () => {
+    const dir = await mkdtemp(path.join(os.tmpdir(), "svc-cli-dump-"));
+    try {
+      const existing = path.join(dir, "existing.sql");
+      await writeFile(existing, "old");
+      await chmod(existing, 0o666);
+      const other = path.join(dir, "other.sql");
+      await writeFile(other, "other");
+      await chmod(other, 0o666);
+      const linked = path.join(dir, "linked.sql");
+      await symlink(other, linked);
+      for (const file of [existing, linked]) {
+        const replaced = svc(["db", "dump", "--out", file, "--force"]);
+        expect(replaced.code, replaced.stderr).toBe(0);
+        const info = await lstat(file);
+        expect([info.isFile(), info.mode & 0o777]).toEqual([true, 0o600]);
+        expect(await readFile(file, "utf8")).toContain("_prisma_migrations");
+      }
+      expect([await readFile(other, "utf8"), (await stat(other)).mode & 0o777]).toEqual(["other", 0o666]);
+      // No temporary file is left beside them.
+      expect((await readdir(dir)).sort()).toEqual(["existing.sql", "linked.sql", "other.sql"]);
+      expect(svc(["db", "dump", "--force"]).stderr).toBe("svc: --force goes with --out FILE");
+    } finally {
+      await rm(dir, { recursive: true, force: true });
     }
   });
 

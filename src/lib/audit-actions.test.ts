@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { OPERATIONS } from "@/server/operations";
-import { AUDIT_ACTIONS, auditAction, IDLE_REVOKE_ACTION, SIGN_IN_ACTION } from "./audit-actions";
+import { AUDIT_ACTIONS, auditAction, auditActionChoice, IDLE_REVOKE_ACTION, SIGN_IN_ACTION } from "./audit-actions";
 import { changeEventType } from "./event-types";
 
 // Every operation that changes something leaves an audit event; each must read as what happened,
@@ -38,5 +38,18 @@ describe("audit action names", () => {
     expect(auditAction(SIGN_IN_ACTION)).toEqual({ type: "session.signed_in", label: "Signed in" });
     // An action it does not know is shown as it is, never dropped.
     expect(auditAction("somethingNew")).toEqual({ type: "somethingNew", label: "somethingNew" });
+  });
+
+  it("offer each action in the filters by a name of its own, in words, not by an operation id", () => {
+    const choices = AUDIT_ACTIONS.map(auditActionChoice);
+    expect(new Set(choices).size).toBe(AUDIT_ACTIONS.length);
+    for (const [i, choice] of choices.entries()) {
+      expect(choice, AUDIT_ACTIONS[i]).toMatch(/^[A-Z][A-Za-z0-9' -]+( \([a-z ]+\))?$/);
+      expect(choice, AUDIT_ACTIONS[i]).toContain(auditAction(AUDIT_ACTIONS[i] as string).label);
+    }
+    expect(auditActionChoice("createApiKey")).toBe("API key created");
+    expect(auditActionChoice("createServiceAccountKey")).toBe("API key created (service account)");
+    expect(auditActionChoice("grantOrgRole")).toBe("Role granted (organization member)");
+    expect(auditActionChoice("createOrgWebhookEndpoint")).toBe("Webhook endpoint created (organization)");
   });
 });

@@ -43,6 +43,34 @@ export function auditAction(action: string): AuditActionName {
   return NAMED[action] ?? { type: action, label: action };
 }
 
+/**
+ * What sets an operation apart from another of the same event type (and label), said after the
+ * label where people pick one of them: the API key a service account holds, not a user's own; an
+ * org role granted through an organization's members, not by a user administrator; an
+ * organization's webhook endpoint, not the platform's.
+ */
+const QUALIFIERS: Readonly<Record<string, string>> = {
+  createServiceAccountKey: "service account",
+  revokeServiceAccountKey: "service account",
+  updateServiceAccountKey: "service account",
+  rollServiceAccountKey: "service account",
+  grantOrgRole: "organization member",
+  revokeOrgRole: "organization member",
+  createOrgWebhookEndpoint: "organization",
+  updateOrgWebhookEndpoint: "organization",
+  deleteOrgWebhookEndpoint: "organization",
+  rotateOrgWebhookEndpointSecret: "organization",
+  testOrgWebhookEndpoint: "organization",
+  retryOrgWebhookDelivery: "organization",
+};
+
+/** How an action is offered in the filters: its label, with what sets it apart ("API key created (service account)"). */
+export function auditActionChoice(action: string): string {
+  const { label } = auditAction(action);
+  const qualifier = QUALIFIERS[action];
+  return qualifier ? `${label} (${qualifier})` : label;
+}
+
 /** Every action the trail records (the operations that change something, sign-ins, the maintenance job's), for filters. */
 export const AUDIT_ACTIONS: readonly string[] = [
   SIGN_IN_ACTION,

@@ -6,7 +6,7 @@ import { useTRPC } from "@/trpc/react";
 import { EventTable } from "./event-table";
 import { auditListOptions, type AuditFilters } from "./queries";
 import { SelectField, TextField } from "@/components/ui/fields";
-import { AUDIT_ACTIONS, auditAction } from "@/lib/audit-actions";
+import { AUDIT_ACTIONS, auditActionChoice } from "@/lib/audit-actions";
 import { FilterBar, NoMatch, useListFilters } from "@/components/ui/filter-bar";
 import { HeadedSection } from "@/components/ui/page-header";
 import { EmptyState, ErrorState, LoadingState } from "@/components/ui/states";
@@ -23,16 +23,12 @@ const NONE: FilterValues = { action: "", actor_username: "", target_id: "", sinc
  * The actions to filter by, by what happened ("API key created"), alphabetically. Operations that
  * share an event type (a personal key's and a service account's creation) say which they are.
  */
-const ACTION_OPTIONS = (() => {
-  const labels = AUDIT_ACTIONS.map((value) => ({ value, label: auditAction(value).label }));
-  const shared = (label: string) => labels.filter((l) => l.label === label).length > 1;
-  return [
-    { value: "", label: "Any action" },
-    ...labels
-      .map(({ value, label }) => ({ value, label: shared(label) ? `${label} (${value})` : label }))
-      .sort((a, b) => a.label.localeCompare(b.label)),
-  ];
-})();
+const ACTION_OPTIONS = [
+  { value: "", label: "Any action" },
+  ...AUDIT_ACTIONS.map((value) => ({ value, label: auditActionChoice(value) })).sort((a, b) =>
+    a.label.localeCompare(b.label),
+  ),
+];
 
 /** A datetime-local value (the browser's local time) as an ISO moment; blank stays unset. */
 function moment(value: string): string | undefined {

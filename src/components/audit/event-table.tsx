@@ -147,6 +147,8 @@ function EventRows({ event }: { event: AuditEvent }) {
   const [open, setOpen] = useState(false);
   const action = auditAction(event.action);
   const detailsId = `audit-${event.id}`;
+  // A sign-in, or a refused change, changed nothing: its row opens to the request's details only.
+  const opens = Object.keys(event.changes ?? {}).length > 0 ? "changes" : "details";
   return (
     <Fragment>
       <tr>
@@ -171,7 +173,7 @@ function EventRows({ event }: { event: AuditEvent }) {
             aria-controls={detailsId}
             onClick={() => setOpen((o) => !o)}
           >
-            {open ? "Hide changes" : "Show changes"}
+            {open ? `Hide ${opens}` : `Show ${opens}`}
             <span className="sr-only">
               {" "}
               of {action.label} at {event.occurred_at}

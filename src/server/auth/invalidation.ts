@@ -1,5 +1,6 @@
 import "server-only";
 import { env } from "@/server/env";
+import { isEmbeddedAddress } from "@/server/db/embedded-marker";
 import { behindPooler } from "@/server/db/pooler";
 import { onShutdown } from "@/server/lifecycle";
 import { log } from "@/server/log";
@@ -50,14 +51,33 @@ export function listenForInvalidations(url?: string): void {
     routes.postgresDeaf = true;
     routes.postgres = undefined;
     if (routes.redis) log.info("auth invalidations travel through Redis (PostgreSQL cannot carry them here)");
-    else
-      log.warn(
-        `this process cannot hear other processes' invalidations (its own notification never came back: DATABASE_URL is a transaction pooler, or the embedded database, whose connections share one session; set DATABASE_DIRECT_URL or REDIS_URL behind a pooler): revoked keys, deleted users and ended sessions may be accepted here for up to ${UNHEARD_CACHE_MS / 1000} s`,
-      );
+    else {
+      const { level, message } = unheard(isEmbeddedAddress(listenUrl, env().SVC_DATA_DIR));
+      log[level](message);
+    }
   };
   // A LISTEN through the pooler this process already met would be lost with its transaction.
   if (listenUrl === DATABASE_URL && behindPooler(DATABASE_URL)) deaf();
   else routes.postgres = listenOnPostgres(listenUrl, DATABASE_URL ?? listenUrl, deaf);
+}
+
+/**
+ * What a process that hears no other process says at start. On the embedded database that is as
+ * it should be: the app is its one process, and what the CLI changes (a revoked key, a deleted
+ * user) reaches it within UNHEARD_CACHE_MS. On a real PostgreSQL it is a setup to fix: replicas
+ * each accept for that long what another has revoked.
+ */
+export function unheard(embedded: boolean): { level: "info" | "warn"; message: string } {
+  const seconds = UNHEARD_CACHE_MS / 1000;
+  if (embedded)
+    return {
+      level: "info",
+      message: `on the embedded database, changes made by the CLI (npm run svc) reach the app within ${seconds} s: a revoked key, a deleted user or an ended session is refused by then (the database's connections share one session, so they carry no notifications)`,
+    };
+  return {
+    level: "warn",
+    message: `this process cannot hear other processes' invalidations (its own notification never came back, as through a transaction pooler: set DATABASE_DIRECT_URL or REDIS_URL): revoked keys, deleted users and ended sessions may be accepted here for up to ${seconds} s`,
+  };
 }
 
 /** Whether this process hears invalidations now: only then may authentication state be cached at length. */

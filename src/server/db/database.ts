@@ -34,7 +34,8 @@ export async function resolveDatabase(): Promise<ResolvedDatabase> {
   if (running) {
     const dumps = await embeddedDumps(SVC_DATA_DIR);
     const dump = async (options: DumpOptions = {}) => {
-      if (!dumps) throw new Error("The app serving the embedded database is older than `db dump`: restart it first.");
+      if (!dumps)
+        throw new Error("The app serving the embedded database is older than this command: restart it first.");
       return requestDump(dumps, options);
     };
     return { url: running, directUrl: running, embedded: true, dump, release };

@@ -1,14 +1,14 @@
 import "server-only";
 import { randomBytes, timingSafeEqual } from "node:crypto";
 import http from "node:http";
-import type { AddressInfo } from "node:net";
 import type { PGlite } from "@electric-sql/pglite";
 import { pgDump } from "@electric-sql/pglite-tools/pg_dump";
 
 // A plain-SQL dump of the embedded database by PGlite's own build of pg_dump, which runs in the
 // process that holds the database (it speaks to it in-process, not over a socket). The process
-// serving the database (`npm start`) answers dump requests from the CLI on a loopback port named,
-// with a token, in its marker file (readable by its owner only).
+// serving the database (`npm start`) answers dump requests from the CLI on a Unix socket beside the
+// database's (in a folder only its OS user can enter), with a token named in its marker file
+// (readable by its owner only), compared in constant time.
 //
 // Consistent while the app serves: the socket server runs each client's messages under PGlite's
 // exclusive lock and keeps a client's open transaction or exchange to itself (embedded-session.ts),
@@ -100,13 +100,14 @@ export async function dumpPglite(
 }
 
 export interface DumpControl {
-  url: string;
+  /** The Unix socket's path. */
+  socket: string;
   token: string;
   close(): Promise<void>;
 }
 
-/** Answers POST /dump (JSON DumpOptions, bearer token) with the dump, on a loopback port. */
-export async function serveDumps(db: PGlite, busy: () => boolean): Promise<DumpControl> {
+/** Answers POST /dump (JSON DumpOptions, bearer token) with the dump, on the Unix socket `socket`. */
+export async function serveDumps(db: PGlite, busy: () => boolean, socket: string): Promise<DumpControl> {
   const token = randomBytes(24).toString("base64url");
   const expected = Buffer.from(`Bearer ${token}`);
   const server = http.createServer((req, res) => {
@@ -140,24 +141,47 @@ export async function serveDumps(db: PGlite, busy: () => boolean): Promise<DumpC
       );
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(socket, () => {
+      server.off("error", reject);
+      resolve();
+    });
+  });
   return {
-    url: `http://127.0.0.1:${port}/dump`,
+    socket,
     token,
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }
 
 /** Asks the process serving the embedded database for a dump. */
-export async function requestDump(control: { url: string; token: string }, options: DumpOptions): Promise<string> {
-  const response = await fetch(control.url, {
-    method: "POST",
-    headers: { authorization: `Bearer ${control.token}`, "content-type": "application/json" },
-    body: JSON.stringify(options),
+export function requestDump(control: { socket: string; token: string }, options: DumpOptions): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const request = http.request(
+      {
+        socketPath: control.socket,
+        path: "/dump",
+        method: "POST",
+        headers: { authorization: `Bearer ${control.token}`, "content-type": "application/json" },
+      },
+      (response) => {
+        const chunks: Buffer[] = [];
+        response.on("data", (chunk: Buffer) => chunks.push(chunk));
+        response.on("error", reject);
+        response.on("end", () => {
+          const text = Buffer.concat(chunks).toString("utf8");
+          if (response.statusCode === 200) resolve(text);
+          else
+            reject(
+              new Error(`The app serving the embedded database could not dump it: ${text || response.statusCode}`),
+            );
+        });
+      },
+    );
+    request.on("error", (error) =>
+      reject(new Error(`The app serving the embedded database did not answer a dump request: ${error.message}`)),
+    );
+    request.end(JSON.stringify(options));
   });
-  const text = await response.text();
-  if (!response.ok)
-    throw new Error(`The app serving the embedded database could not dump it: ${text || response.status}`);
-  return text;
 }

@@ -1,22 +1,27 @@
 import "server-only";
-import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
+import { chmod, lstat, mkdir, mkdtemp, readdir, readFile, rm, stat, unlink, writeFile } from "node:fs/promises";
 import net from "node:net";
+import os from "node:os";
 import path from "node:path";
 import { PGlite } from "@electric-sql/pglite";
 import { pg_trgm } from "@electric-sql/pglite/contrib/pg_trgm";
 import { PGLiteSocketServer } from "@electric-sql/pglite-socket";
-import { freePort } from "@/server/free-port";
-import { dumpPglite, serveDumps, type DumpOptions } from "./embedded-dump";
+import { dumpPglite, serveDumps, type DumpControl, type DumpOptions } from "./embedded-dump";
+import { markerPath } from "./embedded-marker";
 import { exchangeAware } from "./embedded-session";
 
 // The zero-setup database: PGlite (PostgreSQL compiled to WebAssembly) persisted in the project's
-// data folder and served on a loopback port, so the app reaches it through the same node-postgres
-// driver, migrations and queries as a real server. PGlite allows one process per data folder:
-// the process that starts it records its address in `embedded.json`, and other commands (the CLI
-// while the app runs) connect to that address instead of opening the folder a second time. A
-// process killed outright leaves its marker behind: a marker is believed only while its process is
-// alive (not a zombie awaiting its reaper), is the one that wrote it (not another process that
-// reuses its PID) and its address answers.
+// data folder and served on a Unix socket, so the app reaches it through the same node-postgres
+// driver, migrations and queries as a real server. The socket lives in a folder of mode 0700 (the
+// data folder's `socket`, or one made under the system's temporary folder when that path is too
+// long for a socket) and the data folder is 0700 with files 0600: only the app's OS user reaches
+// the database, which has no password. Nothing of it listens on TCP.
+//
+// PGlite allows one process per data folder: the process that starts it records its address in
+// `embedded.json`, and other commands (the CLI while the app runs) connect to that address instead
+// of opening the folder a second time. A process killed outright leaves its marker behind: a marker
+// is believed only while its process is alive (not a zombie awaiting its reaper), is the one that
+// wrote it (not another process that reuses its PID) and its address answers.
 
 export const EMBEDDED_MAX_CONNECTIONS = 24;
 
@@ -32,13 +37,33 @@ interface Marker {
   pid: number;
   /** When the process started, in clock ticks since boot (Linux), to tell a reused PID apart. */
   startTime?: number;
-  /** Where the process answers dump requests, and the token they carry (embedded-dump.ts). */
-  dumps?: { url: string; token: string };
+  /** The Unix socket where the process answers dump requests, and the token they carry (embedded-dump.ts). */
+  dumps?: { socket: string; token: string };
 }
 
-const ADDRESS_CHECK_MS = 1_000;
+/** The embedded database cannot start safely; the message says what to do. */
+export class EmbeddedSetupError extends Error {}
 
-const markerPath = (dataDir: string) => path.join(dataDir, "embedded.json");
+const ADDRESS_CHECK_MS = 1_000;
+/** node-postgres finds a server's socket as `<folder>/.s.PGSQL.<port>`. */
+const SOCKET_PORT = 5432;
+const SOCKET_NAME = `.s.PGSQL.${SOCKET_PORT}`;
+const DUMP_SOCKET_NAME = "dump.sock";
+/** A Unix socket's path: 108 bytes with its terminating NUL on Linux (104 on macOS). */
+const MAX_SOCKET_PATH_BYTES = process.platform === "linux" ? 107 : 103;
+
+/** The connection string of a server whose socket is `<folder>/.s.PGSQL.5432`. */
+export const socketUrl = (folder: string) =>
+  `postgresql://postgres@localhost:${SOCKET_PORT}/postgres?host=${encodeURIComponent(folder)}`;
+
+/** Where a connection string leads: a Unix socket (`?host=/folder`, as node-postgres reads it) or host:port. */
+function addressOf(url: string): net.NetConnectOpts {
+  const parsed = new URL(url);
+  const port = Number(parsed.port || SOCKET_PORT);
+  const folder = parsed.searchParams.get("host");
+  if (folder?.startsWith("/")) return { path: path.join(folder, `.s.PGSQL.${port}`) };
+  return { host: parsed.hostname, port };
+}
 
 /**
  * A process's state and start time from /proc (Linux); undefined where there is no /proc or no
@@ -68,10 +93,9 @@ async function writerAlive(marker: Marker): Promise<boolean> {
   return marker.startTime === undefined || marker.startTime === status.startTime;
 }
 
-function answers(url: string): Promise<boolean> {
-  const { hostname, port } = new URL(url);
+function answers(address: net.NetConnectOpts): Promise<boolean> {
   return new Promise((resolve) => {
-    const socket = net.connect({ host: hostname, port: Number(port), timeout: ADDRESS_CHECK_MS });
+    const socket = net.connect({ ...address, timeout: ADDRESS_CHECK_MS });
     const done = (ok: boolean) => {
       socket.destroy();
       resolve(ok);
@@ -86,7 +110,8 @@ function answers(url: string): Promise<boolean> {
 export async function embeddedDumps(dataDir: string): Promise<Marker["dumps"]> {
   if (!(await runningEmbedded(dataDir))) return undefined;
   try {
-    return (JSON.parse(await readFile(markerPath(dataDir), "utf8")) as Marker).dumps;
+    const { dumps } = JSON.parse(await readFile(markerPath(dataDir), "utf8")) as Marker;
+    return typeof dumps?.socket === "string" ? dumps : undefined;
   } catch {
     return undefined;
   }
@@ -100,32 +125,143 @@ export async function runningEmbedded(dataDir: string): Promise<string | undefin
   } catch {
     return undefined;
   }
-  if (marker.pid === process.pid || !(await writerAlive(marker)) || !(await answers(marker.url))) return undefined;
+  if (marker.pid === process.pid || !(await writerAlive(marker))) return undefined;
+  try {
+    if (!(await answers(addressOf(marker.url)))) return undefined;
+  } catch {
+    return undefined; // not a connection string
+  }
   return marker.url;
+}
+
+const uid = () => process.getuid?.();
+
+/** Fails unless `folder` (not followed when a symlink) is a folder of this user's. */
+async function ownFolder(folder: string, what: string): Promise<void> {
+  const info = await lstat(folder);
+  if (info.isSymbolicLink() || !info.isDirectory())
+    throw new EmbeddedSetupError(`${what} ${folder} is not a folder (a symlink or a file is there): remove it.`);
+  if (uid() !== undefined && info.uid !== uid())
+    throw new EmbeddedSetupError(
+      `${what} ${folder} belongs to another user (uid ${info.uid}): remove it, or run the app as its owner.`,
+    );
+}
+
+/**
+ * Narrows everything under `dir` to its owner: folders 0700, files 0600 (a folder made by an older
+ * version, or under umask 0, had them readable by all; PGlite sets some modes itself, 0666 when it
+ * makes a new database and 0644 for files it rewrites as it opens one). Anything there another user
+ * owns stops the start: that user could have read or changed the database.
+ */
+async function narrow(dir: string): Promise<void> {
+  for (const entry of await readdir(dir, { withFileTypes: true })) {
+    const file = path.join(dir, entry.name);
+    const info = await lstat(file);
+    if (uid() !== undefined && info.uid !== uid())
+      throw new EmbeddedSetupError(
+        `${file} in the data folder belongs to another user (uid ${info.uid}): the folder was open to others; check it, then chown it to this user.`,
+      );
+    if (info.isSymbolicLink()) continue; // chmod would change its target
+    if (info.isDirectory()) {
+      if ((info.mode & 0o777) !== 0o700) await chmod(file, 0o700);
+      await narrow(file);
+    } else if (info.isFile() && (info.mode & 0o777) !== 0o600) await chmod(file, 0o600);
+  }
+}
+
+/** The data folder made, or kept, owner-only: itself 0700 and its contents narrowed. */
+async function secureDataFolder(dir: string): Promise<void> {
+  await mkdir(dir, { recursive: true, mode: 0o700 });
+  const top = await stat(dir); // the data folder itself may be a symlink the operator made
+  if (!top.isDirectory()) throw new EmbeddedSetupError(`The data folder ${dir} is not a folder.`);
+  if (uid() !== undefined && top.uid !== uid())
+    throw new EmbeddedSetupError(
+      `The data folder ${dir} belongs to another user (uid ${top.uid}): run the app as its owner.`,
+    );
+  await chmod(dir, 0o700);
+  // Walked after the folder is 0700: no other user can add to it meanwhile.
+  await narrow(dir);
+}
+
+/**
+ * The folder of the sockets, 0700 and this user's: `socket` in the data folder, or, when that path
+ * is too long for a socket, a new one under the system's temporary folder (removed at the stop).
+ * A socket left there by a process killed outright is removed; one that answers stops the start.
+ */
+async function socketFolder(dir: string): Promise<{ folder: string; temporary: boolean }> {
+  let folder = path.join(dir, "socket");
+  let temporary = false;
+  const fits = (f: string) => Buffer.byteLength(path.join(f, SOCKET_NAME)) <= MAX_SOCKET_PATH_BYTES;
+  if (fits(folder)) {
+    try {
+      await mkdir(folder, { mode: 0o700 });
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+    }
+    await ownFolder(folder, "The socket folder");
+    await chmod(folder, 0o700);
+  } else {
+    folder = await mkdtemp(path.join(os.tmpdir(), "svc-db-")); // 0700, a new name
+    temporary = true;
+    if (!fits(folder)) {
+      await rm(folder, { recursive: true, force: true });
+      throw new EmbeddedSetupError(
+        `The embedded database's socket path is too long (over ${MAX_SOCKET_PATH_BYTES} bytes) in the data folder and in the temporary folder: set SVC_DATA_DIR or TMPDIR to a shorter path.`,
+      );
+    }
+  }
+  for (const name of [SOCKET_NAME, DUMP_SOCKET_NAME]) {
+    const socket = path.join(folder, name);
+    if (await answers({ path: socket }))
+      throw new EmbeddedSetupError(`Another process serves the embedded database at ${socket}: stop it first.`);
+    await unlink(socket).catch(() => undefined);
+  }
+  return { folder, temporary };
 }
 
 export async function startEmbedded(dataDir: string): Promise<EmbeddedDatabase> {
   const dir = path.resolve(dataDir);
-  await mkdir(dir, { recursive: true });
+  // Files PGlite creates as it serves follow the umask: owner-only from here on, in this process
+  // and the processes it starts.
+  process.umask(0o077);
+  await secureDataFolder(dir);
+  const { folder, temporary } = await socketFolder(dir);
+  const removeTemporary = async () => {
+    if (temporary) await rm(folder, { recursive: true, force: true });
+  };
   // The extensions the migrations create must be loaded with the database (trigram search).
-  const db = await PGlite.create(path.join(dir, "pglite"), { extensions: { pg_trgm } });
-  const port = await freePort();
+  const db = await PGlite.create(path.join(dir, "pglite"), { extensions: { pg_trgm } }).catch(
+    async (error: unknown) => {
+      await removeTemporary();
+      throw error;
+    },
+  );
   const served = exchangeAware(db);
   const server = new PGLiteSocketServer({
     db: served,
-    host: "127.0.0.1",
-    port,
+    path: path.join(folder, SOCKET_NAME),
     maxConnections: EMBEDDED_MAX_CONNECTIONS,
   });
-  await server.start();
   const busy = () => served.isInTransaction();
-  const dumps = await serveDumps(db, busy);
-  const url = `postgresql://postgres@127.0.0.1:${port}/postgres`;
-  const startTime = (await processStatus(process.pid))?.startTime;
-  const marker: Marker = { url, pid: process.pid, startTime, dumps: { url: dumps.url, token: dumps.token } };
-  // Made afresh, so that its mode (owner only: it holds the dump token) is this one.
-  await rm(markerPath(dir), { force: true });
-  await writeFile(markerPath(dir), JSON.stringify(marker), { mode: 0o600 });
+  let dumps: DumpControl | undefined;
+  const url = socketUrl(folder);
+  try {
+    await narrow(dir);
+    await server.start();
+    dumps = await serveDumps(db, busy, path.join(folder, DUMP_SOCKET_NAME));
+    const startTime = (await processStatus(process.pid))?.startTime;
+    const marker: Marker = { url, pid: process.pid, startTime, dumps: { socket: dumps.socket, token: dumps.token } };
+    // Made afresh, so that its mode (owner only: it holds the dump token) is this one.
+    await rm(markerPath(dir), { force: true });
+    await writeFile(markerPath(dir), JSON.stringify(marker), { mode: 0o600, flag: "wx" });
+  } catch (error) {
+    await dumps?.close();
+    await server.stop();
+    await db.close();
+    await removeTemporary();
+    throw error;
+  }
+  const control = dumps;
   let stopped = false;
   return {
     url,
@@ -133,10 +269,12 @@ export async function startEmbedded(dataDir: string): Promise<EmbeddedDatabase> 
     async stop() {
       if (stopped) return;
       stopped = true;
-      await dumps.close();
+      await control.close();
       await server.stop();
       await db.close();
       await rm(markerPath(dir), { force: true });
+      await narrow(dir);
+      await removeTemporary();
     },
   };
 }

@@ -16,8 +16,9 @@ const poolers = (shared.svcPoolers ??= new Set<string>());
 
 const addressOf = (url: string | undefined): string => {
   try {
-    const { hostname, port } = new URL(url ?? "");
-    return `${hostname}:${port || 5432}`;
+    const { hostname, port, searchParams } = new URL(url ?? "");
+    // A Unix socket's folder (`?host=/folder`, as node-postgres reads it) stands for the server.
+    return `${searchParams.get("host") ?? hostname}:${port || 5432}`;
   } catch {
     return "";
   }

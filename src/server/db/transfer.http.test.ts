@@ -196,7 +196,7 @@ describe("off the embedded database", { timeout: PROCESS_TEST_TIMEOUT_MS }, () =
     expect(dump).toMatch(/INSERT INTO public\.api_keys/);
   });
 
-  it("dumps through `svc db dump` while this process serves the database, over its loopback port", async () => {
+  it("dumps through `svc db dump` while this process serves the database, over its dump socket", async () => {
     const file = path.join(dataDir, "served.sql");
     const dumped = await run(["db", "dump", "--out", file], { DATABASE_URL: "" });
     expect(dumped.code, dumped.stderr).toBe(0);
@@ -208,17 +208,25 @@ describe("off the embedded database", { timeout: PROCESS_TEST_TIMEOUT_MS }, () =
 
   it("answers dump requests only with the token of its marker file", async () => {
     const marker = JSON.parse(await readFile(path.join(dataDir, "embedded.json"), "utf8")) as {
-      dumps: { url: string; token: string };
+      dumps: { socket: string; token: string };
     };
-    for (const authorization of [undefined, "Bearer wrong", `Bearer ${marker.dumps.token}x`, marker.dumps.token]) {
-      const response = await fetch(marker.dumps.url, {
-        method: "POST",
-        headers: authorization ? { authorization } : {},
-        body: "{}",
+    const { default: http } = await import("node:http");
+    const post = (authorization: string | undefined) =>
+      new Promise<{ status?: number; body: string }>((resolve, reject) => {
+        const headers = authorization ? { authorization } : {};
+        const request = http.request(
+          { socketPath: marker.dumps.socket, path: "/dump", method: "POST", headers },
+          (response) => {
+            let body = "";
+            response.on("data", (chunk: Buffer) => (body += chunk.toString()));
+            response.on("end", () => resolve({ status: response.statusCode, body }));
+          },
+        );
+        request.on("error", reject);
+        request.end("{}");
       });
-      expect(response.status).toBe(404);
-      expect(await response.text()).toBe("");
-    }
+    for (const authorization of [undefined, "Bearer wrong", `Bearer ${marker.dumps.token}x`, marker.dumps.token])
+      expect(await post(authorization)).toEqual({ status: 404, body: "" });
     const { stat } = await import("node:fs/promises");
     expect((await stat(path.join(dataDir, "embedded.json"))).mode & 0o077).toBe(0);
   });

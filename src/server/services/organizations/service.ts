@@ -1,12 +1,12 @@
 import "server-only";
-import type { Prisma } from "@/generated/prisma/client";
+import { Prisma } from "@/generated/prisma/client";
 import { auditName, type Actor } from "@/server/auth/actor";
 import { readableOrganizations } from "@/server/auth/authorize";
 import { dataLayer, type DataLayer } from "@/server/db/data-layer";
 import { notFound } from "@/server/errors";
 import { withAccessChange } from "@/server/services/access-changes";
 import { newestFirst, paginate } from "@/server/services/pagination";
-import { searchWhere } from "@/server/services/search";
+import { searchNewestFirst, type SearchedTable } from "@/server/services/search";
 import type {
   CreateOrganizationInput,
   ListOrganizationsQuery,
@@ -50,18 +50,43 @@ export async function createOrganization(actor: Actor, input: CreateOrganization
   return toOrganization(row);
 }
 
+// The `q` search: name, display name or domain, each with a trigram index (search.ts).
+const SEARCHED: SearchedTable = {
+  table: "organizations",
+  columns: ["name", "display_name", "domain"],
+  select: Object.values(Prisma.OrganizationScalarFieldEnum),
+};
+
 /**
  * Organizations the actor may see: every one for holders of svc:system:orgs:read (sys_admins
  * among them), otherwise those where it holds svc:org:read. Deleted ones only for sys_admins.
  */
 export async function listOrganizations(actor: Actor, query: ListOrganizationsQuery) {
-  const db = dataLayer(auditName(actor), { includeDeleted: query.include_deleted === true });
+  const includeDeleted = query.include_deleted === true;
+  const db = dataLayer(auditName(actor), { includeDeleted });
   const readable = readableOrganizations(actor);
+  if (query.q) {
+    const q = query.q;
+    if (readable !== "all" && readable.length === 0) return { data: [], next_cursor: null };
+    const filters = [
+      ...(includeDeleted ? [] : [Prisma.sql`NOT is_deleted`]),
+      ...(readable === "all"
+        ? []
+        : [Prisma.sql`id IN (${Prisma.join(readable.map((id) => Prisma.sql`${id}::uuid`))})`]),
+      ...(query.status ? [Prisma.sql`status = ${query.status}`] : []),
+      ...(query.tier ? [Prisma.sql`subscription_tier = ${query.tier}`] : []),
+    ];
+    return paginate(
+      query,
+      newestFirst,
+      (w) => searchNewestFirst<OrganizationRow>(db, SEARCHED, q, filters, w),
+      toOrganization,
+    );
+  }
   const where: Prisma.OrganizationWhereInput = {
     ...(readable === "all" ? {} : { id: { in: readable } }),
     ...(query.status ? { status: query.status } : {}),
     ...(query.tier ? { subscription_tier: query.tier } : {}),
-    ...(query.q ? searchWhere(["name", "display_name", "domain"], query.q) : {}),
   };
   return paginate(
     query,

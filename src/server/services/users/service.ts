@@ -1,5 +1,5 @@
 import "server-only";
-import type { Prisma } from "@/generated/prisma/client";
+import { Prisma } from "@/generated/prisma/client";
 import { auditName, type Actor, type UserActor } from "@/server/auth/actor";
 import { requireOutranks } from "@/server/auth/authorize";
 import { loadGrants } from "@/server/auth/grants";
@@ -16,7 +16,7 @@ import {
   withAccessChange,
 } from "@/server/services/access-changes";
 import { newestFirst, oldestFirst, paginate, type PageQuery } from "@/server/services/pagination";
-import { searchWhere } from "@/server/services/search";
+import { searchNewestFirst, type SearchedTable } from "@/server/services/search";
 import type {
   CreateUserInput,
   Identity,
@@ -83,16 +83,28 @@ export async function createUser(actor: Actor, input: CreateUserInput): Promise<
   return toUser(row);
 }
 
+// The `q` search: username, display name or email, each with a trigram index (search.ts).
+const SEARCHED: SearchedTable = {
+  table: "users",
+  columns: ["username", "display_name", "email"],
+  select: Object.keys(USER_SELECT),
+};
+
 export async function listUsers(
   actor: Actor,
   query: ListUsersQuery,
 ): Promise<{ data: User[]; next_cursor: string | null }> {
-  const where = query.q ? searchWhere(["username", "display_name", "email"], query.q) : {};
-  const db = dataLayer(auditName(actor), { includeDeleted: query.include_deleted === true });
+  const includeDeleted = query.include_deleted === true;
+  const db = dataLayer(auditName(actor), { includeDeleted });
+  const q = query.q;
+  if (q) {
+    const filters = includeDeleted ? [] : [Prisma.sql`NOT is_deleted`];
+    return paginate(query, newestFirst, (w) => searchNewestFirst<UserRow>(db, SEARCHED, q, filters, w), toUser);
+  }
   return paginate(
     query,
     newestFirst,
-    (w) => db.user.findMany({ where: { ...where, ...w.after }, select: USER_SELECT, orderBy: w.orderBy, take: w.take }),
+    (w) => db.user.findMany({ where: w.after, select: USER_SELECT, orderBy: w.orderBy, take: w.take }),
     toUser,
   );
 }
