@@ -143,8 +143,9 @@ const ALLOWED: AllowedObject[] = [
     kind: "index",
     table,
     name: `${table}_${column}_trgm_idx`,
-    definition: `CREATE INDEX ${table}_${column}_trgm_idx ON ${table} USING gin (${column} gin_trgm_ops)`,
-    reason: "trigram index of the q search; the operator class is pg_trgm's, which Prisma's schema does not enable",
+    definition: `CREATE INDEX ${table}_${column}_trgm_idx ON ${table} USING gin (svc_search_text((${column})::text) gin_trgm_ops)`,
+    reason:
+      "trigram index of the q search, on the value with its punctuation kept in words; Prisma's schema has no expression indexes",
   })),
   {
     kind: "trigger",

@@ -72,6 +72,8 @@ describe("a search whose matches are all among the oldest rows", () => {
     expect(await pages(users, "USER-1", 50)).toEqual(
       chunks(newestFirst("user-", [1, ...range(10, 19), ...range(100, 199)]), 50),
     );
+    // A page of 5 reads the newest 100 rows, which hold none: every page comes from the indexes.
+    expect(await pages(organizations, "acme-1", 5)).toEqual(chunks(expected, 5));
   });
 
   it("matches one or two characters where a word begins", async () => {
@@ -116,5 +118,15 @@ describe("a search with the list's other conditions", () => {
     const member = await sessionActor(client, user.id);
     expect(await names({ limit: 50, q: "pioneer" }, member)).toEqual(["acme-7"]);
     expect(await names({ limit: 50, q: "acme-2" }, member)).toEqual([]);
+  });
+});
+
+describe("a search with punctuation", () => {
+  it("does not match a value that only reads the same with its punctuation written as x", async () => {
+    // The indexes hold names with punctuation written as x (search.ts): acmex15 is found by them too.
+    await client.organization.create({ data: { id: idOf(ROWS + 1, 1), name: "acmex15", display_name: "Lookalike" } });
+    expect((await pages(organizations, "acme-15", 2)).flat()).toEqual(newestFirst("acme-", [15, ...range(150, 159)]));
+    expect((await pages(organizations, "acmex15", 2)).flat()).toEqual(["acmex15"]);
+    expect((await pages(organizations, "e-1", 50)).flat()).toHaveLength(111);
   });
 });

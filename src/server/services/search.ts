@@ -21,25 +21,36 @@ export const containing = (q: string) => ({ contains: literal(q), mode: "insensi
 /**
  * The condition for a row matching `q` in any of `columns` (column names of this module's own),
  * as the trigram indexes can answer it. One or two characters match where a value begins or where
- * a word of it does: two patterns per column.
+ * a word of it does: two patterns per column. The indexes hold each value as `svc_search_text`
+ * writes it (punctuation as `x`, so that pg_trgm keeps it within a word) and are looked up with `q`
+ * written the same way; the rows they give are then checked against `q` as typed. A value holding
+ * `q` holds it written so too, so the two tests can be asked apart, each once per row.
  */
 function indexedMatch(columns: readonly string[], q: string): Prisma.Sql {
-  const text = literal(q);
-  const patterns = q.length >= TRIGRAM ? [`%${text}%`] : [`${text}%`, `% ${text}%`];
-  const tests = columns.flatMap((column) =>
-    patterns.map((pattern) => Prisma.sql`${Prisma.raw(`"${column}"`)} ILIKE ${pattern}`),
+  const written = Prisma.sql`svc_search_text(${q})`;
+  const indexed =
+    q.length >= TRIGRAM
+      ? [Prisma.sql`'%' || ${written} || '%'`]
+      : [Prisma.sql`${written} || '%'`, Prisma.sql`'% ' || ${written} || '%'`];
+  const lookups = columns.flatMap((column) =>
+    indexed.map((pattern) => Prisma.sql`svc_search_text(${Prisma.raw(`"${column}"`)}) ILIKE ${pattern}`),
   );
-  return Prisma.sql`(${Prisma.join(tests, " OR ")})`;
+  return Prisma.sql`(${Prisma.join(lookups, " OR ")}) AND ${readMatch(columns, q)}`;
 }
 
 /**
- * The same condition for rows already read, one test per column: a value begins with one or two
- * characters, or a word of it does, when the value after a space holds them after a space.
+ * The match as typed, one test per column, for rows already read: three characters or more
+ * anywhere in a value; one or two where the value, or a word of it, begins (the value after a
+ * space holds them after a space).
  */
 function readMatch(columns: readonly string[], q: string): Prisma.Sql {
-  if (q.length >= TRIGRAM) return indexedMatch(columns, q);
-  const pattern = `% ${literal(q)}%`;
-  const tests = columns.map((column) => Prisma.sql`(' ' || ${Prisma.raw(`"${column}"`)}) ILIKE ${pattern}`);
+  const pattern = q.length >= TRIGRAM ? `%${literal(q)}%` : `% ${literal(q)}%`;
+  const tests = columns.map((name) => {
+    const column = Prisma.raw(`"${name}"`);
+    return q.length >= TRIGRAM
+      ? Prisma.sql`${column} ILIKE ${pattern}`
+      : Prisma.sql`(' ' || ${column}) ILIKE ${pattern}`;
+  });
   return Prisma.sql`(${Prisma.join(tests, " OR ")})`;
 }
 
