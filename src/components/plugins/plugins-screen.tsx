@@ -15,10 +15,7 @@ import { FormLoading, onDemand } from "@/components/ui/form-loading";
 // The system plugin catalog: the latest version of each plugin, with its switch, a way to every
 // version of it, and "Register version", whose form (with its validation) loads when first opened.
 
-// The form's script is large (about 590 KiB with what it brings): fetched when the person points at
-// a control, not as soon as the page is idle, so that the page stays within its weight.
 const RegisterForm = onDemand(() => import("./register-plugin-dialog").then((m) => m.RegisterForm), {
-  idle: false,
   loading: () => <FormLoading />,
 });
 

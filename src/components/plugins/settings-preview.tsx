@@ -6,10 +6,12 @@ import { FormLoading, onDemand } from "@/components/ui/form-loading";
 import { useDebounced } from "@/components/ui/use-debounced";
 
 // The settings form a plugin's settings_schema makes, with its default_settings filled in. The
-// form library is loaded in the browser only, when first shown.
+// form library is large: it is loaded in the browser only, when first shown or
+// pointed at, never merely because the page is idle, so that a page stays within its weight.
 
 const SettingsForm = onDemand(() => import("./settings-form").then((m) => m.SettingsForm), {
   ssr: false,
+  idle: false,
   loading: () => <FormLoading />,
 });
 
