@@ -22,9 +22,10 @@ export const containing = (q: string) => ({ contains: literal(q), mode: "insensi
  * The condition for a row matching `q` in any of `columns` (column names of this module's own),
  * as the trigram indexes can answer it. One or two characters match where a value begins or where
  * a word of it does: two patterns per column. The indexes hold each value as `svc_search_text`
- * writes it (punctuation as `x`, so that pg_trgm keeps it within a word) and are looked up with `q`
- * written the same way; the rows they give are then checked against `q` as typed. A value holding
- * `q` holds it written so too, so the two tests can be asked apart, each once per row.
+ * writes it (the marks joining the parts of names, emails and domains as `x`, so that pg_trgm
+ * keeps them within a word) and are looked up with `q` written the same way; the rows they give
+ * are then checked against `q` as typed. A value holding `q` holds it written so too, so the two
+ * tests can be asked apart, each once per row.
  */
 function indexedMatch(columns: readonly string[], q: string): Prisma.Sql {
   const written = Prisma.sql`svc_search_text(${q})`;
