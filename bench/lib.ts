@@ -35,9 +35,9 @@ export function intSetting(name: string, fallback: number, min: number, max: num
 }
 
 export const ADMIN_URL = process.env.BENCH_DATABASE_URL || "postgresql://postgres@127.0.0.1:5432/postgres";
-export const KEEP_DB = process.env.BENCH_KEEP_DB === "1";
+const KEEP_DB = process.env.BENCH_KEEP_DB === "1";
 export const ROOT = process.cwd();
-export const RESULTS_DIR = path.join(ROOT, "bench/results");
+const RESULTS_DIR = path.join(ROOT, "bench/results");
 /** The build folder, as next.config.mjs reads it: a second one lets a bench run beside other builds. */
 export const DIST_DIR = process.env.NEXT_DIST_DIR || ".next";
 
@@ -78,7 +78,7 @@ export function latencies(samples: number[]): Latencies {
 }
 
 /** How long `call` takes, in ms. */
-export async function timed(call: () => Promise<unknown>): Promise<number> {
+async function timed(call: () => Promise<unknown>): Promise<number> {
   const started = performance.now();
   await call();
   return performance.now() - started;
@@ -175,7 +175,7 @@ export async function migrateAndSeed(
 }
 
 /** The seeded sys_admin (`admin`) as a signed-in session, its grants read from `prisma`'s database. */
-export async function sysAdminSession(prisma: BaseClient): Promise<SessionActor> {
+async function sysAdminSession(prisma: BaseClient): Promise<SessionActor> {
   const admin = await prisma.user.findFirstOrThrow({ where: { username: "admin" } });
   return sessionActor(prisma, admin.id);
 }

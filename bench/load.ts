@@ -39,7 +39,7 @@ export interface Scenario {
 }
 
 /** What the load generator saw of one scenario (bench/load-worker.mjs). */
-export interface ScenarioLoad {
+interface ScenarioLoad {
   responses: number;
   statuses: Record<string, number>;
   /** Responses per 0.1 ms of latency, each connection's first left out. */
@@ -80,7 +80,7 @@ export function killWorkers(): void {
 }
 
 /** A percentile of the responses of a 0.1 ms histogram. */
-export function histogramPercentile(histogram: Record<string, number>, p: number): number {
+function histogramPercentile(histogram: Record<string, number>, p: number): number {
   const buckets = Object.entries(histogram)
     .map(([bucket, n]) => [Number(bucket), n] as const)
     .sort((x, y) => x[0] - y[0]);

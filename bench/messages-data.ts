@@ -57,9 +57,8 @@ export interface Fixture {
 
 /** Whether the services' own pool was opened (an API key issued in-process), for cleanup. */
 export const pools = { servicesUsed: false };
-export const monthStart = (year: number, month: number) => new Date(Date.UTC(year, month, 1));
-export const partitionName = (d: Date) =>
-  `messages_p${d.getUTCFullYear()}_${String(d.getUTCMonth() + 1).padStart(2, "0")}`;
+const monthStart = (year: number, month: number) => new Date(Date.UTC(year, month, 1));
+const partitionName = (d: Date) => `messages_p${d.getUTCFullYear()}_${String(d.getUTCMonth() + 1).padStart(2, "0")}`;
 
 export async function setup(db: pg.Client, url: string): Promise<Fixture> {
   const serverVersion =
@@ -243,7 +242,7 @@ export async function tableFacts(db: pg.Client, fx: Fixture): Promise<TableFacts
 // ---------------------------------------------------------------------------------------------
 // Plans
 
-export interface PlanNode {
+interface PlanNode {
   "Node Type": string;
   "Relation Name"?: string;
   "Index Name"?: string;

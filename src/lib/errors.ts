@@ -8,7 +8,7 @@ export type ProblemExtension = "errors" | "required_permission" | "scopes" | "al
 export type ProblemHeader = "Retry-After" | "Allow" | "RateLimit-Policy" | "RateLimit";
 
 /** tRPC's codes, as strings (the console imports this module, so no server package here). */
-export type TrpcCode =
+type TrpcCode =
   | "BAD_REQUEST"
   | "UNAUTHORIZED"
   | "FORBIDDEN"

@@ -102,7 +102,7 @@ const MORE_CHANGE_TYPES: Record<string, { operations: string[]; description: str
 };
 
 /** Events that no operation makes: the app's own (section 14). */
-export const SYSTEM_EVENT_TYPES = {
+const SYSTEM_EVENT_TYPES = {
   "api_key.expiring": "An API key expires in 7 days, and again in 1 day (once each).",
   "api_key.expired": "An API key reached its expiry.",
   "api_key.idle_revoked": "An API key unused for api_keys.idle_revoke_days was revoked.",
@@ -116,8 +116,6 @@ export const AUDIT_STREAM = "audit.event";
 
 /** Subscribes to every change and system event (the audit stream is named on its own). */
 export const ALL_EVENTS = "*";
-
-export type EventType = (typeof CHANGE_EVENT_TYPES)[keyof typeof CHANGE_EVENT_TYPES] | keyof typeof SYSTEM_EVENT_TYPES;
 
 export interface EventTypeInfo {
   type: string;

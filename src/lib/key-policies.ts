@@ -91,7 +91,7 @@ const positiveInt = (value: unknown): number | undefined =>
   typeof value === "number" && Number.isSafeInteger(value) && value > 0 ? value : undefined;
 
 /** A rate limit's shape, as keys store it (a day's window at most); undefined when the value is not one. */
-export function rateLimitValue(value: unknown): RateLimitValue | undefined {
+function rateLimitValue(value: unknown): RateLimitValue | undefined {
   if (typeof value !== "object" || value === null || Array.isArray(value)) return undefined;
   const { requests, window_seconds, ...rest } = value as Record<string, unknown>;
   const r = positiveInt(requests);

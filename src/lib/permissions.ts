@@ -1,7 +1,7 @@
 // The permission catalog: the only list of known permissions, which of them
 // are dangerous (they never reach an API key session), and the built-in roles.
 
-export type PermissionScope = "system" | "org";
+type PermissionScope = "system" | "org";
 
 export interface PermissionInfo {
   scope: PermissionScope;

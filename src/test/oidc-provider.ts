@@ -9,7 +9,7 @@ import Provider, { type Configuration } from "oidc-provider";
 // pages (any password is accepted; the login names the account by its `sub`). Start it before the
 // app — the app needs the issuer in AUTH_OIDC_* — then register the app's callback URL.
 
-export interface TestAccount {
+interface TestAccount {
   sub: string;
   email: string;
   email_verified: boolean;

@@ -27,7 +27,7 @@ export function postgresServer(adminUrl: string) {
 }
 
 export const ADMIN_URL = process.env.TEST_DATABASE_URL ?? "postgresql://postgres@127.0.0.1:5432/postgres";
-export const { databaseUrl, adminQuery } = postgresServer(ADMIN_URL);
+const { databaseUrl, adminQuery } = postgresServer(ADMIN_URL);
 
 export const uniqueName = (prefix: string) => `${prefix}_${randomBytes(6).toString("hex")}`;
 

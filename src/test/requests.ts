@@ -8,7 +8,7 @@ import type { RestOperation } from "@/server/rest/registry";
 // carry in `.meta({ examples })`).
 
 /** Each operation as the API reference shows it, by id: schemas dereferenced, with examples. */
-export const REFERENCE: ReadonlyMap<string, Operation> = new Map(
+const REFERENCE: ReadonlyMap<string, Operation> = new Map(
   tagGroups(openApiDocument()).flatMap((group) => group.operations.map((operation) => [operation.id, operation])),
 );
 

@@ -11,7 +11,7 @@ import type { JsonSchema } from "@/app/api/docs/_components/model";
 export type FieldPath = (string | number)[];
 
 /** A value right at a bound, and one of the same shape just past it where the shape has one. */
-export interface Pair {
+interface Pair {
   at: unknown;
   /** Undefined where the shape has no longer form (a UUID, a CIDR): the bound is the shape's own. */
   past?: unknown;

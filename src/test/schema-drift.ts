@@ -14,14 +14,14 @@ import { get_dmmf } from "@prisma/prisma-schema-wasm";
 // (partial or otherwise non-plain indexes, CHECK constraints, triggers, partitions, views) come out
 // as `extras`: they pass only when an explicit allow-list names them.
 
-export const SCHEMA_PATH = path.resolve(process.cwd(), "prisma/schema.prisma");
+const SCHEMA_PATH = path.resolve(process.cwd(), "prisma/schema.prisma");
 
 /** Tables the checker never looks at: Prisma's own bookkeeping. */
-export const IGNORED_TABLES = ["_prisma_migrations"];
+const IGNORED_TABLES = ["_prisma_migrations"];
 
 const IDENTIFIER_MAX = 63; // PostgreSQL's NAMEDATALEN - 1, what Prisma's default names are cut to
 
-export interface Column {
+interface Column {
   name: string;
   /** format_type() spelling: "character varying(35)", "timestamp(6) with time zone", "integer". */
   type: string;
@@ -34,7 +34,7 @@ export interface Column {
   updatedAt?: boolean;
 }
 
-export interface Index {
+interface Index {
   name: string;
   unique: boolean;
   /** Key columns in order, "col" or "col DESC". */
@@ -43,9 +43,9 @@ export interface Index {
   method: string;
 }
 
-export type ReferentialAction = "Cascade" | "Restrict" | "NoAction" | "SetNull" | "SetDefault";
+type ReferentialAction = "Cascade" | "Restrict" | "NoAction" | "SetNull" | "SetDefault";
 
-export interface ForeignKey {
+interface ForeignKey {
   name: string;
   columns: string[];
   refTable: string;
@@ -56,7 +56,7 @@ export interface ForeignKey {
   unsupported?: string;
 }
 
-export interface Table {
+interface Table {
   name: string;
   /** schema side only: the Prisma model the table comes from. */
   model?: string;
@@ -66,15 +66,15 @@ export interface Table {
   foreignKeys: ForeignKey[];
 }
 
-export interface EnumType {
+interface EnumType {
   name: string;
   values: string[];
 }
 
-export type ExtraKind = "index" | "constraint" | "trigger" | "partitioning" | "partition" | "view";
+type ExtraKind = "index" | "constraint" | "trigger" | "partitioning" | "partition" | "view";
 
 /** A database object schema.prisma cannot express. `definition` has no schema qualification. */
-export interface ExtraObject {
+interface ExtraObject {
   kind: ExtraKind;
   table: string;
   name: string;
@@ -137,14 +137,14 @@ interface DmmfEnum {
   values: { name: string; dbName?: string | null }[];
 }
 
-export interface Dmmf {
+interface Dmmf {
   models: DmmfModel[];
   enums: DmmfEnum[];
   indexes: DmmfIndex[];
 }
 
 /** Prisma's parsed data model (DMMF) of a schema text; throws Prisma's validation errors. */
-export function parseSchema(schemaText: string): Dmmf {
+function parseSchema(schemaText: string): Dmmf {
   let out: string;
   try {
     out = get_dmmf(JSON.stringify({ prismaSchema: schemaText }));

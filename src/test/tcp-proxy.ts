@@ -12,7 +12,7 @@ import { afterAll } from "vitest";
 // forgotten them would. `reset()` resets every open connection at once, in any mode, as a server
 // that crashed or a middlebox that dropped them would (an RST, not the FIN of an orderly close).
 
-export type ProxyMode = "forward" | "refuse" | "blackhole";
+type ProxyMode = "forward" | "refuse" | "blackhole";
 
 export interface TcpProxy {
   port: number;

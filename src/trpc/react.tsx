@@ -10,7 +10,8 @@ import type { ErrorData } from "@/server/trpc/init";
 import type { AppRouter } from "@/server/trpc/root";
 import { makeQueryClient } from "./query-client";
 
-export const { TRPCProvider, useTRPC, useTRPCClient } = createTRPCContext<AppRouter>();
+const { TRPCProvider, useTRPC, useTRPCClient } = createTRPCContext<AppRouter>();
+export { useTRPC, useTRPCClient };
 
 /** Options of a query whose input may not fit in a URL (a whole schema): it is sent alone, as a POST. */
 export const sentAsPost = { trpc: { context: { sentAsPost: true } } };

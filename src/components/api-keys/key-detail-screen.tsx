@@ -18,9 +18,9 @@ import { STATUS_TONE, statusOf } from "./key-table";
 // One key: what it is, where it may act, when and from where it was last used, its requests by
 // outcome, and (for its owner) the actions its row in the list has: edit, roll, revoke.
 
-export const keyOptions = (trpc: ReturnType<typeof useTRPC>, keyId: string) =>
+const keyOptions = (trpc: ReturnType<typeof useTRPC>, keyId: string) =>
   trpc.apiKeys.get.queryOptions({ key_id: keyId });
-export const usageOptions = (trpc: ReturnType<typeof useTRPC>, keyId: string) =>
+const usageOptions = (trpc: ReturnType<typeof useTRPC>, keyId: string) =>
   trpc.apiKeys.usage.queryOptions({ key_id: keyId });
 
 const back = <BackLink href="/console/api-keys">API keys</BackLink>;

@@ -38,7 +38,7 @@ export const STATUS_TONE: Record<KeyStatus, Tone> = {
 };
 
 /** What the signed-in owner may do with a key of the table. */
-export interface KeyActions {
+interface KeyActions {
   onEdit: (key: ApiKey) => void;
   onRoll: (key: ApiKey) => void;
   onRevoke: (key: ApiKey) => void;

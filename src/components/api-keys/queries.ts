@@ -6,7 +6,7 @@ import type { AppRouter } from "@/server/trpc/root";
 // The key list query, built the same way by the page (server prefetch) and the screen (browser),
 // so the prefetched pages are the ones the screen reads.
 
-export const PAGE_SIZE = 25;
+const PAGE_SIZE = 25;
 
 export type StatusFilter = "all" | "active" | "revoked";
 

@@ -15,7 +15,7 @@ export interface RestrictionValues {
 }
 
 /** The typed CIDRs as a list, or null for none (any address). */
-export function cidrsOf(text: string): string[] | null {
+function cidrsOf(text: string): string[] | null {
   const cidrs = text.split(/[\s,]+/).filter((s) => s !== "");
   return cidrs.length > 0 ? cidrs : null;
 }

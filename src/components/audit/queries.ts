@@ -7,7 +7,7 @@ import type { AppRouter } from "@/server/trpc/root";
 
 type Trpc = TRPCOptionsProxy<AppRouter>;
 
-export const PAGE_SIZE = 25;
+const PAGE_SIZE = 25;
 
 export type AuditFilters = Pick<
   z.input<typeof listAuditEventsQuery>,

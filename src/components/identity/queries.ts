@@ -9,7 +9,7 @@ import type { AppRouter } from "@/server/trpc/root";
 
 type Trpc = TRPCOptionsProxy<AppRouter>;
 
-export const PAGE_SIZE = 25;
+const PAGE_SIZE = 25;
 
 export type UserFilters = Pick<z.input<typeof listUsersQuery>, "q" | "include_deleted">;
 

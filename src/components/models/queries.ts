@@ -4,7 +4,7 @@ import type { AppRouter } from "@/server/trpc/root";
 
 // The model list query, built the same way by the page (server prefetch) and the screen.
 
-export const PAGE_SIZE = 50;
+const PAGE_SIZE = 50;
 
 export type ModelFilters = {
   /** Provider, model ID or display name. */
@@ -15,7 +15,7 @@ export type ModelFilters = {
 
 export const NO_FILTERS: ModelFilters = { q: "", category: "", status: "all" };
 
-export function modelListInput(filters: ModelFilters) {
+function modelListInput(filters: ModelFilters) {
   const q = filters.q.trim();
   return {
     limit: PAGE_SIZE,

@@ -16,7 +16,7 @@ import { Cell, DataTable, td } from "@/components/ui/table";
 // which keys expire this week, the platform's key requests per hour, the keys refused most, and the
 // audit trail's latest events.
 
-export const overviewOptions = (trpc: ReturnType<typeof useTRPC>) => trpc.overview.get.queryOptions();
+const overviewOptions = (trpc: ReturnType<typeof useTRPC>) => trpc.overview.get.queryOptions();
 
 export function OverviewScreen() {
   const trpc = useTRPC();

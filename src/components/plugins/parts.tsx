@@ -18,7 +18,7 @@ import { CodeList } from "@/components/ui/values";
 export const registeredNotice = (plugin: Plugin) =>
   `${plugin.name} ${plugin.version} registered${plugin.is_latest ? " as the latest version" : ""}.`;
 
-export function Flags({ plugin }: { plugin: Plugin }) {
+function Flags({ plugin }: { plugin: Plugin }) {
   const flags = [
     plugin.is_specialized && "Specialized",
     plugin.is_scoped && "Scoped",

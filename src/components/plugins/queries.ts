@@ -3,7 +3,7 @@ import type { AppRouter } from "@/server/trpc/root";
 
 // The plugin list queries, built the same way by the pages (server prefetch) and the screens.
 
-export const PAGE_SIZE = 50;
+const PAGE_SIZE = 50;
 
 /** The system catalog: the latest version of each pid. */
 export const catalogOptions = (trpc: TRPCOptionsProxy<AppRouter>) =>

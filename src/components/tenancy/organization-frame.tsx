@@ -15,7 +15,7 @@ import { BackLink, Loaded } from "@/components/ui/states";
 // links (each section is a page of its own, so it can be linked to and reloaded).
 
 /** Each section's path is its label in kebab-case; the profile is the organization's own page. */
-export const ORG_SECTIONS = [
+const ORG_SECTIONS = [
   "Profile",
   "Members",
   "Service accounts",

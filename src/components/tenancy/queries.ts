@@ -9,7 +9,7 @@ import type { AppRouter } from "@/server/trpc/root";
 
 type Trpc = TRPCOptionsProxy<AppRouter>;
 
-export const PAGE_SIZE = 25;
+const PAGE_SIZE = 25;
 
 export type OrganizationFilters = Pick<
   z.input<typeof listOrganizationsQuery>,
@@ -53,7 +53,7 @@ export const conversationListOptions = (trpc: Trpc, orgId: string, userId: strin
     { getNextPageParam: (page) => page.next_cursor },
   );
 
-export const MESSAGE_PAGE_SIZE = 50;
+const MESSAGE_PAGE_SIZE = 50;
 
 export const messageListOptions = (trpc: Trpc, orgId: string, conversationId: string) =>
   trpc.conversations.messages.infiniteQueryOptions(

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { sentence } from "./form";
+import { sentence } from "./form-errors";
 import { jsonObjectOf, orNullEach, valuesFrom } from "./form-values";
 
 describe("the form kit's words and values", () => {

@@ -34,8 +34,6 @@ import { primaryButton, secondaryButton } from "./styles";
 // This module brings the form library with it: a screen loads its forms on demand (`onDemand`,
 // ./form-loading.tsx) rather than with the page.
 
-export { errorText, sentence, type PlaceLabeller } from "./form-errors";
-
 let resolverModule: Promise<typeof import("@hookform/resolvers/zod")> | undefined;
 const loadResolver = () => (resolverModule ??= import("@hookform/resolvers/zod"));
 

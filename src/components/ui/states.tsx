@@ -53,7 +53,7 @@ export function EmptyState({ title, body, action }: { title: string; body?: Reac
   );
 }
 
-export const alertBox =
+const alertBox =
   "rounded-md border border-red-200 bg-red-50 px-3 py-2 text-sm font-medium text-red-800 dark:border-red-900 dark:bg-red-950 dark:text-red-200";
 
 /** A failure of the whole form (not of one field), read out when it appears and focusable. */

@@ -4,14 +4,13 @@ import { ShowMore } from "./states";
 // The console's tables: a framed, horizontally scrolling table with a header row, and under it the
 // "Show more" of a paginated list.
 
-export const th =
-  "px-3 py-2 text-left text-xs font-semibold tracking-wide text-slate-600 uppercase dark:text-slate-300";
+const th = "px-3 py-2 text-left text-xs font-semibold tracking-wide text-slate-600 uppercase dark:text-slate-300";
 export const td = "px-3 py-3 align-top text-sm";
-export const tableFrame =
+const tableFrame =
   "relative overflow-x-auto rounded-xl border border-slate-200 bg-white shadow-sm dark:border-slate-800 dark:bg-slate-900";
-export const tableClass = "min-w-full divide-y divide-slate-200 dark:divide-slate-800";
-export const tbodyClass = "divide-y divide-slate-200 dark:divide-slate-800";
-export const theadClass = "bg-slate-50 dark:bg-slate-950";
+const tableClass = "min-w-full divide-y divide-slate-200 dark:divide-slate-800";
+const tbodyClass = "divide-y divide-slate-200 dark:divide-slate-800";
+const theadClass = "bg-slate-50 dark:bg-slate-950";
 const rowAction =
   "rounded-md px-2 py-1 text-sm font-medium whitespace-nowrap text-brand-700 hover:bg-brand-50 dark:text-brand-300 dark:hover:bg-slate-800";
 const dangerRowAction =

@@ -6,7 +6,7 @@ import { Cell } from "./table";
 // Values as the console shows them: timestamps, identifiers and JSON.
 
 /** A timestamp as its date, with the time (UTC) under it. */
-export function When({ iso, none = "Never" }: { iso: string | null; none?: string }) {
+function When({ iso, none = "Never" }: { iso: string | null; none?: string }) {
   if (!iso) return <span className={mutedText}>{none}</span>;
   return (
     <time dateTime={iso} className="whitespace-nowrap">

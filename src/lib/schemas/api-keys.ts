@@ -37,7 +37,7 @@ export function parseRateLimit(text: string): RateLimit | undefined {
 }
 
 /** How long an old key keeps working after a roll, at most (7 days). */
-export const MAX_GRACE_PERIOD_SECONDS = 604_800;
+const MAX_GRACE_PERIOD_SECONDS = 604_800;
 /** The grace periods the console offers when rolling a key. */
 export const GRACE_CHOICES = [
   { label: "None", seconds: 0 },
@@ -170,7 +170,7 @@ export const usageQuery = z.strictObject({
 });
 export type UsageQuery = z.output<typeof usageQuery>;
 
-export const usageBucketSchema = z.object({
+const usageBucketSchema = z.object({
   hour: timestamp,
   outcome: z.enum(USAGE_OUTCOMES),
   count,

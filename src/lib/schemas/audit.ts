@@ -3,8 +3,8 @@ import { LENGTH, id, pageQuery, text, timestamp } from "./common";
 
 // The audit trail: one event per change, sign-in or refused authorization.
 
-export const AUDIT_ACTOR_AUTHS = ["session", "api_key", "cli", "system"] as const;
-export const AUDIT_OUTCOMES = ["success", "denied"] as const;
+const AUDIT_ACTOR_AUTHS = ["session", "api_key", "cli", "system"] as const;
+const AUDIT_OUTCOMES = ["success", "denied"] as const;
 
 /**
  * Fields whose values never enter the trail, whatever table they are in: a change to one is
@@ -26,7 +26,7 @@ export const SECRET_FIELDS: ReadonlySet<string> = new Set([
   "previous_secret_encrypted",
 ]);
 
-export const auditChange = z.union([
+const auditChange = z.union([
   z.object({ old: z.unknown(), new: z.unknown() }),
   z.object({ redacted: z.literal(true) }),
 ]);

@@ -28,7 +28,7 @@ const FORMAT_NAMES: Record<string, string> = {
  * console's forms): a phrase that follows the field's name, like "must be at least 12 characters".
  * Loaded with this module, which every schema imports; a schema's own `error` still wins.
  */
-export function readableIssue(issue: z.core.$ZodRawIssue): string | undefined {
+function readableIssue(issue: z.core.$ZodRawIssue): string | undefined {
   switch (issue.code) {
     case "invalid_type":
       return issue.input === undefined ? "is required" : `must be ${TYPE_NAMES[issue.expected] ?? issue.expected}`;
@@ -87,7 +87,7 @@ export const text = (max: number = LENGTH.STANDARD) => z.string().max(max);
 export const searchTerm = (matches: string) => text().trim().min(1).optional().describe(matches);
 
 /** The most items a list holds, unless it says otherwise: a page's worth. */
-export const MAX_ITEMS = 100;
+const MAX_ITEMS = 100;
 /** A list of at most `max` items. */
 export const list = <T extends z.ZodType>(item: T, max: number = MAX_ITEMS) => z.array(item).max(max);
 
@@ -101,18 +101,12 @@ export const timestamp = z.iso
   .meta({ examples: ["2026-01-15T09:30:00.000Z"] });
 
 /** The most items a page holds. */
-export const MAX_PAGE_SIZE = MAX_ITEMS;
+const MAX_PAGE_SIZE = MAX_ITEMS;
 // The longest cursor a list gives back is a setting key of 255 characters, as base64url JSON: 343.
 const CURSOR_LENGTH = LENGTH.LONG;
 
-export const limit = z.coerce
-  .number()
-  .int()
-  .min(1)
-  .max(MAX_PAGE_SIZE)
-  .default(50)
-  .describe("How many items a page holds.");
-export const cursor = z
+const limit = z.coerce.number().int().min(1).max(MAX_PAGE_SIZE).default(50).describe("How many items a page holds.");
+const cursor = z
   .string()
   .min(1)
   .max(CURSOR_LENGTH)

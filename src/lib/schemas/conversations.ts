@@ -14,9 +14,9 @@ import {
 // Conversations and their messages. History reads leave out `intent` messages.
 
 /** `unknown`: what the runtime's mapping produces for a role it does not know. */
-export const MESSAGE_ROLES = ["user", "assistant", "tool", "intent", "unknown"] as const;
-export const MESSAGE_STATUSES = ["pending", "streaming", "complete", "error", "cancelled"] as const;
-export const MESSAGE_SOURCES = ["human", "agent", "system", "tool", "import"] as const;
+const MESSAGE_ROLES = ["user", "assistant", "tool", "intent", "unknown"] as const;
+const MESSAGE_STATUSES = ["pending", "streaming", "complete", "error", "cancelled"] as const;
+const MESSAGE_SOURCES = ["human", "agent", "system", "tool", "import"] as const;
 
 /** A conversation's title: a column of 500 characters. */
 const TITLE_LENGTH = 500;
@@ -73,7 +73,7 @@ export const conversationSchema = z
 export type Conversation = z.infer<typeof conversationSchema>;
 export const conversationListSchema = listOf(conversationSchema);
 
-export const newMessage = z.strictObject({
+const newMessage = z.strictObject({
   role: z.enum(MESSAGE_ROLES),
   content: text(CONTENT_LENGTH),
   turn_id: id.describe("Groups the messages of one turn."),

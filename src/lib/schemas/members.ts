@@ -48,7 +48,7 @@ export const memberSchema = z
 export type Member = z.infer<typeof memberSchema>;
 export const memberListSchema = listOf(memberSchema);
 
-export const userOrganizationSchema = z
+const userOrganizationSchema = z
   .object({
     org_id: z.uuid(),
     name: text(),

@@ -17,7 +17,7 @@ import {
 export { BILLING_UNITS, MODEL_CATEGORIES } from "@/lib/models";
 
 const currencies = new Set(Intl.supportedValuesOf("currency"));
-export const price = z
+const price = z
   .string()
   .max(19)
   .regex(/^\d{1,10}(\.\d{1,8})?$/, "must be a decimal with at most 10 integer and 8 fraction digits");

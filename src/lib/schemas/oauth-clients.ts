@@ -21,7 +21,7 @@ export const GRANT_TYPES = ["authorization_code", "client_credentials", "refresh
 const LOOPBACK = /^(localhost|127(?:\.\d{1,3}){3}|\[::1\])$/i;
 
 /** Why a redirect URI is refused, or undefined: absolute https (http only to a loopback host), no fragment, no credentials. */
-export function redirectUriProblem(value: string): string | undefined {
+function redirectUriProblem(value: string): string | undefined {
   let url: URL;
   try {
     url = new URL(value);

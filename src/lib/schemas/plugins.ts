@@ -17,7 +17,7 @@ import {
 
 export const PID = /^[a-z][a-z0-9]*(\.[a-z0-9][a-z0-9_-]*)+$/;
 // Semantic Versioning 2.0.0, the official grammar.
-export const SEMVER =
+const SEMVER =
   /^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(?:-((?:0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*)(?:\.(?:0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*))*))?(?:\+([0-9a-zA-Z-]+(?:\.[0-9a-zA-Z-]+)*))?$/;
 export { LOGO_MAX_BYTES } from "@/lib/plugins";
 /** A logo as base64 (4 characters for every 3 bytes), with room for a data: URL's header. */

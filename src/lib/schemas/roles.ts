@@ -108,7 +108,7 @@ export const roleSchema = z
 export type Role = z.infer<typeof roleSchema>;
 export const roleListSchema = listOf(roleSchema);
 
-export const permissionInfoSchema = z
+const permissionInfoSchema = z
   .object({
     permission: text(),
     scope: z.enum(ROLE_SCOPES),

@@ -6,9 +6,6 @@ import { username } from "./users";
 // Service accounts: users of kind `service` that stand for a machine in one organization. Their
 // keys use the API key schemas (lib/schemas/api-keys) as they are.
 
-export const USER_KINDS = ["human", "service"] as const;
-export type UserKind = (typeof USER_KINDS)[number];
-
 /** The most org roles one service account is created or updated with at once. */
 const MAX_ROLES_AT_ONCE = 20;
 

@@ -4,7 +4,7 @@ import { DESCRIPTION_LENGTH, id, includeDeleted, LENGTH, list, listOf, pageQuery
 
 // Settings in tiers: platform (2) over organization (3) over orchestrator instance config (4).
 
-export { PLATFORM_ONLY_CATEGORIES, SETTING_CATEGORIES, VALUE_TYPES, type ValueType } from "@/lib/settings";
+export { SETTING_CATEGORIES, VALUE_TYPES, type ValueType } from "@/lib/settings";
 
 /**
  * The most settings each tier holds: the platform's, each organization's, and each orchestrator
@@ -112,9 +112,9 @@ export const orgSettingSchema = z
 export type OrgSettingView = z.infer<typeof orgSettingSchema>;
 export const orgSettingListSchema = listOf(orgSettingSchema);
 
-export const TIER_SOURCES = ["platform", "organization", "instance"] as const;
+const TIER_SOURCES = ["platform", "organization", "instance"] as const;
 
-export const effectiveSettingSchema = z
+const effectiveSettingSchema = z
   .object({
     key: text(),
     value: z.json(),

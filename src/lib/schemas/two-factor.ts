@@ -10,7 +10,7 @@ export const REQUIRE_MFA_SETTING = "auth.require_mfa_for_sys_admins";
 export const RECOVERY_CODES = 10;
 
 /** A 6-digit code of the authenticator app, or a recovery code (xxxx-xxxx-xxxx-xxxx). */
-export const authenticationCode = text(40)
+const authenticationCode = text(40)
   .trim()
   .min(1, "is required")
   .describe("The 6-digit code of the authenticator app, or one of the recovery codes.");

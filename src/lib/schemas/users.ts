@@ -41,11 +41,11 @@ export const username = text()
   .regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/, "may hold letters, digits, '.', '_' and '-', starting with a letter or digit");
 
 /** Stored lowercase: sign-in by email is case-insensitive. */
-export const emailAddress = text().trim().toLowerCase().pipe(z.email("must be an email address"));
+const emailAddress = text().trim().toLowerCase().pipe(z.email("must be an email address"));
 
 /** The longest password anyone may have (hashing costs grow with it). */
 export const PASSWORD_LENGTH = 1024;
-export const password = text(PASSWORD_LENGTH).min(12, "must be at least 12 characters");
+const password = text(PASSWORD_LENGTH).min(12, "must be at least 12 characters");
 
 /** A user's locale, a language tag: a column of 35 characters. */
 const LOCALE_LENGTH = 35;
@@ -164,8 +164,6 @@ export const passwordResetSchema = z.object({
     .describe("The generated password, shown once; null when the request gave one."),
 });
 export type PasswordReset = z.infer<typeof passwordResetSchema>;
-
-export { IDENTITY_PROVIDERS } from "@/lib/identities";
 
 export const identityParams = z.strictObject({ user_id: id, identity_id: id });
 

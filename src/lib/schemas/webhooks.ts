@@ -8,7 +8,7 @@ import { count, id, LENGTH, list, listOf, pageQuery, text, timestamp, timestamps
 /** At most this many endpoints per organization. */
 export const MAX_ORG_ENDPOINTS = 20;
 const MAX_EVENT_TYPES = 200;
-export const URL_LENGTH = 2048;
+const URL_LENGTH = 2048;
 
 const eventTypes = list(
   text(LENGTH.SHORT * 2).refine(isSubscribable, "is not an event type (see GET /api/v1/webhook-event-types)"),
@@ -94,9 +94,9 @@ export const webhookEndpointWithSecretSchema = webhookEndpointSchema
   });
 export type WebhookEndpointWithSecret = z.infer<typeof webhookEndpointWithSecretSchema>;
 
-export const DELIVERY_STATUSES = ["pending", "delivered", "failed"] as const;
+const DELIVERY_STATUSES = ["pending", "delivered", "failed"] as const;
 
-export const webhookDeliverySchema = z
+const webhookDeliverySchema = z
   .object({
     id: z.uuid(),
     message_id: z.uuid().describe("The `webhook-id` header, the same on every attempt."),
@@ -143,7 +143,7 @@ export const acceptedSchema = z
     ],
   });
 
-export const webhookEventTypeSchema = z.object({
+const webhookEventTypeSchema = z.object({
   type: text(LENGTH.SHORT * 2),
   kind: z.enum(["change", "system", "audit"]),
   operations: list(text(LENGTH.SHORT * 2), 10),

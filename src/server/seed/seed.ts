@@ -12,7 +12,7 @@ import { MODEL_CATALOG } from "./model-catalog";
 // what an operator has edited (tier quotas, the default key rate limit, model prices), except the built-in roles' permission
 // sets, which follow the catalog in code.
 
-export const SEED_ACTOR = "system:seed";
+const SEED_ACTOR = "system:seed";
 const SEED_LOCK = 727_073_691;
 
 /** Tier quotas, editable afterwards as platform settings. */

@@ -14,7 +14,8 @@ import { ACCOUNT_PAGE, leaveLinkIntent } from "./identity-linking";
 // channel API keys use): a demoted or deleted user loses access at once, and bumping the epoch (a
 // new password, an unlinked identity, "sign out everywhere") ends every session.
 
-export const { handlers, auth, signIn, signOut } = NextAuth(authConfig);
+const { handlers, auth, signIn, signOut } = NextAuth(authConfig);
+export { handlers, signIn, signOut };
 
 interface SessionAccount {
   actor: SessionActor;

@@ -13,7 +13,7 @@ import type { AnyOperation, OperationInput, OperationOutput } from "@/server/ope
 // flat object. Access, validation and the handler are the operation's own (operations/invoke.ts);
 // the console adds one rule: sys_admins only.
 
-export interface Context {
+interface Context {
   /** The signed-in console user, or null without a valid session. */
   actor: SessionActor | null;
   /** Where the call came from, for the audit trail (none for in-process callers). */
@@ -33,7 +33,7 @@ export interface ErrorData {
 const INTERNAL_MESSAGE = "Something went wrong on our side.";
 
 /** The domain error behind a tRPC error, when there is one. */
-export const domainCause = (error: TRPCError): DomainError | undefined =>
+const domainCause = (error: TRPCError): DomainError | undefined =>
   error.cause instanceof DomainError ? error.cause : undefined;
 
 const t = initTRPC.context<Context>().create({
@@ -93,7 +93,7 @@ function splitInput(operation: AnyOperation, input: unknown) {
   return parts;
 }
 
-export type ProcedureOf<O> = O extends { method: "GET" }
+type ProcedureOf<O> = O extends { method: "GET" }
   ? TRPCQueryProcedure<{ input: OperationInput<O>; output: OperationOutput<O>; meta: object }>
   : TRPCMutationProcedure<{ input: OperationInput<O>; output: OperationOutput<O>; meta: object }>;
 
