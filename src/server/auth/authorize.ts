@@ -1,10 +1,9 @@
 import "server-only";
-import { createHash, timingSafeEqual } from "node:crypto";
 import { ALL_PERMISSIONS, isDangerous, isPermission, PERMISSIONS, type Permission } from "@/lib/permissions";
 import { DomainError } from "@/server/errors";
-import { env } from "@/server/env";
-import { systemActor, type Actor, type SystemActor, type UserActor } from "./actor";
+import type { Actor, UserActor } from "./actor";
 import type { Grants } from "./grants";
+import { isMetricsScraper } from "./metrics-token";
 
 // The one place that decides "may this actor do this": the declared access of every operation,
 // the sys_admin-only `include_deleted`, and every no-escalation rule (key scopes, role grants,
@@ -109,29 +108,6 @@ export type DeclaredAccess =
   | "metrics"
   | { permission: Permission; sysAdmin?: boolean; org?: string; list?: boolean; anyOrg?: boolean };
 
-const METRICS_SCRAPER = "metrics";
-const digest = (value: string) => createHash("sha256").update(value).digest();
-const LOOPBACK = /^(127\.\d{1,3}\.\d{1,3}\.\d{1,3}|::1)$/;
-
-/**
- * Who may read the metrics: whoever sends `Authorization: Bearer <SVC_METRICS_TOKEN>`; without a
- * token configured, a client on this machine (a loopback address) and nobody else.
- */
-export function metricsScraper(authorization: string | null, clientAddress: string): SystemActor {
-  const token = env().SVC_METRICS_TOKEN;
-  if (token === undefined) {
-    if (!LOOPBACK.test(clientAddress))
-      throw new DomainError("forbidden", "Metrics are served to this machine only, unless SVC_METRICS_TOKEN is set.");
-    return systemActor(METRICS_SCRAPER);
-  }
-  const presented = /^bearer\s+(\S+)\s*$/i.exec(authorization ?? "")?.[1];
-  // Compared as digests, in constant time: the answer's timing tells nothing of the token.
-  if (!presented || !timingSafeEqual(digest(presented), digest(token))) {
-    throw new DomainError("unauthenticated", "Send the metrics token as Authorization: Bearer.");
-  }
-  return systemActor(METRICS_SCRAPER);
-}
-
 /**
  * Decides a call of an operation, from its declaration and its path parameters: the declared
  * permission (in the organization the `org` parameter names), sys_admin where declared, and
@@ -160,8 +136,7 @@ export function authorizeOperation(
     return;
   }
   if (access === "metrics") {
-    if (actor.kind !== "system" || actor.name !== METRICS_SCRAPER)
-      throw new DomainError("forbidden", "This is for the metrics scraper.");
+    if (!isMetricsScraper(actor)) throw new DomainError("forbidden", "This is for the metrics scraper.");
     return;
   }
   // An organization in the path that a restricted key may not act in looks missing, whatever the
