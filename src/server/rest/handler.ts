@@ -1,6 +1,7 @@
 import "server-only";
 import type { Actor } from "@/server/auth/actor";
-import { authenticateApiKey, recordKeyUsage, refusedKeyOf } from "@/server/auth/api-key-stage";
+import { authenticateApiKey, refusedKeyOf } from "@/server/auth/api-key-stage";
+import { recordKeyUsage } from "@/server/auth/api-key-usage";
 import { metricsScraper } from "@/server/auth/metrics-token";
 import { requireSameOriginWrite } from "@/server/auth/same-origin";
 import { currentSessionActor } from "@/server/session";
