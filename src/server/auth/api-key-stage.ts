@@ -31,11 +31,10 @@ function refusal(keyId: string, error: DomainError): DomainError {
 
 /**
  * The actor of a presented X-API-KEY value, or the 401 (or, from an address outside the key's
- * networks, the 403) that refuses it: straight from the cache when the key is known (no promise on
- * the hot path), else once its lookup completes. A refusal is thrown, at once or as the promise's
- * rejection.
+ * networks, the 403) that refuses it, as the promise's rejection: from the cache when the key is
+ * known, else once its lookup completes.
  */
-export function authenticateApiKey(raw: string, clientAddress = "unknown"): ApiKeyActor | Promise<ApiKeyActor> {
+export async function authenticateApiKey(raw: string, clientAddress = "unknown"): Promise<ApiKeyActor> {
   const { keyAuthentications, keyCache } = metrics();
   if (!hasKeyShape(raw)) throw invalidKey();
   listenForInvalidations();
@@ -52,13 +51,11 @@ export function authenticateApiKey(raw: string, clientAddress = "unknown"): ApiK
   }
   if (!checksumMatches(raw)) throw invalidKey();
   keyCache.inc({ result: trusted ? "miss" : "bypass" });
-  return lookUpKey(hash).then(
-    (resolution) => accept(resolution, Date.now(), clientAddress),
-    (error: unknown) => {
-      keyAuthentications.inc({ outcome: "unavailable" });
-      throw error;
-    },
-  );
+  const resolution = await lookUpKey(hash).catch((error: unknown) => {
+    keyAuthentications.inc({ outcome: "unavailable" });
+    throw error;
+  });
+  return accept(resolution, Date.now(), clientAddress);
 }
 
 function invalidKey(): DomainError {
