@@ -64,8 +64,8 @@ const ALLOWED_CIDRS = [
   "127.0.0.0/8",
   "::1/128",
 ].slice(-CIDRS);
-const LAST_USED_INTERVAL_S = 60; // api-key-stage.ts: at most one write per key per 60 s
-const FLUSH_INTERVAL_S = 5; // api-key-stage.ts: pending writes flushed every 5 s
+const LAST_USED_INTERVAL_S = 60; // api-key-usage.ts: at most one write per key per 60 s
+const FLUSH_INTERVAL_S = 5; // api-key-usage.ts: pending writes flushed every 5 s
 const TARGET_RPS_RATIO = 0.9;
 const TARGET_RPS_RATIO_REDIS = 0.85;
 const TARGET_P99_RATIO = 1.2;

@@ -1,14 +1,14 @@
 import "server-only";
-import { createHash, timingSafeEqual } from "node:crypto";
-import { ALL_PERMISSIONS, isDangerous, isPermission, PERMISSIONS, type Permission } from "@/lib/permissions";
+import { ALL_PERMISSIONS, isDangerous, PERMISSIONS, type Permission } from "@/lib/permissions";
 import { DomainError } from "@/server/errors";
-import { env } from "@/server/env";
-import { systemActor, type Actor, type SystemActor, type UserActor } from "./actor";
+import type { Actor, UserActor } from "./actor";
 import type { Grants } from "./grants";
+import { isMetricsScraper } from "./metrics-token";
 
-// The one place that decides "may this actor do this": the declared access of every operation,
-// the sys_admin-only `include_deleted`, and every no-escalation rule (key scopes, role grants,
-// OAuth client scopes). Services keep the rules of the data; they never decide access.
+// Access decisions: "may this actor do this" — the declared access of every operation, the
+// sys_admin-only `include_deleted`, which organizations an actor sees and acts in, and private
+// conversations. The no-escalation rules built on these answers are in escalation.ts. Services keep
+// the rules of the data; they never decide access.
 
 /** Whether the grants hold P globally, or in organization `orgId` (where the user is a member). */
 function grantsHold(grants: Grants, permission: Permission, orgId?: string): boolean {
@@ -18,7 +18,7 @@ function grantsHold(grants: Grants, permission: Permission, orgId?: string): boo
 }
 
 /** Whether grants hold P globally or in at least one organization. */
-function grantsHoldAnywhere(grants: Grants, permission: Permission): boolean {
+export function grantsHoldAnywhere(grants: Grants, permission: Permission): boolean {
   if (grantsHold(grants, permission)) return true;
   return [...grants.memberships.keys()].some((orgId) => grantsHold(grants, permission, orgId));
 }
@@ -109,29 +109,6 @@ export type DeclaredAccess =
   | "metrics"
   | { permission: Permission; sysAdmin?: boolean; org?: string; list?: boolean; anyOrg?: boolean };
 
-const METRICS_SCRAPER = "metrics";
-const digest = (value: string) => createHash("sha256").update(value).digest();
-const LOOPBACK = /^(127\.\d{1,3}\.\d{1,3}\.\d{1,3}|::1)$/;
-
-/**
- * Who may read the metrics: whoever sends `Authorization: Bearer <SVC_METRICS_TOKEN>`; without a
- * token configured, a client on this machine (a loopback address) and nobody else.
- */
-export function metricsScraper(authorization: string | null, clientAddress: string): SystemActor {
-  const token = env().SVC_METRICS_TOKEN;
-  if (token === undefined) {
-    if (!LOOPBACK.test(clientAddress))
-      throw new DomainError("forbidden", "Metrics are served to this machine only, unless SVC_METRICS_TOKEN is set.");
-    return systemActor(METRICS_SCRAPER);
-  }
-  const presented = /^bearer\s+(\S+)\s*$/i.exec(authorization ?? "")?.[1];
-  // Compared as digests, in constant time: the answer's timing tells nothing of the token.
-  if (!presented || !timingSafeEqual(digest(presented), digest(token))) {
-    throw new DomainError("unauthenticated", "Send the metrics token as Authorization: Bearer.");
-  }
-  return systemActor(METRICS_SCRAPER);
-}
-
 /**
  * Decides a call of an operation, from its declaration and its path parameters: the declared
  * permission (in the organization the `org` parameter names), sys_admin where declared, and
@@ -160,8 +137,7 @@ export function authorizeOperation(
     return;
   }
   if (access === "metrics") {
-    if (actor.kind !== "system" || actor.name !== METRICS_SCRAPER)
-      throw new DomainError("forbidden", "This is for the metrics scraper.");
+    if (!isMetricsScraper(actor)) throw new DomainError("forbidden", "This is for the metrics scraper.");
     return;
   }
   // An organization in the path that a restricted key may not act in looks missing, whatever the
@@ -252,87 +228,6 @@ export function requireMessageAuthor(
     );
   }
 }
-
-// No escalation ----------------------------------------------------------------------------------
-
-/**
- * Granting, revoking or editing something that carries `permissions` requires the actor to hold
- * every one of them — globally, or in organization `orgId` for something that acts there — unless
- * the actor is a sys_admin. Nobody hands out (or takes away) more than they hold themselves.
- */
-export function requireHeldByActor(actor: Actor, permissions: readonly Permission[], orgId?: string): void {
-  if (isSysAdmin(actor)) return;
-  const missing = permissions.filter((p) => !holds(actor, p, orgId));
-  if (missing.length > 0) {
-    const where = orgId === undefined ? "globally" : "in this organization";
-    throw new DomainError(
-      "scope_not_held",
-      `You do not hold ${missing.join(", ")} ${where}, so you cannot pass it on.`,
-      { scopes: missing },
-    );
-  }
-}
-
-/**
- * Changing another user's credentials or identity (password, username, email, linked identities,
- * deleting or restoring the user) hands the actor that user's power: it must already hold
- * everything the target holds, globally and in each of the target's organizations, and only a
- * sys_admin touches a sys_admin. One's own credentials are one's own. Refused: 403 forbidden.
- */
-export function requireOutranks(actor: Actor, target: { userId: string; grants: Grants }): void {
-  if (isSysAdmin(actor) || (actor.kind !== "system" && actor.userId === target.userId)) return;
-  const refuse = (why: string) => new DomainError("forbidden", `You cannot change this user's credentials: ${why}.`);
-  if (target.grants.isSysAdmin) throw refuse("the user is a sys_admin");
-  const missing = [...target.grants.global].filter((p) => !holds(actor, p));
-  for (const orgId of target.grants.memberships.keys()) {
-    for (const p of target.grants.byOrg.get(orgId) ?? []) if (!holds(actor, p, orgId)) missing.push(p);
-  }
-  if (missing.length > 0) throw refuse(`the user holds ${[...new Set(missing)].join(", ")}, which you do not`);
-}
-
-/**
- * Resetting a user's second factor is done to someone else: one's own is turned off with one's
- * password and a code, so a session alone cannot strip it.
- */
-export function requireResetOfAnother(actor: Actor, userId: string): void {
-  if (actor.kind !== "system" && actor.userId === userId) {
-    throw new DomainError(
-      "forbidden",
-      "Turn off your own two-factor authentication from Your account, with your password and a code.",
-    );
-  }
-}
-
-/** Requested scopes must be catalog permissions: 400 `unknown_scope`, each named as `field.N`. */
-export function requireKnownScopes(scopes: readonly string[], field: string): Permission[] {
-  const unknown = scopes.filter((s) => !isPermission(s));
-  if (unknown.length > 0) {
-    throw new DomainError("unknown_scope", `Unknown scope: ${unknown.join(", ")}.`, {
-      scopes: unknown,
-      errors: unknown.map((s) => ({
-        path: `${field}.${scopes.indexOf(s)}`,
-        message: `${s} is not a known permission`,
-      })),
-    });
-  }
-  return scopes as Permission[];
-}
-
-/**
- * Scopes given to something that will act with them (an API key for its owner, an OAuth client for
- * its registrant): unless the holder is a sys_admin, each must be held by the holder globally or in
- * at least one organization (403 `scope_not_held`, naming the ones it lacks).
- */
-export function requireScopesHeld(holder: Grants | Actor, scopes: readonly Permission[], whose: string): void {
-  const isActor = "kind" in holder;
-  if (isActor ? isSysAdmin(holder) : holder.isSysAdmin) return;
-  const notHeld = scopes.filter((p) => !(isActor ? holdsAnywhere(holder, p) : grantsHoldAnywhere(holder, p)));
-  if (notHeld.length > 0)
-    throw new DomainError("scope_not_held", `${whose} not hold: ${notHeld.join(", ")}.`, { scopes: notHeld });
-}
-
-/** Scopes a key will actually carry: its stored scopes without the dangerous ones. */
-export const sanitizeScopes = (scopes: readonly Permission[]): Permission[] => scopes.filter((p) => !isDangerous(p));
 
 export interface EffectivePermissions {
   global: Permission[];

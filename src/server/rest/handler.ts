@@ -1,7 +1,8 @@
 import "server-only";
 import type { Actor } from "@/server/auth/actor";
-import { authenticateApiKey, recordKeyUsage, refusedKeyOf } from "@/server/auth/api-key-stage";
-import { metricsScraper } from "@/server/auth/authorize";
+import { authenticateApiKey, refusedKeyOf } from "@/server/auth/api-key-stage";
+import { recordKeyUsage } from "@/server/auth/api-key-usage";
+import { metricsScraper } from "@/server/auth/metrics-token";
 import { requireSameOriginWrite } from "@/server/auth/same-origin";
 import { currentSessionActor } from "@/server/session";
 import { DomainError, type ErrorCode } from "@/server/errors";
@@ -84,20 +85,12 @@ async function countFailure(error: unknown, request: Request): Promise<never> {
   throw error;
 }
 
-function authenticateKey(raw: string, request: Request): Actor | Promise<Actor> {
-  try {
-    const actor = authenticateApiKey(raw, clientAddressOf(request));
-    return actor instanceof Promise ? actor.catch((error: unknown) => countFailure(error, request)) : actor;
-  } catch (error) {
-    return countFailure(error, request);
-  }
+function authenticateKey(raw: string, request: Request): Promise<Actor> {
+  return authenticateApiKey(raw, clientAddressOf(request)).catch((error: unknown) => countFailure(error, request));
 }
 
-/**
- * X-API-KEY, else the console session. A key in Authorization: Bearer is refused, not used. A
- * cached key answers without a promise.
- */
-function authenticate(request: Request): Actor | null | Promise<Actor | null> {
+/** X-API-KEY, else the console session. A key in Authorization: Bearer is refused, not used. */
+async function authenticate(request: Request): Promise<Actor | null> {
   const key = request.headers.get("x-api-key");
   if (key !== null) return authenticateKey(key.trim(), request);
   const authorization = request.headers.get("authorization") ?? "";
@@ -135,7 +128,7 @@ function locationOf(
   return `${base}/${encodeURIComponent(operation.created(result))}`;
 }
 
-function credentialsFor(operation: AnyOperation, request: Request): Actor | null | Promise<Actor | null> {
+async function credentialsFor(operation: AnyOperation, request: Request): Promise<Actor | null> {
   if (operation.access === "public") return null;
   if (operation.access === "metrics")
     return metricsScraper(request.headers.get("authorization"), clientAddressOf(request));
@@ -159,8 +152,7 @@ async function run(
 ): Promise<Response> {
   if (operation.addressLimit)
     seen.headers = await countAddressRequest(operation.addressLimit, clientAddressOf(request));
-  const credentials = credentialsFor(operation, request);
-  const actor = credentials instanceof Promise ? await credentials : credentials;
+  const actor = await credentialsFor(operation, request);
   seen.actor = actor;
   // Only public operations declare a limit per address (operations.test.ts), so no key's fields meet it.
   if (actor?.kind === "api_key") seen.headers = await countKeyRequest(actor.key.id, actor.key.rateLimit);

@@ -1,6 +1,6 @@
 import "server-only";
 import type { dataLayer } from "@/server/db/data-layer";
-import { sanitizeScopes } from "@/server/auth/authorize";
+import { sanitizeScopes } from "@/server/auth/escalation";
 import { CHANNEL, notifyPayload } from "@/server/auth/invalidation";
 import { isCidr } from "@/server/auth/networks";
 import { validationFailed } from "@/server/errors";

@@ -1,13 +1,8 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { systemActor } from "@/server/auth/actor";
-import {
-  authenticateApiKey,
-  flushKeyUsage,
-  flushLastUsed,
-  pruneKeyUsage,
-  recordKeyUsage,
-} from "@/server/auth/api-key-stage";
+import { authenticateApiKey } from "@/server/auth/api-key-stage";
+import { flushKeyUsage, flushLastUsed, pruneKeyUsage, recordKeyUsage } from "@/server/auth/api-key-usage";
 import { holds } from "@/server/auth/authorize";
 import { ALL_PERMISSIONS, isDangerous, PERMISSIONS, type Permission } from "@/lib/permissions";
 import { KeyUsage } from "@/server/db/bookkeeping";

@@ -1,7 +1,7 @@
 import "server-only";
 import { isPermission } from "@/lib/permissions";
 import { auditName, type Actor } from "@/server/auth/actor";
-import { requireHeldByActor } from "@/server/auth/authorize";
+import { requireHeldByActor } from "@/server/auth/escalation";
 import { dataLayer, type DataLayer } from "@/server/db/data-layer";
 import { DomainError, notFound } from "@/server/errors";
 import { withAccessChange } from "@/server/services/access-changes";

@@ -2,7 +2,7 @@ import "server-only";
 import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
 import type { Prisma } from "@/generated/prisma/client";
 import { auditName, type Actor } from "@/server/auth/actor";
-import { requireKnownScopes, requireScopesHeld } from "@/server/auth/authorize";
+import { requireKnownScopes, requireScopesHeld } from "@/server/auth/escalation";
 import { dataLayer, type DataLayer } from "@/server/db/data-layer";
 import { DomainError, notFound, validationFailed } from "@/server/errors";
 import { newestFirst, paginate } from "@/server/services/pagination";

@@ -1,7 +1,7 @@
 import "server-only";
 import type { Prisma } from "@/generated/prisma/client";
 import { auditName, type Actor } from "@/server/auth/actor";
-import { requireHeldByActor } from "@/server/auth/authorize";
+import { requireHeldByActor } from "@/server/auth/escalation";
 import { loadGrants, makesSysAdmin } from "@/server/auth/grants";
 import { ALL_PERMISSIONS, isDangerous, isPermission, PERMISSIONS, type Permission } from "@/lib/permissions";
 import { dataLayer, type DataLayer } from "@/server/db/data-layer";

@@ -1,6 +1,6 @@
 import "server-only";
 import { auditName, type Actor } from "@/server/auth/actor";
-import { requireHeldByActor, requireKnownScopes } from "@/server/auth/authorize";
+import { requireHeldByActor, requireKnownScopes } from "@/server/auth/escalation";
 import { dataLayer } from "@/server/db/data-layer";
 import { isPermission } from "@/lib/permissions";
 import {

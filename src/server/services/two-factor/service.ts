@@ -1,6 +1,7 @@
 import "server-only";
 import { auditName, type Actor, type SessionActor } from "@/server/auth/actor";
-import { isSysAdmin, requireResetOfAnother } from "@/server/auth/authorize";
+import { isSysAdmin } from "@/server/auth/authorize";
+import { requireResetOfAnother } from "@/server/auth/escalation";
 import { loadGrants } from "@/server/auth/grants";
 import { verifyPassword } from "@/server/auth/passwords";
 import { signInThrottle, TooManySignInAttempts } from "@/server/auth/sign-in-throttle";

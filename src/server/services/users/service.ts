@@ -1,7 +1,7 @@
 import "server-only";
 import { Prisma } from "@/generated/prisma/client";
 import { auditName, type Actor, type UserActor } from "@/server/auth/actor";
-import { requireOutranks } from "@/server/auth/authorize";
+import { requireOutranks } from "@/server/auth/escalation";
 import { loadGrants } from "@/server/auth/grants";
 import { generatePassword, hashPassword } from "@/server/auth/passwords";
 import { dataLayer, type DataLayer } from "@/server/db/data-layer";
