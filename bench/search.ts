@@ -153,10 +153,10 @@ async function shapes(url: string) {
 
 /** Every search RUNS times on the database at `url` (made process-wide meanwhile). */
 async function measure(url: string, embedded: boolean) {
-  // As the app reaches each: the embedded database without named statements or pipelining (npm start).
+  // As the app reaches each: the embedded database without named statements (npm start).
   const { client: prisma, actor } = await signedInClient(
     url,
-    embedded ? { poolMax: 4, preparedStatements: false, pipeline: false } : { poolMax: 4 },
+    embedded ? { poolMax: 4, preparedStatements: false } : { poolMax: 4 },
   );
   try {
     const figures: Record<string, { p50: number; p95: number; items: number }> = {};

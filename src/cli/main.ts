@@ -66,9 +66,9 @@ async function withDatabase<T>(work: (db: ResolvedDatabase) => Promise<T>): Prom
   }
 }
 
-/** A client for the resolved database: the embedded one's connections share one session, so no named statements nor pipelining. */
+/** A client for the resolved database: the embedded one's connections share one session, so no named statements. */
 const clientFor = (db: ResolvedDatabase, poolMax: number) =>
-  createBaseClient(db.url, { poolMax, preparedStatements: !db.embedded, pipeline: !db.embedded });
+  createBaseClient(db.url, { poolMax, preparedStatements: !db.embedded });
 
 /** Runs service code against the resolved database; its changes to access are announced on Redis too. */
 async function withServices(work: () => Promise<void>): Promise<void> {
@@ -324,7 +324,7 @@ const commands: Record<string, (args: string[]) => Promise<void>> = {
       const childEnv = {
         ...process.env,
         DATABASE_URL: db.url,
-        ...(db.embedded ? { DATABASE_POOL_MAX: "8", DATABASE_PREPARED_STATEMENTS: "0", DATABASE_PIPELINE: "0" } : {}),
+        ...(db.embedded ? { DATABASE_POOL_MAX: "8", DATABASE_PREPARED_STATEMENTS: "0" } : {}),
       };
       await run(
         process.execPath,

@@ -21,12 +21,6 @@ const schema = z
      * them off for the embedded database, whose connections share one session.
      */
     DATABASE_PREPARED_STATEMENTS: z.enum(["0", "1"]).default("1"),
-    /**
-     * Pipelining: a connection sends a statement without waiting for the answer to the one before
-     * (a change's audit event goes out with its COMMIT). `npm start` turns it off for the embedded
-     * database, whose connections share one session.
-     */
-    DATABASE_PIPELINE: z.enum(["0", "1"]).default("1"),
     /** How long to wait for a connection (a new one, or a free one of the pool) before answering 503 (ms). */
     DATABASE_CONNECT_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(3_000),
     /** The server cancels a statement running longer than this (ms); the client gives up a second later. */

@@ -2,7 +2,7 @@ import "server-only";
 import { randomUUID } from "node:crypto";
 import pg from "pg";
 import { connectionSettings } from "@/server/db/client";
-import { connectClient, PoolerAwareClient } from "@/server/db/pooler";
+import { connectClient, notePoolerRefusal, startupConfig } from "@/server/db/pooler";
 import { log } from "@/server/log";
 import { CHANNEL, invalidateLocally, notifyPayload, receivedPayload } from "./invalidation-bus";
 
@@ -78,7 +78,7 @@ async function probe(sub: Subscription): Promise<boolean> {
 }
 
 async function connect(sub: Subscription): Promise<void> {
-  const client: pg.Client = new PoolerAwareClient({ connectionString: sub.url, ...connectionSettings() });
+  const client = new pg.Client(startupConfig({ connectionString: sub.url, ...connectionSettings() }));
   let lost = false;
   const onLost = (error: Error) => {
     if (lost) return;
@@ -108,7 +108,11 @@ async function connect(sub: Subscription): Promise<void> {
     } else invalidateLocally(received.event);
   });
   try {
-    await client.connect();
+    // A pooler's refusal is remembered: the next attempt goes without the startup timeouts.
+    await client.connect().catch((error: unknown) => {
+      notePoolerRefusal(sub.url, error);
+      throw error;
+    });
     await client.query(`LISTEN ${CHANNEL}`);
     if (sub.verified === undefined) {
       const heard = await probe(sub);

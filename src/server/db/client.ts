@@ -6,7 +6,7 @@ import pg from "pg";
 import { PrismaClient } from "@/generated/prisma/client";
 import { env } from "@/server/env";
 import { onShutdown } from "@/server/lifecycle";
-import { behindPooler, PoolerAwareClient } from "./pooler";
+import { behindPooler, setSessionTimeouts } from "./pooler";
 
 export type BaseClient = PrismaClient;
 
@@ -15,8 +15,6 @@ export interface BaseClientOptions {
   poolMax?: number;
   /** Named statements (see DATABASE_PREPARED_STATEMENTS); off for the embedded database. */
   preparedStatements?: boolean;
-  /** Pipelined connections (see DATABASE_PIPELINE); off for the embedded database. */
-  pipeline?: boolean;
 }
 
 /** A transaction left idle this long is ended by the server, releasing its locks (ms). */
@@ -63,29 +61,14 @@ export function maintenanceConnectionSettings(): pg.ClientConfig {
 
 /**
  * node-postgres gives up waiting for an answer after query_timeout but keeps the connection, which
- * still waits for that answer: every later statement on it (a transaction's ROLLBACK, say) would
- * queue behind it and time out in turn. A connection whose query timed out is closed instead; the
- * pool then drops it.
+ * still waits for that answer: every later statement on it would queue behind it and time out in
+ * turn. A connection handed back to the pool with its session not at rest (a statement unanswered,
+ * a transaction left open) is closed instead of reused; the pool drops a connection that is ending.
+ * One handed back with an error is dropped by the pool itself.
  */
-class TimeoutClosingClient extends PoolerAwareClient {}
-const sendQuery = pg.Client.prototype.query as (...args: unknown[]) => unknown;
-TimeoutClosingClient.prototype.query = function query(this: pg.Client, ...args: unknown[]) {
-  const closeOnTimeout = (error: unknown) => {
-    if ((error as Error | undefined)?.message === "Query read timeout") this.connection.stream.destroy();
-  };
-  const last = args.length - 1;
-  const callback = args[last];
-  if (typeof callback === "function") {
-    args[last] = (error: unknown, result: unknown) => {
-      closeOnTimeout(error);
-      (callback as (e: unknown, r: unknown) => void)(error, result);
-    };
-    return sendQuery.apply(this, args);
-  }
-  const result = sendQuery.apply(this, args);
-  if (result instanceof Promise) result.catch(closeOnTimeout);
-  return result;
-} as pg.Client["query"];
+function closeUnlessAtRest(error: Error | undefined, connection: pg.PoolClient): void {
+  if (!error && connection.getTransactionStatus() !== "I") void connection.end();
+}
 
 // Named statements are parsed once per connection and their plans cached by PostgreSQL (a generic
 // plan prunes partitions at run time), which spares the parser and planner on every hot-path
@@ -151,14 +134,16 @@ class ConnectionSharingPg extends PrismaPg {
 
 /** A Prisma client over node-postgres for one connection string (real or embedded PostgreSQL). */
 export function createBaseClient(url: string, options: BaseClientOptions = {}): BaseClient {
+  // The server-side timeouts are set on each new connection rather than sent at its start, which a
+  // transaction pooler would refuse (see setSessionTimeouts).
+  const { statement_timeout, idle_in_transaction_session_timeout, ...settings } = connectionSettings();
   const pool = new pg.Pool({
     connectionString: url,
     max: options.poolMax ?? env().DATABASE_POOL_MAX,
-    ...connectionSettings(),
-    // node-postgres's pipeline mode (its types do not list it yet).
-    ...({ pipeline: options.pipeline ?? env().DATABASE_PIPELINE === "1" } as object),
-    Client: TimeoutClosingClient,
+    ...settings,
+    onConnect: setSessionTimeouts(url, { statement_timeout, idle_in_transaction_session_timeout }),
   });
+  pool.on("release", closeUnlessAtRest);
   const prepared = options.preparedStatements ?? env().DATABASE_PREPARED_STATEMENTS === "1";
   // Behind a transaction pooler (before PgBouncer 1.21) a named statement may meet another session.
   const name = prepared ? (sql: string) => (behindPooler(url) ? undefined : statementName(sql)) : () => undefined;
@@ -223,7 +208,7 @@ export async function databaseAnswers(ms: number, client = baseClient()): Promis
   if (!pooled) throw new Error("databaseAnswers needs a client made by createBaseClient");
   let timer: NodeJS.Timeout | undefined;
   const deadline = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), ms)));
-  const answer = pooled.pool.query({ text: "SELECT 1", query_timeout: ms } as pg.QueryConfig).then(
+  const answer = pooled.pool.query("SELECT 1").then(
     () => true,
     () => false,
   );

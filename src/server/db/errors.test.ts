@@ -84,6 +84,21 @@ describe("mapDatabaseError on connection-level failures", () => {
     await client.$disconnect();
   });
 
+  it("maps a transaction's statement that gets no answer in time, and closes its connection", async () => {
+    const client = createBaseClient(url, { poolMax: 1 });
+    const backend = async () => (await client.$queryRaw<{ pid: number }[]>`SELECT pg_backend_pid() AS pid`)[0]!.pid;
+    const before = await backend();
+    // The server's own timeout lifted in this transaction: only the client's wait runs out.
+    const unanswered = client.$transaction(async (tx) => {
+      await tx.$executeRaw`SET LOCAL statement_timeout = 0`;
+      await tx.$executeRaw`SELECT pg_sleep(10)`;
+    });
+    expect(await failure(unanswered)).toMatchObject({ message: "Query read timeout", mapped: "unavailable" });
+    // The pool's one connection, which still waits for that answer, is not handed out again.
+    expect(await backend()).not.toBe(before);
+    await client.$disconnect();
+  });
+
   it("maps refused and silent servers, and Prisma's transaction that cannot start", async () => {
     const { proxy, client } = await proxiedClient();
     await client.organization.count();

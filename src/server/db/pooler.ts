@@ -8,7 +8,8 @@ import pg from "pg";
 // out the first time a connection to an address is refused so, and from then on sends it no startup
 // timeouts and no named statements: the timeouts come from the role's settings in the database
 // (applyRoleTimeouts, run by every migration) instead, which PostgreSQL applies to each server
-// connection the pooler opens. See docs/decisions/040-timeouts-behind-a-pooler.md.
+// connection the pooler opens. A pool sends no startup timeouts at all: it sets them on each new
+// connection to a server it does not know as a pooler. See docs/decisions/040-timeouts-behind-a-pooler.md.
 
 // On globalThis: Next.js bundles this module into several server chunks.
 const shared = globalThis as unknown as { svcPoolers?: Set<string> };
@@ -35,52 +36,46 @@ export function notePoolerRefusal(url: string | undefined, error: unknown): bool
   return true;
 }
 
-/**
- * A node-postgres client that sends no startup timeouts to a known pooler, and learns a pooler from
- * its refusal (the next connection then goes without them).
- */
-export class PoolerAwareClient extends pg.Client {
-  private readonly url: string | undefined;
-
-  constructor(config: pg.ClientConfig = {}) {
-    const url = config.connectionString;
-    const settings = { ...config } as Record<string, unknown>;
-    if (behindPooler(url)) {
-      delete settings.statement_timeout;
-      delete settings.idle_in_transaction_session_timeout;
-    }
-    super(settings as pg.ClientConfig);
-    this.url = url;
-  }
-
-  override connect(): Promise<void>;
-  override connect(callback: (err: Error) => void): void;
-  override connect(callback?: (err: Error) => void): Promise<void> | void {
-    const connected = super.connect().catch((error: unknown) => {
-      notePoolerRefusal(this.url, error);
-      throw error;
-    });
-    if (!callback) return connected;
-    connected.then(() => callback(undefined as unknown as Error), callback);
-  }
+/** `config` as its server takes it: without the startup timeouts once that server is known to be a pooler. */
+export function startupConfig(config: pg.ClientConfig): pg.ClientConfig {
+  if (!behindPooler(config.connectionString)) return config;
+  const { statement_timeout, idle_in_transaction_session_timeout, ...accepted } = config;
+  return accepted;
 }
 
 /** A connected client for `config`: once more without the startup timeouts when a pooler refused them. */
 export async function connectClient(config: pg.ClientConfig): Promise<pg.Client> {
   for (let attempt = 0; ; attempt++) {
-    const client = new PoolerAwareClient(config);
+    const client = new pg.Client(startupConfig(config));
     try {
       await client.connect();
       return client;
     } catch (error) {
-      if (attempt > 0 || !behindPooler(config.connectionString)) throw error;
+      if (attempt > 0 || !notePoolerRefusal(config.connectionString, error)) throw error;
     }
   }
 }
 
 /**
+ * A pool's `onConnect` for `url`: gives each new connection the server-side timeouts with SET. A pool
+ * sends none at startup, so a pooler never refuses its connections; behind one, where a session's
+ * SET would not outlive its transaction, the role's settings apply instead.
+ */
+export function setSessionTimeouts(
+  url: string,
+  timeouts: Pick<pg.ClientConfig, "statement_timeout" | "idle_in_transaction_session_timeout">,
+): (client: pg.ClientBase) => Promise<void> {
+  const sql = Object.entries(timeouts)
+    .flatMap(([name, ms]) => (typeof ms === "number" ? [`SET ${name} = ${Math.trunc(ms)}`] : []))
+    .join("; ");
+  return async (client) => {
+    if (sql && !behindPooler(url)) await client.query(sql);
+  };
+}
+
+/**
  * Connects once to `url`, to learn before serving whether it is a pooler that refuses startup
- * timeouts (cheaper than failing a request's first connection). Throws when it cannot connect.
+ * timeouts (then the app sends it no named statements and no LISTEN). Throws when it cannot connect.
  */
 export async function detectPooler(url: string, config: pg.ClientConfig): Promise<boolean> {
   const client = await connectClient({ ...config, connectionString: url });

@@ -16,7 +16,6 @@ import { createDatabase, dropDatabase, uniqueName } from "@/test/postgres";
 
 process.env.SVC_ENCRYPTION_KEYS = TEST_ENCRYPTION_KEYS;
 process.env.DATABASE_PREPARED_STATEMENTS = "0";
-process.env.DATABASE_PIPELINE = "0";
 const dataDir = await mkdtemp(path.join(os.tmpdir(), "svc-transfer-"));
 const { startEmbedded } = await import("./embedded");
 const embedded = await startEmbedded(dataDir);
@@ -48,7 +47,7 @@ const [
 const { keyRing } = await import("@/server/crypto/key-ring");
 
 await migrate(embedded.url);
-const client = createBaseClient(embedded.url, { poolMax: 2, preparedStatements: false, pipeline: false });
+const client = createBaseClient(embedded.url, { poolMax: 2, preparedStatements: false });
 makeProcessWide(client);
 afterAll(() => client.$disconnect());
 await fixtures.seedRoles(client);

@@ -10,8 +10,8 @@ import { inOneTransaction } from "./unit-of-work";
 
 // The file's DATABASE_URL is its own database: the process-wide client the data layer uses is on it.
 const { client, url } = await testDatabase();
-const unpipelined = createBaseClient(url, { poolMax: 2, pipeline: false });
-afterAll(() => unpipelined.$disconnect());
+const another = createBaseClient(url, { poolMax: 2 });
+afterAll(() => another.$disconnect());
 
 describe("a unit of work", () => {
   it("sends every statement of the data layer through one transaction, joined by nested $transaction", async () => {
@@ -99,8 +99,8 @@ describe("a unit of work", () => {
   });
 
   it.each([
-    ["a pipelined connection", () => client],
-    ["a connection that is not pipelined", () => unpipelined],
+    ["the test database's client", () => client],
+    ["a client of its own", () => another],
   ])(
     "on %s, keeps nothing when a statement sent with its COMMIT fails, and fails with it",
     async (_label, clientOf) => {
