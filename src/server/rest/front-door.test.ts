@@ -1,15 +1,18 @@
 import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { allowOf, endpointAt } from "./front-door";
+import { DomainError } from "@/server/errors";
+import { METHODS } from "@/server/operations/operation";
+import { allowOf, endpointAt, operationAt } from "./front-door";
 import { docsPathOfTag } from "./docs-paths";
-import { ROUTES, routesAt } from "./registry";
-import { restPathOf } from "@/test/route-files";
+import { ROUTES } from "./registry";
 
 // The front door answers unknown paths and wrong methods itself, so its idea of the endpoints
-// under /api must be Next.js's: every route file and page there, with the methods it exports.
+// under /api must be Next.js's: every route file and page there, with the methods it exports. The
+// REST operations have one catch-all route, which finds each in the front door's index.
 
 const API = path.resolve("src/app/api");
+const REST_ROUTE = path.join(API, "[...path]", "route.ts");
 
 function endpointFiles(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
@@ -32,11 +35,9 @@ const samplePath = (file: string) =>
     .replace(/\[\.\.\.[a-z_]+\]/g, "one/two")
     .replace(/\[[a-z_]+\]/g, "sample-1");
 
-/** The methods a file serves: a page GET; a route file what it exports (the registry's, for REST). */
+/** The methods a file serves: a page GET; a route file what it exports. */
 function exportedMethods(file: string): string[] {
   const text = readFileSync(file, "utf8");
-  const rest = restPathOf(text);
-  if (rest) return routesAt(rest).map((r) => r.method);
   if (file.endsWith("page.tsx")) return ["GET"];
   const exported = [...text.matchAll(/export (?:const \{([^}]*)\}|\{([^}]*)\}|(?:async )?function (\w+))/g)]
     .map((m) => m[1] ?? m[2] ?? m[3] ?? "")
@@ -44,13 +45,43 @@ function exportedMethods(file: string): string[] {
   return ["GET", "POST", "PUT", "PATCH", "DELETE"].filter((method) => new RegExp(`\\b${method}\\b`).test(exported));
 }
 
+/** A path parameter's value in a request, and as the operation gets it. */
+const PARAM_VALUE = "a b/ü";
+
 describe("front door endpoints", () => {
-  const files = endpointFiles(API);
+  const files = endpointFiles(API).filter((file) => file !== REST_ROUTE);
+  const restPaths = [...new Set(ROUTES.map((route) => route.path))];
 
   it.each(files.map((file) => [path.relative(API, file), file]))("knows %s and its methods", (_name, file) => {
     const endpoint = endpointAt(samplePath(file));
     expect(endpoint, samplePath(file)).toBeDefined();
     expect([...(endpoint?.methods ?? [])].sort()).toEqual(exportedMethods(file).sort());
+  });
+
+  it("hands every method to the REST route", () => {
+    expect(exportedMethods(REST_ROUTE).sort()).toEqual([...METHODS].sort());
+  });
+
+  it.each(restPaths)("finds the operations at %s with their path parameters", (restPath) => {
+    const names = [...restPath.matchAll(/\{(\w+)\}/g)].map((match) => match[1]!);
+    const requested = restPath.replace(/\{\w+\}/g, encodeURIComponent(PARAM_VALUE));
+    const operations = ROUTES.filter((route) => route.path === restPath);
+    expect(endpointAt(requested)?.path).toBe(restPath);
+    expect([...(endpointAt(requested)?.methods ?? [])].sort()).toEqual(operations.map((o) => o.method).sort());
+    for (const operation of operations) {
+      expect(operationAt(operation.method, requested)).toEqual({
+        operation,
+        params: Object.fromEntries(names.map((name) => [name, PARAM_VALUE])),
+      });
+    }
+  });
+
+  it("finds no operation where the front door refuses, nor at an endpoint that is not one", () => {
+    const codeOf = (found: ReturnType<typeof operationAt>) => (found instanceof DomainError ? found.code : undefined);
+    expect(codeOf(operationAt("GET", "/api/v1/nope"))).toBe("not_found");
+    expect(codeOf(operationAt("DELETE", "/api/health"))).toBe("method_not_allowed");
+    expect(codeOf(operationAt("GET", "/api/v1/roles/%zz"))).toBe("validation_failed");
+    expect(codeOf(operationAt("GET", "/api/openapi.json"))).toBe("not_found");
   });
 
   it("picks static segments over parameters, as Next.js does", () => {

@@ -6,7 +6,7 @@ import { log } from "@/server/log";
 import type { Method } from "@/server/operations/operation";
 import { problemBody, problemHeaders } from "./problem";
 import { docsPathOfTag } from "./docs-paths";
-import { ROUTES } from "./registry";
+import { ROUTES, type RestOperation } from "./registry";
 
 // In front of every /api request, before Next.js sees it: a request id (the caller's when sane),
 // echoed in X-Request-Id on whatever answers, and the problem+json answers Next.js would otherwise
@@ -15,6 +15,9 @@ import { ROUTES } from "./registry";
 // with Allow; for TRACE and WebDAV methods Next.js answers 500 or 400) — and OPTIONS (204 with the
 // endpoint's Allow). Everything else goes on to the route, a path with extra slashes as the path
 // without them (Next.js would redirect it).
+//
+// Its index of the endpoints is the REST surface's one route table: the REST catch-all route
+// (src/app/api/[...path]/route.ts) finds a request's operation and path parameters in it too.
 //
 // Next.js has no hook that runs this early: its proxy (middleware) runs after the request has been
 // turned into a fetch Request, which cannot be built for TRACE, and costs every request. So the
@@ -31,6 +34,8 @@ interface Endpoint {
   /** In the registry's form: `{name}` is one segment, `{...name}` one or more. */
   path: string;
   methods: readonly Method[];
+  /** A REST endpoint's operation for each of its methods; the other endpoints have files of their own. */
+  operations?: ReadonlyMap<Method, RestOperation>;
 }
 
 /** Endpoints under /api besides the REST routes: the API reference, the console's tRPC, Auth.js. */
@@ -46,9 +51,9 @@ const docsEndpoints = (): Endpoint[] =>
   [...new Set(ROUTES.map((route) => route.tag))].map((tag) => ({ path: docsPathOfTag(tag), methods: ["GET"] }));
 
 function restEndpoints(): Endpoint[] {
-  const byPath = new Map<string, Method[]>();
-  for (const route of ROUTES) byPath.set(route.path, [...(byPath.get(route.path) ?? []), route.method]);
-  return [...byPath].map(([path, methods]) => ({ path, methods }));
+  const byPath = new Map<string, Map<Method, RestOperation>>();
+  for (const route of ROUTES) byPath.set(route.path, (byPath.get(route.path) ?? new Map()).set(route.method, route));
+  return [...byPath].map(([path, operations]) => ({ path, methods: [...operations.keys()], operations }));
 }
 
 const segmentsOf = (path: string) => path.split("/").slice(1);
@@ -151,20 +156,50 @@ const decodes = (pathname: string) => {
   }
 };
 
-/** The refusal of a request at the front door, or what to answer OPTIONS with; undefined: go on. */
-function verdict(method: string, pathname: string): DomainError | { allow: string[] } | undefined {
+const noSuchEndpoint = () => new DomainError("not_found", "No such endpoint. The API reference is at /api/docs.");
+
+/** The endpoint that takes `method` at `pathname` (any endpoint takes OPTIONS), or the refusal to answer with. */
+function endpointFor(method: string, pathname: string): Endpoint | DomainError {
   if (!decodes(pathname)) {
     return new DomainError("validation_failed", "The path is not valid percent-encoded UTF-8.", {
       errors: [{ path: "path", message: "is not valid percent-encoded UTF-8" }],
     });
   }
   const endpoint = endpointAt(pathname);
-  if (!endpoint) return new DomainError("not_found", "No such endpoint. The API reference is at /api/docs.");
+  if (!endpoint) return noSuchEndpoint();
   const allow = allowOf(endpoint);
-  if (method === "OPTIONS") return { allow };
   if (!allow.includes(method))
     return new DomainError("method_not_allowed", `${method} is not allowed here.`, { allowed: allow });
-  return undefined;
+  return endpoint;
+}
+
+/**
+ * The REST operation for `method` at `pathname` with its path parameters, decoded as Next.js
+ * decodes a route's (each segment on its own), or the refusal the front door answers with.
+ */
+export function operationAt(
+  method: Method,
+  pathname: string,
+): { operation: RestOperation; params: Record<string, string> } | DomainError {
+  const endpoint = endpointFor(method, pathname);
+  if (endpoint instanceof DomainError) return endpoint;
+  const operation = endpoint.operations?.get(method);
+  // The endpoints that are not operations have route files of their own, which Next.js prefers.
+  if (!operation) return noSuchEndpoint();
+  const path = segmentsOf(withoutExtraSlashes(pathname));
+  const params: Record<string, string> = {};
+  segmentsOf(endpoint.path).forEach((part, index) => {
+    const name = /^\{(\w+)\}$/.exec(part)?.[1];
+    if (name) params[name] = decodeURIComponent(path[index]!);
+  });
+  return { operation, params };
+}
+
+/** The refusal of a request at the front door, or what to answer OPTIONS with; undefined: go on. */
+function verdict(method: string, pathname: string): DomainError | { allow: string[] } | undefined {
+  const endpoint = endpointFor(method, pathname);
+  if (endpoint instanceof DomainError) return endpoint;
+  return method === "OPTIONS" ? { allow: allowOf(endpoint) } : undefined;
 }
 
 function answer(response: ServerResponse, status: number, headers: Record<string, string>, body?: string) {

@@ -12,19 +12,19 @@ import { log } from "@/server/log";
 import { metrics } from "@/server/metrics";
 import { asDomainError, invoke } from "@/server/operations/invoke";
 import type { AnyOperation, Method } from "@/server/operations/operation";
-import { requestIdOf } from "./front-door";
+import { operationAt, requestIdOf } from "./front-door";
 import { problemResponse } from "./problem";
-import { routesAt } from "./registry";
+import type { RestOperation } from "./registry";
 import { BODY_LIMIT_BYTES, bodyTooLarge } from "@/server/http/body-limit";
 
-// The REST door every route runs through: request id → credentials (X-API-KEY or the console
-// session) → the key's rate limit → the operation (access, input, handler: operations/invoke.ts)
-// → its JSON answer, or a problem+json for any failure. A key that fails authentication counts
-// against its client's address. One log line and one metric sample a request, and a key's request
-// (refused or not) counts in its usage.
+// The REST door, one route handler a method for every operation: request id → the operation at the
+// request's path and method (found in the front door's index) → credentials (X-API-KEY or the
+// console session) → the key's rate limit → the operation (access, input, handler:
+// operations/invoke.ts) → its JSON answer, or a problem+json for any failure. A key that fails
+// authentication counts against its client's address. One log line and one metric sample a
+// request, and a key's request (refused or not) counts in its usage.
 
-type NextContext = { params: Promise<Record<string, string | string[]>> };
-type NextHandler = (request: Request, context: NextContext) => Promise<Response>;
+type RouteHandler = (request: Request) => Promise<Response>;
 
 async function readBody(request: Request): Promise<unknown> {
   const declared = Number(request.headers.get("content-length") ?? "0");
@@ -146,7 +146,7 @@ interface Seen {
 async function run(
   operation: AnyOperation,
   request: Request,
-  context: NextContext,
+  params: Record<string, string>,
   requestId: string,
   seen: Seen,
 ): Promise<Response> {
@@ -156,7 +156,6 @@ async function run(
   seen.actor = actor;
   // Only public operations declare a limit per address (operations.test.ts), so no key's fields meet it.
   if (actor?.kind === "api_key") seen.headers = await countKeyRequest(actor.key.id, actor.key.rateLimit);
-  const params = await context.params;
   const result = await invoke(
     operation,
     actor,
@@ -190,54 +189,71 @@ function jsonOf(result: unknown): string {
   return json;
 }
 
-function handlerFor(path: string, operation: AnyOperation): NextHandler {
-  return async (request, context) => {
-    const started = performance.now();
-    // The front door (front-door.ts) has put a sane id here, and sends it in X-Request-Id.
-    const requestId = requestIdOf(request.headers.get("x-request-id"));
-    const seen: Seen = { actor: null, headers: {} };
-    let response: Response;
-    try {
-      response = await run(operation, request, context, requestId, seen);
-    } catch (error) {
-      const domain = asDomainError(error);
-      if (domain.code === "internal_error") {
-        log.error("unhandled error", {
-          request_id: requestId,
-          error:
-            error instanceof Error ? { name: error.name, message: error.message, stack: error.stack } : String(error),
-        });
-      }
-      seen.refusedKey = refusedKeyOf(error);
-      response = problemResponse(domain, { ...seen.headers, "X-Request-Id": requestId });
+async function serve(
+  operation: RestOperation,
+  params: Record<string, string>,
+  request: Request,
+  requestId: string,
+): Promise<Response> {
+  const { path } = operation;
+  const started = performance.now();
+  const seen: Seen = { actor: null, headers: {} };
+  let response: Response;
+  try {
+    response = await run(operation, request, params, requestId, seen);
+  } catch (error) {
+    const domain = asDomainError(error);
+    if (domain.code === "internal_error") {
+      log.error("unhandled error", {
+        request_id: requestId,
+        error:
+          error instanceof Error ? { name: error.name, message: error.message, stack: error.stack } : String(error),
+      });
     }
-    const { actor } = seen;
-    const keyId = actor?.kind === "api_key" ? actor.key.id : seen.refusedKey;
-    if (keyId) recordKeyUsage(keyId, response.status, clientAddressOf(request), userAgentOf(request));
-    const seconds = (performance.now() - started) / 1000;
-    const { requests, duration } = metrics();
-    requests.inc({ route: path, method: operation.method, status: response.status });
-    duration.observe({ route: path, method: operation.method }, seconds);
-    log.info("request", {
-      request_id: requestId,
-      method: operation.method,
-      path,
-      status: response.status,
-      duration_ms: Math.round(seconds * 10_000) / 10,
-      auth: actor?.kind ?? null,
-      user_id: actor && actor.kind !== "system" ? actor.userId : null,
-      key_prefix: actor?.kind === "api_key" ? actor.key.prefix : null,
-    });
-    return response;
-  };
+    seen.refusedKey = refusedKeyOf(error);
+    response = problemResponse(domain, { ...seen.headers, "X-Request-Id": requestId });
+  }
+  const { actor } = seen;
+  const keyId = actor?.kind === "api_key" ? actor.key.id : seen.refusedKey;
+  if (keyId) recordKeyUsage(keyId, response.status, clientAddressOf(request), userAgentOf(request));
+  const seconds = (performance.now() - started) / 1000;
+  const { requests, duration } = metrics();
+  requests.inc({ route: path, method: operation.method, status: response.status });
+  duration.observe({ route: path, method: operation.method }, seconds);
+  log.info("request", {
+    request_id: requestId,
+    method: operation.method,
+    path,
+    status: response.status,
+    duration_ms: Math.round(seconds * 10_000) / 10,
+    auth: actor?.kind ?? null,
+    user_id: actor && actor.kind !== "system" ? actor.userId : null,
+    key_prefix: actor?.kind === "api_key" ? actor.key.prefix : null,
+  });
+  return response;
 }
 
+/** The route handler for `method`: it serves the operation declared for that method at the request's path. */
+const routeHandler =
+  (method: Method): RouteHandler =>
+  async (request) => {
+    // The front door (front-door.ts) has put a sane id here, and sends it in X-Request-Id.
+    const requestId = requestIdOf(request.headers.get("x-request-id"));
+    const { pathname } = new URL(request.url);
+    const found = operationAt(method, pathname);
+    if (found instanceof DomainError) return problemResponse(found, { "X-Request-Id": requestId });
+    return serve(found.operation, found.params, request, requestId);
+  };
+
 /**
- * Handlers for the methods declared at one path. Other methods, OPTIONS and unknown paths are
- * answered by the front door before a route is reached.
+ * The REST surface's route handlers, one a method, for one catch-all route (Next.js answers HEAD
+ * with GET's, without the body). Unknown paths, other methods and OPTIONS are answered by the front
+ * door before a route is reached; a request that gets here without it meets the same refusals.
  */
-export function restHandlers(path: string): Partial<Record<Method, NextHandler>> {
-  const operations = routesAt(path);
-  if (operations.length === 0) throw new Error(`No REST route is registered at ${path}`);
-  return Object.fromEntries(operations.map((operation) => [operation.method, handlerFor(path, operation)]));
-}
+export const restHandlers: Record<Method, RouteHandler> = {
+  GET: routeHandler("GET"),
+  POST: routeHandler("POST"),
+  PUT: routeHandler("PUT"),
+  PATCH: routeHandler("PATCH"),
+  DELETE: routeHandler("DELETE"),
+};

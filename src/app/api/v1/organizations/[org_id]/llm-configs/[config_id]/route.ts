@@ -1,4 +1,0 @@
-import { restHandlers } from "@/server/rest/handler";
-
-export const dynamic = "force-dynamic";
-export const { GET, POST, PUT, PATCH, DELETE } = restHandlers("/api/v1/organizations/{org_id}/llm-configs/{config_id}");

@@ -1,4 +1,0 @@
-import { restHandlers } from "@/server/rest/handler";
-
-export const dynamic = "force-dynamic";
-export const { GET, POST, PUT, PATCH, DELETE } = restHandlers("/api/v1/plugins/{plugin_id}");
