@@ -1,0 +1,37 @@
+import "server-only";
+import type { IncomingMessage, ServerResponse } from "node:http";
+import type { Lifecycle } from "@/server/lifecycle";
+
+// The state a server process keeps for its whole life (caches, connections, the job queue,
+// shutdown hooks), in one place. Next.js bundles a server module into several chunks, each with its
+// own copy of the module's variables, so state kept in a module-level variable would exist once per
+// chunk: two job queues, two metric registries. What is kept here exists once per process. It sits
+// in one property of globalThis, the one object every chunk shares, under a registered symbol, so
+// that the app's own server (scripts/server.mjs, plain JavaScript that cannot import this module)
+// reaches the entries it shares with the app too.
+//
+// To keep something per process, declare its entry in ProcessState, then get it in its module with
+// `processState("name", () => initialValue)`. The first call in the process makes the entry; every
+// later one, from any chunk and after a hot reload in development, returns that same value, which is
+// never replaced. State that changes over the process's life is a field of its entry.
+
+/** Every entry kept per process, by name. */
+interface ProcessState {
+  /** The draining flag and shutdown hooks (lifecycle.ts); scripts/server.mjs makes it when it runs the app. */
+  lifecycle: Lifecycle;
+  /** Called by scripts/server.mjs on each request before Next.js (rest/front-door.ts). */
+  frontDoor: (request: IncomingMessage, response: ServerResponse) => boolean;
+}
+
+const SLOT = Symbol.for("svc.process-state");
+
+const entries: Partial<ProcessState> = ((globalThis as unknown as Record<symbol, Partial<ProcessState> | undefined>)[
+  SLOT
+] ??= {});
+
+/** The process's entry `key`, made by `create` on the first call in the process. */
+export function processState<K extends keyof ProcessState>(key: K, create: () => ProcessState[K]): ProcessState[K] {
+  let value = entries[key];
+  if (value === undefined) entries[key] = value = create();
+  return value as ProcessState[K];
+}
