@@ -1,6 +1,8 @@
 import "server-only";
 import type { IncomingMessage, ServerResponse } from "node:http";
+import type { SignInThrottle } from "@/server/auth/sign-in-throttle";
 import type { Lifecycle } from "@/server/lifecycle";
+import type { Limiter, LimiterStore } from "@/server/limits/store";
 
 // The state a server process keeps for its whole life (caches, connections, the job queue,
 // shutdown hooks), in one place. Next.js bundles a server module into several chunks, each with its
@@ -21,6 +23,13 @@ interface ProcessState {
   lifecycle: Lifecycle;
   /** Called by scripts/server.mjs on each request before Next.js (rest/front-door.ts). */
   frontDoor: (request: IncomingMessage, response: ServerResponse) => boolean;
+  /** The rate-limit counters' store, while open (closed at shutdown). */
+  limiterStore: { open?: LimiterStore };
+  /** The limiter of failed authentications per client address; null when that limit is off. */
+  authFailureLimiter: Limiter | null;
+  /** The limiter of each route limited per client address, by the route's name. */
+  addressLimiters: Map<string, Limiter>;
+  signInThrottle: SignInThrottle;
 }
 
 const SLOT = Symbol.for("svc.process-state");
