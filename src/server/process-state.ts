@@ -1,5 +1,7 @@
 import "server-only";
 import type { IncomingMessage, ServerResponse } from "node:http";
+import type { InvalidationRoutes } from "@/server/auth/invalidation";
+import type { Invalidation, InvalidationListener } from "@/server/auth/invalidation-bus";
 import type { SignInThrottle } from "@/server/auth/sign-in-throttle";
 import type { Lifecycle } from "@/server/lifecycle";
 import type { Limiter, LimiterStore } from "@/server/limits/store";
@@ -30,6 +32,10 @@ interface ProcessState {
   /** The limiter of each route limited per client address, by the route's name. */
   addressLimiters: Map<string, Limiter>;
   signInThrottle: SignInThrottle;
+  /** Whatever caches authentication state in this process, told of each invalidation. */
+  invalidationListeners: Set<InvalidationListener>;
+  /** The routes invalidations arrive by, once listening; the changes a CLI command is to publish. */
+  invalidations: { routes?: InvalidationRoutes; committed?: Invalidation[] };
 }
 
 const SLOT = Symbol.for("svc.process-state");
