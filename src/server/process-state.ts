@@ -3,8 +3,11 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import type { InvalidationRoutes } from "@/server/auth/invalidation";
 import type { Invalidation, InvalidationListener } from "@/server/auth/invalidation-bus";
 import type { SignInThrottle } from "@/server/auth/sign-in-throttle";
+import type { QueueState } from "@/server/jobs/queue";
 import type { Lifecycle } from "@/server/lifecycle";
 import type { Limiter, LimiterStore } from "@/server/limits/store";
+import type { Metrics } from "@/server/metrics";
+import type { DeliveryJob, Subscriber } from "@/server/services/webhooks/outbox";
 
 // The state a server process keeps for its whole life (caches, connections, the job queue,
 // shutdown hooks), in one place. Next.js bundles a server module into several chunks, each with its
@@ -25,6 +28,7 @@ interface ProcessState {
   lifecycle: Lifecycle;
   /** Called by scripts/server.mjs on each request before Next.js (rest/front-door.ts). */
   frontDoor: (request: IncomingMessage, response: ServerResponse) => boolean;
+  metrics: Metrics;
   /** The rate-limit counters' store, while open (closed at shutdown). */
   limiterStore: { open?: LimiterStore };
   /** The limiter of failed authentications per client address; null when that limit is off. */
@@ -36,6 +40,12 @@ interface ProcessState {
   invalidationListeners: Set<InvalidationListener>;
   /** The routes invalidations arrive by, once listening; the changes a CLI command is to publish. */
   invalidations: { routes?: InvalidationRoutes; committed?: Invalidation[] };
+  /** The job queue, once started. */
+  jobQueue: { started?: Promise<QueueState> };
+  /** The webhook endpoints enabled, as last read, and the read in flight. */
+  webhookSubscribers: { read?: { at: number; list: Subscriber[] }; reading?: Promise<Subscriber[]> };
+  /** Delivery jobs of committed changes waiting for their INSERT, and the relay inserting them. */
+  deliveryRelay: { waiting?: DeliveryJob[]; relaying?: Promise<void> };
 }
 
 const SLOT = Symbol.for("svc.process-state");
