@@ -38,9 +38,12 @@ const shutdownGraceMs = Math.max(0, Number.parseInt(process.env.SVC_SHUTDOWN_GRA
 // Shutdown hooks get this long per phase: a database that does not answer must not keep the process.
 const HOOK_PHASE_LIMIT_MS = 5_000;
 
-// Shared with the server modules (src/server/lifecycle.ts), which register their hooks here.
-const LIFECYCLE = Symbol.for("svc.lifecycle");
-const lifecycle = (globalThis[LIFECYCLE] ??= { draining: false, hooks: { flush: new Set(), close: new Set() } });
+// The process state the server modules keep (src/server/process-state.ts), which this plain
+// JavaScript file cannot import: the same globalThis slot, made here first. Two entries are shared:
+// the lifecycle (src/server/lifecycle.ts), where the server modules register their shutdown hooks,
+// and the front door, which the app hands over when Next.js starts it.
+const processState = (globalThis[Symbol.for("svc.process-state")] ??= {});
+const lifecycle = (processState.lifecycle ??= { draining: false, hooks: { flush: new Set(), close: new Set() } });
 
 // Log lines shaped as the app's own (src/server/log.ts), which this plain-JavaScript file cannot import.
 const LOG_LEVELS = { debug: 10, info: 20, warn: 30, error: 40, silent: 100 };
@@ -144,7 +147,7 @@ const server = http.createServer((request, response) => {
   secure(request, response);
   // The front door (src/server/rest/front-door.ts, handed over when Next.js starts the app)
   // answers what Next.js would answer in HTML or plain text under /api.
-  if (globalThis.svcFrontDoor?.(request, response)) return;
+  if (processState.frontDoor?.(request, response)) return;
   void handle(request, response);
 });
 // Longer than the usual load balancer's idle timeout, so it never closes a connection under one.

@@ -1,25 +1,21 @@
 import "server-only";
+import { processState } from "@/server/process-state";
 
 // The process's life as the app's own server (scripts/server.mjs) runs it. On SIGTERM the server
 // marks the process as draining (readiness turns 503 at once), lets requests in flight finish,
 // then runs what server modules registered here: first the "flush" phase (best-effort writes
-// still pending), then "close" (connections). Shared through globalThis under a registered
-// symbol, which the server reads too: Next.js bundles server modules into several chunks, and the
-// server itself is outside them.
+// still pending), then "close" (connections). The server reads the same entry of the process
+// state (process-state.ts), which it makes itself before Next.js loads.
 
 export type ShutdownPhase = "flush" | "close";
 
-interface Lifecycle {
+export interface Lifecycle {
   draining: boolean;
   hooks: Record<ShutdownPhase, Set<() => Promise<unknown>>>;
 }
 
-const LIFECYCLE = Symbol.for("svc.lifecycle");
-
-function lifecycle(): Lifecycle {
-  const global = globalThis as unknown as Record<symbol, Lifecycle | undefined>;
-  return (global[LIFECYCLE] ??= { draining: false, hooks: { flush: new Set(), close: new Set() } });
-}
+const lifecycle = (): Lifecycle =>
+  processState("lifecycle", () => ({ draining: false, hooks: { flush: new Set(), close: new Set() } }));
 
 /** Whether the process is shutting down: it finishes what it has, and should get nothing new. */
 export const draining = (): boolean => lifecycle().draining;

@@ -4,6 +4,7 @@ import { bookkeepingBacklog } from "@/server/db/bookkeeping";
 import { poolUsage } from "@/server/db/client";
 import { queueDepth } from "@/server/jobs/queue";
 import { limiterStore } from "@/server/limits/store";
+import { processState } from "@/server/process-state";
 
 // The process's metrics in Prometheus' text format (GET /api/metrics): requests by route template,
 // method and status with their latency, how API keys fare at authentication, 429s, the database
@@ -117,7 +118,5 @@ function createMetrics(): Metrics {
   };
 }
 
-// One registry per process: Next.js bundles this module into several server chunks.
-const shared = globalThis as unknown as { svcMetrics?: Metrics };
-
-export const metrics = (): Metrics => (shared.svcMetrics ??= createMetrics());
+// One registry per process, made when first asked for.
+export const metrics = (): Metrics => processState("metrics", createMetrics);

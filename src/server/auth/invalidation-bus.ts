@@ -1,4 +1,5 @@
 import "server-only";
+import { processState } from "@/server/process-state";
 
 // The in-process side of cross-process invalidation: who listens for invalidations here, and the
 // message that carries one between processes (a PostgreSQL notification or a Redis message).
@@ -10,13 +11,11 @@ export type Invalidation = { keyId: string } | { userId: string } | { all: true 
 /** A message a process sends itself at start, to learn whether its route carries messages at all. */
 export type Probe = { probe: string };
 
-type Listener = (event: Invalidation) => void;
-// On globalThis: Next.js bundles this module into several server chunks, each with its own scope,
-// and a route started in one must reach the caches of every other.
-const shared = globalThis as unknown as { svcInvalidationListeners?: Set<Listener> };
-const listeners = (shared.svcInvalidationListeners ??= new Set<Listener>());
+export type InvalidationListener = (event: Invalidation) => void;
+// Once per process: a route started in one server chunk must reach the caches of every other.
+const listeners = processState("invalidationListeners", () => new Set());
 
-export function onInvalidation(listener: Listener): () => void {
+export function onInvalidation(listener: InvalidationListener): () => void {
   listeners.add(listener);
   return () => listeners.delete(listener);
 }

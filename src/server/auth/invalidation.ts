@@ -4,6 +4,7 @@ import { isEmbeddedAddress } from "@/server/db/embedded-marker";
 import { behindPooler } from "@/server/db/pooler";
 import { onShutdown } from "@/server/lifecycle";
 import { log } from "@/server/log";
+import { processState } from "@/server/process-state";
 import { invalidateLocally, type Invalidation } from "./invalidation-bus";
 import { listenOnPostgres, type PostgresRoute } from "./invalidation-postgres";
 import { listenOnRedis, publishOnRedis, type RedisRoute } from "./invalidation-redis";
@@ -26,25 +27,24 @@ export const UNHEARD_CACHE_MS = 5_000;
 
 export type InvalidationRoute = "postgres" | "redis" | "none" | "starting";
 
-interface Routes {
+export interface InvalidationRoutes {
   postgres?: PostgresRoute;
   redis?: RedisRoute;
   /** PostgreSQL cannot carry invalidations here (a pooler, or the probe never came back). */
   postgresDeaf: boolean;
 }
 
-// On globalThis: Next.js bundles this module into several server chunks, and every chunk's caches
-// must hear the one set of routes.
-const shared = globalThis as unknown as { svcInvalidationRoutes?: Routes; svcCommittedChanges?: Invalidation[] };
+// Once per process: every server chunk's caches must hear the one set of routes.
+const shared = processState("invalidations", () => ({}));
 
 /** Starts listening, once per process (cheap to call on every request); from then on until stopListening(). */
 export function listenForInvalidations(url?: string): void {
-  if (shared.svcInvalidationRoutes) return;
+  if (shared.routes) return;
   const { DATABASE_URL, DATABASE_DIRECT_URL, REDIS_URL, REDIS_KEY_PREFIX } = env();
   const listenUrl = url ?? DATABASE_DIRECT_URL ?? DATABASE_URL;
   if (!listenUrl) return;
-  const routes: Routes = { postgresDeaf: false };
-  shared.svcInvalidationRoutes = routes;
+  const routes: InvalidationRoutes = { postgresDeaf: false };
+  shared.routes = routes;
   onShutdown("close", stopListening);
   if (REDIS_URL) routes.redis = listenOnRedis(REDIS_URL, REDIS_KEY_PREFIX);
   const deaf = () => {
@@ -82,7 +82,7 @@ export function unheard(embedded: boolean): { level: "info" | "warn"; message: s
 
 /** Whether this process hears invalidations now: only then may authentication state be cached at length. */
 export const listeningForInvalidations = (): boolean => {
-  const routes = shared.svcInvalidationRoutes;
+  const routes = shared.routes;
   return !!routes && (routes.postgres?.hearing() === true || routes.redis?.hearing() === true);
 };
 
@@ -93,13 +93,13 @@ export const listeningForInvalidations = (): boolean => {
  */
 export function cacheLifetimeMs(): number {
   if (listeningForInvalidations()) return Infinity;
-  const routes = shared.svcInvalidationRoutes;
+  const routes = shared.routes;
   return routes?.postgresDeaf && !routes.redis ? UNHEARD_CACHE_MS : 0;
 }
 
 /** The route invalidations reach this process by, for /api/ready and the start message. */
 export function invalidationRoute(): InvalidationRoute {
-  const routes = shared.svcInvalidationRoutes;
+  const routes = shared.routes;
   if (!routes) return "starting";
   if (routes.postgres?.verified()) return "postgres";
   if (routes.redis) return "redis";
@@ -112,8 +112,8 @@ export function invalidationRoute(): InvalidationRoute {
  */
 export function announceCommitted(event: Invalidation): void {
   invalidateLocally(event);
-  shared.svcInvalidationRoutes?.redis?.publish(event);
-  shared.svcCommittedChanges?.push(event);
+  shared.routes?.redis?.publish(event);
+  shared.committed?.push(event);
 }
 
 /**
@@ -125,12 +125,12 @@ export async function announcingOnRedis<T>(work: () => Promise<T>): Promise<T> {
   const { REDIS_URL, REDIS_KEY_PREFIX } = env();
   if (!REDIS_URL) return work();
   const committed: Invalidation[] = [];
-  shared.svcCommittedChanges = committed;
+  shared.committed = committed;
   let result: T;
   try {
     result = await work();
   } finally {
-    shared.svcCommittedChanges = undefined;
+    shared.committed = undefined;
   }
   if (committed.length > 0)
     await publishOnRedis(REDIS_URL, REDIS_KEY_PREFIX, committed).catch((error: Error) => {
@@ -142,7 +142,7 @@ export async function announcingOnRedis<T>(work: () => Promise<T>): Promise<T> {
 }
 
 export async function stopListening(): Promise<void> {
-  const routes = shared.svcInvalidationRoutes;
-  shared.svcInvalidationRoutes = undefined;
+  const routes = shared.routes;
+  shared.routes = undefined;
   await Promise.all([routes?.postgres?.stop(), routes?.redis?.stop()]);
 }

@@ -4,6 +4,7 @@ import { CredentialsSignin } from "next-auth";
 import { failureCounterKey } from "@/server/limits/api-limits";
 import { limiterStore, type Limiter, type LimiterStore, type LimitState } from "@/server/limits/store";
 import { metrics } from "@/server/metrics";
+import { processState } from "@/server/process-state";
 
 // Failed sign-ins (a wrong password, a wrong second factor) are throttled twice, in the rate-limit
 // store (per process, or shared by every replica through Redis):
@@ -80,8 +81,7 @@ export class SignInThrottle {
   }
 }
 
-const shared = globalThis as unknown as { svcSignInThrottle?: SignInThrottle };
-const processThrottle = () => (shared.svcSignInThrottle ??= new SignInThrottle(limiterStore()));
+const processThrottle = () => processState("signInThrottle", () => new SignInThrottle(limiterStore()));
 
 /** The process's throttle, on the process's limiter store (made when first used). */
 export const signInThrottle: Pick<SignInThrottle, "check" | "fail" | "succeed"> = {

@@ -3,6 +3,7 @@ import { PgBoss, type Job } from "pg-boss";
 import { env } from "@/server/env";
 import { onShutdown } from "@/server/lifecycle";
 import { log } from "@/server/log";
+import { processState } from "@/server/process-state";
 
 // The app's job queue: pg-boss, kept in the same PostgreSQL database (its own schema, `pgboss`),
 // embedded one included. It holds webhook deliveries and the scheduled jobs (jobs/registry.ts).
@@ -35,15 +36,14 @@ export interface QueueState {
   workers: Map<string, string[]>;
 }
 
-// On globalThis: Next.js bundles server modules into several chunks.
-const shared = globalThis as unknown as { svcQueue?: Promise<QueueState> };
+const shared = processState("jobQueue", () => ({}));
 
 /** The queue of this process, once started (undefined where none runs: the CLI, SVC_JOBS=0). */
-export const runningQueue = (): Promise<QueueState> | undefined => shared.svcQueue;
+export const runningQueue = (): Promise<QueueState> | undefined => shared.started;
 
 /** Starts the queue in this process (once): creates its schema when missing, then its workers. */
 export function startQueue(setup: (boss: PgBoss, state: QueueState) => Promise<void>): Promise<QueueState> {
-  if (shared.svcQueue) return shared.svcQueue;
+  if (shared.started) return shared.started;
   const { DATABASE_DIRECT_URL, DATABASE_URL } = env();
   const connectionString = DATABASE_DIRECT_URL ?? DATABASE_URL;
   if (!connectionString) throw new Error("the job queue needs DATABASE_URL");
@@ -61,16 +61,16 @@ export function startQueue(setup: (boss: PgBoss, state: QueueState) => Promise<v
   // Registered before the start: a shutdown during it (pg-boss's stop waits for a start in flight)
   // must still close the queue's connections, not leave them to be dropped at the exit.
   onShutdown("close", () => boss.stop({ graceful: true, timeout: 5_000 }));
-  shared.svcQueue = (async () => {
+  shared.started = (async () => {
     await boss.start();
     await setup(boss, state);
     return state;
   })();
-  shared.svcQueue.catch((error: Error) => {
-    shared.svcQueue = undefined;
+  shared.started.catch((error: Error) => {
+    shared.started = undefined;
     log.warn("the job queue did not start", { error: error.message });
   });
-  return shared.svcQueue;
+  return shared.started;
 }
 
 /** Creates `queue` when missing, with the expiry that lets a crashed job run again. */
@@ -110,14 +110,14 @@ export async function work<T extends object>(boss: PgBoss, state: QueueState, wo
 
 /** Wakes this process's workers of `queue` (after a commit that queued jobs), instead of their next poll. */
 export function wake(queue: string): void {
-  void shared.svcQueue?.then((state) => {
+  void shared.started?.then((state) => {
     for (const id of state.workers.get(queue) ?? []) state.boss.notifyWorker(id);
   });
 }
 
 /** Jobs of `queue` waiting (created or retry) and active as pg-boss last counted them, for metrics. */
 export async function queueDepth(queue: string): Promise<{ queued: number; active: number } | undefined> {
-  const state = await shared.svcQueue?.catch(() => undefined);
+  const state = await shared.started?.catch(() => undefined);
   if (!state) return undefined;
   const stats = await state.boss.getQueue(queue).catch(() => null);
   return stats ? { queued: stats.queuedCount, active: stats.activeCount } : undefined;

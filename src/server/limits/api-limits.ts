@@ -5,6 +5,7 @@ import { rateLimitSchema, type RateLimit } from "@/lib/schemas/api-keys";
 import { env } from "@/server/env";
 import { DomainError } from "@/server/errors";
 import { metrics } from "@/server/metrics";
+import { processState } from "@/server/process-state";
 import { limiterStore, type Limiter, type LimitState } from "./store";
 
 // The API's rate limits: every key-authenticated request counts against its key's limit (the key's
@@ -88,19 +89,14 @@ function keyRequestCounted(keyId: string, limit: RateLimit, state: LimitState): 
 
 const FAILURE_WINDOW_SECONDS = 60;
 
-const shared = globalThis as unknown as { svcAuthFailures?: Limiter | null };
-
 /** The limiter of failed authentications, or null when SVC_AUTH_FAILURE_LIMIT is 0. */
-function failureLimiter(): Limiter | null {
-  if (shared.svcAuthFailures === undefined) {
+const failureLimiter = (): Limiter | null =>
+  processState("authFailureLimiter", () => {
     const points = env().SVC_AUTH_FAILURE_LIMIT;
-    shared.svcAuthFailures =
-      points === 0
-        ? null
-        : limiterStore().limiter({ name: "auth-failures", points, windowSeconds: FAILURE_WINDOW_SECONDS });
-  }
-  return shared.svcAuthFailures;
-}
+    return points === 0
+      ? null
+      : limiterStore().limiter({ name: "auth-failures", points, windowSeconds: FAILURE_WINDOW_SECONDS });
+  });
 
 /**
  * Whose failures count together: an IPv4 address, or an IPv6 address's /64 (one customer's
@@ -139,8 +135,7 @@ export async function refuseWhileOverFailureLimit(address: string): Promise<void
 // Calls per client address, for routes that declare a limit (operations' `addressLimit`)
 
 // One limiter per route, the same whichever server chunk counts (as for failed authentications).
-const addressLimiters = ((globalThis as unknown as { svcAddressLimiters?: Map<string, Limiter> }).svcAddressLimiters ??=
-  new Map());
+const addressLimiters = processState("addressLimiters", () => new Map());
 
 /**
  * Counts a call of a route limited per address. Within the limit: the RateLimit fields to send.

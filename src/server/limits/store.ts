@@ -5,6 +5,7 @@ import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAb
 import { env } from "@/server/env";
 import { onShutdown } from "@/server/lifecycle";
 import { log } from "@/server/log";
+import { processState } from "@/server/process-state";
 
 // Where rate-limit counters live. With a Redis URL every replica counts in Redis, so a limit holds
 // across the deployment; each limiter keeps an in-memory twin as insurance, which counts in this
@@ -306,22 +307,21 @@ export function createLimiterStore(options: { redisUrl?: string; prefix?: string
   };
 }
 
-// Process-wide: Next.js bundles this module into several server chunks, each with its own scope.
-const shared = globalThis as unknown as { svcLimiterStore?: LimiterStore };
+const shared = processState("limiterStore", () => ({}));
 
 /** The process's store: REDIS_URL and REDIS_KEY_PREFIX from the environment. */
 export function limiterStore(): LimiterStore {
   const { REDIS_URL, REDIS_KEY_PREFIX } = env();
-  if (!shared.svcLimiterStore) {
-    shared.svcLimiterStore = createLimiterStore({ redisUrl: REDIS_URL, prefix: REDIS_KEY_PREFIX });
+  if (!shared.open) {
+    shared.open = createLimiterStore({ redisUrl: REDIS_URL, prefix: REDIS_KEY_PREFIX });
     onShutdown("close", closeLimiterStore);
   }
-  return shared.svcLimiterStore;
+  return shared.open;
 }
 
 /** Closes the process's store (its Redis connection), at shutdown. */
 export async function closeLimiterStore(): Promise<void> {
-  const store = shared.svcLimiterStore;
-  shared.svcLimiterStore = undefined;
+  const store = shared.open;
+  shared.open = undefined;
   await store?.close();
 }

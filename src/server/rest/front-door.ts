@@ -4,6 +4,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { DomainError } from "@/server/errors";
 import { log } from "@/server/log";
 import type { Method } from "@/server/operations/operation";
+import { processState } from "@/server/process-state";
 import { problemBody, problemHeaders } from "./problem";
 import { docsPathOfTag } from "./docs-paths";
 import { ROUTES, type RestOperation } from "./registry";
@@ -247,7 +248,10 @@ export function frontDoor(request: IncomingMessage, response: ServerResponse): b
   return true;
 }
 
-/** Hands the front door to the app's server, which calls it on every request (scripts/server.mjs). */
+/**
+ * Hands the front door to the app's server, which calls it on every request (scripts/server.mjs).
+ * Called once, when the process starts (instrumentation.ts).
+ */
 export function installFrontDoor(): void {
-  (globalThis as { svcFrontDoor?: typeof frontDoor }).svcFrontDoor = frontDoor;
+  processState("frontDoor", () => frontDoor);
 }

@@ -5,6 +5,7 @@ import { dataLayer } from "@/server/db/data-layer";
 import { inOneTransaction, type UnitOfWork } from "@/server/db/unit-of-work";
 import { runningQueue, wake, type StatementSink } from "@/server/jobs/queue";
 import { log } from "@/server/log";
+import { processState } from "@/server/process-state";
 
 // The outbox: an event's messages are written in the transaction of the change they announce (with
 // its audit event, at its COMMIT), each with one delivery per endpoint that wants it, and the
@@ -23,32 +24,29 @@ export interface Subscriber {
 /** How long this process trusts its list of endpoints before reading it again (ms). */
 const SUBSCRIBERS_TTL_MS = 1_000;
 
-const shared = globalThis as unknown as {
-  svcSubscribers?: { at: number; list: Subscriber[] };
-  svcSubscribersLoading?: Promise<Subscriber[]>;
-};
+const shared = processState("webhookSubscribers", () => ({}));
 
 /** Endpoints enabled now, from memory when read within the last second. */
 export async function subscribers(): Promise<Subscriber[]> {
-  const cached = shared.svcSubscribers;
+  const cached = shared.read;
   if (cached && Date.now() - cached.at < SUBSCRIBERS_TTL_MS) return cached.list;
   // Read in the open unit of work's transaction when there is one: the embedded database serves
   // one session at a time, so a second connection would wait for the very transaction asking.
-  shared.svcSubscribersLoading ??= dataLayer("system:webhooks")
+  shared.reading ??= dataLayer("system:webhooks")
     .$queryRawUnsafe<Subscriber[]>(
       "SELECT id, org_id, event_types FROM webhook_endpoints WHERE enabled AND NOT is_deleted",
     )
     .then((list) => {
-      shared.svcSubscribers = { at: Date.now(), list };
+      shared.read = { at: Date.now(), list };
       return list;
     })
-    .finally(() => (shared.svcSubscribersLoading = undefined));
-  return shared.svcSubscribersLoading;
+    .finally(() => (shared.reading = undefined));
+  return shared.reading;
 }
 
 /** Forgets the list (after this process changed an endpoint): the next event reads it again. */
 export const forgetSubscribers = (): void => {
-  shared.svcSubscribers = undefined;
+  shared.read = undefined;
 };
 
 export interface Addressed {
@@ -131,7 +129,7 @@ export async function queueDeliveries(
 /** Jobs of one relay INSERT at most. */
 const RELAY_BATCH = 500;
 
-const relay = globalThis as unknown as { svcRelayed?: DeliveryJob[]; svcRelaying?: Promise<void> };
+const relay = processState("deliveryRelay", () => ({}));
 
 /**
  * Queues the delivery jobs of a change once it has committed, off the change's own path: pg-boss's
@@ -143,8 +141,8 @@ const relay = globalThis as unknown as { svcRelayed?: DeliveryJob[]; svcRelaying
 export function queueAfterCommit(unit: UnitOfWork, deliveries: readonly DeliveryJob[]): void {
   if (!runningQueue()) return;
   unit.afterCommit(() => {
-    (relay.svcRelayed ??= []).push(...deliveries);
-    relay.svcRelaying ??= relayJobs().finally(() => (relay.svcRelaying = undefined));
+    (relay.waiting ??= []).push(...deliveries);
+    relay.relaying ??= relayJobs().finally(() => (relay.relaying = undefined));
   });
 }
 
@@ -153,7 +151,7 @@ const RELAY_RETRY_MS = 1_000;
 
 async function relayJobs(): Promise<void> {
   await new Promise((resolve) => setImmediate(resolve));
-  const waiting = relay.svcRelayed ?? [];
+  const waiting = relay.waiting ?? [];
   let failures = 0;
   while (waiting.length > 0) {
     const batch = waiting.splice(0, RELAY_BATCH);

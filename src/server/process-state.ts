@@ -1,0 +1,62 @@
+import "server-only";
+import type { IncomingMessage, ServerResponse } from "node:http";
+import type { InvalidationRoutes } from "@/server/auth/invalidation";
+import type { Invalidation, InvalidationListener } from "@/server/auth/invalidation-bus";
+import type { SignInThrottle } from "@/server/auth/sign-in-throttle";
+import type { QueueState } from "@/server/jobs/queue";
+import type { Lifecycle } from "@/server/lifecycle";
+import type { Limiter, LimiterStore } from "@/server/limits/store";
+import type { Metrics } from "@/server/metrics";
+import type { DeliveryJob, Subscriber } from "@/server/services/webhooks/outbox";
+
+// The state a server process keeps for its whole life (caches, connections, the job queue,
+// shutdown hooks), in one place. Next.js bundles a server module into several chunks, each with its
+// own copy of the module's variables, so state kept in a module-level variable would exist once per
+// chunk: two job queues, two metric registries. What is kept here exists once per process. It sits
+// in one property of globalThis, the one object every chunk shares, under a registered symbol, so
+// that the app's own server (scripts/server.mjs, plain JavaScript that cannot import this module)
+// reaches the entries it shares with the app too.
+//
+// To keep something per process, declare its entry in ProcessState, then get it in its module with
+// `processState("name", () => initialValue)`. The first call in the process makes the entry; every
+// later one, from any chunk and after a hot reload in development, returns that same value, which is
+// never replaced. State that changes over the process's life is a field of its entry.
+
+/** Every entry kept per process, by name. */
+interface ProcessState {
+  /** The draining flag and shutdown hooks (lifecycle.ts); scripts/server.mjs makes it when it runs the app. */
+  lifecycle: Lifecycle;
+  /** Called by scripts/server.mjs on each request before Next.js (rest/front-door.ts). */
+  frontDoor: (request: IncomingMessage, response: ServerResponse) => boolean;
+  metrics: Metrics;
+  /** The rate-limit counters' store, while open (closed at shutdown). */
+  limiterStore: { open?: LimiterStore };
+  /** The limiter of failed authentications per client address; null when that limit is off. */
+  authFailureLimiter: Limiter | null;
+  /** The limiter of each route limited per client address, by the route's name. */
+  addressLimiters: Map<string, Limiter>;
+  signInThrottle: SignInThrottle;
+  /** Whatever caches authentication state in this process, told of each invalidation. */
+  invalidationListeners: Set<InvalidationListener>;
+  /** The routes invalidations arrive by, once listening; the changes a CLI command is to publish. */
+  invalidations: { routes?: InvalidationRoutes; committed?: Invalidation[] };
+  /** The job queue, once started. */
+  jobQueue: { started?: Promise<QueueState> };
+  /** The webhook endpoints enabled, as last read, and the read in flight. */
+  webhookSubscribers: { read?: { at: number; list: Subscriber[] }; reading?: Promise<Subscriber[]> };
+  /** Delivery jobs of committed changes waiting for their INSERT, and the relay inserting them. */
+  deliveryRelay: { waiting?: DeliveryJob[]; relaying?: Promise<void> };
+}
+
+const SLOT = Symbol.for("svc.process-state");
+
+const entries: Partial<ProcessState> = ((globalThis as unknown as Record<symbol, Partial<ProcessState> | undefined>)[
+  SLOT
+] ??= {});
+
+/** The process's entry `key`, made by `create` on the first call in the process. */
+export function processState<K extends keyof ProcessState>(key: K, create: () => ProcessState[K]): ProcessState[K] {
+  let value = entries[key];
+  if (value === undefined) entries[key] = value = create();
+  return value as ProcessState[K];
+}
