@@ -80,6 +80,42 @@ const eslintConfig = defineConfig([
       ],
     },
   },
+  {
+    // Services are handed their database (the context's `db`: a change's own transaction, or the
+    // pool for a read) and never reach for one themselves, so no write can slip outside the change
+    // it belongs to. Types stay importable.
+    files: ["src/server/services/**/*.ts"],
+    ignores: ["**/*.test.ts"],
+    rules: {
+      "@typescript-eslint/no-restricted-imports": [
+        "error",
+        {
+          paths: [
+            {
+              name: "@/server/db/client",
+              allowTypeImports: true,
+              message: "A service uses the database it is handed (its context's `db`), not the global client.",
+            },
+            {
+              name: "@/server/db/data-layer",
+              allowTypeImports: true,
+              message: "A service uses the database it is handed (its context's `db`), not a data layer of its own.",
+            },
+            {
+              name: "@/server/db/unit-of-work",
+              allowTypeImports: true,
+              message: "A service runs in the transaction it is handed (`ctx.transaction` when it needs one).",
+            },
+            {
+              name: "@/server/db/context",
+              allowTypeImports: true,
+              message: "A service is handed its context by its caller.",
+            },
+          ],
+        },
+      ],
+    },
+  },
   // Layout is Prettier's alone (`prettier --check` runs beside ESLint in `npm test`).
   prettier,
   globalIgnores([

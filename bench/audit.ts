@@ -11,6 +11,7 @@
 // dropped), BENCH_CALLS × BENCH_ROUNDS pairs of calls per case (default 200 × 5), BENCH_KEEP_DB=1.
 
 import { OPERATION_GROUPS } from "@/server/operations";
+import { readContext } from "@/server/db/context";
 import { invoke } from "@/server/operations/invoke";
 import type { AnyOperation } from "@/server/operations/operation";
 import {
@@ -64,7 +65,7 @@ async function main() {
   const audited = (c: Case) => invoke(c.operation, actor, { params: c.params(), query: {}, body: c.body });
   const bare = async (c: Case) =>
     c.operation.handler({
-      actor,
+      ...readContext(actor),
       params: c.operation.params?.parse(c.params()) ?? {},
       query: {},
       body: c.operation.body?.parse(c.body()),

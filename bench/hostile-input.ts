@@ -88,13 +88,14 @@ const line = (label: string, sorted: number[]) =>
 async function againstTheApp() {
   ensureBuild();
   const url = await freshDatabase(DB_NAME);
-  const [{ systemActor }, { createApiKey }, { baseClient }] = await Promise.all([
+  const [{ systemActor }, { createApiKey }, { baseClient }, { readContext }] = await Promise.all([
     import("@/server/auth/actor"),
     import("@/server/services/api-keys/service"),
     import("@/server/db/client"),
+    import("@/server/db/context"),
   ]);
   const admin = await baseClient().user.findFirstOrThrow({ where: { username: "admin" } });
-  const key = await createApiKey(systemActor("bench"), admin.id, {
+  const key = await createApiKey(readContext(systemActor("bench")), admin.id, {
     name: "bench",
     scopes: ["svc:system:plugins:write"],
     expires_at: null,

@@ -145,7 +145,8 @@ export async function setup(db: pg.Client, url: string): Promise<Fixture> {
   pools.servicesUsed = true;
   const { createApiKey } = await import("@/server/services/api-keys/service");
   const { systemActor } = await import("@/server/auth/actor");
-  const key = await createApiKey(systemActor("bench"), adminId, {
+  const { readContext } = await import("@/server/db/context");
+  const key = await createApiKey(readContext(systemActor("bench")), adminId, {
     name: "bench messages reader",
     scopes: ["svc:conversations:read", "svc:conversations:manage"],
     expires_at: null,

@@ -17,6 +17,7 @@
 import { randomBytes } from "node:crypto";
 import pg from "pg";
 import { systemActor } from "@/server/auth/actor";
+import { readContext } from "@/server/db/context";
 import { hashPassword } from "@/server/auth/passwords";
 import { baseClient } from "@/server/db/client";
 import { overview } from "@/server/services/overview/service";
@@ -131,14 +132,14 @@ async function main() {
   await client.connect();
   try {
     await seed(client);
-    const actor = systemActor("bench");
+    const ctx = readContext(systemActor("bench"));
     // Warm-up: connections opened, statements prepared.
-    for (let i = 0; i < WARM_UP; i++) await overview(actor);
+    for (let i = 0; i < WARM_UP; i++) await overview(ctx);
     const times: number[] = [];
     let last;
     for (let i = 0; i < RUNS; i++) {
       const t = performance.now();
-      last = await overview(actor);
+      last = await overview(ctx);
       times.push(performance.now() - t);
     }
     const sorted = [...times].sort((a, b) => a - b);

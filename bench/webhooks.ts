@@ -22,6 +22,7 @@ import { invoke } from "@/server/operations/invoke";
 import type { AnyOperation } from "@/server/operations/operation";
 import { DELIVERY_QUEUE } from "@/server/services/webhooks/outbox";
 import { createWebhookEndpoint } from "@/server/services/webhooks/endpoints";
+import { readContext } from "@/server/db/context";
 import {
   alternating,
   databaseUrl,
@@ -102,7 +103,7 @@ async function main() {
 
   // 1. The cost of a change with an endpoint subscribed vs none.
   const queue = await startQueue(async (boss) => ensureQueue(boss, DELIVERY_QUEUE));
-  await createWebhookEndpoint(actor, watched.id, {
+  await createWebhookEndpoint(readContext(actor), watched.id, {
     url: "http://127.0.0.1:9/unused",
     description: null,
     event_types: ["organization.updated"],
@@ -135,7 +136,7 @@ async function main() {
     SVC_ENCRYPTION_KEYS: process.env.SVC_ENCRYPTION_KEYS!,
   });
   for (let i = 0; i < ENDPOINTS; i++) {
-    const endpoint = await createWebhookEndpoint(actor, null, {
+    const endpoint = await createWebhookEndpoint(readContext(actor), null, {
       url: `${sink.url}/e${i}`,
       description: null,
       event_types: ["organization.updated"],
@@ -145,7 +146,7 @@ async function main() {
   }
   const key = await (
     await import("@/server/services/api-keys/service")
-  ).createApiKey(actor, actor.userId, { name: "bench", scopes: ["svc:org:write"], expires_at: null });
+  ).createApiKey(readContext(actor), actor.userId, { name: "bench", scopes: ["svc:org:write"], expires_at: null });
   const patch = (orgId: string) =>
     fetch(`${app.baseUrl}/api/v1/organizations/${orgId}`, {
       method: "PATCH",

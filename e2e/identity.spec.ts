@@ -4,11 +4,13 @@ import { createOrganizationInput } from "../src/lib/schemas/organizations";
 import { createUserInput } from "../src/lib/schemas/users";
 import { systemActor } from "../src/server/auth/actor";
 import { baseClient } from "../src/server/db/client";
+import { dataLayer } from "../src/server/db/data-layer";
 import { verifyClientSecret } from "../src/server/services/oauth-clients/service";
 import { createOrganization } from "../src/server/services/organizations/service";
 import { grantRole, listRoles } from "../src/server/services/roles/service";
 import { createUser, listUsers } from "../src/server/services/users/service";
 import { signIn, STORAGE_STATE } from "./accounts";
+import { readContext } from "../src/server/db/context";
 
 // The identity screens, signed in as the sys_admin: users (create, add to an organization, grant
 // an org role), an organization's members, roles, OAuth clients (register, secret shown once,
@@ -27,14 +29,17 @@ const OIDC_USER_PASSWORD = "oidc-admin-password-1";
 
 test.beforeAll(async () => {
   process.env.DATABASE_URL = e2eDatabase().url;
-  org = await createOrganization(system, createOrganizationInput.parse({ name: `E2E identity org ${stamp}` }));
+  org = await createOrganization(
+    readContext(system),
+    createOrganizationInput.parse({ name: `E2E identity org ${stamp}` }),
+  );
   // The user whose email the local provider's test account has verified: a sys_admin, so the email
   // alone does not link the account; the user links it from their own profile.
-  const existing = (await listUsers(system, { q: oidc.account.email, limit: 1 })).data[0];
+  const existing = (await listUsers(readContext(system), { q: oidc.account.email, limit: 1 })).data[0];
   oidcUser =
     existing ??
     (await createUser(
-      system,
+      readContext(system),
       createUserInput.parse({
         username: oidc.account.sub,
         email: oidc.account.email,
@@ -43,11 +48,11 @@ test.beforeAll(async () => {
       }),
     ));
   if (!existing) {
-    const sysAdmin = (await listRoles(system, { q: "sys_admin", scope: "system", limit: 10 })).data.find(
+    const sysAdmin = (await listRoles(readContext(system), { q: "sys_admin", scope: "system", limit: 10 })).data.find(
       (r) => r.name === "sys_admin",
     );
     if (!sysAdmin) throw new Error("The seed's sys_admin role is missing.");
-    await grantRole(system, oidcUser.id, { role_id: sysAdmin.id, org_id: null });
+    await grantRole(readContext(system), oidcUser.id, { role_id: sysAdmin.id, org_id: null });
   }
 });
 
@@ -231,7 +236,7 @@ test.describe("as the sys_admin", () => {
     const secret = await shown.getByLabel("Client secret").inputValue();
     expect(secret).toMatch(/^cds_/);
     const clientId = (await shown.locator("code").first().textContent()) ?? "";
-    expect(await verifyClientSecret(clientId, secret)).toBe(true);
+    expect(await verifyClientSecret(dataLayer("system:e2e"), clientId, secret)).toBe(true);
     await shown.getByRole("button", { name: "I have copied the secret" }).click();
     await expect(shown).toBeHidden();
     await expect(page.getByText(secret)).toHaveCount(0);
@@ -249,14 +254,14 @@ test.describe("as the sys_admin", () => {
     const rotated = await shown.getByLabel("Client secret").inputValue();
     expect(rotated).toMatch(/^cds_/);
     expect(rotated).not.toBe(secret);
-    expect(await verifyClientSecret(clientId, secret)).toBe(false);
-    expect(await verifyClientSecret(clientId, rotated)).toBe(true);
+    expect(await verifyClientSecret(dataLayer("system:e2e"), clientId, secret)).toBe(false);
+    expect(await verifyClientSecret(dataLayer("system:e2e"), clientId, rotated)).toBe(true);
     await shown.getByRole("button", { name: "I have copied the secret" }).click();
 
     await row.getByRole("button", { name: `Deactivate ${name}` }).click();
     await expect(status(page, `${name} deactivated.`)).toBeVisible();
     await expect(row).toContainText("Inactive");
-    expect(await verifyClientSecret(clientId, rotated)).toBe(false);
+    expect(await verifyClientSecret(dataLayer("system:e2e"), clientId, rotated)).toBe(false);
 
     await row.getByRole("button", { name: `Delete ${name}` }).click();
     await page
@@ -317,11 +322,11 @@ test.describe.serial("signed out", () => {
 test("Sign out everywhere ends the user's session in another browser", async ({ browser }) => {
   const username = `everywhere-${stamp}`;
   const password = "everywhere-password-1";
-  const user = await createUser(system, createUserInput.parse({ username, password }));
-  const sysAdmin = (await listRoles(system, { q: "sys_admin", scope: "system", limit: 10 })).data.find(
+  const user = await createUser(readContext(system), createUserInput.parse({ username, password }));
+  const sysAdmin = (await listRoles(readContext(system), { q: "sys_admin", scope: "system", limit: 10 })).data.find(
     (r) => r.name === "sys_admin",
   );
-  await grantRole(system, user.id, { role_id: sysAdmin?.id ?? "", org_id: null });
+  await grantRole(readContext(system), user.id, { role_id: sysAdmin?.id ?? "", org_id: null });
   const laptop = await browser.newContext();
   const phone = await browser.newContext();
   try {

@@ -66,11 +66,12 @@ const SCREENS: Record<string, ListScreen | null> = {
 
 /** A new organization, with nothing in it: each of its lists starts empty. */
 async function emptyOrganization(): Promise<string> {
-  const [{ systemActor }, { createOrganization }] = await Promise.all([
+  const [{ systemActor }, { readContext }, { createOrganization }] = await Promise.all([
     import("../src/server/auth/actor"),
+    import("../src/server/db/context"),
     import("../src/server/services/organizations/service"),
   ]);
-  const org = await createOrganization(systemActor("e2e"), {
+  const org = await createOrganization(readContext(systemActor("e2e")), {
     name: `E2E Empty ${Date.now().toString(36)}`,
     tier: "free",
     status: "active",

@@ -15,15 +15,17 @@ process.env.DATABASE_URL = e2eDatabase().url;
 const suffix = () => Date.now().toString(36);
 
 async function services() {
-  const [{ systemActor }, { dataLayer }, organizations, orchestrators, conversations] = await Promise.all([
-    import("../src/server/auth/actor"),
-    import("../src/server/db/data-layer"),
-    import("../src/server/services/organizations/service"),
-    import("../src/server/services/orchestrators/service"),
-    import("../src/server/services/conversations/service"),
-  ]);
+  const [{ systemActor }, { dataLayer }, { readContext }, organizations, orchestrators, conversations] =
+    await Promise.all([
+      import("../src/server/auth/actor"),
+      import("../src/server/db/data-layer"),
+      import("../src/server/db/context"),
+      import("../src/server/services/organizations/service"),
+      import("../src/server/services/orchestrators/service"),
+      import("../src/server/services/conversations/service"),
+    ]);
   return {
-    actor: systemActor("e2e"),
+    ctx: readContext(systemActor("e2e")),
     db: dataLayer("system:e2e"),
     ...organizations,
     ...orchestrators,
@@ -316,10 +318,10 @@ test("organizations are searched, filtered, paged, deleted and restored", async 
 test("the conversation viewer reads a member's conversations in order, a page at a time", async ({ page }) => {
   const id = suffix();
   const s = await services();
-  const org = await s.createOrganization(s.actor, { name: `E2E Conversations ${id}`, tier: "free", status: "active" });
+  const org = await s.createOrganization(s.ctx, { name: `E2E Conversations ${id}`, tier: "free", status: "active" });
   const member = await s.db.user.findFirstOrThrow({ where: { username: MEMBER.username } });
   await s.db.userOrgMembership.create({ data: { user_id: member.id, org_id: org.id } });
-  const bot = await s.createOrchestrator(s.actor, org.id, {
+  const bot = await s.createOrchestrator(s.ctx, org.id, {
     name: "helpdesk",
     framework_type: "langgraph",
     mode: "supervisor",
@@ -328,14 +330,14 @@ test("the conversation viewer reads a member's conversations in order, a page at
     tier: "demand",
     status: "active",
   });
-  const conversation = await s.createConversation(s.actor, org.id, {
+  const conversation = await s.createConversation(s.ctx, org.id, {
     instance_id: bot.id,
     user_id: member.id,
     title: "Printer trouble",
   });
   const turn = "0192a3b4-c5d6-7e8f-9a0b-1c2d3e4f5a6b";
   const lines = Array.from({ length: 55 }, (_, i) => `line ${String(i + 1).padStart(2, "0")}`);
-  await s.appendMessages(s.actor, org.id, conversation.id, {
+  await s.appendMessages(s.ctx, org.id, conversation.id, {
     messages: [
       ...lines.map((content, i) => ({
         role: i % 2 ? ("assistant" as const) : ("user" as const),

@@ -10,6 +10,7 @@ import { grantRole, listRoles } from "../src/server/services/roles/service";
 import { putPlatformSetting } from "../src/server/services/settings/service";
 import { createUser } from "../src/server/services/users/service";
 import { signIn } from "./accounts";
+import { readContext } from "../src/server/db/context";
 
 // Two-factor authentication set up in the console (Your account), then a sign-in that asks for a
 // code, computed here from the setup key the page showed. A sys_admin of its own, so the shared
@@ -21,17 +22,17 @@ const account = { username: `two-factor-${stamp}`, password: "two-factor-passwor
 const held = { username: `held-${stamp}`, password: "held-password-1" };
 
 async function createSysAdmin(user: { username: string; password: string }) {
-  const created = await createUser(system, createUserInput.parse(user));
-  const sysAdmin = (await listRoles(system, { q: "sys_admin", scope: "system", limit: 10 })).data.find(
+  const created = await createUser(readContext(system), createUserInput.parse(user));
+  const sysAdmin = (await listRoles(readContext(system), { q: "sys_admin", scope: "system", limit: 10 })).data.find(
     (r) => r.name === "sys_admin",
   );
   if (!sysAdmin) throw new Error("The seed's sys_admin role is missing.");
-  await grantRole(system, created.id, { role_id: sysAdmin.id, org_id: null });
+  await grantRole(readContext(system), created.id, { role_id: sysAdmin.id, org_id: null });
 }
 
 const requireTwoFactor = (value: boolean) =>
   putPlatformSetting(
-    system,
+    readContext(system),
     REQUIRE_MFA_SETTING,
     putPlatformSettingInput.parse({ value, value_type: "boolean", category: "policy" }),
   );

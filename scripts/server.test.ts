@@ -6,6 +6,7 @@ import { startApp } from "@/test/app";
 import { testDatabase } from "@/test/database";
 import { createSysAdmin, seedRoles } from "@/test/fixtures";
 import { recordGoodbyes } from "@/test/pg-goodbyes";
+import { readContext } from "@/server/db/context";
 
 // Graceful shutdown of the app's server (scripts/server.mjs), driven by a SIGTERM as an
 // orchestrator sends it. Requests in flight are written over raw sockets, part before the signal
@@ -22,7 +23,7 @@ const goodbyes = await recordGoodbyes(appUrl.toString());
 // Best-effort writes are flushed only once a minute here: at shutdown, or never.
 const app = await startApp(goodbyes.url, { SVC_BOOKKEEPING_FLUSH_MS: "60000" });
 const admin = await createSysAdmin(client);
-const key = await createApiKey(systemActor("test"), admin.id, {
+const key = await createApiKey(readContext(systemActor("test")), admin.id, {
   name: "shutdown",
   scopes: ["svc:system:orgs:write"],
   expires_at: null,

@@ -5,6 +5,7 @@ import { mkdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { createBaseClient, maintenanceConnectionSettings, useBaseClient } from "@/server/db/client";
+import { readContext } from "@/server/db/context";
 import { dataLayer } from "@/server/db/data-layer";
 import { resolveDatabase, type ResolvedDatabase } from "@/server/db/database";
 import { migrate } from "@/server/db/migrate";
@@ -217,7 +218,7 @@ const commands: Record<string, (args: string[]) => Promise<void>> = {
         const key = await auditedChange(
           actor,
           NO_REQUEST,
-          () => createApiKey(actor, owner, input),
+          (ctx) => createApiKey(ctx, owner, input),
           (created) => ({
             action: apiKeyOperations.create.id,
             target: { type: "api_key", id: created.id },
@@ -227,7 +228,7 @@ const commands: Record<string, (args: string[]) => Promise<void>> = {
         console.log(values.json ? JSON.stringify(key, null, 2) : key.raw_key);
       } else if (sub === "list") {
         const { data } = await listApiKeys(
-          actor,
+          readContext(actor),
           validated(listApiKeysQuery, { user_id: await userId(), limit: "100" }),
         );
         if (values.json) return console.log(JSON.stringify(data, null, 2));
@@ -245,7 +246,7 @@ const commands: Record<string, (args: string[]) => Promise<void>> = {
         const key = await auditedChange(
           actor,
           NO_REQUEST,
-          () => revokeApiKey(actor, key_id),
+          (ctx) => revokeApiKey(ctx, key_id),
           () => ({
             action: apiKeyOperations.revoke.id,
             target: { type: "api_key", id: key_id },
@@ -261,7 +262,7 @@ const commands: Record<string, (args: string[]) => Promise<void>> = {
         const key = await auditedChange(
           actor,
           NO_REQUEST,
-          () => rollApiKey(actor, key_id, input),
+          (ctx) => rollApiKey(ctx, key_id, input),
           () => ({
             action: apiKeyOperations.roll.id,
             target: { type: "api_key", id: key_id },
@@ -284,7 +285,7 @@ const commands: Record<string, (args: string[]) => Promise<void>> = {
       const { changed, unreadable } = await auditedChange(
         actor,
         NO_REQUEST,
-        () => reencryptLlmKeys(actor),
+        (ctx) => reencryptLlmKeys(ctx),
         () => ({
           action: "rotateEncryptionKeys",
           target: { type: null, id: null },

@@ -4,6 +4,7 @@ import { createApiKey } from "@/server/services/api-keys/service";
 import { Browserless, startApp, type RunningApp } from "./app";
 import { testDatabase } from "./database";
 import { createSysAdmin, PASSWORD, seedRoles } from "./fixtures";
+import { readContext } from "@/server/db/context";
 
 // The opening most HTTP test files share: their own database with the built-in roles, the
 // production build started on it, and the ways a sys_admin calls it (a key, a console session).
@@ -21,7 +22,7 @@ export async function appOnOwnDatabase(env: Record<string, string> = {}) {
 
 /** A key of the user's holding every permission a key may hold. */
 export const keyOfEverything = (userId: string, name = "ops") =>
-  createApiKey(systemActor("test"), userId, { name, scopes: KEY_PERMISSIONS, expires_at: null });
+  createApiKey(readContext(systemActor("test")), userId, { name, scopes: KEY_PERMISSIONS, expires_at: null });
 
 /** A console session of the user, signed in with the fixtures' password. */
 export async function consoleSession(app: RunningApp, username: string): Promise<Browserless> {
@@ -40,4 +41,4 @@ export async function appWithSysAdmin(env: Record<string, string> = {}) {
 
 /** A key of the user's holding every org permission: what an org admin's integration holds. */
 export const orgKey = (userId: string, name = "org") =>
-  createApiKey(systemActor("test"), userId, { name, scopes: ORG_PERMISSIONS, expires_at: null });
+  createApiKey(readContext(systemActor("test")), userId, { name, scopes: ORG_PERMISSIONS, expires_at: null });

@@ -8,6 +8,7 @@ import { startTcpProxy } from "@/test/tcp-proxy";
 import { authenticateApiKey } from "./api-key-stage";
 import { CHANNEL, listenForInvalidations, listeningForInvalidations, notifyPayload } from "./invalidation";
 import { DomainError } from "@/server/errors";
+import { readContext } from "@/server/db/context";
 
 // The LISTEN connection of this process goes through a TCP proxy of the test's own, while every
 // other query goes straight to PostgreSQL: the listener can be taken away alone, as when its
@@ -23,7 +24,7 @@ listenForInvalidations(proxied.toString());
 const admin = await createSysAdmin(client);
 const newKey = async () =>
   (
-    await createApiKey(systemActor("test"), admin.id, {
+    await createApiKey(readContext(systemActor("test")), admin.id, {
       name: "listen",
       scopes: ["svc:system:orgs:read"],
       expires_at: null,

@@ -1,5 +1,4 @@
 import "server-only";
-import { AsyncLocalStorage } from "node:async_hooks";
 import { createHash } from "node:crypto";
 import { PrismaPg } from "@prisma/adapter-pg";
 import pg from "pg";
@@ -87,7 +86,6 @@ const shared = globalThis as unknown as {
   svcBaseClient?: BaseClient;
   svcStatementNames?: Map<string, string>;
   svcPools?: WeakMap<BaseClient, Pooled>;
-  svcConnectionTaker?: AsyncLocalStorage<ConnectionTaker>;
 };
 const statementNames = (shared.svcStatementNames ??= new Map<string, string>());
 
@@ -107,31 +105,6 @@ interface Pooled {
 
 const pools = (shared.svcPools ??= new WeakMap<BaseClient, Pooled>());
 
-// Whoever begins a Prisma transaction through `withTransactionConnection` is handed the transaction's
-// node-postgres connection, to send statements of its own on it without Prisma's per-statement work
-// (the unit of work's audit event: a third of a millisecond of CPU saved on every change).
-type ConnectionTaker = (connection: pg.ClientBase) => void;
-const connectionTaker = (shared.svcConnectionTaker ??= new AsyncLocalStorage<ConnectionTaker>());
-
-/** Runs `begin`, which begins a Prisma transaction; `take` receives that transaction's connection. */
-export function withTransactionConnection<T>(take: ConnectionTaker, begin: () => T): T {
-  return connectionTaker.run(take, begin);
-}
-
-class ConnectionSharingPg extends PrismaPg {
-  override async connect() {
-    const adapter = await super.connect();
-    const begin = adapter.startTransaction.bind(adapter);
-    adapter.startTransaction = async (isolationLevel) => {
-      const tx = await begin(isolationLevel);
-      // The adapter's transaction keeps its connection as `client` (protected in its types).
-      connectionTaker.getStore()?.((tx as unknown as { client: pg.ClientBase }).client);
-      return tx;
-    };
-    return adapter;
-  }
-}
-
 /** A Prisma client over node-postgres for one connection string (real or embedded PostgreSQL). */
 export function createBaseClient(url: string, options: BaseClientOptions = {}): BaseClient {
   // The server-side timeouts are set on each new connection rather than sent at its start, which a
@@ -147,7 +120,7 @@ export function createBaseClient(url: string, options: BaseClientOptions = {}): 
   const prepared = options.preparedStatements ?? env().DATABASE_PREPARED_STATEMENTS === "1";
   // Behind a transaction pooler (before PgBouncer 1.21) a named statement may meet another session.
   const name = prepared ? (sql: string) => (behindPooler(url) ? undefined : statementName(sql)) : () => undefined;
-  const adapter = new ConnectionSharingPg(pool, {
+  const adapter = new PrismaPg(pool, {
     // The adapter passes the name on to node-postgres, for which undefined means unnamed.
     statementNameGenerator: (query) => name(query.sql) as string,
     disposeExternalPool: true,

@@ -2,9 +2,9 @@ import "server-only";
 import { LRUCache } from "lru-cache";
 import { Prisma } from "@/generated/prisma/client";
 import { baseClient, type BaseClient } from "./client";
-import { inUnitOfWork, joined } from "./unit-of-work";
 
-// Every service reaches the database through `dataLayer(actor)`:
+// The database as one actor sees it, `dataLayer(actor)` (services are handed theirs, on a change's
+// transaction when they make one: unit-of-work.ts):
 // - soft-deleted rows are left out of reads, updates, deletes and counts of the tables that have
 //   is_deleted, and so are the rows of a soft-deleted organization;
 //   `{ includeDeleted: true }` is the one explicit way (for sys_admin code) to see them;
@@ -150,17 +150,11 @@ const cache = new WeakMap<BaseClient, LRUCache<string, DataLayer>>();
 /** The database as seen by one actor. */
 export function dataLayer(actor: AuditName, options: DataLayerOptions = {}): DataLayer {
   const client = options.client ?? baseClient();
-  // Inside a unit of work (unit-of-work.ts) the process-wide client's data layer joins its transaction.
-  const joining = !options.client && inUnitOfWork();
   const includeDeleted = options.includeDeleted ?? false;
   let byActor = cache.get(client);
   if (!byActor) cache.set(client, (byActor = new LRUCache({ max: MAX_CACHED_ACTORS })));
-  const key = `${joining ? "unit" : "alone"}:${includeDeleted ? "all" : "live"}:${actor}`;
+  const key = `${includeDeleted ? "all" : "live"}:${actor}`;
   let db = byActor.get(key);
-  if (!db) {
-    db = extended(client, actor, includeDeleted);
-    if (joining) db = joined(db);
-    byActor.set(key, db);
-  }
+  if (!db) byActor.set(key, (db = extended(client, actor, includeDeleted)));
   return db;
 }

@@ -6,6 +6,7 @@ import { startApp } from "@/test/app";
 import { testDatabase } from "@/test/database";
 import { createSysAdmin, seedRoles } from "@/test/fixtures";
 import { startTcpProxy } from "@/test/tcp-proxy";
+import { readContext } from "@/server/db/context";
 
 // The app when its database goes away, over HTTP: the app reaches PostgreSQL through a TCP proxy
 // of this test's own, which refuses connections, swallows every byte (a black hole) or resets
@@ -35,7 +36,7 @@ proxied.searchParams.set("application_name", APP_CONNECTIONS);
 const app = await startApp(proxied.toString(), { SVC_TRUSTED_PROXY_HOPS: "1" });
 
 const admin = await createSysAdmin(client);
-const { raw_key: key } = await createApiKey(systemActor("test"), admin.id, {
+const { raw_key: key } = await createApiKey(readContext(systemActor("test")), admin.id, {
   name: "faults",
   scopes: ["svc:system:orgs:read", "svc:system:orgs:write"],
   expires_at: null,
@@ -138,7 +139,7 @@ describe("database faults", () => {
 
   it("answers 503 when connections are cut under requests in flight", async () => {
     // A key this app has not seen yet: its lookup is one of the statements in flight.
-    const { raw_key: fresh } = await createApiKey(systemActor("test"), admin.id, {
+    const { raw_key: fresh } = await createApiKey(readContext(systemActor("test")), admin.id, {
       name: "fresh",
       scopes: ["svc:system:orgs:read"],
       expires_at: null,

@@ -20,6 +20,7 @@ import { testDatabase } from "@/test/database";
 import { createSysAdmin, createUser, PASSWORD, seedRoles } from "@/test/fixtures";
 import { startPgBouncer } from "@/test/pgbouncer";
 import { createDatabase, dropDatabase, uniqueName } from "@/test/postgres";
+import { readContext } from "@/server/db/context";
 
 // The app behind a real PgBouncer in transaction mode with its default settings (which refuses
 // the startup parameters the app used to send, and keeps no session between transactions), as a
@@ -49,7 +50,7 @@ async function statusWithin(ms: number, since: number, status: () => Promise<num
 }
 
 const newKey = (userId: string, name: string) =>
-  createApiKey(systemActor("test"), userId, { name, scopes: ["svc:system:orgs:read"], expires_at: null });
+  createApiKey(readContext(systemActor("test")), userId, { name, scopes: ["svc:system:orgs:read"], expires_at: null });
 
 /**
  * Two replicas with `env` hearing invalidations by `route`: a revoke, a deleted owner and a password
@@ -133,13 +134,13 @@ describe("an app behind PgBouncer alone", { timeout: PROCESS_TEST_TIMEOUT_MS }, 
   it("keeps a cached key no longer than 5 s after it was revoked elsewhere", async () => {
     const { id, raw_key } = await newKey(admin.id, "revoked-unheard");
     await untilKeyCached(app, () => me(app, raw_key));
-    await revokeApiKey(systemActor("test"), id);
+    await revokeApiKey(readContext(systemActor("test")), id);
     expect(await statusWithin(5_000, Date.now(), async () => (await me(app, raw_key)).status)).toBe(401);
   });
 
   it("keeps an owner's cached grants no longer than 5 s after one was taken elsewhere", async () => {
     const owner = await createSysAdmin(client);
-    const { raw_key } = await createApiKey(systemActor("test"), owner.id, {
+    const { raw_key } = await createApiKey(readContext(systemActor("test")), owner.id, {
       name: "grant-taken-unheard",
       scopes: ["svc:system:users:read"],
       expires_at: null,

@@ -45,6 +45,7 @@ const [
   import("./transfer"),
 ]);
 const { keyRing } = await import("@/server/crypto/key-ring");
+const { readContext } = await import("./context");
 
 await migrate(embedded.url);
 const client = createBaseClient(embedded.url, { poolMax: 2, preparedStatements: false });
@@ -55,7 +56,7 @@ const admin = await fixtures.createSysAdmin(client);
 const member = await fixtures.createUser(client);
 const org = await client.organization.create({ data: { name: "moved-org" }, select: { id: true } });
 await client.organization.createMany({ data: Array.from({ length: 5 }, (_, i) => ({ name: `moved-${i}` })) });
-const { raw_key } = await keys.createApiKey(systemActor("test"), admin.id, {
+const { raw_key } = await keys.createApiKey(readContext(systemActor("test")), admin.id, {
   name: "moved-key",
   scopes: [
     "svc:system:orgs:read",
@@ -67,7 +68,7 @@ const { raw_key } = await keys.createApiKey(systemActor("test"), admin.id, {
   expires_at: null,
 });
 const PROVIDER_KEY = "sk-moved-provider-key-0123456789";
-const config = await llm.createLlmConfig(systemActor("test"), org.id, {
+const config = await llm.createLlmConfig(readContext(systemActor("test")), org.id, {
   name: "moved-llm",
   provider: "openai",
   api_key: PROVIDER_KEY,

@@ -1,16 +1,15 @@
 import "server-only";
-import { AsyncLocalStorage } from "node:async_hooks";
 import { Prisma } from "@/generated/prisma/client";
 import { env } from "@/server/env";
-import type pg from "pg";
-import { baseClient, queryRows, withTransactionConnection, type BaseClient } from "./client";
+import { baseClient, type BaseClient } from "./client";
+import { dataLayer, type AuditName, type DataLayer } from "./data-layer";
 
-// One transaction for a whole unit of work (an operation's change and its audit event), without
-// the services passing it around: while `inOneTransaction` runs, every write the data layer sends —
-// and every raw statement, and every read after the first write — goes through that one
-// interactive transaction, found in async context. Outside one, nothing changes. The unit keeps a
-// journal of the rows it wrote (each single-row write with the row before and after), from which
-// the audit trail tells what changed.
+// One transaction for a whole unit of work (an operation's change and its audit event), opened
+// explicitly by whoever starts the change (`inUnitOfWork`) and handed down as the unit's data
+// layers: every write they send — and every raw statement, and every read after the first write —
+// goes through the unit's one interactive transaction. The unit keeps a journal of the rows it
+// wrote (each single-row write with the row before and after), from which the audit trail tells
+// what changed.
 //
 // The transaction begins at the unit's first write or raw statement (raw SQL may lock rows), not
 // before: reads ahead of it run on the pool as they would alone, side by side when the service sends
@@ -37,12 +36,8 @@ export interface UnitOfWork {
   transaction(): Promise<Tx>;
   /** Whether the transaction has begun (reads after that go through it, to see the unit's writes). */
   readonly begun: boolean;
-  /**
-   * A statement of the unit's own (its audit event), sent straight on its connection when the work
-   * is done, just before its COMMIT: should it fail, nothing of the unit is kept and its failure is
-   * the unit's.
-   */
-  atCommit(sql: string, values: unknown[]): void;
+  /** The database as `actor` sees it, on this unit's transaction. */
+  dataLayer(actor: AuditName, options?: { includeDeleted?: boolean }): DataLayer;
   /** Runs `hook` once the unit has committed (never when it rolls back); a failing hook is ignored. */
   afterCommit(hook: () => void): void;
   writes: Write[];
@@ -50,59 +45,40 @@ export interface UnitOfWork {
   seen: Map<string, Record<string, unknown>>;
 }
 
-// On globalThis: Next.js bundles this module into several server chunks.
-const shared = globalThis as unknown as { svcUnitOfWork?: AsyncLocalStorage<UnitOfWork> };
-const scope = (shared.svcUnitOfWork ??= new AsyncLocalStorage<UnitOfWork>());
-
-/** Whether a unit of work is in progress here. */
-export const inUnitOfWork = (): boolean => scope.getStore() !== undefined;
-
 /** A unit of work whose transaction begins when first asked for, and `end`, which commits or rolls it back. */
 function openUnit(client: BaseClient): UnitOfWork & { end(failure?: { error: unknown }): Promise<void> } {
   const { DATABASE_CONNECT_TIMEOUT_MS, DATABASE_STATEMENT_TIMEOUT_MS } = env();
   let begun: Promise<Tx> | undefined;
-  let connection: pg.ClientBase | undefined;
   let settled: Promise<unknown> | undefined;
-  const lastStatements: { sql: string; values: unknown[] }[] = [];
   const committed: (() => void)[] = [];
-  const runCommitted = () => {
-    for (const hook of committed) {
-      try {
-        hook();
-      } catch {
-        // what follows a commit cannot undo it
-      }
-    }
-  };
+  const layers = new Map<string, DataLayer>();
   let finish: (failure?: { error: unknown }) => void = () => {};
-  const transaction = () =>
-    (begun ??= new Promise<Tx>((resolve, reject) => {
-      // Prisma commits when the callback's promise resolves and rolls back when it rejects: the
-      // callback hands the transaction out and waits for `end`.
-      const done = new Promise<void>((ok, fail) => (finish = (failure) => (failure ? fail(failure.error) : ok())));
-      // A handler may send several statements, each allowed the statement timeout; the transaction
-      // as a whole gets a few of them before Prisma ends it.
-      settled = withTransactionConnection(
-        (taken) => (connection = taken),
-        () =>
-          client.$transaction(
-            (tx) => {
-              resolve(tx);
-              return done;
-            },
-            { maxWait: DATABASE_CONNECT_TIMEOUT_MS, timeout: DATABASE_STATEMENT_TIMEOUT_MS * 4 },
-          ),
-      );
-      // A transaction that could not begin fails the statement that asked for it.
-      settled.catch(reject);
-    }));
-  return {
-    transaction,
+  const unit: UnitOfWork & { end(failure?: { error: unknown }): Promise<void> } = {
+    transaction: () =>
+      (begun ??= new Promise<Tx>((resolve, reject) => {
+        // Prisma commits when the callback's promise resolves and rolls back when it rejects: the
+        // callback hands the transaction out and waits for `end`.
+        const done = new Promise<void>((ok, fail) => (finish = (failure) => (failure ? fail(failure.error) : ok())));
+        // A handler may send several statements, each allowed the statement timeout; the transaction
+        // as a whole gets a few of them before Prisma ends it.
+        settled = client.$transaction(
+          (tx) => {
+            resolve(tx);
+            return done;
+          },
+          { maxWait: DATABASE_CONNECT_TIMEOUT_MS, timeout: DATABASE_STATEMENT_TIMEOUT_MS * 4 },
+        );
+        // A transaction that could not begin fails the statement that asked for it.
+        settled.catch(reject);
+      })),
     get begun() {
       return begun !== undefined;
     },
-    atCommit(sql, values) {
-      lastStatements.push({ sql, values });
+    dataLayer(actor, options = {}) {
+      const key = `${options.includeDeleted ? "all" : "live"}:${actor}`;
+      let db = layers.get(key);
+      if (!db) layers.set(key, (db = joined(dataLayer(actor, { ...options, client }), unit)));
+      return db;
     },
     afterCommit(hook) {
       committed.push(hook);
@@ -115,56 +91,37 @@ function openUnit(client: BaseClient): UnitOfWork & { end(failure?: { error: unk
         await settled?.catch(() => {});
         return;
       }
-      const sent: Promise<unknown>[] = [];
-      if (lastStatements.length > 0) {
-        await transaction();
+      if (settled) {
+        finish();
+        await settled;
+      }
+      for (const hook of committed) {
         try {
-          if (!connection) throw new Error("the unit's transaction began without handing over its connection");
-          // On a pipelined connection they go out without waiting, the COMMIT right behind them: one
-          // round trip for all. Should one fail there, PostgreSQL ends the transaction with a
-          // rollback at that COMMIT. Elsewhere each is answered before the next is sent.
-          const pipelined = (connection as { pipeline?: boolean }).pipeline === true;
-          for (const { sql, values } of lastStatements) {
-            const statement = queryRows(sql, values, client, connection);
-            if (pipelined) sent.push(statement);
-            else await statement;
-          }
-        } catch (error) {
-          finish({ error });
-          await settled?.catch(() => {});
-          throw error;
+          hook();
+        } catch {
+          // what follows a commit cannot undo it
         }
       }
-      if (!settled) return runCommitted();
-      finish();
-      const outcomes = await Promise.allSettled(sent);
-      await settled;
-      const failed = outcomes.find((outcome) => outcome.status === "rejected");
-      if (failed) throw failed.reason;
-      runCommitted();
     },
   };
+  return unit;
 }
 
-/** Runs `work` in one transaction (or in the one already open), committed when it returns. */
-export function inOneTransaction<T>(
+/** Runs `work` in one transaction of its own, committed when it returns and rolled back when it throws. */
+export async function inUnitOfWork<T>(
   work: (unit: UnitOfWork) => Promise<T>,
   client: BaseClient = baseClient(),
 ): Promise<T> {
-  const open = scope.getStore();
-  if (open) return work(open);
   const unit = openUnit(client);
-  return scope.run(unit, async () => {
-    let result: T;
-    try {
-      result = await work(unit);
-    } catch (error) {
-      await unit.end({ error });
-      throw error;
-    }
-    await unit.end();
-    return result;
-  });
+  let result: T;
+  try {
+    result = await work(unit);
+  } catch (error) {
+    await unit.end({ error });
+    throw error;
+  }
+  await unit.end();
+  return result;
 }
 
 const modelProperty = (model: string) => model.charAt(0).toLowerCase() + model.slice(1);
@@ -270,23 +227,20 @@ const SINGLE_READS = new Set(["findUnique", "findUniqueOrThrow", "findFirst", "f
 const READS = new Set([...SINGLE_READS, "findMany", "count", "aggregate", "groupBy"]);
 
 /**
- * A data layer as it is while a unit of work is open: its model and raw statements, once its own
- * rules have been applied (this extension is added last, so it runs last), go to the open
- * transaction; its `$transaction` runs the work right there, on this same client, so the work keeps
- * the data layer's rules and is part of the unit of work, committed or rolled back with it.
+ * `db` on the unit's transaction: its model and raw statements, once its own rules have been
+ * applied (this extension is added last, so it runs last), go to the unit's transaction; its
+ * `$transaction` runs the work right there, on this same client, so the work keeps the data layer's
+ * rules and is part of the unit of work, committed or rolled back with it.
  */
-export function joined<D extends { $extends: (extension: never) => unknown }>(db: D): D {
+function joined(db: DataLayer, unit: UnitOfWork): DataLayer {
   const raw =
     (operation: string) =>
-    ({ args, query }: { args: unknown; query: (a: unknown) => Promise<unknown> }) => {
-      const unit = scope.getStore();
-      if (!unit) return query(args);
+    ({ args }: { args: unknown }) =>
       // The unsafe forms carry their SQL and values as an argument list.
-      return unit
+      unit
         .transaction()
         .then((tx) => (tx as unknown as Record<string, Call>)[operation]!(...(Array.isArray(args) ? args : [args])));
-    };
-  const joining: D = (db.$extends as (extension: object) => D)({
+  const joining: DataLayer = (db.$extends as unknown as (extension: object) => DataLayer)({
     name: "join-unit-of-work",
     query: {
       $allModels: {
@@ -301,8 +255,6 @@ export function joined<D extends { $extends: (extension: never) => unknown }>(db
           args: unknown;
           query: (a: unknown) => Promise<unknown>;
         }) {
-          const unit = scope.getStore();
-          if (!unit) return query(args);
           if (JOURNALLED.has(operation)) return journalled(unit, model, operation, args as WriteArgs);
           // A read goes through the transaction once it has begun (to see the unit's writes), before
           // that on its own; any other statement (a write of many rows) begins it.
@@ -324,7 +276,7 @@ export function joined<D extends { $extends: (extension: never) => unknown }>(db
     },
     client: {
       async $transaction(work: unknown) {
-        if (typeof work === "function") return (work as (tx: D) => Promise<unknown>)(joining);
+        if (typeof work === "function") return (work as (tx: DataLayer) => Promise<unknown>)(joining);
         const results: unknown[] = [];
         for (const statement of work as Promise<unknown>[]) results.push(await statement);
         return results;

@@ -15,6 +15,15 @@ export interface ScheduledJob {
   run(): Promise<unknown>;
 }
 
+/** The context a job acts in, as the system component `name`, on the pool. */
+async function jobContext(name: string) {
+  const [{ readContext }, { systemActor }] = await Promise.all([
+    import("@/server/db/context"),
+    import("@/server/auth/actor"),
+  ]);
+  return readContext(systemActor(name));
+}
+
 async function maintenanceClient<T>(work: (client: import("pg").Client) => Promise<T>): Promise<T> {
   const [{ connectClient }, { maintenanceConnectionSettings }, { env }] = await Promise.all([
     import("@/server/db/pooler"),
@@ -60,14 +69,18 @@ export const SCHEDULED_JOBS: readonly ScheduledJob[] = [
     cron: "*/5 * * * *",
     description: "Emits api_key.expiring (7 days and 1 day before expires_at) and api_key.expired, once each.",
     runAtStart: true,
-    run: async () => (await import("@/server/services/webhooks/key-events")).emitKeyExpiryEvents(),
+    run: async () =>
+      (await import("@/server/services/webhooks/key-events")).emitKeyExpiryEvents(await jobContext("webhooks")),
   },
   {
     name: "api-key-idle-revocation",
     cron: "41 * * * *",
     description: "Revokes keys unused for api_keys.idle_revoke_days (audited) and emits api_key.idle_revoked for each.",
     runAtStart: true,
-    run: async () => (await import("@/server/services/api-keys/revocation")).revokeIdleKeys(),
+    run: async () => {
+      const { IDLE_REVOKER, revokeIdleKeys } = await import("@/server/services/api-keys/revocation");
+      return revokeIdleKeys(await jobContext(IDLE_REVOKER.name));
+    },
   },
   {
     name: "webhook-upkeep",
@@ -75,6 +88,6 @@ export const SCHEDULED_JOBS: readonly ScheduledJob[] = [
     description:
       "Queues deliveries left without a job (written by the CLI, or after a lost job) and removes deliveries and messages older than 30 days.",
     runAtStart: true,
-    run: async () => (await import("@/server/services/webhooks/upkeep")).webhookUpkeep(),
+    run: async () => (await import("@/server/services/webhooks/upkeep")).webhookUpkeep(await jobContext("webhooks")),
   },
 ];

@@ -1,4 +1,6 @@
 import "server-only";
+import { systemActor } from "@/server/auth/actor";
+import { readContext } from "@/server/db/context";
 import { log } from "@/server/log";
 import { deliver } from "@/server/services/webhooks/deliver";
 import { DELIVERY_QUEUE, type DeliveryJob } from "@/server/services/webhooks/outbox";
@@ -18,7 +20,7 @@ export function startJobs() {
       queue: DELIVERY_QUEUE,
       batchSize: DELIVERY_BATCH,
       concurrency: DELIVERY_WORKERS,
-      handle: deliver,
+      handle: (job) => deliver(readContext(systemActor("webhooks")), job),
     });
     for (const job of SCHEDULED_JOBS) {
       await ensureQueue(boss, job.name, { retryLimit: 3 });

@@ -2,6 +2,7 @@ import "server-only";
 import ipaddr from "ipaddr.js";
 import { LRUCache } from "lru-cache";
 import { rateLimitSchema, type RateLimit } from "@/lib/schemas/api-keys";
+import { systemActor } from "@/server/auth/actor";
 import { env } from "@/server/env";
 import { DomainError } from "@/server/errors";
 import { metrics } from "@/server/metrics";
@@ -78,7 +79,9 @@ function keyRequestCounted(keyId: string, limit: RateLimit, state: LimitState): 
   if (!state.allowed) {
     metrics().rateLimited.inc({ limit: "key" });
     // api_key.rate_limited, for the key's first 429 in the clock hour: off the request's path.
-    void import("@/server/services/webhooks/key-events").then((events) => events.keyRateLimited(keyId));
+    void Promise.all([import("@/server/services/webhooks/key-events"), import("@/server/db/context")]).then(
+      ([events, { readContext }]) => events.keyRateLimited(readContext(systemActor("webhooks")), keyId),
+    );
     throw overLimit(`This key may make ${limit.requests} requests per ${limit.window_seconds} s.`, state, headers);
   }
   return headers;

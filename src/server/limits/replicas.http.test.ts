@@ -4,6 +4,7 @@ import { createApiKey } from "@/server/services/api-keys/service";
 import { Browserless, startReplicas, type RunningApp } from "@/test/app";
 import { testDatabase } from "@/test/database";
 import { createSysAdmin, createUser, PASSWORD, seedRoles } from "@/test/fixtures";
+import { readContext } from "@/server/db/context";
 
 // Two app processes on one database and the Redis of this machine (REDIS_URL, else
 // 127.0.0.1:6379), as two replicas behind a load balancer: limits hold across both, and a revoke
@@ -20,7 +21,7 @@ const me = (app: RunningApp, key: string) => app.fetch("/api/v1/me", { headers: 
 /** A raw key of the admin's allowed `requests` a minute. */
 const limitedKey = async (name: string, requests: number) =>
   (
-    await createApiKey(systemActor("test"), admin.id, {
+    await createApiKey(readContext(systemActor("test")), admin.id, {
       name,
       scopes: ["svc:system:orgs:read"],
       expires_at: null,
@@ -67,7 +68,7 @@ describe("two replicas sharing Redis", () => {
   it("refuse a key revoked on one replica on the other within a second", async () => {
     const session = new Browserless(a.baseUrl);
     expect(await session.signIn(admin.username, PASSWORD)).toBe(true);
-    const { id, raw_key } = await createApiKey(systemActor("test"), admin.id, {
+    const { id, raw_key } = await createApiKey(readContext(systemActor("test")), admin.id, {
       name: "revoked-on-a",
       scopes: ["svc:system:orgs:read"],
       expires_at: null,
@@ -87,7 +88,7 @@ describe("two replicas sharing Redis", () => {
     const owner = await createSysAdmin(client);
     const keys = await Promise.all(
       [1, 2, 3].map((i) =>
-        createApiKey(systemActor("test"), owner.id, {
+        createApiKey(readContext(systemActor("test")), owner.id, {
           name: `revoke-all-${i}`,
           scopes: ["svc:system:orgs:read"],
           expires_at: null,

@@ -1,4 +1,5 @@
 import "server-only";
+import type { Context } from "@/server/db/context";
 import { z } from "zod";
 import { signOutEverywhere } from "@/server/services/users/service";
 import type { SessionActor, UserActor } from "@/server/auth/actor";
@@ -52,7 +53,7 @@ export const accountOperations = {
     access: "session",
     duringTwoFactorSetup: true,
     response: z.object({ signed_out: z.literal(true) }),
-    handler: ({ actor }) => signOutEverywhere(actor as UserActor),
+    handler: (ctx) => signOutEverywhere(ctx as Context<UserActor>),
   }),
   myTwoFactor: defineOperation({
     id: "getMyTwoFactor",
@@ -63,7 +64,7 @@ export const accountOperations = {
     access: "session",
     duringTwoFactorSetup: true,
     response: twoFactorStatusSchema,
-    handler: ({ actor }) => myTwoFactor(actor as SessionActor),
+    handler: (ctx) => myTwoFactor(ctx as Context<SessionActor>),
   }),
   setUpTwoFactor: defineOperation({
     id: "setUpTwoFactor",
@@ -78,7 +79,7 @@ export const accountOperations = {
     response: twoFactorSetupSchema,
     secret: true,
     errors: ["conflict"],
-    handler: ({ actor }) => startTwoFactorSetup(actor as SessionActor),
+    handler: (ctx) => startTwoFactorSetup(ctx as Context<SessionActor>),
   }),
   confirmTwoFactor: defineOperation({
     id: "confirmTwoFactor",
@@ -93,7 +94,7 @@ export const accountOperations = {
     response: recoveryCodesSchema,
     secret: true,
     errors: ["validation_failed", "conflict"],
-    handler: ({ actor, body }) => confirmTwoFactorSetup(actor as SessionActor, body),
+    handler: ({ body, ...ctx }) => confirmTwoFactorSetup(ctx as Context<SessionActor>, body),
   }),
   turnOffTwoFactor: defineOperation({
     id: "turnOffTwoFactor",
@@ -107,6 +108,6 @@ export const accountOperations = {
     body: turnOffTwoFactorInput,
     response: twoFactorStatusSchema,
     errors: ["validation_failed", "conflict", "rate_limited"],
-    handler: ({ actor, body }) => turnOffTwoFactor(actor as SessionActor, body),
+    handler: ({ body, ...ctx }) => turnOffTwoFactor(ctx as Context<SessionActor>, body),
   }),
 };

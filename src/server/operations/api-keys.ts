@@ -51,7 +51,7 @@ export const apiKeyOperations = {
     created: (key) => key.id,
     secret: true,
     errors: ["unknown_scope", "scope_not_held", "policy_violation"],
-    handler: ({ actor, body }) => createApiKey(actor, (actor as UserActor).userId, body),
+    handler: ({ body, ...ctx }) => createApiKey(ctx, (ctx.actor as UserActor).userId, body),
   }),
   list: defineOperation({
     id: "listApiKeys",
@@ -64,7 +64,7 @@ export const apiKeyOperations = {
     access: { permission: "svc:system:api_keys:read" },
     query: listApiKeysQuery,
     response: apiKeyListSchema,
-    handler: ({ actor, query }) => listApiKeys(actor, query),
+    handler: ({ query, ...ctx }) => listApiKeys(ctx, query),
   }),
   revoke: defineOperation({
     id: "revokeApiKey",
@@ -78,7 +78,7 @@ export const apiKeyOperations = {
     params: apiKeyIdParams,
     response: apiKeySchema,
     errors: ["not_found"],
-    handler: ({ actor, params }) => revokeApiKey(actor, params.key_id),
+    handler: ({ params, ...ctx }) => revokeApiKey(ctx, params.key_id),
   }),
   get: defineOperation({
     id: "getApiKey",
@@ -91,7 +91,7 @@ export const apiKeyOperations = {
     params: apiKeyIdParams,
     response: apiKeySchema,
     errors: ["not_found"],
-    handler: ({ actor, params }) => getApiKey(actor, params.key_id),
+    handler: ({ params, ...ctx }) => getApiKey(ctx, params.key_id),
   }),
   update: defineOperation({
     id: "updateApiKey",
@@ -106,7 +106,7 @@ export const apiKeyOperations = {
     body: updateApiKeyInput,
     response: apiKeySchema,
     errors: ["not_found", "policy_violation"],
-    handler: ({ actor, params, body }) => updateApiKey(actor, params.key_id, body),
+    handler: ({ params, body, ...ctx }) => updateApiKey(ctx, params.key_id, body),
   }),
   roll: defineOperation({
     id: "rollApiKey",
@@ -125,7 +125,7 @@ export const apiKeyOperations = {
     created: (key) => key.id,
     createdIn: PATH,
     errors: ["not_found", "conflict", "policy_violation"],
-    handler: ({ actor, params, body }) => rollApiKey(actor, params.key_id, body),
+    handler: ({ params, body, ...ctx }) => rollApiKey(ctx, params.key_id, body),
   }),
   usage: defineOperation({
     id: "getApiKeyUsage",
@@ -140,7 +140,7 @@ export const apiKeyOperations = {
     query: usageQuery,
     response: usageSchema,
     errors: ["not_found"],
-    handler: ({ actor, params, query }) => apiKeyUsage(actor, params.key_id, query),
+    handler: ({ params, query, ...ctx }) => apiKeyUsage(ctx, params.key_id, query),
   }),
   revokeLeaked: defineOperation({
     id: "revokeLeakedApiKeys",
@@ -157,7 +157,7 @@ export const apiKeyOperations = {
     response: revokeLeakedResponse,
     // The keys are looked up in the database (the 429 of its limit per address is implied).
     errors: ["unavailable"],
-    handler: ({ body }) => revokeLeakedKeys(systemActor("leaked-key-report"), body.keys),
+    handler: ({ body, ...ctx }) => revokeLeakedKeys({ ...ctx, actor: systemActor("leaked-key-report") }, body.keys),
   }),
   policy: defineOperation({
     id: "getApiKeyPolicy",
@@ -167,7 +167,7 @@ export const apiKeyOperations = {
     summary: "The platform's key policy, which the create dialog follows",
     access: { permission: "svc:system:api_keys:read" },
     response: keyPolicySchema,
-    handler: ({ actor }) => apiKeyPolicy(actor),
+    handler: ({ ...ctx }) => apiKeyPolicy(ctx),
   }),
   revokeAll: defineOperation({
     id: "revokeAllApiKeys",
@@ -181,6 +181,6 @@ export const apiKeyOperations = {
     params: userIdParams,
     response: revokeAllResponse,
     errors: ["not_found"],
-    handler: ({ actor, params }) => revokeAllApiKeys(actor, params.user_id),
+    handler: ({ params, ...ctx }) => revokeAllApiKeys(ctx, params.user_id),
   }),
 };

@@ -21,7 +21,7 @@ export const auditEventOperations = {
     access: { permission: "svc:system:audit:read" },
     query: listAuditEventsQuery,
     response: listOf(auditEventSchema),
-    handler: ({ actor, query }) => listAuditEvents(actor, query),
+    handler: ({ query, ...ctx }) => listAuditEvents(ctx, query),
   }),
   listInOrganization: defineOperation({
     id: "listOrgAuditEvents",
@@ -34,6 +34,6 @@ export const auditEventOperations = {
     params: orgAuditParams,
     query: listAuditEventsQuery,
     response: listOf(auditEventSchema),
-    handler: ({ actor, params, query }) => listAuditEvents(actor, query, params.org_id),
+    handler: ({ params, query, ...ctx }) => listAuditEvents(ctx, query, params.org_id),
   }),
 };

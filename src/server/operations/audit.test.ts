@@ -3,7 +3,6 @@ import { z } from "zod";
 import { testDatabase } from "@/test/database";
 import { createOrg, createSysAdmin, seedRoles } from "@/test/fixtures";
 import { sessionActor } from "@/test/actors";
-import { dataLayer } from "@/server/db/data-layer";
 import { changesOf } from "@/server/services/audit/service";
 import { OPERATION_GROUPS } from ".";
 import { targetOf } from "./audit";
@@ -31,8 +30,8 @@ describe("a change and its event", () => {
       access: { permission: "svc:org:write", org: "org_id" },
       params: z.strictObject({ org_id: z.uuid() }),
       response: z.unknown(),
-      handler: ({ params }) =>
-        dataLayer("test").organization.update({ where: { id: params.org_id }, data: { description: "never kept" } }),
+      handler: ({ params, db }) =>
+        db.organization.update({ where: { id: params.org_id }, data: { description: "never kept" } }),
     });
     await expect(invoke(unrecordable as AnyOperation, admin, raw({ org_id: org.id }))).rejects.toThrow();
     expect((await client.organization.findUniqueOrThrow({ where: { id: org.id } })).description).toBeNull();

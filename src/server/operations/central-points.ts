@@ -38,7 +38,7 @@ export const centralPointOperations = {
     params: orgIdParams,
     query: listCentralPointsQuery,
     response: centralPointListSchema,
-    handler: ({ actor, params, query }) => listCentralPoints(actor, params.org_id, query),
+    handler: ({ params, query, ...ctx }) => listCentralPoints(ctx, params.org_id, query),
   }),
   create: defineOperation({
     id: "createCentralPoint",
@@ -53,7 +53,7 @@ export const centralPointOperations = {
     response: centralPointSchema,
     created: (point) => point.id,
     errors: ["not_found", "tier_required", "quota_exceeded", "conflict"],
-    handler: ({ actor, params, body }) => createCentralPoint(actor, params.org_id, body),
+    handler: ({ params, body, ...ctx }) => createCentralPoint(ctx, params.org_id, body),
   }),
   update: defineOperation({
     id: "updateCentralPoint",
@@ -66,7 +66,7 @@ export const centralPointOperations = {
     body: updateCentralPointInput,
     response: centralPointSchema,
     errors: ["not_found", "conflict"],
-    handler: ({ actor, params, body }) => updateCentralPoint(actor, params.org_id, params.central_point_id, body),
+    handler: ({ params, body, ...ctx }) => updateCentralPoint(ctx, params.org_id, params.central_point_id, body),
   }),
   ...softDeletable({
     name: "CentralPoint",
@@ -81,8 +81,8 @@ export const centralPointOperations = {
         "Pro tier and above, within `max_central_points`; 409 `conflict` when a live central point has taken its name.",
     },
     errors: { restore: ["tier_required", "quota_exceeded", "conflict"] },
-    get: (actor, p, options) => getCentralPoint(actor, p.org_id, p.central_point_id, options),
-    delete: (actor, p) => deleteCentralPoint(actor, p.org_id, p.central_point_id),
-    restore: (actor, p) => restoreCentralPoint(actor, p.org_id, p.central_point_id),
+    get: (ctx, p, options) => getCentralPoint(ctx, p.org_id, p.central_point_id, options),
+    delete: (ctx, p) => deleteCentralPoint(ctx, p.org_id, p.central_point_id),
+    restore: (ctx, p) => restoreCentralPoint(ctx, p.org_id, p.central_point_id),
   }),
 };

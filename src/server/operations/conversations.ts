@@ -47,7 +47,7 @@ export const conversationOperations = {
     params: orgIdParams,
     query: listConversationsQuery,
     response: conversationListSchema,
-    handler: ({ actor, params, query }) => listConversations(actor, params.org_id, query),
+    handler: ({ params, query, ...ctx }) => listConversations(ctx, params.org_id, query),
   }),
   create: defineOperation({
     id: "createConversation",
@@ -61,7 +61,7 @@ export const conversationOperations = {
     response: conversationSchema,
     created: (c) => c.id,
     errors: ["not_found"],
-    handler: ({ actor, params, body }) => createConversation(actor, params.org_id, body),
+    handler: ({ params, body, ...ctx }) => createConversation(ctx, params.org_id, body),
   }),
   messages: defineOperation({
     id: "listMessages",
@@ -75,7 +75,7 @@ export const conversationOperations = {
     query: listMessagesQuery,
     response: messageListSchema,
     errors: ["not_found"],
-    handler: ({ actor, params, query }) => listMessages(actor, params.org_id, params.conversation_id, query),
+    handler: ({ params, query, ...ctx }) => listMessages(ctx, params.org_id, params.conversation_id, query),
   }),
   append: defineOperation({
     id: "appendMessages",
@@ -90,7 +90,7 @@ export const conversationOperations = {
     response: z.object({ data: list(messageSchema, MAX_APPENDED_MESSAGES) }),
     status: 201,
     errors: ["not_found"],
-    handler: ({ actor, params, body }) => appendMessages(actor, params.org_id, params.conversation_id, body),
+    handler: ({ params, body, ...ctx }) => appendMessages(ctx, params.org_id, params.conversation_id, body),
   }),
   compact: defineOperation({
     id: "compactMessages",
@@ -103,8 +103,8 @@ export const conversationOperations = {
     body: compactMessagesInput,
     response: z.object({ compacted: count }),
     errors: ["not_found"],
-    handler: ({ actor, params, body }) =>
-      compactMessages(actor, params.org_id, params.conversation_id, body.message_ids),
+    handler: ({ params, body, ...ctx }) =>
+      compactMessages(ctx, params.org_id, params.conversation_id, body.message_ids),
   }),
   ...softDeletable({
     name: "Conversation",
@@ -114,8 +114,8 @@ export const conversationOperations = {
     params: conversationParams,
     response: conversationSchema,
     access: { read, delete: write, restore: write },
-    get: (actor, p, options) => getConversation(actor, p.org_id, p.conversation_id, options),
-    delete: (actor, p) => deleteConversation(actor, p.org_id, p.conversation_id),
-    restore: (actor, p) => restoreConversation(actor, p.org_id, p.conversation_id),
+    get: (ctx, p, options) => getConversation(ctx, p.org_id, p.conversation_id, options),
+    delete: (ctx, p) => deleteConversation(ctx, p.org_id, p.conversation_id),
+    restore: (ctx, p) => restoreConversation(ctx, p.org_id, p.conversation_id),
   }),
 };

@@ -4,9 +4,11 @@ import { id } from "@/lib/schemas/common";
 import { systemActor, type Actor } from "@/server/auth/actor";
 import { authorizeIncludeDeleted, authorizeOperation } from "@/server/auth/authorize";
 import { mapDatabaseError } from "@/server/db/errors";
-import { inOneTransaction } from "@/server/db/unit-of-work";
+import { changeContext, readContext, type Context } from "@/server/db/context";
+import { dataLayer } from "@/server/db/data-layer";
+import { inUnitOfWork } from "@/server/db/unit-of-work";
 import type { RequestFacts } from "@/server/http/client";
-import { changesOf, NO_REQUEST, recordAlone, recordInUnit } from "@/server/services/audit/service";
+import { changesOf, NO_REQUEST, recordAlone, recordChange } from "@/server/services/audit/service";
 import { orgOf, targetOf, type Target } from "./audit";
 import { DomainError, validationFailed, zodFieldErrors } from "@/server/errors";
 import type { AnyOperation } from "./operation";
@@ -17,9 +19,10 @@ import { rawInputProblems } from "./raw-input";
 // body says) → query → `include_deleted` → body → the handler. Failures are domain errors; database
 // errors are mapped here, once.
 //
-// The audit trail is kept here, for every operation alike: a change (any method but GET) runs as
-// one unit of work — the handler's writes and its audit event commit together or not at all — and
-// a refusal (403) is recorded on its own, there being no change to roll back. Reads write nothing.
+// The handler is handed its context: who acts, and the database — for a change (any method but
+// GET) the unit of work opened here, in which the handler's writes and its audit event commit
+// together or not at all; for a read, the pool. A refusal (403) is recorded on its own, there being
+// no change to roll back. Reads write nothing.
 
 export interface RawInput {
   params: unknown;
@@ -63,7 +66,7 @@ export async function invoke(
     if (actor && error instanceof DomainError && error.code === "forbidden") {
       const params = (raw.params ?? {}) as Record<string, unknown>;
       const target = targetOf(operation, actor, params, undefined);
-      await recordAlone({
+      await recordAlone(dataLayer("system:audit"), {
         actor,
         action: operation.id,
         outcome: "denied",
@@ -106,10 +109,11 @@ async function checkedCall(
   authorizeIncludeDeleted(actor, query);
   const rawBody = await raw.body();
   const body = operation.body ? parse(operation.body, rawBody ?? {}, "") : undefined;
-  const call = async (): Promise<unknown> => operation.handler({ actor: actor as Actor, params, query, body } as never);
-  if (operation.method === "GET") return call();
   // A call without credentials (a public operation) acts as the system on the caller's behalf.
-  return auditedChange(actor ?? systemActor("anonymous"), request, call, (result) => {
+  const acting = actor ?? systemActor("anonymous");
+  const call = async (ctx: Context): Promise<unknown> => operation.handler({ ...ctx, params, query, body } as never);
+  if (operation.method === "GET") return call(readContext(acting));
+  return auditedChange(acting, request, call, (result) => {
     const target = targetOf(operation, actor, params as Record<string, unknown>, result);
     return { action: operation.id, target, orgId: orgOf(params as Record<string, unknown>, target) };
   });
@@ -119,19 +123,21 @@ async function checkedCall(
 export type ChangeDescription = { action: string; target: Target; orgId: string | null };
 
 /**
- * A change and its audit event as one unit of work. Every door's changes go through here: the
- * operations' (above) and the CLI's commands.
+ * A change and its audit event as one unit of work: `work` is handed the unit's context, and the
+ * event, written last with the unit's own data layer, says what the unit's journal saw change. Every
+ * door's changes go through here: the operations' (above) and the CLI's commands.
  */
 export function auditedChange<T>(
   actor: Actor,
   request: RequestFacts,
-  work: () => Promise<T>,
+  work: (ctx: Context) => Promise<T>,
   describe: (result: T) => ChangeDescription,
 ): Promise<T> {
-  return inOneTransaction(async (unit) => {
-    const result = await work();
+  return inUnitOfWork(async (unit) => {
+    const ctx = changeContext(actor, unit);
+    const result = await work(ctx);
     const { action, target, orgId } = describe(result);
-    await recordInUnit(unit, {
+    await recordChange(ctx, {
       actor,
       action,
       outcome: "success",

@@ -41,7 +41,7 @@ export const llmConfigOperations = {
     params: orgIdParams,
     query: listLlmConfigsQuery,
     response: llmConfigListSchema,
-    handler: ({ actor, params, query }) => listLlmConfigs(actor, params.org_id, query),
+    handler: ({ params, query, ...ctx }) => listLlmConfigs(ctx, params.org_id, query),
   }),
   create: defineOperation({
     id: "createLlmConfig",
@@ -57,7 +57,7 @@ export const llmConfigOperations = {
     response: llmConfigSchema,
     created: (config) => config.id,
     errors: ["not_found"],
-    handler: ({ actor, params, body }) => createLlmConfig(actor, params.org_id, body),
+    handler: ({ params, body, ...ctx }) => createLlmConfig(ctx, params.org_id, body),
   }),
   update: defineOperation({
     id: "updateLlmConfig",
@@ -71,7 +71,7 @@ export const llmConfigOperations = {
     body: updateLlmConfigInput,
     response: llmConfigSchema,
     errors: ["not_found", "immutable_field"],
-    handler: ({ actor, params, body }) => updateLlmConfig(actor, params.org_id, params.config_id, body),
+    handler: ({ params, body, ...ctx }) => updateLlmConfig(ctx, params.org_id, params.config_id, body),
   }),
   ...softDeletable({
     name: "LlmConfig",
@@ -81,8 +81,8 @@ export const llmConfigOperations = {
     params: llmConfigParams,
     response: llmConfigSchema,
     access: { read, delete: write, restore: write },
-    get: (actor, p, options) => getLlmConfig(actor, p.org_id, p.config_id, options),
-    delete: (actor, p) => deleteLlmConfig(actor, p.org_id, p.config_id),
-    restore: (actor, p) => restoreLlmConfig(actor, p.org_id, p.config_id),
+    get: (ctx, p, options) => getLlmConfig(ctx, p.org_id, p.config_id, options),
+    delete: (ctx, p) => deleteLlmConfig(ctx, p.org_id, p.config_id),
+    restore: (ctx, p) => restoreLlmConfig(ctx, p.org_id, p.config_id),
   }),
 };

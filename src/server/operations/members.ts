@@ -27,7 +27,7 @@ export const memberOperations = {
     params: orgIdParams,
     query: listMembersQuery,
     response: memberListSchema,
-    handler: ({ actor, params, query }) => listMembers(actor, params.org_id, query),
+    handler: ({ params, query, ...ctx }) => listMembers(ctx, params.org_id, query),
   }),
   add: defineOperation({
     id: "addMember",
@@ -42,7 +42,7 @@ export const memberOperations = {
     response: memberSchema,
     created: (member) => member.user_id,
     errors: ["not_found", "conflict", "quota_exceeded"],
-    handler: ({ actor, params, body }) => addMember(actor, params.org_id, body),
+    handler: ({ params, body, ...ctx }) => addMember(ctx, params.org_id, body),
   }),
   get: defineOperation({
     id: "getMember",
@@ -54,7 +54,7 @@ export const memberOperations = {
     params: memberParams,
     response: memberSchema,
     errors: ["not_found"],
-    handler: ({ actor, params }) => getMember(actor, params.org_id, params.user_id),
+    handler: ({ params, ...ctx }) => getMember(ctx, params.org_id, params.user_id),
   }),
   remove: defineOperation({
     id: "removeMember",
@@ -68,7 +68,7 @@ export const memberOperations = {
     params: memberParams,
     response: memberSchema,
     errors: ["not_found", "conflict", "scope_not_held"],
-    handler: ({ actor, params }) => removeMember(actor, params.org_id, params.user_id),
+    handler: ({ params, ...ctx }) => removeMember(ctx, params.org_id, params.user_id),
   }),
   grantRole: defineOperation({
     id: "grantOrgRole",
@@ -84,7 +84,7 @@ export const memberOperations = {
     response: grantSchema,
     created: (grant) => grant.role.id,
     errors: ["not_found", "conflict", "scope_not_held"],
-    handler: ({ actor, params, body }) => grantOrgRole(actor, params.org_id, params.user_id, body.role_id),
+    handler: ({ params, body, ...ctx }) => grantOrgRole(ctx, params.org_id, params.user_id, body.role_id),
   }),
   revokeRole: defineOperation({
     id: "revokeOrgRole",
@@ -97,6 +97,6 @@ export const memberOperations = {
     params: memberRoleParams,
     response: grantSchema,
     errors: ["not_found", "scope_not_held"],
-    handler: ({ actor, params }) => revokeOrgRole(actor, params.org_id, params.user_id, params.role_id),
+    handler: ({ params, ...ctx }) => revokeOrgRole(ctx, params.org_id, params.user_id, params.role_id),
   }),
 };

@@ -29,7 +29,7 @@ export const modelOperations = {
     access: read,
     query: listModelsQuery,
     response: modelListSchema,
-    handler: ({ actor, query }) => listModels(actor, query),
+    handler: ({ query, ...ctx }) => listModels(ctx, query),
   }),
   create: defineOperation({
     id: "createModel",
@@ -44,7 +44,7 @@ export const modelOperations = {
     response: modelSchema,
     created: (model) => String(model.id),
     errors: ["conflict"],
-    handler: ({ actor, body }) => createModel(actor, body),
+    handler: ({ body, ...ctx }) => createModel(ctx, body),
   }),
   lookup: defineOperation({
     id: "lookupModel",
@@ -56,7 +56,7 @@ export const modelOperations = {
     query: lookupModelQuery,
     response: modelSchema,
     errors: ["not_found"],
-    handler: ({ actor, query }) => lookupModel(actor, query.name),
+    handler: ({ query, ...ctx }) => lookupModel(ctx, query.name),
   }),
   get: defineOperation({
     id: "getModel",
@@ -68,7 +68,7 @@ export const modelOperations = {
     params: modelParams,
     response: modelSchema,
     errors: ["not_found"],
-    handler: ({ actor, params }) => getModel(actor, params.model_config_id),
+    handler: ({ params, ...ctx }) => getModel(ctx, params.model_config_id),
   }),
   update: defineOperation({
     id: "updateModel",
@@ -81,6 +81,6 @@ export const modelOperations = {
     body: updateModelInput,
     response: modelSchema,
     errors: ["not_found", "conflict"],
-    handler: ({ actor, params, body }) => updateModel(actor, params.model_config_id, body),
+    handler: ({ params, body, ...ctx }) => updateModel(ctx, params.model_config_id, body),
   }),
 };

@@ -40,7 +40,7 @@ export const oauthClientOperations = {
     access: read,
     query: listOAuthClientsQuery,
     response: oauthClientListSchema,
-    handler: ({ actor, query }) => listOAuthClients(actor, query),
+    handler: ({ query, ...ctx }) => listOAuthClients(ctx, query),
   }),
   register: defineOperation({
     id: "createOAuthClient",
@@ -56,7 +56,7 @@ export const oauthClientOperations = {
     created: (client) => client.client_id,
     secret: true,
     errors: ["unknown_scope", "scope_not_held"],
-    handler: ({ actor, body }) => createOAuthClient(actor, body),
+    handler: ({ body, ...ctx }) => createOAuthClient(ctx, body),
   }),
   update: defineOperation({
     id: "updateOAuthClient",
@@ -70,7 +70,7 @@ export const oauthClientOperations = {
     body: updateOAuthClientInput,
     response: oauthClientSchema,
     errors: ["not_found", "immutable_field", "unknown_scope", "scope_not_held"],
-    handler: ({ actor, params, body }) => updateOAuthClient(actor, params.client_id, body),
+    handler: ({ params, body, ...ctx }) => updateOAuthClient(ctx, params.client_id, body),
   }),
   rotateSecret: defineOperation({
     id: "rotateOAuthClientSecret",
@@ -85,7 +85,7 @@ export const oauthClientOperations = {
     response: oauthClientWithSecretSchema,
     secret: true,
     errors: ["not_found", "conflict"],
-    handler: ({ actor, params }) => rotateOAuthClientSecret(actor, params.client_id),
+    handler: ({ params, ...ctx }) => rotateOAuthClientSecret(ctx, params.client_id),
   }),
   ...softDeletable({
     name: "OAuthClient",
@@ -99,8 +99,8 @@ export const oauthClientOperations = {
       delete: "It is deactivated and disappears from lists.",
       restore: "It comes back deactivated: activate it with `is_active: true`.",
     },
-    get: (actor, p, options) => getOAuthClient(actor, p.client_id, options),
-    delete: (actor, p) => deleteOAuthClient(actor, p.client_id),
-    restore: (actor, p) => restoreOAuthClient(actor, p.client_id),
+    get: (ctx, p, options) => getOAuthClient(ctx, p.client_id, options),
+    delete: (ctx, p) => deleteOAuthClient(ctx, p.client_id),
+    restore: (ctx, p) => restoreOAuthClient(ctx, p.client_id),
   }),
 };

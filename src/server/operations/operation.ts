@@ -2,7 +2,7 @@ import "server-only";
 import type { z } from "zod";
 import type { ErrorCode } from "@/lib/errors";
 import type { Permission } from "@/lib/permissions";
-import type { Actor } from "@/server/auth/actor";
+import type { Context } from "@/server/db/context";
 
 // An operation is declared once: who may call it, its input and output schemas, its success
 // status, the errors it can answer with, and its handler. The REST route (registry, OpenAPI,
@@ -34,8 +34,8 @@ export type ObjectSchema = z.ZodObject<z.core.$ZodShape, z.core.$ZodObjectConfig
 
 type Out<S> = S extends z.ZodType ? z.output<S> : Record<string, never>;
 
-export interface OperationContext<P, Q, B> {
-  actor: Actor;
+/** What a handler is given: the call's context (who acts, and its database: a change's own transaction) and its input. */
+export interface OperationContext<P, Q, B> extends Context {
   params: P;
   query: Q;
   body: B;

@@ -40,7 +40,7 @@ export const orchestratorOperations = {
     params: orgIdParams,
     query: listOrchestratorsQuery,
     response: orchestratorListSchema,
-    handler: ({ actor, params, query }) => listOrchestrators(actor, params.org_id, query),
+    handler: ({ params, query, ...ctx }) => listOrchestrators(ctx, params.org_id, query),
   }),
   create: defineOperation({
     id: "createOrchestrator",
@@ -56,7 +56,7 @@ export const orchestratorOperations = {
     response: orchestratorSchema,
     created: (instance) => instance.id,
     errors: ["not_found", "quota_exceeded", "not_overridable"],
-    handler: ({ actor, params, body }) => createOrchestrator(actor, params.org_id, body),
+    handler: ({ params, body, ...ctx }) => createOrchestrator(ctx, params.org_id, body),
   }),
   effectiveConfig: defineOperation({
     id: "effectiveInstanceConfig",
@@ -70,7 +70,7 @@ export const orchestratorOperations = {
     params: orchestratorParams,
     response: effectiveSettingsSchema.extend({ config_hash: orchestratorSchema.shape.config_hash }),
     errors: ["not_found"],
-    handler: ({ actor, params }) => effectiveInstanceSettings(actor, params.org_id, params.orchestrator_id),
+    handler: ({ params, ...ctx }) => effectiveInstanceSettings(ctx, params.org_id, params.orchestrator_id),
   }),
   update: defineOperation({
     id: "updateOrchestrator",
@@ -84,7 +84,7 @@ export const orchestratorOperations = {
     body: updateOrchestratorInput,
     response: orchestratorSchema,
     errors: ["not_found", "immutable_field", "not_overridable"],
-    handler: ({ actor, params, body }) => updateOrchestrator(actor, params.org_id, params.orchestrator_id, body),
+    handler: ({ params, body, ...ctx }) => updateOrchestrator(ctx, params.org_id, params.orchestrator_id, body),
   }),
   ...softDeletable({
     name: "Orchestrator",
@@ -99,8 +99,8 @@ export const orchestratorOperations = {
       restore: "Within the tier's `max_orchestrators` (403 `quota_exceeded`).",
     },
     errors: { delete: ["conflict"], restore: ["quota_exceeded"] },
-    get: (actor, p, options) => getOrchestrator(actor, p.org_id, p.orchestrator_id, options),
-    delete: (actor, p) => deleteOrchestrator(actor, p.org_id, p.orchestrator_id),
-    restore: (actor, p) => restoreOrchestrator(actor, p.org_id, p.orchestrator_id),
+    get: (ctx, p, options) => getOrchestrator(ctx, p.org_id, p.orchestrator_id, options),
+    delete: (ctx, p) => deleteOrchestrator(ctx, p.org_id, p.orchestrator_id),
+    restore: (ctx, p) => restoreOrchestrator(ctx, p.org_id, p.orchestrator_id),
   }),
 };

@@ -38,7 +38,7 @@ export const organizationOperations = {
     access: "authenticated",
     query: listOrganizationsQuery,
     response: organizationListSchema,
-    handler: ({ actor, query }) => listOrganizations(actor, query),
+    handler: ({ query, ...ctx }) => listOrganizations(ctx, query),
   }),
   create: defineOperation({
     id: "createOrganization",
@@ -51,7 +51,7 @@ export const organizationOperations = {
     response: organizationSchema,
     created: (org) => org.id,
     errors: ["conflict"],
-    handler: ({ actor, body }) => createOrganization(actor, body),
+    handler: ({ body, ...ctx }) => createOrganization(ctx, body),
   }),
   update: defineOperation({
     id: "updateOrganization",
@@ -64,7 +64,7 @@ export const organizationOperations = {
     body: updateOrganizationInput,
     response: organizationSchema,
     errors: ["not_found", "conflict"],
-    handler: ({ actor, params, body }) => updateOrganization(actor, params.org_id, body),
+    handler: ({ params, body, ...ctx }) => updateOrganization(ctx, params.org_id, body),
   }),
   updateSubscription: defineOperation({
     id: "updateSubscription",
@@ -77,7 +77,7 @@ export const organizationOperations = {
     body: updateSubscriptionInput,
     response: organizationSchema,
     errors: ["not_found"],
-    handler: ({ actor, params, body }) => updateOrganization(actor, params.org_id, body),
+    handler: ({ params, body, ...ctx }) => updateOrganization(ctx, params.org_id, body),
   }),
   ...softDeletable({
     name: "Organization",
@@ -93,8 +93,8 @@ export const organizationOperations = {
     },
     notes: { delete: "Everything in it disappears with it, and its members' API keys lose it at once." },
     errors: { restore: ["conflict"] },
-    get: (actor, p, options) => getOrganization(actor, p.org_id, options),
-    delete: (actor, p) => deleteOrganization(actor, p.org_id),
-    restore: (actor, p) => restoreOrganization(actor, p.org_id),
+    get: (ctx, p, options) => getOrganization(ctx, p.org_id, options),
+    delete: (ctx, p) => deleteOrganization(ctx, p.org_id),
+    restore: (ctx, p) => restoreOrganization(ctx, p.org_id),
   }),
 };

@@ -14,6 +14,6 @@ export const overviewOperations = {
     summary: "The platform at a glance",
     access: { permission: "svc:system:orgs:read", sysAdmin: true },
     response: overviewSchema,
-    handler: ({ actor }) => overview(actor),
+    handler: ({ ...ctx }) => overview(ctx),
   }),
 };

@@ -45,7 +45,7 @@ export const pluginOperations = {
     access: readAnywhere,
     query: listPluginsQuery,
     response: pluginListSchema,
-    handler: ({ actor, query }) => listPlugins(actor, system, query),
+    handler: ({ query, ...ctx }) => listPlugins(ctx, system, query),
   }),
   register: defineOperation({
     id: "registerSystemPlugin",
@@ -59,7 +59,7 @@ export const pluginOperations = {
     response: pluginSchema,
     created: (p) => p.id,
     errors: ["conflict"],
-    handler: ({ actor, body }) => registerPlugin(actor, system, body),
+    handler: ({ body, ...ctx }) => registerPlugin(ctx, system, body),
   }),
   get: defineOperation({
     id: "getSystemPlugin",
@@ -71,7 +71,7 @@ export const pluginOperations = {
     params: pluginParams,
     response: pluginSchema,
     errors: ["not_found"],
-    handler: ({ actor, params }) => getPlugin(actor, system, params.plugin_id),
+    handler: ({ params, ...ctx }) => getPlugin(ctx, system, params.plugin_id),
   }),
   // The settings form's live check (console only): what registering would answer, from the same
   // code, so the console and the API cannot disagree. A read (GET): nothing is written or audited.
@@ -99,7 +99,7 @@ export const pluginOperations = {
     body: updatePluginInput,
     response: pluginSchema,
     errors: ["not_found"],
-    handler: ({ actor, params, body }) => setPluginEnabled(actor, system, params.plugin_id, body.enabled),
+    handler: ({ params, body, ...ctx }) => setPluginEnabled(ctx, system, params.plugin_id, body.enabled),
   }),
 };
 
@@ -115,7 +115,7 @@ export const orgPluginOperations = {
     params: orgIdParams,
     query: listPluginsQuery,
     response: pluginListSchema,
-    handler: ({ actor, params, query }) => listPlugins(actor, inOrg(params.org_id), query),
+    handler: ({ params, query, ...ctx }) => listPlugins(ctx, inOrg(params.org_id), query),
   }),
   register: defineOperation({
     id: "registerOrgPlugin",
@@ -130,7 +130,7 @@ export const orgPluginOperations = {
     response: pluginSchema,
     created: (p) => p.id,
     errors: ["conflict", "not_found"],
-    handler: ({ actor, params, body }) => registerPlugin(actor, inOrg(params.org_id), body),
+    handler: ({ params, body, ...ctx }) => registerPlugin(ctx, inOrg(params.org_id), body),
   }),
   get: defineOperation({
     id: "getOrgPlugin",
@@ -142,7 +142,7 @@ export const orgPluginOperations = {
     params: orgPluginParams,
     response: pluginSchema,
     errors: ["not_found"],
-    handler: ({ actor, params }) => getPlugin(actor, inOrg(params.org_id), params.plugin_id),
+    handler: ({ params, ...ctx }) => getPlugin(ctx, inOrg(params.org_id), params.plugin_id),
   }),
   setEnabled: defineOperation({
     id: "updateOrgPlugin",
@@ -155,6 +155,6 @@ export const orgPluginOperations = {
     body: updatePluginInput,
     response: pluginSchema,
     errors: ["not_found"],
-    handler: ({ actor, params, body }) => setPluginEnabled(actor, inOrg(params.org_id), params.plugin_id, body.enabled),
+    handler: ({ params, body, ...ctx }) => setPluginEnabled(ctx, inOrg(params.org_id), params.plugin_id, body.enabled),
   }),
 };

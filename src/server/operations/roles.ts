@@ -64,7 +64,7 @@ export const roleOperations = {
     access: read,
     query: listRolesQuery,
     response: roleListSchema,
-    handler: ({ actor, query }) => listRoles(actor, query),
+    handler: ({ query, ...ctx }) => listRoles(ctx, query),
   }),
   create: defineOperation({
     id: "createRole",
@@ -78,7 +78,7 @@ export const roleOperations = {
     response: roleSchema,
     created: (role) => role.id,
     errors: ["conflict", "scope_not_held", "quota_exceeded"],
-    handler: ({ actor, body }) => createRole(actor, body),
+    handler: ({ body, ...ctx }) => createRole(ctx, body),
   }),
   update: defineOperation({
     id: "updateRole",
@@ -92,7 +92,7 @@ export const roleOperations = {
     body: updateRoleInput,
     response: roleSchema,
     errors: ["not_found", "conflict", "immutable_field", "scope_not_held"],
-    handler: ({ actor, params, body }) => updateRole(actor, params.role_id, body),
+    handler: ({ params, body, ...ctx }) => updateRole(ctx, params.role_id, body),
   }),
   grants: defineOperation({
     id: "listUserGrants",
@@ -106,7 +106,7 @@ export const roleOperations = {
     query: pageQuery,
     response: grantListSchema,
     errors: ["not_found"],
-    handler: ({ actor, params, query }) => listGrants(actor, params.user_id, query),
+    handler: ({ params, query, ...ctx }) => listGrants(ctx, params.user_id, query),
   }),
   grant: defineOperation({
     id: "grantRole",
@@ -121,7 +121,7 @@ export const roleOperations = {
     response: grantSchema,
     created: (grant) => String(grant.id),
     errors: ["not_found", "conflict", "scope_not_held"],
-    handler: ({ actor, params, body }) => grantRole(actor, params.user_id, body),
+    handler: ({ params, body, ...ctx }) => grantRole(ctx, params.user_id, body),
   }),
   revoke: defineOperation({
     id: "revokeGrant",
@@ -134,7 +134,7 @@ export const roleOperations = {
     params: grantParams,
     response: grantSchema,
     errors: ["not_found", "conflict", "scope_not_held"],
-    handler: ({ actor, params }) => revokeGrant(actor, params.user_id, params.grant_id),
+    handler: ({ params, ...ctx }) => revokeGrant(ctx, params.user_id, params.grant_id),
   }),
   effective: defineOperation({
     id: "getEffectivePermissions",
@@ -147,7 +147,7 @@ export const roleOperations = {
     params: userIdParams,
     response: effectivePermissionsSchema,
     errors: ["not_found"],
-    handler: ({ actor, params }) => effectivePermissionsOf(actor, params.user_id),
+    handler: ({ params, ...ctx }) => effectivePermissionsOf(ctx, params.user_id),
   }),
   ...softDeletable({
     name: "Role",
@@ -162,8 +162,8 @@ export const roleOperations = {
       restore: `Its grants count again at once. ${NO_ESCALATION}`,
     },
     errors: { delete: ["conflict", "scope_not_held"], restore: ["scope_not_held", "quota_exceeded"] },
-    get: (actor, p, options) => getRole(actor, p.role_id, options),
-    delete: (actor, p) => deleteRole(actor, p.role_id),
-    restore: (actor, p) => restoreRole(actor, p.role_id),
+    get: (ctx, p, options) => getRole(ctx, p.role_id, options),
+    delete: (ctx, p) => deleteRole(ctx, p.role_id),
+    restore: (ctx, p) => restoreRole(ctx, p.role_id),
   }),
 };

@@ -60,7 +60,7 @@ export const serviceAccountOperations = {
     params: orgIdParams,
     query: listServiceAccountsQuery,
     response: serviceAccountListSchema,
-    handler: ({ actor, params, query }) => listServiceAccounts(actor, params.org_id, query),
+    handler: ({ params, query, ...ctx }) => listServiceAccounts(ctx, params.org_id, query),
   }),
   create: defineOperation({
     id: "createServiceAccount",
@@ -76,7 +76,7 @@ export const serviceAccountOperations = {
     response: serviceAccountSchema,
     created: (account) => account.id,
     errors: ["not_found", "conflict", "scope_not_held", "quota_exceeded"],
-    handler: ({ actor, params, body }) => createServiceAccount(actor, params.org_id, body),
+    handler: ({ params, body, ...ctx }) => createServiceAccount(ctx, params.org_id, body),
   }),
   get: defineOperation({
     id: "getServiceAccount",
@@ -88,7 +88,7 @@ export const serviceAccountOperations = {
     params: serviceAccountParams,
     response: serviceAccountSchema,
     errors: ["not_found"],
-    handler: ({ actor, params }) => getServiceAccount(actor, params.org_id, params.user_id),
+    handler: ({ params, ...ctx }) => getServiceAccount(ctx, params.org_id, params.user_id),
   }),
   update: defineOperation({
     id: "updateServiceAccount",
@@ -103,7 +103,7 @@ export const serviceAccountOperations = {
     body: updateServiceAccountInput,
     response: serviceAccountSchema,
     errors: ["not_found", "scope_not_held"],
-    handler: ({ actor, params, body }) => updateServiceAccount(actor, params.org_id, params.user_id, body),
+    handler: ({ params, body, ...ctx }) => updateServiceAccount(ctx, params.org_id, params.user_id, body),
   }),
   delete: defineOperation({
     id: "deleteServiceAccount",
@@ -117,7 +117,7 @@ export const serviceAccountOperations = {
     params: serviceAccountParams,
     response: serviceAccountSchema,
     errors: ["not_found", "scope_not_held"],
-    handler: ({ actor, params }) => deleteServiceAccount(actor, params.org_id, params.user_id),
+    handler: ({ params, ...ctx }) => deleteServiceAccount(ctx, params.org_id, params.user_id),
   }),
   listKeys: defineOperation({
     id: "listServiceAccountKeys",
@@ -131,7 +131,7 @@ export const serviceAccountOperations = {
     query: listApiKeysQuery.omit({ user_id: true }),
     response: apiKeyListSchema,
     errors: ["not_found"],
-    handler: ({ actor, params, query }) => listServiceAccountKeys(actor, params.org_id, params.user_id, query),
+    handler: ({ params, query, ...ctx }) => listServiceAccountKeys(ctx, params.org_id, params.user_id, query),
   }),
   createKey: defineOperation({
     id: "createServiceAccountKey",
@@ -148,7 +148,7 @@ export const serviceAccountOperations = {
     created: (key) => key.id,
     secret: true,
     errors: ["not_found", "unknown_scope", "scope_not_held", "policy_violation"],
-    handler: ({ actor, params, body }) => createServiceAccountKey(actor, params.org_id, params.user_id, body),
+    handler: ({ params, body, ...ctx }) => createServiceAccountKey(ctx, params.org_id, params.user_id, body),
   }),
   updateKey: defineOperation({
     id: "updateServiceAccountKey",
@@ -163,8 +163,8 @@ export const serviceAccountOperations = {
     body: updateApiKeyInput,
     response: apiKeySchema,
     errors: ["not_found", "scope_not_held", "policy_violation"],
-    handler: ({ actor, params, body }) =>
-      updateServiceAccountKey(actor, params.org_id, params.user_id, params.key_id, body),
+    handler: ({ params, body, ...ctx }) =>
+      updateServiceAccountKey(ctx, params.org_id, params.user_id, params.key_id, body),
   }),
   rollKey: defineOperation({
     id: "rollServiceAccountKey",
@@ -183,8 +183,8 @@ export const serviceAccountOperations = {
     created: (key) => key.id,
     createdIn: KEYS,
     errors: ["not_found", "conflict", "scope_not_held", "policy_violation"],
-    handler: ({ actor, params, body }) =>
-      rollServiceAccountKey(actor, params.org_id, params.user_id, params.key_id, body),
+    handler: ({ params, body, ...ctx }) =>
+      rollServiceAccountKey(ctx, params.org_id, params.user_id, params.key_id, body),
   }),
   revokeKey: defineOperation({
     id: "revokeServiceAccountKey",
@@ -198,6 +198,6 @@ export const serviceAccountOperations = {
     params: serviceAccountKeyParams,
     response: apiKeySchema,
     errors: ["not_found", "scope_not_held"],
-    handler: ({ actor, params }) => revokeServiceAccountKey(actor, params.org_id, params.user_id, params.key_id),
+    handler: ({ params, ...ctx }) => revokeServiceAccountKey(ctx, params.org_id, params.user_id, params.key_id),
   }),
 };

@@ -50,7 +50,7 @@ export const platformSettingOperations = {
     access: systemRead,
     query: listSettingsQuery,
     response: platformSettingListSchema,
-    handler: ({ actor, query }) => listPlatformSettings(actor, query),
+    handler: ({ query, ...ctx }) => listPlatformSettings(ctx, query),
   }),
   put: defineOperation({
     id: "putPlatformSetting",
@@ -64,7 +64,7 @@ export const platformSettingOperations = {
     body: putPlatformSettingInput,
     response: platformSettingSchema,
     errors: ["quota_exceeded"],
-    handler: ({ actor, params, body }) => putPlatformSetting(actor, params.key, body),
+    handler: ({ params, body, ...ctx }) => putPlatformSetting(ctx, params.key, body),
   }),
   ...softDeletable({
     name: "PlatformSetting",
@@ -75,9 +75,9 @@ export const platformSettingOperations = {
     response: platformSettingSchema,
     access: { read: systemRead, delete: systemWrite, restore: systemWrite },
     errors: { restore: ["quota_exceeded"] },
-    get: (actor, p, options) => getPlatformSetting(actor, p.key, options),
-    delete: (actor, p) => deletePlatformSetting(actor, p.key),
-    restore: (actor, p) => restorePlatformSetting(actor, p.key),
+    get: (ctx, p, options) => getPlatformSetting(ctx, p.key, options),
+    delete: (ctx, p) => deletePlatformSetting(ctx, p.key),
+    restore: (ctx, p) => restorePlatformSetting(ctx, p.key),
   }),
 };
 
@@ -92,7 +92,7 @@ export const orgSettingOperations = {
     params: orgIdParams,
     query: listSettingsQuery,
     response: orgSettingListSchema,
-    handler: ({ actor, params, query }) => listOrgSettings(actor, params.org_id, query),
+    handler: ({ params, query, ...ctx }) => listOrgSettings(ctx, params.org_id, query),
   }),
   put: defineOperation({
     id: "putOrgSetting",
@@ -106,7 +106,7 @@ export const orgSettingOperations = {
     body: putOrgSettingInput,
     response: orgSettingSchema,
     errors: ["not_overridable", "quota_exceeded", "not_found", "policy_violation"],
-    handler: ({ actor, params, body }) => putOrgSetting(actor, params.org_id, params.key, body),
+    handler: ({ params, body, ...ctx }) => putOrgSetting(ctx, params.org_id, params.key, body),
   }),
   ...softDeletable({
     name: "OrgSetting",
@@ -120,9 +120,9 @@ export const orgSettingOperations = {
       restore: "Refused with 403 `not_overridable` where the platform no longer lets organizations override the key.",
     },
     errors: { restore: ["not_overridable", "quota_exceeded", "policy_violation"] },
-    get: (actor, p, options) => getOrgSetting(actor, p.org_id, p.key, options),
-    delete: (actor, p) => deleteOrgSetting(actor, p.org_id, p.key),
-    restore: (actor, p) => restoreOrgSetting(actor, p.org_id, p.key),
+    get: (ctx, p, options) => getOrgSetting(ctx, p.org_id, p.key, options),
+    delete: (ctx, p) => deleteOrgSetting(ctx, p.org_id, p.key),
+    restore: (ctx, p) => restoreOrgSetting(ctx, p.org_id, p.key),
   }),
   effective: defineOperation({
     id: "effectiveOrgSettings",
@@ -135,6 +135,6 @@ export const orgSettingOperations = {
     params: orgIdParams,
     response: effectiveSettingsSchema,
     errors: ["not_found"],
-    handler: ({ actor, params }) => effectiveOrgSettings(actor, params.org_id),
+    handler: ({ params, ...ctx }) => effectiveOrgSettings(ctx, params.org_id),
   }),
 };

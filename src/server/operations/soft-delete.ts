@@ -2,7 +2,7 @@ import "server-only";
 import type { z } from "zod";
 import type { ErrorCode } from "@/lib/errors";
 import { includeDeletedQuery } from "@/lib/schemas/common";
-import type { Actor } from "@/server/auth/actor";
+import type { Context } from "@/server/db/context";
 import { defineOperation, type ObjectSchema, type PermissionAccess } from "./operation";
 
 // What every soft-deletable resource answers alike: read one (sys_admins may pass
@@ -29,9 +29,9 @@ export interface SoftDeletableSpec<P extends ObjectSchema, R extends z.ZodType> 
   /** What else to say of a delete or a restore. */
   notes?: { delete?: string; restore?: string };
   errors?: { delete?: readonly ErrorCode[]; restore?: readonly ErrorCode[] };
-  get: (actor: Actor, params: z.output<P>, options: { includeDeleted?: boolean }) => Promise<z.input<R>>;
-  delete: (actor: Actor, params: z.output<P>) => Promise<z.input<R>>;
-  restore: (actor: Actor, params: z.output<P>) => Promise<z.input<R>>;
+  get: (ctx: Context, params: z.output<P>, options: { includeDeleted?: boolean }) => Promise<z.input<R>>;
+  delete: (ctx: Context, params: z.output<P>) => Promise<z.input<R>>;
+  restore: (ctx: Context, params: z.output<P>) => Promise<z.input<R>>;
 }
 
 export function softDeletable<P extends ObjectSchema, R extends z.ZodType>(spec: SoftDeletableSpec<P, R>) {
@@ -49,8 +49,8 @@ export function softDeletable<P extends ObjectSchema, R extends z.ZodType>(spec:
       query: includeDeletedQuery,
       response,
       errors: ["not_found"],
-      handler: ({ actor, params, query }) =>
-        spec.get(actor, params as z.output<P>, { includeDeleted: query.include_deleted }),
+      handler: ({ params, query, ...ctx }) =>
+        spec.get(ctx, params as z.output<P>, { includeDeleted: query.include_deleted }),
     }),
     delete: defineOperation({
       id: `delete${name}`,
@@ -63,7 +63,7 @@ export function softDeletable<P extends ObjectSchema, R extends z.ZodType>(spec:
       params,
       response,
       errors: ["not_found", ...(spec.errors?.delete ?? [])],
-      handler: ({ actor, params }) => spec.delete(actor, params as z.output<P>),
+      handler: ({ params, ...ctx }) => spec.delete(ctx, params as z.output<P>),
     }),
     restore: defineOperation({
       id: `restore${name}`,
@@ -76,7 +76,7 @@ export function softDeletable<P extends ObjectSchema, R extends z.ZodType>(spec:
       params,
       response,
       errors: ["not_found", ...(spec.errors?.restore ?? [])],
-      handler: ({ actor, params }) => spec.restore(actor, params as z.output<P>),
+      handler: ({ params, ...ctx }) => spec.restore(ctx, params as z.output<P>),
     }),
   };
 }

@@ -52,7 +52,7 @@ export const userOperations = {
     access: read,
     query: listUsersQuery,
     response: userListSchema,
-    handler: ({ actor, query }) => listUsers(actor, query),
+    handler: ({ query, ...ctx }) => listUsers(ctx, query),
   }),
   create: defineOperation({
     id: "createUser",
@@ -67,7 +67,7 @@ export const userOperations = {
     response: userSchema,
     created: (user) => user.id,
     errors: ["conflict"],
-    handler: ({ actor, body }) => createUser(actor, body),
+    handler: ({ body, ...ctx }) => createUser(ctx, body),
   }),
   update: defineOperation({
     id: "updateUser",
@@ -81,7 +81,7 @@ export const userOperations = {
     body: updateUserInput,
     response: userSchema,
     errors: ["not_found", "conflict"],
-    handler: ({ actor, params, body }) => updateUser(actor, params.user_id, body),
+    handler: ({ params, body, ...ctx }) => updateUser(ctx, params.user_id, body),
   }),
   resetPassword: defineOperation({
     id: "resetUserPassword",
@@ -96,7 +96,7 @@ export const userOperations = {
     response: passwordResetSchema,
     secret: true,
     errors: ["not_found"],
-    handler: ({ actor, params, body }) => resetPassword(actor, params.user_id, body),
+    handler: ({ params, body, ...ctx }) => resetPassword(ctx, params.user_id, body),
   }),
   twoFactor: defineOperation({
     id: "getUserTwoFactor",
@@ -108,7 +108,7 @@ export const userOperations = {
     params: userIdParams,
     response: twoFactorStatusSchema,
     errors: ["not_found"],
-    handler: ({ actor, params }) => userTwoFactor(actor, params.user_id),
+    handler: ({ params, ...ctx }) => userTwoFactor(ctx, params.user_id),
   }),
   resetTwoFactor: defineOperation({
     id: "resetUserTwoFactor",
@@ -122,7 +122,7 @@ export const userOperations = {
     params: userIdParams,
     response: twoFactorStatusSchema,
     errors: ["not_found"],
-    handler: ({ actor, params }) => resetTwoFactor(actor, params.user_id),
+    handler: ({ params, ...ctx }) => resetTwoFactor(ctx, params.user_id),
   }),
   organizations: defineOperation({
     id: "listUserOrganizations",
@@ -136,7 +136,7 @@ export const userOperations = {
     query: listUserOrganizationsQuery,
     response: userOrganizationListSchema,
     errors: ["not_found"],
-    handler: ({ actor, params, query }) => listUserOrganizations(actor, params.user_id, query),
+    handler: ({ params, query, ...ctx }) => listUserOrganizations(ctx, params.user_id, query),
   }),
   identities: defineOperation({
     id: "listUserIdentities",
@@ -149,7 +149,7 @@ export const userOperations = {
     query: pageQuery,
     response: identityListSchema,
     errors: ["not_found"],
-    handler: ({ actor, params, query }) => listIdentities(actor, params.user_id, query),
+    handler: ({ params, query, ...ctx }) => listIdentities(ctx, params.user_id, query),
   }),
   unlinkIdentity: defineOperation({
     id: "unlinkUserIdentity",
@@ -162,7 +162,7 @@ export const userOperations = {
     params: identityParams,
     response: identitySchema,
     errors: ["not_found"],
-    handler: ({ actor, params }) => unlinkIdentity(actor, params.user_id, params.identity_id),
+    handler: ({ params, ...ctx }) => unlinkIdentity(ctx, params.user_id, params.identity_id),
   }),
   ...softDeletable({
     name: "User",
@@ -178,8 +178,8 @@ export const userOperations = {
       restore: "409 `conflict` when another user has taken the username or email meanwhile.",
     },
     errors: { delete: ["conflict"], restore: ["conflict"] },
-    get: (actor, p, options) => getUser(actor, p.user_id, options),
-    delete: (actor, p) => deleteUser(actor, p.user_id),
-    restore: (actor, p) => restoreUser(actor, p.user_id),
+    get: (ctx, p, options) => getUser(ctx, p.user_id, options),
+    delete: (ctx, p) => deleteUser(ctx, p.user_id),
+    restore: (ctx, p) => restoreUser(ctx, p.user_id),
   }),
 };

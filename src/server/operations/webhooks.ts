@@ -77,7 +77,7 @@ function endpointOperations<L extends ObjectSchema | undefined, P extends Object
       params: listParams,
       query: listWebhookEndpointsQuery,
       response: webhookEndpointListSchema,
-      handler: ({ actor, params, query }) => listWebhookEndpoints(actor, owner(params), query),
+      handler: ({ params, query, ...ctx }) => listWebhookEndpoints(ctx, owner(params), query),
     }),
     create: defineOperation({
       id: `create${infix}WebhookEndpoint`,
@@ -93,7 +93,7 @@ function endpointOperations<L extends ObjectSchema | undefined, P extends Object
       created: (endpoint) => endpoint.id,
       secret: true,
       errors: ["not_found", "quota_exceeded"],
-      handler: ({ actor, params, body }) => createWebhookEndpoint(actor, owner(params), body),
+      handler: ({ params, body, ...ctx }) => createWebhookEndpoint(ctx, owner(params), body),
     }),
     get: defineOperation({
       id: `get${infix}WebhookEndpoint`,
@@ -105,7 +105,7 @@ function endpointOperations<L extends ObjectSchema | undefined, P extends Object
       params,
       response: webhookEndpointSchema,
       errors: ["not_found"],
-      handler: ({ actor, params }) => getWebhookEndpoint(actor, owner(params), path(params).endpoint_id),
+      handler: ({ params, ...ctx }) => getWebhookEndpoint(ctx, owner(params), path(params).endpoint_id),
     }),
     update: defineOperation({
       id: `update${infix}WebhookEndpoint`,
@@ -119,7 +119,7 @@ function endpointOperations<L extends ObjectSchema | undefined, P extends Object
       body: updateWebhookEndpointInput,
       response: webhookEndpointSchema,
       errors: ["not_found"],
-      handler: ({ actor, params, body }) => updateWebhookEndpoint(actor, owner(params), path(params).endpoint_id, body),
+      handler: ({ params, body, ...ctx }) => updateWebhookEndpoint(ctx, owner(params), path(params).endpoint_id, body),
     }),
     delete: defineOperation({
       id: `delete${infix}WebhookEndpoint`,
@@ -132,7 +132,7 @@ function endpointOperations<L extends ObjectSchema | undefined, P extends Object
       params,
       response: webhookEndpointSchema,
       errors: ["not_found"],
-      handler: ({ actor, params }) => deleteWebhookEndpoint(actor, owner(params), path(params).endpoint_id),
+      handler: ({ params, ...ctx }) => deleteWebhookEndpoint(ctx, owner(params), path(params).endpoint_id),
     }),
     rotateSecret: defineOperation({
       id: `rotate${infix}WebhookEndpointSecret`,
@@ -146,7 +146,7 @@ function endpointOperations<L extends ObjectSchema | undefined, P extends Object
       response: webhookEndpointWithSecretSchema,
       secret: true,
       errors: ["not_found"],
-      handler: ({ actor, params }) => rotateWebhookEndpointSecret(actor, owner(params), path(params).endpoint_id),
+      handler: ({ params, ...ctx }) => rotateWebhookEndpointSecret(ctx, owner(params), path(params).endpoint_id),
     }),
     test: defineOperation({
       id: `test${infix}WebhookEndpoint`,
@@ -160,7 +160,7 @@ function endpointOperations<L extends ObjectSchema | undefined, P extends Object
       response: acceptedSchema,
       status: 202,
       errors: ["not_found", "conflict"],
-      handler: ({ actor, params }) => testWebhookEndpoint(actor, owner(params), path(params).endpoint_id),
+      handler: ({ params, ...ctx }) => testWebhookEndpoint(ctx, owner(params), path(params).endpoint_id),
     }),
     deliveries: defineOperation({
       id: `list${infix}WebhookDeliveries`,
@@ -175,8 +175,8 @@ function endpointOperations<L extends ObjectSchema | undefined, P extends Object
       query: listWebhookDeliveriesQuery,
       response: webhookDeliveryListSchema,
       errors: ["not_found"],
-      handler: ({ actor, params, query }) =>
-        listWebhookDeliveries(actor, owner(params), path(params).endpoint_id, query),
+      handler: ({ params, query, ...ctx }) =>
+        listWebhookDeliveries(ctx, owner(params), path(params).endpoint_id, query),
     }),
     retry: defineOperation({
       id: `retry${infix}WebhookDelivery`,
@@ -190,9 +190,9 @@ function endpointOperations<L extends ObjectSchema | undefined, P extends Object
       response: acceptedSchema,
       status: 202,
       errors: ["not_found", "conflict"],
-      handler: ({ actor, params }) =>
+      handler: ({ params, ...ctx }) =>
         retryWebhookDelivery(
-          actor,
+          ctx,
           owner(params),
           path(params).endpoint_id,
           (params as unknown as DeliveryPath).delivery_id,

@@ -14,6 +14,7 @@ import {
   join,
   PASSWORD,
 } from "@/test/fixtures";
+import { readContext } from "@/server/db/context";
 
 // Account and tenant security over real HTTP, as an attacker would try it: a lesser admin going
 // for a sys_admin's credentials, members reading each other's chats, another site riding the
@@ -148,7 +149,7 @@ describe("console sessions end when they must", () => {
     const user = await createSysAdmin(client);
     const laptop = await signedIn(user.id);
     const phone = await signedIn(user.id);
-    const key = await createApiKey(systemActor("test"), user.id, {
+    const key = await createApiKey(readContext(systemActor("test")), user.id, {
       name: "k",
       scopes: ["svc:system:users:read"],
       expires_at: null,
@@ -200,7 +201,7 @@ describe("another site cannot ride the console's cookie", () => {
     expect((await session.fetch("/api/v1/organizations", { headers: { "sec-fetch-site": "cross-site" } })).status).toBe(
       200,
     );
-    const key = await createApiKey(systemActor("test"), root.id, {
+    const key = await createApiKey(readContext(systemActor("test")), root.id, {
       name: "k",
       scopes: ["svc:system:orgs:write"],
       expires_at: null,
@@ -247,7 +248,7 @@ describe("conversations are private to their user", () => {
   const org = chatOrg;
   const member = async () => {
     const user = await createOrgUser(client, org.id, "org_member");
-    const key = await createApiKey(systemActor("test"), user.id, {
+    const key = await createApiKey(readContext(systemActor("test")), user.id, {
       name: "m",
       scopes: ["svc:conversations:read", "svc:conversations:write"],
       expires_at: null,

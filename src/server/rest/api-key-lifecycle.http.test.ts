@@ -9,6 +9,7 @@ import { createApiKey, revokeApiKey } from "@/server/services/api-keys/service";
 import { appOnOwnDatabase, consoleSession, KEY_PERMISSIONS } from "@/test/suite";
 import { createOrg, createRole, createSysAdmin, createUser, grant, join } from "@/test/fixtures";
 import { ROUTES } from "./registry";
+import { readContext } from "@/server/db/context";
 
 // The key lifecycle over HTTP (roll, restrictions, usage, leaked keys, expiring keys) against the
 // production build on this file's own database. The app trusts one proxy hop, so each request says
@@ -73,7 +74,7 @@ async function asConsole(method: string, path: string, body?: unknown) {
 const keyFor = (
   scopes: Permission[] = ["svc:system:orgs:read"],
   more: Partial<Parameters<typeof createApiKey>[2]> = {},
-) => createApiKey(cli, admin.id, { name: "lifecycle", scopes, expires_at: null, ...more });
+) => createApiKey(readContext(cli), admin.id, { name: "lifecycle", scopes, expires_at: null, ...more });
 
 const ownKeys = async () => (await asConsole("GET", `${KEYS}?limit=100`)).json.data as ApiKey[];
 const listed = async (id: string) => (await ownKeys()).find((k) => k.id === id);
@@ -155,12 +156,12 @@ describe("roll", () => {
 
   it("refuses a revoked key (409), another user's key (404), a grace over 7 days (400), and any API key (403)", async () => {
     const revoked = await keyFor();
-    await revokeApiKey(cli, revoked.id);
+    await revokeApiKey(readContext(cli), revoked.id);
     expect(await asConsole("POST", `${KEYS}/${revoked.id}/roll`, { grace_period_seconds: 0 })).toMatchObject({
       status: 409,
       json: { code: "conflict" },
     });
-    const other = await createApiKey(cli, (await createSysAdmin(client)).id, {
+    const other = await createApiKey(readContext(cli), (await createSysAdmin(client)).id, {
       name: "theirs",
       scopes: ["svc:org:read"],
       expires_at: null,
@@ -257,7 +258,7 @@ describe("restrictions", () => {
   });
 
   it("refuses another user's key with 404", async () => {
-    const other = await createApiKey(cli, (await createSysAdmin(client)).id, {
+    const other = await createApiKey(readContext(cli), (await createSysAdmin(client)).id, {
       name: "theirs",
       scopes: ["svc:org:read"],
       expires_at: null,
@@ -367,7 +368,7 @@ describe("allowed_org_ids", () => {
       await grant(client, owner.id, (await createRole(client, "org", [permission])).id, elsewhere.id);
       const keyOf = async (allowed: string[] | null) =>
         (
-          await createApiKey(cli, owner.id, {
+          await createApiKey(readContext(cli), owner.id, {
             name: "any-org",
             scopes: [permission],
             expires_at: null,
@@ -452,7 +453,7 @@ describe("usage", () => {
 
   it("counts the refusals of a revoked key as 401", async () => {
     const key = await keyFor();
-    await revokeApiKey(cli, key.id);
+    await revokeApiKey(readContext(cli), key.id);
     for (let i = 0; i < 2; i++)
       expect((await call("/api/v1/me", { key: key.raw_key, from: newAddress() })).status).toBe(401);
     await vi.waitFor(
@@ -488,7 +489,7 @@ describe("POST /api/v1/api-keys/revoke-leaked", () => {
   it("revokes each usable key at once and answers the same whatever it was sent", async () => {
     const usable = await keyFor();
     const revoked = await keyFor();
-    await revokeApiKey(cli, revoked.id);
+    await revokeApiKey(readContext(cli), revoked.id);
     const bystander = await keyFor();
     expect((await call("/api/v1/me", { key: usable.raw_key })).status).toBe(200); // cached in the app
     const unknownButWellFormed = generateKey().raw; // its checksum holds: it is looked up, and found nowhere
@@ -533,7 +534,7 @@ describe("POST /api/v1/api-keys/revoke-leaked", () => {
   it("reaches the app when another process revokes (the NOTIFY path)", async () => {
     const key = await keyFor();
     expect((await call("/api/v1/me", { key: key.raw_key })).status).toBe(200);
-    await revokeLeakedKeys(systemActor("test"), [key.raw_key]);
+    await revokeLeakedKeys(readContext(systemActor("test")), [key.raw_key]);
     await vi.waitFor(async () => expect((await call("/api/v1/me", { key: key.raw_key })).status).toBe(401), {
       timeout: 5_000,
       interval: 50,
@@ -577,7 +578,7 @@ describe("expiring keys", () => {
     const soon = await keyFor(["svc:org:read"], { expires_at: inDays(2) });
     const later = await keyFor(["svc:org:read"], { expires_at: inDays(10) });
     const revokedSoon = await keyFor(["svc:org:read"], { expires_at: inDays(1) });
-    await revokeApiKey(cli, revokedSoon.id);
+    await revokeApiKey(readContext(cli), revokedSoon.id);
     const week = (await asConsole("GET", `${KEYS}?expiring_within_days=7&limit=100`)).json.data as ApiKey[];
     const ids = week.map((k) => k.id);
     expect(ids).toContain(soon.id);

@@ -19,6 +19,7 @@ import { systemActor } from "@/server/auth/actor";
 import { totpCode } from "@/server/auth/totp";
 import type { Permission } from "@/lib/permissions";
 import { queryOnce } from "@/test/postgres";
+import { readContext } from "@/server/db/context";
 
 // The key routes and the X-API-KEY pipeline, over real HTTP against the production build running
 // on this file's own PostgreSQL database.
@@ -32,7 +33,7 @@ const console_ = await consoleSession(app, admin.username);
 const cli = systemActor("test");
 const issued: string[] = [];
 async function keyFor(userId: string, scopes: Permission[], expires_at: string | null = null) {
-  const key = await createApiKey(cli, userId, { name: "test", scopes, expires_at });
+  const key = await createApiKey(readContext(cli), userId, { name: "test", scopes, expires_at });
   issued.push(key.raw_key);
   return key;
 }

@@ -7,6 +7,7 @@ import { Browserless, request, type Caller } from "@/test/app";
 import { appOnOwnDatabase, consoleSession, keyOfEverything, orgKey } from "@/test/suite";
 import { createOrg, createOrgAdmin, createSysAdmin, createUser, grant, join, PASSWORD, roleId } from "@/test/fixtures";
 import { ROUTES, type RestOperation } from "./registry";
+import { readContext } from "@/server/db/context";
 
 // The audit trail over real HTTP. Generated from the route registry: every operation that changes
 // something is called once, and its event is found by the request's id — a new operation is held
@@ -453,7 +454,7 @@ describe("GET /api/v1/organizations/{org_id}/audit-events", () => {
     const member = await createUser(client);
     await join(client, member.id, orgA.id);
     await grant(client, member.id, await roleId(client, "org_member"), orgA.id);
-    const key = await createApiKey(systemActor("test"), member.id, {
+    const key = await createApiKey(readContext(systemActor("test")), member.id, {
       name: "m",
       scopes: ["svc:org:read"],
       expires_at: null,

@@ -10,6 +10,7 @@ import { createOrg, createSysAdmin, createUser, grant, join, PASSWORD, roleId, s
 import { exampleBody, referenceOf } from "@/test/requests";
 import { boundsOf, unboundedIn, withValueAt, type Bound } from "@/test/schema-bounds";
 import { ROUTES, type RestOperation } from "./registry";
+import { readContext } from "@/server/db/context";
 
 // Generated from the route registry: every bound the OpenAPI document states for a request field —
 // a path or query parameter, or a body field at any depth — holds as the server enforces it. A value
@@ -35,7 +36,11 @@ const instance = await client.orchestratorInstance.create({
 const user = await createUser(client);
 await join(client, user.id, org.id);
 const role = await client.role.create({ data: { name: "bounds", scope: "org" } });
-const key = await createApiKey(systemActor("test"), admin.id, { name: "bounds", scopes: [], expires_at: null });
+const key = await createApiKey(readContext(systemActor("test")), admin.id, {
+  name: "bounds",
+  scopes: [],
+  expires_at: null,
+});
 const IDS: Readonly<Record<string, string>> = {
   org_id: org.id,
   orchestrator_id: instance.id,

@@ -3,6 +3,7 @@ import { systemActor } from "@/server/auth/actor";
 import { createApiKey } from "@/server/services/api-keys/service";
 import { appOnOwnDatabase, keyOfEverything } from "@/test/suite";
 import { createMember, createSysAdmin, join, searchPlugin } from "@/test/fixtures";
+import { readContext } from "@/server/db/context";
 
 // Plugins, the model catalog, conversations and messages over real HTTP.
 
@@ -151,7 +152,7 @@ describe("model catalog", () => {
 
   it("is readable with the org permission held in any organization", async () => {
     const { user } = await createMember(client);
-    const memberKey = await createApiKey(systemActor("test"), user.id, {
+    const memberKey = await createApiKey(readContext(systemActor("test")), user.id, {
       name: "m",
       scopes: ["svc:models:read"],
       expires_at: null,

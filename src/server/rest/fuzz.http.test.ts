@@ -9,6 +9,7 @@ import { appOnOwnDatabase, consoleSession, keyOfEverything } from "@/test/suite"
 import { createMember, createSysAdmin, createUser, roleId } from "@/test/fixtures";
 import { arbitraryOf, type JsonSchema } from "@/test/schema-arbitrary";
 import { ROUTES, type RestOperation } from "./registry";
+import { readContext } from "@/server/db/context";
 
 // A fuzzer generated from the served /api/openapi.json: every operation gets hostile path ids,
 // query values and bodies — values shaped like its schema and then mutated (missing, unknown and
@@ -39,7 +40,7 @@ const browser = await consoleSession(app, admin.username);
 const { user: member, org } = await createMember(client);
 await client.organization.update({ where: { id: org.id }, data: { subscription_tier: "pro" } });
 const other = await createUser(client);
-const otherKey = await createApiKey(systemActor("test"), member.id, {
+const otherKey = await createApiKey(readContext(systemActor("test")), member.id, {
   name: "other",
   scopes: ["svc:models:read"],
   expires_at: null,
@@ -47,7 +48,7 @@ const otherKey = await createApiKey(systemActor("test"), member.id, {
 const instance = await client.orchestratorInstance.create({
   data: { org_id: org.id, name: "bot", framework_type: "langgraph", mode: "supervisor" },
 });
-const llmConfig = await createLlmConfig(systemActor("test"), org.id, {
+const llmConfig = await createLlmConfig(readContext(systemActor("test")), org.id, {
   name: "c",
   provider: "openai",
   api_key: "sk-fuzz-12345678",

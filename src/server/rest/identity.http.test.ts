@@ -15,6 +15,7 @@ import {
   PASSWORD,
   roleId,
 } from "@/test/fixtures";
+import { readContext } from "@/server/db/context";
 
 // Users, memberships, roles and grants, effective permissions, OAuth identities and OAuth clients
 // over real HTTP. Reads work with an API key; writes need dangerous permissions, which never reach
@@ -64,7 +65,7 @@ describe("users over REST", () => {
   });
 
   it("refuses user writes with an API key, whatever it carries", async () => {
-    const wide = await createApiKey(systemActor("test"), admin.id, {
+    const wide = await createApiKey(readContext(systemActor("test")), admin.id, {
       name: "wide",
       scopes: ["svc:system:users:write", "svc:system:users:read"],
       expires_at: null,
@@ -130,7 +131,7 @@ describe("users over REST", () => {
 
   it("soft-deletes a user: their key stops at once and their session ends; restore brings both back", async () => {
     const user = await createUserWith(client, ["svc:system:audit:read", "svc:system:users:read"]);
-    const theirKey = await createApiKey(systemActor("test"), user.id, {
+    const theirKey = await createApiKey(readContext(systemActor("test")), user.id, {
       name: "k",
       scopes: ["svc:system:users:read"],
       expires_at: null,
@@ -149,7 +150,7 @@ describe("users over REST", () => {
       is_deleted: true,
     });
     const reader = await createUserWith(client, ["svc:system:users:read"]);
-    const readerKey = await createApiKey(systemActor("test"), reader.id, {
+    const readerKey = await createApiKey(readContext(systemActor("test")), reader.id, {
       name: "r",
       scopes: ["svc:system:users:read"],
       expires_at: null,
@@ -361,7 +362,7 @@ describe("roles, grants and effective permissions over REST", () => {
   it("shows a member's key an organization's new name at its very next request", async () => {
     const org = await createOrg(client);
     const user = await createOrgUser(client, org.id, await createRole(client, "org", ["svc:org:read"]));
-    const theirKey = await createApiKey(systemActor("test"), user.id, {
+    const theirKey = await createApiKey(readContext(systemActor("test")), user.id, {
       name: "bot",
       scopes: ["svc:org:read"],
       expires_at: null,
@@ -381,7 +382,7 @@ describe("roles, grants and effective permissions over REST", () => {
     const org = await createOrg(client);
     const role = await createRole(client, "org", ["svc:org:read", "svc:orchestrators:read"]);
     const user = await createOrgUser(client, org.id, role);
-    const theirKey = await createApiKey(systemActor("test"), user.id, {
+    const theirKey = await createApiKey(readContext(systemActor("test")), user.id, {
       name: "bot",
       scopes: ["svc:org:read", "svc:orchestrators:read"],
       expires_at: null,

@@ -7,6 +7,7 @@ import { startApp, TEST_ENCRYPTION_KEYS } from "@/test/app";
 import { testDatabase } from "@/test/database";
 import { createUser, seedRoles } from "@/test/fixtures";
 import { CookieBrowser, signInWithOidc, startOidcProvider } from "@/test/oidc-provider";
+import { readContext } from "@/server/db/context";
 
 // "Sign in with OpenID Connect" end to end: the production build, configured by AUTH_OIDC_* to use
 // a real OpenID Provider started on loopback, driven over HTTP as a browser would (the app's
@@ -112,8 +113,8 @@ describe("an external account of a user with two-factor", () => {
     const carol = await createUser(client, "carol");
     await client.user.update({ where: { id: carol.id }, data: { email: "carol@example.test" } });
     const actor = await sessionActor(client, carol.id);
-    const { secret } = await startTwoFactorSetup(actor);
-    await confirmTwoFactorSetup(actor, { code: totpCode(secret, Date.now() / 1000) });
+    const { secret } = await startTwoFactorSetup(readContext(actor));
+    await confirmTwoFactorSetup(readContext(actor), { code: totpCode(secret, Date.now() / 1000) });
 
     const browser = new CookieBrowser();
     const { finalUrl } = await signInWithOidc(browser, appUrl, "carol-sub");

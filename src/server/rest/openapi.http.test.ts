@@ -13,6 +13,7 @@ import { createApiKey } from "@/server/services/api-keys/service";
 import { startApp } from "@/test/app";
 import { testDatabase } from "@/test/database";
 import { createUserWith, seedRoles } from "@/test/fixtures";
+import { readContext } from "@/server/db/context";
 
 // What an integrator does with /api/openapi.json, against the production build: validate it,
 // lint it, generate a client from it, and call the API with that client and a real key. A change
@@ -28,7 +29,7 @@ const served = (await (await app.fetch("/api/openapi.json")).json()) as Record<s
 
 // A key that reads every organization, and more organizations than one page holds.
 const user = await createUserWith(client, ["svc:system:orgs:read"]);
-const key = await createApiKey(systemActor("test"), user.id, {
+const key = await createApiKey(readContext(systemActor("test")), user.id, {
   name: "typed client",
   scopes: ["svc:system:orgs:read"],
   expires_at: null,

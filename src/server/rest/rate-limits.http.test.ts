@@ -6,6 +6,7 @@ import { Browserless, request, startApp, untilKeyCached } from "@/test/app";
 import { testDatabase } from "@/test/database";
 import { createSysAdmin, createUser, PASSWORD, seedRoles } from "@/test/fixtures";
 import type { RateLimit } from "@/lib/schemas/api-keys";
+import { readContext } from "@/server/db/context";
 
 // Rate limits over HTTP, counted in the app process (no REDIS_URL): per key, and failed
 // authentications per client address. The app trusts one proxy hop, so each test speaks from an
@@ -24,7 +25,7 @@ const cli = systemActor("test");
 
 const keyFor = async (rate_limit: RateLimit | null = null) =>
   (
-    await createApiKey(cli, admin.id, {
+    await createApiKey(readContext(cli), admin.id, {
       name: "limits",
       scopes: ["svc:system:orgs:read"],
       expires_at: null,
@@ -225,13 +226,13 @@ describe("failed authentications per client address", () => {
 
   it("count unknown, revoked and expired keys alike", async () => {
     const from = newAddress();
-    const revoked = await createApiKey(cli, admin.id, {
+    const revoked = await createApiKey(readContext(cli), admin.id, {
       name: "revoked",
       scopes: ["svc:system:orgs:read"],
       expires_at: null,
     });
     await client.apiKey.update({ where: { id: revoked.id }, data: { is_active: false } });
-    const expiring = await createApiKey(cli, admin.id, {
+    const expiring = await createApiKey(readContext(cli), admin.id, {
       name: "expired",
       scopes: ["svc:system:orgs:read"],
       expires_at: new Date(Date.now() + 60_000).toISOString(),

@@ -9,6 +9,7 @@ import { appOnOwnDatabase, consoleSession, keyOfEverything, orgKey } from "@/tes
 import { createOrg, createOrgAdmin, createSysAdmin, createUser, grant, join, PASSWORD, roleId } from "@/test/fixtures";
 import { exampleBody } from "@/test/requests";
 import { ROUTES, type RestOperation } from "./registry";
+import { readContext } from "@/server/db/context";
 
 // Generated from the route registry: every organization-scoped route, called by the admin of
 // another organization, must not reveal the resource — 404 like a missing one, or 403 for the
@@ -58,18 +59,18 @@ const victimMemberRole = await roleId(client, "org_member");
 await grant(client, victimMember.id, victimMemberRole, victim.id);
 
 // A service account of the victim, with a key: its routes must hide it like any other child.
-const victimRobot = await createServiceAccount(systemActor("test"), victim.id, {
+const victimRobot = await createServiceAccount(readContext(systemActor("test")), victim.id, {
   username: "victim-robot",
   display_name: null,
   role_ids: [victimMemberRole],
 });
-const victimRobotKey = await createApiKey(systemActor("test"), victimRobot.id, {
+const victimRobotKey = await createApiKey(readContext(systemActor("test")), victimRobot.id, {
   name: "victim robot key",
   scopes: ["svc:org:read"],
   expires_at: null,
 });
 // A personal key of the victim's member: the personal key routes must not reach it for anyone else.
-const victimPersonalKey = await createApiKey(systemActor("test"), victimMember.id, {
+const victimPersonalKey = await createApiKey(readContext(systemActor("test")), victimMember.id, {
   name: "victim personal key",
   scopes: ["svc:org:read"],
   expires_at: null,

@@ -6,6 +6,7 @@ import { request, startApp, type Caller } from "@/test/app";
 import { testDatabase } from "@/test/database";
 import { createOrg, createOrgAdmin, createSysAdmin, seedRoles } from "@/test/fixtures";
 import { startReceiver, type Received } from "@/test/webhook-receiver";
+import { readContext } from "@/server/db/context";
 
 // Webhooks over real HTTP, to a real receiver that checks every signature with the Standard
 // Webhooks library: the events changes emit, an organization's endpoint seeing only its own, the
@@ -18,7 +19,7 @@ const app = await startApp(url, { SVC_ALLOW_HTTP_LOOPBACK: "1", SVC_WEBHOOK_RETR
 const receiver = await startReceiver();
 
 const admin = await createSysAdmin(client);
-const adminKey = await createApiKey(systemActor("test"), admin.id, {
+const adminKey = await createApiKey(readContext(systemActor("test")), admin.id, {
   name: "webhooks admin",
   scopes: [
     "svc:system:webhooks:read",
@@ -315,7 +316,7 @@ describe("an organization's endpoints", () => {
     const mine = await createOrg(client);
     const theirs = await createOrg(client);
     const orgAdmin = await createOrgAdmin(client, mine.id);
-    const orgKey = await createApiKey(systemActor("test"), orgAdmin.id, {
+    const orgKey = await createApiKey(readContext(systemActor("test")), orgAdmin.id, {
       name: "org admin",
       scopes: ["svc:org:webhooks:read", "svc:org:webhooks:write", "svc:org:write"],
       expires_at: null,

@@ -9,6 +9,7 @@ import { testDatabase } from "@/test/database";
 import { createOrg, createSysAdmin, seedRoles } from "@/test/fixtures";
 import { startTcpProxy } from "@/test/tcp-proxy";
 import { startReceiver, type Received } from "@/test/webhook-receiver";
+import { readContext } from "@/server/db/context";
 
 // Webhook delivery when processes die, when there are several, and when the database goes away:
 // an event acknowledged is delivered whatever happens next, each message reaches an endpoint once
@@ -18,7 +19,7 @@ const { client, url } = await testDatabase();
 await seedRoles(client);
 const receiver = await startReceiver();
 const admin = await createSysAdmin(client);
-const { raw_key: key } = await createApiKey(systemActor("test"), admin.id, {
+const { raw_key: key } = await createApiKey(readContext(systemActor("test")), admin.id, {
   name: "webhooks faults",
   scopes: ["svc:system:webhooks:write", "svc:system:orgs:write", "svc:org:write"],
   expires_at: null,

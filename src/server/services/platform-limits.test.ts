@@ -8,6 +8,7 @@ import { createOrg, createUser, seedRoles } from "@/test/fixtures";
 import { addMember } from "./memberships/service";
 import { createRole, restoreRole } from "./roles/service";
 import { putOrgSetting, putPlatformSetting, restoreOrgSetting, restorePlatformSetting } from "./settings/service";
+import { readContext } from "@/server/db/context";
 
 // The platform's own limits, which keep the answers that list such things whole bounded as the API
 // states (a user's organizations and permissions, the roles behind them, the effective settings):
@@ -38,11 +39,16 @@ describe("the platform's own limits", () => {
     });
     const [last, past] = orgs.slice(-2).map((org) => org.id) as [string, string];
     expect(
-      await race([addMember(cli, last, { user_id: user.id }), addMember(cli, past, { user_id: user.id })]),
+      await race([
+        addMember(readContext(cli), last, { user_id: user.id }),
+        addMember(readContext(cli), past, { user_id: user.id }),
+      ]),
     ).toEqual({ succeeded: 1, refused: ["quota_exceeded"] });
     expect(await client.userOrgMembership.count({ where: { user_id: user.id } })).toBe(MAX_ORGANIZATIONS_PER_USER);
     // Another user still joins the organization that refused this one.
-    expect(await addMember(cli, past, { user_id: (await createUser(client)).id })).toMatchObject({ org_id: past });
+    expect(await addMember(readContext(cli), past, { user_id: (await createUser(client)).id })).toMatchObject({
+      org_id: past,
+    });
   });
 
   it(`keep at most ${MAX_ROLES} live roles, a restored one counting again`, async () => {
@@ -51,15 +57,15 @@ describe("the platform's own limits", () => {
       data: Array.from({ length: MAX_ROLES - live - 1 }, (_, i) => ({ name: `filler-${i}`, scope: "org" })),
     });
     const deleted = await client.role.create({ data: { name: "deleted", scope: "org", is_deleted: true } });
-    const role = (name: string) => createRole(cli, { name, scope: "org", permissions: [] });
+    const role = (name: string) => createRole(readContext(cli), { name, scope: "org", permissions: [] });
     expect(await race([role("last"), role("past")])).toEqual({ succeeded: 1, refused: ["quota_exceeded"] });
-    expect((await refusal(restoreRole(cli, deleted.id))).code).toBe("quota_exceeded");
+    expect((await refusal(restoreRole(readContext(cli), deleted.id))).code).toBe("quota_exceeded");
     expect(await client.role.count({ where: { is_deleted: false } })).toBe(MAX_ROLES);
   });
 
   it(`keep at most ${MAX_SETTINGS_PER_TIER} settings in the platform's tier and in each organization's`, async () => {
     const platform = (key: string) =>
-      putPlatformSetting(cli, key, { value: 1, value_type: "integer", overridable: true });
+      putPlatformSetting(readContext(cli), key, { value: 1, value_type: "integer", overridable: true });
     const live = await client.platformSetting.count({ where: { is_deleted: false } });
     await client.platformSetting.createMany({
       data: Array.from({ length: MAX_SETTINGS_PER_TIER - live - 1 }, (_, i) => ({
@@ -74,12 +80,13 @@ describe("the platform's own limits", () => {
     expect(await race([platform("last.p"), platform("past.p")])).toEqual({ succeeded: 1, refused: ["quota_exceeded"] });
     // Replacing a setting adds none; bringing a deleted one back does.
     expect(await platform("filler.p0")).toMatchObject({ key: "filler.p0", value: 1 });
-    expect((await refusal(restorePlatformSetting(cli, "deleted.p"))).code).toBe("quota_exceeded");
+    expect((await refusal(restorePlatformSetting(readContext(cli), "deleted.p"))).code).toBe("quota_exceeded");
     expect(await client.platformSetting.count({ where: { is_deleted: false } })).toBe(MAX_SETTINGS_PER_TIER);
 
     const org = await createOrg(client);
     const other = await createOrg(client);
-    const orgSetting = (orgId: string, key: string) => putOrgSetting(cli, orgId, key, { value: 2, overridable: true });
+    const orgSetting = (orgId: string, key: string) =>
+      putOrgSetting(readContext(cli), orgId, key, { value: 2, overridable: true });
     await client.organizationSetting.createMany({
       data: Array.from({ length: MAX_SETTINGS_PER_TIER - 1 }, (_, i) => ({ org_id: org.id, key: `o${i}`, value: 0 })),
     });
@@ -89,7 +96,7 @@ describe("the platform's own limits", () => {
       refused: ["quota_exceeded"],
     });
     expect(await orgSetting(org.id, "o0")).toMatchObject({ key: "o0", value: 2 });
-    expect((await refusal(restoreOrgSetting(cli, org.id, "deleted.o"))).code).toBe("quota_exceeded");
+    expect((await refusal(restoreOrgSetting(readContext(cli), org.id, "deleted.o"))).code).toBe("quota_exceeded");
     expect(await client.organizationSetting.count({ where: { org_id: org.id, is_deleted: false } })).toBe(
       MAX_SETTINGS_PER_TIER,
     );

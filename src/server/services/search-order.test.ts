@@ -5,6 +5,7 @@ import { join, seedRoles, grant, roleId } from "@/test/fixtures";
 import type { Actor } from "@/server/auth/actor";
 import { listOrganizations } from "./organizations/service";
 import { listUsers } from "./users/service";
+import { readContext } from "@/server/db/context";
 
 // The `q` search's pages where the matches lie: all among the oldest rows, among the newest, many,
 // few. A search reads a bounded number of the newest rows first, then every match through the
@@ -35,8 +36,8 @@ type Lister = (query: { limit: number; q: string; cursor?: string }) => Promise<
   data: { name?: string; username?: string }[];
   next_cursor: string | null;
 }>;
-const organizations: Lister = (query) => listOrganizations(cli, query);
-const users: Lister = (query) => listUsers(cli, query);
+const organizations: Lister = (query) => listOrganizations(readContext(cli), query);
+const users: Lister = (query) => listUsers(readContext(cli), query);
 
 /** Every page of a search, followed by its cursors: the names of each page. */
 async function pages(list: Lister, q: string, limit: number): Promise<string[][]> {
@@ -105,7 +106,7 @@ describe("a search with the list's other conditions", () => {
     });
     await client.organization.updateMany({ where: { name: "acme-4" }, data: { is_deleted: true } });
     const names = async (query: Parameters<typeof listOrganizations>[1], actor: Actor = cli) =>
-      (await listOrganizations(actor, query)).data.map((o) => o.name);
+      (await listOrganizations(readContext(actor), query)).data.map((o) => o.name);
 
     expect(await names({ limit: 50, q: "pioneer", status: "suspended" })).toEqual(["acme-5", "acme-3"]);
     expect(await names({ limit: 50, q: "pioneer 4" })).toEqual([]);

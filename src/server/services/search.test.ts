@@ -5,6 +5,7 @@ import { seedRoles } from "@/test/fixtures";
 import { listOrganizations } from "./organizations/service";
 import { listRoles } from "./roles/service";
 import { listUsers } from "./users/service";
+import { readContext } from "@/server/db/context";
 
 // The `q` search of organizations and users, as the console's live search sends it while a name is
 // typed: three characters or more match anywhere, case aside; one or two match where a value or a
@@ -30,8 +31,10 @@ await client.user.createMany({
 await seedRoles(client);
 await client.role.create({ data: { name: "50%_off", scope: "org", description: "a name with wildcards" } });
 
-const orgs = async (q: string) => (await listOrganizations(cli, { limit: 50, q })).data.map((o) => o.name).sort();
-const users = async (q: string) => (await listUsers(cli, { limit: 50, q })).data.map((u) => u.username).sort();
+const orgs = async (q: string) =>
+  (await listOrganizations(readContext(cli), { limit: 50, q })).data.map((o) => o.name).sort();
+const users = async (q: string) =>
+  (await listUsers(readContext(cli), { limit: 50, q })).data.map((u) => u.username).sort();
 
 describe("the q search of organizations", () => {
   it("matches three characters or more anywhere in the name, display name or domain, case aside", async () => {
@@ -78,7 +81,8 @@ describe("the q search of users", () => {
 // The short lists (roles, members, service accounts, OAuth clients, models, instances) match their
 // `q` anywhere, through the same literal condition.
 describe("the q search of the short lists", () => {
-  const roles = async (q: string) => (await listRoles(cli, { limit: 50, q })).data.map((r) => r.name).sort();
+  const roles = async (q: string) =>
+    (await listRoles(readContext(cli), { limit: 50, q })).data.map((r) => r.name).sort();
 
   it("takes LIKE's wildcards and escape character literally", async () => {
     expect((await roles("admin")).length).toBeGreaterThan(1);

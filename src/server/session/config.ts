@@ -51,7 +51,7 @@ async function asSignInRefusal(check: Promise<void>): Promise<void> {
  * what was typed is kept), the client's address and User-Agent.
  */
 function recordSignIn(request: Request, userId: string | null, outcome: "success" | "denied"): Promise<void> {
-  return recordAlone({
+  return recordAlone(dataLayer("system:audit"), {
     actor: null,
     userId,
     action: SIGN_IN_ACTION,
@@ -114,7 +114,7 @@ export const authConfig = (): NextAuthConfig => ({
         await signInThrottle.succeed(login, client);
         // No session yet: the sign-in page asks for a code (second-factor.ts); the sign-in is
         // recorded once the code settles it.
-        if (await hasTwoFactor(user.id)) {
+        if (await hasTwoFactor(user.id, dataLayer("system:auth"))) {
           await beginSecondFactor(user.id, user.session_epoch);
           throw new SecondFactorRequired();
         }
@@ -139,7 +139,7 @@ export const authConfig = (): NextAuthConfig => ({
       });
       if (userId === null) return false;
       // The external account is a first factor like a password: a user with two-factor is asked for a code.
-      if (await hasTwoFactor(userId)) {
+      if (await hasTwoFactor(userId, dataLayer("system:auth"))) {
         const epoch = await sessionEpochOf(userId);
         if (epoch === undefined) return false;
         await beginSecondFactor(userId, epoch);
@@ -195,7 +195,7 @@ async function secondStep(code: string, client: string, request: Request) {
   await asSignInRefusal(refuseWhileOverFailureLimit(client));
   const account = `second-factor:${pending.user}`;
   await signInThrottle.check(account, client, "code");
-  if (code.length > 40 || !(await spendSecondFactor(pending.user, code))) {
+  if (code.length > 40 || !(await spendSecondFactor(pending.user, code, dataLayer("system:auth")))) {
     await recordSignIn(request, pending.user, "denied");
     await signInThrottle.fail(account, client, "code");
     await asSignInRefusal(countAuthFailure(client));

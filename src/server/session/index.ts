@@ -47,7 +47,7 @@ async function loadAccount(userId: string): Promise<SessionAccount | null> {
     displayName: user.display_name,
     grants,
   };
-  if (await mustSetUpTwoFactor(user.id, grants.isSysAdmin)) actor.mustSetUpTwoFactor = true;
+  if (await mustSetUpTwoFactor(db, user.id, grants.isSysAdmin)) actor.mustSetUpTwoFactor = true;
   return { epoch: user.session_epoch, actor };
 }
 

@@ -7,6 +7,7 @@ import { createOrg, createOrgAdmin, createUserWith, roleId, seedRoles } from "@/
 import { callerAs, domainOf, failure, pathsOf, sessionActor } from "@/test/trpc";
 import { handleTRPCRequest } from "./http";
 import { createCaller } from "./root";
+import { dataLayer } from "@/server/db/data-layer";
 
 // The console's identity procedures (users, roles and grants, an organization's members, OAuth
 // clients) against this file's own PostgreSQL database: called in-process with real session
@@ -265,7 +266,7 @@ describe("roles and grants", () => {
     const lesser = await sessionActor(writer.id);
     const original = vi.mocked(grantRole).getMockImplementation();
     if (!original) throw new Error("grantRole is not wrapped");
-    vi.mocked(grantRole).mockImplementation((_actor, userId, input) => original(lesser, userId, input));
+    vi.mocked(grantRole).mockImplementation((ctx, userId, input) => original({ ...ctx, actor: lesser }, userId, input));
     try {
       const user = await asAdmin.users.create({ username: unique("escalate") });
       await asAdmin.members.add({ org_id: orgA.id, user_id: user.id });
@@ -385,8 +386,8 @@ describe("oauthClients", () => {
     const rotated = await asAdmin.oauthClients.rotateSecret({ client_id: created.client_id });
     expect(rotated.client_secret).toMatch(/^cds_/);
     expect(rotated.client_secret).not.toBe(created.client_secret);
-    expect(await verifyClientSecret(created.client_id, created.client_secret as string)).toBe(false);
-    expect(await verifyClientSecret(created.client_id, rotated.client_secret as string)).toBe(true);
+    expect(await verifyClientSecret(dataLayer("test"), created.client_id, created.client_secret as string)).toBe(false);
+    expect(await verifyClientSecret(dataLayer("test"), created.client_id, rotated.client_secret as string)).toBe(true);
 
     const inactive = await asAdmin.oauthClients.update({
       client_id: created.client_id,

@@ -6,6 +6,7 @@ import { createOrg, createOrgAdmin, createUser, join } from "@/test/fixtures";
 import { callerAs, consoleOperations, consoleTestbed, domainOf, failure, pathsOf, procedureAt } from "@/test/trpc";
 import { handleTRPCRequest } from "./http";
 import { createCaller } from "./root";
+import { readContext } from "@/server/db/context";
 
 // The console's tenancy procedures (organizations, settings tiers, LLM configs, orchestrators,
 // central points, the conversation viewer) against this file's own PostgreSQL database: called
@@ -404,13 +405,13 @@ describe("the conversation viewer", () => {
     await join(client, member.id, org.id);
     const bot = await instance(org.id);
     const system = systemActor("test");
-    const conversation = await createConversation(system, org.id, {
+    const conversation = await createConversation(readContext(system), org.id, {
       instance_id: bot.id,
       user_id: member.id,
       title: "Trip",
     });
     const turn = "0192a3b4-c5d6-7e8f-9a0b-1c2d3e4f5a6b";
-    await appendMessages(system, org.id, conversation.id, {
+    await appendMessages(readContext(system), org.id, conversation.id, {
       messages: ["one", "two", "three"].map((content, i) => ({
         role: i % 2 ? "assistant" : "user",
         content,

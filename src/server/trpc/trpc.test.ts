@@ -10,6 +10,7 @@ import { callerAs, consoleOperations, consoleTestbed, domainOf, failure } from "
 import { isSameOrigin } from "@/server/auth/same-origin";
 import { handleTRPCRequest } from "./http";
 import { appRouter, createCaller } from "./root";
+import { readContext } from "@/server/db/context";
 
 // The console's tRPC layer against this file's own PostgreSQL database: procedures called
 // in-process with real session actors, and the HTTP endpoint with real Requests.
@@ -102,7 +103,7 @@ describe("apiKeys", () => {
   });
 
   it("lets a sys_admin list another user's keys, but only the owner revokes them", async () => {
-    const key = await createApiKey(systemActor("test"), member.id, {
+    const key = await createApiKey(readContext(systemActor("test")), member.id, {
       name: "member key",
       scopes: ["svc:org:read"],
       expires_at: null,

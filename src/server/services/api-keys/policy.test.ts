@@ -12,8 +12,9 @@ import {
 import { cli, refusal, sessionActor } from "@/test/actors";
 import { testDatabase } from "@/test/database";
 import { createOrg, createOrgAdmin, createSysAdmin, roleId, seedRoles } from "@/test/fixtures";
-import { revokeIdleKeys } from "./revocation";
+import { IDLE_REVOKER, revokeIdleKeys } from "./revocation";
 import { createApiKey, revokeApiKey, rollApiKey, updateApiKey } from "./service";
+import { readContext } from "@/server/db/context";
 
 // Key policies (settings api_keys.*): each one broken (422 policy_violation naming the setting,
 // nothing stored) and kept, on create, roll and update; an organization tightening them for its
@@ -29,7 +30,7 @@ let n = 0;
 type RateLimit = { requests: number; window_seconds: number };
 
 async function setPlatform(key: KeyPolicySetting, value: number | boolean | RateLimit | null) {
-  await putPlatformSetting(cli, key, {
+  await putPlatformSetting(readContext(cli), key, {
     value,
     value_type: typeof value === "boolean" ? "boolean" : typeof value === "object" && value ? "json" : "integer",
     description: null,
@@ -44,7 +45,7 @@ afterEach(async () => {
 });
 
 const key = (ownerId: string, expires_at: string | null) =>
-  createApiKey(cli, ownerId, { name: `k${++n}`, scopes: ["svc:org:read"], expires_at });
+  createApiKey(readContext(cli), ownerId, { name: `k${++n}`, scopes: ["svc:org:read"], expires_at });
 
 async function violation(promise: Promise<unknown>, setting: KeyPolicySetting) {
   const error = await refusal(promise);
@@ -55,7 +56,7 @@ async function violation(promise: Promise<unknown>, setting: KeyPolicySetting) {
 /** A service account of a new organization, with org_member there. */
 async function serviceAccount() {
   const org = await createOrg(client);
-  const account = await createServiceAccount(cli, org.id, {
+  const account = await createServiceAccount(readContext(cli), org.id, {
     username: `robot-${process.pid}-${++n}`,
     display_name: null,
     role_ids: [await roleId(client, "org_member")],
@@ -77,7 +78,7 @@ describe("key policies", () => {
       allowed_cidrs: null,
     });
     const create = (actor: typeof admin | typeof cli, rate_limit: RateLimit | null) =>
-      createServiceAccountKey(actor, org.id, account.id, body(rate_limit));
+      createServiceAccountKey(readContext(actor), org.id, account.id, body(rate_limit));
     const huge = { requests: 10_000_000, window_seconds: 1 };
     const before = await client.apiKey.count();
     // The default, 100,000 a minute, compared per second: 1,667 a second is above it, 1,666 is not.
@@ -91,7 +92,7 @@ describe("key policies", () => {
     });
     expect((await create(admin, null)).rate_limit).toBeNull();
     await violation(
-      updateServiceAccountKey(admin, org.id, account.id, within.id, { rate_limit: huge }),
+      updateServiceAccountKey(readContext(admin), org.id, account.id, within.id, { rate_limit: huge }),
       KEY_POLICY.maxRateLimit,
     );
     expect((await client.apiKey.findUniqueOrThrow({ where: { id: within.id } })).rate_limit).toEqual(within.rate_limit);
@@ -99,25 +100,28 @@ describe("key policies", () => {
     // A sys_admin may go above it; the org admin can then neither roll that key nor change it.
     const big = await create(cli, huge);
     await violation(
-      rollServiceAccountKey(admin, org.id, account.id, big.id, { grace_period_seconds: 0 }),
+      rollServiceAccountKey(readContext(admin), org.id, account.id, big.id, { grace_period_seconds: 0 }),
       KEY_POLICY.maxRateLimit,
     );
-    await violation(updateServiceAccountKey(admin, org.id, account.id, big.id, { name: "x" }), KEY_POLICY.maxRateLimit);
+    await violation(
+      updateServiceAccountKey(readContext(admin), org.id, account.id, big.id, { name: "x" }),
+      KEY_POLICY.maxRateLimit,
+    );
     expect(
-      (await updateServiceAccountKey(admin, org.id, account.id, big.id, { rate_limit: null })).rate_limit,
+      (await updateServiceAccountKey(readContext(admin), org.id, account.id, big.id, { rate_limit: null })).rate_limit,
     ).toBeNull();
 
     // The platform lowers it; the organization may tighten it further, never loosen it.
     await setPlatform(KEY_POLICY.maxRateLimit, { requests: 10, window_seconds: 1 });
     await violation(create(admin, { requests: 11, window_seconds: 1 }), KEY_POLICY.maxRateLimit);
-    await putOrgSetting(cli, org.id, KEY_POLICY.maxRateLimit, {
+    await putOrgSetting(readContext(cli), org.id, KEY_POLICY.maxRateLimit, {
       value: { requests: 60, window_seconds: 60 },
       overridable: false,
     });
     await violation(create(admin, { requests: 2, window_seconds: 1 }), KEY_POLICY.maxRateLimit);
     expect((await create(admin, { requests: 60, window_seconds: 60 })).is_active).toBe(true);
     await violation(
-      putOrgSetting(cli, org.id, KEY_POLICY.maxRateLimit, {
+      putOrgSetting(readContext(cli), org.id, KEY_POLICY.maxRateLimit, {
         value: { requests: 20, window_seconds: 1 },
         overridable: false,
       }),
@@ -146,15 +150,20 @@ describe("key policies", () => {
     await violation(key(admin.id, null), KEY_POLICY.maxLifetimeDays);
     const within = await key(admin.id, inDays(29));
     // Keys made before the policy: neither rolled into a key that breaks it, nor changed.
-    await violation(rollApiKey(cli, longLived.id, { grace_period_seconds: 0 }), KEY_POLICY.maxLifetimeDays);
-    await violation(updateApiKey(cli, forever.id, { name: "renamed" }), KEY_POLICY.maxLifetimeDays);
+    await violation(
+      rollApiKey(readContext(cli), longLived.id, { grace_period_seconds: 0 }),
+      KEY_POLICY.maxLifetimeDays,
+    );
+    await violation(updateApiKey(readContext(cli), forever.id, { name: "renamed" }), KEY_POLICY.maxLifetimeDays);
     expect((await client.apiKey.findUniqueOrThrow({ where: { id: forever.id } })).name).toBe(forever.name);
     expect(await client.apiKey.count({ where: { user_id: admin.id } })).toBe(3);
     // A key within it rolls and changes as usual; a revoked one may be renamed.
-    expect((await rollApiKey(cli, within.id, { grace_period_seconds: 60 })).expires_at).toBe(within.expires_at);
-    expect((await updateApiKey(cli, within.id, { name: "ok" })).name).toBe("ok");
-    await revokeApiKey(cli, forever.id);
-    expect((await updateApiKey(cli, forever.id, { name: "old" })).name).toBe("old");
+    expect((await rollApiKey(readContext(cli), within.id, { grace_period_seconds: 60 })).expires_at).toBe(
+      within.expires_at,
+    );
+    expect((await updateApiKey(readContext(cli), within.id, { name: "ok" })).name).toBe("ok");
+    await revokeApiKey(readContext(cli), forever.id);
+    expect((await updateApiKey(readContext(cli), forever.id, { name: "old" })).name).toBe("old");
   });
 
   it("api_keys.max_per_user: active keys per user, a rolled key replacing its old one", async () => {
@@ -164,14 +173,14 @@ describe("key policies", () => {
     await key(admin.id, null);
     await violation(key(admin.id, null), KEY_POLICY.maxPerUser);
     // Rolling keeps the count (the old key, in its grace period, is not counted against its successor).
-    const rolled = await rollApiKey(cli, first.id, { grace_period_seconds: 3600 });
-    await revokeApiKey(cli, first.id);
+    const rolled = await rollApiKey(readContext(cli), first.id, { grace_period_seconds: 3600 });
+    await revokeApiKey(readContext(cli), first.id);
     await violation(key(admin.id, null), KEY_POLICY.maxPerUser);
-    await revokeApiKey(cli, rolled.id);
+    await revokeApiKey(readContext(cli), rolled.id);
     expect((await key(admin.id, null)).is_active).toBe(true);
     // Concurrent creations cannot each take the last place.
     await revokeApiKey(
-      cli,
+      readContext(cli),
       (await client.apiKey.findFirstOrThrow({ where: { user_id: admin.id, is_active: true } })).id,
     );
     const results = await Promise.allSettled([1, 2, 3, 4].map(() => key(admin.id, null)));
@@ -183,13 +192,13 @@ describe("key policies", () => {
     const admin = await createSysAdmin(client);
     const { org, account } = await serviceAccount();
     await setPlatform(KEY_POLICY.maxLifetimeDays, 90);
-    await putOrgSetting(cli, org.id, KEY_POLICY.maxLifetimeDays, { value: 10, overridable: false });
-    await putOrgSetting(cli, org.id, KEY_POLICY.requireExpiry, { value: true, overridable: false });
+    await putOrgSetting(readContext(cli), org.id, KEY_POLICY.maxLifetimeDays, { value: 10, overridable: false });
+    await putOrgSetting(readContext(cli), org.id, KEY_POLICY.requireExpiry, { value: true, overridable: false });
     await violation(key(account.id, inDays(20)), KEY_POLICY.maxLifetimeDays);
     expect((await key(account.id, inDays(9))).is_active).toBe(true);
     // The platform's value still holds for a person's key.
     expect((await key(admin.id, inDays(20))).is_active).toBe(true);
-    await putOrgSetting(cli, org.id, KEY_POLICY.maxPerUser, { value: 1, overridable: false });
+    await putOrgSetting(readContext(cli), org.id, KEY_POLICY.maxPerUser, { value: 1, overridable: false });
     await violation(key(account.id, inDays(5)), KEY_POLICY.maxPerUser);
   });
 
@@ -203,18 +212,22 @@ describe("key policies", () => {
       [KEY_POLICY.requireExpiry, false],
       [KEY_POLICY.maxPerUser, 101],
     ] as const) {
-      const error = await refusal(putOrgSetting(cli, org.id, setting, { value, overridable: false }));
+      const error = await refusal(putOrgSetting(readContext(cli), org.id, setting, { value, overridable: false }));
       expect(error, `${setting}=${String(value)}`).toMatchObject({ code: "policy_violation", details: { setting } });
     }
     expect(await client.organizationSetting.count({ where: { org_id: org.id } })).toBe(0);
     // A looser value written before the platform tightened counts for nothing.
     await client.platformSetting.update({ where: { key: KEY_POLICY.maxLifetimeDays }, data: { value: 90 } });
-    await putOrgSetting(cli, org.id, KEY_POLICY.maxLifetimeDays, { value: 60, overridable: false });
+    await putOrgSetting(readContext(cli), org.id, KEY_POLICY.maxLifetimeDays, { value: 60, overridable: false });
     await client.platformSetting.update({ where: { key: KEY_POLICY.maxLifetimeDays }, data: { value: 30 } });
     await violation(key(account.id, inDays(45)), KEY_POLICY.maxLifetimeDays);
     // Values of the wrong type are refused outright.
     expect(
-      (await refusal(putOrgSetting(cli, org.id, KEY_POLICY.maxLifetimeDays, { value: "7", overridable: false }))).code,
+      (
+        await refusal(
+          putOrgSetting(readContext(cli), org.id, KEY_POLICY.maxLifetimeDays, { value: "7", overridable: false }),
+        )
+      ).code,
     ).toBe("validation_failed");
   });
 });
@@ -231,9 +244,11 @@ describe("idle revocation", () => {
     // Keys of the tests before this one are idle too: only these three are looked at.
     const mine = [unused.id, used.id, robot.id];
     const revokeIdle = async (days: number) =>
-      (await revokeIdleKeys({ now: new Date(now + days * DAY) })).revoked.filter((id) => mine.includes(id)).sort();
+      (await revokeIdleKeys(readContext(IDLE_REVOKER), { now: new Date(now + days * DAY) })).revoked
+        .filter((id) => mine.includes(id))
+        .sort();
 
-    expect(await revokeIdleKeys({ now: new Date(now + 40 * DAY) })).toEqual({ revoked: [] });
+    expect(await revokeIdleKeys(readContext(IDLE_REVOKER), { now: new Date(now + 40 * DAY) })).toEqual({ revoked: [] });
     // A platform endpoint that wants the job's event: it gets one message per key, naming the key.
     await client.webhookEndpoint.create({
       data: { url: "https://hooks.example/idle", event_types: ["api_key.idle_revoked"], secret_encrypted: "x" },
@@ -267,10 +282,10 @@ describe("idle revocation", () => {
   it("holds a service account's keys to its organization's shorter period", async () => {
     const admin = await createSysAdmin(client);
     const { org, account } = await serviceAccount();
-    await putOrgSetting(cli, org.id, KEY_POLICY.idleRevokeDays, { value: 5, overridable: false });
+    await putOrgSetting(readContext(cli), org.id, KEY_POLICY.idleRevokeDays, { value: 5, overridable: false });
     const person = await key(admin.id, null);
     const robot = await key(account.id, null);
-    const { revoked } = await revokeIdleKeys({ now: new Date(Date.now() + 6 * DAY) });
+    const { revoked } = await revokeIdleKeys(readContext(IDLE_REVOKER), { now: new Date(Date.now() + 6 * DAY) });
     expect(revoked).toContain(robot.id);
     expect(revoked).not.toContain(person.id);
   });

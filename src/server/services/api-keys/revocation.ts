@@ -1,9 +1,8 @@
 import "server-only";
-import { inOneTransaction } from "@/server/db/unit-of-work";
-import { NO_REQUEST, recordInUnit } from "@/server/services/audit/service";
-import { auditName, systemActor, type Actor } from "@/server/auth/actor";
+import type { Context } from "@/server/db/context";
+import { NO_REQUEST, recordChange } from "@/server/services/audit/service";
+import { systemActor } from "@/server/auth/actor";
 import { hashKey, isWellFormedKey } from "@/server/auth/api-key-format";
-import { dataLayer } from "@/server/db/data-layer";
 import { notFound } from "@/server/errors";
 import { combinePolicy } from "@/lib/key-policies";
 import { IDLE_REVOKE_ACTION } from "@/lib/audit-actions";
@@ -16,9 +15,9 @@ import { revokeKeys } from "./service";
 // maintenance job), or all of a user's at once. Each key ended is an audit event of its own, so a
 // key's history shows why it stopped.
 
-/** One event per key revoked, in the caller's unit of work when there is one. */
+/** One event per key revoked, in the caller's transaction when there is one. */
 async function recordRevocations(
-  actor: Actor,
+  ctx: Context,
   ids: readonly string[],
   action: string,
   {
@@ -29,13 +28,13 @@ async function recordRevocations(
     eventType?: string;
     orgOf?: (id: string) => string | null;
     /** A system event about the key, written in the same transaction as its audit event. */
-    alsoEmit?: (id: string) => Promise<unknown>;
+    alsoEmit?: (tx: Context, id: string) => Promise<unknown>;
   } = {},
 ): Promise<void> {
-  await inOneTransaction(async (unit) => {
+  await ctx.transaction(async (tx) => {
     for (const id of ids) {
-      await recordInUnit(unit, {
-        actor,
+      await recordChange(tx, {
+        actor: tx.actor,
         action,
         outcome: "success",
         target: { type: "api_key", id },
@@ -43,7 +42,7 @@ async function recordRevocations(
         request: NO_REQUEST,
         eventType,
       });
-      await alsoEmit?.(id);
+      await alsoEmit?.(tx, id);
     }
   });
 }
@@ -52,7 +51,7 @@ async function recordRevocations(
  * Raw keys reported as exposed (by anyone: holding a key is enough to end it): every usable one
  * among them is revoked. The answer says how many values came and nothing else, whatever they were.
  */
-export async function revokeLeakedKeys(actor: Actor, raws: readonly string[]): Promise<{ received: number }> {
+export async function revokeLeakedKeys(ctx: Context, raws: readonly string[]): Promise<{ received: number }> {
   const hashes = [
     ...new Set(
       raws
@@ -62,17 +61,17 @@ export async function revokeLeakedKeys(actor: Actor, raws: readonly string[]): P
     ),
   ];
   if (hashes.length > 0) {
-    const db = dataLayer(auditName(actor));
+    const { db } = ctx;
     const now = new Date();
     const usable = await db.apiKey.findMany({
       where: { key_hash: { in: hashes }, is_active: true, OR: [{ expires_at: null }, { expires_at: { gt: now } }] },
       select: { id: true },
     });
     const revoked = await revokeKeys(
-      actor,
+      ctx,
       usable.map((k) => k.id),
     );
-    await recordRevocations(actor, revoked, "revokeApiKey", { eventType: "api_key.leaked" });
+    await recordRevocations(ctx, revoked, "revokeApiKey", { eventType: "api_key.leaked" });
   }
   return { received: raws.length };
 }
@@ -81,19 +80,19 @@ export async function revokeLeakedKeys(actor: Actor, raws: readonly string[]): P
  * Revokes every active key of a user or service account at once (in every process), one audit
  * event per key. Answers how many it revoked.
  */
-export async function revokeAllApiKeys(actor: Actor, userId: string): Promise<{ revoked: number }> {
-  const db = dataLayer(auditName(actor), { includeDeleted: true });
+export async function revokeAllApiKeys(ctx: Context, userId: string): Promise<{ revoked: number }> {
+  const db = ctx.includingDeleted();
   if (!(await db.user.findUnique({ where: { id: userId }, select: { id: true } }))) throw notFound("user");
   const active = await db.apiKey.findMany({ where: { user_id: userId, is_active: true }, select: { id: true } });
   const revoked = await revokeKeys(
-    actor,
+    ctx,
     active.map((k) => k.id),
   );
-  await recordRevocations(actor, revoked, "revokeApiKey");
+  await recordRevocations(ctx, revoked, "revokeApiKey");
   return { revoked: revoked.length };
 }
 
-const IDLE_REVOKER = systemActor("idle-key-revocation");
+export const IDLE_REVOKER = systemActor("idle-key-revocation");
 
 /**
  * The maintenance job's work: revokes every active key unused — since its last use, or its creation
@@ -101,8 +100,11 @@ const IDLE_REVOKER = systemActor("idle-key-revocation");
  * organization's value where stricter). One audit event (`revokeIdleApiKey`) per key. Answers the
  * ids of the keys revoked, for whoever announces them (the `api_key.idle_revoked` event).
  */
-export async function revokeIdleKeys({ now = new Date() }: { now?: Date } = {}): Promise<{ revoked: string[] }> {
-  const db = dataLayer(auditName(IDLE_REVOKER));
+export async function revokeIdleKeys(
+  ctx: Context,
+  { now = new Date() }: { now?: Date } = {},
+): Promise<{ revoked: string[] }> {
+  const { db } = ctx;
   const platform = await platformKeyPolicy(db);
   const byOrg = await orgPolicyValues(db);
   const orgDays = [...byOrg.values()].map((values) => combinePolicy({}, values).idle_revoke_days);
@@ -139,15 +141,15 @@ export async function revokeIdleKeys({ now = new Date() }: { now?: Date } = {}):
     return lastSeen.getTime() <= now.getTime() - days * DAY_MS;
   });
   const revoked = await revokeKeys(
-    IDLE_REVOKER,
+    ctx,
     idle.map((k) => k.id),
   );
   const subjects = new Map(idle.map((key) => [key.id, key]));
-  await recordRevocations(IDLE_REVOKER, revoked, IDLE_REVOKE_ACTION, {
+  await recordRevocations(ctx, revoked, IDLE_REVOKE_ACTION, {
     orgOf: (id) => orgOf.get(id) ?? null,
-    alsoEmit: (id) => {
+    alsoEmit: (tx, id) => {
       const key = subjects.get(id)!;
-      return emitEvent("api_key.idle_revoked", orgOf.get(id) ?? null, {
+      return emitEvent(tx, "api_key.idle_revoked", orgOf.get(id) ?? null, {
         api_key: {
           id,
           key_prefix: key.key_prefix,

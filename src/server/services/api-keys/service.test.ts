@@ -20,6 +20,7 @@ import {
 } from "@/test/fixtures";
 import { KEY_POLICY } from "@/lib/key-policies";
 import { createApiKey, listApiKeys, revokeApiKey, rollApiKey } from "./service";
+import { readContext } from "@/server/db/context";
 
 const MAX_LIFETIME_SETTING = KEY_POLICY.maxLifetimeDays;
 
@@ -43,7 +44,11 @@ describe("createApiKey scope rules", () => {
     const { user } = await createMember(client);
     const before = await client.apiKey.count();
     const error = await refused(
-      createApiKey(cli, user.id, { name: "x", scopes: ["svc:org:read", "svc:org:write"], expires_at: null }),
+      createApiKey(readContext(cli), user.id, {
+        name: "x",
+        scopes: ["svc:org:read", "svc:org:write"],
+        expires_at: null,
+      }),
     );
     expect(error.code).toBe("scope_not_held");
     expect(error.details.scopes).toEqual(["svc:org:write"]);
@@ -52,7 +57,11 @@ describe("createApiKey scope rules", () => {
 
   it("accepts a scope held in at least one organization", async () => {
     const { user } = await createMember(client);
-    const key = await createApiKey(cli, user.id, { name: "x", scopes: ["svc:conversations:write"], expires_at: null });
+    const key = await createApiKey(readContext(cli), user.id, {
+      name: "x",
+      scopes: ["svc:conversations:write"],
+      expires_at: null,
+    });
     expect(key.scopes).toEqual(["svc:conversations:write"]);
   });
 
@@ -60,7 +69,7 @@ describe("createApiKey scope rules", () => {
     const admin = await createSysAdmin(client);
     const before = await client.apiKey.count();
     const error = await refused(
-      createApiKey(cli, admin.id, { name: "x", scopes: ["svc:org:read", "svc:root"], expires_at: null }),
+      createApiKey(readContext(cli), admin.id, { name: "x", scopes: ["svc:org:read", "svc:root"], expires_at: null }),
     );
     expect(error.code).toBe("unknown_scope");
     expect(error.details.errors).toEqual([{ path: "scopes.1", message: "svc:root is not a known permission" }]);
@@ -72,11 +81,13 @@ describe("createApiKey scope rules", () => {
     await client.platformSetting.create({ data: { key: MAX_LIFETIME_SETTING, value: 30, value_type: "integer" } });
     try {
       for (const expires_at of [null, new Date(Date.now() + 31 * DAY).toISOString()]) {
-        const error = await refused(createApiKey(cli, admin.id, { name: "x", scopes: ["svc:org:read"], expires_at }));
+        const error = await refused(
+          createApiKey(readContext(cli), admin.id, { name: "x", scopes: ["svc:org:read"], expires_at }),
+        );
         expect(error.code).toBe("policy_violation");
         expect(error.details.setting).toBe(MAX_LIFETIME_SETTING);
       }
-      const ok = await createApiKey(cli, admin.id, {
+      const ok = await createApiKey(readContext(cli), admin.id, {
         name: "x",
         scopes: ["svc:org:read"],
         expires_at: new Date(Date.now() + 29 * DAY).toISOString(),
@@ -91,14 +102,14 @@ describe("createApiKey scope rules", () => {
 describe("listApiKeys", () => {
   it("filters by status and keeps other users' keys from a non-sys_admin", async () => {
     const { user } = await createMember(client);
-    const a = await createApiKey(cli, user.id, { name: "a", scopes: ["svc:org:read"], expires_at: null });
-    const b = await createApiKey(cli, user.id, { name: "b", scopes: ["svc:org:read"], expires_at: null });
-    await revokeApiKey(cli, a.id);
+    const a = await createApiKey(readContext(cli), user.id, { name: "a", scopes: ["svc:org:read"], expires_at: null });
+    const b = await createApiKey(readContext(cli), user.id, { name: "b", scopes: ["svc:org:read"], expires_at: null });
+    await revokeApiKey(readContext(cli), a.id);
     const actor = await authenticateApiKey(b.raw_key);
-    expect((await listApiKeys(actor, { limit: 50, active: true })).data.map((k) => k.id)).toEqual([b.id]);
-    expect((await listApiKeys(actor, { limit: 50, active: false })).data.map((k) => k.id)).toEqual([a.id]);
+    expect((await listApiKeys(readContext(actor), { limit: 50, active: true })).data.map((k) => k.id)).toEqual([b.id]);
+    expect((await listApiKeys(readContext(actor), { limit: 50, active: false })).data.map((k) => k.id)).toEqual([a.id]);
     const other = await createUser(client);
-    expect((await refused(listApiKeys(actor, { limit: 50, user_id: other.id }))).code).toBe("forbidden");
+    expect((await refused(listApiKeys(readContext(actor), { limit: 50, user_id: other.id }))).code).toBe("forbidden");
   });
 });
 
@@ -106,7 +117,9 @@ describe("listApiKeys", () => {
 async function threeKeys() {
   const { user } = await createMember(client);
   return Promise.all(
-    [1, 2, 3].map(() => createApiKey(cli, user.id, { name: "u", scopes: ["svc:org:read"], expires_at: null })),
+    [1, 2, 3].map(() =>
+      createApiKey(readContext(cli), user.id, { name: "u", scopes: ["svc:org:read"], expires_at: null }),
+    ),
   );
 }
 
@@ -138,7 +151,11 @@ describe("usage", () => {
 
   it("counts each request in the hour it was made, when one flush spans an hour's end", async () => {
     const { user } = await createMember(client);
-    const key = await createApiKey(cli, user.id, { name: "hours", scopes: ["svc:org:read"], expires_at: null });
+    const key = await createApiKey(readContext(cli), user.id, {
+      name: "hours",
+      scopes: ["svc:org:read"],
+      expires_at: null,
+    });
     const usage = new KeyUsage();
     const hourStart = Math.floor(Date.now() / HOUR) * HOUR - HOUR;
     usage.record(key.id, 200, "192.0.2.1", "agent/1", hourStart + HOUR - 1);
@@ -163,7 +180,11 @@ describe("usage", () => {
 
   it("prunes buckets older than 90 days", async () => {
     const { user } = await createMember(client);
-    const key = await createApiKey(cli, user.id, { name: "old", scopes: ["svc:org:read"], expires_at: null });
+    const key = await createApiKey(readContext(cli), user.id, {
+      name: "old",
+      scopes: ["svc:org:read"],
+      expires_at: null,
+    });
     await client.apiKeyUsage.create({
       data: { key_id: key.id, hour: new Date(Date.now() - 91 * DAY), outcome: "2xx", count: 1 },
     });
@@ -231,7 +252,11 @@ describe("no privilege escalation (property)", () => {
             return memberOf.includes(g.org) && PERMISSIONS[p].scope === "org";
           });
         const allowed = sysAdmin || requested.every(heldAnywhere);
-        const result = await createApiKey(cli, user.id, { name: "p", scopes: requested, expires_at: null }).then(
+        const result = await createApiKey(readContext(cli), user.id, {
+          name: "p",
+          scopes: requested,
+          expires_at: null,
+        }).then(
           (key) => key,
           (e: unknown) => e as DomainError,
         );
@@ -263,25 +288,35 @@ describe("rolling a key again during its grace", () => {
   it("gives the new successor the expiry from before the first roll, not the grace's end", async () => {
     const admin = await createSysAdmin(client);
     const expires = new Date(Date.now() + 90 * DAY).toISOString();
-    const original = await createApiKey(cli, admin.id, { name: "ci", scopes: ["svc:org:read"], expires_at: expires });
-    const first = await rollApiKey(cli, original.id, { grace_period_seconds: 3_600 });
+    const original = await createApiKey(readContext(cli), admin.id, {
+      name: "ci",
+      scopes: ["svc:org:read"],
+      expires_at: expires,
+    });
+    const first = await rollApiKey(readContext(cli), original.id, { grace_period_seconds: 3_600 });
     expect(first.expires_at).toBe(expires);
-    const second = await rollApiKey(cli, original.id, { grace_period_seconds: 60 });
+    const second = await rollApiKey(readContext(cli), original.id, { grace_period_seconds: 60 });
     expect(second.expires_at).toBe(expires);
     // The old key's expiry only ever gets shorter: now the second grace's end.
     const old = await client.apiKey.findUniqueOrThrow({ where: { id: original.id } });
     expect(old.expires_at!.getTime()).toBeLessThanOrEqual(Date.now() + 60_000);
     // A successor rolled in turn hands the same expiry on.
-    expect((await rollApiKey(cli, first.id, { grace_period_seconds: 0 })).expires_at).toBe(expires);
+    expect((await rollApiKey(readContext(cli), first.id, { grace_period_seconds: 0 })).expires_at).toBe(expires);
   });
 
   it("keeps a key that never expired never expiring, however often it is rolled", async () => {
     const admin = await createSysAdmin(client);
-    const original = await createApiKey(cli, admin.id, { name: "ci", scopes: ["svc:org:read"], expires_at: null });
-    await rollApiKey(cli, original.id, { grace_period_seconds: HOUR / 1000 });
-    expect((await rollApiKey(cli, original.id, { grace_period_seconds: 60 })).expires_at).toBeNull();
+    const original = await createApiKey(readContext(cli), admin.id, {
+      name: "ci",
+      scopes: ["svc:org:read"],
+      expires_at: null,
+    });
+    await rollApiKey(readContext(cli), original.id, { grace_period_seconds: HOUR / 1000 });
+    expect((await rollApiKey(readContext(cli), original.id, { grace_period_seconds: 60 })).expires_at).toBeNull();
     // Once its grace has ended, it is no longer usable and cannot be rolled at all.
     await client.apiKey.update({ where: { id: original.id }, data: { expires_at: new Date(Date.now() - 1000) } });
-    expect((await refused(rollApiKey(cli, original.id, { grace_period_seconds: 60 }))).code).toBe("conflict");
+    expect((await refused(rollApiKey(readContext(cli), original.id, { grace_period_seconds: 60 }))).code).toBe(
+      "conflict",
+    );
   });
 });

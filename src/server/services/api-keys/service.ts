@@ -1,12 +1,11 @@
 import "server-only";
+import type { Context } from "@/server/db/context";
 import type { Actor } from "@/server/auth/actor";
-import { auditName } from "@/server/auth/actor";
 import { generateKey } from "@/server/auth/api-key-format";
 import { requireSelfOrSysAdmin } from "@/server/auth/authorize";
 import { requireKnownScopes, requireScopesHeld } from "@/server/auth/escalation";
 import { loadGrants } from "@/server/auth/grants";
 import { announceCommitted } from "@/server/auth/invalidation";
-import { dataLayer } from "@/server/db/data-layer";
 import { Prisma } from "@/generated/prisma/client";
 import { rateLimitOf } from "@/server/limits/api-limits";
 import { DomainError, notFound, validationFailed } from "@/server/errors";
@@ -66,13 +65,13 @@ async function ownedKey(db: Pick<Db, "apiKey">, actor: Actor, keyId: string, of?
  * policy. A refused request stores nothing.
  */
 export async function createApiKey(
-  actor: Actor,
+  ctx: Context,
   ownerId: string,
   input: Omit<CreateApiKeyInput, "rate_limit" | "allowed_org_ids" | "allowed_cidrs"> & {
     rate_limit?: RateLimit | null;
   } & Restrictions,
 ): Promise<CreatedApiKey> {
-  const db = dataLayer(auditName(actor));
+  const { db } = ctx;
 
   const scopes = requireKnownScopes(input.scopes, "scopes");
 
@@ -87,7 +86,7 @@ export async function createApiKey(
   }
   const policy = await keyPolicyFor(db, ownerId);
   requireExpiryAllowed(policy, expiresAt, now);
-  requireRateLimitAllowed(actor, policy, input.rate_limit);
+  requireRateLimitAllowed(ctx.actor, policy, input.rate_limit);
 
   const restrictions = await checkedRestrictions(db, ownerId, input);
 
@@ -120,15 +119,15 @@ export async function createApiKey(
  * long as the first one, not one that dies with the grace.
  */
 export async function rollApiKey(
-  actor: Actor,
+  ctx: Context,
   keyId: string,
   input: RollApiKeyInput,
   of?: KeysOf,
 ): Promise<CreatedApiKey> {
-  const db = dataLayer(auditName(actor));
+  const { db } = ctx;
   const key = generateKey();
   const row = await db.$transaction(async (tx) => {
-    const old = await ownedKey(tx, actor, keyId, of);
+    const old = await ownedKey(tx, ctx.actor, keyId, of);
     const now = Date.now();
     if (!old.is_active || (old.expires_at && old.expires_at.getTime() <= now)) {
       throw new DomainError("conflict", "Only a usable key can be rolled: this one is revoked or expired.");
@@ -141,7 +140,7 @@ export async function rollApiKey(
     const inherited = rolled.rolled_at ? rolled.expires_at_before_roll : old.expires_at;
     const policy = await keyPolicyFor(tx, old.user_id);
     requireExpiryAllowed(policy, inherited, now);
-    requireRateLimitAllowed(actor, policy, rateLimitOf(old.rate_limit));
+    requireRateLimitAllowed(ctx.actor, policy, rateLimitOf(old.rate_limit));
     await requireRoomForKey(tx, policy, old.user_id, keyId);
     const graceEnds = new Date(now + input.grace_period_seconds * 1000);
     const expiresAt = old.expires_at && old.expires_at < graceEnds ? old.expires_at : graceEnds;
@@ -180,19 +179,19 @@ export async function rollApiKey(
  * it is rolled or revoked. The change reaches every process's cached key at once.
  */
 export async function updateApiKey(
-  actor: Actor,
+  ctx: Context,
   keyId: string,
   input: UpdateApiKeyInput,
   of?: KeysOf,
 ): Promise<ApiKey> {
-  const db = dataLayer(auditName(actor));
+  const { db } = ctx;
   const row = await db.$transaction(async (tx) => {
-    const key = await ownedKey(tx, actor, keyId, of);
+    const key = await ownedKey(tx, ctx.actor, keyId, of);
     if (key.is_active) {
       const policy = await keyPolicyFor(tx, key.user_id);
       requireExpiryAllowed(policy, key.expires_at, Date.now());
       const rateLimit = input.rate_limit === undefined ? rateLimitOf(key.rate_limit) : input.rate_limit;
-      requireRateLimitAllowed(actor, policy, rateLimit);
+      requireRateLimitAllowed(ctx.actor, policy, rateLimit);
     }
     const restrictions = await checkedRestrictions(tx, key.user_id, input);
     const updated = await tx.apiKey.update({
@@ -216,13 +215,13 @@ export async function updateApiKey(
  * own keys; a sys_admin (or the CLI) may name another user; `of` names a service account.
  */
 export async function listApiKeys(
-  actor: Actor,
+  ctx: Context,
   query: ListApiKeysQuery,
   of?: KeysOf,
 ): Promise<{ data: ApiKey[]; next_cursor: string | null }> {
-  const userId = of?.userId ?? query.user_id ?? (actor.kind === "system" ? undefined : actor.userId);
+  const userId = of?.userId ?? query.user_id ?? (ctx.actor.kind === "system" ? undefined : ctx.actor.userId);
   if (!userId) throw validationFailed([{ path: "user_id", message: "is required" }]);
-  if (!of) requireSelfOrSysAdmin(actor, userId);
+  if (!of) requireSelfOrSysAdmin(ctx.actor, userId);
   const now = Date.now();
   const expiring =
     query.expiring_within_days === undefined
@@ -232,7 +231,7 @@ export async function listApiKeys(
           expires_at: { gt: new Date(now), lte: new Date(now + query.expiring_within_days * DAY_MS) },
         };
   const where = { user_id: userId, ...(query.active === undefined ? {} : { is_active: query.active }), ...expiring };
-  const db = dataLayer(auditName(actor));
+  const { db } = ctx;
   return paginate(
     query,
     newestFirst,
@@ -243,11 +242,11 @@ export async function listApiKeys(
 }
 
 /** One key, its owner's or (a sys_admin) anyone's; a missing one is a 404. */
-export async function getApiKey(actor: Actor, keyId: string, of?: KeysOf): Promise<ApiKey> {
+export async function getApiKey(ctx: Context, keyId: string, of?: KeysOf): Promise<ApiKey> {
   const where = { id: keyId, ...(of ? { user_id: of.userId } : {}) };
-  const key = await dataLayer(auditName(actor)).apiKey.findFirst({ where, select: PUBLIC_FIELDS });
+  const key = await ctx.db.apiKey.findFirst({ where, select: PUBLIC_FIELDS });
   if (!key) throw notFound("API key");
-  if (!of) requireSelfOrSysAdmin(actor, key.user_id);
+  if (!of) requireSelfOrSysAdmin(ctx.actor, key.user_id);
   return toApiKey(key);
 }
 
@@ -255,12 +254,12 @@ export async function getApiKey(actor: Actor, keyId: string, of?: KeysOf): Promi
  * Revokes a key: it fails at once in this process and within a moment in every other one.
  * A user revokes their own keys only (another's is a 404); revoking twice answers the same.
  */
-export async function revokeApiKey(actor: Actor, keyId: string, of?: KeysOf): Promise<ApiKey> {
-  const db = dataLayer(auditName(actor));
-  const key = await ownedKey(db, actor, keyId, of);
+export async function revokeApiKey(ctx: Context, keyId: string, of?: KeysOf): Promise<ApiKey> {
+  const { db } = ctx;
+  const key = await ownedKey(db, ctx.actor, keyId, of);
   if (!key.is_active) return toApiKey(key);
-  await revokeKeys(actor, [keyId]);
-  return toApiKey(await ownedKey(db, actor, keyId, of));
+  await revokeKeys(ctx, [keyId]);
+  return toApiKey(await ownedKey(db, ctx.actor, keyId, of));
 }
 
 /**
@@ -268,9 +267,9 @@ export async function revokeApiKey(actor: Actor, keyId: string, of?: KeysOf): Pr
  * actor says who): each still-active key of `keyIds` is made inactive and fails at once in this
  * process and, on commit, in every other one. Returns the ids it revoked.
  */
-export async function revokeKeys(actor: Actor, keyIds: readonly string[]): Promise<string[]> {
+export async function revokeKeys(ctx: Context, keyIds: readonly string[]): Promise<string[]> {
   if (keyIds.length === 0) return [];
-  const db = dataLayer(auditName(actor));
+  const { db } = ctx;
   const revoked = await db.$transaction(async (tx) => {
     const active = await tx.apiKey.findMany({
       where: { id: { in: [...keyIds] }, is_active: true },
@@ -287,7 +286,7 @@ export async function revokeKeys(actor: Actor, keyIds: readonly string[]): Promi
 }
 
 /** The key policy the console's create dialog follows: the platform's. */
-export async function apiKeyPolicy(actor: Actor) {
-  const policy = await platformKeyPolicy(dataLayer(auditName(actor)));
+export async function apiKeyPolicy(ctx: Context) {
+  const policy = await platformKeyPolicy(ctx.db);
   return { max_lifetime_days: policy.max_lifetime_days, require_expiry: policy.require_expiry };
 }

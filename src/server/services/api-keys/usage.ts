@@ -1,8 +1,6 @@
 import "server-only";
-import type { Actor } from "@/server/auth/actor";
-import { auditName } from "@/server/auth/actor";
+import type { Context } from "@/server/db/context";
 import { requireSelfOrSysAdmin } from "@/server/auth/authorize";
-import { dataLayer } from "@/server/db/data-layer";
 import { notFound, validationFailed } from "@/server/errors";
 import { type UsageBucket, type UsageOutcome, type UsageQuery, USAGE_RETENTION_DAYS } from "@/lib/schemas/api-keys";
 import type { KeysOf } from "./service";
@@ -15,18 +13,18 @@ const HOUR_MS = 3_600_000;
  * the last few seconds are still in memory. `of` names a service account whose key it must be.
  */
 export async function apiKeyUsage(
-  actor: Actor,
+  ctx: Context,
   keyId: string,
   query: UsageQuery,
   of?: KeysOf,
 ): Promise<{ data: UsageBucket[] }> {
-  const db = dataLayer(auditName(actor));
+  const { db } = ctx;
   const key = await db.apiKey.findFirst({
     where: { id: keyId, ...(of ? { user_id: of.userId } : {}) },
     select: { user_id: true },
   });
   if (!key) throw notFound("API key");
-  if (!of) requireSelfOrSysAdmin(actor, key.user_id);
+  if (!of) requireSelfOrSysAdmin(ctx.actor, key.user_id);
   const to = query.to ? new Date(query.to) : new Date();
   const from = query.from ? new Date(query.from) : new Date(to.getTime() - 7 * 24 * HOUR_MS);
   if (from >= to) throw validationFailed([{ path: "query.from", message: "must be before `to`" }]);

@@ -4,6 +4,7 @@ import type { ListAuditEventsQuery } from "@/lib/schemas/audit";
 import { cli, refusal } from "@/test/actors";
 import { testDatabase } from "@/test/database";
 import { listAuditEvents } from "./service";
+import { readContext } from "@/server/db/context";
 
 // The trail's list: newest first by when events occurred (an event's id is made as its row is
 // written, its time when its transaction began, so the two orders can differ), paged by cursor
@@ -35,7 +36,7 @@ async function all(query: Partial<ListAuditEventsQuery>, orgId?: string) {
   const ids: string[] = [];
   let cursor: string | undefined;
   for (let pages = 0; pages < 20; pages++) {
-    const page = await listAuditEvents(cli, { limit: 2, ...query, ...(cursor ? { cursor } : {}) }, orgId);
+    const page = await listAuditEvents(readContext(cli), { limit: 2, ...query, ...(cursor ? { cursor } : {}) }, orgId);
     ids.push(...page.data.map((e) => e.id));
     if (!page.next_cursor) return ids;
     cursor = page.next_cursor;
@@ -93,7 +94,7 @@ describe("the audit trail's list", () => {
         },
       ],
     });
-    const page = await listAuditEvents(cli, { limit: 10, until: new Date(base).toISOString() });
+    const page = await listAuditEvents(readContext(cli), { limit: 10, until: new Date(base).toISOString() });
     const byAction = Object.fromEntries(page.data.map((e) => [e.action, e]));
     expect(byAction.updateOrganization?.actor.username).toBe(gone.username);
     expect(byAction.updateOrganization?.target).toEqual({ type: "organization", id: org.id, name: org.name });
@@ -116,17 +117,19 @@ describe("the audit trail's list", () => {
   });
 
   it("ends the list at a cursor whose event retention removed, and refuses one it never gave", async () => {
-    const first = await listAuditEvents(cli, { limit: 2, target_id: "target-b" });
+    const first = await listAuditEvents(readContext(cli), { limit: 2, target_id: "target-b" });
     // Retention removes the events older than a moment: the cursor's and all after it in the list.
     const cursorEvent = events.find((e) => e.id === first.data[1]?.id);
     await client.auditEvent.deleteMany({ where: { occurred_at: { lte: cursorEvent?.occurred_at } } });
-    const next = await listAuditEvents(cli, {
+    const next = await listAuditEvents(readContext(cli), {
       limit: 2,
       target_id: "target-b",
       cursor: first.next_cursor as string,
     });
     expect(next).toEqual({ data: [], next_cursor: null });
     const forged = Buffer.from(JSON.stringify("not an id")).toString("base64url");
-    expect((await refusal(listAuditEvents(cli, { limit: 2, cursor: forged }))).code).toBe("validation_failed");
+    expect((await refusal(listAuditEvents(readContext(cli), { limit: 2, cursor: forged }))).code).toBe(
+      "validation_failed",
+    );
   });
 });

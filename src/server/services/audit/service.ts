@@ -1,10 +1,11 @@
 import "server-only";
+import type { Context } from "@/server/db/context";
 import type pg from "pg";
 import { Prisma } from "@/generated/prisma/client";
 import { SECRET_FIELDS, type AuditEvent, type ListAuditEventsQuery } from "@/lib/schemas/audit";
-import { auditName, type Actor } from "@/server/auth/actor";
-import { dataLayer } from "@/server/db/data-layer";
-import { inOneTransaction, type UnitOfWork, type Write } from "@/server/db/unit-of-work";
+import type { Actor } from "@/server/auth/actor";
+import type { DataLayer } from "@/server/db/data-layer";
+import type { Write } from "@/server/db/unit-of-work";
 import type { RequestFacts } from "@/server/http/client";
 import { log } from "@/server/log";
 import { decodeCursor, encodeCursor, newestFirst, type Page } from "@/server/services/pagination";
@@ -15,9 +16,10 @@ import {
   pairs,
   queueAfterCommit,
   subscribers,
+  type DeliveryJob,
 } from "@/server/services/webhooks/outbox";
 
-// The audit trail. A change's event is written in the unit of work that made the change
+// The audit trail. A change's event is written in the transaction that made the change
 // (operations/invoke.ts); refusals and sign-ins, which change nothing, on their own.
 
 export const NO_REQUEST: RequestFacts = { requestId: null, ip: null, userAgent: null };
@@ -69,8 +71,8 @@ function rowOf(entry: AuditEntry): Prisma.AuditEventCreateInput {
   };
 }
 
-// One plain statement, sent straight on the unit's connection with its COMMIT: it runs on every
-// change, and Prisma's building of a create costs more than sending it.
+// One plain statement: it runs on every change, and Prisma's building of a create costs more than
+// sending it.
 const INSERT_EVENT = `INSERT INTO audit_events (actor_user_id, actor_auth, actor_key_prefix, action, target_type, target_id,
   org_id, request_id, ip, user_agent, changes, outcome) VALUES ($1::uuid, $2, $3, $4, $5, $6, $7::uuid, $8, $9, $10, $11::jsonb, $12)`;
 
@@ -98,11 +100,13 @@ ${insertDeliveries(15)}
 // which took longer than running it; its plan does not depend on the values, so one plan serves.
 const GENERIC_PLANS = "SET LOCAL plan_cache_mode = force_generic_plan";
 
+type Statements = Pick<DataLayer, "$executeRawUnsafe" | "$queryRawUnsafe">;
+
 /**
- * Writes the event of a change inside the unit of work that made it, as the unit commits, with the
- * webhook messages and deliveries of the endpoints that want it (none: the one INSERT as before).
+ * Sends the event's statement, with the webhook messages and deliveries of the endpoints that want
+ * it (none: the one INSERT), and answers those deliveries, whose jobs are queued once it commits.
  */
-export async function recordInUnit(unit: UnitOfWork, entry: AuditEntry): Promise<void> {
+async function writeEvent(db: Statements, entry: AuditEntry): Promise<DeliveryJob[]> {
   const row = rowOf(entry);
   const values = [
     row.actor_user_id,
@@ -118,36 +122,50 @@ export async function recordInUnit(unit: UnitOfWork, entry: AuditEntry): Promise
     entry.changes ? JSON.stringify(row.changes) : null,
     row.outcome,
   ];
-  const addressed = addressees(await subscribers(), {
+  const addressed = addressees(await subscribers(db), {
     action: entry.action,
     outcome: entry.outcome,
     orgId: (row.org_id as string | null) ?? null,
     eventType: entry.eventType,
   });
-  if (addressed.length === 0) return unit.atCommit(INSERT_EVENT, values);
+  if (addressed.length === 0) {
+    await db.$executeRawUnsafe(INSERT_EVENT, ...values);
+    return [];
+  }
   const outbox = outboxRows(addressed);
-  unit.atCommit(GENERIC_PLANS, []);
-  unit.atCommit(INSERT_EVENT_WITH_MESSAGES, [
+  await db.$executeRawUnsafe(GENERIC_PLANS);
+  await db.$executeRawUnsafe(
+    INSERT_EVENT_WITH_MESSAGES,
     ...values,
     outbox.messageIds,
     outbox.types,
     outbox.deliveryMessages,
     outbox.deliveryEndpoints,
-  ]);
-  queueAfterCommit(unit, pairs(outbox));
+  );
+  return pairs(outbox);
 }
 
 /**
- * Writes an event that goes with no change (a refusal, a sign-in), with its webhook messages when
- * an endpoint wants it. A database that cannot take it does not change the answer the caller gets;
- * the failure is logged.
+ * Writes the event of a change in the change's own transaction (its context's), with the webhook
+ * messages and deliveries of the endpoints that want it: sent last, it commits or rolls back with
+ * the change.
  */
-export async function recordAlone(entry: AuditEntry): Promise<void> {
+export async function recordChange(ctx: Pick<Context, "db" | "afterCommit">, entry: AuditEntry): Promise<void> {
+  queueAfterCommit(ctx.afterCommit, await writeEvent(ctx.db, entry));
+}
+
+/**
+ * Writes an event that goes with no change (a refusal, a sign-in) through `db`, with its webhook
+ * messages when an endpoint wants it. A database that cannot take it does not change the answer the
+ * caller gets; the failure is logged.
+ */
+export async function recordAlone(db: DataLayer, entry: AuditEntry): Promise<void> {
   try {
-    const list = await subscribers();
-    if (addressees(list, { action: entry.action, outcome: entry.outcome, orgId: entry.orgId }).length > 0)
-      await inOneTransaction((unit) => recordInUnit(unit, entry));
-    else await dataLayer("system:audit").auditEvent.create({ data: rowOf(entry), select: { id: true } });
+    const list = await subscribers(db);
+    if (addressees(list, { action: entry.action, outcome: entry.outcome, orgId: entry.orgId }).length > 0) {
+      const deliveries = await db.$transaction((tx) => writeEvent(tx, entry));
+      queueAfterCommit((hook) => hook(), deliveries);
+    } else await db.auditEvent.create({ data: rowOf(entry), select: { id: true } });
   } catch (error) {
     log.error("could not record an audit event", {
       action: entry.action,
@@ -207,11 +225,11 @@ type Row = Prisma.AuditEventGetPayload<object>;
  * from the table (a cursor of an event since purged ends the list, as everything older is gone too).
  */
 export async function listAuditEvents(
-  actor: Actor,
+  ctx: Context,
   query: ListAuditEventsQuery,
   orgId?: string,
 ): Promise<Page<AuditEvent>> {
-  const db = dataLayer(auditName(actor));
+  const { db } = ctx;
   const cursor = decodeCursor(query.cursor, newestFirst.accepts);
   const filters = [
     orgId !== undefined ? Prisma.sql`org_id = ${orgId}::uuid` : null,
@@ -237,18 +255,18 @@ export async function listAuditEvents(
   const last = data[data.length - 1];
   return {
     next_cursor: rows.length > query.limit && last ? encodeCursor(last.id) : null,
-    data: await named(actor, data),
+    data: await named(ctx, data),
   };
 }
 
 /** The latest `limit` events, newest first as in the list, named as the list names them. */
-export async function latestAuditEvents(actor: Actor, limit: number): Promise<AuditEvent[]> {
-  const rows = await dataLayer(auditName(actor)).$queryRaw<Row[]>`
+export async function latestAuditEvents(ctx: Context, limit: number): Promise<AuditEvent[]> {
+  const rows = await ctx.db.$queryRaw<Row[]>`
     SELECT * FROM audit_events ORDER BY occurred_at DESC, id DESC LIMIT ${limit}`;
-  return named(actor, rows);
+  return named(ctx, rows);
 }
 
-type NameLookup = (db: ReturnType<typeof dataLayer>, ids: string[]) => Promise<{ id: string; name: string }[]>;
+type NameLookup = (db: DataLayer, ids: string[]) => Promise<{ id: string; name: string }[]>;
 const byName = { id: true, name: true } as const;
 const usernames: NameLookup = async (db, ids) =>
   (await db.user.findMany({ where: { id: { in: ids } }, select: { id: true, username: true } })).map((u) => ({
@@ -273,8 +291,8 @@ const TARGET_NAMES: Readonly<Record<string, NameLookup>> = {
  * Events with their actors' usernames and their targets' names as they are now, deleted ones' too
  * (the trail outlives them): one query per kind of thing the page names.
  */
-async function named(actor: Actor, rows: readonly Row[]): Promise<AuditEvent[]> {
-  const db = dataLayer(auditName(actor), { includeDeleted: true });
+async function named(ctx: Context, rows: readonly Row[]): Promise<AuditEvent[]> {
+  const db = ctx.includingDeleted();
   const wanted = new Map<string, Set<string>>([["user", new Set()]]);
   for (const row of rows) {
     if (row.actor_user_id) wanted.get("user")!.add(row.actor_user_id);

@@ -1,7 +1,7 @@
 import "server-only";
+import type { Context } from "@/server/db/context";
 import type { Prisma } from "@/generated/prisma/client";
-import { auditName, type Actor } from "@/server/auth/actor";
-import { dataLayer, type DataLayer } from "@/server/db/data-layer";
+import type { DataLayer } from "@/server/db/data-layer";
 import { notFound } from "@/server/errors";
 import { requireOrganization } from "@/server/services/organizations/service";
 import { newestFirst, paginate } from "@/server/services/pagination";
@@ -55,8 +55,8 @@ async function requireRoomForCentralPoint(
   await requireInstanceInOrg(tx, orgId, orchestratorId);
 }
 
-export async function createCentralPoint(actor: Actor, orgId: string, input: CreateCentralPointInput) {
-  const row = await dataLayer(auditName(actor)).$transaction(async (tx) => {
+export async function createCentralPoint(ctx: Context, orgId: string, input: CreateCentralPointInput) {
+  const row = await ctx.db.$transaction(async (tx) => {
     await lockOrganization(tx, orgId);
     await requireRoomForCentralPoint(tx, orgId, input.orchestrator_id);
     return tx.centralPoint.create({ data: { ...input, org_id: orgId } });
@@ -64,8 +64,8 @@ export async function createCentralPoint(actor: Actor, orgId: string, input: Cre
   return toCentralPoint(row);
 }
 
-export async function listCentralPoints(actor: Actor, orgId: string, query: ListCentralPointsQuery) {
-  const db = dataLayer(auditName(actor), { includeDeleted: query.include_deleted === true });
+export async function listCentralPoints(ctx: Context, orgId: string, query: ListCentralPointsQuery) {
+  const db = query.include_deleted === true ? ctx.includingDeleted() : ctx.db;
   await requireOrganization(db, orgId);
   return paginate(
     query,
@@ -82,36 +82,32 @@ async function requireCentralPoint(db: Pick<DataLayer, "centralPoint">, orgId: s
 }
 
 export async function getCentralPoint(
-  actor: Actor,
+  ctx: Context,
   orgId: string,
   id: string,
   options: { includeDeleted?: boolean } = {},
 ) {
   return toCentralPoint(
-    await requireCentralPoint(
-      dataLayer(auditName(actor), { includeDeleted: options.includeDeleted === true }),
-      orgId,
-      id,
-    ),
+    await requireCentralPoint(options.includeDeleted === true ? ctx.includingDeleted() : ctx.db, orgId, id),
   );
 }
 
-export async function updateCentralPoint(actor: Actor, orgId: string, id: string, input: UpdateCentralPointInput) {
-  const db = dataLayer(auditName(actor));
+export async function updateCentralPoint(ctx: Context, orgId: string, id: string, input: UpdateCentralPointInput) {
+  const { db } = ctx;
   await requireCentralPoint(db, orgId, id);
   if (input.orchestrator_id) await requireInstanceInOrg(db, orgId, input.orchestrator_id);
   return toCentralPoint(await db.centralPoint.update({ where: { id }, data: input }));
 }
 
-export async function deleteCentralPoint(actor: Actor, orgId: string, id: string) {
-  const db = dataLayer(auditName(actor));
+export async function deleteCentralPoint(ctx: Context, orgId: string, id: string) {
+  const { db } = ctx;
   await requireCentralPoint(db, orgId, id);
   return toCentralPoint(await db.centralPoint.update({ where: { id }, data: { is_deleted: true } }));
 }
 
 /** Brings a deleted central point back (pro tier and up, within max_central_points); a live one answers as it is. */
-export async function restoreCentralPoint(actor: Actor, orgId: string, id: string) {
-  const row = await dataLayer(auditName(actor)).$transaction(async (tx) => {
+export async function restoreCentralPoint(ctx: Context, orgId: string, id: string) {
+  const row = await ctx.db.$transaction(async (tx) => {
     await lockOrganization(tx, orgId);
     const deleted = await tx.centralPoint.findFirst({ where: { id, org_id: orgId, is_deleted: true } });
     if (!deleted) return requireCentralPoint(tx, orgId, id);

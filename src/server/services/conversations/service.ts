@@ -1,10 +1,10 @@
 import "server-only";
+import type { Context } from "@/server/db/context";
 import type { Prisma } from "@/generated/prisma/client";
-import { auditName, type Actor } from "@/server/auth/actor";
+import type { Actor } from "@/server/auth/actor";
 import { conversationOwnerRequired, conversationUser, requireMessageAuthor } from "@/server/auth/authorize";
 import { CoalescedTouch } from "@/server/db/bookkeeping";
-import { queryRows } from "@/server/db/client";
-import { dataLayer, type DataLayer } from "@/server/db/data-layer";
+import type { DataLayer } from "@/server/db/data-layer";
 import { DomainError, notFound, validationFailed } from "@/server/errors";
 import { requireOrganization } from "@/server/services/organizations/service";
 import { decodeCursor, encodeCursor, newestFirst, paginate } from "@/server/services/pagination";
@@ -48,10 +48,10 @@ async function requireConversation(db: Pick<DataLayer, "conversation">, actor: A
   return row;
 }
 
-export async function createConversation(actor: Actor, orgId: string, input: CreateConversationInput) {
-  const db = dataLayer(auditName(actor));
+export async function createConversation(ctx: Context, orgId: string, input: CreateConversationInput) {
+  const { db } = ctx;
   await requireOrganization(db, orgId);
-  const userId = conversationUser(actor, orgId, input.user_id);
+  const userId = conversationUser(ctx.actor, orgId, input.user_id);
   const [instance, member] = await Promise.all([
     db.orchestratorInstance.findFirst({ where: { id: input.instance_id, org_id: orgId }, select: { id: true } }),
     db.userOrgMembership.findFirst({
@@ -68,12 +68,12 @@ export async function createConversation(actor: Actor, orgId: string, input: Cre
   return toConversation(row);
 }
 
-export async function listConversations(actor: Actor, orgId: string, query: ListConversationsQuery) {
-  const db = dataLayer(auditName(actor));
+export async function listConversations(ctx: Context, orgId: string, query: ListConversationsQuery) {
+  const { db } = ctx;
   await requireOrganization(db, orgId);
-  const userId = conversationUser(actor, orgId, query.user_id);
+  const userId = conversationUser(ctx.actor, orgId, query.user_id);
   const where = { org_id: orgId, user_id: userId, ...(query.instance_id ? { instance_id: query.instance_id } : {}) };
-  const visible = dataLayer(auditName(actor), { includeDeleted: query.include_deleted === true });
+  const visible = query.include_deleted === true ? ctx.includingDeleted() : ctx.db;
   return paginate(
     query,
     newestFirst,
@@ -83,32 +83,27 @@ export async function listConversations(actor: Actor, orgId: string, query: List
 }
 
 export async function getConversation(
-  actor: Actor,
+  ctx: Context,
   orgId: string,
   id: string,
   options: { includeDeleted?: boolean } = {},
 ) {
   return toConversation(
-    await requireConversation(
-      dataLayer(auditName(actor), { includeDeleted: options.includeDeleted === true }),
-      actor,
-      orgId,
-      id,
-    ),
+    await requireConversation(options.includeDeleted === true ? ctx.includingDeleted() : ctx.db, ctx.actor, orgId, id),
   );
 }
 
-export async function deleteConversation(actor: Actor, orgId: string, id: string) {
-  const db = dataLayer(auditName(actor));
-  await requireConversation(db, actor, orgId, id);
+export async function deleteConversation(ctx: Context, orgId: string, id: string) {
+  const { db } = ctx;
+  await requireConversation(db, ctx.actor, orgId, id);
   return toConversation(await db.conversation.update({ where: { id }, data: { is_deleted: true } }));
 }
 
 /** Brings a deleted conversation back; a live one answers as it is. */
-export async function restoreConversation(actor: Actor, orgId: string, id: string) {
-  const db = dataLayer(auditName(actor));
+export async function restoreConversation(ctx: Context, orgId: string, id: string) {
+  const { db } = ctx;
   const deleted = await db.conversation.findFirst({ where: { id, org_id: orgId, is_deleted: true } });
-  if (!deleted) return getConversation(actor, orgId, id);
+  if (!deleted) return getConversation(ctx, orgId, id);
   return toConversation(await db.conversation.update({ where: { id, is_deleted: true }, data: { is_deleted: false } }));
 }
 
@@ -129,15 +124,15 @@ interface MessageRow {
 
 /** Appends messages in order, in one statement; returns them as stored. */
 export async function appendMessages(
-  actor: Actor,
+  ctx: Context,
   orgId: string,
   convId: string,
   input: AppendMessagesInput,
 ): Promise<{ data: Message[] }> {
-  requireMessageAuthor(actor, orgId, input.messages);
-  const db = dataLayer(auditName(actor));
+  requireMessageAuthor(ctx.actor, orgId, input.messages);
+  const { db } = ctx;
   const rows = await db.$transaction(async (tx) => {
-    const conversation = await requireConversation(tx, actor, orgId, convId);
+    const conversation = await requireConversation(tx, ctx.actor, orgId, convId);
     // Serializes appends to this conversation, so timestamps never interleave.
     await tx.$queryRaw`SELECT id FROM conversations WHERE id = ${convId}::uuid FOR UPDATE`;
     const m = input.messages;
@@ -179,15 +174,15 @@ const isMessagePosition = (value: unknown): value is [string, string] =>
 type HistoryRow = { conversation_instance_id: string | null } & (MessageRow | { [K in keyof MessageRow]: null });
 
 /** A conversation's history in order, without intent messages, a page at a time. */
-export async function listMessages(actor: Actor, orgId: string, convId: string, query: ListMessagesQuery) {
+export async function listMessages(ctx: Context, orgId: string, convId: string, query: ListMessagesQuery) {
   const cursor = decodeCursor(query.cursor, isMessagePosition);
   const after = cursor && { at: cursor[0], id: cursor[1] };
   // The hottest read of the API: straight through the pool, as a prepared statement.
-  const rows = await queryRows<HistoryRow>(historyQuery(after !== undefined), [
+  const rows = await ctx.queryRows<HistoryRow>(historyQuery(after !== undefined), [
     convId,
     orgId,
     query.limit + 1,
-    conversationOwnerRequired(actor, orgId),
+    conversationOwnerRequired(ctx.actor, orgId),
     ...(after ? [after.at, after.id] : []),
   ]);
   const conversation = rows[0];
@@ -205,9 +200,9 @@ export async function listMessages(actor: Actor, orgId: string, convId: string, 
 }
 
 /** Marks messages of the conversation as compacted by the context policy; returns how many changed. */
-export async function compactMessages(actor: Actor, orgId: string, convId: string, messageIds: string[]) {
-  const db = dataLayer(auditName(actor));
-  const conversation = await requireConversation(db, actor, orgId, convId);
+export async function compactMessages(ctx: Context, orgId: string, convId: string, messageIds: string[]) {
+  const { db } = ctx;
+  const conversation = await requireConversation(db, ctx.actor, orgId, convId);
   const compacted = await db.$executeRaw`
     UPDATE messages SET is_compacted = true
     WHERE conv_id = ${convId}::uuid AND id = ANY(${messageIds}::uuid[]) AND created_at >= ${conversation.created_at}

@@ -1,10 +1,10 @@
 import "server-only";
+import type { Context } from "@/server/db/context";
 import type { Prisma } from "@/generated/prisma/client";
-import { auditName, type Actor } from "@/server/auth/actor";
 import { keyRing } from "@/server/crypto/key-ring";
 import { decrypt, encrypt, isCurrent, SecretUnreadable } from "@/server/crypto/secret-box";
 import { log } from "@/server/log";
-import { dataLayer } from "@/server/db/data-layer";
+import type { DataLayer } from "@/server/db/data-layer";
 import { env } from "@/server/env";
 import { DomainError, notFound, validationFailed } from "@/server/errors";
 import { requireOrganization } from "@/server/services/organizations/service";
@@ -64,9 +64,9 @@ function checkBaseUrl(value: string | null | undefined) {
   if (problem) throw validationFailed([{ path: "base_url", message: problem }]);
 }
 
-export async function createLlmConfig(actor: Actor, orgId: string, input: CreateLlmConfigInput) {
+export async function createLlmConfig(ctx: Context, orgId: string, input: CreateLlmConfigInput) {
   checkBaseUrl(input.base_url);
-  const db = dataLayer(auditName(actor));
+  const { db } = ctx;
   await requireOrganization(db, orgId);
   // The ciphertext is bound to the row, so the row's id is drawn first.
   const [{ id }] = (await db.$queryRaw<{ id: string }[]>`SELECT svc_uuid_v7()::text AS id`) as [{ id: string }];
@@ -86,8 +86,8 @@ export async function createLlmConfig(actor: Actor, orgId: string, input: Create
 }
 
 /** An organization's configs; `enabled` true is what new orchestrators may choose from. */
-export async function listLlmConfigs(actor: Actor, orgId: string, query: ListLlmConfigsQuery) {
-  const db = dataLayer(auditName(actor), { includeDeleted: query.include_deleted === true });
+export async function listLlmConfigs(ctx: Context, orgId: string, query: ListLlmConfigsQuery) {
+  const db = query.include_deleted === true ? ctx.includingDeleted() : ctx.db;
   await requireOrganization(db, orgId);
   const where = { org_id: orgId, ...(query.enabled === undefined ? {} : { is_enabled: query.enabled }) };
   return paginate(
@@ -98,29 +98,25 @@ export async function listLlmConfigs(actor: Actor, orgId: string, query: ListLlm
   );
 }
 
-async function requireConfig(db: ReturnType<typeof dataLayer>, orgId: string, configId: string) {
+async function requireConfig(db: DataLayer, orgId: string, configId: string) {
   const row = await db.organizationLlmConfig.findFirst({ where: { id: configId, org_id: orgId } });
   if (!row) throw notFound("LLM config");
   return row;
 }
 
 export async function getLlmConfig(
-  actor: Actor,
+  ctx: Context,
   orgId: string,
   configId: string,
   options: { includeDeleted?: boolean } = {},
 ) {
   return toLlmConfig(
-    await requireConfig(
-      dataLayer(auditName(actor), { includeDeleted: options.includeDeleted === true }),
-      orgId,
-      configId,
-    ),
+    await requireConfig(options.includeDeleted === true ? ctx.includingDeleted() : ctx.db, orgId, configId),
   );
 }
 
-export async function updateLlmConfig(actor: Actor, orgId: string, configId: string, input: UpdateLlmConfigInput) {
-  const db = dataLayer(auditName(actor));
+export async function updateLlmConfig(ctx: Context, orgId: string, configId: string, input: UpdateLlmConfigInput) {
+  const { db } = ctx;
   const existing = await requireConfig(db, orgId, configId);
   if (input.provider !== undefined && input.provider !== existing.provider) {
     throw new DomainError("immutable_field", "The provider cannot change after creation.", {
@@ -140,19 +136,19 @@ export async function updateLlmConfig(actor: Actor, orgId: string, configId: str
   return toLlmConfig(row);
 }
 
-export async function deleteLlmConfig(actor: Actor, orgId: string, configId: string) {
-  const db = dataLayer(auditName(actor));
+export async function deleteLlmConfig(ctx: Context, orgId: string, configId: string) {
+  const { db } = ctx;
   await requireConfig(db, orgId, configId);
   return toLlmConfig(await db.organizationLlmConfig.update({ where: { id: configId }, data: { is_deleted: true } }));
 }
 
 /** Brings a deleted config back; a live one answers as it is. */
-export async function restoreLlmConfig(actor: Actor, orgId: string, configId: string) {
-  const db = dataLayer(auditName(actor));
+export async function restoreLlmConfig(ctx: Context, orgId: string, configId: string) {
+  const { db } = ctx;
   const deleted = await db.organizationLlmConfig.findFirst({
     where: { id: configId, org_id: orgId, is_deleted: true },
   });
-  if (!deleted) return getLlmConfig(actor, orgId, configId);
+  if (!deleted) return getLlmConfig(ctx, orgId, configId);
   return toLlmConfig(
     await db.organizationLlmConfig.update({ where: { id: configId, is_deleted: true }, data: { is_deleted: false } }),
   );
@@ -162,9 +158,9 @@ export async function restoreLlmConfig(actor: Actor, orgId: string, configId: st
  * Re-encrypts every stored provider key that is not yet under the current key version and bound to
  * its row. Answers how many changed, and the ids of those that cannot be decrypted (left as they are).
  */
-export async function reencryptLlmKeys(actor: Actor): Promise<{ changed: number; unreadable: string[] }> {
+export async function reencryptLlmKeys(ctx: Context): Promise<{ changed: number; unreadable: string[] }> {
   const ring = keyRing();
-  const db = dataLayer(auditName(actor), { includeDeleted: true });
+  const db = ctx.includingDeleted();
   const rows = await db.organizationLlmConfig.findMany({ select: { id: true, org_id: true, api_key: true } });
   const result = { changed: 0, unreadable: [] as string[] };
   for (const row of rows) {

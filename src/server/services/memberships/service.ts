@@ -1,8 +1,8 @@
 import "server-only";
+import type { Context } from "@/server/db/context";
 import { isPermission } from "@/lib/permissions";
-import { auditName, type Actor } from "@/server/auth/actor";
 import { requireHeldByActor } from "@/server/auth/escalation";
-import { dataLayer, type DataLayer } from "@/server/db/data-layer";
+import type { DataLayer } from "@/server/db/data-layer";
 import { DomainError, notFound } from "@/server/errors";
 import { withAccessChange } from "@/server/services/access-changes";
 import { requireOrganization } from "@/server/services/organizations/service";
@@ -63,8 +63,8 @@ const serviceAccountStays = (path: string) =>
   );
 
 /** Adds a user to an organization, within the tier's max_members. */
-export async function addMember(actor: Actor, orgId: string, input: AddMemberInput): Promise<Member> {
-  const db = dataLayer(auditName(actor));
+export async function addMember(ctx: Context, orgId: string, input: AddMemberInput): Promise<Member> {
+  const { db } = ctx;
   return withAccessChange(db, async (tx) => {
     await lockOrganization(tx, orgId);
     const org = await requireOrganization(tx, orgId);
@@ -94,8 +94,8 @@ export async function addMember(actor: Actor, orgId: string, input: AddMemberInp
 }
 
 /** Removes a user from an organization, with their grants there. Answers the removed membership. */
-export async function removeMember(actor: Actor, orgId: string, userId: string): Promise<Member> {
-  const db = dataLayer(auditName(actor));
+export async function removeMember(ctx: Context, orgId: string, userId: string): Promise<Member> {
+  const { db } = ctx;
   return withAccessChange(db, async (tx) => {
     await requireOrganization(tx, orgId);
     const membership = await tx.userOrgMembership.findFirst({
@@ -110,7 +110,7 @@ export async function removeMember(actor: Actor, orgId: string, userId: string):
     });
     // Removing a member takes away their org roles here: only for someone who could revoke them.
     requireHeldByActor(
-      actor,
+      ctx.actor,
       granted.flatMap((g) => g.role.permissions.map((p) => p.permission)).filter(isPermission),
       orgId,
     );
@@ -121,8 +121,8 @@ export async function removeMember(actor: Actor, orgId: string, userId: string):
   });
 }
 
-export async function getMember(actor: Actor, orgId: string, userId: string): Promise<Member> {
-  const db = dataLayer(auditName(actor));
+export async function getMember(ctx: Context, orgId: string, userId: string): Promise<Member> {
+  const { db } = ctx;
   await requireOrganization(db, orgId);
   const membership = await db.userOrgMembership.findFirst({
     where: { org_id: orgId, user_id: userId, user: { is_deleted: false } },
@@ -134,11 +134,11 @@ export async function getMember(actor: Actor, orgId: string, userId: string): Pr
 
 /** An organization's members (non-deleted users), newest user first, with their org roles there. */
 export async function listMembers(
-  actor: Actor,
+  ctx: Context,
   orgId: string,
   query: ListMembersQuery,
 ): Promise<{ data: Member[]; next_cursor: string | null }> {
-  const db = dataLayer(auditName(actor));
+  const { db } = ctx;
   await requireOrganization(db, orgId);
   const contains = query.q ? containing(query.q) : undefined;
   const where = {
@@ -169,11 +169,11 @@ export async function listMembers(
 
 /** The organizations a user belongs to (non-deleted ones), newest first, with the user's org roles. */
 export async function listUserOrganizations(
-  actor: Actor,
+  ctx: Context,
   userId: string,
   query: ListUserOrganizationsQuery,
 ): Promise<{ data: UserOrganization[]; next_cursor: string | null }> {
-  const db = dataLayer(auditName(actor));
+  const { db } = ctx;
   if (!(await db.user.findUnique({ where: { id: userId }, select: { id: true } }))) throw notFound("user");
   const result = await paginate(
     query,

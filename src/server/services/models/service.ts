@@ -1,7 +1,6 @@
 import "server-only";
+import type { Context } from "@/server/db/context";
 import type { Prisma } from "@/generated/prisma/client";
-import { auditName, type Actor } from "@/server/auth/actor";
-import { dataLayer } from "@/server/db/data-layer";
 import { notFound } from "@/server/errors";
 import type { CreateModelInput, ListModelsQuery, Model, UpdateModelInput } from "@/lib/schemas/models";
 import { byRowId, paginate } from "@/server/services/pagination";
@@ -35,7 +34,7 @@ export const toModel = (row: Row): Model => ({
   updated_at: row.updated_at.toISOString(),
 });
 
-export async function listModels(actor: Actor, query: ListModelsQuery) {
+export async function listModels(ctx: Context, query: ListModelsQuery) {
   const contains = query.q ? containing(query.q) : undefined;
   const where = {
     ...(contains ? { OR: [{ provider: contains }, { model_id: contains }, { display_name: contains }] } : {}),
@@ -43,7 +42,7 @@ export async function listModels(actor: Actor, query: ListModelsQuery) {
     ...(query.model_category ? { model_category: query.model_category } : {}),
     ...(query.enabled === undefined ? {} : { enabled: query.enabled }),
   };
-  const db = dataLayer(auditName(actor));
+  const { db } = ctx;
   return paginate(
     query,
     byRowId,
@@ -52,25 +51,25 @@ export async function listModels(actor: Actor, query: ListModelsQuery) {
   );
 }
 
-export async function createModel(actor: Actor, input: CreateModelInput) {
-  return toModel(await dataLayer(auditName(actor)).providerModelConfig.create({ data: input }));
+export async function createModel(ctx: Context, input: CreateModelInput) {
+  return toModel(await ctx.db.providerModelConfig.create({ data: input }));
 }
 
-export async function getModel(actor: Actor, id: number) {
-  const row = await dataLayer(auditName(actor)).providerModelConfig.findUnique({ where: { id } });
+export async function getModel(ctx: Context, id: number) {
+  const row = await ctx.db.providerModelConfig.findUnique({ where: { id } });
   if (!row) throw notFound("model");
   return toModel(row);
 }
 
-export async function updateModel(actor: Actor, id: number, input: UpdateModelInput) {
-  const db = dataLayer(auditName(actor));
+export async function updateModel(ctx: Context, id: number, input: UpdateModelInput) {
+  const { db } = ctx;
   if (!(await db.providerModelConfig.findUnique({ where: { id }, select: { id: true } }))) throw notFound("model");
   return toModel(await db.providerModelConfig.update({ where: { id }, data: input }));
 }
 
 /** The enabled model a name refers to: its model_id, else one of its aliases. */
-export async function lookupModel(actor: Actor, name: string) {
-  const db = dataLayer(auditName(actor));
+export async function lookupModel(ctx: Context, name: string) {
+  const { db } = ctx;
   const row =
     (await db.providerModelConfig.findFirst({ where: { model_id: name, enabled: true }, orderBy: { id: "asc" } })) ??
     (await db.providerModelConfig.findFirst({

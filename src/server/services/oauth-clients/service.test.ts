@@ -13,6 +13,8 @@ import {
   updateOAuthClient,
   verifyClientSecret,
 } from "./service";
+import { readContext } from "@/server/db/context";
+import { dataLayer } from "@/server/db/data-layer";
 
 const { client } = await testDatabase();
 await seedRoles(client);
@@ -29,7 +31,7 @@ const confidential = (extra: Record<string, unknown> = {}) =>
 
 describe("OAuth clients", () => {
   it("registers a confidential client: the secret once, only its SHA-256 stored", async () => {
-    const created = await createOAuthClient(cli, confidential());
+    const created = await createOAuthClient(readContext(cli), confidential());
     expect(created.client_id).toMatch(/^svc_[0-9a-f]{32}$/);
     expect(created.client_secret).toMatch(/^cds_[A-Za-z0-9_-]{43}$/);
     expect(created).toMatchObject({
@@ -44,14 +46,16 @@ describe("OAuth clients", () => {
         .update(created.client_secret as string)
         .digest("hex"),
     );
-    expect(JSON.stringify(await getOAuthClient(cli, created.client_id))).not.toContain(created.client_secret as string);
-    expect(await verifyClientSecret(created.client_id, created.client_secret as string)).toBe(true);
-    expect(await verifyClientSecret(created.client_id, "cds_wrong")).toBe(false);
+    expect(JSON.stringify(await getOAuthClient(readContext(cli), created.client_id))).not.toContain(
+      created.client_secret as string,
+    );
+    expect(await verifyClientSecret(dataLayer("test"), created.client_id, created.client_secret as string)).toBe(true);
+    expect(await verifyClientSecret(dataLayer("test"), created.client_id, "cds_wrong")).toBe(false);
   });
 
   it("registers a public client without a secret, and refuses client_credentials for it", async () => {
     const pub = await createOAuthClient(
-      cli,
+      readContext(cli),
       confidential({ client_type: "public", allowed_grant_types: ["authorization_code"] }),
     );
     expect(pub).toMatchObject({ client_secret: null, has_secret: false });
@@ -64,7 +68,7 @@ describe("OAuth clients", () => {
     expect(parsed.error?.issues.map((i) => i.message)).toEqual([
       "a public client has no secret and cannot use client_credentials",
     ]);
-    expect((await refusal(rotateOAuthClientSecret(cli, pub.client_id))).code).toBe("conflict");
+    expect((await refusal(rotateOAuthClientSecret(readContext(cli), pub.client_id))).code).toBe("conflict");
   });
 
   it.each([
@@ -99,60 +103,68 @@ describe("OAuth clients", () => {
   it("refuses unknown scopes (400 unknown_scope) and, for a non-sys_admin, scopes it does not hold (403)", async () => {
     const before = await client.oauth2Client.count();
     const unknown = await refusal(
-      createOAuthClient(cli, confidential({ allowed_scopes: ["svc:org:read", "svc:everything"] })),
+      createOAuthClient(readContext(cli), confidential({ allowed_scopes: ["svc:org:read", "svc:everything"] })),
     );
     expect(unknown).toMatchObject({ code: "unknown_scope", details: { scopes: ["svc:everything"] } });
     const user = await createUserWith(client, ["svc:system:oauth_clients:write", "svc:org:read"]);
     const actor = await sessionActor(client, user.id);
     const notHeld = await refusal(
-      createOAuthClient(actor, confidential({ allowed_scopes: ["svc:org:read", "svc:system:admin"] })),
+      createOAuthClient(readContext(actor), confidential({ allowed_scopes: ["svc:org:read", "svc:system:admin"] })),
     );
     expect(notHeld).toMatchObject({ code: "scope_not_held", details: { scopes: ["svc:system:admin"] } });
     expect(await client.oauth2Client.count()).toBe(before);
-    const ok = await createOAuthClient(actor, confidential());
+    const ok = await createOAuthClient(readContext(actor), confidential());
     expect(
-      (await refusal(updateOAuthClient(actor, ok.client_id, { allowed_scopes: ["svc:org:read", "svc:org:write"] })))
-        .code,
+      (
+        await refusal(
+          updateOAuthClient(readContext(actor), ok.client_id, { allowed_scopes: ["svc:org:read", "svc:org:write"] }),
+        )
+      ).code,
     ).toBe("scope_not_held");
   });
 
   it("updates, deactivates, keeps client_type and the registration valid", async () => {
-    const created = await createOAuthClient(cli, confidential());
+    const created = await createOAuthClient(readContext(cli), confidential());
     expect(
       await updateOAuthClient(
-        cli,
+        readContext(cli),
         created.client_id,
         updateOAuthClientInput.parse({ name: "Portal 2", is_first_party: true }),
       ),
     ).toMatchObject({ name: "Portal 2", is_first_party: true });
-    expect((await refusal(updateOAuthClient(cli, created.client_id, { client_type: "public" }))).code).toBe(
-      "immutable_field",
-    );
-    const invalid = await refusal(updateOAuthClient(cli, created.client_id, { redirect_uris: [] }));
+    expect(
+      (await refusal(updateOAuthClient(readContext(cli), created.client_id, { client_type: "public" }))).code,
+    ).toBe("immutable_field");
+    const invalid = await refusal(updateOAuthClient(readContext(cli), created.client_id, { redirect_uris: [] }));
     expect(invalid).toMatchObject({ code: "validation_failed", details: { errors: [{ path: "redirect_uris" }] } });
-    expect((await updateOAuthClient(cli, created.client_id, { is_active: false })).is_active).toBe(false);
-    expect(await verifyClientSecret(created.client_id, created.client_secret as string)).toBe(false);
-    expect((await listOAuthClients(cli, { limit: 100, active: false })).data.map((c) => c.client_id)).toContain(
-      created.client_id,
-    );
+    expect((await updateOAuthClient(readContext(cli), created.client_id, { is_active: false })).is_active).toBe(false);
+    expect(await verifyClientSecret(dataLayer("test"), created.client_id, created.client_secret as string)).toBe(false);
+    expect(
+      (await listOAuthClients(readContext(cli), { limit: 100, active: false })).data.map((c) => c.client_id),
+    ).toContain(created.client_id);
   });
 
   it("rotates the secret: the old one stops working", async () => {
-    const created = await createOAuthClient(cli, confidential());
-    const rotated = await rotateOAuthClientSecret(cli, created.client_id);
+    const created = await createOAuthClient(readContext(cli), confidential());
+    const rotated = await rotateOAuthClientSecret(readContext(cli), created.client_id);
     expect(rotated.client_secret).not.toBe(created.client_secret);
-    expect(await verifyClientSecret(created.client_id, created.client_secret as string)).toBe(false);
-    expect(await verifyClientSecret(created.client_id, rotated.client_secret as string)).toBe(true);
+    expect(await verifyClientSecret(dataLayer("test"), created.client_id, created.client_secret as string)).toBe(false);
+    expect(await verifyClientSecret(dataLayer("test"), created.client_id, rotated.client_secret as string)).toBe(true);
   });
 
   it("soft-deletes: gone from reads, sys_admins still list it", async () => {
-    const created = await createOAuthClient(cli, confidential());
-    expect(await deleteOAuthClient(cli, created.client_id)).toMatchObject({ is_deleted: true, is_active: false });
-    expect((await refusal(getOAuthClient(cli, created.client_id))).code).toBe("not_found");
-    expect((await listOAuthClients(cli, { limit: 100 })).data.map((c) => c.client_id)).not.toContain(created.client_id);
-    expect((await listOAuthClients(cli, { limit: 100, include_deleted: true })).data.map((c) => c.client_id)).toContain(
+    const created = await createOAuthClient(readContext(cli), confidential());
+    expect(await deleteOAuthClient(readContext(cli), created.client_id)).toMatchObject({
+      is_deleted: true,
+      is_active: false,
+    });
+    expect((await refusal(getOAuthClient(readContext(cli), created.client_id))).code).toBe("not_found");
+    expect((await listOAuthClients(readContext(cli), { limit: 100 })).data.map((c) => c.client_id)).not.toContain(
       created.client_id,
     );
-    expect(await verifyClientSecret(created.client_id, created.client_secret as string)).toBe(false);
+    expect(
+      (await listOAuthClients(readContext(cli), { limit: 100, include_deleted: true })).data.map((c) => c.client_id),
+    ).toContain(created.client_id);
+    expect(await verifyClientSecret(dataLayer("test"), created.client_id, created.client_secret as string)).toBe(false);
   });
 });

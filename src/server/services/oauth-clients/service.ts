@@ -1,9 +1,10 @@
 import "server-only";
+import type { Context } from "@/server/db/context";
 import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
 import type { Prisma } from "@/generated/prisma/client";
-import { auditName, type Actor } from "@/server/auth/actor";
+import type { Actor } from "@/server/auth/actor";
 import { requireKnownScopes, requireScopesHeld } from "@/server/auth/escalation";
-import { dataLayer, type DataLayer } from "@/server/db/data-layer";
+import type { DataLayer } from "@/server/db/data-layer";
 import { DomainError, notFound, validationFailed } from "@/server/errors";
 import { newestFirst, paginate } from "@/server/services/pagination";
 import {
@@ -70,10 +71,10 @@ async function requireClient(db: Pick<DataLayer, "oauth2Client">, clientId: stri
   return row;
 }
 
-export async function createOAuthClient(actor: Actor, input: CreateOAuthClientInput): Promise<OAuthClientWithSecret> {
-  checkScopes(actor, input.allowed_scopes, input.allowed_scopes);
+export async function createOAuthClient(ctx: Context, input: CreateOAuthClientInput): Promise<OAuthClientWithSecret> {
+  checkScopes(ctx.actor, input.allowed_scopes, input.allowed_scopes);
   const secret = input.client_type === "confidential" ? newSecret() : null;
-  const row = await dataLayer(auditName(actor)).oauth2Client.create({
+  const row = await ctx.db.oauth2Client.create({
     data: {
       client_id: newClientId(),
       client_secret_hash: secret?.hash ?? null,
@@ -89,7 +90,7 @@ export async function createOAuthClient(actor: Actor, input: CreateOAuthClientIn
 }
 
 export async function listOAuthClients(
-  actor: Actor,
+  ctx: Context,
   query: ListOAuthClientsQuery,
 ): Promise<{ data: OAuthClient[]; next_cursor: string | null }> {
   const contains = query.q ? containing(query.q) : undefined;
@@ -97,7 +98,7 @@ export async function listOAuthClients(
     ...(contains ? { OR: [{ name: contains }, { client_id: contains }] } : {}),
     ...(query.active === undefined ? {} : { is_active: query.active }),
   };
-  const db = dataLayer(auditName(actor), { includeDeleted: query.include_deleted === true });
+  const db = query.include_deleted === true ? ctx.includingDeleted() : ctx.db;
   return paginate(
     query,
     newestFirst,
@@ -107,22 +108,22 @@ export async function listOAuthClients(
 }
 
 export async function getOAuthClient(
-  actor: Actor,
+  ctx: Context,
   clientId: string,
   options: { includeDeleted?: boolean } = {},
 ): Promise<OAuthClient> {
   return toOAuthClient(
-    await requireClient(dataLayer(auditName(actor), { includeDeleted: options.includeDeleted === true }), clientId),
+    await requireClient(options.includeDeleted === true ? ctx.includingDeleted() : ctx.db, clientId),
   );
 }
 
 /** Updates a client; the result must still be a valid registration. client_type is fixed. */
 export async function updateOAuthClient(
-  actor: Actor,
+  ctx: Context,
   clientId: string,
   input: UpdateOAuthClientInput,
 ): Promise<OAuthClient> {
-  const db = dataLayer(auditName(actor));
+  const { db } = ctx;
   const row = await db.$transaction(async (tx) => {
     const current = await requireClient(tx, clientId);
     if (input.client_type !== undefined && input.client_type !== current.client_type) {
@@ -140,7 +141,7 @@ export async function updateOAuthClient(
     if (input.allowed_scopes) {
       const before = new Set(strings(current.allowed_scopes));
       checkScopes(
-        actor,
+        ctx.actor,
         input.allowed_scopes,
         input.allowed_scopes.filter((s) => !before.has(s)),
       );
@@ -152,8 +153,8 @@ export async function updateOAuthClient(
 }
 
 /** Soft delete: the client disappears from lists and can no longer be used. */
-export async function deleteOAuthClient(actor: Actor, clientId: string): Promise<OAuthClient> {
-  const db = dataLayer(auditName(actor));
+export async function deleteOAuthClient(ctx: Context, clientId: string): Promise<OAuthClient> {
+  const { db } = ctx;
   const current = await requireClient(db, clientId);
   return toOAuthClient(
     await db.oauth2Client.update({ where: { id: current.id }, data: { is_deleted: true, is_active: false } }),
@@ -161,18 +162,18 @@ export async function deleteOAuthClient(actor: Actor, clientId: string): Promise
 }
 
 /** Brings a deleted client back, still deactivated (activate it with an update); a live one answers as it is. */
-export async function restoreOAuthClient(actor: Actor, clientId: string): Promise<OAuthClient> {
-  const db = dataLayer(auditName(actor));
+export async function restoreOAuthClient(ctx: Context, clientId: string): Promise<OAuthClient> {
+  const { db } = ctx;
   const deleted = await db.oauth2Client.findFirst({ where: { client_id: clientId, is_deleted: true } });
-  if (!deleted) return getOAuthClient(actor, clientId);
+  if (!deleted) return getOAuthClient(ctx, clientId);
   return toOAuthClient(
     await db.oauth2Client.update({ where: { id: deleted.id, is_deleted: true }, data: { is_deleted: false } }),
   );
 }
 
 /** Issues a new secret for a confidential client; the old one stops working at once. */
-export async function rotateOAuthClientSecret(actor: Actor, clientId: string): Promise<OAuthClientWithSecret> {
-  const db = dataLayer(auditName(actor));
+export async function rotateOAuthClientSecret(ctx: Context, clientId: string): Promise<OAuthClientWithSecret> {
+  const { db } = ctx;
   const current = await requireClient(db, clientId);
   if (current.client_type !== "confidential")
     throw new DomainError("conflict", "A public client has no secret to rotate.");
@@ -185,8 +186,8 @@ export async function rotateOAuthClientSecret(actor: Actor, clientId: string): P
  * Checks a presented client secret (for the token endpoint): an active, non-deleted confidential
  * client whose stored hash matches, compared in constant time.
  */
-export async function verifyClientSecret(clientId: string, secret: string): Promise<boolean> {
-  const row = await dataLayer("system:oauth").oauth2Client.findUnique({
+export async function verifyClientSecret(db: DataLayer, clientId: string, secret: string): Promise<boolean> {
+  const row = await db.oauth2Client.findUnique({
     where: { client_id: clientId },
     select: { client_secret_hash: true, is_active: true },
   });

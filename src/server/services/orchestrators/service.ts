@@ -1,7 +1,7 @@
 import "server-only";
+import type { Context } from "@/server/db/context";
 import type { Prisma } from "@/generated/prisma/client";
-import { auditName, type Actor } from "@/server/auth/actor";
-import { dataLayer, type DataLayer } from "@/server/db/data-layer";
+import type { DataLayer } from "@/server/db/data-layer";
 import { DomainError, notFound } from "@/server/errors";
 import { requireOrganization } from "@/server/services/organizations/service";
 import { newestFirst, paginate } from "@/server/services/pagination";
@@ -57,8 +57,8 @@ async function requireRoomForInstance(
   );
 }
 
-export async function createOrchestrator(actor: Actor, orgId: string, input: CreateOrchestratorInput) {
-  const row = await dataLayer(auditName(actor)).$transaction(async (tx) => {
+export async function createOrchestrator(ctx: Context, orgId: string, input: CreateOrchestratorInput) {
+  const row = await ctx.db.$transaction(async (tx) => {
     await lockOrganization(tx, orgId);
     await requireRoomForInstance(tx, orgId);
     const layers = await settingLayers(tx, orgId);
@@ -77,8 +77,8 @@ export async function createOrchestrator(actor: Actor, orgId: string, input: Cre
   return toOrchestrator(row);
 }
 
-export async function listOrchestrators(actor: Actor, orgId: string, query: ListOrchestratorsQuery) {
-  const db = dataLayer(auditName(actor), { includeDeleted: query.include_deleted === true });
+export async function listOrchestrators(ctx: Context, orgId: string, query: ListOrchestratorsQuery) {
+  const db = query.include_deleted === true ? ctx.includingDeleted() : ctx.db;
   await requireOrganization(db, orgId);
   const where: Prisma.OrchestratorInstanceWhereInput = {
     org_id: orgId,
@@ -96,29 +96,25 @@ export async function listOrchestrators(actor: Actor, orgId: string, query: List
   );
 }
 
-async function requireInstance(
-  db: Pick<ReturnType<typeof dataLayer>, "orchestratorInstance">,
-  orgId: string,
-  id: string,
-) {
+async function requireInstance(db: Pick<DataLayer, "orchestratorInstance">, orgId: string, id: string) {
   const row = await db.orchestratorInstance.findFirst({ where: { id, org_id: orgId } });
   if (!row) throw notFound("orchestrator instance");
   return row;
 }
 
 export async function getOrchestrator(
-  actor: Actor,
+  ctx: Context,
   orgId: string,
   id: string,
   options: { includeDeleted?: boolean } = {},
 ) {
   return toOrchestrator(
-    await requireInstance(dataLayer(auditName(actor), { includeDeleted: options.includeDeleted === true }), orgId, id),
+    await requireInstance(options.includeDeleted === true ? ctx.includingDeleted() : ctx.db, orgId, id),
   );
 }
 
-export async function updateOrchestrator(actor: Actor, orgId: string, id: string, input: UpdateOrchestratorInput) {
-  const row = await dataLayer(auditName(actor)).$transaction(async (tx) => {
+export async function updateOrchestrator(ctx: Context, orgId: string, id: string, input: UpdateOrchestratorInput) {
+  const row = await ctx.db.$transaction(async (tx) => {
     const existing = await requireInstance(tx, orgId, id);
     const changed = (["framework_type", "mode"] as const).filter(
       (f) => input[f] !== undefined && input[f] !== existing[f],
@@ -160,8 +156,8 @@ export async function updateOrchestrator(actor: Actor, orgId: string, id: string
 }
 
 /** Soft delete, refused while a live central point refers to the instance. */
-export async function deleteOrchestrator(actor: Actor, orgId: string, id: string) {
-  const row = await dataLayer(auditName(actor)).$transaction(async (tx) => {
+export async function deleteOrchestrator(ctx: Context, orgId: string, id: string) {
+  const row = await ctx.db.$transaction(async (tx) => {
     await requireInstance(tx, orgId, id);
     const referencing = await tx.centralPoint.findMany({ where: { orchestrator_id: id }, select: { name: true } });
     if (referencing.length > 0) {
@@ -176,8 +172,8 @@ export async function deleteOrchestrator(actor: Actor, orgId: string, id: string
 }
 
 /** Brings a deleted instance back, within the tier's max_orchestrators; a live one answers as it is. */
-export async function restoreOrchestrator(actor: Actor, orgId: string, id: string) {
-  const row = await dataLayer(auditName(actor)).$transaction(async (tx) => {
+export async function restoreOrchestrator(ctx: Context, orgId: string, id: string) {
+  const row = await ctx.db.$transaction(async (tx) => {
     await lockOrganization(tx, orgId);
     const deleted = await tx.orchestratorInstance.findFirst({ where: { id, org_id: orgId, is_deleted: true } });
     if (!deleted) return requireInstance(tx, orgId, id);

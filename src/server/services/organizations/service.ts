@@ -1,8 +1,8 @@
 import "server-only";
+import type { Context } from "@/server/db/context";
 import { Prisma } from "@/generated/prisma/client";
-import { auditName, type Actor } from "@/server/auth/actor";
 import { readableOrganizations } from "@/server/auth/authorize";
-import { dataLayer, type DataLayer } from "@/server/db/data-layer";
+import type { DataLayer } from "@/server/db/data-layer";
 import { notFound } from "@/server/errors";
 import { withAccessChange } from "@/server/services/access-changes";
 import { newestFirst, paginate } from "@/server/services/pagination";
@@ -45,8 +45,8 @@ function data(input: CreateOrganizationInput | UpdateOrganizationInput | UpdateS
   return { ...rest, ...(tier === undefined ? {} : { subscription_tier: tier }) };
 }
 
-export async function createOrganization(actor: Actor, input: CreateOrganizationInput): Promise<Organization> {
-  const row = await dataLayer(auditName(actor)).organization.create({ data: { ...data(input), name: input.name } });
+export async function createOrganization(ctx: Context, input: CreateOrganizationInput): Promise<Organization> {
+  const row = await ctx.db.organization.create({ data: { ...data(input), name: input.name } });
   return toOrganization(row);
 }
 
@@ -61,10 +61,10 @@ const SEARCHED: SearchedTable = {
  * Organizations the actor may see: every one for holders of svc:system:orgs:read (sys_admins
  * among them), otherwise those where it holds svc:org:read. Deleted ones only for sys_admins.
  */
-export async function listOrganizations(actor: Actor, query: ListOrganizationsQuery) {
+export async function listOrganizations(ctx: Context, query: ListOrganizationsQuery) {
   const includeDeleted = query.include_deleted === true;
-  const db = dataLayer(auditName(actor), { includeDeleted });
-  const readable = readableOrganizations(actor);
+  const db = includeDeleted ? ctx.includingDeleted() : ctx.db;
+  const readable = readableOrganizations(ctx.actor);
   if (query.q) {
     const q = query.q;
     if (readable !== "all" && readable.length === 0) return { data: [], next_cursor: null };
@@ -96,17 +96,17 @@ export async function listOrganizations(actor: Actor, query: ListOrganizationsQu
   );
 }
 
-export async function getOrganization(actor: Actor, orgId: string, options: { includeDeleted?: boolean } = {}) {
-  const db = dataLayer(auditName(actor), { includeDeleted: options.includeDeleted === true });
+export async function getOrganization(ctx: Context, orgId: string, options: { includeDeleted?: boolean } = {}) {
+  const db = options.includeDeleted === true ? ctx.includingDeleted() : ctx.db;
   return toOrganization(await requireOrganization(db, orgId));
 }
 
 export async function updateOrganization(
-  actor: Actor,
+  ctx: Context,
   orgId: string,
   input: UpdateOrganizationInput | UpdateSubscriptionInput,
 ): Promise<Organization> {
-  const db = dataLayer(auditName(actor));
+  const { db } = ctx;
   return withAccessChange(db, async (tx) => {
     const before = await requireOrganization(tx, orgId);
     const row = await tx.organization.update({ where: { id: orgId }, data: data(input) });
@@ -121,16 +121,16 @@ export async function updateOrganization(
  * Soft delete: the organization and everything in it disappear from normal reads, and its members'
  * API keys lose it at their next request, in every process.
  */
-export async function deleteOrganization(actor: Actor, orgId: string): Promise<Organization> {
-  return withAccessChange(dataLayer(auditName(actor)), async (tx) => {
+export async function deleteOrganization(ctx: Context, orgId: string): Promise<Organization> {
+  return withAccessChange(ctx.db, async (tx) => {
     await requireOrganization(tx, orgId);
     const row = await tx.organization.update({ where: { id: orgId }, data: { is_deleted: true } });
     return { result: toOrganization(row), event: { all: true } };
   });
 }
 
-export async function restoreOrganization(actor: Actor, orgId: string): Promise<Organization> {
-  return withAccessChange(dataLayer(auditName(actor), { includeDeleted: true }), async (tx) => {
+export async function restoreOrganization(ctx: Context, orgId: string): Promise<Organization> {
+  return withAccessChange(ctx.includingDeleted(), async (tx) => {
     const org = await requireOrganization(tx, orgId);
     if (!org.is_deleted) return { result: toOrganization(org), event: null };
     const row = await tx.organization.update({ where: { id: orgId }, data: { is_deleted: false } });

@@ -6,6 +6,7 @@ import { cli } from "@/test/actors";
 import { testDatabase } from "@/test/database";
 import { createUser } from "@/test/fixtures";
 import { overview } from "./service";
+import { readContext } from "@/server/db/context";
 
 // Each figure of the overview against a database holding exactly what it counts, and beside it what
 // it must leave out: deleted organizations and users; revoked, deleted and expired keys; usage and
@@ -119,7 +120,7 @@ for (let i = 0; i < 10; i++) {
 async function overviewNow() {
   for (;;) {
     const hour = currentHour();
-    const answer = await overview(cli);
+    const answer = await overview(readContext(cli));
     if (currentHour() === hour) return { hour, answer };
   }
 }
@@ -194,7 +195,9 @@ describe("overview", () => {
       new Set([owner.username, gone.username, null]),
     );
     // Each event as the audit log's first page shows it.
-    expect(answer.latest_events).toEqual((await listAuditEvents(cli, listAuditEventsQuery.parse({ limit: 8 }))).data);
+    expect(answer.latest_events).toEqual(
+      (await listAuditEvents(readContext(cli), listAuditEventsQuery.parse({ limit: 8 }))).data,
+    );
     expect(answer.latest_events.find((e) => e.action === "test.event_7")?.changes).toEqual({
       name: { old: "a", new: "b" },
     });

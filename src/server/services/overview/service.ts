@@ -1,9 +1,7 @@
 import "server-only";
+import type { Context } from "@/server/db/context";
 import { EXPIRING_SOON_DAYS, type UsageOutcome } from "@/lib/schemas/api-keys";
 import type { Overview } from "@/lib/schemas/overview";
-import type { Actor } from "@/server/auth/actor";
-import { auditName } from "@/server/auth/actor";
-import { dataLayer } from "@/server/db/data-layer";
 import { latestAuditEvents } from "@/server/services/audit/service";
 
 // The platform at a glance, for the console's landing page: one statement per figure (the two key
@@ -16,8 +14,8 @@ const MOST_REFUSED = 10;
 const LATEST_EVENTS = 8;
 const HOUR_MS = 3_600_000;
 
-export async function overview(actor: Actor): Promise<Overview> {
-  const db = dataLayer(auditName(actor));
+export async function overview(ctx: Context): Promise<Overview> {
+  const { db } = ctx;
   const now = Date.now();
   const since = new Date(now - (now % HOUR_MS) - (WEEK_HOURS - 1) * HOUR_MS);
   const [tiers, users, keys, hours, refused, events] = await Promise.all([
@@ -38,7 +36,7 @@ export async function overview(actor: Actor): Promise<Overview> {
             WHERE hour >= ${since} AND outcome IN ('401', '403', '429') GROUP BY key_id ORDER BY refused DESC, key_id LIMIT ${MOST_REFUSED}) r
       JOIN api_keys k ON k.id = r.key_id JOIN users u ON u.id = k.user_id
       ORDER BY r.refused DESC, k.id`,
-    latestAuditEvents(actor, LATEST_EVENTS),
+    latestAuditEvents(ctx, LATEST_EVENTS),
   ]);
   return {
     organizations_by_tier: tiers.map((t) => ({ tier: t.tier, count: Number(t.count) })),

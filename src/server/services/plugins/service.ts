@@ -1,8 +1,8 @@
 import "server-only";
+import type { Context } from "@/server/db/context";
 import semver from "semver";
 import type { Prisma } from "@/generated/prisma/client";
-import { auditName, type Actor } from "@/server/auth/actor";
-import { dataLayer, type DataLayer } from "@/server/db/data-layer";
+import type { DataLayer } from "@/server/db/data-layer";
 import { DomainError, notFound, validationFailed, type FieldError } from "@/server/errors";
 import { requireOrganization } from "@/server/services/organizations/service";
 import { newestFirst, paginate } from "@/server/services/pagination";
@@ -63,7 +63,7 @@ function s3PathProblem(path: string, scope: PluginScope): string | undefined {
   return undefined;
 }
 
-export async function registerPlugin(actor: Actor, scope: PluginScope, input: RegisterPluginInput): Promise<Plugin> {
+export async function registerPlugin(ctx: Context, scope: PluginScope, input: RegisterPluginInput): Promise<Plugin> {
   const { problems } = checkSettings(input.settings_schema, input.default_settings, "default_settings");
   const s3Problem = input.s3_path == null ? undefined : s3PathProblem(input.s3_path, scope);
   if (s3Problem) problems.push({ path: "s3_path", message: s3Problem });
@@ -75,7 +75,7 @@ export async function registerPlugin(actor: Actor, scope: PluginScope, input: Re
   }
   if (problems.length > 0) throw validationFailed(problems);
 
-  const db = dataLayer(auditName(actor));
+  const { db } = ctx;
   const row = await db.$transaction(async (tx) => {
     if (scope.source === "org") await requireOrganization(tx, scope.orgId);
     const lockKey = `plugins:${scope.source}:${scope.source === "org" ? scope.orgId : ""}:${input.pid}`;
@@ -101,8 +101,8 @@ export async function registerPlugin(actor: Actor, scope: PluginScope, input: Re
  * The system catalog, or what an organization sees: system plugins plus its own, optionally one
  * pid's versions, latest versions only, or enabled ones.
  */
-export async function listPlugins(actor: Actor, view: PluginScope, query: ListPluginsQuery) {
-  const db = dataLayer(auditName(actor));
+export async function listPlugins(ctx: Context, view: PluginScope, query: ListPluginsQuery) {
+  const { db } = ctx;
   if (view.source === "org") await requireOrganization(db, view.orgId);
   const visible: Prisma.PluginWhereInput =
     view.source === "system" ? scopeWhere(view) : { OR: [scopeWhere({ source: "system" }), scopeWhere(view)] };
@@ -135,13 +135,13 @@ async function requireVisible(
   return row;
 }
 
-export async function getPlugin(actor: Actor, view: PluginScope, id: string) {
-  return toPlugin(await requireVisible(dataLayer(auditName(actor)), view, id));
+export async function getPlugin(ctx: Context, view: PluginScope, id: string) {
+  return toPlugin(await requireVisible(ctx.db, view, id));
 }
 
 /** Enables or disables a version; an organization changes only its own plugins. */
-export async function setPluginEnabled(actor: Actor, scope: PluginScope, id: string, enabled: boolean) {
-  const db = dataLayer(auditName(actor));
+export async function setPluginEnabled(ctx: Context, scope: PluginScope, id: string, enabled: boolean) {
+  const { db } = ctx;
   await requireVisible(db, scope, id, { ownOnly: true });
   return toPlugin(await db.plugin.update({ where: { id }, data: { enabled } }));
 }

@@ -22,6 +22,7 @@ import {
   revokeOrgRole,
   updateRole,
 } from "./service";
+import { readContext } from "@/server/db/context";
 
 const { client, url } = await testDatabase();
 await seedRoles(client);
@@ -41,7 +42,7 @@ async function lesserAdmin(extra: Permission[] = [], inOrg: Permission[] = []) {
 
 describe("roles", () => {
   it("creates a custom role with catalog permissions only", async () => {
-    const role = await createRoleAs(cli, {
+    const role = await createRoleAs(readContext(cli), {
       name: "Auditors",
       scope: "system",
       permissions: ["svc:system:audit:read", "svc:org:read"],
@@ -54,7 +55,7 @@ describe("roles", () => {
     });
     const before = await client.role.count();
     const error = await refusal(
-      createRoleAs(cli, { name: "Bad", scope: "system", permissions: ["svc:org:read", "svc:nope"] }),
+      createRoleAs(readContext(cli), { name: "Bad", scope: "system", permissions: ["svc:org:read", "svc:nope"] }),
     );
     expect(error.code).toBe("validation_failed");
     expect(error.details.errors).toEqual([{ path: "permissions.1", message: "svc:nope is not a known permission" }]);
@@ -63,7 +64,11 @@ describe("roles", () => {
 
   it("keeps system permissions out of org roles", async () => {
     const error = await refusal(
-      createRoleAs(cli, { name: "Org thing", scope: "org", permissions: ["svc:org:read", "svc:system:users:write"] }),
+      createRoleAs(readContext(cli), {
+        name: "Org thing",
+        scope: "org",
+        permissions: ["svc:org:read", "svc:system:users:write"],
+      }),
     );
     expect(error.code).toBe("validation_failed");
     expect(error.details.errors).toEqual([
@@ -72,23 +77,25 @@ describe("roles", () => {
   });
 
   it("refuses a duplicate name with 409", async () => {
-    await createRoleAs(cli, { name: "Twins", scope: "org", permissions: [] });
-    expect((await refusal(createRoleAs(cli, { name: "Twins", scope: "org", permissions: [] }))).code).toBe("conflict");
-    expect((await refusal(createRoleAs(cli, { name: "sys_admin", scope: "system", permissions: [] }))).code).toBe(
+    await createRoleAs(readContext(cli), { name: "Twins", scope: "org", permissions: [] });
+    expect((await refusal(createRoleAs(readContext(cli), { name: "Twins", scope: "org", permissions: [] }))).code).toBe(
       "conflict",
     );
+    expect(
+      (await refusal(createRoleAs(readContext(cli), { name: "sys_admin", scope: "system", permissions: [] }))).code,
+    ).toBe("conflict");
   });
 
   it("never renames, re-scopes, re-permissions or deletes a built-in role", async () => {
     const id = await roleId(client, "org_admin");
     for (const change of [{ name: "org_boss" }, { permissions: ["svc:org:read"] }, { scope: "system" }]) {
-      const error = await refusal(updateRole(cli, id, change));
+      const error = await refusal(updateRole(readContext(cli), id, change));
       expect(error.code).toBe("immutable_field");
     }
-    expect((await updateRole(cli, id, { description: "Runs an organization." })).description).toBe(
+    expect((await updateRole(readContext(cli), id, { description: "Runs an organization." })).description).toBe(
       "Runs an organization.",
     );
-    expect((await refusal(deleteRole(cli, id))).code).toBe("conflict");
+    expect((await refusal(deleteRole(readContext(cli), id))).code).toBe("conflict");
     expect(await client.role.findUniqueOrThrow({ where: { id } })).toMatchObject({
       name: "org_admin",
       scope: "org",
@@ -98,21 +105,23 @@ describe("roles", () => {
   });
 
   it("replaces a custom role's permissions and soft-deletes it", async () => {
-    const role = await createRoleAs(cli, {
+    const role = await createRoleAs(readContext(cli), {
       name: "Editors",
       scope: "org",
       permissions: ["svc:org:read", "svc:org:write"],
     });
-    const updated = await updateRole(cli, role.id, {
+    const updated = await updateRole(readContext(cli), role.id, {
       name: "Writers",
       permissions: ["svc:org:read", "svc:central_points:write"],
     });
     expect(updated).toMatchObject({ name: "Writers", permissions: ["svc:org:read", "svc:central_points:write"] });
-    expect((await refusal(updateRole(cli, role.id, { scope: "system" }))).code).toBe("immutable_field");
-    expect((await deleteRole(cli, role.id)).is_deleted).toBe(true);
-    const listed = await listRoles(cli, { limit: 100 });
+    expect((await refusal(updateRole(readContext(cli), role.id, { scope: "system" }))).code).toBe("immutable_field");
+    expect((await deleteRole(readContext(cli), role.id)).is_deleted).toBe(true);
+    const listed = await listRoles(readContext(cli), { limit: 100 });
     expect(listed.data.map((r) => r.id)).not.toContain(role.id);
-    expect((await listRoles(cli, { limit: 100, include_deleted: true })).data.map((r) => r.id)).toContain(role.id);
+    expect((await listRoles(readContext(cli), { limit: 100, include_deleted: true })).data.map((r) => r.id)).toContain(
+      role.id,
+    );
   });
 
   it("lets only sys_admins list deleted roles", async () => {
@@ -132,18 +141,23 @@ describe("grants", () => {
     const org = await createOrg(client);
     const sys = await createRole(client, "system", ["svc:system:audit:read"]);
     const orgRole = await createRole(client, "org", ["svc:org:read"]);
-    expect((await refusal(grantRole(cli, user.id, { role_id: sys.id, org_id: org.id }))).code).toBe(
+    expect((await refusal(grantRole(readContext(cli), user.id, { role_id: sys.id, org_id: org.id }))).code).toBe(
       "validation_failed",
     );
-    expect((await refusal(grantRole(cli, user.id, { role_id: orgRole.id, org_id: null }))).code).toBe(
+    expect((await refusal(grantRole(readContext(cli), user.id, { role_id: orgRole.id, org_id: null }))).code).toBe(
       "validation_failed",
     );
-    expect((await refusal(grantRole(cli, user.id, { role_id: orgRole.id, org_id: org.id }))).code).toBe("conflict");
+    expect((await refusal(grantRole(readContext(cli), user.id, { role_id: orgRole.id, org_id: org.id }))).code).toBe(
+      "conflict",
+    );
     await join(client, user.id, org.id);
-    const global = await grantRole(cli, user.id, { role_id: sys.id, org_id: null });
-    const local = await grantRole(cli, user.id, { role_id: orgRole.id, org_id: org.id });
+    const global = await grantRole(readContext(cli), user.id, { role_id: sys.id, org_id: null });
+    const local = await grantRole(readContext(cli), user.id, { role_id: orgRole.id, org_id: org.id });
     expect(local).toMatchObject({ role: { id: orgRole.id, scope: "org" }, org_id: org.id, org_name: org.name });
-    expect((await listGrants(cli, user.id, { limit: 50 })).data.map((g) => g.id)).toEqual([global.id, local.id]);
+    expect((await listGrants(readContext(cli), user.id, { limit: 50 })).data.map((g) => g.id)).toEqual([
+      global.id,
+      local.id,
+    ]);
   });
 
   it("keeps the two uniqueness rules of user_roles (409)", async () => {
@@ -153,11 +167,15 @@ describe("grants", () => {
     await join(client, user.id, b.id);
     const sys = await createRole(client, "system", ["svc:system:audit:read"]);
     const orgRole = await createRole(client, "org", ["svc:org:read"]);
-    await grantRole(cli, user.id, { role_id: sys.id, org_id: null });
-    expect((await refusal(grantRole(cli, user.id, { role_id: sys.id, org_id: null }))).code).toBe("conflict");
-    await grantRole(cli, user.id, { role_id: orgRole.id, org_id: a.id });
-    await grantRole(cli, user.id, { role_id: orgRole.id, org_id: b.id });
-    expect((await refusal(grantRole(cli, user.id, { role_id: orgRole.id, org_id: a.id }))).code).toBe("conflict");
+    await grantRole(readContext(cli), user.id, { role_id: sys.id, org_id: null });
+    expect((await refusal(grantRole(readContext(cli), user.id, { role_id: sys.id, org_id: null }))).code).toBe(
+      "conflict",
+    );
+    await grantRole(readContext(cli), user.id, { role_id: orgRole.id, org_id: a.id });
+    await grantRole(readContext(cli), user.id, { role_id: orgRole.id, org_id: b.id });
+    expect((await refusal(grantRole(readContext(cli), user.id, { role_id: orgRole.id, org_id: a.id }))).code).toBe(
+      "conflict",
+    );
     expect(await client.userRole.count({ where: { user_id: user.id } })).toBe(3);
   });
 
@@ -165,13 +183,23 @@ describe("grants", () => {
     const user = await createUser(client);
     const missing = "0190a000-0000-7000-8000-000000000000";
     expect(
-      (await refusal(grantRole(cli, missing, { role_id: await roleId(client, "sys_admin"), org_id: null }))).code,
+      (
+        await refusal(
+          grantRole(readContext(cli), missing, { role_id: await roleId(client, "sys_admin"), org_id: null }),
+        )
+      ).code,
     ).toBe("not_found");
-    expect((await refusal(grantRole(cli, user.id, { role_id: missing, org_id: null }))).code).toBe("not_found");
+    expect((await refusal(grantRole(readContext(cli), user.id, { role_id: missing, org_id: null }))).code).toBe(
+      "not_found",
+    );
     expect(
-      (await refusal(grantRole(cli, user.id, { role_id: await roleId(client, "org_member"), org_id: missing }))).code,
+      (
+        await refusal(
+          grantRole(readContext(cli), user.id, { role_id: await roleId(client, "org_member"), org_id: missing }),
+        )
+      ).code,
     ).toBe("not_found");
-    expect((await refusal(revokeGrant(cli, user.id, 2_000_000_000))).code).toBe("not_found");
+    expect((await refusal(revokeGrant(readContext(cli), user.id, 2_000_000_000))).code).toBe("not_found");
   });
 });
 
@@ -180,19 +208,21 @@ describe("no escalation", () => {
     const { actor } = await lesserAdmin(["svc:system:audit:read"]);
     const target = await createUser(client);
     const wide = await createRole(client, "system", ["svc:system:audit:read", "svc:system:settings:write"]);
-    const error = await refusal(grantRole(await actor(), target.id, { role_id: wide.id, org_id: null }));
+    const error = await refusal(grantRole(readContext(await actor()), target.id, { role_id: wide.id, org_id: null }));
     expect(error.code).toBe("scope_not_held");
     expect(error.details.scopes).toEqual(["svc:system:settings:write"]);
     expect(await client.userRole.count({ where: { user_id: target.id } })).toBe(0);
     const narrow = await createRole(client, "system", ["svc:system:audit:read"]);
-    expect((await grantRole(await actor(), target.id, { role_id: narrow.id, org_id: null })).role.id).toBe(narrow.id);
+    expect((await grantRole(readContext(await actor()), target.id, { role_id: narrow.id, org_id: null })).role.id).toBe(
+      narrow.id,
+    );
   });
 
   it("refuses the sys_admin role to a non-sys_admin granter", async () => {
     const { actor } = await lesserAdmin(ALL_PERMISSIONS.filter((p) => p !== "svc:system:admin"));
     const target = await createUser(client);
     const error = await refusal(
-      grantRole(await actor(), target.id, { role_id: await roleId(client, "sys_admin"), org_id: null }),
+      grantRole(readContext(await actor()), target.id, { role_id: await roleId(client, "sys_admin"), org_id: null }),
     );
     expect(error).toMatchObject({ code: "scope_not_held", details: { scopes: ["svc:system:admin"] } });
   });
@@ -204,13 +234,18 @@ describe("no escalation", () => {
     await join(client, target.id, org.id);
     await join(client, target.id, other.id);
     const reader = await createRole(client, "org", ["svc:org:read"]);
-    expect((await grantOrgRole(await actor(), org.id, target.id, reader.id)).org_id).toBe(org.id);
-    expect((await refusal(grantOrgRole(await actor(), other.id, target.id, reader.id))).code).toBe("scope_not_held");
+    expect((await grantOrgRole(readContext(await actor()), org.id, target.id, reader.id)).org_id).toBe(org.id);
+    expect((await refusal(grantOrgRole(readContext(await actor()), other.id, target.id, reader.id))).code).toBe(
+      "scope_not_held",
+    );
     expect(
-      (await refusal(grantOrgRole(await actor(), org.id, target.id, await roleId(client, "org_admin")))).code,
+      (await refusal(grantOrgRole(readContext(await actor()), org.id, target.id, await roleId(client, "org_admin"))))
+        .code,
     ).toBe("scope_not_held");
     const sys = await createRole(client, "system", []);
-    expect((await refusal(grantOrgRole(await actor(), org.id, target.id, sys.id))).code).toBe("validation_failed");
+    expect((await refusal(grantOrgRole(readContext(await actor()), org.id, target.id, sys.id))).code).toBe(
+      "validation_failed",
+    );
   });
 
   it("lets a role editor add or remove only permissions it holds globally", async () => {
@@ -219,22 +254,26 @@ describe("no escalation", () => {
     expect(
       (
         await refusal(
-          updateRole(await actor(), role.id, {
+          updateRole(readContext(await actor()), role.id, {
             permissions: ["svc:org:read", "svc:central_points:read", "svc:org:write"],
           }),
         )
       ).code,
     ).toBe("scope_not_held");
-    expect((await refusal(updateRole(await actor(), role.id, { permissions: ["svc:org:read"] }))).code).toBe(
-      "scope_not_held",
-    );
     expect(
-      (await refusal(createRoleAs(await actor(), { name: "mine", scope: "org", permissions: ["svc:org:write"] }))).code,
+      (await refusal(updateRole(readContext(await actor()), role.id, { permissions: ["svc:org:read"] }))).code,
     ).toBe("scope_not_held");
     expect(
-      (await updateRole(await actor(), role.id, { permissions: ["svc:central_points:read"] })).permissions,
+      (
+        await refusal(
+          createRoleAs(readContext(await actor()), { name: "mine", scope: "org", permissions: ["svc:org:write"] }),
+        )
+      ).code,
+    ).toBe("scope_not_held");
+    expect(
+      (await updateRole(readContext(await actor()), role.id, { permissions: ["svc:central_points:read"] })).permissions,
     ).toEqual(["svc:central_points:read"]);
-    expect((await refusal(deleteRole(await actor(), role.id))).code).toBe("scope_not_held");
+    expect((await refusal(deleteRole(readContext(await actor()), role.id))).code).toBe("scope_not_held");
   });
 
   it("lets a lesser admin neither revoke nor delete what it could not grant", async () => {
@@ -243,10 +282,10 @@ describe("no escalation", () => {
     const admin = await createSysAdmin(client);
     await createSysAdmin(client);
     const grantId = (await client.userRole.findFirstOrThrow({ where: { user_id: admin.id } })).id;
-    expect((await refusal(revokeGrant(await actor(), admin.id, grantId))).code).toBe("scope_not_held");
+    expect((await refusal(revokeGrant(readContext(await actor()), admin.id, grantId))).code).toBe("scope_not_held");
     expect(await client.userRole.count({ where: { user_id: admin.id } })).toBe(1);
     const wide = await createRole(client, "system", ["svc:system:audit:read", "svc:system:settings:write"]);
-    expect((await refusal(deleteRole(await actor(), wide.id))).code).toBe("scope_not_held");
+    expect((await refusal(deleteRole(readContext(await actor()), wide.id))).code).toBe("scope_not_held");
     expect((await client.role.findUniqueOrThrow({ where: { id: wide.id } })).is_deleted).toBe(false);
   });
 
@@ -338,7 +377,7 @@ describe("no escalation", () => {
           try {
             switch (step.kind) {
               case "create": {
-                const created = await createRoleAs(actor, {
+                const created = await createRoleAs(readContext(actor), {
                   name: `r-${Math.random().toString(36).slice(2)}`,
                   scope: step.scope,
                   permissions: step.permissions,
@@ -347,11 +386,11 @@ describe("no escalation", () => {
                 break;
               }
               case "update":
-                await updateRole(actor, pick(roles, step.role), { permissions: step.permissions });
+                await updateRole(readContext(actor), pick(roles, step.role), { permissions: step.permissions });
                 break;
               case "grant": {
                 const orgId = step.org === 0 ? null : (orgs[step.org - 1]?.id ?? null);
-                await grantRole(actor, pick(people, step.target).id, {
+                await grantRole(readContext(actor), pick(people, step.target).id, {
                   role_id: pick(roles, step.role),
                   org_id: orgId,
                 });
@@ -363,11 +402,11 @@ describe("no escalation", () => {
                   where: { user_id: target.id },
                   orderBy: { id: "asc" },
                 });
-                if (grants.length > 0) await revokeGrant(actor, target.id, pick(grants, step.grant).id);
+                if (grants.length > 0) await revokeGrant(readContext(actor), target.id, pick(grants, step.grant).id);
                 break;
               }
               case "delete":
-                await deleteRole(actor, pick(roles, step.role));
+                await deleteRole(readContext(actor), pick(roles, step.role));
                 break;
             }
           } catch (error) {
@@ -401,21 +440,21 @@ describe("the last sys_admin", () => {
       where: { role_id: sysAdminRole, org_id: null },
       orderBy: { id: "asc" },
     });
-    for (const h of holders.slice(1)) await revokeGrant(cli, h.user_id, h.id);
+    for (const h of holders.slice(1)) await revokeGrant(readContext(cli), h.user_id, h.id);
     const last = holders[0];
     if (!last) throw new Error("no sys_admin");
-    const error = await refusal(revokeGrant(cli, last.user_id, last.id));
+    const error = await refusal(revokeGrant(readContext(cli), last.user_id, last.id));
     expect(error.code).toBe("conflict");
     expect(error.message).toContain("without a sys_admin");
     expect(await client.userRole.count({ where: { role_id: sysAdminRole } })).toBe(1);
 
     const second = await createSysAdmin(client);
-    await revokeGrant(cli, last.user_id, last.id);
+    await revokeGrant(readContext(cli), last.user_id, last.id);
     expect(await client.userRole.count({ where: { role_id: sysAdminRole, user_id: second.id } })).toBe(1);
     const secondGrant = await client.userRole.findFirstOrThrow({
       where: { role_id: sysAdminRole, user_id: second.id },
     });
-    expect((await refusal(revokeGrant(cli, second.id, secondGrant.id))).code).toBe("conflict");
+    expect((await refusal(revokeGrant(readContext(cli), second.id, secondGrant.id))).code).toBe("conflict");
   });
 
   it("counts only a grant that survives two concurrent revocations once", async () => {
@@ -423,7 +462,7 @@ describe("the last sys_admin", () => {
     await createSysAdmin(client);
     const holders = await client.userRole.findMany({ where: { role_id: sysAdminRole, org_id: null } });
     expect(holders.length).toBe(2);
-    const results = await Promise.allSettled(holders.map((h) => revokeGrant(cli, h.user_id, h.id)));
+    const results = await Promise.allSettled(holders.map((h) => revokeGrant(readContext(cli), h.user_id, h.id)));
     expect(results.filter((r) => r.status === "fulfilled")).toHaveLength(1);
     expect(await client.userRole.count({ where: { role_id: sysAdminRole } })).toBe(1);
   });
@@ -439,9 +478,9 @@ describe("announcements", () => {
     try {
       const user = await createUser(client);
       const role = await createRole(client, "system", ["svc:system:audit:read"]);
-      await grantRole(cli, user.id, { role_id: role.id, org_id: null });
-      await updateRole(cli, role.id, { permissions: [] });
-      await refusal(grantRole(cli, user.id, { role_id: role.id, org_id: null }));
+      await grantRole(readContext(cli), user.id, { role_id: role.id, org_id: null });
+      await updateRole(readContext(cli), role.id, { permissions: [] });
+      await refusal(grantRole(readContext(cli), user.id, { role_id: role.id, org_id: null }));
       // Notifications arrive in commit order: once a marker sent afterwards is heard, anything the
       // refused grant could have announced would have been heard before it.
       await client.$executeRaw`SELECT pg_notify(${CHANNEL}, '"marker"')`;
@@ -461,7 +500,7 @@ describe("effective permissions", () => {
     const auditor = await createRole(client, "system", ["svc:system:audit:read", "svc:org:read"]);
     await grant(client, user.id, auditor.id);
     await grant(client, user.id, await roleId(client, "org_member"), org.id);
-    const view = await effectivePermissionsOf(cli, user.id);
+    const view = await effectivePermissionsOf(readContext(cli), user.id);
     expect(view.is_sys_admin).toBe(false);
     expect(view.global.map((p) => p.permission)).toEqual(["svc:system:audit:read", "svc:org:read"]);
     expect(view.global[0]?.sources).toEqual([{ role_id: auditor.id, role_name: auditor.name, org_id: null }]);
@@ -474,7 +513,7 @@ describe("effective permissions", () => {
 
   it("gives a sys_admin every permission, from the sys_admin role", async () => {
     const admin = await createSysAdmin(client);
-    const view = await effectivePermissionsOf(cli, admin.id);
+    const view = await effectivePermissionsOf(readContext(cli), admin.id);
     expect(view.is_sys_admin).toBe(true);
     expect(view.global).toHaveLength(ALL_PERMISSIONS.length);
     expect(view.global.find((p) => p.permission === "svc:system:admin")).toMatchObject({
@@ -488,9 +527,9 @@ describe("effective permissions", () => {
     const org = await createOrg(client);
     await join(client, user.id, org.id);
     const reader = await createRole(client, "org", ["svc:org:read"]);
-    await grantRole(cli, user.id, { role_id: reader.id, org_id: org.id });
-    await revokeOrgRole(cli, org.id, user.id, reader.id);
-    const view = await effectivePermissionsOf(cli, user.id);
+    await grantRole(readContext(cli), user.id, { role_id: reader.id, org_id: org.id });
+    await revokeOrgRole(readContext(cli), org.id, user.id, reader.id);
+    const view = await effectivePermissionsOf(readContext(cli), user.id);
     expect(view.organizations.find((o) => o.id === org.id)?.permissions).toEqual([]);
   });
 });

@@ -1,10 +1,10 @@
 import "server-only";
+import type { Context } from "@/server/db/context";
 import type { Prisma } from "@/generated/prisma/client";
-import { auditName, type Actor } from "@/server/auth/actor";
 import { requireHeldByActor } from "@/server/auth/escalation";
 import { loadGrants, makesSysAdmin } from "@/server/auth/grants";
 import { ALL_PERMISSIONS, isDangerous, isPermission, PERMISSIONS, type Permission } from "@/lib/permissions";
-import { dataLayer, type DataLayer } from "@/server/db/data-layer";
+import type { DataLayer } from "@/server/db/data-layer";
 import { DomainError, notFound, validationFailed } from "@/server/errors";
 import { lockSysAdmins, requireAnotherSysAdmin, withAccessChange } from "@/server/services/access-changes";
 import { byRowId, newestFirst, paginate, type PageQuery } from "@/server/services/pagination";
@@ -74,14 +74,14 @@ export function permissionCatalog() {
 }
 
 export async function listRoles(
-  actor: Actor,
+  ctx: Context,
   query: ListRolesQuery,
 ): Promise<{ data: Role[]; next_cursor: string | null }> {
   const where: Prisma.RoleWhereInput = {
     ...(query.scope ? { scope: query.scope } : {}),
     ...(query.q ? { name: containing(query.q) } : {}),
   };
-  const db = dataLayer(auditName(actor), { includeDeleted: query.include_deleted === true });
+  const db = query.include_deleted === true ? ctx.includingDeleted() : ctx.db;
   return paginate(
     query,
     newestFirst,
@@ -91,8 +91,8 @@ export async function listRoles(
   );
 }
 
-export async function getRole(actor: Actor, roleId: string, options: { includeDeleted?: boolean } = {}): Promise<Role> {
-  const db = dataLayer(auditName(actor), { includeDeleted: options.includeDeleted === true });
+export async function getRole(ctx: Context, roleId: string, options: { includeDeleted?: boolean } = {}): Promise<Role> {
+  const db = options.includeDeleted === true ? ctx.includingDeleted() : ctx.db;
   return toRole(await requireRole(db, roleId));
 }
 
@@ -102,10 +102,10 @@ const requireRoomForRole = (tx: Pick<DataLayer, "$executeRaw" | "role">) =>
     tx.role.count({ where: { is_deleted: false } }),
   );
 
-export async function createRole(actor: Actor, input: CreateRoleInput): Promise<Role> {
+export async function createRole(ctx: Context, input: CreateRoleInput): Promise<Role> {
   const permissions = checkPermissions(input.scope, input.permissions);
-  requireHeldByActor(actor, permissions);
-  const row = await dataLayer(auditName(actor)).$transaction(async (tx) => {
+  requireHeldByActor(ctx.actor, permissions);
+  const row = await ctx.db.$transaction(async (tx) => {
     await requireRoomForRole(tx);
     return tx.role.create({
       data: {
@@ -125,8 +125,8 @@ export async function createRole(actor: Actor, input: CreateRoleInput): Promise<
  * built-in roles keep their name and their catalog-defined permissions. Adding or removing a
  * permission needs the editor to hold it globally: the role may be granted anywhere.
  */
-export async function updateRole(actor: Actor, roleId: string, input: UpdateRoleInput): Promise<Role> {
-  const db = dataLayer(auditName(actor));
+export async function updateRole(ctx: Context, roleId: string, input: UpdateRoleInput): Promise<Role> {
+  const { db } = ctx;
   return withAccessChange(db, async (tx) => {
     const role = await requireRole(tx, roleId);
     const immutable: { path: string; message: string }[] = [];
@@ -146,7 +146,7 @@ export async function updateRole(actor: Actor, roleId: string, input: UpdateRole
         errors: immutable,
       });
     }
-    requireHeldByActor(actor, [...added, ...removed]);
+    requireHeldByActor(ctx.actor, [...added, ...removed]);
     if (removed.length > 0)
       await tx.rolePermission.deleteMany({ where: { role_id: roleId, permission: { in: removed } } });
     if (added.length > 0)
@@ -165,24 +165,24 @@ export async function updateRole(actor: Actor, roleId: string, input: UpdateRole
 }
 
 /** Soft delete: grants of the role stop counting at once. Built-in roles cannot be deleted. */
-export async function deleteRole(actor: Actor, roleId: string): Promise<Role> {
-  const db = dataLayer(auditName(actor));
+export async function deleteRole(ctx: Context, roleId: string): Promise<Role> {
+  const { db } = ctx;
   return withAccessChange(db, async (tx) => {
     const role = await requireRole(tx, roleId);
     if (role.is_built_in) throw new DomainError("conflict", `${role.name} is a built-in role and cannot be deleted.`);
     // Deleting takes the role away from everyone who holds it: only for those who could grant it.
-    requireHeldByActor(actor, permissionsOf(role));
+    requireHeldByActor(ctx.actor, permissionsOf(role));
     const deleted = await tx.role.update({ where: { id: roleId }, data: { is_deleted: true }, include: ROLE_INCLUDE });
     return { result: toRole(deleted), event: { all: true } };
   });
 }
 
 /** Brings a deleted role back, and with it its grants: like granting, only for those who could grant it. */
-export async function restoreRole(actor: Actor, roleId: string): Promise<Role> {
-  return withAccessChange(dataLayer(auditName(actor)), async (tx) => {
+export async function restoreRole(ctx: Context, roleId: string): Promise<Role> {
+  return withAccessChange(ctx.db, async (tx) => {
     const deleted = await tx.role.findFirst({ where: { id: roleId, is_deleted: true }, include: ROLE_INCLUDE });
     if (!deleted) return { result: toRole(await requireRole(tx, roleId)), event: null };
-    requireHeldByActor(actor, permissionsOf(deleted));
+    requireHeldByActor(ctx.actor, permissionsOf(deleted));
     await requireRoomForRole(tx);
     const restored = await tx.role.update({
       where: { id: roleId, is_deleted: true },
@@ -229,8 +229,8 @@ async function requireUser(db: Pick<DataLayer, "user">, userId: string): Promise
 }
 
 /** A user's grants (global and per organization) of roles that are not deleted. */
-export async function listGrants(actor: Actor, userId: string, query: PageQuery) {
-  const db = dataLayer(auditName(actor));
+export async function listGrants(ctx: Context, userId: string, query: PageQuery) {
+  const { db } = ctx;
   await requireUser(db, userId);
   const where = { user_id: userId, role: { is_deleted: false } };
   return paginate(
@@ -246,8 +246,8 @@ export async function listGrants(actor: Actor, userId: string, query: PageQuery)
  * Grants a role: a system role globally (org_id null), an org role in one organization the user
  * belongs to. The granter must hold every permission of the role there (requireHeldByActor).
  */
-export async function grantRole(actor: Actor, userId: string, input: GrantRoleInput): Promise<Grant> {
-  const db = dataLayer(auditName(actor));
+export async function grantRole(ctx: Context, userId: string, input: GrantRoleInput): Promise<Grant> {
+  const { db } = ctx;
   return withAccessChange(db, async (tx) => {
     await requireUser(tx, userId);
     const role = await requireRole(tx, input.role_id);
@@ -277,7 +277,7 @@ export async function grantRole(actor: Actor, userId: string, input: GrantRoleIn
       });
       if (!member) throw new DomainError("conflict", "The user is not a member of this organization: add them first.");
     }
-    requireHeldByActor(actor, permissionsOf(role), input.org_id ?? undefined);
+    requireHeldByActor(ctx.actor, permissionsOf(role), input.org_id ?? undefined);
     const row = await tx.userRole.create({
       data: { user_id: userId, role_id: role.id, org_id: input.org_id },
       select: GRANT_SELECT,
@@ -286,8 +286,8 @@ export async function grantRole(actor: Actor, userId: string, input: GrantRoleIn
   });
 }
 
-async function revoke(actor: Actor, userId: string, where: Prisma.UserRoleWhereInput): Promise<Grant> {
-  const db = dataLayer(auditName(actor));
+async function revoke(ctx: Context, userId: string, where: Prisma.UserRoleWhereInput): Promise<Grant> {
+  const { db } = ctx;
   return withAccessChange(db, async (tx) => {
     await lockSysAdmins(tx);
     await requireUser(tx, userId);
@@ -297,7 +297,7 @@ async function revoke(actor: Actor, userId: string, where: Prisma.UserRoleWhereI
     });
     if (!grant) throw notFound("grant");
     // Taking a role away is limited like giving it: a lesser admin cannot demote a greater one.
-    requireHeldByActor(actor, permissionsOf(grant.role), grant.org_id ?? undefined);
+    requireHeldByActor(ctx.actor, permissionsOf(grant.role), grant.org_id ?? undefined);
     if (grant.org_id === null && grant.role.is_built_in && grant.role.name === "sys_admin") {
       await requireAnotherSysAdmin(tx, userId, "Revoking this grant");
     }
@@ -307,25 +307,25 @@ async function revoke(actor: Actor, userId: string, where: Prisma.UserRoleWhereI
 }
 
 /** Revokes one grant of a user (global or in an organization). */
-export const revokeGrant = (actor: Actor, userId: string, grantId: number) => revoke(actor, userId, { id: grantId });
+export const revokeGrant = (ctx: Context, userId: string, grantId: number) => revoke(ctx, userId, { id: grantId });
 
 /**
  * The org admin's grant: an org role, in organization `orgId`, to a member of it. The member the
  * path names is looked up first, as reading or removing it does: anyone else is not found there,
  * whatever organization they belong to.
  */
-export async function grantOrgRole(actor: Actor, orgId: string, userId: string, roleId: string): Promise<Grant> {
-  const member = await dataLayer(auditName(actor)).userOrgMembership.findFirst({
+export async function grantOrgRole(ctx: Context, orgId: string, userId: string, roleId: string): Promise<Grant> {
+  const member = await ctx.db.userOrgMembership.findFirst({
     where: { org_id: orgId, user_id: userId, user: { is_deleted: false } },
     select: { id: true },
   });
   if (!member) throw notFound("member");
-  return grantRole(actor, userId, { role_id: roleId, org_id: orgId });
+  return grantRole(ctx, userId, { role_id: roleId, org_id: orgId });
 }
 
 /** The org admin's revoke: role `roleId` granted in organization `orgId`. */
-export const revokeOrgRole = (actor: Actor, orgId: string, userId: string, roleId: string) =>
-  revoke(actor, userId, { org_id: orgId, role_id: roleId });
+export const revokeOrgRole = (ctx: Context, orgId: string, userId: string, roleId: string) =>
+  revoke(ctx, userId, { org_id: orgId, role_id: roleId });
 
 // Effective permissions ----------------------------------------------------------------------
 
@@ -334,8 +334,8 @@ export const revokeOrgRole = (actor: Actor, orgId: string, userId: string, roleI
  * permission comes from. The same rules as authorize.ts: sys_admin holds everything everywhere; a
  * global grant applies in every organization; an org grant applies in its organization.
  */
-export async function effectivePermissionsOf(actor: Actor, userId: string): Promise<EffectivePermissionsView> {
-  const db = dataLayer(auditName(actor));
+export async function effectivePermissionsOf(ctx: Context, userId: string): Promise<EffectivePermissionsView> {
+  const { db } = ctx;
   await requireUser(db, userId);
   const [grants, rows] = await Promise.all([
     loadGrants(db, userId),

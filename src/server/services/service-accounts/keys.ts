@@ -1,7 +1,6 @@
 import "server-only";
-import { auditName, type Actor } from "@/server/auth/actor";
+import type { Context } from "@/server/db/context";
 import { requireHeldByActor, requireKnownScopes } from "@/server/auth/escalation";
-import { dataLayer } from "@/server/db/data-layer";
 import { isPermission } from "@/lib/permissions";
 import {
   createApiKey,
@@ -29,71 +28,71 @@ import { requireMayEndServiceAccount, requireServiceAccount } from "./service";
 // could not issue, it cannot loosen either. Revoking one needs what deleting the account needs.
 
 /** The account, in that organization, whose keys the call is about. */
-async function accountKeys(actor: Actor, orgId: string, userId: string) {
-  const db = dataLayer(auditName(actor));
+async function accountKeys(ctx: Context, orgId: string, userId: string) {
+  const { db } = ctx;
   await requireOrganization(db, orgId);
   await requireServiceAccount(db, orgId, userId);
   return { userId };
 }
 
 export async function listServiceAccountKeys(
-  actor: Actor,
+  ctx: Context,
   orgId: string,
   userId: string,
   query: Omit<ListApiKeysQuery, "user_id">,
 ): Promise<{ data: ApiKey[]; next_cursor: string | null }> {
-  return listApiKeys(actor, query, await accountKeys(actor, orgId, userId));
+  return listApiKeys(ctx, query, await accountKeys(ctx, orgId, userId));
 }
 
 export async function createServiceAccountKey(
-  actor: Actor,
+  ctx: Context,
   orgId: string,
   userId: string,
   input: CreateApiKeyInput,
 ): Promise<CreatedApiKey> {
-  const of = await accountKeys(actor, orgId, userId);
-  requireHeldByActor(actor, requireKnownScopes(input.scopes, "scopes"), orgId);
-  return createApiKey(actor, of.userId, input);
+  const of = await accountKeys(ctx, orgId, userId);
+  requireHeldByActor(ctx.actor, requireKnownScopes(input.scopes, "scopes"), orgId);
+  return createApiKey(ctx, of.userId, input);
 }
 
 export async function updateServiceAccountKey(
-  actor: Actor,
+  ctx: Context,
   orgId: string,
   userId: string,
   keyId: string,
   input: UpdateApiKeyInput,
 ): Promise<ApiKey> {
-  const of = await accountKeys(actor, orgId, userId);
-  await requireKeyScopesHeld(actor, orgId, keyId, of);
-  return updateApiKey(actor, keyId, input, of);
+  const of = await accountKeys(ctx, orgId, userId);
+  await requireKeyScopesHeld(ctx, orgId, keyId, of);
+  return updateApiKey(ctx, keyId, input, of);
 }
 
 /** The key's scopes must be ones the actor holds in the organization (403 `scope_not_held`), as to issue it. */
-async function requireKeyScopesHeld(actor: Actor, orgId: string, keyId: string, of: { userId: string }) {
-  const { scopes } = await getApiKey(actor, keyId, of);
-  requireHeldByActor(actor, scopes.filter(isPermission), orgId);
+async function requireKeyScopesHeld(ctx: Context, orgId: string, keyId: string, of: { userId: string }) {
+  const { scopes } = await getApiKey(ctx, keyId, of);
+  requireHeldByActor(ctx.actor, scopes.filter(isPermission), orgId);
 }
 
 export async function rollServiceAccountKey(
-  actor: Actor,
+  ctx: Context,
   orgId: string,
   userId: string,
   keyId: string,
   input: RollApiKeyInput,
 ): Promise<CreatedApiKey> {
-  const of = await accountKeys(actor, orgId, userId);
+  const of = await accountKeys(ctx, orgId, userId);
   // A roll hands the caller a new raw key with the old one's scopes: only for a caller who could issue them.
-  await requireKeyScopesHeld(actor, orgId, keyId, of);
-  return rollApiKey(actor, keyId, input, of);
+  await requireKeyScopesHeld(ctx, orgId, keyId, of);
+  return rollApiKey(ctx, keyId, input, of);
 }
 
 export async function revokeServiceAccountKey(
-  actor: Actor,
+  ctx: Context,
   orgId: string,
   userId: string,
   keyId: string,
 ): Promise<ApiKey> {
   // Ending the account's key is part of ending the account: the same power is needed.
-  await requireMayEndServiceAccount(actor, dataLayer(auditName(actor)), orgId, userId);
-  return revokeApiKey(actor, keyId, { userId });
+  await requireMayEndServiceAccount(ctx.actor, ctx.db, orgId, userId);
+  return revokeApiKey(ctx, keyId, { userId });
 }

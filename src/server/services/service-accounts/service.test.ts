@@ -28,6 +28,7 @@ import {
   listServiceAccounts,
   updateServiceAccount,
 } from "./service";
+import { readContext } from "@/server/db/context";
 
 const { client } = await testDatabase();
 await seedRoles(client);
@@ -56,13 +57,13 @@ async function orgAdmin() {
 
 /** A service account made by `actor` in the organization, holding these org roles. */
 const newAccount = async (actor: () => Promise<Actor>, orgId: string, role_ids: string[] = []) =>
-  createServiceAccount(await actor(), orgId, { username: fresh(), display_name: null, role_ids });
+  createServiceAccount(readContext(await actor()), orgId, { username: fresh(), display_name: null, role_ids });
 
 describe("service accounts", () => {
   it("are made by an org admin with org roles, as members of that organization only, without a password", async () => {
     const { org, actor } = await orgAdmin();
     const member = await roleId(client, "org_member");
-    const account = await createServiceAccount(await actor(), org.id, {
+    const account = await createServiceAccount(readContext(await actor()), org.id, {
       username: fresh(),
       display_name: "CI",
       role_ids: [member],
@@ -71,14 +72,16 @@ describe("service accounts", () => {
     const row = await client.user.findUniqueOrThrow({ where: { id: account.id }, include: { memberships: true } });
     expect(row).toMatchObject({ kind: "service", password_hash: null, email: null });
     expect(row.memberships.map((m) => m.org_id)).toEqual([org.id]);
-    expect((await listServiceAccounts(await actor(), org.id, { limit: 50 })).data.map((a) => a.id)).toEqual([
-      account.id,
-    ]);
+    expect(
+      (await listServiceAccounts(readContext(await actor()), org.id, { limit: 50 })).data.map((a) => a.id),
+    ).toEqual([account.id]);
     // Another organization's path does not reach it; a human member is no service account.
     const other = await orgAdmin();
-    expect((await refusal(getServiceAccount(await other.actor(), other.org.id, account.id))).code).toBe("not_found");
+    expect((await refusal(getServiceAccount(readContext(await other.actor()), other.org.id, account.id))).code).toBe(
+      "not_found",
+    );
     const human = (await actor()).userId;
-    expect((await refusal(getServiceAccount(await actor(), org.id, human))).code).toBe("not_found");
+    expect((await refusal(getServiceAccount(readContext(await actor()), org.id, human))).code).toBe("not_found");
   });
 
   it("hold org roles only and stay in their one organization", async () => {
@@ -86,20 +89,24 @@ describe("service accounts", () => {
     const account = await newAccount(actor, org.id);
     const system = await createRole(client, "system", ["svc:system:audit:read"]);
     const created = await refusal(
-      createServiceAccount(await actor(), org.id, { username: fresh(), display_name: null, role_ids: [system.id] }),
+      createServiceAccount(readContext(await actor()), org.id, {
+        username: fresh(),
+        display_name: null,
+        role_ids: [system.id],
+      }),
     );
     expect(created).toMatchObject({ code: "validation_failed", details: { errors: [{ path: "role_ids.0" }] } });
     // Even a sys_admin (the CLI) grants it no system role, adds it to no other organization, and
     // cannot take it out of its own or give it a password.
-    expect((await refusal(grantRole(cli, account.id, { role_id: system.id, org_id: null }))).code).toBe(
+    expect((await refusal(grantRole(readContext(cli), account.id, { role_id: system.id, org_id: null }))).code).toBe(
       "validation_failed",
     );
     const second = await createOrg(client);
-    expect((await refusal(addMember(cli, second.id, { user_id: account.id }))).code).toBe("conflict");
-    expect((await refusal(removeMember(cli, org.id, account.id))).code).toBe("conflict");
-    expect((await refusal(resetPassword(cli, account.id, { password: "a-long-enough-password" }))).code).toBe(
-      "conflict",
-    );
+    expect((await refusal(addMember(readContext(cli), second.id, { user_id: account.id }))).code).toBe("conflict");
+    expect((await refusal(removeMember(readContext(cli), org.id, account.id))).code).toBe("conflict");
+    expect(
+      (await refusal(resetPassword(readContext(cli), account.id, { password: "a-long-enough-password" }))).code,
+    ).toBe("conflict");
     // And the database itself keeps a password off a service account.
     const error = await refusal(client.user.update({ where: { id: account.id }, data: { password_hash: "x" } }));
     expect(error.code).toBe("validation_failed");
@@ -133,7 +140,7 @@ describe("service accounts", () => {
   it("keeps its key working after its creator leaves and is deleted; deleting it ends its keys", async () => {
     const { user, org, actor } = await orgAdmin();
     const account = await newAccount(actor, org.id, [await roleId(client, "org_member")]);
-    const key = await createServiceAccountKey(await actor(), org.id, account.id, {
+    const key = await createServiceAccountKey(readContext(await actor()), org.id, account.id, {
       name: "ci",
       scopes: ["svc:org:read"],
       expires_at: IN_A_YEAR(),
@@ -148,7 +155,7 @@ describe("service accounts", () => {
     expect(holds(asKey, "svc:org:read", org.id)).toBe(true);
     expect([...asKey.grants.memberships.keys()]).toEqual([org.id]);
 
-    await deleteServiceAccount(cli, org.id, account.id);
+    await deleteServiceAccount(readContext(cli), org.id, account.id);
     expect((await client.apiKey.findUniqueOrThrow({ where: { id: key.id } })).is_active).toBe(false);
     expect((await refusal(Promise.resolve().then(() => authenticateApiKey(key.raw_key)))).code).toMatch(
       /api_key_revoked|invalid_api_key/,
@@ -162,38 +169,50 @@ describe("no escalation", () => {
     const wide = await createRole(client, "org", ["svc:org:read", "svc:org:write"]);
     const users = await client.user.count();
     const error = await refusal(
-      createServiceAccount(await actor(), org.id, { username: fresh(), display_name: null, role_ids: [wide.id] }),
+      createServiceAccount(readContext(await actor()), org.id, {
+        username: fresh(),
+        display_name: null,
+        role_ids: [wide.id],
+      }),
     );
     expect(error).toMatchObject({ code: "scope_not_held", details: { scopes: ["svc:org:write"] } });
     expect(await client.user.count()).toBe(users);
 
     const narrow = await createRole(client, "org", ["svc:org:read"]);
     const account = await newAccount(actor, org.id, [narrow.id]);
-    expect((await refusal(updateServiceAccount(await actor(), org.id, account.id, { role_ids: [wide.id] }))).code).toBe(
-      "scope_not_held",
-    );
+    expect(
+      (await refusal(updateServiceAccount(readContext(await actor()), org.id, account.id, { role_ids: [wide.id] })))
+        .code,
+    ).toBe("scope_not_held");
     const keys = await client.apiKey.count();
     const body = { name: "k", expires_at: null, rate_limit: null, allowed_org_ids: null, allowed_cidrs: null };
     // Held by the manager but not by the account; held by neither; a system scope.
     for (const scopes of [["svc:org:members:read"], ["svc:org:write"], ["svc:system:orgs:read"]] as Permission[][]) {
-      const refused = await refusal(createServiceAccountKey(await actor(), org.id, account.id, { ...body, scopes }));
+      const refused = await refusal(
+        createServiceAccountKey(readContext(await actor()), org.id, account.id, { ...body, scopes }),
+      );
       expect(refused.code, scopes[0]).toBe("scope_not_held");
     }
     expect(await client.apiKey.count()).toBe(keys);
 
     // A sys_admin gives the account a key with a scope the manager lacks: the manager cannot roll it.
-    await updateServiceAccount(cli, org.id, account.id, { role_ids: [wide.id] });
-    const strong = await createServiceAccountKey(cli, org.id, account.id, { ...body, scopes: ["svc:org:write"] });
+    await updateServiceAccount(readContext(cli), org.id, account.id, { role_ids: [wide.id] });
+    const strong = await createServiceAccountKey(readContext(cli), org.id, account.id, {
+      ...body,
+      scopes: ["svc:org:write"],
+    });
     const roll = await refusal(
-      rollServiceAccountKey(await actor(), org.id, account.id, strong.id, { grace_period_seconds: 0 }),
+      rollServiceAccountKey(readContext(await actor()), org.id, account.id, strong.id, { grace_period_seconds: 0 }),
     );
     expect(roll.code).toBe("scope_not_held");
     expect(await client.apiKey.count({ where: { user_id: account.id } })).toBe(1);
     // Nor take the wide role away.
-    expect((await refusal(updateServiceAccount(await actor(), org.id, account.id, { role_ids: [] }))).code).toBe(
+    expect(
+      (await refusal(updateServiceAccount(readContext(await actor()), org.id, account.id, { role_ids: [] }))).code,
+    ).toBe("scope_not_held");
+    expect((await refusal(deleteServiceAccount(readContext(await actor()), org.id, account.id))).code).toBe(
       "scope_not_held",
     );
-    expect((await refusal(deleteServiceAccount(await actor(), org.id, account.id))).code).toBe("scope_not_held");
   });
 
   // The property: whatever a non-sys_admin manager asks for, a service account it makes ends up
@@ -226,14 +245,14 @@ describe("no escalation", () => {
       fc.asyncProperty(scenario, async ({ held, roles: roleIds, keyScopes }) => {
         const { org, actor } = await manager(held);
         const granter = await actor();
-        const account = await createServiceAccount(granter, org.id, {
+        const account = await createServiceAccount(readContext(granter), org.id, {
           username: fresh(),
           display_name: null,
           role_ids: roleIds,
         }).catch(() => undefined);
         if (!account) return;
         for (const scopes of keyScopes) {
-          await createServiceAccountKey(granter, org.id, account.id, {
+          await createServiceAccountKey(readContext(granter), org.id, account.id, {
             name: "k",
             scopes,
             expires_at: null,
@@ -247,7 +266,7 @@ describe("no escalation", () => {
         expect(grants.global.size).toBe(0);
         expect([...grants.memberships.keys()]).toEqual([org.id]);
         for (const p of grants.byOrg.get(org.id) ?? []) expect(holds(granter, p, org.id), p).toBe(true);
-        const keys = await listServiceAccountKeys(granter, org.id, account.id, { limit: 100 });
+        const keys = await listServiceAccountKeys(readContext(granter), org.id, account.id, { limit: 100 });
         for (const key of keys.data)
           for (const scope of key.scopes) expect(holds(granter, scope as Permission, org.id), scope).toBe(true);
       }),
@@ -271,7 +290,7 @@ describe("no escalation through a key's change or revocation", () => {
     const { org, actor } = await manager(["svc:org:read", "svc:org:service_accounts:read"]);
     const wide = await createRole(client, "org", ["svc:org:read", "svc:org:write"]);
     const account = await newAccount(async () => cli, org.id, [wide.id]);
-    const key = await createServiceAccountKey(cli, org.id, account.id, {
+    const key = await createServiceAccountKey(readContext(cli), org.id, account.id, {
       ...restricted,
       scopes: ["svc:org:read", "svc:org:write"],
     });
@@ -281,13 +300,15 @@ describe("no escalation through a key's change or revocation", () => {
       { rate_limit: { requests: 10_000_000, window_seconds: 1 } },
       { name: "renamed" },
     ]) {
-      const error = await refusal(updateServiceAccountKey(await actor(), org.id, account.id, key.id, change));
+      const error = await refusal(
+        updateServiceAccountKey(readContext(await actor()), org.id, account.id, key.id, change),
+      );
       expect(error, JSON.stringify(change)).toMatchObject({
         code: "scope_not_held",
         details: { scopes: ["svc:org:write"] },
       });
     }
-    expect((await refusal(revokeServiceAccountKey(await actor(), org.id, account.id, key.id))).code).toBe(
+    expect((await refusal(revokeServiceAccountKey(readContext(await actor()), org.id, account.id, key.id))).code).toBe(
       "scope_not_held",
     );
     expect(await client.apiKey.findUniqueOrThrow({ where: { id: key.id } })).toEqual(before);
@@ -297,13 +318,17 @@ describe("no escalation through a key's change or revocation", () => {
     const { org, actor } = await manager(["svc:org:read"]);
     const narrow = await createRole(client, "org", ["svc:org:read"]);
     const account = await newAccount(actor, org.id, [narrow.id]);
-    const key = await createServiceAccountKey(await actor(), org.id, account.id, {
+    const key = await createServiceAccountKey(readContext(await actor()), org.id, account.id, {
       ...restricted,
       scopes: ["svc:org:read"],
     });
-    const changed = await updateServiceAccountKey(await actor(), org.id, account.id, key.id, { allowed_cidrs: null });
+    const changed = await updateServiceAccountKey(readContext(await actor()), org.id, account.id, key.id, {
+      allowed_cidrs: null,
+    });
     expect(changed.allowed_cidrs).toBeNull();
-    expect((await revokeServiceAccountKey(await actor(), org.id, account.id, key.id)).is_active).toBe(false);
+    expect((await revokeServiceAccountKey(readContext(await actor()), org.id, account.id, key.id)).is_active).toBe(
+      false,
+    );
   });
 });
 
@@ -320,7 +345,7 @@ async function callRoute(route: RestOperation, actor: Actor, params: Record<stri
   const parsedParams = route.params ? route.params.parse(Object.fromEntries(named.map((k) => [k, params[k]]))) : {};
   authorizeOperation(route.access, actor, parsedParams, { write: true });
   return route.handler({
-    actor,
+    ...readContext(actor),
     params: parsedParams,
     query: {},
     body: route.body ? route.body.parse(body) : {},
@@ -365,7 +390,7 @@ describe("no escalation on every key route (generated from the registry)", () =>
         const mayIssue = keyScopes.every((p) => holds(granter, p, org.id));
         for (const route of KEY_ROUTES) {
           for (const body of ATTACKS[route.method]!) {
-            const key = await createServiceAccountKey(cli, org.id, account.id, {
+            const key = await createServiceAccountKey(readContext(cli), org.id, account.id, {
               name: "target",
               scopes: keyScopes,
               expires_at: IN_A_YEAR(),
@@ -445,15 +470,21 @@ describe("an org admin widening or reviving a key by other paths", () => {
     const myAccount = await newAccount(mine.actor, mine.org.id, [await roleId(client, "org_member")]);
     const theirs = await orgAdmin();
     const theirAccount = await newAccount(theirs.actor, theirs.org.id, [await roleId(client, "org_member")]);
-    const theirKey = await createServiceAccountKey(await theirs.actor(), theirs.org.id, theirAccount.id, keyBody);
+    const theirKey = await createServiceAccountKey(
+      readContext(await theirs.actor()),
+      theirs.org.id,
+      theirAccount.id,
+      keyBody,
+    );
     const before = await client.apiKey.findUniqueOrThrow({ where: { id: theirKey.id } });
     const me = await mine.actor();
     for (const call of [
-      () => updateServiceAccountKey(me, mine.org.id, myAccount.id, theirKey.id, { allowed_cidrs: null }),
-      () => rollServiceAccountKey(me, mine.org.id, myAccount.id, theirKey.id, { grace_period_seconds: 0 }),
-      () => revokeServiceAccountKey(me, mine.org.id, myAccount.id, theirKey.id),
+      () => updateServiceAccountKey(readContext(me), mine.org.id, myAccount.id, theirKey.id, { allowed_cidrs: null }),
+      () => rollServiceAccountKey(readContext(me), mine.org.id, myAccount.id, theirKey.id, { grace_period_seconds: 0 }),
+      () => revokeServiceAccountKey(readContext(me), mine.org.id, myAccount.id, theirKey.id),
       // Their account under my organization's path, too.
-      () => updateServiceAccountKey(me, mine.org.id, theirAccount.id, theirKey.id, { allowed_cidrs: null }),
+      () =>
+        updateServiceAccountKey(readContext(me), mine.org.id, theirAccount.id, theirKey.id, { allowed_cidrs: null }),
     ])
       expect((await refusal(call())).code).toBe("not_found");
     expect(await client.apiKey.findUniqueOrThrow({ where: { id: theirKey.id } })).toEqual(before);
@@ -463,20 +494,20 @@ describe("an org admin widening or reviving a key by other paths", () => {
   it("cannot revive a revoked key: a change leaves it revoked, a roll is 409, a restore brings none back", async () => {
     const { org, actor } = await orgAdmin();
     const account = await newAccount(actor, org.id, [await roleId(client, "org_member")]);
-    const key = await createServiceAccountKey(await actor(), org.id, account.id, keyBody);
-    await revokeServiceAccountKey(await actor(), org.id, account.id, key.id);
-    const changed = await updateServiceAccountKey(await actor(), org.id, account.id, key.id, {
+    const key = await createServiceAccountKey(readContext(await actor()), org.id, account.id, keyBody);
+    await revokeServiceAccountKey(readContext(await actor()), org.id, account.id, key.id);
+    const changed = await updateServiceAccountKey(readContext(await actor()), org.id, account.id, key.id, {
       allowed_cidrs: null,
       name: "again",
     });
     expect(changed.is_active).toBe(false);
     const roll = await refusal(
-      rollServiceAccountKey(await actor(), org.id, account.id, key.id, { grace_period_seconds: 60 }),
+      rollServiceAccountKey(readContext(await actor()), org.id, account.id, key.id, { grace_period_seconds: 60 }),
     );
     expect(roll.code).toBe("conflict");
-    const other = await createServiceAccountKey(await actor(), org.id, account.id, keyBody);
-    await deleteServiceAccount(await actor(), org.id, account.id);
-    await restoreUser(cli, account.id);
+    const other = await createServiceAccountKey(readContext(await actor()), org.id, account.id, keyBody);
+    await deleteServiceAccount(readContext(await actor()), org.id, account.id);
+    await restoreUser(readContext(cli), account.id);
     expect(await client.apiKey.count({ where: { user_id: account.id, is_active: true } })).toBe(0);
     expect((await refusal(Promise.resolve().then(() => authenticateApiKey(other.raw_key)))).code).toBe(
       "api_key_revoked",

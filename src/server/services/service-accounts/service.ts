@@ -1,8 +1,9 @@
 import "server-only";
+import type { Context } from "@/server/db/context";
 import { isPermission, type Permission } from "@/lib/permissions";
-import { auditName, type Actor } from "@/server/auth/actor";
+import type { Actor } from "@/server/auth/actor";
 import { requireHeldByActor } from "@/server/auth/escalation";
-import { dataLayer, type DataLayer } from "@/server/db/data-layer";
+import type { DataLayer } from "@/server/db/data-layer";
 import { notFound, validationFailed } from "@/server/errors";
 import { withAccessChange } from "@/server/services/access-changes";
 import { requireOrganization } from "@/server/services/organizations/service";
@@ -91,11 +92,11 @@ const permissionsOf = (roles: { permissions: { permission: string }[] }[]): Perm
 ];
 
 export async function listServiceAccounts(
-  actor: Actor,
+  ctx: Context,
   orgId: string,
   query: ListServiceAccountsQuery,
 ): Promise<{ data: ServiceAccount[]; next_cursor: string | null }> {
-  const db = dataLayer(auditName(actor));
+  const { db } = ctx;
   await requireOrganization(db, orgId);
   const contains = query.q ? containing(query.q) : undefined;
   const where = { ...inOrg(orgId), ...(contains ? { OR: [{ username: contains }, { display_name: contains }] } : {}) };
@@ -114,8 +115,8 @@ export async function listServiceAccounts(
   return { data: page.data.map((a) => toServiceAccount(orgId, a, roles)), next_cursor: page.next_cursor };
 }
 
-export async function getServiceAccount(actor: Actor, orgId: string, userId: string): Promise<ServiceAccount> {
-  const db = dataLayer(auditName(actor));
+export async function getServiceAccount(ctx: Context, orgId: string, userId: string): Promise<ServiceAccount> {
+  const { db } = ctx;
   await requireOrganization(db, orgId);
   const account = await requireServiceAccount(db, orgId, userId);
   return toServiceAccount(orgId, account, await rolesOf(db, orgId, [userId]));
@@ -127,13 +128,13 @@ export async function getServiceAccount(actor: Actor, orgId: string, userId: str
  * against the tier's max_members like any member.
  */
 export async function createServiceAccount(
-  actor: Actor,
+  ctx: Context,
   orgId: string,
   input: CreateServiceAccountInput,
 ): Promise<ServiceAccount> {
-  const db = dataLayer(auditName(actor));
+  const { db } = ctx;
   const roles = await orgRolesNamed(db, input.role_ids, "role_ids");
-  requireHeldByActor(actor, permissionsOf(roles), orgId);
+  requireHeldByActor(ctx.actor, permissionsOf(roles), orgId);
   return withAccessChange(db, async (tx) => {
     await lockOrganization(tx, orgId);
     const org = await requireOrganization(tx, orgId);
@@ -173,16 +174,16 @@ async function setRoles(actor: Actor, tx: Tx, orgId: string, userId: string, rol
 }
 
 export async function updateServiceAccount(
-  actor: Actor,
+  ctx: Context,
   orgId: string,
   userId: string,
   input: UpdateServiceAccountInput,
 ): Promise<ServiceAccount> {
-  const db = dataLayer(auditName(actor));
+  const { db } = ctx;
   return withAccessChange(db, async (tx) => {
     await requireOrganization(tx, orgId);
     await requireServiceAccount(tx, orgId, userId);
-    if (input.role_ids !== undefined) await setRoles(actor, tx, orgId, userId, input.role_ids);
+    if (input.role_ids !== undefined) await setRoles(ctx.actor, tx, orgId, userId, input.role_ids);
     const account = await tx.user.update({
       where: { id: userId },
       data: input.display_name === undefined ? {} : { display_name: input.display_name },
@@ -222,9 +223,9 @@ export async function requireMayEndServiceAccount(
  * at once, in every process, one audit event each. Taking its roles away needs the actor to hold
  * them.
  */
-export async function deleteServiceAccount(actor: Actor, orgId: string, userId: string): Promise<ServiceAccount> {
-  const { row, checked: roles } = await softDeleteUser(actor, userId, (tx) =>
-    requireMayEndServiceAccount(actor, tx, orgId, userId),
+export async function deleteServiceAccount(ctx: Context, orgId: string, userId: string): Promise<ServiceAccount> {
+  const { row, checked: roles } = await softDeleteUser(ctx, userId, (tx) =>
+    requireMayEndServiceAccount(ctx.actor, tx, orgId, userId),
   );
   return toServiceAccount(orgId, row, roles);
 }

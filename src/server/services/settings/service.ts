@@ -1,8 +1,8 @@
 import "server-only";
+import type { Context } from "@/server/db/context";
 import type { Prisma } from "@/generated/prisma/client";
-import { auditName, type Actor } from "@/server/auth/actor";
 import { configHash } from "@/server/crypto/canonical-json";
-import { dataLayer, type DataLayer } from "@/server/db/data-layer";
+import type { DataLayer } from "@/server/db/data-layer";
 import { DomainError, notFound, validationFailed } from "@/server/errors";
 import { requireOrganization } from "@/server/services/organizations/service";
 import {
@@ -171,14 +171,14 @@ export async function refreshConfigHashes(db: Tx, orgId?: string): Promise<void>
   }
 }
 
-export async function effectiveOrgSettings(actor: Actor, orgId: string) {
-  const db = dataLayer(auditName(actor));
+export async function effectiveOrgSettings(ctx: Context, orgId: string) {
+  const { db } = ctx;
   await requireOrganization(db, orgId);
   return { data: resolveEffective(await settingLayers(db, orgId)) };
 }
 
-export async function effectiveInstanceSettings(actor: Actor, orgId: string, instanceId: string) {
-  const db = dataLayer(auditName(actor));
+export async function effectiveInstanceSettings(ctx: Context, orgId: string, instanceId: string) {
+  const { db } = ctx;
   const instance = await db.orchestratorInstance.findFirst({ where: { id: instanceId, org_id: orgId } });
   if (!instance) throw notFound("orchestrator instance");
   return {
@@ -193,8 +193,8 @@ const requireRoomForSetting = (db: Pick<DataLayer, "$executeRaw">, count: () => 
 
 // ---- Platform settings (tier 2) ---------------------------------------------------------------
 
-export async function listPlatformSettings(actor: Actor, query: ListSettingsQuery) {
-  const db = dataLayer(auditName(actor), { includeDeleted: query.include_deleted === true });
+export async function listPlatformSettings(ctx: Context, query: ListSettingsQuery) {
+  const db = query.include_deleted === true ? ctx.includingDeleted() : ctx.db;
   return paginate(
     query,
     byKey,
@@ -203,10 +203,10 @@ export async function listPlatformSettings(actor: Actor, query: ListSettingsQuer
   );
 }
 
-export async function getPlatformSetting(actor: Actor, key: string, options: { includeDeleted?: boolean } = {}) {
-  const row = await dataLayer(auditName(actor), {
-    includeDeleted: options.includeDeleted === true,
-  }).platformSetting.findUnique({ where: { key } });
+export async function getPlatformSetting(ctx: Context, key: string, options: { includeDeleted?: boolean } = {}) {
+  const row = await (options.includeDeleted === true ? ctx.includingDeleted() : ctx.db).platformSetting.findUnique({
+    where: { key },
+  });
   if (!row) throw notFound("setting");
   return toPlatformView(row);
 }
@@ -219,10 +219,10 @@ const accessChangeOf = (key: string) =>
   key === REQUIRE_MFA_SETTING || key === DEFAULT_RATE_LIMIT_SETTING ? { all: true as const } : null;
 
 /** Creates or replaces a platform setting; instances' config hashes follow in the same transaction. */
-export async function putPlatformSetting(actor: Actor, key: string, input: PutPlatformSettingInput) {
+export async function putPlatformSetting(ctx: Context, key: string, input: PutPlatformSettingInput) {
   checkValueType(input.value_type, input.value);
   if (isKeyPolicySetting(key)) requireKeyPolicyValue(key, input.value);
-  const db = dataLayer(auditName(actor));
+  const { db } = ctx;
   const row = await withAccessChange(db, async (tx) => {
     await requireRoomForSetting(tx, () =>
       tx.platformSetting.count({ where: { is_deleted: false, key: { not: key } } }),
@@ -235,8 +235,8 @@ export async function putPlatformSetting(actor: Actor, key: string, input: PutPl
   return toPlatformView(row);
 }
 
-export async function deletePlatformSetting(actor: Actor, key: string) {
-  const db = dataLayer(auditName(actor));
+export async function deletePlatformSetting(ctx: Context, key: string) {
+  const { db } = ctx;
   const row = await withAccessChange(db, async (tx) => {
     const existing = await tx.platformSetting.findUnique({ where: { key } });
     if (!existing) throw notFound("setting");
@@ -248,8 +248,8 @@ export async function deletePlatformSetting(actor: Actor, key: string) {
 }
 
 /** Brings a deleted platform setting back; instances' config hashes follow. A live one answers as it is. */
-export async function restorePlatformSetting(actor: Actor, key: string) {
-  const row = await withAccessChange(dataLayer(auditName(actor)), async (tx) => {
+export async function restorePlatformSetting(ctx: Context, key: string) {
+  const row = await withAccessChange(ctx.db, async (tx) => {
     const deleted = await tx.platformSetting.findFirst({ where: { key, is_deleted: true } });
     if (!deleted) {
       const live = await tx.platformSetting.findUnique({ where: { key } });
@@ -266,8 +266,8 @@ export async function restorePlatformSetting(actor: Actor, key: string) {
 
 // ---- Organization settings (tier 3) -----------------------------------------------------------
 
-export async function listOrgSettings(actor: Actor, orgId: string, query: ListSettingsQuery) {
-  const db = dataLayer(auditName(actor), { includeDeleted: query.include_deleted === true });
+export async function listOrgSettings(ctx: Context, orgId: string, query: ListSettingsQuery) {
+  const db = query.include_deleted === true ? ctx.includingDeleted() : ctx.db;
   await requireOrganization(db, orgId);
   return paginate(
     query,
@@ -278,12 +278,12 @@ export async function listOrgSettings(actor: Actor, orgId: string, query: ListSe
 }
 
 export async function getOrgSetting(
-  actor: Actor,
+  ctx: Context,
   orgId: string,
   key: string,
   options: { includeDeleted?: boolean } = {},
 ) {
-  const db = dataLayer(auditName(actor), { includeDeleted: options.includeDeleted === true });
+  const db = options.includeDeleted === true ? ctx.includingDeleted() : ctx.db;
   await requireOrganization(db, orgId);
   const row = await db.organizationSetting.findUnique({ where: { org_id_key: { org_id: orgId, key } } });
   if (!row) throw notFound("setting");
@@ -309,8 +309,8 @@ async function requireOverridable(tx: Tx, key: string, value: unknown): Promise<
 }
 
 /** Sets an organization's value for a key, where the platform tier lets organizations override it. */
-export async function putOrgSetting(actor: Actor, orgId: string, key: string, input: PutOrgSettingInput) {
-  const db = dataLayer(auditName(actor));
+export async function putOrgSetting(ctx: Context, orgId: string, key: string, input: PutOrgSettingInput) {
+  const { db } = ctx;
   const row = await db.$transaction(async (tx) => {
     await requireOrganization(tx, orgId);
     await requireOverridable(tx, key, input.value);
@@ -331,8 +331,8 @@ export async function putOrgSetting(actor: Actor, orgId: string, key: string, in
   return toOrgView(row);
 }
 
-export async function deleteOrgSetting(actor: Actor, orgId: string, key: string) {
-  const db = dataLayer(auditName(actor));
+export async function deleteOrgSetting(ctx: Context, orgId: string, key: string) {
+  const { db } = ctx;
   const row = await db.$transaction(async (tx) => {
     await requireOrganization(tx, orgId);
     const existing = await tx.organizationSetting.findUnique({ where: { org_id_key: { org_id: orgId, key } } });
@@ -345,8 +345,8 @@ export async function deleteOrgSetting(actor: Actor, orgId: string, key: string)
 }
 
 /** Brings an organization's deleted value for a key back, where the platform still lets it override. */
-export async function restoreOrgSetting(actor: Actor, orgId: string, key: string) {
-  const row = await dataLayer(auditName(actor)).$transaction(async (tx) => {
+export async function restoreOrgSetting(ctx: Context, orgId: string, key: string) {
+  const row = await ctx.db.$transaction(async (tx) => {
     await requireOrganization(tx, orgId);
     const deleted = await tx.organizationSetting.findFirst({ where: { org_id: orgId, key, is_deleted: true } });
     if (!deleted) {

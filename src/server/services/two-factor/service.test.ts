@@ -12,6 +12,8 @@ import {
   turnOffTwoFactor,
   spendSecondFactor,
 } from "./service";
+import { readContext } from "@/server/db/context";
+import { dataLayer } from "@/server/db/data-layer";
 
 process.env.SVC_ENCRYPTION_KEYS = TEST_ENCRYPTION_KEYS;
 const { client } = await testDatabase();
@@ -22,8 +24,8 @@ const now = () => Date.now() / 1000;
 async function withTwoFactor() {
   const user = await createUser(client);
   const actor = await sessionActor(client, user.id);
-  const { secret } = await startTwoFactorSetup(actor);
-  const { recovery_codes } = await confirmTwoFactorSetup(actor, { code: totpCode(secret, now()) });
+  const { secret } = await startTwoFactorSetup(readContext(actor));
+  const { recovery_codes } = await confirmTwoFactorSetup(readContext(actor), { code: totpCode(secret, now()) });
   return { user, actor, secret, recovery_codes };
 }
 
@@ -31,16 +33,16 @@ describe("two-factor setup", () => {
   it("stays off until a code of the new secret is confirmed, then answers ten recovery codes", async () => {
     const user = await createUser(client);
     const actor = await sessionActor(client, user.id);
-    const { secret, otpauth_url } = await startTwoFactorSetup(actor);
+    const { secret, otpauth_url } = await startTwoFactorSetup(readContext(actor));
     expect(otpauth_url).toContain(secret);
-    expect(await hasTwoFactor(user.id)).toBe(false);
-    expect((await refusal(confirmTwoFactorSetup(actor, { code: totpCode(secret, now() - 120) }))).code).toBe(
-      "validation_failed",
-    );
-    const { recovery_codes } = await confirmTwoFactorSetup(actor, { code: totpCode(secret, now()) });
+    expect(await hasTwoFactor(user.id, dataLayer("test"))).toBe(false);
+    expect(
+      (await refusal(confirmTwoFactorSetup(readContext(actor), { code: totpCode(secret, now() - 120) }))).code,
+    ).toBe("validation_failed");
+    const { recovery_codes } = await confirmTwoFactorSetup(readContext(actor), { code: totpCode(secret, now()) });
     expect(recovery_codes).toHaveLength(10);
-    expect(await myTwoFactor(actor)).toEqual({ enabled: true, recovery_codes_left: 10, required: false });
-    expect((await refusal(startTwoFactorSetup(actor))).code).toBe("conflict");
+    expect(await myTwoFactor(readContext(actor))).toEqual({ enabled: true, recovery_codes_left: 10, required: false });
+    expect((await refusal(startTwoFactorSetup(readContext(actor)))).code).toBe("conflict");
   });
 
   it("stores the secret encrypted and the recovery codes hashed", async () => {
@@ -64,26 +66,26 @@ describe("second factor at sign-in", () => {
     const used = (await client.userTwoFactor.findUniqueOrThrow({ where: { user_id: user.id } }))
       .last_used_step as number;
     const next = totpCode(secret, (used + 1) * 30);
-    expect(await spendSecondFactor(user.id, totpCode(secret, used * 30))).toBe(false);
-    expect(await spendSecondFactor(user.id, next)).toBe(true);
-    expect(await spendSecondFactor(user.id, next)).toBe(false);
+    expect(await spendSecondFactor(user.id, totpCode(secret, used * 30), dataLayer("test"))).toBe(false);
+    expect(await spendSecondFactor(user.id, next, dataLayer("test"))).toBe(true);
+    expect(await spendSecondFactor(user.id, next, dataLayer("test"))).toBe(false);
   });
 
   it("takes each recovery code once, typed in any case", async () => {
     const { user, actor, recovery_codes } = await withTwoFactor();
     const [first, second] = recovery_codes as [string, string];
-    expect(await spendSecondFactor(user.id, first.toUpperCase())).toBe(true);
-    expect(await spendSecondFactor(user.id, first)).toBe(false);
-    expect(await spendSecondFactor(user.id, second)).toBe(true);
-    expect((await myTwoFactor(actor)).recovery_codes_left).toBe(8);
-    expect(await spendSecondFactor(user.id, "aaaa-bbbb-cccc-dddd")).toBe(false);
+    expect(await spendSecondFactor(user.id, first.toUpperCase(), dataLayer("test"))).toBe(true);
+    expect(await spendSecondFactor(user.id, first, dataLayer("test"))).toBe(false);
+    expect(await spendSecondFactor(user.id, second, dataLayer("test"))).toBe(true);
+    expect((await myTwoFactor(readContext(actor))).recovery_codes_left).toBe(8);
+    expect(await spendSecondFactor(user.id, "aaaa-bbbb-cccc-dddd", dataLayer("test"))).toBe(false);
   });
 
   it("takes no code of a user without two-factor, or one whose setup is pending", async () => {
     const user = await createUser(client);
-    expect(await spendSecondFactor(user.id, "123456")).toBe(false);
-    const { secret } = await startTwoFactorSetup(await sessionActor(client, user.id));
-    expect(await spendSecondFactor(user.id, totpCode(secret, now()))).toBe(false);
+    expect(await spendSecondFactor(user.id, "123456", dataLayer("test"))).toBe(false);
+    const { secret } = await startTwoFactorSetup(readContext(await sessionActor(client, user.id)));
+    expect(await spendSecondFactor(user.id, totpCode(secret, now()), dataLayer("test"))).toBe(false);
   });
 });
 
@@ -91,12 +93,12 @@ describe("turning it off", () => {
   it("needs the password and a code, and then removes the secret and the codes", async () => {
     const { user, actor, recovery_codes } = await withTwoFactor();
     const [code] = recovery_codes as [string];
-    const wrongPassword = await refusal(turnOffTwoFactor(actor, { password: "not the password", code }));
+    const wrongPassword = await refusal(turnOffTwoFactor(readContext(actor), { password: "not the password", code }));
     expect(wrongPassword).toMatchObject({ code: "validation_failed", details: { errors: [{ path: "password" }] } });
-    const wrongCode = await refusal(turnOffTwoFactor(actor, { password: PASSWORD, code: "000000" }));
+    const wrongCode = await refusal(turnOffTwoFactor(readContext(actor), { password: PASSWORD, code: "000000" }));
     expect(wrongCode).toMatchObject({ code: "validation_failed", details: { errors: [{ path: "code" }] } });
-    expect(await hasTwoFactor(user.id)).toBe(true);
-    expect(await turnOffTwoFactor(actor, { password: PASSWORD, code })).toMatchObject({ enabled: false });
+    expect(await hasTwoFactor(user.id, dataLayer("test"))).toBe(true);
+    expect(await turnOffTwoFactor(readContext(actor), { password: PASSWORD, code })).toMatchObject({ enabled: false });
     expect(await client.userTwoFactor.count({ where: { user_id: user.id } })).toBe(0);
     expect(await client.userRecoveryCode.count({ where: { user_id: user.id } })).toBe(0);
   });

@@ -7,6 +7,7 @@ import { sessionActor } from "@/test/actors";
 import { testDatabase } from "@/test/database";
 import { createOrg, createRole, createSysAdmin, createUser, grant, join, roleId, seedRoles } from "@/test/fixtures";
 import { deleteUser, resetPassword, restoreUser, unlinkIdentity, updateUser } from "./service";
+import { readContext } from "@/server/db/context";
 
 // Whatever a non-sys_admin does with user management (passwords, usernames, emails, identities,
 // deleting and restoring users, memberships) and with roles and grants, it never ends up able to
@@ -82,29 +83,29 @@ describe("no takeover through user management", () => {
           const attempt = async () => {
             switch (step.kind) {
               case "password":
-                return resetPassword(actor, who.id, { password: "attacker password 1" });
+                return resetPassword(readContext(actor), who.id, { password: "attacker password 1" });
               case "email":
-                return updateUser(actor, who.id, { email: `${fresh("x")}@attacker.test` });
+                return updateUser(readContext(actor), who.id, { email: `${fresh("x")}@attacker.test` });
               case "username":
-                return updateUser(actor, who.id, { username: fresh("taken") });
+                return updateUser(readContext(actor), who.id, { username: fresh("taken") });
               case "unlink": {
                 const identity = await client.userOauthIdentity.findFirst({ where: { user_id: who.id } });
-                return identity && unlinkIdentity(actor, who.id, identity.id);
+                return identity && unlinkIdentity(readContext(actor), who.id, identity.id);
               }
               case "delete":
-                return deleteUser(actor, who.id);
+                return deleteUser(readContext(actor), who.id);
               case "restore":
-                return restoreUser(actor, who.id);
+                return restoreUser(readContext(actor), who.id);
               case "grantSysAdmin":
-                return grantRole(actor, who.id, { role_id: sysAdminRole, org_id: null });
+                return grantRole(readContext(actor), who.id, { role_id: sysAdminRole, org_id: null });
               case "revoke": {
                 const held = await client.userRole.findFirst({ where: { user_id: who.id } });
-                return held && revokeGrant(actor, who.id, held.id);
+                return held && revokeGrant(readContext(actor), who.id, held.id);
               }
               case "removeMember":
-                return removeMember(actor, org.id, who.id);
+                return removeMember(readContext(actor), org.id, who.id);
               case "editOwnRole":
-                return updateRole(actor, actorRole.id, { permissions: step.permissions });
+                return updateRole(readContext(actor), actorRole.id, { permissions: step.permissions });
             }
           };
           // Refusals are the expected outcome of most steps; what matters is the state afterwards.

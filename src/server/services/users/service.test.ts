@@ -17,6 +17,7 @@ import {
   unlinkIdentity,
   updateUser,
 } from "./service";
+import { readContext } from "@/server/db/context";
 
 const { client } = await testDatabase();
 await seedRoles(client);
@@ -27,7 +28,7 @@ const fresh = (prefix = "u") => `${prefix}${process.pid}x${++n}`;
 describe("users", () => {
   it("creates a user with a profile and an argon2id password, never returning the hash", async () => {
     const username = fresh("ada");
-    const user = await createUserAs(cli, {
+    const user = await createUserAs(readContext(cli), {
       username,
       email: `${username}@example.test`,
       password: "correct horse battery",
@@ -54,77 +55,87 @@ describe("users", () => {
   });
 
   it("creates an OAuth-only user without a password", async () => {
-    const user = await createUserAs(cli, { username: fresh(), password: null });
+    const user = await createUserAs(readContext(cli), { username: fresh(), password: null });
     expect(user.has_password).toBe(false);
     expect((await client.user.findUniqueOrThrow({ where: { id: user.id } })).password_hash).toBeNull();
   });
 
   it("keeps usernames unique, and emails unique among users that have one (409, nothing stored)", async () => {
     const username = fresh();
-    await createUserAs(cli, { username, email: `${username}@example.test`, password: null });
+    await createUserAs(readContext(cli), { username, email: `${username}@example.test`, password: null });
     const before = await client.user.count();
-    const name = await refusal(createUserAs(cli, { username, password: null }));
+    const name = await refusal(createUserAs(readContext(cli), { username, password: null }));
     expect(name).toMatchObject({ code: "conflict", details: { errors: [{ path: "username" }] } });
     const mail = await refusal(
-      createUserAs(cli, { username: fresh(), email: `${username}@example.test`, password: null }),
+      createUserAs(readContext(cli), { username: fresh(), email: `${username}@example.test`, password: null }),
     );
     expect(mail).toMatchObject({ code: "conflict", details: { errors: [{ path: "email" }] } });
-    await createUserAs(cli, { username: fresh(), password: null });
-    await createUserAs(cli, { username: fresh(), password: null });
+    await createUserAs(readContext(cli), { username: fresh(), password: null });
+    await createUserAs(readContext(cli), { username: fresh(), password: null });
     expect(await client.user.count()).toBe(before + 2);
   });
 
   it("lets a deleted user's username and email be taken, and then refuses to restore it (409)", async () => {
     const username = fresh();
-    const old = await createUserAs(cli, { username, email: `${username}@example.test`, password: null });
-    await deleteUser(cli, old.id);
-    const taken = await createUserAs(cli, { username, email: `${username}@example.test`, password: null });
+    const old = await createUserAs(readContext(cli), { username, email: `${username}@example.test`, password: null });
+    await deleteUser(readContext(cli), old.id);
+    const taken = await createUserAs(readContext(cli), { username, email: `${username}@example.test`, password: null });
     expect(taken.id).not.toBe(old.id);
-    expect((await refusal(restoreUser(cli, old.id))).code).toBe("conflict");
-    await deleteUser(cli, taken.id);
-    expect((await restoreUser(cli, old.id)).is_deleted).toBe(false);
+    expect((await refusal(restoreUser(readContext(cli), old.id))).code).toBe("conflict");
+    await deleteUser(readContext(cli), taken.id);
+    expect((await restoreUser(readContext(cli), old.id)).is_deleted).toBe(false);
   });
 
   it("searches by username, display name or email, newest first, paginated", async () => {
     const tag = fresh("zeta");
-    const a = await createUserAs(cli, { username: `${tag}-a`, password: null });
-    const b = await createUserAs(cli, { username: fresh(), display_name: `Mr ${tag.toUpperCase()}`, password: null });
-    const c = await createUserAs(cli, { username: fresh(), email: `${tag}@example.test`, password: null });
+    const a = await createUserAs(readContext(cli), { username: `${tag}-a`, password: null });
+    const b = await createUserAs(readContext(cli), {
+      username: fresh(),
+      display_name: `Mr ${tag.toUpperCase()}`,
+      password: null,
+    });
+    const c = await createUserAs(readContext(cli), { username: fresh(), email: `${tag}@example.test`, password: null });
     // Newest first is by id (UUIDv7, time-ordered): two made in one millisecond may be either way.
     const newestFirst = [a, b, c].map((u) => u.id).sort((x, y) => y.localeCompare(x));
-    const all = await listUsers(cli, { q: tag, limit: 50 });
+    const all = await listUsers(readContext(cli), { q: tag, limit: 50 });
     expect(all.data.map((u) => u.id)).toEqual(newestFirst);
-    const first = await listUsers(cli, { q: tag, limit: 2 });
+    const first = await listUsers(readContext(cli), { q: tag, limit: 2 });
     expect(first.data.map((u) => u.id)).toEqual(newestFirst.slice(0, 2));
-    const second = await listUsers(cli, { q: tag, limit: 2, cursor: first.next_cursor ?? undefined });
+    const second = await listUsers(readContext(cli), { q: tag, limit: 2, cursor: first.next_cursor ?? undefined });
     expect(second).toEqual({ data: [expect.objectContaining({ id: newestFirst[2] })], next_cursor: null });
   });
 
   it("updates a profile and resets a password (generated once, or given)", async () => {
-    const user = await createUserAs(cli, { username: fresh(), password: "first password 1" });
-    expect(await updateUser(cli, user.id, { display_name: "New", bio: null })).toMatchObject({
+    const user = await createUserAs(readContext(cli), { username: fresh(), password: "first password 1" });
+    expect(await updateUser(readContext(cli), user.id, { display_name: "New", bio: null })).toMatchObject({
       display_name: "New",
       bio: null,
     });
-    const generated = await resetPassword(cli, user.id, {});
+    const generated = await resetPassword(readContext(cli), user.id, {});
     expect(generated.password).toMatch(/^[A-Za-z0-9_-]{24}$/);
     const hash = (await client.user.findUniqueOrThrow({ where: { id: user.id } })).password_hash as string;
     expect(await verifyPassword(hash, generated.password as string)).toBe(true);
     expect(await verifyPassword(hash, "first password 1")).toBe(false);
-    expect((await resetPassword(cli, user.id, { password: "chosen password 2" })).password).toBeNull();
+    expect((await resetPassword(readContext(cli), user.id, { password: "chosen password 2" })).password).toBeNull();
   });
 
   it("soft-deletes: hidden from reads, its API keys fail at once; sys_admins see and restore it", async () => {
     const admin = await createSysAdmin(client);
-    const owned = await createApiKey(cli, admin.id, { name: "k", scopes: ["svc:org:read"], expires_at: null });
+    const owned = await createApiKey(readContext(cli), admin.id, {
+      name: "k",
+      scopes: ["svc:org:read"],
+      expires_at: null,
+    });
     expect((await authenticateApiKey(owned.raw_key)).userId).toBe(admin.id);
-    await deleteUser(cli, admin.id);
+    await deleteUser(readContext(cli), admin.id);
     expect((await refusal((async () => authenticateApiKey(owned.raw_key))())).code).toBe("api_key_revoked");
-    expect((await refusal(getUser(cli, admin.id))).code).toBe("not_found");
-    expect((await getUser(cli, admin.id, { includeDeleted: true })).is_deleted).toBe(true);
-    expect((await listUsers(cli, { limit: 100, include_deleted: true })).data.map((u) => u.id)).toContain(admin.id);
-    expect((await listUsers(cli, { limit: 100 })).data.map((u) => u.id)).not.toContain(admin.id);
-    await restoreUser(cli, admin.id);
+    expect((await refusal(getUser(readContext(cli), admin.id))).code).toBe("not_found");
+    expect((await getUser(readContext(cli), admin.id, { includeDeleted: true })).is_deleted).toBe(true);
+    expect((await listUsers(readContext(cli), { limit: 100, include_deleted: true })).data.map((u) => u.id)).toContain(
+      admin.id,
+    );
+    expect((await listUsers(readContext(cli), { limit: 100 })).data.map((u) => u.id)).not.toContain(admin.id);
+    await restoreUser(readContext(cli), admin.id);
     expect((await authenticateApiKey(owned.raw_key)).userId).toBe(admin.id);
   });
 
@@ -133,14 +144,14 @@ describe("users", () => {
     const holders = await client.userRole.findMany({
       where: { role_id: sysAdminRole, org_id: null, user: { is_deleted: false } },
     });
-    for (const h of holders.slice(1)) await deleteUser(cli, h.user_id);
+    for (const h of holders.slice(1)) await deleteUser(readContext(cli), h.user_id);
     const last = holders[0]?.user_id as string;
-    const error = await refusal(deleteUser(cli, last));
+    const error = await refusal(deleteUser(readContext(cli), last));
     expect(error.code).toBe("conflict");
     expect((await client.user.findUniqueOrThrow({ where: { id: last } })).is_deleted).toBe(false);
     const next = await createSysAdmin(client);
-    expect((await deleteUser(cli, last)).is_deleted).toBe(true);
-    expect((await refusal(deleteUser(cli, next.id))).code).toBe("conflict");
+    expect((await deleteUser(readContext(cli), last)).is_deleted).toBe(true);
+    expect((await refusal(deleteUser(readContext(cli), next.id))).code).toBe("conflict");
   });
 });
 
@@ -153,17 +164,19 @@ describe("OAuth identities", () => {
     await client.userOauthIdentity.create({
       data: { user_id: user.id, provider: "oauth2", provider_user_id: fresh("sub") },
     });
-    expect((await listIdentities(cli, user.id, { limit: 50 })).data.map((i) => i.provider)).toEqual([
+    expect((await listIdentities(readContext(cli), user.id, { limit: 50 })).data.map((i) => i.provider)).toEqual([
       "github",
       "oauth2",
     ]);
-    expect((await unlinkIdentity(cli, user.id, github.id)).id).toBe(github.id);
-    expect((await listIdentities(cli, user.id, { limit: 50 })).data.map((i) => i.provider)).toEqual(["oauth2"]);
+    expect((await unlinkIdentity(readContext(cli), user.id, github.id)).id).toBe(github.id);
+    expect((await listIdentities(readContext(cli), user.id, { limit: 50 })).data.map((i) => i.provider)).toEqual([
+      "oauth2",
+    ]);
     const other = await createUser(client);
     const theirs = await client.userOauthIdentity.create({
       data: { user_id: other.id, provider: "google", provider_user_id: fresh("g") },
     });
-    expect((await refusal(unlinkIdentity(cli, user.id, theirs.id))).code).toBe("not_found");
+    expect((await refusal(unlinkIdentity(readContext(cli), user.id, theirs.id))).code).toBe("not_found");
   });
 
   it("keeps (provider, provider_user_id) unique", async () => {
@@ -182,15 +195,19 @@ describe("OAuth identities", () => {
 describe("deleting a service account as a user", () => {
   it("revokes its keys, so a restore brings none back", async () => {
     const org = await createOrg(client);
-    const account = await createServiceAccount(cli, org.id, {
+    const account = await createServiceAccount(readContext(cli), org.id, {
       username: fresh("robot"),
       display_name: null,
       role_ids: [await roleId(client, "org_member")],
     });
-    const key = await createApiKey(cli, account.id, { name: "ci", scopes: ["svc:org:read"], expires_at: null });
-    await deleteUser(cli, account.id);
+    const key = await createApiKey(readContext(cli), account.id, {
+      name: "ci",
+      scopes: ["svc:org:read"],
+      expires_at: null,
+    });
+    await deleteUser(readContext(cli), account.id);
     expect(await client.apiKey.findUniqueOrThrow({ where: { id: key.id } })).toMatchObject({ is_active: false });
-    await restoreUser(cli, account.id);
+    await restoreUser(readContext(cli), account.id);
     expect(await client.apiKey.findUniqueOrThrow({ where: { id: key.id } })).toMatchObject({ is_active: false });
     expect((await refusal(Promise.resolve().then(() => authenticateApiKey(key.raw_key)))).code).toBe("api_key_revoked");
     const events = await client.auditEvent.count({ where: { action: "revokeApiKey", target_id: key.id } });
@@ -200,9 +217,13 @@ describe("deleting a service account as a user", () => {
   it("leaves a person's keys to come back with the person", async () => {
     const user = await createSysAdmin(client);
     await createSysAdmin(client);
-    const key = await createApiKey(cli, user.id, { name: "mine", scopes: ["svc:org:read"], expires_at: null });
-    await deleteUser(cli, user.id);
-    await restoreUser(cli, user.id);
+    const key = await createApiKey(readContext(cli), user.id, {
+      name: "mine",
+      scopes: ["svc:org:read"],
+      expires_at: null,
+    });
+    await deleteUser(readContext(cli), user.id);
+    await restoreUser(readContext(cli), user.id);
     expect(await client.apiKey.findUniqueOrThrow({ where: { id: key.id } })).toMatchObject({ is_active: true });
   });
 });

@@ -1,11 +1,11 @@
 import "server-only";
+import type { Context } from "@/server/db/context";
 import { Prisma } from "@/generated/prisma/client";
-import { auditName, type Actor, type UserActor } from "@/server/auth/actor";
+import type { UserActor } from "@/server/auth/actor";
 import { requireOutranks } from "@/server/auth/escalation";
 import { loadGrants } from "@/server/auth/grants";
 import { generatePassword, hashPassword } from "@/server/auth/passwords";
-import { dataLayer, type DataLayer } from "@/server/db/data-layer";
-import { inOneTransaction } from "@/server/db/unit-of-work";
+import type { DataLayer } from "@/server/db/data-layer";
 import { revokeAllApiKeys } from "@/server/services/api-keys/revocation";
 import { DomainError, notFound } from "@/server/errors";
 import {
@@ -73,10 +73,10 @@ async function requireUser(db: Pick<DataLayer, "user">, userId: string): Promise
   return user;
 }
 
-export async function createUser(actor: Actor, input: CreateUserInput): Promise<User> {
+export async function createUser(ctx: Context, input: CreateUserInput): Promise<User> {
   const { password, ...profile } = input;
   const password_hash = password === null ? null : await hashPassword(password);
-  const row = await dataLayer(auditName(actor)).user.create({
+  const row = await ctx.db.user.create({
     data: { ...profile, password_hash },
     select: USER_SELECT,
   });
@@ -91,11 +91,11 @@ const SEARCHED: SearchedTable = {
 };
 
 export async function listUsers(
-  actor: Actor,
+  ctx: Context,
   query: ListUsersQuery,
 ): Promise<{ data: User[]; next_cursor: string | null }> {
   const includeDeleted = query.include_deleted === true;
-  const db = dataLayer(auditName(actor), { includeDeleted });
+  const db = includeDeleted ? ctx.includingDeleted() : ctx.db;
   const q = query.q;
   if (q) {
     const filters = includeDeleted ? [] : [Prisma.sql`NOT is_deleted`];
@@ -109,25 +109,23 @@ export async function listUsers(
   );
 }
 
-export async function getUser(actor: Actor, userId: string, options: { includeDeleted?: boolean } = {}): Promise<User> {
-  return toUser(
-    await requireUser(dataLayer(auditName(actor), { includeDeleted: options.includeDeleted === true }), userId),
-  );
+export async function getUser(ctx: Context, userId: string, options: { includeDeleted?: boolean } = {}): Promise<User> {
+  return toUser(await requireUser(options.includeDeleted === true ? ctx.includingDeleted() : ctx.db, userId));
 }
 
 /** Whom the actor acts on, for the rule of credentials (requireOutranks): the target's grants now. */
-export async function requireOutranksUser(actor: Actor, userId: string): Promise<void> {
-  requireOutranks(actor, { userId, grants: await loadGrants(dataLayer(auditName(actor)), userId) });
+export async function requireOutranksUser(ctx: Context, userId: string): Promise<void> {
+  requireOutranks(ctx.actor, { userId, grants: await loadGrants(ctx.db, userId) });
 }
 
 /** A new username or email is a new way to sign in as the user: the rule of credentials applies. */
-export async function updateUser(actor: Actor, userId: string, input: UpdateUserInput): Promise<User> {
-  const db = dataLayer(auditName(actor));
+export async function updateUser(ctx: Context, userId: string, input: UpdateUserInput): Promise<User> {
+  const { db } = ctx;
   const user = await requireUser(db, userId);
   const signInChanges =
     (input.username !== undefined && input.username !== user.username) ||
     (input.email !== undefined && input.email !== user.email);
-  if (signInChanges) await requireOutranksUser(actor, userId);
+  if (signInChanges) await requireOutranksUser(ctx, userId);
   return withAccessChange(db, async (tx) => ({
     result: toUser(await tx.user.update({ where: { id: userId }, data: input, select: USER_SELECT })),
     event: { userId },
@@ -135,12 +133,12 @@ export async function updateUser(actor: Actor, userId: string, input: UpdateUser
 }
 
 /** Sets a new password (the given one, or a generated one returned once) and ends the user's sessions. */
-export async function resetPassword(actor: Actor, userId: string, input: ResetPasswordInput): Promise<PasswordReset> {
-  const db = dataLayer(auditName(actor));
+export async function resetPassword(ctx: Context, userId: string, input: ResetPasswordInput): Promise<PasswordReset> {
+  const { db } = ctx;
   const user = await requireUser(db, userId);
   if (user.kind !== "human")
     throw new DomainError("conflict", "A service account has no password: it acts through its API keys only.");
-  await requireOutranksUser(actor, userId);
+  await requireOutranksUser(ctx, userId);
   const generated = input.password === undefined ? generatePassword() : null;
   const password_hash = await hashPassword(input.password ?? (generated as string));
   return withAccessChange(db, async (tx) => {
@@ -150,10 +148,10 @@ export async function resetPassword(actor: Actor, userId: string, input: ResetPa
 }
 
 /** Ends every console session of the signed-in user, this one included. */
-export async function signOutEverywhere(actor: UserActor): Promise<{ signed_out: true }> {
-  return withAccessChange(dataLayer(auditName(actor)), async (tx) => ({
+export async function signOutEverywhere(ctx: Context<UserActor>): Promise<{ signed_out: true }> {
+  return withAccessChange(ctx.db, async (tx) => ({
     result: { signed_out: true as const },
-    event: await endSessions(tx, actor.userId),
+    event: await endSessions(tx, ctx.actor.userId),
   }));
 }
 
@@ -168,27 +166,24 @@ type Tx = Parameters<Parameters<DataLayer["$transaction"]>[0]>[0];
  * back (decision 035); a person's keys come back with the person.
  */
 export async function softDeleteUser<T>(
-  actor: Actor,
+  ctx: Context,
   userId: string,
   check: (tx: Tx) => Promise<T>,
 ): Promise<{ row: UserRow; checked: T }> {
-  const db = dataLayer(auditName(actor));
-  return inOneTransaction(async () => {
-    const done = await withAccessChange(db, async (tx) => {
-      const checked = await check(tx);
-      await requireUser(tx, userId);
-      const row = await tx.user.update({ where: { id: userId }, data: { is_deleted: true }, select: USER_SELECT });
-      return { result: { row, checked }, event: { userId } };
-    });
-    if (done.row.kind === "service") await revokeAllApiKeys(actor, userId);
-    return done;
+  const done = await withAccessChange(ctx.db, async (tx) => {
+    const checked = await check(tx);
+    await requireUser(tx, userId);
+    const row = await tx.user.update({ where: { id: userId }, data: { is_deleted: true }, select: USER_SELECT });
+    return { result: { row, checked }, event: { userId } };
   });
+  if (done.row.kind === "service") await revokeAllApiKeys(ctx, userId);
+  return done;
 }
 
 /** Soft delete (see softDeleteUser), by the rule of credentials. The last sys_admin cannot be deleted. */
-export async function deleteUser(actor: Actor, userId: string): Promise<User> {
-  await requireOutranksUser(actor, userId);
-  const { row } = await softDeleteUser(actor, userId, async (tx) => {
+export async function deleteUser(ctx: Context, userId: string): Promise<User> {
+  await requireOutranksUser(ctx, userId);
+  const { row } = await softDeleteUser(ctx, userId, async (tx) => {
     await lockSysAdmins(tx);
     if (await holdsBuiltInSysAdmin(tx, userId)) await requireAnotherSysAdmin(tx, userId, "Deleting this user");
   });
@@ -196,10 +191,10 @@ export async function deleteUser(actor: Actor, userId: string): Promise<User> {
 }
 
 /** Brings a deleted user back; 409 when another user has taken the username or email meanwhile. */
-export async function restoreUser(actor: Actor, userId: string): Promise<User> {
-  const db = dataLayer(auditName(actor), { includeDeleted: true });
+export async function restoreUser(ctx: Context, userId: string): Promise<User> {
+  const db = ctx.includingDeleted();
   await requireUser(db, userId);
-  await requireOutranksUser(actor, userId);
+  await requireOutranksUser(ctx, userId);
   return withAccessChange(db, async (tx) => {
     const user = await requireUser(tx, userId);
     if (!user.is_deleted) return { result: toUser(user), event: null };
@@ -218,8 +213,8 @@ const toIdentity = (row: Prisma.UserOauthIdentityGetPayload<{ select: typeof IDE
 });
 
 /** A user's linked identities, oldest link first. */
-export async function listIdentities(actor: Actor, userId: string, query: PageQuery) {
-  const db = dataLayer(auditName(actor));
+export async function listIdentities(ctx: Context, userId: string, query: PageQuery) {
+  const { db } = ctx;
   await requireUser(db, userId);
   return paginate(
     query,
@@ -239,10 +234,10 @@ export async function listIdentities(actor: Actor, userId: string, query: PageQu
  * Unlinks an identity: signing in with it no longer reaches this user, and the user's sessions end.
  * Answers the removed link.
  */
-export async function unlinkIdentity(actor: Actor, userId: string, identityId: string): Promise<Identity> {
-  const db = dataLayer(auditName(actor));
+export async function unlinkIdentity(ctx: Context, userId: string, identityId: string): Promise<Identity> {
+  const { db } = ctx;
   await requireUser(db, userId);
-  await requireOutranksUser(actor, userId);
+  await requireOutranksUser(ctx, userId);
   return withAccessChange(db, async (tx) => {
     const identity = await tx.userOauthIdentity.findFirst({
       where: { id: identityId, user_id: userId },

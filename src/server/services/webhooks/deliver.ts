@@ -1,7 +1,5 @@
 import "server-only";
-import { queryRows } from "@/server/db/client";
-import { dataLayer } from "@/server/db/data-layer";
-import { inOneTransaction } from "@/server/db/unit-of-work";
+import type { Context } from "@/server/db/context";
 import { env } from "@/server/env";
 import { log } from "@/server/log";
 import { metrics } from "@/server/metrics";
@@ -66,11 +64,11 @@ function secretsOf(row: Claimed): SigningSecrets {
 const clean = (text: string | undefined, max: number) =>
   text === undefined ? null : text.replace(/\u0000/g, "").slice(0, max);
 
-export async function deliver(job: DeliveryJob): Promise<void> {
-  const [row] = await queryRows<Claimed>(CLAIM, [job.message_id, job.endpoint_id]);
-  if (!row) return notClaimed(job);
+export async function deliver(ctx: Context, job: DeliveryJob): Promise<void> {
+  const [row] = await ctx.queryRows<Claimed>(CLAIM, [job.message_id, job.endpoint_id]);
+  if (!row) return notClaimed(ctx, job);
   if (!row.live) {
-    await queryRows(
+    await ctx.queryRows(
       "UPDATE webhook_deliveries SET status = 'failed', last_error = $2, leased_until = NULL, next_attempt_at = NULL WHERE id = $1",
       [row.id, "The endpoint was disabled or deleted."],
     );
@@ -101,15 +99,15 @@ export async function deliver(job: DeliveryJob): Promise<void> {
     next,
   ];
   // A delivery is one statement; a retry is recorded with its next job, in one transaction.
-  if (!next) await queryRows(RECORD, record);
+  if (!next) await ctx.queryRows(RECORD, record);
   else
-    await inOneTransaction(async () => {
-      await dataLayer("system:webhooks").$executeRawUnsafe(RECORD, ...record);
-      await queueDeliveries(transactionSink(), [job], next);
+    await ctx.transaction(async ({ db }) => {
+      await db.$executeRawUnsafe(RECORD, ...record);
+      await queueDeliveries(transactionSink(db), [job], next);
     });
   metrics().webhookDeliveries.inc({ outcome: delivered ? "delivered" : status === "failed" ? "failed" : "retried" });
   if (delivered) metrics().webhookLag.observe((Date.now() - row.created_at.getTime()) / 1000);
-  await endpointHealth(row, delivered);
+  await endpointHealth(ctx, row, delivered);
 }
 
 export class DeliveryBusy extends Error {
@@ -124,8 +122,8 @@ export class DeliveryBusy extends Error {
  * fails, so pg-boss runs it again a second later; one whose delivery is done, or not due yet (its
  * own job is queued for then), ends here.
  */
-async function notClaimed(job: DeliveryJob): Promise<void> {
-  const [state] = await queryRows<{ busy: boolean }>(
+async function notClaimed(ctx: Context, job: DeliveryJob): Promise<void> {
+  const [state] = await ctx.queryRows<{ busy: boolean }>(
     `SELECT (status = 'pending' AND leased_until >= now()) AS busy FROM webhook_deliveries
       WHERE message_id = $1::uuid AND endpoint_id = $2::uuid`,
     [job.message_id, job.endpoint_id],
@@ -134,18 +132,19 @@ async function notClaimed(job: DeliveryJob): Promise<void> {
 }
 
 /** Clears an endpoint's failing mark on a delivery; disables it after 5 days of failing. */
-async function endpointHealth(row: Claimed, delivered: boolean): Promise<void> {
+async function endpointHealth(ctx: Context, row: Claimed, delivered: boolean): Promise<void> {
   if (delivered) {
     if (row.failing_since === null) return;
-    await queryRows("UPDATE webhook_endpoints SET failing_since = NULL WHERE id = $1 AND failing_since IS NOT NULL", [
-      row.endpoint_id,
-    ]);
+    await ctx.queryRows(
+      "UPDATE webhook_endpoints SET failing_since = NULL WHERE id = $1 AND failing_since IS NOT NULL",
+      [row.endpoint_id],
+    );
     return;
   }
-  await queryRows("UPDATE webhook_endpoints SET failing_since = now() WHERE id = $1 AND failing_since IS NULL", [
+  await ctx.queryRows("UPDATE webhook_endpoints SET failing_since = now() WHERE id = $1 AND failing_since IS NULL", [
     row.endpoint_id,
   ]);
-  const [disabled] = await queryRows<{ id: string; org_id: string | null; url: string }>(
+  const [disabled] = await ctx.queryRows<{ id: string; org_id: string | null; url: string }>(
     `UPDATE webhook_endpoints SET enabled = false, disabled_reason = $2
        WHERE id = $1 AND enabled AND failing_since < now() - make_interval(secs => $3)
        RETURNING id, org_id, url`,
@@ -153,7 +152,7 @@ async function endpointHealth(row: Claimed, delivered: boolean): Promise<void> {
   );
   if (!disabled) return;
   log.warn("a webhook endpoint was disabled after 5 days of failures", { endpoint_id: disabled.id });
-  await emitEvent("webhook_endpoint.disabled", disabled.org_id, {
+  await emitEvent(ctx, "webhook_endpoint.disabled", disabled.org_id, {
     webhook_endpoint: { id: disabled.id, org_id: disabled.org_id, url: disabled.url },
   });
 }

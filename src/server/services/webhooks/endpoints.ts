@@ -1,4 +1,5 @@
 import "server-only";
+import type { Context } from "@/server/db/context";
 import type { Prisma } from "@/generated/prisma/client";
 import type {
   CreateWebhookEndpointInput,
@@ -10,9 +11,7 @@ import type {
 } from "@/lib/schemas/webhooks";
 import { MAX_ORG_ENDPOINTS } from "@/lib/schemas/webhooks";
 import type { PageQuery } from "@/server/services/pagination";
-import { auditName, type Actor } from "@/server/auth/actor";
-import { dataLayer } from "@/server/db/data-layer";
-import { inOneTransaction } from "@/server/db/unit-of-work";
+import type { DataLayer } from "@/server/db/data-layer";
 import { env } from "@/server/env";
 import { DomainError, notFound, validationFailed } from "@/server/errors";
 import { baseUrlProblem } from "@/server/services/llm-configs/base-url";
@@ -49,25 +48,25 @@ function checkUrl(url: string) {
 }
 
 /** Once the change commits, this process reads the endpoints again (others within a second). */
-const endpointsChanged = () => inOneTransaction(async (unit) => unit.afterCommit(forgetSubscribers));
+const endpointsChanged = (ctx: Context) => ctx.afterCommit(forgetSubscribers);
 
-async function requireOwner(db: ReturnType<typeof dataLayer>, orgId: Owner) {
+async function requireOwner(db: DataLayer, orgId: Owner) {
   if (orgId !== null) await requireOrganization(db, orgId);
 }
 
-async function requireEndpoint(db: ReturnType<typeof dataLayer>, orgId: Owner, endpointId: string): Promise<Row> {
+async function requireEndpoint(db: DataLayer, orgId: Owner, endpointId: string): Promise<Row> {
   const row = await db.webhookEndpoint.findFirst({ where: { id: endpointId, org_id: orgId } });
   if (!row) throw notFound("webhook endpoint");
   return row;
 }
 
 export async function createWebhookEndpoint(
-  actor: Actor,
+  ctx: Context,
   orgId: Owner,
   input: CreateWebhookEndpointInput,
 ): Promise<WebhookEndpointWithSecret> {
   checkUrl(input.url);
-  const db = dataLayer(auditName(actor));
+  const { db } = ctx;
   await requireOwner(db, orgId);
   if (orgId !== null && (await db.webhookEndpoint.count({ where: { org_id: orgId } })) >= MAX_ORG_ENDPOINTS)
     throw new DomainError("quota_exceeded", `An organization may have at most ${MAX_ORG_ENDPOINTS} webhook endpoints.`);
@@ -85,12 +84,12 @@ export async function createWebhookEndpoint(
       secret_encrypted: sealSecret(id, secret),
     },
   });
-  await endpointsChanged();
+  endpointsChanged(ctx);
   return { ...toEndpoint(row), secret };
 }
 
-export async function listWebhookEndpoints(actor: Actor, orgId: Owner, query: PageQuery) {
-  const db = dataLayer(auditName(actor));
+export async function listWebhookEndpoints(ctx: Context, orgId: Owner, query: PageQuery) {
+  const { db } = ctx;
   await requireOwner(db, orgId);
   return paginate(
     query,
@@ -100,20 +99,20 @@ export async function listWebhookEndpoints(actor: Actor, orgId: Owner, query: Pa
   );
 }
 
-export async function getWebhookEndpoint(actor: Actor, orgId: Owner, endpointId: string) {
-  const db = dataLayer(auditName(actor));
+export async function getWebhookEndpoint(ctx: Context, orgId: Owner, endpointId: string) {
+  const { db } = ctx;
   await requireOwner(db, orgId);
   return toEndpoint(await requireEndpoint(db, orgId, endpointId));
 }
 
 export async function updateWebhookEndpoint(
-  actor: Actor,
+  ctx: Context,
   orgId: Owner,
   endpointId: string,
   input: UpdateWebhookEndpointInput,
 ) {
   if (input.url !== undefined) checkUrl(input.url);
-  const db = dataLayer(auditName(actor));
+  const { db } = ctx;
   await requireOwner(db, orgId);
   const existing = await requireEndpoint(db, orgId, endpointId);
   const reenabled = input.enabled === true && !existing.enabled;
@@ -127,22 +126,22 @@ export async function updateWebhookEndpoint(
       ...(reenabled ? { disabled_reason: null, failing_since: null } : {}),
     },
   });
-  await endpointsChanged();
+  endpointsChanged(ctx);
   return toEndpoint(row);
 }
 
-export async function deleteWebhookEndpoint(actor: Actor, orgId: Owner, endpointId: string) {
-  const db = dataLayer(auditName(actor));
+export async function deleteWebhookEndpoint(ctx: Context, orgId: Owner, endpointId: string) {
+  const { db } = ctx;
   await requireOwner(db, orgId);
   const existing = await requireEndpoint(db, orgId, endpointId);
   const row = await db.webhookEndpoint.update({ where: { id: existing.id }, data: { is_deleted: true } });
-  await endpointsChanged();
+  endpointsChanged(ctx);
   return toEndpoint(row);
 }
 
 /** A new secret, returned once; the previous one keeps signing (beside it) for 24 h. */
-export async function rotateWebhookEndpointSecret(actor: Actor, orgId: Owner, endpointId: string) {
-  const db = dataLayer(auditName(actor));
+export async function rotateWebhookEndpointSecret(ctx: Context, orgId: Owner, endpointId: string) {
+  const { db } = ctx;
   await requireOwner(db, orgId);
   const existing = await requireEndpoint(db, orgId, endpointId);
   const secret = newSecret();
@@ -162,12 +161,13 @@ export async function rotateWebhookEndpointSecret(actor: Actor, orgId: Owner, en
 }
 
 /** Queues a `webhook.test` message to this endpoint only (whatever it subscribes to). */
-export async function testWebhookEndpoint(actor: Actor, orgId: Owner, endpointId: string) {
-  const db = dataLayer(auditName(actor));
+export async function testWebhookEndpoint(ctx: Context, orgId: Owner, endpointId: string) {
+  const { db } = ctx;
   await requireOwner(db, orgId);
   const row = await requireEndpoint(db, orgId, endpointId);
   if (!row.enabled) throw new DomainError("conflict", "The endpoint is disabled: enable it first.");
   const emitted = await emitEvent(
+    ctx,
     "webhook.test",
     orgId,
     { webhook_endpoint: { id: row.id, org_id: row.org_id, url: row.url } },
@@ -200,12 +200,12 @@ function toDelivery(row: DeliveryRow): WebhookDelivery {
 
 /** Newest first; deliveries are kept 30 days. */
 export async function listWebhookDeliveries(
-  actor: Actor,
+  ctx: Context,
   orgId: Owner,
   endpointId: string,
   query: ListWebhookDeliveriesQuery,
 ) {
-  const db = dataLayer(auditName(actor));
+  const { db } = ctx;
   await requireOwner(db, orgId);
   await requireEndpoint(db, orgId, endpointId);
   const where = { endpoint_id: endpointId, ...(query.status ? { status: query.status } : {}) };
@@ -224,8 +224,8 @@ export async function listWebhookDeliveries(
 }
 
 /** Attempts the delivery again now (a failed one gets the whole schedule again). */
-export async function retryWebhookDelivery(actor: Actor, orgId: Owner, endpointId: string, deliveryId: string) {
-  const db = dataLayer(auditName(actor));
+export async function retryWebhookDelivery(ctx: Context, orgId: Owner, endpointId: string, deliveryId: string) {
+  const { db } = ctx;
   await requireOwner(db, orgId);
   const endpoint = await requireEndpoint(db, orgId, endpointId);
   if (!endpoint.enabled) throw new DomainError("conflict", "The endpoint is disabled: enable it first.");
@@ -239,7 +239,7 @@ export async function retryWebhookDelivery(actor: Actor, orgId: Owner, endpointI
       ...(delivery.status === "failed" ? { attempts: 0 } : {}),
     },
   });
-  await queueDeliveries(transactionSink(), [{ message_id: delivery.message_id, endpoint_id: endpoint.id }]);
-  await wakeAfterCommit();
+  await queueDeliveries(transactionSink(db), [{ message_id: delivery.message_id, endpoint_id: endpoint.id }]);
+  wakeAfterCommit(ctx);
   return { delivery_id: delivery.id, message_id: delivery.message_id };
 }

@@ -1,6 +1,6 @@
 import "server-only";
-import { dataLayer } from "@/server/db/data-layer";
-import { inOneTransaction } from "@/server/db/unit-of-work";
+import type { Context } from "@/server/db/context";
+import type { DataLayer } from "@/server/db/data-layer";
 import { wake, type StatementSink } from "@/server/jobs/queue";
 import {
   addressedTo,
@@ -14,15 +14,13 @@ import {
 } from "./outbox";
 
 // Events that no operation makes (section 14): the key lifecycle's, an endpoint disabled, a test
-// message. Written like a change's (message, deliveries and jobs in one transaction: the open
-// unit of work's when there is one), with `data` naming the subject.
+// message. Written like a change's (message, deliveries and jobs in one transaction: the change's
+// when there is one), with `data` naming the subject.
 
-const db = () => dataLayer("system:webhooks");
-
-/** A pg-boss `db` that runs statements in the open unit of work's transaction. */
-export const transactionSink = (): StatementSink => ({
+/** A pg-boss `db` that runs statements through `db` (a transaction's). */
+export const transactionSink = (db: Pick<DataLayer, "$queryRawUnsafe">): StatementSink => ({
   async executeSql(text, values = []) {
-    const rows = await db().$queryRawUnsafe<unknown[]>(text, ...values);
+    const rows = await db.$queryRawUnsafe<unknown[]>(text, ...values);
     return { rows };
   },
 });
@@ -41,16 +39,17 @@ export interface Emitted {
  * `only` that endpoint: a test message). Nothing is written when no endpoint wants it.
  */
 export async function emitEvent(
+  ctx: Pick<Context, "db" | "transaction">,
   type: string,
   orgId: string | null,
   data: Record<string, unknown>,
   only?: Subscriber,
 ): Promise<Emitted | undefined> {
-  const addressed = addressedTo(only ? [only] : await subscribers(), [type], orgId);
+  const addressed = addressedTo(only ? [only] : await subscribers(ctx.db), [type], orgId);
   if (addressed.length === 0) return undefined;
   const rows = outboxRows(addressed);
-  await inOneTransaction(async (unit) => {
-    await db().$executeRawUnsafe(
+  await ctx.transaction(async ({ db, afterCommit }) => {
+    await db.$executeRawUnsafe(
       INSERT_MESSAGES,
       rows.messageIds,
       rows.types,
@@ -58,16 +57,16 @@ export async function emitEvent(
       new Date().toISOString(),
       JSON.stringify(data),
     );
-    await db().$executeRawUnsafe(insertDeliveries(), rows.deliveryMessages, rows.deliveryEndpoints);
-    unit.afterCommit(() => wake(DELIVERY_QUEUE));
-    await queueDeliveries(transactionSink(), pairs(rows));
+    await db.$executeRawUnsafe(insertDeliveries(), rows.deliveryMessages, rows.deliveryEndpoints);
+    afterCommit(() => wake(DELIVERY_QUEUE));
+    await queueDeliveries(transactionSink(db), pairs(rows));
   });
   return { messageId: rows.messageIds[0]!, deliveries: rows.deliveryEndpoints.length };
 }
 
 /** Marks `key` as emitted; false when it already was (a system event goes out once). */
-export async function markOnce(key: string): Promise<boolean> {
-  const inserted = await db().$executeRawUnsafe(
+export async function markOnce(db: Pick<DataLayer, "$executeRawUnsafe">, key: string): Promise<boolean> {
+  const inserted = await db.$executeRawUnsafe(
     "INSERT INTO event_marks (key) VALUES ($1) ON CONFLICT (key) DO NOTHING",
     key.slice(0, 255),
   );

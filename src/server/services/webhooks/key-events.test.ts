@@ -6,6 +6,7 @@ import { createSysAdmin, seedRoles } from "@/test/fixtures";
 import { sessionActor } from "@/test/actors";
 import { createWebhookEndpoint } from "./endpoints";
 import { emitKeyExpiryEvents, keyRateLimited } from "./key-events";
+import { readContext } from "@/server/db/context";
 
 // api_key.expiring (7 days, then 1 day before) and api_key.expired: each once per key, naming the
 // key and never its secret.
@@ -18,7 +19,7 @@ const admin = await sessionActor(client, owner.id);
 
 describe("key expiry events", () => {
   it("are emitted once each, to endpoints that want them", async () => {
-    await createWebhookEndpoint(admin, null, {
+    await createWebhookEndpoint(readContext(admin), null, {
       url: "https://hooks.example.com/keys",
       description: null,
       event_types: ["api_key.expiring", "api_key.expired"],
@@ -26,22 +27,28 @@ describe("key expiry events", () => {
     });
     const day = 86_400_000;
     const now = new Date();
-    const soon = await createApiKey(systemActor("test"), owner.id, {
+    const soon = await createApiKey(readContext(systemActor("test")), owner.id, {
       name: "soon",
       scopes: [],
       expires_at: new Date(now.getTime() + 3 * day).toISOString(),
     });
-    const later = await createApiKey(systemActor("test"), owner.id, {
+    const later = await createApiKey(readContext(systemActor("test")), owner.id, {
       name: "later",
       scopes: [],
       expires_at: new Date(now.getTime() + 30 * day).toISOString(),
     });
-    expect(await emitKeyExpiryEvents(now)).toBe(1);
-    expect(await emitKeyExpiryEvents(now)).toBe(0);
+    expect(await emitKeyExpiryEvents(readContext(systemActor("webhooks")), now)).toBe(1);
+    expect(await emitKeyExpiryEvents(readContext(systemActor("webhooks")), now)).toBe(0);
     // A day before: again, once; then expired, once.
-    expect(await emitKeyExpiryEvents(new Date(now.getTime() + 2.5 * day))).toBe(1);
-    expect(await emitKeyExpiryEvents(new Date(now.getTime() + 2.6 * day))).toBe(0);
-    expect(await emitKeyExpiryEvents(new Date(now.getTime() + 3.1 * day))).toBe(1);
+    expect(await emitKeyExpiryEvents(readContext(systemActor("webhooks")), new Date(now.getTime() + 2.5 * day))).toBe(
+      1,
+    );
+    expect(await emitKeyExpiryEvents(readContext(systemActor("webhooks")), new Date(now.getTime() + 2.6 * day))).toBe(
+      0,
+    );
+    expect(await emitKeyExpiryEvents(readContext(systemActor("webhooks")), new Date(now.getTime() + 3.1 * day))).toBe(
+      1,
+    );
     const messages = await client.webhookMessage.findMany({ orderBy: { created_at: "asc" } });
     expect(messages.map((m) => m.event_type)).toEqual(["api_key.expiring", "api_key.expiring", "api_key.expired"]);
     const text = JSON.stringify(messages.map((m) => m.payload));
@@ -61,17 +68,21 @@ describe("key expiry events", () => {
   });
 
   it("api_key.rate_limited goes out for a key's first 429 in an hour, once", async () => {
-    await createWebhookEndpoint(admin, null, {
+    await createWebhookEndpoint(readContext(admin), null, {
       url: "https://hooks.example.com/limits",
       description: null,
       event_types: ["api_key.rate_limited"],
       enabled: true,
     });
-    const key = await createApiKey(systemActor("test"), owner.id, { name: "busy", scopes: [], expires_at: null });
+    const key = await createApiKey(readContext(systemActor("test")), owner.id, {
+      name: "busy",
+      scopes: [],
+      expires_at: null,
+    });
     const at = new Date("2026-11-26T10:15:00Z");
-    await keyRateLimited(key.id, at);
-    await keyRateLimited(key.id, new Date("2026-11-26T10:45:00Z"));
-    await keyRateLimited(key.id, new Date("2026-11-26T11:05:00Z"));
+    await keyRateLimited(readContext(systemActor("webhooks")), key.id, at);
+    await keyRateLimited(readContext(systemActor("webhooks")), key.id, new Date("2026-11-26T10:45:00Z"));
+    await keyRateLimited(readContext(systemActor("webhooks")), key.id, new Date("2026-11-26T11:05:00Z"));
     const messages = await client.webhookMessage.findMany({ where: { event_type: "api_key.rate_limited" } });
     expect(messages).toHaveLength(2);
     expect(JSON.stringify(messages.map((m) => m.payload))).not.toContain(key.raw_key);

@@ -1,8 +1,7 @@
 import "server-only";
 import { LRUCache } from "lru-cache";
-import { queryRows } from "@/server/db/client";
+import type { Context } from "@/server/db/context";
 import { log } from "@/server/log";
-import { inOneTransaction } from "@/server/db/unit-of-work";
 import { emitEvent, markOnce } from "./events";
 
 // api_key.expiring (7 days and again 1 day before expires_at) and api_key.expired, each once per
@@ -20,8 +19,8 @@ interface KeyRow {
 
 const DAY_MS = 86_400_000;
 
-export async function emitKeyExpiryEvents(now = new Date()): Promise<number> {
-  const keys = await queryRows<KeyRow>(
+export async function emitKeyExpiryEvents(ctx: Context, now = new Date()): Promise<number> {
+  const keys = await ctx.queryRows<KeyRow>(
     `SELECT id, key_prefix, user_id, name, expires_at, allowed_org_ids FROM api_keys
       WHERE is_active AND NOT is_deleted AND expires_at IS NOT NULL
         AND expires_at < $1::timestamptz + interval '7 days' AND expires_at > $1::timestamptz - interval '1 day'`,
@@ -36,10 +35,10 @@ export async function emitKeyExpiryEvents(now = new Date()): Promise<number> {
         : left <= DAY_MS
           ? ["api_key.expiring", "expiring-1d"]
           : ["api_key.expiring", "expiring-7d"];
-    await inOneTransaction(async () => {
-      if (!(await markOnce(`${mark}:${key.id}`))) return;
+    await ctx.transaction(async (tx) => {
+      if (!(await markOnce(tx.db, `${mark}:${key.id}`))) return;
       const orgId = key.allowed_org_ids.length === 1 ? key.allowed_org_ids[0]! : null;
-      await emitEvent(type, orgId, {
+      await emitEvent(tx, type, orgId, {
         api_key: {
           id: key.id,
           key_prefix: key.key_prefix,
@@ -60,20 +59,20 @@ export async function emitKeyExpiryEvents(now = new Date()): Promise<number> {
 const reported = new LRUCache<string, true>({ max: 10_000 });
 
 /** Emits api_key.rate_limited for the key's first 429 in this clock hour (once across processes); never throws. */
-export async function keyRateLimited(keyId: string, now = new Date()): Promise<void> {
+export async function keyRateLimited(ctx: Context, keyId: string, now = new Date()): Promise<void> {
   const hour = now.toISOString().slice(0, 13);
   const seen = `${keyId}:${hour}`;
   if (reported.has(seen)) return;
   reported.set(seen, true);
   try {
-    const [key] = await queryRows<KeyRow & { expires_at: Date | null }>(
+    const [key] = await ctx.queryRows<KeyRow & { expires_at: Date | null }>(
       "SELECT id, key_prefix, user_id, name, expires_at, allowed_org_ids FROM api_keys WHERE id = $1::uuid",
       [keyId],
     );
     if (!key) return;
-    await inOneTransaction(async () => {
-      if (!(await markOnce(`rate_limited:${seen}`))) return;
-      await emitEvent("api_key.rate_limited", key.allowed_org_ids.length === 1 ? key.allowed_org_ids[0]! : null, {
+    await ctx.transaction(async (tx) => {
+      if (!(await markOnce(tx.db, `rate_limited:${seen}`))) return;
+      await emitEvent(tx, "api_key.rate_limited", key.allowed_org_ids.length === 1 ? key.allowed_org_ids[0]! : null, {
         api_key: {
           id: key.id,
           key_prefix: key.key_prefix,

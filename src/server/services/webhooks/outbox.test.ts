@@ -1,5 +1,4 @@
 import { describe, expect, it } from "vitest";
-import { dataLayer } from "@/server/db/data-layer";
 import { auditedChange } from "@/server/operations/invoke";
 import { listAuditEvents, NO_REQUEST } from "@/server/services/audit/service";
 import { testDatabase } from "@/test/database";
@@ -7,6 +6,7 @@ import { createOrg, createSysAdmin, seedRoles } from "@/test/fixtures";
 import { sessionActor } from "@/test/actors";
 import { createWebhookEndpoint } from "./endpoints";
 import { subscribers } from "./outbox";
+import { readContext } from "@/server/db/context";
 
 // The outbox, in-process: a change's messages and deliveries are written with its audit event, in
 // its transaction, only for endpoints that want them, and not at all when it rolls back.
@@ -17,7 +17,7 @@ await seedRoles(client);
 const admin = await sessionActor(client, (await createSysAdmin(client)).id);
 const watched = await createOrg(client);
 const other = await createOrg(client);
-const endpoint = await createWebhookEndpoint(admin, watched.id, {
+const endpoint = await createWebhookEndpoint(readContext(admin), watched.id, {
   url: "https://hooks.example.com/outbox",
   description: null,
   event_types: ["organization.updated", "audit.event"],
@@ -28,8 +28,8 @@ const update = (orgId: string, fail = false) =>
   auditedChange(
     admin,
     NO_REQUEST,
-    async () => {
-      await dataLayer(admin.userId).organization.update({ where: { id: orgId }, data: { description: "changed" } });
+    async ({ db }) => {
+      await db.organization.update({ where: { id: orgId }, data: { description: "changed" } });
       if (fail) throw new Error("rolled back");
     },
     () => ({ action: "updateOrganization", target: { type: "organization", id: orgId }, orgId }),
@@ -40,7 +40,7 @@ describe("the outbox", () => {
     await update(watched.id);
     const messages = await client.webhookMessage.findMany({ orderBy: { event_type: "asc" } });
     expect(messages.map((m) => m.event_type)).toEqual(["audit.event", "organization.updated"]);
-    const [listed] = (await listAuditEvents(admin, { limit: 1 })).data;
+    const [listed] = (await listAuditEvents(readContext(admin), { limit: 1 })).data;
     // A target's name is read when the trail is listed; a message carries what the change wrote.
     const { name: _name, ...target } = listed!.target;
     const event = { ...listed!, target };
@@ -60,7 +60,7 @@ describe("the outbox", () => {
   });
 
   it("leaves out an endpoint disabled before the change commits", async () => {
-    expect((await subscribers()).map((s) => s.id)).toContain(endpoint.id);
+    expect((await subscribers(readContext(admin).db)).map((s) => s.id)).toContain(endpoint.id);
     await client.webhookEndpoint.update({ where: { id: endpoint.id }, data: { enabled: false } });
     const before = await client.webhookDelivery.count();
     // This process still believes the endpoint enabled (it reads the list again after a second).

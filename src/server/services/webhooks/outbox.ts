@@ -1,8 +1,8 @@
 import "server-only";
 import { randomUUID } from "node:crypto";
 import { AUDIT_STREAM, changeEventType, wants } from "@/lib/event-types";
-import { dataLayer } from "@/server/db/data-layer";
-import { inOneTransaction, type UnitOfWork } from "@/server/db/unit-of-work";
+import type { Context } from "@/server/db/context";
+import type { DataLayer } from "@/server/db/data-layer";
 import { runningQueue, wake, type StatementSink } from "@/server/jobs/queue";
 import { log } from "@/server/log";
 import { processState } from "@/server/process-state";
@@ -26,13 +26,13 @@ const SUBSCRIBERS_TTL_MS = 1_000;
 
 const shared = processState("webhookSubscribers", () => ({}));
 
-/** Endpoints enabled now, from memory when read within the last second. */
-export async function subscribers(): Promise<Subscriber[]> {
+/** Endpoints enabled now, from memory when read within the last second, else read through `db`. */
+export async function subscribers(db: Pick<DataLayer, "$queryRawUnsafe">): Promise<Subscriber[]> {
   const cached = shared.read;
   if (cached && Date.now() - cached.at < SUBSCRIBERS_TTL_MS) return cached.list;
-  // Read in the open unit of work's transaction when there is one: the embedded database serves
-  // one session at a time, so a second connection would wait for the very transaction asking.
-  shared.reading ??= dataLayer("system:webhooks")
+  // Read in the asking change's transaction when there is one: the embedded database serves one
+  // session at a time, so a second connection would wait for the very transaction asking.
+  shared.reading ??= db
     .$queryRawUnsafe<Subscriber[]>(
       "SELECT id, org_id, event_types FROM webhook_endpoints WHERE enabled AND NOT is_deleted",
     )
@@ -138,9 +138,9 @@ const relay = processState("deliveryRelay", () => ({}));
  * written with the change, so should this process die before the INSERT, or it fail, the upkeep's
  * sweep queues them.
  */
-export function queueAfterCommit(unit: UnitOfWork, deliveries: readonly DeliveryJob[]): void {
-  if (!runningQueue()) return;
-  unit.afterCommit(() => {
+export function queueAfterCommit(afterCommit: Context["afterCommit"], deliveries: readonly DeliveryJob[]): void {
+  if (deliveries.length === 0 || !runningQueue()) return;
+  afterCommit(() => {
     (relay.waiting ??= []).push(...deliveries);
     relay.relaying ??= relayJobs().finally(() => (relay.relaying = undefined));
   });
@@ -173,5 +173,5 @@ async function relayJobs(): Promise<void> {
 export const pairs = (rows: ReturnType<typeof outboxRows>): DeliveryJob[] =>
   rows.deliveryMessages.map((message_id, i) => ({ message_id, endpoint_id: rows.deliveryEndpoints[i]! }));
 
-/** Wakes this process's delivery workers once the open unit of work commits. */
-export const wakeAfterCommit = () => inOneTransaction(async (unit) => unit.afterCommit(() => wake(DELIVERY_QUEUE)));
+/** Wakes this process's delivery workers once the change commits. */
+export const wakeAfterCommit = (ctx: Pick<Context, "afterCommit">) => ctx.afterCommit(() => wake(DELIVERY_QUEUE));

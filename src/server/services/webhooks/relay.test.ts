@@ -1,5 +1,4 @@
 import { afterAll, describe, expect, it, vi } from "vitest";
-import { dataLayer } from "@/server/db/data-layer";
 import { ensureQueue, startQueue } from "@/server/jobs/queue";
 import { auditedChange } from "@/server/operations/invoke";
 import { NO_REQUEST } from "@/server/services/audit/service";
@@ -9,6 +8,8 @@ import { sessionActor } from "@/test/actors";
 import { createWebhookEndpoint } from "./endpoints";
 import { DELIVERY_QUEUE, type DeliveryJob } from "./outbox";
 import { ORPHAN_AFTER_SECONDS, webhookUpkeep } from "./upkeep";
+import { systemActor } from "@/server/auth/actor";
+import { readContext } from "@/server/db/context";
 
 // A change's delivery jobs are queued after its commit (off its own path), on a real pg-boss queue
 // in the test database; no worker runs here, so the jobs stay where they were queued. Deliveries
@@ -19,7 +20,7 @@ const { client } = await testDatabase();
 await seedRoles(client);
 const admin = await sessionActor(client, (await createSysAdmin(client)).id);
 const org = await createOrg(client);
-await createWebhookEndpoint(admin, org.id, {
+await createWebhookEndpoint(readContext(admin), org.id, {
   url: "https://hooks.example.com/relay",
   description: null,
   event_types: ["organization.updated"],
@@ -30,7 +31,7 @@ const update = (description: string) =>
   auditedChange(
     admin,
     NO_REQUEST,
-    () => dataLayer(admin.userId).organization.update({ where: { id: org.id }, data: { description } }),
+    ({ db }) => db.organization.update({ where: { id: org.id }, data: { description } }),
     () => ({ action: "updateOrganization", target: { type: "organization", id: org.id }, orgId: org.id }),
   );
 
@@ -76,8 +77,8 @@ describe("delivery jobs", () => {
       auditedChange(
         admin,
         NO_REQUEST,
-        async () => {
-          await dataLayer(admin.userId).organization.update({ where: { id: org.id }, data: { description: "no" } });
+        async ({ db }) => {
+          await db.organization.update({ where: { id: org.id }, data: { description: "no" } });
           throw new Error("rolled back");
         },
         () => ({ action: "updateOrganization", target: { type: "organization", id: org.id }, orgId: org.id }),
@@ -88,12 +89,12 @@ describe("delivery jobs", () => {
   });
 
   it("that never came are queued by the sweep once the delivery is 15 seconds due, not before", async () => {
-    expect(await webhookUpkeep()).toMatchObject({ requeued: 0 });
+    expect(await webhookUpkeep(readContext(systemActor("webhooks")))).toMatchObject({ requeued: 0 });
     await client.webhookDelivery.updateMany({
       where: { message_id: orphan.message_id },
       data: { created_at: new Date(Date.now() - (ORPHAN_AFTER_SECONDS + 5) * 1_000) },
     });
-    expect(await webhookUpkeep()).toMatchObject({ requeued: 1 });
+    expect(await webhookUpkeep(readContext(systemActor("webhooks")))).toMatchObject({ requeued: 1 });
     expect(await queuedJobs()).toContainEqual(orphan);
   });
 
@@ -105,7 +106,7 @@ describe("delivery jobs", () => {
       where: { message_id: waiting.message_id },
       data: { created_at: new Date(Date.now() - 10 * 60_000) },
     });
-    expect(await webhookUpkeep()).toMatchObject({ requeued: 0 });
+    expect(await webhookUpkeep(readContext(systemActor("webhooks")))).toMatchObject({ requeued: 0 });
     expect((await queuedJobs()).filter((job) => job.message_id === waiting.message_id)).toHaveLength(1);
   });
 });

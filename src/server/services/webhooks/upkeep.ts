@@ -1,9 +1,8 @@
 import "server-only";
-import { queryRows } from "@/server/db/client";
+import type { Context } from "@/server/db/context";
 import { QUEUE_SCHEMA } from "@/server/jobs/queue";
 import { DELIVERY_QUEUE, queueDeliveries, type DeliveryJob } from "./outbox";
 import { transactionSink } from "./events";
-import { inOneTransaction } from "@/server/db/unit-of-work";
 
 // The delivery queue's safety net and retention: a pending delivery due for over 15 seconds with
 // no live job in pg-boss's table lost its job (written by the CLI, which runs no queue, or by a
@@ -16,8 +15,8 @@ export const DELIVERY_RETENTION_DAYS = 30;
 export const ORPHAN_AFTER_SECONDS = 15;
 const SWEEP_BATCH = 1_000;
 
-export async function webhookUpkeep(): Promise<{ requeued: number; removed: number }> {
-  const stuck = await queryRows<DeliveryJob>(
+export async function webhookUpkeep(ctx: Context): Promise<{ requeued: number; removed: number }> {
+  const stuck = await ctx.queryRows<DeliveryJob>(
     `UPDATE webhook_deliveries SET next_attempt_at = now()
       WHERE id IN (SELECT d.id FROM webhook_deliveries d
         WHERE d.status = 'pending' AND (d.leased_until IS NULL OR d.leased_until < now())
@@ -29,8 +28,8 @@ export async function webhookUpkeep(): Promise<{ requeued: number; removed: numb
       RETURNING message_id, endpoint_id`,
     [ORPHAN_AFTER_SECONDS, DELIVERY_QUEUE],
   );
-  if (stuck.length > 0) await inOneTransaction(() => queueDeliveries(transactionSink(), stuck));
-  const removed = await queryRows<{ n: number }>(
+  if (stuck.length > 0) await ctx.transaction(({ db }) => queueDeliveries(transactionSink(db), stuck));
+  const removed = await ctx.queryRows<{ n: number }>(
     `WITH gone AS (DELETE FROM webhook_messages WHERE created_at < now() - make_interval(days => $1) RETURNING 1)
      SELECT count(*)::int AS n FROM gone`,
     [DELIVERY_RETENTION_DAYS],
