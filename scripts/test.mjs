@@ -7,6 +7,8 @@ const steps = [
   ["type check", ["node_modules/typescript/bin/tsc", "--noEmit"]],
   ["lint", ["node_modules/eslint/bin/eslint.js", "."]],
   ["format check", ["node_modules/prettier/bin/prettier.cjs", "--check", "--log-level", "warn", "."]],
+  // Unused files, exports and dependencies (knip.jsonc).
+  ["dead code", ["node_modules/knip/bin/knip.js"]],
   // The OpenAPI document under Spectral's OpenAPI and OWASP API Security rules (.spectral.yaml).
   [
     "API contract lint",

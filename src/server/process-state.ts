@@ -3,6 +3,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import type { InvalidationRoutes } from "@/server/auth/invalidation";
 import type { Invalidation, InvalidationListener } from "@/server/auth/invalidation-bus";
 import type { SignInThrottle } from "@/server/auth/sign-in-throttle";
+import type { BaseClient, Pooled } from "@/server/db/client";
 import type { QueueState } from "@/server/jobs/queue";
 import type { Lifecycle } from "@/server/lifecycle";
 import type { Limiter, LimiterStore } from "@/server/limits/store";
@@ -46,6 +47,16 @@ interface ProcessState {
   webhookSubscribers: { read?: { at: number; list: Subscriber[] }; reading?: Promise<Subscriber[]> };
   /** Delivery jobs of committed changes waiting for their INSERT, and the relay inserting them. */
   deliveryRelay: { waiting?: DeliveryJob[]; relaying?: Promise<void> };
+  /** The process-wide Prisma client for DATABASE_URL, once made (db/client.ts). */
+  baseClient: { current?: BaseClient };
+  /** Each client's node-postgres pool and how it names statements. */
+  pools: WeakMap<BaseClient, Pooled>;
+  /** The names given to prepared statements, by their SQL. */
+  statementNames: Map<string, string>;
+  /** The servers (host:port) found to be transaction poolers (db/pooler.ts). */
+  poolers: Set<string>;
+  /** Every coalescing writer of last-used times, for the backlog metric (db/bookkeeping.ts). */
+  touches: Set<{ backlog: number }>;
 }
 
 const SLOT = Symbol.for("svc.process-state");

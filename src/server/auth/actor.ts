@@ -6,7 +6,7 @@ import type { RateLimit } from "@/lib/schemas/api-keys";
 
 // Who is acting. Every service function takes one; authorization (authorize.ts) reads it.
 
-export interface UserIdentity {
+interface UserIdentity {
   userId: string;
   username: string;
   displayName: string | null;

@@ -7,7 +7,7 @@ import { crc32 } from "node:zlib";
 // random probe be refused without any database work.
 
 const ALPHABET = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
-export const KEY_PREFIX = "cdk_";
+const KEY_PREFIX = "cdk_";
 const BODY_LENGTH = 43; // ceil(256 / log2(62))
 const CHECKSUM_LENGTH = 6; // 62^6 > 2^32
 export const KEY_LENGTH = KEY_PREFIX.length + BODY_LENGTH + CHECKSUM_LENGTH;

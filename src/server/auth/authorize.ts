@@ -70,7 +70,7 @@ export function holdsAnywhere(actor: Actor, permission: Permission): boolean {
 const lacking = (permission: Permission, message = `This needs the permission ${permission}.`) =>
   new DomainError("forbidden", message, { required_permission: permission });
 
-export function requirePermission(actor: Actor, permission: Permission, orgId?: string): void {
+function requirePermission(actor: Actor, permission: Permission, orgId?: string): void {
   if (!holds(actor, permission, orgId)) throw lacking(permission);
 }
 
@@ -79,7 +79,7 @@ export function requirePermission(actor: Actor, permission: Permission, orgId?: 
  * other tenants stay invisible; for a list it is a plain 403. Inside the organization, lacking the
  * permission is a 403 naming it.
  */
-export function requireOrgPermission(
+function requireOrgPermission(
   actor: Actor,
   permission: Permission,
   orgId: string,
@@ -97,7 +97,7 @@ export function requireOrgPermission(
   requirePermission(actor, permission, orgId);
 }
 
-export function requireSysAdmin(actor: Actor, message = "This needs a platform sys_admin."): void {
+function requireSysAdmin(actor: Actor, message = "This needs a platform sys_admin."): void {
   if (!isSysAdmin(actor)) throw lacking("svc:system:admin", message);
 }
 

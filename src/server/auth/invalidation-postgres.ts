@@ -21,7 +21,7 @@ const HEARTBEAT_MS = 5_000;
 const RETRY_FIRST_MS = 250;
 const RETRY_MAX_MS = 2_000;
 /** How long the listener waits for its own probe before concluding it cannot hear. */
-export const PROBE_WAIT_MS = 2_000;
+const PROBE_WAIT_MS = 2_000;
 
 export interface PostgresRoute {
   /** Whether notifications reach this process now. */

@@ -9,7 +9,7 @@ import { invalidateLocally, type Invalidation } from "./invalidation-bus";
 import { listenOnPostgres, type PostgresRoute } from "./invalidation-postgres";
 import { listenOnRedis, publishOnRedis, type RedisRoute } from "./invalidation-redis";
 
-export { CHANNEL, invalidateLocally, notifyPayload, onInvalidation, type Invalidation } from "./invalidation-bus";
+export { CHANNEL, notifyPayload, onInvalidation, type Invalidation } from "./invalidation-bus";
 
 // Cross-process invalidation of cached authentication state. A revoke, a deleted user or a changed
 // grant is applied to this process's caches at once and announced to every other process of the

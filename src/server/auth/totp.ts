@@ -7,7 +7,7 @@ import { RECOVERY_CODES } from "@/lib/schemas/two-factor";
 // one step either side of now, for clocks that drift and codes typed as the step turns; a code of a
 // step at or before the last one accepted is refused, so an overheard code cannot be replayed.
 
-export const TOTP_ISSUER = "svc";
+const TOTP_ISSUER = "svc";
 const PERIOD_SECONDS = 30;
 /** One step either side, as seconds of tolerance (otplib checks every step within it). */
 const TOLERANCE_SECONDS = PERIOD_SECONDS;

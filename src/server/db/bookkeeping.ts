@@ -2,6 +2,7 @@ import "server-only";
 import { LRUCache } from "lru-cache";
 import { env } from "@/server/env";
 import { onShutdown } from "@/server/lifecycle";
+import { processState } from "@/server/process-state";
 import { log } from "@/server/log";
 import { API_KEYS_IN_MEMORY } from "@/server/keys-in-memory";
 import { USAGE_RETENTION_DAYS, type UsageOutcome } from "@/lib/schemas/api-keys";
@@ -20,8 +21,7 @@ type Target =
 const MAX_TRACKED = API_KEYS_IN_MEMORY;
 
 // Every instance of the process, whichever server chunk made it, for the backlog metric.
-const shared = globalThis as unknown as { svcTouches?: Set<{ backlog: number }> };
-const touches = (shared.svcTouches ??= new Set());
+const touches = processState("touches", () => new Set<{ backlog: number }>());
 
 /** Rows recorded by every instance and not yet written. */
 export const bookkeepingBacklog = (): number => [...touches].reduce((sum, touch) => sum + touch.backlog, 0);
@@ -90,7 +90,7 @@ export class CoalescedTouch {
 const HOUR_MS = 3_600_000;
 
 /** The outcome a response status counts as. */
-export function outcomeOf(status: number): UsageOutcome {
+function outcomeOf(status: number): UsageOutcome {
   if (status < 400) return "2xx";
   if (status === 401 || status === 403 || status === 429) return String(status) as UsageOutcome;
   return status < 500 ? "4xx" : "5xx";

@@ -5,6 +5,7 @@ import pg from "pg";
 import { PrismaClient } from "@/generated/prisma/client";
 import { env } from "@/server/env";
 import { onShutdown } from "@/server/lifecycle";
+import { processState } from "@/server/process-state";
 import { behindPooler, setSessionTimeouts } from "./pooler";
 
 export type BaseClient = PrismaClient;
@@ -80,14 +81,9 @@ function closeUnlessAtRest(error: Error | undefined, connection: pg.PoolClient):
 const PREPARED_STATEMENT_LIMIT = 500;
 const PLANNED_WITH_VALUES = / I?LIKE /i;
 
-// Process-wide state lives on globalThis: Next.js bundles this module into several server chunks,
-// each with its own module scope, and a client made in one must be usable from another.
-const shared = globalThis as unknown as {
-  svcBaseClient?: BaseClient;
-  svcStatementNames?: Map<string, string>;
-  svcPools?: WeakMap<BaseClient, Pooled>;
-};
-const statementNames = (shared.svcStatementNames ??= new Map<string, string>());
+// Kept per process (a client made in one server chunk must be usable from another).
+const statementNames = processState("statementNames", () => new Map<string, string>());
+const shared = processState("baseClient", () => ({}));
 
 function statementName(sql: string): string | undefined {
   const known = statementNames.get(sql);
@@ -98,12 +94,12 @@ function statementName(sql: string): string | undefined {
   return name;
 }
 
-interface Pooled {
+export interface Pooled {
   pool: pg.Pool;
   name: (sql: string) => string | undefined;
 }
 
-const pools = (shared.svcPools ??= new WeakMap<BaseClient, Pooled>());
+const pools = processState("pools", () => new WeakMap<BaseClient, Pooled>());
 
 /** A Prisma client over node-postgres for one connection string (real or embedded PostgreSQL). */
 export function createBaseClient(url: string, options: BaseClientOptions = {}): BaseClient {
@@ -131,25 +127,23 @@ export function createBaseClient(url: string, options: BaseClientOptions = {}): 
 }
 
 /**
- * Rows of one SQL statement, sent through the client's own pool (or `on` a connection taken from it,
- * a transaction's) without Prisma's per-query work (building, then decoding, a typed result). For
- * the hottest statements only, whose rows node-postgres already gives in their final shape;
- * everything else goes through the data layer.
+ * Rows of one SQL statement, sent through the client's own pool without Prisma's per-query work
+ * (building, then decoding, a typed result). For the hottest statements only, whose rows
+ * node-postgres already gives in their final shape; everything else goes through the data layer.
  */
 export async function queryRows<T extends pg.QueryResultRow>(
   sql: string,
   values: unknown[],
   client = baseClient(),
-  on?: pg.ClientBase,
 ): Promise<T[]> {
   const pooled = pools.get(client);
   if (!pooled) throw new Error("queryRows needs a client made by createBaseClient");
-  return (await (on ?? pooled.pool).query<T>({ name: pooled.name(sql), text: sql, values })).rows;
+  return (await pooled.pool.query<T>({ name: pooled.name(sql), text: sql, values })).rows;
 }
 
 /** The process-wide client for DATABASE_URL, kept across hot reloads in development. */
 export function baseClient(): BaseClient {
-  if (shared.svcBaseClient) return shared.svcBaseClient;
+  if (shared.current) return shared.current;
   const url = env().DATABASE_URL;
   if (!url) {
     throw new Error(
@@ -157,7 +151,7 @@ export function baseClient(): BaseClient {
     );
   }
   const client = createBaseClient(url);
-  shared.svcBaseClient = client;
+  shared.current = client;
   onShutdown("close", () => closeBaseClient(client));
   return client;
 }
@@ -194,11 +188,11 @@ export async function databaseAnswers(ms: number, client = baseClient()): Promis
 
 /** Connections of the process-wide pool: in use, idle, and requests waiting for one (for metrics). */
 export function poolUsage(): { total: number; idle: number; waiting: number } | undefined {
-  const pooled = shared.svcBaseClient && pools.get(shared.svcBaseClient);
+  const pooled = shared.current && pools.get(shared.current);
   return pooled && { total: pooled.pool.totalCount, idle: pooled.pool.idleCount, waiting: pooled.pool.waitingCount };
 }
 
 /** Makes `client` the process-wide client: for the CLI, on the database it resolved. */
 export function useBaseClient(client: BaseClient): void {
-  shared.svcBaseClient = client;
+  shared.current = client;
 }

@@ -29,7 +29,7 @@ type Args = { where?: Record<string, unknown>; data?: unknown; create?: unknown;
  * children are not found either (restoring it brings them back). `optional`: the row may belong to
  * no organization (system plugins, global grants), and then stays.
  */
-export const ORGANIZATION_CHILDREN: Readonly<Record<string, "required" | "optional">> = {
+const ORGANIZATION_CHILDREN: Readonly<Record<string, "required" | "optional">> = {
   OrganizationSetting: "required",
   OrganizationLlmConfig: "required",
   OrchestratorInstance: "required",

@@ -187,7 +187,7 @@ function text(tokens: Token[]): string {
   return out;
 }
 
-export interface Partition {
+interface Partition {
   parent: string;
   child: string;
   /** `DEFAULT`, or `FOR VALUES …` of literals. */

@@ -6,7 +6,7 @@ import { dumpArguments } from "./embedded-dump";
 // A dump of a real PostgreSQL server by its own pg_dump (plain SQL of INSERTs, restorable by
 // `svc db restore`): consistent, since pg_dump reads in one repeatable-read transaction.
 
-export class DumpError extends Error {}
+class DumpError extends Error {}
 
 /** The server's pg_dump run on `url`; its first error line when it fails. */
 export function pgDump(url: string, options: DumpOptions = {}): Promise<string> {

@@ -23,7 +23,7 @@ import { exchangeAware } from "./embedded-session";
 // is believed only while its process is alive (not a zombie awaiting its reaper), is the one that
 // wrote it (not another process that reuses its PID) and its address answers.
 
-export const EMBEDDED_MAX_CONNECTIONS = 24;
+const EMBEDDED_MAX_CONNECTIONS = 24;
 
 export interface EmbeddedDatabase {
   url: string;
@@ -42,7 +42,7 @@ interface Marker {
 }
 
 /** The embedded database cannot start safely; the message says what to do. */
-export class EmbeddedSetupError extends Error {}
+class EmbeddedSetupError extends Error {}
 
 const ADDRESS_CHECK_MS = 1_000;
 /** node-postgres finds a server's socket as `<folder>/.s.PGSQL.<port>`. */
@@ -53,7 +53,7 @@ const DUMP_SOCKET_NAME = "dump.sock";
 const MAX_SOCKET_PATH_BYTES = process.platform === "linux" ? 107 : 103;
 
 /** The connection string of a server whose socket is `<folder>/.s.PGSQL.5432`. */
-export const socketUrl = (folder: string) =>
+const socketUrl = (folder: string) =>
   `postgresql://postgres@localhost:${SOCKET_PORT}/postgres?host=${encodeURIComponent(folder)}`;
 
 /** Where a connection string leads: a Unix socket (`?host=/folder`, as node-postgres reads it) or host:port. */

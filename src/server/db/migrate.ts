@@ -15,9 +15,9 @@ import { applyRoleTimeouts, connectClient } from "./pooler";
 //   once), through a transaction pooler too.
 // - Then the role's own timeouts are set in the database (pooler.ts).
 
-export const MIGRATIONS_DIR = path.resolve(process.cwd(), "prisma/migrations");
+const MIGRATIONS_DIR = path.resolve(process.cwd(), "prisma/migrations");
 const LOCK_KEY = 727_073_690; // arbitrary, fixed: "svc migrations"
-export const MIN_SERVER_VERSION = 140000;
+const MIN_SERVER_VERSION = 140000;
 
 export interface MigrationFile {
   name: string;
@@ -30,7 +30,7 @@ export interface MigrateResult {
   alreadyApplied: string[];
 }
 
-export class MigrationError extends Error {
+class MigrationError extends Error {
   constructor(message: string) {
     super(message);
     this.name = "MigrationError";

@@ -1,5 +1,6 @@
 import "server-only";
 import pg from "pg";
+import { processState } from "@/server/process-state";
 
 // A transaction pooler (PgBouncer in transaction mode, its default settings) refuses startup
 // parameters it does not know, statement_timeout among them, and closes the connection; and it
@@ -11,9 +12,7 @@ import pg from "pg";
 // connection the pooler opens. A pool sends no startup timeouts at all: it sets them on each new
 // connection to a server it does not know as a pooler. See docs/decisions/040-timeouts-behind-a-pooler.md.
 
-// On globalThis: Next.js bundles this module into several server chunks.
-const shared = globalThis as unknown as { svcPoolers?: Set<string> };
-const poolers = (shared.svcPoolers ??= new Set<string>());
+const poolers = processState("poolers", () => new Set<string>());
 
 const addressOf = (url: string | undefined): string => {
   try {

@@ -21,7 +21,7 @@ import { connectClient } from "./pooler";
 // is made by svc's migrations and pg-boss's own construction plan (the job queue's schema), and only
 // rows come from the dump: a dump's statements never run as they are (dump-statements.ts).
 
-export class TransferError extends Error {}
+class TransferError extends Error {}
 
 // A dump's text that is data: string literals, quoted identifiers, comments and dollar-quoted
 // bodies. Whatever looks like a statement or a psql line inside them is passed over, so that a

@@ -14,7 +14,7 @@ import { processState } from "@/server/process-state";
 
 export const QUEUE_SCHEMA = "pgboss";
 /** A job active longer than this is taken to be lost with its process and is run again (seconds). */
-export const JOB_EXPIRY_SECONDS = 30;
+const JOB_EXPIRY_SECONDS = 30;
 
 /** A pg-boss `db` that runs statements wherever the caller says (in a transaction, at its commit). */
 export interface StatementSink {

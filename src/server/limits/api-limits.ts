@@ -48,7 +48,7 @@ type RateLimitFields = Record<"RateLimit-Policy" | "RateLimit", string>;
  * The IETF RateLimit fields of an answer counted against a limit: the policy (`key`, a key's rate
  * limit, or `address`, an operation's calls per client address), and where its window stands.
  */
-export function rateLimitHeaders(policy: "key" | "address", limit: RateLimit, state: LimitState): RateLimitFields {
+function rateLimitHeaders(policy: "key" | "address", limit: RateLimit, state: LimitState): RateLimitFields {
   return {
     "RateLimit-Policy": `"${policy}";q=${limit.requests};w=${limit.window_seconds}`,
     RateLimit: `"${policy}";r=${state.remaining};t=${Math.ceil(state.resetMs / 1000)}`,

@@ -13,7 +13,7 @@ import { processState } from "@/server/process-state";
 // through). Without one, counters live in this process. A limit large enough to spare it is counted
 // in Redis a block of requests at a time (see `leasing`).
 
-export interface LimiterSpec {
+interface LimiterSpec {
   /** Names the counters: limiters of one name share them (in Redis, across replicas). */
   name: string;
   /** Requests (points) allowed per window. */
@@ -31,7 +31,7 @@ export interface LimitState {
 }
 
 /** Where counts go now: this process ("memory"), Redis, or this process while Redis is away ("insurance"). */
-export type LimiterBackend = "memory" | "redis" | "insurance";
+type LimiterBackend = "memory" | "redis" | "insurance";
 
 export interface LimiterStore {
   backend(): LimiterBackend;
@@ -320,7 +320,7 @@ export function limiterStore(): LimiterStore {
 }
 
 /** Closes the process's store (its Redis connection), at shutdown. */
-export async function closeLimiterStore(): Promise<void> {
+async function closeLimiterStore(): Promise<void> {
   const store = shared.open;
   shared.open = undefined;
   await store?.close();

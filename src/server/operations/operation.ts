@@ -35,7 +35,7 @@ export type ObjectSchema = z.ZodObject<z.core.$ZodShape, z.core.$ZodObjectConfig
 type Out<S> = S extends z.ZodType ? z.output<S> : Record<string, never>;
 
 /** What a handler is given: the call's context (who acts, and its database: a change's own transaction) and its input. */
-export interface OperationContext<P, Q, B> extends Context {
+interface OperationContext<P, Q, B> extends Context {
   params: P;
   query: Q;
   body: B;

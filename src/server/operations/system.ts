@@ -34,7 +34,7 @@ const READY_DEADLINE_MS = 1_500;
 
 const permissions = list(text(), ALL_PERMISSIONS.length);
 
-export const meSchema = z.object({
+const meSchema = z.object({
   user: userSummarySchema,
   auth: z.enum(["api_key", "session"]),
   key: z

@@ -214,7 +214,7 @@ function answer(response: ServerResponse, status: number, headers: Record<string
 }
 
 /** Handles the request when the front door answers it; false: Next.js goes on with it. */
-export function frontDoor(request: IncomingMessage, response: ServerResponse): boolean {
+function frontDoor(request: IncomingMessage, response: ServerResponse): boolean {
   const url = request.url ?? "/";
   const pathname = pathnameOf(url);
   if (pathname === undefined ? !url.startsWith("/api") : !isApiPath(pathname)) return false;

@@ -10,7 +10,7 @@ import { DomainError } from "@/server/errors";
 type Tx = Pick<DataLayer, "$executeRaw">;
 
 /** Queues the announcement in the transaction; pg_notify delivers it on commit only. */
-export async function announce(tx: Tx, event: Invalidation): Promise<void> {
+async function announce(tx: Tx, event: Invalidation): Promise<void> {
   await tx.$executeRaw`SELECT pg_notify(${CHANNEL}, ${notifyPayload(event)})`;
 }
 

@@ -9,7 +9,7 @@ export const TIER_ORDER = ["free", "pro", "enterprise"] as const;
 export type QuotaName = "max_orchestrators" | "max_central_points" | "max_members";
 
 /** The quota of a tier, or undefined when the tier sets none (no limit). */
-export async function quota(
+async function quota(
   db: Pick<DataLayer, "platformSetting">,
   tier: string,
   name: QuotaName,

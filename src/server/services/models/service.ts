@@ -17,7 +17,7 @@ const priceOut = (value: Prisma.Decimal | null): string | null => {
   return fixed.replace(/\.?0+$/, "") || "0";
 };
 
-export const toModel = (row: Row): Model => ({
+const toModel = (row: Row): Model => ({
   id: row.id,
   provider: row.provider,
   model_id: row.model_id,

@@ -32,7 +32,7 @@ type Row = Prisma.Oauth2ClientGetPayload<object>;
 const strings = (value: unknown): string[] =>
   Array.isArray(value) ? value.filter((v): v is string => typeof v === "string") : [];
 
-export function toOAuthClient(row: Row): OAuthClient {
+function toOAuthClient(row: Row): OAuthClient {
   return {
     id: row.id,
     client_id: row.client_id,
@@ -50,7 +50,7 @@ export function toOAuthClient(row: Row): OAuthClient {
   };
 }
 
-export const hashClientSecret = (secret: string): string => createHash("sha256").update(secret, "utf8").digest("hex");
+const hashClientSecret = (secret: string): string => createHash("sha256").update(secret, "utf8").digest("hex");
 
 function newSecret(): { secret: string; hash: string } {
   const secret = SECRET_PREFIX + randomBytes(32).toString("base64url");

@@ -23,7 +23,7 @@ import { containing } from "@/server/services/search";
 type Row = Prisma.OrchestratorInstanceGetPayload<object>;
 type JsonObject = Record<string, Prisma.JsonValue>;
 
-export function toOrchestrator(row: Row): Orchestrator {
+function toOrchestrator(row: Row): Orchestrator {
   return {
     id: row.id,
     org_id: row.org_id,

@@ -20,7 +20,7 @@ import type {
 
 type OrganizationRow = Prisma.OrganizationGetPayload<object>;
 
-export function toOrganization(row: OrganizationRow): Organization {
+function toOrganization(row: OrganizationRow): Organization {
   const { subscription_tier, created_by: _c, updated_by: _u, created_at, updated_at, ...rest } = row;
   return {
     ...rest,

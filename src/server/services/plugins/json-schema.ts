@@ -21,7 +21,7 @@ import type { FieldError } from "@/server/errors";
 //   so other requests are served meanwhile.
 // - Compiled validators are kept in a bounded LRU cache, keyed by the schema's text.
 
-export const MAX_SCHEMA_DEPTH = 32;
+const MAX_SCHEMA_DEPTH = 32;
 export const CHECK_BUDGET_MS = 500;
 const MAX_REPORTED_ERRORS = 20;
 const DRAFT_2020_12 = "https://json-schema.org/draft/2020-12/schema";

@@ -19,7 +19,7 @@ export type PluginScope = { source: "system" } | { source: "org"; orgId: string 
 
 type Row = Prisma.PluginGetPayload<object>;
 
-export const toPlugin = (row: Row): Plugin => ({
+const toPlugin = (row: Row): Plugin => ({
   ...row,
   source: row.source as Plugin["source"],
   default_settings: row.default_settings as Plugin["default_settings"],

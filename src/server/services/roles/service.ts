@@ -34,7 +34,7 @@ import { containing } from "@/server/services/search";
 const ROLE_INCLUDE = { permissions: { select: { permission: true }, orderBy: { id: "asc" } } } as const;
 type RoleRow = Prisma.RoleGetPayload<{ include: typeof ROLE_INCLUDE }>;
 
-export function toRole(row: RoleRow): Role {
+function toRole(row: RoleRow): Role {
   return {
     id: row.id,
     name: row.name,

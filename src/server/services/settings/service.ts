@@ -22,6 +22,7 @@ import { byKey, paginate } from "@/server/services/pagination";
 import { requireKeyPolicyValue, requireStricterOrgPolicy } from "@/server/services/api-keys/policy";
 import { isKeyPolicySetting } from "@/lib/key-policies";
 import { requireBelowPlatformLimit } from "@/server/services/quotas";
+import { PLATFORM_ONLY_CATEGORIES } from "@/lib/settings";
 
 // Settings in tiers: an orchestrator instance's config (tier 4) over its
 // organization's settings (tier 3) over platform settings (tier 2). A tier may override a key of
@@ -29,13 +30,11 @@ import { requireBelowPlatformLimit } from "@/server/services/quotas";
 // settings of the categories `tier` (quotas) and `policy` govern the platform itself and are not
 // inherited by organizations.
 
-export const PLATFORM_ONLY_CATEGORIES = ["tier", "policy"];
-
 type Tx = Pick<DataLayer, "platformSetting" | "organizationSetting" | "orchestratorInstance" | "organization">;
 type JsonObject = Record<string, Prisma.JsonValue>;
 type Value = EffectiveSetting["value"];
 
-export function checkValueType(type: string | null | undefined, value: unknown, path = "value"): void {
+function checkValueType(type: string | null | undefined, value: unknown, path = "value"): void {
   const ok: Record<ValueType, (v: unknown) => boolean> = {
     string: (v) => typeof v === "string",
     integer: (v) => Number.isSafeInteger(v),
@@ -76,7 +75,7 @@ interface Layers {
 export async function settingLayers(db: Tx, orgId: string): Promise<Layers> {
   const [platform, org] = await Promise.all([
     db.platformSetting.findMany({
-      where: { OR: [{ category: null }, { category: { notIn: PLATFORM_ONLY_CATEGORIES } }] },
+      where: { OR: [{ category: null }, { category: { notIn: [...PLATFORM_ONLY_CATEGORIES] } }] },
     }),
     db.organizationSetting.findMany({ where: { org_id: orgId } }),
   ]);
@@ -84,7 +83,7 @@ export async function settingLayers(db: Tx, orgId: string): Promise<Layers> {
 }
 
 /** Every key's effective value and the tier it came from, in key order. */
-export function resolveEffective(layers: Layers, instanceConfig?: JsonObject): EffectiveSetting[] {
+function resolveEffective(layers: Layers, instanceConfig?: JsonObject): EffectiveSetting[] {
   const result = new Map<string, EffectiveSetting>();
   for (const s of layers.platform)
     result.set(s.key, { key: s.key, value: s.value as Value, source: "platform", overridable: s.overridable });
@@ -143,7 +142,7 @@ export const hashFor = (l: Layers, instance: HashedInstance) =>
   });
 
 /** Recomputes config_hash of every live instance of an organization (or of all organizations). */
-export async function refreshConfigHashes(db: Tx, orgId?: string): Promise<void> {
+async function refreshConfigHashes(db: Tx, orgId?: string): Promise<void> {
   const instances = await db.orchestratorInstance.findMany({
     where: orgId ? { org_id: orgId } : {},
     select: {
@@ -295,7 +294,7 @@ async function requireOverridable(tx: Tx, key: string, value: unknown): Promise<
   if (isKeyPolicySetting(key)) return requireStricterOrgPolicy(tx, key, value);
   const platform = await tx.platformSetting.findUnique({ where: { key } });
   if (!platform) return;
-  if (PLATFORM_ONLY_CATEGORIES.includes(platform.category ?? "")) {
+  if ((PLATFORM_ONLY_CATEGORIES as readonly string[]).includes(platform.category ?? "")) {
     throw new DomainError("not_overridable", `${key} is a platform-only setting.`, {
       errors: [{ path: "key", message: "is platform-only" }],
     });

@@ -49,7 +49,7 @@ const USER_SELECT = {
 } as const;
 type UserRow = Prisma.UserGetPayload<{ select: typeof USER_SELECT }>;
 
-export function toUser(row: UserRow): User {
+function toUser(row: UserRow): User {
   return {
     id: row.id,
     username: row.username,

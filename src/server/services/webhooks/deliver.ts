@@ -14,11 +14,10 @@ import { openSecret, signedHeaders, type SigningSecrets } from "./signing";
 
 /** After attempt n fails, the next comes this many seconds later; after the last, the delivery failed. */
 const DEFAULT_SCHEDULE = [5, 300, 1800, 7200, 18000, 36000, 36000];
-export const retrySchedule = (): number[] =>
-  env().SVC_WEBHOOK_RETRY_SCHEDULE?.split(",").map(Number) ?? DEFAULT_SCHEDULE;
+const retrySchedule = (): number[] => env().SVC_WEBHOOK_RETRY_SCHEDULE?.split(",").map(Number) ?? DEFAULT_SCHEDULE;
 
 /** An endpoint failing this long with nothing delivered is disabled. */
-export const DISABLE_AFTER_MS = 5 * 24 * 3_600_000;
+const DISABLE_AFTER_MS = 5 * 24 * 3_600_000;
 /** How long an attempt may hold its delivery: the attempt's 10 s and then some, less than a job's expiry. */
 const LEASE_SECONDS = 25;
 
@@ -110,7 +109,7 @@ export async function deliver(ctx: Context, job: DeliveryJob): Promise<void> {
   await endpointHealth(ctx, row, delivered);
 }
 
-export class DeliveryBusy extends Error {
+class DeliveryBusy extends Error {
   constructor() {
     super("the delivery is being attempted by another process; this job runs again shortly");
     this.name = "DeliveryBusy";

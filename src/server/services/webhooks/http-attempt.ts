@@ -11,8 +11,8 @@ import { baseUrlProblem, isLoopbackHost, isPublicAddress } from "@/server/servic
 // that changes its answer between the check and the connection cannot lead inside). Redirects are
 // not followed (node:http never does); 10 s for the whole attempt; the first 1 KiB of the answer kept.
 
-export const ATTEMPT_TIMEOUT_MS = 10_000;
-export const KEPT_ANSWER_BYTES = 1024;
+const ATTEMPT_TIMEOUT_MS = 10_000;
+const KEPT_ANSWER_BYTES = 1024;
 
 export interface AttemptResult {
   /** The HTTP status, when an answer came. */

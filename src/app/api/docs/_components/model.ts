@@ -51,7 +51,7 @@ interface RawOperation {
   responses: Record<string, { content?: Record<string, { schema: JsonSchema }> } | Ref>;
 }
 
-export interface Parameter {
+interface Parameter {
   name: string;
   in: string;
   required: boolean;
@@ -218,7 +218,7 @@ function arrayItemLabel(items: JsonSchema): string {
 }
 
 /** Limits and defaults worth stating next to a field. */
-export function constraints(schema: JsonSchema): string[] {
+function constraints(schema: JsonSchema): string[] {
   const out: string[] = [];
   const range = (min: number | undefined, max: number | undefined, unit: string) => {
     if (min !== undefined && max !== undefined) out.push(`${min}–${max}${unit}`);

@@ -98,7 +98,7 @@ export function RawSchema({ schema, children }: { schema: unknown; children: Rea
   );
 }
 
-export function FieldTable({ schema, caption }: { schema: JsonSchema; caption: string }) {
+function FieldTable({ schema, caption }: { schema: JsonSchema; caption: string }) {
   const rows = fieldRows(schema);
   if (rows.length === 0) return null;
   return (
