@@ -1,3 +1,4 @@
+import { format } from "@cfworker/json-schema";
 import { createSchemaUtils, type RJSFSchema } from "@rjsf/utils";
 import { describe, expect, it } from "vitest";
 import { branchValidator } from "./branch-validator";
@@ -76,10 +77,84 @@ describe("branchValidator", () => {
     const keyed: RJSFSchema = { type: "object", patternProperties: { "^(a|a)+$": { type: "integer" } } };
     expect(branchValidator.isValid(keyed, { [BACKTRACKS.slice(0, -1)]: "x" }, keyed)).toBe(false);
     expect(branchValidator.isValid({ type: "string", format: "url" }, `http://${"a".repeat(5000)}-`, root)).toBe(true);
-    // The global RegExp is back once a check is done, even one that threw.
-    expect(branchValidator.isValid({ type: "string", pattern: "^(?!admin)" }, "x", root)).toBe(false);
+  });
+
+  it("never replaces the global RegExp, not even for a check that throws", () => {
+    const original = Object.getOwnPropertyDescriptor(globalThis, "RegExp")!;
+    let replaced = 0;
+    Object.defineProperty(globalThis, "RegExp", {
+      configurable: true,
+      get: () => original.value as RegExpConstructor,
+      set: () => void (replaced += 1),
+    });
+    try {
+      expect(branchValidator.isValid({ type: "string", pattern: "^(?!admin)" }, "x", root)).toBe(false);
+      expect(branchValidator.isValid(root, { handle: BACKTRACKS }, root)).toBe(false);
+      expect(branchValidator.isValid(root, { handle: "aaa" }, root)).toBe(true);
+    } finally {
+      Object.defineProperty(globalThis, "RegExp", original);
+    }
+    expect(replaced).toBe(0);
     expect(globalThis.RegExp.name).toBe("RegExp");
     expect(/a/.exec("a")).not.toBeNull();
+  });
+
+  it("leaves @cfworker/json-schema's format checks as they are, and ignores formats", () => {
+    expect(typeof format.url).toBe("function");
+    expect(branchValidator.isValid({ type: "string", format: "regex" }, "(a+)+$(?<!", root)).toBe(true);
+    expect(branchValidator.isValid({ type: "string", format: "email" }, "not an email", root)).toBe(true);
+    // A property named "format" is not the keyword.
+    const named: RJSFSchema = { type: "object", properties: { format: { const: "json" } } };
+    expect(branchValidator.isValid(named, { format: "text" }, named)).toBe(false);
+  });
+
+  it("applies patterns wherever the schema puts them, with the validator's own semantics", () => {
+    const closed: RJSFSchema = {
+      type: "object",
+      patternProperties: { "^x-[a-z]+$": { type: "integer" }, "^x-": { minimum: 0 } },
+      additionalProperties: false,
+    };
+    expect(branchValidator.isValid(closed, { "x-a": 1, "x-b": 2 }, closed)).toBe(true);
+    expect(branchValidator.isValid(closed, { "x-a": -1 }, closed)).toBe(false);
+    expect(branchValidator.isValid(closed, { "x-A": 1.5 }, closed)).toBe(true); // "^x-" alone applies
+    expect(branchValidator.isValid(closed, { "x-1": 1, y: 1 }, closed)).toBe(false);
+    const unevaluated: RJSFSchema = {
+      allOf: [{ patternProperties: { "^a": true } }],
+      unevaluatedProperties: false,
+    };
+    expect(branchValidator.isValid(unevaluated, { ab: 1 }, unevaluated)).toBe(true);
+    expect(branchValidator.isValid(unevaluated, { ba: 1 }, unevaluated)).toBe(false);
+    const names: RJSFSchema = { type: "object", propertyNames: { pattern: "^[a-z]+$" } };
+    expect(branchValidator.isValid(names, { abc: "ABC" }, names)).toBe(true);
+    expect(branchValidator.isValid(names, { ABC: "abc" }, names)).toBe(false);
+    const either: RJSFSchema = { oneOf: [{ pattern: "^a" }, { not: { pattern: "b$" } }] };
+    expect(branchValidator.isValid(either, "ab", either)).toBe(true);
+    expect(branchValidator.isValid(either, "ac", either)).toBe(false);
+    expect(branchValidator.isValid(either, "cb", either)).toBe(false);
+    // Not a string, the pattern is read as text, as JavaScript would read it: still on RE2.
+    const listed = { type: "string", pattern: ["^(a+)+$"] } as unknown as RJSFSchema;
+    expect(branchValidator.isValid(listed, BACKTRACKS, listed)).toBe(false);
+  });
+
+  it("matches texts holding pattern syntax, astral and lone surrogate characters literally", () => {
+    const any: RJSFSchema = { type: "array", items: { pattern: "^.(?:.)?\\.?" } };
+    expect(branchValidator.isValid(any, ["a.b", "(", "[^]", "\\u{61}", "😀", "\ud800", "$|"], any)).toBe(true);
+    const emoji: RJSFSchema = { type: "object", patternProperties: { "^😀$": { const: 1 } } };
+    expect(branchValidator.isValid(emoji, { "😀": 1, "\ud83d": 2, "😀😀": 2 }, emoji)).toBe(true);
+    expect(branchValidator.isValid(emoji, { "😀": 2 }, emoji)).toBe(false);
+  });
+
+  it("fails a check only where a pattern RE2 cannot run is reached", () => {
+    const lookahead: RJSFSchema = {
+      type: "object",
+      properties: { name: { pattern: "^(?!admin)" }, kind: { enum: ["a", "b"] } },
+      patternProperties: { "^(?=x)": true },
+    };
+    const kind = { $ref: "#/properties/kind" };
+    expect(branchValidator.isValid(kind, "a", lookahead)).toBe(true);
+    expect(branchValidator.isValid({ $ref: "#/properties/name" }, 1, lookahead)).toBe(true);
+    expect(branchValidator.isValid({ $ref: "#/properties/name" }, "x", lookahead)).toBe(false);
+    expect(branchValidator.rawValidation(lookahead, { kind: "a" }).validationError).toBeInstanceOf(Error);
   });
 
   it("says data is invalid, with no reshaped problems, when asked to validate a form", () => {
