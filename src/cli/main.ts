@@ -19,7 +19,7 @@ import { announcingOnRedis } from "@/server/auth/invalidation";
 import { newKeySpec } from "@/server/crypto/secret-box";
 import { createApiKey, listApiKeys, revokeApiKey, rollApiKey } from "@/server/services/api-keys/service";
 import { reencryptLlmKeys } from "@/server/services/llm-configs/service";
-import { NO_REQUEST } from "@/server/services/audit/service";
+import { NO_REQUEST } from "@/server/services/audit/record";
 import { auditedChange } from "@/server/operations/invoke";
 import { apiKeyOperations } from "@/server/operations/api-keys";
 import {

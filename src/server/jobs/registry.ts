@@ -60,7 +60,7 @@ export const SCHEDULED_JOBS: readonly ScheduledJob[] = [
     description: "Removes audit events older than audit.retention_days.",
     runAtStart: true,
     run: async () => {
-      const { purgeAuditEvents } = await import("@/server/services/audit/service");
+      const { purgeAuditEvents } = await import("@/server/services/audit/retention");
       return maintenanceClient((client) => purgeAuditEvents(client));
     },
   },

@@ -1,7 +1,7 @@
 import "server-only";
 import { auditEventSchema, listAuditEventsQuery, orgAuditParams } from "@/lib/schemas/audit";
 import { listOf } from "@/lib/schemas/common";
-import { listAuditEvents } from "@/server/services/audit/service";
+import { listAuditEvents } from "@/server/services/audit/read";
 import { defineOperation } from "./operation";
 
 // The audit trail: the platform's whole, and one organization's (its admins see only theirs).

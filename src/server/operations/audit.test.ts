@@ -3,7 +3,7 @@ import { z } from "zod";
 import { testDatabase } from "@/test/database";
 import { createOrg, createSysAdmin, seedRoles } from "@/test/fixtures";
 import { sessionActor } from "@/test/actors";
-import { changesOf } from "@/server/services/audit/service";
+import { changesOf } from "@/server/services/audit/record";
 import { OPERATION_GROUPS } from ".";
 import { targetOf } from "./audit";
 import { invoke } from "./invoke";

@@ -8,7 +8,7 @@ import { changeContext, readContext, type Context } from "@/server/db/context";
 import { dataLayer } from "@/server/db/data-layer";
 import { inUnitOfWork } from "@/server/db/unit-of-work";
 import type { RequestFacts } from "@/server/http/client";
-import { changesOf, NO_REQUEST, recordAlone, recordChange } from "@/server/services/audit/service";
+import { changesOf, NO_REQUEST, recordAlone, recordChange } from "@/server/services/audit/record";
 import { orgOf, targetOf, type Target } from "./audit";
 import { DomainError, validationFailed, zodFieldErrors } from "@/server/errors";
 import type { AnyOperation } from "./operation";

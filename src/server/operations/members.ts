@@ -3,7 +3,7 @@ import { addMemberInput, listMembersQuery, memberListSchema, memberParams, membe
 import { MAX_ORGANIZATIONS_PER_USER, orgIdParams } from "@/lib/schemas/organizations";
 import { grantOrgRoleInput, grantSchema, memberRoleParams } from "@/lib/schemas/roles";
 import { addMember, getMember, listMembers, removeMember } from "@/server/services/memberships/service";
-import { grantOrgRole, revokeOrgRole } from "@/server/services/roles/service";
+import { grantOrgRole, revokeOrgRole } from "@/server/services/roles/grants";
 import { defineOperation, inOrganization } from "./operation";
 
 // An organization's members and their org roles, managed by whoever holds svc:org:members:write

@@ -16,17 +16,14 @@ import {
 } from "@/lib/schemas/roles";
 import { pageQuery } from "@/lib/schemas/common";
 import { userIdParams } from "@/lib/schemas/users";
+import { effectivePermissionsOf, grantRole, listGrants, revokeGrant } from "@/server/services/roles/grants";
 import {
   createRole,
   deleteRole,
-  effectivePermissionsOf,
   getRole,
-  grantRole,
-  listGrants,
   listRoles,
   permissionCatalog,
   restoreRole,
-  revokeGrant,
   updateRole,
 } from "@/server/services/roles/service";
 import { defineOperation } from "./operation";

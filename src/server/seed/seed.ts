@@ -1,5 +1,5 @@
 import "server-only";
-import { DEFAULT_RETENTION_DAYS, RETENTION_SETTING } from "@/server/services/audit/service";
+import { DEFAULT_RETENTION_DAYS, RETENTION_SETTING } from "@/server/services/audit/retention";
 import { BUILT_IN_ROLES } from "@/lib/permissions";
 import { generatePassword, hashPassword } from "@/server/auth/passwords";
 import type { BaseClient } from "@/server/db/client";

@@ -8,7 +8,7 @@ import { clientAddressOf, requestFactsOf } from "@/server/http/client";
 import { countAuthFailure, refuseWhileOverFailureLimit } from "@/server/limits/api-limits";
 import { log } from "@/server/log";
 import { SIGN_IN_ACTION } from "@/lib/audit-actions";
-import { recordAlone } from "@/server/services/audit/service";
+import { recordAlone } from "@/server/services/audit/record";
 import { completeLinking } from "./identity-linking";
 import { linkedUserId, linkExternalSignIn, oauthProviders } from "@/server/auth/oauth";
 import { hashPassword, verifyPassword } from "@/server/auth/passwords";

@@ -1,7 +1,7 @@
 import { describe, expect, it, vi } from "vitest";
 import { ALL_PERMISSIONS } from "@/lib/permissions";
 import { verifyClientSecret } from "@/server/services/oauth-clients/service";
-import { grantRole } from "@/server/services/roles/service";
+import { grantRole } from "@/server/services/roles/grants";
 import { testDatabase } from "@/test/database";
 import { createOrg, createOrgAdmin, createUserWith, roleId, seedRoles } from "@/test/fixtures";
 import { callerAs, domainOf, failure, pathsOf, sessionActor } from "@/test/trpc";
@@ -20,8 +20,8 @@ vi.mock("@/server/session", () => ({
 }));
 
 // grantRole stays the real service; one test runs it as a lesser admin would reach it.
-vi.mock("@/server/services/roles/service", async (importOriginal) => {
-  const original = await importOriginal<typeof import("@/server/services/roles/service")>();
+vi.mock("@/server/services/roles/grants", async (importOriginal) => {
+  const original = await importOriginal<typeof import("@/server/services/roles/grants")>();
   return { ...original, grantRole: vi.fn(original.grantRole) };
 });
 

@@ -1,6 +1,6 @@
 import "server-only";
 import type { Context } from "@/server/db/context";
-import { NO_REQUEST, recordChange } from "@/server/services/audit/service";
+import { NO_REQUEST, recordChange } from "@/server/services/audit/record";
 import { systemActor } from "@/server/auth/actor";
 import { hashKey, isWellFormedKey } from "@/server/auth/api-key-format";
 import { notFound } from "@/server/errors";

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { listAuditEventsQuery } from "@/lib/schemas/audit";
 import { KeyUsage } from "@/server/db/bookkeeping";
-import { listAuditEvents } from "@/server/services/audit/service";
+import { listAuditEvents } from "@/server/services/audit/read";
 import { cli } from "@/test/actors";
 import { testDatabase } from "@/test/database";
 import { createUser } from "@/test/fixtures";

@@ -2,7 +2,7 @@ import "server-only";
 import type { Context } from "@/server/db/context";
 import { EXPIRING_SOON_DAYS, type UsageOutcome } from "@/lib/schemas/api-keys";
 import type { Overview } from "@/lib/schemas/overview";
-import { latestAuditEvents } from "@/server/services/audit/service";
+import { latestAuditEvents } from "@/server/services/audit/read";
 
 // The platform at a glance, for the console's landing page: one statement per figure (the two key
 // counts share one), all sent at once, each answered from an index so the page stays fast however

@@ -10,18 +10,8 @@ import { roleOperations } from "@/server/operations/roles";
 import { cli, refusal, sessionActor } from "@/test/actors";
 import { testDatabase } from "@/test/database";
 import { createOrg, createRole, createSysAdmin, createUser, grant, join, roleId, seedRoles } from "@/test/fixtures";
-import {
-  createRole as createRoleAs,
-  deleteRole,
-  effectivePermissionsOf,
-  grantOrgRole,
-  grantRole,
-  listGrants,
-  listRoles,
-  revokeGrant,
-  revokeOrgRole,
-  updateRole,
-} from "./service";
+import { effectivePermissionsOf, grantOrgRole, grantRole, listGrants, revokeGrant, revokeOrgRole } from "./grants";
+import { createRole as createRoleAs, deleteRole, listRoles, updateRole } from "./service";
 import { readContext } from "@/server/db/context";
 
 const { client, url } = await testDatabase();

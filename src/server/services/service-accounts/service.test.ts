@@ -9,7 +9,7 @@ import { linkedUserId, linkExternalSignIn } from "@/server/auth/oauth";
 import { dataLayer } from "@/server/db/data-layer";
 import { ORG_PERMISSIONS, type Permission } from "@/lib/permissions";
 import { addMember, removeMember } from "@/server/services/memberships/service";
-import { grantRole } from "@/server/services/roles/service";
+import { grantRole } from "@/server/services/roles/grants";
 import { resetPassword, restoreUser } from "@/server/services/users/service";
 import { cli, refusal, sessionActor } from "@/test/actors";
 import { testDatabase } from "@/test/database";

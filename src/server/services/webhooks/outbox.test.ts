@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { auditedChange } from "@/server/operations/invoke";
-import { listAuditEvents, NO_REQUEST } from "@/server/services/audit/service";
+import { listAuditEvents } from "@/server/services/audit/read";
+import { NO_REQUEST } from "@/server/services/audit/record";
 import { testDatabase } from "@/test/database";
 import { createOrg, createSysAdmin, seedRoles } from "@/test/fixtures";
 import { sessionActor } from "@/test/actors";

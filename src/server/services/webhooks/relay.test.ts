@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, it, vi } from "vitest";
 import { ensureQueue, startQueue } from "@/server/jobs/queue";
 import { auditedChange } from "@/server/operations/invoke";
-import { NO_REQUEST } from "@/server/services/audit/service";
+import { NO_REQUEST } from "@/server/services/audit/record";
 import { testDatabase } from "@/test/database";
 import { createOrg, createSysAdmin, seedRoles } from "@/test/fixtures";
 import { sessionActor } from "@/test/actors";

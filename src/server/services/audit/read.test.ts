@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import type { ListAuditEventsQuery } from "@/lib/schemas/audit";
 import { cli, refusal } from "@/test/actors";
 import { testDatabase } from "@/test/database";
-import { listAuditEvents } from "./service";
+import { listAuditEvents } from "./read";
 import { readContext } from "@/server/db/context";
 
 // The trail's list: newest first by when events occurred (an event's id is made as its row is
