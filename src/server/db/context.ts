@@ -24,6 +24,8 @@ export interface Context<A extends Actor = Actor> {
   transaction<T>(work: (ctx: Context<A>) => Promise<T>): Promise<T>;
   /** Rows of one SQL statement read on the pool without Prisma's work, for the hottest reads only (client.ts). */
   queryRows<T extends pg.QueryResultRow>(sql: string, values: unknown[]): Promise<T[]>;
+  /** The same call's context with another actor writing (created_by / updated_by), in the same change. */
+  actingAs<B extends Actor>(actor: B): Context<B>;
 }
 
 const runNow = (hook: () => void) => {
@@ -44,6 +46,7 @@ export function readContext<A extends Actor>(actor: A, client: BaseClient = base
     afterCommit: runNow,
     transaction: (work) => inUnitOfWork((unit) => work(changeContext(actor, unit, client)), client),
     queryRows: (sql, values) => queryRows(sql, values, client),
+    actingAs: (other) => readContext(other, client),
   };
 }
 
@@ -61,6 +64,7 @@ export function changeContext<A extends Actor>(
     afterCommit: (hook) => unit.afterCommit(hook),
     transaction: (work) => work(ctx),
     queryRows: (sql, values) => queryRows(sql, values, client),
+    actingAs: (other) => changeContext(other, unit, client),
   };
   return ctx;
 }

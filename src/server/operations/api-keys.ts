@@ -157,7 +157,7 @@ export const apiKeyOperations = {
     response: revokeLeakedResponse,
     // The keys are looked up in the database (the 429 of its limit per address is implied).
     errors: ["unavailable"],
-    handler: ({ body, ...ctx }) => revokeLeakedKeys({ ...ctx, actor: systemActor("leaked-key-report") }, body.keys),
+    handler: ({ body, ...ctx }) => revokeLeakedKeys(ctx.actingAs(systemActor("leaked-key-report")), body.keys),
   }),
   policy: defineOperation({
     id: "getApiKeyPolicy",

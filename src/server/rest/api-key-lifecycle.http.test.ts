@@ -516,7 +516,11 @@ describe("POST /api/v1/api-keys/revoke-leaked", () => {
       json: { code: "api_key_revoked" },
     });
     expect((await call("/api/v1/me", { key: bystander.raw_key })).status).toBe(200);
-    expect(await client.apiKey.findUniqueOrThrow({ where: { id: usable.id } })).toMatchObject({ is_active: false });
+    // Written as the leaked-key report, whoever (nobody) sent it.
+    expect(await client.apiKey.findUniqueOrThrow({ where: { id: usable.id } })).toMatchObject({
+      is_active: false,
+      updated_by: "system:leaked-key-report",
+    });
     expect(answer.text).not.toContain(usable.key_prefix);
     // Audited: the report as a whole, and the key it ended (never the keys already dead or unknown).
     const events = await client.auditEvent.findMany({
