@@ -12,7 +12,8 @@
 // Times are taken in the page (performance.now() from the click's pointerdown to the frame that
 // shows the field or heading). Targets (decisions 22): dialog ≤ 100 ms, move ≤ 300 ms, on a quiet
 // machine. Chromium: CHROMIUM_PATH, else `chromium` on PATH. Settings (environment):
-// BENCH_DATABASE_URL, BENCH_RUNS, BENCH_KEEP_DB=1.
+// BENCH_DATABASE_URL, BENCH_RUNS, BENCH_KEEP_DB=1, BENCH_SCREENS (a comma-separated list of screens,
+// like "Plugins,API keys": only their dialogs, and no moves, for checking one change quickly).
 
 import { execFileSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
@@ -36,6 +37,7 @@ import {
 
 const DB_NAME = "svc_bench_interaction";
 const RUNS = intSetting("BENCH_RUNS", 3, 1, 10);
+const SCREENS = process.env.BENCH_SCREENS?.split(",").map((s) => s.trim());
 const DIALOG_TARGET_MS = 100;
 const MOVE_TARGET_MS = 300;
 /** A click that shows nothing within this long is reported as a failure, not waited for. */
@@ -228,7 +230,7 @@ async function main() {
 
     say(`${pad("dialog (click → first field)", 44)} ${lpad("median", 7)}  runs`);
     const dialogs: { screen: string; median: number | null; runs: (number | string)[] }[] = [];
-    for (const { screen, path, button } of DIALOGS) {
+    for (const { screen, path, button } of DIALOGS.filter((d) => !SCREENS || SCREENS.includes(d.screen))) {
       const runs: (number | string)[] = [];
       for (let i = 0; i < RUNS && Date.now() < DEADLINE; i++)
         runs.push(
@@ -245,7 +247,8 @@ async function main() {
     }
 
     const walks: Map<string, number>[] = [];
-    for (let i = 0; i < RUNS && Date.now() < DEADLINE; i++) walks.push(await moveRun(browser, app.baseUrl, session));
+    for (let i = 0; i < RUNS && !SCREENS && Date.now() < DEADLINE; i++)
+      walks.push(await moveRun(browser, app.baseUrl, session));
     say(`${pad("move (click → new heading)", 44)} ${lpad("median", 7)}  runs`);
     const moves = [...(walks[0]?.keys() ?? [])].map((move) => {
       const runs = walks.map((w) => w.get(move)).filter((t): t is number => t !== undefined);
