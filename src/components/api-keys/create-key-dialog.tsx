@@ -5,7 +5,7 @@ import { useId, useState } from "react";
 import { useFormContext } from "react-hook-form";
 import { createApiKeyInput, parseRateLimit, type CreateApiKeyInput, type CreatedApiKey } from "@/lib/schemas/api-keys";
 import { PermissionPicker } from "@/components/identity/permission-picker";
-import { Dialog } from "@/components/ui/dialog";
+import { AfterFirstFrame, Dialog } from "@/components/ui/dialog";
 import { describedBy, FieldError } from "@/components/ui/field-error";
 import { TextField } from "@/components/ui/fields";
 import { DialogButtons, Form, useFieldController, useSchemaForm } from "@/components/ui/form";
@@ -131,17 +131,19 @@ function CreateKeyForm({
         autoComplete="off"
         hint="Say what uses the key, for example “billing export”."
       />
-      <PermissionPicker
-        name="scopes"
-        legend="Scopes"
-        hint="What the key may do. It never carries more than you hold when it is used."
-        noun="scope"
-        lockDangerous
-        dangerousNote="no API key ever carries one."
-      />
-      <ExpiryField choice={choice} maxDays={maxDays} requireExpiry={requireExpiry} today={today} />
-      <RateLimitField />
-      <RestrictionFields ownerId={ownerId} />
+      <AfterFirstFrame className="min-h-96">
+        <PermissionPicker
+          name="scopes"
+          legend="Scopes"
+          hint="What the key may do. It never carries more than you hold when it is used."
+          noun="scope"
+          lockDangerous
+          dangerousNote="no API key ever carries one."
+        />
+        <ExpiryField choice={choice} maxDays={maxDays} requireExpiry={requireExpiry} today={today} />
+        <RateLimitField />
+        <RestrictionFields ownerId={ownerId} />
+      </AfterFirstFrame>
       <DialogButtons onCancel={onCancel} label="Create key" pendingLabel="Creating…" />
     </Form>
   );

@@ -3,7 +3,7 @@
 import { useId, useRef, type ChangeEvent } from "react";
 import { useFormContext } from "react-hook-form";
 import { registerPluginInput, type Plugin, type RegisterPluginInput } from "@/lib/schemas/plugins";
-import { Dialog } from "@/components/ui/dialog";
+import { AfterFirstFrame, Dialog } from "@/components/ui/dialog";
 import { describedBy, FieldError } from "@/components/ui/field-error";
 import { CheckboxField, ChoiceGroup, TextAreaField, TextField } from "@/components/ui/fields";
 import { DialogButtons, Form, useFieldController, useSchemaForm } from "@/components/ui/form";
@@ -153,68 +153,70 @@ export function RegisterForm({
         hint="Separated by commas, like “retrieval, summarization”."
       />
 
-      <ChoiceGroup
-        legend="Behaviour"
-        hint="What orchestrators may expect of the plugin."
-        className="mt-2 grid gap-3 sm:grid-cols-2"
-      >
-        <CheckboxField name="is_specialized" label="Specialized" hint="Serves one narrow task." />
-        <CheckboxField name="is_scoped" label="Scoped" hint="Has scoped agents; grounded mode takes only these." />
-        <CheckboxField name="stateless" label="Stateless" hint="Keeps nothing between calls." />
-        <CheckboxField name="enabled" label="Enabled" hint="Orchestrators may use this version." />
-      </ChoiceGroup>
-
-      <LogoField />
-
-      <TextAreaField
-        name="settings_schema"
-        label="Settings schema"
-        labelFor={jsonPlace("Settings schema")}
-        mono
-        rows={8}
-        hint={
-          <>
-            A JSON Schema (draft 2020-12) that every orchestrator’s settings for this plugin must satisfy.{" "}
-            {schema.trim() === "{}" && (
-              <button
-                type="button"
-                className={`${linkButton} text-sm`}
-                onClick={() => form.setValue("settings_schema", EXAMPLE_SCHEMA)}
-              >
-                Start from an example
-              </button>
-            )}
-          </>
-        }
-      />
-      <TextAreaField
-        name="default_settings"
-        label="Default settings"
-        labelFor={jsonPlace("Default settings")}
-        mono
-        rows={8}
-        hint="A JSON object; it must satisfy the settings schema."
-      />
-
-      <section
-        aria-labelledby={previewId}
-        className="rounded-md border border-slate-200 bg-slate-50 p-4 dark:border-slate-700 dark:bg-slate-950"
-      >
-        <h3 id={previewId} className="text-sm font-semibold">
-          Settings form preview
-        </h3>
-        <p className="mb-3 text-xs text-slate-500 dark:text-slate-400">
-          The form the settings schema makes, filled with the default settings. Try values here; they are not saved.
-        </p>
-        {/* Enter in a preview field tries a value; it must not register the version. */}
-        <div
-          onKeyDown={(event) =>
-            event.key === "Enter" && event.target instanceof HTMLInputElement && event.preventDefault()
-          }
+      <AfterFirstFrame className="min-h-[40rem]">
+        <ChoiceGroup
+          legend="Behaviour"
+          hint="What orchestrators may expect of the plugin."
+          className="mt-2 grid gap-3 sm:grid-cols-2"
         >
-          <SettingsPreview schema={schema} defaults={defaults} />
-        </div>
-      </section>
+          <CheckboxField name="is_specialized" label="Specialized" hint="Serves one narrow task." />
+          <CheckboxField name="is_scoped" label="Scoped" hint="Has scoped agents; grounded mode takes only these." />
+          <CheckboxField name="stateless" label="Stateless" hint="Keeps nothing between calls." />
+          <CheckboxField name="enabled" label="Enabled" hint="Orchestrators may use this version." />
+        </ChoiceGroup>
+
+        <LogoField />
+
+        <TextAreaField
+          name="settings_schema"
+          label="Settings schema"
+          labelFor={jsonPlace("Settings schema")}
+          mono
+          rows={8}
+          hint={
+            <>
+              A JSON Schema (draft 2020-12) that every orchestrator’s settings for this plugin must satisfy.{" "}
+              {schema.trim() === "{}" && (
+                <button
+                  type="button"
+                  className={`${linkButton} text-sm`}
+                  onClick={() => form.setValue("settings_schema", EXAMPLE_SCHEMA)}
+                >
+                  Start from an example
+                </button>
+              )}
+            </>
+          }
+        />
+        <TextAreaField
+          name="default_settings"
+          label="Default settings"
+          labelFor={jsonPlace("Default settings")}
+          mono
+          rows={8}
+          hint="A JSON object; it must satisfy the settings schema."
+        />
+
+        <section
+          aria-labelledby={previewId}
+          className="rounded-md border border-slate-200 bg-slate-50 p-4 dark:border-slate-700 dark:bg-slate-950"
+        >
+          <h3 id={previewId} className="text-sm font-semibold">
+            Settings form preview
+          </h3>
+          <p className="mb-3 text-xs text-slate-500 dark:text-slate-400">
+            The form the settings schema makes, filled with the default settings. Try values here; they are not saved.
+          </p>
+          {/* Enter in a preview field tries a value; it must not register the version. */}
+          <div
+            onKeyDown={(event) =>
+              event.key === "Enter" && event.target instanceof HTMLInputElement && event.preventDefault()
+            }
+          >
+            <SettingsPreview schema={schema} defaults={defaults} />
+          </div>
+        </section>
+      </AfterFirstFrame>
       <DialogButtons onCancel={onCancel} label="Register version" pendingLabel="Registering…" />
     </Form>
   );

@@ -1,6 +1,6 @@
 "use client";
 
-import { useEffect, useId, useRef, useState, type ReactNode } from "react";
+import { useDeferredValue, useEffect, useId, useRef, useState, type ReactNode } from "react";
 
 // A modal dialog on the native <dialog> element: the browser traps focus inside it, closes it on
 // Escape and hands focus back to the control that opened it. Its content is mounted only while it
@@ -81,4 +81,16 @@ export function useOpenedOnce(open: boolean): boolean {
   const [opened, setOpened] = useState(open);
   if (open && !opened) setOpened(true);
   return opened || open;
+}
+
+/**
+ * The heavy part of a dialog's form (a list of every permission, a settings preview), rendered just
+ * after the frame that shows the dialog and its first fields: the click is answered at once, and
+ * this part follows without holding that frame back. Until then it keeps its place with `className`
+ * (a min-height), so that what comes after it does not jump.
+ */
+export function AfterFirstFrame({ children, className }: { children: ReactNode; className?: string }) {
+  // React renders the first pass with `false` and the second, with `true`, as a background update.
+  const ready = useDeferredValue(true, false);
+  return ready ? children : <div aria-hidden className={className} />;
 }

@@ -20,18 +20,20 @@ export function FormLoading({ className = "" }: { className?: string }) {
 // (decisions 014 and 015):
 // - once the page is idle (after its load, requestIdleCallback), every form its modules declared;
 // - sooner if the person points at or tabs to a button or link before that.
+// A part too heavy to fetch unasked (`idle: false`) is fetched only when first shown: fetched at the
+// first pointing, its script would be parsed in the very frames the click's dialog needs.
 // The script is not part of the page's first load: it is one of the chunks the page loads by itself
 // after it. A form whose script has arrived renders at once, without suspending: React holds back
 // content that resolves after a Suspense fallback for up to 300 ms, so a lazy component that merely
 // suspends for a tick would still take that long to show.
 
 type Preload = () => void;
-/** What waits to be fetched; true: when the page is idle, false: only at the first intent to act. */
-const waiting = new Map<Preload, boolean>();
+/** What waits to be fetched, when the page is idle or at the first intent to act. */
+const waiting = new Set<Preload>();
 let scheduled = false;
 
-function preloadWaiting(idleOnly: boolean) {
-  for (const [preload, idle] of [...waiting]) if (idle || !idleOnly) preload();
+function preloadWaiting() {
+  for (const preload of [...waiting]) preload();
 }
 
 function whenIdle(run: () => void) {
@@ -46,14 +48,14 @@ function schedule() {
   scheduled = true;
   whenIdle(() => {
     scheduled = false;
-    preloadWaiting(true);
+    preloadWaiting();
   });
 }
 
 /** The first intent to act (pointing at or focusing a control) preloads what is still waiting. */
 function onIntent(event: Event) {
   if (waiting.size > 0 && event.target instanceof Element && event.target.closest("button, a, [role=button]"))
-    preloadWaiting(false);
+    preloadWaiting();
 }
 if (typeof window !== "undefined") {
   document.addEventListener("pointerover", onIntent, { passive: true });
@@ -76,7 +78,7 @@ export function onDemand<P extends object>(
     loading?: () => ReactNode;
     /** False: never rendered on the server (a form on the page, which comes right after it). */
     ssr?: boolean;
-    /** False: not fetched when the page is idle, only at the first intent to act (a heavy form). */
+    /** False: fetched only when first shown, never ahead (a heavy part, not a dialog's form). */
     idle?: boolean;
   } = {},
 ): ComponentType<P> & { preload: Preload } {
@@ -102,8 +104,8 @@ export function onDemand<P extends object>(
     const [Component] = useState<ComponentType<P>>(() => (hydrated && loaded) || Lazy);
     return <Component {...props} />;
   }
-  if (typeof window !== "undefined") {
-    waiting.set(preload, options.idle ?? true);
+  if (typeof window !== "undefined" && options.idle !== false) {
+    waiting.add(preload);
     schedule();
   }
   return Object.assign(OnDemand, { preload });
