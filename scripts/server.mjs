@@ -180,7 +180,7 @@ async function shutdown(signal) {
 
 process.on("SIGTERM", () => void shutdown("SIGTERM"));
 // Output gone (whatever read this process's stdout or stderr has exited): nothing it does can be
-// seen any more, so it shuts down as on SIGTERM. Unheard, the failed write would reach Next.js's
+// seen any more, so it shuts down as on SIGTERM. Left unhandled, the failed write would reach Next.js's
 // handler of uncaught errors, whose report of it fails the same way, without end.
 for (const stream of [process.stdout, process.stderr]) stream.on("error", () => void shutdown("output closed"));
 process.on("SIGINT", () => void shutdown("SIGINT"));

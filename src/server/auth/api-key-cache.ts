@@ -32,7 +32,7 @@ let generation = 0;
 /** The cached entry of this key hash, if any. */
 export const cachedResolution = (hash: string): CacheEntry | undefined => cache.get(hash);
 
-// A finite lifetime (a process that cannot hear) bounds all an entry holds: its owner's grants may
+// A finite lifetime (a process that cannot receive invalidations) bounds all an entry holds: its owner's grants may
 // be half of it old when the entry is made, so the entry lives at most the other half.
 function remember(hash: string, resolution: Resolution, lifetime: number) {
   const ttl = Math.min(CACHE_TTL_MS * (0.75 + Math.random() * 0.5), lifetime / 4);

@@ -13,9 +13,9 @@ export { CHANNEL, notifyPayload, onInvalidation, type Invalidation } from "./inv
 
 // Keeps cached authentication state (keys, grants, accounts) right across processes: a change is
 // applied to this process's caches at once and announced to the others through PostgreSQL
-// (pg_notify, received by LISTEN) and, with REDIS_URL, Redis pub/sub. A process that can receive
-// neither says so at start and in /api/ready and caches for at most UNHEARD_CACHE_MS.
-// See docs/decisions/008-key-cache-and-invalidation.md and docs/decisions/040-timeouts-behind-a-pooler.md.
+// (pg_notify, received by LISTEN) and, with REDIS_URL, Redis pub/sub. A process that receives them
+// "hears"; one that can receive neither says so and caches for at most UNHEARD_CACHE_MS. See
+// docs/decisions/008-key-cache-and-invalidation.md and docs/decisions/040-timeouts-behind-a-pooler.md.
 
 /** How long a process that cannot hear other processes keeps a cached key, grant or account. */
 export const UNHEARD_CACHE_MS = 5_000;
