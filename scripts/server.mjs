@@ -1,9 +1,8 @@
-// The app's HTTP server, which `npm start`, the tests and the benchmarks run
-// (`node scripts/server.mjs [--dev] [-p PORT] [-H HOST]`): Next.js loaded as a library behind a
-// node:http server of our own, for what Next.js does not give a route handler: the client's real
-// address, problem+json answers for /api before Next.js sees a request (src/server/rest/front-door.ts),
-// security headers decided per request, and a graceful drain on SIGTERM.
-// See docs/decisions/001-own-http-server.md.
+// The app's HTTP server (`node scripts/server.mjs [--dev] [-p PORT] [-H HOST]`, what `npm start`,
+// the tests and the benchmarks run): Next.js loaded as a library behind a node:http server of our
+// own, for what Next.js does not give a route handler: the client's real address, problem+json for
+// bad /api requests (src/server/rest/front-door.ts), security headers decided per request, and a
+// graceful drain on SIGTERM. See docs/decisions/001-own-http-server.md.
 import http from "node:http";
 import { parseArgs } from "node:util";
 import { randomBytes } from "node:crypto";
