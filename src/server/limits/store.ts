@@ -7,11 +7,10 @@ import { onShutdown } from "@/server/lifecycle";
 import { log } from "@/server/log";
 import { processState } from "@/server/process-state";
 
-// Where rate-limit counters live. With a Redis URL every replica counts in Redis, so a limit holds
-// across the deployment; each limiter keeps an in-memory twin as insurance, which counts in this
-// process alone while Redis cannot be reached (never refusing everything, never letting everything
-// through). Without one, counters live in this process. A limit large enough to spare it is counted
-// in Redis a block of requests at a time (see `leasing`).
+// Where rate-limit counters live: in Redis when REDIS_URL is set, so a limit holds across replicas,
+// else in this process. Each Redis limiter keeps an in-memory twin that counts alone while Redis
+// cannot be reached, so an outage neither refuses nor lets through everything. Large limits are
+// taken from Redis a block at a time (`leasing`). See docs/decisions/004-rate-limit-blocks.md.
 
 interface LimiterSpec {
   /** Names the counters: limiters of one name share them (in Redis, across replicas). */
