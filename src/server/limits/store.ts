@@ -90,13 +90,11 @@ function wrap(spec: LimiterSpec, limiter: RateLimiterAbstract): Limiter {
   };
 }
 
-// So that requests do not each wait for a round trip to Redis, a replica takes a key's points a
-// block at a time and hands them out from memory (rate-limiter-flexible has no such mode). Points
-// are counted in Redis before they are handed out, so a limit is never exceeded across replicas.
-// Blocks are at most 1/LEASE_SHARE of the limit (LEASE_MAX at most) and 1/LEASE_OF_REMAINING of
-// what the window has left, so near the limit a replica counts one by one; a limit under
-// 2 × LEASE_SHARE is counted request by request. A key used in a window has the next window's
-// first block taken as the window turns. Why and what it bought: docs/decisions/004-rate-limit-blocks.md.
+// A replica takes a key's points from Redis a block at a time and hands them out from memory, so
+// requests do not each wait for Redis; points are counted in Redis first, so no limit is exceeded
+// across replicas. A block is at most 1/LEASE_SHARE of the limit (LEASE_MAX at most) and
+// 1/LEASE_OF_REMAINING of what the window has left; a limit under 2 × LEASE_SHARE is counted request
+// by request. See docs/decisions/004-rate-limit-blocks.md.
 const LEASE_SHARE = 100;
 const LEASE_MAX = 100;
 const LEASE_OF_REMAINING = 8;
