@@ -1,13 +1,7 @@
-// `npm run bench`: the API-key stage under load, on the production build and a real PostgreSQL
-// holding 100,000 keys, driven from a load-generator process (autocannon): (a) GET /api/health
-// with no credentials; (b) GET /api/v1/me with valid keys, rotating among BENCH_USED_KEYS; (c) with
-// well-formed keys not in the database; (c') with bad-checksum keys; (s) with a service account's
-// keys. They take turns on the same connections in short slots, because absolute figures drift on
-// a shared machine and ratios of neighbouring slots do not. Prints req/s, p50 and p99, the ratios
-// against the targets and the last_used_at writes made. The keys carry restrictions (CIDRs, org
-// ids); usage counting is on. Rate limits in process, then through Redis (BENCH_REDIS_URL; empty:
-// skipped), then many keys against one hot key (bench/api-keys-many.ts). Settings: BENCH_* (see
-// docs/benchmarks.md); BENCH_KEEP_DB=1 keeps svc_bench afterwards.
+// `npm run bench`: whether a request with an API key costs little more than one without, on the
+// production build with 100,000 keys, limits counted in process and then in Redis. Scenarios take
+// turns in short slots on the same connections, since ratios of neighbouring slots hold on a shared
+// machine where absolute figures drift. Scenarios, targets and settings: docs/benchmarks.md#api-keys.
 
 import { apiKeyUpdateStats, setupDatabase, type Keys } from "./api-keys-data";
 import { measureManyKeys, reportManyKeys, TARGET_MANY_KEYS_RATIO } from "./api-keys-many";

@@ -1,15 +1,6 @@
-// `npm run bench:audit-history`: the audit trail's list as the trail grows. Two trails, each a
-// database of its own: 1,000 events and BENCH_EVENTS (default 1,000,000), each spread over the same
-// 289 days (ids UUIDv7 of their time, as the app writes them), across 1,000 actors, 100
-// organizations, 40 actions and 50,000 targets. Every filter of the list is called BENCH_RUNS times
-// on each trail, the two in turns call by call (a shared machine's drift then cancels out), in
-// process through invoke() (the operation both doors go through: query parsing, authorization, the
-// service) as a signed-in sys_admin, one page of 50: none, an action, an actor, a target, a one-month time range,
-// a filter matching nothing, an organization's action, and a page deep in the list (by its cursor).
-// Targets per filter: p50 at the large size within 3× its p50 at 1,000 events, and p95 under 200 ms.
-//
-// Settings (environment): BENCH_DATABASE_URL (server on which svc_bench_audit_history_small and
-// _large are created and dropped), BENCH_EVENTS, BENCH_RUNS, BENCH_KEEP_DB=1.
+// `npm run bench:audit-history`: whether the audit trail's list stays fast as the trail grows, by
+// timing every filter on a trail of 1,000 events and one of a million, call by call in turns.
+// Targets and settings: docs/benchmarks.md#audit-history.
 
 import pg from "pg";
 // Aliased: the name of a React hook, which lint rules would hold it to.

@@ -1,14 +1,7 @@
-// `npm run bench:audit`: what the audit trail costs a change. Key creation and an organization
-// update as a signed-in sys_admin, each called in-process two ways: through invoke() as both doors
-// call it (checks, then the change and its audit event in one transaction), and by the operation's
-// own handler with the same parsed input (the change alone, no event, no unit of work). The ratio
-// so counts invoke's checks with the audit trail: an upper bound of what the trail costs. The two
-// alternate call by call, because absolute figures drift on a shared machine and neighbouring calls
-// see the same moment of it. Prints the median cost per call each way and their ratio against the
-// target (≤ 1.6×), and the ratio of the 90th percentiles.
-//
-// Settings (environment): BENCH_DATABASE_URL (server on which svc_bench_audit is created and
-// dropped), BENCH_CALLS × BENCH_ROUNDS pairs of calls per case (default 200 × 5), BENCH_KEEP_DB=1.
+// `npm run bench:audit`: what the audit trail costs a change, by timing two operations through
+// invoke() (checks, change and audit event in one transaction) against their bare handlers, call by
+// call in turns so both see the same moment of a shared machine. The ratio is an upper bound of the
+// trail's cost. Target and settings: docs/benchmarks.md#audit-trail.
 
 import { KEY_POLICY } from "@/lib/key-policies";
 import { OPERATION_GROUPS } from "@/server/operations";

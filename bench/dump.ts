@@ -1,11 +1,6 @@
-// `npm run bench:dump`: off the embedded database with 100,000 API keys (BENCH_KEYS). Times, on
-// PGlite in a temporary data folder:
-//   - `db dump` as while the app serves: asked of the process holding the database, over its
-//     loopback dump port (PGlite's own pg_dump, in that process);
-//   - `db move` into an empty PostgreSQL (BENCH_DATABASE_URL's server, database svc_bench_dump):
-//     migrations, every row, row counts checked, one transaction;
-//   - the server's pg_dump of that PostgreSQL.
-// Target: each dump of 100,000 keys under a minute. Prints the figures and the dump sizes.
+// `npm run bench:dump`: how long moving off the embedded database takes with 100,000 API keys —
+// `db dump` while the app serves, `db move` into PostgreSQL, and the server's pg_dump of the result.
+// Target: each under a minute. See docs/benchmarks.md#dump-and-move.
 
 import { mkdtemp, readFile, rm } from "node:fs/promises";
 import os from "node:os";

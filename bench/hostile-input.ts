@@ -1,13 +1,6 @@
-// `npm run bench:hostile`: what hostile settings schemas cost now, and whether the server keeps
-// answering while they are checked. Prints figures; asserts nothing.
-//
-// 1. In this process: the classic `^(a+)+$` on JavaScript's own engine (a few lengths, to show the
-//    growth; 41 characters would take minutes) and on RE2 (41, 5,000 and 100,000 characters); a
-//    schema whose check is exponential in the data (stopped by the 500 ms budget); compiling a
-//    small and a 32 KiB schema.
-// 2. Against the production build on a database of its own (svc_bench_hostile): /api/health
-//    latency from one client, alone and while two other clients register plugins with those
-//    hostile schemas back to back.
+// `npm run bench:hostile`: what tenants' hostile settings schemas cost, in this process and against
+// the production build (whether the server keeps answering while they are checked). Prints figures;
+// asserts nothing. What it runs: docs/benchmarks.md#hostile-settings-schemas.
 
 import { performance } from "node:perf_hooks";
 import { EXPONENTIAL_SETTINGS, nestedArrays } from "@/test/hostile-schemas";

@@ -1,19 +1,7 @@
-// `npm run bench:interaction`: how soon the console answers a click, as a new sys_admin meets it on
-// the production build. Two figures, each the median of BENCH_RUNS runs (default 3):
-//
-// - dialog: every list screen's create button, click → the dialog's first field visible and
-//   focusable. Each run is a fresh browser (nothing cached) that loads the screen and lets it settle
-//   (network idle, then a second) before the click: the first opening of a page visit, the one that
-//   used to wait for the form's script.
-// - move: every navigation link, click → the new section's heading (its h1) visible. Each run is a
-//   fresh browser that starts on the overview and follows every link in turn, letting each page
-//   settle before the next click.
-//
-// Times are taken in the page (performance.now() from the click's pointerdown to the frame that
-// shows the field or heading). Targets (decisions 22): dialog ≤ 100 ms, move ≤ 300 ms, on a quiet
-// machine. Chromium: CHROMIUM_PATH, else `chromium` on PATH. Settings (environment):
-// BENCH_DATABASE_URL, BENCH_RUNS, BENCH_KEEP_DB=1, BENCH_SCREENS (a comma-separated list of screens,
-// like "Plugins,API keys": only their dialogs, and no moves, for checking one change quickly).
+// `npm run bench:interaction`: how soon the console answers a click on the production build — a
+// list screen's create button to its dialog's first field, a navigation link to the new section's
+// heading — timed in the page, in a fresh browser. Targets and settings:
+// docs/benchmarks.md#console-interaction.
 
 import { execFileSync } from "node:child_process";
 import { randomBytes } from "node:crypto";

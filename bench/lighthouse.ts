@@ -1,12 +1,6 @@
-// `npm run bench:lighthouse`: Lighthouse's desktop preset (performance, accessibility, best
-// practices) on the console pages a new sys_admin meets first: sign-in, the overview, API keys, an
-// organization and the audit log, served by the production build and read signed in as a sys_admin
-// (the session's cookie goes with every request Lighthouse makes). Each page is measured
-// BENCH_RUNS times (default 3) and its median printed.
-//
-// Lighthouse is run from the npm registry at a pinned version (npx, cached after the first run):
-// it is a tool for this bench only, and too heavy for every install. Chromium: CHROMIUM_PATH, else
-// `chromium` on PATH. Settings (environment): BENCH_DATABASE_URL, BENCH_RUNS, BENCH_KEEP_DB=1.
+// `npm run bench:lighthouse`: Lighthouse's desktop scores for the console pages a new sys_admin
+// meets first, on the production build, signed in. Lighthouse runs through npx at a pinned version:
+// it is a tool for this bench only and too heavy for every install. See docs/benchmarks.md#console-lighthouse.
 
 import { execFileSync } from "node:child_process";
 import { randomBytes } from "node:crypto";

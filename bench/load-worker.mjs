@@ -1,17 +1,8 @@
-// The load of one connection level, run in its own process by bench/api-keys.ts so that the load
-// generator never shares an event loop with the benchmark's bookkeeping. Reads a JSON job on stdin,
-// drives autocannon against 127.0.0.1 only, and prints one JSON result line on stdout.
-//
-// The scenarios take turns on the same open connections, in slots of `slotMs`: one round gives each
-// scenario a slot, in the job's order, every other round in reverse (a b c c', then c' c b a), so
-// neighbouring slots of two scenarios are a fraction of a second apart and a drift of the machine
-// between rounds cancels out of their ratio. A slot's throughput counts the responses to its own
-// scenario completed in its window: the slot less its first `settleMs`, in which the requests the
-// connections still had in flight for the previous scenario are answered.
-//
-// Latencies are taken from autocannon's per-response event in fractional milliseconds (its own
-// histogram keeps whole milliseconds), for every status and every response of a scenario, wherever it
-// completes; each connection's first response is left out of them (see below).
+// The load of one connection level for bench/api-keys.ts, in a process of its own so the load
+// generator never shares an event loop with the benchmark's bookkeeping: reads a JSON job on stdin,
+// drives autocannon against 127.0.0.1 in alternating slots, and prints one JSON result line.
+// Latencies come from autocannon's per-response event, in fractional ms (its histogram keeps whole
+// ms). How slots are laid out and measured: docs/benchmarks.md#api-keys.
 
 import { readFileSync } from "node:fs";
 import { drive, readJob } from "./worker-lib.mjs";

@@ -1,18 +1,7 @@
-// `npm run bench:overview`: the console's overview on a seeded database — BENCH_KEYS API keys
-// (default 100,000), BENCH_ORGS organizations across the tiers, 1,000 users, BENCH_EVENTS audit
-// events, and usage buckets: every hour of the last 7 days for BENCH_ACTIVE_KEYS keys (2xx, and 429
-// for one in ten), and the platform's totals over the 90 days usage is kept, as a busy platform
-// would have. Organizations and users have the columns real ones fill (names, addresses, a password
-// hash's length), which sets how many pages their tables take, and so how the planner reads them.
-// Against the 300 ms target it prints the server time of
-// - the data function (services/overview), called BENCH_RUNS times in process after a warm-up
-//   (median, p95, max);
-// - the page: the production build serving /console/overview to a signed-in sys_admin,
-//   BENCH_PAGE_RUNS sequential requests from 127.0.0.1 after a warm-up, each timed to its last byte
-//   (p50, max).
-//
-// Settings (environment): BENCH_DATABASE_URL, BENCH_KEYS, BENCH_ORGS, BENCH_EVENTS, BENCH_ACTIVE_KEYS,
-// BENCH_RUNS, BENCH_PAGE_RUNS, BENCH_KEEP_DB=1.
+// `npm run bench:overview`: the server time of the console's overview (its data function, then the
+// whole page) on a database seeded as a busy platform's, against a 300 ms target. Rows are filled
+// as real ones are, since that sets how many pages a table takes and so how the planner reads it.
+// Seed sizes and settings: docs/benchmarks.md#console-overview.
 
 import { randomBytes } from "node:crypto";
 import pg from "pg";

@@ -1,10 +1,6 @@
-// `npm run bench:pooler-timeouts`: what the statement and idle-in-transaction timeouts cost behind
-// PgBouncer in transaction mode (started here on a free port, default settings), two ways:
-//   role  — the role's own settings in the database (what the app does): a read is one statement;
-//   local — each read wrapped as BEGIN; SET LOCAL statement_timeout; SET LOCAL
-//           idle_in_transaction_session_timeout; the read; COMMIT (what SET LOCAL would need).
-// BENCH_CLIENTS connections (default 4) read an API key by its hash, taking turns in slots of
-// BENCH_SLOT_MS (default 2,000) for BENCH_ROUNDS rounds (default 5). Prints reads/s and p50/p99.
+// `npm run bench:pooler-timeouts`: what the statement timeouts cost behind PgBouncer in transaction
+// mode, set as the role's settings (what the app does) against SET LOCAL in every read.
+// See docs/benchmarks.md#timeouts-behind-a-pooler and docs/decisions/040-timeouts-behind-a-pooler.md.
 
 import pg from "pg";
 import { migrate } from "@/server/db/migrate";

@@ -1,14 +1,6 @@
-// `npm run bench:runtimes`: the same production build and database served by two Node.js side by
-// side — the project's own (node_modules/.bin/node, what npm start runs) and the machine's (the
-// first `node` on PATH outside node_modules, or BENCH_BASELINE_NODE) — each app in its own
-// process, driven in turns of BENCH_SLOT_MS from a load generator in this process (autocannon, 10
-// connections, keep-alive, 127.0.0.1): /api/health, then /api/v1/me with a key, on one runtime
-// then the other, every other round in reverse order, BENCH_ROUNDS rounds. Prints each runtime's
-// req/s (median over the rounds) and p50 / p99, and the ratio of the two (median of the per-round
-// ratios: a drift of the shared machine between rounds cancels out of each).
-//
-// Settings (environment): BENCH_DATABASE_URL, BENCH_BASELINE_NODE, BENCH_ROUNDS (default 10),
-// BENCH_SLOT_MS (default 3000), BENCH_KEEP_DB=1.
+// `npm run bench:runtimes`: the project's own Node.js against the machine's, serving the same build
+// and database side by side in alternating slots, to show what the pinned runtime buys.
+// Settings: docs/benchmarks.md#runtime.
 
 import { execFileSync } from "node:child_process";
 import { existsSync } from "node:fs";

@@ -1,18 +1,7 @@
-// `npm run bench:search`: the `q` search of organizations and users (the console's live search
-// sends it as the user types), with BENCH_ROWS (default 200,000) of each, on a real PostgreSQL and
-// on the embedded database (PGlite, as `npm start` serves it: over its socket, through the same
-// driver). Rows have the columns real ones fill (names, display names, domains, emails), numbered
-// in the order they were made (org-1-…, user1_…: the larger the number, the newer the row). Each
-// search is called BENCH_RUNS times in process through invoke() (query parsing, authorization, the
-// service) as a signed-in sys_admin, one page of 50. The searches differ by where their matches lie
-// and how many there are (at 200,000 rows; the report counts them and says how far back the newest
-// one is): one row; every row, or 1 in 10 (a page among the newest rows); all among the oldest rows
-// (org-77: 1,111 matches, the newest 122,000 rows back, the planner's walk of the list's order
-// read all those); many, all old (org-3: 11,111); a few, most among the newest rows (org-19999);
-// none, and two letters matching none. Target: p50 ≤ 20 ms for each.
-//
-// Settings (environment): BENCH_DATABASE_URL (server on which svc_bench_search is created and
-// dropped), BENCH_ROWS, BENCH_RUNS, BENCH_EMBEDDED=0 (skip the embedded database), BENCH_KEEP_DB=1.
+// `npm run bench:search`: the `q` search of organizations and users at 200,000 rows each, on a real
+// PostgreSQL and on the embedded database, for searches whose matches lie in different places (all
+// new, all old, many, few, none), since that is what decides its cost. Target p50 ≤ 20 ms each.
+// The searches and settings: docs/benchmarks.md#search; why they differ: docs/decisions/012-trigram-search.md.
 
 import { mkdtemp, rm } from "node:fs/promises";
 import os from "node:os";

@@ -1,10 +1,6 @@
-// The soak's load, run in its own process by bench/soak.ts so that the load generator never shares
-// an event loop with the benchmark's sampling. Reads a JSON job on stdin, drives autocannon against
-// 127.0.0.1 only with a mixed workload, and prints one JSON result line on stdout.
-//
-// Each request is drawn in turn: every 100th carries a bad key; the rest are, by weight, reads of
-// one organization, list pages, or writes (a new organization). Keys and organizations are handed
-// out round-robin across all connections.
+// The soak's load (bench/soak.ts), in a process of its own so the load generator never shares an
+// event loop with the benchmark's sampling: reads a JSON job on stdin, drives a mixed workload with
+// autocannon against 127.0.0.1, and prints one JSON result line. The mix: docs/benchmarks.md#soak.
 
 import { drive, percentile, readJob } from "./worker-lib.mjs";
 

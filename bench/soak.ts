@@ -1,18 +1,6 @@
-// `npm run bench:soak`: the app under a steady mixed workload for a while (60 s by default) on the
-// production build and a real PostgreSQL: reads of one organization, list pages, writes (new
-// organizations) and 1% bad keys, at 50 connections from a separate load-generator process. It
-// prints throughput, p50/p99, answers by status, a time series, and the app's resident memory
-// (RSS) at start, after warm-up and at the end.
-//
-// Targets: no 5xx at all; RSS at the end within 10% of RSS after warm-up.
-//
-// Rate limits are on as they ship: the bench's keys allow far more than the bench sends; bad keys
-// meet the per-address limit of failed authentications (401, then 429).
-//
-// Settings (environment): BENCH_DATABASE_URL, BENCH_SOAK_SECONDS (60), BENCH_SOAK_WARMUP_SECONDS
-// (20, part of the run), BENCH_SOAK_CONNECTIONS (50), BENCH_SOAK_KEYS (200), BENCH_SOAK_ORGS (500),
-// BENCH_REDIS_URL (set: the limits are shared through that Redis, as with several replicas),
-// BENCH_KEEP_DB=1.
+// `npm run bench:soak`: the app under a steady mixed load (reads, list pages, writes, 1% bad keys)
+// for a minute from a separate load-generator process (soak-worker.mjs), to catch 5xx answers and
+// memory that keeps growing. Targets, figures and settings: docs/benchmarks.md#soak.
 
 import { spawn, type ChildProcess } from "node:child_process";
 import { readFileSync } from "node:fs";

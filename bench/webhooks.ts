@@ -1,17 +1,6 @@
-// `npm run bench:webhooks`: what webhooks cost and how fast they go.
-//
-// 1. A change's cost with an endpoint subscribed to it vs none: an organization update through
-//    invoke() (as both doors call it), in-process, alternating call by call between an
-//    organization with an endpoint of its own and one without (target ≤ 1.15×). The queue runs in
-//    the bench process without workers, so the delivery jobs are written as the app writes them.
-// 2. The app (production build) delivering to a receiver in this process: the lag from a change's
-//    commit (its audit event's time) to receipt, p50/p99, while idle (one change at a time, spaced;
-//    target p99 ≤ 1 s), then deliveries per second and the lag under load (many changes at once, to
-//    several endpoints each; target ≥ 300/s).
-//
-// Settings (environment): BENCH_DATABASE_URL, BENCH_CALLS (cost pairs, default 1000),
-// BENCH_IDLE (idle changes, default 60), BENCH_LOAD (changes under load, default 600),
-// BENCH_ENDPOINTS (endpoints under load, default 5), BENCH_KEEP_DB=1.
+// `npm run bench:webhooks`: what webhooks cost a change (with a subscribed endpoint vs none) and how
+// fast the app delivers them, idle and under load, to a receiver in this process.
+// Targets and settings: docs/benchmarks.md#webhooks.
 
 import http from "node:http";
 import type { AddressInfo } from "node:net";

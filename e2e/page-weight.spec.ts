@@ -2,14 +2,11 @@ import { expect, test, type Browser } from "@playwright/test";
 import { STORAGE_STATE } from "./accounts";
 import { consolePages, segmentValues } from "./pages";
 
-// What each console page costs a browser on its first load: the JavaScript it receives from the
-// server as `npm start` serves it, uncompressed (as the browser runs it), summed over every script
-// the page loads until the network is idle, each page in a fresh browser (nothing cached), signed
-// in as a sys_admin. Every page of the console is found from the app's folders, so a new page is
-// weighed without anyone remembering to. Budgets (decision 014): 600 KiB a page on its first load,
-// and 1,000 KiB with what the page then loads by itself (a chart, the forms its buttons open,
-// fetched once it is idle). The figures are printed (for docs/benchmarks.md) and kept as the test's
-// attachment.
+// Weighs every console page's JavaScript as a browser receives it from `npm start` (uncompressed,
+// fresh browser, signed in as a sys_admin), pages found from the app's folders so a new one is
+// weighed without anyone remembering to. Budgets: 600 KiB on first load, 1,000 KiB with what the
+// page then loads by itself. Figures are printed (for docs/benchmarks.md) and attached to the test.
+// See docs/decisions/014-console-page-weight.md and docs/decisions/015-console-answers-at-once.md.
 
 const BUDGET_KIB = 600;
 const WITH_ON_DEMAND_BUDGET_KIB = 1_000;

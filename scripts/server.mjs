@@ -1,19 +1,8 @@
-// The app's HTTP server: Next.js behind a node:http server of our own, which is what `npm start`,
-// the tests and the benchmarks run (`node scripts/server.mjs [--dev] [-p PORT] [-H HOST]`).
-//
-// It exists for what Next.js does not give a route handler. First, the client's address: Next.js keeps
-// whatever X-Forwarded-For a client sends, so the address is worked out here, from the socket and
-// SVC_TRUSTED_PROXY_HOPS, and handed on in the `x-svc-client-address` header, which this server
-// always overwrites (a client cannot set it); X-Forwarded-Host and its kin are kept only as far as
-// the same setting trusts them. Second, a front door for /api requests that Next.js
-// would answer in HTML or plain text (see src/server/rest/front-door.ts). Third, the security headers
-// decided per request: a console page's script nonce, and HSTS over HTTPS (security-headers.mjs).
-//
-// It also shuts the app down gracefully. On SIGTERM (or SIGINT, or when its output is gone) it marks the process as draining,
-// which turns readiness (/api/ready) to 503, stops accepting connections, lets the requests in
-// flight finish (for up to SVC_SHUTDOWN_GRACE_MS, default 10 s; what is left then is cut), then
-// runs the shutdown hooks server modules registered (src/server/lifecycle.ts): pending best-effort
-// writes are flushed, then connections (database pool, LISTEN, Redis) are closed, and it exits 0.
+// The app's HTTP server (`node scripts/server.mjs [--dev] [-p PORT] [-H HOST]`, what `npm start`,
+// the tests and the benchmarks run): Next.js loaded as a library behind a node:http server of our
+// own, for what Next.js does not give a route handler: the client's real address, problem+json for
+// bad /api requests (src/server/rest/front-door.ts), security headers decided per request, and a
+// graceful drain on SIGTERM. See docs/decisions/001-own-http-server.md.
 import http from "node:http";
 import { parseArgs } from "node:util";
 import { randomBytes } from "node:crypto";
@@ -190,7 +179,7 @@ async function shutdown(signal) {
 
 process.on("SIGTERM", () => void shutdown("SIGTERM"));
 // Output gone (whatever read this process's stdout or stderr has exited): nothing it does can be
-// seen any more, so it shuts down as on SIGTERM. Unheard, the failed write would reach Next.js's
+// seen any more, so it shuts down as on SIGTERM. Left unhandled, the failed write would reach Next.js's
 // handler of uncaught errors, whose report of it fails the same way, without end.
 for (const stream of [process.stdout, process.stderr]) stream.on("error", () => void shutdown("output closed"));
 process.on("SIGINT", () => void shutdown("SIGINT"));

@@ -10,12 +10,11 @@ import { serve, svc, untilHealthy, type Serving } from "@/test/cli";
 import { startPgBouncer } from "@/test/pgbouncer";
 import { createDatabase, dropDatabase, uniqueName } from "@/test/postgres";
 
-// `npm start` as a replica of a fleet runs it: DATABASE_URL at a real PgBouncer in transaction mode
-// with its default settings (which closes a connection that sends statement_timeout at startup),
-// on an empty database. It migrates, seeds and serves through the pooler: the CLI's keys
-// authenticate, the first sys_admin signs in, the scheduled jobs run. Two started at once migrate
-// once. Without DATABASE_DIRECT_URL it says, in its output and /api/ready, that it cannot hear
-// other processes; with it, it hears them by LISTEN on the direct connection.
+// `npm start` as a fleet's replica runs it: DATABASE_URL at a real PgBouncer in transaction mode
+// (which closes a connection that sends statement_timeout at startup), on an empty database. It
+// migrates, seeds and serves through the pooler (keys, sign-in, scheduled jobs); two started at once
+// migrate once. Without DATABASE_DIRECT_URL it says (output, /api/ready) that it cannot receive
+// other processes' invalidations; with it, it receives them by LISTEN on the direct connection.
 
 const pooler = await startPgBouncer();
 const ADMIN_PASSWORD = "pooled-admin-password-123";

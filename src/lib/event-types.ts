@@ -1,7 +1,7 @@
-// The events a webhook endpoint may subscribe to (section 14 of the product decisions), shared by
-// the server and the console. A change's event type is `<resource>.<past verb>`, keyed here by the
-// id of the operation that makes it, so the console shows actions by the same names; every
-// operation that changes something has an entry (operations.test.ts holds the list to that).
+// The events a webhook endpoint may subscribe to, shared by the server and the console. A change's
+// event type is `<resource>.<past verb>`, keyed by the id of the operation that makes it, so the
+// console names actions the same way; operations.test.ts holds every changing operation to an
+// entry. See docs/api.md#webhooks and docs/decisions/031-webhook-outbox.md.
 
 export const CHANGE_EVENT_TYPES = {
   linkIdentity: "identity.linked",
@@ -101,7 +101,7 @@ const MORE_CHANGE_TYPES: Record<string, { operations: string[]; description: str
   },
 };
 
-/** Events that no operation makes: the app's own (section 14). */
+/** Events that no operation makes: the app's own. */
 const SYSTEM_EVENT_TYPES = {
   "api_key.expiring": "An API key expires in 7 days, and again in 1 day (once each).",
   "api_key.expired": "An API key reached its expiry.",

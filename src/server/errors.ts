@@ -2,8 +2,8 @@ import "server-only";
 import type { z } from "zod";
 import { ERRORS, type ErrorCode, type FieldError } from "@/lib/errors";
 
-// Domain errors: services and the data layer only ever throw these (or database errors, which the
-// doors map once). Their codes, statuses and titles are catalogued in src/lib/errors.ts.
+// Domain errors: services and the data layer only ever throw these (or database errors, which
+// invoke() maps once for REST and tRPC). Their codes, statuses and titles are in src/lib/errors.ts.
 
 export type { ErrorCode, FieldError };
 

@@ -1,11 +1,11 @@
 import "server-only";
 import { processState } from "@/server/process-state";
 
-// The process's life as the app's own server (scripts/server.mjs) runs it. On SIGTERM the server
-// marks the process as draining (readiness turns 503 at once), lets requests in flight finish,
-// then runs what server modules registered here: first the "flush" phase (best-effort writes
-// still pending), then "close" (connections). The server reads the same entry of the process
-// state (process-state.ts), which it makes itself before Next.js loads.
+// The process's shutdown as the app's own server (scripts/server.mjs) runs it: on SIGTERM the process
+// is marked draining (readiness turns 503), requests in flight finish, then the hooks modules
+// registered here run, "flush" (pending best-effort writes) before "close" (connections). The server
+// shares this process-state entry, which it makes before Next.js loads.
+// See docs/decisions/001-own-http-server.md.
 
 export type ShutdownPhase = "flush" | "close";
 

@@ -10,18 +10,11 @@ import type { Limiter, LimiterStore } from "@/server/limits/store";
 import type { Metrics } from "@/server/metrics";
 import type { DeliveryJob, Subscriber } from "@/server/services/webhooks/outbox";
 
-// The state a server process keeps for its whole life (caches, connections, the job queue,
-// shutdown hooks), in one place. Next.js bundles a server module into several chunks, each with its
-// own copy of the module's variables, so state kept in a module-level variable would exist once per
-// chunk: two job queues, two metric registries. What is kept here exists once per process. It sits
-// in one property of globalThis, the one object every chunk shares, under a registered symbol, so
-// that the app's own server (scripts/server.mjs, plain JavaScript that cannot import this module)
-// reaches the entries it shares with the app too.
-//
-// To keep something per process, declare its entry in ProcessState, then get it in its module with
-// `processState("name", () => initialValue)`. The first call in the process makes the entry; every
-// later one, from any chunk and after a hot reload in development, returns that same value, which is
-// never replaced. State that changes over the process's life is a field of its entry.
+// State a server process must hold once (caches, connections, the job queue). Next.js bundles a
+// server module into several chunks, each with its own module-level variables, so this state lives
+// in one globalThis slot under a registered symbol, which scripts/server.mjs (plain JavaScript)
+// reaches too. Declare an entry in ProcessState; `processState("name", () => initialValue)` then
+// returns the first value made, from any chunk and after a hot reload.
 
 /** Every entry kept per process, by name. */
 interface ProcessState {

@@ -23,7 +23,7 @@ export async function sessionActor(client: BaseClient, userId: string): Promise<
 }
 
 /**
- * The DomainError a refused call raises, a database error mapped as the doors map it (fails the test
+ * The DomainError a refused call raises, a database error mapped as invoke() maps it (fails the test
  * when the call succeeds or throws anything else).
  */
 export async function refusal(promise: Promise<unknown>): Promise<DomainError> {

@@ -3,16 +3,11 @@ import path from "node:path";
 import pg from "pg";
 import { get_dmmf } from "@prisma/prisma-schema-wasm";
 
-// Drift check between prisma/schema.prisma and a database built by the migrations, standing in for
-// `prisma migrate diff`, whose native schema engine cannot be downloaded here.
-// - schemaModel() reads schema.prisma with Prisma's own parser (the prisma-schema-wasm build pinned
-//   to the installed engines) and derives what Prisma's migrations would create for it.
-// - databaseModel(url) introspects a PostgreSQL database through pg_catalog.
-// - diff() compares the two and lists every mismatch as one readable line.
-// Both sides are expressed in PostgreSQL's own spelling (format_type, pg_get_expr), so that a line
-// shows the two values as they can be compared. Database objects schema.prisma cannot express
-// (partial or otherwise non-plain indexes, CHECK constraints, triggers, partitions, views) come out
-// as `extras`: they pass only when an explicit allow-list names them.
+// Compares prisma/schema.prisma with a database built by the migrations, standing in for `prisma
+// migrate diff`, whose native engine cannot be downloaded here. Both sides are written in
+// PostgreSQL's own spelling, one readable line per mismatch; what schema.prisma cannot express
+// (partial indexes, CHECKs, triggers, partitions, views) passes only when an allow-list names it.
+// See docs/decisions/007-own-migration-runner.md.
 
 const SCHEMA_PATH = path.resolve(process.cwd(), "prisma/schema.prisma");
 

@@ -1,16 +1,11 @@
 import net from "node:net";
 import { afterAll } from "vitest";
 
-// A TCP proxy on 127.0.0.1 that a test puts between the app and a server (PostgreSQL, Redis), to
-// take the server away without touching it:
-// - "forward": pass bytes both ways;
-// - "refuse": nothing listens on the port (connections are refused) and open ones are closed, as
-//   a server that stops closes them;
-// - "blackhole": connections are accepted and open ones kept, but nothing passes either way (a
-//   server or network that stopped answering).
-// Going back to "forward" resets the connections held in a black hole, as a peer that has long
-// forgotten them would. `reset()` resets every open connection at once, in any mode, as a server
-// that crashed or a middlebox that dropped them would (an RST, not the FIN of an orderly close).
+// A TCP proxy on 127.0.0.1 between the app and a server (PostgreSQL, Redis), so a test can take the
+// server away without touching it: "forward" passes bytes, "refuse" closes and refuses connections
+// as a stopped server does, "blackhole" keeps them open with nothing passing. Leaving a black hole
+// resets the connections it held, as a peer that forgot them would; `reset()` resets every open one
+// (an RST, as after a crash, not an orderly FIN).
 
 type ProxyMode = "forward" | "refuse" | "blackhole";
 

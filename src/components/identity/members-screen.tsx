@@ -16,9 +16,10 @@ import { td } from "@/components/ui/table";
 import { WhenCell } from "@/components/ui/values";
 import { FormLoading, onDemand } from "@/components/ui/form-loading";
 
-// An organization's Members section (a page inside the organization's frame): who belongs to it and the org roles each holds there. Add a member,
-// remove one (with their roles there), grant and revoke org roles in this organization. The forms
-// (with their validation) load when first opened, not with the page.
+// An organization's Members section (a page inside the organization's frame): who belongs to it
+// and the org roles each holds there. Add a member, remove one (with their roles there), grant and
+// revoke org roles in this organization. The forms (with their validation) load when first opened,
+// not with the page.
 
 const AddMemberForm = onDemand(() => import("./member-forms").then((m) => m.AddMemberForm), {
   loading: () => <FormLoading />,

@@ -2,13 +2,11 @@ import { dereference, schemaMapKeyword, validate, type Schema, type ValidationRe
 import type { RJSFSchema, ValidationData, ValidatorType } from "@rjsf/utils";
 import { linearRegExp } from "@/lib/linear-regexp";
 
-// Why this exists: rjsf needs a validator to build a form, not only to report problems. It asks
-// which oneOf/anyOf option and which if/then/else branch the data matches (isValid), and that
-// takes a JSON Schema validator in the browser. Why it is so small: it reports nothing. The
-// server's own validator judges the settings (settings-form.tsx asks it), so the console and the
-// API cannot disagree, and nothing here mimics its messages. It interprets the schema with
-// @cfworker/json-schema rather than compiling it (the CSP forbids 'unsafe-eval'), and runs
-// patterns on RE2, so no pattern can freeze the tab.
+// The validator rjsf needs to pick the oneOf/anyOf option or if/then/else branch the data matches.
+// It reports no problems of its own: the server judges settings (settings-form.tsx asks it), so the
+// console and the API cannot disagree. It interprets the schema (@cfworker/json-schema) rather than
+// compiling it, as the CSP forbids 'unsafe-eval', and runs patterns on RE2 so none can freeze the
+// tab. See docs/decisions/009-tenant-json-schemas.md.
 
 const BASE = new URL("https://settings.invalid/schema");
 // Where a subschema is placed beside the root schema, so that its "#/..." references reach the root.

@@ -15,17 +15,11 @@ export function FormLoading({ className = "" }: { className?: string }) {
 }
 
 // How a screen declares a form or dialog loaded on demand: `onDemand(() => import("./x").then(…))`
-// gives a component that loads it the first time it renders (`next/dynamic`, same options), and
-// downloads its script ahead of the click, so that the first opening does not wait for it
-// (decisions 014 and 015):
-// - once the page is idle (after its load, requestIdleCallback), every form its modules declared;
-// - sooner if the person points at or tabs to a button or link before that.
-// A part too heavy to fetch unasked (`idle: false`) is fetched only when first shown: fetched at the
-// first pointing, its script would be parsed in the very frames the click's dialog needs.
-// The script is not part of the page's first load: it is one of the chunks the page loads by itself
-// after it. A form whose script has arrived renders at once, without suspending: React holds back
-// content that resolves after a Suspense fallback for up to 300 ms, so a lazy component that merely
-// suspends for a tick would still take that long to show.
+// gives a `next/dynamic` component (same options) whose script is fetched before the first opening
+// needs it, once the page is idle or sooner when a button or link is pointed at or tabbed to, and
+// which renders without suspending once the script is there (React would hold a Suspense fallback
+// up to 300 ms). A part marked `idle: false` is fetched only when first shown. See
+// docs/decisions/015-console-answers-at-once.md.
 
 type Preload = () => void;
 /** What waits to be fetched, when the page is idle or at the first intent to act. */

@@ -24,15 +24,11 @@ import { errorText, sentence } from "./form-errors";
 import { FormAlert } from "./states";
 import { primaryButton, secondaryButton } from "./styles";
 
-// The console's one form kit: react-hook-form, validated by the zod schema the server enforces
-// (through @hookform/resolvers/zod), with the server's field errors (tRPC error data `errors:
-// [{path, message}]`) set on the field they name. Each control has a label, an optional hint and
-// its error under it (aria-describedby, aria-invalid); after a failed attempt the first field to
-// fix takes the focus (else the form's alert).
-// Its controls are in ./fields.tsx (bound to the form through ./form-binding.ts), the helpers
-// between typed text and values in ./form-values.ts, the wording of errors in ./form-errors.ts.
-// This module brings the form library with it: a screen loads its forms on demand (`onDemand`,
-// ./form-loading.tsx) rather than with the page.
+// The console's one form kit: react-hook-form validated by the zod schema the server enforces, the
+// server's field errors set on the fields they name, each control with its label, hint and error,
+// and the focus on the first field to fix after a failed attempt. Controls: ./fields.tsx; text to
+// values: ./form-values.ts; error wording: ./form-errors.ts. It brings the form library with it,
+// so screens load their forms on demand (./form-loading.tsx).
 
 let resolverModule: Promise<typeof import("@hookform/resolvers/zod")> | undefined;
 const loadResolver = () => (resolverModule ??= import("@hookform/resolvers/zod"));

@@ -6,11 +6,10 @@ import "uplot/dist/uPlot.min.css";
 import { USAGE_OUTCOMES, type UsageOutcome } from "@/lib/usage";
 import { formatTimestamp } from "@/components/api-keys/format";
 
-// The bars of a usage chart (usage-chart.tsx), in a module of their own so that the chart library
-// (uPlot, a canvas chart of about 50 KiB) is loaded only with them. The outcomes are stacked: each
-// series is drawn as the running total up to it, the tallest first, so that each one shows above
-// the ones before it. The legend under the chart is ours (in the outcomes' order); pointing at a
-// bar shows that bucket's counts in it, as a tooltip would.
+// The bars of a usage chart (usage-chart.tsx), in a module of their own so the chart library (uPlot)
+// loads only with them. Outcomes are stacked: each series is drawn as the running total up to it,
+// tallest first, so each shows above the ones before it. The legend under the chart is ours, in the
+// outcomes' order, and shows the pointed bar's counts as a tooltip would.
 
 // A palette readers with any common colour-vision deficiency tell apart (Okabe and Ito's): the
 // refusals (401, 403, 429) differ in hue and lightness from each other and from other 4xx answers.

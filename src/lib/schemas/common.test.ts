@@ -8,8 +8,8 @@ import { registerPluginInput } from "./plugins";
 import { grantParams } from "./roles";
 import { createUserInput, updateUserInput } from "./users";
 
-// The words zod's failures are given, for every door (REST problem details, tRPC error data, the
-// console's forms): each message follows the field's name in a sentence.
+// The words zod's failures are given, wherever they show (REST problem details, tRPC error data,
+// the console's forms): each message follows the field's name in a sentence.
 
 /** The first message for each path, as a form shows it next to its field. */
 function messages(schema: z.ZodType, input: unknown): Record<string, string> {

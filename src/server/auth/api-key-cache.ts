@@ -6,17 +6,11 @@ import { resolveKey, type Resolution } from "./api-key-lookup";
 import { loadGrants, type Grants } from "./grants";
 import { cacheLifetimeMs, onInvalidation } from "./invalidation";
 
-// The per-process cache of key resolutions (bounded), so a known key costs no database work. An
-// entry is dropped at once on invalidation: every change that a resolution reflects is announced
-// (the key, its owner, grants and memberships, roles, organizations' status and names, the default
-// rate limit), so the TTL only bounds how long a change made behind the app's back (by hand, in SQL)
-// goes unseen.
-// Past its TTL an entry is still served while one background lookup refreshes it (up to twice the
-// TTL); TTLs are jittered so keys cached together do not expire together; concurrent misses on one
-// key share one lookup. A lookup that straddles an invalidation is not cached, and nothing is
-// cached while this process does not hear invalidations (its LISTEN connection is down). A process
-// that can never hear them (a transaction pooler, no direct connection, no Redis) keeps an entry at
-// most 5 s, stale time included.
+// The per-process cache of API key resolutions (bounded), so a known key costs no database work.
+// Every change a resolution reflects is announced to all processes and drops its entries at once;
+// the TTL only bounds how long a change made by hand in SQL goes unseen. Nothing is served from it
+// while this process cannot receive those announcements.
+// See docs/decisions/008-key-cache-and-invalidation.md.
 
 const CACHE_MAX = API_KEYS_IN_MEMORY;
 // Each refresh is a lookup (and, per owner, a grants load): at 30 s, 100,000 cached keys would cost a
@@ -38,7 +32,7 @@ let generation = 0;
 /** The cached entry of this key hash, if any. */
 export const cachedResolution = (hash: string): CacheEntry | undefined => cache.get(hash);
 
-// A finite lifetime (a process that cannot hear) bounds all an entry holds: its owner's grants may
+// A finite lifetime (a process that cannot receive invalidations) bounds all an entry holds: its owner's grants may
 // be half of it old when the entry is made, so the entry lives at most the other half.
 function remember(hash: string, resolution: Resolution, lifetime: number) {
   const ttl = Math.min(CACHE_TTL_MS * (0.75 + Math.random() * 0.5), lifetime / 4);

@@ -11,10 +11,8 @@ import { addressAllowed } from "./networks";
 
 // The X-API-KEY stage: shape → SHA-256 → cache, else checksum (no database work for a malformed
 // value) → lookup → the key's actor, or the refusal of an unknown, revoked or expired key or of one
-// used from outside its networks. Its parts: the key's format (api-key-format.ts), the cache of
-// resolutions (api-key-cache.ts), the lookup (api-key-lookup.ts) and the record of use
-// (api-key-usage.ts). While this process does not hear invalidations, nothing is served from the
-// cache: each request looks its key up.
+// used from outside its networks. Its parts: api-key-format.ts, api-key-cache.ts, api-key-lookup.ts
+// and api-key-usage.ts. While this process cannot receive invalidations, every request looks its key up.
 
 // The key a refusal was about, when the key is known (revoked, expired, used from elsewhere): its
 // usage counts the refusal.

@@ -6,16 +6,11 @@ import { connectClient, notePoolerRefusal, startupConfig } from "@/server/db/poo
 import { log } from "@/server/log";
 import { CHANNEL, invalidateLocally, notifyPayload, receivedPayload } from "./invalidation-bus";
 
-// Invalidations heard through PostgreSQL: a LISTEN connection on a session connection (the direct
-// URL), which looks after itself. A heartbeat notices a connection that went silent, and a lost one
-// is replaced, retrying with backoff until the database answers again. While it is down this process
-// hears nothing, so caches are not to be trusted: everything is forgotten when the connection is
-// lost and again once it is back, since what was announced in between is lost.
-//
-// At its first start the listener sends itself a notification through the connection changes are
-// announced on (DATABASE_URL): through a transaction pooler a LISTEN is lost with its transaction
-// and the notification never arrives. The listener then gives up for good (`deaf`), and the
-// process says it cannot hear other processes.
+// Receives invalidations from other processes through PostgreSQL: a LISTEN on a session connection
+// (the direct URL) that reconnects by itself and forgets every cache when it is lost and again once
+// it is back. At start it notifies itself through DATABASE_URL; behind a transaction pooler that
+// notification never arrives, and the listener stops for good (`deaf`: it cannot receive them).
+// See docs/decisions/008-key-cache-and-invalidation.md and docs/decisions/040-timeouts-behind-a-pooler.md.
 
 const HEARTBEAT_MS = 5_000;
 const RETRY_FIRST_MS = 250;

@@ -5,7 +5,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { isEmbeddedAddress } from "@/server/db/embedded-marker";
 import { unheard } from "./invalidation";
 
-// What a process that hears no other process's invalidations says at start: on the embedded
+// What a process that cannot receive other processes' invalidations says at start: on the embedded
 // database (npm start's default) a plain note of what it means there, on a real PostgreSQL a warning.
 
 describe("the start message of a process that hears no other process", () => {

@@ -11,16 +11,11 @@ import { listenOnRedis, publishOnRedis, type RedisRoute } from "./invalidation-r
 
 export { CHANNEL, notifyPayload, onInvalidation, type Invalidation } from "./invalidation-bus";
 
-// Cross-process invalidation of cached authentication state. A revoke, a deleted user or a changed
-// grant is applied to this process's caches at once and announced to every other process of the
-// deployment: through PostgreSQL (pg_notify in the changing transaction, heard by a LISTEN on a
-// session connection: DATABASE_DIRECT_URL, else DATABASE_URL) and, when REDIS_URL is set, through
-// Redis pub/sub (published once the change is committed; by the CLI, which does not listen, before
-// it exits). No polling per request.
-//
-// Caches are trusted while a route hears. A process none can reach (DATABASE_URL a transaction
-// pooler, no direct URL, no Redis: its own probe never came back) says so at start and in
-// /api/ready, and keeps what it caches at most UNHEARD_CACHE_MS.
+// Keeps cached authentication state (keys, grants, accounts) right across processes: a change is
+// applied to this process's caches at once and announced to the others through PostgreSQL
+// (pg_notify, received by LISTEN) and, with REDIS_URL, Redis pub/sub. A process that receives them
+// "hears"; one that can receive neither says so and caches for at most UNHEARD_CACHE_MS. See
+// docs/decisions/008-key-cache-and-invalidation.md and docs/decisions/040-timeouts-behind-a-pooler.md.
 
 /** How long a process that cannot hear other processes keeps a cached key, grant or account. */
 export const UNHEARD_CACHE_MS = 5_000;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { addressAllowed, parseNetworks } from "./networks";
 
-// The network check of restricted keys, case by case (the HTTP tests show it at the door).
+// The network check of restricted keys, case by case (the HTTP tests show it on real requests).
 
 const allowed = (cidrs: string[], address: string) => addressAllowed(parseNetworks(cidrs)!, address);
 

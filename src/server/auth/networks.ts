@@ -2,13 +2,10 @@ import "server-only";
 import ipaddr from "ipaddr.js";
 import { LRUCache } from "lru-cache";
 
-// The networks an API key may be used from (its `allowed_cidrs`), parsed once when the key is
-// resolved. Parsing the client's address costs far more than comparing it with 50 networks, and a
-// key is used from few addresses: each answer is remembered with the key's networks (the most
-// recent addresses, living as long as the cached key). An IPv4 client reaching an IPv6 socket
-// (::ffff:203.0.113.7) counts as its IPv4 address. Parsing 50 CIDRs costs about a millisecond, and
-// a key is resolved again every half minute: lists already parsed are kept (keys sharing a list
-// share its networks).
+// The networks an API key may be used from (`allowed_cidrs`), parsed once per distinct list (keys
+// sharing a list share it), with each client address's answer remembered beside them, since parsing
+// an address costs far more than comparing it with 50 networks. An IPv4 client on an IPv6 socket
+// (::ffff:203.0.113.7) counts as its IPv4 address. See docs/decisions/008-key-cache-and-invalidation.md.
 
 // lru-cache allocates its slots up front: a few hundred per list, not the thousand a rare key needs.
 const REMEMBERED_ADDRESSES = 256;

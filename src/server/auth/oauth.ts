@@ -8,13 +8,11 @@ import { mapDatabaseError } from "@/server/db/errors";
 import { env } from "@/server/env";
 import { log } from "@/server/log";
 
-// Console sign-in with external accounts: GitHub, Google and one generic OpenID Connect provider,
-// each switched on by its environment variables. A sign-in reaches one of our users through a
-// linked identity (user_oauth_identities): known (provider, provider_user_id) → that user; else a
-// verified email that a non-deleted user without a system role or org_admin has → link and sign in
-// (unless SVC_OAUTH_AUTO_LINK=0); else refused, unless SVC_OAUTH_AUTO_CREATE_USERS=1 lets a
-// verified email create a user with no roles. Users link further accounts from their profile
-// (src/server/session/identity-linking.ts).
+// Console sign-in with external accounts (GitHub, Google, one generic OpenID Connect provider), each
+// on when its environment variables are set. A sign-in reaches a user through a linked identity, else
+// through a verified email of a user without a system role or org_admin (unless SVC_OAUTH_AUTO_LINK=0),
+// else is refused unless SVC_OAUTH_AUTO_CREATE_USERS=1. Linking from the profile:
+// src/server/session/identity-linking.ts. See docs/access.md.
 
 /** Auth.js provider id → the provider name stored in user_oauth_identities */
 const STORED_NAMES: Record<string, "github" | "google" | "oauth2"> = {

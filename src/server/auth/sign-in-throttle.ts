@@ -6,16 +6,11 @@ import { limiterStore, type Limiter, type LimiterStore, type LimitState } from "
 import { metrics } from "@/server/metrics";
 import { processState } from "@/server/process-state";
 
-// Failed sign-ins (a wrong password, a wrong second factor) are throttled twice, in the rate-limit
-// store (per process, or shared by every replica through Redis):
-// - per account AND client address: a few free failures, then the pair waits out its window. A
-//   stranger elsewhere only ever throttles their own pair, so they cannot lock an admin out;
-// - per client address across accounts: spraying many accounts from one address is slowed;
-// - for a second factor, per account from every address too: whoever is asked for the code has the
-//   password already, so spreading guesses over many addresses must not multiply them.
-// Counters expire with their window (nothing is ever cleared wholesale to make room), and an address
-// can only create new counters as fast as its own limits allow. A success forgets the pair's count.
-// The answer never says whether the account exists: an unknown account counts like a known one.
+// Slows password and code guessing at sign-in without letting a stranger lock anyone out: failures
+// count per account and address, per address across accounts and, for a second factor, per account
+// from every address (whoever is asked for the code has the password already). The counters live
+// in the rate-limit store, and an unknown account counts like a known one, so answers reveal nothing.
+// Limits and reasons: docs/access.md#failed-sign-ins.
 
 export const SIGN_IN_LIMITS = {
   accountAndAddress: { name: "sign-in:account+address", points: 5, windowSeconds: 15 * 60 },

@@ -1,13 +1,10 @@
 import "server-only";
 import { createCipheriv, createDecipheriv, randomBytes } from "node:crypto";
 
-// Secrets at rest: AES-256-GCM under versioned keys. A stored value reads
-// `bound:<version>:<iv>:<tag>:<ciphertext>` (base64url parts): keys can rotate (new values use the
-// current key, old ones are read with the key of their version until re-encrypted), and each value
-// is bound to where it is stored by the cipher's associated data, so a value copied to another row
-// does not decrypt there. Values written before binding (`<version>:<iv>:<tag>:<ciphertext>`) are
-// still read until re-encrypted. A tampered value fails authentication and throws; nothing is ever
-// returned half-decrypted.
+// Secrets at rest: AES-256-GCM under versioned keys (`bound:<version>:<iv>:<tag>:<ciphertext>`), so
+// keys can rotate and old values stay readable. Each value is bound to where it is stored by the
+// cipher's associated data, so a copy in another row does not decrypt; values written before binding
+// (no `bound:` prefix) are still read. A tampered value throws: nothing comes back half-decrypted.
 
 export interface KeyRing {
   current: string;

@@ -1,15 +1,10 @@
 import "server-only";
 
-// Reads a dump of `svc db dump` statement by statement, before anything is written, and keeps only
-// what a restore runs: rows (INSERTs of literal values into the app's schemas), sequence positions
-// and the partitions the rows go into. The dump's schema statements are checked to be of the kinds
-// pg_dump writes for svc's schema but are never run: the target's schema comes from svc's own
-// migrations and pg-boss's own construction plan, so no function, trigger or default a dump
-// defines ever reaches the database. Anything else is refused, naming its kind and line.
-//
-// The scanner follows PostgreSQL's lexer where a dump could make the two disagree: strings (escape
-// strings too), quoted identifiers, nested block comments and dollar quotes (whose tag must not
-// continue an identifier) are data; a `$` that starts none of them is refused.
+// Reads a `svc db dump` file statement by statement before anything is written and keeps only the
+// data a restore needs (literal rows, sequence positions, partitions): schema statements are checked
+// and dropped, anything else is refused with its kind and line, so nothing a dump defines reaches
+// the database. Its scanner follows PostgreSQL's lexer wherever a dump could make the two disagree.
+// See docs/decisions/050-restore-confinement.md.
 
 export class DumpRefused extends Error {}
 

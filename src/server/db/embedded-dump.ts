@@ -4,16 +4,11 @@ import http from "node:http";
 import type { PGlite } from "@electric-sql/pglite";
 import { pgDump } from "@electric-sql/pglite-tools/pg_dump";
 
-// A plain-SQL dump of the embedded database by PGlite's own build of pg_dump, which runs in the
-// process that holds the database (it speaks to it in-process, not over a socket). The process
-// serving the database (`npm start`) answers dump requests from the CLI on a Unix socket beside the
-// database's (in a folder only its OS user can enter), with a token named in its marker file
-// (readable by its owner only), compared in constant time.
-//
-// Consistent while the app serves: the socket server runs each client's messages under PGlite's
-// exclusive lock and keeps a client's open transaction or exchange to itself (embedded-session.ts),
-// so the dump takes that lock at a moment none is open (`busy` false) and runs whole under it
-// (requests wait meanwhile).
+// `svc db dump` of the embedded database: PGlite's own pg_dump, run in the process that holds the
+// database, which answers the CLI on a Unix socket beside the database's with a token from its
+// owner-only marker file. The dump takes PGlite's lock when no client has a transaction or exchange
+// open (embedded-session.ts), so it is consistent while the app serves; requests wait meanwhile.
+// See docs/decisions/005-embedded-database.md.
 
 export interface DumpOptions {
   /** Rows only (and sequences), for loading into a database its migrations have made. */

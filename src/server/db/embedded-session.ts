@@ -1,12 +1,10 @@
 import "server-only";
 import type { PGlite } from "@electric-sql/pglite";
 
-// PGlite has one session, which every client of its socket server shares. The server hands PGlite
-// a client's messages one at a time, under PGlite's lock, and keeps to one client only while a
-// transaction is open: a dump taking the lock between a client's Parse and its Bind left that Bind
-// without its unnamed statement (the session's). Seen through this view an extended-query exchange
-// (Parse … Sync) is open as a transaction is: a dump waits for its Sync, and so does the server
-// before it turns to another client.
+// PGlite has one session, shared by every client of its socket server. This view of it counts an
+// open extended-query exchange (Parse … Sync) as an open transaction, so the server keeps to that
+// client and a dump waits until the exchange's Sync, as they do for a transaction.
+// See docs/decisions/005-embedded-database.md.
 
 /** Messages of an extended-query exchange before its Sync: Parse, Bind, Describe, Execute, Close, Flush. */
 const EXCHANGE_MESSAGES = new Set([..."PBDECH"].map((letter) => letter.charCodeAt(0)));

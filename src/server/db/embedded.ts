@@ -10,18 +10,11 @@ import { dumpPglite, serveDumps, type DumpControl, type DumpOptions } from "./em
 import { markerPath } from "./embedded-marker";
 import { exchangeAware } from "./embedded-session";
 
-// The zero-setup database: PGlite (PostgreSQL compiled to WebAssembly) persisted in the project's
-// data folder and served on a Unix socket, so the app reaches it through the same node-postgres
-// driver, migrations and queries as a real server. The socket lives in a folder of mode 0700 (the
-// data folder's `socket`, or one made under the system's temporary folder when that path is too
-// long for a socket) and the data folder is 0700 with files 0600: only the app's OS user reaches
-// the database, which has no password. Nothing of it listens on TCP.
-//
-// PGlite allows one process per data folder: the process that starts it records its address in
-// `embedded.json`, and other commands (the CLI while the app runs) connect to that address instead
-// of opening the folder a second time. A process killed outright leaves its marker behind: a marker
-// is believed only while its process is alive (not a zombie awaiting its reaper), is the one that
-// wrote it (not another process that reuses its PID) and its address answers.
+// The zero-setup database: PGlite (PostgreSQL compiled to WebAssembly) kept in the data folder and
+// served on a Unix socket, so the app reaches it with the same driver, migrations and queries as a
+// real server, and only the app's OS user can connect (PGlite has no password). One process holds
+// the folder; other commands connect to the address it records in `embedded.json`.
+// See docs/decisions/005-embedded-database.md.
 
 const EMBEDDED_MAX_CONNECTIONS = 24;
 

@@ -8,16 +8,11 @@ import { createSysAdmin, seedRoles } from "@/test/fixtures";
 import { startTcpProxy } from "@/test/tcp-proxy";
 import { readContext } from "@/server/db/context";
 
-// The app when its database goes away, over HTTP: the app reaches PostgreSQL through a TCP proxy
-// of this test's own, which refuses connections, swallows every byte (a black hole) or resets
-// connections, and the server itself ends the app's connections. Every request then answers 503
-// `unavailable` with Retry-After instead of hanging or failing with 500, nothing is half-written,
-// and the app recovers by itself once the database is back.
-//
-// Time bounds are part of the behaviour, not speed checks (the bench measures speed): a request
-// that meets a connection-level failure answers within 5 s, a readiness probe within 2 s, and the
-// app serves again within 10 s of the database's return. Each request carries its bound as an
-// AbortSignal, so a hang fails the test instead of stalling it.
+// The app when its database goes away, over HTTP, through a TCP proxy that refuses, black-holes or
+// resets its connections (and the server ending them): every request answers 503 `unavailable`
+// with Retry-After rather than hanging or a 500, nothing is half-written, and the app recovers by
+// itself. The time bounds (5 s a request, 2 s a readiness probe, serving again within 10 s) are
+// behaviour, not speed; each request carries its bound as an AbortSignal so a hang fails the test.
 
 const ANSWER_BOUND_MS = 5_000;
 const READY_BOUND_MS = 2_000;

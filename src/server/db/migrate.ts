@@ -7,13 +7,11 @@ import { env } from "@/server/env";
 import { IDLE_IN_TRANSACTION_TIMEOUT_MS, maintenanceConnectionSettings } from "./client";
 import { applyRoleTimeouts, connectClient } from "./pooler";
 
-// Applies prisma/migrations/<name>/migration.sql in order and records them in Prisma's own
-// `_prisma_migrations` table (same columns, same SHA-256 checksums), so Prisma's CLI can take over
-// wherever its native engine is available. Needs no engine and downloads nothing.
-// - Each migration runs in one transaction with its record: it is applied whole or not at all.
-// - A transaction-scoped advisory lock serializes concurrent runners (two app processes starting at
-//   once), through a transaction pooler too.
-// - Then the role's own timeouts are set in the database (pooler.ts).
+// Applies prisma/migrations in order, each in one transaction with its record in Prisma's own
+// `_prisma_migrations` table, so Prisma's CLI can take over wherever its native engine is available;
+// it needs no engine and downloads nothing. A transaction-scoped advisory lock serializes concurrent
+// runners, through a pooler too; then the role's timeouts are set (pooler.ts).
+// See docs/decisions/007-own-migration-runner.md.
 
 const MIGRATIONS_DIR = path.resolve(process.cwd(), "prisma/migrations");
 const LOCK_KEY = 727_073_690; // arbitrary, fixed: "svc migrations"

@@ -2,15 +2,11 @@ import "server-only";
 import pg from "pg";
 import { processState } from "@/server/process-state";
 
-// A transaction pooler (PgBouncer in transaction mode, its default settings) refuses startup
-// parameters it does not know, statement_timeout among them, and closes the connection; and it
-// hands each transaction to whichever server connection is free, so nothing set on a session
-// (SET, named statements, LISTEN, session advisory locks) outlives the transaction. The app finds
-// out the first time a connection to an address is refused so, and from then on sends it no startup
-// timeouts and no named statements: the timeouts come from the role's settings in the database
-// (applyRoleTimeouts, run by every migration) instead, which PostgreSQL applies to each server
-// connection the pooler opens. A pool sends no startup timeouts at all: it sets them on each new
-// connection to a server it does not know as a pooler. See docs/decisions/040-timeouts-behind-a-pooler.md.
+// Running behind a transaction pooler (PgBouncer in transaction mode), which refuses unknown startup
+// parameters such as statement_timeout and keeps no session state between transactions. The app
+// learns an address is a pooler from its first such refusal and then sends it no startup timeouts
+// and no named statements; the timeouts come from the role's settings instead (applyRoleTimeouts,
+// run by every migration). See docs/decisions/040-timeouts-behind-a-pooler.md.
 
 const poolers = processState("poolers", () => new Set<string>());
 

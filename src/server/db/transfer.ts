@@ -15,11 +15,10 @@ import {
 } from "./migrate";
 import { connectClient } from "./pooler";
 
-// Restoring a dump into an empty database, and moving a database (the embedded one, typically)
-// into an empty PostgreSQL. Each checks everything it can before writing anything, then writes in
-// one transaction: a failure leaves the target as empty as it was. Either way the target's schema
-// is made by svc's migrations and pg-boss's own construction plan (the job queue's schema), and only
-// rows come from the dump: a dump's statements never run as they are (dump-statements.ts).
+// Restoring a dump into an empty database, and moving a database (the embedded one, typically) into
+// an empty PostgreSQL. Each checks everything it can, then writes in one transaction, so a failure
+// leaves the target empty. The schema comes from svc's migrations and pg-boss's own plan; only rows
+// come from the dump (dump-statements.ts). See docs/decisions/050-restore-confinement.md.
 
 class TransferError extends Error {}
 

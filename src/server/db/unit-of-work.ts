@@ -4,18 +4,10 @@ import { env } from "@/server/env";
 import { baseClient, type BaseClient } from "./client";
 import { dataLayer, type AuditName, type DataLayer } from "./data-layer";
 
-// One transaction for a whole unit of work (an operation's change and its audit event), opened
-// explicitly by whoever starts the change (`inUnitOfWork`) and handed down as the unit's data
-// layers: every write they send — and every raw statement, and every read after the first write —
-// goes through the unit's one interactive transaction. The unit keeps a journal of the rows it
-// wrote (each single-row write with the row before and after), from which the audit trail tells
-// what changed.
-//
-// The transaction begins at the unit's first write or raw statement (raw SQL may lock rows), not
-// before: reads ahead of it run on the pool as they would alone, side by side when the service sends
-// them so, where one transaction's connection would take them one at a time. Under PostgreSQL's READ
-// COMMITTED each statement sees what was committed when it started, in a transaction or not, so a
-// read before the first write sees what it would have seen inside.
+// A unit of work: one transaction for a change and its audit event, so the two commit together or
+// not at all. Whoever starts a change opens it (`inUnitOfWork`) and hands its data layers down to
+// the services. It journals each row it writes (before and after), which is how the audit event
+// says what changed. See docs/decisions/003-unit-of-work.md.
 
 type Tx = Prisma.TransactionClient;
 

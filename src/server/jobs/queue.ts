@@ -5,12 +5,10 @@ import { onShutdown } from "@/server/lifecycle";
 import { log } from "@/server/log";
 import { processState } from "@/server/process-state";
 
-// The app's job queue: pg-boss, kept in the same PostgreSQL database (its own schema, `pgboss`),
-// embedded one included. It holds webhook deliveries and the scheduled jobs (jobs/registry.ts).
-// pg-boss claims a job with FOR UPDATE SKIP LOCKED, so each runs in one process at a time across
-// replicas; a job whose process died is taken up again once it has been active longer than its
-// expiry. It works over a session connection: DATABASE_DIRECT_URL when set (behind a transaction
-// pooler), else DATABASE_URL.
+// The app's job queue: pg-boss, in the app's own database (schema `pgboss`, the embedded one too),
+// holding webhook deliveries and the scheduled jobs (jobs/registry.ts). Each job runs in one process
+// at a time across replicas, and one whose process died runs again after its expiry. It needs a
+// session connection: DATABASE_DIRECT_URL when set, else DATABASE_URL. See docs/decisions/030-job-queue.md.
 
 export const QUEUE_SCHEMA = "pgboss";
 /** A job active longer than this is taken to be lost with its process and is run again (seconds). */

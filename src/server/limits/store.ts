@@ -7,11 +7,10 @@ import { onShutdown } from "@/server/lifecycle";
 import { log } from "@/server/log";
 import { processState } from "@/server/process-state";
 
-// Where rate-limit counters live. With a Redis URL every replica counts in Redis, so a limit holds
-// across the deployment; each limiter keeps an in-memory twin as insurance, which counts in this
-// process alone while Redis cannot be reached (never refusing everything, never letting everything
-// through). Without one, counters live in this process. A limit large enough to spare it is counted
-// in Redis a block of requests at a time (see `leasing`).
+// Where rate-limit counters live: in Redis when REDIS_URL is set, so a limit holds across replicas,
+// else in this process. Each Redis limiter keeps an in-memory twin that counts alone while Redis
+// cannot be reached, so an outage neither refuses nor lets through everything. Large limits are
+// taken from Redis a block at a time (`leasing`). See docs/decisions/004-rate-limit-blocks.md.
 
 interface LimiterSpec {
   /** Names the counters: limiters of one name share them (in Redis, across replicas). */
@@ -91,13 +90,11 @@ function wrap(spec: LimiterSpec, limiter: RateLimiterAbstract): Limiter {
   };
 }
 
-// So that requests do not each wait for a round trip to Redis, a replica takes a key's points a
-// block at a time and hands them out from memory (rate-limiter-flexible has no such mode). Points
-// are counted in Redis before they are handed out, so a limit is never exceeded across replicas.
-// Blocks are at most 1/LEASE_SHARE of the limit (LEASE_MAX at most) and 1/LEASE_OF_REMAINING of
-// what the window has left, so near the limit a replica counts one by one; a limit under
-// 2 × LEASE_SHARE is counted request by request. A key used in a window has the next window's
-// first block taken as the window turns. Why and what it bought: docs/decisions/004-rate-limit-blocks.md.
+// A replica takes a key's points from Redis a block at a time and hands them out from memory, so
+// requests do not each wait for Redis; points are counted in Redis first, so no limit is exceeded
+// across replicas. A block is at most 1/LEASE_SHARE of the limit (LEASE_MAX at most) and
+// 1/LEASE_OF_REMAINING of what the window has left; a limit under 2 × LEASE_SHARE is counted request
+// by request. See docs/decisions/004-rate-limit-blocks.md.
 const LEASE_SHARE = 100;
 const LEASE_MAX = 100;
 const LEASE_OF_REMAINING = 8;

@@ -14,15 +14,11 @@ import { DomainError, validationFailed, zodFieldErrors } from "@/server/errors";
 import type { AnyOperation } from "./operation";
 import { rawInputProblems } from "./raw-input";
 
-// What both doors (REST and tRPC) do with a call, in the same order: path parameters → access
-// (before anything else is looked at, so another tenant's organization looks missing whatever the
-// body says) → query → `include_deleted` → body → the handler. Failures are domain errors; database
-// errors are mapped here, once.
-//
-// The handler is handed its context: who acts, and the database — for a change (any method but
-// GET) the unit of work opened here, in which the handler's writes and its audit event commit
-// together or not at all; for a read, the pool. A refusal (403) is recorded on its own, there being
-// no change to roll back. Reads write nothing.
+// Runs an operation the same way for the REST API and the console's tRPC: path parameters → access
+// (first, so another tenant's organization looks missing whatever the body says) → query →
+// `include_deleted` → body → handler; database errors are mapped here, once. A change (any method
+// but GET) runs in a unit of work opened here, so its writes and audit event commit together; a
+// read runs on the pool; a refusal (403) is recorded on its own. See docs/decisions/003-unit-of-work.md.
 
 export interface RawInput {
   params: unknown;

@@ -1,12 +1,11 @@
 import "server-only";
 import type { FieldError } from "@/server/errors";
 
-// What any input must be before a schema looks at it, on both doors: nested at most 64 levels
-// (deeper input overflows recursive code such as validators, JSON.stringify and the database
-// driver), no string or field name holding U+0000 (PostgreSQL refuses it in text and jsonb) or a
-// lone UTF-16 surrogate (not Unicode, so no encoding can store it), and no number beyond
-// ±(2^53 − 1): past it a number is always whole and no longer exact (12345678901234567890 reads as
-// 12345678901234567000), so such values travel as strings.
+// What any input must be before a schema looks at it, for REST and tRPC alike: nested at most 64
+// levels (deeper overflows recursive code: validators, JSON.stringify, the database driver), no
+// U+0000 in a string or field name (PostgreSQL refuses it) or lone UTF-16 surrogate (no encoding
+// can store it), and no number beyond ±(2^53 − 1), past which numbers are no longer exact, so such
+// values travel as strings.
 
 export const MAX_INPUT_DEPTH = 64;
 

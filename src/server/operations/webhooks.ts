@@ -31,9 +31,9 @@ import {
 } from "@/server/services/webhooks/endpoints";
 import { defineOperation, immutableAnswer, type ObjectSchema, type PermissionAccess } from "./operation";
 
-// Webhook endpoints (section 14): an organization's under /organizations/{org_id}/webhook-endpoints
-// (its events only), the platform's under /webhook-endpoints (every event). Both sets are made by
-// one function, so they cannot drift apart.
+// Webhook endpoints: an organization's under /organizations/{org_id}/webhook-endpoints (its events
+// only), the platform's under /webhook-endpoints (every event). Both sets are made by one function,
+// so they cannot drift apart.
 
 const PLATFORM_TAG = "Webhooks";
 const ORG_TAG = "Organization webhooks";

@@ -1,7 +1,7 @@
 import "server-only";
 
-// Where the API reference (src/app/api/docs) puts things: the front door lets exactly these paths
-// through, and the OpenAPI document and the reference name them.
+// Where the API reference (src/app/api/docs) puts things: front-door.ts, which answers unknown /api
+// paths before Next.js, lets exactly these through; the OpenAPI document and the reference name them.
 
 /** A name as a URL's segment or an anchor: lower case, runs of anything else as one hyphen. */
 export const slugify = (text: string): string =>

@@ -7,9 +7,9 @@ import { allowOf, endpointAt, operationAt } from "./front-door";
 import { docsPathOfTag } from "./docs-paths";
 import { ROUTES } from "./registry";
 
-// The front door answers unknown paths and wrong methods itself, so its idea of the endpoints
-// under /api must be Next.js's: every route file and page there, with the methods it exports. The
-// REST operations have one catch-all route, which finds each in the front door's index.
+// front-door.ts answers unknown /api paths and wrong methods before Next.js sees them, so its idea
+// of the endpoints under /api must be Next.js's: every route file and page there, with the methods
+// it exports. The REST operations have one catch-all route, which finds each in the same index.
 
 const API = path.resolve("src/app/api");
 const REST_ROUTE = path.join(API, "[...path]", "route.ts");

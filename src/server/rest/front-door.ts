@@ -9,21 +9,11 @@ import { problemBody, problemHeaders } from "./problem";
 import { docsPathOfTag } from "./docs-paths";
 import { ROUTES, type RestOperation } from "./registry";
 
-// In front of every /api request, before Next.js sees it: a request id (the caller's when sane),
-// echoed in X-Request-Id on whatever answers, and the problem+json answers Next.js would otherwise
-// give in HTML, plain text or an empty body — a path that is not valid percent-encoded UTF-8 (400;
-// Next.js answers 500), a path no endpoint serves (404), a method the endpoint does not take (405
-// with Allow; for TRACE and WebDAV methods Next.js answers 500 or 400) — and OPTIONS (204 with the
-// endpoint's Allow). Everything else goes on to the route, a path with extra slashes as the path
-// without them (Next.js would redirect it).
-//
-// Its index of the endpoints is the REST surface's one route table: the REST catch-all route
-// (src/app/api/[...path]/route.ts) finds a request's operation and path parameters in it too.
-//
-// Next.js has no hook that runs this early: its proxy (middleware) runs after the request has been
-// turned into a fetch Request, which cannot be built for TRACE, and costs every request. So the
-// app's own server (scripts/server.mjs) calls the front door before handing a request to Next.js
-// (instrumentation.ts hands it over); why and at what cost: docs/decisions/002-front-door.md.
+// Answers, before Next.js sees them, the /api requests Next.js would answer in HTML, plain text or
+// an empty body: it gives every request an id (echoed in X-Request-Id) and answers a path that is
+// not UTF-8, an unknown endpoint, a wrong method and OPTIONS itself, as problem+json (or 204). Its
+// index of the endpoints is also the REST catch-all route's table. The app's own server
+// (scripts/server.mjs) calls it. See docs/decisions/002-front-door.md.
 
 export const REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/;
 

@@ -12,16 +12,10 @@ import { ROUTES, type RestOperation } from "./registry";
 import { readContext } from "@/server/db/context";
 
 // A fuzzer generated from the served /api/openapi.json: every operation gets hostile path ids,
-// query values and bodies — values shaped like its schema and then mutated (missing, unknown and
-// wrong-typed fields, huge strings, U+0000, lone surrogates, deep nesting, numbers past the exact
-// range, text that is not JSON, the wrong media type, bodies over the limit) — as a console
-// session, with an API key and anonymously. Every answer must be 4xx or 2xx (never 5xx), every
-// error problem+json with its status and code, every answer carries X-Request-Id and comes within
-// 3 s (a liveness bound: no request may hold the server), and the app is healthy afterwards.
-//
-// The document's paths, methods and parameter names say what to call; body shapes come from the
-// operations' own zod schemas (self-contained), so the fuzzer works whatever the document's $refs.
-// FUZZ_SEED=<n> replays a run; FUZZ_RUNS=<n> sets the cases per operation and caller (default 12).
+// queries and bodies (shaped like its zod schemas, then mutated) as a console session, with an API
+// key and anonymously. Every answer must be 2xx or a 4xx problem+json, carry X-Request-Id and come
+// within 3 s (no request may hold the server), and the app must stay healthy. FUZZ_SEED=<n> replays
+// a run; FUZZ_RUNS=<n> sets the cases per operation and caller (default 12).
 
 const RUNS_PER_OPERATION = Number(process.env.FUZZ_RUNS ?? 12);
 const SEED = process.env.FUZZ_SEED === undefined ? undefined : Number(process.env.FUZZ_SEED);

@@ -17,12 +17,11 @@ import { problemResponse } from "./problem";
 import type { RestOperation } from "./registry";
 import { BODY_LIMIT_BYTES, bodyTooLarge } from "@/server/http/body-limit";
 
-// The REST door, one route handler a method for every operation: request id → the operation at the
-// request's path and method (found in the front door's index) → credentials (X-API-KEY or the
-// console session) → the key's rate limit → the operation (access, input, handler:
-// operations/invoke.ts) → its JSON answer, or a problem+json for any failure. A key that fails
-// authentication counts against its client's address. One log line and one metric sample a
-// request, and a key's request (refused or not) counts in its usage.
+// The REST API's route handler, one for every operation: request id → the operation at the path
+// and method (from front-door.ts's endpoint index) → credentials (X-API-KEY or the console session)
+// → the key's rate limit → the operation (operations/invoke.ts) → its JSON answer, or problem+json
+// for any failure. A key that fails authentication counts against its client's address. One log
+// line and one metric sample a request; a key's request, refused or not, counts in its usage.
 
 type RouteHandler = (request: Request) => Promise<Response>;
 

@@ -2,8 +2,9 @@ import "server-only";
 import { OPERATIONS } from "@/server/operations";
 import type { AnyOperation } from "@/server/operations/operation";
 
-// Every REST route: the operations that have a path. The front door indexes them (the REST route
-// finds each request's operation there), and the OpenAPI document and the tests read this list.
+// Every REST route: the operations that have a path. front-door.ts, which answers bad /api requests
+// before Next.js, indexes them (the REST route finds each request's operation there too), and the
+// OpenAPI document and the tests read this list.
 
 export type RestOperation = AnyOperation & { path: string };
 

@@ -9,8 +9,8 @@ import { REQUIRE_MFA_SETTING } from "@/lib/schemas/two-factor";
 import { MODEL_CATALOG } from "./model-catalog";
 
 // Idempotent seed: running it again changes nothing. It adds what is missing and never overwrites
-// what an operator has edited (tier quotas, the default key rate limit, model prices), except the built-in roles' permission
-// sets, which follow the catalog in code.
+// what an operator has edited (tier quotas, the default key rate limit, model prices), except the
+// built-in roles' permission sets, which follow the catalog in code.
 
 const SEED_ACTOR = "system:seed";
 const SEED_LOCK = 727_073_691;

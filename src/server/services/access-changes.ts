@@ -4,8 +4,8 @@ import type { DataLayer } from "@/server/db/data-layer";
 import { DomainError } from "@/server/errors";
 
 // Changes to who holds what (grants, memberships, a role's permissions, a deleted or restored
-// user) are announced inside the changing transaction — other processes hear it on commit — and
-// applied to this process's caches after the commit, so API keys act on them at the next request.
+// user) are announced inside the changing transaction, so other processes receive them once it
+// commits, and applied to this process's caches after the commit: API keys follow at their next request.
 
 type Tx = Pick<DataLayer, "$executeRaw">;
 

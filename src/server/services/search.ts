@@ -3,12 +3,10 @@ import { Prisma } from "@/generated/prisma/client";
 import type { DataLayer } from "@/server/db/data-layer";
 import type { PageWindow } from "@/server/services/pagination";
 
-// The `q` search of lists with many rows (organizations, users): a case-insensitive match in any
-// of a few columns, each with a trigram index (pg_trgm), so a search reads the rows that can match
-// rather than the whole table. A search of three characters or more matches anywhere in a value.
-// One or two characters make no trigram to look up, and a substring of them would read every row:
-// they match where a value, or a word of it (after a space), begins, which the same indexes find
-// (their trigrams mark where words begin). As the user types, the results narrow the same way.
+// The `q` search of lists with many rows (organizations, users): a case-insensitive match in a few
+// columns, found through trigram indexes rather than by reading the whole table. Three characters or
+// more match anywhere in a value; one or two, which make no trigram, match where a value or one of
+// its words begins. See docs/decisions/012-trigram-search.md.
 
 const TRIGRAM = 3;
 

@@ -8,7 +8,7 @@ import { DomainError } from "@/server/errors";
 import { asDomainError, invoke } from "@/server/operations/invoke";
 import type { AnyOperation, OperationInput, OperationOutput } from "@/server/operations/operation";
 
-// The console's door: every operation the console uses becomes a tRPC procedure (GET operations
+// How the console calls the operations: each one it uses becomes a tRPC procedure (GET operations
 // are queries, the rest mutations) taking the operation's path parameters, query and body as one
 // flat object. Access, validation and the handler are the operation's own (operations/invoke.ts);
 // the console adds one rule: sys_admins only.

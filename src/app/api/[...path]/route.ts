@@ -1,6 +1,6 @@
 import { restHandlers } from "@/server/rest/handler";
 
-// Every REST operation, found by path and method in the front door's index (src/server/rest).
+// Every REST operation, found by path and method in the endpoint index of src/server/rest/front-door.ts.
 // Next.js prefers the routes and pages beside this one: the API reference, tRPC and Auth.js.
 
 export const dynamic = "force-dynamic";

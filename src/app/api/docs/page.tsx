@@ -10,10 +10,10 @@ import { DomainError } from "@/server/errors";
 import { openApiDocument } from "@/server/rest/openapi";
 import { problemBody } from "@/server/rest/problem";
 
-// The API reference, rendered at build time from the same OpenAPI document /api/openapi.json
-// serves: no CDN, works offline. This page holds the guide, every operation by tag (each linking
-// to its tag's page, /api/docs/<tag>, where it is described in full) and the error catalog: the
-// whole reference on one page was over 7 MB of HTML.
+// The API reference's first page, rendered at build time from the same OpenAPI document
+// /api/openapi.json serves (no CDN, works offline): the guide, every operation by tag, each linking
+// to its tag's page (/api/docs/<tag>) where it is described in full, and the error catalog.
+// See docs/decisions/013-api-reference-by-tag.md.
 
 export const dynamic = "force-static";
 

@@ -5,8 +5,9 @@ import { SECTIONS } from "@/components/console/sections";
 
 // What a section shows at once while its page renders on the server: its heading (the same words
 // and style as the page's own) and a spinner. The links to the sections prefetch this shell, so a
-// move shows the new heading without waiting for the page's data (decision 014). A page below a
-// section (a user, a role) has a heading of its own, not known here: it shows the spinner only.
+// move shows the new heading without waiting for the page's data. A page below a section (a user,
+// a role) has a heading of its own, not known here: it shows the spinner only.
+// See docs/decisions/015-console-answers-at-once.md.
 
 const HEADINGS = new Map(
   [...SECTIONS, { href: "/console/account", label: "Your account" }].map((s) => [s.href, s.label]),

@@ -17,13 +17,10 @@ import {
 } from "@/lib/schemas/oauth-clients";
 import { containing } from "@/server/services/search";
 
-// OAuth 2.0 client registrations. A confidential client's secret is generated here,
-// returned once (by create and rotate-secret) and stored only as its SHA-256: the secret is 32
-// bytes from a CSPRNG (256 bits), so, as for API keys, a fast hash is safe — there is nothing to
-// guess that a slow password hash would protect — and lookups stay cheap. Public clients have no
-// secret. Allowed scopes must be catalog permissions, and (unless the registrant is a sys_admin)
-// ones the registrant holds: a client_credentials client acts on its own, so registering one must
-// not hand out more than its registrant has.
+// OAuth 2.0 client registrations. A confidential client's secret is generated here, returned once
+// and stored only as its SHA-256 (256 random bits leave a slow hash nothing to protect). Allowed
+// scopes must be catalog permissions the registrant holds (unless a sys_admin): a client_credentials
+// client acts on its own, so registering one must not hand out more. See docs/access.md.
 
 const SECRET_PREFIX = "cds_";
 

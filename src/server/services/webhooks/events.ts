@@ -13,9 +13,9 @@ import {
   type Subscriber,
 } from "./outbox";
 
-// Events that no operation makes (section 14): the key lifecycle's, an endpoint disabled, a test
-// message. Written like a change's (message, deliveries and jobs in one transaction: the change's
-// when there is one), with `data` naming the subject.
+// Events that no operation makes: the key lifecycle's, an endpoint disabled, a test message.
+// Written like a change's (message, deliveries and jobs in one transaction: the change's when there
+// is one), with `data` naming the subject.
 
 /** A pg-boss `db` that runs statements through `db` (a transaction's). */
 export const transactionSink = (db: Pick<DataLayer, "$queryRawUnsafe">): StatementSink => ({

@@ -7,11 +7,10 @@ import { runningQueue, wake, type StatementSink } from "@/server/jobs/queue";
 import { log } from "@/server/log";
 import { processState } from "@/server/process-state";
 
-// The outbox: an event's messages are written in the transaction of the change they announce (with
-// its audit event, at its COMMIT), each with one delivery per endpoint that wants it, and the
-// delivery jobs beside them, so a change rolled back sends nothing and one committed is never lost.
-// Which endpoints want what is kept in memory, so a change that no endpoint wants costs what it did
-// before there were webhooks: nothing more is sent to the database.
+// The outbox: an event's messages, one delivery per endpoint that wants it, are written in the
+// transaction of the change they announce (with its audit event), so a change rolled back sends
+// nothing and one committed is never lost. Which endpoints want what is kept in memory, so a change
+// no endpoint wants sends nothing more to the database. See docs/decisions/031-webhook-outbox.md.
 
 export const DELIVERY_QUEUE = "webhook-delivery";
 

@@ -4,11 +4,10 @@ import { QUEUE_SCHEMA } from "@/server/jobs/queue";
 import { DELIVERY_QUEUE, queueDeliveries, type DeliveryJob } from "./outbox";
 import { transactionSink } from "./events";
 
-// The delivery queue's safety net and retention: a pending delivery due for over 15 seconds with
-// no live job in pg-boss's table lost its job (written by the CLI, which runs no queue, or by a
-// process that died between a change's commit and queuing its jobs) and is queued again;
-// deliveries and messages go after 30 days. Looking for the job, not only at the delivery's age,
-// keeps a backlogged queue from being given a second job for every delivery waiting its turn.
+// The delivery queue's safety net and retention: a delivery pending over 15 seconds with no live job
+// in pg-boss's table (queued by the CLI, which runs no queue, or lost with a process that died after
+// the commit) is queued again; deliveries and messages go after 30 days. See
+// docs/decisions/031-webhook-outbox.md for why it looks for the job rather than at age alone.
 
 export const DELIVERY_RETENTION_DAYS = 30;
 /** A delivery due this long with no job is taken to have lost it: far past the relay's milliseconds. */
