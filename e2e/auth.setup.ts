@@ -4,6 +4,7 @@ import { hashPassword } from "../src/server/auth/passwords";
 import { createBaseClient } from "../src/server/db/client";
 import { dataLayer } from "../src/server/db/data-layer";
 import { ADMIN, MEMBER, signIn, STORAGE_STATE } from "./accounts";
+import { segmentValues } from "./pages";
 
 // Runs once before the flows, against the server Playwright started: adds the data the flows need
 // to the run's database, then signs in once per role and keeps the signed-in state for reuse.
@@ -27,6 +28,11 @@ setup("seed a user who is not a sys_admin", async () => {
   } finally {
     await client.$disconnect();
   }
+});
+
+// Made here, before the flows run side by side: two page-wide checks making them at once would clash.
+setup("make a real value for every page's dynamic segments", async () => {
+  await segmentValues();
 });
 
 setup("sign in as the sys_admin", async ({ page }) => {
