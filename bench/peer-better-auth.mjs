@@ -6,16 +6,18 @@
 //
 // Better Auth is not a dependency of svc: the bench installs it at a pinned version into a directory
 // of its own and copies this file there, where its imports resolve (ES modules do not read
-// NODE_PATH).
+// NODE_PATH). Started, it creates its tables (getMigrations, what Better Auth's migrate CLI runs),
+// a user and PEER_KEYS keys of the user, listens on 127.0.0.1:PEER_PORT (0: any free port), and
+// prints one JSON line: { port, keys, user }.
 //
-//   node peer-better-auth.mjs setup   creates the tables, a user and PEER_KEYS keys; prints
-//                                           one JSON line: { keys, user }
-//   node peer-better-auth.mjs serve   listens on 127.0.0.1:PEER_PORT; prints "listening"
-//
-// Environment: PEER_DATABASE_URL, PEER_SECRET,
-// PEER_PORT, PEER_KEYS, PEER_POOL_MAX, PEER_STORAGE: "database" (the plugin's default: every
-// verification reads the key's row) or "memory" (its key cache: the plugin's secondary storage in
-// this process, the keys still in PostgreSQL: fallbackToDatabase).
+// Environment: PEER_DATABASE_URL, PEER_SECRET, PEER_PORT, PEER_KEYS, PEER_POOL_MAX, PEER_STORAGE:
+// - cache (the default): the plugin's key cache, its secondary storage, held in this process (one
+//   process, as svc's cache is in its own), the keys in PostgreSQL (fallbackToDatabase);
+// - database: the plugin's default, every verification reads the key's row;
+// - cache-only: the keys in the secondary storage alone, none in PostgreSQL (in this process,
+//   they last as long as it does: the plugin's upper bound rather than a deployment).
+// Whatever the storage, the owner is read from PostgreSQL on every verification, and with the keys
+// in PostgreSQL each verification writes the key's row (its lastRequest, then its updatedAt).
 
 import { createServer } from "node:http";
 import { apiKey } from "@better-auth/api-key";

@@ -25,6 +25,7 @@ import path from "node:path";
 import autocannon from "autocannon";
 import pg from "pg";
 import { generateKey } from "@/server/auth/api-key-format";
+import { cpuMs } from "./cpu-time";
 import { CONNECTIONS } from "./load";
 import {
   ADMIN_URL,
@@ -286,9 +287,13 @@ async function main() {
   for (const side of sides) await check(side);
   say(`Both answer 200 with the key's owner for a valid key, 401 for a wrong one.`);
   const databases = sides.map((s) => s.database);
+  // A backend's statistics reach the view once it has been idle a moment (here and at the end).
+  await sleep(1_500);
   const commitsBefore = await commits(databases);
   // Every response of the warm-ups and the rounds, for the transactions per response.
   const served = sides.map(() => 0);
+  // The processes whose CPU a response costs: each server's own (PostgreSQL's is not counted).
+  const pids = [app.pid, peer.child.pid as number];
 
   const levels = [];
   for (const connections of CONNECTIONS) {
@@ -296,18 +301,25 @@ async function main() {
       `At ${connections} connections: warm-up ${WARMUP_SECONDS} s each, then ${RUNS} rounds of ${SECONDS} s each, alternating…`,
     );
     const run = async (s: number, seconds: number) => {
+      const cpuBefore = cpuMs(pids[s] as number);
       const result = await load(sides[s] as Side, connections, seconds);
+      const cpuAfter = cpuMs(pids[s] as number);
       served[s] = (served[s] as number) + result.latencies.length;
-      return result;
+      const cpuUs =
+        cpuBefore === undefined || cpuAfter === undefined || result.latencies.length === 0
+          ? null
+          : ((cpuAfter - cpuBefore) * 1000) / result.latencies.length;
+      return { ...result, cpuUs };
     };
     if (WARMUP_SECONDS > 0) for (const s of sides.keys()) await run(s, WARMUP_SECONDS);
-    const runs: Load[][] = sides.map(() => []);
+    const runs: (Load & { cpuUs: number | null })[][] = sides.map(() => []);
     for (let round = 0; round < RUNS; round++) {
       const order = round % 2 === 0 ? [0, 1] : [1, 0];
       for (const s of order) runs[s]?.push(await run(s, SECONDS));
     }
     const per = sides.map((side, s) => {
-      const all = runs[s] as Load[];
+      const all = runs[s] as (Load & { cpuUs: number | null })[];
+      const cpu = all.flatMap((r) => (r.cpuUs === null ? [] : [r.cpuUs]));
       const lat = latencies(all.flatMap((r) => r.latencies));
       return {
         label: side.label,
@@ -318,6 +330,7 @@ async function main() {
         responses: lat.n,
         non2xx: all.reduce((n, r) => n + r.non2xx, 0),
         errors: all.reduce((n, r) => n + r.errors, 0),
+        cpuUs: cpu.length ? median(cpu) : null,
       };
     });
     const [svc, better] = per as [(typeof per)[number], (typeof per)[number]];
@@ -333,7 +346,6 @@ async function main() {
       highest: Math.max(...ratios),
     });
   }
-  // The statistics of a backend reach the view once it has been idle a moment.
   await sleep(1_500);
   const commitsAfter = await commits(databases);
   const peerOutput = peer.output();
@@ -358,16 +370,16 @@ async function main() {
     `  load: autocannon in the bench's process, keep-alive, ${KEYS} keys a side in turn; at each level a warm-up of ${WARMUP_SECONDS} s each, then ${RUNS} rounds of ${SECONDS} s on each side, every other round in reverse order`,
   );
   say(
-    `  figures: req/s the median of the rounds; ratio svc / peer the median of the rounds' ratios [lowest to highest]; p50 and p99 of all of a side's responses in the rounds, in ms`,
+    `  figures: req/s the median of the rounds; ratio svc / peer the median of the rounds' ratios [lowest to highest]; p50 and p99 of all of a side's responses in the rounds, in ms; CPU = µs of the server process's CPU a response (median of the rounds; PostgreSQL's not counted), for information`,
   );
   say();
   say(
-    `${lpad("conns", 5)}${lpad("svc req/s", 11)}${lpad("peer req/s", 12)}${lpad("ratio", 8)}${lpad("range", 14)}${lpad("svc p50", 9)}${lpad("p99", 8)}${lpad("peer p50", 10)}${lpad("p99", 8)}  target ≥ ${TARGET_RATIO}`,
+    `${lpad("conns", 5)}${lpad("svc req/s", 11)}${lpad("peer req/s", 12)}${lpad("ratio", 8)}${lpad("range", 14)}${lpad("svc p50", 9)}${lpad("p99", 8)}${lpad("peer p50", 10)}${lpad("p99", 8)}${lpad("svc CPU", 9)}${lpad("peer CPU", 10)}  target ≥ ${TARGET_RATIO}`,
   );
   for (const level of levels) {
     const valid = [level.svc, level.peer].every((x) => x.non2xx === 0 && x.errors === 0);
     say(
-      `${lpad(String(level.connections), 5)}${lpad(level.svc.rps.toFixed(0), 11)}${lpad(level.peer.rps.toFixed(0), 12)}${lpad(`${level.ratio.toFixed(2)}×`, 8)}${lpad(`${f(level.lowest)}–${f(level.highest)}`, 14)}${lpad(f(level.svc.p50, 1), 9)}${lpad(f(level.svc.p99, 1), 8)}${lpad(f(level.peer.p50, 1), 10)}${lpad(f(level.peer.p99, 1), 8)}  ${level.ratio >= TARGET_RATIO ? "PASS" : "FAIL"}${valid ? "" : `  (INVALID: non-2xx ${level.svc.non2xx} / ${level.peer.non2xx}, errors ${level.svc.errors} / ${level.peer.errors})`}`,
+      `${lpad(String(level.connections), 5)}${lpad(level.svc.rps.toFixed(0), 11)}${lpad(level.peer.rps.toFixed(0), 12)}${lpad(`${level.ratio.toFixed(2)}×`, 8)}${lpad(`${f(level.lowest)}–${f(level.highest)}`, 14)}${lpad(f(level.svc.p50, 1), 9)}${lpad(f(level.svc.p99, 1), 8)}${lpad(f(level.peer.p50, 1), 10)}${lpad(f(level.peer.p99, 1), 8)}${lpad(f(level.svc.cpuUs, 0), 9)}${lpad(f(level.peer.cpuUs, 0), 10)}  ${level.ratio >= TARGET_RATIO ? "PASS" : "FAIL"}${valid ? "" : `  (INVALID: non-2xx ${level.svc.non2xx} / ${level.peer.non2xx}, errors ${level.svc.errors} / ${level.peer.errors})`}`,
     );
   }
   const perResponse = sides.map((side, s) => ({
