@@ -237,18 +237,25 @@ function load(side: Side, connections: number, seconds: number): Promise<Load> {
 }
 
 /** Transactions committed in each database so far (PostgreSQL's statistics, for information). */
-async function commits(names: string[]): Promise<number[]> {
-  const client = new pg.Client({ connectionString: ADMIN_URL });
-  await client.connect();
-  try {
-    const { rows } = await client.query<{ datname: string; n: string }>(
-      "SELECT datname, xact_commit AS n FROM pg_stat_database WHERE datname = ANY($1::text[])",
-      [names],
-    );
-    return names.map((name) => Number(rows.find((r) => r.datname === name)?.n ?? NaN));
-  } finally {
-    await client.end();
-  }
+async function commits(stats: pg.Client, names: string[]): Promise<number[]> {
+  const { rows } = await stats.query<{ datname: string; n: string }>(
+    "SELECT datname, xact_commit AS n FROM pg_stat_database WHERE datname = ANY($1::text[])",
+    [names],
+  );
+  return names.map((name) => Number(rows.find((r) => r.datname === name)?.n ?? NaN));
+}
+
+// A server on this machine: its backends' CPU is read from /proc, like the servers' own.
+const LOCAL_POSTGRES = ["127.0.0.1", "localhost", "[::1]"].includes(new URL(ADMIN_URL).hostname);
+
+/** CPU (ms) so far of each PostgreSQL backend serving `database`; empty for a server elsewhere. */
+async function backendCpu(stats: pg.Client, database: string): Promise<Map<number, number>> {
+  if (!LOCAL_POSTGRES) return new Map();
+  const { rows } = await stats.query<{ pid: number }>(
+    "SELECT pid FROM pg_stat_activity WHERE datname = $1 AND backend_type = 'client backend'",
+    [database],
+  );
+  return new Map(rows.map(({ pid }) => [pid, cpuMs(pid) ?? 0]));
 }
 
 async function main() {
@@ -287,12 +294,14 @@ async function main() {
   for (const side of sides) await check(side);
   say(`Both answer 200 with the key's owner for a valid key, 401 for a wrong one.`);
   const databases = sides.map((s) => s.database);
+  const stats = new pg.Client({ connectionString: ADMIN_URL });
+  await stats.connect();
   // A backend's statistics reach the view once it has been idle a moment (here and at the end).
   await sleep(1_500);
-  const commitsBefore = await commits(databases);
+  const commitsBefore = await commits(stats, databases);
   // Every response of the warm-ups and the rounds, for the transactions per response.
   const served = sides.map(() => 0);
-  // The processes whose CPU a response costs: each server's own (PostgreSQL's is not counted).
+  // The processes whose CPU a response costs: each server's own, and its PostgreSQL backends' (run()).
   const pids = [app.pid, peer.child.pid as number];
 
   const levels = [];
@@ -301,25 +310,34 @@ async function main() {
       `At ${connections} connections: warm-up ${WARMUP_SECONDS} s each, then ${RUNS} rounds of ${SECONDS} s each, alternating…`,
     );
     const run = async (s: number, seconds: number) => {
+      const side = sides[s] as Side;
       const cpuBefore = cpuMs(pids[s] as number);
-      const result = await load(sides[s] as Side, connections, seconds);
+      const backendsBefore = await backendCpu(stats, side.database);
+      const result = await load(side, connections, seconds);
       const cpuAfter = cpuMs(pids[s] as number);
-      served[s] = (served[s] as number) + result.latencies.length;
+      const backendsAfter = await backendCpu(stats, side.database);
+      const n = result.latencies.length;
+      served[s] = (served[s] as number) + n;
+      // A backend opened during the load counts from zero; one closed during it is lost (rare).
+      let backendMs = 0;
+      for (const [pid, ms] of backendsAfter) backendMs += ms - (backendsBefore.get(pid) ?? 0);
       const cpuUs =
-        cpuBefore === undefined || cpuAfter === undefined || result.latencies.length === 0
-          ? null
-          : ((cpuAfter - cpuBefore) * 1000) / result.latencies.length;
-      return { ...result, cpuUs };
+        cpuBefore === undefined || cpuAfter === undefined || n === 0 ? null : ((cpuAfter - cpuBefore) * 1000) / n;
+      const postgresUs = LOCAL_POSTGRES && n > 0 ? (backendMs * 1000) / n : null;
+      return { ...result, cpuUs, postgresUs };
     };
     if (WARMUP_SECONDS > 0) for (const s of sides.keys()) await run(s, WARMUP_SECONDS);
-    const runs: (Load & { cpuUs: number | null })[][] = sides.map(() => []);
+    const runs: Awaited<ReturnType<typeof run>>[][] = sides.map(() => []);
     for (let round = 0; round < RUNS; round++) {
       const order = round % 2 === 0 ? [0, 1] : [1, 0];
       for (const s of order) runs[s]?.push(await run(s, SECONDS));
     }
     const per = sides.map((side, s) => {
-      const all = runs[s] as (Load & { cpuUs: number | null })[];
-      const cpu = all.flatMap((r) => (r.cpuUs === null ? [] : [r.cpuUs]));
+      const all = runs[s] as Awaited<ReturnType<typeof run>>[];
+      const medianOf = (values: (number | null)[]) => {
+        const known = values.filter((v) => v !== null);
+        return known.length ? median(known) : null;
+      };
       const lat = latencies(all.flatMap((r) => r.latencies));
       return {
         label: side.label,
@@ -330,7 +348,8 @@ async function main() {
         responses: lat.n,
         non2xx: all.reduce((n, r) => n + r.non2xx, 0),
         errors: all.reduce((n, r) => n + r.errors, 0),
-        cpuUs: cpu.length ? median(cpu) : null,
+        cpuUs: medianOf(all.map((r) => r.cpuUs)),
+        postgresUs: medianOf(all.map((r) => r.postgresUs)),
       };
     });
     const [svc, better] = per as [(typeof per)[number], (typeof per)[number]];
@@ -347,7 +366,8 @@ async function main() {
     });
   }
   await sleep(1_500);
-  const commitsAfter = await commits(databases);
+  const commitsAfter = await commits(stats, databases);
+  await stats.end();
   const peerOutput = peer.output();
   await stopPeer();
   await stopApp();
@@ -370,16 +390,16 @@ async function main() {
     `  load: autocannon in the bench's process, keep-alive, ${KEYS} keys a side in turn; at each level a warm-up of ${WARMUP_SECONDS} s each, then ${RUNS} rounds of ${SECONDS} s on each side, every other round in reverse order`,
   );
   say(
-    `  figures: req/s the median of the rounds; ratio svc / peer the median of the rounds' ratios [lowest to highest]; p50 and p99 of all of a side's responses in the rounds, in ms; CPU = µs of the server process's CPU a response (median of the rounds; PostgreSQL's not counted), for information`,
+    `  figures: req/s the median of the rounds; ratio svc / peer the median of the rounds' ratios [lowest to highest]; p50 and p99 of all of a side's responses in the rounds, in ms; CPU = µs of the server process's CPU a response, +PG = µs of its PostgreSQL backends' (medians of the rounds; n/a for a server elsewhere), for information`,
   );
   say();
   say(
-    `${lpad("conns", 5)}${lpad("svc req/s", 11)}${lpad("peer req/s", 12)}${lpad("ratio", 8)}${lpad("range", 14)}${lpad("svc p50", 9)}${lpad("p99", 8)}${lpad("peer p50", 10)}${lpad("p99", 8)}${lpad("svc CPU", 9)}${lpad("peer CPU", 10)}  target ≥ ${TARGET_RATIO}`,
+    `${lpad("conns", 5)}${lpad("svc req/s", 11)}${lpad("peer req/s", 12)}${lpad("ratio", 8)}${lpad("range", 14)}${lpad("svc p50", 9)}${lpad("p99", 8)}${lpad("peer p50", 10)}${lpad("p99", 8)}${lpad("svc CPU", 9)}${lpad("+PG", 7)}${lpad("peer CPU", 10)}${lpad("+PG", 7)}  target ≥ ${TARGET_RATIO}`,
   );
   for (const level of levels) {
     const valid = [level.svc, level.peer].every((x) => x.non2xx === 0 && x.errors === 0);
     say(
-      `${lpad(String(level.connections), 5)}${lpad(level.svc.rps.toFixed(0), 11)}${lpad(level.peer.rps.toFixed(0), 12)}${lpad(`${level.ratio.toFixed(2)}×`, 8)}${lpad(`${f(level.lowest)}–${f(level.highest)}`, 14)}${lpad(f(level.svc.p50, 1), 9)}${lpad(f(level.svc.p99, 1), 8)}${lpad(f(level.peer.p50, 1), 10)}${lpad(f(level.peer.p99, 1), 8)}${lpad(f(level.svc.cpuUs, 0), 9)}${lpad(f(level.peer.cpuUs, 0), 10)}  ${level.ratio >= TARGET_RATIO ? "PASS" : "FAIL"}${valid ? "" : `  (INVALID: non-2xx ${level.svc.non2xx} / ${level.peer.non2xx}, errors ${level.svc.errors} / ${level.peer.errors})`}`,
+      `${lpad(String(level.connections), 5)}${lpad(level.svc.rps.toFixed(0), 11)}${lpad(level.peer.rps.toFixed(0), 12)}${lpad(`${level.ratio.toFixed(2)}×`, 8)}${lpad(`${f(level.lowest)}–${f(level.highest)}`, 14)}${lpad(f(level.svc.p50, 1), 9)}${lpad(f(level.svc.p99, 1), 8)}${lpad(f(level.peer.p50, 1), 10)}${lpad(f(level.peer.p99, 1), 8)}${lpad(f(level.svc.cpuUs, 0), 9)}${lpad(f(level.svc.postgresUs, 0), 7)}${lpad(f(level.peer.cpuUs, 0), 10)}${lpad(f(level.peer.postgresUs, 0), 7)}  ${level.ratio >= TARGET_RATIO ? "PASS" : "FAIL"}${valid ? "" : `  (INVALID: non-2xx ${level.svc.non2xx} / ${level.peer.non2xx}, errors ${level.svc.errors} / ${level.peer.errors})`}`,
     );
   }
   const perResponse = sides.map((side, s) => ({
