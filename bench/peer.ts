@@ -6,7 +6,8 @@
 // connections, a warm-up of each, and BENCH_RUNS rounds of BENCH_SECONDS of load on one then the
 // other (every other round in reverse order), from autocannon in this process on 127.0.0.1, keys
 // taken in turn from KEYS of each. Prints the median req/s of each, their ratio (the median of the
-// rounds' ratios; target ≥ 2.5) and the p50 / p99 of all of each one's responses.
+// rounds' ratios; target ≥ 2.5) and the p50 / p99 of all of each one's responses; for information,
+// the CPU a response costs each server and its PostgreSQL backends, and the transactions a response.
 //
 // Like Lighthouse (bench/lighthouse.ts), Better Auth is no dependency of svc: a pinned release is
 // installed with npm into a directory of the system's temporary folder (kept there and reused by
@@ -62,8 +63,8 @@ const KEYS = 100;
 const POOL_MAX = 10;
 // svc's bench keys are held to a limit far above what the bench sends (its limiter stays on).
 const SVC_KEY_RATE_LIMIT = { requests: 10_000_000, window_seconds: 60 };
-// Better Auth's newest release that its API key plugin (a package of its own since 1.5) was
-// published for. The plugin pins @better-auth/utils and better-call exactly and takes any later
+// Better Auth's newest release that its API key plugin (now a package of its own) was published
+// for. The plugin pins @better-auth/utils and better-call exactly and takes any later
 // @better-auth/core, whose own pins then conflict: the whole set of the one release is pinned.
 // pg: the version svc itself runs.
 const PEER_VERSION = "1.7.5";
