@@ -11,11 +11,14 @@ const port = Number(process.env.E2E_PORT ?? 3100);
 process.env.E2E_PORT = String(port);
 // A local OpenID provider the app offers "Sign in with …" through (scripts/e2e-oidc-provider.ts).
 const oidc = e2eOidc(port);
+const PLATFORM_WIDE = /two-factor\.spec\.ts/;
 
 export default defineConfig({
   testDir: "e2e",
+  // Two files at a time: much of a flow's time is waiting (for the network to fall quiet, for what a
+  // page loads when idle), which the other file's flow fills. The tests within a file run in order.
   fullyParallel: false,
-  workers: 1,
+  workers: 2,
   forbidOnly: !!process.env.CI,
   retries: 0,
   reporter: [["list"]],
@@ -43,7 +46,20 @@ export default defineConfig({
   projects: [
     // Seeds the run's data and signs in once per role (e2e/auth.setup.ts); the flows reuse that state.
     { name: "setup", testMatch: /.*\.setup\.ts/ },
-    { name: "chromium", use: { ...devices["Desktop Chrome"] }, dependencies: ["setup"] },
+    {
+      name: "chromium",
+      use: { ...devices["Desktop Chrome"] },
+      dependencies: ["setup"],
+      testIgnore: PLATFORM_WIDE,
+    },
+    // Flows that change what every other flow meets (the platform's two-factor requirement): after
+    // all the others, alone.
+    {
+      name: "platform-wide",
+      use: { ...devices["Desktop Chrome"] },
+      dependencies: ["chromium"],
+      testMatch: PLATFORM_WIDE,
+    },
   ],
   webServer: [
     {

@@ -15,6 +15,9 @@ export default defineConfig({
     // Every answer a test gets from the app is checked against its declared schema.
     setupFiles: ["src/test/checked-fetch.ts"],
     pool: "forks",
+    // Two files at a time, where the default on two cores is one: much of a file's time is spent
+    // waiting for PostgreSQL, Redis or an app process of its own, not on this process's CPU.
+    maxWorkers: 2,
     testTimeout: 30_000,
     hookTimeout: 120_000,
     // next-auth imports "next/server" without an extension, which only a bundler resolves.
