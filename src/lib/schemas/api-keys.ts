@@ -27,7 +27,7 @@ export const rateLimitSchema = z
     description: "At most `requests` requests per `window_seconds` seconds.",
     examples: [{ requests: 600, window_seconds: 60 }],
   });
-export type RateLimit = z.infer<typeof rateLimitSchema>;
+export type RateLimit = z.input<typeof rateLimitSchema>;
 
 /** `600/60` (requests per seconds), as the CLI and the console take it; undefined when it is not that shape. */
 export function parseRateLimit(text: string): RateLimit | undefined {
@@ -186,7 +186,7 @@ export const usageSchema = z.object({ data: list(usageBucketSchema, MAX_USAGE_BU
     },
   ],
 });
-export type UsageBucket = z.infer<typeof usageBucketSchema>;
+export type UsageBucket = z.input<typeof usageBucketSchema>;
 
 export const revokeLeakedInput = z
   .strictObject({
@@ -244,7 +244,7 @@ export const apiKeySchema = z
       },
     ],
   });
-export type ApiKey = z.infer<typeof apiKeySchema>;
+export type ApiKey = z.input<typeof apiKeySchema>;
 
 export const createdApiKeySchema = z
   .object({
@@ -279,6 +279,6 @@ export const createdApiKeySchema = z
       },
     ],
   });
-export type CreatedApiKey = z.infer<typeof createdApiKeySchema>;
+export type CreatedApiKey = z.input<typeof createdApiKeySchema>;
 
 export const apiKeyListSchema = listOf(apiKeySchema);

@@ -60,7 +60,7 @@ export const auditEventSchema = z.object({
     .describe("Changed fields with their old and new values; secret fields by name only."),
   outcome: z.enum(AUDIT_OUTCOMES),
 });
-export type AuditEvent = z.output<typeof auditEventSchema>;
+export type AuditEvent = z.input<typeof auditEventSchema>;
 
 export const listAuditEventsQuery = pageQuery.extend({
   action: text(100).min(1).optional(),

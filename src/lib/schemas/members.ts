@@ -45,7 +45,7 @@ export const memberSchema = z
       },
     ],
   });
-export type Member = z.infer<typeof memberSchema>;
+export type Member = z.input<typeof memberSchema>;
 export const memberListSchema = listOf(memberSchema);
 
 const userOrganizationSchema = z
@@ -68,5 +68,5 @@ const userOrganizationSchema = z
       },
     ],
   });
-export type UserOrganization = z.infer<typeof userOrganizationSchema>;
+export type UserOrganization = z.input<typeof userOrganizationSchema>;
 export const userOrganizationListSchema = listOf(userOrganizationSchema);

@@ -109,5 +109,5 @@ export const orchestratorSchema = z
       },
     ],
   });
-export type Orchestrator = z.infer<typeof orchestratorSchema>;
+export type Orchestrator = z.input<typeof orchestratorSchema>;
 export const orchestratorListSchema = listOf(orchestratorSchema);

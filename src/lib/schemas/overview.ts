@@ -27,4 +27,4 @@ export const overviewSchema = z.object({
     .describe("The keys refused most often (401, 403, 429) over the last 7 days."),
   latest_events: z.array(auditEventSchema).describe("The audit trail's latest events, newest first."),
 });
-export type Overview = z.infer<typeof overviewSchema>;
+export type Overview = z.input<typeof overviewSchema>;

@@ -86,7 +86,7 @@ export const platformSettingSchema = z
       },
     ],
   });
-export type PlatformSettingView = z.infer<typeof platformSettingSchema>;
+export type PlatformSettingView = z.input<typeof platformSettingSchema>;
 export const platformSettingListSchema = listOf(platformSettingSchema);
 
 export const orgSettingSchema = z
@@ -109,7 +109,7 @@ export const orgSettingSchema = z
       },
     ],
   });
-export type OrgSettingView = z.infer<typeof orgSettingSchema>;
+export type OrgSettingView = z.input<typeof orgSettingSchema>;
 export const orgSettingListSchema = listOf(orgSettingSchema);
 
 const TIER_SOURCES = ["platform", "organization", "instance"] as const;
@@ -128,4 +128,4 @@ const effectiveSettingSchema = z
 export const effectiveSettingsSchema = z.object({
   data: list(effectiveSettingSchema, TIER_SOURCES.length * MAX_SETTINGS_PER_TIER),
 });
-export type EffectiveSetting = z.infer<typeof effectiveSettingSchema>;
+export type EffectiveSetting = z.input<typeof effectiveSettingSchema>;

@@ -79,7 +79,7 @@ export const webhookEndpointSchema = z
     ...timestamps,
   })
   .meta({ id: "WebhookEndpoint", examples: [endpointExample] });
-export type WebhookEndpoint = z.infer<typeof webhookEndpointSchema>;
+export type WebhookEndpoint = z.input<typeof webhookEndpointSchema>;
 export const webhookEndpointListSchema = listOf(webhookEndpointSchema);
 
 export const webhookEndpointWithSecretSchema = webhookEndpointSchema
@@ -92,7 +92,7 @@ export const webhookEndpointWithSecretSchema = webhookEndpointSchema
     id: "WebhookEndpointWithSecret",
     examples: [{ ...endpointExample, secret: "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw" }],
   });
-export type WebhookEndpointWithSecret = z.infer<typeof webhookEndpointWithSecretSchema>;
+export type WebhookEndpointWithSecret = z.input<typeof webhookEndpointWithSecretSchema>;
 
 const DELIVERY_STATUSES = ["pending", "delivered", "failed"] as const;
 
@@ -128,7 +128,7 @@ const webhookDeliverySchema = z
       },
     ],
   });
-export type WebhookDelivery = z.infer<typeof webhookDeliverySchema>;
+export type WebhookDelivery = z.input<typeof webhookDeliverySchema>;
 export const webhookDeliveryListSchema = listOf(webhookDeliverySchema);
 
 export const acceptedSchema = z
