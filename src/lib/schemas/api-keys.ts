@@ -9,6 +9,7 @@ import {
   listOf,
   pageQuery,
   text,
+  moment,
   timestamp,
   timestamps,
 } from "./common";
@@ -171,7 +172,7 @@ export const usageQuery = z.strictObject({
 export type UsageQuery = z.output<typeof usageQuery>;
 
 const usageBucketSchema = z.object({
-  hour: timestamp,
+  hour: moment,
   outcome: z.enum(USAGE_OUTCOMES),
   count,
 });
@@ -216,8 +217,8 @@ export const apiKeySchema = z
     scopes: scopeList,
     rate_limit: rateLimitSchema.nullable().describe("The key's own rate limit; null: the platform default applies."),
     ...restrictions,
-    expires_at: timestamp.nullable(),
-    last_used_at: timestamp.nullable(),
+    expires_at: moment.nullable(),
+    last_used_at: moment.nullable(),
     last_used_ip: text(64).nullable().describe("The client address of the key's latest request (best effort)."),
     last_user_agent: text().nullable().describe("The User-Agent of the key's latest request (best effort)."),
     is_active: z.boolean(),
@@ -255,9 +256,9 @@ export const createdApiKeySchema = z
     effective_scopes: scopeList.describe("The scopes without the dangerous ones: what the key will carry."),
     rate_limit: rateLimitSchema.nullable().describe("The key's own rate limit; null: the platform default applies."),
     ...restrictions,
-    expires_at: timestamp.nullable(),
+    expires_at: moment.nullable(),
     is_active: z.boolean(),
-    created_at: timestamp,
+    created_at: moment,
     raw_key: z.string().max(53).regex(RAW_KEY).describe("The key itself. Shown once, in this response only."),
   })
   .meta({

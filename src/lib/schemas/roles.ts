@@ -12,7 +12,7 @@ import {
   searchTerm,
   softDeletedRecord,
   text,
-  timestamp,
+  moment,
 } from "./common";
 import { MAX_ORGANIZATIONS_PER_USER } from "./organizations";
 
@@ -165,7 +165,7 @@ export const grantSchema = z
     role: z.object({ id: z.uuid(), name: text(), scope: z.enum(ROLE_SCOPES), is_built_in: z.boolean() }),
     org_id: z.uuid().nullable(),
     org_name: text().nullable(),
-    created_at: timestamp,
+    created_at: moment,
   })
   .meta({
     id: "Grant",

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { VALUE_TYPES } from "@/lib/settings";
-import { DESCRIPTION_LENGTH, id, includeDeleted, LENGTH, list, listOf, pageQuery, text, timestamp } from "./common";
+import { DESCRIPTION_LENGTH, id, includeDeleted, LENGTH, list, listOf, pageQuery, moment, text } from "./common";
 
 // Settings in tiers: platform (2) over organization (3) over orchestrator instance config (4).
 
@@ -69,7 +69,7 @@ export const platformSettingSchema = z
     overridable: z.boolean(),
     category: text(LENGTH.SHORT).nullable(),
     is_deleted: z.boolean(),
-    updated_at: timestamp,
+    updated_at: moment,
   })
   .meta({
     id: "PlatformSetting",
@@ -95,7 +95,7 @@ export const orgSettingSchema = z
     value: z.json(),
     overridable: z.boolean(),
     is_deleted: z.boolean(),
-    updated_at: timestamp,
+    updated_at: moment,
   })
   .meta({
     id: "OrgSetting",

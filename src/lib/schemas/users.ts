@@ -10,7 +10,7 @@ import {
   searchTerm,
   softDeletedRecord,
   text,
-  timestamp,
+  moment,
 } from "./common";
 
 // User summaries: what pickers and lists show of a user (never credentials).
@@ -173,7 +173,7 @@ export const identitySchema = z
     user_id: z.uuid(),
     provider: text(LENGTH.SHORT).describe("github, google or oauth2 (the configured OpenID Connect provider)."),
     provider_user_id: text(),
-    created_at: timestamp,
+    created_at: moment,
   })
   .meta({
     id: "Identity",
