@@ -68,13 +68,13 @@ export function toApiKey(row: KeyRow): ApiKey {
     rate_limit: rateLimitOf(row.rate_limit) ?? null,
     allowed_org_ids: listOrNull(row.allowed_org_ids),
     allowed_cidrs: listOrNull(row.allowed_cidrs),
-    expires_at: row.expires_at?.toISOString() ?? null,
-    last_used_at: row.last_used_at?.toISOString() ?? null,
+    expires_at: row.expires_at,
+    last_used_at: row.last_used_at,
     last_used_ip: row.last_used_ip,
     last_user_agent: row.last_user_agent,
     is_active: row.is_active,
-    created_at: row.created_at.toISOString(),
-    updated_at: row.updated_at.toISOString(),
+    created_at: row.created_at,
+    updated_at: row.updated_at,
   };
 }
 
@@ -90,9 +90,9 @@ export function toCreated(row: KeyRow, raw: string): CreatedApiKey {
     rate_limit: rateLimitOf(row.rate_limit) ?? null,
     allowed_org_ids: listOrNull(row.allowed_org_ids),
     allowed_cidrs: listOrNull(row.allowed_cidrs),
-    expires_at: row.expires_at?.toISOString() ?? null,
+    expires_at: row.expires_at,
     is_active: row.is_active,
-    created_at: row.created_at.toISOString(),
+    created_at: row.created_at,
     raw_key: raw,
   };
 }

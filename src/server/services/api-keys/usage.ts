@@ -39,6 +39,6 @@ export async function apiKeyUsage(
     select: { hour: true, outcome: true, count: true },
   });
   return {
-    data: rows.map((r) => ({ hour: r.hour.toISOString(), outcome: r.outcome as UsageOutcome, count: Number(r.count) })),
+    data: rows.map((r) => ({ hour: r.hour, outcome: r.outcome as UsageOutcome, count: Number(r.count) })),
   };
 }

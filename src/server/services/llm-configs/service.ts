@@ -52,9 +52,9 @@ function toLlmConfig(row: Row): LlmConfig {
     base_url: row.base_url,
     additional_config: row.additional_config as LlmConfig["additional_config"],
     is_enabled: row.is_enabled,
-    created_at: row.created_at.toISOString(),
+    created_at: row.created_at,
     is_deleted: row.is_deleted,
-    updated_at: row.updated_at.toISOString(),
+    updated_at: row.updated_at,
   };
 }
 

@@ -50,7 +50,7 @@ function toMember(
     display_name: m.user.display_name,
     email: m.user.email,
     roles,
-    created_at: m.created_at.toISOString(),
+    created_at: m.created_at,
   };
 }
 
@@ -194,7 +194,7 @@ export async function listUserOrganizations(
       name: m.org.name,
       display_name: m.org.display_name,
       roles: rolesFor(roles, userId, m.org_id),
-      created_at: m.created_at.toISOString(),
+      created_at: m.created_at,
     })),
     next_cursor: result.next_cursor,
   };

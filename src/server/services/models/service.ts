@@ -30,8 +30,8 @@ const toModel = (row: Row): Model => ({
   input_price_per_unit: priceOut(row.input_price_per_unit),
   output_price_per_unit: priceOut(row.output_price_per_unit),
   currency: row.currency,
-  created_at: row.created_at.toISOString(),
-  updated_at: row.updated_at.toISOString(),
+  created_at: row.created_at,
+  updated_at: row.updated_at,
 });
 
 export async function listModels(ctx: Context, query: ListModelsQuery) {

@@ -45,8 +45,8 @@ function toOAuthClient(row: Row): OAuthClient {
     has_secret: row.client_secret_hash !== null,
     is_active: row.is_active,
     is_deleted: row.is_deleted,
-    created_at: row.created_at.toISOString(),
-    updated_at: row.updated_at.toISOString(),
+    created_at: row.created_at,
+    updated_at: row.updated_at,
   };
 }
 

@@ -36,10 +36,10 @@ function toOrchestrator(row: Row): Orchestrator {
     whoami: row.whoami,
     plugin_settings: row.plugin_settings as Orchestrator["plugin_settings"],
     config_hash: row.config_hash,
-    last_accessed_at: row.last_accessed_at?.toISOString() ?? null,
+    last_accessed_at: row.last_accessed_at,
     is_deleted: row.is_deleted,
-    created_at: row.created_at.toISOString(),
-    updated_at: row.updated_at.toISOString(),
+    created_at: row.created_at,
+    updated_at: row.updated_at,
   };
 }
 

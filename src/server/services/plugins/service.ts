@@ -27,8 +27,8 @@ const toPlugin = (row: Row): Plugin => ({
   capabilities: Array.isArray(row.capabilities)
     ? row.capabilities.filter((c): c is string => typeof c === "string")
     : [],
-  created_at: row.created_at.toISOString(),
-  updated_at: row.updated_at.toISOString(),
+  created_at: row.created_at,
+  updated_at: row.updated_at,
 });
 
 const scopeWhere = (scope: PluginScope): Prisma.PluginWhereInput =>

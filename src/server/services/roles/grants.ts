@@ -40,7 +40,7 @@ function toGrant(row: GrantRow): Grant {
     },
     org_id: row.org_id,
     org_name: row.org?.name ?? null,
-    created_at: row.created_at.toISOString(),
+    created_at: row.created_at,
   };
 }
 

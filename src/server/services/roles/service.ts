@@ -36,8 +36,8 @@ function toRole(row: RoleRow): Role {
     is_built_in: row.is_built_in,
     permissions: row.permissions.map((p) => p.permission),
     is_deleted: row.is_deleted,
-    created_at: row.created_at.toISOString(),
-    updated_at: row.updated_at.toISOString(),
+    created_at: row.created_at,
+    updated_at: row.updated_at,
   };
 }
 

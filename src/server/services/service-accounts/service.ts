@@ -56,8 +56,8 @@ function toServiceAccount(
     display_name: row.display_name,
     roles: roles.filter((r) => r.user_id === row.id).map((r) => r.role),
     created_by: row.created_by,
-    created_at: row.created_at.toISOString(),
-    updated_at: row.updated_at.toISOString(),
+    created_at: row.created_at,
+    updated_at: row.updated_at,
   };
 }
 

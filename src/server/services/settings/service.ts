@@ -54,7 +54,7 @@ const toPlatformView = (row: Prisma.PlatformSettingGetPayload<object>): Platform
   overridable: row.overridable,
   category: row.category,
   is_deleted: row.is_deleted,
-  updated_at: row.updated_at.toISOString(),
+  updated_at: row.updated_at,
 });
 
 const toOrgView = (row: Prisma.OrganizationSettingGetPayload<object>): OrgSettingView => ({
@@ -62,7 +62,7 @@ const toOrgView = (row: Prisma.OrganizationSettingGetPayload<object>): OrgSettin
   value: row.value as OrgSettingView["value"],
   overridable: row.overridable,
   is_deleted: row.is_deleted,
-  updated_at: row.updated_at.toISOString(),
+  updated_at: row.updated_at,
 });
 
 // ---- Effective values -------------------------------------------------------------------------

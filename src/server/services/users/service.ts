@@ -62,8 +62,8 @@ function toUser(row: UserRow): User {
     has_password: row.password_hash !== null,
     kind: row.kind as User["kind"],
     is_deleted: row.is_deleted,
-    created_at: row.created_at.toISOString(),
-    updated_at: row.updated_at.toISOString(),
+    created_at: row.created_at,
+    updated_at: row.updated_at,
   };
 }
 
@@ -209,7 +209,7 @@ const IDENTITY_SELECT = { id: true, user_id: true, provider: true, provider_user
 
 const toIdentity = (row: Prisma.UserOauthIdentityGetPayload<{ select: typeof IDENTITY_SELECT }>): Identity => ({
   ...row,
-  created_at: row.created_at.toISOString(),
+  created_at: row.created_at,
 });
 
 /** A user's linked identities, oldest link first. */

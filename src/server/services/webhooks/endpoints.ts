@@ -37,8 +37,8 @@ function toEndpoint(row: Row): WebhookEndpoint {
     event_types: row.event_types,
     enabled: row.enabled,
     disabled_reason: row.disabled_reason,
-    created_at: row.created_at.toISOString(),
-    updated_at: row.updated_at.toISOString(),
+    created_at: row.created_at,
+    updated_at: row.updated_at,
   };
 }
 
@@ -192,9 +192,9 @@ function toDelivery(row: DeliveryRow): WebhookDelivery {
     last_status_code: row.last_status_code,
     last_error: row.last_error,
     last_response: row.last_response,
-    next_attempt_at: row.next_attempt_at?.toISOString() ?? null,
-    delivered_at: row.delivered_at?.toISOString() ?? null,
-    created_at: row.created_at.toISOString(),
+    next_attempt_at: row.next_attempt_at,
+    delivered_at: row.delivered_at,
+    created_at: row.created_at,
   };
 }
 
