@@ -187,7 +187,6 @@ export const usageSchema = z.object({ data: list(usageBucketSchema, MAX_USAGE_BU
     },
   ],
 });
-export type UsageBucket = z.input<typeof usageBucketSchema>;
 
 export const revokeLeakedInput = z
   .strictObject({

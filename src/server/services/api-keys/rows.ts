@@ -6,13 +6,18 @@ import { isCidr } from "@/server/auth/networks";
 import { validationFailed } from "@/server/errors";
 import { isPermission } from "@/lib/permissions";
 import { rateLimitOf } from "@/server/limits/api-limits";
-import type { ApiKey, CreatedApiKey } from "@/lib/schemas/api-keys";
+import type { z } from "zod";
+import type { apiKeySchema, createdApiKeySchema } from "@/lib/schemas/api-keys";
 
 // What the API key services share: the columns a key is answered with, its two answers (a key, and
 // a key just issued with its raw value), the check of its restrictions and the announcement of a
 // change to every process.
 
 export type Db = ReturnType<typeof dataLayer>;
+
+/** A key, and a key just issued, as services answer them (moments are Dates). */
+export type ApiKey = z.output<typeof apiKeySchema>;
+export type CreatedApiKey = z.output<typeof createdApiKeySchema>;
 
 export const DAY_MS = 86_400_000;
 
@@ -58,6 +63,7 @@ const listOrNull = (values: string[]): string[] | null => (values.length > 0 ? v
 export const scopesOf = (value: unknown): string[] =>
   Array.isArray(value) ? value.filter((s) => typeof s === "string") : [];
 
+// A mapper: scopes and the rate limit are JSON columns, and an empty restriction list is null.
 export function toApiKey(row: KeyRow): ApiKey {
   return {
     id: row.id,
@@ -78,6 +84,7 @@ export function toApiKey(row: KeyRow): ApiKey {
   };
 }
 
+// A mapper: a key just issued carries its raw value, and its scopes with and without the dangerous ones.
 export function toCreated(row: KeyRow, raw: string): CreatedApiKey {
   // Stored scopes were checked when the key was issued; what the catalog no longer knows is dropped.
   const scopes = scopesOf(row.scopes).filter(isPermission);

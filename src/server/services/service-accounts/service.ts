@@ -1,4 +1,5 @@
 import "server-only";
+import type { z } from "zod";
 import type { Context } from "@/server/db/context";
 import { isPermission, type Permission } from "@/lib/permissions";
 import type { Actor } from "@/server/auth/actor";
@@ -12,7 +13,7 @@ import { lockOrganization, requireWithinQuota } from "@/server/services/quotas";
 import type {
   CreateServiceAccountInput,
   ListServiceAccountsQuery,
-  ServiceAccount,
+  serviceAccountSchema,
   UpdateServiceAccountInput,
 } from "@/lib/schemas/service-accounts";
 import { containing } from "@/server/services/search";
@@ -35,6 +36,7 @@ const ACCOUNT_SELECT = {
 type Tx = Pick<DataLayer, "user" | "userRole" | "role">;
 
 type AccountRow = { id: string; username: string; display_name: string | null; created_by: string | null };
+type ServiceAccount = z.output<typeof serviceAccountSchema>;
 
 async function rolesOf(db: Pick<DataLayer, "userRole">, orgId: string, userIds: string[]) {
   return db.userRole.findMany({
@@ -44,6 +46,7 @@ async function rolesOf(db: Pick<DataLayer, "userRole">, orgId: string, userIds: 
   });
 }
 
+// A mapper: an account is its user row with the organization and the roles it holds there.
 function toServiceAccount(
   orgId: string,
   row: AccountRow & { created_at: Date; updated_at: Date },
