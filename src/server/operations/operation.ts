@@ -141,7 +141,8 @@ export type OperationOutput<O> =
 
 /**
  * An answer that never changes once made (a handler that memoizes its answers returns it again and
- * again): frozen all through, so that the REST door may serialize it once and keep the JSON.
+ * again): frozen all through, so that invoke() may encode it once, and the REST door serialize it
+ * once, and keep both.
  */
 export function immutableAnswer<T>(value: T): T {
   if (typeof value === "object" && value !== null && !Object.isFrozen(value)) {

@@ -11,12 +11,7 @@ import {
   updateApiKey,
 } from "@/server/services/api-keys/service";
 import { requireOrganization } from "@/server/services/organizations/service";
-import type {
-  CreateApiKeyInput,
-  ListApiKeysQuery,
-  RollApiKeyInput,
-  UpdateApiKeyInput,
-} from "@/lib/schemas/api-keys";
+import type { CreateApiKeyInput, ListApiKeysQuery, RollApiKeyInput, UpdateApiKeyInput } from "@/lib/schemas/api-keys";
 import type { ApiKey, CreatedApiKey } from "@/server/services/api-keys/rows";
 import { requireMayEndServiceAccount, requireServiceAccount } from "./service";
 
