@@ -235,7 +235,7 @@ const commands: Record<string, (args: string[]) => Promise<void>> = {
         if (data.length === 0) return console.log("No keys.");
         for (const k of data) {
           const status = k.is_active
-            ? k.expires_at && Date.parse(k.expires_at) <= Date.now()
+            ? k.expires_at && k.expires_at.getTime() <= Date.now()
               ? "expired"
               : "active"
             : "revoked";

@@ -9,6 +9,7 @@ import {
   listOf,
   pageQuery,
   text,
+  moment,
   timestamp,
   timestamps,
 } from "./common";
@@ -27,7 +28,7 @@ export const rateLimitSchema = z
     description: "At most `requests` requests per `window_seconds` seconds.",
     examples: [{ requests: 600, window_seconds: 60 }],
   });
-export type RateLimit = z.infer<typeof rateLimitSchema>;
+export type RateLimit = z.input<typeof rateLimitSchema>;
 
 /** `600/60` (requests per seconds), as the CLI and the console take it; undefined when it is not that shape. */
 export function parseRateLimit(text: string): RateLimit | undefined {
@@ -171,7 +172,7 @@ export const usageQuery = z.strictObject({
 export type UsageQuery = z.output<typeof usageQuery>;
 
 const usageBucketSchema = z.object({
-  hour: timestamp,
+  hour: moment,
   outcome: z.enum(USAGE_OUTCOMES),
   count,
 });
@@ -186,7 +187,6 @@ export const usageSchema = z.object({ data: list(usageBucketSchema, MAX_USAGE_BU
     },
   ],
 });
-export type UsageBucket = z.infer<typeof usageBucketSchema>;
 
 export const revokeLeakedInput = z
   .strictObject({
@@ -216,8 +216,8 @@ export const apiKeySchema = z
     scopes: scopeList,
     rate_limit: rateLimitSchema.nullable().describe("The key's own rate limit; null: the platform default applies."),
     ...restrictions,
-    expires_at: timestamp.nullable(),
-    last_used_at: timestamp.nullable(),
+    expires_at: moment.nullable(),
+    last_used_at: moment.nullable(),
     last_used_ip: text(64).nullable().describe("The client address of the key's latest request (best effort)."),
     last_user_agent: text().nullable().describe("The User-Agent of the key's latest request (best effort)."),
     is_active: z.boolean(),
@@ -244,7 +244,7 @@ export const apiKeySchema = z
       },
     ],
   });
-export type ApiKey = z.infer<typeof apiKeySchema>;
+export type ApiKey = z.input<typeof apiKeySchema>;
 
 export const createdApiKeySchema = z
   .object({
@@ -255,9 +255,9 @@ export const createdApiKeySchema = z
     effective_scopes: scopeList.describe("The scopes without the dangerous ones: what the key will carry."),
     rate_limit: rateLimitSchema.nullable().describe("The key's own rate limit; null: the platform default applies."),
     ...restrictions,
-    expires_at: timestamp.nullable(),
+    expires_at: moment.nullable(),
     is_active: z.boolean(),
-    created_at: timestamp,
+    created_at: moment,
     raw_key: z.string().max(53).regex(RAW_KEY).describe("The key itself. Shown once, in this response only."),
   })
   .meta({
@@ -279,6 +279,6 @@ export const createdApiKeySchema = z
       },
     ],
   });
-export type CreatedApiKey = z.infer<typeof createdApiKeySchema>;
+export type CreatedApiKey = z.input<typeof createdApiKeySchema>;
 
 export const apiKeyListSchema = listOf(apiKeySchema);

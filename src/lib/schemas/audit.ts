@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { LENGTH, id, pageQuery, text, timestamp } from "./common";
+import { LENGTH, id, pageQuery, moment, text, timestamp } from "./common";
 
 // The audit trail: one event per change, sign-in or refused authorization.
 
@@ -33,7 +33,7 @@ const auditChange = z.union([
 
 export const auditEventSchema = z.object({
   id: z.uuid(),
-  occurred_at: timestamp,
+  occurred_at: moment,
   actor: z.object({
     user_id: z.uuid().nullable(),
     username: text().nullable().describe("The user's current username; null when the user is gone or there is none."),
@@ -60,7 +60,7 @@ export const auditEventSchema = z.object({
     .describe("Changed fields with their old and new values; secret fields by name only."),
   outcome: z.enum(AUDIT_OUTCOMES),
 });
-export type AuditEvent = z.output<typeof auditEventSchema>;
+export type AuditEvent = z.input<typeof auditEventSchema>;
 
 export const listAuditEventsQuery = pageQuery.extend({
   action: text(100).min(1).optional(),

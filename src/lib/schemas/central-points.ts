@@ -75,5 +75,5 @@ export const centralPointSchema = z
       },
     ],
   });
-export type CentralPoint = z.infer<typeof centralPointSchema>;
+export type CentralPoint = z.input<typeof centralPointSchema>;
 export const centralPointListSchema = listOf(centralPointSchema);

@@ -95,10 +95,20 @@ export const list = <T extends z.ZodType>(item: T, max: number = MAX_ITEMS) => z
 export const count = z.number().int().min(0);
 
 export const id = z.uuid({ error: "must be a UUID" }).meta({ examples: ["0193a5c2-7d1e-7b4a-9c3f-2e8d6f1a4b70"] });
+/** A moment as a request sends it, and as the wire carries it: an ISO 8601 string. */
 export const timestamp = z.iso
   .datetime({ offset: true })
   .max(LENGTH.SHORT)
   .meta({ examples: ["2026-01-15T09:30:00.000Z"] });
+/**
+ * A moment in an answer: a Date where the server holds it (a handler returns the database's Date),
+ * the ISO 8601 string of `timestamp` on the wire. The answer's encode (operations/invoke.ts) turns
+ * one into the other, so no service formats a moment itself; the schema's input type is the wire's.
+ */
+export const moment = z.codec(timestamp, z.date(), {
+  decode: (iso) => new Date(iso),
+  encode: (date) => date.toISOString(),
+});
 
 /** The most items a page holds. */
 const MAX_PAGE_SIZE = MAX_ITEMS;
@@ -121,7 +131,7 @@ export const EXAMPLE_TIMESTAMPS = { created_at: "2026-01-15T09:30:00.000Z", upda
 export const EXAMPLE_LIVE_RECORD = { is_deleted: false, ...EXAMPLE_TIMESTAMPS };
 
 /** When a record was created and last changed. */
-export const timestamps = { created_at: timestamp, updated_at: timestamp };
+export const timestamps = { created_at: moment, updated_at: moment };
 /** What every soft-deletable record answers besides its own fields. */
 export const softDeletedRecord = { is_deleted: z.boolean(), ...timestamps };
 

@@ -70,7 +70,7 @@ export const conversationSchema = z
       },
     ],
   });
-export type Conversation = z.infer<typeof conversationSchema>;
+export type Conversation = z.input<typeof conversationSchema>;
 export const conversationListSchema = listOf(conversationSchema);
 
 const newMessage = z.strictObject({
@@ -130,5 +130,5 @@ export const messageSchema = z
       },
     ],
   });
-export type Message = z.infer<typeof messageSchema>;
+export type Message = z.input<typeof messageSchema>;
 export const messageListSchema = listOf(messageSchema);

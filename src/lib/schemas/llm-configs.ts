@@ -100,5 +100,5 @@ export const llmConfigSchema = z
       },
     ],
   });
-export type LlmConfig = z.infer<typeof llmConfigSchema>;
+export type LlmConfig = z.input<typeof llmConfigSchema>;
 export const llmConfigListSchema = listOf(llmConfigSchema);

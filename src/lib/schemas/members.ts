@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { id, list, listOf, pageQuery, searchTerm, text, timestamp } from "./common";
+import { id, list, listOf, pageQuery, searchTerm, text, moment } from "./common";
 import { ORGANIZATION_DISPLAY_NAME_LENGTH } from "./organizations";
 import { MAX_ROLES } from "./roles";
 
@@ -29,7 +29,7 @@ export const memberSchema = z
     display_name: text().nullable(),
     email: text().nullable(),
     roles: roleRefs.describe("Org roles granted to the member in this organization."),
-    created_at: timestamp.describe("When the user joined."),
+    created_at: moment.describe("When the user joined."),
   })
   .meta({
     id: "Member",
@@ -45,7 +45,7 @@ export const memberSchema = z
       },
     ],
   });
-export type Member = z.infer<typeof memberSchema>;
+export type Member = z.input<typeof memberSchema>;
 export const memberListSchema = listOf(memberSchema);
 
 const userOrganizationSchema = z
@@ -54,7 +54,7 @@ const userOrganizationSchema = z
     name: text(),
     display_name: text(ORGANIZATION_DISPLAY_NAME_LENGTH).nullable(),
     roles: roleRefs.describe("Org roles granted to the user in this organization."),
-    created_at: timestamp.describe("When the user joined."),
+    created_at: moment.describe("When the user joined."),
   })
   .meta({
     id: "UserOrganization",
@@ -68,5 +68,5 @@ const userOrganizationSchema = z
       },
     ],
   });
-export type UserOrganization = z.infer<typeof userOrganizationSchema>;
+export type UserOrganization = z.input<typeof userOrganizationSchema>;
 export const userOrganizationListSchema = listOf(userOrganizationSchema);

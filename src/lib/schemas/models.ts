@@ -93,5 +93,5 @@ export const modelSchema = z
     ...timestamps,
   })
   .meta({ id: "Model", examples: [{ id: 42, ...gpt41, enabled: true, ...EXAMPLE_TIMESTAMPS }] });
-export type Model = z.infer<typeof modelSchema>;
+export type Model = z.input<typeof modelSchema>;
 export const modelListSchema = listOf(modelSchema);

@@ -160,7 +160,7 @@ export const oauthClientSchema = z
     ...softDeletedRecord,
   })
   .meta({ id: "OAuthClient", examples: [oauthClientExample] });
-export type OAuthClient = z.infer<typeof oauthClientSchema>;
+export type OAuthClient = z.input<typeof oauthClientSchema>;
 export const oauthClientListSchema = listOf(oauthClientSchema);
 
 export const oauthClientWithSecretSchema = oauthClientSchema
@@ -173,4 +173,4 @@ export const oauthClientWithSecretSchema = oauthClientSchema
     id: "OAuthClientWithSecret",
     examples: [{ ...oauthClientExample, client_secret: "cs_Vb7Qe2Rk9Tz4Wn6Ym1Px8Hs3Lc5Jd0Fg" }],
   });
-export type OAuthClientWithSecret = z.infer<typeof oauthClientWithSecretSchema>;
+export type OAuthClientWithSecret = z.input<typeof oauthClientWithSecretSchema>;

@@ -10,7 +10,7 @@ import {
   searchTerm,
   softDeletedRecord,
   text,
-  timestamp,
+  moment,
 } from "./common";
 import { configObject } from "./settings";
 
@@ -86,7 +86,7 @@ export const orchestratorSchema = z
     whoami: text(WHOAMI_LENGTH).nullable(),
     plugin_settings: pluginSettings,
     config_hash: text(64).nullable(),
-    last_accessed_at: timestamp.nullable(),
+    last_accessed_at: moment.nullable(),
     ...softDeletedRecord,
   })
   .meta({
@@ -109,5 +109,5 @@ export const orchestratorSchema = z
       },
     ],
   });
-export type Orchestrator = z.infer<typeof orchestratorSchema>;
+export type Orchestrator = z.input<typeof orchestratorSchema>;
 export const orchestratorListSchema = listOf(orchestratorSchema);

@@ -133,5 +133,5 @@ export const organizationSchema = z
       },
     ],
   });
-export type Organization = z.infer<typeof organizationSchema>;
+export type Organization = z.input<typeof organizationSchema>;
 export const organizationListSchema = listOf(organizationSchema);

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { USAGE_OUTCOMES } from "./api-keys";
 import { auditEventSchema } from "./audit";
-import { id, timestamp } from "./common";
+import { id, moment } from "./common";
 
 // The console's landing page: the platform at a glance.
 
@@ -11,7 +11,7 @@ export const overviewSchema = z.object({
   active_keys: z.number().int(),
   keys_expiring_this_week: z.number().int(),
   requests_per_hour: z
-    .array(z.object({ hour: timestamp, outcome: z.enum(USAGE_OUTCOMES), count: z.number().int() }))
+    .array(z.object({ hour: moment, outcome: z.enum(USAGE_OUTCOMES), count: z.number().int() }))
     .describe("Requests made with API keys across the platform, per hour and outcome, over the last 7 days."),
   most_refused_keys: z
     .array(
@@ -27,4 +27,4 @@ export const overviewSchema = z.object({
     .describe("The keys refused most often (401, 403, 429) over the last 7 days."),
   latest_events: z.array(auditEventSchema).describe("The audit trail's latest events, newest first."),
 });
-export type Overview = z.infer<typeof overviewSchema>;
+export type Overview = z.input<typeof overviewSchema>;

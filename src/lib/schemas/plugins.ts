@@ -90,7 +90,7 @@ export const settingsCheckSchema = z.object({
   schema_valid: z.boolean(),
   problems: z.array(z.object({ path: z.string(), message: z.string() })),
 });
-export type SettingsCheck = z.infer<typeof settingsCheckSchema>;
+export type SettingsCheck = z.input<typeof settingsCheckSchema>;
 
 export const updatePluginInput = z.strictObject({ enabled: z.boolean() }).meta({ examples: [{ enabled: false }] });
 
@@ -155,5 +155,5 @@ export const pluginSchema = z
       },
     ],
   });
-export type Plugin = z.infer<typeof pluginSchema>;
+export type Plugin = z.input<typeof pluginSchema>;
 export const pluginListSchema = listOf(pluginSchema);

@@ -12,7 +12,7 @@ import {
   searchTerm,
   softDeletedRecord,
   text,
-  timestamp,
+  moment,
 } from "./common";
 import { MAX_ORGANIZATIONS_PER_USER } from "./organizations";
 
@@ -105,7 +105,7 @@ export const roleSchema = z
       },
     ],
   });
-export type Role = z.infer<typeof roleSchema>;
+export type Role = z.input<typeof roleSchema>;
 export const roleListSchema = listOf(roleSchema);
 
 const permissionInfoSchema = z
@@ -165,7 +165,7 @@ export const grantSchema = z
     role: z.object({ id: z.uuid(), name: text(), scope: z.enum(ROLE_SCOPES), is_built_in: z.boolean() }),
     org_id: z.uuid().nullable(),
     org_name: text().nullable(),
-    created_at: timestamp,
+    created_at: moment,
   })
   .meta({
     id: "Grant",
@@ -180,7 +180,7 @@ export const grantSchema = z
       },
     ],
   });
-export type Grant = z.infer<typeof grantSchema>;
+export type Grant = z.input<typeof grantSchema>;
 export const grantListSchema = listOf(grantSchema);
 
 // Effective permissions ----------------------------------------------------------------------
@@ -212,7 +212,7 @@ const heldPermissionSchema = z
       },
     ],
   });
-export type HeldPermission = z.infer<typeof heldPermissionSchema>;
+export type HeldPermission = z.input<typeof heldPermissionSchema>;
 
 export const effectivePermissionsSchema = z.object({
   user_id: z.uuid(),
@@ -225,4 +225,4 @@ export const effectivePermissionsSchema = z.object({
     MAX_ORGANIZATIONS_PER_USER,
   ),
 });
-export type EffectivePermissionsView = z.infer<typeof effectivePermissionsSchema>;
+export type EffectivePermissionsView = z.input<typeof effectivePermissionsSchema>;

@@ -72,5 +72,5 @@ export const serviceAccountSchema = z
       },
     ],
   });
-export type ServiceAccount = z.infer<typeof serviceAccountSchema>;
+export type ServiceAccount = z.input<typeof serviceAccountSchema>;
 export const serviceAccountListSchema = listOf(serviceAccountSchema);

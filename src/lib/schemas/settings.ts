@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { VALUE_TYPES } from "@/lib/settings";
-import { DESCRIPTION_LENGTH, id, includeDeleted, LENGTH, list, listOf, pageQuery, text, timestamp } from "./common";
+import { DESCRIPTION_LENGTH, id, includeDeleted, LENGTH, list, listOf, pageQuery, moment, text } from "./common";
 
 // Settings in tiers: platform (2) over organization (3) over orchestrator instance config (4).
 
@@ -69,7 +69,7 @@ export const platformSettingSchema = z
     overridable: z.boolean(),
     category: text(LENGTH.SHORT).nullable(),
     is_deleted: z.boolean(),
-    updated_at: timestamp,
+    updated_at: moment,
   })
   .meta({
     id: "PlatformSetting",
@@ -86,7 +86,7 @@ export const platformSettingSchema = z
       },
     ],
   });
-export type PlatformSettingView = z.infer<typeof platformSettingSchema>;
+export type PlatformSettingView = z.input<typeof platformSettingSchema>;
 export const platformSettingListSchema = listOf(platformSettingSchema);
 
 export const orgSettingSchema = z
@@ -95,7 +95,7 @@ export const orgSettingSchema = z
     value: z.json(),
     overridable: z.boolean(),
     is_deleted: z.boolean(),
-    updated_at: timestamp,
+    updated_at: moment,
   })
   .meta({
     id: "OrgSetting",
@@ -109,7 +109,7 @@ export const orgSettingSchema = z
       },
     ],
   });
-export type OrgSettingView = z.infer<typeof orgSettingSchema>;
+export type OrgSettingView = z.input<typeof orgSettingSchema>;
 export const orgSettingListSchema = listOf(orgSettingSchema);
 
 const TIER_SOURCES = ["platform", "organization", "instance"] as const;
@@ -128,4 +128,4 @@ const effectiveSettingSchema = z
 export const effectiveSettingsSchema = z.object({
   data: list(effectiveSettingSchema, TIER_SOURCES.length * MAX_SETTINGS_PER_TIER),
 });
-export type EffectiveSetting = z.infer<typeof effectiveSettingSchema>;
+export type EffectiveSetting = z.input<typeof effectiveSettingSchema>;

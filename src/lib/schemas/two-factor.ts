@@ -24,7 +24,7 @@ export const twoFactorStatusSchema = z
       .describe("Whether the platform requires it of this user (a sys_admin, under auth.require_mfa_for_sys_admins)."),
   })
   .meta({ id: "TwoFactorStatus", examples: [{ enabled: true, recovery_codes_left: 9, required: false }] });
-export type TwoFactorStatus = z.infer<typeof twoFactorStatusSchema>;
+export type TwoFactorStatus = z.input<typeof twoFactorStatusSchema>;
 
 export const twoFactorSetupSchema = z
   .object({

@@ -10,7 +10,7 @@ import {
   searchTerm,
   softDeletedRecord,
   text,
-  timestamp,
+  moment,
 } from "./common";
 
 // User summaries: what pickers and lists show of a user (never credentials).
@@ -20,7 +20,7 @@ export const userSummarySchema = z.object({
   username: text(),
   display_name: text().nullable(),
 });
-export type UserSummary = z.infer<typeof userSummarySchema>;
+export type UserSummary = z.input<typeof userSummarySchema>;
 
 // ---------------------------------------------------------------------------------------------
 // Users, their OAuth identities and password resets.
@@ -154,7 +154,7 @@ export const userSchema = z
       },
     ],
   });
-export type User = z.infer<typeof userSchema>;
+export type User = z.input<typeof userSchema>;
 export const userListSchema = listOf(userSchema);
 
 export const passwordResetSchema = z.object({
@@ -163,7 +163,7 @@ export const passwordResetSchema = z.object({
     .nullable()
     .describe("The generated password, shown once; null when the request gave one."),
 });
-export type PasswordReset = z.infer<typeof passwordResetSchema>;
+export type PasswordReset = z.input<typeof passwordResetSchema>;
 
 export const identityParams = z.strictObject({ user_id: id, identity_id: id });
 
@@ -173,7 +173,7 @@ export const identitySchema = z
     user_id: z.uuid(),
     provider: text(LENGTH.SHORT).describe("github, google or oauth2 (the configured OpenID Connect provider)."),
     provider_user_id: text(),
-    created_at: timestamp,
+    created_at: moment,
   })
   .meta({
     id: "Identity",
@@ -187,5 +187,5 @@ export const identitySchema = z
       },
     ],
   });
-export type Identity = z.infer<typeof identitySchema>;
+export type Identity = z.input<typeof identitySchema>;
 export const identityListSchema = listOf(identitySchema);

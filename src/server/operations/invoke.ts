@@ -11,7 +11,8 @@ import type { RequestFacts } from "@/server/http/client";
 import { changesOf, NO_REQUEST, recordAlone, recordChange } from "@/server/services/audit/record";
 import { orgOf, targetOf, type Target } from "./audit";
 import { DomainError, validationFailed, zodFieldErrors } from "@/server/errors";
-import type { AnyOperation } from "./operation";
+import { log } from "@/server/log";
+import { immutableAnswer, type AnyOperation } from "./operation";
 import { rawInputProblems } from "./raw-input";
 
 // Runs an operation the same way for the REST API and the console's tRPC: path parameters → access
@@ -107,12 +108,36 @@ async function checkedCall(
   const body = operation.body ? parse(operation.body, rawBody ?? {}, "") : undefined;
   // A call without credentials (a public operation) acts as the system on the caller's behalf.
   const acting = actor ?? systemActor("anonymous");
-  const call = async (ctx: Context): Promise<unknown> => operation.handler({ ...ctx, params, query, body } as never);
+  // The answer is encoded inside the call: for a change, before its unit of work commits.
+  const call = async (ctx: Context): Promise<unknown> =>
+    encodeAnswer(operation, await operation.handler({ ...ctx, params, query, body } as never));
   if (operation.method === "GET") return call(readContext(acting));
   return auditedChange(acting, request, call, (result) => {
     const target = targetOf(operation, actor, params as Record<string, unknown>, result);
     return { action: operation.id, target, orgId: orgOf(params as Record<string, unknown>, target) };
   });
+}
+
+// Encoded answers of frozen ones (operation.ts, immutableAnswer): made once, like the answer itself.
+const encodedFrozen = new WeakMap<object, unknown>();
+
+/**
+ * The handler's answer as the wire carries it, through the operation's response schema: moments
+ * become ISO strings, and only the fields the schema declares go out. Both doors send this, so
+ * they cannot disagree. An answer outside its schema is a bug, not the caller's fault: it is logged
+ * with what did not fit and answered as an internal error (500, which no operation declares, so the
+ * tests' answer check fails on it), and a change it came from does not commit.
+ */
+function encodeAnswer(operation: AnyOperation, answer: unknown): unknown {
+  const frozen = typeof answer === "object" && answer !== null && Object.isFrozen(answer);
+  if (frozen && encodedFrozen.has(answer)) return encodedFrozen.get(answer);
+  const encoded = operation.response.safeEncode(answer);
+  if (!encoded.success) {
+    log.error("answer outside its schema", { operation: operation.id, issues: z.prettifyError(encoded.error) });
+    throw new DomainError("internal_error", "Something went wrong on our side.");
+  }
+  if (frozen) encodedFrozen.set(answer, immutableAnswer(encoded.data));
+  return encoded.data;
 }
 
 /** What an audit event says a change was: its action, target and organization. */

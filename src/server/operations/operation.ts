@@ -67,11 +67,15 @@ export interface Operation<
   params?: P;
   query?: Q;
   body?: B;
+  /**
+   * The answer's schema. Its output is what the handler returns (a moment as a Date), its input the
+   * JSON a client receives: invoke() encodes every answer with it, whichever door asked.
+   */
   response: R;
   /** Success status: 201 for an operation that names what it created, else 200 unless given (202: accepted, done later — a webhook test or retry). */
   status?: 200 | 201 | 202;
   /** What the operation created: its id, appended to the request path to make its Location (the status is then 201). */
-  created?: (result: z.output<R>) => string;
+  created?: (result: z.input<R>) => string;
   /** For a 201 whose new resource lives in another collection than the request path (a rolled key): that collection's path. */
   createdIn?: string;
   /** The media type of a response that is not JSON (the handler then returns its text). */
@@ -82,7 +86,7 @@ export interface Operation<
   addressLimit?: { name: string; requests: number; windowSeconds: number };
   /** Error codes this operation can answer with, besides the ones every operation has. */
   errors?: readonly ErrorCode[];
-  handler: (ctx: OperationContext<Out<P>, Out<Q>, Out<B>>) => Promise<z.input<R>> | z.input<R>;
+  handler: (ctx: OperationContext<Out<P>, Out<Q>, Out<B>>) => Promise<z.output<R>> | z.output<R>;
 }
 
 export type AnyOperation = Operation<
@@ -129,14 +133,16 @@ export type OperationInput<O> =
           (B extends z.ZodType ? z.input<B> : unknown)
     : never;
 
+/** What a client receives: the answer as encoded, in the JSON's own types (a moment is a string). */
 export type OperationOutput<O> =
   O extends Operation<Method, ObjectSchema | undefined, ObjectSchema | undefined, ObjectSchema | undefined, infer R>
-    ? z.output<R>
+    ? z.input<R>
     : never;
 
 /**
  * An answer that never changes once made (a handler that memoizes its answers returns it again and
- * again): frozen all through, so that the REST door may serialize it once and keep the JSON.
+ * again): frozen all through, so that invoke() may encode it once, and the REST door serialize it
+ * once, and keep both.
  */
 export function immutableAnswer<T>(value: T): T {
   if (typeof value === "object" && value !== null && !Object.isFrozen(value)) {

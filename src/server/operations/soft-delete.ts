@@ -29,9 +29,9 @@ export interface SoftDeletableSpec<P extends ObjectSchema, R extends z.ZodType> 
   /** What else to say of a delete or a restore. */
   notes?: { delete?: string; restore?: string };
   errors?: { delete?: readonly ErrorCode[]; restore?: readonly ErrorCode[] };
-  get: (ctx: Context, params: z.output<P>, options: { includeDeleted?: boolean }) => Promise<z.input<R>>;
-  delete: (ctx: Context, params: z.output<P>) => Promise<z.input<R>>;
-  restore: (ctx: Context, params: z.output<P>) => Promise<z.input<R>>;
+  get: (ctx: Context, params: z.output<P>, options: { includeDeleted?: boolean }) => Promise<z.output<R>>;
+  delete: (ctx: Context, params: z.output<P>) => Promise<z.output<R>>;
+  restore: (ctx: Context, params: z.output<P>) => Promise<z.output<R>>;
 }
 
 export function softDeletable<P extends ObjectSchema, R extends z.ZodType>(spec: SoftDeletableSpec<P, R>) {

@@ -3,7 +3,7 @@ import { prometheusContentType } from "prom-client";
 import { z } from "zod";
 import { ALL_PERMISSIONS } from "@/lib/permissions";
 import { allowedCidrsSchema, allowedOrgIdsSchema, apiKeySchema, rateLimitSchema } from "@/lib/schemas/api-keys";
-import { LENGTH, list, text, timestamp } from "@/lib/schemas/common";
+import { LENGTH, list, moment, text } from "@/lib/schemas/common";
 import { MAX_ORGANIZATIONS_PER_USER } from "@/lib/schemas/organizations";
 import { userSummarySchema } from "@/lib/schemas/users";
 import type { UserActor } from "@/server/auth/actor";
@@ -41,7 +41,7 @@ const meSchema = z.object({
     .object({
       id: z.uuid(),
       key_prefix: apiKeySchema.shape.key_prefix,
-      expires_at: timestamp.nullable(),
+      expires_at: moment.nullable(),
       rate_limit: rateLimitSchema,
       allowed_org_ids: allowedOrgIdsSchema,
       allowed_cidrs: allowedCidrsSchema,
@@ -72,7 +72,7 @@ function meOf(user: UserActor): Readonly<Me> {
           ? {
               id: user.key.id,
               key_prefix: user.key.prefix,
-              expires_at: user.key.expiresAt?.toISOString() ?? null,
+              expires_at: user.key.expiresAt,
               rate_limit: { ...user.key.rateLimit },
               allowed_org_ids: user.key.allowedOrgIds ? [...user.key.allowedOrgIds] : null,
               allowed_cidrs: user.key.allowedCidrs ? [...user.key.allowedCidrs] : null,

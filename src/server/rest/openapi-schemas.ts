@@ -40,11 +40,31 @@ function stateImplicitBounds({ jsonSchema }: { jsonSchema: JsonSchema }): void {
   if (jsonSchema.type === "string" && jsonSchema.format === "uuid") jsonSchema.maxLength ??= UUID_LENGTH;
 }
 
+/**
+ * A codec in an answer (a moment: a Date in the handler, a string on the wire) as the wire carries
+ * it: zod renders an answer's output side, which for a codec is the server's type. (A request's
+ * input side is the wire's already.)
+ */
+function stateWireForm(context: { zodSchema: z.core.$ZodType; jsonSchema: JsonSchema }): void {
+  if (!(context.zodSchema instanceof z.ZodCodec)) return;
+  const { $schema: _dialect, ...wire } = toJsonSchema(context.zodSchema.def.in, "input");
+  // The codec's own description follows the wire form's members, as it would on a plain string.
+  const own = { ...context.jsonSchema };
+  for (const key of Object.keys(own)) delete context.jsonSchema[key];
+  Object.assign(context.jsonSchema, wire, own);
+}
+
 /** How zod renders a schema for the document. */
-const toJsonSchema = (schema: z.ZodType, io: Io) =>
-  z.toJSONSchema(schema, { io, unrepresentable: "any", override: stateImplicitBounds }) as JsonSchema & {
-    $defs?: Record<string, JsonSchema>;
-  };
+function toJsonSchema(schema: z.core.$ZodType, io: Io) {
+  return z.toJSONSchema(schema, {
+    io,
+    unrepresentable: "any",
+    override: (context) => {
+      if (io === "output") stateWireForm(context);
+      stateImplicitBounds(context);
+    },
+  }) as JsonSchema & { $defs?: Record<string, JsonSchema> };
+}
 
 /** A definition with its references to itself made neutral, so that copies of it compare equal. */
 const shapeOf = (definition: unknown, ownRef: string): string =>

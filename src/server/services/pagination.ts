@@ -67,12 +67,15 @@ export function decodeCursor<V>(cursor: string | undefined, accepts: (value: unk
 export const encodeCursor = (value: unknown): string =>
   Buffer.from(JSON.stringify(value), "utf8").toString("base64url");
 
-/** One page of a list: `fetch` reads the rows of the window, `toItem` shapes each. */
-export async function paginate<K extends string, V extends CursorValue, Row extends { [P in K]: V }, Item>(
+/**
+ * One page of a list: `fetch` reads the rows of the window, `toItem` shapes each where the answer's
+ * shape is not the row's (the answer's encode drops the columns it does not declare).
+ */
+export async function paginate<K extends string, V extends CursorValue, Row extends { [P in K]: V }, Item = Row>(
   query: PageQuery,
   order: PageOrder<K, V>,
   fetch: (window: PageWindow<K, V>) => Promise<Row[]>,
-  toItem: (row: Row) => Item,
+  toItem?: (row: Row) => Item,
 ): Promise<Page<Item>> {
   const cursor = decodeCursor(query.cursor, order.accepts);
   const after =
@@ -85,7 +88,7 @@ export async function paginate<K extends string, V extends CursorValue, Row exte
   const data = rows.slice(0, query.limit);
   const last = data[data.length - 1];
   return {
-    data: data.map(toItem),
+    data: toItem ? data.map(toItem) : (data as unknown as Item[]),
     next_cursor: rows.length > query.limit && last ? encodeCursor(last[order.column]) : null,
   };
 }

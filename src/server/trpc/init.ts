@@ -99,23 +99,30 @@ type ProcedureOf<O> = O extends { method: "GET" }
 
 type ProceduresOf<G> = { [K in keyof G as G[K] extends { console: false } ? never : K]: ProcedureOf<G[K]> };
 
-/** The procedure of an operation. Its output is checked against the declared response schema. */
+/**
+ * The procedure of an operation. invoke() checks the input and encodes the answer with the
+ * operation's response schema, as it does for REST; the procedure's `.input()` and `.output()` pass
+ * them through as they are, and its types are the operation's (ProcedureOf). Neither runs a schema
+ * again: tRPC's input parser would run before access is decided (invoke() looks at an organization
+ * before the rest of the input), and its output parser runs a zod schema forward (parse, i.e.
+ * decode) and keeps what that returns, which would turn the encoded answer's ISO strings back into
+ * Dates for superjson to carry to the console as Dates.
+ */
 function procedureFor(operation: AnyOperation) {
   const resolve = async ({ ctx, input }: { ctx: Context; input: unknown }) => {
     try {
       const { params, query, body } = splitInput(operation, input);
-      const result = await invoke(
+      return await invoke(
         operation,
         ctx.actor,
         { params, query, body: () => body },
         { flatPaths: true, console: true, request: ctx.request },
       );
-      return operation.response.parse(result);
     } catch (error) {
       throw toTRPCError(error);
     }
   };
-  const procedure = t.procedure.input((raw: unknown) => raw);
+  const procedure = t.procedure.input((raw: unknown) => raw).output((answer: unknown) => answer);
   return operation.method === "GET" ? procedure.query(resolve) : procedure.mutation(resolve);
 }
 

@@ -6,13 +6,18 @@ import { isCidr } from "@/server/auth/networks";
 import { validationFailed } from "@/server/errors";
 import { isPermission } from "@/lib/permissions";
 import { rateLimitOf } from "@/server/limits/api-limits";
-import type { ApiKey, CreatedApiKey } from "@/lib/schemas/api-keys";
+import type { z } from "zod";
+import type { apiKeySchema, createdApiKeySchema } from "@/lib/schemas/api-keys";
 
 // What the API key services share: the columns a key is answered with, its two answers (a key, and
 // a key just issued with its raw value), the check of its restrictions and the announcement of a
 // change to every process.
 
 export type Db = ReturnType<typeof dataLayer>;
+
+/** A key, and a key just issued, as services answer them (moments are Dates). */
+export type ApiKey = z.output<typeof apiKeySchema>;
+export type CreatedApiKey = z.output<typeof createdApiKeySchema>;
 
 export const DAY_MS = 86_400_000;
 
@@ -58,6 +63,7 @@ const listOrNull = (values: string[]): string[] | null => (values.length > 0 ? v
 export const scopesOf = (value: unknown): string[] =>
   Array.isArray(value) ? value.filter((s) => typeof s === "string") : [];
 
+// A mapper: scopes and the rate limit are JSON columns, and an empty restriction list is null.
 export function toApiKey(row: KeyRow): ApiKey {
   return {
     id: row.id,
@@ -68,16 +74,17 @@ export function toApiKey(row: KeyRow): ApiKey {
     rate_limit: rateLimitOf(row.rate_limit) ?? null,
     allowed_org_ids: listOrNull(row.allowed_org_ids),
     allowed_cidrs: listOrNull(row.allowed_cidrs),
-    expires_at: row.expires_at?.toISOString() ?? null,
-    last_used_at: row.last_used_at?.toISOString() ?? null,
+    expires_at: row.expires_at,
+    last_used_at: row.last_used_at,
     last_used_ip: row.last_used_ip,
     last_user_agent: row.last_user_agent,
     is_active: row.is_active,
-    created_at: row.created_at.toISOString(),
-    updated_at: row.updated_at.toISOString(),
+    created_at: row.created_at,
+    updated_at: row.updated_at,
   };
 }
 
+// A mapper: a key just issued carries its raw value, and its scopes with and without the dangerous ones.
 export function toCreated(row: KeyRow, raw: string): CreatedApiKey {
   // Stored scopes were checked when the key was issued; what the catalog no longer knows is dropped.
   const scopes = scopesOf(row.scopes).filter(isPermission);
@@ -90,9 +97,9 @@ export function toCreated(row: KeyRow, raw: string): CreatedApiKey {
     rate_limit: rateLimitOf(row.rate_limit) ?? null,
     allowed_org_ids: listOrNull(row.allowed_org_ids),
     allowed_cidrs: listOrNull(row.allowed_cidrs),
-    expires_at: row.expires_at?.toISOString() ?? null,
+    expires_at: row.expires_at,
     is_active: row.is_active,
-    created_at: row.created_at.toISOString(),
+    created_at: row.created_at,
     raw_key: raw,
   };
 }

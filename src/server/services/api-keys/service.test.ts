@@ -294,14 +294,16 @@ describe("rolling a key again during its grace", () => {
       expires_at: expires,
     });
     const first = await rollApiKey(readContext(cli), original.id, { grace_period_seconds: 3_600 });
-    expect(first.expires_at).toBe(expires);
+    expect(first.expires_at?.toISOString()).toBe(expires);
     const second = await rollApiKey(readContext(cli), original.id, { grace_period_seconds: 60 });
-    expect(second.expires_at).toBe(expires);
+    expect(second.expires_at?.toISOString()).toBe(expires);
     // The old key's expiry only ever gets shorter: now the second grace's end.
     const old = await client.apiKey.findUniqueOrThrow({ where: { id: original.id } });
     expect(old.expires_at!.getTime()).toBeLessThanOrEqual(Date.now() + 60_000);
     // A successor rolled in turn hands the same expiry on.
-    expect((await rollApiKey(readContext(cli), first.id, { grace_period_seconds: 0 })).expires_at).toBe(expires);
+    expect((await rollApiKey(readContext(cli), first.id, { grace_period_seconds: 0 })).expires_at?.toISOString()).toBe(
+      expires,
+    );
   });
 
   it("keeps a key that never expired never expiring, however often it is rolled", async () => {

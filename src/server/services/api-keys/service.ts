@@ -11,9 +11,7 @@ import { rateLimitOf } from "@/server/limits/api-limits";
 import { DomainError, notFound, validationFailed } from "@/server/errors";
 import { newestFirst, paginate } from "@/server/services/pagination";
 import type {
-  ApiKey,
   CreateApiKeyInput,
-  CreatedApiKey,
   ListApiKeysQuery,
   RateLimit,
   RollApiKeyInput,
@@ -34,6 +32,8 @@ import {
   scopesOf,
   toApiKey,
   toCreated,
+  type ApiKey,
+  type CreatedApiKey,
   type Db,
   type Restrictions,
 } from "./rows";

@@ -2,7 +2,8 @@ import "server-only";
 import type { Context } from "@/server/db/context";
 import { requireSelfOrSysAdmin } from "@/server/auth/authorize";
 import { notFound, validationFailed } from "@/server/errors";
-import { type UsageBucket, type UsageOutcome, type UsageQuery, USAGE_RETENTION_DAYS } from "@/lib/schemas/api-keys";
+import type { z } from "zod";
+import { type UsageOutcome, type UsageQuery, type usageSchema, USAGE_RETENTION_DAYS } from "@/lib/schemas/api-keys";
 import type { KeysOf } from "./service";
 
 const HOUR_MS = 3_600_000;
@@ -17,7 +18,7 @@ export async function apiKeyUsage(
   keyId: string,
   query: UsageQuery,
   of?: KeysOf,
-): Promise<{ data: UsageBucket[] }> {
+): Promise<z.output<typeof usageSchema>> {
   const { db } = ctx;
   const key = await db.apiKey.findFirst({
     where: { id: keyId, ...(of ? { user_id: of.userId } : {}) },
@@ -39,6 +40,6 @@ export async function apiKeyUsage(
     select: { hour: true, outcome: true, count: true },
   });
   return {
-    data: rows.map((r) => ({ hour: r.hour.toISOString(), outcome: r.outcome as UsageOutcome, count: Number(r.count) })),
+    data: rows.map((r) => ({ ...r, outcome: r.outcome as UsageOutcome, count: Number(r.count) })),
   };
 }

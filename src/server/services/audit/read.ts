@@ -1,7 +1,8 @@
 import "server-only";
 import type { Context } from "@/server/db/context";
 import { Prisma } from "@/generated/prisma/client";
-import type { AuditEvent, ListAuditEventsQuery } from "@/lib/schemas/audit";
+import type { z } from "zod";
+import type { auditEventSchema, ListAuditEventsQuery } from "@/lib/schemas/audit";
 import type { DataLayer } from "@/server/db/data-layer";
 import { decodeCursor, encodeCursor, newestFirst, type Page } from "@/server/services/pagination";
 import { UUID } from "./record";
@@ -10,6 +11,7 @@ import { UUID } from "./record";
 // overview, each event named as people know its actor and target.
 
 type Row = Prisma.AuditEventGetPayload<object>;
+type AuditEvent = z.output<typeof auditEventSchema>;
 
 /**
  * Newest first (by occurred_at, then id), filtered; `orgId`: that organization's events only.
@@ -111,10 +113,11 @@ async function named(ctx: Context, rows: readonly Row[]): Promise<AuditEvent[]> 
   });
 }
 
+// A mapper: the actor's and the target's columns are nested objects in the API.
 function toAuditEvent(row: Row, username: string | null): AuditEvent {
   return {
     id: row.id,
-    occurred_at: row.occurred_at.toISOString(),
+    occurred_at: row.occurred_at,
     actor: {
       user_id: row.actor_user_id,
       username,

@@ -1,34 +1,17 @@
 import "server-only";
 import type { Context } from "@/server/db/context";
-import type { Prisma } from "@/generated/prisma/client";
 import type { DataLayer } from "@/server/db/data-layer";
 import { notFound } from "@/server/errors";
 import { requireOrganization } from "@/server/services/organizations/service";
 import { newestFirst, paginate } from "@/server/services/pagination";
 import { lockOrganization, requireTierAtLeast, requireWithinQuota } from "@/server/services/quotas";
 import type {
-  CentralPoint,
   CreateCentralPointInput,
   ListCentralPointsQuery,
   UpdateCentralPointInput,
 } from "@/lib/schemas/central-points";
 
 // Central points: stable API handles for an organization's orchestrator instances (Pro and up).
-
-type Row = Prisma.CentralPointGetPayload<object>;
-
-const toCentralPoint = (row: Row): CentralPoint => ({
-  id: row.id,
-  org_id: row.org_id,
-  orchestrator_id: row.orchestrator_id,
-  name: row.name,
-  description: row.description,
-  visibility: row.visibility,
-  status: row.status,
-  created_at: row.created_at.toISOString(),
-  is_deleted: row.is_deleted,
-  updated_at: row.updated_at.toISOString(),
-});
 
 async function requireInstanceInOrg(db: Pick<DataLayer, "orchestratorInstance">, orgId: string, id: string) {
   const instance = await db.orchestratorInstance.findFirst({ where: { id, org_id: orgId }, select: { id: true } });
@@ -56,22 +39,18 @@ async function requireRoomForCentralPoint(
 }
 
 export async function createCentralPoint(ctx: Context, orgId: string, input: CreateCentralPointInput) {
-  const row = await ctx.db.$transaction(async (tx) => {
+  return ctx.db.$transaction(async (tx) => {
     await lockOrganization(tx, orgId);
     await requireRoomForCentralPoint(tx, orgId, input.orchestrator_id);
     return tx.centralPoint.create({ data: { ...input, org_id: orgId } });
   });
-  return toCentralPoint(row);
 }
 
 export async function listCentralPoints(ctx: Context, orgId: string, query: ListCentralPointsQuery) {
   const db = query.include_deleted === true ? ctx.includingDeleted() : ctx.db;
   await requireOrganization(db, orgId);
-  return paginate(
-    query,
-    newestFirst,
-    (w) => db.centralPoint.findMany({ where: { org_id: orgId, ...w.after }, orderBy: w.orderBy, take: w.take }),
-    toCentralPoint,
+  return paginate(query, newestFirst, (w) =>
+    db.centralPoint.findMany({ where: { org_id: orgId, ...w.after }, orderBy: w.orderBy, take: w.take }),
   );
 }
 
@@ -87,32 +66,29 @@ export async function getCentralPoint(
   id: string,
   options: { includeDeleted?: boolean } = {},
 ) {
-  return toCentralPoint(
-    await requireCentralPoint(options.includeDeleted === true ? ctx.includingDeleted() : ctx.db, orgId, id),
-  );
+  return requireCentralPoint(options.includeDeleted === true ? ctx.includingDeleted() : ctx.db, orgId, id);
 }
 
 export async function updateCentralPoint(ctx: Context, orgId: string, id: string, input: UpdateCentralPointInput) {
   const { db } = ctx;
   await requireCentralPoint(db, orgId, id);
   if (input.orchestrator_id) await requireInstanceInOrg(db, orgId, input.orchestrator_id);
-  return toCentralPoint(await db.centralPoint.update({ where: { id }, data: input }));
+  return db.centralPoint.update({ where: { id }, data: input });
 }
 
 export async function deleteCentralPoint(ctx: Context, orgId: string, id: string) {
   const { db } = ctx;
   await requireCentralPoint(db, orgId, id);
-  return toCentralPoint(await db.centralPoint.update({ where: { id }, data: { is_deleted: true } }));
+  return db.centralPoint.update({ where: { id }, data: { is_deleted: true } });
 }
 
 /** Brings a deleted central point back (pro tier and up, within max_central_points); a live one answers as it is. */
 export async function restoreCentralPoint(ctx: Context, orgId: string, id: string) {
-  const row = await ctx.db.$transaction(async (tx) => {
+  return ctx.db.$transaction(async (tx) => {
     await lockOrganization(tx, orgId);
     const deleted = await tx.centralPoint.findFirst({ where: { id, org_id: orgId, is_deleted: true } });
     if (!deleted) return requireCentralPoint(tx, orgId, id);
     await requireRoomForCentralPoint(tx, orgId, deleted.orchestrator_id);
     return tx.centralPoint.update({ where: { id, is_deleted: true }, data: { is_deleted: false } });
   });
-  return toCentralPoint(row);
 }

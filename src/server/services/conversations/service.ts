@@ -1,6 +1,5 @@
 import "server-only";
 import type { Context } from "@/server/db/context";
-import type { Prisma } from "@/generated/prisma/client";
 import type { Actor } from "@/server/auth/actor";
 import { conversationOwnerRequired, conversationUser, requireMessageAuthor } from "@/server/auth/authorize";
 import { CoalescedTouch } from "@/server/db/bookkeeping";
@@ -10,7 +9,6 @@ import { requireOrganization } from "@/server/services/organizations/service";
 import { decodeCursor, encodeCursor, newestFirst, paginate } from "@/server/services/pagination";
 import type {
   AppendMessagesInput,
-  Conversation,
   CreateConversationInput,
   ListConversationsQuery,
   ListMessagesQuery,
@@ -25,19 +23,6 @@ import { historyQuery, MESSAGE_COLUMNS } from "./history-query";
 // last_accessed_at, coalesced like API key use.
 
 const instanceAccess = new CoalescedTouch({ table: "orchestrator_instances", column: "last_accessed_at" });
-
-type Row = Prisma.ConversationGetPayload<object>;
-
-const toConversation = (row: Row): Conversation => ({
-  id: row.id,
-  org_id: row.org_id,
-  user_id: row.user_id,
-  instance_id: row.instance_id,
-  title: row.title,
-  created_at: row.created_at.toISOString(),
-  is_deleted: row.is_deleted,
-  updated_at: row.updated_at.toISOString(),
-});
 
 /** The conversation, when the caller may see it (its own, or any with svc:conversations:manage). */
 async function requireConversation(db: Pick<DataLayer, "conversation">, actor: Actor, orgId: string, id: string) {
@@ -65,7 +50,7 @@ export async function createConversation(ctx: Context, orgId: string, input: Cre
     data: { org_id: orgId, user_id: userId, instance_id: instance.id, title: input.title ?? null },
   });
   instanceAccess.record(instance.id);
-  return toConversation(row);
+  return row;
 }
 
 export async function listConversations(ctx: Context, orgId: string, query: ListConversationsQuery) {
@@ -74,11 +59,8 @@ export async function listConversations(ctx: Context, orgId: string, query: List
   const userId = conversationUser(ctx.actor, orgId, query.user_id);
   const where = { org_id: orgId, user_id: userId, ...(query.instance_id ? { instance_id: query.instance_id } : {}) };
   const visible = query.include_deleted === true ? ctx.includingDeleted() : ctx.db;
-  return paginate(
-    query,
-    newestFirst,
-    (w) => visible.conversation.findMany({ where: { ...where, ...w.after }, orderBy: w.orderBy, take: w.take }),
-    toConversation,
+  return paginate(query, newestFirst, (w) =>
+    visible.conversation.findMany({ where: { ...where, ...w.after }, orderBy: w.orderBy, take: w.take }),
   );
 }
 
@@ -88,15 +70,13 @@ export async function getConversation(
   id: string,
   options: { includeDeleted?: boolean } = {},
 ) {
-  return toConversation(
-    await requireConversation(options.includeDeleted === true ? ctx.includingDeleted() : ctx.db, ctx.actor, orgId, id),
-  );
+  return requireConversation(options.includeDeleted === true ? ctx.includingDeleted() : ctx.db, ctx.actor, orgId, id);
 }
 
 export async function deleteConversation(ctx: Context, orgId: string, id: string) {
   const { db } = ctx;
   await requireConversation(db, ctx.actor, orgId, id);
-  return toConversation(await db.conversation.update({ where: { id }, data: { is_deleted: true } }));
+  return db.conversation.update({ where: { id }, data: { is_deleted: true } });
 }
 
 /** Brings a deleted conversation back; a live one answers as it is. */
@@ -104,7 +84,7 @@ export async function restoreConversation(ctx: Context, orgId: string, id: strin
   const { db } = ctx;
   const deleted = await db.conversation.findFirst({ where: { id, org_id: orgId, is_deleted: true } });
   if (!deleted) return getConversation(ctx, orgId, id);
-  return toConversation(await db.conversation.update({ where: { id, is_deleted: true }, data: { is_deleted: false } }));
+  return db.conversation.update({ where: { id, is_deleted: true }, data: { is_deleted: false } });
 }
 
 interface MessageRow {

@@ -1,4 +1,5 @@
 import "server-only";
+import type { z } from "zod";
 import type { Context } from "@/server/db/context";
 import type { Prisma } from "@/generated/prisma/client";
 import { keyRing } from "@/server/crypto/key-ring";
@@ -11,7 +12,7 @@ import { requireOrganization } from "@/server/services/organizations/service";
 import type {
   CreateLlmConfigInput,
   ListLlmConfigsQuery,
-  LlmConfig,
+  llmConfigSchema,
   UpdateLlmConfigInput,
 } from "@/lib/schemas/llm-configs";
 import { newestFirst, paginate } from "@/server/services/pagination";
@@ -21,6 +22,7 @@ import { baseUrlProblem } from "./base-url";
 // stored and never leaves this module except as its last 4 characters.
 
 type Row = Prisma.OrganizationLlmConfigGetPayload<object>;
+type LlmConfig = z.output<typeof llmConfigSchema>;
 
 /** Where a provider key is stored: what its ciphertext is bound to. */
 const keyPlace = (row: { id: string; org_id: string }) => `organization_llm_configs:${row.id}:${row.org_id}`;
@@ -40,6 +42,7 @@ function last4(row: Row): string | null {
   }
 }
 
+// A mapper: the provider key is answered by its last 4 characters only.
 function toLlmConfig(row: Row): LlmConfig {
   const key4 = last4(row);
   return {
@@ -52,9 +55,9 @@ function toLlmConfig(row: Row): LlmConfig {
     base_url: row.base_url,
     additional_config: row.additional_config as LlmConfig["additional_config"],
     is_enabled: row.is_enabled,
-    created_at: row.created_at.toISOString(),
+    created_at: row.created_at,
     is_deleted: row.is_deleted,
-    updated_at: row.updated_at.toISOString(),
+    updated_at: row.updated_at,
   };
 }
 

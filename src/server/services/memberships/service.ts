@@ -1,4 +1,5 @@
 import "server-only";
+import type { z } from "zod";
 import type { Context } from "@/server/db/context";
 import { isPermission } from "@/lib/permissions";
 import { requireHeldByActor } from "@/server/auth/escalation";
@@ -12,8 +13,8 @@ import type {
   AddMemberInput,
   ListMembersQuery,
   ListUserOrganizationsQuery,
-  Member,
-  UserOrganization,
+  memberSchema,
+  userOrganizationListSchema,
 } from "@/lib/schemas/members";
 import { MAX_ORGANIZATIONS_PER_USER } from "@/lib/schemas/organizations";
 import { containing } from "@/server/services/search";
@@ -21,6 +22,9 @@ import { containing } from "@/server/services/search";
 // Organization memberships. Org grants only count while the user is a member, so
 // leaving an organization also removes the user's grants there: rejoining starts from nothing.
 // The tier's max_members quota (platform setting tier.<tier>) caps an organization's members.
+
+type Member = z.output<typeof memberSchema>;
+type UserOrganization = z.output<typeof userOrganizationListSchema>["data"][number];
 
 const MEMBER_USER = { select: { id: true, username: true, display_name: true, email: true } } as const;
 
@@ -38,6 +42,7 @@ async function orgRoles(
 const rolesFor = (roles: Awaited<ReturnType<typeof orgRoles>>, userId: string, orgId: string) =>
   roles.filter((r) => r.user_id === userId && r.org_id === orgId).map((r) => ({ id: r.role.id, name: r.role.name }));
 
+// A mapper: a member is a membership with its user's fields and its roles.
 function toMember(
   orgId: string,
   m: { created_at: Date; user: { id: string; username: string; display_name: string | null; email: string | null } },
@@ -50,7 +55,7 @@ function toMember(
     display_name: m.user.display_name,
     email: m.user.email,
     roles,
-    created_at: m.created_at.toISOString(),
+    created_at: m.created_at,
   };
 }
 
@@ -148,17 +153,13 @@ export async function listMembers(
       ...(contains ? { OR: [{ username: contains }, { display_name: contains }, { email: contains }] } : {}),
     },
   };
-  const result = await paginate(
-    query,
-    byUuidDesc("user_id"),
-    (w) =>
-      db.userOrgMembership.findMany({
-        where: { ...where, ...w.after },
-        select: { user_id: true, created_at: true, user: MEMBER_USER },
-        orderBy: w.orderBy,
-        take: w.take,
-      }),
-    (row) => row,
+  const result = await paginate(query, byUuidDesc("user_id"), (w) =>
+    db.userOrgMembership.findMany({
+      where: { ...where, ...w.after },
+      select: { user_id: true, created_at: true, user: MEMBER_USER },
+      orderBy: w.orderBy,
+      take: w.take,
+    }),
   );
   const roles = await orgRoles(db, { org_id: orgId, user_id: { in: result.data.map((r) => r.user_id) } });
   return {
@@ -175,17 +176,13 @@ export async function listUserOrganizations(
 ): Promise<{ data: UserOrganization[]; next_cursor: string | null }> {
   const { db } = ctx;
   if (!(await db.user.findUnique({ where: { id: userId }, select: { id: true } }))) throw notFound("user");
-  const result = await paginate(
-    query,
-    byUuidDesc("org_id"),
-    (w) =>
-      db.userOrgMembership.findMany({
-        where: { user_id: userId, ...w.after },
-        select: { org_id: true, created_at: true, org: { select: { name: true, display_name: true } } },
-        orderBy: w.orderBy,
-        take: w.take,
-      }),
-    (row) => row,
+  const result = await paginate(query, byUuidDesc("org_id"), (w) =>
+    db.userOrgMembership.findMany({
+      where: { user_id: userId, ...w.after },
+      select: { org_id: true, created_at: true, org: { select: { name: true, display_name: true } } },
+      orderBy: w.orderBy,
+      take: w.take,
+    }),
   );
   const roles = await orgRoles(db, { user_id: userId, org_id: { in: result.data.map((r) => r.org_id) } });
   return {
@@ -194,7 +191,7 @@ export async function listUserOrganizations(
       name: m.org.name,
       display_name: m.org.display_name,
       roles: rolesFor(roles, userId, m.org_id),
-      created_at: m.created_at.toISOString(),
+      created_at: m.created_at,
     })),
     next_cursor: result.next_cursor,
   };

@@ -2,7 +2,8 @@ import "server-only";
 import type { Context } from "@/server/db/context";
 import type { Prisma } from "@/generated/prisma/client";
 import { notFound } from "@/server/errors";
-import type { CreateModelInput, ListModelsQuery, Model, UpdateModelInput } from "@/lib/schemas/models";
+import type { z } from "zod";
+import type { CreateModelInput, ListModelsQuery, modelSchema, UpdateModelInput } from "@/lib/schemas/models";
 import { byRowId, paginate } from "@/server/services/pagination";
 import { containing } from "@/server/services/search";
 
@@ -10,6 +11,7 @@ import { containing } from "@/server/services/search";
 // strings out with their 8 fraction digits trimmed of trailing zeros.
 
 type Row = Prisma.ProviderModelConfigGetPayload<object>;
+type Model = z.output<typeof modelSchema>;
 
 const priceOut = (value: Prisma.Decimal | null): string | null => {
   if (value === null) return null;
@@ -17,6 +19,7 @@ const priceOut = (value: Prisma.Decimal | null): string | null => {
   return fixed.replace(/\.?0+$/, "") || "0";
 };
 
+// A mapper: prices are Decimals and aliases a JSON column in the database.
 const toModel = (row: Row): Model => ({
   id: row.id,
   provider: row.provider,
@@ -30,8 +33,8 @@ const toModel = (row: Row): Model => ({
   input_price_per_unit: priceOut(row.input_price_per_unit),
   output_price_per_unit: priceOut(row.output_price_per_unit),
   currency: row.currency,
-  created_at: row.created_at.toISOString(),
-  updated_at: row.updated_at.toISOString(),
+  created_at: row.created_at,
+  updated_at: row.updated_at,
 });
 
 export async function listModels(ctx: Context, query: ListModelsQuery) {

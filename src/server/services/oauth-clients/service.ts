@@ -1,4 +1,5 @@
 import "server-only";
+import type { z } from "zod";
 import type { Context } from "@/server/db/context";
 import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
 import type { Prisma } from "@/generated/prisma/client";
@@ -11,8 +12,8 @@ import {
   clientShapeProblems,
   type CreateOAuthClientInput,
   type ListOAuthClientsQuery,
-  type OAuthClient,
-  type OAuthClientWithSecret,
+  type oauthClientSchema,
+  type oauthClientWithSecretSchema,
   type UpdateOAuthClientInput,
 } from "@/lib/schemas/oauth-clients";
 import { containing } from "@/server/services/search";
@@ -25,10 +26,13 @@ import { containing } from "@/server/services/search";
 const SECRET_PREFIX = "cds_";
 
 type Row = Prisma.Oauth2ClientGetPayload<object>;
+type OAuthClient = z.output<typeof oauthClientSchema>;
+type OAuthClientWithSecret = z.output<typeof oauthClientWithSecretSchema>;
 
 const strings = (value: unknown): string[] =>
   Array.isArray(value) ? value.filter((v): v is string => typeof v === "string") : [];
 
+// A mapper: the JSON lists are kept to their strings, and the secret's hash says only whether there is one.
 function toOAuthClient(row: Row): OAuthClient {
   return {
     id: row.id,
@@ -42,8 +46,8 @@ function toOAuthClient(row: Row): OAuthClient {
     has_secret: row.client_secret_hash !== null,
     is_active: row.is_active,
     is_deleted: row.is_deleted,
-    created_at: row.created_at.toISOString(),
-    updated_at: row.updated_at.toISOString(),
+    created_at: row.created_at,
+    updated_at: row.updated_at,
   };
 }
 

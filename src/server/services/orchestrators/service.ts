@@ -1,4 +1,5 @@
 import "server-only";
+import type { z } from "zod";
 import type { Context } from "@/server/db/context";
 import type { Prisma } from "@/generated/prisma/client";
 import type { DataLayer } from "@/server/db/data-layer";
@@ -11,7 +12,7 @@ import { checkInstanceConfig, hashFor, settingLayers } from "@/server/services/s
 import type {
   CreateOrchestratorInput,
   ListOrchestratorsQuery,
-  Orchestrator,
+  orchestratorSchema,
   UpdateOrchestratorInput,
 } from "@/lib/schemas/orchestrators";
 import { containing } from "@/server/services/search";
@@ -21,27 +22,15 @@ import { containing } from "@/server/services/search";
 // config_hash follows the effective config; max_orchestrators is enforced.
 
 type Row = Prisma.OrchestratorInstanceGetPayload<object>;
+type Orchestrator = z.output<typeof orchestratorSchema>;
 type JsonObject = Record<string, Prisma.JsonValue>;
 
-function toOrchestrator(row: Row): Orchestrator {
-  return {
-    id: row.id,
-    org_id: row.org_id,
-    name: row.name,
-    framework_type: row.framework_type,
-    mode: row.mode,
-    status: row.status,
-    config: row.config as Orchestrator["config"],
-    tier: row.tier,
-    whoami: row.whoami,
-    plugin_settings: row.plugin_settings as Orchestrator["plugin_settings"],
-    config_hash: row.config_hash,
-    last_accessed_at: row.last_accessed_at?.toISOString() ?? null,
-    is_deleted: row.is_deleted,
-    created_at: row.created_at.toISOString(),
-    updated_at: row.updated_at.toISOString(),
-  };
-}
+// The JSON columns typed as the objects the schema declares; the rest is the row.
+const toOrchestrator = (row: Row): Orchestrator => ({
+  ...row,
+  config: row.config as Orchestrator["config"],
+  plugin_settings: row.plugin_settings as Orchestrator["plugin_settings"],
+});
 
 /** Room for one more instance within the tier's max_orchestrators, the organization locked by the caller. */
 async function requireRoomForInstance(

@@ -7,10 +7,11 @@ import { notFound } from "@/server/errors";
 import { withAccessChange } from "@/server/services/access-changes";
 import { newestFirst, paginate } from "@/server/services/pagination";
 import { searchNewestFirst, type SearchedTable } from "@/server/services/search";
+import type { z } from "zod";
 import type {
   CreateOrganizationInput,
   ListOrganizationsQuery,
-  Organization,
+  organizationSchema,
   UpdateOrganizationInput,
   UpdateSubscriptionInput,
 } from "@/lib/schemas/organizations";
@@ -19,15 +20,12 @@ import type {
 // the tenancy rules: who sees which organizations, and soft deletion.
 
 type OrganizationRow = Prisma.OrganizationGetPayload<object>;
+type Organization = z.output<typeof organizationSchema>;
 
+// A mapper: the column `subscription_tier` is the API's `tier`.
 function toOrganization(row: OrganizationRow): Organization {
-  const { subscription_tier, created_by: _c, updated_by: _u, created_at, updated_at, ...rest } = row;
-  return {
-    ...rest,
-    tier: subscription_tier as Organization["tier"],
-    created_at: created_at.toISOString(),
-    updated_at: updated_at.toISOString(),
-  };
+  const { subscription_tier, created_by: _c, updated_by: _u, ...rest } = row;
+  return { ...rest, tier: subscription_tier as Organization["tier"] };
 }
 
 /** The organization, or a 404 when it does not exist or is soft-deleted. */

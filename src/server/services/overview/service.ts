@@ -1,7 +1,8 @@
 import "server-only";
 import type { Context } from "@/server/db/context";
 import { EXPIRING_SOON_DAYS, type UsageOutcome } from "@/lib/schemas/api-keys";
-import type { Overview } from "@/lib/schemas/overview";
+import type { z } from "zod";
+import type { overviewSchema } from "@/lib/schemas/overview";
 import { latestAuditEvents } from "@/server/services/audit/read";
 
 // The platform at a glance, for the console's landing page: one statement per figure (the two key
@@ -14,7 +15,7 @@ const MOST_REFUSED = 10;
 const LATEST_EVENTS = 8;
 const HOUR_MS = 3_600_000;
 
-export async function overview(ctx: Context): Promise<Overview> {
+export async function overview(ctx: Context): Promise<z.output<typeof overviewSchema>> {
   const { db } = ctx;
   const now = Date.now();
   const since = new Date(now - (now % HOUR_MS) - (WEEK_HOURS - 1) * HOUR_MS);
@@ -43,7 +44,7 @@ export async function overview(ctx: Context): Promise<Overview> {
     users: Number(users[0]?.count ?? 0),
     active_keys: Number(keys[0]?.active ?? 0),
     keys_expiring_this_week: Number(keys[0]?.expiring ?? 0),
-    requests_per_hour: hours.map((h) => ({ hour: h.hour.toISOString(), outcome: h.outcome, count: Number(h.count) })),
+    requests_per_hour: hours.map((h) => ({ ...h, count: Number(h.count) })),
     most_refused_keys: refused.map((k) => ({ ...k, refused: Number(k.refused) })),
     latest_events: events,
   };

@@ -6,7 +6,8 @@ import type { DataLayer } from "@/server/db/data-layer";
 import { DomainError, notFound, validationFailed, type FieldError } from "@/server/errors";
 import { requireOrganization } from "@/server/services/organizations/service";
 import { newestFirst, paginate } from "@/server/services/pagination";
-import type { ListPluginsQuery, Plugin, RegisterPluginInput } from "@/lib/schemas/plugins";
+import type { z } from "zod";
+import type { ListPluginsQuery, pluginSchema, RegisterPluginInput } from "@/lib/schemas/plugins";
 import { CheckBudget, checkSettings, validationProblems } from "./json-schema";
 import { normalizeLogo } from "./logo";
 
@@ -18,7 +19,9 @@ import { normalizeLogo } from "./logo";
 export type PluginScope = { source: "system" } | { source: "org"; orgId: string };
 
 type Row = Prisma.PluginGetPayload<object>;
+type Plugin = z.output<typeof pluginSchema>;
 
+// A mapper: the JSON columns are typed here, and capabilities kept to its strings.
 const toPlugin = (row: Row): Plugin => ({
   ...row,
   source: row.source as Plugin["source"],
@@ -27,8 +30,6 @@ const toPlugin = (row: Row): Plugin => ({
   capabilities: Array.isArray(row.capabilities)
     ? row.capabilities.filter((c): c is string => typeof c === "string")
     : [],
-  created_at: row.created_at.toISOString(),
-  updated_at: row.updated_at.toISOString(),
 });
 
 const scopeWhere = (scope: PluginScope): Prisma.PluginWhereInput =>

@@ -1,4 +1,5 @@
 import "server-only";
+import type { z } from "zod";
 import type { Context } from "@/server/db/context";
 import type { Prisma } from "@/generated/prisma/client";
 import { requireHeldByActor } from "@/server/auth/escalation";
@@ -8,7 +9,7 @@ import type { DataLayer } from "@/server/db/data-layer";
 import { DomainError, notFound, validationFailed } from "@/server/errors";
 import { lockSysAdmins, requireAnotherSysAdmin, withAccessChange } from "@/server/services/access-changes";
 import { byRowId, paginate, type PageQuery } from "@/server/services/pagination";
-import type { EffectivePermissionsView, Grant, GrantRoleInput, HeldPermission } from "@/lib/schemas/roles";
+import type { EffectivePermissionsView, GrantRoleInput, grantSchema, HeldPermission } from "@/lib/schemas/roles";
 import { permissionsOf, requireRole, ROLE_INCLUDE } from "./service";
 
 // Grants of roles to users, and what a user holds through them. Routes declare who may call what
@@ -27,7 +28,9 @@ const GRANT_SELECT = {
   org: { select: { name: true } },
 } as const;
 type GrantRow = Prisma.UserRoleGetPayload<{ select: typeof GRANT_SELECT }>;
+type Grant = z.output<typeof grantSchema>;
 
+// A mapper: the role and the organization's name come nested from their own tables.
 function toGrant(row: GrantRow): Grant {
   return {
     id: row.id,
@@ -40,7 +43,7 @@ function toGrant(row: GrantRow): Grant {
     },
     org_id: row.org_id,
     org_name: row.org?.name ?? null,
-    created_at: row.created_at.toISOString(),
+    created_at: row.created_at,
   };
 }
 

@@ -1,4 +1,5 @@
 import "server-only";
+import type { z } from "zod";
 import type { Context } from "@/server/db/context";
 import type { Prisma } from "@/generated/prisma/client";
 import { requireHeldByActor } from "@/server/auth/escalation";
@@ -12,7 +13,7 @@ import {
   MAX_ROLES,
   type CreateRoleInput,
   type ListRolesQuery,
-  type Role,
+  type roleSchema,
   type UpdateRoleInput,
 } from "@/lib/schemas/roles";
 import { containing } from "@/server/services/search";
@@ -26,19 +27,11 @@ import { containing } from "@/server/services/search";
 
 export const ROLE_INCLUDE = { permissions: { select: { permission: true }, orderBy: { id: "asc" } } } as const;
 type RoleRow = Prisma.RoleGetPayload<{ include: typeof ROLE_INCLUDE }>;
+type Role = z.output<typeof roleSchema>;
 
+// A mapper: a role's permissions are rows of their own, answered as a list of names.
 function toRole(row: RoleRow): Role {
-  return {
-    id: row.id,
-    name: row.name,
-    description: row.description,
-    scope: row.scope as Role["scope"],
-    is_built_in: row.is_built_in,
-    permissions: row.permissions.map((p) => p.permission),
-    is_deleted: row.is_deleted,
-    created_at: row.created_at.toISOString(),
-    updated_at: row.updated_at.toISOString(),
-  };
+  return { ...row, scope: row.scope as Role["scope"], permissions: row.permissions.map((p) => p.permission) };
 }
 
 /** Catalog permissions only; an org role only org-scoped ones. */

@@ -11,14 +11,8 @@ import {
   updateApiKey,
 } from "@/server/services/api-keys/service";
 import { requireOrganization } from "@/server/services/organizations/service";
-import type {
-  ApiKey,
-  CreateApiKeyInput,
-  CreatedApiKey,
-  ListApiKeysQuery,
-  RollApiKeyInput,
-  UpdateApiKeyInput,
-} from "@/lib/schemas/api-keys";
+import type { CreateApiKeyInput, ListApiKeysQuery, RollApiKeyInput, UpdateApiKeyInput } from "@/lib/schemas/api-keys";
+import type { ApiKey, CreatedApiKey } from "@/server/services/api-keys/rows";
 import { requireMayEndServiceAccount, requireServiceAccount } from "./service";
 
 // A service account's API keys: the API key service's own functions, on the account's keys. Issuing

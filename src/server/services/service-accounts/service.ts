@@ -1,4 +1,5 @@
 import "server-only";
+import type { z } from "zod";
 import type { Context } from "@/server/db/context";
 import { isPermission, type Permission } from "@/lib/permissions";
 import type { Actor } from "@/server/auth/actor";
@@ -12,7 +13,7 @@ import { lockOrganization, requireWithinQuota } from "@/server/services/quotas";
 import type {
   CreateServiceAccountInput,
   ListServiceAccountsQuery,
-  ServiceAccount,
+  serviceAccountSchema,
   UpdateServiceAccountInput,
 } from "@/lib/schemas/service-accounts";
 import { containing } from "@/server/services/search";
@@ -35,6 +36,7 @@ const ACCOUNT_SELECT = {
 type Tx = Pick<DataLayer, "user" | "userRole" | "role">;
 
 type AccountRow = { id: string; username: string; display_name: string | null; created_by: string | null };
+type ServiceAccount = z.output<typeof serviceAccountSchema>;
 
 async function rolesOf(db: Pick<DataLayer, "userRole">, orgId: string, userIds: string[]) {
   return db.userRole.findMany({
@@ -44,6 +46,7 @@ async function rolesOf(db: Pick<DataLayer, "userRole">, orgId: string, userIds: 
   });
 }
 
+// A mapper: an account is its user row with the organization and the roles it holds there.
 function toServiceAccount(
   orgId: string,
   row: AccountRow & { created_at: Date; updated_at: Date },
@@ -56,8 +59,8 @@ function toServiceAccount(
     display_name: row.display_name,
     roles: roles.filter((r) => r.user_id === row.id).map((r) => r.role),
     created_by: row.created_by,
-    created_at: row.created_at.toISOString(),
-    updated_at: row.updated_at.toISOString(),
+    created_at: row.created_at,
+    updated_at: row.updated_at,
   };
 }
 

@@ -1,4 +1,5 @@
 import "server-only";
+import type { z } from "zod";
 import type { Context } from "@/server/db/context";
 import type { Prisma } from "@/generated/prisma/client";
 import { configHash } from "@/server/crypto/canonical-json";
@@ -8,8 +9,8 @@ import { requireOrganization } from "@/server/services/organizations/service";
 import {
   MAX_SETTINGS_PER_TIER,
   type EffectiveSetting,
-  type OrgSettingView,
-  type PlatformSettingView,
+  type orgSettingSchema,
+  type platformSettingSchema,
   type PutOrgSettingInput,
   type ListSettingsQuery,
   type PutPlatformSettingInput,
@@ -46,23 +47,18 @@ function checkValueType(type: string | null | undefined, value: unknown, path = 
   if (check && !check(value)) throw validationFailed([{ path, message: `must be a ${type}` }]);
 }
 
+type PlatformSettingView = z.output<typeof platformSettingSchema>;
+type OrgSettingView = z.output<typeof orgSettingSchema>;
+
+// The JSON value typed as the schema declares it; the rest is the row.
 const toPlatformView = (row: Prisma.PlatformSettingGetPayload<object>): PlatformSettingView => ({
-  key: row.key,
+  ...row,
   value: row.value as PlatformSettingView["value"],
-  value_type: row.value_type,
-  description: row.description,
-  overridable: row.overridable,
-  category: row.category,
-  is_deleted: row.is_deleted,
-  updated_at: row.updated_at.toISOString(),
 });
 
 const toOrgView = (row: Prisma.OrganizationSettingGetPayload<object>): OrgSettingView => ({
-  key: row.key,
+  ...row,
   value: row.value as OrgSettingView["value"],
-  overridable: row.overridable,
-  is_deleted: row.is_deleted,
-  updated_at: row.updated_at.toISOString(),
 });
 
 // ---- Effective values -------------------------------------------------------------------------

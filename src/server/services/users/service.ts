@@ -1,4 +1,5 @@
 import "server-only";
+import type { z } from "zod";
 import type { Context } from "@/server/db/context";
 import { Prisma } from "@/generated/prisma/client";
 import type { UserActor } from "@/server/auth/actor";
@@ -19,12 +20,11 @@ import { newestFirst, oldestFirst, paginate, type PageQuery } from "@/server/ser
 import { searchNewestFirst, type SearchedTable } from "@/server/services/search";
 import type {
   CreateUserInput,
-  Identity,
   ListUsersQuery,
-  PasswordReset,
+  passwordResetSchema,
   ResetPasswordInput,
   UpdateUserInput,
-  User,
+  userSchema,
 } from "@/lib/schemas/users";
 
 // Platform users and their linked OAuth identities. username is unique among
@@ -48,7 +48,9 @@ const USER_SELECT = {
   updated_at: true,
 } as const;
 type UserRow = Prisma.UserGetPayload<{ select: typeof USER_SELECT }>;
+type User = z.output<typeof userSchema>;
 
+// A mapper: the password hash never leaves this module, only whether there is one.
 function toUser(row: UserRow): User {
   return {
     id: row.id,
@@ -62,8 +64,8 @@ function toUser(row: UserRow): User {
     has_password: row.password_hash !== null,
     kind: row.kind as User["kind"],
     is_deleted: row.is_deleted,
-    created_at: row.created_at.toISOString(),
-    updated_at: row.updated_at.toISOString(),
+    created_at: row.created_at,
+    updated_at: row.updated_at,
   };
 }
 
@@ -133,7 +135,11 @@ export async function updateUser(ctx: Context, userId: string, input: UpdateUser
 }
 
 /** Sets a new password (the given one, or a generated one returned once) and ends the user's sessions. */
-export async function resetPassword(ctx: Context, userId: string, input: ResetPasswordInput): Promise<PasswordReset> {
+export async function resetPassword(
+  ctx: Context,
+  userId: string,
+  input: ResetPasswordInput,
+): Promise<z.output<typeof passwordResetSchema>> {
   const { db } = ctx;
   const user = await requireUser(db, userId);
   if (user.kind !== "human")
@@ -207,26 +213,17 @@ export async function restoreUser(ctx: Context, userId: string): Promise<User> {
 
 const IDENTITY_SELECT = { id: true, user_id: true, provider: true, provider_user_id: true, created_at: true } as const;
 
-const toIdentity = (row: Prisma.UserOauthIdentityGetPayload<{ select: typeof IDENTITY_SELECT }>): Identity => ({
-  ...row,
-  created_at: row.created_at.toISOString(),
-});
-
 /** A user's linked identities, oldest link first. */
 export async function listIdentities(ctx: Context, userId: string, query: PageQuery) {
   const { db } = ctx;
   await requireUser(db, userId);
-  return paginate(
-    query,
-    oldestFirst,
-    (w) =>
-      db.userOauthIdentity.findMany({
-        where: { user_id: userId, ...w.after },
-        select: IDENTITY_SELECT,
-        orderBy: w.orderBy,
-        take: w.take,
-      }),
-    toIdentity,
+  return paginate(query, oldestFirst, (w) =>
+    db.userOauthIdentity.findMany({
+      where: { user_id: userId, ...w.after },
+      select: IDENTITY_SELECT,
+      orderBy: w.orderBy,
+      take: w.take,
+    }),
   );
 }
 
@@ -234,7 +231,7 @@ export async function listIdentities(ctx: Context, userId: string, query: PageQu
  * Unlinks an identity: signing in with it no longer reaches this user, and the user's sessions end.
  * Answers the removed link.
  */
-export async function unlinkIdentity(ctx: Context, userId: string, identityId: string): Promise<Identity> {
+export async function unlinkIdentity(ctx: Context, userId: string, identityId: string) {
   const { db } = ctx;
   await requireUser(db, userId);
   await requireOutranksUser(ctx, userId);
@@ -245,6 +242,6 @@ export async function unlinkIdentity(ctx: Context, userId: string, identityId: s
     });
     if (!identity) throw notFound("identity");
     await tx.userOauthIdentity.delete({ where: { id: identityId } });
-    return { result: toIdentity(identity), event: await endSessions(tx, userId) };
+    return { result: identity, event: await endSessions(tx, userId) };
   });
 }

@@ -1,13 +1,14 @@
 import "server-only";
+import type { z } from "zod";
 import type { Context } from "@/server/db/context";
 import type { Prisma } from "@/generated/prisma/client";
 import type {
   CreateWebhookEndpointInput,
   ListWebhookDeliveriesQuery,
   UpdateWebhookEndpointInput,
-  WebhookDelivery,
-  WebhookEndpoint,
-  WebhookEndpointWithSecret,
+  webhookDeliveryListSchema,
+  webhookEndpointSchema,
+  webhookEndpointWithSecretSchema,
 } from "@/lib/schemas/webhooks";
 import { MAX_ORG_ENDPOINTS } from "@/lib/schemas/webhooks";
 import type { PageQuery } from "@/server/services/pagination";
@@ -26,8 +27,11 @@ import { newSecret, openSecret, ROTATION_OVERLAP_MS, sealSecret } from "./signin
 // here an endpoint is looked up within its owner only, so another owner's looks missing.
 
 type Row = Prisma.WebhookEndpointGetPayload<object>;
+type WebhookEndpoint = z.output<typeof webhookEndpointSchema>;
+type WebhookEndpointWithSecret = z.output<typeof webhookEndpointWithSecretSchema>;
 type Owner = string | null;
 
+// A mapper, kept as a guard: the stored secrets (ciphertexts) are named nowhere in an answer.
 function toEndpoint(row: Row): WebhookEndpoint {
   return {
     id: row.id,
@@ -37,8 +41,8 @@ function toEndpoint(row: Row): WebhookEndpoint {
     event_types: row.event_types,
     enabled: row.enabled,
     disabled_reason: row.disabled_reason,
-    created_at: row.created_at.toISOString(),
-    updated_at: row.updated_at.toISOString(),
+    created_at: row.created_at,
+    updated_at: row.updated_at,
   };
 }
 
@@ -181,7 +185,9 @@ export async function testWebhookEndpoint(ctx: Context, orgId: Owner, endpointId
 }
 
 type DeliveryRow = Prisma.WebhookDeliveryGetPayload<{ include: { message: { select: { event_type: true } } } }>;
+type WebhookDelivery = z.output<typeof webhookDeliveryListSchema>["data"][number];
 
+// A mapper: the event type comes nested from the delivery's message.
 function toDelivery(row: DeliveryRow): WebhookDelivery {
   return {
     id: row.id,
@@ -192,9 +198,9 @@ function toDelivery(row: DeliveryRow): WebhookDelivery {
     last_status_code: row.last_status_code,
     last_error: row.last_error,
     last_response: row.last_response,
-    next_attempt_at: row.next_attempt_at?.toISOString() ?? null,
-    delivered_at: row.delivered_at?.toISOString() ?? null,
-    created_at: row.created_at.toISOString(),
+    next_attempt_at: row.next_attempt_at,
+    delivered_at: row.delivered_at,
+    created_at: row.created_at,
   };
 }
 

@@ -1,0 +1,85 @@
+import { describe, expect, it, vi } from "vitest";
+import { z } from "zod";
+import { moment } from "@/lib/schemas/common";
+import { DomainError } from "@/server/errors";
+import { log } from "@/server/log";
+import { testDatabase } from "@/test/database";
+import { invoke } from "./invoke";
+import { defineOperation, immutableAnswer } from "./operation";
+
+// The answer's encode: what a handler returns goes out through the operation's response schema,
+// whichever door asked.
+
+const response = z.object({ id: z.string(), at: moment, ended_at: moment.nullable() });
+
+const answering = (answer: () => unknown) =>
+  defineOperation({
+    id: "encodeProbe",
+    method: "GET",
+    path: null,
+    tag: "Test",
+    summary: "Answers what it is given",
+    access: "public",
+    response,
+    handler: answer as () => z.output<typeof response>,
+  });
+
+const NO_INPUT = { params: {}, query: {}, body: () => undefined };
+
+const { client } = await testDatabase();
+
+describe("invoke's encode", () => {
+  it("turns moments into ISO strings and leaves out what the schema does not declare", async () => {
+    const at = new Date("2026-01-15T09:30:00.000Z");
+    const encoded = await invoke(
+      answering(() => ({ id: "a", at, ended_at: null, secret_hash: "x" })),
+      null,
+      NO_INPUT,
+    );
+    expect(encoded).toEqual({ id: "a", at: "2026-01-15T09:30:00.000Z", ended_at: null });
+  });
+
+  it("encodes a frozen answer once, into a frozen answer", async () => {
+    const answer = immutableAnswer({ id: "a", at: new Date(0), ended_at: null });
+    const operation = answering(() => answer);
+    const first = await invoke(operation, null, NO_INPUT);
+    expect(await invoke(operation, null, NO_INPUT)).toBe(first);
+    expect(Object.isFrozen(first)).toBe(true);
+  });
+
+  it("answers an internal error, and logs what did not fit, for an answer outside its schema", async () => {
+    const logged = vi.spyOn(log, "error").mockImplementation(() => undefined);
+    const misfit = invoke(
+      answering(() => ({ id: "a", at: "2026-01-15T09:30:00.000Z", ended_at: null })),
+      null,
+      NO_INPUT,
+    );
+    await expect(misfit).rejects.toBeInstanceOf(DomainError);
+    await expect(misfit).rejects.toMatchObject({ code: "internal_error" });
+    expect(logged).toHaveBeenCalledWith(
+      "answer outside its schema",
+      expect.objectContaining({ operation: "encodeProbe" }),
+    );
+    logged.mockRestore();
+  });
+
+  it("does not commit a change whose answer is outside its schema", async () => {
+    const logged = vi.spyOn(log, "error").mockImplementation(() => undefined);
+    const change = defineOperation({
+      id: "createOrganization",
+      method: "POST",
+      path: null,
+      tag: "Test",
+      summary: "Creates an organization and answers beside its schema",
+      access: "public",
+      response,
+      handler: async ({ db }) => {
+        await db.organization.create({ data: { name: "encode-misfit" } });
+        return { id: "a", at: "not a Date", ended_at: null } as never;
+      },
+    });
+    await expect(invoke(change, null, NO_INPUT)).rejects.toMatchObject({ code: "internal_error" });
+    expect(await client.organization.count({ where: { name: "encode-misfit" } })).toBe(0);
+    logged.mockRestore();
+  });
+});
