@@ -60,11 +60,10 @@ export async function segmentValues(): Promise<Record<string, string>> {
   }
 }
 
-/** Every console page as a URL of this run (the sign-in page is the one a visitor sees signed out). */
-export async function consoleUrls(): Promise<{ pattern: string; url: string }[]> {
-  const values = await segmentValues();
-  return consolePages().map((pattern) => ({
-    pattern,
-    url: pattern.replace(/\[[^\]]+\]/g, (segment) => values[segment] ?? segment),
-  }));
+let values: Promise<Record<string, string>> | undefined;
+
+/** A console page's URL in this run: its pattern with a real value in each dynamic segment. */
+export async function consoleUrl(pattern: string): Promise<string> {
+  const known = await (values ??= segmentValues());
+  return pattern.replace(/\[[^\]]+\]/g, (segment) => known[segment] ?? segment);
 }
