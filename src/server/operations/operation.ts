@@ -133,15 +133,3 @@ export type OperationOutput<O> =
   O extends Operation<Method, ObjectSchema | undefined, ObjectSchema | undefined, ObjectSchema | undefined, infer R>
     ? z.output<R>
     : never;
-
-/**
- * An answer that never changes once made (a handler that memoizes its answers returns it again and
- * again): frozen all through, so that the REST door may serialize it once and keep the JSON.
- */
-export function immutableAnswer<T>(value: T): T {
-  if (typeof value === "object" && value !== null && !Object.isFrozen(value)) {
-    for (const member of Object.values(value)) immutableAnswer(member);
-    Object.freeze(value);
-  }
-  return value;
-}
