@@ -77,7 +77,8 @@ function closeUnlessAtRest(error: Error | undefined, connection: pg.PoolClient):
 // without bound; the rest stay unnamed. A pattern match (the lists' `q` search) stays unnamed too:
 // its best plan depends on the pattern (a trigram index for a rare one, the list's order for one
 // that most rows match), and a cached generic plan, made without it, reads the whole table for a
-// search that matches nothing. An unnamed statement is planned with its values every time.
+// search that matches nothing. An unnamed statement is planned with its values every time. What
+// they save: docs/decisions/052-named-statements.md.
 const PREPARED_STATEMENT_LIMIT = 500;
 const PLANNED_WITH_VALUES = / I?LIKE /i;
 

@@ -12,7 +12,7 @@ import { changesOf, NO_REQUEST, recordAlone, recordChange } from "@/server/servi
 import { orgOf, targetOf, type Target } from "./audit";
 import { DomainError, validationFailed, zodFieldErrors } from "@/server/errors";
 import { log } from "@/server/log";
-import { immutableAnswer, type AnyOperation } from "./operation";
+import type { AnyOperation } from "./operation";
 import { rawInputProblems } from "./raw-input";
 
 // Runs an operation the same way for the REST API and the console's tRPC: path parameters → access
@@ -118,9 +118,6 @@ async function checkedCall(
   });
 }
 
-// Encoded answers of frozen ones (operation.ts, immutableAnswer): made once, like the answer itself.
-const encodedFrozen = new WeakMap<object, unknown>();
-
 /**
  * The handler's answer as the wire carries it, through the operation's response schema: moments
  * become ISO strings, and only the fields the schema declares go out. Both doors send this, so
@@ -129,14 +126,11 @@ const encodedFrozen = new WeakMap<object, unknown>();
  * tests' answer check fails on it), and a change it came from does not commit.
  */
 function encodeAnswer(operation: AnyOperation, answer: unknown): unknown {
-  const frozen = typeof answer === "object" && answer !== null && Object.isFrozen(answer);
-  if (frozen && encodedFrozen.has(answer)) return encodedFrozen.get(answer);
   const encoded = operation.response.safeEncode(answer);
   if (!encoded.success) {
     log.error("answer outside its schema", { operation: operation.id, issues: z.prettifyError(encoded.error) });
     throw new DomainError("internal_error", "Something went wrong on our side.");
   }
-  if (frozen) encodedFrozen.set(answer, immutableAnswer(encoded.data));
   return encoded.data;
 }
 

@@ -138,16 +138,3 @@ export type OperationOutput<O> =
   O extends Operation<Method, ObjectSchema | undefined, ObjectSchema | undefined, ObjectSchema | undefined, infer R>
     ? z.input<R>
     : never;
-
-/**
- * An answer that never changes once made (a handler that memoizes its answers returns it again and
- * again): frozen all through, so that invoke() may encode it once, and the REST door serialize it
- * once, and keep both.
- */
-export function immutableAnswer<T>(value: T): T {
-  if (typeof value === "object" && value !== null && !Object.isFrozen(value)) {
-    for (const member of Object.values(value)) immutableAnswer(member);
-    Object.freeze(value);
-  }
-  return value;
-}

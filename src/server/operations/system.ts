@@ -13,7 +13,7 @@ import { databaseAnswers } from "@/server/db/client";
 import { draining } from "@/server/lifecycle";
 import { metrics } from "@/server/metrics";
 import { DomainError } from "@/server/errors";
-import { defineOperation, immutableAnswer } from "./operation";
+import { defineOperation } from "./operation";
 
 // Liveness, readiness, metrics, and who the caller is. REST only: the console has no use for them.
 
@@ -56,34 +56,25 @@ const meSchema = z.object({
 
 type Me = z.output<typeof meSchema>;
 
-// The answer depends on the actor alone, and a key's actor is cached until the key or its owner
-// changes: it is built once per actor, and frozen, so the REST door serializes it once too.
-const meByActor = new WeakMap<UserActor, Readonly<Me>>();
-
-function meOf(user: UserActor): Readonly<Me> {
-  let me = meByActor.get(user);
-  if (!me) {
-    const { global, organizations } = effectivePermissions(user);
-    me = immutableAnswer({
-      user: { id: user.userId, username: user.username, display_name: user.displayName },
-      auth: user.kind === "api_key" ? "api_key" : "session",
-      key:
-        user.kind === "api_key"
-          ? {
-              id: user.key.id,
-              key_prefix: user.key.prefix,
-              expires_at: user.key.expiresAt,
-              rate_limit: { ...user.key.rateLimit },
-              allowed_org_ids: user.key.allowedOrgIds ? [...user.key.allowedOrgIds] : null,
-              allowed_cidrs: user.key.allowedCidrs ? [...user.key.allowedCidrs] : null,
-            }
-          : null,
-      permissions: global,
-      organizations,
-    } satisfies Me);
-    meByActor.set(user, me);
-  }
-  return me;
+function meOf(user: UserActor): Me {
+  const { global, organizations } = effectivePermissions(user);
+  return {
+    user: { id: user.userId, username: user.username, display_name: user.displayName },
+    auth: user.kind === "api_key" ? "api_key" : "session",
+    key:
+      user.kind === "api_key"
+        ? {
+            id: user.key.id,
+            key_prefix: user.key.prefix,
+            expires_at: user.key.expiresAt,
+            rate_limit: { ...user.key.rateLimit },
+            allowed_org_ids: user.key.allowedOrgIds ? [...user.key.allowedOrgIds] : null,
+            allowed_cidrs: user.key.allowedCidrs ? [...user.key.allowedCidrs] : null,
+          }
+        : null,
+    permissions: global,
+    organizations,
+  };
 }
 
 export const systemOperations = {

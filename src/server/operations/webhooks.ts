@@ -29,7 +29,7 @@ import {
   testWebhookEndpoint,
   updateWebhookEndpoint,
 } from "@/server/services/webhooks/endpoints";
-import { defineOperation, immutableAnswer, type ObjectSchema, type PermissionAccess } from "./operation";
+import { defineOperation, type ObjectSchema, type PermissionAccess } from "./operation";
 
 // Webhook endpoints: an organization's under /organizations/{org_id}/webhook-endpoints (its events
 // only), the platform's under /webhook-endpoints (every event). Both sets are made by one function,
@@ -225,8 +225,6 @@ export const orgWebhookOperations = endpointOperations({
   whose: "an organization's",
 });
 
-const EVENT_TYPES_ANSWER = immutableAnswer({ data: EVENT_TYPE_CATALOG.map((e) => ({ ...e })) });
-
 export const webhookEventTypeOperations = {
   list: defineOperation({
     id: "listWebhookEventTypes",
@@ -238,6 +236,6 @@ export const webhookEventTypeOperations = {
       'Every event an endpoint may subscribe to: changes (`<resource>.<past verb>`, by the operations that make them), system events, and `audit.event` (every audit event). `"*"` subscribes to every change and system event.',
     access: "authenticated",
     response: webhookEventTypeListSchema,
-    handler: () => EVENT_TYPES_ANSWER,
+    handler: () => ({ data: EVENT_TYPE_CATALOG.map((e) => ({ ...e })) }),
   }),
 };

@@ -166,7 +166,7 @@ async function run(
     { request: requestFactsOf(request, requestId) },
   );
   const location = locationOf(operation, params, result);
-  return new Response(operation.produces ? String(result) : jsonOf(result), {
+  return new Response(operation.produces ? String(result) : JSON.stringify(result), {
     status: operation.status ?? 200,
     headers: {
       "Content-Type": operation.produces ?? "application/json",
@@ -176,16 +176,6 @@ async function run(
       ...(location ? { Location: location } : {}),
     },
   });
-}
-
-// The JSON of answers frozen all through (operation.ts, immutableAnswer), kept as long as they are.
-const frozenJson = new WeakMap<object, string>();
-
-function jsonOf(result: unknown): string {
-  if (typeof result !== "object" || result === null || !Object.isFrozen(result)) return JSON.stringify(result);
-  let json = frozenJson.get(result);
-  if (json === undefined) frozenJson.set(result, (json = JSON.stringify(result)));
-  return json;
 }
 
 async function serve(

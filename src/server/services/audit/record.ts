@@ -95,11 +95,6 @@ FROM e, unnest($13::uuid[], $14::text[]) AS t(id, type) RETURNING id)
 ${insertDeliveries(15)}
   WHERE d.message_id IN (SELECT id FROM m)`;
 
-// Sent before the statement that writes a change's webhook messages (the last before its COMMIT, so
-// nothing else runs under it): the lengths of its arrays made PostgreSQL plan it anew on every call,
-// which took longer than running it; its plan does not depend on the values, so one plan serves.
-const GENERIC_PLANS = "SET LOCAL plan_cache_mode = force_generic_plan";
-
 type Statements = Pick<DataLayer, "$executeRawUnsafe" | "$queryRawUnsafe">;
 
 /**
@@ -133,7 +128,6 @@ async function writeEvent(db: Statements, entry: AuditEntry): Promise<DeliveryJo
     return [];
   }
   const outbox = outboxRows(addressed);
-  await db.$executeRawUnsafe(GENERIC_PLANS);
   await db.$executeRawUnsafe(
     INSERT_EVENT_WITH_MESSAGES,
     ...values,
