@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { auditEventOperations } from "@/server/operations/audit-events";
 import { auditedChange } from "@/server/operations/invoke";
 import { listAuditEvents } from "@/server/services/audit/read";
 import { NO_REQUEST } from "@/server/services/audit/record";
@@ -41,7 +42,10 @@ describe("the outbox", () => {
     await update(watched.id);
     const messages = await client.webhookMessage.findMany({ orderBy: { event_type: "asc" } });
     expect(messages.map((m) => m.event_type)).toEqual(["audit.event", "organization.updated"]);
-    const [listed] = (await listAuditEvents(readContext(admin), { limit: 1 })).data;
+    // The list as its answer goes out (moments as ISO strings), which is what a payload holds.
+    const [listed] = auditEventOperations.list.response.encode(
+      await listAuditEvents(readContext(admin), { limit: 1 }),
+    ).data;
     // A target's name is read when the trail is listed; a message carries what the change wrote.
     const { name: _name, ...target } = listed!.target;
     const event = { ...listed!, target };
