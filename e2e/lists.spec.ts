@@ -9,6 +9,9 @@ import { consolePages, segmentValues } from "./pages";
 // "Clear filters". The screens are the console's pages, each said to be a list or not.
 
 test.use({ storageState: STORAGE_STATE.admin });
+// One test a screen and check, spread over the workers: they only read (a dialog opened is never
+// submitted), each worker on an empty organization of its own.
+test.describe.configure({ mode: "parallel" });
 
 // The services reach the run's database through DATABASE_URL, read when first used.
 process.env.DATABASE_URL = e2eDatabase().url;

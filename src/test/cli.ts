@@ -1,11 +1,17 @@
 import { spawn, type ChildProcess } from "node:child_process";
-import { afterAll } from "vitest";
+import { afterAll, inject } from "vitest";
 
 // The operator CLI as an operator runs it: a child process of its own (`npm run svc -- …`, and
 // `npm start`, which is `svc serve`), its environment this process's with the test's changes.
 
-/** Node.js's arguments for the CLI, from the project's folder (its TypeScript compiled at each start). */
-export const CLI = ["node_modules/tsx/dist/cli.mjs", "--import", "./scripts/server-only.mjs", "src/cli/main.ts"];
+/** Node.js's arguments for a TypeScript file of the project's, from its folder (compiled as it starts). */
+export const TSX = ["node_modules/tsx/dist/cli.mjs", "--import", "./scripts/server-only.mjs"];
+
+/**
+ * Node.js's arguments for the CLI, from the project's folder: src/cli/main.ts as the run's global
+ * setup built it once (test/global-setup.ts), where `npm run svc` has tsx compile it at each start.
+ */
+export const CLI = ["--import", "./scripts/server-only.mjs", inject("cliBundle")];
 
 export interface CliRun {
   code: number | null;

@@ -4,7 +4,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { testDatabase } from "@/test/database";
-import { CLI } from "@/test/cli";
+import { TSX } from "@/test/cli";
 import { recordGoodbyes } from "@/test/pg-goodbyes";
 
 // The LISTEN connection at shutdown: a process that stops listening and exits at once (as the app
@@ -31,7 +31,7 @@ process.exit(0);
 /** Runs the script: listens, stops after `ms`, exits; resolves with its exit code. */
 const listenThenExit = (ms: number) =>
   new Promise<number | null>((resolve) => {
-    const child = spawn(process.execPath, [...CLI.slice(0, 3), script], {
+    const child = spawn(process.execPath, [...TSX, script], {
       env: { ...process.env, LISTEN_URL: goodbyes.url, STOP_AFTER_MS: String(ms) },
       stdio: "ignore",
     });
