@@ -90,8 +90,9 @@ const NEWEST_ROWS_PER_ITEM = 20;
  * newest rows, and reads the whole table when they are old or rare (acme-77 among 200,000
  * acme-N, its newest match 122,000 rows back); the trigram index finds every match, however old,
  * at a cost that grows with their number. So the newest rows are read first, a bounded number of
- * them; when those do not fill the page, the index gives every match (a materialised set, so that
- * the planner cannot turn them back into a walk of the order) and the page is the newest of them.
+ * them; when those do not fill the page, the index gives every match and the page is the newest of
+ * them, sorted out as they are read (a subquery with OFFSET 0, planned apart from the order asked
+ * of it, so that the planner cannot turn the lookup back into a walk of the order).
  * The statement holds a pattern, so it is sent unnamed and planned with its values (client.ts).
  */
 export async function searchNewestFirst<Row>(
@@ -126,8 +127,12 @@ function searchStatement(
       WHERE ${readMatch(searched.columns, q)}
       ORDER BY id DESC LIMIT ${take}
     ), every_match AS MATERIALIZED (
-      SELECT id FROM ${table}
-      WHERE ${indexedMatch(searched.columns, q)} AND ${where} AND (SELECT count(*) FROM newest) < ${take}
+      SELECT id FROM (
+        SELECT id FROM ${table}
+        WHERE ${indexedMatch(searched.columns, q)} AND ${where} AND (SELECT count(*) FROM newest) < ${take}
+        OFFSET 0
+      ) m
+      ORDER BY id DESC LIMIT ${take}
     ), page AS (
       SELECT id FROM newest WHERE (SELECT count(*) FROM newest) = ${take}
       UNION ALL
