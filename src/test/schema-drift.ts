@@ -6,7 +6,8 @@ import { get_dmmf } from "@prisma/prisma-schema-wasm";
 // Compares prisma/schema.prisma with a database built by the migrations, standing in for `prisma
 // migrate diff`, whose native engine cannot be downloaded here. Both sides are written in
 // PostgreSQL's own spelling, one readable line per mismatch; what schema.prisma cannot express
-// (partial indexes, CHECKs, triggers, partitions, views) passes only when an allow-list names it.
+// (generated columns, partial indexes, CHECKs, triggers, partitions, views) passes only when an
+// allow-list names it.
 // See docs/decisions/007-own-migration-runner.md.
 
 const SCHEMA_PATH = path.resolve(process.cwd(), "prisma/schema.prisma");
@@ -66,7 +67,7 @@ interface EnumType {
   values: string[];
 }
 
-type ExtraKind = "index" | "constraint" | "trigger" | "partitioning" | "partition" | "view";
+type ExtraKind = "column" | "index" | "constraint" | "trigger" | "partitioning" | "partition" | "view";
 
 /** A database object schema.prisma cannot express. `definition` has no schema qualification. */
 interface ExtraObject {
@@ -580,9 +581,15 @@ function buildDatabaseModel(
     if (!table) continue;
     // format_type() quotes a type name that needs it ("Status"); the schema side names it bare.
     const type = enumNames.has(c.type.replace(/"/g, "").replace(/\[\]$/, "")) ? c.type.replace(/"/g, "") : c.type;
+    // Prisma cannot declare a generated column, and its client never writes one: it is an extra,
+    // its type and expression what the allow-list names.
+    if (c.generated) {
+      const definition = `${type}${c.not_null ? " NOT NULL" : ""} GENERATED ALWAYS AS ${c.default ?? ""} STORED`;
+      extras.push({ kind: "column", table: c.table, name: c.name, definition });
+      continue;
+    }
     let defaultValue = databaseDefault(c.default, type);
     if (c.identity) defaultValue = `identity (GENERATED ${c.identity === "a" ? "ALWAYS" : "BY DEFAULT"})`;
-    if (c.generated) defaultValue = `generated (GENERATED ALWAYS AS ${c.default ?? ""} STORED)`;
     table.columns.push({ name: c.name, type, nullable: !c.not_null, default: defaultValue });
   }
 

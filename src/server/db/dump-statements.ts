@@ -148,7 +148,11 @@ function qualified(tokens: Token[], at: number): [string, string, number] | unde
   return [schema, name, at + 3];
 }
 
-/** Whether tokens[at..] is `( literal, … ) [, ( … )]*` to the statement's end. */
+/**
+ * Whether tokens[at..] is `( literal, … ) [, ( … )]*` to the statement's end. pg_dump writes
+ * DEFAULT for a generated column (the search's text), which the target computes as its migrations
+ * define it.
+ */
 function literalRows(tokens: Token[], at: number): boolean {
   let k = at;
   for (;;) {
@@ -156,7 +160,8 @@ function literalRows(tokens: Token[], at: number): boolean {
     for (;;) {
       if (isPunct(tokens[k], "-") && tokens[k + 1]?.type === "number") k++;
       const t = tokens[k++];
-      const literal = (t?.type === "string" && !t.escape) || t?.type === "number" || isWord(t, "NULL", "TRUE", "FALSE");
+      const literal =
+        (t?.type === "string" && !t.escape) || t?.type === "number" || isWord(t, "NULL", "TRUE", "FALSE", "DEFAULT");
       if (!literal) return false;
       if (isPunct(tokens[k], ",")) k++;
       else break;

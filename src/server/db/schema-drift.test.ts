@@ -132,21 +132,37 @@ const ALLOWED: AllowedObject[] = [
   },
   ...(
     [
-      ["organizations", "name"],
-      ["organizations", "display_name"],
-      ["organizations", "domain"],
-      ["users", "username"],
-      ["users", "display_name"],
-      ["users", "email"],
+      ["organizations", ["name", "display_name", "domain"]],
+      ["users", ["username", "display_name", "email"]],
     ] as const
-  ).map(([table, column]): AllowedObject => ({
-    kind: "index",
-    table,
-    name: `${table}_${column}_trgm_idx`,
-    definition: `CREATE INDEX ${table}_${column}_trgm_idx ON ${table} USING gin (svc_search_text((${column})::text) gin_trgm_ops)`,
-    reason:
-      "trigram index of the q search, on the value with its punctuation kept in words; Prisma's schema has no expression indexes",
-  })),
+  ).flatMap(([table, [first, second, third]]): AllowedObject[] => {
+    // The searched columns lower-cased and joined, each after U+001F, as PostgreSQL prints them.
+    const joined = `lower(((((('\u001f'::text || (COALESCE(${first}, ''::character varying))::text) || '\u001f'::text) || (COALESCE(${second}, ''::character varying))::text) || '\u001f'::text) || (COALESCE(${third}, ''::character varying))::text))`;
+    return [
+      {
+        kind: "column",
+        table,
+        name: "search_typed",
+        definition: `text GENERATED ALWAYS AS ${joined} STORED`,
+        reason: "the q search's text as typed, tested on each row the index gives; Prisma has no generated columns",
+      },
+      {
+        kind: "column",
+        table,
+        name: "search_written",
+        definition: `text GENERATED ALWAYS AS svc_search_text(${joined}) STORED`,
+        reason:
+          "the q search's text with its punctuation kept in words, which its trigram index holds; Prisma has no generated columns",
+      },
+      {
+        kind: "index",
+        table,
+        name: `${table}_search_trgm_idx`,
+        definition: `CREATE INDEX ${table}_search_trgm_idx ON ${table} USING gin (search_written gin_trgm_ops)`,
+        reason: "trigram index of the q search; Prisma's schema has no operator classes on GIN indexes",
+      },
+    ];
+  }),
   {
     kind: "trigger",
     table: /^/,
@@ -209,6 +225,7 @@ describe("schema drift", () => {
        ALTER TABLE roles ALTER COLUMN scope DROP NOT NULL;
        ALTER TABLE organizations ALTER COLUMN status SET DEFAULT 'inactive';
        ALTER TABLE api_keys ADD COLUMN note text;
+       ALTER TABLE roles ADD COLUMN lowered text GENERATED ALWAYS AS (lower(name)) STORED;
        ALTER TABLE user_oauth_identities DROP COLUMN updated_at;
        DROP INDEX plugins_pid_idx;
        ALTER INDEX roles_name_key RENAME TO roles_name_unique;
@@ -230,6 +247,7 @@ describe("schema drift", () => {
         "roles.scope: NOT NULL in schema.prisma (String @db.VarChar(50)), nullable in the database",
         'organizations.status: default "active" in schema.prisma, "inactive" in the database',
         "api_keys.note: column in the database (text) but not in schema.prisma",
+        "roles: column lowered is not expressible in schema.prisma and not in the allow-list: text GENERATED ALWAYS AS lower((name)::text) STORED",
         "user_oauth_identities.updated_at: column missing from the database (schema.prisma: DateTime @db.Timestamptz(6))",
         "plugins: index (pid) (plugins_pid_idx) missing from the database",
         "roles: unique index (name) is named roles_name_unique in the database, roles_name_key in schema.prisma",

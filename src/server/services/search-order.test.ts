@@ -9,7 +9,7 @@ import { readContext } from "@/server/db/context";
 
 // The `q` search's pages where the matches lie: all among the oldest rows, among the newest, many,
 // few. A search reads a bounded number of the newest rows first, then every match through the
-// trigram indexes (search.ts); either way a page is the newest matches after the cursor, and the
+// trigram index (search.ts); either way a page is the newest matches after the cursor, and the
 // pages together are every match once. Rows get ids in the order of their number (ids are
 // UUIDv7, time-ordered: a larger one is newer), so the expected order is known.
 

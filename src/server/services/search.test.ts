@@ -62,6 +62,13 @@ describe("the q search of organizations", () => {
     expect(await orgs("\\ S")).toEqual(["per-cent"]);
     expect(await orgs("\\%")).toEqual([]);
   });
+
+  it("matches within one value, never across two of a row's", async () => {
+    // The name ends "traders" and the display name begins "Northwind", whatever joins them.
+    expect(await orgs("traders northwind")).toEqual([]);
+    expect(await orgs("traders\u001fnorthwind")).toEqual([]);
+    expect(await orgs("traders\u001f")).toEqual([]);
+  });
 });
 
 describe("the q search of users", () => {
