@@ -4,7 +4,7 @@
 
 import { execFileSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { createBaseClient } from "@/server/db/client";
@@ -26,14 +26,22 @@ import {
 const DB_NAME = "svc_bench_lighthouse";
 const LIGHTHOUSE = "lighthouse@13.5.0";
 const RUNS = intSetting("BENCH_RUNS", 3, 1, 10);
+// A comma-separated list of pages to measure (as the results name them, e.g. /console/api-keys);
+// empty: every page.
+const ONLY = (process.env.BENCH_PAGES ?? "")
+  .split(",")
+  .map((p) => p.trim())
+  .filter(Boolean);
+// A folder to keep each run's full JSON report in, to see which audits cost the points.
+const KEEP_REPORTS = process.env.BENCH_KEEP_REPORTS ?? "";
 const TARGET = 90;
 const CATEGORIES = ["performance", "accessibility", "best-practices"] as const;
 type Scores = Record<(typeof CATEGORIES)[number], number>;
 
 const chromium = process.env.CHROMIUM_PATH ?? execFileSync("which", ["chromium"], { encoding: "utf8" }).trim();
 
-/** One Lighthouse run of `url`; each category's score out of 100. */
-function lighthouse(url: string, cookie: string | undefined, out: string): Scores {
+/** One Lighthouse run of `url`; each category's score out of 100. `keepAs` names the report's copy. */
+function lighthouse(url: string, cookie: string | undefined, out: string, keepAs: string): Scores {
   const report = path.join(out, "report.json");
   execFileSync(
     "npx",
@@ -51,6 +59,7 @@ function lighthouse(url: string, cookie: string | undefined, out: string): Score
     ],
     { stdio: ["ignore", "ignore", "inherit"], env: { ...process.env, CHROME_PATH: chromium }, timeout: 180_000 },
   );
+  if (KEEP_REPORTS) copyFileSync(report, path.join(KEEP_REPORTS, `${keepAs}.json`));
   const categories = (JSON.parse(readFileSync(report, "utf8")) as { categories: Record<string, { score: number }> })
     .categories;
   return Object.fromEntries(CATEGORIES.map((c) => [c, Math.round(categories[c]!.score * 100)])) as Scores;
@@ -72,7 +81,10 @@ async function main() {
     { page: "/console/api-keys", path: "/console/api-keys", signedIn: true },
     { page: "/console/organizations/{id}", path: `/console/organizations/${org.id}`, signedIn: true },
     { page: "/console/audit-log", path: "/console/audit-log", signedIn: true },
-  ];
+  ].filter((p) => !ONLY.length || ONLY.includes(p.page));
+  const unknown = ONLY.filter((name) => !pages.some((p) => p.page === name));
+  if (unknown.length) throw new Error(`BENCH_PAGES names no page: ${unknown.join(", ")}`);
+  if (KEEP_REPORTS) mkdirSync(KEEP_REPORTS, { recursive: true });
   const out = mkdtempSync(path.join(tmpdir(), "svc-lighthouse-"));
   say(
     `Lighthouse (${LIGHTHOUSE}, desktop preset) on build ${buildId}, ${RUNS} run(s) a page, medians; ${machineLine()}`,
@@ -82,7 +94,10 @@ async function main() {
   try {
     for (const { page, path: at, signedIn } of pages) {
       const runs: Scores[] = [];
-      for (let i = 0; i < RUNS; i++) runs.push(lighthouse(`${app.baseUrl}${at}`, signedIn ? cookie : undefined, out));
+      for (let i = 0; i < RUNS; i++) {
+        const keepAs = `${page.replace(/^\/console\//, "").replace(/[^\w-]+/g, "_")}-${i + 1}`;
+        runs.push(lighthouse(`${app.baseUrl}${at}`, signedIn ? cookie : undefined, out, keepAs));
+      }
       const medians = Object.fromEntries(CATEGORIES.map((c) => [c, median(runs.map((r) => r[c]))])) as Scores;
       results.push({ page, ...medians, runs });
       say(`${pad(page, 30)} ${CATEGORIES.map((c) => lpad(String(medians[c]), 15)).join(" ")}`);

@@ -1,5 +1,6 @@
 import { expect, test } from "@playwright/test";
 import { ADMIN, signIn, STORAGE_STATE } from "./accounts";
+import { createOrganization, openCreateKeyDialog, uniqueName } from "./console-flows";
 
 // Signing in and out, who gets in, and the shell every console page shares.
 
@@ -122,6 +123,24 @@ test.describe("as the sys_admin", () => {
     const again = (await page.reload())?.headers()["content-security-policy"] ?? "";
     expect(again).not.toContain(`'nonce-${nonce}'`);
     expect(scripts).toEqual([]);
+  });
+
+  test("the console's forms run within its policy, eval included", async ({ page }) => {
+    // A refused eval that a script catches logs nothing, so listen for the violations themselves.
+    const violations: string[] = [];
+    await page.exposeFunction("reportViolation", (v: string) => violations.push(v));
+    await page.addInitScript(() => {
+      document.addEventListener("securitypolicyviolation", (e) =>
+        (window as unknown as { reportViolation: (v: string) => void }).reportViolation(
+          `${e.violatedDirective} ${e.blockedURI} ${e.sourceFile}`,
+        ),
+      );
+    });
+    const dialog = await openCreateKeyDialog(page);
+    await expect(dialog.getByLabel("Name")).toBeVisible();
+    await createOrganization(page, uniqueName("Policy Org"));
+    await expect(page.getByRole("textbox", { name: "Display name" })).toBeVisible();
+    expect(violations).toEqual([]);
   });
 
   test("signing out ends the session", async ({ page }) => {

@@ -16,7 +16,6 @@ import { useRefreshOrganization } from "./organization-frame";
 import { optionsOf, SelectField, TextAreaField, TextField } from "@/components/ui/fields";
 import { Form, SubmitRow, useSchemaForm, type SchemaForm } from "@/components/ui/form";
 import { blankAsNull, orNullEach, textsOf } from "@/components/ui/form-values";
-import { HeadedSection } from "@/components/ui/page-header";
 
 // An organization's profile and subscription forms (./profile-section.tsx), and the subscription
 // fields the create form (./create-organization-form.tsx) shares.
@@ -34,27 +33,15 @@ type ProfileValues = Record<
   string
 >;
 
-/** A part of the organization's page that is one form, in a panel under its heading. */
-function FormPanel<V extends FieldValues, O>({
-  title,
-  description,
-  form,
-  children,
-}: {
-  title: string;
-  description: string;
-  form: SchemaForm<V, O>;
-  children: ReactNode;
-}) {
+/** A form of the organization's page, in a panel under its section's heading (./profile-section.tsx). */
+function FormPanel<V extends FieldValues, O>({ form, children }: { form: SchemaForm<V, O>; children: ReactNode }) {
   return (
-    <HeadedSection title={title} level={2} description={description}>
-      <Form
-        form={form}
-        className="mt-4 space-y-5 rounded-xl border border-slate-200 bg-white p-6 dark:border-slate-800 dark:bg-slate-900"
-      >
-        {children}
-      </Form>
-    </HeadedSection>
+    <Form
+      form={form}
+      className="mt-4 space-y-5 rounded-xl border border-slate-200 bg-white p-6 dark:border-slate-800 dark:bg-slate-900"
+    >
+      {children}
+    </Form>
   );
 }
 
@@ -83,11 +70,7 @@ export function ProfileForm({ org, onSaved }: { org: Organization; onSaved: () =
   });
 
   return (
-    <FormPanel
-      title="Profile"
-      description="What the organization shows of itself. Its own admins may edit it too."
-      form={form}
-    >
+    <FormPanel form={form}>
       <div className="grid gap-5 sm:grid-cols-2">
         <TextField name="name" label="Name" autoComplete="off" />
         <TextField name="display_name" label="Display name" autoComplete="off" />
@@ -140,11 +123,7 @@ export function SubscriptionForm({ org, onSaved }: { org: Organization; onSaved:
   const [tier, status] = form.watch(["tier", "status"]);
 
   return (
-    <FormPanel
-      title="Subscription"
-      description="The platform’s decision, not the tenant’s: the tier sets the quotas (orchestrators, central points, members) and what the organization may use."
-      form={form}
-    >
+    <FormPanel form={form}>
       <SubscriptionFields />
       <SubmitRow
         label="Update subscription"

@@ -14,16 +14,17 @@ import { HeadedSection } from "@/components/ui/page-header";
 // An organization's profile (editable by its admins), its subscription (the platform's decision,
 // through its own procedure), and deletion — or, once deleted, restoring it. The profile and
 // subscription forms (with the form library and their validation) load in the browser after the
-// page, not with it.
+// page, not with it; their headings come with the page, so that what it shows first does not wait
+// for a form's script.
 
-// Each reserves the height of its section on a phone, a tablet and a desktop.
+// Each reserves the height of its form on a phone and on a wider screen.
 const ProfileForm = onDemand(() => import("./profile-forms").then((m) => m.ProfileForm), {
   ssr: false,
-  loading: () => <FormLoading className="min-h-[62.25rem] sm:min-h-[40.5rem]" />,
+  loading: () => <FormLoading className="mt-4 min-h-[56.75rem] sm:min-h-[36.25rem]" />,
 });
 const SubscriptionForm = onDemand(() => import("./profile-forms").then((m) => m.SubscriptionForm), {
   ssr: false,
-  loading: () => <FormLoading className="min-h-[23.625rem] sm:min-h-[19.875rem] lg:min-h-[17.375rem]" />,
+  loading: () => <FormLoading className="mt-4 min-h-[16.875rem] sm:min-h-[11.875rem]" />,
 });
 
 export function ProfileSection({ orgId }: { orgId: string }) {
@@ -37,16 +38,28 @@ export function ProfileSection({ orgId }: { orgId: string }) {
         <RestoreOrganization org={org.data} onRestored={() => setNotice("Organization restored.")} />
       ) : (
         <>
-          <ProfileForm
-            key={`profile-${org.data.updated_at}`}
-            org={org.data}
-            onSaved={() => setNotice("Profile saved.")}
-          />
-          <SubscriptionForm
-            key={`subscription-${org.data.updated_at}`}
-            org={org.data}
-            onSaved={() => setNotice("Subscription updated.")}
-          />
+          <HeadedSection
+            title="Profile"
+            level={2}
+            description="What the organization shows of itself. Its own admins may edit it too."
+          >
+            <ProfileForm
+              key={`profile-${org.data.updated_at}`}
+              org={org.data}
+              onSaved={() => setNotice("Profile saved.")}
+            />
+          </HeadedSection>
+          <HeadedSection
+            title="Subscription"
+            level={2}
+            description="The platform’s decision, not the tenant’s: the tier sets the quotas (orchestrators, central points, members) and what the organization may use."
+          >
+            <SubscriptionForm
+              key={`subscription-${org.data.updated_at}`}
+              org={org.data}
+              onSaved={() => setNotice("Subscription updated.")}
+            />
+          </HeadedSection>
           <DeleteOrganization
             org={org.data}
             onDeleted={() => setNotice("Organization deleted. A sys_admin can still restore it here.")}

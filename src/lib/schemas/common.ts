@@ -65,7 +65,11 @@ function readableIssue(issue: z.core.$ZodRawIssue): string | undefined {
   }
 }
 
-z.config({ customError: readableIssue });
+// In the browser zod would probe with `new Function` whether it may compile its object parsers; the
+// console's Content-Security-Policy forbids eval, so the probe fails and the browser reports a policy
+// violation on every page that loads a schema. The browser parses without compiling either way; the
+// server, under no such policy, keeps the compiled parsers.
+z.config({ customError: readableIssue, jitless: typeof window !== "undefined" });
 
 // Bounds. Every string, list and integer a request or an answer holds is bounded, and the OpenAPI
 // document states each bound (maxLength, maxItems, minimum and maximum) from these same schemas.
