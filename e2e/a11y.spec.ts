@@ -1,39 +1,8 @@
-import AxeBuilder from "@axe-core/playwright";
 import { expect, test } from "@playwright/test";
 import { STORAGE_STATE } from "./accounts";
-import { consolePages, consoleUrl } from "./pages";
 
-// Every console page, in the light and the dark theme, checked by axe against WCAG 2.1 A and AA:
-// no violation anywhere (contrast included, which is where a theme usually fails). One test a page
-// and theme, spread over the workers: they only read.
-
-test.describe.configure({ mode: "parallel" });
-
-const WCAG = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"];
-
-for (const colorScheme of ["light", "dark"] as const) {
-  for (const pattern of consolePages()) {
-    test(`axe finds no WCAG 2.1 A/AA violation on ${pattern} (${colorScheme})`, async ({ browser }) => {
-      const signedOut = pattern === "/console/sign-in";
-      const context = await browser.newContext({
-        colorScheme,
-        ...(signedOut ? {} : { storageState: STORAGE_STATE.admin }),
-      });
-      const page = await context.newPage();
-      await page.goto(await consoleUrl(pattern), { waitUntil: "networkidle" });
-      const { violations } = await new AxeBuilder({ page }).withTags(WCAG).analyze();
-      await context.close();
-      const found = violations.map(
-        (violation) =>
-          `${violation.id} (${violation.impact}) ${violation.nodes
-            .slice(0, 3)
-            .map((node) => node.target.join(" "))
-            .join(" | ")}`,
-      );
-      expect(found).toEqual([]);
-    });
-  }
-}
+// Beyond what axe checks on every page (every-page.spec.ts): the console's links stand out from
+// the text around them in both themes.
 
 /** The colour's hue (degrees) and chroma (0–1: how far from grey), from an `rgb(…)` value. */
 function hueOf(color: string): { hue: number; chroma: number } {
