@@ -51,6 +51,7 @@ export const domainSchema = z
       },
     ],
   });
-export type Domain = z.output<typeof domainSchema>;
+/** A domain as the wire carries it (moments as ISO strings). */
+export type Domain = z.input<typeof domainSchema>;
 
 export const domainListSchema = listOf(domainSchema);

@@ -19,10 +19,14 @@ export const DOMAIN_JOINER = systemActor("domain-join");
 async function joinRole(ctx: Context, value: unknown): Promise<string | null> {
   const { db } = ctx;
   if (typeof value === "string") {
-    const role = await db.role.findFirst({ where: { id: value, scope: "org" }, select: { id: true } }).catch(() => null);
+    const role = await db.role
+      .findFirst({ where: { id: value, scope: "org" }, select: { id: true } })
+      .catch(() => null);
     if (role) return role.id;
   }
-  return (await db.role.findFirst({ where: { name: "org_member", is_built_in: true }, select: { id: true } }))?.id ?? null;
+  return (
+    (await db.role.findFirst({ where: { name: "org_member", is_built_in: true }, select: { id: true } }))?.id ?? null
+  );
 }
 
 /**
@@ -68,7 +72,9 @@ export async function joinByVerifiedDomain(ctx: Context, userId: string): Promis
           if (!org) return { result: false, event: null };
           if (await inner.userOrgMembership.findFirst({ where: { org_id: orgId, user_id: userId } }))
             return { result: false, event: null };
-          const members = await inner.userOrgMembership.count({ where: { org_id: orgId, user: { is_deleted: false } } });
+          const members = await inner.userOrgMembership.count({
+            where: { org_id: orgId, user: { is_deleted: false } },
+          });
           await requireWithinQuota(inner, org.subscription_tier, "max_members", members);
           await inner.userOrgMembership.create({ data: { user_id: userId, org_id: orgId } });
           await inner.userRole.create({ data: { user_id: userId, role_id: roleId, org_id: orgId } });
@@ -90,7 +96,10 @@ export async function joinByVerifiedDomain(ctx: Context, userId: string): Promis
       if (done) joined.push(orgId);
     } catch (error) {
       if (error instanceof DomainError && error.code === "quota_exceeded")
-        log.info("auto-join skipped: the organization is at max_members", { org_id: candidate.org_id, user_id: userId });
+        log.info("auto-join skipped: the organization is at max_members", {
+          org_id: candidate.org_id,
+          user_id: userId,
+        });
       else
         log.error("auto-join failed", { org_id: candidate.org_id, user_id: userId, error: (error as Error).message });
     }

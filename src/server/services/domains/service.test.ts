@@ -119,7 +119,9 @@ describe("verifying a domain", () => {
     expect(verified.verified_at).not.toBeNull();
     const actions = await client.auditEvent.findMany({ where: { target_id: claim.id }, orderBy: { id: "asc" } });
     expect(actions.map((a) => a.action).sort()).toEqual(["addDomain", "domainVerified", "verifyDomain"]);
-    const messages = await client.webhookMessage.findMany({ where: { org_id: who.org.id, event_type: "domain.verified" } });
+    const messages = await client.webhookMessage.findMany({
+      where: { org_id: who.org.id, event_type: "domain.verified" },
+    });
     expect(messages).toHaveLength(1);
     // Verifying again changes nothing and announces nothing new.
     expect((await verify(who, claim)).status).toBe("verified");
@@ -294,7 +296,9 @@ describe("joining by verified domain", () => {
     await autoJoin(org.id);
     expect(await joinByVerifiedDomain(readContext(DOMAIN_JOINER), user.id)).toEqual([org.id]);
     expect(await rolesIn(user.id, org.id)).toEqual(["org_member"]);
-    expect(await client.auditEvent.count({ where: { action: "joinByDomain", org_id: org.id, target_id: user.id } })).toBe(1);
+    expect(
+      await client.auditEvent.count({ where: { action: "joinByDomain", org_id: org.id, target_id: user.id } }),
+    ).toBe(1);
     expect(await client.webhookMessage.count({ where: { org_id: org.id, event_type: "member.joined" } })).toBe(1);
     // The next sign-in changes nothing.
     expect(await joinByVerifiedDomain(readContext(DOMAIN_JOINER), user.id)).toEqual([]);
@@ -326,19 +330,27 @@ describe("joining by verified domain", () => {
     ]);
     const sysAdminRole = await roleId(client, "sys_admin");
     expect(
-      (await refusal(putOrgSetting(readContext(cli), org.id, "membership.domain_role_id", { value: sysAdminRole } as never)))
-        .code,
+      (
+        await refusal(
+          putOrgSetting(readContext(cli), org.id, "membership.domain_role_id", { value: sysAdminRole } as never),
+        )
+      ).code,
     ).toBe("validation_failed");
     expect(
-      (await refusal(putOrgSetting(readContext(cli), org.id, "membership.domain_policy", { value: "everyone" } as never)))
-        .code,
+      (
+        await refusal(
+          putOrgSetting(readContext(cli), org.id, "membership.domain_policy", { value: "everyone" } as never),
+        )
+      ).code,
     ).toBe("validation_failed");
   });
 
   it("skips an organization at its max_members", async () => {
     const { org, claim } = await verifiedDomain();
     const tier = `tiny${randomBytes(3).toString("hex")}`;
-    await client.platformSetting.create({ data: { key: `tier.${tier}`, value: { max_members: 1 }, value_type: "json" } });
+    await client.platformSetting.create({
+      data: { key: `tier.${tier}`, value: { max_members: 1 }, value_type: "json" },
+    });
     await client.organization.update({ where: { id: org.id }, data: { subscription_tier: tier } });
     await autoJoin(org.id);
     const user = await person(claim.domain);

@@ -5,7 +5,8 @@ import publicEmailDomains from "email-providers/common.json" with { type: "json"
 import type { Prisma } from "@/generated/prisma/client";
 import { DOMAIN_VERIFIED_ACTION } from "@/lib/audit-actions";
 import { MAX_ORG_DOMAINS, txtName, txtValue } from "@/lib/domains";
-import type { CreateDomainInput, Domain, ListDomainsQuery } from "@/lib/schemas/domains";
+import type { z } from "zod";
+import type { CreateDomainInput, domainSchema, ListDomainsQuery } from "@/lib/schemas/domains";
 import type { Context } from "@/server/db/context";
 import type { DataLayer } from "@/server/db/data-layer";
 import { DomainError, notFound, validationFailed } from "@/server/errors";
@@ -19,6 +20,7 @@ import { lookupTxt, type TxtLookup } from "./dns";
 // (svc:org:domains:*); a claim is looked up within its organization only.
 
 type Row = Prisma.OrganizationDomainGetPayload<object>;
+type Domain = z.output<typeof domainSchema>;
 
 const PUBLIC_EMAIL_DOMAINS: ReadonlySet<string> = new Set(publicEmailDomains as string[]);
 
@@ -71,8 +73,7 @@ async function requireDomain(db: DataLayer, orgId: string, domainId: string): Pr
 
 export async function addDomain(ctx: Context, orgId: string, input: CreateDomainInput): Promise<Domain> {
   const domain = normalizeDomain(input.domain);
-  if (!domain)
-    throw validationFailed([{ path: "domain", message: "must be a domain name such as example.com" }]);
+  if (!domain) throw validationFailed([{ path: "domain", message: "must be a domain name such as example.com" }]);
   if (isPublicEmailDomain(domain))
     throw new DomainError("public_email_domain", `${domain} is a public email provider's domain.`, {
       errors: [{ path: "domain", message: "is a public email provider's domain" }],
@@ -119,7 +120,10 @@ export async function deleteDomain(ctx: Context, orgId: string, domainId: string
 }
 
 /** What a lookup says of a claim: found, or why not (in words for the console and the API). */
-export function judge(row: Pick<Row, "domain" | "token">, lookup: TxtLookup): { found: boolean; reason: string | null; definite: boolean } {
+export function judge(
+  row: Pick<Row, "domain" | "token">,
+  lookup: TxtLookup,
+): { found: boolean; reason: string | null; definite: boolean } {
   const name = txtName(row.domain);
   if (lookup.outcome === "unknown") return { found: false, reason: lookup.reason, definite: false };
   if (lookup.outcome === "absent" || lookup.values.length === 0)
