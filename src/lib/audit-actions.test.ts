@@ -1,6 +1,16 @@
 import { describe, expect, it } from "vitest";
 import { OPERATIONS } from "@/server/operations";
-import { AUDIT_ACTIONS, auditAction, auditActionChoice, IDLE_REVOKE_ACTION, SIGN_IN_ACTION } from "./audit-actions";
+import {
+  AUDIT_ACTIONS,
+  auditAction,
+  auditActionChoice,
+  DOMAIN_FAILED_ACTION,
+  DOMAIN_JOIN_ACTION,
+  DOMAIN_RECORD_MISSING_ACTION,
+  DOMAIN_VERIFIED_ACTION,
+  IDLE_REVOKE_ACTION,
+  SIGN_IN_ACTION,
+} from "./audit-actions";
 import { changeEventType } from "./event-types";
 
 // Every operation that changes something leaves an audit event; each must read as what happened,
@@ -20,7 +30,15 @@ describe("audit action names", () => {
   });
 
   it("list every action the trail records, for the filters", () => {
-    expect([...AUDIT_ACTIONS].sort()).toEqual([...changing, SIGN_IN_ACTION, IDLE_REVOKE_ACTION].sort());
+    const ownActions = [
+      SIGN_IN_ACTION,
+      IDLE_REVOKE_ACTION,
+      DOMAIN_VERIFIED_ACTION,
+      DOMAIN_RECORD_MISSING_ACTION,
+      DOMAIN_FAILED_ACTION,
+      DOMAIN_JOIN_ACTION,
+    ];
+    expect([...AUDIT_ACTIONS].sort()).toEqual([...changing, ...ownActions].sort());
   });
 
   it("read a change by the event type its webhooks carry", () => {

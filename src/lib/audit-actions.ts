@@ -19,10 +19,23 @@ export const SIGN_IN_ACTION = "signIn";
 /** A key revoked by the maintenance job for going unused (`api_keys.idle_revoke_days`). */
 export const IDLE_REVOKE_ACTION = "revokeIdleApiKey";
 
+/** A domain's TXT record found by a verification (recorded beside the verification's own event). */
+export const DOMAIN_VERIFIED_ACTION = "domainVerified";
+/** The daily re-check first missed a verified domain's record. */
+export const DOMAIN_RECORD_MISSING_ACTION = "domainRecordMissing";
+/** The daily re-check missed a verified domain's record for 7 days: the domain failed. */
+export const DOMAIN_FAILED_ACTION = "domainFailed";
+/** A user joined an organization at sign-in through its verified domain (membership.domain_policy). */
+export const DOMAIN_JOIN_ACTION = "joinByDomain";
+
 /** Actions the trail records that no operation makes. */
 const NAMED: Readonly<Record<string, AuditActionName>> = {
   [SIGN_IN_ACTION]: { type: "session.signed_in", label: "Signed in" },
   [IDLE_REVOKE_ACTION]: { type: "api_key.idle_revoked", label: "Idle API key revoked" },
+  [DOMAIN_VERIFIED_ACTION]: { type: "domain.verified", label: "Domain verified" },
+  [DOMAIN_RECORD_MISSING_ACTION]: { type: "domain.record_missing", label: "Domain record missing" },
+  [DOMAIN_FAILED_ACTION]: { type: "domain.failed", label: "Domain failed" },
+  [DOMAIN_JOIN_ACTION]: { type: "member.joined", label: "Member joined" },
 };
 
 /** "api_key.leak_reported" → "API key leak reported". */
@@ -75,5 +88,9 @@ export function auditActionChoice(action: string): string {
 export const AUDIT_ACTIONS: readonly string[] = [
   SIGN_IN_ACTION,
   IDLE_REVOKE_ACTION,
+  DOMAIN_VERIFIED_ACTION,
+  DOMAIN_RECORD_MISSING_ACTION,
+  DOMAIN_FAILED_ACTION,
+  DOMAIN_JOIN_ACTION,
   ...Object.keys(CHANGE_EVENT_TYPES),
 ];

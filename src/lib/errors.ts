@@ -141,6 +141,19 @@ export const ERRORS = {
     "A uniqueness rule would be broken, or a record is still referenced. `errors` names the field when one is to blame.",
     { extensions: ["errors"] },
   ),
+  domain_taken: info(
+    409,
+    "CONFLICT",
+    "Domain verified by another organization",
+    "Another organization has verified this domain; a domain is verified by one organization at a time. The claim stays pending.",
+  ),
+  public_email_domain: info(
+    422,
+    "UNPROCESSABLE_CONTENT",
+    "Public email domain",
+    "The domain belongs to a public email provider (anyone can have an address there), so it cannot be claimed by an organization.",
+    { extensions: ["errors"] },
+  ),
   policy_violation: info(
     422,
     "UNPROCESSABLE_CONTENT",

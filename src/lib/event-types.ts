@@ -91,6 +91,11 @@ export const CHANGE_EVENT_TYPES = {
   rollServiceAccountKey: "api_key.rolled",
   revokeServiceAccountKey: "api_key.revoked",
   revokeAllApiKeys: "user.api_keys_revoked",
+  addDomain: "domain.added",
+  // Every verification is a change (when the domain was checked, and what was found); the one that
+  // proves the domain is also announced as domain.verified.
+  verifyDomain: "domain.checked",
+  deleteDomain: "domain.removed",
 } as const satisfies Record<string, `${string}.${string}`>;
 
 /** Change types an operation makes besides its own: one per key a leak report revoked. */
@@ -98,6 +103,19 @@ const MORE_CHANGE_TYPES: Record<string, { operations: string[]; description: str
   "api_key.leaked": {
     operations: ["revokeLeakedApiKeys"],
     description: "An API key revoked because its value was reported leaked (one event per key).",
+  },
+  "domain.verified": {
+    operations: ["verifyDomain"],
+    description: "A domain's TXT record was found: the organization holds the domain verified.",
+  },
+  "domain.failed": {
+    operations: [],
+    description: "A verified domain's TXT record was missing at the daily re-check for 7 days: the domain failed.",
+  },
+  "member.joined": {
+    operations: [],
+    description:
+      "A user with a verified email at one of the organization's verified domains joined it at sign-in (membership.domain_policy auto_join).",
   },
 };
 

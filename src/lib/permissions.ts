@@ -106,6 +106,12 @@ export const PERMISSIONS = {
     dangerous: false,
     allows: "create/update/delete the organization's webhook endpoints",
   },
+  "svc:org:domains:read": { scope: "org", dangerous: false, allows: "read the organization's domains" },
+  "svc:org:domains:write": {
+    scope: "org",
+    dangerous: true,
+    allows: "add, verify and remove the organization's domains (verified ones let people join)",
+  },
 } as const satisfies Record<string, PermissionInfo>;
 
 export type Permission = keyof typeof PERMISSIONS;
@@ -144,7 +150,11 @@ export const BUILT_IN_ROLES: readonly BuiltInRole[] = [
     description: "Member of one organization: reads it and takes part in conversations.",
     permissions: [
       ...ORG_PERMISSIONS.filter(
-        (p) => p.endsWith(":read") && p !== "svc:org:audit:read" && p !== "svc:org:webhooks:read",
+        (p) =>
+          p.endsWith(":read") &&
+          p !== "svc:org:audit:read" &&
+          p !== "svc:org:webhooks:read" &&
+          p !== "svc:org:domains:read",
       ),
       "svc:conversations:write",
     ],

@@ -1,5 +1,15 @@
 import "server-only";
+import { isIP } from "node:net";
 import { z } from "zod";
+
+/** `127.0.0.1:5353` or `[::1]:53` as what node's resolver takes; null when it is neither. */
+export function parseDnsServer(entry: string): string | null {
+  const match = /^(?:\[([0-9a-fA-F:.]+)\]|([0-9.]+)):(\d{1,5})$/.exec(entry);
+  const host = match?.[1] ?? match?.[2];
+  const port = Number(match?.[3]);
+  if (!host || !isIP(host) || !(port >= 1 && port <= 65535)) return null;
+  return isIP(host) === 6 ? `[${host}]:${port}` : `${host}:${port}`;
+}
 
 // The process environment, validated once. Every setting is documented in docs/operating.md.
 const schema = z
@@ -49,6 +59,19 @@ const schema = z
     SVC_ENCRYPTION_KEYS: z.string().min(1).optional(),
     /** Development only: lets LLM config base URLs use http to a loopback host. */
     SVC_ALLOW_HTTP_LOOPBACK: z.enum(["0", "1"]).default("0"),
+    /**
+     * DNS servers for domain verification, `host:port` comma-separated (air-gapped sites, tests).
+     * Unset: the system resolver.
+     */
+    SVC_DNS_SERVERS: z
+      .string()
+      .trim()
+      .refine((value) => value.split(",").every((entry) => parseDnsServer(entry.trim()) !== null), {
+        error: "comma-separated IP:port pairs ([::1]:53 for IPv6)",
+      })
+      .optional(),
+    /** How long one domain verification may wait for DNS before giving up (ms). */
+    SVC_DNS_TIMEOUT_MS: z.coerce.number().int().min(100).max(30_000).default(5_000),
     /** How often best-effort last_used_at / last_accessed_at writes are flushed (ms). */
     SVC_BOOKKEEPING_FLUSH_MS: z.coerce.number().int().min(10).max(60_000).default(5_000),
     LOG_LEVEL: z.enum(["debug", "info", "warn", "error", "silent"]).default("info"),

@@ -36,6 +36,7 @@ const ORGANIZATION_CHILDREN: Readonly<Record<string, "required" | "optional">> =
   CentralPoint: "required",
   UserOrgMembership: "required",
   Conversation: "required",
+  OrganizationDomain: "required",
   UserRole: "optional",
   Plugin: "optional",
   WebhookEndpoint: "optional",

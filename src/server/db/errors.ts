@@ -5,7 +5,7 @@ import { DomainError } from "@/server/errors";
 // adapter raised them (Prisma's own error codes differ between adapters for the same violation).
 
 interface ConstraintRule {
-  code: "conflict" | "validation_failed" | "not_found";
+  code: "conflict" | "validation_failed" | "not_found" | "domain_taken";
   path: string;
   message: string;
 }
@@ -22,6 +22,13 @@ const CONSTRAINTS: Record<string, ConstraintRule> = {
     "orchestrator_id",
     "A central point refers to this orchestrator instance.",
   ),
+  organization_domains_org_id_domain_key: conflict("domain", "The organization already claims this domain."),
+  // Two organizations verifying one domain at once: the second commit meets the first's row.
+  organization_domains_verified_domain_key: {
+    code: "domain_taken",
+    path: "domain",
+    message: "Another organization has verified this domain.",
+  },
   users_username_key: conflict("username", "This username is taken."),
   users_email_key: conflict("email", "Another user has this email."),
   user_org_memberships_user_id_org_id_key: conflict("user_id", "The user is already a member of the organization."),

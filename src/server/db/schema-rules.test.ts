@@ -208,7 +208,9 @@ const TWO_FACTOR_TABLES = ["user_recovery_codes", "user_two_factor"];
 const WEBHOOK_TABLES = ["event_marks", "webhook_deliveries", "webhook_endpoints", "webhook_messages"];
 /** Of those, the ones written by the app alone: no soft delete, no record of who changed them. */
 const WEBHOOK_LOG_TABLES = ["event_marks", "webhook_deliveries", "webhook_messages"];
-const TABLES = [...CORE_TABLES, ...TWO_FACTOR_TABLES, ...WEBHOOK_TABLES].sort();
+/** Domains organizations prove they hold (a DNS TXT record), for joining by verified email. */
+const DOMAIN_TABLES = ["organization_domains"];
+const TABLES = [...CORE_TABLES, ...TWO_FACTOR_TABLES, ...WEBHOOK_TABLES, ...DOMAIN_TABLES].sort();
 // Hourly counters keyed by key, hour and outcome: no id, no record stamps.
 const KEY_USAGE_TABLES = ["api_key_usage", "api_key_usage_totals"];
 const without = (...excluded: string[]) => TABLES.filter((t) => !excluded.includes(t));
@@ -958,7 +960,7 @@ describe("messages partitioning", () => {
 });
 
 describe("column facts", () => {
-  it("there are exactly the 18 spec tables and audit_events, the two-factor, key usage and webhook ones, besides Prisma's migrations table and the message partitions", async () => {
+  it("there are exactly the 18 spec tables and audit_events, the two-factor, key usage, webhook and domain ones, besides Prisma's migrations table and the message partitions", async () => {
     const tables = await sql<{ name: string; partition: boolean }>(
       `SELECT c.relname::text AS name, c.relispartition AS partition FROM pg_class c
         WHERE c.relnamespace = 'public'::regnamespace AND c.relkind IN ('r', 'p') ORDER BY 1`,

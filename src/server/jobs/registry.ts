@@ -83,6 +83,16 @@ export const SCHEDULED_JOBS: readonly ScheduledJob[] = [
     },
   },
   {
+    name: "domain-recheck",
+    cron: "37 3 * * *",
+    description:
+      "Looks up the TXT record of every verified domain; one missing for 7 days turns the domain failed (audited, domain.failed).",
+    run: async () => {
+      const { DOMAIN_RECHECKER, recheckDomains } = await import("@/server/services/domains/recheck");
+      return recheckDomains(await jobContext(DOMAIN_RECHECKER.name));
+    },
+  },
+  {
     name: "webhook-upkeep",
     cron: "* * * * *",
     description:

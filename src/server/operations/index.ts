@@ -4,6 +4,7 @@ import { apiKeyOperations } from "./api-keys";
 import { auditEventOperations } from "./audit-events";
 import { centralPointOperations } from "./central-points";
 import { conversationOperations } from "./conversations";
+import { domainOperations } from "./domains";
 import { llmConfigOperations } from "./llm-configs";
 import { memberOperations } from "./members";
 import { modelOperations } from "./models";
@@ -46,6 +47,7 @@ export const OPERATION_GROUPS = {
   auditEvents: auditEventOperations,
   webhooks: webhookOperations,
   orgWebhooks: orgWebhookOperations,
+  domains: domainOperations,
   webhookEventTypes: webhookEventTypeOperations,
 };
 

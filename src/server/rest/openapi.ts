@@ -46,6 +46,8 @@ export const TAGS: Readonly<Record<string, string>> = {
     "Events out: endpoints that receive each committed change, system event or audit event they subscribe to, signed with Standard Webhooks, delivered at least once with retries.",
   "Organization webhooks":
     "An organization's own webhook endpoints: only that organization's events, managed by its admins.",
+  Domains:
+    "Domains an organization proves it holds with a DNS TXT record; with membership.domain_policy auto_join, people with a verified email there join at sign-in.",
 };
 
 /** The RateLimit fields, on the answers of an operation that counts against a rate limit. */

@@ -9,6 +9,8 @@ import { countAuthFailure, refuseWhileOverFailureLimit } from "@/server/limits/a
 import { log } from "@/server/log";
 import { SIGN_IN_ACTION } from "@/lib/audit-actions";
 import { recordAlone } from "@/server/services/audit/record";
+import { readContext } from "@/server/db/context";
+import { DOMAIN_JOINER, joinByVerifiedDomain } from "@/server/services/domains/auto-join";
 import { completeLinking } from "./identity-linking";
 import { linkedUserId, linkExternalSignIn, oauthProviders } from "@/server/auth/oauth";
 import { hashPassword, verifyPassword } from "@/server/auth/passwords";
@@ -50,8 +52,8 @@ async function asSignInRefusal(check: Promise<void>): Promise<void> {
  * A sign-in's outcome in the audit trail: the user it was for when the login named one (nothing of
  * what was typed is kept), the client's address and User-Agent.
  */
-function recordSignIn(request: Request, userId: string | null, outcome: "success" | "denied"): Promise<void> {
-  return recordAlone(dataLayer("system:audit"), {
+async function recordSignIn(request: Request, userId: string | null, outcome: "success" | "denied"): Promise<void> {
+  await recordAlone(dataLayer("system:audit"), {
     actor: null,
     userId,
     action: SIGN_IN_ACTION,
@@ -60,6 +62,16 @@ function recordSignIn(request: Request, userId: string | null, outcome: "success
     orgId: null,
     request: requestFactsOf(request),
   });
+  if (outcome === "success" && userId) await joinOnSignIn(userId);
+}
+
+/** Organizations the user joins by their verified email's domain (auto_join); never stops a sign-in. */
+async function joinOnSignIn(userId: string): Promise<void> {
+  try {
+    await joinByVerifiedDomain(readContext(DOMAIN_JOINER), userId);
+  } catch (error) {
+    log.error("auto-join at sign-in failed", { user_id: userId, error: (error as Error).message });
+  }
 }
 
 /**
@@ -145,6 +157,7 @@ export const authConfig = (): NextAuthConfig => ({
         await beginSecondFactor(userId, epoch);
         return SIGN_IN_PAGE;
       }
+      await joinOnSignIn(userId);
       return true;
     },
     async jwt({ token, user, account }) {

@@ -1,4 +1,5 @@
 import "server-only";
+import { DOMAIN_POLICIES, DOMAIN_POLICY_SETTING, DOMAIN_ROLE_SETTING } from "@/lib/domains";
 import type { z } from "zod";
 import type { Context } from "@/server/db/context";
 import type { Prisma } from "@/generated/prisma/client";
@@ -303,11 +304,25 @@ async function requireOverridable(tx: Tx, key: string, value: unknown): Promise<
   checkValueType(platform.value_type, value);
 }
 
+/** The joining-by-domain settings take only what they can act on: a policy by name, an org role's id. */
+async function checkMembershipSetting(tx: Pick<DataLayer, "role">, key: string, value: unknown): Promise<void> {
+  if (key === DOMAIN_POLICY_SETTING && !(DOMAIN_POLICIES as readonly unknown[]).includes(value))
+    throw validationFailed([{ path: "value", message: `must be one of ${DOMAIN_POLICIES.join(", ")}` }]);
+  if (key === DOMAIN_ROLE_SETTING) {
+    const role =
+      typeof value === "string" && /^[0-9a-f-]{36}$/i.test(value)
+        ? await tx.role.findFirst({ where: { id: value, scope: "org" }, select: { id: true } })
+        : null;
+    if (!role) throw validationFailed([{ path: "value", message: "must be the id of an organization role" }]);
+  }
+}
+
 /** Sets an organization's value for a key, where the platform tier lets organizations override it. */
 export async function putOrgSetting(ctx: Context, orgId: string, key: string, input: PutOrgSettingInput) {
   const { db } = ctx;
   const row = await db.$transaction(async (tx) => {
     await requireOrganization(tx, orgId);
+    await checkMembershipSetting(tx, key, input.value);
     await requireOverridable(tx, key, input.value);
     await requireRoomForSetting(
       tx,
