@@ -1,7 +1,5 @@
 // @ts-check
 
-import { STATIC_SECURITY_HEADERS } from "./security-headers.mjs";
-
 /** @type {import("next").NextConfig} */
 const nextConfig = {
   // A second build folder lets a developer build and test while another build is in use.
@@ -23,14 +21,6 @@ const nextConfig = {
     "@prisma/client",
     "@node-rs/argon2",
   ],
-  async headers() {
-    return [
-      {
-        source: "/:path*",
-        headers: STATIC_SECURITY_HEADERS,
-      },
-    ];
-  },
 };
 
 export default nextConfig;

@@ -1,6 +1,6 @@
 // @ts-check
-// The security headers of every answer. Static ones go through next.config.mjs; the
-// Content-Security-Policy and HSTS are decided per request by the app's server (scripts/server.mjs):
+// The security headers of every answer, which the app's server (scripts/server.mjs) sets: the static
+// ones on all, the Content-Security-Policy and HSTS decided per request:
 // a console page gets a fresh nonce for its scripts, and HSTS goes out when the app is served over
 // HTTPS (AUTH_URL https).
 

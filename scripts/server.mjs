@@ -8,7 +8,7 @@ import { parseArgs } from "node:util";
 import { randomBytes } from "node:crypto";
 import v8 from "node:v8";
 import ipaddr from "ipaddr.js";
-import { contentSecurityPolicy, STRICT_TRANSPORT_SECURITY } from "../security-headers.mjs";
+import { contentSecurityPolicy, STATIC_SECURITY_HEADERS, STRICT_TRANSPORT_SECURITY } from "../security-headers.mjs";
 
 // Read by src/server/http/client.ts.
 const CLIENT_ADDRESS_HEADER = "x-svc-client-address";
@@ -102,8 +102,9 @@ const { default: next } = await import("next");
 const servedOverHttps = (process.env.AUTH_URL ?? "").startsWith("https://");
 const isConsolePage = (url) => /^\/console(\/|\?|$)/.test(url);
 
-/** The Content-Security-Policy (a fresh nonce for a console page) and, over HTTPS, HSTS. */
+/** The security headers: the static ones, the Content-Security-Policy (a fresh nonce for a console page) and, over HTTPS, HSTS. */
 function secure(request, response) {
+  for (const { key, value } of STATIC_SECURITY_HEADERS) response.setHeader(key, value);
   const nonce = isConsolePage(request.url ?? "") ? randomBytes(16).toString("base64") : undefined;
   const policy = contentSecurityPolicy({ nonce, dev: values.dev });
   // Next.js takes its scripts' nonce from the request's policy: this server's, never a client's.

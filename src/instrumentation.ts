@@ -1,8 +1,11 @@
 // Runs once when a server process starts (Next.js instrumentation hook).
 export async function register() {
   if (process.env.NEXT_RUNTIME !== "nodejs") return;
-  const { installFrontDoor } = await import("@/server/rest/front-door");
-  installFrontDoor();
+  const [{ installFrontDoor }, { serveIncoming }] = await Promise.all([
+    import("@/server/rest/front-door"),
+    import("@/server/rest/handler"),
+  ]);
+  installFrontDoor(serveIncoming);
   const url = process.env.DATABASE_URL;
   if (!url) return;
   const [{ detectPooler }, { connectionSettings }, { listenForInvalidations }] = await Promise.all([

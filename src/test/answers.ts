@@ -35,8 +35,13 @@ export interface Answer {
 
 /** Throws when an answer of the app does not have the shape its route declares (see above). */
 export function checkAnswer(method: string, url: URL, { status, headers, text }: Answer): void {
-  const route = routeOf(method.toUpperCase(), url);
   const where = `${method} ${url.pathname} answered ${status}`;
+  // HEAD is GET's answer without its body.
+  if (method.toUpperCase() === "HEAD") {
+    if (text !== "") throw new Error(`${where} with a body`);
+    return;
+  }
+  const route = routeOf(method.toUpperCase(), url);
   const type = headers.get("content-type") ?? "";
   const failed = status >= 400;
   if (!route && !failed) return;

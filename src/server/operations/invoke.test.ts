@@ -3,7 +3,11 @@ import { z } from "zod";
 import { moment } from "@/lib/schemas/common";
 import { DomainError } from "@/server/errors";
 import { log } from "@/server/log";
+import { NUL_AS_RECORDED } from "@/server/services/audit/record";
+import { sessionActor } from "@/test/actors";
 import { testDatabase } from "@/test/database";
+import { createUser } from "@/test/fixtures";
+import { apiKeyOperations } from "./api-keys";
 import { invoke } from "./invoke";
 import { defineOperation } from "./operation";
 
@@ -73,5 +77,30 @@ describe("invoke's encode", () => {
     await expect(invoke(change, null, NO_INPUT)).rejects.toMatchObject({ code: "internal_error" });
     expect(await client.organization.count({ where: { name: "encode-misfit" } })).toBe(0);
     logged.mockRestore();
+  });
+});
+
+describe("invoke's refusals", () => {
+  it("records a refusal whose input holds NUL, the NUL written as ␀", async () => {
+    // NUL is valid JSON and valid percent-encoding, but PostgreSQL's text refuses it: the event
+    // must still be written, or a refusal that probes with it leaves no trace.
+    const user = await createUser(client);
+    const actor = await sessionActor(client, user.id);
+    const requestId = `nul-${process.pid}`;
+    const refused = invoke(
+      apiKeyOperations.revokeAll,
+      actor,
+      { params: { user_id: "a\u0000b" }, query: {}, body: () => undefined },
+      { request: { requestId, ip: "127.0.0.1", userAgent: "probe\u0000/1.0" } },
+    );
+    await expect(refused).rejects.toMatchObject({ code: "forbidden" });
+    const [event] = await client.auditEvent.findMany({ where: { request_id: requestId } });
+    expect(event).toMatchObject({
+      action: "revokeAllApiKeys",
+      outcome: "denied",
+      actor_user_id: user.id,
+      target_id: `a${NUL_AS_RECORDED}b`,
+      user_agent: `probe${NUL_AS_RECORDED}/1.0`,
+    });
   });
 });

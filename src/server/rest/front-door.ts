@@ -164,10 +164,18 @@ function endpointFor(method: string, pathname: string): Endpoint | DomainError {
   return endpoint;
 }
 
-/**
- * The REST operation for `method` at `pathname` with its path parameters, decoded as Next.js
- * decodes a route's (each segment on its own), or the refusal the front door answers with.
- */
+/** The path parameters of `pathname` at `endpoint`, decoded as Next.js decodes a route's (each segment on its own). */
+function paramsAt(endpoint: Endpoint, pathname: string): Record<string, string> {
+  const path = segmentsOf(withoutExtraSlashes(pathname));
+  const params: Record<string, string> = {};
+  segmentsOf(endpoint.path).forEach((part, index) => {
+    const name = /^\{(\w+)\}$/.exec(part)?.[1];
+    if (name) params[name] = decodeURIComponent(path[index]!);
+  });
+  return params;
+}
+
+/** The REST operation for `method` at `pathname` with its path parameters, or the refusal to answer with. */
 export function operationAt(
   method: Method,
   pathname: string,
@@ -177,20 +185,7 @@ export function operationAt(
   const operation = endpoint.operations?.get(method);
   // The endpoints that are not operations have route files of their own, which Next.js prefers.
   if (!operation) return noSuchEndpoint();
-  const path = segmentsOf(withoutExtraSlashes(pathname));
-  const params: Record<string, string> = {};
-  segmentsOf(endpoint.path).forEach((part, index) => {
-    const name = /^\{(\w+)\}$/.exec(part)?.[1];
-    if (name) params[name] = decodeURIComponent(path[index]!);
-  });
-  return { operation, params };
-}
-
-/** The refusal of a request at the front door, or what to answer OPTIONS with; undefined: go on. */
-function verdict(method: string, pathname: string): DomainError | { allow: string[] } | undefined {
-  const endpoint = endpointFor(method, pathname);
-  if (endpoint instanceof DomainError) return endpoint;
-  return method === "OPTIONS" ? { allow: allowOf(endpoint) } : undefined;
+  return { operation, params: paramsAt(endpoint, pathname) };
 }
 
 function answer(response: ServerResponse, status: number, headers: Record<string, string>, body?: string) {
@@ -203,31 +198,47 @@ function answer(response: ServerResponse, status: number, headers: Record<string
   response.end(body);
 }
 
-/** Handles the request when the front door answers it; false: Next.js goes on with it. */
-function frontDoor(request: IncomingMessage, response: ServerResponse): boolean {
+/**
+ * Serves a REST operation straight from the app's server, without Next.js; false when it cannot
+ * (a request with the console's session, which is read through Next.js). See rest/handler.ts.
+ */
+export type RestServer = (
+  request: IncomingMessage,
+  response: ServerResponse,
+  operation: RestOperation,
+  params: Record<string, string>,
+  requestId: string,
+) => boolean;
+
+const invalidUrl = () =>
+  new DomainError("validation_failed", "The request target is not a valid URL.", {
+    errors: [{ path: "path", message: "is not a valid URL" }],
+  });
+
+/** Handles the request when the front door answers it or serves its operation; false: Next.js goes on with it. */
+function frontDoor(serveRest: RestServer, request: IncomingMessage, response: ServerResponse): boolean {
   const url = request.url ?? "/";
   const pathname = pathnameOf(url);
   if (pathname === undefined ? !url.startsWith("/api") : !isApiPath(pathname)) return false;
   const requestId = requestIdOf(request.headers["x-request-id"] as string | undefined);
   request.headers["x-request-id"] = requestId;
   response.setHeader("X-Request-Id", requestId);
-  const result =
-    pathname === undefined
-      ? new DomainError("validation_failed", "The request target is not a valid URL.", {
-          errors: [{ path: "path", message: "is not a valid URL" }],
-        })
-      : verdict(request.method ?? "GET", pathname);
-  if (!result) {
+  const method = request.method ?? "GET";
+  const endpoint = pathname === undefined ? invalidUrl() : endpointFor(method, pathname);
+  if (pathname !== undefined && !(endpoint instanceof DomainError) && method !== "OPTIONS") {
+    // HEAD is GET's answer without its body, as Next.js serves it.
+    const operation = endpoint.operations?.get(method === "HEAD" ? "GET" : (method as Method));
+    if (operation && serveRest(request, response, operation, paramsAt(endpoint, pathname), requestId)) return true;
     // Next.js would answer a bare redirect for the extra slashes, which an API client does not follow.
-    if (pathname !== undefined && withoutExtraSlashes(pathname) !== pathname) {
+    if (withoutExtraSlashes(pathname) !== pathname) {
       const query = url.indexOf("?");
       request.url = withoutExtraSlashes(pathname) + (query === -1 ? "" : url.slice(query));
     }
     return false;
   }
-  if (result instanceof DomainError)
-    answer(response, result.status, problemHeaders(result), JSON.stringify(problemBody(result)));
-  else answer(response, 204, { Allow: result.allow.join(", ") });
+  if (endpoint instanceof DomainError)
+    answer(response, endpoint.status, problemHeaders(endpoint), JSON.stringify(problemBody(endpoint)));
+  else answer(response, 204, { Allow: allowOf(endpoint).join(", ") });
   log.info("request", {
     request_id: requestId,
     method: request.method,
@@ -239,9 +250,9 @@ function frontDoor(request: IncomingMessage, response: ServerResponse): boolean 
 }
 
 /**
- * Hands the front door to the app's server, which calls it on every request (scripts/server.mjs).
- * Called once, when the process starts (instrumentation.ts).
+ * Hands the front door to the app's server, which calls it on every request (scripts/server.mjs),
+ * with what serves the REST operations it finds. Called once, when the process starts (instrumentation.ts).
  */
-export function installFrontDoor(): void {
-  processState("frontDoor", () => frontDoor);
+export function installFrontDoor(serveRest: RestServer): void {
+  processState("frontDoor", () => (request, response) => frontDoor(serveRest, request, response));
 }

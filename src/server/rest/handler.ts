@@ -1,4 +1,5 @@
 import "server-only";
+import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Actor } from "@/server/auth/actor";
 import { authenticateApiKey, refusedKeyOf } from "@/server/auth/api-key-stage";
 import { recordKeyUsage } from "@/server/auth/api-key-usage";
@@ -12,16 +13,18 @@ import { log } from "@/server/log";
 import { metrics } from "@/server/metrics";
 import { asDomainError, invoke } from "@/server/operations/invoke";
 import type { AnyOperation, Method } from "@/server/operations/operation";
-import { operationAt, requestIdOf } from "./front-door";
+import { operationAt, requestIdOf, type RestServer } from "./front-door";
 import { problemResponse } from "./problem";
 import type { RestOperation } from "./registry";
 import { BODY_LIMIT_BYTES, bodyTooLarge } from "@/server/http/body-limit";
 
-// The REST API's route handler, one for every operation: request id → the operation at the path
-// and method (from front-door.ts's endpoint index) → credentials (X-API-KEY or the console session)
-// → the key's rate limit → the operation (operations/invoke.ts) → its JSON answer, or problem+json
-// for any failure. A key that fails authentication counts against its client's address. One log
-// line and one metric sample a request; a key's request, refused or not, counts in its usage.
+// The REST API's handler, one for every operation: request id → the operation at the path and
+// method (from front-door.ts's endpoint index) → credentials (X-API-KEY or the console session) →
+// the key's rate limit → the operation (operations/invoke.ts) → its JSON answer, or problem+json for
+// any failure. A key that fails authentication counts against its client's address. One log line
+// and one metric sample a request; a key's request, refused or not, counts in its usage. The front
+// door serves it straight from the app's server; a request with the console's session comes through
+// Next.js, whose request context Auth.js reads (docs/decisions/053-rest-served-by-the-front-door.md).
 
 type RouteHandler = (request: Request) => Promise<Response>;
 
@@ -245,4 +248,72 @@ export const restHandlers: Record<Method, RouteHandler> = {
   PUT: routeHandler("PUT"),
   PATCH: routeHandler("PATCH"),
   DELETE: routeHandler("DELETE"),
+};
+
+/**
+ * The request's body as a stream read as the handler asks for it. Cancelled (a body over the
+ * limit), the rest is read and dropped, so the connection stays usable for the client's next request.
+ */
+function bodyStream(request: IncomingMessage): ReadableStream<Uint8Array> {
+  const EVENTS = ["readable", "end", "error", "close"] as const;
+  return new ReadableStream(
+    {
+      pull: (controller) =>
+        new Promise<void>((resolve) => {
+          const next = () => {
+            for (const event of EVENTS) request.off(event, next);
+            if (request.readableEnded) controller.close();
+            else if (request.errored || request.destroyed) controller.error(request.errored ?? new Error("aborted"));
+            else {
+              const chunk = request.read() as Buffer | null;
+              if (chunk === null) return void EVENTS.forEach((event) => request.once(event, next));
+              controller.enqueue(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength));
+            }
+            resolve();
+          };
+          next();
+        }),
+      cancel: () => void request.resume(),
+    },
+    // Nothing is read before the handler asks: a body it never reads is left to Node.js, which drops it.
+    { highWaterMark: 0 },
+  );
+}
+
+/** Node's request as a fetch Request. */
+function fetchRequestOf(request: IncomingMessage): Request {
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(request.headers)) {
+    if (typeof value === "string") headers.set(name, value);
+    else if (value) for (const each of value) headers.append(name, each);
+  }
+  const method = request.method ?? "GET";
+  const withBody = method !== "GET" && method !== "HEAD";
+  // The URL's host only names the request: the handler reads its path and query.
+  return new Request(new URL(request.url ?? "/", "http://localhost"), {
+    method,
+    headers,
+    body: withBody ? bodyStream(request) : undefined,
+    duplex: "half",
+  } as RequestInit);
+}
+
+async function send(response: ServerResponse, answer: Response, withBody: boolean): Promise<void> {
+  const body = Buffer.from(await answer.arrayBuffer());
+  const headers: Record<string, string> = {};
+  answer.headers.forEach((value, name) => (headers[name] = value));
+  response.writeHead(answer.status, { ...headers, "Content-Length": String(body.byteLength) });
+  response.end(withBody ? body : undefined);
+}
+
+/** Serves an operation straight from the app's server (the front door calls it), but for a request with a session. */
+export const serveIncoming: RestServer = (request, response, operation, params, requestId) => {
+  if (SESSION_COOKIE.test(request.headers.cookie ?? "")) return false;
+  void serve(operation, params, fetchRequestOf(request), requestId)
+    .then((answer) => send(response, answer, request.method !== "HEAD"))
+    .catch((error: unknown) => {
+      log.error("could not send an answer", { request_id: requestId, error: String(error) });
+      response.destroy();
+    });
+  return true;
 };

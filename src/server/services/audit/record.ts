@@ -56,17 +56,35 @@ function actorColumns(entry: AuditEntry) {
 /** A uuid column's form: an org id of another form is written as null, a target id so is never named. */
 export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
+/** What PostgreSQL's text and jsonb cannot hold, NUL, recorded as the symbol for it, U+2400 (␀). */
+export const NUL_AS_RECORDED = "\u2400";
+
+const storable = (text: string) => text.replaceAll("\u0000", NUL_AS_RECORDED);
+const storableOrNull = (text: string | null | undefined) =>
+  text === null || text === undefined ? null : storable(text);
+
+/** A JSON value with NUL in its strings (keys too) made storable. */
+function storableJson(value: unknown): unknown {
+  if (typeof value === "string") return storable(value);
+  if (Array.isArray(value)) return value.map(storableJson);
+  if (typeof value === "object" && value !== null)
+    return Object.fromEntries(Object.entries(value).map(([key, each]) => [storable(key), storableJson(each)]));
+  return value;
+}
+
+// What the caller typed (a target id from the path) is recorded as typed, but for NUL, which the
+// database refuses: an event that cannot be written would be lost, and a refusal with it.
 function rowOf(entry: AuditEntry): Prisma.AuditEventCreateInput {
   return {
     ...actorColumns(entry),
     action: entry.action,
     target_type: entry.target.type,
-    target_id: entry.target.id?.slice(0, 255) ?? null,
+    target_id: storableOrNull(entry.target.id?.slice(0, 255)),
     org_id: entry.orgId && UUID.test(entry.orgId) ? entry.orgId : null,
     request_id: entry.request.requestId,
     ip: entry.request.ip?.slice(0, 64) ?? null,
-    user_agent: entry.request.userAgent?.slice(0, 255) ?? null,
-    changes: entry.changes ? (entry.changes as Prisma.InputJsonObject) : Prisma.DbNull,
+    user_agent: storableOrNull(entry.request.userAgent?.slice(0, 255)),
+    changes: entry.changes ? (storableJson(entry.changes) as Prisma.InputJsonObject) : Prisma.DbNull,
     outcome: entry.outcome,
   };
 }
