@@ -35,6 +35,7 @@ const USER_SELECT = {
   id: true,
   username: true,
   email: true,
+  email_verified_at: true,
   display_name: true,
   avatar_url: true,
   locale: true,
@@ -56,6 +57,7 @@ function toUser(row: UserRow): User {
     id: row.id,
     username: row.username,
     email: row.email,
+    email_verified_at: row.email_verified_at,
     display_name: row.display_name,
     avatar_url: row.avatar_url,
     locale: row.locale,
@@ -128,10 +130,15 @@ export async function updateUser(ctx: Context, userId: string, input: UpdateUser
     (input.username !== undefined && input.username !== user.username) ||
     (input.email !== undefined && input.email !== user.email);
   if (signInChanges) await requireOutranksUser(ctx, userId);
-  return withAccessChange(db, async (tx) => ({
-    result: toUser(await tx.user.update({ where: { id: userId }, data: input, select: USER_SELECT })),
-    event: { userId },
-  }));
+  const emailChanges = input.email !== undefined && input.email !== user.email;
+  return withAccessChange(db, async (tx) => {
+    // A new address is not shown to be the user's yet: its verification goes with the change.
+    const data = emailChanges ? { ...input, email_verified_at: null } : input;
+    return {
+      result: toUser(await tx.user.update({ where: { id: userId }, data, select: USER_SELECT })),
+      event: { userId },
+    };
+  });
 }
 
 /** Sets a new password (the given one, or a generated one returned once) and ends the user's sessions. */
