@@ -75,6 +75,8 @@ const QUALIFIERS: Readonly<Record<string, string>> = {
   rotateOrgWebhookEndpointSecret: "organization",
   testOrgWebhookEndpoint: "organization",
   retryOrgWebhookDelivery: "organization",
+  markUserEmailVerified: "by a sys admin",
+  confirmEmailVerification: "by a link",
 };
 
 /** How an action is offered in the filters: its label, with what sets it apart ("API key created (service account)"). */

@@ -10,6 +10,7 @@ import { HeadedSection } from "@/components/ui/page-header";
 import { Loaded, Notice } from "@/components/ui/states";
 import { dangerButton, secondaryButton } from "@/components/ui/styles";
 import { messageOf, useTRPC } from "@/trpc/react";
+import { EmailVerificationBanner } from "./email-verification";
 import { TwoFactorSection } from "./two-factor-section";
 
 // The signed-in user's own account: the external accounts that sign in as them (link one while
@@ -61,6 +62,7 @@ export function AccountScreen({ userId, providers, outcome }: AccountScreenProps
               Signed in as <strong>{me.display_name ?? me.username}</strong> ({me.username}
               {me.email ? `, ${me.email}` : ""}).
             </p>
+            <EmailVerificationBanner email={me.email} verified={me.email_verified_at !== null} />
             <div className="mt-4">
               <Notice
                 text={link.error ? `The link could not start: ${messageOf(link.error)}` : notice}

@@ -62,6 +62,14 @@ function UserDetail({ u, justCreated }: { u: User; justCreated: boolean }) {
       queryClient.invalidateQueries(trpc.users.list.pathFilter()),
     ]);
   const remove = useMutation(trpc.users.delete.mutationOptions());
+  const markVerified = useMutation(
+    trpc.users.markEmailVerified.mutationOptions({
+      onSuccess: (marked) => {
+        setNotice(`${marked.email} marked verified.`);
+        void refreshUser();
+      },
+    }),
+  );
   const restore = useMutation(
     trpc.users.restore.mutationOptions({
       onSuccess: (restored) => {
@@ -80,6 +88,12 @@ function UserDetail({ u, justCreated }: { u: User; justCreated: boolean }) {
           <div className="mt-2 flex flex-wrap items-center gap-2 text-sm text-slate-600 dark:text-slate-300">
             {u.display_name && <span>{u.display_name}</span>}
             {u.is_deleted && <Badge tone="bad">Deleted</Badge>}
+            {u.email &&
+              (u.email_verified_at ? (
+                <Badge tone="good">Email verified</Badge>
+              ) : (
+                <Badge tone="warn">Email not verified</Badge>
+              ))}
             {u.kind === "service" ? (
               <Badge tone="brand">Service account: keys only, no sign-in</Badge>
             ) : u.has_password ? (
@@ -101,6 +115,16 @@ function UserDetail({ u, justCreated }: { u: User; justCreated: boolean }) {
             </button>
           ) : (
             <>
+              {u.email && !u.email_verified_at && (
+                <button
+                  type="button"
+                  onClick={() => markVerified.mutate({ user_id: u.id })}
+                  disabled={markVerified.isPending}
+                  className={secondaryButton}
+                >
+                  {markVerified.isPending ? "Marking…" : "Mark email verified"}
+                </button>
+              )}
               <button type="button" onClick={() => setResetting(u)} className={secondaryButton}>
                 Reset password
               </button>
@@ -115,6 +139,7 @@ function UserDetail({ u, justCreated }: { u: User; justCreated: boolean }) {
       <div className="mt-4">
         <Notice text={notice} />
         <FormAlert message={restore.error ? messageOf(restore.error) : undefined} />
+        <FormAlert message={markVerified.error ? messageOf(markVerified.error) : undefined} />
       </div>
 
       <HeadedSection

@@ -18,6 +18,7 @@ export const SECRET_FIELDS: ReadonlySet<string> = new Set([
   "api_key",
   "client_secret",
   "client_secret_hash",
+  "token_hash",
   "secret",
   "token",
   "totp_secret",

@@ -125,6 +125,11 @@ export const userSchema = z
     id: z.uuid(),
     username: text(),
     email: text().nullable(),
+    email_verified_at: moment
+      .nullable()
+      .describe(
+        "When the current email was shown to be the user's (a link sent to it, an identity provider's assertion, a sys_admin's word); null: not verified. A change of email clears it.",
+      ),
     display_name: text().nullable(),
     avatar_url: text(LENGTH.VERY_LONG).nullable(),
     locale: text(LOCALE_LENGTH).nullable(),
@@ -143,6 +148,7 @@ export const userSchema = z
         id: "0193a5c2-41f0-7e2d-8a6b-3c9e5d7f1a22",
         username: "ada",
         email: "ada@example.com",
+        email_verified_at: "2026-01-15T09:40:00.000Z",
         display_name: "Ada Lovelace",
         avatar_url: null,
         locale: "en-GB",

@@ -116,6 +116,7 @@ describe("linkExternalSignIn", () => {
       password_hash: null,
       user_roles: [],
     });
+    expect(user.email_verified_at).toBeInstanceOf(Date);
     expect(user.oauth_identities).toEqual([expect.objectContaining({ provider: "oauth2", provider_user_id: sub })]);
     const again = await linkExternalSignIn(
       { provider: "oidc", providerUserId: id(), profile: { ...profile, email: `other${n}@example.test` } },
@@ -130,6 +131,38 @@ describe("linkExternalSignIn", () => {
         { autoCreate: true },
       ),
     ).toBeNull();
+  });
+});
+
+describe("an identity provider's word on an email", () => {
+  const verifiedAt = async (userId: string) =>
+    (await client.user.findUniqueOrThrow({ where: { id: userId } })).email_verified_at;
+
+  it("verifies the user's email when a sign-in asserts that very address verified", async () => {
+    const user = await userWithEmail(`asserted${n}@example.test`);
+    const sub = id();
+    // Linked by the verified email: that email is now verified.
+    const profile = { email: user.email!.toUpperCase(), email_verified: true };
+    expect(await linkExternalSignIn({ provider: "google", providerUserId: sub, profile })).toBe(user.id);
+    expect(await verifiedAt(user.id)).toBeInstanceOf(Date);
+
+    // After a change of email (cleared), a later sign-in asserting another address verifies nothing...
+    await client.user.update({
+      where: { id: user.id },
+      data: { email: `changed${n}@example.test`, email_verified_at: null },
+    });
+    await linkExternalSignIn({ provider: "google", providerUserId: sub, profile });
+    expect(await verifiedAt(user.id)).toBeNull();
+    // ...nor one asserting the current address unverified; one asserting it verified does.
+    const current = { email: `changed${n}@example.test`, email_verified: false };
+    await linkExternalSignIn({ provider: "google", providerUserId: sub, profile: current });
+    expect(await verifiedAt(user.id)).toBeNull();
+    await linkExternalSignIn({
+      provider: "google",
+      providerUserId: sub,
+      profile: { ...current, email_verified: true },
+    });
+    expect(await verifiedAt(user.id)).toBeInstanceOf(Date);
   });
 });
 

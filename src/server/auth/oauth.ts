@@ -134,6 +134,8 @@ async function createUserFor(
           data: {
             username,
             email,
+            // Only a verified address reaches here (linkExternalSignIn).
+            email_verified_at: new Date(),
             display_name: (text(profile.name) ?? username).slice(0, 255),
             avatar_url: picture?.startsWith("https://") ? picture : null,
           },
@@ -155,6 +157,23 @@ async function createUserFor(
 }
 
 /**
+ * The provider vouches for the address (OIDC's `email_verified`, GitHub's verified primary): when it
+ * is the user's current email, that email is verified. Another address verifies nothing.
+ */
+export async function verifyAssertedEmail(
+  provider: string,
+  userId: string,
+  profile: Record<string, unknown> | undefined,
+): Promise<void> {
+  const email = text(profile?.email)?.toLowerCase();
+  if (!email || profile?.email_verified !== true) return;
+  await dataLayer(`system:oauth:${provider}`).user.updateMany({
+    where: { id: userId, email, email_verified_at: null },
+    data: { email_verified_at: new Date() },
+  });
+}
+
+/**
  * Resolves an external sign-in to one of our users, linking the identity on first use by a
  * verified email. Returns our user id, or null to refuse the sign-in.
  */
@@ -169,9 +188,13 @@ export async function linkExternalSignIn(
     where: { provider_provider_user_id: { provider, provider_user_id: sign.providerUserId } },
     select: { user: { select: { id: true, is_deleted: true, kind: true } } },
   });
-  if (known) return known.user.is_deleted || known.user.kind !== "human" ? null : known.user.id;
-
   const profile = sign.profile ?? {};
+  if (known) {
+    if (known.user.is_deleted || known.user.kind !== "human") return null;
+    await verifyAssertedEmail(provider, known.user.id, profile);
+    return known.user.id;
+  }
+
   const email = text(profile.email)?.toLowerCase();
   // Only an address the provider has verified may stand for one of our users.
   if (!email || profile.email_verified !== true) {
@@ -200,6 +223,7 @@ export async function linkExternalSignIn(
       return linkExternalSignIn(sign, options);
     }
     log.info("OAuth identity linked by verified email", { user_id: user.id, provider });
+    await verifyAssertedEmail(provider, user.id, profile);
     return user.id;
   }
   if (options.autoCreate ?? env().SVC_OAUTH_AUTO_CREATE_USERS === "1") {

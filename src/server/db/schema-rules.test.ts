@@ -204,13 +204,15 @@ const CORE_TABLES = [
 ];
 /** Tables added to the core data model for the second factor of console sign-in. */
 const TWO_FACTOR_TABLES = ["user_recovery_codes", "user_two_factor"];
+/** Tables of people's email addresses: the pending link that verifies one. */
+const EMAIL_TABLES = ["email_verifications"];
 /** Tables of events out (webhooks): endpoints, messages, deliveries, and marks of system events sent. */
 const WEBHOOK_TABLES = ["event_marks", "webhook_deliveries", "webhook_endpoints", "webhook_messages"];
 /** Of those, the ones written by the app alone: no soft delete, no record of who changed them. */
 const WEBHOOK_LOG_TABLES = ["event_marks", "webhook_deliveries", "webhook_messages"];
 /** Domains organizations prove they hold (a DNS TXT record), for joining by verified email. */
 const DOMAIN_TABLES = ["organization_domains"];
-const TABLES = [...CORE_TABLES, ...TWO_FACTOR_TABLES, ...WEBHOOK_TABLES, ...DOMAIN_TABLES].sort();
+const TABLES = [...CORE_TABLES, ...TWO_FACTOR_TABLES, ...EMAIL_TABLES, ...WEBHOOK_TABLES, ...DOMAIN_TABLES].sort();
 // Hourly counters keyed by key, hour and outcome: no id, no record stamps.
 const KEY_USAGE_TABLES = ["api_key_usage", "api_key_usage_totals"];
 const without = (...excluded: string[]) => TABLES.filter((t) => !excluded.includes(t));
@@ -606,7 +608,10 @@ describe("primary keys", () => {
     expect(integerIds).toEqual(INTEGER_ID_TABLES);
     // audit_events, added to the core data model, has a uuid id too.
     expect(uuidIds).toEqual(
-      [...without(...INTEGER_ID_TABLES, "user_two_factor", "event_marks"), "audit_events"].sort(),
+      [
+        ...without(...INTEGER_ID_TABLES, "user_two_factor", "email_verifications", "event_marks"),
+        "audit_events",
+      ].sort(),
     );
   });
 });
@@ -960,7 +965,7 @@ describe("messages partitioning", () => {
 });
 
 describe("column facts", () => {
-  it("there are exactly the 18 spec tables and audit_events, the two-factor, key usage, webhook and domain ones, besides Prisma's migrations table and the message partitions", async () => {
+  it("there are exactly the 18 spec tables and audit_events, the two-factor, email, key usage, webhook and domain ones, besides Prisma's migrations table and the message partitions", async () => {
     const tables = await sql<{ name: string; partition: boolean }>(
       `SELECT c.relname::text AS name, c.relispartition AS partition FROM pg_class c
         WHERE c.relnamespace = 'public'::regnamespace AND c.relkind IN ('r', 'p') ORDER BY 1`,
@@ -1047,6 +1052,7 @@ describe("column facts", () => {
         "provider_model_configs",
         "messages",
         ...TWO_FACTOR_TABLES,
+        ...EMAIL_TABLES,
         ...WEBHOOK_LOG_TABLES,
       ),
     );
@@ -1059,6 +1065,7 @@ describe("column facts", () => {
       "provider_model_configs",
       "messages",
       ...TWO_FACTOR_TABLES,
+      ...EMAIL_TABLES,
       ...WEBHOOK_LOG_TABLES,
     ];
     expect(await tablesWithColumn("created_by")).toEqual(without(...noAudit, "api_keys"));

@@ -18,6 +18,12 @@ import {
   startTwoFactorSetup,
   turnOffTwoFactor,
 } from "@/server/services/two-factor/service";
+import {
+  confirmEmailVerificationInput,
+  emailVerificationSentSchema,
+  emailVerifiedSchema,
+} from "@/lib/schemas/email-verification";
+import { confirmEmailVerification, sendEmailVerification } from "@/server/services/email-verification/service";
 import { defineOperation } from "./operation";
 
 // What signed-in users do for themselves, from their own console session (never through a key).
@@ -109,5 +115,34 @@ export const accountOperations = {
     response: twoFactorStatusSchema,
     errors: ["validation_failed", "conflict", "rate_limited"],
     handler: ({ body, ...ctx }) => turnOffTwoFactor(ctx as Context<SessionActor>, body),
+  }),
+  sendEmailVerification: defineOperation({
+    id: "sendEmailVerification",
+    method: "POST",
+    path: "/api/v1/me/email/verify",
+    tag,
+    summary: "Send a link that verifies the caller's email",
+    description:
+      "Emails the caller's current address a link, good for 24 hours and once; a link sent before stops working. The link goes only by email, never in an answer. One a minute (429 with Retry-After). 409 `conflict` when email is not configured on the platform (SMTP_URL, AUTH_URL), the caller has no email, or it is already verified.",
+    access: "session",
+    response: emailVerificationSentSchema,
+    status: 202,
+    errors: ["conflict", "rate_limited"],
+    handler: (ctx) => sendEmailVerification(ctx as Context<UserActor>),
+  }),
+  confirmEmailVerification: defineOperation({
+    id: "confirmEmailVerification",
+    method: "POST",
+    path: "/api/v1/email-verifications/confirm",
+    tag,
+    summary: "Verify an email with the token of the link sent to it",
+    description:
+      "No credentials: holding the token shows the email reached its owner. The console's page for the link calls this when its button is pressed (a mail scanner opening the link verifies nothing). A link expired, used, replaced by a newer one, unknown, or sent to an address the user no longer has answers the same 404.",
+    access: "public",
+    body: confirmEmailVerificationInput,
+    response: emailVerifiedSchema,
+    addressLimit: { name: "email-verification-confirm", requests: 20, windowSeconds: 60 },
+    errors: ["validation_failed", "not_found"],
+    handler: ({ body, ...ctx }) => confirmEmailVerification(ctx, body.token),
   }),
 };

@@ -22,6 +22,7 @@ import {
   deleteUser,
   getUser,
   listIdentities,
+  markEmailVerified,
   listUsers,
   resetPassword,
   restoreUser,
@@ -82,6 +83,20 @@ export const userOperations = {
     response: userSchema,
     errors: ["not_found", "conflict"],
     handler: ({ params, body, ...ctx }) => updateUser(ctx, params.user_id, body),
+  }),
+  markEmailVerified: defineOperation({
+    id: "markUserEmailVerified",
+    method: "POST",
+    path: `${ONE}/email/verified`,
+    tag,
+    summary: "Mark a user's email verified",
+    description:
+      "A sys_admin's word that the user's current email is theirs: sets `email_verified_at` (unchanged when already set). Audited. 409 `conflict` when the user has no email; one's own email is verified with a link (`POST /api/v1/me/email/verify`), 403 here. A later change of email clears it.",
+    access: { ...write, sysAdmin: true },
+    params: userIdParams,
+    response: userSchema,
+    errors: ["not_found", "conflict"],
+    handler: ({ params, ...ctx }) => markEmailVerified(ctx, params.user_id),
   }),
   resetPassword: defineOperation({
     id: "resetUserPassword",

@@ -12,7 +12,7 @@ import { recordAlone } from "@/server/services/audit/record";
 import { readContext } from "@/server/db/context";
 import { DOMAIN_JOINER, joinByVerifiedDomain } from "@/server/services/domains/auto-join";
 import { completeLinking } from "./identity-linking";
-import { linkedUserId, linkExternalSignIn, oauthProviders } from "@/server/auth/oauth";
+import { linkedUserId, linkExternalSignIn, oauthProviders, verifyAssertedEmail } from "@/server/auth/oauth";
 import { hashPassword, verifyPassword } from "@/server/auth/passwords";
 import {
   beginSecondFactor,
@@ -143,6 +143,10 @@ export const authConfig = (): NextAuthConfig => ({
       if (!account || account.type === "credentials") return true;
       // Linking from the signed-in user's own profile, or else an ordinary sign-in.
       const linked = await completeLinking(account.provider, account.providerAccountId);
+      if (linked === true) {
+        const userId = await linkedUserId(account.provider, account.providerAccountId);
+        if (userId) await verifyAssertedEmail(account.provider, userId, profile);
+      }
       if (linked !== null) return linked;
       const userId = await linkExternalSignIn({
         provider: account.provider,

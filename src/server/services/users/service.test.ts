@@ -119,6 +119,20 @@ describe("users", () => {
     expect((await resetPassword(readContext(cli), user.id, { password: "chosen password 2" })).password).toBeNull();
   });
 
+  it("clears a verified email when the email changes, and only then", async () => {
+    const username = fresh();
+    const user = await createUserAs(readContext(cli), { username, email: `${username}@example.test`, password: null });
+    expect(user.email_verified_at).toBeNull();
+    const verifiedAt = new Date("2026-11-01T10:00:00Z");
+    await client.user.update({ where: { id: user.id }, data: { email_verified_at: verifiedAt } });
+    // The same address again, and other fields, keep it.
+    const same = await updateUser(readContext(cli), user.id, { email: `${username}@example.test`, bio: "x" });
+    expect(same.email_verified_at).toEqual(verifiedAt);
+    const changed = await updateUser(readContext(cli), user.id, { email: `${username}@elsewhere.test` });
+    expect(changed.email_verified_at).toBeNull();
+    expect((await getUser(readContext(cli), user.id)).email_verified_at).toBeNull();
+  });
+
   it("soft-deletes: hidden from reads, its API keys fail at once; sys_admins see and restore it", async () => {
     const admin = await createSysAdmin(client);
     const owned = await createApiKey(readContext(cli), admin.id, {

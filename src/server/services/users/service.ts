@@ -9,6 +9,7 @@ import { generatePassword, hashPassword } from "@/server/auth/passwords";
 import type { DataLayer } from "@/server/db/data-layer";
 import { revokeAllApiKeys } from "@/server/services/api-keys/revocation";
 import { DomainError, notFound } from "@/server/errors";
+import { forgetEmailVerification } from "@/server/services/email-verification/service";
 import {
   endSessions,
   holdsBuiltInSysAdmin,
@@ -35,6 +36,7 @@ const USER_SELECT = {
   id: true,
   username: true,
   email: true,
+  email_verified_at: true,
   display_name: true,
   avatar_url: true,
   locale: true,
@@ -56,6 +58,7 @@ function toUser(row: UserRow): User {
     id: row.id,
     username: row.username,
     email: row.email,
+    email_verified_at: row.email_verified_at,
     display_name: row.display_name,
     avatar_url: row.avatar_url,
     locale: row.locale,
@@ -128,10 +131,39 @@ export async function updateUser(ctx: Context, userId: string, input: UpdateUser
     (input.username !== undefined && input.username !== user.username) ||
     (input.email !== undefined && input.email !== user.email);
   if (signInChanges) await requireOutranksUser(ctx, userId);
-  return withAccessChange(db, async (tx) => ({
-    result: toUser(await tx.user.update({ where: { id: userId }, data: input, select: USER_SELECT })),
-    event: { userId },
-  }));
+  const emailChanges = input.email !== undefined && input.email !== user.email;
+  return withAccessChange(db, async (tx) => {
+    // A new address is not shown to be the user's yet: its verification and any link sent to the
+    // old one go with the change.
+    if (emailChanges) await forgetEmailVerification(tx, userId);
+    const data = emailChanges ? { ...input, email_verified_at: null } : input;
+    return {
+      result: toUser(await tx.user.update({ where: { id: userId }, data, select: USER_SELECT })),
+      event: { userId },
+    };
+  });
+}
+
+/**
+ * A sys_admin's word that another user's current email is theirs (the user proves their own with a
+ * link). Already verified: unchanged. A user without an email: 409.
+ */
+export async function markEmailVerified(ctx: Context, userId: string): Promise<User> {
+  const { db } = ctx;
+  const user = await requireUser(db, userId);
+  if (ctx.actor.kind !== "system" && ctx.actor.userId === userId)
+    throw new DomainError("forbidden", "Verify your own email with the link sent to it, from Your account.");
+  await requireOutranksUser(ctx, userId);
+  if (user.email === null) throw new DomainError("conflict", "The user has no email to verify.");
+  if (user.email_verified_at !== null) return toUser(user);
+  await forgetEmailVerification(db, userId);
+  const row = await db.user.update({
+    // Only the address read above: one changed meanwhile is not the one the sys_admin vouched for.
+    where: { id: userId, email: user.email },
+    data: { email_verified_at: new Date() },
+    select: USER_SELECT,
+  });
+  return toUser(row);
 }
 
 /** Sets a new password (the given one, or a generated one returned once) and ends the user's sessions. */
