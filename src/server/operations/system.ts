@@ -7,7 +7,6 @@ import { LENGTH, list, moment, text } from "@/lib/schemas/common";
 import { MAX_ORGANIZATIONS_PER_USER } from "@/lib/schemas/organizations";
 import { userSummarySchema } from "@/lib/schemas/users";
 import type { UserActor } from "@/server/auth/actor";
-import type { Context } from "@/server/db/context";
 import { effectivePermissions } from "@/server/auth/authorize";
 import { invalidationRoute, listenForInvalidations, UNHEARD_CACHE_MS } from "@/server/auth/invalidation";
 import { databaseAnswers } from "@/server/db/client";
@@ -36,10 +35,7 @@ const READY_DEADLINE_MS = 1_500;
 const permissions = list(text(), ALL_PERMISSIONS.length);
 
 const meSchema = z.object({
-  user: userSummarySchema.extend({
-    email: text().nullable(),
-    email_verified_at: moment.nullable().describe("When the email was shown to be the user's; null: not verified."),
-  }),
+  user: userSummarySchema,
   auth: z.enum(["api_key", "session"]),
   key: z
     .object({
@@ -60,15 +56,10 @@ const meSchema = z.object({
 
 type Me = z.output<typeof meSchema>;
 
-async function meOf(ctx: Context<UserActor>): Promise<Me> {
-  const user = ctx.actor;
+function meOf(user: UserActor): Me {
   const { global, organizations } = effectivePermissions(user);
-  const { email, email_verified_at } = await ctx.db.user.findUniqueOrThrow({
-    where: { id: user.userId },
-    select: { email: true, email_verified_at: true },
-  });
   return {
-    user: { id: user.userId, username: user.username, display_name: user.displayName, email, email_verified_at },
+    user: { id: user.userId, username: user.username, display_name: user.displayName },
     auth: user.kind === "api_key" ? "api_key" : "session",
     key:
       user.kind === "api_key"
@@ -151,6 +142,6 @@ export const systemOperations = {
       "For a key, the permissions are its scopes without dangerous ones, intersected with what its owner holds now.",
     access: "authenticated",
     response: meSchema,
-    handler: (ctx) => meOf(ctx as Context<UserActor>),
+    handler: ({ actor }) => meOf(actor as UserActor),
   }),
 };
