@@ -77,6 +77,10 @@ const schema = z
     /** 1: a first OAuth sign-in with a verified email that matches no user creates one (no roles). */
     SVC_OAUTH_AUTO_CREATE_USERS: z.enum(["0", "1"]).default("0"),
     SVC_OAUTH_AUTO_LINK: z.enum(["0", "1"]).default("1"),
+    /** Outgoing mail (smtp:// or smtps://, nodemailer's URL form). Unset: no email is sent. */
+    SMTP_URL: z.url({ protocol: /^smtps?$/ }).optional(),
+    /** The From of outgoing mail (`svc <no-reply@example.com>`). Unset: no-reply at SMTP_URL's host. */
+    SMTP_FROM: z.string().min(3).max(320).optional(),
     /** 0: this process runs no queue workers and no scheduled jobs (it still writes events). */
     SVC_JOBS: z.enum(["0", "1"]).default("1"),
     /**

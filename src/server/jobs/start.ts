@@ -1,6 +1,7 @@
 import "server-only";
 import { systemActor } from "@/server/auth/actor";
 import { readContext } from "@/server/db/context";
+import { workEmail } from "@/server/email/worker";
 import { log } from "@/server/log";
 import { deliver } from "@/server/services/webhooks/deliver";
 import { DELIVERY_QUEUE, type DeliveryJob } from "@/server/services/webhooks/outbox";
@@ -22,6 +23,7 @@ export function startJobs() {
       concurrency: DELIVERY_WORKERS,
       handle: (job) => deliver(readContext(systemActor("webhooks")), job),
     });
+    await workEmail(boss, state);
     for (const job of SCHEDULED_JOBS) {
       await ensureQueue(boss, job.name, { retryLimit: 3 });
       await boss.schedule(job.name, job.cron, {}, { tz: "UTC" });
