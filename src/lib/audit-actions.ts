@@ -62,6 +62,8 @@ const QUALIFIERS: Readonly<Record<string, string>> = {
   rotateOrgWebhookEndpointSecret: "organization",
   testOrgWebhookEndpoint: "organization",
   retryOrgWebhookDelivery: "organization",
+  acceptInvitation: "signed in",
+  signUpWithInvitation: "new account",
 };
 
 /** How an action is offered in the filters: its label, with what sets it apart ("API key created (service account)"). */

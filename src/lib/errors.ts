@@ -141,6 +141,20 @@ export const ERRORS = {
     "A uniqueness rule would be broken, or a record is still referenced. `errors` names the field when one is to blame.",
     { extensions: ["errors"] },
   ),
+  already_invited: info(
+    409,
+    "CONFLICT",
+    "Already invited",
+    "The address already has a pending invitation to this organization (case-insensitive): resend or revoke it instead.",
+    { extensions: ["errors"] },
+  ),
+  already_member: info(
+    409,
+    "CONFLICT",
+    "Already a member",
+    "A user with this email address is already a member of the organization.",
+    { extensions: ["errors"] },
+  ),
   policy_violation: info(
     422,
     "UNPROCESSABLE_CONTENT",

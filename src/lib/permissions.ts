@@ -106,6 +106,12 @@ export const PERMISSIONS = {
     dangerous: false,
     allows: "create/update/delete the organization's webhook endpoints",
   },
+  "svc:org:invitations:read": { scope: "org", dangerous: false, allows: "read the organization's invitations" },
+  "svc:org:invitations:write": {
+    scope: "org",
+    dangerous: true,
+    allows: "invite people to the organization with its roles, resend and revoke invitations",
+  },
 } as const satisfies Record<string, PermissionInfo>;
 
 export type Permission = keyof typeof PERMISSIONS;
@@ -144,7 +150,11 @@ export const BUILT_IN_ROLES: readonly BuiltInRole[] = [
     description: "Member of one organization: reads it and takes part in conversations.",
     permissions: [
       ...ORG_PERMISSIONS.filter(
-        (p) => p.endsWith(":read") && p !== "svc:org:audit:read" && p !== "svc:org:webhooks:read",
+        (p) =>
+          p.endsWith(":read") &&
+          p !== "svc:org:audit:read" &&
+          p !== "svc:org:webhooks:read" &&
+          p !== "svc:org:invitations:read",
       ),
       "svc:conversations:write",
     ],

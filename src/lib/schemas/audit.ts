@@ -20,6 +20,7 @@ export const SECRET_FIELDS: ReadonlySet<string> = new Set([
   "client_secret_hash",
   "secret",
   "token",
+  "token_hash",
   "totp_secret",
   "recovery_codes",
   "secret_encrypted",

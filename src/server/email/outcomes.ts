@@ -7,4 +7,6 @@ import type { Context } from "@/server/db/context";
 export type EmailOutcome = "sent" | "failed";
 export type OutcomeRecorder = (ctx: Context, id: string, outcome: EmailOutcome) => Promise<void>;
 
-export const EMAIL_OUTCOME_RECORDERS: Record<string, () => Promise<OutcomeRecorder>> = {};
+export const EMAIL_OUTCOME_RECORDERS: Record<string, () => Promise<OutcomeRecorder>> = {
+  invitation: async () => (await import("@/server/services/invitations/service")).recordInvitationDelivery,
+};

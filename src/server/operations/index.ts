@@ -4,6 +4,7 @@ import { apiKeyOperations } from "./api-keys";
 import { auditEventOperations } from "./audit-events";
 import { centralPointOperations } from "./central-points";
 import { conversationOperations } from "./conversations";
+import { invitationOperations } from "./invitations";
 import { llmConfigOperations } from "./llm-configs";
 import { memberOperations } from "./members";
 import { modelOperations } from "./models";
@@ -40,6 +41,7 @@ export const OPERATION_GROUPS = {
   conversations: conversationOperations,
   users: userOperations,
   members: memberOperations,
+  invitations: invitationOperations,
   serviceAccounts: serviceAccountOperations,
   roles: roleOperations,
   oauthClients: oauthClientOperations,
