@@ -344,3 +344,17 @@ export async function signUpWithInvitation(
 export async function recordInvitationDelivery(ctx: Context, invitationId: string, outcome: "sent" | "failed") {
   await ctx.db.invitation.updateMany({ where: { id: invitationId, delivery: "queued" }, data: { delivery: outcome } });
 }
+
+/** What the accept page shows of a usable invitation (null for every token that cannot be used). */
+export async function previewInvitation(
+  ctx: Context,
+  token: string,
+): Promise<{ email: string; organization: string } | null> {
+  if (!hasTokenShape(token)) return null;
+  const row = await ctx.db.invitation.findUnique({
+    where: { token_hash: hashToken(token) },
+    select: { email: true, status: true, expires_at: true, token_hash: true, org: true },
+  });
+  if (!row || row.org.is_deleted || statusOf(row) !== "pending" || !hashMatches(row.token_hash, token)) return null;
+  return { email: row.email, organization: orgName(row.org) };
+}
