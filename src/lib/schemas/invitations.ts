@@ -39,6 +39,22 @@ export type ListInvitationsQuery = z.output<typeof listInvitationsQuery>;
 
 const roleRef = z.object({ id: z.uuid(), name: text() });
 
+const EXAMPLE_INVITATION = {
+  id: "0193a5c2-7d1e-7b4a-9c3f-2e8d6f1a4b71",
+  org_id: "0193a5c2-7d1e-7b4a-9c3f-2e8d6f1a4b70",
+  email: "ada@example.com",
+  roles: [{ id: "0193a5ca-9c0d-7e1f-8a2b-3c4d5e6f7a8b", name: "org_member" }],
+  status: "pending",
+  delivery: "sent",
+  expires_at: "2026-01-22T09:30:00.000Z",
+  invited_by: "0193a5c2-41f0-7e2d-8a6b-3c9e5d7f1a22",
+  accepted_at: null,
+  accepted_by: null,
+  revoked_at: null,
+  created_at: "2026-01-15T09:30:00.000Z",
+  updated_at: "2026-01-15T09:30:00.000Z",
+};
+
 export const invitationSchema = z
   .object({
     id: z.uuid(),
@@ -57,26 +73,7 @@ export const invitationSchema = z
     created_at: moment,
     updated_at: moment,
   })
-  .meta({
-    id: "Invitation",
-    examples: [
-      {
-        id: "0193a5c2-7d1e-7b4a-9c3f-2e8d6f1a4b71",
-        org_id: "0193a5c2-7d1e-7b4a-9c3f-2e8d6f1a4b70",
-        email: "ada@example.com",
-        roles: [{ id: "0193a5ca-9c0d-7e1f-8a2b-3c4d5e6f7a8b", name: "org_member" }],
-        status: "pending",
-        delivery: "sent",
-        expires_at: "2026-01-22T09:30:00.000Z",
-        invited_by: "0193a5c2-41f0-7e2d-8a6b-3c9e5d7f1a22",
-        accepted_at: null,
-        accepted_by: null,
-        revoked_at: null,
-        created_at: "2026-01-15T09:30:00.000Z",
-        updated_at: "2026-01-15T09:30:00.000Z",
-      },
-    ],
-  });
+  .meta({ id: "Invitation", examples: [EXAMPLE_INVITATION] });
 export type Invitation = z.input<typeof invitationSchema>;
 export const invitationListSchema = listOf(invitationSchema);
 
@@ -87,7 +84,15 @@ export const invitationWithLinkSchema = invitationSchema
       .max(2048)
       .describe("The link to accept, holding the token: in this answer only (it is stored as a hash)."),
   })
-  .meta({ id: "InvitationWithLink" });
+  .meta({
+    id: "InvitationWithLink",
+    examples: [
+      {
+        ...EXAMPLE_INVITATION,
+        accept_url: "https://svc.example.com/console/invitations/3xQd0vB1mZ7kR2pL9sT4uW6yA8cE0gH5jK7nP9rS1tV",
+      },
+    ],
+  });
 
 const token = z
   .string()
@@ -106,5 +111,17 @@ export const acceptedInvitationSchema = z
     username: text(),
     roles: list(roleRef, MAX_INVITATION_ROLES),
   })
-  .meta({ id: "AcceptedInvitation" });
+  .meta({
+    id: "AcceptedInvitation",
+    examples: [
+      {
+        invitation_id: EXAMPLE_INVITATION.id,
+        org_id: EXAMPLE_INVITATION.org_id,
+        organization_name: "Acme",
+        user_id: "0193a5c2-41f0-7e2d-8a6b-3c9e5d7f1a23",
+        username: "ada",
+        roles: EXAMPLE_INVITATION.roles,
+      },
+    ],
+  });
 export type AcceptedInvitation = z.input<typeof acceptedInvitationSchema>;
