@@ -62,6 +62,8 @@ export function auditAction(action: string): AuditActionName {
  * org role granted through an organization's members, not by a user administrator; an
  * organization's webhook endpoint, not the platform's.
  */
+  acceptInvitation: "signed in",
+  signUpWithInvitation: "new account",
 const QUALIFIERS: Readonly<Record<string, string>> = {
   createServiceAccountKey: "service account",
   revokeServiceAccountKey: "service account",

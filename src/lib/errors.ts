@@ -154,6 +154,20 @@ export const ERRORS = {
     "The domain belongs to a public email provider (anyone can have an address there), so it cannot be claimed by an organization.",
     { extensions: ["errors"] },
   ),
+  already_invited: info(
+    409,
+    "CONFLICT",
+    "Already invited",
+    "The address already has a pending invitation to this organization (case-insensitive): resend or revoke it instead.",
+    { extensions: ["errors"] },
+  ),
+  already_member: info(
+    409,
+    "CONFLICT",
+    "Already a member",
+    "A user with this email address is already a member of the organization.",
+    { extensions: ["errors"] },
+  ),
   policy_violation: info(
     422,
     "UNPROCESSABLE_CONTENT",

@@ -91,6 +91,11 @@ export const CHANGE_EVENT_TYPES = {
   // A service account's key is an API key: integrations watch one set of key events.
   createServiceAccountKey: "api_key.created",
   updateServiceAccountKey: "api_key.updated",
+  createInvitation: "invitation.created",
+  resendInvitation: "invitation.resent",
+  revokeInvitation: "invitation.revoked",
+  acceptInvitation: "invitation.accepted",
+  signUpWithInvitation: "invitation.accepted",
   rollServiceAccountKey: "api_key.rolled",
   revokeServiceAccountKey: "api_key.revoked",
   revokeAllApiKeys: "user.api_keys_revoked",
@@ -129,6 +134,7 @@ const SYSTEM_EVENT_TYPES = {
   "api_key.idle_revoked": "An API key unused for api_keys.idle_revoke_days was revoked.",
   "api_key.rate_limited": "An API key's first 429 in a clock hour.",
   "webhook_endpoint.disabled": "An endpoint was disabled after 5 days of failed deliveries.",
+  "invitation.expired": "A pending invitation reached its expiry unaccepted.",
   "webhook.test": "Sent by “Send test event” (POST …/test) to that endpoint only.",
 } as const;
 

@@ -112,6 +112,12 @@ export const PERMISSIONS = {
     dangerous: true,
     allows: "add, verify and remove the organization's domains (verified ones let people join)",
   },
+  "svc:org:invitations:read": { scope: "org", dangerous: false, allows: "read the organization's invitations" },
+  "svc:org:invitations:write": {
+    scope: "org",
+    dangerous: true,
+    allows: "invite people to the organization with its roles, resend and revoke invitations",
+  },
 } as const satisfies Record<string, PermissionInfo>;
 
 export type Permission = keyof typeof PERMISSIONS;
@@ -154,7 +160,8 @@ export const BUILT_IN_ROLES: readonly BuiltInRole[] = [
           p.endsWith(":read") &&
           p !== "svc:org:audit:read" &&
           p !== "svc:org:webhooks:read" &&
-          p !== "svc:org:domains:read",
+          p !== "svc:org:domains:read" &&
+          p !== "svc:org:invitations:read",
       ),
       "svc:conversations:write",
     ],

@@ -29,6 +29,7 @@ interface ProcessState {
   authFailureLimiter: Limiter | null;
   /** The limiter of each route limited per client address, by the route's name. */
   addressLimiters: Map<string, Limiter>;
+  invitationLimiter: { limiter?: Limiter };
   signInThrottle: SignInThrottle;
   /** Whatever caches authentication state in this process, told of each invalidation. */
   invalidationListeners: Set<InvalidationListener>;

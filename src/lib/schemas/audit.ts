@@ -21,6 +21,7 @@ export const SECRET_FIELDS: ReadonlySet<string> = new Set([
   "token_hash",
   "secret",
   "token",
+  "token_hash",
   "totp_secret",
   "recovery_codes",
   "secret_encrypted",

@@ -41,11 +41,11 @@ export const username = text()
   .regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/, "may hold letters, digits, '.', '_' and '-', starting with a letter or digit");
 
 /** Stored lowercase: sign-in by email is case-insensitive. */
-const emailAddress = text().trim().toLowerCase().pipe(z.email("must be an email address"));
+export const emailAddress = text().trim().toLowerCase().pipe(z.email("must be an email address"));
 
 /** The longest password anyone may have (hashing costs grow with it). */
 export const PASSWORD_LENGTH = 1024;
-const password = text(PASSWORD_LENGTH).min(12, "must be at least 12 characters");
+export const password = text(PASSWORD_LENGTH).min(12, "must be at least 12 characters");
 
 /** A user's locale, a language tag: a column of 35 characters. */
 const LOCALE_LENGTH = 35;

@@ -14,7 +14,7 @@ export const KEY_LENGTH = KEY_PREFIX.length + BODY_LENGTH + CHECKSUM_LENGTH;
 export const DISPLAY_PREFIX_LENGTH = 12;
 const SHAPE = new RegExp(`^${KEY_PREFIX}[0-9A-Za-z]{${BODY_LENGTH + CHECKSUM_LENGTH}}$`);
 
-function base62(value: bigint, width: number): string {
+export function base62(value: bigint, width: number): string {
   let out = "";
   let rest = value;
   while (rest > 0n) {

@@ -38,6 +38,11 @@ const ALLOWED: AllowedObject[] = [
         "organization_domains_verified_domain_key",
         "(domain) WHERE (((status)::text = 'verified'::text) AND (NOT is_deleted))",
       ],
+      [
+        "invitations",
+        "invitations_pending_email_key",
+        "(org_id, lower((email)::text)) WHERE ((status)::text = 'pending'::text)",
+      ],
     ] as const
   ).map(([table, name, rest]): AllowedObject => ({
     kind: "index",
@@ -53,6 +58,22 @@ const ALLOWED: AllowedObject[] = [
     definition:
       "CHECK (((status)::text = ANY ((ARRAY['pending'::character varying, 'delivered'::character varying, 'failed'::character varying])::text[])))",
     reason: "a delivery is pending, delivered or failed",
+  },
+  {
+    kind: "constraint",
+    table: "invitations",
+    name: "invitations_status_check",
+    definition:
+      "CHECK (((status)::text = ANY ((ARRAY['pending'::character varying, 'accepted'::character varying, 'revoked'::character varying, 'expired'::character varying])::text[])))",
+    reason: "an invitation is pending, accepted, revoked or expired",
+  },
+  {
+    kind: "constraint",
+    table: "invitations",
+    name: "invitations_delivery_check",
+    definition:
+      "CHECK (((delivery)::text = ANY ((ARRAY['queued'::character varying, 'sent'::character varying, 'failed'::character varying, 'not_configured'::character varying])::text[])))",
+    reason: "an invitation's email is queued, sent, failed or not configured",
   },
   {
     kind: "constraint",
@@ -227,8 +248,8 @@ describe("schema drift", () => {
     // The comparison is not vacuous: every model was matched against a table with its columns and keys.
     expect(database.tables.map((t) => t.name).sort()).toEqual(schema.tables.map((t) => t.name).sort());
     // The 18 core tables, audit_events, the two of two-factor sign-in, the one of email verification,
-    // the two of key usage, the four of webhooks, and organization_domains.
-    expect(schema.tables).toHaveLength(28);
+    // the two of key usage, the four of webhooks, organization_domains and invitations.
+    expect(schema.tables).toHaveLength(30);
   });
 
   it("the updated_at trigger is on exactly the tables whose model has @updatedAt", async () => {

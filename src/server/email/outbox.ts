@@ -10,7 +10,7 @@ import { emailConfigured } from "./transport";
 // Email is queued, never sent on the request path: the message becomes a job in the caller's
 // transaction (a rolled-back change sends nothing), encrypted, because messages carry links that
 // are secrets and the job table is not a place for them. The worker (worker.ts) sends it and
-// reports the outcome to whatever asked. See docs/decisions/060-email-queue.md.
+// reports the outcome to whatever asked. See docs/decisions/055-email-queue.md.
 
 export const EMAIL_QUEUE = "email";
 

@@ -10,4 +10,5 @@ export type OutcomeRecorder = (ctx: Context, id: string, outcome: EmailOutcome) 
 export const EMAIL_OUTCOME_RECORDERS: Record<string, () => Promise<OutcomeRecorder>> = {
   email_verification: () =>
     import("@/server/services/email-verification/service").then((m) => m.recordEmailVerificationDelivery),
+  invitation: () => import("@/server/services/invitations/service").then((m) => m.recordInvitationDelivery),
 };

@@ -93,6 +93,14 @@ export const SCHEDULED_JOBS: readonly ScheduledJob[] = [
     },
   },
   {
+    name: "invitation-expiry",
+    cron: "*/5 * * * *",
+    description: "Marks pending invitations past their expiry as expired and emits invitation.expired for each.",
+    runAtStart: true,
+    run: async () =>
+      (await import("@/server/services/invitations/expiry")).expireInvitations(await jobContext("invitations")),
+  },
+  {
     name: "webhook-upkeep",
     cron: "* * * * *",
     description:

@@ -169,3 +169,29 @@ export async function countAddressRequest(
   }
   return headers;
 }
+
+// ---------------------------------------------------------------------------------------------
+// Invitations per organization
+
+/** Invitations (new or resent) one organization may send per hour. */
+export const INVITATIONS_PER_HOUR = 100;
+
+const invitationLimiter = processState("invitationLimiter", () => ({}));
+
+/** Counts an invitation sent by `orgId`; over the hour's allowance, 429 `rate_limited`. */
+export async function countOrganizationInvitation(orgId: string): Promise<void> {
+  invitationLimiter.limiter ??= limiterStore().limiter({
+    name: "invitations-per-org",
+    points: INVITATIONS_PER_HOUR,
+    windowSeconds: 3_600,
+  });
+  const state = await invitationLimiter.limiter.consume(orgId);
+  if (!state.allowed) {
+    metrics().rateLimited.inc({ limit: "invitations" });
+    throw new DomainError(
+      "rate_limited",
+      `An organization may send at most ${INVITATIONS_PER_HOUR} invitations an hour. Try again later.`,
+      { retry_after_seconds: Math.ceil(state.resetMs / 1000) },
+    );
+  }
+}

@@ -4,6 +4,7 @@ import { apiKeyOperations } from "./api-keys";
 import { auditEventOperations } from "./audit-events";
 import { centralPointOperations } from "./central-points";
 import { conversationOperations } from "./conversations";
+import { invitationOperations } from "./invitations";
 import { domainOperations } from "./domains";
 import { llmConfigOperations } from "./llm-configs";
 import { memberOperations } from "./members";
@@ -41,6 +42,7 @@ export const OPERATION_GROUPS = {
   conversations: conversationOperations,
   users: userOperations,
   members: memberOperations,
+  invitations: invitationOperations,
   serviceAccounts: serviceAccountOperations,
   roles: roleOperations,
   oauthClients: oauthClientOperations,

@@ -113,6 +113,7 @@ async function checkedCall(
     encodeAnswer(operation, await operation.handler({ ...ctx, params, query, body } as never));
   if (operation.method === "GET") return call(readContext(acting));
   return auditedChange(acting, request, call, (result) => {
+    if (operation.audits) return { action: operation.id, ...operation.audits(result as never) };
     const target = targetOf(operation, actor, params as Record<string, unknown>, result);
     return { action: operation.id, target, orgId: orgOf(params as Record<string, unknown>, target) };
   });

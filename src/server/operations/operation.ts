@@ -84,6 +84,8 @@ export interface Operation<
   secret?: boolean;
   /** Calls per client address (an IPv6 client's /64) allowed per window; over it, 429 `rate_limited`. */
   addressLimit?: { name: string; requests: number; windowSeconds: number };
+  /** What its audit event names, where the path does not say (a change reached by a token, not an id). */
+  audits?: (result: z.input<R>) => { target: { type: string; id: string }; orgId: string | null };
   /** Error codes this operation can answer with, besides the ones every operation has. */
   errors?: readonly ErrorCode[];
   handler: (ctx: OperationContext<Out<P>, Out<Q>, Out<B>>) => Promise<z.output<R>> | z.output<R>;

@@ -156,7 +156,8 @@ async function run(
     seen.headers = await countAddressRequest(operation.addressLimit, clientAddressOf(request));
   const actor = await credentialsFor(operation, request);
   seen.actor = actor;
-  // Only public operations declare a limit per address (operations.test.ts), so no key's fields meet it.
+  // Only public and session-only operations declare a limit per address (operations.test.ts), so no
+  // key's fields meet it.
   if (actor?.kind === "api_key") seen.headers = await countKeyRequest(actor.key.id, actor.key.rateLimit);
   const result = await invoke(
     operation,

@@ -34,6 +34,8 @@ export const TAGS: Readonly<Record<string, string>> = {
     "Conversations and their message history. A conversation is private to its user unless the caller holds `svc:conversations:manage`.",
   Users: "User accounts, their passwords, organizations and linked sign-in identities.",
   Members: "An organization's members and the org roles they hold in it.",
+  Invitations:
+    "Invitations to join an organization with some of its roles, and the two doors of accepting one: signed in, or by creating an account. See docs/access.md.",
   "Service accounts":
     "Machine users of one organization: no password, no console sign-in, only the org roles granted there. Their API keys outlive the people who made them.",
   "Service account keys":

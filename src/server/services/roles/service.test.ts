@@ -12,6 +12,7 @@ import { testDatabase } from "@/test/database";
 import { createOrg, createRole, createSysAdmin, createUser, grant, join, roleId, seedRoles } from "@/test/fixtures";
 import { effectivePermissionsOf, grantOrgRole, grantRole, listGrants, revokeGrant, revokeOrgRole } from "./grants";
 import { createRole as createRoleAs, deleteRole, listRoles, updateRole } from "./service";
+import { acceptInvitation, createInvitation } from "@/server/services/invitations/service";
 import { readContext } from "@/server/db/context";
 
 const { client, url } = await testDatabase();
@@ -281,8 +282,9 @@ describe("no escalation", () => {
 
   // The property: whatever a non-sys_admin granter does with roles and grants, nobody
   // ends up holding a permission, globally or in an organization, that the granter did not hold
-  // there before — the granter included — and nobody becomes a sys_admin.
-  it("holds for any sequence of grants, revokes and role edits by a non-sys_admin", async () => {
+  // there before — the granter included — and nobody becomes a sys_admin. Invitations the granter
+  // sends (and the invitee accepts) are one more way to hand out roles.
+  it("holds for any sequence of grants, revokes, role edits and invitations by a non-sys_admin", async () => {
     const NON_ADMIN = ALL_PERMISSIONS.filter((p) => p !== "svc:system:admin");
     const op = fc.oneof(
       fc.record({
@@ -298,6 +300,7 @@ describe("no escalation", () => {
       fc.record({ kind: fc.constant("grant" as const), target: fc.nat(2), role: fc.nat(), org: fc.nat(2) }),
       fc.record({ kind: fc.constant("revoke" as const), target: fc.nat(2), grant: fc.nat() }),
       fc.record({ kind: fc.constant("delete" as const), role: fc.nat() }),
+      fc.record({ kind: fc.constant("invite" as const), role: fc.nat(), org: fc.nat(1) }),
     );
     const scenario = fc.record({
       granterGlobal: fc.subarray(NON_ADMIN, { maxLength: 8 }),
@@ -321,7 +324,14 @@ describe("no escalation", () => {
         const orgs = [await createOrg(client), await createOrg(client)];
         const granter = await createUser(client);
         const others = [await createUser(client), await createUser(client)];
-        const people = [granter, ...others];
+        // Someone outside every organization, with a verified email: invitations bring them in.
+        const outsider = await createUser(client);
+        const outsiderEmail = `${outsider.username}@example.com`.toLowerCase();
+        await client.user.update({
+          where: { id: outsider.id },
+          data: { email: outsiderEmail, email_verified_at: new Date() },
+        });
+        const people = [granter, ...others, outsider];
         await grant(
           client,
           granter.id,
@@ -398,6 +408,16 @@ describe("no escalation", () => {
               case "delete":
                 await deleteRole(readContext(actor), pick(roles, step.role));
                 break;
+              case "invite": {
+                const invitation = await createInvitation(readContext(actor), pick(orgs, step.org).id, {
+                  email: outsiderEmail,
+                  role_ids: [pick(roles, step.role)],
+                  expires_in_days: 7,
+                });
+                const token = invitation.accept_url.split("/").at(-1)!;
+                await acceptInvitation(readContext(await sessionActor(client, outsider.id)), token);
+                break;
+              }
             }
           } catch (error) {
             // A refusal as the doors answer it; a grant the target already holds is the database's 409.
