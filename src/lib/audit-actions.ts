@@ -62,8 +62,6 @@ export function auditAction(action: string): AuditActionName {
  * org role granted through an organization's members, not by a user administrator; an
  * organization's webhook endpoint, not the platform's.
  */
-  acceptInvitation: "signed in",
-  signUpWithInvitation: "new account",
 const QUALIFIERS: Readonly<Record<string, string>> = {
   createServiceAccountKey: "service account",
   revokeServiceAccountKey: "service account",
@@ -77,6 +75,8 @@ const QUALIFIERS: Readonly<Record<string, string>> = {
   rotateOrgWebhookEndpointSecret: "organization",
   testOrgWebhookEndpoint: "organization",
   retryOrgWebhookDelivery: "organization",
+  acceptInvitation: "signed in",
+  signUpWithInvitation: "new account",
   markUserEmailVerified: "by a sys admin",
   confirmEmailVerification: "by a link",
 };

@@ -1,24 +1,20 @@
 import "server-only";
 import { hash, randomBytes, timingSafeEqual } from "node:crypto";
+import { base62 } from "./api-key-format";
 
-// Tokens of links sent by email (verifying an address): 32 CSPRNG bytes in base62, kept as SHA-256
-// only. A stored hash is compared with the presented token's in constant time.
+// Tokens of links sent to people (an invitation, a link verifying an address): 32 CSPRNG bytes in
+// base62, shown once in the link and kept as SHA-256 only, like an API key. A stored hash is
+// compared with the presented token's in constant time.
 
-const ALPHABET = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
 /** ceil(256 / log2(62)): every token has this length. */
 export const LINK_TOKEN_LENGTH = 43;
+/** A token's shape: anything else is refused before the database is asked. */
 export const LINK_TOKEN_SHAPE = /^[0-9A-Za-z]{43}$/;
 
 export const hashLinkToken = (token: string): string => hash("sha256", token, "hex");
 
 export function generateLinkToken(): { token: string; hash: string } {
-  let rest = BigInt(`0x${randomBytes(32).toString("hex")}`);
-  let token = "";
-  while (rest > 0n) {
-    token = ALPHABET[Number(rest % 62n)] + token;
-    rest /= 62n;
-  }
-  token = token.padStart(LINK_TOKEN_LENGTH, "0");
+  const token = base62(BigInt(`0x${randomBytes(32).toString("hex")}`), LINK_TOKEN_LENGTH);
   return { token, hash: hashLinkToken(token) };
 }
 

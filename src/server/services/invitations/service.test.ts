@@ -7,7 +7,7 @@ import { cli, refusal, sessionActor } from "@/test/actors";
 import { testDatabase } from "@/test/database";
 import { createOrg, createOrgAdmin, createRole, createUser, join, PASSWORD, roleId, seedRoles } from "@/test/fixtures";
 import { expireInvitations } from "./expiry";
-import { hashToken } from "./token";
+import { hashLinkToken } from "@/server/auth/link-tokens";
 
 // Invitations through the operations (so each change is one audited unit, as at the doors): the
 // token is shown once and kept as a hash, one pending invitation per address, no escalation, the
@@ -64,7 +64,7 @@ describe("inviting", () => {
     expect(token).toMatch(/^[0-9A-Za-z]{43}$/);
     expect(invitation.accept_url).toMatch(/\/console\/invitations\/[0-9A-Za-z]{43}$/);
     const row = await client.invitation.findUniqueOrThrow({ where: { id: invitation.id } });
-    expect(row.token_hash).toBe(hashToken(token));
+    expect(row.token_hash).toBe(hashLinkToken(token));
     const got = (await call(ops.get, admin, { params: { org_id: org.id, invitation_id: invitation.id } })) as object;
     expect(JSON.stringify(got)).not.toContain(token);
     expect(got).not.toHaveProperty("accept_url");
@@ -227,8 +227,8 @@ describe("accepting", () => {
     for (const token of [tokenOf(invitation), tokenOf(resent)]) {
       expect(audit[0]!.t).not.toContain(token);
       expect(hooks[0]!.t).not.toContain(token);
-      expect(audit[0]!.t).not.toContain(hashToken(token));
-      expect(hooks[0]!.t).not.toContain(hashToken(token));
+      expect(audit[0]!.t).not.toContain(hashLinkToken(token));
+      expect(hooks[0]!.t).not.toContain(hashLinkToken(token));
     }
     expect(hooks[0]!.t).toContain("invitation.created");
     expect(hooks[0]!.t).toContain("invitation.accepted");

@@ -22,7 +22,8 @@ import { newestFirst, paginate } from "@/server/services/pagination";
 import { lockOrganization, requireWithinQuota } from "@/server/services/quotas";
 import { expireInvitations } from "./expiry";
 import { invitationMessage } from "./message";
-import { acceptUrl, hashMatches, hashToken, hasTokenShape, newToken } from "./token";
+import { generateLinkToken, hashLinkToken, LINK_TOKEN_SHAPE, sameTokenHash } from "@/server/auth/link-tokens";
+import { acceptUrl } from "./token";
 
 // Invitations: an org admin invites an address with some of the organization's roles; whoever
 // holds the link's token accepts (signed in with that verified address) or makes an account with it.
@@ -142,7 +143,7 @@ export async function createInvitation(ctx: Context, orgId: string, input: Creat
     const invited = await tx.invitation.count({ where: { org_id: orgId, status: "pending" } });
     await requireWithinQuota(tx, org.subscription_tier, "max_members", members + invited);
     await countOrganizationInvitation(orgId);
-    const { token, hash } = newToken();
+    const { token, hash } = generateLinkToken();
     const created = await tx.invitation.create({
       data: {
         org_id: orgId,
@@ -214,7 +215,7 @@ export async function resendInvitation(
     await requireGrantableRoles(ctx, tx, orgId, row.role_ids);
     await countOrganizationInvitation(orgId);
     // A new token: the old link stops working with this change.
-    const { token, hash } = newToken();
+    const { token, hash } = generateLinkToken();
     const renewed = await tx.invitation.update({
       where: { id: row.id },
       data: { token_hash: hash, expires_at: new Date(Date.now() + input.expires_in_days * DAY_MS) },
@@ -248,11 +249,11 @@ const unusable = () =>
 
 /** The pending invitation of `token`, locked for the change; unusable ones all answer alike. */
 async function usableInvitation(tx: Db, token: string): Promise<Row> {
-  if (!hasTokenShape(token)) throw unusable();
+  if (!LINK_TOKEN_SHAPE.test(token)) throw unusable();
   const [locked] = await tx.$queryRaw<{ id: string; token_hash: string }[]>`
     SELECT i.id, i.token_hash FROM invitations i JOIN organizations o ON o.id = i.org_id AND NOT o.is_deleted
-    WHERE i.token_hash = ${hashToken(token)} AND i.status = 'pending' AND i.expires_at > now() FOR UPDATE OF i`;
-  if (!locked || !hashMatches(locked.token_hash, token)) throw unusable();
+    WHERE i.token_hash = ${hashLinkToken(token)} AND i.status = 'pending' AND i.expires_at > now() FOR UPDATE OF i`;
+  if (!locked || !sameTokenHash(locked.token_hash, hashLinkToken(token))) throw unusable();
   return tx.invitation.findUniqueOrThrow({ where: { id: locked.id } });
 }
 
@@ -350,11 +351,12 @@ export async function previewInvitation(
   ctx: Context,
   token: string,
 ): Promise<{ email: string; organization: string } | null> {
-  if (!hasTokenShape(token)) return null;
+  if (!LINK_TOKEN_SHAPE.test(token)) return null;
   const row = await ctx.db.invitation.findUnique({
-    where: { token_hash: hashToken(token) },
+    where: { token_hash: hashLinkToken(token) },
     select: { email: true, status: true, expires_at: true, token_hash: true, org: true },
   });
-  if (!row || row.org.is_deleted || statusOf(row) !== "pending" || !hashMatches(row.token_hash, token)) return null;
+  if (!row || row.org.is_deleted || statusOf(row) !== "pending" || !sameTokenHash(row.token_hash, hashLinkToken(token)))
+    return null;
   return { email: row.email, organization: orgName(row.org) };
 }
