@@ -2,12 +2,11 @@
 // to prove it holds a domain, the states a claim goes through, and the auto-join settings.
 
 export const DOMAIN_STATUSES = ["pending", "verified", "failed"] as const;
-export type DomainStatus = (typeof DOMAIN_STATUSES)[number];
 
 /** The TXT record is published at `_svc-challenge.<domain>`. */
-export const TXT_NAME_PREFIX = "_svc-challenge.";
+const TXT_NAME_PREFIX = "_svc-challenge.";
 /** Its value: this, then the claim's token. */
-export const TXT_VALUE_PREFIX = "svc-domain-verification=";
+const TXT_VALUE_PREFIX = "svc-domain-verification=";
 
 export const txtName = (domain: string) => `${TXT_NAME_PREFIX}${domain}`;
 export const txtValue = (token: string) => `${TXT_VALUE_PREFIX}${token}`;
@@ -22,4 +21,3 @@ export const MAX_ORG_DOMAINS = 50;
 export const DOMAIN_POLICY_SETTING = "membership.domain_policy";
 export const DOMAIN_ROLE_SETTING = "membership.domain_role_id";
 export const DOMAIN_POLICIES = ["off", "auto_join"] as const;
-export type DomainPolicy = (typeof DOMAIN_POLICIES)[number];

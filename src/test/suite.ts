@@ -13,10 +13,10 @@ import { readContext } from "@/server/db/context";
 export const KEY_PERMISSIONS = ALL_PERMISSIONS.filter((p) => !isDangerous(p));
 
 /** This test file's own database with the built-in roles, and the production build serving it. */
-export async function appOnOwnDatabase(env: Record<string, string> = {}) {
+export async function appOnOwnDatabase(env: Record<string, string> = {}, options: Parameters<typeof startApp>[2] = {}) {
   const { client, url } = await testDatabase();
   await seedRoles(client);
-  const app = await startApp(url, env);
+  const app = await startApp(url, env, options);
   return { client, url, app };
 }
 

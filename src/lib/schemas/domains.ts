@@ -1,8 +1,6 @@
 import { z } from "zod";
-import { DOMAIN_STATUSES, MAX_ORG_DOMAINS } from "@/lib/domains";
+import { DOMAIN_STATUSES } from "@/lib/domains";
 import { EXAMPLE_TIMESTAMPS, id, LENGTH, listOf, moment, pageQuery, text, timestamps } from "./common";
-
-export { MAX_ORG_DOMAINS };
 
 // The domain as typed; the server normalizes it (lower case, punycode, no trailing dot) and refuses
 // what is no host name.

@@ -4,14 +4,14 @@ import { emailAddress, password, username } from "./users";
 
 // Invitations to join an organization, and the two doors of accepting one.
 
-export const INVITATION_STATUSES = ["pending", "accepted", "revoked", "expired"] as const;
+const INVITATION_STATUSES = ["pending", "accepted", "revoked", "expired"] as const;
 export type InvitationStatus = (typeof INVITATION_STATUSES)[number];
-export const INVITATION_DELIVERIES = ["queued", "sent", "failed", "not_configured"] as const;
-export const MAX_INVITATION_ROLES = 10;
-export const DEFAULT_INVITATION_DAYS = 7;
-export const MAX_INVITATION_DAYS = 30;
+const INVITATION_DELIVERIES = ["queued", "sent", "failed", "not_configured"] as const;
+const MAX_INVITATION_ROLES = 10;
+const DEFAULT_INVITATION_DAYS = 7;
+const MAX_INVITATION_DAYS = 30;
 /** A token is 32 random bytes in base62: 43 characters. */
-export const INVITATION_TOKEN_LENGTH = 43;
+const INVITATION_TOKEN_LENGTH = 43;
 
 export const invitationParams = z.strictObject({ org_id: id, invitation_id: id });
 
@@ -74,7 +74,6 @@ export const invitationSchema = z
     updated_at: moment,
   })
   .meta({ id: "Invitation", examples: [EXAMPLE_INVITATION] });
-export type Invitation = z.input<typeof invitationSchema>;
 export const invitationListSchema = listOf(invitationSchema);
 
 export const invitationWithLinkSchema = invitationSchema

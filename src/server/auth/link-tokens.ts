@@ -7,7 +7,7 @@ import { base62 } from "./api-key-format";
 // compared with the presented token's in constant time.
 
 /** ceil(256 / log2(62)): every token has this length. */
-export const LINK_TOKEN_LENGTH = 43;
+const LINK_TOKEN_LENGTH = 43;
 /** A token's shape: anything else is refused before the database is asked. */
 export const LINK_TOKEN_SHAPE = /^[0-9A-Za-z]{43}$/;
 

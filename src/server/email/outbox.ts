@@ -39,7 +39,7 @@ export interface EmailJob {
 
 const place = (id: string) => `email:${id}`;
 
-export const sealMessage = (id: string, message: EmailMessage): string =>
+const sealMessage = (id: string, message: EmailMessage): string =>
   encrypt(keyRing(), JSON.stringify(message), place(id));
 
 export const openMessage = (job: EmailJob): EmailMessage =>

@@ -14,7 +14,7 @@ import { sender, smtpTransport } from "./transport";
 // its text: messages carry links that are secrets.
 
 /** Retries after the first attempt, with delays doubling from RETRY_DELAY_SECONDS up to an hour. */
-export const EMAIL_RETRIES = 6;
+const EMAIL_RETRIES = 6;
 const RETRY_DELAY_SECONDS = 15;
 
 type Recorders = Record<string, () => Promise<OutcomeRecorder>>;
@@ -33,7 +33,7 @@ const permanent = (error: unknown) => {
 };
 
 /** Sends `job`'s message; throws to be retried while `retriesLeft`. */
-export async function sendQueuedEmail(
+async function sendQueuedEmail(
   job: EmailJob,
   retriesLeft: boolean,
   recorders: Recorders = EMAIL_OUTCOME_RECORDERS,

@@ -174,7 +174,7 @@ export async function countAddressRequest(
 // Invitations per organization
 
 /** Invitations (new or resent) one organization may send per hour. */
-export const INVITATIONS_PER_HOUR = 100;
+const INVITATIONS_PER_HOUR = 100;
 
 const invitationLimiter = processState("invitationLimiter", () => ({}));
 

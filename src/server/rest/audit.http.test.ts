@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { systemActor } from "@/server/auth/actor";
 import { totpCode } from "@/server/auth/totp";
 import { createApiKey } from "@/server/services/api-keys/service";
@@ -8,17 +8,31 @@ import { appOnOwnDatabase, consoleSession, keyOfEverything, orgKey } from "@/tes
 import { createOrg, createOrgAdmin, createSysAdmin, createUser, grant, join, PASSWORD, roleId } from "@/test/fixtures";
 import { ROUTES, type RestOperation } from "./registry";
 import { readContext } from "@/server/db/context";
+import { freePort } from "@/server/free-port";
+import { startTestDns } from "@/test/dns-server";
+import { linkIn, startMailReceiver } from "@/test/mail-receiver";
 
 // The audit trail over real HTTP. Generated from the route registry: every operation that changes
 // something is called once, and its event is found by the request's id — a new operation is held
 // to it without anyone remembering to. Then the two list routes, their filters and who sees what,
 // refusals (403) recorded as denied, and sign-ins.
 
-// A GitHub sign-in switched on, so that linking an identity can start (it only builds a URL).
-const { client, app } = await appOnOwnDatabase({
-  AUTH_GITHUB_ID: "audit-test-client",
-  AUTH_GITHUB_SECRET: "audit-test-secret",
-});
+// A GitHub sign-in switched on, so that linking an identity can start (it only builds a URL); a
+// mail receiver for the emails changes send, and a DNS server for a domain's verification.
+const mail = await startMailReceiver();
+const dns = await startTestDns();
+const port = await freePort();
+const { client, app } = await appOnOwnDatabase(
+  {
+    AUTH_GITHUB_ID: "audit-test-client",
+    AUTH_GITHUB_SECRET: "audit-test-secret",
+    SMTP_URL: mail.url,
+    SMTP_FROM: "svc <no-reply@svc.test>",
+    AUTH_URL: `http://127.0.0.1:${port}`,
+    SVC_DNS_SERVERS: dns.address,
+  },
+  { port },
+);
 
 const admin = await createSysAdmin(client);
 const session = await consoleSession(app, admin.username);
@@ -133,6 +147,11 @@ const STEPS: Step[] = [
   { id: "createUser", body: () => ({ username: fresh("user") }), keep: (b) => (ids.user_id = b.id as string) },
   { id: "updateUser", body: () => ({ display_name: "Audited" }) },
   { id: "resetUserPassword", body: () => ({ password: "a-new-password-123" }) },
+  {
+    id: "markUserEmailVerified",
+    before: () =>
+      client.user.update({ where: { id: ids.user_id }, data: { email: `${fresh("marked")}@example.test` } }),
+  },
   { id: "addMember", body: () => ({ user_id: ids.user_id }) },
   { id: "grantOrgRole", body: () => ({ role_id: orgMemberRole }), keep: () => (ids.role_id = orgMemberRole) },
   { id: "revokeOrgRole" },
@@ -205,6 +224,47 @@ const STEPS: Step[] = [
   { id: "resetUserTwoFactor" },
   { id: "linkIdentity", body: () => ({ provider: "github" }) },
   {
+    id: "sendEmailVerification",
+    before: () =>
+      client.user.update({ where: { id: admin.id }, data: { email: ADMIN_EMAIL, email_verified_at: null } }),
+  },
+  {
+    id: "confirmEmailVerification",
+    before: async () => (ids.email_token = tokenOf(await mailTo(ADMIN_EMAIL), "/console/verify-email/")),
+    body: () => ({ token: ids.email_token }),
+  },
+  {
+    id: "addDomain",
+    body: () => ({ domain: `${fresh("corp")}.example.net` }),
+    keep: (b) => {
+      ids.domain_id = b.id as string;
+      dns.setTxt(b.txt_name as string, [b.txt_value as string]);
+    },
+  },
+  { id: "verifyDomain" },
+  { id: "deleteDomain" },
+  {
+    id: "createInvitation",
+    body: () => ({ email: `${fresh("invitee")}@example.test`, role_ids: [orgMemberRole] }),
+    keep: (b) => (ids.invitation_id = b.id as string),
+  },
+  { id: "resendInvitation" },
+  { id: "revokeInvitation" },
+  {
+    id: "signUpWithInvitation",
+    before: async () => (ids.signup_token = await invitationToken(ids.org_id!, `${fresh("joiner")}@example.test`)),
+    body: () => ({ token: ids.signup_token, username: fresh("joiner"), password: PASSWORD }),
+  },
+  {
+    // The admin's verified email (confirmed above), invited to an organization they are not in.
+    id: "acceptInvitation",
+    before: async () => {
+      const other = await send(asAdmin, "POST", "/api/v1/organizations", { name: fresh("org") });
+      ids.accept_token = await invitationToken(other.body.id as string, ADMIN_EMAIL);
+    },
+    body: () => ({ token: ids.accept_token }),
+  },
+  {
     id: "createWebhookEndpoint",
     body: () => ({ url: "https://hooks.example.com/audit", event_types: ["*"] }),
     keep: (b) => (ids.endpoint_id = b.id as string),
@@ -240,6 +300,30 @@ const STEPS: Step[] = [
   // Last: it ends the session the steps run in.
   { id: "signOutEverywhere" },
 ];
+
+const ADMIN_EMAIL = `admin-audit-${process.pid}@example.test`;
+
+/** The messages sent to `address`, once at least one has arrived. */
+async function mailTo(address: string) {
+  await vi.waitFor(() => expect(mail.to(address)).not.toHaveLength(0), { timeout: 30_000, interval: 200 });
+  return mail.to(address);
+}
+
+/** The token of the last message's link under `pathPrefix`. */
+function tokenOf(messages: ReturnType<typeof mail.to>, pathPrefix: string): string {
+  const link = linkIn(messages.at(-1)!, pathPrefix)!;
+  return link.slice(link.lastIndexOf("/") + 1);
+}
+
+/** Invites `email` to the organization (the call's own audit event is not the step's), and answers its link's token. */
+async function invitationToken(orgId: string, email: string): Promise<string> {
+  const invited = await send(asAdmin, "POST", `/api/v1/organizations/${orgId}/invitations`, {
+    email,
+    role_ids: [orgMemberRole],
+  });
+  const url = invited.body.accept_url as string;
+  return url.slice(url.lastIndexOf("/") + 1);
+}
 
 const routeOf = (id: string) => MUTATIONS.find((r) => r.id === id) as RestOperation;
 const fill = (path: string, params: Record<string, string>) =>

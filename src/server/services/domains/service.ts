@@ -24,7 +24,7 @@ type Domain = z.output<typeof domainSchema>;
 
 const PUBLIC_EMAIL_DOMAINS: ReadonlySet<string> = new Set(publicEmailDomains as string[]);
 
-export function toDomain(row: Row): Domain {
+function toDomain(row: Row): Domain {
   return {
     id: row.id,
     org_id: row.org_id,
@@ -60,7 +60,7 @@ export function normalizeDomain(input: string): string | null {
 }
 
 /** Whether the domain, or one it is under, is a public email provider's (anyone may have an address there). */
-export function isPublicEmailDomain(domain: string): boolean {
+function isPublicEmailDomain(domain: string): boolean {
   const labels = domain.split(".");
   return labels.some((_, i) => i < labels.length - 1 && PUBLIC_EMAIL_DOMAINS.has(labels.slice(i).join(".")));
 }

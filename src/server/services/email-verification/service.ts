@@ -14,10 +14,10 @@ import type { EmailVerificationSent, EmailVerified } from "@/lib/schemas/email-v
 // the email alone (the queued message is sealed); the table keeps its SHA-256. See
 // docs/access.md#verified-emails.
 
-export const EMAIL_VERIFICATION_KIND = "email_verification";
+const EMAIL_VERIFICATION_KIND = "email_verification";
 export const LINK_LIFETIME_MS = 24 * 60 * 60 * 1000;
 /** A user asks for at most one link a minute: each is an email to their address. */
-export const RESEND_AFTER_MS = 60 * 1000;
+const RESEND_AFTER_MS = 60 * 1000;
 export const VERIFY_EMAIL_PATH = "/console/verify-email/";
 
 type Tx = Parameters<Parameters<DataLayer["$transaction"]>[0]>[0];
