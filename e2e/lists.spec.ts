@@ -35,6 +35,8 @@ const SCREENS: Record<string, ListScreen | null> = {
   "/console/roles/[role_id]": null, // the role editor
   "/console/roles/new": null,
   "/console/users/[user_id]": null, // one user
+  "/console/invitations/[token]": null, // one invitation, opened from its link
+  "/console/verify-email/[token]": null, // one emailed link
   "/console/api-keys": { filters: { noun: "API keys", search: false } },
   "/console/audit-log": { filters: { noun: "events", search: false } },
   "/console/models": { filters: { noun: "models", search: true } },

@@ -433,11 +433,21 @@ const list = (as: Caller, path: string) => request<List>(app, as, "GET", path);
 
 describe("GET /api/v1/audit-events", () => {
   it("answers the platform's events, newest first, with actor and target", async () => {
-    const { status, body } = await list({ key: adminKey.raw_key }, "/api/v1/audit-events?limit=100");
-    expect(status).toBe(200);
-    const ids_ = body.data.map((e) => e.id);
+    // The steps above made many events since change B: read pages, newest first, until it shows.
+    const events: List["data"] = [];
+    let cursor: string | null = null;
+    do {
+      const page = await list(
+        { key: adminKey.raw_key },
+        `/api/v1/audit-events?limit=100${cursor ? `&cursor=${cursor}` : ""}`,
+      );
+      expect(page.status).toBe(200);
+      events.push(...page.body.data);
+      cursor = page.body.next_cursor;
+    } while (cursor && !events.some((e) => e.request_id === changeB.requestId));
+    const ids_ = events.map((e) => e.id);
     expect(ids_).toEqual([...ids_].sort().reverse());
-    const b = body.data.find((e) => e.request_id === changeB.requestId);
+    const b = events.find((e) => e.request_id === changeB.requestId);
     expect(b).toMatchObject({
       action: "updateOrganization",
       org_id: orgB.id,

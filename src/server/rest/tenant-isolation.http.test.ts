@@ -86,7 +86,21 @@ const victimDelivery = await client.webhookDelivery.create({
   data: { message_id: victimMessage.id, endpoint_id: victimEndpoint.id, status: "failed" },
 });
 
+const victimDomain = await client.organizationDomain.create({
+  data: { org_id: victim.id, domain: "victim.example.net", token: "victim-domain-token" },
+});
+const victimInvitation = await client.invitation.create({
+  data: {
+    org_id: victim.id,
+    email: "invitee@victim.example.net",
+    role_ids: [victimMemberRole],
+    token_hash: "0".repeat(64),
+    expires_at: new Date(Date.now() + 86_400_000),
+  },
+});
 const VICTIM_IDS: Record<string, string> = {
+  domain_id: victimDomain.id,
+  invitation_id: victimInvitation.id,
   endpoint_id: victimEndpoint.id,
   delivery_id: victimDelivery.id,
   org_id: victim.id,
@@ -161,7 +175,15 @@ describe("tenant isolation", () => {
       const expected = typeof route.access === "object" && route.access.org ? (route.access.list ? 403 : 404) : 403;
       expect(response.status).toBe(expected);
       const text = await response.text();
-      for (const secret of [victim.name, instance.name, "feature.x", point.name, plugin.pid, "victim chat"])
+      for (const secret of [
+        victim.name,
+        instance.name,
+        "feature.x",
+        point.name,
+        plugin.pid,
+        "victim chat",
+        "victim.example.net",
+      ])
         expect(text).not.toContain(secret);
     },
   );
@@ -198,7 +220,7 @@ describe("tenant isolation", () => {
       });
       expect(response.status).toBe(refusedOutright(route, caller) ? 403 : 404);
       const text = await response.text();
-      for (const secret of [victim.name, instance.name, point.name, plugin.pid, "victim chat"])
+      for (const secret of [victim.name, instance.name, point.name, plugin.pid, "victim chat", "victim.example.net"])
         expect(text).not.toContain(secret);
     },
   );
