@@ -9,7 +9,7 @@ import { createWebhookEndpoint } from "@/server/services/webhooks/endpoints";
 import { cli, refusal, sessionActor } from "@/test/actors";
 import { testDatabase } from "@/test/database";
 import { startTestDns } from "@/test/dns-server";
-import { createOrg, createOrgAdmin, createRole, createUser, roleId, seedRoles } from "@/test/fixtures";
+import { createOrg, createOrgAdmin, createRole, createUser, grant, join, roleId, seedRoles } from "@/test/fixtures";
 import { DOMAIN_JOINER, joinByVerifiedDomain } from "./auto-join";
 import { DOMAIN_RECHECKER, recheckDomains } from "./recheck";
 import { normalizeDomain } from "./service";
@@ -343,6 +343,27 @@ describe("joining by verified domain", () => {
         )
       ).code,
     ).toBe("validation_failed");
+  });
+
+  it("lets no one choose a role to give by domain whose permissions they do not hold there", async () => {
+    const { org } = await verifiedDomain();
+    // A settings editor of the organization, holding nothing else.
+    const editorRole = await createRole(client, "org", ["svc:org:read", "svc:org:settings:write"]);
+    const editor = await createUser(client);
+    await join(client, editor.id, org.id);
+    await grant(client, editor.id, editorRole.id, org.id);
+    const asEditor = readContext(await sessionActor(client, editor.id));
+    const orgAdminRole = await roleId(client, "org_admin");
+    const refused = await refusal(
+      putOrgSetting(asEditor, org.id, "membership.domain_role_id", { value: orgAdminRole } as never),
+    );
+    expect(refused.code).toBe("scope_not_held");
+    expect(
+      await client.organizationSetting.count({ where: { org_id: org.id, key: "membership.domain_role_id" } }),
+    ).toBe(0);
+    // A role within what the editor holds is theirs to choose.
+    const reader = await createRole(client, "org", ["svc:org:read"]);
+    await putOrgSetting(asEditor, org.id, "membership.domain_role_id", { value: reader.id } as never);
   });
 
   it("skips an organization at its max_members", async () => {

@@ -1,11 +1,13 @@
 import "server-only";
 import { DOMAIN_POLICIES, DOMAIN_POLICY_SETTING, DOMAIN_ROLE_SETTING } from "@/lib/domains";
+import { isPermission } from "@/lib/permissions";
 import type { z } from "zod";
 import type { Context } from "@/server/db/context";
 import type { Prisma } from "@/generated/prisma/client";
 import { configHash } from "@/server/crypto/canonical-json";
 import type { DataLayer } from "@/server/db/data-layer";
 import { DomainError, notFound, validationFailed } from "@/server/errors";
+import { requireHeldByActor } from "@/server/auth/escalation";
 import { requireOrganization } from "@/server/services/organizations/service";
 import {
   MAX_SETTINGS_PER_TIER,
@@ -304,16 +306,30 @@ async function requireOverridable(tx: Tx, key: string, value: unknown): Promise<
   checkValueType(platform.value_type, value);
 }
 
-/** The joining-by-domain settings take only what they can act on: a policy by name, an org role's id. */
-async function checkMembershipSetting(tx: Pick<DataLayer, "role">, key: string, value: unknown): Promise<void> {
+/**
+ * The joining-by-domain settings take only what they can act on: a policy by name, an org role's id.
+ * The role is one whose permissions the actor holds in the organization: whoever joins by domain gets
+ * it, so choosing it is passing it on.
+ */
+async function checkMembershipSetting(
+  ctx: Context,
+  tx: Pick<DataLayer, "role">,
+  orgId: string,
+  key: string,
+  value: unknown,
+): Promise<void> {
   if (key === DOMAIN_POLICY_SETTING && !(DOMAIN_POLICIES as readonly unknown[]).includes(value))
     throw validationFailed([{ path: "value", message: `must be one of ${DOMAIN_POLICIES.join(", ")}` }]);
   if (key === DOMAIN_ROLE_SETTING) {
     const role =
       typeof value === "string" && /^[0-9a-f-]{36}$/i.test(value)
-        ? await tx.role.findFirst({ where: { id: value, scope: "org" }, select: { id: true } })
+        ? await tx.role.findFirst({
+            where: { id: value, scope: "org", is_deleted: false },
+            select: { permissions: { select: { permission: true } } },
+          })
         : null;
     if (!role) throw validationFailed([{ path: "value", message: "must be the id of an organization role" }]);
+    requireHeldByActor(ctx.actor, role.permissions.map((p) => p.permission).filter(isPermission), orgId);
   }
 }
 
@@ -322,7 +338,7 @@ export async function putOrgSetting(ctx: Context, orgId: string, key: string, in
   const { db } = ctx;
   const row = await db.$transaction(async (tx) => {
     await requireOrganization(tx, orgId);
-    await checkMembershipSetting(tx, key, input.value);
+    await checkMembershipSetting(ctx, tx, orgId, key, input.value);
     await requireOverridable(tx, key, input.value);
     await requireRoomForSetting(
       tx,
