@@ -212,7 +212,16 @@ const WEBHOOK_TABLES = ["event_marks", "webhook_deliveries", "webhook_endpoints"
 const WEBHOOK_LOG_TABLES = ["event_marks", "webhook_deliveries", "webhook_messages"];
 /** Domains organizations prove they hold (a DNS TXT record), for joining by verified email. */
 const DOMAIN_TABLES = ["organization_domains"];
-const TABLES = [...CORE_TABLES, ...TWO_FACTOR_TABLES, ...EMAIL_TABLES, ...WEBHOOK_TABLES, ...DOMAIN_TABLES].sort();
+/** Invitations to join an organization, by email or link. */
+const INVITATION_TABLES = ["invitations"];
+const TABLES = [
+  ...CORE_TABLES,
+  ...TWO_FACTOR_TABLES,
+  ...EMAIL_TABLES,
+  ...WEBHOOK_TABLES,
+  ...DOMAIN_TABLES,
+  ...INVITATION_TABLES,
+].sort();
 // Hourly counters keyed by key, hour and outcome: no id, no record stamps.
 const KEY_USAGE_TABLES = ["api_key_usage", "api_key_usage_totals"];
 const without = (...excluded: string[]) => TABLES.filter((t) => !excluded.includes(t));
@@ -965,7 +974,7 @@ describe("messages partitioning", () => {
 });
 
 describe("column facts", () => {
-  it("there are exactly the 18 spec tables and audit_events, the two-factor, email, key usage, webhook and domain ones, besides Prisma's migrations table and the message partitions", async () => {
+  it("there are exactly the 18 spec tables and audit_events, the two-factor, email, key usage, webhook, domain and invitation ones, besides Prisma's migrations table and the message partitions", async () => {
     const tables = await sql<{ name: string; partition: boolean }>(
       `SELECT c.relname::text AS name, c.relispartition AS partition FROM pg_class c
         WHERE c.relnamespace = 'public'::regnamespace AND c.relkind IN ('r', 'p') ORDER BY 1`,
@@ -1054,6 +1063,8 @@ describe("column facts", () => {
         ...TWO_FACTOR_TABLES,
         ...EMAIL_TABLES,
         ...WEBHOOK_LOG_TABLES,
+        // Revoked, never deleted: an invitation's states say what became of it.
+        ...INVITATION_TABLES,
       ),
     );
   });
