@@ -139,6 +139,8 @@ export const accountOperations = {
     description:
       "No credentials: holding the token shows the email reached its owner. The console's page for the link calls this when its button is pressed (a mail scanner opening the link verifies nothing). A link expired, used, replaced by a newer one, unknown, or sent to an address the user no longer has answers the same 404.",
     access: "public",
+    // Called by the link's page over REST, signed out: the console's procedures need a session.
+    console: false,
     body: confirmEmailVerificationInput,
     response: emailVerifiedSchema,
     addressLimit: { name: "email-verification-confirm", requests: 20, windowSeconds: 60 },

@@ -137,6 +137,8 @@ export const invitationOperations = {
     description:
       "No credentials: the token is the right. The account gets the invitation's email (verified when the invitation was delivered by email), then joins with its roles; sign in afterwards. An address that already has an account: 409. An unusable token: 404, all alike. At most 20 calls per minute per client address.",
     access: "public",
+    // Called by the link's page over REST, signed out: the console's procedures need a session.
+    console: false,
     addressLimit: { name: "invitation-sign-up", ...ACCEPT_LIMIT },
     body: signUpWithInvitationInput,
     response: acceptedInvitationSchema,
