@@ -15,16 +15,20 @@ const INVITATION_TOKEN_LENGTH = 43;
 
 export const invitationParams = z.strictObject({ org_id: id, invitation_id: id });
 
-export const createInvitationInput = z.strictObject({
-  email: emailAddress,
-  role_ids: z
-    .array(id)
-    .min(1)
-    .max(MAX_INVITATION_ROLES)
-    .refine((ids) => new Set(ids).size === ids.length, "must not repeat a role")
-    .describe("Org roles of this organization the invitee receives on accepting."),
-  expires_in_days: z.number().int().min(1).max(MAX_INVITATION_DAYS).default(DEFAULT_INVITATION_DAYS),
-});
+export const createInvitationInput = z
+  .strictObject({
+    email: emailAddress,
+    role_ids: z
+      .array(id)
+      .min(1)
+      .max(MAX_INVITATION_ROLES)
+      .refine((ids) => new Set(ids).size === ids.length, "must not repeat a role")
+      .describe("Org roles of this organization the invitee receives on accepting."),
+    expires_in_days: z.number().int().min(1).max(MAX_INVITATION_DAYS).default(DEFAULT_INVITATION_DAYS),
+  })
+  .meta({
+    examples: [{ email: "ada@example.com", role_ids: ["0193a5c2-7d1e-7b4a-9c3f-2e8d6f1a4b70"], expires_in_days: 7 }],
+  });
 export type CreateInvitationInput = z.output<typeof createInvitationInput>;
 
 export const resendInvitationInput = z.strictObject({
@@ -99,7 +103,11 @@ const token = z
   .describe("The token from the invitation's link.");
 
 export const acceptInvitationInput = z.strictObject({ token });
-export const signUpWithInvitationInput = z.strictObject({ token, username, password });
+export const signUpWithInvitationInput = z.strictObject({ token, username, password }).meta({
+  examples: [
+    { token: "4kXq9Vb2Lm7Rt0Zp3Wc8Ny5Hd1Gf6Js2Ka9Qe4Tu7Bo", username: "ada", password: "correct horse battery" },
+  ],
+});
 
 export const acceptedInvitationSchema = z
   .object({
