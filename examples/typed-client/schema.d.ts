@@ -222,6 +222,50 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/me/email/verify": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a link that verifies the caller's email
+         * @description Emails the caller's current address a link, good for 24 hours and once; a link sent before stops working. The link goes only by email, never in an answer. One a minute (429 with Retry-After). 409 `conflict` when email is not configured on the platform (SMTP_URL, AUTH_URL), the caller has no email, or it is already verified.
+         *
+         *     A signed-in console session only: never an API key.
+         */
+        post: operations["sendEmailVerification"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/email-verifications/confirm": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Verify an email with the token of the link sent to it
+         * @description No credentials: holding the token shows the email reached its owner. The console's page for the link calls this when its button is pressed (a mail scanner opening the link verifies nothing). A link expired, used, replaced by a newer one, unknown, or sent to an address the user no longer has answers the same 404.
+         *
+         *     No credentials needed.
+         */
+        post: operations["confirmEmailVerification"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/admin/users/api-keys": {
         parameters: {
             query?: never;
@@ -1256,6 +1300,28 @@ export interface paths {
         patch: operations["updateUser"];
         trace?: never;
     };
+    "/api/v1/users/{user_id}/email/verified": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Mark a user's email verified
+         * @description A sys_admin's word that the user's current email is theirs: sets `email_verified_at` (unchanged when already set). Audited. 409 `conflict` when the user has no email; one's own email is verified with a link (`POST /api/v1/me/email/verify`), 403 here. A later change of email clears it.
+         *
+         *     Requires a sys_admin holding `svc:system:users:write`.
+         */
+        post: operations["markUserEmailVerified"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/users/{user_id}/password": {
         parameters: {
             query?: never;
@@ -1483,6 +1549,126 @@ export interface paths {
          *     Requires `svc:org:members:write` in the organization, or globally.
          */
         delete: operations["revokeOrgRole"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/organizations/{org_id}/invitations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * An organization's invitations
+         * @description Newest first. `status` filters (a pending invitation past its expiry is `expired`); `q` matches the email.
+         *
+         *     Requires `svc:org:invitations:read` in the organization, or globally.
+         */
+        get: operations["listInvitations"];
+        put?: never;
+        /**
+         * Invite an email address to the organization
+         * @description With 1 to 10 org roles, each of whose permissions the caller must hold here (403 `scope_not_held`). One pending invitation per address (409 `already_invited`); a member's address: 409 `already_member`. Members plus pending invitations stay within the tier's `max_members` (403 `quota_exceeded`); at most 100 invitations an hour per organization (429). `accept_url` holds the token: it is in this answer only (the token is stored as a SHA-256 hash). The email to the address carries it too when SMTP is configured (`delivery`).
+         *
+         *     Requires `svc:org:invitations:write` in the organization, or globally.
+         */
+        post: operations["createInvitation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/organizations/{org_id}/invitations/{invitation_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One invitation
+         * @description Requires `svc:org:invitations:read` in the organization, or globally.
+         */
+        get: operations["getInvitation"];
+        put?: never;
+        post?: never;
+        /**
+         * Revoke a pending invitation
+         * @description Its link stops working at once. Answers the revoked invitation; one no longer pending: 409.
+         *
+         *     Requires `svc:org:invitations:write` in the organization, or globally.
+         */
+        delete: operations["revokeInvitation"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/organizations/{org_id}/invitations/{invitation_id}/resend": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a pending invitation again, with a new link
+         * @description A new token and expiry: the previous link stops working. Counts against the 100 an hour. `accept_url` holds the token: it is in this answer only (the token is stored as a SHA-256 hash). The email to the address carries it too when SMTP is configured (`delivery`).
+         *
+         *     Requires `svc:org:invitations:write` in the organization, or globally.
+         */
+        post: operations["resendInvitation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/invitations/accept": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Accept an invitation as the signed-in user
+         * @description Console session only. The user's verified email must be the invitation's (403 otherwise, nothing changes); they become a member with its roles. An expired, revoked, used or unknown token: 404, all alike. At most 20 calls per minute per client address.
+         *
+         *     A signed-in console session only: never an API key.
+         */
+        post: operations["acceptInvitation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/invitations/sign-up": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create an account from an invitation, and join
+         * @description No credentials: the token is the right. The account gets the invitation's email (verified when the invitation was delivered by email), then joins with its roles; sign in afterwards. An address that already has an account: 409. An unusable token: 404, all alike. At most 20 calls per minute per client address.
+         *
+         *     No credentials needed.
+         */
+        post: operations["signUpWithInvitation"];
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -2244,6 +2430,80 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/organizations/{org_id}/domains": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List an organization's domains
+         * @description Requires `svc:org:domains:read` in the organization, or globally.
+         */
+        get: operations["listDomains"];
+        put?: never;
+        /**
+         * Claim a domain
+         * @description The domain is normalized (lower case, punycode, no trailing dot). Publish a TXT record named `txt_name` holding `txt_value`, then call verify. A public email provider's domain is refused (422 `public_email_domain`); the organization claims a domain once (409 `conflict`).
+         *
+         *     Requires `svc:org:domains:write` in the organization, or globally.
+         */
+        post: operations["addDomain"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/organizations/{org_id}/domains/{domain_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read a domain
+         * @description Requires `svc:org:domains:read` in the organization, or globally.
+         */
+        get: operations["getDomain"];
+        put?: never;
+        post?: never;
+        /**
+         * Remove a domain
+         * @description Nobody joins through it any more; members who joined through it stay.
+         *
+         *     Requires `svc:org:domains:write` in the organization, or globally.
+         */
+        delete: operations["deleteDomain"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/organizations/{org_id}/domains/{domain_id}/verify": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Verify a domain now
+         * @description Looks the TXT record up and answers the domain's state: `verified`, or as it was with `last_error` saying why (no record, a wrong value, no DNS answer). A domain another organization has verified: 409 `domain_taken`.
+         *
+         *     Requires `svc:org:domains:write` in the organization, or globally.
+         */
+        post: operations["verifyDomain"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/webhook-event-types": {
         parameters: {
             query?: never;
@@ -2290,8 +2550,8 @@ export interface components {
              * @description What went wrong, for programs.
              * @enum {string}
              */
-            code: "validation_failed" | "unknown_scope" | "immutable_field" | "unauthenticated" | "invalid_api_key" | "api_key_expired" | "api_key_revoked" | "forbidden" | "scope_not_held" | "ip_not_allowed" | "tier_required" | "quota_exceeded" | "not_overridable" | "not_found" | "method_not_allowed" | "conflict" | "policy_violation" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "unavailable";
-            /** @description Each bad field (the first 100): its dotted `path` (query fields start with `query.`, path parameters with `params.`) and what is wrong with it. Sent with `validation_failed`, `unknown_scope`, `immutable_field`, `not_overridable`, `conflict`. */
+            code: "validation_failed" | "unknown_scope" | "immutable_field" | "unauthenticated" | "invalid_api_key" | "api_key_expired" | "api_key_revoked" | "forbidden" | "scope_not_held" | "ip_not_allowed" | "tier_required" | "quota_exceeded" | "not_overridable" | "not_found" | "method_not_allowed" | "conflict" | "domain_taken" | "public_email_domain" | "already_invited" | "already_member" | "policy_violation" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "unavailable";
+            /** @description Each bad field (the first 100): its dotted `path` (query fields start with `query.`, path parameters with `params.`) and what is wrong with it. Sent with `validation_failed`, `unknown_scope`, `immutable_field`, `not_overridable`, `conflict`, `public_email_domain`, `already_invited`, `already_member`. */
             errors?: {
                 path: string;
                 message: string;
@@ -2358,6 +2618,39 @@ export interface components {
         RecoveryCodes: {
             /** @description Ten single-use codes, shown this once. */
             recovery_codes: string[];
+        };
+        /**
+         * @example {
+         *       "email": "ada@example.com",
+         *       "sent_at": "2026-12-04T09:30:00.000Z",
+         *       "expires_at": "2026-12-05T09:30:00.000Z"
+         *     }
+         */
+        EmailVerificationSent: {
+            /** @description Where the link went. */
+            email: string;
+            /**
+             * Format: date-time
+             * @example 2026-01-15T09:30:00.000Z
+             */
+            sent_at: string;
+            /**
+             * Format: date-time
+             * @description 24 hours after sending; a newer link, or a change of email, ends it sooner.
+             * @example 2026-01-15T09:30:00.000Z
+             */
+            expires_at: string;
+        };
+        /**
+         * @example {
+         *       "email": "ada@example.com",
+         *       "verified": true
+         *     }
+         */
+        EmailVerified: {
+            email: string;
+            /** @constant */
+            verified: true;
         };
         /**
          * @example {
@@ -2952,6 +3245,7 @@ export interface components {
          *       "id": "0193a5c2-41f0-7e2d-8a6b-3c9e5d7f1a22",
          *       "username": "ada",
          *       "email": "ada@example.com",
+         *       "email_verified_at": "2026-01-15T09:40:00.000Z",
          *       "display_name": "Ada Lovelace",
          *       "avatar_url": null,
          *       "locale": "en-GB",
@@ -2969,6 +3263,8 @@ export interface components {
             id: string;
             username: string;
             email: string | null;
+            /** @description When the current email was shown to be the user's (a link sent to it, an identity provider's assertion, a sys_admin's word); null: not verified. A change of email clears it. */
+            email_verified_at: string | null;
             display_name: string | null;
             avatar_url: string | null;
             locale: string | null;
@@ -3120,6 +3416,168 @@ export interface components {
              * @example 2026-01-15T09:30:00.000Z
              */
             created_at: string;
+        };
+        /**
+         * @example {
+         *       "id": "0193a5c2-7d1e-7b4a-9c3f-2e8d6f1a4b71",
+         *       "org_id": "0193a5c2-7d1e-7b4a-9c3f-2e8d6f1a4b70",
+         *       "email": "ada@example.com",
+         *       "roles": [
+         *         {
+         *           "id": "0193a5ca-9c0d-7e1f-8a2b-3c4d5e6f7a8b",
+         *           "name": "org_member"
+         *         }
+         *       ],
+         *       "status": "pending",
+         *       "delivery": "sent",
+         *       "expires_at": "2026-01-22T09:30:00.000Z",
+         *       "invited_by": "0193a5c2-41f0-7e2d-8a6b-3c9e5d7f1a22",
+         *       "accepted_at": null,
+         *       "accepted_by": null,
+         *       "revoked_at": null,
+         *       "created_at": "2026-01-15T09:30:00.000Z",
+         *       "updated_at": "2026-01-15T09:30:00.000Z"
+         *     }
+         */
+        Invitation: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            org_id: string;
+            email: string;
+            roles: {
+                /** Format: uuid */
+                id: string;
+                name: string;
+            }[];
+            /**
+             * @description A pending invitation past its expires_at is expired.
+             * @enum {string}
+             */
+            status: "pending" | "accepted" | "revoked" | "expired";
+            /**
+             * @description What became of the email carrying the link; not_configured: no SMTP, the link is to be copied.
+             * @enum {string}
+             */
+            delivery: "queued" | "sent" | "failed" | "not_configured";
+            /**
+             * Format: date-time
+             * @example 2026-01-15T09:30:00.000Z
+             */
+            expires_at: string;
+            invited_by: string | null;
+            accepted_at: string | null;
+            accepted_by: string | null;
+            revoked_at: string | null;
+            /**
+             * Format: date-time
+             * @example 2026-01-15T09:30:00.000Z
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @example 2026-01-15T09:30:00.000Z
+             */
+            updated_at: string;
+        };
+        /**
+         * @example {
+         *       "id": "0193a5c2-7d1e-7b4a-9c3f-2e8d6f1a4b71",
+         *       "org_id": "0193a5c2-7d1e-7b4a-9c3f-2e8d6f1a4b70",
+         *       "email": "ada@example.com",
+         *       "roles": [
+         *         {
+         *           "id": "0193a5ca-9c0d-7e1f-8a2b-3c4d5e6f7a8b",
+         *           "name": "org_member"
+         *         }
+         *       ],
+         *       "status": "pending",
+         *       "delivery": "sent",
+         *       "expires_at": "2026-01-22T09:30:00.000Z",
+         *       "invited_by": "0193a5c2-41f0-7e2d-8a6b-3c9e5d7f1a22",
+         *       "accepted_at": null,
+         *       "accepted_by": null,
+         *       "revoked_at": null,
+         *       "created_at": "2026-01-15T09:30:00.000Z",
+         *       "updated_at": "2026-01-15T09:30:00.000Z",
+         *       "accept_url": "https://svc.example.com/console/invitations/3xQd0vB1mZ7kR2pL9sT4uW6yA8cE0gH5jK7nP9rS1tV"
+         *     }
+         */
+        InvitationWithLink: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            org_id: string;
+            email: string;
+            roles: {
+                /** Format: uuid */
+                id: string;
+                name: string;
+            }[];
+            /**
+             * @description A pending invitation past its expires_at is expired.
+             * @enum {string}
+             */
+            status: "pending" | "accepted" | "revoked" | "expired";
+            /**
+             * @description What became of the email carrying the link; not_configured: no SMTP, the link is to be copied.
+             * @enum {string}
+             */
+            delivery: "queued" | "sent" | "failed" | "not_configured";
+            /**
+             * Format: date-time
+             * @example 2026-01-15T09:30:00.000Z
+             */
+            expires_at: string;
+            invited_by: string | null;
+            accepted_at: string | null;
+            accepted_by: string | null;
+            revoked_at: string | null;
+            /**
+             * Format: date-time
+             * @example 2026-01-15T09:30:00.000Z
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @example 2026-01-15T09:30:00.000Z
+             */
+            updated_at: string;
+            /**
+             * Format: uri
+             * @description The link to accept, holding the token: in this answer only (it is stored as a hash).
+             */
+            accept_url: string;
+        };
+        /**
+         * @example {
+         *       "invitation_id": "0193a5c2-7d1e-7b4a-9c3f-2e8d6f1a4b71",
+         *       "org_id": "0193a5c2-7d1e-7b4a-9c3f-2e8d6f1a4b70",
+         *       "organization_name": "Acme",
+         *       "user_id": "0193a5c2-41f0-7e2d-8a6b-3c9e5d7f1a23",
+         *       "username": "ada",
+         *       "roles": [
+         *         {
+         *           "id": "0193a5ca-9c0d-7e1f-8a2b-3c4d5e6f7a8b",
+         *           "name": "org_member"
+         *         }
+         *       ]
+         *     }
+         */
+        AcceptedInvitation: {
+            /** Format: uuid */
+            invitation_id: string;
+            /** Format: uuid */
+            org_id: string;
+            organization_name: string;
+            /** Format: uuid */
+            user_id: string;
+            username: string;
+            roles: {
+                /** Format: uuid */
+                id: string;
+                name: string;
+            }[];
         };
         /**
          * @example {
@@ -3767,6 +4225,34 @@ export interface components {
             };
         };
         /**
+         * @description `forbidden`: Authenticated, but not allowed. `required_permission` names the permission the caller lacks, when one would do.
+         *
+         *     `scope_not_held`: A non-sys_admin asks for (or would take away) permissions it does not hold; nothing changes. `scopes` lists them.
+         *
+         *     `ip_not_allowed`: The API key is restricted to networks (`allowed_cidrs`) that do not include the client's address.
+         *
+         *     `quota_exceeded`: A quota would be exceeded: one of the organization's subscription tier, or one of the platform's own limits (how many roles, settings in a tier, organizations per user).
+         */
+        ForbiddenOrScopeNotHeldOrIpNotAllowedOrQuotaExceeded: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /**
+                     * Format: int32
+                     * @constant
+                     */
+                    status?: 403;
+                    /** @enum {string} */
+                    code?: "forbidden" | "scope_not_held" | "ip_not_allowed" | "quota_exceeded";
+                };
+            };
+        };
+        /**
          * @description `validation_failed`: Malformed JSON, wrong types, unknown fields, bad ids or out-of-range values. `errors` lists each bad field as `path` and `message` (query fields start with `query.`, path parameters with `params.`).
          *
          *     `unknown_scope`: A requested scope is not in the permission catalog; nothing is stored. `scopes` lists the unknown scopes; `errors` points at each.
@@ -3842,34 +4328,6 @@ export interface components {
                 };
             };
         };
-        /**
-         * @description `forbidden`: Authenticated, but not allowed. `required_permission` names the permission the caller lacks, when one would do.
-         *
-         *     `scope_not_held`: A non-sys_admin asks for (or would take away) permissions it does not hold; nothing changes. `scopes` lists them.
-         *
-         *     `ip_not_allowed`: The API key is restricted to networks (`allowed_cidrs`) that do not include the client's address.
-         *
-         *     `quota_exceeded`: A quota would be exceeded: one of the organization's subscription tier, or one of the platform's own limits (how many roles, settings in a tier, organizations per user).
-         */
-        ForbiddenOrScopeNotHeldOrIpNotAllowedOrQuotaExceeded: {
-            headers: {
-                "X-Request-Id": components["headers"]["X-Request-Id"];
-                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                RateLimit: components["headers"]["RateLimit"];
-                [name: string]: unknown;
-            };
-            content: {
-                "application/problem+json": components["schemas"]["Problem"] & {
-                    /**
-                     * Format: int32
-                     * @constant
-                     */
-                    status?: 403;
-                    /** @enum {string} */
-                    code?: "forbidden" | "scope_not_held" | "ip_not_allowed" | "quota_exceeded";
-                };
-            };
-        };
         /** @description `ip_not_allowed`: The API key is restricted to networks (`allowed_cidrs`) that do not include the client's address. */
         IpNotAllowed: {
             headers: {
@@ -3940,6 +4398,8 @@ export interface components {
         plugin_id: string;
         active: "true" | "false";
         enabled: "true" | "false";
+        invitation_id: string;
+        domain_id: string;
         /** @description Only active keys whose `expires_at` falls within this many days from now. */
         expiring_within_days: number;
         /** @description Matches the name. */
@@ -4380,6 +4840,72 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
             503: components["responses"]["Unavailable"];
+        };
+    };
+    sendEmailVerification: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Accepted: done shortly, in the background. */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EmailVerificationSent"];
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["ForbiddenOrIpNotAllowed"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    confirmEmailVerification: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The token at the end of the link the email carried. */
+                    token: string;
+                };
+            };
+        };
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EmailVerified"];
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
         };
     };
     listApiKeys: {
@@ -7415,6 +7941,40 @@ export interface operations {
             503: components["responses"]["Unavailable"];
         };
     };
+    markUserEmailVerified: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                user_id: components["parameters"]["user_id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["User"];
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["ForbiddenOrIpNotAllowed"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
     resetUserPassword: {
         parameters: {
             query?: never;
@@ -7905,6 +8465,310 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
             503: components["responses"]["Unavailable"];
+        };
+    };
+    listInvitations: {
+        parameters: {
+            query?: {
+                /** @description How many items a page holds. */
+                limit?: components["parameters"]["limit"];
+                /** @description The `next_cursor` of the previous page; omit it for the first page. */
+                cursor?: components["parameters"]["cursor"];
+                status?: "pending" | "accepted" | "revoked" | "expired";
+                /** @description Matches the email address, case aside. */
+                q?: string;
+            };
+            header?: never;
+            path: {
+                org_id: components["parameters"]["org_id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Invitation"][];
+                        /** @description Pass it back as `cursor` for the next page; null on the last page. */
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["ForbiddenOrIpNotAllowed"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    createInvitation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                org_id: components["parameters"]["org_id"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    email: string;
+                    /** @description Org roles of this organization the invitee receives on accepting. */
+                    role_ids: string[];
+                    /**
+                     * Format: int32
+                     * @default 7
+                     */
+                    expires_in_days?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Holds a secret, shown this once: sent with `Cache-Control: no-store`. */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    Location: components["headers"]["Location"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InvitationWithLink"];
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["ForbiddenOrScopeNotHeldOrIpNotAllowedOrQuotaExceeded"];
+            404: components["responses"]["NotFound"];
+            /**
+             * @description `already_invited`: The address already has a pending invitation to this organization (case-insensitive): resend or revoke it instead.
+             *
+             *     `already_member`: A user with this email address is already a member of the organization.
+             */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * Format: int32
+                         * @constant
+                         */
+                        status?: 409;
+                        /** @enum {string} */
+                        code?: "already_invited" | "already_member";
+                    };
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getInvitation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                org_id: components["parameters"]["org_id"];
+                invitation_id: components["parameters"]["invitation_id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Invitation"];
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["ForbiddenOrIpNotAllowed"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    revokeInvitation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                org_id: components["parameters"]["org_id"];
+                invitation_id: components["parameters"]["invitation_id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Invitation"];
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["ForbiddenOrIpNotAllowed"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    resendInvitation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                org_id: components["parameters"]["org_id"];
+                invitation_id: components["parameters"]["invitation_id"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: int32
+                     * @default 7
+                     */
+                    expires_in_days?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Holds a secret, shown this once: sent with `Cache-Control: no-store`. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InvitationWithLink"];
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["ForbiddenOrScopeNotHeldOrIpNotAllowed"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    acceptInvitation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The token from the invitation's link. */
+                    token: string;
+                };
+            };
+        };
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AcceptedInvitation"];
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["ForbiddenOrIpNotAllowed"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    signUpWithInvitation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The token from the invitation's link. */
+                    token: string;
+                    username: string;
+                    password: string;
+                };
+            };
+        };
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AcceptedInvitation"];
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
         };
     };
     listServiceAccounts: {
@@ -9946,6 +10810,349 @@ export interface operations {
             403: components["responses"]["ForbiddenOrIpNotAllowed"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    listDomains: {
+        parameters: {
+            query?: {
+                /** @description How many items a page holds. */
+                limit?: components["parameters"]["limit"];
+                /** @description The `next_cursor` of the previous page; omit it for the first page. */
+                cursor?: components["parameters"]["cursor"];
+                /** @description Only claims in this state. */
+                status?: "pending" | "verified" | "failed";
+            };
+            header?: never;
+            path: {
+                org_id: components["parameters"]["org_id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** Format: uuid */
+                            id: string;
+                            /** Format: uuid */
+                            org_id: string;
+                            domain: string;
+                            /** @enum {string} */
+                            status: "pending" | "verified" | "failed";
+                            txt_name: string;
+                            txt_value: string;
+                            verified_at: string | null;
+                            last_checked_at: string | null;
+                            missing_since: string | null;
+                            last_error: string | null;
+                            /**
+                             * Format: date-time
+                             * @example 2026-01-15T09:30:00.000Z
+                             */
+                            created_at: string;
+                            /**
+                             * Format: date-time
+                             * @example 2026-01-15T09:30:00.000Z
+                             */
+                            updated_at: string;
+                        }[];
+                        /** @description Pass it back as `cursor` for the next page; null on the last page. */
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["ForbiddenOrIpNotAllowed"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    addDomain: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                org_id: components["parameters"]["org_id"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    domain: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Created. */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        id: string;
+                        /** Format: uuid */
+                        org_id: string;
+                        domain: string;
+                        /** @enum {string} */
+                        status: "pending" | "verified" | "failed";
+                        txt_name: string;
+                        txt_value: string;
+                        verified_at: string | null;
+                        last_checked_at: string | null;
+                        missing_since: string | null;
+                        last_error: string | null;
+                        /**
+                         * Format: date-time
+                         * @example 2026-01-15T09:30:00.000Z
+                         */
+                        created_at: string;
+                        /**
+                         * Format: date-time
+                         * @example 2026-01-15T09:30:00.000Z
+                         */
+                        updated_at: string;
+                    };
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["ForbiddenOrIpNotAllowedOrQuotaExceeded"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            /** @description `public_email_domain`: The domain belongs to a public email provider (anyone can have an address there), so it cannot be claimed by an organization. */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * Format: int32
+                         * @constant
+                         */
+                        status?: 422;
+                        /** @enum {string} */
+                        code?: "public_email_domain";
+                    };
+                };
+            };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getDomain: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                org_id: components["parameters"]["org_id"];
+                domain_id: components["parameters"]["domain_id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        id: string;
+                        /** Format: uuid */
+                        org_id: string;
+                        domain: string;
+                        /** @enum {string} */
+                        status: "pending" | "verified" | "failed";
+                        txt_name: string;
+                        txt_value: string;
+                        verified_at: string | null;
+                        last_checked_at: string | null;
+                        missing_since: string | null;
+                        last_error: string | null;
+                        /**
+                         * Format: date-time
+                         * @example 2026-01-15T09:30:00.000Z
+                         */
+                        created_at: string;
+                        /**
+                         * Format: date-time
+                         * @example 2026-01-15T09:30:00.000Z
+                         */
+                        updated_at: string;
+                    };
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["ForbiddenOrIpNotAllowed"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    deleteDomain: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                org_id: components["parameters"]["org_id"];
+                domain_id: components["parameters"]["domain_id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        id: string;
+                        /** Format: uuid */
+                        org_id: string;
+                        domain: string;
+                        /** @enum {string} */
+                        status: "pending" | "verified" | "failed";
+                        txt_name: string;
+                        txt_value: string;
+                        verified_at: string | null;
+                        last_checked_at: string | null;
+                        missing_since: string | null;
+                        last_error: string | null;
+                        /**
+                         * Format: date-time
+                         * @example 2026-01-15T09:30:00.000Z
+                         */
+                        created_at: string;
+                        /**
+                         * Format: date-time
+                         * @example 2026-01-15T09:30:00.000Z
+                         */
+                        updated_at: string;
+                    };
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["ForbiddenOrIpNotAllowed"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    verifyDomain: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                org_id: components["parameters"]["org_id"];
+                domain_id: components["parameters"]["domain_id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        id: string;
+                        /** Format: uuid */
+                        org_id: string;
+                        domain: string;
+                        /** @enum {string} */
+                        status: "pending" | "verified" | "failed";
+                        txt_name: string;
+                        txt_value: string;
+                        verified_at: string | null;
+                        last_checked_at: string | null;
+                        missing_since: string | null;
+                        last_error: string | null;
+                        /**
+                         * Format: date-time
+                         * @example 2026-01-15T09:30:00.000Z
+                         */
+                        created_at: string;
+                        /**
+                         * Format: date-time
+                         * @example 2026-01-15T09:30:00.000Z
+                         */
+                        updated_at: string;
+                    };
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["ForbiddenOrIpNotAllowed"];
+            404: components["responses"]["NotFound"];
+            /** @description `domain_taken`: Another organization has verified this domain; a domain is verified by one organization at a time. The claim stays pending. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * Format: int32
+                         * @constant
+                         */
+                        status?: 409;
+                        /** @enum {string} */
+                        code?: "domain_taken";
+                    };
+                };
+            };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
