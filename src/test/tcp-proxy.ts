@@ -1,5 +1,6 @@
 import net from "node:net";
 import { afterAll } from "vitest";
+import { createBaseClient } from "@/server/db/client";
 
 // A TCP proxy on 127.0.0.1 between the app and a server (PostgreSQL, Redis), so a test can take the
 // server away without touching it: "forward" passes bytes, "refuse" closes and refuses connections
@@ -102,4 +103,12 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
   };
   afterAll(() => proxy.close());
   return proxy;
+}
+
+/** A client of one connection to the database at `url`, through a proxy of its own. */
+export async function proxiedClient(url: string) {
+  const proxy = await startTcpProxy({ host: new URL(url).hostname, port: Number(new URL(url).port || 5432) });
+  const proxied = new URL(url);
+  proxied.host = proxy.address;
+  return { proxy, client: createBaseClient(proxied.toString(), { poolMax: 1 }) };
 }

@@ -1,11 +1,11 @@
-import { describe, expect, it, vi } from "vitest";
+import { describe, expect, it } from "vitest";
 import { testDatabase } from "@/test/database";
-import { startTcpProxy } from "@/test/tcp-proxy";
+import { proxiedClient } from "@/test/tcp-proxy";
 import { createBaseClient, queryRows } from "./client";
 import { mapDatabaseError } from "./errors";
 
 // Connection-level failures, produced for real (a busy pool, a slow statement, a transaction past
-// its timeout, a server that refuses, never answers, resets or ends the connection) through Prisma
+// its timeout, a server that refuses, never answers or ends the connection) through Prisma
 // and straight through the pool: each maps to `unavailable`, whichever layer reports it, and each
 // test names what that layer actually reports. Short timeouts, so the file stays quick.
 process.env.DATABASE_CONNECT_TIMEOUT_MS = "300";
@@ -30,13 +30,6 @@ async function failure(work: PromiseLike<unknown>) {
     message: String(e.message),
     mapped: mapDatabaseError(error)?.code,
   };
-}
-
-async function proxiedClient() {
-  const proxy = await startTcpProxy({ host: new URL(url).hostname, port: Number(new URL(url).port || 5432) });
-  const proxied = new URL(url);
-  proxied.host = proxy.address;
-  return { proxy, client: createBaseClient(proxied.toString(), { poolMax: 1 }) };
 }
 
 describe("mapDatabaseError on connection-level failures", () => {
@@ -100,7 +93,7 @@ describe("mapDatabaseError on connection-level failures", () => {
   });
 
   it("maps refused and silent servers, and Prisma's transaction that cannot start", async () => {
-    const { proxy, client } = await proxiedClient();
+    const { proxy, client } = await proxiedClient(url);
     await client.organization.count();
     // Silent: the statement on the connection already open waits out the query timeout; the
     // next ones wait out the connect timeout on new connections.
@@ -128,26 +121,6 @@ describe("mapDatabaseError on connection-level failures", () => {
       mapped: "unavailable",
     });
     await client.$disconnect().catch(() => undefined);
-  });
-
-  it("maps a connection reset under a statement in flight", async () => {
-    const { proxy, client } = await proxiedClient();
-    /** `work` on the open connection, held in a black hole with its statement sent, then reset. */
-    const resetUnder = async (work: () => PromiseLike<unknown>) => {
-      await client.organization.count();
-      await proxy.setMode("blackhole");
-      const failed = failure(work());
-      await vi.waitFor(() => expect(proxy.swallowing()).toBe(1));
-      proxy.reset();
-      await proxy.setMode("forward");
-      return failed;
-    };
-    expect(await resetUnder(() => client.organization.count())).toMatchObject({ code: "P1017", mapped: "unavailable" });
-    expect(await resetUnder(() => queryRows("SELECT 1", [], client))).toMatchObject({
-      code: "ECONNRESET",
-      mapped: "unavailable",
-    });
-    await client.$disconnect();
   });
 
   it("still maps a constraint violation by its name, not as unavailable", async () => {

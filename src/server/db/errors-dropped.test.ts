@@ -1,13 +1,14 @@
 import { describe, expect, it, vi } from "vitest";
 import { testDatabase } from "@/test/database";
+import { proxiedClient } from "@/test/tcp-proxy";
 import { createBaseClient, queryRows } from "./client";
 import { mapDatabaseError } from "./errors";
 
-// A statement whose connection the server terminates (57P01), through Prisma and straight through
-// the pool. Apart from errors.test.ts, whose short timeouts (made for the failures it provokes)
-// would here fail the test for the wrong reason on a busy machine: a new connection that takes
-// over 300 ms to open, or a client that stops waiting for the sleep before the server ends it. Here
-// both bounds are generous; the statement is ended by pg_terminate_backend, never by a timeout.
+// A statement whose connection is dropped under it — the server terminates it (57P01), or the
+// network resets it — through Prisma and straight through the pool. Apart from errors.test.ts, whose
+// short timeouts (made for the failures it provokes) would here fail the test for the wrong reason on
+// a busy machine: a new connection that takes over 300 ms to open, or a statement that times out
+// before the drop comes. Here both bounds are generous; only the drop ends the statement.
 process.env.DATABASE_CONNECT_TIMEOUT_MS = "30000";
 process.env.DATABASE_STATEMENT_TIMEOUT_MS = "60000";
 
@@ -27,7 +28,7 @@ async function failure(work: PromiseLike<unknown>) {
   };
 }
 
-describe("mapDatabaseError on a connection the server terminates", () => {
+describe("mapDatabaseError on a connection dropped under a statement", () => {
   it("maps a statement whose connection the server terminates (57P01)", async () => {
     const victim = new URL(url);
     const name = "svc-errors-test-terminated";
@@ -58,4 +59,24 @@ describe("mapDatabaseError on a connection the server terminates", () => {
     });
     await client.$disconnect();
   }, 120_000);
+
+  it("maps a connection reset under a statement in flight", async () => {
+    const { proxy, client } = await proxiedClient(url);
+    /** `work` on the open connection, held in a black hole with its statement sent, then reset. */
+    const resetUnder = async (work: () => PromiseLike<unknown>) => {
+      await client.organization.count();
+      await proxy.setMode("blackhole");
+      const failed = failure(work());
+      await vi.waitFor(() => expect(proxy.swallowing()).toBe(1));
+      proxy.reset();
+      await proxy.setMode("forward");
+      return failed;
+    };
+    expect(await resetUnder(() => client.organization.count())).toMatchObject({ code: "P1017", mapped: "unavailable" });
+    expect(await resetUnder(() => queryRows("SELECT 1", [], client))).toMatchObject({
+      code: "ECONNRESET",
+      mapped: "unavailable",
+    });
+    await client.$disconnect();
+  });
 });
