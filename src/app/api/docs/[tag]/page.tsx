@@ -29,7 +29,7 @@ export default async function ApiDocsTagPage({ params }: { params: Promise<{ tag
   const group = groupOf((await params).tag);
   if (!group) notFound();
   return (
-    <DocsShell groups={groups}>
+    <DocsShell groups={groups} current={group}>
       <p className="text-sm font-semibold uppercase tracking-wider text-brand-600 dark:text-brand-300">
         <a href="/api/docs" className="hover:underline">
           API reference

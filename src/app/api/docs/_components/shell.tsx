@@ -6,8 +6,9 @@ import type { TagGroup } from "./model";
 import { MethodBadge } from "./text";
 
 // The frame of every page of the API reference: the header, a table of contents of the whole
-// reference (the guide, each tag's page and operations, the errors), the page's content, and the
-// script that keeps the table of contents on the part being read (public/api-docs.js).
+// reference (the guide, each tag's page, the errors, and the operations: every one on the first page,
+// the tag's own on a tag's page, which keeps each page small as the API grows), the page's content,
+// and the script that keeps the table of contents on the part being read (public/api-docs.js).
 
 /** Where a tag's operations are described in full. */
 export const tagPath = (group: Pick<TagGroup, "name">) => docsPathOfTag(group.name);
@@ -25,7 +26,8 @@ const tocLink =
   "block rounded px-2 py-1 text-slate-600 hover:bg-slate-100 hover:text-slate-900 aria-[current=location]:bg-brand-50 aria-[current=location]:text-brand-700 dark:text-slate-300 dark:hover:bg-slate-800 dark:hover:text-white dark:aria-[current=location]:bg-brand-900/60 dark:aria-[current=location]:text-white";
 const tocHeading = `${tocLink} font-semibold text-slate-900 dark:text-white`;
 
-function Contents({ groups }: { groups: TagGroup[] }) {
+/** `current`: the tag page's group, whose operations alone are listed; none: every group's. */
+function Contents({ groups, current }: { groups: TagGroup[]; current?: TagGroup }) {
   return (
     <nav
       aria-label="Table of contents"
@@ -53,16 +55,18 @@ function Contents({ groups }: { groups: TagGroup[] }) {
             <a href={tagPath(group)} className={tocHeading}>
               {group.name}
             </a>
-            <ul className="mt-1">
-              {group.operations.map((operation) => (
-                <li key={operation.id}>
-                  <a href={`${tagPath(group)}#${operation.id}`} className={`${tocLink} flex items-start gap-2`}>
-                    <MethodBadge method={operation.method} small />
-                    <span className="min-w-0 wrap-anywhere">{operation.summary}</span>
-                  </a>
-                </li>
-              ))}
-            </ul>
+            {(current === undefined || current.slug === group.slug) && (
+              <ul className="mt-1">
+                {group.operations.map((operation) => (
+                  <li key={operation.id}>
+                    <a href={`${tagPath(group)}#${operation.id}`} className={`${tocLink} flex items-start gap-2`}>
+                      <MethodBadge method={operation.method} small />
+                      <span className="min-w-0 wrap-anywhere">{operation.summary}</span>
+                    </a>
+                  </li>
+                ))}
+              </ul>
+            )}
           </li>
         ))}
         <li>
@@ -75,7 +79,15 @@ function Contents({ groups }: { groups: TagGroup[] }) {
   );
 }
 
-export function DocsShell({ groups, children }: { groups: TagGroup[]; children: ReactNode }) {
+export function DocsShell({
+  groups,
+  current,
+  children,
+}: {
+  groups: TagGroup[];
+  current?: TagGroup;
+  children: ReactNode;
+}) {
   return (
     <div className="flex min-h-screen flex-col">
       <a
@@ -87,7 +99,7 @@ export function DocsShell({ groups, children }: { groups: TagGroup[]; children: 
       <SiteHeader width="max-w-7xl" link={{ href: "/api/openapi.json", label: "OpenAPI JSON" }} />
 
       <div className="mx-auto w-full max-w-7xl flex-1 px-6 py-10 lg:grid lg:grid-cols-[15rem_minmax(0,1fr)] lg:gap-10">
-        <Contents groups={groups} />
+        <Contents groups={groups} current={current} />
         <main id="content" className="min-w-0">
           {children}
         </main>
