@@ -105,7 +105,9 @@ describe("npm start on the embedded database", () => {
       expect(writes.acknowledged.filter((name) => !names.has(name))).toEqual([]);
       await second.stop("SIGTERM");
     },
-    PROCESS_TEST_TIMEOUT_MS,
+    // Two starts of the embedded database (the first one creates and migrates it), each of which may
+    // take a whole process bound on a busy machine.
+    2 * PROCESS_TEST_TIMEOUT_MS,
   );
 
   it(
