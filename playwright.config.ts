@@ -1,6 +1,6 @@
 import { execFileSync } from "node:child_process";
 import { defineConfig, devices } from "@playwright/test";
-import { e2eOidc } from "./scripts/e2e-env.mjs";
+import { e2eMail, e2eOidc } from "./scripts/e2e-env.mjs";
 
 // Playwright drives Debian's Chromium (browsers cannot be downloaded here): CHROMIUM_PATH, else
 // `chromium` on PATH. The app runs as `npm start` would, on a database of its own (see
@@ -11,6 +11,8 @@ const port = Number(process.env.E2E_PORT ?? 3100);
 process.env.E2E_PORT = String(port);
 // A local OpenID provider the app offers "Sign in with …" through (scripts/e2e-oidc-provider.ts).
 const oidc = e2eOidc(port);
+// A local SMTP receiver the app sends its emails to (scripts/e2e-mail-receiver.ts).
+const mail = e2eMail(port);
 const PLATFORM_WIDE = /two-factor\.spec\.ts/;
 
 export default defineConfig({
@@ -72,9 +74,18 @@ export default defineConfig({
       stderr: "pipe",
     },
     {
+      command: "node node_modules/tsx/dist/cli.mjs scripts/e2e-mail-receiver.ts",
+      url: `${mail.inbox}/?to=`,
+      env: { E2E_PORT: String(port) },
+      reuseExistingServer: false,
+      timeout: 30_000,
+      stdout: "pipe",
+      stderr: "pipe",
+    },
+    {
       command: "node scripts/e2e-server.mjs",
       url: `http://localhost:${port}/api/health`,
-      env: { PORT: String(port), ...oidc.appEnv },
+      env: { PORT: String(port), ...oidc.appEnv, ...mail.appEnv },
       reuseExistingServer: false,
       timeout: 180_000,
       stdout: "pipe",

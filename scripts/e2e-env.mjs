@@ -45,3 +45,17 @@ export function e2eOidc(appPort) {
     stranger: { sub: "e2e-oidc-stranger", email: "stranger@e2e.test", email_verified: true, name: "Stranger" },
   };
 }
+
+/**
+ * The SMTP receiver of the Playwright run (scripts/e2e-mail-receiver.ts): the app sends its emails
+ * there, and the flows read them over HTTP from `inbox` (`GET /?to=<address>`: that address's
+ * messages, oldest first, as JSON).
+ */
+export function e2eMail(appPort) {
+  const port = Number(process.env.E2E_SMTP_PORT ?? appPort + 1025);
+  return {
+    port,
+    inbox: `http://127.0.0.1:${port + 1}`,
+    appEnv: { SMTP_URL: `smtp://127.0.0.1:${port}`, SMTP_FROM: "svc e2e <no-reply@svc.e2e.test>" },
+  };
+}

@@ -1,9 +1,9 @@
 import type { AddressInfo } from "node:net";
 import { SMTPServer } from "smtp-server";
-import { afterAll } from "vitest";
 
 // A real SMTP receiver for email tests on 127.0.0.1: keeps every message it accepts (envelope and
-// raw text), and refuses recipients the test names with a permanent 550.
+// raw text), and refuses recipients the test names with a permanent 550. Its test closes it (it is
+// used by vitest's files and Playwright's alike).
 
 export interface ReceivedMail {
   from: string;
@@ -30,7 +30,8 @@ export function linkIn(mail: ReceivedMail, pathPrefix: string): string | undefin
   return text.match(new RegExp(`https?://[^\\s"<>]*${escaped}[A-Za-z0-9]+`))?.[0];
 }
 
-export async function startMailReceiver(): Promise<MailReceiver> {
+/** Listens on `port` of 127.0.0.1 (default: one the system picks). */
+export async function startMailReceiver(port = 0): Promise<MailReceiver> {
   const received: ReceivedMail[] = [];
   const refused = new Set<string>();
   const server = new SMTPServer({
@@ -58,12 +59,10 @@ export async function startMailReceiver(): Promise<MailReceiver> {
       });
     },
   });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.server.address() as AddressInfo;
+  await new Promise<void>((resolve) => server.listen(port, "127.0.0.1", resolve));
   const close = () => new Promise<void>((resolve) => server.close(() => resolve()));
-  afterAll(close);
   return {
-    url: `smtp://127.0.0.1:${port}`,
+    url: `smtp://127.0.0.1:${(server.server.address() as AddressInfo).port}`,
     received,
     refuse: (address) => refused.add(address.toLowerCase()),
     to: (address) => received.filter((m) => m.to.includes(address.toLowerCase())),

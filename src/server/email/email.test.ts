@@ -14,6 +14,7 @@ import { workEmail } from "./worker";
 // message carries is not readable in the queue's table.
 
 const mail = await startMailReceiver();
+afterAll(() => mail.close());
 process.env.SMTP_URL = mail.url;
 process.env.SMTP_FROM = "svc <no-reply@svc.test>";
 process.env.SVC_ENCRYPTION_KEYS ??= `v1:${Buffer.alloc(32, 9).toString("base64")}`;

@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { describe, expect, it, vi } from "vitest";
+import { afterAll, describe, expect, it, vi } from "vitest";
 import { systemActor } from "@/server/auth/actor";
 import { totpCode } from "@/server/auth/totp";
 import { createApiKey } from "@/server/services/api-keys/service";
@@ -20,6 +20,7 @@ import { linkIn, startMailReceiver } from "@/test/mail-receiver";
 // A GitHub sign-in switched on, so that linking an identity can start (it only builds a URL); a
 // mail receiver for the emails changes send, and a DNS server for a domain's verification.
 const mail = await startMailReceiver();
+afterAll(() => mail.close());
 const dns = await startTestDns();
 const port = await freePort();
 const { client, app } = await appOnOwnDatabase(

@@ -1,4 +1,4 @@
-import { describe, expect, it, vi } from "vitest";
+import { afterAll, describe, expect, it, vi } from "vitest";
 import { freePort } from "@/server/free-port";
 import { Browserless, request, startApp, type Caller } from "@/test/app";
 import { testDatabase } from "@/test/database";
@@ -11,6 +11,7 @@ import { linkIn, startMailReceiver } from "@/test/mail-receiver";
 // unknown one; its token is in no answer and no log line. An app without SMTP says so.
 
 const mail = await startMailReceiver();
+afterAll(() => mail.close());
 const { client, url } = await testDatabase();
 await seedRoles(client);
 const port = await freePort();

@@ -22,6 +22,7 @@ import { confirmEmailVerification, LINK_LIFETIME_MS, VERIFY_EMAIL_PATH } from ".
 // rest/email-verification.http.test.ts.
 
 const mail = await startMailReceiver();
+afterAll(() => mail.close());
 process.env.SMTP_URL = mail.url;
 process.env.SMTP_FROM = "svc <no-reply@svc.test>";
 process.env.AUTH_URL = "https://svc.test";
