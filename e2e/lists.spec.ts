@@ -62,6 +62,7 @@ const SCREENS: Record<string, ListScreen | null> = {
     filters: { noun: "members", search: true },
     create: { name: "Go to Members", role: "link" },
   },
+  "/console/organizations/[orgId]/invitations": { create: { name: "Invite people" } },
   "/console/organizations/[orgId]/service-accounts": { create: { name: "Create service account" } },
   "/console/organizations/[orgId]/settings": { create: { name: "Add setting" } },
   "/console/organizations/[orgId]/llm-configs": { create: { name: "Add LLM config" } },

@@ -69,3 +69,9 @@ export const clientListOptions = (trpc: Trpc, { q, status, include_deleted }: Cl
     },
     { getNextPageParam: (page) => page.next_cursor },
   );
+
+export const invitationListOptions = (trpc: Trpc, orgId: string) =>
+  trpc.invitations.list.infiniteQueryOptions(
+    { org_id: orgId, limit: PAGE_SIZE },
+    { getNextPageParam: (page) => page.next_cursor },
+  );

@@ -18,6 +18,7 @@ import { BackLink, Loaded } from "@/components/ui/states";
 const ORG_SECTIONS = [
   "Profile",
   "Members",
+  "Invitations",
   "Service accounts",
   "Settings",
   "LLM configs",

@@ -79,6 +79,7 @@ export const invitationSchema = z
   })
   .meta({ id: "Invitation", examples: [EXAMPLE_INVITATION] });
 export const invitationListSchema = listOf(invitationSchema);
+export type Invitation = z.input<typeof invitationSchema>;
 
 export const invitationWithLinkSchema = invitationSchema
   .extend({
@@ -96,6 +97,8 @@ export const invitationWithLinkSchema = invitationSchema
       },
     ],
   });
+
+export type InvitationWithLink = z.input<typeof invitationWithLinkSchema>;
 
 const token = z
   .string()
