@@ -61,8 +61,19 @@ export function ConsoleShell({ user, children }: { user: SignedInUser; children:
   );
 }
 
-/** What a signed-in user who is not a sys_admin sees instead of the console. */
-export function NoAccess({ user }: { user: SignedInUser }) {
+/** An organization the signed-in user belongs to, with their org roles there. */
+export interface Membership {
+  org_id: string;
+  name: string;
+  display_name: string | null;
+  roles: readonly { name: string }[];
+}
+
+/**
+ * What a signed-in user who is not a sys_admin sees instead of the console: the organizations they
+ * belong to (where an invitation or their email's domain brought them), and who can grant access.
+ */
+export function NoAccess({ user, organizations }: { user: SignedInUser; organizations: readonly Membership[] }) {
   return (
     <main className="flex min-h-screen items-center justify-center px-4 py-12">
       <div className="w-full max-w-md rounded-xl border border-slate-200 bg-white p-8 shadow-sm dark:border-slate-800 dark:bg-slate-900">
@@ -71,6 +82,22 @@ export function NoAccess({ user }: { user: SignedInUser }) {
           You are signed in as <strong className="font-semibold">{user.username}</strong>, but the console is only for
           platform administrators (sys_admins). If you need access, ask a sys_admin of this platform to grant it.
         </p>
+        <h2 className="mt-6 text-sm font-semibold">Your organizations</h2>
+        {organizations.length === 0 ? (
+          <p className="mt-2 text-sm text-slate-600 dark:text-slate-300">You do not belong to any organization yet.</p>
+        ) : (
+          <ul aria-label="Your organizations" className="mt-2 space-y-1 text-sm">
+            {organizations.map((org) => (
+              <li key={org.org_id}>
+                <strong className="font-semibold">{org.display_name ?? org.name}</strong>
+                <span className="text-slate-600 dark:text-slate-300">
+                  {" "}
+                  — {org.roles.length > 0 ? org.roles.map((role) => role.name).join(", ") : "no roles"}
+                </span>
+              </li>
+            ))}
+          </ul>
+        )}
         <div className="mt-6 flex items-center justify-between gap-4">
           <Link
             href="/"

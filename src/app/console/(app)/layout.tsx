@@ -3,6 +3,8 @@ import { redirect } from "next/navigation";
 import type { ReactNode } from "react";
 import { ConsoleShell, NoAccess } from "@/components/console/shell";
 import { isSysAdmin } from "@/server/auth/authorize";
+import { readContext } from "@/server/db/context";
+import { listUserOrganizations } from "@/server/services/memberships/service";
 import { TRPCReactProvider } from "@/trpc/react";
 import { sessionActor } from "@/trpc/server";
 
@@ -12,7 +14,10 @@ export default async function ConsoleLayout({ children }: { children: ReactNode 
   const actor = await sessionActor();
   if (!actor) redirect("/console/sign-in");
   const user = { username: actor.username, displayName: actor.displayName };
-  if (!isSysAdmin(actor)) return <NoAccess user={user} />;
+  if (!isSysAdmin(actor)) {
+    const memberships = await listUserOrganizations(readContext(actor), actor.userId, { limit: 100 });
+    return <NoAccess user={user} organizations={memberships.data} />;
+  }
   // The platform requires two-factor of sys_admins and this one has none: nothing else until it is set up.
   if (actor.mustSetUpTwoFactor) redirect("/console/two-factor-setup");
   return (
