@@ -113,6 +113,41 @@ describe("inviting", () => {
   });
 });
 
+describe("the hourly allowance", () => {
+  it("sends at most 100 invitations an hour per organization, resends and other inviters included", async () => {
+    const { org, admin } = await setUp("enterprise");
+    const first = await invite(admin, org.id, "spam0@example.com");
+    // Revoking and inviting again, or resending, spends the allowance as a new invitation does.
+    await call(ops.revoke, admin, { params: { org_id: org.id, invitation_id: first.id } });
+    const resent = await invite(admin, org.id, "spam0@example.com");
+    const renewed = (await call(ops.resend, admin, {
+      params: { org_id: org.id, invitation_id: resent.id },
+      body: {},
+    })) as WithLink;
+    for (let i = 1; i < 98; i++) await invite(admin, org.id, `spam${i}@example.com`);
+
+    const over = await refusal(invite(admin, org.id, "spam98@example.com"));
+    expect(over.code).toBe("rate_limited");
+    const again = await refusal(
+      call(ops.resend, admin, { params: { org_id: org.id, invitation_id: resent.id }, body: {} }),
+    );
+    expect(again.code).toBe("rate_limited");
+    // Another admin of the same organization shares its allowance.
+    const other = await sessionActor(client, (await createOrgAdmin(client, org.id)).id);
+    expect((await refusal(invite(other, org.id, "spam99@example.com"))).code).toBe("rate_limited");
+    // Refused, nothing was written: 99 invitations (one revoked), the resent one's link unchanged.
+    expect(await client.invitation.count({ where: { org_id: org.id } })).toBe(99);
+    const stored = await client.invitation.findUniqueOrThrow({ where: { id: resent.id } });
+    expect(stored.token_hash).toBe(hashLinkToken(tokenOf(renewed)));
+
+    // Another organization's allowance is its own.
+    const elsewhere = await setUp("enterprise");
+    await expect(invite(elsewhere.admin, elsewhere.org.id, "spam0@example.com")).resolves.toMatchObject({
+      status: "pending",
+    });
+  });
+});
+
 describe("resending and revoking", () => {
   it("resending makes a new link and the old one dies; a revoked link is refused like an unknown one", async () => {
     const { org, admin } = await setUp();
