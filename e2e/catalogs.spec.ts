@@ -155,7 +155,8 @@ test.describe("plugins", () => {
       if (request.url().includes("/api/trpc/plugins.checkSettings")) checks.push(request.postData() ?? "");
     });
     const results = preview.getByLabel("Results");
-    await results.fill("");
+    // Typed over the selected value: no pause before the first key (as a fill("") would make).
+    await results.selectText();
     await results.pressSequentially("-3", { delay: 30 });
     await expect(preview).toContainText("These settings do not satisfy the schema: 1 problem.");
     await expect(preview.getByText("must be >= 1")).toBeVisible();

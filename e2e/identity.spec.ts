@@ -281,6 +281,9 @@ test.describe.serial("signed out", () => {
   });
 
   test("link the OpenID account from one's own profile, sign in with it, and unlink it", async ({ page }) => {
+    // A dozen page loads and two round trips through the provider: more than one flow's usual bound
+    // on a busy machine.
+    test.slow();
     await offline(page);
     await signIn(page, { username: oidcUser.username, password: OIDC_USER_PASSWORD });
     await page.getByRole("link", { name: "Your account" }).click();
