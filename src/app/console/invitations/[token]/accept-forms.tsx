@@ -1,7 +1,8 @@
 "use client";
 
 import { useState, type FormEvent } from "react";
-import { hintClass, inputClass, labelClass, primaryButton } from "@/components/ui/styles";
+import Link from "next/link";
+import { hintClass, inputClass, labelClass, primaryButton, textLink } from "@/components/ui/styles";
 
 // The two doors of an invitation, called over REST (the console's tRPC is for sys_admins; an
 // invitee is anyone). Refusals are shown in the words the server answered with.
@@ -109,37 +110,46 @@ export function SignUpWithInvitation({ token, email }: { token: string; email: s
     }
   }
   return (
-    <form onSubmit={(e) => void submit(e)} className="space-y-4 border-t border-slate-200 pt-4 dark:border-slate-800">
-      <h2 className="font-semibold">New here? Create an account</h2>
-      {error && <Alert>{error}</Alert>}
-      <p className={hintClass}>Your email will be {email}.</p>
-      <div>
-        <label htmlFor="username" className={labelClass}>
-          Username
-        </label>
-        <input id="username" name="username" required autoComplete="username" className={`${inputClass} mt-1`} />
-      </div>
-      <div>
-        <label htmlFor="password" className={labelClass}>
-          Password
-        </label>
-        <input
-          id="password"
-          name="password"
-          type="password"
-          required
-          minLength={12}
-          autoComplete="new-password"
-          aria-describedby="password-hint"
-          className={`${inputClass} mt-1`}
-        />
-        <p id="password-hint" className={hintClass}>
-          At least 12 characters.
-        </p>
-      </div>
-      <button type="submit" disabled={pending} className={`${primaryButton} w-full`}>
-        {pending ? "Creating…" : "Create account and join"}
-      </button>
-    </form>
+    <>
+      <p>
+        Have an account with this address?{" "}
+        <Link href="/console/sign-in" className={textLink}>
+          Sign in
+        </Link>
+        , then open this link again.
+      </p>
+      <form onSubmit={(e) => void submit(e)} className="space-y-4 border-t border-slate-200 pt-4 dark:border-slate-800">
+        <h2 className="font-semibold">New here? Create an account</h2>
+        {error && <Alert>{error}</Alert>}
+        <p className={hintClass}>Your email will be {email}.</p>
+        <div>
+          <label htmlFor="username" className={labelClass}>
+            Username
+          </label>
+          <input id="username" name="username" required autoComplete="username" className={`${inputClass} mt-1`} />
+        </div>
+        <div>
+          <label htmlFor="password" className={labelClass}>
+            Password
+          </label>
+          <input
+            id="password"
+            name="password"
+            type="password"
+            required
+            minLength={12}
+            autoComplete="new-password"
+            aria-describedby="password-hint"
+            className={`${inputClass} mt-1`}
+          />
+          <p id="password-hint" className={hintClass}>
+            At least 12 characters.
+          </p>
+        </div>
+        <button type="submit" disabled={pending} className={`${primaryButton} w-full`}>
+          {pending ? "Creating…" : "Create account and join"}
+        </button>
+      </form>
+    </>
   );
 }

@@ -1,11 +1,9 @@
 import type { Metadata } from "next";
-import Link from "next/link";
 import type { ReactNode } from "react";
 import { systemActor } from "@/server/auth/actor";
 import { readContext } from "@/server/db/context";
 import { previewInvitation } from "@/server/services/invitations/service";
 import { currentSessionActor } from "@/server/session";
-import { textLink } from "@/components/ui/styles";
 import { AcceptInvitation, SignUpWithInvitation } from "./accept-forms";
 
 export const metadata: Metadata = { title: "Invitation — svc" };
@@ -46,16 +44,7 @@ export default async function InvitationPage({ params }: { params: Promise<{ tok
       {actor ? (
         <AcceptInvitation token={token} username={actor.username} />
       ) : (
-        <>
-          <p>
-            Have an account with this address?{" "}
-            <Link href="/console/sign-in" className={textLink}>
-              Sign in
-            </Link>
-            , then open this link again.
-          </p>
-          <SignUpWithInvitation token={token} email={invitation.email} />
-        </>
+        <SignUpWithInvitation token={token} email={invitation.email} />
       )}
     </Card>
   );
