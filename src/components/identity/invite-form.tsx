@@ -4,6 +4,7 @@ import { useQuery } from "@tanstack/react-query";
 import { createInvitationInput, type CreateInvitationInput, type InvitationWithLink } from "@/lib/schemas/invitations";
 import { CheckboxGroup, SelectField, TextField } from "@/components/ui/fields";
 import { DialogButtons, Form, useSchemaForm } from "@/components/ui/form";
+import { checkedValues } from "@/components/ui/form-values";
 import { useTRPC, useTRPCClient } from "@/trpc/react";
 import { roleChoicesOptions } from "./queries";
 
@@ -27,7 +28,11 @@ export function InviteForm({
   const form = useSchemaForm<{ email: string; role_ids: string[]; expires_in_days: string }, CreateInvitationInput>({
     schema: createInvitationInput,
     defaultValues: { email: "", role_ids: [], expires_in_days: "7" },
-    toInput: ({ expires_in_days, ...values }) => ({ ...values, expires_in_days: Number(expires_in_days) }),
+    toInput: ({ expires_in_days, role_ids, ...values }) => ({
+      ...values,
+      role_ids: checkedValues(role_ids),
+      expires_in_days: Number(expires_in_days),
+    }),
     submit: async (input) => onInvited(await client.invitations.create.mutate({ org_id: orgId, ...input })),
   });
   return (

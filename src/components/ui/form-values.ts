@@ -38,6 +38,13 @@ export function orNullEach<K extends string>(values: Record<K, string>): Record<
 }
 
 /** A comma-separated list typed into one field. */
+/**
+ * A group of checkboxes' value as a list: the form library answers a lone checkbox of a name with its
+ * value (or false), several with the list of those checked.
+ */
+export const checkedValues = (value: string[] | string | false | undefined): string[] =>
+  Array.isArray(value) ? value : value ? [value] : [];
+
 export const splitList = (text: string): string[] =>
   text
     .split(",")

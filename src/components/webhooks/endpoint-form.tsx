@@ -10,7 +10,7 @@ import {
 } from "@/lib/schemas/webhooks";
 import { CheckboxField, CheckboxGroup, TextField } from "@/components/ui/fields";
 import { DialogButtons, Form, useSchemaForm } from "@/components/ui/form";
-import { orNull, valuesFrom } from "@/components/ui/form-values";
+import { checkedValues, orNull, valuesFrom } from "@/components/ui/form-values";
 import type { EditorControls } from "@/components/ui/resource-section";
 
 // A webhook endpoint's add/edit form (./webhooks-section.tsx), with its event-types picker.
@@ -47,7 +47,7 @@ export function EndpointForm({
       ...values,
       description: orNull(description),
       // A single checked box comes as a string, none as false.
-      event_types: Array.isArray(event_types) ? event_types : event_types ? [event_types] : [],
+      event_types: checkedValues(event_types),
     }),
     submit: async (input) => {
       const saved = await save(input);

@@ -1,26 +1,16 @@
-import { afterAll, describe, expect, it, vi } from "vitest";
-import { freePort } from "@/server/free-port";
+import { describe, expect, it, vi } from "vitest";
 import { Browserless, request, startApp, type Caller } from "@/test/app";
-import { testDatabase } from "@/test/database";
-import { createSysAdmin, createUser, PASSWORD, seedRoles } from "@/test/fixtures";
-import { linkIn, startMailReceiver } from "@/test/mail-receiver";
+import { createSysAdmin, createUser, PASSWORD } from "@/test/fixtures";
+import { startAppWithMail } from "@/test/mail-app";
+import { linkIn } from "@/test/mail-receiver";
 
 // Verifying an email over HTTP against the built app: the user asks for a link, a real SMTP
 // receiver gets the email, the test opens the console page the link names and makes the call its
 // button makes. A sys_admin marks another user's email verified; the link, used, answers as an
 // unknown one; its token is in no answer and no log line. An app without SMTP says so.
 
-const mail = await startMailReceiver();
-afterAll(() => mail.close());
-const { client, url } = await testDatabase();
-await seedRoles(client);
-const port = await freePort();
-const appUrl = `http://127.0.0.1:${port}`;
-const app = await startApp(
-  url,
-  { SMTP_URL: mail.url, SMTP_FROM: "svc <no-reply@svc.test>", AUTH_URL: appUrl },
-  { port },
-);
+const { mail, client, url, app } = await startAppWithMail();
+const appUrl = app.baseUrl;
 
 async function signedIn(username: string) {
   const browser = new Browserless(app.baseUrl);

@@ -1,26 +1,15 @@
-import { afterAll, describe, expect, it, vi } from "vitest";
-import { freePort } from "@/server/free-port";
-import { Browserless, request, startApp, type Caller } from "@/test/app";
-import { testDatabase } from "@/test/database";
-import { createOrg, createSysAdmin, createUser, PASSWORD, roleId, seedRoles } from "@/test/fixtures";
-import { linkIn, startMailReceiver } from "@/test/mail-receiver";
+import { describe, expect, it, vi } from "vitest";
+import { Browserless, request, type Caller } from "@/test/app";
+import { createOrg, createSysAdmin, createUser, PASSWORD, roleId } from "@/test/fixtures";
+import { startAppWithMail } from "@/test/mail-app";
+import { linkIn } from "@/test/mail-receiver";
 
 // Invitations over HTTP against the built app, as people meet them: a sys_admin invites an address,
 // a real SMTP receiver gets the email, and the test follows its link — the page it opens, then the
 // call the page's button makes, signed out (a new account) or signed in (an existing one). The token
 // is in the one answer that made it and the email, and nowhere else.
 
-const mail = await startMailReceiver();
-afterAll(() => mail.close());
-const { client, url } = await testDatabase();
-await seedRoles(client);
-const port = await freePort();
-const appUrl = `http://127.0.0.1:${port}`;
-const app = await startApp(
-  url,
-  { SMTP_URL: mail.url, SMTP_FROM: "svc <no-reply@svc.test>", AUTH_URL: appUrl },
-  { port },
-);
+const { mail, client, app } = await startAppWithMail();
 
 async function signedIn(username: string, password = PASSWORD) {
   const browser = new Browserless(app.baseUrl);
