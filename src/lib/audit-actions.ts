@@ -27,6 +27,8 @@ export const DOMAIN_RECORD_MISSING_ACTION = "domainRecordMissing";
 export const DOMAIN_FAILED_ACTION = "domainFailed";
 /** A user joined an organization at sign-in through its verified domain (membership.domain_policy). */
 export const DOMAIN_JOIN_ACTION = "joinByDomain";
+/** A user joined an organization at their first sign-in through its SSO connection (just in time). */
+export const SSO_JOIN_ACTION = "joinBySso";
 
 /** Actions the trail records that no operation makes. */
 const NAMED: Readonly<Record<string, AuditActionName>> = {
@@ -36,6 +38,7 @@ const NAMED: Readonly<Record<string, AuditActionName>> = {
   [DOMAIN_RECORD_MISSING_ACTION]: { type: "domain.record_missing", label: "Domain record missing" },
   [DOMAIN_FAILED_ACTION]: { type: "domain.failed", label: "Domain failed" },
   [DOMAIN_JOIN_ACTION]: { type: "member.joined", label: "Member joined" },
+  [SSO_JOIN_ACTION]: { type: "member.joined", label: "Member joined" },
 };
 
 /** "api_key.leak_reported" → "API key leak reported". */
@@ -63,6 +66,8 @@ export function auditAction(action: string): AuditActionName {
  * organization's webhook endpoint, not the platform's.
  */
 const QUALIFIERS: Readonly<Record<string, string>> = {
+  joinByDomain: "verified domain",
+  joinBySso: "single sign-on",
   createServiceAccountKey: "service account",
   revokeServiceAccountKey: "service account",
   updateServiceAccountKey: "service account",
@@ -96,5 +101,6 @@ export const AUDIT_ACTIONS: readonly string[] = [
   DOMAIN_RECORD_MISSING_ACTION,
   DOMAIN_FAILED_ACTION,
   DOMAIN_JOIN_ACTION,
+  SSO_JOIN_ACTION,
   ...Object.keys(CHANGE_EVENT_TYPES),
 ];

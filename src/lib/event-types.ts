@@ -104,6 +104,9 @@ export const CHANGE_EVENT_TYPES = {
   // proves the domain is also announced as domain.verified.
   verifyDomain: "domain.checked",
   deleteDomain: "domain.removed",
+  createSsoConnection: "sso_connection.created",
+  updateSsoConnection: "sso_connection.updated",
+  deleteSsoConnection: "sso_connection.deleted",
 } as const satisfies Record<string, `${string}.${string}`>;
 
 /** Change types an operation makes besides its own: one per key a leak report revoked. */
@@ -123,7 +126,7 @@ const MORE_CHANGE_TYPES: Record<string, { operations: string[]; description: str
   "member.joined": {
     operations: [],
     description:
-      "A user with a verified email at one of the organization's verified domains joined it at sign-in (membership.domain_policy auto_join).",
+      "A user joined the organization at sign-in: by a verified email at one of its verified domains (membership.domain_policy auto_join), or just in time through its SSO connection.",
   },
 };
 

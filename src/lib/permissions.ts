@@ -118,6 +118,12 @@ export const PERMISSIONS = {
     dangerous: true,
     allows: "invite people to the organization with its roles, resend and revoke invitations",
   },
+  "svc:org:sso:read": { scope: "org", dangerous: false, allows: "read the organization's single sign-on connections" },
+  "svc:org:sso:write": {
+    scope: "org",
+    dangerous: true,
+    allows: "create, change and delete the organization's single sign-on connections (who signs in, with which role)",
+  },
 } as const satisfies Record<string, PermissionInfo>;
 
 export type Permission = keyof typeof PERMISSIONS;
@@ -161,7 +167,8 @@ export const BUILT_IN_ROLES: readonly BuiltInRole[] = [
           p !== "svc:org:audit:read" &&
           p !== "svc:org:webhooks:read" &&
           p !== "svc:org:domains:read" &&
-          p !== "svc:org:invitations:read",
+          p !== "svc:org:invitations:read" &&
+          p !== "svc:org:sso:read",
       ),
       "svc:conversations:write",
     ],

@@ -3,6 +3,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import type { InvalidationRoutes } from "@/server/auth/invalidation";
 import type { Invalidation, InvalidationListener } from "@/server/auth/invalidation-bus";
 import type { SignInThrottle } from "@/server/auth/sign-in-throttle";
+import type { SsoTicket } from "@/server/session/sso";
 import type { BaseClient, Pooled } from "@/server/db/client";
 import type { QueueState } from "@/server/jobs/queue";
 import type { Lifecycle } from "@/server/lifecycle";
@@ -31,6 +32,10 @@ interface ProcessState {
   addressLimiters: Map<string, Limiter>;
   invitationLimiter: { limiter?: Limiter };
   signInThrottle: SignInThrottle;
+  /** SSO sign-ins handed from the protocol's callback to Auth.js in the same request (session/sso.ts). */
+  ssoTickets: Map<string, SsoTicket>;
+  /** Which SSO connections enforce, per organization, as last read (auth/sso-enforcement.ts). */
+  ssoEnforcement: { read?: { at: number; enforced: Promise<ReadonlyMap<string, ReadonlySet<string>>> } };
   /** Whatever caches authentication state in this process, told of each invalidation. */
   invalidationListeners: Set<InvalidationListener>;
   /** The routes invalidations arrive by, once listening; the changes a CLI command is to publish. */

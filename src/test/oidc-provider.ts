@@ -187,6 +187,42 @@ export class CookieBrowser {
 }
 
 /**
+ * Follows a sign-in round trip as a browser would, from `response` (the answer at `url`): redirects
+ * followed, each page's form submitted with its hidden fields and what `fill` gives for it, until a
+ * redirect lands in the app at a page `landed` accepts. Answers that page's URL.
+ */
+export async function followRoundTrip(
+  browser: CookieBrowser,
+  app: string,
+  start: { response: Response; url: string },
+  fill: (html: string) => Record<string, string>,
+  landed: (next: URL) => boolean,
+): Promise<{ finalUrl: URL }> {
+  let { response, url } = start;
+  for (let step = 0; step < 30; step++) {
+    const location = response.headers.get("location");
+    if (response.status >= 300 && response.status < 400 && location) {
+      const next = new URL(location, url);
+      if (next.origin === app && landed(next)) return { finalUrl: next };
+      url = next.href;
+      response = await browser.request(url);
+      continue;
+    }
+    const html = await response.text();
+    if (response.status !== 200 || !/<form/i.test(html))
+      throw new Error(`Unexpected ${response.status} at ${url}: ${html.slice(0, 800)}`);
+    response = await browser.submitForm(url, html, fill(html));
+  }
+  throw new Error("Too many steps signing in");
+}
+
+/** The local provider's login form names the account by `login`; its consent form needs nothing. */
+export const oidcProviderForms =
+  (login: string) =>
+  (html: string): Record<string, string> =>
+    /name="prompt" value="login"/.test(html) ? { login, password: "any-password" } : {};
+
+/**
  * Signs into the app through Auth.js and the local provider as a browser would: the app's
  * sign-in POST, the provider's login and consent forms, the app's callback. Ends at the first
  * redirect back into the app outside /api/auth (the console, or the sign-in page with ?error=).
@@ -199,7 +235,7 @@ export async function signInWithOidc(
 ): Promise<{ finalUrl: URL }> {
   const app = new URL(appBaseUrl).origin;
   const csrf = (await (await browser.request(`${app}/api/auth/csrf`)).json()) as { csrfToken: string };
-  let response = await browser.request(`${app}/api/auth/signin/${options.providerId ?? "oidc"}`, {
+  const response = await browser.request(`${app}/api/auth/signin/${options.providerId ?? "oidc"}`, {
     method: "POST",
     headers: { "content-type": "application/x-www-form-urlencoded" },
     body: new URLSearchParams({
@@ -207,21 +243,11 @@ export async function signInWithOidc(
       callbackUrl: `${app}${options.callbackUrl ?? "/console"}`,
     }).toString(),
   });
-  let url = `${app}/api/auth/signin`;
-  for (let step = 0; step < 30; step++) {
-    const location = response.headers.get("location");
-    if (response.status >= 300 && response.status < 400 && location) {
-      const next = new URL(location, url);
-      if (next.origin === app && !next.pathname.startsWith("/api/auth/")) return { finalUrl: next };
-      url = next.href;
-      response = await browser.request(url);
-      continue;
-    }
-    const html = await response.text();
-    if (response.status !== 200 || !/<form/i.test(html))
-      throw new Error(`Unexpected ${response.status} at ${url}: ${html.slice(0, 800)}`);
-    const prompt = /name="prompt" value="([a-z]+)"/.exec(html)?.[1];
-    response = await browser.submitForm(url, html, prompt === "login" ? { login, password: "any-password" } : {});
-  }
-  throw new Error("Too many steps signing in");
+  return followRoundTrip(
+    browser,
+    app,
+    { response, url: `${app}/api/auth/signin` },
+    oidcProviderForms(login),
+    (next) => !next.pathname.startsWith("/api/auth/"),
+  );
 }

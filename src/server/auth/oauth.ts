@@ -117,7 +117,8 @@ function usernameCandidate(profile: Record<string, unknown>, email: string): str
   return base || "user";
 }
 
-async function createUserFor(
+/** A new user for an external identity with a verified email, the identity linked to it; answers its id. */
+export async function createUserFor(
   provider: string,
   providerUserId: string,
   email: string,

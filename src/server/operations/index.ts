@@ -17,6 +17,7 @@ import { overviewOperations } from "./overview";
 import { orgPluginOperations, pluginOperations } from "./plugins";
 import { roleOperations } from "./roles";
 import { serviceAccountOperations } from "./service-accounts";
+import { ssoConnectionOperations } from "./sso-connections";
 import { orgSettingOperations, platformSettingOperations } from "./settings";
 import { systemOperations } from "./system";
 import { userOperations } from "./users";
@@ -50,6 +51,7 @@ export const OPERATION_GROUPS = {
   webhooks: webhookOperations,
   orgWebhooks: orgWebhookOperations,
   domains: domainOperations,
+  ssoConnections: ssoConnectionOperations,
   webhookEventTypes: webhookEventTypeOperations,
 };
 

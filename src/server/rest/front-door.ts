@@ -29,12 +29,16 @@ interface Endpoint {
   operations?: ReadonlyMap<Method, RestOperation>;
 }
 
-/** Endpoints under /api besides the REST routes: the API reference, the console's tRPC, Auth.js. */
+/** Endpoints under /api besides the REST routes: the API reference, the console's tRPC, Auth.js, SSO. */
 const OTHER_ENDPOINTS: readonly Endpoint[] = [
   { path: "/api/openapi.json", methods: ["GET"] },
   { path: "/api/docs", methods: ["GET"] },
   { path: "/api/trpc/{procedures}", methods: ["GET", "POST"] },
   { path: "/api/auth/{...action}", methods: ["GET", "POST"] },
+  { path: "/api/sso/start", methods: ["GET"] },
+  { path: "/api/sso/{connection_id}/oidc/callback", methods: ["GET"] },
+  { path: "/api/sso/{connection_id}/saml/acs", methods: ["POST"] },
+  { path: "/api/sso/{connection_id}/saml/metadata", methods: ["GET"] },
 ];
 
 /** The API reference's page of each tag. */

@@ -12,6 +12,7 @@ import { recordAlone } from "@/server/services/audit/record";
 import { readContext } from "@/server/db/context";
 import { DOMAIN_JOINER, joinByVerifiedDomain } from "@/server/services/domains/auto-join";
 import { completeLinking } from "./identity-linking";
+import { redeemSsoTicket } from "./sso";
 import { linkedUserId, linkExternalSignIn, oauthProviders, verifyAssertedEmail } from "@/server/auth/oauth";
 import { hashPassword, verifyPassword } from "@/server/auth/passwords";
 import {
@@ -134,6 +135,27 @@ export const authConfig = (): NextAuthConfig => ({
         return { id: user.id, name: user.display_name ?? user.username, epoch: user.session_epoch };
       },
     }),
+    // The end of a sign-in through an organization's SSO connection (session/sso.ts): a ticket the
+    // connection's callback issued in this same request, good once.
+    Credentials({
+      id: "sso",
+      credentials: { ticket: {} },
+      async authorize(credentials) {
+        const ticket = redeemSsoTicket(credentials.ticket);
+        if (!ticket) return null;
+        const user = await dataLayer("system:auth").user.findUnique({
+          where: { id: ticket.userId },
+          select: { username: true, display_name: true, session_epoch: true, kind: true },
+        });
+        if (!user || user.kind !== "human") return null;
+        return {
+          id: ticket.userId,
+          name: user.display_name ?? user.username,
+          epoch: user.session_epoch,
+          sso: ticket.connectionId,
+        };
+      },
+    }),
     // GitHub, Google and a generic OpenID Connect provider, each when its variables are set.
     ...oauthProviders(),
   ],
@@ -177,12 +199,17 @@ export const authConfig = (): NextAuthConfig => ({
       } else if (user?.id) {
         token.sub = user.id;
         token.epoch = (user as { epoch?: number }).epoch;
+        // How the session was signed in: through which SSO connection, if any (enforce reads it).
+        const sso = (user as { sso?: string }).sso;
+        if (sso) token.sso = sso;
+        else delete token.sso;
       }
       return token;
     },
     session({ session, token }) {
       if (token.sub) session.user.id = token.sub;
       if (typeof token.epoch === "number") (session as SessionWithEpoch).epoch = token.epoch;
+      if (typeof token.sso === "string") (session as SessionWithEpoch).sso = token.sso;
       return session;
     },
   },
@@ -199,7 +226,8 @@ export const authConfig = (): NextAuthConfig => ({
   },
 });
 
-export type SessionWithEpoch = Session & { epoch?: number };
+/** A session as the app reads it: the user's session epoch at sign-in, and the SSO connection it was signed in through. */
+export type SessionWithEpoch = Session & { epoch?: number; sso?: string };
 
 /**
  * The second step of a sign-in: a code (TOTP or recovery) for the user who passed the first one.

@@ -4,6 +4,7 @@ import { LRUCache } from "lru-cache";
 import type { SessionActor } from "@/server/auth/actor";
 import { loadGrants } from "@/server/auth/grants";
 import { cacheLifetimeMs, listenForInvalidations, onInvalidation } from "@/server/auth/invalidation";
+import { withinSsoEnforcement } from "@/server/auth/sso-enforcement";
 import { dataLayer } from "@/server/db/data-layer";
 import { mustSetUpTwoFactor } from "@/server/services/two-factor/service";
 import { authConfig, type SessionWithEpoch } from "./config";
@@ -71,7 +72,8 @@ export async function currentSessionActor(): Promise<SessionActor | null> {
   const userId = session?.user?.id;
   if (!userId || typeof session?.epoch !== "number") return null;
   const account = await accountOf(userId);
-  return account && account.epoch === session.epoch ? account.actor : null;
+  if (!account || account.epoch !== session.epoch) return null;
+  return withinSsoEnforcement(account.actor, session.sso);
 }
 
 /** Starts linking `provider` to the signed-in user, from the user's own profile: answers where to send the browser. */

@@ -5,9 +5,8 @@ import { systemActor } from "@/server/auth/actor";
 import type { Context } from "@/server/db/context";
 import { DomainError } from "@/server/errors";
 import { log } from "@/server/log";
-import { withAccessChange } from "@/server/services/access-changes";
 import { NO_REQUEST, recordChange } from "@/server/services/audit/record";
-import { lockOrganization, requireWithinQuota } from "@/server/services/quotas";
+import { joinWithRole } from "@/server/services/memberships/join";
 
 // Joining by verified domain (membership.domain_policy auto_join): at sign-in, a user whose email
 // is verified and at a domain an organization has verified becomes its member with the one role the
@@ -66,20 +65,7 @@ export async function joinByVerifiedDomain(ctx: Context, userId: string): Promis
         });
         const roleId = await joinRole(tx, setting?.value);
         if (!roleId) return false;
-        const added = await withAccessChange(tx.db, async (inner) => {
-          await lockOrganization(inner, orgId);
-          const org = await inner.organization.findUnique({ where: { id: orgId } });
-          if (!org) return { result: false, event: null };
-          if (await inner.userOrgMembership.findFirst({ where: { org_id: orgId, user_id: userId } }))
-            return { result: false, event: null };
-          const members = await inner.userOrgMembership.count({
-            where: { org_id: orgId, user: { is_deleted: false } },
-          });
-          await requireWithinQuota(inner, org.subscription_tier, "max_members", members);
-          await inner.userOrgMembership.create({ data: { user_id: userId, org_id: orgId } });
-          await inner.userRole.create({ data: { user_id: userId, role_id: roleId, org_id: orgId } });
-          return { result: true, event: { userId } };
-        });
+        const added = await joinWithRole(tx.db, orgId, userId, roleId);
         if (added)
           await recordChange(tx, {
             actor: tx.actor,
