@@ -6,6 +6,7 @@ import {
   auditActionChoice,
   DOMAIN_FAILED_ACTION,
   DOMAIN_JOIN_ACTION,
+  SSO_JOIN_ACTION,
   DOMAIN_RECORD_MISSING_ACTION,
   DOMAIN_VERIFIED_ACTION,
   IDLE_REVOKE_ACTION,
@@ -37,6 +38,7 @@ describe("audit action names", () => {
       DOMAIN_RECORD_MISSING_ACTION,
       DOMAIN_FAILED_ACTION,
       DOMAIN_JOIN_ACTION,
+      SSO_JOIN_ACTION,
     ];
     expect([...AUDIT_ACTIONS].sort()).toEqual([...changing, ...ownActions].sort());
   });

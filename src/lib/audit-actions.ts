@@ -67,7 +67,7 @@ export function auditAction(action: string): AuditActionName {
  */
 const QUALIFIERS: Readonly<Record<string, string>> = {
   joinByDomain: "verified domain",
-  joinBySso: "single sign-on",
+  joinBySso: "identity provider",
   createServiceAccountKey: "service account",
   revokeServiceAccountKey: "service account",
   updateServiceAccountKey: "service account",

@@ -91,20 +91,20 @@ export const ssoConnectionSchema = z
     id: z.uuid(),
     org_id: z.uuid(),
     type: z.enum(SSO_TYPES),
-    domains: z.array(text()),
+    domains: list(text(), MAX_SSO_DOMAINS),
     default_role_id: z.uuid(),
     enforce: z.boolean(),
     enabled: z.boolean(),
     /** OIDC: the issuer, client id and scopes; null or empty for SAML. */
     issuer: text(2048).nullable(),
     client_id: text().nullable(),
-    scopes: z.array(text(LENGTH.SHORT)),
+    scopes: list(text(LENGTH.SHORT), 20),
     /** OIDC: the URI to register at the IdP. */
     redirect_uri: text(2048).nullable(),
     /** SAML: the IdP's values, and this app's (the service provider's) to enter at the IdP. */
     idp_entity_id: text(1024).nullable(),
     idp_sso_url: text(2048).nullable(),
-    idp_certificates: z.array(certificateSchema),
+    idp_certificates: list(certificateSchema, 5),
     allow_idp_initiated: z.boolean(),
     sp_entity_id: text(2048).nullable(),
     acs_url: text(2048).nullable(),

@@ -21,6 +21,8 @@ export interface SessionActor extends UserIdentity {
    * do nothing but set it up (operations declaring `duringTwoFactorSetup`).
    */
   mustSetUpTwoFactor?: boolean;
+  /** The SSO connection the session was signed in through, if any (an enforcing organization admits only its own). */
+  ssoConnectionId?: string;
 }
 
 /** An integration presenting X-API-KEY: acts for the key's owner, within the key's scopes. */

@@ -47,16 +47,13 @@ function enforcedConnections(): Promise<Enforced> {
 }
 
 /** The session's actor as it may act: without the organizations whose enforced SSO it did not sign in through. */
-export async function withinSsoEnforcement(
-  actor: SessionActor,
-  signedInThrough: string | undefined,
-): Promise<SessionActor> {
+export async function withinSsoEnforcement(actor: SessionActor): Promise<SessionActor> {
   if (actor.grants.isSysAdmin) return actor;
   const enforced = await enforcedConnections();
   const shut = [...enforced].filter(
     ([orgId, connections]) =>
       (actor.grants.memberships.has(orgId) || actor.grants.byOrg.has(orgId)) &&
-      !(signedInThrough && connections.has(signedInThrough)),
+      !(actor.ssoConnectionId && connections.has(actor.ssoConnectionId)),
   );
   if (shut.length === 0) return actor;
   const closed = new Set(shut.map(([orgId]) => orgId));

@@ -85,6 +85,21 @@ const ALLOWED: AllowedObject[] = [
   },
   {
     kind: "constraint",
+    table: "sso_connections",
+    name: "sso_connections_type_check",
+    definition: "CHECK (((type)::text = ANY ((ARRAY['oidc'::character varying, 'saml'::character varying])::text[])))",
+    reason: "a connection speaks OIDC or SAML",
+  },
+  {
+    kind: "constraint",
+    table: "sso_message_ids",
+    name: "sso_message_ids_kind_check",
+    definition:
+      "CHECK (((kind)::text = ANY ((ARRAY['request'::character varying, 'assertion'::character varying])::text[])))",
+    reason: "a SAML message id is a request sent or an assertion accepted",
+  },
+  {
+    kind: "constraint",
     table: "plugins",
     name: "plugins_source_org_id_check",
     definition:
@@ -248,8 +263,8 @@ describe("schema drift", () => {
     // The comparison is not vacuous: every model was matched against a table with its columns and keys.
     expect(database.tables.map((t) => t.name).sort()).toEqual(schema.tables.map((t) => t.name).sort());
     // The 18 core tables, audit_events, the two of two-factor sign-in, the one of email verification,
-    // the two of key usage, the four of webhooks, organization_domains and invitations.
-    expect(schema.tables).toHaveLength(30);
+    // the two of key usage, the four of webhooks, organization_domains, invitations and the two of SSO.
+    expect(schema.tables).toHaveLength(32);
   });
 
   it("the updated_at trigger is on exactly the tables whose model has @updatedAt", async () => {

@@ -214,6 +214,8 @@ const WEBHOOK_LOG_TABLES = ["event_marks", "webhook_deliveries", "webhook_messag
 const DOMAIN_TABLES = ["organization_domains"];
 /** Invitations to join an organization, by email or link. */
 const INVITATION_TABLES = ["invitations"];
+/** Organizations' own identity providers, and the SAML message ids already used. */
+const SSO_TABLES = ["sso_connections", "sso_message_ids"];
 const TABLES = [
   ...CORE_TABLES,
   ...TWO_FACTOR_TABLES,
@@ -221,6 +223,7 @@ const TABLES = [
   ...WEBHOOK_TABLES,
   ...DOMAIN_TABLES,
   ...INVITATION_TABLES,
+  ...SSO_TABLES,
 ].sort();
 // Hourly counters keyed by key, hour and outcome: no id, no record stamps.
 const KEY_USAGE_TABLES = ["api_key_usage", "api_key_usage_totals"];
@@ -618,7 +621,7 @@ describe("primary keys", () => {
     // audit_events, added to the core data model, has a uuid id too.
     expect(uuidIds).toEqual(
       [
-        ...without(...INTEGER_ID_TABLES, "user_two_factor", "email_verifications", "event_marks"),
+        ...without(...INTEGER_ID_TABLES, "user_two_factor", "email_verifications", "event_marks", "sso_message_ids"),
         "audit_events",
       ].sort(),
     );
@@ -843,7 +846,9 @@ describe("updated_at", () => {
         JOIN pg_proc p ON p.oid = t.tgfoid
        WHERE p.proname = 'svc_touch_updated_at' AND NOT t.tgisinternal ORDER BY 1`,
     );
-    expect(withUpdatedAt).toEqual(without("messages", "user_recovery_codes", "webhook_messages", "event_marks"));
+    expect(withUpdatedAt).toEqual(
+      without("messages", "user_recovery_codes", "webhook_messages", "event_marks", "sso_message_ids"),
+    );
     expect(triggered.map((t) => t.table)).toEqual(withUpdatedAt);
   });
 });
@@ -974,7 +979,7 @@ describe("messages partitioning", () => {
 });
 
 describe("column facts", () => {
-  it("there are exactly the 18 spec tables and audit_events, the two-factor, email, key usage, webhook, domain and invitation ones, besides Prisma's migrations table and the message partitions", async () => {
+  it("there are exactly the 18 spec tables and audit_events, the two-factor, email, key usage, webhook, domain, invitation and SSO ones, besides Prisma's migrations table and the message partitions", async () => {
     const tables = await sql<{ name: string; partition: boolean }>(
       `SELECT c.relname::text AS name, c.relispartition AS partition FROM pg_class c
         WHERE c.relnamespace = 'public'::regnamespace AND c.relkind IN ('r', 'p') ORDER BY 1`,
@@ -1065,6 +1070,7 @@ describe("column facts", () => {
         ...WEBHOOK_LOG_TABLES,
         // Revoked, never deleted: an invitation's states say what became of it.
         ...INVITATION_TABLES,
+        "sso_message_ids",
       ),
     );
   });
@@ -1078,6 +1084,7 @@ describe("column facts", () => {
       ...TWO_FACTOR_TABLES,
       ...EMAIL_TABLES,
       ...WEBHOOK_LOG_TABLES,
+      "sso_message_ids",
     ];
     expect(await tablesWithColumn("created_by")).toEqual(without(...noAudit, "api_keys"));
     expect(await tablesWithColumn("updated_by")).toEqual(without(...noAudit));

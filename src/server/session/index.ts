@@ -73,7 +73,7 @@ export async function currentSessionActor(): Promise<SessionActor | null> {
   if (!userId || typeof session?.epoch !== "number") return null;
   const account = await accountOf(userId);
   if (!account || account.epoch !== session.epoch) return null;
-  return withinSsoEnforcement(account.actor, session.sso);
+  return withinSsoEnforcement(session.sso ? { ...account.actor, ssoConnectionId: session.sso } : account.actor);
 }
 
 /** Starts linking `provider` to the signed-in user, from the user's own profile: answers where to send the browser. */

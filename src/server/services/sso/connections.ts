@@ -183,7 +183,12 @@ function protocolFields(type: string, input: UpdateSsoConnectionInput, existing?
     const scopes = input.scopes ?? existing?.oidc_scopes ?? [...DEFAULT_OIDC_SCOPES];
     if (!scopes.includes("openid")) errors.push({ path: "scopes", message: "must include openid" });
     if (errors.length > 0) throw validationFailed(errors);
-    return { oidc_issuer: issuer!.replace(/\/+$/, ""), oidc_client_id: clientId!, oidc_scopes: [...new Set(scopes)] };
+    return {
+      oidc_issuer: issuer!.replace(/\/+$/, ""),
+      oidc_client_id: clientId!,
+      oidc_scopes: [...new Set(scopes)],
+      saml_idp_certificates: [],
+    };
   }
   let entityId = input.idp_entity_id ?? existing?.saml_idp_entity_id ?? undefined;
   let ssoUrl = input.idp_sso_url ?? existing?.saml_idp_sso_url ?? undefined;
@@ -216,6 +221,7 @@ function protocolFields(type: string, input: UpdateSsoConnectionInput, existing?
     errors.push({ path: "idp_certificates", message: "is required (or give idp_metadata_xml)" });
   if (errors.length > 0) throw validationFailed(errors);
   return {
+    oidc_scopes: [],
     saml_idp_entity_id: entityId!,
     saml_idp_sso_url: ssoUrl!,
     saml_idp_certificates: certificates,
@@ -241,6 +247,20 @@ async function writeConnection(
   });
 }
 
+/**
+ * Turning enforce on from a session not signed in through the connection would shut that session
+ * out of the organization at once: only a session signed in through it (or a sys_admin's) may.
+ */
+function requireMayEnforce(ctx: Context, connectionId: string | null) {
+  const { actor } = ctx;
+  if (actor.kind !== "session" || actor.grants.isSysAdmin || actor.ssoConnectionId === connectionId) return;
+  throw new DomainError(
+    "conflict",
+    "Turning enforce on would shut this session out of the organization: sign in through this connection first (or ask a sys_admin).",
+    { errors: [{ path: "enforce", message: "needs a session signed in through this connection" }] },
+  );
+}
+
 async function requireConnection(db: DataLayer, orgId: string, connectionId: string): Promise<ConnectionRow> {
   const row = await db.ssoConnection.findFirst({ where: { id: connectionId, org_id: orgId } });
   if (!row) throw notFound("SSO connection");
@@ -257,6 +277,7 @@ export async function createSsoConnection(
   if ((await db.ssoConnection.count({ where: { org_id: orgId } })) >= MAX_SSO_CONNECTIONS)
     throw new DomainError("quota_exceeded", `An organization may have at most ${MAX_SSO_CONNECTIONS} SSO connections.`);
   const fields = protocolFields(input.type, input);
+  if (input.enforce) requireMayEnforce(ctx, null);
   const domains = await requireCoveredDomains(db, orgId, input.domains);
   const defaultRoleId = await requireDefaultRole(ctx, orgId, input.default_role_id);
   // The secret's ciphertext is bound to the row, so the row's id is drawn first.
@@ -308,6 +329,7 @@ export async function updateSsoConnection(
   await requireOrganization(db, orgId);
   const existing = await requireConnection(db, orgId, connectionId);
   const fields = protocolFields(existing.type, input, existing);
+  if (input.enforce && !existing.enforce) requireMayEnforce(ctx, existing.id);
   const domains = input.domains ? await requireCoveredDomains(db, orgId, input.domains, existing.id) : undefined;
   const defaultRoleId = input.default_role_id ? await requireDefaultRole(ctx, orgId, input.default_role_id) : undefined;
   const row = await writeConnection(db, existing, (tx) =>

@@ -2,7 +2,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { freePort } from "@/server/free-port";
 import { request, startApp, TEST_ENCRYPTION_KEYS, type Browserless } from "@/test/app";
 import { testDatabase } from "@/test/database";
-import { createOrg, createOrgAdmin, createSysAdmin, createUser, seedRoles } from "@/test/fixtures";
+import { createOrg, createOrgAdmin, createOrgUser, createSysAdmin, createUser, seedRoles } from "@/test/fixtures";
 import { CookieBrowser, followRoundTrip, oidcProviderForms, startOidcProvider } from "@/test/oidc-provider";
 import { consoleSession } from "@/test/suite";
 
@@ -193,5 +193,92 @@ describe("signing in through it", () => {
     const location = new URL(response.headers.get("location")!);
     expect(location.pathname).toBe("/console/sign-in");
     expect(location.searchParams.get("sso_error")).toBe("no_connection");
+  });
+});
+
+describe("enforce", () => {
+  const orgPath = `/api/v1/organizations/${org.id}`;
+  const connectionPath = () => `${orgPath}/sso-connections/${connection.id}`;
+
+  it("cannot be turned on from a session that would be shut out by it", async () => {
+    const answer = await request(app, { session: adminSession }, "PATCH", connectionPath(), { enforce: true });
+    expect(answer.status).toBe(409);
+    expect((await client.ssoConnection.findUniqueOrThrow({ where: { id: connection.id } })).enforce).toBe(false);
+  });
+
+  it("keeps password sessions out of the organization at once, and lets SSO sessions and sys_admins in", async () => {
+    // An org admin of the organization, signed in through its connection (linked by verified email).
+    const olga = await createOrgAdmin(client, org.id);
+    await client.user.update({
+      where: { id: olga.id },
+      data: { email: "olga@acme.test", email_verified_at: new Date() },
+    });
+    idp.addAccount({ sub: "olga-sub", email: "olga@acme.test", email_verified: true });
+    const olgaBySso = new CookieBrowser();
+    await signInWithSso(olgaBySso, "olga@acme.test", "olga-sub");
+    const asOlga = (method: string, path: string, body?: unknown) =>
+      fetch(`${appUrl}${path}`, {
+        method,
+        headers: {
+          cookie: olgaBySso.cookieHeader(appUrl),
+          "sec-fetch-site": "same-origin",
+          ...(body ? { "content-type": "application/json" } : {}),
+        },
+        body: body ? JSON.stringify(body) : undefined,
+      });
+    const member = await createOrgUser(client, org.id, "org_member");
+    const memberByPassword = await consoleSession(app, member.username);
+    expect((await request(app, { session: memberByPassword }, "GET", orgPath)).status).toBe(200);
+
+    expect((await asOlga("PATCH", connectionPath(), { enforce: true })).status).toBe(200);
+
+    expect((await request(app, { session: memberByPassword }, "GET", orgPath)).status).toBe(404);
+    expect((await request(app, { session: adminSession }, "GET", orgPath)).status).toBe(404);
+    expect((await asOlga("GET", orgPath)).status).toBe(200);
+    const root = await createSysAdmin(client);
+    expect((await request(app, { session: await consoleSession(app, root.username) }, "GET", orgPath)).status).toBe(
+      200,
+    );
+
+    expect((await asOlga("PATCH", connectionPath(), { enforce: false })).status).toBe(200);
+    expect((await request(app, { session: memberByPassword }, "GET", orgPath)).status).toBe(200);
+  });
+
+  it("shuts a session made through one organization's connection out of another that enforces its own", async () => {
+    const other = await createOrg(client, "Bolt");
+    await client.organizationDomain.create({
+      data: { org_id: other.id, domain: "bolt.test", token: "t", status: "verified", verified_at: new Date() },
+    });
+    const root = await consoleSession(app, (await createSysAdmin(client)).username);
+    // Ann belongs to both, added the way an administrator adds her; she signs in through Acme's connection.
+    const ann = await client.user.findFirstOrThrow({ where: { email: "ann@acme.test" } });
+    const members = `/api/v1/organizations/${other.id}/members`;
+    expect((await request(app, { session: root }, "POST", members, { user_id: ann.id })).status).toBe(201);
+    const granted = await request(app, { session: root }, "POST", `${members}/${ann.id}/roles`, {
+      role_id: memberRole.id,
+    });
+    expect(granted.status).toBeLessThan(300);
+    const annBySso = new CookieBrowser();
+    await signInWithSso(annBySso, "ann@acme.test", "ann-sub");
+    const asAnn = (path: string) => fetch(`${appUrl}${path}`, { headers: { cookie: annBySso.cookieHeader(appUrl) } });
+    expect((await asAnn(`/api/v1/organizations/${other.id}`)).status).toBe(200);
+
+    const bolt = await request<Connection>(
+      app,
+      { session: root },
+      "POST",
+      `/api/v1/organizations/${other.id}/sso-connections`,
+      {
+        type: "oidc",
+        domains: ["bolt.test"],
+        issuer: idp.issuer,
+        client_id: idp.clientId,
+        client_secret: idp.clientSecret,
+        enforce: true,
+      },
+    );
+    expect(bolt.status).toBe(201);
+    expect((await asAnn(orgPath)).status).toBe(200);
+    expect((await asAnn(`/api/v1/organizations/${other.id}`)).status).toBe(404);
   });
 });
