@@ -2504,6 +2504,64 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/organizations/{org_id}/sso-connections": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List an organization's SSO connections
+         * @description Requires `svc:org:sso:read` in the organization, or globally.
+         */
+        get: operations["listSsoConnections"];
+        put?: never;
+        /**
+         * Connect an identity provider
+         * @description `oidc`: `issuer`, `client_id`, `client_secret` (stored encrypted, never returned), `scopes`; register the answer's `redirect_uri` at the IdP. `saml`: `idp_metadata_xml` as downloaded from the IdP, or `idp_entity_id`, `idp_sso_url` and `idp_certificates`; enter the answer's `sp_entity_id` and `acs_url` at the IdP (or give it `metadata_url`). `domains` must be verified domains of the organization that no other of its connections covers. `default_role_id` (default org_member) is the role people get when they join at their first sign-in; the caller must hold its permissions.
+         *
+         *     Requires `svc:org:sso:write` in the organization, or globally.
+         */
+        post: operations["createSsoConnection"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/organizations/{org_id}/sso-connections/{connection_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read an SSO connection
+         * @description Requires `svc:org:sso:read` in the organization, or globally.
+         */
+        get: operations["getSsoConnection"];
+        put?: never;
+        post?: never;
+        /**
+         * Remove an SSO connection
+         * @description Nobody signs in through it any more; people who did keep their accounts and memberships.
+         *
+         *     Requires `svc:org:sso:write` in the organization, or globally.
+         */
+        delete: operations["deleteSsoConnection"];
+        options?: never;
+        head?: never;
+        /**
+         * Change an SSO connection
+         * @description Only the fields given change; the type does not. Turning `enforce` on takes effect at once for every console session: those not signed in through this connection no longer reach the organization (sys_admins excepted).
+         *
+         *     Requires `svc:org:sso:write` in the organization, or globally.
+         */
+        patch: operations["updateSsoConnection"];
+        trace?: never;
+    };
     "/api/v1/webhook-event-types": {
         parameters: {
             query?: never;
@@ -3335,7 +3393,7 @@ export interface components {
             id: string;
             /** Format: uuid */
             user_id: string;
-            /** @description github, google or oauth2 (the configured OpenID Connect provider). */
+            /** @description github, google, oauth2 (the configured OpenID Connect provider), or sso:<connection id> (an organization's SSO connection). */
             provider: string;
             provider_user_id: string;
             /**
@@ -4400,6 +4458,7 @@ export interface components {
         enabled: "true" | "false";
         invitation_id: string;
         domain_id: string;
+        connection_id: string;
         /** @description Only active keys whose `expires_at` falls within this many days from now. */
         expiring_within_days: number;
         /** @description Matches the name. */
@@ -11153,6 +11212,457 @@ export interface operations {
                     };
                 };
             };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    listSsoConnections: {
+        parameters: {
+            query?: {
+                /** @description How many items a page holds. */
+                limit?: components["parameters"]["limit"];
+                /** @description The `next_cursor` of the previous page; omit it for the first page. */
+                cursor?: components["parameters"]["cursor"];
+            };
+            header?: never;
+            path: {
+                org_id: components["parameters"]["org_id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** Format: uuid */
+                            id: string;
+                            /** Format: uuid */
+                            org_id: string;
+                            /** @enum {string} */
+                            type: "oidc" | "saml";
+                            domains: string[];
+                            /** Format: uuid */
+                            default_role_id: string;
+                            enforce: boolean;
+                            enabled: boolean;
+                            issuer: string | null;
+                            client_id: string | null;
+                            scopes: string[];
+                            redirect_uri: string | null;
+                            idp_entity_id: string | null;
+                            idp_sso_url: string | null;
+                            idp_certificates: {
+                                fingerprint_sha256: string;
+                                subject: string;
+                                /**
+                                 * Format: date-time
+                                 * @example 2026-01-15T09:30:00.000Z
+                                 */
+                                not_after: string;
+                            }[];
+                            allow_idp_initiated: boolean;
+                            sp_entity_id: string | null;
+                            acs_url: string | null;
+                            metadata_url: string | null;
+                            /**
+                             * Format: date-time
+                             * @example 2026-01-15T09:30:00.000Z
+                             */
+                            created_at: string;
+                            /**
+                             * Format: date-time
+                             * @example 2026-01-15T09:30:00.000Z
+                             */
+                            updated_at: string;
+                        }[];
+                        /** @description Pass it back as `cursor` for the next page; null on the last page. */
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["ForbiddenOrIpNotAllowed"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    createSsoConnection: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                org_id: components["parameters"]["org_id"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @enum {string} */
+                    type: "oidc" | "saml";
+                    /** @description Verified domains of the organization whose people sign in here. */
+                    domains: string[];
+                    /**
+                     * Format: uuid
+                     * @description The org role given to people who join at their first sign-in (default org_member).
+                     * @example 0193a5c2-7d1e-7b4a-9c3f-2e8d6f1a4b70
+                     */
+                    default_role_id?: string;
+                    /** @description On: console sessions reach the organization only when signed in through this connection (sys_admins exempt). */
+                    enforce?: boolean;
+                    enabled?: boolean;
+                    /** @description OIDC: the issuer; its discovery document is read. */
+                    issuer?: string;
+                    /** @description OIDC: the client id the IdP gave. */
+                    client_id?: string;
+                    /** @description OIDC: the client secret; stored encrypted, never returned. */
+                    client_secret?: string;
+                    /** @description OIDC: the scopes asked for (default openid email profile). */
+                    scopes?: string[];
+                    /** @description SAML: the IdP's metadata XML as downloaded; or give the three values below. */
+                    idp_metadata_xml?: string;
+                    /** @description SAML: the IdP's entity id (issuer). */
+                    idp_entity_id?: string;
+                    /** @description SAML: the IdP's sign-on URL (HTTP-Redirect). */
+                    idp_sso_url?: string;
+                    /** @description SAML: the IdP's signing certificates, PEM or base64 DER. */
+                    idp_certificates?: string[];
+                    /** @description SAML: accept responses the IdP sends unasked (default off). */
+                    allow_idp_initiated?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Created. */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        id: string;
+                        /** Format: uuid */
+                        org_id: string;
+                        /** @enum {string} */
+                        type: "oidc" | "saml";
+                        domains: string[];
+                        /** Format: uuid */
+                        default_role_id: string;
+                        enforce: boolean;
+                        enabled: boolean;
+                        issuer: string | null;
+                        client_id: string | null;
+                        scopes: string[];
+                        redirect_uri: string | null;
+                        idp_entity_id: string | null;
+                        idp_sso_url: string | null;
+                        idp_certificates: {
+                            fingerprint_sha256: string;
+                            subject: string;
+                            /**
+                             * Format: date-time
+                             * @example 2026-01-15T09:30:00.000Z
+                             */
+                            not_after: string;
+                        }[];
+                        allow_idp_initiated: boolean;
+                        sp_entity_id: string | null;
+                        acs_url: string | null;
+                        metadata_url: string | null;
+                        /**
+                         * Format: date-time
+                         * @example 2026-01-15T09:30:00.000Z
+                         */
+                        created_at: string;
+                        /**
+                         * Format: date-time
+                         * @example 2026-01-15T09:30:00.000Z
+                         */
+                        updated_at: string;
+                    };
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["ForbiddenOrIpNotAllowedOrQuotaExceeded"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getSsoConnection: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                org_id: components["parameters"]["org_id"];
+                connection_id: components["parameters"]["connection_id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        id: string;
+                        /** Format: uuid */
+                        org_id: string;
+                        /** @enum {string} */
+                        type: "oidc" | "saml";
+                        domains: string[];
+                        /** Format: uuid */
+                        default_role_id: string;
+                        enforce: boolean;
+                        enabled: boolean;
+                        issuer: string | null;
+                        client_id: string | null;
+                        scopes: string[];
+                        redirect_uri: string | null;
+                        idp_entity_id: string | null;
+                        idp_sso_url: string | null;
+                        idp_certificates: {
+                            fingerprint_sha256: string;
+                            subject: string;
+                            /**
+                             * Format: date-time
+                             * @example 2026-01-15T09:30:00.000Z
+                             */
+                            not_after: string;
+                        }[];
+                        allow_idp_initiated: boolean;
+                        sp_entity_id: string | null;
+                        acs_url: string | null;
+                        metadata_url: string | null;
+                        /**
+                         * Format: date-time
+                         * @example 2026-01-15T09:30:00.000Z
+                         */
+                        created_at: string;
+                        /**
+                         * Format: date-time
+                         * @example 2026-01-15T09:30:00.000Z
+                         */
+                        updated_at: string;
+                    };
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["ForbiddenOrIpNotAllowed"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    deleteSsoConnection: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                org_id: components["parameters"]["org_id"];
+                connection_id: components["parameters"]["connection_id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        id: string;
+                        /** Format: uuid */
+                        org_id: string;
+                        /** @enum {string} */
+                        type: "oidc" | "saml";
+                        domains: string[];
+                        /** Format: uuid */
+                        default_role_id: string;
+                        enforce: boolean;
+                        enabled: boolean;
+                        issuer: string | null;
+                        client_id: string | null;
+                        scopes: string[];
+                        redirect_uri: string | null;
+                        idp_entity_id: string | null;
+                        idp_sso_url: string | null;
+                        idp_certificates: {
+                            fingerprint_sha256: string;
+                            subject: string;
+                            /**
+                             * Format: date-time
+                             * @example 2026-01-15T09:30:00.000Z
+                             */
+                            not_after: string;
+                        }[];
+                        allow_idp_initiated: boolean;
+                        sp_entity_id: string | null;
+                        acs_url: string | null;
+                        metadata_url: string | null;
+                        /**
+                         * Format: date-time
+                         * @example 2026-01-15T09:30:00.000Z
+                         */
+                        created_at: string;
+                        /**
+                         * Format: date-time
+                         * @example 2026-01-15T09:30:00.000Z
+                         */
+                        updated_at: string;
+                    };
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["ForbiddenOrIpNotAllowed"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    updateSsoConnection: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                org_id: components["parameters"]["org_id"];
+                connection_id: components["parameters"]["connection_id"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Verified domains of the organization whose people sign in here. */
+                    domains?: string[];
+                    /**
+                     * Format: uuid
+                     * @description The org role given to people who join at their first sign-in (default org_member).
+                     * @example 0193a5c2-7d1e-7b4a-9c3f-2e8d6f1a4b70
+                     */
+                    default_role_id?: string;
+                    /** @description On: console sessions reach the organization only when signed in through this connection (sys_admins exempt). */
+                    enforce?: boolean;
+                    enabled?: boolean;
+                    /** @description OIDC: the issuer; its discovery document is read. */
+                    issuer?: string;
+                    /** @description OIDC: the client id the IdP gave. */
+                    client_id?: string;
+                    /** @description OIDC: the client secret; stored encrypted, never returned. */
+                    client_secret?: string;
+                    /** @description OIDC: the scopes asked for (default openid email profile). */
+                    scopes?: string[];
+                    /** @description SAML: the IdP's metadata XML as downloaded; or give the three values below. */
+                    idp_metadata_xml?: string;
+                    /** @description SAML: the IdP's entity id (issuer). */
+                    idp_entity_id?: string;
+                    /** @description SAML: the IdP's sign-on URL (HTTP-Redirect). */
+                    idp_sso_url?: string;
+                    /** @description SAML: the IdP's signing certificates, PEM or base64 DER. */
+                    idp_certificates?: string[];
+                    /** @description SAML: accept responses the IdP sends unasked (default off). */
+                    allow_idp_initiated?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        id: string;
+                        /** Format: uuid */
+                        org_id: string;
+                        /** @enum {string} */
+                        type: "oidc" | "saml";
+                        domains: string[];
+                        /** Format: uuid */
+                        default_role_id: string;
+                        enforce: boolean;
+                        enabled: boolean;
+                        issuer: string | null;
+                        client_id: string | null;
+                        scopes: string[];
+                        redirect_uri: string | null;
+                        idp_entity_id: string | null;
+                        idp_sso_url: string | null;
+                        idp_certificates: {
+                            fingerprint_sha256: string;
+                            subject: string;
+                            /**
+                             * Format: date-time
+                             * @example 2026-01-15T09:30:00.000Z
+                             */
+                            not_after: string;
+                        }[];
+                        allow_idp_initiated: boolean;
+                        sp_entity_id: string | null;
+                        acs_url: string | null;
+                        metadata_url: string | null;
+                        /**
+                         * Format: date-time
+                         * @example 2026-01-15T09:30:00.000Z
+                         */
+                        created_at: string;
+                        /**
+                         * Format: date-time
+                         * @example 2026-01-15T09:30:00.000Z
+                         */
+                        updated_at: string;
+                    };
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["ForbiddenOrIpNotAllowed"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];

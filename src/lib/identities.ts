@@ -4,3 +4,6 @@
 
 /** Where an identity comes from: github, google, or the configured OpenID Connect provider (oauth2). */
 export const IDENTITY_PROVIDERS = ["github", "google", "oauth2"] as const;
+
+/** An identity linked by an organization's SSO connection is stored as `sso:<connection id>`. */
+export const SSO_IDENTITY_PREFIX = "sso:";

@@ -3,7 +3,7 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
 import { useState } from "react";
-import { IDENTITY_PROVIDERS } from "@/lib/identities";
+import { IDENTITY_PROVIDERS, SSO_IDENTITY_PREFIX } from "@/lib/identities";
 import type { Identity, User } from "@/lib/schemas/users";
 import { useTRPC } from "@/trpc/react";
 import { KeyTable } from "@/components/api-keys/key-table";
@@ -25,7 +25,8 @@ const PROVIDER_NAMES: Record<(typeof IDENTITY_PROVIDERS)[number], string> = {
 };
 const providerName = (identity: Identity) => {
   const known = IDENTITY_PROVIDERS.find((p) => p === identity.provider);
-  return known ? PROVIDER_NAMES[known] : identity.provider;
+  if (known) return PROVIDER_NAMES[known];
+  return identity.provider.startsWith(SSO_IDENTITY_PREFIX) ? "Organization single sign-on" : identity.provider;
 };
 
 /**

@@ -26,11 +26,7 @@ const connectionFields = {
       "On: console sessions reach the organization only when signed in through this connection (sys_admins exempt).",
     ),
   enabled: z.boolean().optional(),
-  issuer: z
-    .url({ error: "must be a URL" })
-    .max(2048)
-    .optional()
-    .describe("OIDC: the issuer; its discovery document is read."),
+  issuer: text(2048).trim().min(1).optional().describe("OIDC: the issuer; its discovery document is read."),
   client_id: text(LENGTH.STANDARD).trim().min(1).optional().describe("OIDC: the client id the IdP gave."),
   client_secret: text(LENGTH.LONG)
     .min(1)
@@ -44,11 +40,7 @@ const connectionFields = {
     .optional()
     .describe("SAML: the IdP's metadata XML as downloaded; or give the three values below."),
   idp_entity_id: text(1024).trim().min(1).optional().describe("SAML: the IdP's entity id (issuer)."),
-  idp_sso_url: z
-    .url({ error: "must be a URL" })
-    .max(2048)
-    .optional()
-    .describe("SAML: the IdP's sign-on URL (HTTP-Redirect)."),
+  idp_sso_url: text(2048).trim().min(1).optional().describe("SAML: the IdP's sign-on URL (HTTP-Redirect)."),
   idp_certificates: list(text(16_384).trim().min(1), 5)
     .min(1)
     .optional()

@@ -177,7 +177,9 @@ export const identitySchema = z
   .object({
     id: z.uuid(),
     user_id: z.uuid(),
-    provider: text(LENGTH.SHORT).describe("github, google or oauth2 (the configured OpenID Connect provider)."),
+    provider: text(LENGTH.SHORT).describe(
+      "github, google, oauth2 (the configured OpenID Connect provider), or sso:<connection id> (an organization's SSO connection).",
+    ),
     provider_user_id: text(),
     created_at: moment,
   })

@@ -239,10 +239,24 @@ const STEPS: Step[] = [
     body: () => ({ domain: `${fresh("corp")}.example.net` }),
     keep: (b) => {
       ids.domain_id = b.id as string;
+      ids.domain = b.domain as string;
       dns.setTxt(b.txt_name as string, [b.txt_value as string]);
     },
   },
   { id: "verifyDomain" },
+  {
+    id: "createSsoConnection",
+    body: () => ({
+      type: "oidc",
+      domains: [ids.domain],
+      issuer: "https://idp.example.com",
+      client_id: "svc",
+      client_secret: "idp-secret",
+    }),
+    keep: (b) => (ids.connection_id = b.id as string),
+  },
+  { id: "updateSsoConnection", body: () => ({ enabled: false }) },
+  { id: "deleteSsoConnection" },
   { id: "deleteDomain" },
   {
     id: "createInvitation",

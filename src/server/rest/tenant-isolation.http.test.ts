@@ -98,8 +98,21 @@ const victimInvitation = await client.invitation.create({
     expires_at: new Date(Date.now() + 86_400_000),
   },
 });
+const victimConnection = await client.ssoConnection.create({
+  data: {
+    org_id: victim.id,
+    type: "saml",
+    domains: ["victim.example.net"],
+    default_role_id: victimMemberRole,
+    oidc_scopes: [],
+    saml_idp_entity_id: "https://idp.victim.example.net",
+    saml_idp_sso_url: "https://idp.victim.example.net/sso",
+    saml_idp_certificates: [],
+  },
+});
 const VICTIM_IDS: Record<string, string> = {
   domain_id: victimDomain.id,
+  connection_id: victimConnection.id,
   invitation_id: victimInvitation.id,
   endpoint_id: victimEndpoint.id,
   delivery_id: victimDelivery.id,

@@ -112,6 +112,26 @@ describe("an OIDC connection", () => {
     expect(answer.status).toBe(400);
     expect(JSON.stringify(answer.body)).toContain("is not a verified domain of the organization");
   });
+
+  it("refuses an issuer the app must not call: an internal address, or plain http elsewhere", async () => {
+    for (const issuer of ["https://169.254.169.254/latest", "https://10.0.0.7", "http://idp.example.com"]) {
+      const answer = await request(
+        app,
+        { session: adminSession },
+        "POST",
+        `/api/v1/organizations/${org.id}/sso-connections`,
+        {
+          type: "oidc",
+          domains: ["acme.test"],
+          issuer,
+          client_id: "x",
+          client_secret: "y",
+        },
+      );
+      expect(answer.status, issuer).toBe(400);
+      expect(JSON.stringify(answer.body), issuer).toMatch(/issuer/);
+    }
+  });
 });
 
 describe("signing in through it", () => {

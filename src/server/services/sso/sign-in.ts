@@ -1,6 +1,7 @@
 import "server-only";
 import { randomUUID } from "node:crypto";
 import { SIGN_IN_ACTION, SSO_JOIN_ACTION } from "@/lib/audit-actions";
+import { SSO_IDENTITY_PREFIX } from "@/lib/identities";
 import type { SsoErrorCode } from "@/lib/sso";
 import { systemActor } from "@/server/auth/actor";
 import { createUserFor } from "@/server/auth/oauth";
@@ -41,7 +42,7 @@ export class SsoRefusal extends Error {
 }
 
 /** How a connection's identities are named among linked identities: one namespace per connection. */
-export const ssoProviderName = (connectionId: string) => `sso:${connectionId}`;
+export const ssoProviderName = (connectionId: string) => `${SSO_IDENTITY_PREFIX}${connectionId}`;
 
 const domainOf = (email: string) => email.slice(email.lastIndexOf("@") + 1);
 

@@ -2,5 +2,7 @@ import { oidcCallback } from "@/server/session/sso-endpoints";
 
 // The redirect URI of an OIDC connection: the IdP sends the browser back here with a code.
 export const dynamic = "force-dynamic";
-export const GET = async (request: Request, { params }: { params: Promise<{ connection_id: string }> }) =>
-  oidcCallback(request, (await params).connection_id);
+
+export async function GET(request: Request, { params }: { params: Promise<{ connection_id: string }> }) {
+  return oidcCallback(request, (await params).connection_id);
+}
