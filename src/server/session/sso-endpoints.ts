@@ -37,11 +37,12 @@ const SIGN_IN_PAGE = "/console/sign-in";
 const ssoContext = () => readContext(SSO_SIGN_IN);
 const LANDING = "/console";
 /** Sign-in starts and returns per client address and minute. */
-const SSO_LIMIT = { name: "sso", requests: 30, windowSeconds: 60 };
+const SSO_LIMIT = { name: "sso", requests: 120, windowSeconds: 60 };
 
 const redirectTo = (path: string) => NextResponse.redirect(new URL(path, publicOrigin()), 303);
 
-const ssoSectionOf = (connection: Pick<ConnectionRow, "org_id">) => `/console/organizations/${connection.org_id}/single-sign-on`;
+const ssoSectionOf = (connection: Pick<ConnectionRow, "org_id">) =>
+  `/console/organizations/${connection.org_id}/single-sign-on`;
 
 /** Back to the sign-in page with the refusal's message and id; the details go to the audit trail. */
 async function refused(
