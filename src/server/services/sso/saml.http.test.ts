@@ -153,7 +153,7 @@ describe("signing in through it", () => {
       browser,
       appUrl,
       { response: await browser.request(startUrl), url: startUrl },
-      (html) => (/name="email"/.test(html) ? { email: "pat@saml.test" } : {}),
+      (html): Record<string, string> => (/name="email"/.test(html) ? { email: "pat@saml.test" } : {}),
       (next) => !next.pathname.startsWith("/api/sso/"),
     );
     expect(finalUrl.pathname).toBe("/console");
