@@ -29,11 +29,12 @@ function configurationOf(connection: ConnectionRow): Promise<client.Configuratio
   let configuration = configurations.get(key);
   if (!configuration) {
     const issuer = new URL(connection.oidc_issuer!);
+    // The ID token's signature is checked against the issuer's published keys even though it comes
+    // straight from the token endpoint, where the standard lets TLS stand in for it.
+    const insecure = issuer.protocol === "http:" && env().SVC_ALLOW_HTTP_LOOPBACK === "1";
     configuration = client.discovery(issuer, connection.oidc_client_id!, clientSecretOf(connection), undefined, {
       [client.customFetch]: guardedFetch,
-      ...(issuer.protocol === "http:" && env().SVC_ALLOW_HTTP_LOOPBACK === "1"
-        ? { execute: [client.allowInsecureRequests] }
-        : {}),
+      execute: [client.enableNonRepudiationChecks, ...(insecure ? [client.allowInsecureRequests] : [])],
     });
     configurations.set(key, configuration);
     configuration.catch(() => configurations.delete(key));
