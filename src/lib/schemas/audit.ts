@@ -26,6 +26,7 @@ export const SECRET_FIELDS: ReadonlySet<string> = new Set([
   "recovery_codes",
   "secret_encrypted",
   "previous_secret_encrypted",
+  "oidc_client_secret_encrypted",
 ]);
 
 const auditChange = z.union([
