@@ -177,6 +177,29 @@ describe("responses an attacker posts", () => {
     expect(await client.user.count({ where: { email: "boss@saml.test" } })).toBe(0);
   });
 
+  it("reads a name split by a comment whole (comment truncation), signing no one in as the shorter name", async () => {
+    const boss = await createOrgAdmin(client, org.id);
+    await client.user.update({
+      where: { id: boss.id },
+      data: { email: "boss@saml.test", email_verified_at: new Date() },
+    });
+    const browser = new CookieBrowser();
+    const asked = await start(browser, "boss@saml.test");
+    const answer = await idp.respond({
+      ...forConnection(connection),
+      inResponseTo: asked.id,
+      email: "boss@saml.test.attacker.test",
+    });
+    // Comments are outside the signature's canonical form: inserting one keeps the signature valid.
+    const xml = Buffer.from(answer.samlResponse, "base64")
+      .toString("utf8")
+      .replaceAll(">boss@saml.test.attacker.test<", ">boss@saml.test<!---->.attacker.test<");
+    expect(xml.match(/<!---->/g)).toHaveLength(2);
+    const landed = await post(browser, connection.acs_url, Buffer.from(xml).toString("base64"));
+    await expectRefused({ browser, landed }, "email_not_covered", /saml\.test\.attacker\.test/);
+    expect(await client.userOauthIdentity.count({ where: { user_id: boss.id } })).toBe(0);
+  });
+
   it("refuses a signature by a key the IdP's metadata does not hold", async () => {
     await expectRefused(await signIn("sam@saml.test", { variant: "other-key" }), "invalid_response", /signature/i);
   });
