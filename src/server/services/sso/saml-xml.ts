@@ -22,12 +22,17 @@ export class SamlXmlRefused extends Error {}
 export function parseWithoutDtd(xml: string): Document {
   if (/<!DOCTYPE|<!ENTITY/i.test(xml)) throw new SamlXmlRefused("the XML carries a document type declaration");
   const errors: string[] = [];
-  const doc = new DOMParser({
-    onError: (level, message) => {
-      if (level !== "warning") errors.push(message);
-    },
-  }).parseFromString(xml, "text/xml");
-  if (errors.length > 0 || !doc.documentElement) throw new SamlXmlRefused("the XML is not well-formed");
+  let doc: ReturnType<DOMParser["parseFromString"]> | undefined;
+  try {
+    doc = new DOMParser({
+      onError: (level, message) => {
+        if (level !== "warning") errors.push(message);
+      },
+    }).parseFromString(xml, "text/xml");
+  } catch {
+    // A fatal error is thrown rather than reported.
+  }
+  if (!doc?.documentElement || errors.length > 0) throw new SamlXmlRefused("the XML is not well-formed");
   return doc as unknown as Document;
 }
 

@@ -123,10 +123,11 @@ describe("a SAML connection", () => {
     expect(xml).toContain(`Location="${connection.acs_url}"`);
   });
 
-  it("refuses metadata with a DTD, and metadata that is no IdP's", async () => {
+  it("refuses metadata with a DTD, metadata that is no IdP's, and XML that is not", async () => {
     for (const idp_metadata_xml of [
       `<!DOCTYPE x [<!ENTITY e SYSTEM "file:///etc/passwd">]>${idp.metadataXml.replace(/^<\?xml[^>]*>/, "")}`,
       "<EntityDescriptor xmlns='urn:oasis:names:tc:SAML:2.0:metadata' entityID='x'/>",
+      "<EntityDescriptor",
     ]) {
       const answer = await connect(adminSession, org.id, { domains: ["saml.test"], idp_metadata_xml });
       expect(answer.status).toBe(400);
@@ -271,7 +272,7 @@ describe("responses an attacker posts", () => {
     );
   });
 
-  it("refuses XXE and billion-laughs payloads unread, and a response over 256 KiB", async () => {
+  it("refuses XXE and billion-laughs payloads unread, XML that is not, and a response over 256 KiB", async () => {
     for (const payload of [xxeResponse(connection.acs_url), billionLaughsResponse(connection.acs_url)]) {
       const browser = new CookieBrowser();
       await expectRefused(
@@ -280,6 +281,15 @@ describe("responses an attacker posts", () => {
         /document type declaration/,
       );
     }
+    const garbled = new CookieBrowser();
+    await expectRefused(
+      {
+        browser: garbled,
+        landed: await post(garbled, connection.acs_url, Buffer.from("<samlp:Response").toString("base64")),
+      },
+      "invalid_response",
+      /well-formed/,
+    );
     const browser = new CookieBrowser();
     const huge = Buffer.from(`<x>${"a".repeat(300 * 1024)}</x>`).toString("base64");
     await expectRefused(
