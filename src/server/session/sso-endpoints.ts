@@ -11,7 +11,7 @@ import { log } from "@/server/log";
 import { normalizeDomain } from "@/server/services/domains/service";
 import type { ConnectionRow } from "@/server/services/sso/connections";
 import { completeOidcSignIn, oidcSignIn } from "@/server/services/sso/oidc";
-import { acceptSamlResponse, samlServiceProviderMetadata, samlSignInUrl } from "@/server/services/sso/saml";
+import { acceptSamlResponse, samlServiceProviderMetadata, samlSignIn } from "@/server/services/sso/saml";
 import { MAX_SAML_BYTES } from "@/server/services/sso/saml-xml";
 import {
   admitSsoUser,
@@ -24,7 +24,7 @@ import {
   type AssertedIdentity,
 } from "@/server/services/sso/sign-in";
 import { currentSessionActor, signIn } from "./index";
-import { issueSsoTicket, keepOidcFlow, takeOidcFlow } from "./sso";
+import { issueSsoTicket, keepOidcFlow, keepSamlRequest, takeOidcFlow, takeSamlRequest } from "./sso";
 
 // The browser's side of an SSO sign-in, behind the route files under src/app/api/sso: start (find
 // the connection, send the browser to its IdP), the OIDC callback, the SAML ACS and the SP metadata.
@@ -120,7 +120,11 @@ export function startSso(request: Request): Promise<NextResponse> {
       if (!connection) return redirectTo(`${SIGN_IN_PAGE}?${new URLSearchParams({ sso_error: "no_connection" })}`);
     }
     Object.assign(found, { connection, test });
-    if (connection.type === "saml") return redirectTo(await samlSignInUrl(ssoContext(), connection, test));
+    if (connection.type === "saml") {
+      const { requestId, url } = await samlSignIn(ssoContext(), connection, test);
+      await keepSamlRequest(requestId);
+      return redirectTo(url);
+    }
     const { flow, url } = await oidcSignIn(connection, test);
     await keepOidcFlow(flow);
     return redirectTo(url);
@@ -158,7 +162,7 @@ export function samlAcs(request: Request, connectionId: string): Promise<NextRes
     const samlResponse = form?.get("SAMLResponse");
     if (typeof samlResponse !== "string" || samlResponse.length === 0 || samlResponse.length > 2 * MAX_SAML_BYTES)
       throw new SsoRefusal("invalid_response", "no SAMLResponse in the posted form");
-    const outcome = await acceptSamlResponse(ctx, connection, samlResponse);
+    const outcome = await acceptSamlResponse(ctx, connection, samlResponse, await takeSamlRequest());
     found.test = outcome.test;
     return outcome.test ? testResult(connection, outcome.identity) : signInThrough(connection, outcome.identity, facts);
   });

@@ -33,6 +33,31 @@ export async function takeOidcFlow(): Promise<OidcFlow | null> {
   return flow;
 }
 
+// A SAML request's id waits in the browser that made it, so that the ACS takes the answer to it
+// from that browser only. The IdP posts to the ACS from its own site: only a SameSite=None cookie
+// comes along.
+const SAML_REQUEST_COOKIE = "__Host-svc.sso-saml-request";
+const SAML_REQUEST_PURPOSE = "sso-saml-request";
+const SAML_REQUEST_SECONDS = 300;
+
+export async function keepSamlRequest(requestId: string): Promise<void> {
+  (await cookies()).set(SAML_REQUEST_COOKIE, seal(SAML_REQUEST_PURPOSE, { requestId }, SAML_REQUEST_SECONDS), {
+    httpOnly: true,
+    secure: true,
+    sameSite: "none",
+    path: "/",
+    maxAge: SAML_REQUEST_SECONDS,
+  });
+}
+
+/** The id of the SAML request this browser made, once; null when none (or it expired). */
+export async function takeSamlRequest(): Promise<string | null> {
+  const jar = await cookies();
+  const kept = unseal<{ requestId: string }>(SAML_REQUEST_PURPOSE, jar.get(SAML_REQUEST_COOKIE)?.value);
+  jar.delete({ name: SAML_REQUEST_COOKIE, path: "/", secure: true, sameSite: "none" });
+  return kept?.requestId ?? null;
+}
+
 export interface SsoTicket {
   userId: string;
   connectionId: string;

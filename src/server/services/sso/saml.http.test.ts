@@ -210,13 +210,15 @@ describe("responses an attacker posts", () => {
   });
 
   it("refuses a replayed assertion", async () => {
-    const first = await signIn("sam@saml.test");
-    expect(first.landed.pathname).toBe("/console");
+    // Unasked responses (allowed on this connection) answer no request: only the replay cache stops a second use.
+    const unasked = await idp.respond({ ...forConnection(otherConnection), email: "olive@other.test" });
+    const first = new CookieBrowser();
+    expect((await post(first, otherConnection.acs_url, unasked.samlResponse)).pathname).toBe("/console");
     const again = new CookieBrowser();
     await expectRefused(
-      { browser: again, landed: await post(again, connection.acs_url, first.answer.samlResponse) },
+      { browser: again, landed: await post(again, otherConnection.acs_url, unasked.samlResponse) },
       "invalid_response",
-      /replay|InResponseTo/,
+      /replay/,
     );
   });
 
@@ -258,18 +260,33 @@ describe("responses an attacker posts", () => {
     expect(landed.pathname).toBe("/console");
   });
 
-  it("refuses a response answering a request this app never made", async () => {
-    const browser = new CookieBrowser();
+  it("refuses a response to a request this browser did not make (login CSRF), or that nobody made", async () => {
+    // The attacker signs in at the IdP as themself, then has the victim's browser post the answer.
+    const attacker = new CookieBrowser();
+    const asked = await start(attacker, "mallory@saml.test");
+    const answer = await idp.respond({
+      ...forConnection(connection),
+      inResponseTo: asked.id,
+      email: "mallory@saml.test",
+    });
+    const victim = new CookieBrowser();
+    await expectRefused(
+      { browser: victim, landed: await post(victim, connection.acs_url, answer.samlResponse) },
+      "invalid_response",
+      /did not make/,
+    );
     const forged = await idp.respond({
       ...forConnection(connection),
       inResponseTo: "_made-up",
       email: "sam@saml.test",
     });
+    await start(victim, "sam@saml.test");
     await expectRefused(
-      { browser, landed: await post(browser, connection.acs_url, forged.samlResponse) },
+      { browser: victim, landed: await post(victim, connection.acs_url, forged.samlResponse) },
       "invalid_response",
-      /InResponseTo is not valid/,
+      /did not make/,
     );
+    expect(await client.user.count({ where: { email: "mallory@saml.test" } })).toBe(0);
   });
 
   it("refuses XXE and billion-laughs payloads unread, XML that is not, and a response over 256 KiB", async () => {

@@ -45,7 +45,7 @@ function requestIdStore({ db }: Context, connectionId: string): CacheProvider {
   };
 }
 
-function samlOf(ctx: Context, connection: ConnectionRow, test = false): SAML {
+function samlOf(ctx: Context, connection: ConnectionRow, requestId?: string): SAML {
   const sp = serviceProviderOf(connection.id);
   return new SAML({
     issuer: sp.spEntityId,
@@ -68,13 +68,22 @@ function samlOf(ctx: Context, connection: ConnectionRow, test = false): SAML {
     cacheProvider: requestIdStore(ctx, connection.id),
     identifierFormat: null,
     disableRequestedAuthnContext: true,
-    generateUniqueId: () => `${test ? TEST_REQUEST_PREFIX : "_"}${randomBytes(20).toString("hex")}`,
+    generateUniqueId: () => requestId ?? `_${randomBytes(20).toString("hex")}`,
   });
 }
 
 /** Where to send the browser to sign in at the connection's IdP (HTTP-Redirect binding). */
-export async function samlSignInUrl(ctx: Context, connection: ConnectionRow, test: boolean): Promise<string> {
-  return samlOf(ctx, connection, test).getAuthorizeUrlAsync("", undefined, {});
+/**
+ * A new AuthnRequest of the connection: its id (kept in the browser that asked, see session/sso.ts)
+ * and where to send the browser with it (HTTP-Redirect binding).
+ */
+export async function samlSignIn(
+  ctx: Context,
+  connection: ConnectionRow,
+  test: boolean,
+): Promise<{ requestId: string; url: string }> {
+  const requestId = `${test ? TEST_REQUEST_PREFIX : "_"}${randomBytes(20).toString("hex")}`;
+  return { requestId, url: await samlOf(ctx, connection, requestId).getAuthorizeUrlAsync("", undefined, {}) };
 }
 
 /** This app's metadata as the connection's service provider, for the IdP to read. */
@@ -137,11 +146,16 @@ export interface SamlOutcome {
   test: boolean;
 }
 
-/** Reads and checks a SAMLResponse posted to the connection's ACS; refuses with SsoRefusal. */
+/**
+ * Reads and checks a SAMLResponse posted to the connection's ACS; refuses with SsoRefusal. A
+ * response to a request must answer the one this browser made (`askedHere`): a response obtained
+ * by someone else, posted from a victim's browser, would sign the victim in as them.
+ */
 export async function acceptSamlResponse(
   ctx: Context,
   connection: ConnectionRow,
   samlResponse: string,
+  askedHere: string | null,
 ): Promise<SamlOutcome> {
   const sp = serviceProviderOf(connection.id);
   const xml = Buffer.from(samlResponse, "base64");
@@ -158,6 +172,8 @@ export async function acceptSamlResponse(
   if (destination && destination !== sp.acsUrl)
     throw new SsoRefusal("invalid_response", "the response's Destination is another service provider's");
   const inResponseTo = doc.documentElement.getAttribute("InResponseTo") ?? "";
+  if (inResponseTo && inResponseTo !== askedHere)
+    throw new SsoRefusal("invalid_response", "the response answers a request this browser did not make");
   let profile: Profile | null;
   try {
     ({ profile } = await samlOf(ctx, connection).validatePostResponseAsync({ SAMLResponse: samlResponse }));
