@@ -3,7 +3,6 @@
 // says when an SSO sign-in is refused.
 
 export const SSO_TYPES = ["oidc", "saml"] as const;
-export type SsoType = (typeof SSO_TYPES)[number];
 
 /** Where an SSO sign-in starts: `?email=` or `?domain=` finds the connection. */
 export const SSO_START_PATH = "/api/sso/start";

@@ -7,7 +7,7 @@ import type { AddressInfo } from "node:net";
 // one keeps — another issuer or audience, expired, a nonce of another flow, a key it does not
 // publish, no signature at all — so that tests can show the app refuses each one.
 
-export interface IdTokenTampering {
+interface IdTokenTampering {
   /** Another person than the provider's own account. */
   email?: string;
   iss?: string;

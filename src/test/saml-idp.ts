@@ -34,7 +34,7 @@ function keyAndCertificate(commonName: string): { key: string; certificate: stri
   return { key: forge.pki.privateKeyToPem(keys.privateKey), certificate: forge.pki.certificateToPem(certificate) };
 }
 
-export type SamlVariant = "signed-assertion" | "signed-response" | "unsigned" | "sha1" | "wrapped" | "other-key";
+type SamlVariant = "signed-assertion" | "signed-response" | "unsigned" | "sha1" | "wrapped" | "other-key";
 
 export interface SamlResponseOptions {
   acsUrl: string;

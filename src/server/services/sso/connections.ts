@@ -4,7 +4,6 @@ import { isPermission } from "@/lib/permissions";
 import type {
   CreateSsoConnectionInput,
   ListSsoConnectionsQuery,
-  SsoConnection,
   ssoConnectionSchema,
   UpdateSsoConnectionInput,
 } from "@/lib/schemas/sso";
@@ -360,4 +359,3 @@ export async function deleteSsoConnection(ctx: Context, orgId: string, connectio
   return toConnection(row);
 }
 
-export type { SsoConnection };

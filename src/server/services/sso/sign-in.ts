@@ -42,7 +42,7 @@ export class SsoRefusal extends Error {
 }
 
 /** How a connection's identities are named among linked identities: one namespace per connection. */
-export const ssoProviderName = (connectionId: string) => `${SSO_IDENTITY_PREFIX}${connectionId}`;
+const ssoProviderName = (connectionId: string) => `${SSO_IDENTITY_PREFIX}${connectionId}`;
 
 const domainOf = (email: string) => email.slice(email.lastIndexOf("@") + 1);
 
