@@ -358,4 +358,3 @@ export async function deleteSsoConnection(ctx: Context, orgId: string, connectio
   );
   return toConnection(row);
 }
-
