@@ -23,6 +23,8 @@ export interface SessionActor extends UserIdentity {
   mustSetUpTwoFactor?: boolean;
   /** The SSO connection the session was signed in through, if any (an enforcing organization admits only its own). */
   ssoConnectionId?: string;
+  /** Organizations whose enforced SSO this session did not sign in through: nothing it holds reaches them. */
+  ssoShutOut?: ReadonlySet<string>;
 }
 
 /** An integration presenting X-API-KEY: acts for the key's owner, within the key's scopes. */

@@ -49,10 +49,19 @@ const keyShutOut = (actor: Actor, orgId: string | undefined): boolean =>
   orgId !== undefined &&
   (keyRestrictedFrom(actor, orgId) || (!actor.grants.isSysAdmin && actor.grants.inactive.has(orgId)));
 
+/** An organization whose enforced SSO the session did not sign in through (sso-enforcement.ts). */
+const sessionShutOut = (actor: Actor, orgId: string | undefined): boolean =>
+  actor.kind === "session" && orgId !== undefined && (actor.ssoShutOut?.has(orgId) ?? false);
+
 /** Does the actor hold `permission`, globally or in organization `orgId`? */
 export function holds(actor: Actor, permission: Permission, orgId?: string): boolean {
   if (actor.kind === "system") return true;
-  return keyAllows(actor, permission) && !keyShutOut(actor, orgId) && grantsHold(actor.grants, permission, orgId);
+  return (
+    keyAllows(actor, permission) &&
+    !keyShutOut(actor, orgId) &&
+    !sessionShutOut(actor, orgId) &&
+    grantsHold(actor.grants, permission, orgId)
+  );
 }
 
 /**

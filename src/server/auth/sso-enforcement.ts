@@ -50,16 +50,17 @@ function enforcedConnections(): Promise<Enforced> {
 export async function withinSsoEnforcement(actor: SessionActor): Promise<SessionActor> {
   if (actor.grants.isSysAdmin) return actor;
   const enforced = await enforcedConnections();
-  const shut = [...enforced].filter(
-    ([orgId, connections]) =>
-      (actor.grants.memberships.has(orgId) || actor.grants.byOrg.has(orgId)) &&
-      !(actor.ssoConnectionId && connections.has(actor.ssoConnectionId)),
+  const closed = new Set(
+    [...enforced]
+      .filter(([, connections]) => !(actor.ssoConnectionId && connections.has(actor.ssoConnectionId)))
+      .map(([orgId]) => orgId),
   );
-  if (shut.length === 0) return actor;
-  const closed = new Set(shut.map(([orgId]) => orgId));
+  if (closed.size === 0) return actor;
   const open = <V>(map: ReadonlyMap<string, V>) => new Map([...map].filter(([orgId]) => !closed.has(orgId)));
   return {
     ...actor,
     grants: { ...actor.grants, byOrg: open(actor.grants.byOrg), memberships: open(actor.grants.memberships) },
+    // Permissions held globally (a system role's) would still reach them: authorize.ts reads this too.
+    ssoShutOut: closed,
   };
 }

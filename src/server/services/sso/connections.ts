@@ -90,6 +90,21 @@ const allowHttpLoopback = () => env().SVC_ALLOW_HTTP_LOOPBACK === "1";
 /** Why a URL the app will call or send people to is refused (https, not internal), or undefined. */
 export const idpUrlProblem = (url: string) => baseUrlProblem(url, allowHttpLoopback());
 
+/**
+ * Why a SAML sign-on URL is refused, or undefined. The browser goes there, not this app, so an
+ * IdP inside the company's network is fine; it must be https (http on loopback for development).
+ */
+function signOnUrlProblem(value: string): string | undefined {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    return "must be an absolute URL";
+  }
+  if (url.protocol === "https:") return undefined;
+  return url.protocol === "http:" && idpUrlProblem(value) === undefined ? undefined : "must use https";
+}
+
 /** The domains as stored; each must be one the organization has verified, and in no other of its connections. */
 async function requireCoveredDomains(db: DataLayer, orgId: string, domains: string[], connectionId?: string) {
   const errors: FieldError[] = [];
@@ -213,7 +228,7 @@ function protocolFields(type: string, input: UpdateSsoConnectionInput, existing?
   if (!entityId) errors.push({ path: "idp_entity_id", message: "is required (or give idp_metadata_xml)" });
   if (!ssoUrl) errors.push({ path: "idp_sso_url", message: "is required (or give idp_metadata_xml)" });
   else {
-    const problem = idpUrlProblem(ssoUrl);
+    const problem = signOnUrlProblem(ssoUrl);
     if (problem) errors.push({ path: "idp_sso_url", message: problem });
   }
   if (certificates.length === 0 && errors.length === 0)
@@ -276,7 +291,7 @@ export async function createSsoConnection(
   if ((await db.ssoConnection.count({ where: { org_id: orgId } })) >= MAX_SSO_CONNECTIONS)
     throw new DomainError("quota_exceeded", `An organization may have at most ${MAX_SSO_CONNECTIONS} SSO connections.`);
   const fields = protocolFields(input.type, input);
-  if (input.enforce) requireMayEnforce(ctx, null);
+  if (input.enforce && input.enabled !== false) requireMayEnforce(ctx, null);
   const domains = await requireCoveredDomains(db, orgId, input.domains);
   const defaultRoleId = await requireDefaultRole(ctx, orgId, input.default_role_id);
   // The secret's ciphertext is bound to the row, so the row's id is drawn first.
@@ -328,7 +343,9 @@ export async function updateSsoConnection(
   await requireOrganization(db, orgId);
   const existing = await requireConnection(db, orgId, connectionId);
   const fields = protocolFields(existing.type, input, existing);
-  if (input.enforce && !existing.enforce) requireMayEnforce(ctx, existing.id);
+  // Enforcing starts when enforce goes on, or when a connection with enforce on is enabled again.
+  if ((input.enforce ?? existing.enforce) && (input.enabled ?? existing.enabled) && !enforcing(existing))
+    requireMayEnforce(ctx, existing.id);
   const domains = input.domains ? await requireCoveredDomains(db, orgId, input.domains, existing.id) : undefined;
   const defaultRoleId = input.default_role_id ? await requireDefaultRole(ctx, orgId, input.default_role_id) : undefined;
   const row = await writeConnection(db, existing, (tx) =>

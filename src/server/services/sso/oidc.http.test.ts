@@ -2,7 +2,16 @@ import { afterAll, describe, expect, it } from "vitest";
 import { freePort } from "@/server/free-port";
 import { request, startApp, TEST_ENCRYPTION_KEYS, type Browserless } from "@/test/app";
 import { testDatabase } from "@/test/database";
-import { createOrg, createOrgAdmin, createOrgUser, createSysAdmin, createUser, seedRoles } from "@/test/fixtures";
+import {
+  createOrg,
+  createOrgAdmin,
+  createOrgUser,
+  createRole,
+  createSysAdmin,
+  createUser,
+  createUserWith,
+  seedRoles,
+} from "@/test/fixtures";
 import { CookieBrowser, followRoundTrip, oidcProviderForms, startOidcProvider } from "@/test/oidc-provider";
 import { consoleSession } from "@/test/suite";
 
@@ -206,6 +215,33 @@ describe("signing in through it", () => {
     expect(await client.user.count({ where: { email: { in: ["eve@elsewhere.test", "uma@acme.test"] } } })).toBe(0);
   });
 
+  it("admits nobody at a domain the organization no longer holds verified", async () => {
+    const browser = new CookieBrowser();
+    const start = `${appUrl}/api/sso/start?email=ann@acme.test`;
+    // The flow starts while the domain is verified; the domain fails before the IdP sends the person back.
+    const { finalUrl: callback } = await followRoundTrip(
+      browser,
+      appUrl,
+      { response: await browser.request(start), url: start },
+      oidcProviderForms("ann-sub"),
+      (next) => next.pathname.endsWith("/oidc/callback"),
+    );
+    await client.organizationDomain.updateMany({
+      where: { org_id: org.id, domain: "acme.test" },
+      data: { status: "failed" },
+    });
+    try {
+      const response = await browser.request(callback.href);
+      expect(new URL(response.headers.get("location")!).searchParams.get("sso_error")).toBe("email_not_covered");
+      expect((await me(browser)).status).toBe(401);
+    } finally {
+      await client.organizationDomain.updateMany({
+        where: { org_id: org.id, domain: "acme.test" },
+        data: { status: "verified" },
+      });
+    }
+  });
+
   it("sends an address no connection covers back to the sign-in page", async () => {
     const browser = new CookieBrowser();
     const response = await browser.request(`${appUrl}/api/sso/start?email=someone@nowhere.test`);
@@ -249,11 +285,15 @@ describe("enforce", () => {
     const member = await createOrgUser(client, org.id, "org_member");
     const memberByPassword = await consoleSession(app, member.username);
     expect((await request(app, { session: memberByPassword }, "GET", orgPath)).status).toBe(200);
+    // Organization permissions held through a system role (not sys_admin) are no key past enforce either.
+    const reader = await consoleSession(app, (await createUserWith(client, ["svc:org:read"])).username);
+    expect((await request(app, { session: reader }, "GET", orgPath)).status).toBe(200);
 
     expect((await asOlga("PATCH", connectionPath(), { enforce: true })).status).toBe(200);
 
     expect((await request(app, { session: memberByPassword }, "GET", orgPath)).status).toBe(404);
     expect((await request(app, { session: adminSession }, "GET", orgPath)).status).toBe(404);
+    expect((await request(app, { session: reader }, "GET", orgPath)).status).toBe(403);
     expect((await asOlga("GET", orgPath)).status).toBe(200);
     const root = await createSysAdmin(client);
     expect((await request(app, { session: await consoleSession(app, root.username) }, "GET", orgPath)).status).toBe(
@@ -262,6 +302,12 @@ describe("enforce", () => {
 
     expect((await asOlga("PATCH", connectionPath(), { enforce: false })).status).toBe(200);
     expect((await request(app, { session: memberByPassword }, "GET", orgPath)).status).toBe(200);
+
+    // A disabled connection that keeps enforce on starts enforcing when enabled: the same rule holds.
+    expect((await asOlga("PATCH", connectionPath(), { enabled: false, enforce: true })).status).toBe(200);
+    const enable = await request(app, { session: adminSession }, "PATCH", connectionPath(), { enabled: true });
+    expect(enable.status).toBe(409);
+    expect((await asOlga("PATCH", connectionPath(), { enabled: true, enforce: false })).status).toBe(200);
   });
 
   it("shuts a session made through one organization's connection out of another that enforces its own", async () => {

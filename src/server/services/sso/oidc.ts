@@ -122,7 +122,8 @@ export async function completeOidcSignIn(
       throw new SsoRefusal("invalid_response", `UserInfo failed: ${(failure as Error).message}`);
     }
   }
-  if (profile.email_verified === false)
+  // Some providers send the claim as a string.
+  if (profile.email_verified === false || profile.email_verified === "false")
     throw new SsoRefusal("invalid_response", "the identity provider says the email is not verified");
   return { subject: claims.sub, email: text(profile.email), name: text(profile.name) };
 }

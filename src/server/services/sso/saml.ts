@@ -100,12 +100,10 @@ const attribute = (profile: Profile, ...names: string[]): string | undefined => 
   return undefined;
 };
 
-const EMAIL_ATTRIBUTES = [
-  "email",
-  "mail",
-  "http://schemas.xmlsoap.org/ws/2005/05/identity/claims/emailaddress",
-  "urn:oid:0.9.2342.19200300.100.1.3",
-];
+/** Where Entra ID and AD FS name their claims by default. */
+const CLAIMS = "http://schemas.xmlsoap.org/ws/2005/05/identity/claims";
+
+const EMAIL_ATTRIBUTES = ["email", "mail", `${CLAIMS}/emailaddress`, "urn:oid:0.9.2342.19200300.100.1.3"];
 
 /** The one assertion's id and expiry, from the XML the library verified. */
 function assertionFacts(verifiedAssertionXml: string): { id: string; notOnOrAfter: Date; recipients: string[] } {
@@ -188,11 +186,18 @@ export async function acceptSamlResponse(
     throw new SsoRefusal("invalid_response", "the assertion's Recipient is not this connection's ACS");
   await acceptOnce(ctx, connection.id, facts.id, facts.notOnOrAfter);
   const email = attribute(profile, ...EMAIL_ATTRIBUTES) ?? (profile.nameID?.includes("@") ? profile.nameID : undefined);
-  const name = [attribute(profile, "firstName", "givenName"), attribute(profile, "lastName", "surname")]
+  const name = [
+    attribute(profile, "firstName", "givenName", `${CLAIMS}/givenname`),
+    attribute(profile, "lastName", "surname", `${CLAIMS}/surname`),
+  ]
     .filter(Boolean)
     .join(" ");
   return {
-    identity: { subject: profile.nameID ?? email ?? "", email, name: name || attribute(profile, "displayName") },
+    identity: {
+      subject: profile.nameID ?? email ?? "",
+      email,
+      name: name || attribute(profile, "displayName"),
+    },
     test: inResponseTo.startsWith(TEST_REQUEST_PREFIX),
   };
 }

@@ -81,6 +81,18 @@ async function linkedUser(ctx: Context, connection: ConnectionRow, subject: stri
   return identity.user.id;
 }
 
+/**
+ * A user holding a system role signs in with a password (and their second factor), never through an
+ * organization's IdP: not when linking, nor later, once linked, if they gained one since.
+ */
+async function refuseSystemRoleHolder(ctx: Context, userId: string): Promise<void> {
+  const systemRoles = await ctx.db.userRole.count({
+    where: { user_id: userId, org_id: null, role: { is_deleted: false } },
+  });
+  if (systemRoles > 0)
+    throw new SsoRefusal("account_not_linkable", "the user holds a system role; SSO does not sign such users in");
+}
+
 /** The user with this verified email, linked to the connection; none when nobody has it. */
 async function linkByVerifiedEmail(
   ctx: Context,
@@ -160,6 +172,11 @@ export async function admitSsoUser(
   if (!email || !email.includes("@")) throw new SsoRefusal("invalid_response", "the identity provider sent no email");
   if (!connection.domains.includes(domainOf(email)))
     throw new SsoRefusal("email_not_covered", `the identity provider vouched for an address at ${domainOf(email)}`);
+  // The organization must still hold the domain: one that failed its re-check admits nobody.
+  const held = await ctx.db.organizationDomain.count({
+    where: { org_id: connection.org_id, domain: domainOf(email), status: "verified" },
+  });
+  if (held === 0) throw new SsoRefusal("email_not_covered", `${domainOf(email)} is no longer a verified domain`);
   const userId =
     (await linkedUser(ctx, connection, asserted.subject)) ??
     (await linkByVerifiedEmail(ctx, connection, asserted.subject, email)) ??
@@ -171,6 +188,7 @@ export async function admitSsoUser(
         throw new SsoRefusal("account_not_linkable", "another account holds this email");
       throw error;
     }));
+  await refuseSystemRoleHolder(ctx, userId);
   await joinJustInTime(ctx, connection, userId, request);
   return userId;
 }
