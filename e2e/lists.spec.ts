@@ -63,6 +63,7 @@ const SCREENS: Record<string, ListScreen | null> = {
     create: { name: "Go to Members", role: "link" },
   },
   "/console/organizations/[orgId]/invitations": { create: { name: "Invite people" } },
+  "/console/organizations/[orgId]/single-sign-on": { create: { name: "Add connection" } },
   "/console/organizations/[orgId]/service-accounts": { create: { name: "Create service account" } },
   "/console/organizations/[orgId]/settings": { create: { name: "Add setting" } },
   "/console/organizations/[orgId]/llm-configs": { create: { name: "Add LLM config" } },

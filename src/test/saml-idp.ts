@@ -3,7 +3,7 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import * as validator from "@authenio/samlify-node-xmllint";
 import forge from "node-forge";
-import * as samlify from "samlify";
+import samlify from "samlify";
 
 // A SAML 2.0 identity provider for tests, built from samlify's IdP role: its own key and
 // certificate made at start, metadata at /metadata, a login page at /sso (HTTP-Redirect binding)

@@ -19,6 +19,7 @@ const ORG_SECTIONS = [
   "Profile",
   "Members",
   "Invitations",
+  "Single sign-on",
   "Service accounts",
   "Settings",
   "LLM configs",

@@ -4,10 +4,21 @@ import { redirect } from "next/navigation";
 import { enabledOAuthProviders } from "@/server/auth/oauth";
 import { pendingSecondFactor } from "@/server/auth/second-factor";
 import { currentSessionActor } from "@/server/session";
+import { isSsoErrorCode, SSO_ERRORS } from "@/lib/sso";
 import { OAuthSignIn } from "./oauth-sign-in";
 import { SignInForm } from "./sign-in-form";
+import { SsoSignIn } from "./sso-sign-in";
 
 export const metadata: Metadata = { title: "Sign in — svc console" };
+
+const single = (value: string | string[] | undefined) => (typeof value === "string" ? value : undefined);
+
+/** A refused SSO sign-in comes back with its reason and an id to quote (?sso_error=...&error_id=...). */
+function ssoNotice(ssoError: string | undefined, errorId: string | undefined): string | null {
+  if (!ssoError || !isSsoErrorCode(ssoError)) return null;
+  const id = errorId && /^[A-Za-z0-9._-]{1,128}$/.test(errorId) ? ` Error id: ${errorId}.` : "";
+  return `${SSO_ERRORS[ssoError]}${id}`;
+}
 
 /** Auth.js sends errors of its own endpoints here (?error=...&code=...). */
 function noticeFor(
@@ -32,7 +43,7 @@ export default async function SignInPage({
   searchParams: Promise<Record<string, string | string[] | undefined>>;
 }) {
   if (await currentSessionActor()) redirect("/console/overview");
-  const { error, code } = await searchParams;
+  const { error, code, sso_error, error_id } = await searchParams;
   // A first factor passed (a password, or an external account) and a code is due.
   const step = (await pendingSecondFactor()) ? "code" : "password";
   return (
@@ -46,10 +57,15 @@ export default async function SignInPage({
         <div className="mt-6 rounded-xl border border-slate-200 bg-white p-8 shadow-sm dark:border-slate-800 dark:bg-slate-900">
           <h1 className="text-xl font-semibold tracking-tight">Sign in to the console</h1>
           <p className="mt-1 mb-6 text-sm text-slate-600 dark:text-slate-300">
-            For platform administrators (sys_admins).
+            For platform administrators (sys_admins), and the people of organizations that sign in through their own
+            identity provider.
           </p>
-          <SignInForm notice={noticeFor(error, code, step)} step={step} />
+          <SignInForm
+            notice={ssoNotice(single(sso_error), single(error_id)) ?? noticeFor(error, code, step)}
+            step={step}
+          />
           {step === "password" && <OAuthSignIn providers={enabledOAuthProviders()} />}
+          {step === "password" && <SsoSignIn />}
         </div>
       </div>
     </main>
