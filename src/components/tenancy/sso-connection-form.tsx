@@ -1,6 +1,7 @@
 "use client";
 
 import { useQuery } from "@tanstack/react-query";
+import Link from "next/link";
 import { useWatch } from "react-hook-form";
 import {
   createSsoConnectionInput,
@@ -23,12 +24,14 @@ import { DialogButtons, Form, useSchemaForm } from "@/components/ui/form";
 import { checkedValues } from "@/components/ui/form-values";
 import { roleChoicesOptions } from "@/components/identity/queries";
 import type { EditorControls } from "@/components/ui/resource-section";
+import { textLink } from "@/components/ui/styles";
 import { useTRPC, useTRPCClient } from "@/trpc/react";
 
 // Making or changing an SSO connection (./sso-section.tsx): the IdP's values for its protocol, the
 // verified domains it covers, the role people join with, and enforce. Blank fields are left out:
 // on an edit they keep what is stored (a secret is never shown, only replaced).
 
+/** The form's fields, named as the API's so that its field errors land on them. */
 interface Values {
   type: (typeof SSO_TYPES)[number];
   domains: string[];
@@ -38,15 +41,19 @@ interface Values {
   issuer: string;
   client_id: string;
   client_secret: string;
+  /** Separated by spaces. */
   scopes: string;
   idp_metadata_xml: string;
   idp_entity_id: string;
   idp_sso_url: string;
-  idp_certificate: string;
+  /** One PEM certificate; the API takes a list. */
+  idp_certificates: string;
   allow_idp_initiated: boolean;
 }
 
 const TYPE_LABELS = { oidc: "OpenID Connect", saml: "SAML 2.0" };
+/** An organization has a handful of domains; the first 100 verified ones are plenty to choose from. */
+const DOMAIN_CHOICES = 100;
 
 function valuesOf(connection: SsoConnection | null): Values {
   return {
@@ -62,7 +69,7 @@ function valuesOf(connection: SsoConnection | null): Values {
     idp_metadata_xml: "",
     idp_entity_id: connection?.idp_entity_id ?? "",
     idp_sso_url: connection?.idp_sso_url ?? "",
-    idp_certificate: "",
+    idp_certificates: "",
     allow_idp_initiated: connection?.allow_idp_initiated ?? false,
   };
 }
@@ -78,6 +85,7 @@ function protocolInput(values: Values) {
       scopes: values.scopes.split(/\s+/).filter(Boolean),
     };
   const metadata = given(values.idp_metadata_xml);
+  const certificate = given(values.idp_certificates);
   return {
     // Pasted metadata carries the three values; otherwise they are given one by one.
     ...(metadata
@@ -85,7 +93,7 @@ function protocolInput(values: Values) {
       : {
           idp_entity_id: given(values.idp_entity_id),
           idp_sso_url: given(values.idp_sso_url),
-          idp_certificates: given(values.idp_certificate) ? [values.idp_certificate.trim()] : undefined,
+          idp_certificates: certificate ? [certificate] : undefined,
         }),
     allow_idp_initiated: values.allow_idp_initiated,
   };
@@ -95,16 +103,21 @@ export function SsoConnectionForm({
   orgId,
   connection,
   controls,
+  onCreated,
 }: {
   orgId: string;
   connection: SsoConnection | null;
   controls: EditorControls;
+  /** A new connection: its values to enter at the IdP are shown next. */
+  onCreated: (connection: SsoConnection) => void;
 }) {
   const trpc = useTRPC();
   const client = useTRPCClient();
   const roles = useQuery(roleChoicesOptions(trpc, "org"));
-  const domains = useQuery(trpc.domains.list.queryOptions({ org_id: orgId, status: "verified", limit: 100 }));
-  const form = useSchemaForm<Values, Record<string, unknown>>({
+  const domains = useQuery(
+    trpc.domains.list.queryOptions({ org_id: orgId, status: "verified", limit: DOMAIN_CHOICES }),
+  );
+  const form = useSchemaForm<Values, CreateSsoConnectionInput | UpdateSsoConnectionInput>({
     schema: connection ? updateSsoConnectionInput : createSsoConnectionInput,
     defaultValues: valuesOf(connection),
     toInput: (values) => ({
@@ -123,21 +136,27 @@ export function SsoConnectionForm({
           connection_id: connection.id,
         });
         controls.done("Connection saved.");
-      } else {
-        const created = await client.ssoConnections.create.mutate({
-          ...(input as CreateSsoConnectionInput),
-          org_id: orgId,
-        });
-        controls.done(
-          created.type === "oidc"
-            ? "Connection created: register its redirect URI at your identity provider, then test it."
-            : "Connection created: give your identity provider its entity id and ACS URL, then test it.",
-        );
+        return;
       }
+      const created = await client.ssoConnections.create.mutate({
+        ...(input as CreateSsoConnectionInput),
+        org_id: orgId,
+      });
+      controls.done(
+        created.type === "oidc"
+          ? "Connection created: register its redirect URI at your identity provider, then test it."
+          : "Connection created: give your identity provider its entity id and ACS URL, then test it.",
+      );
+      onCreated(created);
     },
   });
   const type = useWatch({ control: form.control, name: "type" });
-  const verified = domains.data?.data ?? [];
+  const enforce = useWatch({ control: form.control, name: "enforce" });
+  // A domain the connection covers stays listed (to be unchecked) after it stops being verified.
+  const domainChoices = [
+    ...new Set([...(domains.data?.data ?? []).map((d) => d.domain), ...(connection?.domains ?? [])]),
+  ];
+  const orgRoles = roles.data?.data ?? [];
 
   return (
     <Form form={form} className="space-y-5">
@@ -188,8 +207,8 @@ export function SsoConnectionForm({
             hint="Its HTTP-Redirect single sign-on URL."
           />
           <TextAreaField
-            name="idp_certificate"
-            label="IdP signing certificate"
+            name="idp_certificates"
+            label={connection ? "New IdP signing certificate" : "IdP signing certificate"}
             mono
             rows={3}
             hint={connection ? "PEM. Leave blank to keep the stored ones." : "PEM."}
@@ -205,32 +224,51 @@ export function SsoConnectionForm({
         name="domains"
         legend="Domains"
         hint={
-          domains.isPending
-            ? "Loading verified domains…"
-            : verified.length === 0
-              ? "No verified domains yet: verify one under Settings › Domains first."
-              : "People with an email at these verified domains sign in here."
+          domains.isPending ? (
+            "Loading verified domains…"
+          ) : domainChoices.length === 0 ? (
+            <>
+              The organization has no verified domain yet.{" "}
+              <Link href={`/console/organizations/${orgId}/settings`} className={textLink}>
+                Verify one in its settings
+              </Link>
+              , then come back.
+            </>
+          ) : (
+            "People with an email at these verified domains sign in here."
+          )
         }
-        options={verified.map((d) => ({ value: d.domain, label: d.domain }))}
+        options={domainChoices.map((domain) => ({ value: domain, label: domain }))}
         className="mt-2 grid gap-2"
       />
-      <SelectField
-        name="default_role_id"
-        label="Role on joining"
-        options={[
-          { value: "", label: "org_member (default)" },
-          ...(roles.data?.data ?? [])
-            .filter((r) => r.name !== "org_member")
-            .map((r) => ({ value: r.id, label: r.name })),
-        ]}
-        hint="The org role people get at their first sign-in. Changing it later changes nobody's roles."
-      />
+      {roles.isPending ? (
+        <p className="text-sm">Loading roles…</p>
+      ) : (
+        <SelectField
+          name="default_role_id"
+          label="Role on joining"
+          // A new connection leaves the role to the server's default, org_member.
+          options={[
+            ...(connection ? [] : [{ value: "", label: "org_member (default)" }]),
+            ...orgRoles
+              .filter((role) => connection || role.name !== "org_member")
+              .map((role) => ({ value: role.id, label: role.name })),
+          ]}
+          hint="The org role people get at their first sign-in. Changing it later changes nobody's roles."
+        />
+      )}
       <CheckboxField name="enabled" label="Enabled" />
       <CheckboxField
         name="enforce"
         label="Enforce"
-        hint="Console sessions not signed in through this connection lose access to the organization at once (sys_admins keep it). Turn it on from a session signed in through it."
+        hint="Only console sessions signed in through this connection reach the organization (sys_admins keep access)."
       />
+      {enforce && !connection?.enforce && (
+        <p className="rounded-md border border-amber-300 bg-amber-50 px-3 py-2 text-sm font-medium text-amber-900 dark:border-amber-800 dark:bg-amber-950 dark:text-amber-100">
+          Once saved, every console session of the organization&apos;s people that was not signed in through this
+          connection loses access to the organization at once, password sessions included.
+        </p>
+      )}
       <DialogButtons
         onCancel={controls.cancel}
         label={connection ? "Save connection" : "Create connection"}

@@ -65,29 +65,46 @@ export function DataTable({ columns, caption, busy, children, more }: DataTableP
   );
 }
 
-export interface RowActionSpec {
+export type RowActionSpec = {
   label: string;
   /** What screen readers hear: the action and the row it acts on ("Delete acme"). */
   ariaLabel: string;
-  onClick: () => void;
   danger?: boolean;
-}
+} & (
+  | { onClick: () => void }
+  /** A page to open in a new tab (a round trip through another site that should not take this page away). */
+  | { newTabHref: string }
+);
 
-/** The last cell of a row: its actions as buttons. */
+/** The last cell of a row: its actions as buttons, or links for those that open a new tab. */
 export function RowActions({ actions }: { actions: readonly RowActionSpec[] }) {
   return (
     <td className={`${td} text-right whitespace-nowrap`}>
-      {actions.map(({ label, ariaLabel, onClick, danger }) => (
-        <button
-          key={label}
-          type="button"
-          onClick={onClick}
-          className={danger ? dangerRowAction : rowAction}
-          aria-label={ariaLabel}
-        >
-          {label}
-        </button>
-      ))}
+      {actions.map((action) => {
+        const className = action.danger ? dangerRowAction : rowAction;
+        return "newTabHref" in action ? (
+          <a
+            key={action.label}
+            href={action.newTabHref}
+            target="_blank"
+            rel="noopener"
+            className={`inline-block ${className}`}
+            aria-label={action.ariaLabel}
+          >
+            {action.label}
+          </a>
+        ) : (
+          <button
+            key={action.label}
+            type="button"
+            onClick={action.onClick}
+            className={className}
+            aria-label={action.ariaLabel}
+          >
+            {action.label}
+          </button>
+        );
+      })}
     </td>
   );
 }

@@ -16,7 +16,9 @@ export default async function ConsoleLayout({ children }: { children: ReactNode 
   const user = { username: actor.username, displayName: actor.displayName };
   if (!isSysAdmin(actor)) {
     const memberships = await listUserOrganizations(readContext(actor), actor.userId, { limit: 100 });
-    return <NoAccess user={user} organizations={memberships.data} />;
+    // An organization whose enforced SSO this session did not sign in through is not theirs here.
+    const reachable = memberships.data.filter((membership) => !actor.ssoShutOut?.has(membership.org_id));
+    return <NoAccess user={user} organizations={reachable} />;
   }
   // The platform requires two-factor of sys_admins and this one has none: nothing else until it is set up.
   if (actor.mustSetUpTwoFactor) redirect("/console/two-factor-setup");

@@ -4,20 +4,25 @@ import { redirect } from "next/navigation";
 import { enabledOAuthProviders } from "@/server/auth/oauth";
 import { pendingSecondFactor } from "@/server/auth/second-factor";
 import { currentSessionActor } from "@/server/session";
-import { isSsoErrorCode, SSO_ERRORS } from "@/lib/sso";
+import { ssoRefusalOf } from "@/components/tenancy/sso-refusal";
 import { OAuthSignIn } from "./oauth-sign-in";
 import { SignInForm } from "./sign-in-form";
 import { SsoSignIn } from "./sso-sign-in";
 
 export const metadata: Metadata = { title: "Sign in — svc console" };
 
-const single = (value: string | string[] | undefined) => (typeof value === "string" ? value : undefined);
-
-/** A refused SSO sign-in comes back with its reason and an id to quote (?sso_error=...&error_id=...). */
-function ssoNotice(ssoError: string | undefined, errorId: string | undefined): string | null {
-  if (!ssoError || !isSsoErrorCode(ssoError)) return null;
-  const id = errorId && /^[A-Za-z0-9._-]{1,128}$/.test(errorId) ? ` Error id: ${errorId}.` : "";
-  return `${SSO_ERRORS[ssoError]}${id}`;
+/** What parts the password form from the other ways to sign in (OAuth providers, SSO). */
+function OrDivider() {
+  return (
+    <div
+      className="mt-6 mb-4 flex items-center gap-3 text-xs text-slate-500 uppercase dark:text-slate-400"
+      aria-hidden="true"
+    >
+      <span className="h-px flex-1 bg-slate-200 dark:bg-slate-800" />
+      or
+      <span className="h-px flex-1 bg-slate-200 dark:bg-slate-800" />
+    </div>
+  );
 }
 
 /** Auth.js sends errors of its own endpoints here (?error=...&code=...). */
@@ -43,7 +48,10 @@ export default async function SignInPage({
   searchParams: Promise<Record<string, string | string[] | undefined>>;
 }) {
   if (await currentSessionActor()) redirect("/console/overview");
-  const { error, code, sso_error, error_id } = await searchParams;
+  const query = await searchParams;
+  const { error, code } = query;
+  // A refused SSO sign-in comes back here with its reason and an id to quote.
+  const ssoRefusal = ssoRefusalOf(query);
   // A first factor passed (a password, or an external account) and a code is due.
   const step = (await pendingSecondFactor()) ? "code" : "password";
   return (
@@ -60,12 +68,14 @@ export default async function SignInPage({
             For platform administrators (sys_admins), and the people of organizations that sign in through their own
             identity provider.
           </p>
-          <SignInForm
-            notice={ssoNotice(single(sso_error), single(error_id)) ?? noticeFor(error, code, step)}
-            step={step}
-          />
-          {step === "password" && <OAuthSignIn providers={enabledOAuthProviders()} />}
-          {step === "password" && <SsoSignIn />}
+          <SignInForm notice={ssoRefusal ?? noticeFor(error, code, step)} step={step} />
+          {step === "password" && (
+            <>
+              <OrDivider />
+              <OAuthSignIn providers={enabledOAuthProviders()} />
+              <SsoSignIn open={ssoRefusal !== null} />
+            </>
+          )}
         </div>
       </div>
     </main>
