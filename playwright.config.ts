@@ -1,6 +1,6 @@
 import { execFileSync } from "node:child_process";
 import { defineConfig, devices } from "@playwright/test";
-import { e2eMail, e2eOidc } from "./scripts/e2e-env.mjs";
+import { e2eDns, e2eMail, e2eOidc, e2eSaml } from "./scripts/e2e-env.mjs";
 
 // Playwright drives Debian's Chromium (browsers cannot be downloaded here): CHROMIUM_PATH, else
 // `chromium` on PATH. The app runs as `npm start` would, on a database of its own (see
@@ -13,6 +13,10 @@ process.env.E2E_PORT = String(port);
 const oidc = e2eOidc(port);
 // A local SMTP receiver the app sends its emails to (scripts/e2e-mail-receiver.ts).
 const mail = e2eMail(port);
+// A local SAML IdP SSO connections are made against (scripts/e2e-saml-idp.ts).
+const saml = e2eSaml(port);
+// A local DNS server the app verifies domains against (scripts/e2e-dns-server.ts).
+const dns = e2eDns(port);
 const PLATFORM_WIDE = /two-factor\.spec\.ts/;
 
 export default defineConfig({
@@ -83,9 +87,27 @@ export default defineConfig({
       stderr: "pipe",
     },
     {
+      command: "node node_modules/tsx/dist/cli.mjs scripts/e2e-saml-idp.ts",
+      url: `${saml.baseUrl}/metadata`,
+      env: { E2E_PORT: String(port) },
+      reuseExistingServer: false,
+      timeout: 30_000,
+      stdout: "pipe",
+      stderr: "pipe",
+    },
+    {
+      command: "node node_modules/tsx/dist/cli.mjs scripts/e2e-dns-server.ts",
+      url: `${dns.control}/`,
+      env: { E2E_PORT: String(port) },
+      reuseExistingServer: false,
+      timeout: 30_000,
+      stdout: "pipe",
+      stderr: "pipe",
+    },
+    {
       command: "node scripts/e2e-server.mjs",
       url: `http://localhost:${port}/api/health`,
-      env: { PORT: String(port), ...oidc.appEnv, ...mail.appEnv },
+      env: { PORT: String(port), ...oidc.appEnv, ...mail.appEnv, ...dns.appEnv },
       reuseExistingServer: false,
       timeout: 180_000,
       stdout: "pipe",

@@ -3,8 +3,8 @@ import { STORAGE_STATE } from "./accounts";
 import { createOrganization, uniqueName } from "./console-flows";
 
 // Domains in an organization's settings, signed in as the sys_admin: add a domain, read the TXT
-// record to publish from its dialog, see it pending, remove it. Verifying needs a DNS server the
-// e2e app is not given, so that part is left to the service tests (a real DNS server on 127.0.0.1).
+// record to publish from its dialog, see it pending, remove it. Verifying one (its record published
+// on the run's DNS server) is where the SSO flows begin (e2e/sso.spec.ts).
 
 test.use({ storageState: STORAGE_STATE.admin });
 
