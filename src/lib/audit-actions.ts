@@ -30,6 +30,14 @@ export const DOMAIN_JOIN_ACTION = "joinByDomain";
 /** A user joined an organization at their first sign-in through its SSO connection (just in time). */
 export const SSO_JOIN_ACTION = "joinBySso";
 
+/** A directory's changes through the SCIM service (actor_auth `scim`), which has no operations of the registry. */
+export const SCIM_PROVISION_ACTION = "provisionScimUser";
+export const SCIM_UPDATE_USER_ACTION = "updateScimUser";
+export const SCIM_DEPROVISION_ACTION = "deprovisionScimUser";
+export const SCIM_CREATE_GROUP_ACTION = "createScimGroup";
+export const SCIM_UPDATE_GROUP_ACTION = "updateScimGroup";
+export const SCIM_DELETE_GROUP_ACTION = "deleteScimGroup";
+
 /** Actions the trail records that no operation makes. */
 const NAMED: Readonly<Record<string, AuditActionName>> = {
   [SIGN_IN_ACTION]: { type: "session.signed_in", label: "Signed in" },
@@ -39,6 +47,12 @@ const NAMED: Readonly<Record<string, AuditActionName>> = {
   [DOMAIN_FAILED_ACTION]: { type: "domain.failed", label: "Domain failed" },
   [DOMAIN_JOIN_ACTION]: { type: "member.joined", label: "Member joined" },
   [SSO_JOIN_ACTION]: { type: "member.joined", label: "Member joined" },
+  [SCIM_PROVISION_ACTION]: { type: "user.provisioned", label: "User provisioned" },
+  [SCIM_UPDATE_USER_ACTION]: { type: "scim_user.updated", label: "Provisioned user updated" },
+  [SCIM_DEPROVISION_ACTION]: { type: "user.deprovisioned", label: "User deprovisioned" },
+  [SCIM_CREATE_GROUP_ACTION]: { type: "scim_group.created", label: "Directory group created" },
+  [SCIM_UPDATE_GROUP_ACTION]: { type: "scim_group.updated", label: "Directory group updated" },
+  [SCIM_DELETE_GROUP_ACTION]: { type: "scim_group.deleted", label: "Directory group deleted" },
 };
 
 /** "api_key.leak_reported" → "API key leak reported". */

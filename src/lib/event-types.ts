@@ -107,6 +107,9 @@ export const CHANGE_EVENT_TYPES = {
   createSsoConnection: "sso_connection.created",
   updateSsoConnection: "sso_connection.updated",
   deleteSsoConnection: "sso_connection.deleted",
+  createScimToken: "scim_token.created",
+  revokeScimToken: "scim_token.revoked",
+  mapScimGroup: "scim_group.mapped",
 } as const satisfies Record<string, `${string}.${string}`>;
 
 /** Change types an operation makes besides its own: one per key a leak report revoked. */
@@ -123,6 +126,31 @@ const MORE_CHANGE_TYPES: Record<string, { operations: string[]; description: str
     operations: [],
     description: "A verified domain's TXT record was missing at the daily re-check for 7 days: the domain failed.",
   },
+  "user.provisioned": {
+    operations: [],
+    description:
+      "The organization's directory provisioned a person (SCIM): a new user, or an existing one linked by verified email.",
+  },
+  "scim_user.updated": {
+    operations: [],
+    description: "The organization's directory changed a provisioned person (SCIM PUT or PATCH).",
+  },
+  "member.suspended": {
+    operations: [],
+    description:
+      "The organization's directory set a person inactive (SCIM active: false): their membership reaches nothing.",
+  },
+  "user.deprovisioned": {
+    operations: [],
+    description:
+      "The organization's directory removed a person (SCIM DELETE): the membership ends, and the user with it when nothing else remains.",
+  },
+  "scim_group.created": { operations: [], description: "The organization's directory created a group (SCIM)." },
+  "scim_group.updated": {
+    operations: [],
+    description: "The organization's directory changed a group's name or members (SCIM PUT or PATCH).",
+  },
+  "scim_group.deleted": { operations: [], description: "The organization's directory deleted a group (SCIM)." },
   "member.joined": {
     operations: [],
     description:

@@ -124,6 +124,16 @@ export const PERMISSIONS = {
     dangerous: true,
     allows: "create, change and delete the organization's single sign-on connections (who signs in, with which role)",
   },
+  "svc:org:scim:read": {
+    scope: "org",
+    dangerous: false,
+    allows: "read the organization's directory sync: its SCIM tokens, provisioned people and groups, latest requests",
+  },
+  "svc:org:scim:write": {
+    scope: "org",
+    dangerous: true,
+    allows: "create and revoke the organization's SCIM tokens (a directory's power over its members) and map its groups to roles",
+  },
 } as const satisfies Record<string, PermissionInfo>;
 
 export type Permission = keyof typeof PERMISSIONS;
@@ -168,7 +178,8 @@ export const BUILT_IN_ROLES: readonly BuiltInRole[] = [
           p !== "svc:org:webhooks:read" &&
           p !== "svc:org:domains:read" &&
           p !== "svc:org:invitations:read" &&
-          p !== "svc:org:sso:read",
+          p !== "svc:org:sso:read" &&
+          p !== "svc:org:scim:read",
       ),
       "svc:conversations:write",
     ],

@@ -6,7 +6,7 @@ import { ROUTES, type RestOperation } from "@/server/rest/registry";
 // What an answer of the app must look like: a registered route's success matches the response
 // schema it declares; any error under /api is a problem document whose code has that status and
 // carries only the members its code exposes (tRPC's own error envelope aside), and a route's error
-// is one its OpenAPI operation declares.
+// is one its OpenAPI operation declares. The SCIM service answers its errors in SCIM's schema.
 
 // Literal segments win over parameters (`/models/lookup` before `/models/{model_config_id}`).
 const parameterCount = (path: string) => path.split("{").length;
@@ -16,6 +16,36 @@ const ROUTE_MATCHERS = [...ROUTES]
 
 function routeOf(method: string, url: URL): RestOperation | undefined {
   return ROUTE_MATCHERS.find(({ route, pattern }) => route.method === method && pattern.test(url.pathname))?.route;
+}
+
+/** A SCIM error (RFC 7644 §3.12): the SCIM service answers in its own schema, not as a problem. */
+const scimErrorSchema = z.strictObject({
+  schemas: z.tuple([z.literal("urn:ietf:params:scim:api:messages:2.0:Error")]),
+  status: z.string().regex(/^[45]\d\d$/),
+  scimType: z
+    .enum([
+      "invalidFilter",
+      "uniqueness",
+      "mutability",
+      "invalidValue",
+      "invalidSyntax",
+      "noTarget",
+      "tooMany",
+      "invalidPath",
+      "invalidVers",
+    ])
+    .optional(),
+  detail: z.string().min(1),
+});
+
+function checkScimError(where: string, status: number, type: string, body: unknown): void {
+  if (!type.startsWith("application/scim+json"))
+    throw new Error(`${where} with ${type || "no content type"}, not SCIM's`);
+  const parsed = scimErrorSchema.safeParse(body);
+  if (!parsed.success) throw new Error(`${where} with a malformed SCIM error: ${z.prettifyError(parsed.error)}`);
+  if (parsed.data.status !== String(status))
+    throw new Error(`${where} with status "${parsed.data.status}" in its body`);
+  if (status >= 500 && status !== 503) throw new Error(`${where}: a fault`);
 }
 
 const problemSchema = z.looseObject({
@@ -53,6 +83,10 @@ export function checkAnswer(method: string, url: URL, { status, headers, text }:
     } catch {
       throw new Error(`${where} with ${type} that is not JSON: ${text.slice(0, 200)}`);
     }
+  }
+  if (url.pathname.startsWith("/api/scim/")) {
+    if (failed) checkScimError(where, status, type, body);
+    return;
   }
   if (route && status >= 200 && status < 300) {
     const parsed = route.response.safeParse(body);

@@ -3,7 +3,7 @@ import { LENGTH, id, pageQuery, moment, text, timestamp } from "./common";
 
 // The audit trail: one event per change, sign-in or refused authorization.
 
-const AUDIT_ACTOR_AUTHS = ["session", "api_key", "cli", "system"] as const;
+const AUDIT_ACTOR_AUTHS = ["session", "api_key", "cli", "system", "scim"] as const;
 const AUDIT_OUTCOMES = ["success", "denied"] as const;
 
 /**

@@ -55,10 +55,23 @@ export interface SystemActor {
   name: string;
 }
 
+/**
+ * A directory calling the SCIM service with an organization's token: trusted code of the SCIM
+ * service acting for it, in that organization only, never through an operation of the REST API.
+ */
+export interface ScimActor extends SystemActor {
+  name: "scim";
+  orgId: string;
+  token: { id: string; prefix: string };
+}
+
+export const isScimActor = (actor: Actor): actor is ScimActor => actor.kind === "system" && "token" in actor;
+
 export type Actor = SessionActor | ApiKeyActor | SystemActor;
 export type UserActor = SessionActor | ApiKeyActor;
 
 /** What created_by / updated_by record for this actor. */
-export const auditName = (actor: Actor): string => (actor.kind === "system" ? `system:${actor.name}` : actor.userId);
+export const auditName = (actor: Actor): string =>
+  isScimActor(actor) ? `scim:${actor.token.prefix}` : actor.kind === "system" ? `system:${actor.name}` : actor.userId;
 
 export const systemActor = (name: string): SystemActor => ({ kind: "system", name });

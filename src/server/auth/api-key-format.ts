@@ -4,7 +4,7 @@ import { crc32 } from "node:zlib";
 
 // Key format: `cdk_` + 32 CSPRNG bytes in base62 (43 characters, fixed
 // width) + a 6-character base62 CRC32 of everything before it. The checksum lets a typo or a
-// random probe be refused without any database work.
+// random probe be refused without any database work. SCIM tokens have the same form under `scim_`.
 
 const ALPHABET = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
 const KEY_PREFIX = "cdk_";
@@ -43,11 +43,21 @@ export interface GeneratedKey {
 
 export const hashKey = (raw: string): string => hash("sha256", raw, "hex");
 
-export function generateKey(): GeneratedKey {
-  const body = KEY_PREFIX + base62(BigInt(`0x${randomBytes(32).toString("hex")}`), BODY_LENGTH);
+/** A new secret of the key's form under `prefix`; `displayLength`: how much of it lists show. */
+export function generateToken(prefix: string, displayLength: number): GeneratedKey {
+  const body = prefix + base62(BigInt(`0x${randomBytes(32).toString("hex")}`), BODY_LENGTH);
   const raw = body + checksum(body);
-  return { raw, prefix: raw.slice(0, DISPLAY_PREFIX_LENGTH), hash: hashKey(raw) };
+  return { raw, prefix: raw.slice(0, displayLength), hash: hashKey(raw) };
 }
+
+export const generateKey = (): GeneratedKey => generateToken(KEY_PREFIX, DISPLAY_PREFIX_LENGTH);
+
+/** True when the value is a secret of the key's form under `prefix` whose checksum matches. */
+export const isWellFormedToken = (value: string, prefix: string): boolean =>
+  value.length === prefix.length + BODY_LENGTH + CHECKSUM_LENGTH &&
+  value.startsWith(prefix) &&
+  /^[0-9A-Za-z]+$/.test(value.slice(prefix.length)) &&
+  checksumMatches(value);
 
 /** True when the value has the key's shape (prefix, length, alphabet); the checksum is not checked. */
 export const hasKeyShape = (value: string): boolean => value.length === KEY_LENGTH && SHAPE.test(value);

@@ -8,14 +8,16 @@ import { API_KEYS_IN_MEMORY } from "@/server/keys-in-memory";
 import { USAGE_RETENTION_DAYS, type UsageOutcome } from "@/lib/schemas/api-keys";
 import { baseClient } from "./client";
 
-// Best-effort "last seen" timestamps (api_keys.last_used_at, orchestrator_instances.last_accessed_at):
+// Best-effort "last seen" timestamps (api_keys.last_used_at, orchestrator_instances.last_accessed_at,
+// scim_tokens.last_used_at):
 // off the request path, at most one write per row per interval, batched. Each process records a row
 // at most once per interval and writes what is pending in one UPDATE every flush period; the UPDATE
 // skips rows written within the interval, so several processes add no extra writes. The writes run
 // as bookkeeping, which leaves updated_at alone (see the svc_touch_updated_at trigger).
 
 type Target =
-  { table: "api_keys"; column: "last_used_at" } | { table: "orchestrator_instances"; column: "last_accessed_at" };
+  | { table: "api_keys" | "scim_tokens"; column: "last_used_at" }
+  | { table: "orchestrator_instances"; column: "last_accessed_at" };
 
 // Rows (keys, instances) tracked between flushes, each a few hundred bytes.
 const MAX_TRACKED = API_KEYS_IN_MEMORY;

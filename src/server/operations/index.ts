@@ -16,6 +16,7 @@ import { organizationOperations } from "./organizations";
 import { overviewOperations } from "./overview";
 import { orgPluginOperations, pluginOperations } from "./plugins";
 import { roleOperations } from "./roles";
+import { scimOperations } from "./scim";
 import { serviceAccountOperations } from "./service-accounts";
 import { ssoConnectionOperations } from "./sso-connections";
 import { orgSettingOperations, platformSettingOperations } from "./settings";
@@ -52,6 +53,7 @@ export const OPERATION_GROUPS = {
   orgWebhooks: orgWebhookOperations,
   domains: domainOperations,
   ssoConnections: ssoConnectionOperations,
+  scim: scimOperations,
   webhookEventTypes: webhookEventTypeOperations,
 };
 

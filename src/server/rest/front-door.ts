@@ -39,6 +39,7 @@ const OTHER_ENDPOINTS: readonly Endpoint[] = [
   { path: "/api/sso/{connection_id}/oidc/callback", methods: ["GET"] },
   { path: "/api/sso/{connection_id}/saml/acs", methods: ["POST"] },
   { path: "/api/sso/{connection_id}/saml/metadata", methods: ["GET"] },
+  { path: "/api/scim/v2/{...path}", methods: ["GET", "POST", "PUT", "PATCH", "DELETE"] },
 ];
 
 /** The API reference's page of each tag. */

@@ -16,7 +16,7 @@ import type { AnyOperation, Method } from "@/server/operations/operation";
 import { operationAt, requestIdOf, type RestServer } from "./front-door";
 import { problemResponse } from "./problem";
 import type { RestOperation } from "./registry";
-import { BODY_LIMIT_BYTES, bodyTooLarge } from "@/server/http/body-limit";
+import { readJsonBody } from "@/server/http/body-limit";
 
 // The REST API's handler, one for every operation: request id → the operation at the path and
 // method (from front-door.ts's endpoint index) → credentials (X-API-KEY or the console session) →
@@ -28,47 +28,10 @@ import { BODY_LIMIT_BYTES, bodyTooLarge } from "@/server/http/body-limit";
 
 type RouteHandler = (request: Request) => Promise<Response>;
 
-async function readBody(request: Request): Promise<unknown> {
-  const declared = Number(request.headers.get("content-length") ?? "0");
-  if (declared > BODY_LIMIT_BYTES) throw bodyTooLarge();
-  if (!request.body) return undefined;
-  const reader = request.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    // A client that stops sending midway has sent no body worth answering with a 500.
-    const { done, value } = await reader.read().catch(() => {
-      throw new DomainError("validation_failed", "The body could not be read to its end.", {
-        errors: [{ path: "body", message: "was cut off" }],
-      });
-    });
-    if (done) break;
-    size += value.byteLength;
-    if (size > BODY_LIMIT_BYTES) {
-      await reader.cancel();
-      throw bodyTooLarge();
-    }
-    chunks.push(value);
-  }
-  const text = Buffer.concat(chunks).toString("utf8");
-  if (text.trim() === "") return undefined;
-  const type = request.headers.get("content-type") ?? "";
-  if (!/^application\/([a-z.+-]*\+)?json\b/i.test(type)) {
-    throw new DomainError("unsupported_media_type", "Send the body as application/json.");
-  }
-  try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    throw new DomainError("validation_failed", "The body is not valid JSON.", {
-      errors: [{ path: "body", message: "is not valid JSON" }],
-    });
-  }
-}
-
 /** The body an operation reads; one that takes none refuses any. */
 async function bodyFor(operation: AnyOperation, request: Request): Promise<unknown> {
   if (!operation.body && request.method === "GET") return undefined;
-  const body = await readBody(request);
+  const body = await readJsonBody(request);
   if (!operation.body && body !== undefined) {
     throw new DomainError("validation_failed", "This route takes no body.", {
       errors: [{ path: "body", message: "is not expected" }],

@@ -52,6 +52,8 @@ export const TAGS: Readonly<Record<string, string>> = {
     "Domains an organization proves it holds with a DNS TXT record; with membership.domain_policy auto_join, people with a verified email there join at sign-in.",
   "Single sign-on":
     "An organization's own identity providers, OIDC or SAML 2.0: its people sign in through them at /api/sso/start (with an email or domain), join just in time, and with enforce on, console sessions made any other way do not reach it.",
+  "Directory sync":
+    "An organization's directory (Okta, Entra ID…) provisions its people and groups through the SCIM 2.0 service at /api/scim/v2 with a token made here; the organization's admins map its groups to org roles and read its latest requests.",
 };
 
 /** The RateLimit fields, on the answers of an operation that counts against a rate limit. */

@@ -14,19 +14,24 @@ async function announce(tx: Tx, event: Invalidation): Promise<void> {
   await tx.$executeRaw`SELECT pg_notify(${CHANNEL}, ${notifyPayload(event)})`;
 }
 
-/** Runs `work` in a transaction that announces `event`, then applies it in this process. */
+/** Past this many users changed at once, everything is announced instead of each of them. */
+const MAX_USERS_ANNOUNCED = 50;
+
+/** Runs `work` in a transaction that announces `event` (or each of `event`), then applies it in this process. */
 export async function withAccessChange<T>(
   db: Pick<DataLayer, "$transaction">,
   work: (
     tx: Parameters<Parameters<DataLayer["$transaction"]>[0]>[0],
-  ) => Promise<{ result: T; event: Invalidation | null }>,
+  ) => Promise<{ result: T; event: Invalidation | readonly Invalidation[] | null }>,
 ): Promise<T> {
-  const { result, event } = await db.$transaction(async (tx) => {
+  const { result, events } = await db.$transaction(async (tx) => {
     const done = await work(tx);
-    if (done.event) await announce(tx, done.event);
-    return done;
+    const listed = done.event === null ? [] : "length" in done.event ? done.event : [done.event];
+    const events: readonly Invalidation[] = listed.length > MAX_USERS_ANNOUNCED ? [{ all: true }] : listed;
+    for (const event of events) await announce(tx, event);
+    return { result: done.result, events };
   });
-  if (event) announceCommitted(event);
+  for (const event of events) announceCommitted(event);
   return result;
 }
 

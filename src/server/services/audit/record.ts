@@ -2,7 +2,7 @@ import "server-only";
 import type { Context } from "@/server/db/context";
 import { Prisma } from "@/generated/prisma/client";
 import { SECRET_FIELDS } from "@/lib/schemas/audit";
-import type { Actor } from "@/server/auth/actor";
+import { isScimActor, type Actor } from "@/server/auth/actor";
 import type { DataLayer } from "@/server/db/data-layer";
 import type { Write } from "@/server/db/unit-of-work";
 import type { RequestFacts } from "@/server/http/client";
@@ -44,6 +44,7 @@ export type Changes = Record<string, Change>;
 function actorColumns(entry: AuditEntry) {
   const { actor } = entry;
   if (!actor) return { actor_user_id: entry.userId ?? null, actor_auth: "session", actor_key_prefix: null };
+  if (isScimActor(actor)) return { actor_user_id: null, actor_auth: "scim", actor_key_prefix: actor.token.prefix };
   if (actor.kind === "system")
     return { actor_user_id: null, actor_auth: actor.name === "cli" ? "cli" : "system", actor_key_prefix: null };
   return {

@@ -1,0 +1,64 @@
+import "server-only";
+import { patchBodyValidation, scimPatch, type ScimPatch, type ScimPatchOperation } from "scim-patch";
+import { z } from "zod";
+import { SCIM_MAX_OPERATIONS, SCIM_SCHEMAS } from "@/lib/scim";
+import { ScimError } from "./errors";
+
+// What directories send in a PATCH, made the standard's before the kept library applies it: Entra
+// ID writes operation names capitalized ("Replace") and booleans as strings ("True"); Okta sends
+// `{"op": "replace", "value": {"active": false}}` without a path, which the library takes as it is.
+
+/** A boolean as a directory may send it: true/false, or the strings "True"/"False" in any case. */
+export const scimBoolean = z.preprocess(
+  (value) =>
+    typeof value === "string"
+      ? (({ true: true, false: false } as Record<string, boolean>)[value.toLowerCase()] ?? value)
+      : value,
+  z.boolean({ error: "must be true or false" }),
+);
+
+const operation = z.object({
+  op: z.string().transform((op) => op.toLowerCase()),
+  path: z.string().max(1024).optional(),
+  value: z.unknown().optional(),
+});
+
+const patchBody = z.object({
+  schemas: z.array(z.string()),
+  Operations: z.array(operation).min(1).max(SCIM_MAX_OPERATIONS),
+});
+
+/** The body's operations, checked against RFC 7644 §3.5.2; 400 `invalidSyntax` or `invalidValue` when they are not. */
+export function patchOperationsOf(body: unknown): ScimPatchOperation[] {
+  const parsed = patchBody.safeParse(body);
+  if (!parsed.success)
+    throw new ScimError(
+      400,
+      `A PATCH body is {"schemas": ["${SCIM_SCHEMAS.patchOp}"], "Operations": [1 to ${SCIM_MAX_OPERATIONS} operations]}.`,
+      "invalidSyntax",
+    );
+  const request = { schemas: parsed.data.schemas, Operations: parsed.data.Operations } as unknown as ScimPatch;
+  try {
+    patchBodyValidation(request);
+  } catch (error) {
+    throw new ScimError(400, (error as Error).message, "invalidSyntax");
+  }
+  return request.Operations;
+}
+
+/** The resource with the operations applied by the kept library; its refusals become SCIM's 400s. */
+export function applyPatch<T extends { schemas: string[]; meta: object }>(
+  resource: T,
+  operations: ScimPatchOperation[],
+): T {
+  try {
+    return scimPatch(resource as never, operations, { mutateDocument: false, treatMissingAsAdd: true }) as T;
+  } catch (error) {
+    const code = (error as { scimCode?: string }).scimCode;
+    throw new ScimError(
+      400,
+      (error as Error).message,
+      code === "noTarget" || code === "invalidPath" ? code : "invalidValue",
+    );
+  }
+}
