@@ -2562,6 +2562,140 @@ export interface paths {
         patch: operations["updateSsoConnection"];
         trace?: never;
     };
+    "/api/v1/organizations/{org_id}/scim-tokens": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List an organization's SCIM tokens
+         * @description Requires `svc:org:scim:read` in the organization, or globally.
+         */
+        get: operations["listScimTokens"];
+        put?: never;
+        /**
+         * Create a SCIM token
+         * @description Answers the token (`scim_…`) this once; the directory sends it as `Authorization: Bearer …` to `/api/scim/v2`. At most 10 live tokens per organization (409 `conflict`).
+         *
+         *     Requires `svc:org:scim:write` in the organization, or globally.
+         */
+        post: operations["createScimToken"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/organizations/{org_id}/scim-tokens/{token_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Revoke a SCIM token
+         * @description The directory's next request with it is refused (401). The token stays listed, revoked.
+         *
+         *     Requires `svc:org:scim:write` in the organization, or globally.
+         */
+        delete: operations["revokeScimToken"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/organizations/{org_id}/scim-users": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the people the organization's directory provisioned
+         * @description `active: false`: the directory suspended the person here (their membership reaches nothing).
+         *
+         *     Requires `svc:org:scim:read` in the organization, or globally.
+         */
+        get: operations["listScimUsers"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/organizations/{org_id}/scim-groups": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the organization's directory groups
+         * @description Requires `svc:org:scim:read` in the organization, or globally.
+         */
+        get: operations["listScimGroups"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/organizations/{org_id}/scim-groups/{group_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Map a directory group to org roles
+         * @description The group's members hold these org roles in the organization, and lose them when they leave the group or the mapping changes. The caller must hold every permission of the roles it adds or removes (403 `scope_not_held`).
+         *
+         *     Requires `svc:org:scim:write` in the organization, or globally.
+         */
+        patch: operations["mapScimGroup"];
+        trace?: never;
+    };
+    "/api/v1/organizations/{org_id}/scim-requests": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the latest SCIM requests and their outcome
+         * @description The organization's directory's requests of the last 7 days, newest first.
+         *
+         *     Requires `svc:org:scim:read` in the organization, or globally.
+         */
+        get: operations["listScimRequests"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/webhook-event-types": {
         parameters: {
             query?: never;
@@ -3990,6 +4124,44 @@ export interface components {
              * @example 2026-01-15T09:30:00.000Z
              */
             created_at: string;
+        };
+        /**
+         * @example {
+         *       "id": "0193a5c4-2b3c-7d4e-8f5a-6b7c8d9e0f2c",
+         *       "org_id": "0193a5c2-7d1e-7b4a-9c3f-2e8d6f1a4b70",
+         *       "name": "Okta",
+         *       "prefix": "scim_7Hq2xK9p",
+         *       "last_used_at": null,
+         *       "revoked_at": null,
+         *       "created_by": "0193a5c2-7d1e-7b4a-9c3f-2e8d6f1a4b72",
+         *       "created_at": "2026-01-15T09:30:00.000Z",
+         *       "updated_at": "2026-01-15T09:30:00.000Z",
+         *       "token": "scim_7Hq2xK9pR4mN8vB2cX6zL1qW5eT9yU3iO7pA0sD4fG8hJ2k0AbCdE"
+         *     }
+         */
+        CreatedScimToken: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            org_id: string;
+            name: string;
+            /** @description The token's first characters, to tell it apart. */
+            prefix: string;
+            last_used_at: string | null;
+            revoked_at: string | null;
+            created_by: string | null;
+            /**
+             * Format: date-time
+             * @example 2026-01-15T09:30:00.000Z
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @example 2026-01-15T09:30:00.000Z
+             */
+            updated_at: string;
+            /** @description The token, shown this once: the directory sends it as `Authorization: Bearer …`. */
+            token: string;
         };
         /**
          * @example {
@@ -10062,7 +10234,7 @@ export interface operations {
                                 /** @description The user's current username; null when the user is gone or there is none. */
                                 username: string | null;
                                 /** @enum {string} */
-                                auth: "session" | "api_key" | "cli" | "system";
+                                auth: "session" | "api_key" | "cli" | "system" | "scim";
                                 key_prefix: string | null;
                             };
                             /** @description The operation id (e.g. `createApiKey`), `signIn`, or `revokeIdleApiKey` (the maintenance job). */
@@ -10150,7 +10322,7 @@ export interface operations {
                                 /** @description The user's current username; null when the user is gone or there is none. */
                                 username: string | null;
                                 /** @enum {string} */
-                                auth: "session" | "api_key" | "cli" | "system";
+                                auth: "session" | "api_key" | "cli" | "system" | "scim";
                                 key_prefix: string | null;
                             };
                             /** @description The operation id (e.g. `createApiKey`), `signIn`, or `revokeIdleApiKey` (the maintenance job). */
@@ -11665,6 +11837,406 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    listScimTokens: {
+        parameters: {
+            query?: {
+                /** @description How many items a page holds. */
+                limit?: components["parameters"]["limit"];
+                /** @description The `next_cursor` of the previous page; omit it for the first page. */
+                cursor?: components["parameters"]["cursor"];
+            };
+            header?: never;
+            path: {
+                org_id: components["parameters"]["org_id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** Format: uuid */
+                            id: string;
+                            /** Format: uuid */
+                            org_id: string;
+                            name: string;
+                            /** @description The token's first characters, to tell it apart. */
+                            prefix: string;
+                            last_used_at: string | null;
+                            revoked_at: string | null;
+                            created_by: string | null;
+                            /**
+                             * Format: date-time
+                             * @example 2026-01-15T09:30:00.000Z
+                             */
+                            created_at: string;
+                            /**
+                             * Format: date-time
+                             * @example 2026-01-15T09:30:00.000Z
+                             */
+                            updated_at: string;
+                        }[];
+                        /** @description Pass it back as `cursor` for the next page; null on the last page. */
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["ForbiddenOrIpNotAllowed"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    createScimToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                org_id: components["parameters"]["org_id"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description What the token is for, e.g. the directory's name. */
+                    name: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Created. */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreatedScimToken"];
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["ForbiddenOrIpNotAllowed"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    revokeScimToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                org_id: components["parameters"]["org_id"];
+                token_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        id: string;
+                        /** Format: uuid */
+                        org_id: string;
+                        name: string;
+                        /** @description The token's first characters, to tell it apart. */
+                        prefix: string;
+                        last_used_at: string | null;
+                        revoked_at: string | null;
+                        created_by: string | null;
+                        /**
+                         * Format: date-time
+                         * @example 2026-01-15T09:30:00.000Z
+                         */
+                        created_at: string;
+                        /**
+                         * Format: date-time
+                         * @example 2026-01-15T09:30:00.000Z
+                         */
+                        updated_at: string;
+                    };
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["ForbiddenOrIpNotAllowed"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    listScimUsers: {
+        parameters: {
+            query?: {
+                /** @description How many items a page holds. */
+                limit?: components["parameters"]["limit"];
+                /** @description The `next_cursor` of the previous page; omit it for the first page. */
+                cursor?: components["parameters"]["cursor"];
+            };
+            header?: never;
+            path: {
+                org_id: components["parameters"]["org_id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /**
+                             * Format: uuid
+                             * @description The SCIM resource's id (what the directory addresses).
+                             */
+                            id: string;
+                            /** Format: uuid */
+                            user_id: string;
+                            user_name: string;
+                            external_id: string | null;
+                            display_name: string | null;
+                            email: string | null;
+                            /** @description False: the directory suspended the person here. */
+                            active: boolean;
+                            /**
+                             * Format: date-time
+                             * @example 2026-01-15T09:30:00.000Z
+                             */
+                            created_at: string;
+                            /**
+                             * Format: date-time
+                             * @example 2026-01-15T09:30:00.000Z
+                             */
+                            updated_at: string;
+                        }[];
+                        /** @description Pass it back as `cursor` for the next page; null on the last page. */
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["ForbiddenOrIpNotAllowed"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    listScimGroups: {
+        parameters: {
+            query?: {
+                /** @description How many items a page holds. */
+                limit?: components["parameters"]["limit"];
+                /** @description The `next_cursor` of the previous page; omit it for the first page. */
+                cursor?: components["parameters"]["cursor"];
+            };
+            header?: never;
+            path: {
+                org_id: components["parameters"]["org_id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** Format: uuid */
+                            id: string;
+                            /** Format: uuid */
+                            org_id: string;
+                            display_name: string;
+                            external_id: string | null;
+                            /** Format: int64 */
+                            member_count: number;
+                            /** @description The org roles the group's members hold in the organization. */
+                            role_ids: string[];
+                            /**
+                             * Format: date-time
+                             * @example 2026-01-15T09:30:00.000Z
+                             */
+                            created_at: string;
+                            /**
+                             * Format: date-time
+                             * @example 2026-01-15T09:30:00.000Z
+                             */
+                            updated_at: string;
+                        }[];
+                        /** @description Pass it back as `cursor` for the next page; null on the last page. */
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["ForbiddenOrIpNotAllowed"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    mapScimGroup: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                org_id: components["parameters"]["org_id"];
+                group_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Org roles the group's members hold here; [] grants nothing. No escalation. */
+                    role_ids: string[];
+                };
+            };
+        };
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        id: string;
+                        /** Format: uuid */
+                        org_id: string;
+                        display_name: string;
+                        external_id: string | null;
+                        /** Format: int64 */
+                        member_count: number;
+                        /** @description The org roles the group's members hold in the organization. */
+                        role_ids: string[];
+                        /**
+                         * Format: date-time
+                         * @example 2026-01-15T09:30:00.000Z
+                         */
+                        created_at: string;
+                        /**
+                         * Format: date-time
+                         * @example 2026-01-15T09:30:00.000Z
+                         */
+                        updated_at: string;
+                    };
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["ForbiddenOrScopeNotHeldOrIpNotAllowed"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    listScimRequests: {
+        parameters: {
+            query?: {
+                /** @description How many items a page holds. */
+                limit?: components["parameters"]["limit"];
+                /** @description The `next_cursor` of the previous page; omit it for the first page. */
+                cursor?: components["parameters"]["cursor"];
+            };
+            header?: never;
+            path: {
+                org_id: components["parameters"]["org_id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** Format: uuid */
+                            id: string;
+                            token_prefix: string;
+                            method: string;
+                            path: string;
+                            /** Format: int64 */
+                            status: number;
+                            scim_type: string | null;
+                            detail: string | null;
+                            /**
+                             * Format: date-time
+                             * @example 2026-01-15T09:30:00.000Z
+                             */
+                            occurred_at: string;
+                        }[];
+                        /** @description Pass it back as `cursor` for the next page; null on the last page. */
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["ForbiddenOrIpNotAllowed"];
+            404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             503: components["responses"]["Unavailable"];
         };

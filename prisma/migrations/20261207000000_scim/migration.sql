@@ -56,7 +56,7 @@ CREATE TABLE "scim_groups" (
     "org_id" UUID NOT NULL,
     "display_name" VARCHAR(255) NOT NULL,
     "external_id" VARCHAR(255),
-    "role_ids" UUID[] NOT NULL DEFAULT ARRAY[]::UUID[],
+    "role_ids" UUID[] NOT NULL,
     "version" INTEGER NOT NULL DEFAULT 1,
     "created_at" TIMESTAMPTZ(6) NOT NULL DEFAULT CURRENT_TIMESTAMP,
     "updated_at" TIMESTAMPTZ(6) NOT NULL DEFAULT CURRENT_TIMESTAMP,
@@ -71,6 +71,7 @@ CREATE TRIGGER "scim_groups_touch_updated_at" BEFORE UPDATE ON "scim_groups" FOR
 CREATE TABLE "scim_group_members" (
     "group_id" UUID NOT NULL,
     "scim_user_id" UUID NOT NULL,
+    "created_at" TIMESTAMPTZ(6) NOT NULL DEFAULT CURRENT_TIMESTAMP,
 
     CONSTRAINT "scim_group_members_pkey" PRIMARY KEY ("group_id", "scim_user_id")
 );
@@ -87,8 +88,8 @@ CREATE TABLE "scim_requests" (
     "status" INTEGER NOT NULL,
     "scim_type" VARCHAR(30),
     "detail" VARCHAR(500),
-    "occurred_at" TIMESTAMPTZ(6) NOT NULL DEFAULT CURRENT_TIMESTAMP,
+    "created_at" TIMESTAMPTZ(6) NOT NULL DEFAULT CURRENT_TIMESTAMP,
 
     CONSTRAINT "scim_requests_pkey" PRIMARY KEY ("id")
 );
-CREATE INDEX "scim_requests_org_id_occurred_at_idx" ON "scim_requests"("org_id", "occurred_at" DESC);
+CREATE INDEX "scim_requests_org_id_created_at_idx" ON "scim_requests"("org_id", "created_at" DESC);

@@ -44,7 +44,22 @@ export const createdScimTokenSchema = scimTokenSchema
   .extend({
     token: text(64).describe("The token, shown this once: the directory sends it as `Authorization: Bearer …`."),
   })
-  .meta({ id: "CreatedScimToken" });
+  .meta({
+    id: "CreatedScimToken",
+    examples: [
+      {
+        id: "0193a5c4-2b3c-7d4e-8f5a-6b7c8d9e0f2c",
+        org_id: "0193a5c2-7d1e-7b4a-9c3f-2e8d6f1a4b70",
+        name: "Okta",
+        prefix: "scim_7Hq2xK9p",
+        last_used_at: null,
+        revoked_at: null,
+        created_by: "0193a5c2-7d1e-7b4a-9c3f-2e8d6f1a4b72",
+        ...EXAMPLE_TIMESTAMPS,
+        token: "scim_7Hq2xK9pR4mN8vB2cX6zL1qW5eT9yU3iO7pA0sD4fG8hJ2k0AbCdE",
+      },
+    ],
+  });
 export type CreatedScimToken = z.input<typeof createdScimTokenSchema>;
 
 export const scimTokenListSchema = listOf(scimTokenSchema);

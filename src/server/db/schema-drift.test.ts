@@ -51,6 +51,19 @@ const ALLOWED: AllowedObject[] = [
     definition: `CREATE UNIQUE INDEX ${name} ON ${table} USING btree ${rest}`,
     reason: "partial unique index; Prisma has no WHERE on @@unique",
   })),
+  ...(
+    [
+      ["scim_users", "scim_users_user_name_unique", "(org_id, lower((user_name)::text))"],
+      ["scim_groups", "scim_groups_display_name_unique", "(org_id, lower((display_name)::text))"],
+      ["scim_users", "scim_users_external_id_unique", "(org_id, external_id) WHERE (external_id IS NOT NULL)"],
+    ] as const
+  ).map(([table, name, rest]): AllowedObject => ({
+    kind: "index",
+    table,
+    name,
+    definition: `CREATE UNIQUE INDEX ${name} ON ${table} USING btree ${rest}`,
+    reason: "unique per organization, case-insensitively or where set; Prisma has no expression or WHERE on @@unique",
+  })),
   {
     kind: "constraint",
     table: "webhook_deliveries",
@@ -177,8 +190,8 @@ const ALLOWED: AllowedObject[] = [
     table: "audit_events",
     name: "audit_events_actor_auth_check",
     definition:
-      "CHECK (((actor_auth)::text = ANY ((ARRAY['session'::character varying, 'api_key'::character varying, 'cli'::character varying, 'system'::character varying])::text[])))",
-    reason: "an event's actor signed in, presented a key, ran the CLI, or is the system",
+      "CHECK (((actor_auth)::text = ANY ((ARRAY['session'::character varying, 'api_key'::character varying, 'cli'::character varying, 'system'::character varying, 'scim'::character varying])::text[])))",
+    reason: "an event's actor signed in, presented a key, ran the CLI, is the system, or a directory (SCIM)",
   },
   {
     kind: "constraint",
@@ -263,8 +276,9 @@ describe("schema drift", () => {
     // The comparison is not vacuous: every model was matched against a table with its columns and keys.
     expect(database.tables.map((t) => t.name).sort()).toEqual(schema.tables.map((t) => t.name).sort());
     // The 18 core tables, audit_events, the two of two-factor sign-in, the one of email verification,
-    // the two of key usage, the four of webhooks, organization_domains, invitations and the two of SSO.
-    expect(schema.tables).toHaveLength(32);
+    // the two of key usage, the four of webhooks, organization_domains, invitations, the two of SSO
+    // and the five of directory sync (SCIM).
+    expect(schema.tables).toHaveLength(37);
   });
 
   it("the updated_at trigger is on exactly the tables whose model has @updatedAt", async () => {

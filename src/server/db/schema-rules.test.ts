@@ -216,6 +216,10 @@ const DOMAIN_TABLES = ["organization_domains"];
 const INVITATION_TABLES = ["invitations"];
 /** Organizations' own identity providers, and the SAML message ids already used. */
 const SSO_TABLES = ["sso_connections", "sso_message_ids"];
+/** Directory provisioning (SCIM): tokens, the people and groups a directory provisioned, its latest requests. */
+const SCIM_TABLES = ["scim_group_members", "scim_groups", "scim_requests", "scim_tokens", "scim_users"];
+/** Of those, the ones a directory writes (no record of who changed them: the audit trail says) or the app logs. */
+const SCIM_UNSTAMPED_TABLES = ["scim_group_members", "scim_groups", "scim_requests", "scim_users"];
 const TABLES = [
   ...CORE_TABLES,
   ...TWO_FACTOR_TABLES,
@@ -224,6 +228,7 @@ const TABLES = [
   ...DOMAIN_TABLES,
   ...INVITATION_TABLES,
   ...SSO_TABLES,
+  ...SCIM_TABLES,
 ].sort();
 // Hourly counters keyed by key, hour and outcome: no id, no record stamps.
 const KEY_USAGE_TABLES = ["api_key_usage", "api_key_usage_totals"];
@@ -621,7 +626,14 @@ describe("primary keys", () => {
     // audit_events, added to the core data model, has a uuid id too.
     expect(uuidIds).toEqual(
       [
-        ...without(...INTEGER_ID_TABLES, "user_two_factor", "email_verifications", "event_marks", "sso_message_ids"),
+        ...without(
+          ...INTEGER_ID_TABLES,
+          "user_two_factor",
+          "email_verifications",
+          "event_marks",
+          "sso_message_ids",
+          "scim_group_members",
+        ),
         "audit_events",
       ].sort(),
     );
@@ -847,7 +859,15 @@ describe("updated_at", () => {
        WHERE p.proname = 'svc_touch_updated_at' AND NOT t.tgisinternal ORDER BY 1`,
     );
     expect(withUpdatedAt).toEqual(
-      without("messages", "user_recovery_codes", "webhook_messages", "event_marks", "sso_message_ids"),
+      without(
+        "messages",
+        "user_recovery_codes",
+        "webhook_messages",
+        "event_marks",
+        "sso_message_ids",
+        "scim_group_members",
+        "scim_requests",
+      ),
     );
     expect(triggered.map((t) => t.table)).toEqual(withUpdatedAt);
   });
@@ -1071,6 +1091,8 @@ describe("column facts", () => {
         // Revoked, never deleted: an invitation's states say what became of it.
         ...INVITATION_TABLES,
         "sso_message_ids",
+        // Revoked or deleted for good: the audit trail keeps what a directory did.
+        ...SCIM_TABLES,
       ),
     );
   });
@@ -1085,6 +1107,7 @@ describe("column facts", () => {
       ...EMAIL_TABLES,
       ...WEBHOOK_LOG_TABLES,
       "sso_message_ids",
+      ...SCIM_UNSTAMPED_TABLES,
     ];
     expect(await tablesWithColumn("created_by")).toEqual(without(...noAudit, "api_keys"));
     expect(await tablesWithColumn("updated_by")).toEqual(without(...noAudit));

@@ -101,6 +101,12 @@ export const SCHEDULED_JOBS: readonly ScheduledJob[] = [
       (await import("@/server/services/invitations/expiry")).expireInvitations(await jobContext("invitations")),
   },
   {
+    name: "scim-request-retention",
+    cron: "47 */6 * * *",
+    description: "Removes the SCIM requests listed for organizations' admins once they are 7 days old.",
+    run: async () => (await import("@/server/services/scim/requests")).pruneScimRequests(await jobContext("scim")),
+  },
+  {
     name: "webhook-upkeep",
     cron: "* * * * *",
     description:

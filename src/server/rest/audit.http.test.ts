@@ -257,6 +257,18 @@ const STEPS: Step[] = [
   },
   { id: "updateSsoConnection", body: () => ({ enabled: false }) },
   { id: "deleteSsoConnection" },
+  { id: "createScimToken", body: () => ({ name: "Okta" }), keep: (b) => (ids.token_id = b.id as string) },
+  { id: "revokeScimToken" },
+  {
+    id: "mapScimGroup",
+    before: async () => {
+      const group = await client.scimGroup.create({
+        data: { org_id: ids.org_id!, display_name: "Engineering", role_ids: [] },
+      });
+      ids.group_id = group.id;
+    },
+    body: () => ({ role_ids: [orgMemberRole] }),
+  },
   { id: "deleteDomain" },
   {
     id: "createInvitation",

@@ -110,7 +110,15 @@ const victimConnection = await client.ssoConnection.create({
     saml_idp_certificates: [],
   },
 });
+const victimScimToken = await client.scimToken.create({
+  data: { org_id: victim.id, name: "victim directory", prefix: "scim_victim00", token_hash: "1".repeat(64) },
+});
+const victimScimGroup = await client.scimGroup.create({
+  data: { org_id: victim.id, display_name: "victim.example.net staff", role_ids: [] },
+});
 const VICTIM_IDS: Record<string, string> = {
+  token_id: victimScimToken.id,
+  group_id: victimScimGroup.id,
   domain_id: victimDomain.id,
   connection_id: victimConnection.id,
   invitation_id: victimInvitation.id,

@@ -188,7 +188,7 @@ async function writeGroup(
     const data = { display_name: fields.display_name, external_id: fields.external_id };
     const group = existing
       ? await inner.scimGroup.update({ where: { id: existing.id }, data: { ...data, version: { increment: 1 } } })
-      : await inner.scimGroup.create({ data: { ...data, org_id: orgId } });
+      : await inner.scimGroup.create({ data: { ...data, org_id: orgId, role_ids: [] } });
     if (removed.length > 0)
       await inner.scimGroupMember.deleteMany({
         where: { group_id: group.id, scim_user_id: { in: removed.map(([id]) => id) } },

@@ -41,13 +41,16 @@ export function recordScimRequest(ctx: Context, outcome: ScimRequestOutcome): vo
 export async function listScimRequests(ctx: Context, orgId: string, query: PageQuery) {
   const { db } = ctx;
   await requireOrganization(db, orgId);
-  return paginate(query, newestFirst, (w) =>
-    db.scimRequest.findMany({ where: { org_id: orgId, ...w.after }, orderBy: w.orderBy, take: w.take }),
+  return paginate(
+    query,
+    newestFirst,
+    (w) => db.scimRequest.findMany({ where: { org_id: orgId, ...w.after }, orderBy: w.orderBy, take: w.take }),
+    ({ created_at, ...row }) => ({ ...row, occurred_at: created_at }),
   );
 }
 
 /** Forgets requests past the retention (the daily upkeep). */
 export async function pruneScimRequests(ctx: Context): Promise<number> {
   const before = new Date(Date.now() - SCIM_REQUEST_RETENTION_DAYS * 86_400_000);
-  return (await ctx.db.scimRequest.deleteMany({ where: { occurred_at: { lt: before } } })).count;
+  return (await ctx.db.scimRequest.deleteMany({ where: { created_at: { lt: before } } })).count;
 }
