@@ -108,14 +108,18 @@ export interface ExternalSignIn {
 const text = (value: unknown): string | undefined =>
   typeof value === "string" && value.trim() !== "" ? value.trim() : undefined;
 
-/** A free username from what the provider knows: letters, digits, ".", "_", "-". */
-function usernameCandidate(profile: Record<string, unknown>, email: string): string {
-  const base = (text(profile.preferred_username) ?? text(profile.login) ?? email.split("@")[0] ?? "user")
+/** A username made of `name` (an email's local part): letters, digits, ".", "_", "-", as usernames are. */
+export function usernameBase(name: string): string {
+  const base = (name.includes("@") ? name.slice(0, name.lastIndexOf("@")) : name)
     .replace(/[^A-Za-z0-9._-]+/g, "-")
     .replace(/^[^A-Za-z0-9]+/, "")
     .slice(0, 200);
   return base || "user";
 }
+
+/** A free username from what the provider knows. */
+const usernameCandidate = (profile: Record<string, unknown>, email: string): string =>
+  usernameBase(text(profile.preferred_username) ?? text(profile.login) ?? email.split("@")[0] ?? "user");
 
 /** A new user for an external identity with a verified email, the identity linked to it; answers its id. */
 export async function createUserFor(

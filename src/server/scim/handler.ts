@@ -72,10 +72,31 @@ function notAllowed(allowed: string): never {
   throw new ScimError(405, `This endpoint takes ${allowed}.`, undefined, { Allow: allowed });
 }
 
+/** No SCIM resource nests deeper than this; a body that does is no resource. */
+const MAX_DEPTH = 16;
+
+/**
+ * Refuses what no resource holds before it reaches a query: NUL (PostgreSQL's text cannot hold
+ * it) and nesting past MAX_DEPTH.
+ */
+function refuseUnstorable(value: unknown, depth = 0): void {
+  if (typeof value === "string") {
+    if (value.includes("\0")) throw new ScimError(400, "Values may not hold NUL characters.", "invalidValue");
+    return;
+  }
+  if (typeof value !== "object" || value === null) return;
+  if (depth >= MAX_DEPTH) throw new ScimError(400, `The body nests deeper than ${MAX_DEPTH} levels.`, "invalidSyntax");
+  for (const [key, each] of Object.entries(value)) {
+    refuseUnstorable(key, depth + 1);
+    refuseUnstorable(each, depth + 1);
+  }
+}
+
 async function bodyOf(request: Request): Promise<unknown> {
   try {
     const body = await readJsonBody(request);
     if (body === undefined) throw new ScimError(400, "The request has no body.", "invalidSyntax");
+    refuseUnstorable(body);
     return body;
   } catch (error) {
     if (error instanceof DomainError)
@@ -236,6 +257,7 @@ export async function handleScim(request: Request): Promise<Response> {
     }
     tokenUse.record(actor.token.id);
     await countKeyRequest(actor.token.id, SCIM_RATE_LIMIT);
+    refuseUnstorable([...url.searchParams]);
     answer = await route({
       ctx: readContext(actor),
       method: request.method,

@@ -84,6 +84,8 @@ export function stringColumn<W>(
       if (value === null && (op === "eq" || op === "ne")) return where(op === "eq" ? null : { not: null });
       throw invalidFilter(`"${column}" is compared with a string.`);
     }
+    // LIKE's wildcards and escape in a value stand for themselves.
+    const literal = value.replace(/[\\%_]/g, (char) => `\\${char}`);
     switch (op) {
       case "eq":
         return where({ equals: value, ...mode });
@@ -94,11 +96,11 @@ export function stringColumn<W>(
             : where({ not: { equals: value, ...mode } })
         ) as W;
       case "co":
-        return where({ contains: value, ...mode });
+        return where({ contains: literal, ...mode });
       case "sw":
-        return where({ startsWith: value, ...mode });
+        return where({ startsWith: literal, ...mode });
       case "ew":
-        return where({ endsWith: value, ...mode });
+        return where({ endsWith: literal, ...mode });
       default:
         return where({ [op === "ge" ? "gte" : op === "le" ? "lte" : op]: value, ...mode });
     }

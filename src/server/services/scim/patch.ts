@@ -28,6 +28,22 @@ const patchBody = z.object({
   Operations: z.array(operation).min(1).max(SCIM_MAX_OPERATIONS),
 });
 
+/** Names that reach an object's prototype rather than an attribute. */
+const INTERNALS = /(^|[.[\]\s"])(__proto__|constructor|prototype)($|[.[\]\s"])/;
+
+/**
+ * The library walks paths and value objects by name: `__proto__`, `constructor` or `prototype`
+ * there would reach Object.prototype of the whole process. No SCIM attribute has those names.
+ */
+function refuseObjectInternals(path: string | undefined, value: unknown): void {
+  const named = (each: unknown): boolean =>
+    typeof each === "object" &&
+    each !== null &&
+    Object.entries(each).some(([key, inner]) => INTERNALS.test(key) || named(inner));
+  if ((path !== undefined && INTERNALS.test(path)) || named(value))
+    throw new ScimError(400, "No attribute has that name.", "invalidPath");
+}
+
 /** The body's operations, checked against RFC 7644 §3.5.2; 400 `invalidSyntax` or `invalidValue` when they are not. */
 export function patchOperationsOf(body: unknown): ScimPatchOperation[] {
   const parsed = patchBody.safeParse(body);
@@ -37,6 +53,7 @@ export function patchOperationsOf(body: unknown): ScimPatchOperation[] {
       `A PATCH body is {"schemas": ["${SCIM_SCHEMAS.patchOp}"], "Operations": [1 to ${SCIM_MAX_OPERATIONS} operations]}.`,
       "invalidSyntax",
     );
+  for (const operation of parsed.data.Operations) refuseObjectInternals(operation.path, operation.value);
   const request = { schemas: parsed.data.schemas, Operations: parsed.data.Operations } as unknown as ScimPatch;
   try {
     patchBodyValidation(request);

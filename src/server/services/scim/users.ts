@@ -1,9 +1,11 @@
 import "server-only";
+import { randomBytes } from "node:crypto";
 import { z } from "zod";
 import { SCIM_SCHEMAS } from "@/lib/scim";
 import { SSO_IDENTITY_PREFIX } from "@/lib/identities";
 import { SCIM_DEPROVISION_ACTION, SCIM_PROVISION_ACTION, SCIM_UPDATE_USER_ACTION } from "@/lib/audit-actions";
 import type { ScimActor } from "@/server/auth/actor";
+import { usernameBase } from "@/server/auth/oauth";
 import type { Context } from "@/server/db/context";
 import type { DataLayer } from "@/server/db/data-layer";
 import type { RequestFacts } from "@/server/http/client";
@@ -221,22 +223,29 @@ async function userFor(db: DataLayer, orgId: string, fields: UserFields): Promis
       return { userId: existing.id, linked: true };
     }
   }
-  if (
-    await db.user.findFirst({
-      where: { username: { equals: fields.user_name, mode: "insensitive" } },
-      select: { id: true },
-    })
-  )
-    throw uniqueness(`Another account of the platform is named "${fields.user_name}".`);
   const user = await db.user.create({
     data: {
-      username: fields.user_name,
+      username: await freeUsername(db, fields.user_name),
       display_name: fields.display_name ?? ([fields.given_name, fields.family_name].filter(Boolean).join(" ") || null),
       ...(fields.email && verifiedDomain && { email: fields.email, email_verified_at: new Date() }),
     },
     select: { id: true },
   });
   return { userId: user.id, linked: false };
+}
+
+/**
+ * The new user's username: the userName's local part as usernames are written (letters, digits,
+ * ".", "_", "-"), with a random suffix when another user has it. The userName itself stays the
+ * resource's.
+ */
+async function freeUsername(db: DataLayer, userName: string): Promise<string> {
+  const base = usernameBase(userName);
+  for (let attempt = 0; attempt < 5; attempt++) {
+    const candidate = attempt === 0 ? base : `${base.slice(0, 190)}-${randomBytes(3).toString("hex")}`;
+    if (!(await db.user.findFirst({ where: { username: candidate }, select: { id: true } }))) return candidate;
+  }
+  throw uniqueness(`No free username could be made of "${userName}".`);
 }
 
 async function orgMemberRoleId(db: DataLayer): Promise<string> {
