@@ -7,6 +7,7 @@ import { organizationOptions } from "@/components/tenancy/queries";
 import { useTRPC } from "@/trpc/react";
 import { RemovalWarning, RoleBadges, UserLink } from "./parts";
 import { memberListOptions } from "./queries";
+import { Badge } from "@/components/ui/badge";
 import { ConfirmDialog } from "@/components/ui/confirm-dialog";
 import { Dialog } from "@/components/ui/dialog";
 import { FilterBar, useListFilters } from "@/components/ui/filter-bar";
@@ -78,6 +79,11 @@ export function MembersScreen({ orgId }: { orgId: string }) {
         <>
           <th scope="row" className={`${td} text-left font-medium wrap-anywhere`}>
             <UserLink user={member} />
+            {member.suspended && (
+              <span className="ml-2 align-middle">
+                <Badge tone="warn">suspended by the directory</Badge>
+              </span>
+            )}
           </th>
           <td className={`${td} wrap-anywhere`}>{member.email ?? <span className={mutedText}>—</span>}</td>
           <td className={td}>

@@ -29,6 +29,11 @@ export const memberSchema = z
     display_name: text().nullable(),
     email: text().nullable(),
     roles: roleRefs.describe("Org roles granted to the member in this organization."),
+    suspended: z
+      .boolean()
+      .describe(
+        "True while the organization's directory has the person inactive (SCIM): the membership reaches nothing.",
+      ),
     created_at: moment.describe("When the user joined."),
   })
   .meta({
@@ -41,6 +46,7 @@ export const memberSchema = z
         display_name: "Ada Lovelace",
         email: "ada@example.com",
         roles: [{ id: "0193a5ca-9c0d-7e1f-8a2b-3c4d5e6f7a8b", name: "org_admin" }],
+        suspended: false,
         created_at: "2026-01-15T09:30:00.000Z",
       },
     ],
@@ -64,6 +70,7 @@ const userOrganizationSchema = z
         name: "acme",
         display_name: "Acme Corporation",
         roles: [{ id: "0193a5ca-9c0d-7e1f-8a2b-3c4d5e6f7a8b", name: "org_admin" }],
+        suspended: false,
         created_at: "2026-01-15T09:30:00.000Z",
       },
     ],

@@ -45,7 +45,11 @@ const rolesFor = (roles: Awaited<ReturnType<typeof orgRoles>>, userId: string, o
 // A mapper: a member is a membership with its user's fields and its roles.
 function toMember(
   orgId: string,
-  m: { created_at: Date; user: { id: string; username: string; display_name: string | null; email: string | null } },
+  m: {
+    created_at: Date;
+    suspended_at: Date | null;
+    user: { id: string; username: string; display_name: string | null; email: string | null };
+  },
   roles: Member["roles"],
 ): Member {
   return {
@@ -55,6 +59,7 @@ function toMember(
     display_name: m.user.display_name,
     email: m.user.email,
     roles,
+    suspended: m.suspended_at !== null,
     created_at: m.created_at,
   };
 }
@@ -92,7 +97,7 @@ export async function addMember(ctx: Context, orgId: string, input: AddMemberInp
     );
     const row = await tx.userOrgMembership.create({
       data: { user_id: input.user_id, org_id: orgId },
-      select: { created_at: true, user: MEMBER_USER },
+      select: { created_at: true, suspended_at: true, user: MEMBER_USER },
     });
     return { result: toMember(orgId, row, []), event: { userId: input.user_id } };
   });
@@ -105,7 +110,12 @@ export async function removeMember(ctx: Context, orgId: string, userId: string):
     await requireOrganization(tx, orgId);
     const membership = await tx.userOrgMembership.findFirst({
       where: { org_id: orgId, user_id: userId, user: { is_deleted: false } },
-      select: { id: true, created_at: true, user: { select: { ...MEMBER_USER.select, kind: true } } },
+      select: {
+        id: true,
+        created_at: true,
+        suspended_at: true,
+        user: { select: { ...MEMBER_USER.select, kind: true } },
+      },
     });
     if (!membership) throw notFound("member");
     if (membership.user.kind !== "human") throw serviceAccountStays("user_id");
@@ -131,7 +141,7 @@ export async function getMember(ctx: Context, orgId: string, userId: string): Pr
   await requireOrganization(db, orgId);
   const membership = await db.userOrgMembership.findFirst({
     where: { org_id: orgId, user_id: userId, user: { is_deleted: false } },
-    select: { created_at: true, user: MEMBER_USER },
+    select: { created_at: true, suspended_at: true, user: MEMBER_USER },
   });
   if (!membership) throw notFound("member");
   return toMember(orgId, membership, rolesFor(await orgRoles(db, { user_id: userId, org_id: orgId }), userId, orgId));
@@ -156,7 +166,7 @@ export async function listMembers(
   const result = await paginate(query, byUuidDesc("user_id"), (w) =>
     db.userOrgMembership.findMany({
       where: { ...where, ...w.after },
-      select: { user_id: true, created_at: true, user: MEMBER_USER },
+      select: { user_id: true, created_at: true, suspended_at: true, user: MEMBER_USER },
       orderBy: w.orderBy,
       take: w.take,
     }),
