@@ -3492,6 +3492,7 @@ export interface components {
          *           "name": "org_admin"
          *         }
          *       ],
+         *       "suspended": false,
          *       "created_at": "2026-01-15T09:30:00.000Z"
          *     }
          */
@@ -3506,6 +3507,8 @@ export interface components {
                 id: string;
                 name: string;
             }[];
+            /** @description True while the organization's directory has the user inactive (SCIM): the membership reaches nothing. */
+            suspended: boolean;
             /**
              * Format: date-time
              * @description When the user joined.
@@ -3549,6 +3552,7 @@ export interface components {
          *           "name": "org_admin"
          *         }
          *       ],
+         *       "suspended": false,
          *       "created_at": "2026-01-15T09:30:00.000Z"
          *     }
          */
@@ -3566,6 +3570,8 @@ export interface components {
                 id: string;
                 name: string;
             }[];
+            /** @description True while the organization's directory has the person inactive (SCIM): the membership reaches nothing. */
+            suspended: boolean;
             /**
              * Format: date-time
              * @description When the user joined.

@@ -60,6 +60,11 @@ const userOrganizationSchema = z
     name: text(),
     display_name: text(ORGANIZATION_DISPLAY_NAME_LENGTH).nullable(),
     roles: roleRefs.describe("Org roles granted to the user in this organization."),
+    suspended: z
+      .boolean()
+      .describe(
+        "True while the organization's directory has the user inactive (SCIM): the membership reaches nothing.",
+      ),
     created_at: moment.describe("When the user joined."),
   })
   .meta({

@@ -16,8 +16,11 @@ export default async function ConsoleLayout({ children }: { children: ReactNode 
   const user = { username: actor.username, displayName: actor.displayName };
   if (!isSysAdmin(actor)) {
     const memberships = await listUserOrganizations(readContext(actor), actor.userId, { limit: 100 });
-    // An organization whose enforced SSO this session did not sign in through is not theirs here.
-    const reachable = memberships.data.filter((membership) => !actor.ssoShutOut?.has(membership.org_id));
+    // An organization whose enforced SSO this session did not sign in through, or whose directory
+    // suspended them, is not theirs here.
+    const reachable = memberships.data.filter(
+      (membership) => !membership.suspended && !actor.ssoShutOut?.has(membership.org_id),
+    );
     return <NoAccess user={user} organizations={reachable} />;
   }
   // The platform requires two-factor of sys_admins and this one has none: nothing else until it is set up.

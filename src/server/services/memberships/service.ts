@@ -189,7 +189,12 @@ export async function listUserOrganizations(
   const result = await paginate(query, byUuidDesc("org_id"), (w) =>
     db.userOrgMembership.findMany({
       where: { user_id: userId, ...w.after },
-      select: { org_id: true, created_at: true, org: { select: { name: true, display_name: true } } },
+      select: {
+        org_id: true,
+        created_at: true,
+        suspended_at: true,
+        org: { select: { name: true, display_name: true } },
+      },
       orderBy: w.orderBy,
       take: w.take,
     }),
@@ -201,6 +206,7 @@ export async function listUserOrganizations(
       name: m.org.name,
       display_name: m.org.display_name,
       roles: rolesFor(roles, userId, m.org_id),
+      suspended: m.suspended_at !== null,
       created_at: m.created_at,
     })),
     next_cursor: result.next_cursor,
