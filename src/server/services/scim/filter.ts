@@ -89,12 +89,10 @@ export function stringColumn<W>(
     switch (op) {
       case "eq":
         return where({ equals: value, ...mode });
-      case "ne":
-        return (
-          options.nullable
-            ? { OR: [where({ not: { equals: value, ...mode } }), where(null)] }
-            : where({ not: { equals: value, ...mode } })
-        ) as W;
+      case "ne": {
+        const other = { NOT: where({ equals: value, ...mode }) };
+        return (options.nullable ? { OR: [other, where(null)] } : other) as W;
+      }
       case "co":
         return where({ contains: literal, ...mode });
       case "sw":
