@@ -132,7 +132,8 @@ export const PERMISSIONS = {
   "svc:org:scim:write": {
     scope: "org",
     dangerous: true,
-    allows: "create and revoke the organization's SCIM tokens (a directory's power over its members) and map its groups to roles",
+    allows:
+      "create and revoke the organization's SCIM tokens (a directory's power over its members) and map its groups to roles",
   },
 } as const satisfies Record<string, PermissionInfo>;
 

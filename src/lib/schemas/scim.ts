@@ -5,7 +5,8 @@ import { EXAMPLE_TIMESTAMPS, id, list, listOf, moment, pageQuery, text, timestam
 // tokens, the people and groups its directory provisioned, a group's roles, the latest requests.
 // The SCIM service itself (/api/scim/v2) speaks RFC 7643/7644: see src/server/scim.
 
-export const scimTokenParams = z.strictObject({ org_id: id, token_id: id });
+// A token is named by `credential_id`: linters of API documents take a path parameter named "token" for a secret.
+export const scimTokenParams = z.strictObject({ org_id: id, credential_id: id });
 export const scimGroupParams = z.strictObject({ org_id: id, group_id: id });
 
 export const createScimTokenInput = z
@@ -65,7 +66,7 @@ export type CreatedScimToken = z.input<typeof createdScimTokenSchema>;
 export const scimTokenListSchema = listOf(scimTokenSchema);
 export const listScimTokensQuery = pageQuery;
 
-export const scimUserSummarySchema = z.object({
+const scimUserSummarySchema = z.object({
   id: z.uuid().describe("The SCIM resource's id (what the directory addresses)."),
   user_id: z.uuid(),
   user_name: text(),
@@ -99,7 +100,7 @@ export const mapScimGroupInput = z
   .meta({ examples: [{ role_ids: ["0193a5c2-7d1e-7b4a-9c3f-2e8d6f1a4b71"] }] });
 export type MapScimGroupInput = z.output<typeof mapScimGroupInput>;
 
-export const scimRequestSchema = z.object({
+const scimRequestSchema = z.object({
   id: z.uuid(),
   token_prefix: text(16),
   method: text(10),

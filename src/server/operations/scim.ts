@@ -30,7 +30,10 @@ import { defineOperation, inOrganization } from "./operation";
 const tag = "Directory sync";
 const read = { permission: "svc:org:scim:read", org: "org_id" } as const;
 const write = { permission: "svc:org:scim:write", org: "org_id" } as const;
-const tokens = inOrganization("scim-tokens", "token_id", { read: "svc:org:scim:read", write: "svc:org:scim:write" });
+const tokens = inOrganization("scim-tokens", "credential_id", {
+  read: "svc:org:scim:read",
+  write: "svc:org:scim:write",
+});
 const groups = inOrganization("scim-groups", "group_id", { read: "svc:org:scim:read", write: "svc:org:scim:write" });
 
 export const scimOperations = {
@@ -73,7 +76,7 @@ export const scimOperations = {
     params: scimTokenParams,
     response: scimTokenSchema,
     errors: ["not_found"],
-    handler: ({ params, ...ctx }) => revokeScimToken(ctx, params.org_id, params.token_id),
+    handler: ({ params, ...ctx }) => revokeScimToken(ctx, params.org_id, params.credential_id),
   }),
   listUsers: defineOperation({
     id: "listScimUsers",

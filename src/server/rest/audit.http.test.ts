@@ -257,7 +257,7 @@ const STEPS: Step[] = [
   },
   { id: "updateSsoConnection", body: () => ({ enabled: false }) },
   { id: "deleteSsoConnection" },
-  { id: "createScimToken", body: () => ({ name: "Okta" }), keep: (b) => (ids.token_id = b.id as string) },
+  { id: "createScimToken", body: () => ({ name: "Okta" }), keep: (b) => (ids.credential_id = b.id as string) },
   { id: "revokeScimToken" },
   {
     id: "mapScimGroup",

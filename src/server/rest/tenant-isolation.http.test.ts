@@ -117,7 +117,7 @@ const victimScimGroup = await client.scimGroup.create({
   data: { org_id: victim.id, display_name: "victim.example.net staff", role_ids: [] },
 });
 const VICTIM_IDS: Record<string, string> = {
-  token_id: victimScimToken.id,
+  credential_id: victimScimToken.id,
   group_id: victimScimGroup.id,
   domain_id: victimDomain.id,
   connection_id: victimConnection.id,

@@ -69,7 +69,7 @@ function parseGroup(body: unknown): GroupFields {
   };
 }
 
-export function groupResource(row: GroupRow, origin: string) {
+function groupResource(row: GroupRow, origin: string) {
   return {
     schemas: [SCIM_SCHEMAS.group],
     id: row.id,

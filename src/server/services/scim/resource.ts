@@ -5,9 +5,7 @@ import { ScimError } from "./errors";
 // What every SCIM resource and list shares: `meta` with its weak ETag, `If-Match`, the list
 // response with `startIndex`/`count`, and `attributes`/`excludedAttributes` (RFC 7644 §3.4.2.5).
 
-export type ScimResource = Record<string, unknown> & { id: string; meta: ScimMeta };
-
-export interface ScimMeta {
+interface ScimMeta {
   resourceType: "User" | "Group";
   created: string;
   lastModified: string;
@@ -15,7 +13,7 @@ export interface ScimMeta {
   version: string;
 }
 
-export const etagOf = (version: number) => `W/"${version}"`;
+const etagOf = (version: number) => `W/"${version}"`;
 
 export function metaOf(
   resourceType: "User" | "Group",
@@ -128,7 +126,7 @@ function omit(value: Record<string, unknown>, paths: string[][]): Record<string,
 }
 
 /** The resource as the request's `attributes` or `excludedAttributes` ask for it. */
-export function projected(
+function projected(
   resource: Record<string, unknown>,
   { attributes, excludedAttributes }: Pick<ListParams, "attributes" | "excludedAttributes">,
 ): Record<string, unknown> {

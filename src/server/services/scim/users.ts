@@ -95,7 +95,7 @@ function parseUser(body: unknown): UserFields {
   return fieldsOf(parsed.data);
 }
 
-export function userResource(row: UserRow, origin: string) {
+function userResource(row: UserRow, origin: string) {
   const name =
     row.given_name || row.family_name
       ? {

@@ -6,7 +6,6 @@ import {
   createOrg,
   createOrgAdmin,
   createOrgUser,
-  createRole,
   createSysAdmin,
   createUser,
   createUserWith,
