@@ -29,7 +29,7 @@ import {
   replaceScimGroup,
 } from "@/server/services/scim/groups";
 import { recordScimRequest } from "@/server/services/scim/requests";
-import { listParamsOf, listResponse, projectionOf } from "@/server/services/scim/resource";
+import { listParamsOf, listResponse, projected, projectionOf } from "@/server/services/scim/resource";
 import {
   createScimUser,
   deleteScimUser,
@@ -65,8 +65,17 @@ interface Call {
 }
 
 const json = (body: unknown, status = 200, headers: Record<string, string> = {}): Answer => ({ status, body, headers });
-const withEtag = (resource: { meta: { version: string } }, status = 200, location?: string): Answer =>
-  json(resource, status, { ETag: resource.meta.version, ...(location && { Location: location }) });
+/** A resource answered whole or as `attributes`/`excludedAttributes` ask, with its ETag (and Location when made). */
+const resourceAnswer = (
+  query: URLSearchParams,
+  resource: Record<string, unknown> & { meta: { version: string } },
+  status = 200,
+  location?: string,
+): Answer =>
+  json(projected(resource, projectionOf(query)), status, {
+    ETag: resource.meta.version,
+    ...(location && { Location: location }),
+  });
 
 function notAllowed(allowed: string): never {
   throw new ScimError(405, `This endpoint takes ${allowed}.`, undefined, { Allow: allowed });
@@ -116,17 +125,17 @@ async function users({ ctx, method, segments, query, request, facts, origin }: C
     if (method === "GET") return json(await listScimUsers(ctx, listParamsOf(query), origin));
     if (method === "POST") {
       const user = await createScimUser(ctx, await bodyOf(request), origin, facts);
-      return withEtag(user, 201, user.meta.location);
+      return resourceAnswer(query, user, 201, user.meta.location);
     }
     notAllowed("GET, POST");
   }
   switch (method) {
     case "GET":
-      return withEtag(await getScimUser(ctx, id, origin));
+      return resourceAnswer(query, await getScimUser(ctx, id, origin));
     case "PUT":
-      return withEtag(await replaceScimUser(ctx, id, await bodyOf(request), ifMatch, origin, facts));
+      return resourceAnswer(query, await replaceScimUser(ctx, id, await bodyOf(request), ifMatch, origin, facts));
     case "PATCH":
-      return withEtag(await patchScimUser(ctx, id, await bodyOf(request), ifMatch, origin, facts));
+      return resourceAnswer(query, await patchScimUser(ctx, id, await bodyOf(request), ifMatch, origin, facts));
     case "DELETE":
       await deleteScimUser(ctx, id, ifMatch, facts);
       return { status: 204 };
@@ -142,17 +151,17 @@ async function groups({ ctx, method, segments, query, request, facts, origin }: 
     if (method === "GET") return json(await listScimGroups(ctx, listParamsOf(query), origin));
     if (method === "POST") {
       const group = await createScimGroup(ctx, await bodyOf(request), origin, facts);
-      return withEtag(group, 201, group.meta.location);
+      return resourceAnswer(query, group, 201, group.meta.location);
     }
     notAllowed("GET, POST");
   }
   switch (method) {
     case "GET":
-      return withEtag(await getScimGroup(ctx, id, origin));
+      return resourceAnswer(query, await getScimGroup(ctx, id, origin));
     case "PUT":
-      return withEtag(await replaceScimGroup(ctx, id, await bodyOf(request), ifMatch, origin, facts));
+      return resourceAnswer(query, await replaceScimGroup(ctx, id, await bodyOf(request), ifMatch, origin, facts));
     case "PATCH":
-      return withEtag(await patchScimGroup(ctx, id, await bodyOf(request), ifMatch, origin, facts));
+      return resourceAnswer(query, await patchScimGroup(ctx, id, await bodyOf(request), ifMatch, origin, facts));
     case "DELETE":
       await deleteScimGroup(ctx, id, ifMatch, facts);
       return { status: 204 };

@@ -128,21 +128,23 @@ export function booleanColumn<W>(column: string): AttributeQuery<W> {
   };
 }
 
-/** A moment column (meta.created, meta.lastModified): compared with an ISO 8601 date-time. */
+/**
+ * A moment column (meta.created, meta.lastModified): compared with an ISO 8601 date-time. The
+ * resource shows its moments to the millisecond while the database keeps microseconds, so a
+ * moment stands for its whole millisecond: `eq` the lastModified a directory was shown matches it,
+ * and `gt` it does not.
+ */
 export function momentColumn<W>(column: string): AttributeQuery<W> {
   return (op, value) => {
     if (op === "pr") return { [column]: { not: null } } as W;
     const moment = typeof value === "string" ? new Date(value) : undefined;
     if (!moment || Number.isNaN(moment.getTime()) || op === "co" || op === "sw" || op === "ew")
       throw invalidFilter(`"${column}" is compared (eq ne gt ge lt le) with a date-time.`);
-    const condition = {
-      eq: moment,
-      ne: { not: moment },
-      gt: { gt: moment },
-      ge: { gte: moment },
-      lt: { lt: moment },
-      le: { lte: moment },
-    }[op];
+    const next = new Date(moment.getTime() + 1);
+    const within = { [column]: { gte: moment, lt: next } };
+    if (op === "eq") return within as W;
+    if (op === "ne") return { NOT: within } as W;
+    const condition = { gt: { gte: next }, ge: { gte: moment }, lt: { lt: moment }, le: { lt: next } }[op];
     return { [column]: condition } as W;
   };
 }

@@ -1,4 +1,5 @@
 import "server-only";
+import type { ScimPatchOperation } from "scim-patch";
 import { z } from "zod";
 import type { MapScimGroupInput } from "@/lib/schemas/scim";
 import { SCIM_MAX_GROUP_MEMBERS, SCIM_SCHEMAS } from "@/lib/scim";
@@ -14,7 +15,7 @@ import { withAccessChange } from "@/server/services/access-changes";
 import { recordChange } from "@/server/services/audit/record";
 import { requireOrganization } from "@/server/services/organizations/service";
 import { newestFirst, paginate, type PageQuery } from "@/server/services/pagination";
-import { invalidValue, scimNotFound, uniqueness } from "./errors";
+import { invalidFilter, invalidValue, scimNotFound, uniqueness } from "./errors";
 import {
   filterToWhere,
   idColumn,
@@ -91,7 +92,7 @@ const GROUP_FILTER: FilterTarget<ScimGroupWhere> = {
     displayname: stringColumn("display_name"),
     externalid: stringColumn("external_id", { caseExact: true, nullable: true }),
     "members.value": (op, value) => {
-      if (op !== "eq" || typeof value !== "string") throw invalidValue("members.value takes eq with a user's id.");
+      if (op !== "eq" || typeof value !== "string") throw invalidFilter("members.value takes eq with a user's id.");
       return /^[0-9a-f-]{36}$/i.test(value)
         ? { members: { some: { scim_user_id: value.toLowerCase() } } }
         : { id: { in: [] } };
@@ -251,8 +252,23 @@ export async function patchScimGroup(
   return ctx.transaction(async (tx) => {
     const existing = await requireGroup(tx.db, tx.actor.orgId, id);
     requireMatch(ifMatch, existing.version);
-    const patched = applyPatch(groupResource(existing, origin), operations);
+    const patched = applyPatch(groupResource(existing, origin), operations.flatMap(membersRemovedByValue));
     return writeGroup(tx, existing, parseGroup(patched), origin, request);
+  });
+}
+
+/**
+ * Entra ID removes members with `{"op": "Remove", "path": "members", "value": [{"value": id}]}`;
+ * the standard's form, which the library applies, names each in the path: `members[value eq id]`.
+ */
+function membersRemovedByValue(operation: ScimPatchOperation): ScimPatchOperation[] {
+  if (operation.op !== "remove" || operation.path?.toLowerCase() !== "members" || !Array.isArray(operation.value))
+    return [operation];
+  return (operation.value as unknown[]).map((member) => {
+    const id = (member as { value?: unknown } | null)?.value;
+    if (typeof id !== "string" || !/^[0-9a-f-]{36}$/i.test(id))
+      throw invalidValue("Each member to remove names a user's id.");
+    return { op: "remove", path: `members[value eq "${id.toLowerCase()}"]` };
   });
 }
 

@@ -126,7 +126,7 @@ function omit(value: Record<string, unknown>, paths: string[][]): Record<string,
 }
 
 /** The resource as the request's `attributes` or `excludedAttributes` ask for it. */
-function projected(
+export function projected(
   resource: Record<string, unknown>,
   { attributes, excludedAttributes }: Pick<ListParams, "attributes" | "excludedAttributes">,
 ): Record<string, unknown> {
