@@ -21,22 +21,20 @@ import {
 } from "@/server/services/scim/discovery";
 import { ScimError, type ScimType } from "@/server/services/scim/errors";
 import {
+  changeScimGroup,
   createScimGroup,
   deleteScimGroup,
   getScimGroup,
   listScimGroups,
-  patchScimGroup,
-  replaceScimGroup,
 } from "@/server/services/scim/groups";
 import { recordScimRequest } from "@/server/services/scim/requests";
 import { listParamsOf, listResponse, projected, projectionOf } from "@/server/services/scim/resource";
 import {
+  changeScimUser,
   createScimUser,
   deleteScimUser,
   getScimUser,
   listScimUsers,
-  patchScimUser,
-  replaceScimUser,
 } from "@/server/services/scim/users";
 
 // The SCIM 2.0 service (RFC 7644) at /api/scim/v2, a door of its own beside REST and tRPC: it
@@ -121,6 +119,7 @@ async function bodyOf(request: Request): Promise<unknown> {
 async function users({ ctx, method, segments, query, request, facts, origin }: Call): Promise<Answer> {
   const [, id] = segments;
   const ifMatch = request.headers.get("if-match");
+  const call = { ifMatch, origin, request: facts };
   if (id === undefined) {
     if (method === "GET") return json(await listScimUsers(ctx, listParamsOf(query), origin));
     if (method === "POST") {
@@ -133,9 +132,12 @@ async function users({ ctx, method, segments, query, request, facts, origin }: C
     case "GET":
       return resourceAnswer(query, await getScimUser(ctx, id, origin));
     case "PUT":
-      return resourceAnswer(query, await replaceScimUser(ctx, id, await bodyOf(request), ifMatch, origin, facts));
+      return resourceAnswer(
+        query,
+        await changeScimUser(ctx, id, { kind: "replace", body: await bodyOf(request) }, call),
+      );
     case "PATCH":
-      return resourceAnswer(query, await patchScimUser(ctx, id, await bodyOf(request), ifMatch, origin, facts));
+      return resourceAnswer(query, await changeScimUser(ctx, id, { kind: "patch", body: await bodyOf(request) }, call));
     case "DELETE":
       await deleteScimUser(ctx, id, ifMatch, facts);
       return { status: 204 };
@@ -147,6 +149,7 @@ async function users({ ctx, method, segments, query, request, facts, origin }: C
 async function groups({ ctx, method, segments, query, request, facts, origin }: Call): Promise<Answer> {
   const [, id] = segments;
   const ifMatch = request.headers.get("if-match");
+  const call = { ifMatch, origin, request: facts };
   if (id === undefined) {
     if (method === "GET") return json(await listScimGroups(ctx, listParamsOf(query), origin));
     if (method === "POST") {
@@ -159,9 +162,15 @@ async function groups({ ctx, method, segments, query, request, facts, origin }: 
     case "GET":
       return resourceAnswer(query, await getScimGroup(ctx, id, origin));
     case "PUT":
-      return resourceAnswer(query, await replaceScimGroup(ctx, id, await bodyOf(request), ifMatch, origin, facts));
+      return resourceAnswer(
+        query,
+        await changeScimGroup(ctx, id, { kind: "replace", body: await bodyOf(request) }, call),
+      );
     case "PATCH":
-      return resourceAnswer(query, await patchScimGroup(ctx, id, await bodyOf(request), ifMatch, origin, facts));
+      return resourceAnswer(
+        query,
+        await changeScimGroup(ctx, id, { kind: "patch", body: await bodyOf(request) }, call),
+      );
     case "DELETE":
       await deleteScimGroup(ctx, id, ifMatch, facts);
       return { status: 204 };

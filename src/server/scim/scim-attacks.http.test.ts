@@ -12,7 +12,11 @@ import { appOnOwnDatabase, consoleSession } from "@/test/suite";
 const { client, app } = await appOnOwnDatabase();
 
 async function tokenOfNewOrganization() {
-  const org = await createOrg(client);
+  // The enterprise tier: the free tier's five members would refuse the later provisioning.
+  const org = await client.organization.update({
+    where: { id: (await createOrg(client)).id },
+    data: { subscription_tier: "enterprise" },
+  });
   const admin = await createOrgAdmin(client, org.id);
   const as: Caller = { session: await consoleSession(app, admin.username) };
   const created = await request<{ token: string }>(app, as, "POST", `/api/v1/organizations/${org.id}/scim-tokens`, {
@@ -101,6 +105,39 @@ describe("SCIM under attack", { timeout: PROCESS_TEST_TIMEOUT_MS }, () => {
     >;
     expect(other.polluted).toBeUndefined();
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  });
+
+  it("lets one of ten changes sent at once with the same If-Match through, and answers the rest 412", async () => {
+    const created = (await (await scim("POST", "/Users", user("race@acme.test"))).json()) as { id: string };
+    const answers = await Promise.all(
+      Array.from({ length: 10 }, (_, i) =>
+        scim(
+          "PATCH",
+          `/Users/${created.id}`,
+          JSON.stringify({
+            schemas: ["urn:ietf:params:scim:api:messages:2.0:PatchOp"],
+            Operations: [{ op: "replace", path: "displayName", value: `racer ${i}` }],
+          }),
+          { "if-match": 'W/"1"' },
+        ).then((r) => r.status),
+      ),
+    );
+    expect(answers.sort()).toEqual([200, ...Array<number>(9).fill(412)]);
+    expect((await client.scimUser.findUnique({ where: { id: created.id } }))?.version).toBe(2);
+  });
+
+  it("provisions one of ten people sent at once with the same userName, and answers the rest 409", async () => {
+    const answers = await Promise.all(
+      Array.from({ length: 10 }, (_, i) =>
+        scim("POST", "/Users", user(i % 2 ? "twin@acme.test" : "TWIN@acme.test")).then((r) => r.status),
+      ),
+    );
+    expect(answers.sort()).toEqual([201, ...Array<number>(9).fill(409)]);
+    expect(
+      await client.scimUser.count({
+        where: { org_id: org.id, user_name: { equals: "twin@acme.test", mode: "insensitive" } },
+      }),
+    ).toBe(1);
   });
 
   it("refuses the token anywhere but the Authorization header, and an API key's header", async () => {

@@ -26,8 +26,8 @@ import {
   type FilterTarget,
   type ScimGroupWhere,
 } from "./filter";
-import { applyPatch, patchOperationsOf } from "./patch";
-import { listResponse, metaOf, requireMatch, type ListParams } from "./resource";
+import { editOf, type ResourceChange } from "./patch";
+import { listResponse, lockResource, metaOf, requireMatch, type ListParams, type ScimCall } from "./resource";
 
 // SCIM Groups (RFC 7643 §4.2) of the token's organization, and what an org admin does with them:
 // a group grants nothing until mapped to org roles; then its members hold those roles in the
@@ -224,36 +224,14 @@ export async function createScimGroup(ctx: ScimContext, body: unknown, origin: s
   return ctx.transaction((tx) => writeGroup(tx, null, fields, origin, request));
 }
 
-export async function replaceScimGroup(
-  ctx: ScimContext,
-  id: string,
-  body: unknown,
-  ifMatch: string | null,
-  origin: string,
-  request: RequestFacts,
-) {
-  const fields = parseGroup(body);
+/** A PUT or PATCH of a group, held to `If-Match`. */
+export async function changeScimGroup(ctx: ScimContext, id: string, change: ResourceChange, call: ScimCall) {
+  const edit = editOf(change, membersRemovedByValue);
   return ctx.transaction(async (tx) => {
+    await lockResource(tx.db, "Group", id);
     const existing = await requireGroup(tx.db, tx.actor.orgId, id);
-    requireMatch(ifMatch, existing.version);
-    return writeGroup(tx, existing, fields, origin, request);
-  });
-}
-
-export async function patchScimGroup(
-  ctx: ScimContext,
-  id: string,
-  body: unknown,
-  ifMatch: string | null,
-  origin: string,
-  request: RequestFacts,
-) {
-  const operations = patchOperationsOf(body);
-  return ctx.transaction(async (tx) => {
-    const existing = await requireGroup(tx.db, tx.actor.orgId, id);
-    requireMatch(ifMatch, existing.version);
-    const patched = applyPatch(groupResource(existing, origin), operations.flatMap(membersRemovedByValue));
-    return writeGroup(tx, existing, parseGroup(patched), origin, request);
+    requireMatch(call.ifMatch, existing.version);
+    return writeGroup(tx, existing, parseGroup(edit(groupResource(existing, call.origin))), call.origin, call.request);
   });
 }
 
@@ -274,6 +252,7 @@ function membersRemovedByValue(operation: ScimPatchOperation): ScimPatchOperatio
 
 export async function deleteScimGroup(ctx: ScimContext, id: string, ifMatch: string | null, request: RequestFacts) {
   await ctx.transaction(async (tx) => {
+    await lockResource(tx.db, "Group", id);
     const existing = await requireGroup(tx.db, tx.actor.orgId, id);
     requireMatch(ifMatch, existing.version);
     await withAccessChange(tx.db, async (inner) => {

@@ -79,3 +79,23 @@ export function applyPatch<T extends { schemas: string[]; meta: object }>(
     );
   }
 }
+
+/** A PUT (the whole resource as the body) or a PATCH (operations on it). */
+export interface ResourceChange {
+  kind: "replace" | "patch";
+  body: unknown;
+}
+
+/**
+ * What a change makes of the resource as it stands: a PUT's body, or the resource with a PATCH's
+ * operations applied (each first passed through `adapt`). The operations are checked at once,
+ * before the resource is read.
+ */
+export function editOf(
+  change: ResourceChange,
+  adapt: (operation: ScimPatchOperation) => ScimPatchOperation[] = (operation) => [operation],
+): <T extends { schemas: string[]; meta: object }>(resource: T) => unknown {
+  if (change.kind === "replace") return () => change.body;
+  const operations = patchOperationsOf(change.body).flatMap(adapt);
+  return (resource) => applyPatch(resource, operations);
+}

@@ -1,5 +1,7 @@
 import "server-only";
 import { SCIM_BASE_PATH, SCIM_MAX_COUNT, SCIM_SCHEMAS } from "@/lib/scim";
+import type { DataLayer } from "@/server/db/data-layer";
+import type { RequestFacts } from "@/server/http/client";
 import { ScimError } from "./errors";
 
 // What every SCIM resource and list shares: `meta` with its weak ETag, `If-Match`, the list
@@ -11,6 +13,13 @@ interface ScimMeta {
   lastModified: string;
   location: string;
   version: string;
+}
+
+/** What a change of a resource carries besides its body: `If-Match`, the origin of its links, the request for the audit trail. */
+export interface ScimCall {
+  ifMatch: string | null;
+  origin: string;
+  request: RequestFacts;
 }
 
 const etagOf = (version: number) => `W/"${version}"`;
@@ -27,6 +36,18 @@ export function metaOf(
     location: `${origin}${SCIM_BASE_PATH}/${resourceType}s/${row.id}`,
     version: etagOf(row.version),
   };
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * Holds the resource's row until the change commits, taken before it is read: two changes sent
+ * with the same If-Match then run one after the other, and the second meets the new version.
+ */
+export async function lockResource(db: Pick<DataLayer, "$queryRaw">, kind: "User" | "Group", id: string) {
+  if (!UUID.test(id)) return;
+  if (kind === "User") await db.$queryRaw`SELECT id FROM scim_users WHERE id = ${id}::uuid FOR UPDATE`;
+  else await db.$queryRaw`SELECT id FROM scim_groups WHERE id = ${id}::uuid FOR UPDATE`;
 }
 
 /** 412 when the request's `If-Match` names another version than the resource's (`*` matches any). */

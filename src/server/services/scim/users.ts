@@ -28,8 +28,8 @@ import {
   type FilterTarget,
   type ScimUserWhere,
 } from "./filter";
-import { applyPatch, patchOperationsOf, scimBoolean } from "./patch";
-import { listResponse, metaOf, requireMatch, type ListParams } from "./resource";
+import { editOf, scimBoolean, type ResourceChange } from "./patch";
+import { listResponse, lockResource, metaOf, requireMatch, type ListParams, type ScimCall } from "./resource";
 
 // SCIM Users (RFC 7643 §4.1) of the token's organization. A resource is the organization's record
 // of a person (`scim_users`), linked to the platform user it made — or found: an existing user whose
@@ -323,37 +323,14 @@ async function writeUser(tx: ScimContext, row: UserRow, fields: UserFields, orig
   return userResource(updated, origin);
 }
 
-export async function replaceScimUser(
-  ctx: ScimContext,
-  id: string,
-  body: unknown,
-  ifMatch: string | null,
-  origin: string,
-  request: RequestFacts,
-) {
-  const fields = parseUser(body);
+/** A PUT or PATCH of a user, held to `If-Match`. */
+export async function changeScimUser(ctx: ScimContext, id: string, change: ResourceChange, call: ScimCall) {
+  const edit = editOf(change);
   return ctx.transaction(async (tx) => {
+    await lockResource(tx.db, "User", id);
     const row = await requireUser(tx.db, tx.actor.orgId, id);
-    requireMatch(ifMatch, row.version);
-    return writeUser(tx, row, fields, origin, request);
-  });
-}
-
-export async function patchScimUser(
-  ctx: ScimContext,
-  id: string,
-  body: unknown,
-  ifMatch: string | null,
-  origin: string,
-  request: RequestFacts,
-) {
-  const operations = patchOperationsOf(body);
-  return ctx.transaction(async (tx) => {
-    const row = await requireUser(tx.db, tx.actor.orgId, id);
-    requireMatch(ifMatch, row.version);
-    const current = userResource(row, origin);
-    const patched = applyPatch(current, operations);
-    return writeUser(tx, row, parseUser(patched), origin, request);
+    requireMatch(call.ifMatch, row.version);
+    return writeUser(tx, row, parseUser(edit(userResource(row, call.origin))), call.origin, call.request);
   });
 }
 
@@ -383,6 +360,7 @@ export async function deleteScimUser(
 ): Promise<void> {
   await ctx.transaction(async (tx) => {
     const { orgId } = tx.actor;
+    await lockResource(tx.db, "User", id);
     const row = await requireUser(tx.db, orgId, id);
     requireMatch(ifMatch, row.version);
     const userDeleted = await withAccessChange(tx.db, async (inner) => {
