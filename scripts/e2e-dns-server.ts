@@ -2,35 +2,11 @@
 // asks it for TXT records (SVC_DNS_SERVERS), which the flows publish over HTTP at its control port
 // (`PUT /txt/<name>`, the values as a JSON list). Names it does not hold answer NXDOMAIN.
 import http from "node:http";
-import dns2 from "dns2";
+import { startDnsServer } from "../src/test/dns-records";
 import { e2eDns } from "./e2e-env.mjs";
 
 const dns = e2eDns(Number(process.env.E2E_PORT ?? 3100));
-const records = new Map<string, string[]>();
-const { Packet } = dns2;
-
-const server = dns2.createServer({
-  udp: true,
-  handle(request, send) {
-    const response = Packet.createResponseFromRequest(request);
-    const [question] = request.questions;
-    const name = question?.name ?? "";
-    const values = records.get(name.toLowerCase());
-    if (!values) response.header.rcode = Packet.RCODE.NXDOMAIN;
-    else if (question?.type === Packet.TYPE.TXT)
-      for (const data of values)
-        // The typings ask for a parsed Resource; the encoder takes a plain record, as dns2's README shows.
-        response.answers.push({
-          name,
-          type: Packet.TYPE.TXT,
-          class: Packet.CLASS.IN,
-          ttl: 1,
-          data,
-        } as unknown as (typeof response.answers)[number]);
-    send(response);
-  },
-});
-await server.listen({ udp: { port: dns.port, address: "127.0.0.1" } });
+const server = await startDnsServer(dns.port);
 
 async function txtValues(request: http.IncomingMessage): Promise<string[]> {
   let body = "";
@@ -47,7 +23,7 @@ const control = http.createServer((request, response) => {
   if (request.method !== "PUT" || !name) return response.writeHead(404).end();
   txtValues(request).then(
     (values) => {
-      records.set(decodeURIComponent(name).toLowerCase(), values);
+      server.setTxt(decodeURIComponent(name), values);
       response.writeHead(204).end();
     },
     (error: unknown) => response.writeHead(400).end(String(error)),
