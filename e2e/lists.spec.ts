@@ -64,6 +64,7 @@ const SCREENS: Record<string, ListScreen | null> = {
   },
   "/console/organizations/[orgId]/invitations": { create: { name: "Invite people" } },
   "/console/organizations/[orgId]/single-sign-on": { create: { name: "Add connection" } },
+  "/console/organizations/[orgId]/directory-sync": { create: { name: "Create token" } },
   "/console/organizations/[orgId]/service-accounts": { create: { name: "Create service account" } },
   "/console/organizations/[orgId]/settings": { create: { name: "Add setting" } },
   "/console/organizations/[orgId]/llm-configs": { create: { name: "Add LLM config" } },

@@ -38,8 +38,8 @@ test.afterAll(async () => {
   await baseClient().$disconnect();
 });
 
-/** Profile, Members, Invitations, Single sign-on, Service accounts, Settings, LLM configs, Orchestrators, Central points, Conversations, Webhooks, Activity. */
-const ORG_SECTION_COUNT = 12;
+/** Profile, Members, Invitations, Single sign-on, Directory sync, Service accounts, Settings, LLM configs, Orchestrators, Central points, Conversations, Webhooks, Activity. */
+const ORG_SECTION_COUNT = 13;
 
 const sections = (page: Page) => page.getByRole("navigation", { name: "Organization sections" });
 const openSection = (page: Page, name: string) => sections(page).getByRole("link", { name, exact: true }).click();

@@ -99,11 +99,13 @@ function Actor({ actor }: { actor: AuditEvent["actor"] }) {
         </Link>
       ) : (
         <span className={mutedText}>
-          {actor.auth === "cli" ? "CLI" : actor.auth === "system" ? "System" : "Unknown"}
+          {{ cli: "CLI", system: "System", scim: "Directory (SCIM)" }[actor.auth as string] ?? "Unknown"}
         </span>
       )}
       <span className={`block text-xs ${mutedText}`}>
-        {actor.auth === "api_key" ? `key ${actor.key_prefix ?? ""}…` : actor.auth}
+        {actor.auth === "api_key" || actor.auth === "scim"
+          ? `${actor.auth === "scim" ? "token" : "key"} ${actor.key_prefix ?? ""}…`
+          : actor.auth}
       </span>
     </>
   );

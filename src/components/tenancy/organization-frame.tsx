@@ -20,6 +20,7 @@ const ORG_SECTIONS = [
   "Members",
   "Invitations",
   "Single sign-on",
+  "Directory sync",
   "Service accounts",
   "Settings",
   "LLM configs",
