@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { dataLayer } from "@/server/db/data-layer";
 import { listMembers } from "@/server/services/memberships/service";
+import { effectivePermissionsOf } from "@/server/services/roles/grants";
 import { readContext } from "@/server/db/context";
 import { cli } from "@/test/actors";
 import { testDatabase } from "@/test/database";
@@ -55,6 +56,12 @@ describe("grants under directory sync", () => {
 
     await client.scimGroup.update({ where: { id: group.id }, data: { role_ids: [orgAdmin] } });
     expect((await grantsOf(user.id)).byOrg.get(org.id)?.has("svc:org:domains:write")).toBe(true);
+    // The user's effective permissions name the role the group grants as their source.
+    const effective = await effectivePermissionsOf(readContext(cli), user.id);
+    const here = effective.organizations.find((o) => o.id === org.id);
+    expect(here?.permissions.find((p) => p.permission === "svc:org:domains:write")?.sources).toEqual([
+      { role_id: orgAdmin, role_name: "org_admin", org_id: org.id },
+    ]);
 
     await client.scimUser.update({ where: { id: scimUser.id }, data: { active: false } });
     expect((await grantsOf(user.id)).byOrg.get(org.id)?.has("svc:org:domains:write")).toBe(false);

@@ -36,13 +36,13 @@ const roleSelect = {
 } as const;
 
 /** The org roles of the directory groups the user is in, by organization (unsuspended people only). */
-async function groupRoles(
+export async function groupRoles(
   db: Pick<DataLayer, "scimGroupMember" | "role">,
   userId: string,
 ): Promise<
   {
     org_id: string;
-    role: { name: string; is_built_in: boolean; scope: string; permissions: { permission: string }[] };
+    role: { id: string; name: string; is_built_in: boolean; scope: string; permissions: { permission: string }[] };
   }[]
 > {
   const groups = await db.scimGroupMember.findMany({

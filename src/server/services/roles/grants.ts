@@ -3,7 +3,7 @@ import type { z } from "zod";
 import type { Context } from "@/server/db/context";
 import type { Prisma } from "@/generated/prisma/client";
 import { requireHeldByActor } from "@/server/auth/escalation";
-import { loadGrants, makesSysAdmin } from "@/server/auth/grants";
+import { groupRoles, loadGrants, makesSysAdmin } from "@/server/auth/grants";
 import { ALL_PERMISSIONS, isDangerous, PERMISSIONS, type Permission } from "@/lib/permissions";
 import type { DataLayer } from "@/server/db/data-layer";
 import { DomainError, notFound, validationFailed } from "@/server/errors";
@@ -161,8 +161,9 @@ export const revokeOrgRole = (ctx: Context, orgId: string, userId: string, roleI
 export async function effectivePermissionsOf(ctx: Context, userId: string): Promise<EffectivePermissionsView> {
   const { db } = ctx;
   await requireUser(db, userId);
-  const [grants, rows] = await Promise.all([
+  const [grants, fromGroups, rows] = await Promise.all([
     loadGrants(db, userId),
+    groupRoles(db, userId),
     db.userRole.findMany({
       where: { user_id: userId, role: { is_deleted: false } },
       select: {
@@ -180,7 +181,8 @@ export async function effectivePermissionsOf(ctx: Context, userId: string): Prom
       orderBy: { id: "asc" },
     }),
   ]);
-  const sourced = rows.map(({ org_id, role }) => ({
+  // Roles held through a directory group count as grants in its organization.
+  const sourced = [...rows, ...fromGroups].map(({ org_id, role }) => ({
     org_id,
     role_id: role.id,
     role_name: role.name,
