@@ -45,7 +45,7 @@ function refuseObjectInternals(path: string | undefined, value: unknown): void {
 }
 
 /** The body's operations, checked against RFC 7644 §3.5.2; 400 `invalidSyntax` or `invalidValue` when they are not. */
-export function patchOperationsOf(body: unknown): ScimPatchOperation[] {
+function patchOperationsOf(body: unknown): ScimPatchOperation[] {
   const parsed = patchBody.safeParse(body);
   if (!parsed.success)
     throw new ScimError(
@@ -64,7 +64,7 @@ export function patchOperationsOf(body: unknown): ScimPatchOperation[] {
 }
 
 /** The resource with the operations applied by the kept library; its refusals become SCIM's 400s. */
-export function applyPatch<T extends { schemas: string[]; meta: object }>(
+function applyPatch<T extends { schemas: string[]; meta: object }>(
   resource: T,
   operations: ScimPatchOperation[],
 ): T {
