@@ -14,6 +14,17 @@ export const createScimTokenInput = z
   .meta({ examples: [{ name: "Okta" }] });
 export type CreateScimTokenInput = z.output<typeof createScimTokenInput>;
 
+const EXAMPLE_TOKEN = {
+  id: "0193a5c4-2b3c-7d4e-8f5a-6b7c8d9e0f2c",
+  org_id: "0193a5c2-7d1e-7b4a-9c3f-2e8d6f1a4b70",
+  name: "Okta",
+  prefix: "scim_7Hq2xK9p",
+  last_used_at: null,
+  revoked_at: null,
+  created_by: "0193a5c2-7d1e-7b4a-9c3f-2e8d6f1a4b72",
+  ...EXAMPLE_TIMESTAMPS,
+};
+
 export const scimTokenSchema = z
   .object({
     id: z.uuid(),
@@ -25,20 +36,7 @@ export const scimTokenSchema = z
     created_by: text().nullable(),
     ...timestamps,
   })
-  .meta({
-    examples: [
-      {
-        id: "0193a5c4-2b3c-7d4e-8f5a-6b7c8d9e0f2c",
-        org_id: "0193a5c2-7d1e-7b4a-9c3f-2e8d6f1a4b70",
-        name: "Okta",
-        prefix: "scim_7Hq2xK9p",
-        last_used_at: null,
-        revoked_at: null,
-        created_by: "0193a5c2-7d1e-7b4a-9c3f-2e8d6f1a4b72",
-        ...EXAMPLE_TIMESTAMPS,
-      },
-    ],
-  });
+  .meta({ examples: [EXAMPLE_TOKEN] });
 export type ScimToken = z.input<typeof scimTokenSchema>;
 
 export const createdScimTokenSchema = scimTokenSchema
@@ -47,19 +45,7 @@ export const createdScimTokenSchema = scimTokenSchema
   })
   .meta({
     id: "CreatedScimToken",
-    examples: [
-      {
-        id: "0193a5c4-2b3c-7d4e-8f5a-6b7c8d9e0f2c",
-        org_id: "0193a5c2-7d1e-7b4a-9c3f-2e8d6f1a4b70",
-        name: "Okta",
-        prefix: "scim_7Hq2xK9p",
-        last_used_at: null,
-        revoked_at: null,
-        created_by: "0193a5c2-7d1e-7b4a-9c3f-2e8d6f1a4b72",
-        ...EXAMPLE_TIMESTAMPS,
-        token: "scim_7Hq2xK9pR4mN8vB2cX6zL1qW5eT9yU3iO7pA0sD4fG8hJ2k0AbCdE",
-      },
-    ],
+    examples: [{ ...EXAMPLE_TOKEN, token: "scim_7Hq2xK9pR4mN8vB2cX6zL1qW5eT9yU3iO7pA0sD4fG8hJ2k0AbCdE" }],
   });
 export type CreatedScimToken = z.input<typeof createdScimTokenSchema>;
 
