@@ -64,10 +64,7 @@ function patchOperationsOf(body: unknown): ScimPatchOperation[] {
 }
 
 /** The resource with the operations applied by the kept library; its refusals become SCIM's 400s. */
-function applyPatch<T extends { schemas: string[]; meta: object }>(
-  resource: T,
-  operations: ScimPatchOperation[],
-): T {
+function applyPatch<T extends { schemas: string[]; meta: object }>(resource: T, operations: ScimPatchOperation[]): T {
   try {
     return scimPatch(resource as never, operations, { mutateDocument: false, treatMissingAsAdd: true }) as T;
   } catch (error) {
