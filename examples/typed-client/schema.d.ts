@@ -2588,7 +2588,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/api/v1/organizations/{org_id}/scim-tokens/{token_id}": {
+    "/api/v1/organizations/{org_id}/scim-tokens/{credential_id}": {
         parameters: {
             query?: never;
             header?: never;
@@ -11956,7 +11956,7 @@ export interface operations {
             header?: never;
             path: {
                 org_id: components["parameters"]["org_id"];
-                token_id: string;
+                credential_id: string;
             };
             cookie?: never;
         };
