@@ -86,6 +86,7 @@ const QUALIFIERS: Readonly<Record<string, string>> = {
   revokeServiceAccountKey: "service account",
   updateServiceAccountKey: "service account",
   rollServiceAccountKey: "service account",
+  changeServiceAccountKeyCredits: "service account",
   grantOrgRole: "organization member",
   revokeOrgRole: "organization member",
   createOrgWebhookEndpoint: "organization",

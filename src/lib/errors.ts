@@ -189,6 +189,13 @@ export const ERRORS = {
     "The key made more requests than its rate limit allows in the current window (`RateLimit-Policy` and `RateLimit` say which, and where it stands), or too many authentications failed from the client's address. Retry after the `Retry-After` header's seconds.",
     { headers: ["Retry-After", "RateLimit-Policy", "RateLimit"] },
   ),
+  credits_exhausted: info(
+    429,
+    "TOO_MANY_REQUESTS",
+    "Credits exhausted",
+    "The key has no credits left. With a refill set, `Retry-After` says the seconds until the next one (00:00 UTC of the day it falls due); without one, the key's credits must be raised (`POST …/api-keys/{key_id}/credits`).",
+    { headers: ["Retry-After"] },
+  ),
   internal_error: info(
     500,
     "INTERNAL_SERVER_ERROR",

@@ -16,6 +16,7 @@ export const CHANGE_EVENT_TYPES = {
   revokeApiKey: "api_key.revoked",
   updateApiKey: "api_key.updated",
   rollApiKey: "api_key.rolled",
+  changeApiKeyCredits: "api_key.credits_changed",
   revokeLeakedApiKeys: "api_key.leak_reported",
   createOrganization: "organization.created",
   updateOrganization: "organization.updated",
@@ -98,6 +99,7 @@ export const CHANGE_EVENT_TYPES = {
   signUpWithInvitation: "invitation.accepted",
   rollServiceAccountKey: "api_key.rolled",
   revokeServiceAccountKey: "api_key.revoked",
+  changeServiceAccountKeyCredits: "api_key.credits_changed",
   revokeAllApiKeys: "user.api_keys_revoked",
   addDomain: "domain.added",
   // Every verification is a change (when the domain was checked, and what was found); the one that
@@ -164,6 +166,9 @@ const SYSTEM_EVENT_TYPES = {
   "api_key.expired": "An API key reached its expiry.",
   "api_key.idle_revoked": "An API key unused for api_keys.idle_revoke_days was revoked.",
   "api_key.rate_limited": "An API key's first 429 in a clock hour.",
+  "api_key.credits_low":
+    "An API key's credits fell below 10% of its refill amount (or below its `credits.low_at`): once per balance.",
+  "api_key.credits_exhausted": "An API key was first refused for having no credits left: once per balance.",
   "webhook_endpoint.disabled": "An endpoint was disabled after 5 days of failed deliveries.",
   "invitation.expired": "A pending invitation reached its expiry unaccepted.",
   "webhook.test": "Sent by “Send test event” (POST …/test) to that endpoint only.",

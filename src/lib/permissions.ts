@@ -18,6 +18,11 @@ export const PERMISSIONS = {
   "svc:system:api_keys:read": { scope: "system", dangerous: false, allows: "list API keys" },
   "svc:system:api_keys:write": { scope: "system", dangerous: true, allows: "create API keys" },
   "svc:system:api_keys:revoke": { scope: "system", dangerous: false, allows: "revoke API keys" },
+  "svc:system:api_keys:verify": {
+    scope: "system",
+    dangerous: false,
+    allows: "verify keys presented to the platform's own services, consuming their credits",
+  },
   "svc:system:users:read": { scope: "system", dangerous: false, allows: "read users, memberships, identities" },
   "svc:system:users:write": {
     scope: "system",

@@ -153,6 +153,30 @@ const ALLOWED: AllowedObject[] = [
   },
   {
     kind: "constraint",
+    table: "api_keys",
+    name: "api_keys_credits_check",
+    definition:
+      /^CHECK .*credits_remaining <= '1000000000000'::bigint.*credits_refill_interval\)::text = 'daily'::text\) AND \(credits_refill_day IS NULL\).*credits_refill_interval\)::text = 'monthly'::text\) AND \(\(credits_refill_day >= 1\) AND \(credits_refill_day <= 31\)\).*$/s,
+    reason:
+      "a balance of 0..10^12 or none; a refill (1..10^12, daily without a day or monthly on day 1..31) only with a balance",
+  },
+  {
+    kind: "constraint",
+    table: "api_keys",
+    name: "api_keys_meta_check",
+    definition: "CHECK ((jsonb_typeof(meta) = 'object'::text))",
+    reason: "a key's metadata is a JSON object",
+  },
+  {
+    kind: "index",
+    table: "api_keys",
+    name: "api_keys_credits_key_id_idx",
+    definition:
+      "CREATE INDEX api_keys_credits_key_id_idx ON api_keys USING btree (credits_key_id) WHERE (credits_key_id IS NOT NULL)",
+    reason: "partial index of rolled keys by the key whose credits they spend; Prisma has no WHERE on @@index",
+  },
+  {
+    kind: "constraint",
     table: "api_key_usage",
     name: "api_key_usage_outcome_check",
     definition:
