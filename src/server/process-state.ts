@@ -7,6 +7,7 @@ import type { SsoTicket } from "@/server/session/sso";
 import type { BaseClient, Pooled } from "@/server/db/client";
 import type { QueueState } from "@/server/jobs/queue";
 import type { Lifecycle } from "@/server/lifecycle";
+import type { CreditLeases } from "@/server/limits/credits";
 import type { Limiter, LimiterStore } from "@/server/limits/store";
 import type { Metrics } from "@/server/metrics";
 import type { DeliveryJob, Subscriber } from "@/server/services/webhooks/outbox";
@@ -31,6 +32,8 @@ interface ProcessState {
   /** The limiter of each route limited per client address, by the route's name. */
   addressLimiters: Map<string, Limiter>;
   invitationLimiter: { limiter?: Limiter };
+  /** Keys' credits this process holds, by the key whose balance they came from (limits/credits.ts). */
+  creditLeases: CreditLeases;
   signInThrottle: SignInThrottle;
   /** SSO sign-ins handed from the protocol's callback to Auth.js in the same request (session/sso.ts). */
   ssoTickets: Map<string, SsoTicket>;

@@ -2,7 +2,8 @@ import "server-only";
 import type { Grants } from "./grants";
 import type { AllowedNetworks } from "./networks";
 import type { Permission } from "@/lib/permissions";
-import type { RateLimit } from "@/lib/schemas/api-keys";
+import type { ApiKeyMeta, RateLimit } from "@/lib/schemas/api-keys";
+import type { CreditsSource } from "@/server/limits/credits";
 
 // Who is acting. Every service function takes one; authorization (authorize.ts) reads it.
 
@@ -35,7 +36,8 @@ export interface ApiKeyActor extends UserIdentity {
   /**
    * `rateLimit`: the limit its requests count against (its own, else the platform default).
    * `allowedOrgIds`: the only organizations it acts in (undefined: all its owner's); `allowedCidrs`
-   * and `networks` (parsed): where it may be used from (undefined: anywhere).
+   * and `networks` (parsed): where it may be used from (undefined: anywhere). `credits`: the
+   * balance its requests spend (undefined: unlimited); `meta`: its owner's data about it.
    */
   key: {
     id: string;
@@ -46,6 +48,10 @@ export interface ApiKeyActor extends UserIdentity {
     allowedOrgIds?: ReadonlySet<string>;
     allowedCidrs?: readonly string[];
     networks?: AllowedNetworks;
+    credits?: CreditsSource;
+    meta: ApiKeyMeta;
+    /** Whether the owner is a person or a service account. */
+    ownerKind: "user" | "service_account";
   };
 }
 

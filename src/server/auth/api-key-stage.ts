@@ -28,31 +28,41 @@ function refusal(keyId: string, error: DomainError): DomainError {
 }
 
 /**
- * The actor of a presented X-API-KEY value, or the 401 (or, from an address outside the key's
- * networks, the 403) that refuses it, as the promise's rejection: from the cache when the key is
- * known, else once its lookup completes.
+ * What a presented key value is: unknown (malformed ones included), revoked (or deleted), or the
+ * active key's actor: at once from the cache when the key is known (no promise, which every
+ * request would pay for), else once its lookup completes.
  */
-export async function authenticateApiKey(raw: string, clientAddress = "unknown"): Promise<ApiKeyActor> {
+export function resolvePresentedKey(raw: string): Resolution | Promise<Resolution> {
   const { keyAuthentications, keyCache } = metrics();
-  if (!hasKeyShape(raw)) throw invalidKey();
+  if (!hasKeyShape(raw)) return UNKNOWN;
   listenForInvalidations();
   const hash = hashKey(raw);
   const trusted = cacheLifetimeMs() > 0;
   const cached = trusted ? cachedResolution(hash) : undefined;
   // Only a key whose checksum held was ever looked up, so a cached one needs no second check.
   if (cached) {
-    const now = Date.now();
-    const stale = now >= cached.fresh;
+    const stale = Date.now() >= cached.fresh;
     keyCache.inc({ result: stale ? "stale" : "hit" });
     if (stale) void lookUpKey(hash).catch(() => undefined);
-    return accept(cached.resolution, now, clientAddress);
+    return cached.resolution;
   }
-  if (!checksumMatches(raw)) throw invalidKey();
+  if (!checksumMatches(raw)) return UNKNOWN;
   keyCache.inc({ result: trusted ? "miss" : "bypass" });
-  const resolution = await lookUpKey(hash).catch((error: unknown) => {
+  return lookUpKey(hash).catch((error: unknown) => {
     keyAuthentications.inc({ outcome: "unavailable" });
     throw error;
   });
+}
+
+const UNKNOWN: Resolution = { status: "unknown" };
+
+/**
+ * The actor of a presented X-API-KEY value, or the 401 (or, from an address outside the key's
+ * networks, the 403) that refuses it, as the promise's rejection.
+ */
+export async function authenticateApiKey(raw: string, clientAddress = "unknown"): Promise<ApiKeyActor> {
+  const resolution = resolvePresentedKey(raw);
+  if (resolution instanceof Promise) return accept(await resolution, Date.now(), clientAddress);
   return accept(resolution, Date.now(), clientAddress);
 }
 

@@ -1,7 +1,7 @@
 import "server-only";
 import { ALL_PERMISSIONS, isDangerous, PERMISSIONS, type Permission } from "@/lib/permissions";
 import { DomainError } from "@/server/errors";
-import type { Actor, UserActor } from "./actor";
+import type { Actor, ApiKeyActor, UserActor } from "./actor";
 import type { Grants } from "./grants";
 import { isMetricsScraper } from "./metrics-token";
 
@@ -256,3 +256,25 @@ export function effectivePermissions(actor: UserActor): EffectivePermissions {
       })),
   };
 }
+
+// Verifying a key for the platform's services ----------------------------------------------------
+
+/** The organizations a key acts in now: its owner's, less those it is restricted from or that are inactive. */
+export const keyOrganizations = (actor: ApiKeyActor): string[] =>
+  [...actor.grants.memberships.keys()].filter((orgId) => !keyShutOut(actor, orgId));
+
+/**
+ * Whether a key may act in organization `orgId` at all (the verify answer's ORG_NOT_ALLOWED): one
+ * of its organizations, or any for an owner who holds organization permissions globally.
+ */
+export function keyActsIn(actor: ApiKeyActor, orgId: string): boolean {
+  if (keyShutOut(actor, orgId)) return false;
+  const { grants } = actor;
+  return (
+    grants.isSysAdmin || grants.memberships.has(orgId) || [...grants.global].some((p) => PERMISSIONS[p].scope === "org")
+  );
+}
+
+/** What the key may do now: in organization `orgId` when given, else globally. */
+export const keyPermissions = (actor: ApiKeyActor, orgId?: string): Permission[] =>
+  ALL_PERMISSIONS.filter((p) => holds(actor, p, orgId));

@@ -7,6 +7,7 @@ import { env } from "@/server/env";
 import { DomainError } from "@/server/errors";
 import { metrics } from "@/server/metrics";
 import { processState } from "@/server/process-state";
+import { consumeCredits, type CreditsSource, type CreditsState } from "./credits";
 import { limiterStore, type Limiter, type LimitState } from "./store";
 
 // The API's rate limits: every key-authenticated request counts against its key's limit (the key's
@@ -77,14 +78,85 @@ export function countKeyRequest(keyId: string, limit: RateLimit): Promise<Record
 function keyRequestCounted(keyId: string, limit: RateLimit, state: LimitState): Record<string, string> {
   const headers = rateLimitHeaders("key", limit, state);
   if (!state.allowed) {
-    metrics().rateLimited.inc({ limit: "key" });
-    // api_key.rate_limited, for the key's first 429 in the clock hour: off the request's path.
-    void Promise.all([import("@/server/services/webhooks/key-events"), import("@/server/db/context")]).then(
-      ([events, { readContext }]) => events.keyRateLimited(readContext(systemActor("webhooks")), keyId),
-    );
+    keyOverLimit(keyId);
     throw overLimit(`This key may make ${limit.requests} requests per ${limit.window_seconds} s.`, state, headers);
   }
   return headers;
+}
+
+function keyOverLimit(keyId: string): void {
+  metrics().rateLimited.inc({ limit: "key" });
+  // api_key.rate_limited, for the key's first 429 in the clock hour: off the request's path.
+  void Promise.all([import("@/server/services/webhooks/key-events"), import("@/server/db/context")]).then(
+    ([events, { readContext }]) => events.keyRateLimited(readContext(systemActor("webhooks")), keyId),
+  );
+}
+
+/**
+ * Where the key's rate limit stands after counting a request of it, as a request is counted (for a
+ * key verified on a service's behalf); with `count` false, only where it stands (allowed while a
+ * request would be).
+ */
+export async function keyLimitState(keyId: string, limit: RateLimit, count: boolean): Promise<LimitState> {
+  const limiter = keyLimiter(limit);
+  if (!count) {
+    const state = await limiter.peek(keyId);
+    return { ...state, allowed: state.remaining > 0 };
+  }
+  const state = await limiter.consume(keyId);
+  if (!state.allowed) keyOverLimit(keyId);
+  return state;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Credits per key
+
+/** Where a key's credits stand after a request: the Credits-Remaining field of its answer. */
+function creditsHeader(state: CreditsState, headers: Record<string, string>): void {
+  if (Number.isFinite(state.remaining)) headers["Credits-Remaining"] = String(state.remaining);
+}
+
+/** api_key.credits_low or api_key.credits_exhausted, off the request's path. */
+function creditsEvent(keyId: string, kind: "low" | "exhausted"): void {
+  void Promise.all([import("@/server/services/webhooks/key-events"), import("@/server/db/context")]).then(
+    ([events, { readContext }]) => events.keyCreditsEvent(readContext(systemActor("webhooks")), keyId, kind),
+  );
+}
+
+/** The 429 of a key without credits: Retry-After until the next refill, when one is set. */
+function creditsExhausted(state: CreditsState): DomainError {
+  return new DomainError(
+    "credits_exhausted",
+    state.retryAfterSeconds === null
+      ? "This key has no credits left."
+      : "This key has no credits left until its next refill.",
+    { retry_after_seconds: state.retryAfterSeconds },
+  );
+}
+
+/**
+ * Spends `cost` of a key's credits (0: only looks), noting the balance in `headers`. Events for a
+ * balance that fell low or ran out are sent off the request's path.
+ */
+export async function spendKeyCredits(
+  source: CreditsSource,
+  headers: Record<string, string>,
+  cost = 1,
+): Promise<CreditsState> {
+  const state = await consumeCredits(source, cost);
+  creditsHeader(state, headers);
+  if (state.low) creditsEvent(source.keyId, "low");
+  if (!state.allowed && cost > 0) {
+    metrics().rateLimited.inc({ limit: "credits" });
+    creditsEvent(source.keyId, "exhausted");
+  }
+  return state;
+}
+
+/** Spends one of a key's credits for a request; none left: 429 `credits_exhausted`. */
+export async function countKeyCredits(source: CreditsSource, headers: Record<string, string>): Promise<void> {
+  const state = await spendKeyCredits(source, headers);
+  if (!state.allowed) throw creditsExhausted(state);
 }
 
 // ---------------------------------------------------------------------------------------------

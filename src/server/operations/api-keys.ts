@@ -1,5 +1,8 @@
 import "server-only";
 import {
+  changeCreditsInput,
+  verifiedApiKeySchema,
+  verifyApiKeyInput,
   apiKeyIdParams,
   apiKeyListSchema,
   apiKeySchema,
@@ -20,6 +23,7 @@ import { userIdParams } from "@/lib/schemas/users";
 import { revokeAllApiKeys, revokeLeakedKeys } from "@/server/services/api-keys/revocation";
 import {
   apiKeyPolicy,
+  changeCredits,
   createApiKey,
   getApiKey,
   listApiKeys,
@@ -28,6 +32,7 @@ import {
   updateApiKey,
 } from "@/server/services/api-keys/service";
 import { apiKeyUsage } from "@/server/services/api-keys/usage";
+import { verifyApiKey } from "@/server/services/api-keys/verify";
 import { defineOperation } from "./operation";
 
 // API keys: issued to the calling user within what it holds, listed, restricted, rolled, revoked
@@ -126,6 +131,36 @@ export const apiKeyOperations = {
     createdIn: PATH,
     errors: ["not_found", "conflict", "policy_violation"],
     handler: ({ params, body, ...ctx }) => rollApiKey(ctx, params.key_id, body),
+  }),
+  credits: defineOperation({
+    id: "changeApiKeyCredits",
+    method: "POST",
+    path: `${PATH}/{key_id}/credits`,
+    tag,
+    summary: "Set, raise or lower one of the caller's keys' credits",
+    description:
+      "`set` makes the balance `amount` (null: unlimited; a key without credits gets a balance without refill), `increment` and `decrement` add or take away `amount` (never below 0, nor above 10^12). A refill that fell due is applied first. Every process applies the change at once. A rolled key spends its successor's credits: change those (409 here).",
+    access: { permission: "svc:system:api_keys:write", sysAdmin: true },
+    params: apiKeyIdParams,
+    body: changeCreditsInput,
+    response: apiKeySchema,
+    errors: ["not_found", "conflict"],
+    handler: ({ params, body, ...ctx }) => changeCredits(ctx, params.key_id, body),
+  }),
+  verify: defineOperation({
+    id: "verifyApiKey",
+    method: "POST",
+    path: "/api/v1/api-keys/verify",
+    console: false,
+    tag,
+    summary: "Verify a key presented to one of the platform's services",
+    description:
+      "For the platform's own services (an orchestrator runtime checking the key a caller sent it), with `svc:system:api_keys:verify`. Always 200 for a well-formed request: `valid` and `code` say whether the key may make this call — `VALID`, `NOT_FOUND` (unknown, malformed or deleted: nothing else is said), `REVOKED`, `EXPIRED`, `IP_NOT_ALLOWED` (outside `allowed_cidrs`, or `client_ip` not given for a key restricted to networks), `RATE_LIMITED`, `ORG_NOT_ALLOWED`, `INSUFFICIENT_PERMISSIONS`, `CREDITS_EXHAUSTED`, checked in that order, as a request with the key is. A verification counts in the key's rate limit and usage and spends `cost` of its credits (default 1) exactly as a request would; `cost: 0` only looks, counting and spending nothing. This route itself counts against the calling key's rate limit.",
+    access: { permission: "svc:system:api_keys:verify" },
+    reads: true,
+    body: verifyApiKeyInput,
+    response: verifiedApiKeySchema,
+    handler: ({ body, ...ctx }) => verifyApiKey(ctx, body),
   }),
   usage: defineOperation({
     id: "getApiKeyUsage",

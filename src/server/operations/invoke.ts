@@ -12,14 +12,14 @@ import { changesOf, NO_REQUEST, recordAlone, recordChange } from "@/server/servi
 import { orgOf, targetOf, type Target } from "./audit";
 import { DomainError, validationFailed, zodFieldErrors } from "@/server/errors";
 import { log } from "@/server/log";
-import type { AnyOperation } from "./operation";
+import { isChange, type AnyOperation } from "./operation";
 import { rawInputProblems } from "./raw-input";
 
 // Runs an operation the same way for the REST API and the console's tRPC: path parameters → access
 // (first, so another tenant's organization looks missing whatever the body says) → query →
 // `include_deleted` → body → handler; database errors are mapped here, once. A change (any method
-// but GET) runs in a unit of work opened here, so its writes and audit event commit together; a
-// read runs on the pool; a refusal (403) is recorded on its own. See docs/decisions/003-unit-of-work.md.
+// but GET, unless it declares `reads`) runs in a unit of work opened here, so its writes and audit
+// event commit together; a read runs on the pool; a refusal (403) is recorded on its own. See docs/decisions/003-unit-of-work.md.
 
 export interface RawInput {
   params: unknown;
@@ -35,6 +35,11 @@ export interface InvokeOptions {
   console?: boolean;
   /** Where the call came from, for the audit trail. */
   request?: RequestFacts;
+  /**
+   * Called once the call is authorized and its input valid, before the handler: the REST door spends
+   * a key's credits here, so a refused request costs none.
+   */
+  admitted?: () => Promise<void>;
 }
 
 /** `value` checked as raw input (raw-input.ts), then parsed by `schema`. */
@@ -106,12 +111,13 @@ async function checkedCall(
   authorizeIncludeDeleted(actor, query);
   const rawBody = await raw.body();
   const body = operation.body ? parse(operation.body, rawBody ?? {}, "") : undefined;
+  if (options.admitted) await options.admitted();
   // A call without credentials (a public operation) acts as the system on the caller's behalf.
   const acting = actor ?? systemActor("anonymous");
   // The answer is encoded inside the call: for a change, before its unit of work commits.
   const call = async (ctx: Context): Promise<unknown> =>
     encodeAnswer(operation, await operation.handler({ ...ctx, params, query, body } as never));
-  if (operation.method === "GET") return call(readContext(acting));
+  if (!isChange(operation)) return call(readContext(acting));
   return auditedChange(acting, request, call, (result) => {
     if (operation.audits) return { action: operation.id, ...operation.audits(result as never) };
     const target = targetOf(operation, actor, params as Record<string, unknown>, result);

@@ -84,12 +84,21 @@ export interface Operation<
   secret?: boolean;
   /** Calls per client address (an IPv6 client's /64) allowed per window; over it, 429 `rate_limited`. */
   addressLimit?: { name: string; requests: number; windowSeconds: number };
+  /**
+   * A POST that changes nothing the audit trail records (verifying a key, which spends the verified
+   * key's credits as a request would): it runs as a read, without a unit of work or audit event.
+   */
+  reads?: true;
   /** What its audit event names, where the path does not say (a change reached by a token, not an id). */
   audits?: (result: z.input<R>) => { target: { type: string; id: string }; orgId: string | null };
   /** Error codes this operation can answer with, besides the ones every operation has. */
   errors?: readonly ErrorCode[];
   handler: (ctx: OperationContext<Out<P>, Out<Q>, Out<B>>) => Promise<z.output<R>> | z.output<R>;
 }
+
+/** Whether calling the operation is a change: its writes and audit event commit together, and its webhooks fire. */
+export const isChange = (operation: { method: Method; reads?: true }): boolean =>
+  operation.method !== "GET" && !operation.reads;
 
 export type AnyOperation = Operation<
   Method,

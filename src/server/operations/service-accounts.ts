@@ -1,5 +1,6 @@
 import "server-only";
 import {
+  changeCreditsInput,
   apiKeyListSchema,
   apiKeySchema,
   createApiKeyInput,
@@ -19,6 +20,7 @@ import {
   updateServiceAccountInput,
 } from "@/lib/schemas/service-accounts";
 import {
+  changeServiceAccountKeyCredits,
   createServiceAccountKey,
   listServiceAccountKeys,
   revokeServiceAccountKey,
@@ -185,6 +187,22 @@ export const serviceAccountOperations = {
     errors: ["not_found", "conflict", "scope_not_held", "policy_violation"],
     handler: ({ params, body, ...ctx }) =>
       rollServiceAccountKey(ctx, params.org_id, params.user_id, params.key_id, body),
+  }),
+  changeKeyCredits: defineOperation({
+    id: "changeServiceAccountKeyCredits",
+    method: "POST",
+    path: `${KEY}/credits`,
+    tag: keysTag,
+    summary: "Set, raise or lower a service account's key's credits",
+    description:
+      "As for a personal key: `set` (null: unlimited), `increment`, `decrement`. As to issue or roll the key, you must hold its scopes in this organization (403 `scope_not_held`). Every process applies the change at once.",
+    access: write,
+    params: serviceAccountKeyParams,
+    body: changeCreditsInput,
+    response: apiKeySchema,
+    errors: ["not_found", "conflict", "scope_not_held"],
+    handler: ({ params, body, ...ctx }) =>
+      changeServiceAccountKeyCredits(ctx, params.org_id, params.user_id, params.key_id, body),
   }),
   revokeKey: defineOperation({
     id: "revokeServiceAccountKey",

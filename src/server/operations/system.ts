@@ -2,7 +2,13 @@ import "server-only";
 import { prometheusContentType } from "prom-client";
 import { z } from "zod";
 import { ALL_PERMISSIONS } from "@/lib/permissions";
-import { allowedCidrsSchema, allowedOrgIdsSchema, apiKeySchema, rateLimitSchema } from "@/lib/schemas/api-keys";
+import {
+  allowedCidrsSchema,
+  allowedOrgIdsSchema,
+  apiKeySchema,
+  metaSchema,
+  rateLimitSchema,
+} from "@/lib/schemas/api-keys";
 import { LENGTH, list, moment, text } from "@/lib/schemas/common";
 import { MAX_ORGANIZATIONS_PER_USER } from "@/lib/schemas/organizations";
 import { userSummarySchema } from "@/lib/schemas/users";
@@ -45,10 +51,11 @@ const meSchema = z.object({
       rate_limit: rateLimitSchema,
       allowed_org_ids: allowedOrgIdsSchema,
       allowed_cidrs: allowedCidrsSchema,
+      meta: metaSchema,
     })
     .nullable()
     .describe(
-      "The key the request came with (null for a session). `rate_limit` is the limit it is held to: its own, else the platform default; `allowed_org_ids` and `allowed_cidrs` its restrictions (null: none).",
+      "The key the request came with (null for a session). `rate_limit` is the limit it is held to: its own, else the platform default; `allowed_org_ids` and `allowed_cidrs` its restrictions (null: none); `meta` its owner's data about it. Its credits are in the answer's `Credits-Remaining` field.",
     ),
   permissions: permissions.describe("Effective permissions held globally."),
   organizations: list(z.object({ id: z.uuid(), name: text(), permissions }), MAX_ORGANIZATIONS_PER_USER),
@@ -70,6 +77,7 @@ function meOf(user: UserActor): Me {
             rate_limit: { ...user.key.rateLimit },
             allowed_org_ids: user.key.allowedOrgIds ? [...user.key.allowedOrgIds] : null,
             allowed_cidrs: user.key.allowedCidrs ? [...user.key.allowedCidrs] : null,
+            meta: user.key.meta,
           }
         : null,
     permissions: global,

@@ -6,6 +6,7 @@ import { createApiKey } from "@/server/services/api-keys/service";
 import { Browserless, request, type Caller } from "@/test/app";
 import { appOnOwnDatabase, consoleSession, keyOfEverything, orgKey } from "@/test/suite";
 import { createOrg, createOrgAdmin, createSysAdmin, createUser, grant, join, PASSWORD, roleId } from "@/test/fixtures";
+import { isChange } from "@/server/operations/operation";
 import { ROUTES, type RestOperation } from "./registry";
 import { readContext } from "@/server/db/context";
 import { freePort } from "@/server/free-port";
@@ -59,7 +60,7 @@ const eventsOf = (requestId: string) => client.auditEvent.findMany({ where: { re
 // ---------------------------------------------------------------------------------------------
 // Every change, generated from the registry
 
-const MUTATIONS = ROUTES.filter((r) => r.method !== "GET");
+const MUTATIONS = ROUTES.filter(isChange);
 const ids: Record<string, string> = {};
 const orgMemberRole = await roleId(client, "org_member");
 

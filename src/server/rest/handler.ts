@@ -8,7 +8,7 @@ import { requireSameOriginWrite } from "@/server/auth/same-origin";
 import { currentSessionActor } from "@/server/session";
 import { DomainError, type ErrorCode } from "@/server/errors";
 import { clientAddressOf, requestFactsOf, userAgentOf } from "@/server/http/client";
-import { countAddressRequest, countAuthFailure, countKeyRequest } from "@/server/limits/api-limits";
+import { countAddressRequest, countAuthFailure, countKeyCredits, countKeyRequest } from "@/server/limits/api-limits";
 import { log } from "@/server/log";
 import { metrics } from "@/server/metrics";
 import { asDomainError, invoke } from "@/server/operations/invoke";
@@ -20,7 +20,8 @@ import { readJsonBody } from "@/server/http/body-limit";
 
 // The REST API's handler, one for every operation: request id → the operation at the path and
 // method (from front-door.ts's endpoint index) → credentials (X-API-KEY or the console session) →
-// the key's rate limit → the operation (operations/invoke.ts) → its JSON answer, or problem+json for
+// the key's rate limit → the operation (operations/invoke.ts; a key's credits are spent once it is
+// authorized and its input valid) → its JSON answer, or problem+json for
 // any failure. A key that fails authentication counts against its client's address. One log line
 // and one metric sample a request; a key's request, refused or not, counts in its usage. The front
 // door serves it straight from the app's server; a request with the console's session comes through
@@ -122,6 +123,7 @@ async function run(
   // Only public and session-only operations declare a limit per address (operations.test.ts), so no
   // key's fields meet it.
   if (actor?.kind === "api_key") seen.headers = await countKeyRequest(actor.key.id, actor.key.rateLimit);
+  const credits = actor?.kind === "api_key" ? actor.key.credits : undefined;
   const result = await invoke(
     operation,
     actor,
@@ -130,7 +132,11 @@ async function run(
       query: operation.query ? queryObject(new URL(request.url)) : {},
       body: () => bodyFor(operation, request),
     },
-    { request: requestFactsOf(request, requestId) },
+    {
+      request: requestFactsOf(request, requestId),
+      // A key with credits spends one once the request is authorized and valid.
+      ...(credits && { admitted: () => countKeyCredits(credits, seen.headers) }),
+    },
   );
   const location = locationOf(operation, params, result);
   return new Response(operation.produces ? String(result) : JSON.stringify(result), {

@@ -39,6 +39,10 @@ export function rateLimitsOf(route: RestOperation): ("key" | "address")[] {
   return [...(byKey ? (["key"] as const) : []), ...(route.addressLimit ? (["address"] as const) : [])];
 }
 
+/** Whether a key's call of the operation spends one of its credits: any a key may be authorized for. */
+export const spendsCredits = (route: RestOperation): boolean =>
+  typeof route.access === "object" || route.access === "authenticated";
+
 /** What any call of the operation can fail with, besides the errors it declares. */
 function implicitErrors(route: RestOperation): ErrorCode[] {
   const readsBody = route.method !== "GET";
@@ -65,6 +69,8 @@ function implicitErrors(route: RestOperation): ErrorCode[] {
     ...common,
     // An address with too many failed authentications.
     "rate_limited",
+    // A key with credits that has none left.
+    ...(spendsCredits(route) ? (["credits_exhausted"] as const) : []),
     // The key or session is looked up in the database.
     "unavailable",
   ];

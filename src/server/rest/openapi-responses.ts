@@ -1,5 +1,6 @@
 import "server-only";
 import { ERROR_CODES, ERRORS, type ErrorCode, type ProblemExtension, type ProblemHeader } from "@/lib/errors";
+import { MAX_CREDITS } from "@/lib/credits";
 import { LENGTH } from "@/lib/schemas/common";
 import { METHODS } from "@/server/operations/operation";
 import { REQUEST_ID } from "./front-door";
@@ -9,7 +10,7 @@ import { PROBLEM_MAX_ITEMS, PROBLEM_TEXT_LENGTH, problemType } from "./problem";
 
 // The headers the API sends and the one problem schema every error response refers to.
 
-export type HeaderName = ProblemHeader | "X-Request-Id" | "Location" | "Cache-Control";
+export type HeaderName = ProblemHeader | "X-Request-Id" | "Location" | "Cache-Control" | "Credits-Remaining";
 
 /** The longest wait a 429 or 503 asks for: a key's longest window, a day. */
 const MAX_RETRY_AFTER_SECONDS = 86_400;
@@ -40,6 +41,11 @@ export const HEADERS: Record<HeaderName, { description: string; schema: JsonSche
     description:
       'Where that limit\'s window stands, as an IETF RateLimit field: `"key";r=<requests remaining>;t=<seconds until the window resets>` (or `"address";...`).',
     schema: { ...rateLimitField("r=\\d+;t=\\d+"), examples: ['"key";r=998;t=42'] },
+  },
+  "Credits-Remaining": {
+    description:
+      "The credits the API key has left after this request, on the answers of a key with credits (one without has no budget to report).",
+    schema: { type: "integer", format: "int64", minimum: 0, maximum: MAX_CREDITS },
   },
   Allow: {
     description: "The methods the path takes, comma-separated.",

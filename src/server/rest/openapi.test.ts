@@ -242,7 +242,9 @@ describe("OpenAPI document", () => {
     expect(Object.keys(body.properties).sort()).toEqual([
       "allowed_cidrs",
       "allowed_org_ids",
+      "credits",
       "expires_at",
+      "meta",
       "name",
       "rate_limit",
       "scopes",
@@ -254,6 +256,7 @@ describe("OpenAPI document", () => {
     );
     expect(Object.keys(created?.headers ?? {}).sort()).toEqual([
       "Cache-Control",
+      "Credits-Remaining",
       "Location",
       "RateLimit",
       "RateLimit-Policy",

@@ -2,7 +2,7 @@ import "server-only";
 import type { z } from "zod";
 import packageJson from "../../../package.json";
 import { ERRORS } from "@/lib/errors";
-import { accessText, errorGroups, rateLimitsOf, type ErrorGroup } from "./openapi-errors";
+import { accessText, errorGroups, rateLimitsOf, spendsCredits, type ErrorGroup } from "./openapi-errors";
 import { HEADERS, problemSchema, problemStatus, responseName, type HeaderName } from "./openapi-responses";
 import { SCHEMA_REF, SchemaComponents, SharedComponents, type JsonSchema } from "./openapi-schemas";
 import { ROUTES, type RestOperation } from "./registry";
@@ -107,6 +107,7 @@ class DocumentBuilder {
         headers: this.headersNamed([
           "X-Request-Id",
           ...rateLimitHeaders(route),
+          ...(codes.includes("credits_exhausted") ? (["Credits-Remaining"] as const) : []),
           ...codes.flatMap((code) => ERRORS[code].headers),
         ]),
         content: {
@@ -161,6 +162,7 @@ class DocumentBuilder {
           headers: this.headersNamed([
             "X-Request-Id",
             ...rateLimitHeaders(route),
+            ...(spendsCredits(route) ? (["Credits-Remaining"] as const) : []),
             ...(route.created ? (["Location"] as const) : []),
             ...(route.secret ? (["Cache-Control"] as const) : []),
           ]),

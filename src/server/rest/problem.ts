@@ -10,7 +10,11 @@ const DEFAULT_RETRY_AFTER_SECONDS = 5;
 
 // A header whose value an error does not carry is left out (a per-address 429 has no key policy).
 const HEADER_VALUES: Record<ProblemHeader, (details: Record<string, unknown>) => string | undefined> = {
-  "Retry-After": (details) => String(details.retry_after_seconds ?? DEFAULT_RETRY_AFTER_SECONDS),
+  // null: no moment helps (a key's credits without a refill), so no Retry-After is sent.
+  "Retry-After": (details) =>
+    details.retry_after_seconds === null
+      ? undefined
+      : String(details.retry_after_seconds ?? DEFAULT_RETRY_AFTER_SECONDS),
   Allow: (details) => (Array.isArray(details.allowed) ? details.allowed.join(", ") : ""),
   "RateLimit-Policy": (details) =>
     typeof details.rate_limit_policy === "string" ? details.rate_limit_policy : undefined,

@@ -8,6 +8,8 @@ import { isPermission } from "@/lib/permissions";
 import { rateLimitOf } from "@/server/limits/api-limits";
 import type { z } from "zod";
 import type { apiKeySchema, createdApiKeySchema } from "@/lib/schemas/api-keys";
+import { metaOf } from "@/lib/schemas/api-keys";
+import { CREDIT_FIELDS, creditsOf, type CreditColumns } from "./credits";
 
 // What the API key services share: the columns a key is answered with, its two answers (a key, and
 // a key just issued with its raw value), the check of its restrictions and the announcement of a
@@ -37,9 +39,15 @@ export const PUBLIC_FIELDS = {
   is_active: true,
   created_at: true,
   updated_at: true,
+  ...CREDIT_FIELDS,
+  meta: true,
+  // A rolled key spends its successor's credits, and shows them.
+  credits_key: { select: CREDIT_FIELDS },
 } as const;
 
-export interface KeyRow {
+export interface KeyRow extends CreditColumns {
+  meta: unknown;
+  credits_key: CreditColumns | null;
   id: string;
   user_id: string;
   name: string;
@@ -79,6 +87,8 @@ export function toApiKey(row: KeyRow): ApiKey {
     last_used_ip: row.last_used_ip,
     last_user_agent: row.last_user_agent,
     is_active: row.is_active,
+    credits: creditsOf(row.credits_key ?? row),
+    meta: metaOf(row.meta),
     created_at: row.created_at,
     updated_at: row.updated_at,
   };
@@ -99,6 +109,8 @@ export function toCreated(row: KeyRow, raw: string): CreatedApiKey {
     allowed_cidrs: listOrNull(row.allowed_cidrs),
     expires_at: row.expires_at,
     is_active: row.is_active,
+    credits: creditsOf(row.credits_key ?? row),
+    meta: metaOf(row.meta),
     created_at: row.created_at,
     raw_key: raw,
   };

@@ -10,13 +10,18 @@ import { Prisma } from "@/generated/prisma/client";
 import { rateLimitOf } from "@/server/limits/api-limits";
 import { DomainError, notFound, validationFailed } from "@/server/errors";
 import { newestFirst, paginate } from "@/server/services/pagination";
-import type {
-  CreateApiKeyInput,
-  ListApiKeysQuery,
-  RateLimit,
-  RollApiKeyInput,
-  UpdateApiKeyInput,
+import {
+  metaOf,
+  type ApiKeyMeta,
+  type ChangeCreditsInput,
+  type CreateApiKeyInput,
+  type CreditsInput,
+  type ListApiKeysQuery,
+  type RateLimit,
+  type RollApiKeyInput,
+  type UpdateApiKeyInput,
 } from "@/lib/schemas/api-keys";
+import { changedCreditColumns, creditColumns } from "./credits";
 import {
   keyPolicyFor,
   platformKeyPolicy,
@@ -42,6 +47,16 @@ import {
 // issued for a user, within what that user holds and the key policies; the raw key leaves this
 // module once, in the value createApiKey returns, and is stored nowhere (only its SHA-256).
 
+/** What issuing a key takes: the create body, its optional parts left out where a caller has none. */
+export type IssueKeyInput = Omit<
+  CreateApiKeyInput,
+  "rate_limit" | "allowed_org_ids" | "allowed_cidrs" | "credits" | "meta"
+> & {
+  rate_limit?: RateLimit | null;
+  credits?: CreditsInput;
+  meta?: ApiKeyMeta;
+} & Restrictions;
+
 /**
  * Whose keys a call may touch: by default the actor's own (a system actor's: anyone's). A service
  * account's keys are touched by whoever its organization lets manage them (decided before the call),
@@ -64,13 +79,7 @@ async function ownedKey(db: Pick<Db, "apiKey">, actor: Actor, keyId: string, of?
  * held by the owner globally or in at least one organization; the key must follow the owner's key
  * policy. A refused request stores nothing.
  */
-export async function createApiKey(
-  ctx: Context,
-  ownerId: string,
-  input: Omit<CreateApiKeyInput, "rate_limit" | "allowed_org_ids" | "allowed_cidrs"> & {
-    rate_limit?: RateLimit | null;
-  } & Restrictions,
-): Promise<CreatedApiKey> {
+export async function createApiKey(ctx: Context, ownerId: string, input: IssueKeyInput): Promise<CreatedApiKey> {
   const { db } = ctx;
 
   const scopes = requireKnownScopes(input.scopes, "scopes");
@@ -103,6 +112,8 @@ export async function createApiKey(
         expires_at: expiresAt,
         rate_limit: input.rate_limit ?? Prisma.DbNull,
         ...restrictions,
+        ...creditColumns(input.credits ?? null, now),
+        meta: input.meta ?? {},
       },
       select: PUBLIC_FIELDS,
     });
@@ -134,7 +145,14 @@ export async function rollApiKey(
     }
     const rolled = await tx.apiKey.findUniqueOrThrow({
       where: { id: keyId },
-      select: { rolled_at: true, expires_at_before_roll: true },
+      select: {
+        rolled_at: true,
+        expires_at_before_roll: true,
+        credits_key_id: true,
+        credits_version: true,
+        credits_low_sent: true,
+        credits_exhausted_sent: true,
+      },
     });
     // The expiry the key had before any roll shortened it to a grace period.
     const inherited = rolled.rolled_at ? rolled.expires_at_before_roll : old.expires_at;
@@ -153,7 +171,11 @@ export async function rollApiKey(
       select: { id: true },
     });
     await announceChange(tx, keyId);
-    return tx.apiKey.create({
+    // The successor takes the key's balance (and the balance's version, so credits a process holds
+    // go back to it); the old key, and any it was rolled from, spend the successor's from now on. A
+    // key that already spends another's passes that on.
+    const balance = rolled.credits_key_id ? null : old;
+    const successor = await tx.apiKey.create({
       data: {
         user_id: old.user_id,
         name: old.name,
@@ -164,9 +186,30 @@ export async function rollApiKey(
         rate_limit: rateLimitOf(old.rate_limit) ?? Prisma.DbNull,
         allowed_org_ids: old.allowed_org_ids,
         allowed_cidrs: old.allowed_cidrs,
+        meta: metaOf(old.meta),
+        ...(balance
+          ? {
+              credits_remaining: balance.credits_remaining,
+              credits_refill_amount: balance.credits_refill_amount,
+              credits_refill_interval: balance.credits_refill_interval,
+              credits_refill_day: balance.credits_refill_day,
+              credits_low_at: balance.credits_low_at,
+              credits_refilled_at: balance.credits_refilled_at,
+              credits_version: rolled.credits_version,
+              credits_low_sent: rolled.credits_low_sent,
+              credits_exhausted_sent: rolled.credits_exhausted_sent,
+            }
+          : { credits_key_id: rolled.credits_key_id }),
       },
       select: PUBLIC_FIELDS,
     });
+    if (balance) {
+      await tx.apiKey.updateMany({
+        where: { OR: [{ id: keyId }, { credits_key_id: keyId }] },
+        data: { ...creditColumns(null), credits_key_id: successor.id },
+      });
+    }
+    return successor;
   });
   announceCommitted({ keyId });
   return toCreated(row, key.raw);
@@ -185,7 +228,7 @@ export async function updateApiKey(
   of?: KeysOf,
 ): Promise<ApiKey> {
   const { db } = ctx;
-  const row = await db.$transaction(async (tx) => {
+  const { row, announced } = await db.$transaction(async (tx) => {
     const key = await ownedKey(tx, ctx.actor, keyId, of);
     if (key.is_active) {
       const policy = await keyPolicyFor(tx, key.user_id);
@@ -194,19 +237,72 @@ export async function updateApiKey(
       requireRateLimitAllowed(ctx.actor, policy, rateLimit);
     }
     const restrictions = await checkedRestrictions(tx, key.user_id, input);
+    if (input.credits !== undefined) requireOwnBalance(key);
     const updated = await tx.apiKey.update({
       where: { id: keyId },
       data: {
         ...(input.name === undefined ? {} : { name: input.name }),
         ...(input.rate_limit === undefined ? {} : { rate_limit: input.rate_limit ?? Prisma.DbNull }),
         ...restrictions,
+        ...(input.credits === undefined ? {} : { ...creditColumns(input.credits), credits_version: { increment: 1 } }),
+        ...(input.meta === undefined ? {} : { meta: input.meta }),
       },
       select: PUBLIC_FIELDS,
     });
-    await announceChange(tx, keyId);
-    return updated;
+    return { row: updated, announced: await announceBalanceChange(tx, keyId) };
   });
-  announceCommitted({ keyId });
+  for (const id of announced) announceCommitted({ keyId: id });
+  return toApiKey(row);
+}
+
+/** A rolled key spends its successor's credits: those are the ones to change. */
+function requireOwnBalance(key: { credits_key: unknown }): void {
+  if (key.credits_key)
+    throw new DomainError(
+      "conflict",
+      "This key was rolled: it spends its successor's credits, so change those (on the new key).",
+    );
+}
+
+/** Tells every process of a change to the key and to the keys that spend its credits (rolled from it). */
+async function announceBalanceChange(tx: Pick<Db, "$executeRaw" | "apiKey">, keyId: string): Promise<string[]> {
+  const spenders = await tx.apiKey.findMany({ where: { credits_key_id: keyId }, select: { id: true } });
+  const ids = [keyId, ...spenders.map((s) => s.id)];
+  for (const id of ids) await announceChange(tx, id);
+  return ids;
+}
+
+/**
+ * Sets, raises or lowers a key's credits (`set` with null: unlimited). The row is locked first, so
+ * no request's take interleaves; a refill that fell due is applied before an increment or
+ * decrement. Every process drops what it holds of the old balance.
+ */
+export async function changeCredits(
+  ctx: Context,
+  keyId: string,
+  change: ChangeCreditsInput,
+  of?: KeysOf,
+): Promise<ApiKey> {
+  const { db } = ctx;
+  const { row, announced } = await db.$transaction(async (tx) => {
+    await ownedKey(tx, ctx.actor, keyId, of);
+    await tx.$queryRaw`SELECT 1 FROM api_keys WHERE id = ${keyId}::uuid FOR UPDATE`;
+    const key = await ownedKey(tx, ctx.actor, keyId, of);
+    requireOwnBalance(key);
+    const unlimited = key.credits_remaining === null;
+    if (unlimited && change.op !== "set")
+      throw new DomainError("conflict", "The key is unlimited: set a balance before raising or lowering it.");
+    const data =
+      change.op === "set" && (change.amount === null || unlimited)
+        ? {
+            ...creditColumns(change.amount === null ? null : { remaining: change.amount, refill: null, low_at: null }),
+            credits_version: { increment: 1 },
+          }
+        : changedCreditColumns(key, change);
+    const updated = await tx.apiKey.update({ where: { id: keyId }, data, select: PUBLIC_FIELDS });
+    return { row: updated, announced: await announceBalanceChange(tx, keyId) };
+  });
+  for (const id of announced) announceCommitted({ keyId: id });
   return toApiKey(row);
 }
 

@@ -3,15 +3,17 @@ import type { Context } from "@/server/db/context";
 import { requireHeldByActor, requireKnownScopes } from "@/server/auth/escalation";
 import { isPermission } from "@/lib/permissions";
 import {
+  changeCredits,
   createApiKey,
   getApiKey,
   listApiKeys,
   revokeApiKey,
   rollApiKey,
   updateApiKey,
+  type IssueKeyInput,
 } from "@/server/services/api-keys/service";
 import { requireOrganization } from "@/server/services/organizations/service";
-import type { CreateApiKeyInput, ListApiKeysQuery, RollApiKeyInput, UpdateApiKeyInput } from "@/lib/schemas/api-keys";
+import type { ChangeCreditsInput, ListApiKeysQuery, RollApiKeyInput, UpdateApiKeyInput } from "@/lib/schemas/api-keys";
 import type { ApiKey, CreatedApiKey } from "@/server/services/api-keys/rows";
 import { requireMayEndServiceAccount, requireServiceAccount } from "./service";
 
@@ -19,7 +21,7 @@ import { requireMayEndServiceAccount, requireServiceAccount } from "./service";
 // one follows the no-escalation rule in the organization: every scope must be one the actor holds
 // there (and, as for every key, one the account holds through its roles). Rolling or changing one
 // (its restrictions, rate limit, name) follows the same rule, on the key's scopes: what a manager
-// could not issue, it cannot loosen either. Revoking one needs what deleting the account needs.
+// could not issue, it cannot loosen either (nor its budget). Revoking one needs what deleting the account needs.
 
 /** The account, in that organization, whose keys the call is about. */
 async function accountKeys(ctx: Context, orgId: string, userId: string) {
@@ -42,7 +44,7 @@ export async function createServiceAccountKey(
   ctx: Context,
   orgId: string,
   userId: string,
-  input: CreateApiKeyInput,
+  input: IssueKeyInput,
 ): Promise<CreatedApiKey> {
   const of = await accountKeys(ctx, orgId, userId);
   requireHeldByActor(ctx.actor, requireKnownScopes(input.scopes, "scopes"), orgId);
@@ -59,6 +61,18 @@ export async function updateServiceAccountKey(
   const of = await accountKeys(ctx, orgId, userId);
   await requireKeyScopesHeld(ctx, orgId, keyId, of);
   return updateApiKey(ctx, keyId, input, of);
+}
+
+export async function changeServiceAccountKeyCredits(
+  ctx: Context,
+  orgId: string,
+  userId: string,
+  keyId: string,
+  change: ChangeCreditsInput,
+): Promise<ApiKey> {
+  const of = await accountKeys(ctx, orgId, userId);
+  await requireKeyScopesHeld(ctx, orgId, keyId, of);
+  return changeCredits(ctx, keyId, change, of);
 }
 
 /** The key's scopes must be ones the actor holds in the organization (403 `scope_not_held`), as to issue it. */

@@ -88,3 +88,41 @@ export async function keyRateLimited(ctx: Context, keyId: string, now = new Date
     log.warn("could not emit api_key.rate_limited", { key_id: keyId, error: (error as Error).message });
   }
 }
+
+/**
+ * Emits api_key.credits_low or api_key.credits_exhausted for the key's current balance, once across
+ * processes (a flag on the key, cleared when the balance is refilled, set or raised); never throws.
+ */
+export async function keyCreditsEvent(ctx: Context, keyId: string, kind: "low" | "exhausted"): Promise<void> {
+  try {
+    await ctx.transaction(async (tx) => {
+      // Bookkeeping: marking the event sent is not a change of the key (updated_at stays).
+      const flag = kind === "low" ? "credits_low_sent" : "credits_exhausted_sent";
+      const [key] = await tx.db.$queryRawUnsafe<(KeyRow & { expires_at: Date | null; remaining: number })[]>(
+        `WITH bookkeeping AS (SELECT set_config('svc.bookkeeping', 'on', true))
+         UPDATE api_keys SET ${flag} = true FROM bookkeeping
+         WHERE id = $1::uuid AND NOT ${flag} AND credits_remaining IS NOT NULL
+         RETURNING id, key_prefix, user_id, name, expires_at, allowed_org_ids, credits_remaining::float8 AS remaining`,
+        keyId,
+      );
+      if (!key) return;
+      await emitEvent(
+        tx,
+        kind === "low" ? "api_key.credits_low" : "api_key.credits_exhausted",
+        key.allowed_org_ids.length === 1 ? key.allowed_org_ids[0]! : null,
+        {
+          api_key: {
+            id: key.id,
+            key_prefix: key.key_prefix,
+            user_id: key.user_id,
+            name: key.name,
+            expires_at: key.expires_at?.toISOString() ?? null,
+          },
+          credits: { remaining: key.remaining },
+        },
+      );
+    });
+  } catch (error) {
+    log.warn(`could not emit api_key.credits_${kind}`, { key_id: keyId, error: (error as Error).message });
+  }
+}
