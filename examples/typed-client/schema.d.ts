@@ -350,6 +350,50 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/admin/users/api-keys/{key_id}/credits": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Set, raise or lower one of the caller's keys' credits
+         * @description `set` makes the balance `amount` (null: unlimited; a key without credits gets a balance without refill), `increment` and `decrement` add or take away `amount` (never below 0, nor above 10^12). A refill that fell due is applied first. Every process applies the change at once. A rolled key spends its successor's credits: change those (409 here).
+         *
+         *     Requires a sys_admin holding `svc:system:api_keys:write`.
+         */
+        post: operations["changeApiKeyCredits"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/api-keys/verify": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Verify a key presented to one of the platform's services
+         * @description For the platform's own services (an orchestrator runtime checking the key a caller sent it), with `svc:system:api_keys:verify`. Always 200 for a well-formed request: `valid` and `code` say whether the key may make this call — `VALID`, `NOT_FOUND` (unknown, malformed or deleted: nothing else is said), `REVOKED`, `EXPIRED`, `IP_NOT_ALLOWED` (outside `allowed_cidrs`, or `client_ip` not given for a key restricted to networks), `RATE_LIMITED`, `ORG_NOT_ALLOWED`, `INSUFFICIENT_PERMISSIONS`, `CREDITS_EXHAUSTED`, checked in that order, as a request with the key is. A verification counts in the key's rate limit and usage and spends `cost` of its credits (default 1) exactly as a request would; `cost: 0` only looks, counting and spending nothing. This route itself counts against the calling key's rate limit.
+         *
+         *     Requires `svc:system:api_keys:verify`.
+         */
+        post: operations["verifyApiKey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/admin/users/api-keys/{key_id}/usage": {
         parameters: {
             query?: never;
@@ -1812,6 +1856,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/organizations/{org_id}/service-accounts/{user_id}/api-keys/{key_id}/credits": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Set, raise or lower a service account's key's credits
+         * @description As for a personal key: `set` (null: unlimited), `increment`, `decrement`. As to issue or roll the key, you must hold its scopes in this organization (403 `scope_not_held`). Every process applies the change at once.
+         *
+         *     Requires `svc:org:service_accounts:write` in the organization, or globally.
+         */
+        post: operations["changeServiceAccountKeyCredits"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/permissions": {
         parameters: {
             query?: never;
@@ -2742,7 +2808,7 @@ export interface components {
              * @description What went wrong, for programs.
              * @enum {string}
              */
-            code: "validation_failed" | "unknown_scope" | "immutable_field" | "unauthenticated" | "invalid_api_key" | "api_key_expired" | "api_key_revoked" | "forbidden" | "scope_not_held" | "ip_not_allowed" | "tier_required" | "quota_exceeded" | "not_overridable" | "not_found" | "method_not_allowed" | "conflict" | "domain_taken" | "public_email_domain" | "already_invited" | "already_member" | "policy_violation" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "unavailable";
+            code: "validation_failed" | "unknown_scope" | "immutable_field" | "unauthenticated" | "invalid_api_key" | "api_key_expired" | "api_key_revoked" | "forbidden" | "scope_not_held" | "ip_not_allowed" | "tier_required" | "quota_exceeded" | "not_overridable" | "not_found" | "method_not_allowed" | "conflict" | "domain_taken" | "public_email_domain" | "already_invited" | "already_member" | "policy_violation" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "credits_exhausted" | "internal_error" | "unavailable";
             /** @description Each bad field (the first 100): its dotted `path` (query fields start with `query.`, path parameters with `params.`) and what is wrong with it. Sent with `validation_failed`, `unknown_scope`, `immutable_field`, `not_overridable`, `conflict`, `public_email_domain`, `already_invited`, `already_member`. */
             errors?: {
                 path: string;
@@ -2770,6 +2836,18 @@ export interface components {
             /** Format: int32 */
             window_seconds: number;
         };
+        /**
+         * @description The owner's own data about the key (a plan, a customer id), returned by lists, /api/v1/me and verify. At most 4 KiB of JSON, 50 top-level properties, 3 levels deep. Never a secret's place: anyone who reads the key reads it.
+         * @example {
+         *       "plan": "pro",
+         *       "customer": "acme-42"
+         *     }
+         */
+        ApiKeyMeta: {
+            [key: string]: components["schemas"]["JsonValue"];
+        };
+        /** @description Any JSON value: a string, number, boolean, null, array or object. A request may nest one at most 64 levels deep, within its 1 MiB body. */
+        JsonValue: unknown;
         /**
          * @example {
          *       "enabled": true,
@@ -2865,6 +2943,19 @@ export interface components {
          *       "allowed_cidrs": null,
          *       "expires_at": "2027-01-15T09:30:00.000Z",
          *       "is_active": true,
+         *       "credits": {
+         *         "remaining": 10000,
+         *         "refill": {
+         *           "amount": 10000,
+         *           "interval": "monthly",
+         *           "day": 1
+         *         },
+         *         "low_at": null,
+         *         "next_refill_at": "2026-02-01T00:00:00.000Z"
+         *       },
+         *       "meta": {
+         *         "plan": "pro"
+         *       },
          *       "created_at": "2026-01-15T09:30:00.000Z",
          *       "raw_key": "cdk_7Hq2LmXaP4kR9sT1vW3yZ5bD7fH9jL2nQ4rS6tU8wX03QrEfw"
          *     }
@@ -2891,6 +2982,8 @@ export interface components {
             allowed_cidrs: (string)[] | null;
             expires_at: string | null;
             is_active: boolean;
+            credits: components["schemas"]["Credits"];
+            meta: components["schemas"]["ApiKeyMeta"];
             /**
              * Format: date-time
              * @example 2026-01-15T09:30:00.000Z
@@ -2898,6 +2991,57 @@ export interface components {
             created_at: string;
             /** @description The key itself. Shown once, in this response only. */
             raw_key: string;
+        };
+        /**
+         * @description The key's budget; null: unlimited.
+         * @example {
+         *       "remaining": 8412,
+         *       "refill": {
+         *         "amount": 10000,
+         *         "interval": "monthly",
+         *         "day": 1
+         *       },
+         *       "low_at": null,
+         *       "next_refill_at": "2026-02-01T00:00:00.000Z"
+         *     }
+         */
+        Credits: {
+            /**
+             * Format: int64
+             * @description The balance now (credits each app process holds in advance, at most 1% of it, are not counted here).
+             */
+            remaining: number;
+            refill: {
+                /** Format: int64 */
+                amount: number;
+                /** @enum {string} */
+                interval: "daily" | "monthly";
+                day: number | null;
+            } | null;
+            low_at: number | null;
+            next_refill_at: string | null;
+        } | null;
+        /**
+         * @description At 00:00 UTC of each day it falls due, the balance becomes `amount` (it replaces what was left, it does not add to it).
+         * @example {
+         *       "amount": 10000,
+         *       "interval": "monthly",
+         *       "day": 1
+         *     }
+         */
+        CreditsRefill: {
+            /**
+             * Format: int64
+             * @description What the balance is set to at each refill.
+             */
+            amount: number;
+            /** @enum {string} */
+            interval: "daily" | "monthly";
+            /**
+             * @description Monthly: the day of the month (past a month's end, its last day; default 1). Daily: null.
+             * @default null
+             */
+            day: number | null;
         };
         /**
          * @example {
@@ -2919,6 +3063,10 @@ export interface components {
          *       "last_used_ip": "203.0.113.7",
          *       "last_user_agent": "ci-runner/2.1",
          *       "is_active": true,
+         *       "credits": null,
+         *       "meta": {
+         *         "plan": "pro"
+         *       },
          *       "created_at": "2026-01-15T09:30:00.000Z",
          *       "updated_at": "2026-01-15T09:30:00.000Z"
          *     }
@@ -2950,6 +3098,8 @@ export interface components {
             /** @description The User-Agent of the key's latest request (best effort). */
             last_user_agent: string | null;
             is_active: boolean;
+            credits: components["schemas"]["Credits"];
+            meta: components["schemas"]["ApiKeyMeta"];
             /**
              * Format: date-time
              * @example 2026-01-15T09:30:00.000Z
@@ -2960,6 +3110,77 @@ export interface components {
              * @example 2026-01-15T09:30:00.000Z
              */
             updated_at: string;
+        };
+        /**
+         * @description `valid` and `code` always; the other fields only for a key that exists and is not deleted (never for NOT_FOUND).
+         * @example {
+         *       "valid": true,
+         *       "code": "VALID",
+         *       "key_id": "0193a5c3-0a4b-7c5d-9e6f-7a8b9c0d1e2f",
+         *       "key_prefix": "cdk_7Hq2LmXa",
+         *       "owner": {
+         *         "user_id": "0193a5c2-41f0-7e2d-8a6b-3c9e5d7f1a22",
+         *         "kind": "service_account",
+         *         "username": "support-bot"
+         *       },
+         *       "org_ids": [
+         *         "0193a5c2-7d1e-7b4a-9c3f-2e8d6f1a4b70"
+         *       ],
+         *       "permissions": [
+         *         "svc:conversations:write",
+         *         "svc:orchestrators:read"
+         *       ],
+         *       "expires_at": null,
+         *       "credits": {
+         *         "remaining": 8411
+         *       },
+         *       "ratelimit": {
+         *         "limit": 600,
+         *         "remaining": 598,
+         *         "reset": "2026-01-15T09:31:00.000Z"
+         *       },
+         *       "meta": {
+         *         "plan": "pro"
+         *       }
+         *     }
+         */
+        VerifiedApiKey: {
+            valid: boolean;
+            /** @enum {string} */
+            code: "VALID" | "NOT_FOUND" | "REVOKED" | "EXPIRED" | "ORG_NOT_ALLOWED" | "IP_NOT_ALLOWED" | "INSUFFICIENT_PERMISSIONS" | "RATE_LIMITED" | "CREDITS_EXHAUSTED";
+            /** Format: uuid */
+            key_id?: string;
+            key_prefix?: string;
+            owner?: {
+                /** Format: uuid */
+                user_id: string;
+                /** @enum {string} */
+                kind: "user" | "service_account";
+                username: string;
+            };
+            /** @description The organizations the key acts in now. */
+            org_ids?: string[];
+            /** @description What the key may do now: in `org_id` when given, else globally. */
+            permissions?: string[];
+            expires_at?: string | null;
+            /** @description The balance after this verification; null: unlimited. */
+            credits?: {
+                /** Format: int64 */
+                remaining: number;
+            } | null;
+            /** @description Where the key's rate limit stands; null when the verification stopped before it. */
+            ratelimit?: {
+                /** Format: int64 */
+                limit: number;
+                /** Format: int64 */
+                remaining: number;
+                /**
+                 * Format: date-time
+                 * @example 2026-01-15T09:30:00.000Z
+                 */
+                reset: string;
+            } | null;
+            meta?: components["schemas"]["ApiKeyMeta"];
         };
         /**
          * @example {
@@ -3062,8 +3283,6 @@ export interface components {
              */
             updated_at: string;
         };
-        /** @description Any JSON value: a string, number, boolean, null, array or object. A request may nest one at most 64 levels deep, within its 1 MiB body. */
-        JsonValue: unknown;
         /**
          * @example {
          *       "key": "assistant.locale",
@@ -4194,27 +4413,6 @@ export interface components {
         };
     };
     responses: {
-        /** @description `rate_limited`: The key made more requests than its rate limit allows in the current window (`RateLimit-Policy` and `RateLimit` say which, and where it stands), or too many authentications failed from the client's address. Retry after the `Retry-After` header's seconds. */
-        RateLimited: {
-            headers: {
-                "X-Request-Id": components["headers"]["X-Request-Id"];
-                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                RateLimit: components["headers"]["RateLimit"];
-                "Retry-After": components["headers"]["Retry-After"];
-                [name: string]: unknown;
-            };
-            content: {
-                "application/problem+json": components["schemas"]["Problem"] & {
-                    /**
-                     * Format: int32
-                     * @constant
-                     */
-                    status?: 429;
-                    /** @enum {string} */
-                    code?: "rate_limited";
-                };
-            };
-        };
         /** @description `unavailable`: The database cannot be reached; nothing was half-written. Retry after the `Retry-After` header's seconds. */
         Unavailable: {
             headers: {
@@ -4261,6 +4459,32 @@ export interface components {
                     status?: 401;
                     /** @enum {string} */
                     code?: "unauthenticated" | "invalid_api_key" | "api_key_expired" | "api_key_revoked";
+                };
+            };
+        };
+        /**
+         * @description `rate_limited`: The key made more requests than its rate limit allows in the current window (`RateLimit-Policy` and `RateLimit` say which, and where it stands), or too many authentications failed from the client's address. Retry after the `Retry-After` header's seconds.
+         *
+         *     `credits_exhausted`: The key has no credits left. With a refill set, `Retry-After` says the seconds until the next one (00:00 UTC of the day it falls due); without one, the key's credits must be raised (`POST …/api-keys/{key_id}/credits`).
+         */
+        RateLimitedOrCreditsExhausted: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
+                "Credits-Remaining": components["headers"]["Credits-Remaining"];
+                "Retry-After": components["headers"]["Retry-After"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /**
+                     * Format: int32
+                     * @constant
+                     */
+                    status?: 429;
+                    /** @enum {string} */
+                    code?: "rate_limited" | "credits_exhausted";
                 };
             };
         };
@@ -4411,6 +4635,27 @@ export interface components {
                     status?: 403;
                     /** @enum {string} */
                     code?: "forbidden" | "scope_not_held" | "ip_not_allowed";
+                };
+            };
+        };
+        /** @description `rate_limited`: The key made more requests than its rate limit allows in the current window (`RateLimit-Policy` and `RateLimit` say which, and where it stands), or too many authentications failed from the client's address. Retry after the `Retry-After` header's seconds. */
+        RateLimited: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
+                "Retry-After": components["headers"]["Retry-After"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /**
+                     * Format: int32
+                     * @constant
+                     */
+                    status?: 429;
+                    /** @enum {string} */
+                    code?: "rate_limited";
                 };
             };
         };
@@ -4668,6 +4913,8 @@ export interface components {
         "RateLimit-Policy": string;
         /** @description Where that limit's window stands, as an IETF RateLimit field: `"key";r=<requests remaining>;t=<seconds until the window resets>` (or `"address";...`). */
         RateLimit: string;
+        /** @description The credits the API key has left after this request, on the answers of a key with credits (one without has no budget to report). */
+        "Credits-Remaining": number;
         /** @description The path of the new resource. */
         Location: string;
         /** @description `no-store`: the response holds a secret. */
@@ -4823,6 +5070,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "Credits-Remaining": components["headers"]["Credits-Remaining"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4835,7 +5083,7 @@ export interface operations {
                         };
                         /** @enum {string} */
                         auth: "api_key" | "session";
-                        /** @description The key the request came with (null for a session). `rate_limit` is the limit it is held to: its own, else the platform default; `allowed_org_ids` and `allowed_cidrs` its restrictions (null: none). */
+                        /** @description The key the request came with (null for a session). `rate_limit` is the limit it is held to: its own, else the platform default; `allowed_org_ids` and `allowed_cidrs` its restrictions (null: none); `meta` its owner's data about it. Its credits are in the answer's `Credits-Remaining` field. */
                         key: {
                             /** Format: uuid */
                             id: string;
@@ -4852,6 +5100,7 @@ export interface operations {
                              *     ]
                              */
                             allowed_cidrs: (string)[] | null;
+                            meta: components["schemas"]["ApiKeyMeta"];
                         } | null;
                         /** @description Effective permissions held globally. */
                         permissions: string[];
@@ -4866,7 +5115,7 @@ export interface operations {
             };
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["IpNotAllowed"];
-            429: components["responses"]["RateLimited"];
+            429: components["responses"]["RateLimitedOrCreditsExhausted"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -5169,6 +5418,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "Credits-Remaining": components["headers"]["Credits-Remaining"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5182,7 +5432,7 @@ export interface operations {
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["ForbiddenOrIpNotAllowed"];
-            429: components["responses"]["RateLimited"];
+            429: components["responses"]["RateLimitedOrCreditsExhausted"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -5219,6 +5469,35 @@ export interface operations {
                      *     ]
                      */
                     allowed_cidrs?: (string)[] | null;
+                    /**
+                     * @description The key's budget; null: unlimited. Over it: 429 `credits_exhausted`.
+                     * @default null
+                     * @example {
+                     *       "remaining": 10000,
+                     *       "refill": {
+                     *         "amount": 10000,
+                     *         "interval": "monthly",
+                     *         "day": 1
+                     *       },
+                     *       "low_at": null
+                     *     }
+                     */
+                    credits?: {
+                        /**
+                         * Format: int64
+                         * @description The balance: each request the key makes costs 1.
+                         */
+                        remaining: number;
+                        /** @default null */
+                        refill?: components["schemas"]["CreditsRefill"] | null;
+                        /**
+                         * @description api_key.credits_low is sent once the balance falls below this; null: below 10% of the refill amount.
+                         * @default null
+                         */
+                        low_at?: number | null;
+                    } | null;
+                    /** @default {} */
+                    meta?: components["schemas"]["ApiKeyMeta"];
                 };
             };
         };
@@ -5229,6 +5508,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "Credits-Remaining": components["headers"]["Credits-Remaining"];
                     Location: components["headers"]["Location"];
                     "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
@@ -5243,7 +5523,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["PolicyViolation"];
-            429: components["responses"]["RateLimited"];
+            429: components["responses"]["RateLimitedOrCreditsExhausted"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -5264,6 +5544,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "Credits-Remaining": components["headers"]["Credits-Remaining"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5274,7 +5555,7 @@ export interface operations {
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["ForbiddenOrIpNotAllowed"];
             404: components["responses"]["NotFound"];
-            429: components["responses"]["RateLimited"];
+            429: components["responses"]["RateLimitedOrCreditsExhausted"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -5295,6 +5576,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "Credits-Remaining": components["headers"]["Credits-Remaining"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5307,7 +5589,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            429: components["responses"]["RateLimited"];
+            429: components["responses"]["RateLimitedOrCreditsExhausted"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -5336,6 +5618,34 @@ export interface operations {
                      *     ]
                      */
                     allowed_cidrs?: (string)[] | null;
+                    /**
+                     * @description The key's budget, replacing the one it had; null: unlimited.
+                     * @example {
+                     *       "remaining": 10000,
+                     *       "refill": {
+                     *         "amount": 10000,
+                     *         "interval": "monthly",
+                     *         "day": 1
+                     *       },
+                     *       "low_at": null
+                     *     }
+                     */
+                    credits?: {
+                        /**
+                         * Format: int64
+                         * @description The balance: each request the key makes costs 1.
+                         */
+                        remaining: number;
+                        /** @default null */
+                        refill?: components["schemas"]["CreditsRefill"] | null;
+                        /**
+                         * @description api_key.credits_low is sent once the balance falls below this; null: below 10% of the refill amount.
+                         * @default null
+                         */
+                        low_at?: number | null;
+                    } | null;
+                    /** @description Replaces the key's metadata as a whole. */
+                    meta?: components["schemas"]["ApiKeyMeta"];
                 };
             };
         };
@@ -5346,6 +5656,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "Credits-Remaining": components["headers"]["Credits-Remaining"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5359,7 +5670,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["PolicyViolation"];
-            429: components["responses"]["RateLimited"];
+            429: components["responses"]["RateLimitedOrCreditsExhausted"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -5391,6 +5702,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "Credits-Remaining": components["headers"]["Credits-Remaining"];
                     Location: components["headers"]["Location"];
                     "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
@@ -5407,7 +5719,105 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["PolicyViolation"];
-            429: components["responses"]["RateLimited"];
+            429: components["responses"]["RateLimitedOrCreditsExhausted"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    changeApiKeyCredits: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                key_id: components["parameters"]["key_id"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @enum {string} */
+                    op: "set" | "increment" | "decrement";
+                    /** @description `set`: the new balance (null: unlimited); `increment`/`decrement`: how many to add or take away. */
+                    amount: number | null;
+                };
+            };
+        };
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Credits-Remaining": components["headers"]["Credits-Remaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiKey"];
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["ForbiddenOrIpNotAllowed"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimitedOrCreditsExhausted"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    verifyApiKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The raw key the caller presented to your service. */
+                    key: string;
+                    /** @description Permissions the key must all hold (in `org_id` when given); else INSUFFICIENT_PERMISSIONS. */
+                    permissions?: string[];
+                    /**
+                     * Format: uuid
+                     * @description The organization the call acts in; a key that may not act there: ORG_NOT_ALLOWED.
+                     * @example 0193a5c2-7d1e-7b4a-9c3f-2e8d6f1a4b70
+                     */
+                    org_id?: string;
+                    /** @description The caller's address, checked against the key's `allowed_cidrs`; a key restricted to networks is IP_NOT_ALLOWED without it. */
+                    client_ip?: string;
+                    /**
+                     * Format: int32
+                     * @description Credits to consume (0: check only — nothing is consumed or counted).
+                     * @default 1
+                     */
+                    cost?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Credits-Remaining": components["headers"]["Credits-Remaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["VerifiedApiKey"];
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["ForbiddenOrIpNotAllowed"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimitedOrCreditsExhausted"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -5433,6 +5843,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "Credits-Remaining": components["headers"]["Credits-Remaining"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5443,7 +5854,7 @@ export interface operations {
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["ForbiddenOrIpNotAllowed"];
             404: components["responses"]["NotFound"];
-            429: components["responses"]["RateLimited"];
+            429: components["responses"]["RateLimitedOrCreditsExhausted"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -5505,6 +5916,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "Credits-Remaining": components["headers"]["Credits-Remaining"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5523,7 +5935,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            429: components["responses"]["RateLimited"];
+            429: components["responses"]["RateLimitedOrCreditsExhausted"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -5553,6 +5965,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "Credits-Remaining": components["headers"]["Credits-Remaining"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5566,7 +5979,7 @@ export interface operations {
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["ForbiddenOrIpNotAllowed"];
-            429: components["responses"]["RateLimited"];
+            429: components["responses"]["RateLimitedOrCreditsExhausted"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -5609,6 +6022,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "Credits-Remaining": components["headers"]["Credits-Remaining"];
                     Location: components["headers"]["Location"];
                     [name: string]: unknown;
                 };
@@ -5622,7 +6036,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            429: components["responses"]["RateLimited"];
+            429: components["responses"]["RateLimitedOrCreditsExhausted"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -5646,6 +6060,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "Credits-Remaining": components["headers"]["Credits-Remaining"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5656,7 +6071,7 @@ export interface operations {
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["ForbiddenOrIpNotAllowed"];
             404: components["responses"]["NotFound"];
-            429: components["responses"]["RateLimited"];
+            429: components["responses"]["RateLimitedOrCreditsExhausted"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -5677,6 +6092,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "Credits-Remaining": components["headers"]["Credits-Remaining"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5689,7 +6105,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            429: components["responses"]["RateLimited"];
+            429: components["responses"]["RateLimitedOrCreditsExhausted"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -5724,6 +6140,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "Credits-Remaining": components["headers"]["Credits-Remaining"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5737,7 +6154,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            429: components["responses"]["RateLimited"];
+            429: components["responses"]["RateLimitedOrCreditsExhausted"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -5767,6 +6184,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "Credits-Remaining": components["headers"]["Credits-Remaining"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5779,7 +6197,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            429: components["responses"]["RateLimited"];
+            429: components["responses"]["RateLimitedOrCreditsExhausted"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -5800,6 +6218,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "Credits-Remaining": components["headers"]["Credits-Remaining"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5813,7 +6232,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            429: components["responses"]["RateLimited"];
+            429: components["responses"]["RateLimitedOrCreditsExhausted"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -5839,6 +6258,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "Credits-Remaining": components["headers"]["Credits-Remaining"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5852,7 +6272,7 @@ export interface operations {
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["ForbiddenOrIpNotAllowed"];
-            429: components["responses"]["RateLimited"];
+            429: components["responses"]["RateLimitedOrCreditsExhausted"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -5876,6 +6296,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "Credits-Remaining": components["headers"]["Credits-Remaining"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5886,7 +6307,7 @@ export interface operations {
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["ForbiddenOrIpNotAllowed"];
             404: components["responses"]["NotFound"];
-            429: components["responses"]["RateLimited"];
+            429: components["responses"]["RateLimitedOrCreditsExhausted"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -5919,6 +6340,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "Credits-Remaining": components["headers"]["Credits-Remaining"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5930,7 +6352,7 @@ export interface operations {
             403: components["responses"]["ForbiddenOrIpNotAllowedOrQuotaExceeded"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            429: components["responses"]["RateLimited"];
+            429: components["responses"]["RateLimitedOrCreditsExhausted"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -5951,6 +6373,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "Credits-Remaining": components["headers"]["Credits-Remaining"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5963,7 +6386,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            429: components["responses"]["RateLimited"];
+            429: components["responses"]["RateLimitedOrCreditsExhausted"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -5984,6 +6407,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "Credits-Remaining": components["headers"]["Credits-Remaining"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5996,7 +6420,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            429: components["responses"]["RateLimited"];
+            429: components["responses"]["RateLimitedOrCreditsExhausted"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -6024,6 +6448,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "Credits-Remaining": components["headers"]["Credits-Remaining"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6038,7 +6463,7 @@ export interface operations {
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["ForbiddenOrIpNotAllowed"];
             404: components["responses"]["NotFound"];
-            429: components["responses"]["RateLimited"];
+            429: components["responses"]["RateLimitedOrCreditsExhausted"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -6063,6 +6488,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "Credits-Remaining": components["headers"]["Credits-Remaining"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6073,7 +6499,7 @@ export interface operations {
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["ForbiddenOrIpNotAllowed"];
             404: components["responses"]["NotFound"];
-            429: components["responses"]["RateLimited"];
+            429: components["responses"]["RateLimitedOrCreditsExhausted"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -6106,6 +6532,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "Credits-Remaining": components["headers"]["Credits-Remaining"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6119,7 +6546,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["PolicyViolation"];
-            429: components["responses"]["RateLimited"];
+            429: components["responses"]["RateLimitedOrCreditsExhausted"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -6141,6 +6568,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "Credits-Remaining": components["headers"]["Credits-Remaining"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6153,7 +6581,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            429: components["responses"]["RateLimited"];
+            429: components["responses"]["RateLimitedOrCreditsExhausted"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -6175,6 +6603,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "Credits-Remaining": components["headers"]["Credits-Remaining"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6188,7 +6617,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["PolicyViolation"];
-            429: components["responses"]["RateLimited"];
+            429: components["responses"]["RateLimitedOrCreditsExhausted"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -6209,6 +6638,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "Credits-Remaining": components["headers"]["Credits-Remaining"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6221,7 +6651,7 @@ export interface operations {
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["ForbiddenOrIpNotAllowed"];
             404: components["responses"]["NotFound"];
-            429: components["responses"]["RateLimited"];
+            429: components["responses"]["RateLimitedOrCreditsExhausted"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -6251,6 +6681,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "Credits-Remaining": components["headers"]["Credits-Remaining"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6265,7 +6696,7 @@ export interface operations {
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["ForbiddenOrIpNotAllowed"];
             404: components["responses"]["NotFound"];
-            429: components["responses"]["RateLimited"];
+            429: components["responses"]["RateLimitedOrCreditsExhausted"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -6303,6 +6734,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "Credits-Remaining": components["headers"]["Credits-Remaining"];
                     Location: components["headers"]["Location"];
                     [name: string]: unknown;
                 };
@@ -6316,7 +6748,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            429: components["responses"]["RateLimited"];
+            429: components["responses"]["RateLimitedOrCreditsExhausted"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -6341,6 +6773,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "Credits-Remaining": components["headers"]["Credits-Remaining"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6351,7 +6784,7 @@ export interface operations {
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["ForbiddenOrIpNotAllowed"];
             404: components["responses"]["NotFound"];
-            429: components["responses"]["RateLimited"];
+            429: components["responses"]["RateLimitedOrCreditsExhausted"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -6373,6 +6806,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "Credits-Remaining": components["headers"]["Credits-Remaining"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6385,7 +6819,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            429: components["responses"]["RateLimited"];
+            429: components["responses"]["RateLimitedOrCreditsExhausted"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -6421,6 +6855,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "Credits-Remaining": components["headers"]["Credits-Remaining"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6433,7 +6868,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            429: components["responses"]["RateLimited"];
+            429: components["responses"]["RateLimitedOrCreditsExhausted"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -6455,6 +6890,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "Credits-Remaining": components["headers"]["Credits-Remaining"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6467,7 +6903,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            429: components["responses"]["RateLimited"];
+            429: components["responses"]["RateLimitedOrCreditsExhausted"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -6501,6 +6937,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "Credits-Remaining": components["headers"]["Credits-Remaining"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6515,7 +6952,7 @@ export interface operations {
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["ForbiddenOrIpNotAllowed"];
             404: components["responses"]["NotFound"];
-            429: components["responses"]["RateLimited"];
+            429: components["responses"]["RateLimitedOrCreditsExhausted"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -6568,6 +7005,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "Credits-Remaining": components["headers"]["Credits-Remaining"];
                     Location: components["headers"]["Location"];
                     [name: string]: unknown;
                 };
@@ -6581,7 +7019,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            429: components["responses"]["RateLimited"];
+            429: components["responses"]["RateLimitedOrCreditsExhausted"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -6603,6 +7041,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "Credits-Remaining": components["headers"]["Credits-Remaining"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6616,7 +7055,7 @@ export interface operations {
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["ForbiddenOrIpNotAllowed"];
             404: components["responses"]["NotFound"];
-            429: components["responses"]["RateLimited"];
+            429: components["responses"]["RateLimitedOrCreditsExhausted"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -6641,6 +7080,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "Credits-Remaining": components["headers"]["Credits-Remaining"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6651,7 +7091,7 @@ export interface operations {
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["ForbiddenOrIpNotAllowed"];
             404: components["responses"]["NotFound"];
-            429: components["responses"]["RateLimited"];
+            429: components["responses"]["RateLimitedOrCreditsExhausted"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -6673,6 +7113,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "Credits-Remaining": components["headers"]["Credits-Remaining"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6686,7 +7127,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            429: components["responses"]["RateLimited"];
+            429: components["responses"]["RateLimitedOrCreditsExhausted"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -6729,6 +7170,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "Credits-Remaining": components["headers"]["Credits-Remaining"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6766,7 +7208,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            429: components["responses"]["RateLimited"];
+            429: components["responses"]["RateLimitedOrCreditsExhausted"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -6788,6 +7230,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "Credits-Remaining": components["headers"]["Credits-Remaining"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6800,7 +7243,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            429: components["responses"]["RateLimited"];
+            429: components["responses"]["RateLimitedOrCreditsExhausted"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -6828,6 +7271,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "Credits-Remaining": components["headers"]["Credits-Remaining"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6842,7 +7286,7 @@ export interface operations {
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["ForbiddenOrIpNotAllowed"];
             404: components["responses"]["NotFound"];
-            429: components["responses"]["RateLimited"];
+            429: components["responses"]["RateLimitedOrCreditsExhausted"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -6885,6 +7329,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "Credits-Remaining": components["headers"]["Credits-Remaining"];
                     Location: components["headers"]["Location"];
                     [name: string]: unknown;
                 };
@@ -6899,7 +7344,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            429: components["responses"]["RateLimited"];
+            429: components["responses"]["RateLimitedOrCreditsExhausted"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -6924,6 +7369,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "Credits-Remaining": components["headers"]["Credits-Remaining"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6934,7 +7380,7 @@ export interface operations {
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["ForbiddenOrIpNotAllowed"];
             404: components["responses"]["NotFound"];
-            429: components["responses"]["RateLimited"];
+            429: components["responses"]["RateLimitedOrCreditsExhausted"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -6956,6 +7402,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "Credits-Remaining": components["headers"]["Credits-Remaining"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6968,7 +7415,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            429: components["responses"]["RateLimited"];
+            429: components["responses"]["RateLimitedOrCreditsExhausted"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -7006,6 +7453,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "Credits-Remaining": components["headers"]["Credits-Remaining"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7019,7 +7467,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            429: components["responses"]["RateLimited"];
+            429: components["responses"]["RateLimitedOrCreditsExhausted"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -7041,6 +7489,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "Credits-Remaining": components["headers"]["Credits-Remaining"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7054,7 +7503,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            429: components["responses"]["RateLimited"];
+            429: components["responses"]["RateLimitedOrCreditsExhausted"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -7083,6 +7532,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "Credits-Remaining": components["headers"]["Credits-Remaining"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7096,7 +7546,7 @@ export interface operations {
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["ForbiddenOrIpNotAllowed"];
-            429: components["responses"]["RateLimited"];
+            429: components["responses"]["RateLimitedOrCreditsExhausted"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -7149,6 +7599,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "Credits-Remaining": components["headers"]["Credits-Remaining"];
                     Location: components["headers"]["Location"];
                     [name: string]: unknown;
                 };
@@ -7162,7 +7613,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            429: components["responses"]["RateLimited"];
+            429: components["responses"]["RateLimitedOrCreditsExhausted"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -7183,6 +7634,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "Credits-Remaining": components["headers"]["Credits-Remaining"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7193,7 +7645,7 @@ export interface operations {
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["ForbiddenOrIpNotAllowed"];
             404: components["responses"]["NotFound"];
-            429: components["responses"]["RateLimited"];
+            429: components["responses"]["RateLimitedOrCreditsExhausted"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -7220,6 +7672,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "Credits-Remaining": components["headers"]["Credits-Remaining"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7232,7 +7685,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            429: components["responses"]["RateLimited"];
+            429: components["responses"]["RateLimitedOrCreditsExhausted"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -7263,6 +7716,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "Credits-Remaining": components["headers"]["Credits-Remaining"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7277,7 +7731,7 @@ export interface operations {
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["ForbiddenOrIpNotAllowed"];
             404: components["responses"]["NotFound"];
-            429: components["responses"]["RateLimited"];
+            429: components["responses"]["RateLimitedOrCreditsExhausted"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -7332,6 +7786,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "Credits-Remaining": components["headers"]["Credits-Remaining"];
                     Location: components["headers"]["Location"];
                     [name: string]: unknown;
                 };
@@ -7346,7 +7801,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            429: components["responses"]["RateLimited"];
+            429: components["responses"]["RateLimitedOrCreditsExhausted"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -7368,6 +7823,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "Credits-Remaining": components["headers"]["Credits-Remaining"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7378,7 +7834,7 @@ export interface operations {
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["ForbiddenOrIpNotAllowed"];
             404: components["responses"]["NotFound"];
-            429: components["responses"]["RateLimited"];
+            429: components["responses"]["RateLimitedOrCreditsExhausted"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -7406,6 +7862,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "Credits-Remaining": components["headers"]["Credits-Remaining"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7418,7 +7875,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            429: components["responses"]["RateLimited"];
+            429: components["responses"]["RateLimitedOrCreditsExhausted"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -7447,6 +7904,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "Credits-Remaining": components["headers"]["Credits-Remaining"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7460,7 +7918,7 @@ export interface operations {
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["ForbiddenOrIpNotAllowed"];
-            429: components["responses"]["RateLimited"];
+            429: components["responses"]["RateLimitedOrCreditsExhausted"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -7498,6 +7956,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "Credits-Remaining": components["headers"]["Credits-Remaining"];
                     Location: components["headers"]["Location"];
                     [name: string]: unknown;
                 };
@@ -7511,7 +7970,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            429: components["responses"]["RateLimited"];
+            429: components["responses"]["RateLimitedOrCreditsExhausted"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -7533,6 +7992,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "Credits-Remaining": components["headers"]["Credits-Remaining"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7543,7 +8003,7 @@ export interface operations {
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["ForbiddenOrIpNotAllowed"];
             404: components["responses"]["NotFound"];
-            429: components["responses"]["RateLimited"];
+            429: components["responses"]["RateLimitedOrCreditsExhausted"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -7564,6 +8024,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "Credits-Remaining": components["headers"]["Credits-Remaining"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7574,7 +8035,7 @@ export interface operations {
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["ForbiddenOrIpNotAllowed"];
             404: components["responses"]["NotFound"];
-            429: components["responses"]["RateLimited"];
+            429: components["responses"]["RateLimitedOrCreditsExhausted"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -7612,6 +8073,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "Credits-Remaining": components["headers"]["Credits-Remaining"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7625,7 +8087,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            429: components["responses"]["RateLimited"];
+            429: components["responses"]["RateLimitedOrCreditsExhausted"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -7656,6 +8118,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "Credits-Remaining": components["headers"]["Credits-Remaining"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7670,7 +8133,7 @@ export interface operations {
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["ForbiddenOrIpNotAllowed"];
             404: components["responses"]["NotFound"];
-            429: components["responses"]["RateLimited"];
+            429: components["responses"]["RateLimitedOrCreditsExhausted"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -7708,6 +8171,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "Credits-Remaining": components["headers"]["Credits-Remaining"];
                     Location: components["headers"]["Location"];
                     [name: string]: unknown;
                 };
@@ -7721,7 +8185,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            429: components["responses"]["RateLimited"];
+            429: components["responses"]["RateLimitedOrCreditsExhausted"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -7748,6 +8212,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "Credits-Remaining": components["headers"]["Credits-Remaining"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7762,7 +8227,7 @@ export interface operations {
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["ForbiddenOrIpNotAllowed"];
             404: components["responses"]["NotFound"];
-            429: components["responses"]["RateLimited"];
+            429: components["responses"]["RateLimitedOrCreditsExhausted"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -7810,6 +8275,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "Credits-Remaining": components["headers"]["Credits-Remaining"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7824,7 +8290,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            429: components["responses"]["RateLimited"];
+            429: components["responses"]["RateLimitedOrCreditsExhausted"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -7852,6 +8318,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "Credits-Remaining": components["headers"]["Credits-Remaining"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7867,7 +8334,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            429: components["responses"]["RateLimited"];
+            429: components["responses"]["RateLimitedOrCreditsExhausted"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -7892,6 +8359,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "Credits-Remaining": components["headers"]["Credits-Remaining"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7902,7 +8370,7 @@ export interface operations {
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["ForbiddenOrIpNotAllowed"];
             404: components["responses"]["NotFound"];
-            429: components["responses"]["RateLimited"];
+            429: components["responses"]["RateLimitedOrCreditsExhausted"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -7924,6 +8392,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "Credits-Remaining": components["headers"]["Credits-Remaining"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7936,7 +8405,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            429: components["responses"]["RateLimited"];
+            429: components["responses"]["RateLimitedOrCreditsExhausted"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -7958,6 +8427,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "Credits-Remaining": components["headers"]["Credits-Remaining"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7970,7 +8440,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            429: components["responses"]["RateLimited"];
+            429: components["responses"]["RateLimitedOrCreditsExhausted"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -7998,6 +8468,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "Credits-Remaining": components["headers"]["Credits-Remaining"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8011,7 +8482,7 @@ export interface operations {
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["ForbiddenOrIpNotAllowed"];
-            429: components["responses"]["RateLimited"];
+            429: components["responses"]["RateLimitedOrCreditsExhausted"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -8047,6 +8518,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "Credits-Remaining": components["headers"]["Credits-Remaining"];
                     Location: components["headers"]["Location"];
                     [name: string]: unknown;
                 };
@@ -8060,7 +8532,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            429: components["responses"]["RateLimited"];
+            429: components["responses"]["RateLimitedOrCreditsExhausted"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -8084,6 +8556,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "Credits-Remaining": components["headers"]["Credits-Remaining"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8094,7 +8567,7 @@ export interface operations {
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["ForbiddenOrIpNotAllowed"];
             404: components["responses"]["NotFound"];
-            429: components["responses"]["RateLimited"];
+            429: components["responses"]["RateLimitedOrCreditsExhausted"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -8115,6 +8588,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "Credits-Remaining": components["headers"]["Credits-Remaining"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8128,7 +8602,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            429: components["responses"]["RateLimited"];
+            429: components["responses"]["RateLimitedOrCreditsExhausted"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -8161,6 +8635,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "Credits-Remaining": components["headers"]["Credits-Remaining"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8174,7 +8649,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            429: components["responses"]["RateLimited"];
+            429: components["responses"]["RateLimitedOrCreditsExhausted"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -8195,6 +8670,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "Credits-Remaining": components["headers"]["Credits-Remaining"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8208,7 +8684,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            429: components["responses"]["RateLimited"];
+            429: components["responses"]["RateLimitedOrCreditsExhausted"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -8236,6 +8712,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "Credits-Remaining": components["headers"]["Credits-Remaining"];
                     "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
@@ -8253,7 +8730,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            429: components["responses"]["RateLimited"];
+            429: components["responses"]["RateLimitedOrCreditsExhausted"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -8274,6 +8751,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "Credits-Remaining": components["headers"]["Credits-Remaining"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8284,7 +8762,7 @@ export interface operations {
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["ForbiddenOrIpNotAllowed"];
             404: components["responses"]["NotFound"];
-            429: components["responses"]["RateLimited"];
+            429: components["responses"]["RateLimitedOrCreditsExhausted"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -8305,6 +8783,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "Credits-Remaining": components["headers"]["Credits-Remaining"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8317,7 +8796,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            429: components["responses"]["RateLimited"];
+            429: components["responses"]["RateLimitedOrCreditsExhausted"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -8343,6 +8822,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "Credits-Remaining": components["headers"]["Credits-Remaining"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8357,7 +8837,7 @@ export interface operations {
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["ForbiddenOrIpNotAllowed"];
             404: components["responses"]["NotFound"];
-            429: components["responses"]["RateLimited"];
+            429: components["responses"]["RateLimitedOrCreditsExhausted"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -8383,6 +8863,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "Credits-Remaining": components["headers"]["Credits-Remaining"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8397,7 +8878,7 @@ export interface operations {
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["ForbiddenOrIpNotAllowed"];
             404: components["responses"]["NotFound"];
-            429: components["responses"]["RateLimited"];
+            429: components["responses"]["RateLimitedOrCreditsExhausted"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -8419,6 +8900,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "Credits-Remaining": components["headers"]["Credits-Remaining"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8431,7 +8913,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            429: components["responses"]["RateLimited"];
+            429: components["responses"]["RateLimitedOrCreditsExhausted"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -8452,6 +8934,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "Credits-Remaining": components["headers"]["Credits-Remaining"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8465,7 +8948,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            429: components["responses"]["RateLimited"];
+            429: components["responses"]["RateLimitedOrCreditsExhausted"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -8493,6 +8976,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "Credits-Remaining": components["headers"]["Credits-Remaining"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8507,7 +8991,7 @@ export interface operations {
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["ForbiddenOrIpNotAllowed"];
             404: components["responses"]["NotFound"];
-            429: components["responses"]["RateLimited"];
+            429: components["responses"]["RateLimitedOrCreditsExhausted"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -8538,6 +9022,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "Credits-Remaining": components["headers"]["Credits-Remaining"];
                     Location: components["headers"]["Location"];
                     [name: string]: unknown;
                 };
@@ -8552,7 +9037,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            429: components["responses"]["RateLimited"];
+            429: components["responses"]["RateLimitedOrCreditsExhausted"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -8574,6 +9059,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "Credits-Remaining": components["headers"]["Credits-Remaining"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8584,7 +9070,7 @@ export interface operations {
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["ForbiddenOrIpNotAllowed"];
             404: components["responses"]["NotFound"];
-            429: components["responses"]["RateLimited"];
+            429: components["responses"]["RateLimitedOrCreditsExhausted"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -8606,6 +9092,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "Credits-Remaining": components["headers"]["Credits-Remaining"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8619,7 +9106,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            429: components["responses"]["RateLimited"];
+            429: components["responses"]["RateLimitedOrCreditsExhausted"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -8651,6 +9138,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "Credits-Remaining": components["headers"]["Credits-Remaining"];
                     Location: components["headers"]["Location"];
                     [name: string]: unknown;
                 };
@@ -8665,7 +9153,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            429: components["responses"]["RateLimited"];
+            429: components["responses"]["RateLimitedOrCreditsExhausted"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -8688,6 +9176,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "Credits-Remaining": components["headers"]["Credits-Remaining"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8700,7 +9189,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            429: components["responses"]["RateLimited"];
+            429: components["responses"]["RateLimitedOrCreditsExhausted"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -8729,6 +9218,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "Credits-Remaining": components["headers"]["Credits-Remaining"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8743,7 +9233,7 @@ export interface operations {
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["ForbiddenOrIpNotAllowed"];
             404: components["responses"]["NotFound"];
-            429: components["responses"]["RateLimited"];
+            429: components["responses"]["RateLimitedOrCreditsExhausted"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -8777,6 +9267,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "Credits-Remaining": components["headers"]["Credits-Remaining"];
                     Location: components["headers"]["Location"];
                     "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
@@ -8815,7 +9306,7 @@ export interface operations {
             };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            429: components["responses"]["RateLimited"];
+            429: components["responses"]["RateLimitedOrCreditsExhausted"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -8837,6 +9328,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "Credits-Remaining": components["headers"]["Credits-Remaining"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8847,7 +9339,7 @@ export interface operations {
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["ForbiddenOrIpNotAllowed"];
             404: components["responses"]["NotFound"];
-            429: components["responses"]["RateLimited"];
+            429: components["responses"]["RateLimitedOrCreditsExhausted"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -8869,6 +9361,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "Credits-Remaining": components["headers"]["Credits-Remaining"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8882,7 +9375,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            429: components["responses"]["RateLimited"];
+            429: components["responses"]["RateLimitedOrCreditsExhausted"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -8914,6 +9407,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "Credits-Remaining": components["headers"]["Credits-Remaining"];
                     "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
@@ -8928,7 +9422,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            429: components["responses"]["RateLimited"];
+            429: components["responses"]["RateLimitedOrCreditsExhausted"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -9032,6 +9526,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "Credits-Remaining": components["headers"]["Credits-Remaining"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9046,7 +9541,7 @@ export interface operations {
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["ForbiddenOrIpNotAllowed"];
             404: components["responses"]["NotFound"];
-            429: components["responses"]["RateLimited"];
+            429: components["responses"]["RateLimitedOrCreditsExhausted"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -9080,6 +9575,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "Credits-Remaining": components["headers"]["Credits-Remaining"];
                     Location: components["headers"]["Location"];
                     [name: string]: unknown;
                 };
@@ -9094,7 +9590,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            429: components["responses"]["RateLimited"];
+            429: components["responses"]["RateLimitedOrCreditsExhausted"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -9116,6 +9612,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "Credits-Remaining": components["headers"]["Credits-Remaining"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9126,7 +9623,7 @@ export interface operations {
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["ForbiddenOrIpNotAllowed"];
             404: components["responses"]["NotFound"];
-            429: components["responses"]["RateLimited"];
+            429: components["responses"]["RateLimitedOrCreditsExhausted"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -9148,6 +9645,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "Credits-Remaining": components["headers"]["Credits-Remaining"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9160,7 +9658,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            429: components["responses"]["RateLimited"];
+            429: components["responses"]["RateLimitedOrCreditsExhausted"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -9190,6 +9688,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "Credits-Remaining": components["headers"]["Credits-Remaining"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9202,7 +9701,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            429: components["responses"]["RateLimited"];
+            429: components["responses"]["RateLimitedOrCreditsExhausted"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -9232,6 +9731,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "Credits-Remaining": components["headers"]["Credits-Remaining"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9246,7 +9746,7 @@ export interface operations {
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["ForbiddenOrIpNotAllowed"];
             404: components["responses"]["NotFound"];
-            429: components["responses"]["RateLimited"];
+            429: components["responses"]["RateLimitedOrCreditsExhausted"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -9286,6 +9786,35 @@ export interface operations {
                      *     ]
                      */
                     allowed_cidrs?: (string)[] | null;
+                    /**
+                     * @description The key's budget; null: unlimited. Over it: 429 `credits_exhausted`.
+                     * @default null
+                     * @example {
+                     *       "remaining": 10000,
+                     *       "refill": {
+                     *         "amount": 10000,
+                     *         "interval": "monthly",
+                     *         "day": 1
+                     *       },
+                     *       "low_at": null
+                     *     }
+                     */
+                    credits?: {
+                        /**
+                         * Format: int64
+                         * @description The balance: each request the key makes costs 1.
+                         */
+                        remaining: number;
+                        /** @default null */
+                        refill?: components["schemas"]["CreditsRefill"] | null;
+                        /**
+                         * @description api_key.credits_low is sent once the balance falls below this; null: below 10% of the refill amount.
+                         * @default null
+                         */
+                        low_at?: number | null;
+                    } | null;
+                    /** @default {} */
+                    meta?: components["schemas"]["ApiKeyMeta"];
                 };
             };
         };
@@ -9296,6 +9825,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "Credits-Remaining": components["headers"]["Credits-Remaining"];
                     Location: components["headers"]["Location"];
                     "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
@@ -9311,7 +9841,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["PolicyViolation"];
-            429: components["responses"]["RateLimited"];
+            429: components["responses"]["RateLimitedOrCreditsExhausted"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -9334,6 +9864,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "Credits-Remaining": components["headers"]["Credits-Remaining"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9346,7 +9877,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            429: components["responses"]["RateLimited"];
+            429: components["responses"]["RateLimitedOrCreditsExhausted"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -9377,6 +9908,34 @@ export interface operations {
                      *     ]
                      */
                     allowed_cidrs?: (string)[] | null;
+                    /**
+                     * @description The key's budget, replacing the one it had; null: unlimited.
+                     * @example {
+                     *       "remaining": 10000,
+                     *       "refill": {
+                     *         "amount": 10000,
+                     *         "interval": "monthly",
+                     *         "day": 1
+                     *       },
+                     *       "low_at": null
+                     *     }
+                     */
+                    credits?: {
+                        /**
+                         * Format: int64
+                         * @description The balance: each request the key makes costs 1.
+                         */
+                        remaining: number;
+                        /** @default null */
+                        refill?: components["schemas"]["CreditsRefill"] | null;
+                        /**
+                         * @description api_key.credits_low is sent once the balance falls below this; null: below 10% of the refill amount.
+                         * @default null
+                         */
+                        low_at?: number | null;
+                    } | null;
+                    /** @description Replaces the key's metadata as a whole. */
+                    meta?: components["schemas"]["ApiKeyMeta"];
                 };
             };
         };
@@ -9387,6 +9946,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "Credits-Remaining": components["headers"]["Credits-Remaining"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9400,7 +9960,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["PolicyViolation"];
-            429: components["responses"]["RateLimited"];
+            429: components["responses"]["RateLimitedOrCreditsExhausted"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -9434,6 +9994,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "Credits-Remaining": components["headers"]["Credits-Remaining"];
                     Location: components["headers"]["Location"];
                     "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
@@ -9450,7 +10011,53 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["PolicyViolation"];
-            429: components["responses"]["RateLimited"];
+            429: components["responses"]["RateLimitedOrCreditsExhausted"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    changeServiceAccountKeyCredits: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                org_id: components["parameters"]["org_id"];
+                user_id: components["parameters"]["user_id"];
+                key_id: components["parameters"]["key_id"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @enum {string} */
+                    op: "set" | "increment" | "decrement";
+                    /** @description `set`: the new balance (null: unlimited); `increment`/`decrement`: how many to add or take away. */
+                    amount: number | null;
+                };
+            };
+        };
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Credits-Remaining": components["headers"]["Credits-Remaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiKey"];
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["ForbiddenOrScopeNotHeldOrIpNotAllowed"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimitedOrCreditsExhausted"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -9469,6 +10076,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "Credits-Remaining": components["headers"]["Credits-Remaining"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9479,7 +10087,7 @@ export interface operations {
             };
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["ForbiddenOrIpNotAllowed"];
-            429: components["responses"]["RateLimited"];
+            429: components["responses"]["RateLimitedOrCreditsExhausted"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -9508,6 +10116,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "Credits-Remaining": components["headers"]["Credits-Remaining"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9521,7 +10130,7 @@ export interface operations {
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["ForbiddenOrIpNotAllowed"];
-            429: components["responses"]["RateLimited"];
+            429: components["responses"]["RateLimitedOrCreditsExhausted"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -9557,6 +10166,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "Credits-Remaining": components["headers"]["Credits-Remaining"];
                     Location: components["headers"]["Location"];
                     [name: string]: unknown;
                 };
@@ -9570,7 +10180,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            429: components["responses"]["RateLimited"];
+            429: components["responses"]["RateLimitedOrCreditsExhausted"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -9594,6 +10204,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "Credits-Remaining": components["headers"]["Credits-Remaining"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9604,7 +10215,7 @@ export interface operations {
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["ForbiddenOrIpNotAllowed"];
             404: components["responses"]["NotFound"];
-            429: components["responses"]["RateLimited"];
+            429: components["responses"]["RateLimitedOrCreditsExhausted"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -9625,6 +10236,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "Credits-Remaining": components["headers"]["Credits-Remaining"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9638,7 +10250,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            429: components["responses"]["RateLimited"];
+            429: components["responses"]["RateLimitedOrCreditsExhausted"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -9671,6 +10283,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "Credits-Remaining": components["headers"]["Credits-Remaining"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9684,7 +10297,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            429: components["responses"]["RateLimited"];
+            429: components["responses"]["RateLimitedOrCreditsExhausted"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -9710,6 +10323,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "Credits-Remaining": components["headers"]["Credits-Remaining"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9724,7 +10338,7 @@ export interface operations {
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["ForbiddenOrIpNotAllowed"];
             404: components["responses"]["NotFound"];
-            429: components["responses"]["RateLimited"];
+            429: components["responses"]["RateLimitedOrCreditsExhausted"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -9760,6 +10374,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "Credits-Remaining": components["headers"]["Credits-Remaining"];
                     Location: components["headers"]["Location"];
                     [name: string]: unknown;
                 };
@@ -9774,7 +10389,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            429: components["responses"]["RateLimited"];
+            429: components["responses"]["RateLimitedOrCreditsExhausted"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -9796,6 +10411,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "Credits-Remaining": components["headers"]["Credits-Remaining"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9809,7 +10425,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            429: components["responses"]["RateLimited"];
+            429: components["responses"]["RateLimitedOrCreditsExhausted"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -9830,6 +10446,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "Credits-Remaining": components["headers"]["Credits-Remaining"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9852,7 +10469,7 @@ export interface operations {
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["ForbiddenOrIpNotAllowed"];
             404: components["responses"]["NotFound"];
-            429: components["responses"]["RateLimited"];
+            429: components["responses"]["RateLimitedOrCreditsExhausted"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -9873,6 +10490,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "Credits-Remaining": components["headers"]["Credits-Remaining"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9885,7 +10503,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            429: components["responses"]["RateLimited"];
+            429: components["responses"]["RateLimitedOrCreditsExhausted"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -9914,6 +10532,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "Credits-Remaining": components["headers"]["Credits-Remaining"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9927,7 +10546,7 @@ export interface operations {
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["ForbiddenOrIpNotAllowed"];
-            429: components["responses"]["RateLimited"];
+            429: components["responses"]["RateLimitedOrCreditsExhausted"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -9970,6 +10589,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "Credits-Remaining": components["headers"]["Credits-Remaining"];
                     Location: components["headers"]["Location"];
                     "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
@@ -9983,7 +10603,7 @@ export interface operations {
             403: components["responses"]["ForbiddenOrScopeNotHeldOrIpNotAllowed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            429: components["responses"]["RateLimited"];
+            429: components["responses"]["RateLimitedOrCreditsExhausted"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -10007,6 +10627,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "Credits-Remaining": components["headers"]["Credits-Remaining"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10017,7 +10638,7 @@ export interface operations {
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["ForbiddenOrIpNotAllowed"];
             404: components["responses"]["NotFound"];
-            429: components["responses"]["RateLimited"];
+            429: components["responses"]["RateLimitedOrCreditsExhausted"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -10038,6 +10659,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "Credits-Remaining": components["headers"]["Credits-Remaining"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10050,7 +10672,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            429: components["responses"]["RateLimited"];
+            429: components["responses"]["RateLimitedOrCreditsExhausted"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -10085,6 +10707,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "Credits-Remaining": components["headers"]["Credits-Remaining"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10122,7 +10745,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            429: components["responses"]["RateLimited"];
+            429: components["responses"]["RateLimitedOrCreditsExhausted"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -10143,6 +10766,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "Credits-Remaining": components["headers"]["Credits-Remaining"];
                     "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
@@ -10157,7 +10781,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            429: components["responses"]["RateLimited"];
+            429: components["responses"]["RateLimitedOrCreditsExhausted"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -10178,6 +10802,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "Credits-Remaining": components["headers"]["Credits-Remaining"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10190,7 +10815,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            429: components["responses"]["RateLimited"];
+            429: components["responses"]["RateLimitedOrCreditsExhausted"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -10223,6 +10848,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "Credits-Remaining": components["headers"]["Credits-Remaining"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10276,7 +10902,7 @@ export interface operations {
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["ForbiddenOrIpNotAllowed"];
-            429: components["responses"]["RateLimited"];
+            429: components["responses"]["RateLimitedOrCreditsExhausted"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -10311,6 +10937,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "Credits-Remaining": components["headers"]["Credits-Remaining"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10365,7 +10992,7 @@ export interface operations {
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["ForbiddenOrIpNotAllowed"];
             404: components["responses"]["NotFound"];
-            429: components["responses"]["RateLimited"];
+            429: components["responses"]["RateLimitedOrCreditsExhausted"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -10389,6 +11016,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "Credits-Remaining": components["headers"]["Credits-Remaining"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10402,7 +11030,7 @@ export interface operations {
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["ForbiddenOrIpNotAllowed"];
-            429: components["responses"]["RateLimited"];
+            429: components["responses"]["RateLimitedOrCreditsExhausted"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -10434,6 +11062,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "Credits-Remaining": components["headers"]["Credits-Remaining"];
                     Location: components["headers"]["Location"];
                     "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
@@ -10448,7 +11077,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            429: components["responses"]["RateLimited"];
+            429: components["responses"]["RateLimitedOrCreditsExhausted"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -10469,6 +11098,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "Credits-Remaining": components["headers"]["Credits-Remaining"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10479,7 +11109,7 @@ export interface operations {
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["ForbiddenOrIpNotAllowed"];
             404: components["responses"]["NotFound"];
-            429: components["responses"]["RateLimited"];
+            429: components["responses"]["RateLimitedOrCreditsExhausted"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -10500,6 +11130,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "Credits-Remaining": components["headers"]["Credits-Remaining"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10512,7 +11143,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            429: components["responses"]["RateLimited"];
+            429: components["responses"]["RateLimitedOrCreditsExhausted"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -10545,6 +11176,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "Credits-Remaining": components["headers"]["Credits-Remaining"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10557,7 +11189,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            429: components["responses"]["RateLimited"];
+            429: components["responses"]["RateLimitedOrCreditsExhausted"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -10578,6 +11210,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "Credits-Remaining": components["headers"]["Credits-Remaining"];
                     "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
@@ -10591,7 +11224,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            429: components["responses"]["RateLimited"];
+            429: components["responses"]["RateLimitedOrCreditsExhausted"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -10612,6 +11245,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "Credits-Remaining": components["headers"]["Credits-Remaining"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10625,7 +11259,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            429: components["responses"]["RateLimited"];
+            429: components["responses"]["RateLimitedOrCreditsExhausted"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -10652,6 +11286,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "Credits-Remaining": components["headers"]["Credits-Remaining"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10666,7 +11301,7 @@ export interface operations {
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["ForbiddenOrIpNotAllowed"];
             404: components["responses"]["NotFound"];
-            429: components["responses"]["RateLimited"];
+            429: components["responses"]["RateLimitedOrCreditsExhausted"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -10688,6 +11323,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "Credits-Remaining": components["headers"]["Credits-Remaining"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10701,7 +11337,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            429: components["responses"]["RateLimited"];
+            429: components["responses"]["RateLimitedOrCreditsExhausted"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -10727,6 +11363,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "Credits-Remaining": components["headers"]["Credits-Remaining"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10741,7 +11378,7 @@ export interface operations {
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["ForbiddenOrIpNotAllowed"];
             404: components["responses"]["NotFound"];
-            429: components["responses"]["RateLimited"];
+            429: components["responses"]["RateLimitedOrCreditsExhausted"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -10775,6 +11412,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "Credits-Remaining": components["headers"]["Credits-Remaining"];
                     Location: components["headers"]["Location"];
                     "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
@@ -10789,7 +11427,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            429: components["responses"]["RateLimited"];
+            429: components["responses"]["RateLimitedOrCreditsExhausted"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -10811,6 +11449,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "Credits-Remaining": components["headers"]["Credits-Remaining"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10821,7 +11460,7 @@ export interface operations {
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["ForbiddenOrIpNotAllowed"];
             404: components["responses"]["NotFound"];
-            429: components["responses"]["RateLimited"];
+            429: components["responses"]["RateLimitedOrCreditsExhausted"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -10843,6 +11482,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "Credits-Remaining": components["headers"]["Credits-Remaining"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10855,7 +11495,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            429: components["responses"]["RateLimited"];
+            429: components["responses"]["RateLimitedOrCreditsExhausted"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -10889,6 +11529,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "Credits-Remaining": components["headers"]["Credits-Remaining"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10901,7 +11542,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            429: components["responses"]["RateLimited"];
+            429: components["responses"]["RateLimitedOrCreditsExhausted"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -10923,6 +11564,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "Credits-Remaining": components["headers"]["Credits-Remaining"];
                     "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
@@ -10936,7 +11578,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            429: components["responses"]["RateLimited"];
+            429: components["responses"]["RateLimitedOrCreditsExhausted"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -10958,6 +11600,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "Credits-Remaining": components["headers"]["Credits-Remaining"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10971,7 +11614,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            429: components["responses"]["RateLimited"];
+            429: components["responses"]["RateLimitedOrCreditsExhausted"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -10999,6 +11642,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "Credits-Remaining": components["headers"]["Credits-Remaining"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11013,7 +11657,7 @@ export interface operations {
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["ForbiddenOrIpNotAllowed"];
             404: components["responses"]["NotFound"];
-            429: components["responses"]["RateLimited"];
+            429: components["responses"]["RateLimitedOrCreditsExhausted"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -11036,6 +11680,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "Credits-Remaining": components["headers"]["Credits-Remaining"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11049,7 +11694,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            429: components["responses"]["RateLimited"];
+            429: components["responses"]["RateLimitedOrCreditsExhausted"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -11077,6 +11722,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "Credits-Remaining": components["headers"]["Credits-Remaining"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11115,7 +11761,7 @@ export interface operations {
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["ForbiddenOrIpNotAllowed"];
             404: components["responses"]["NotFound"];
-            429: components["responses"]["RateLimited"];
+            429: components["responses"]["RateLimitedOrCreditsExhausted"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -11142,6 +11788,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "Credits-Remaining": components["headers"]["Credits-Remaining"];
                     Location: components["headers"]["Location"];
                     [name: string]: unknown;
                 };
@@ -11200,7 +11847,7 @@ export interface operations {
                     };
                 };
             };
-            429: components["responses"]["RateLimited"];
+            429: components["responses"]["RateLimitedOrCreditsExhausted"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -11222,6 +11869,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "Credits-Remaining": components["headers"]["Credits-Remaining"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11256,7 +11904,7 @@ export interface operations {
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["ForbiddenOrIpNotAllowed"];
             404: components["responses"]["NotFound"];
-            429: components["responses"]["RateLimited"];
+            429: components["responses"]["RateLimitedOrCreditsExhausted"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -11278,6 +11926,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "Credits-Remaining": components["headers"]["Credits-Remaining"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11314,7 +11963,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            429: components["responses"]["RateLimited"];
+            429: components["responses"]["RateLimitedOrCreditsExhausted"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -11336,6 +11985,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "Credits-Remaining": components["headers"]["Credits-Remaining"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11392,7 +12042,7 @@ export interface operations {
             };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            429: components["responses"]["RateLimited"];
+            429: components["responses"]["RateLimitedOrCreditsExhausted"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -11418,6 +12068,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "Credits-Remaining": components["headers"]["Credits-Remaining"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11473,7 +12124,7 @@ export interface operations {
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["ForbiddenOrIpNotAllowed"];
             404: components["responses"]["NotFound"];
-            429: components["responses"]["RateLimited"];
+            429: components["responses"]["RateLimitedOrCreditsExhausted"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -11530,6 +12181,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "Credits-Remaining": components["headers"]["Credits-Remaining"];
                     Location: components["headers"]["Location"];
                     [name: string]: unknown;
                 };
@@ -11585,7 +12237,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            429: components["responses"]["RateLimited"];
+            429: components["responses"]["RateLimitedOrCreditsExhausted"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -11607,6 +12259,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "Credits-Remaining": components["headers"]["Credits-Remaining"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11658,7 +12311,7 @@ export interface operations {
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["ForbiddenOrIpNotAllowed"];
             404: components["responses"]["NotFound"];
-            429: components["responses"]["RateLimited"];
+            429: components["responses"]["RateLimitedOrCreditsExhausted"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -11680,6 +12333,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "Credits-Remaining": components["headers"]["Credits-Remaining"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11733,7 +12387,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            429: components["responses"]["RateLimited"];
+            429: components["responses"]["RateLimitedOrCreditsExhausted"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -11789,6 +12443,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "Credits-Remaining": components["headers"]["Credits-Remaining"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11843,7 +12498,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            429: components["responses"]["RateLimited"];
+            429: components["responses"]["RateLimitedOrCreditsExhausted"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -11869,6 +12524,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "Credits-Remaining": components["headers"]["Credits-Remaining"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11904,7 +12560,7 @@ export interface operations {
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["ForbiddenOrIpNotAllowed"];
             404: components["responses"]["NotFound"];
-            429: components["responses"]["RateLimited"];
+            429: components["responses"]["RateLimitedOrCreditsExhausted"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -11932,6 +12588,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "Credits-Remaining": components["headers"]["Credits-Remaining"];
                     Location: components["headers"]["Location"];
                     [name: string]: unknown;
                 };
@@ -11946,7 +12603,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            429: components["responses"]["RateLimited"];
+            429: components["responses"]["RateLimitedOrCreditsExhausted"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -11968,6 +12625,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "Credits-Remaining": components["headers"]["Credits-Remaining"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12001,7 +12659,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            429: components["responses"]["RateLimited"];
+            429: components["responses"]["RateLimitedOrCreditsExhausted"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -12027,6 +12685,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "Credits-Remaining": components["headers"]["Credits-Remaining"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12065,7 +12724,7 @@ export interface operations {
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["ForbiddenOrIpNotAllowed"];
             404: components["responses"]["NotFound"];
-            429: components["responses"]["RateLimited"];
+            429: components["responses"]["RateLimitedOrCreditsExhausted"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -12091,6 +12750,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "Credits-Remaining": components["headers"]["Credits-Remaining"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12126,7 +12786,7 @@ export interface operations {
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["ForbiddenOrIpNotAllowed"];
             404: components["responses"]["NotFound"];
-            429: components["responses"]["RateLimited"];
+            429: components["responses"]["RateLimitedOrCreditsExhausted"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -12155,6 +12815,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "Credits-Remaining": components["headers"]["Credits-Remaining"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12188,7 +12849,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            429: components["responses"]["RateLimited"];
+            429: components["responses"]["RateLimitedOrCreditsExhausted"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -12214,6 +12875,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "Credits-Remaining": components["headers"]["Credits-Remaining"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12243,7 +12905,7 @@ export interface operations {
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["ForbiddenOrIpNotAllowed"];
             404: components["responses"]["NotFound"];
-            429: components["responses"]["RateLimited"];
+            429: components["responses"]["RateLimitedOrCreditsExhausted"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -12262,6 +12924,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "Credits-Remaining": components["headers"]["Credits-Remaining"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12270,7 +12933,7 @@ export interface operations {
             };
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["IpNotAllowed"];
-            429: components["responses"]["RateLimited"];
+            429: components["responses"]["RateLimitedOrCreditsExhausted"];
             503: components["responses"]["Unavailable"];
         };
     };

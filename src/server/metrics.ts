@@ -93,7 +93,7 @@ function createMetrics(): Metrics {
     }),
     rateLimited: new Counter({
       name: "svc_rate_limited_total",
-      help: "Requests refused for going over a limit (429, or a refused sign-in), by limit: key (its rate limit), auth_failures (per client address), address (a route's calls per address) or sign_in (failed sign-ins and second-factor codes).",
+      help: "Requests refused for going over a limit (429, or a refused sign-in), by limit: key (its rate limit), auth_failures (per client address), address (a route's calls per address), sign_in (failed sign-ins and second-factor codes) or credits (a key with no credits left).",
       labelNames: ["limit"],
       registers,
     }),

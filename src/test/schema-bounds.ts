@@ -64,6 +64,8 @@ const STRING_SHAPES: ((length: number) => string)[] = [
   (length) => repeat("1", length),
   () => "255.255.255.255/32",
   () => "ffff:ffff:ffff:ffff:ffff:ffff:ffff:ffff/128",
+  // The longest IPv6 address written out: its last 32 bits as IPv4.
+  () => "ffff:ffff:ffff:ffff:ffff:ffff:255.255.255.255",
 ];
 
 /** Strings of exactly `length` characters, each with its shape's string one character longer where there is one. */

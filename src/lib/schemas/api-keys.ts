@@ -164,6 +164,7 @@ function depthOf(value: unknown): number {
 }
 
 export const metaSchema = z
+  // zod leaves a "__proto__" property out of the record it makes: it never becomes a prototype.
   .record(text(100), z.json())
   .refine((meta) => Object.keys(meta).length <= META_MAX_PROPERTIES, {
     message: `must have at most ${META_MAX_PROPERTIES} properties`,

@@ -1,6 +1,6 @@
 import "server-only";
 import { LRUCache } from "lru-cache";
-import { MAX_CREDITS, nextRefillAt, refillPeriodStart, type Refill } from "@/lib/credits";
+import { LOW_CREDITS_SHARE, MAX_CREDITS, nextRefillAt, refillPeriodStart, type Refill } from "@/lib/credits";
 import { onInvalidation } from "@/server/auth/invalidation-bus";
 import { queryRows } from "@/server/db/client";
 import { onShutdown } from "@/server/lifecycle";
@@ -86,7 +86,7 @@ const TAKE = `WITH bookkeeping AS (SELECT set_config('svc.bookkeeping', 'on', tr
   RETURNING amt.taken::float8 AS taken, k.credits_remaining::float8 AS balance, k.credits_version AS version,
     k.credits_refilled_at AS refilled_at,
     NOT k.credits_low_sent AND k.credits_remaining
-      < COALESCE(k.credits_low_at, floor(k.credits_refill_amount * 0.1)) AS low`;
+      < COALESCE(k.credits_low_at, floor(k.credits_refill_amount * ${LOW_CREDITS_SHARE})) AS low`;
 
 // Credits held go back to the balance they came from, unless it was set meanwhile or refilled.
 const GIVE_BACK = `WITH bookkeeping AS (SELECT set_config('svc.bookkeeping', 'on', true))
@@ -183,6 +183,8 @@ function nextBlock(source: CreditsSource, lease: Lease, now: number): void {
         lease.waiting = [];
         for (const request of waiting) request.resolve(row ? stateOf(source, lease, false, now) : UNLIMITED);
       } else serveWaiting(source, lease, now, row.low);
+      // Dropped while the take was under way (the key changed): what is left goes back.
+      if (leases.peek(source.keyId) !== lease) giveBack(source.keyId, lease);
     },
     (error: unknown) => {
       lease.next = undefined;
@@ -242,8 +244,8 @@ function sweepIdleLeases(now = Date.now()): void {
   }
 }
 
-/** Gives back every credit this process holds (at shutdown, and in tests). */
-export async function giveBackAllCredits(): Promise<void> {
+/** Gives back every credit this process holds, at shutdown. */
+async function giveBackAllCredits(): Promise<void> {
   const now = Date.now();
   const held = [...leases.entries()].filter(([, lease]) => lease.left > 0 && lease.endsAt > now);
   const returns = held.map(([keyId, lease]) => {

@@ -1,6 +1,6 @@
 import { describe, expect, it, vi } from "vitest";
 import { request, type Answer, type Caller } from "@/test/app";
-import { createOrg, createOrgAdmin, roleId } from "@/test/fixtures";
+import { createOrg, createOrgAdmin, createOrgUser, roleId } from "@/test/fixtures";
 import { appWithSysAdmin, consoleSession } from "@/test/suite";
 import { startReceiver } from "@/test/webhook-receiver";
 
@@ -35,6 +35,9 @@ async function keyWith(body: Record<string, unknown>): Promise<Key> {
 
 const remainingOf = async (id: string) =>
   (await request<Key>(app, asAdmin, "GET", `${KEYS}/${id}`)).body.credits?.remaining;
+/** A service account's key's balance, read from its keys' list under the organization. */
+const accountKeyRemaining = async (keys: string, id: string, as: Caller) =>
+  (await request<{ data: Key[] }>(app, as, "GET", keys)).body.data.find((k) => k.id === id)?.credits?.remaining;
 const orgs = (raw: string) => request(app, { key: raw }, "GET", "/api/v1/organizations");
 const creditsOf = (answer: Answer<unknown>) => answer.headers.get("credits-remaining");
 
@@ -155,6 +158,8 @@ describe("a key's credits", () => {
       { meta: { a: { b: { c: { d: 1 } } } } },
       { meta: [1, 2] },
       { meta: "text" },
+      { credits: { remaining: 1.5 } },
+      { credits: { remaining: "5" } },
     ];
     for (const body of bad) {
       const answer = await request(app, asAdmin, "POST", KEYS, {
@@ -166,6 +171,21 @@ describe("a key's credits", () => {
       expect(answer.body).toMatchObject({ code: "validation_failed" });
     }
     expect(await client.apiKey.count()).toBe(before);
+  });
+
+  it("leave a __proto__ property out of metadata: it never becomes a prototype", async () => {
+    const key = await keyWith({ meta: JSON.parse('{"__proto__": {"polluted": true}, "plan": "pro"}') as unknown });
+    expect(key.meta).toEqual({ plan: "pro" });
+    const row = await client.apiKey.findUniqueOrThrow({ where: { id: key.id } });
+    expect(row.meta).toEqual({ plan: "pro" });
+    const me = await request<{ key: { meta: Record<string, unknown> } }>(
+      app,
+      { key: key.raw_key },
+      "GET",
+      "/api/v1/me",
+    );
+    expect(Object.getPrototypeOf(me.body.key.meta)).toBe(Object.prototype);
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
   });
 
   it("carry metadata to lists, the key, /api/v1/me, and a PATCH replaces it", async () => {
@@ -209,6 +229,16 @@ describe("a key's credits", () => {
     expect(creditsOf(await orgs(old.raw_key))).toBe("8");
   });
 
+  it("cannot be spent twice through a rolled key and its successor at once", async () => {
+    const old = await keyWith({ credits: { remaining: 10 } });
+    const rolled = await request<Key>(app, asAdmin, "POST", `${KEYS}/${old.id}/roll`, { grace_period_seconds: 3600 });
+    const statuses = await Promise.all(
+      Array.from({ length: 30 }, (_, i) => orgs(i % 2 ? old.raw_key : rolled.body.raw_key).then((a) => a.status)),
+    );
+    expect(statuses.filter((s) => s === 200)).toHaveLength(10);
+    expect(statuses.filter((s) => s !== 200).every((s) => s === 429)).toBe(true);
+  });
+
   it("of a service account's key are set by the organization's admin and spent by its requests", async () => {
     const org = await createOrg(client);
     const orgAdmin = await createOrgAdmin(client, org.id);
@@ -236,6 +266,22 @@ describe("a key's credits", () => {
     });
     expect(raised.body.credits?.remaining).toBe(2);
     expect(creditsOf(await read())).toBe("1");
+    // A manager who could not issue the key cannot raise its budget either, nor can another tenant.
+    const member = await createOrgUser(client, org.id, "org_member");
+    const asMember: Caller = { session: await consoleSession(app, member.username) };
+    const byMember = await request(app, asMember, "POST", `${keys}/${key.body.id}/credits`, {
+      op: "set",
+      amount: null,
+    });
+    expect(byMember.status).toBe(403);
+    const stranger = await createOrgAdmin(client, (await createOrg(client)).id);
+    const asStranger: Caller = { session: await consoleSession(app, stranger.username) };
+    const byStranger = await request(app, asStranger, "POST", `${keys}/${key.body.id}/credits`, {
+      op: "set",
+      amount: null,
+    });
+    expect(byStranger.status).toBe(404);
+    expect(await accountKeyRemaining(keys, key.body.id, asOrgAdmin)).toBe(1);
   });
 
   it("send api_key.credits_low and api_key.credits_exhausted once per balance", async () => {
