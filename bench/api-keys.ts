@@ -3,6 +3,7 @@
 // turns in short slots on the same connections, since ratios of neighbouring slots hold on a shared
 // machine where absolute figures drift. Scenarios, targets and settings: docs/benchmarks.md#api-keys.
 
+import { measureBudgets, reportBudgets, TARGET_CREDITS_RATIO, TARGET_VERIFY_RATIO } from "./api-keys-budget";
 import { apiKeyUpdateStats, setupDatabase, type Keys } from "./api-keys-data";
 import { measureManyKeys, reportManyKeys, TARGET_MANY_KEYS_RATIO } from "./api-keys-many";
 import { processTree } from "./cpu-time";
@@ -322,6 +323,7 @@ async function main() {
   const measured: Measured[] = [];
   for (const phase of phases) measured.push(await measure(phase, url, keys));
   const many = keys.many.length > 0 ? await measureManyKeys(url, keys.many, CONNECTIONS, BENCH_APP_ENV) : null;
+  const budgets = await measureBudgets(url, keys.valid, CONNECTIONS, BENCH_APP_ENV);
 
   reportHeader("API-key");
   say(
@@ -342,6 +344,7 @@ async function main() {
   if (!REDIS_URL) say(`  (no Redis phase: BENCH_REDIS_URL is empty)`);
   for (const result of measured) report(result);
   if (many) reportManyKeys(many);
+  reportBudgets(budgets);
 
   const file = await writeResults("api-keys", startedAt, {
     startedAt: startedAt.toISOString(),
@@ -368,6 +371,8 @@ async function main() {
       rpsRatioRedis: TARGET_RPS_RATIO_REDIS,
       p99Ratio: TARGET_P99_RATIO,
       manyKeysRatio: TARGET_MANY_KEYS_RATIO,
+      creditsRatio: TARGET_CREDITS_RATIO,
+      verifyRatio: TARGET_VERIFY_RATIO,
     },
     phases: measured.map(({ phase, levels, lastUsed, usage, warmups, loads }) => ({
       label: phase.label,
@@ -378,6 +383,7 @@ async function main() {
       loads,
     })),
     manyKeys: many,
+    budgets,
   });
   say(`Results: ${file}`);
 }

@@ -30,6 +30,7 @@ const scenarios = job.scenarios.map((s, index) => ({
   path: s.path,
   keys: Array.isArray(s.keys) && s.keys.length > 0 ? s.keys : null,
   random: s.random === true,
+  verify: s.verify ?? null,
   sent: 0,
   responses: 0,
   statuses: {},
@@ -104,8 +105,18 @@ const requests = [
           ]
         : null;
       scenario.sent += 1;
+      // A verification: the verifier's key in the header, the key under test in the body.
+      if (scenario.verify !== null) {
+        return {
+          ...request,
+          method: "POST",
+          path: scenario.path,
+          headers: { ...request.headers, "x-api-key": scenario.verify.key, "content-type": "application/json" },
+          body: JSON.stringify({ key, ...scenario.verify.body }),
+        };
+      }
       const headers = key === null ? request.headers : { ...request.headers, "x-api-key": key };
-      return { ...request, path: scenario.path, headers };
+      return { ...request, method: "GET", path: scenario.path, headers, body: undefined };
     },
     onResponse: (_status, _body, context) => {
       answered = context.scenario;

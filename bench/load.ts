@@ -35,6 +35,8 @@ export interface Scenario {
   keys: string[] | null;
   /** Keys drawn at random for each request, instead of in turn. */
   random?: boolean;
+  /** A verification: POST with `key` in X-API-KEY and each of `keys` in the body (with `body`'s fields), not the header. */
+  verify?: { key: string; body: Record<string, unknown> };
   expectStatus: number;
 }
 
@@ -159,7 +161,13 @@ export async function runLevel(
     rounds,
     slotMs: SLOT_MS,
     settleMs: SETTLE_MS,
-    scenarios: scenarios.map(({ id, path: p, keys, random }) => ({ id, path: p, keys, random: random === true })),
+    scenarios: scenarios.map(({ id, path: p, keys, random, verify }) => ({
+      id,
+      path: p,
+      keys,
+      random: random === true,
+      verify,
+    })),
     appPids,
     clockTicks: CLK_TCK,
   };
