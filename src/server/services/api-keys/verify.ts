@@ -46,10 +46,13 @@ function detailsOf(actor: ApiKeyActor, orgId: string | undefined): Details {
   };
 }
 
-/** A revoked key's details, read on this rare path (the cache keeps only that it is revoked). */
-async function revokedKey(ctx: Context, keyId: string): Promise<Details> {
-  const key = await ctx.db.apiKey.findUniqueOrThrow({
-    where: { id: keyId },
+/**
+ * A revoked key's details, read on this rare path (the cache keeps only that it is revoked);
+ * undefined when it was deleted since (it is then not found, like any deleted key).
+ */
+async function revokedKey(ctx: Context, keyId: string): Promise<Details | undefined> {
+  const key = await ctx.db.apiKey.findFirst({
+    where: { id: keyId, is_deleted: false, user: { is_deleted: false } },
     select: {
       id: true,
       key_prefix: true,
@@ -58,6 +61,7 @@ async function revokedKey(ctx: Context, keyId: string): Promise<Details> {
       user: { select: { id: true, username: true, kind: true } },
     },
   });
+  if (!key) return undefined;
   return {
     key_id: key.id,
     key_prefix: key.key_prefix,
@@ -82,8 +86,10 @@ export async function verifyApiKey(ctx: Context, input: VerifyApiKeyInput): Prom
   const counting = input.cost > 0;
   const address = input.client_ip ?? "unknown";
   if (resolution.status === "revoked") {
+    const details = await revokedKey(ctx, resolution.keyId);
+    if (!details) return { valid: false, code: "NOT_FOUND" };
     if (counting) recordKeyUsage(resolution.keyId, STATUS.REVOKED, address, null);
-    return { valid: false, code: "REVOKED", ...(await revokedKey(ctx, resolution.keyId)) };
+    return { valid: false, code: "REVOKED", ...details };
   }
   const { actor } = resolution;
   const { key } = actor;
