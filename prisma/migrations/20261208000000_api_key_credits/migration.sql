@@ -26,3 +26,20 @@ ALTER TABLE "api_keys" ADD CONSTRAINT "api_keys_credits_check" CHECK (
 ALTER TABLE "api_keys" ADD CONSTRAINT "api_keys_meta_check" CHECK (jsonb_typeof("meta") = 'object');
 ALTER TABLE "api_keys" ADD CONSTRAINT "api_keys_credits_key_id_fkey" FOREIGN KEY ("credits_key_id") REFERENCES "api_keys"("id") ON DELETE SET NULL ON UPDATE CASCADE;
 CREATE INDEX "api_keys_credits_key_id_idx" ON "api_keys"("credits_key_id") WHERE "credits_key_id" IS NOT NULL;
+
+-- The refill moment a balance at `at` is from (00:00 UTC): that day for a daily refill; for a
+-- monthly one the latest `day` of a month not after it, a short month's last day standing in.
+-- Refills are applied by the database's clock, so replicas whose clocks differ agree on them; it
+-- is src/lib/credits.ts's refillPeriodStart, and a test holds the two equal.
+CREATE FUNCTION svc_credits_period_start(refill_interval text, refill_day integer, at timestamptz)
+RETURNS timestamptz LANGUAGE sql IMMUTABLE AS $$
+  WITH utc AS (SELECT date_trunc('day', at AT TIME ZONE 'UTC') AS today),
+  due AS (
+    SELECT m + (LEAST(refill_day, extract(day FROM m + interval '1 month - 1 day')::integer) - 1) * interval '1 day' AS moment
+    FROM utc, LATERAL (VALUES (date_trunc('month', today)), (date_trunc('month', today) - interval '1 month')) AS months(m)
+  )
+  SELECT (CASE refill_interval
+    WHEN 'daily' THEN (SELECT today FROM utc)
+    WHEN 'monthly' THEN (SELECT max(moment) FROM due, utc WHERE moment <= today)
+  END) AT TIME ZONE 'UTC'
+$$;

@@ -3,11 +3,12 @@ import ipaddr from "ipaddr.js";
 import { LRUCache } from "lru-cache";
 import { rateLimitSchema, type RateLimit } from "@/lib/schemas/api-keys";
 import { systemActor } from "@/server/auth/actor";
+import { onInvalidation } from "@/server/auth/invalidation-bus";
 import { env } from "@/server/env";
 import { DomainError } from "@/server/errors";
 import { metrics } from "@/server/metrics";
 import { processState } from "@/server/process-state";
-import { consumeCredits, type CreditsSource, type CreditsState } from "./credits";
+import { consumeCredits, returnCredits, type CreditsSource, type CreditsState } from "./credits";
 import { limiterStore, type Limiter, type LimitState } from "./store";
 
 // The API's rate limits: every key-authenticated request counts against its key's limit (the key's
@@ -116,8 +117,21 @@ function creditsHeader(state: CreditsState, headers: Record<string, string>): vo
   if (Number.isFinite(state.remaining)) headers["Credits-Remaining"] = String(state.remaining);
 }
 
+// The events are sent at most once per balance (a flag on the key, set by a conditional update); a
+// key refused a burst of requests asks the database once a few seconds, not once a request. A change
+// to the key (a new balance) forgets what was asked.
+const recentCreditsEvents = new LRUCache<string, true>({ max: 10_000, ttl: 5_000 });
+onInvalidation((event) => {
+  if ("all" in event) recentCreditsEvents.clear();
+  else if ("keyId" in event)
+    for (const kind of ["low", "exhausted"]) recentCreditsEvents.delete(`${event.keyId}:${kind}`);
+});
+
 /** api_key.credits_low or api_key.credits_exhausted, off the request's path. */
 function creditsEvent(keyId: string, kind: "low" | "exhausted"): void {
+  const event = `${keyId}:${kind}`;
+  if (recentCreditsEvents.has(event)) return;
+  recentCreditsEvents.set(event, true);
   void Promise.all([import("@/server/services/webhooks/key-events"), import("@/server/db/context")]).then(
     ([events, { readContext }]) => events.keyCreditsEvent(readContext(systemActor("webhooks")), keyId, kind),
   );
@@ -153,10 +167,17 @@ export async function spendKeyCredits(
   return state;
 }
 
-/** Spends one of a key's credits for a request; none left: 429 `credits_exhausted`. */
-export async function countKeyCredits(source: CreditsSource, headers: Record<string, string>): Promise<void> {
+/**
+ * Spends one of a key's credits for a request; none left: 429 `credits_exhausted`. Returns what
+ * gives the credit back should the request be refused after all.
+ */
+export async function countKeyCredits(source: CreditsSource, headers: Record<string, string>): Promise<() => void> {
   const state = await spendKeyCredits(source, headers);
   if (!state.allowed) throw creditsExhausted(state);
+  return () => {
+    returnCredits(source, 1, state);
+    creditsHeader({ ...state, remaining: state.remaining + 1 }, headers);
+  };
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -1,6 +1,6 @@
 import "server-only";
 import { LRUCache } from "lru-cache";
-import { LOW_CREDITS_SHARE, MAX_CREDITS, nextRefillAt, refillPeriodStart, type Refill } from "@/lib/credits";
+import { LOW_CREDITS_SHARE, MAX_CREDITS, nextRefillAt, type Refill } from "@/lib/credits";
 import { onInvalidation } from "@/server/auth/invalidation-bus";
 import { queryRows } from "@/server/db/client";
 import { onShutdown } from "@/server/lifecycle";
@@ -29,6 +29,8 @@ export interface CreditsState {
   retryAfterSeconds: number | null;
   /** The balance fell below its low mark with this take (api_key.credits_low is due). */
   low?: boolean;
+  /** The balance (its version and refill moment) the credits came from, where they go back if unused. */
+  balance?: { version: number; refilledAt: Date | null };
 }
 
 // A block is 1/LEASE_SHARE of the balance the process last saw, at most LEASE_MAX: what another
@@ -64,22 +66,23 @@ interface TakeRow {
   low: boolean;
 }
 
-// One statement: the row is locked, a refill that fell due is applied, then up to `want` credits
-// (and at least `least`, else none) are taken. It runs as bookkeeping (updated_at stays). A rolled
-// key's take is its successor's.
+// One statement: the row is locked, a refill that fell due by the database's clock is applied, then
+// up to `want` credits (and at least `least`, else none) are taken. It runs as bookkeeping
+// (updated_at stays). A rolled key's take is its successor's. No row: the key has no credits, or
+// spends another's since the statement began (then `spender` says so, and the take is retried).
 const TAKE = `WITH bookkeeping AS (SELECT set_config('svc.bookkeeping', 'on', true)),
   cur AS (
-    SELECT id, (credits_refill_amount IS NOT NULL AND $2::timestamptz IS NOT NULL
-        AND (credits_refilled_at IS NULL OR credits_refilled_at < $2::timestamptz)) AS due,
-      credits_remaining, credits_refill_amount
-    FROM api_keys
+    SELECT id, credits_remaining, credits_refill_amount, period_start,
+      (credits_refill_amount IS NOT NULL AND (credits_refilled_at IS NULL OR credits_refilled_at < period_start)) AS due
+    FROM api_keys,
+      LATERAL (SELECT svc_credits_period_start(credits_refill_interval, credits_refill_day, now()) AS period_start) p
     WHERE id = (SELECT COALESCE(credits_key_id, id) FROM api_keys WHERE id = $1::uuid) AND credits_remaining IS NOT NULL
-    FOR UPDATE),
-  bal AS (SELECT id, due, CASE WHEN due THEN credits_refill_amount ELSE credits_remaining END AS balance FROM cur),
-  amt AS (SELECT id, due, balance,
-      CASE WHEN balance >= $3::bigint THEN $3::bigint WHEN balance >= $4::bigint THEN balance ELSE 0 END AS taken FROM bal)
+    FOR UPDATE OF api_keys),
+  bal AS (SELECT id, due, period_start, CASE WHEN due THEN credits_refill_amount ELSE credits_remaining END AS balance FROM cur),
+  amt AS (SELECT id, due, period_start, balance,
+      CASE WHEN balance >= $2::bigint THEN $2::bigint WHEN balance >= $3::bigint THEN balance ELSE 0 END AS taken FROM bal)
   UPDATE api_keys k SET credits_remaining = amt.balance - amt.taken,
-    credits_refilled_at = CASE WHEN amt.due THEN $2::timestamptz ELSE k.credits_refilled_at END,
+    credits_refilled_at = CASE WHEN amt.due THEN amt.period_start ELSE k.credits_refilled_at END,
     credits_low_sent = k.credits_low_sent AND NOT amt.due,
     credits_exhausted_sent = k.credits_exhausted_sent AND NOT amt.due
   FROM amt, bookkeeping WHERE k.id = amt.id
@@ -87,6 +90,10 @@ const TAKE = `WITH bookkeeping AS (SELECT set_config('svc.bookkeeping', 'on', tr
     k.credits_refilled_at AS refilled_at,
     NOT k.credits_low_sent AND k.credits_remaining
       < COALESCE(k.credits_low_at, floor(k.credits_refill_amount * ${LOW_CREDITS_SHARE})) AS low`;
+
+// Whether a key spends credits at all: a take that found no row asks, and takes again if so (the key
+// was rolled, or its credits moved, while the take waited for the row).
+const LIMITED = `SELECT (credits_key_id IS NOT NULL OR credits_remaining IS NOT NULL) AS limited FROM api_keys WHERE id = $1::uuid`;
 
 // Credits held go back to the balance they came from, unless it was set meanwhile or refilled.
 const GIVE_BACK = `WITH bookkeeping AS (SELECT set_config('svc.bookkeeping', 'on', true))
@@ -122,18 +129,30 @@ const retryAfter = (refill: Refill | null, now: number) =>
  * which `keep` go to the caller and the rest into `lease`.
  */
 async function take(source: CreditsSource, lease: Lease, want: number, least: number, keep: number, now: number) {
-  const periodStart = source.refill ? new Date(refillPeriodStart(source.refill, now)) : null;
-  const [row] = await queryRows<TakeRow>(TAKE, [source.keyId, periodStart, want, least]);
-  // No row: the key has no credits now (made unlimited since this process cached it).
+  const row = await takeRow(source.keyId, want, least);
   if (!row) return undefined;
   // Credits held from a balance since set or refilled are not this one's.
-  if (row.version !== lease.version || row.refilled_at?.getTime() !== lease.refilledAt?.getTime()) lease.left = 0;
+  if (row.version !== lease.version || !sameMoment(row.refilled_at, lease.refilledAt)) lease.left = 0;
   lease.version = row.version;
   lease.refilledAt = row.refilled_at;
   lease.endsAt = source.refill ? nextRefillAt(source.refill, now) : Infinity;
   lease.balance = row.balance;
   lease.left += row.taken - Math.min(row.taken, keep);
   return row;
+}
+
+const TAKE_TRIES = 3;
+
+/** The take's row; undefined when the key has no credits (made unlimited since this process cached it). */
+async function takeRow(keyId: string, want: number, least: number): Promise<TakeRow | undefined> {
+  for (let tries = 1; ; tries++) {
+    const [row] = await queryRows<TakeRow>(TAKE, [keyId, want, least]);
+    if (row) return row;
+    const [key] = await queryRows<{ limited: boolean }>(LIMITED, [keyId]);
+    if (!key?.limited) return undefined;
+    // Still limited after a few tries (its balance moving under every take): refused, never free.
+    if (tries === TAKE_TRIES) return { taken: 0, balance: 0, version: -1, refilled_at: null, low: false };
+  }
 }
 
 function leaseOf(keyId: string, now: number): Lease {
@@ -156,7 +175,13 @@ function stateOf(source: CreditsSource, lease: Lease, allowed: boolean, now: num
   // Half a block left: the next block is taken in the background.
   const block = blockSize(lease.balance);
   if (allowed && block > 1 && !lease.next && lease.left * 2 < block) nextBlock(source, lease, now);
-  return { allowed, remaining: lease.balance + lease.left, retryAfterSeconds: retryAfter(source.refill, now), low };
+  return {
+    allowed,
+    remaining: lease.balance + lease.left,
+    retryAfterSeconds: retryAfter(source.refill, now),
+    low,
+    balance: { version: lease.version, refilledAt: lease.refilledAt },
+  };
 }
 
 /**
@@ -223,15 +248,40 @@ export async function consumeCredits(source: CreditsSource, cost = 1, now = Date
   if (cost === 1 && blockSize(lease.balance) > 1) return creditOfBlock(source, lease, now);
   // What the lease holds goes to this request, the rest comes from the balance.
   const held = lease.left;
-  const version = lease.version;
+  const { version, refilledAt } = lease;
   lease.left = 0;
   const need = cost - held;
   const row = await take(source, lease, need, need, need, now);
   if (!row) return UNLIMITED;
   if (row.taken >= need) return stateOf(source, lease, true, now, row.low);
-  if (lease.version === version) lease.left += held;
+  // Refused: what the lease held stays held, unless the take found a new balance.
+  if (lease.version === version && sameMoment(lease.refilledAt, refilledAt)) lease.left += held;
   return stateOf(source, lease, false, now);
 }
+
+/**
+ * Gives back `cost` credits a request was granted (`state`) and did not use, the request refused
+ * after all: to the lease of a busy key when it still holds the balance they came from, else to
+ * that balance (unless it was set or refilled since).
+ */
+export function returnCredits(source: CreditsSource, cost: number, state: CreditsState, now = Date.now()): void {
+  const from = state.balance;
+  if (!state.allowed || !from || cost <= 0) return;
+  const lease = leases.peek(source.keyId);
+  const leased = lease && blockSize(lease.balance) > 1;
+  if (leased && lease.version === from.version && sameMoment(lease.refilledAt, from.refilledAt) && lease.endsAt > now) {
+    lease.left += cost;
+    return;
+  }
+  void queryRows(GIVE_BACK, [source.keyId, cost, from.version, from.refilledAt]).catch((error: unknown) =>
+    log.warn("could not give back a refused request's credits", {
+      key_id: source.keyId,
+      error: (error as Error).message,
+    }),
+  );
+}
+
+const sameMoment = (a: Date | null, b: Date | null) => a?.getTime() === b?.getTime();
 
 let lastSweep = 0;
 

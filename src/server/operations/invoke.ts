@@ -37,9 +37,10 @@ export interface InvokeOptions {
   request?: RequestFacts;
   /**
    * Called once the call is authorized and its input valid, before the handler: the REST door spends
-   * a key's credits here, so a refused request costs none.
+   * a key's credits here, so a refused request costs none. What it returns undoes that when the
+   * handler refuses the call or fails: only an answered call spends.
    */
-  admitted?: () => Promise<void>;
+  admitted?: () => Promise<() => void>;
 }
 
 /** `value` checked as raw input (raw-input.ts), then parsed by `schema`. */
@@ -111,18 +112,23 @@ async function checkedCall(
   authorizeIncludeDeleted(actor, query);
   const rawBody = await raw.body();
   const body = operation.body ? parse(operation.body, rawBody ?? {}, "") : undefined;
-  if (options.admitted) await options.admitted();
+  const undoAdmission = await options.admitted?.();
   // A call without credentials (a public operation) acts as the system on the caller's behalf.
   const acting = actor ?? systemActor("anonymous");
   // The answer is encoded inside the call: for a change, before its unit of work commits.
   const call = async (ctx: Context): Promise<unknown> =>
     encodeAnswer(operation, await operation.handler({ ...ctx, params, query, body } as never));
-  if (!isChange(operation)) return call(readContext(acting));
-  return auditedChange(acting, request, call, (result) => {
-    if (operation.audits) return { action: operation.id, ...operation.audits(result as never) };
-    const target = targetOf(operation, actor, params as Record<string, unknown>, result);
-    return { action: operation.id, target, orgId: orgOf(params as Record<string, unknown>, target) };
-  });
+  try {
+    if (!isChange(operation)) return await call(readContext(acting));
+    return await auditedChange(acting, request, call, (result) => {
+      if (operation.audits) return { action: operation.id, ...operation.audits(result as never) };
+      const target = targetOf(operation, actor, params as Record<string, unknown>, result);
+      return { action: operation.id, target, orgId: orgOf(params as Record<string, unknown>, target) };
+    });
+  } catch (error) {
+    undoAdmission?.();
+    throw error;
+  }
 }
 
 /**

@@ -98,6 +98,41 @@ describe("a key's credits", () => {
     expect(await remainingOf(revoked.id)).toBe(5);
   });
 
+  it("are given back when the operation itself refuses the request (404, 409): only an answered one spends", async () => {
+    const key = await keyWith({
+      credits: { remaining: 5 },
+      scopes: ["svc:system:orgs:read", "svc:system:api_keys:read", "svc:system:models:write"],
+    });
+    const caller: Caller = { key: key.raw_key };
+    const missing = await request(app, caller, "GET", `${KEYS}/${crypto.randomUUID()}`);
+    expect(missing.status).toBe(404);
+    // The answer says what the balance is with the credit given back.
+    expect(creditsOf(missing)).toBe("5");
+    // A change the operation refuses (a model already in the catalog) rolls back, and so does its spending.
+    const model = { provider: "credits-test", model_id: `model-${crypto.randomUUID()}` };
+    expect((await request(app, asAdmin, "POST", "/api/v1/models", model)).status).toBe(201);
+    const conflict = await request(app, caller, "POST", "/api/v1/models", model);
+    expect(conflict.body).toMatchObject({ code: "conflict" });
+    expect(await remainingOf(key.id)).toBe(5);
+    expect((await orgs(key.raw_key)).status).toBe(200);
+    expect(await remainingOf(key.id)).toBe(4);
+  });
+
+  it("lowered to 0 stay 0: what a process held of the old balance does not come back", async () => {
+    const key = await keyWith({ credits: { remaining: 1000 } });
+    // The first requests make the process hold a block of the balance.
+    for (let i = 0; i < 3; i++) expect((await orgs(key.raw_key)).status).toBe(200);
+    const lowered = await request<Key>(app, asAdmin, "POST", `${KEYS}/${key.id}/credits`, {
+      op: "decrement",
+      amount: 10_000,
+    });
+    expect(lowered.body.credits?.remaining).toBe(0);
+    // The block held goes back when the process hears of the change: it must not land on the lowered balance.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(await remainingOf(key.id)).toBe(0);
+    expect((await orgs(key.raw_key)).body).toMatchObject({ code: "credits_exhausted" });
+  });
+
   it("are replaced, not added to, by a refill at 00:00 UTC, and an empty key says when that is", async () => {
     const key = await keyWith({ credits: { remaining: 1, refill: { amount: 5, interval: "daily" } } });
     const nextMidnight = Math.ceil((Date.now() + 1) / 86_400_000) * 86_400_000;
@@ -237,6 +272,28 @@ describe("a key's credits", () => {
     );
     expect(statuses.filter((s) => s === 200)).toHaveLength(10);
     expect(statuses.filter((s) => s !== 200).every((s) => s === 429)).toBe(true);
+  });
+
+  it("are never spent free while the key is rolled under concurrent requests", async () => {
+    for (let round = 0; round < 3; round++) {
+      const old = await keyWith({ credits: { remaining: 150 } });
+      // Requests keep coming through the old key while it is rolled, and a few after.
+      let rolling = true;
+      const statuses: number[] = [];
+      const keepCalling = async () => {
+        for (let after = 0; rolling || after < 3; after += rolling ? 0 : 1)
+          statuses.push((await orgs(old.raw_key)).status);
+      };
+      const callers = Array.from({ length: 6 }, keepCalling);
+      await new Promise((resolve) => setTimeout(resolve, 30));
+      const rolled = await request<Key>(app, asAdmin, "POST", `${KEYS}/${old.id}/roll`, { grace_period_seconds: 3600 });
+      rolling = false;
+      await Promise.all(callers);
+      const answered = statuses.filter((s) => s === 200).length;
+      // Every answered request took a credit: what is left and what was answered make 150.
+      expect(answered + (await remainingOf(rolled.body.id))!).toBe(150);
+      expect(statuses.filter((s) => s !== 200).every((s) => s === 429)).toBe(true);
+    }
   });
 
   it("of a service account's key are set by the organization's admin and spent by its requests", async () => {

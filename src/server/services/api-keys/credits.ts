@@ -89,13 +89,19 @@ export function creditColumns(input: CreditsInput, now = Date.now()) {
 
 /**
  * The columns a set, increment or decrement writes to a key with credits (`row`, read under its
- * lock). A set starts a new balance: credits processes hold from the old one are void (version).
+ * lock). A set or a decrement voids the credits processes hold of the old balance (version): they
+ * count as spent, so a balance lowered to 0 stays 0. An increment adds to what they hold.
  */
 export function changedCreditColumns(row: CreditColumns, change: ChangeCreditsInput, now = Date.now()) {
   const { remaining, refilledAt } = balanceAt(row, now);
   const amount = change.amount ?? 0;
   const refilled = refilledAt ? { credits_refilled_at: refilledAt } : {};
-  if (change.op === "decrement") return { credits_remaining: BigInt(Math.max(0, remaining - amount)), ...refilled };
+  if (change.op === "decrement")
+    return {
+      credits_remaining: BigInt(Math.max(0, remaining - amount)),
+      credits_version: { increment: 1 },
+      ...refilled,
+    };
   const raised = { credits_low_sent: false, credits_exhausted_sent: false, ...refilled };
   if (change.op === "increment")
     return { credits_remaining: BigInt(Math.min(MAX_CREDITS, remaining + amount)), ...raised };

@@ -138,7 +138,8 @@ export async function rollApiKey(
   const { db } = ctx;
   const key = generateKey();
   const row = await db.$transaction(async (tx) => {
-    const old = await ownedKey(tx, ctx.actor, keyId, of);
+    // Locked: no request takes from the balance between reading it here and moving it to the successor.
+    const old = await lockedKey(tx, ctx.actor, keyId, of);
     const now = Date.now();
     if (!old.is_active || (old.expires_at && old.expires_at.getTime() <= now)) {
       throw new DomainError("conflict", "Only a usable key can be rolled: this one is revoked or expired.");
@@ -255,6 +256,16 @@ export async function updateApiKey(
   return toApiKey(row);
 }
 
+/**
+ * One of the actor's keys, its row locked for the rest of the transaction (and read again once
+ * locked): its balance cannot move under a change made from what was read.
+ */
+async function lockedKey(tx: Pick<Db, "apiKey" | "$queryRaw">, actor: Actor, keyId: string, of?: KeysOf) {
+  await ownedKey(tx, actor, keyId, of);
+  await tx.$queryRaw`SELECT 1 FROM api_keys WHERE id = ${keyId}::uuid FOR UPDATE`;
+  return ownedKey(tx, actor, keyId, of);
+}
+
 /** A rolled key spends its successor's credits: those are the ones to change. */
 function requireOwnBalance(key: { credits_key: unknown }): void {
   if (key.credits_key)
@@ -285,9 +296,7 @@ export async function changeCredits(
 ): Promise<ApiKey> {
   const { db } = ctx;
   const { row, announced } = await db.$transaction(async (tx) => {
-    await ownedKey(tx, ctx.actor, keyId, of);
-    await tx.$queryRaw`SELECT 1 FROM api_keys WHERE id = ${keyId}::uuid FOR UPDATE`;
-    const key = await ownedKey(tx, ctx.actor, keyId, of);
+    const key = await lockedKey(tx, ctx.actor, keyId, of);
     requireOwnBalance(key);
     const unlimited = key.credits_remaining === null;
     if (unlimited && change.op !== "set")
