@@ -71,6 +71,9 @@ const REDIS_URL =
 // authentications are not limited (the bad-key scenarios would otherwise be 429s after a minute).
 const BENCH_RATE_LIMIT = { requests: 10_000_000, window_seconds: 60 };
 const BENCH_APP_ENV = { SVC_AUTH_FAILURE_LIMIT: "0" };
+// BENCH_ONLY=budgets runs the budgets phase alone (the others take most of the run's time).
+const ONLY_BUDGETS = process.env.BENCH_ONLY === "budgets";
+if (process.env.BENCH_ONLY && !ONLY_BUDGETS) throw new Error("BENCH_ONLY names no phase but budgets");
 
 type ScenarioId = "a" | "b" | "c" | "c'" | "s";
 
@@ -321,8 +324,9 @@ async function main() {
     });
   }
   const measured: Measured[] = [];
-  for (const phase of phases) measured.push(await measure(phase, url, keys));
-  const many = keys.many.length > 0 ? await measureManyKeys(url, keys.many, CONNECTIONS, BENCH_APP_ENV) : null;
+  if (!ONLY_BUDGETS) for (const phase of phases) measured.push(await measure(phase, url, keys));
+  const many =
+    keys.many.length > 0 && !ONLY_BUDGETS ? await measureManyKeys(url, keys.many, CONNECTIONS, BENCH_APP_ENV) : null;
   const budgets = await measureBudgets(url, keys.valid, CONNECTIONS, BENCH_APP_ENV);
 
   reportHeader("API-key");
