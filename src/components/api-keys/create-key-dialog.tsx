@@ -11,11 +11,13 @@ import { TextField } from "@/components/ui/fields";
 import { DialogButtons, Form, useFieldController, useSchemaForm } from "@/components/ui/form";
 import { hintClass, inputClass, labelClass } from "@/components/ui/styles";
 import { useTRPC, useTRPCClient } from "@/trpc/react";
+import { CreditFields, creditsInputOf, creditValues, type CreditValues } from "./credit-fields";
 import { keyCalls, type ServiceAccountRef } from "./key-calls";
+import { MetaField, metaInputOf, metaValues, type MetaValues } from "./meta-field";
 import { RestrictionFields, restrictionInput, restrictionValues, type RestrictionValues } from "./restriction-fields";
 
 // "Create API key": a name, scopes from the catalog grouped by resource, an expiry, an optional
-// rate limit and optional restrictions (organizations, networks). Checked
+// rate limit, optional restrictions (organizations, networks), a budget and metadata. Checked
 // here with the schema the server enforces; what only the server knows (the platform's policy,
 // the clock) comes back as field errors and shows next to the field too.
 
@@ -65,7 +67,7 @@ export function CreateKeyDialog({ ownerId, of, open, onClose, onCreated }: Creat
   );
 }
 
-interface KeyValues extends RestrictionValues {
+interface KeyValues extends RestrictionValues, CreditValues, MetaValues {
   name: string;
   scopes: string[];
   /** The expiry picked: a preset, a date, or never. */
@@ -102,8 +104,18 @@ function CreateKeyForm({
 
   const form = useSchemaForm<KeyValues, CreateApiKeyInput>({
     schema: createApiKeyInput,
-    defaultValues: { name: "", scopes: [], expires_at: "90", date: "", rate_limit: "", ...restrictionValues(null) },
-    toInput: ({ name, scopes, expires_at, date, rate_limit, ...restrictions }, problem) => {
+    defaultValues: {
+      name: "",
+      scopes: [],
+      expires_at: "90",
+      date: "",
+      rate_limit: "",
+      ...restrictionValues(null),
+      ...creditValues(null),
+      ...metaValues(null),
+    },
+    toInput: (values, problem) => {
+      const { name, scopes, expires_at, date, rate_limit } = values;
       if (scopes.length === 0) problem("scopes", "Pick at least one scope.");
       const choice = choiceOf(expires_at);
       let expiresAt: string | null = null;
@@ -116,7 +128,15 @@ function CreateKeyForm({
       }
       const rateLimit = rate_limit.trim() === "" ? null : parseRateLimit(rate_limit);
       if (rateLimit === undefined) problem("rate_limit", "Write the rate limit as requests/seconds, like 600/60.");
-      return { name, scopes, expires_at: expiresAt, rate_limit: rateLimit ?? null, ...restrictionInput(restrictions) };
+      return {
+        name,
+        scopes,
+        expires_at: expiresAt,
+        rate_limit: rateLimit ?? null,
+        ...restrictionInput(values),
+        credits: creditsInputOf(values, problem),
+        meta: metaInputOf(values, problem),
+      };
     },
     submit: async (input) => onCreated(await keyCalls(client, of).create(input)),
   });
@@ -143,6 +163,8 @@ function CreateKeyForm({
         <ExpiryField choice={choice} maxDays={maxDays} requireExpiry={requireExpiry} today={today} />
         <RateLimitField />
         <RestrictionFields ownerId={ownerId} />
+        <CreditFields />
+        <MetaField />
       </AfterFirstFrame>
       <DialogButtons onCancel={onCancel} label="Create key" pendingLabel="Creating…" />
     </Form>

@@ -10,15 +10,17 @@ import { NewKeyDialog } from "./new-key-dialog";
 import { onDemand } from "@/components/ui/form-loading";
 
 // What an owner does to a key, from the list, the key's own page and a service account's keys
-// alike: edit, roll (the new key shown once) and revoke. The edit and roll forms load when first
-// opened, not with the page.
+// alike: edit, roll (the new key shown once), change its balance and revoke. The forms load when
+// first opened, not with the page.
 
 const EditKeyDialog = onDemand(() => import("./edit-key-dialog").then((m) => m.EditKeyDialog));
 const RollKeyDialog = onDemand(() => import("./roll-key-dialog").then((m) => m.RollKeyDialog));
+const CreditsDialog = onDemand(() => import("./credits-dialog").then((m) => m.CreditsDialog));
 
 export interface KeyActionStarts {
   onEdit: (key: ApiKey) => void;
   onRoll: (key: ApiKey) => void;
+  onCredits: (key: ApiKey) => void;
   onRevoke: (key: ApiKey) => void;
 }
 
@@ -32,9 +34,16 @@ export function useKeyActions(say: (text: string) => void, onChanged: () => void
   const [revoking, setRevoking] = useState<ApiKey | null>(null);
   const [editing, setEditing] = useState<ApiKey | null>(null);
   const [rolling, setRolling] = useState<ApiKey | null>(null);
+  const [crediting, setCrediting] = useState<ApiKey | null>(null);
   const editOpened = useOpenedOnce(editing !== null);
   const rollOpened = useOpenedOnce(rolling !== null);
-  const starts: KeyActionStarts = { onEdit: setEditing, onRoll: setRolling, onRevoke: setRevoking };
+  const creditsOpened = useOpenedOnce(crediting !== null);
+  const starts: KeyActionStarts = {
+    onEdit: setEditing,
+    onRoll: setRolling,
+    onCredits: setCrediting,
+    onRevoke: setRevoking,
+  };
   const dialogs = (
     <>
       {editOpened && (
@@ -58,6 +67,22 @@ export function useKeyActions(say: (text: string) => void, onChanged: () => void
             setRolling(null);
             setCreated(key);
             say(`API key “${key.name}” rolled.`);
+            onChanged();
+          }}
+        />
+      )}
+      {creditsOpened && (
+        <CreditsDialog
+          apiKey={crediting}
+          of={of}
+          onClose={() => setCrediting(null)}
+          onChanged={(key) => {
+            setCrediting(null);
+            say(
+              key.credits
+                ? `API key “${key.name}” has ${key.credits.remaining.toLocaleString("en")} credit${key.credits.remaining === 1 ? "" : "s"}.`
+                : `API key “${key.name}” is unlimited.`,
+            );
             onChanged();
           }}
         />

@@ -1,5 +1,5 @@
 import type { z } from "zod";
-import type { createApiKeyInput, rollApiKeyInput, updateApiKeyInput } from "@/lib/schemas/api-keys";
+import type { changeCreditsInput, createApiKeyInput, rollApiKeyInput, updateApiKeyInput } from "@/lib/schemas/api-keys";
 import type { useTRPCClient } from "@/trpc/react";
 
 // Whose keys the key dialogs act on: the signed-in admin's own (the API keys screen), or a service
@@ -26,6 +26,10 @@ export function keyCalls(client: Client, of?: ServiceAccountRef) {
       account
         ? client.serviceAccounts.rollKey.mutate({ ...account, key_id: keyId, ...input })
         : client.apiKeys.roll.mutate({ key_id: keyId, ...input }),
+    credits: (keyId: string, input: z.input<typeof changeCreditsInput>) =>
+      account
+        ? client.serviceAccounts.changeKeyCredits.mutate({ ...account, key_id: keyId, ...input })
+        : client.apiKeys.credits.mutate({ key_id: keyId, ...input }),
     revoke: (keyId: string) =>
       account
         ? client.serviceAccounts.revokeKey.mutate({ ...account, key_id: keyId })

@@ -15,8 +15,9 @@ import { formatTimestamp } from "./format";
 import { useKeyActions, type KeyActionStarts } from "./key-actions";
 import { STATUS_TONE, statusOf } from "./key-table";
 
-// One key: what it is, where it may act, when and from where it was last used, its requests by
-// outcome, and (for its owner) the actions its row in the list has: edit, roll, revoke.
+// One key: what it is, where it may act, its budget and metadata, when and from where it was last
+// used, its requests by outcome, and (for its owner) the actions its row in the list has: edit,
+// roll, change its balance, revoke.
 
 const keyOptions = (trpc: ReturnType<typeof useTRPC>, keyId: string) =>
   trpc.apiKeys.get.queryOptions({ key_id: keyId });
@@ -50,6 +51,11 @@ function Actions({ apiKey, now, starts }: { apiKey: ApiKey; now: number; starts:
           Roll
         </button>
       )}
+      {apiKey.credits && (
+        <button type="button" className={secondaryButton} onClick={() => starts.onCredits(apiKey)}>
+          Change balance
+        </button>
+      )}
       <button type="button" className={dangerButton} onClick={() => starts.onRevoke(apiKey)}>
         Revoke
       </button>
@@ -64,6 +70,13 @@ function Term({ term, children }: { term: string; children: React.ReactNode }) {
       <dd className="mt-1 text-sm sm:col-span-2 sm:mt-0 break-words">{children}</dd>
     </div>
   );
+}
+
+/** How the key's refill reads: "To 10,000 every day", "To 10,000 on day 1 of each month". */
+function refillText(refill: NonNullable<ApiKey["credits"]>["refill"]): string {
+  if (!refill) return "None";
+  const amount = `To ${refill.amount.toLocaleString("en")}`;
+  return refill.interval === "daily" ? `${amount} every day` : `${amount} on day ${refill.day ?? 1} of each month`;
 }
 
 function KeyDetail({ apiKey, own }: { apiKey: ApiKey; own: boolean }) {
@@ -106,6 +119,26 @@ function KeyDetail({ apiKey, own }: { apiKey: ApiKey; own: boolean }) {
           </Term>
           <Term term="Networks">
             {apiKey.allowed_cidrs ? <CodeList items={apiKey.allowed_cidrs} inline /> : "Any address"}
+          </Term>
+          <Term term="Credits">
+            {apiKey.credits ? (
+              <span data-testid="credits-remaining">{apiKey.credits.remaining.toLocaleString("en")} left</span>
+            ) : (
+              "Unlimited"
+            )}
+          </Term>
+          {apiKey.credits && (
+            <>
+              <Term term="Refill">{refillText(apiKey.credits.refill)}</Term>
+              <Term term="Next refill">{formatTimestamp(apiKey.credits.next_refill_at, "None")}</Term>
+            </>
+          )}
+          <Term term="Metadata">
+            {Object.keys(apiKey.meta).length > 0 ? (
+              <pre className="font-mono text-xs whitespace-pre-wrap">{JSON.stringify(apiKey.meta, null, 2)}</pre>
+            ) : (
+              "None"
+            )}
           </Term>
           <Term term="Last used">{formatTimestamp(apiKey.last_used_at)}</Term>
           <Term term="Last address">

@@ -14,6 +14,7 @@ import type { FilterState } from "@/components/ui/filter-bar";
 import { ListView } from "@/components/ui/resource-section";
 import { RowActions, td } from "@/components/ui/table";
 import { WhenCell } from "@/components/ui/values";
+import type { KeyActionStarts } from "./key-actions";
 
 // The one table of API keys: the signed-in admin's own on the API keys screen (editable, rollable
 // and revocable there), and anyone's on that screen or on a user's page (read-only: only a key's
@@ -36,13 +37,6 @@ export const STATUS_TONE: Record<KeyStatus, Tone> = {
   Revoked: "neutral",
   Expired: "warn",
 };
-
-/** What the signed-in owner may do with a key of the table. */
-interface KeyActions {
-  onEdit: (key: ApiKey) => void;
-  onRoll: (key: ApiKey) => void;
-  onRevoke: (key: ApiKey) => void;
-}
 
 const VISIBLE_SCOPES = 3;
 
@@ -96,7 +90,7 @@ interface KeyTableProps {
   caption: string;
   empty: { title: string; body?: ReactNode; action?: ReactNode };
   /** Absent when the keys are another user's: only the owner changes them. */
-  actions?: KeyActions;
+  actions?: KeyActionStarts;
 }
 
 export function KeyTable({ ownerId, status = "all", filters, caption, empty, actions }: KeyTableProps) {
@@ -148,6 +142,15 @@ export function KeyTable({ ownerId, status = "all", filters, caption, empty, act
                     : []),
                   ...(keyStatus === "Active" || keyStatus === "Expires soon"
                     ? [{ label: "Roll", ariaLabel: `Roll ${key.name}`, onClick: () => actions.onRoll(key) }]
+                    : []),
+                  ...(key.is_active && key.credits
+                    ? [
+                        {
+                          label: "Change balance",
+                          ariaLabel: `Change the balance of ${key.name}`,
+                          onClick: () => actions.onCredits(key),
+                        },
+                      ]
                     : []),
                   ...(key.is_active
                     ? [

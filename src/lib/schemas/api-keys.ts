@@ -94,7 +94,7 @@ const restrictions = {
 
 const creditAmount = z.number().int().min(0).max(MAX_CREDITS);
 
-export const creditsRefillSchema = z
+const creditsRefillSchema = z
   .strictObject({
     amount: z.number().int().min(1).max(MAX_CREDITS).describe("What the balance is set to at each refill."),
     interval: z.enum(REFILL_INTERVALS),
@@ -118,7 +118,7 @@ export const creditsRefillSchema = z
     examples: [{ amount: 10_000, interval: "monthly", day: 1 }],
   });
 
-export const creditsInput = z
+const creditsInput = z
   .strictObject({
     remaining: creditAmount.describe("The balance: each request the key makes costs 1."),
     refill: creditsRefillSchema.nullable().default(null),
@@ -132,7 +132,7 @@ export const creditsInput = z
   .meta({ examples: [{ remaining: 10_000, refill: { amount: 10_000, interval: "monthly", day: 1 }, low_at: null }] });
 export type CreditsInput = z.output<typeof creditsInput>;
 
-export const creditsSchema = z
+const creditsSchema = z
   .object({
     remaining: count.describe(
       "The balance now (credits each app process holds in advance, at most 1% of it, are not counted here).",
@@ -254,7 +254,7 @@ export const rollApiKeyInput = z
   .meta({ examples: [{ grace_period_seconds: 86_400 }] });
 export type RollApiKeyInput = z.output<typeof rollApiKeyInput>;
 
-export const CREDIT_OPERATIONS = ["set", "increment", "decrement"] as const;
+const CREDIT_OPERATIONS = ["set", "increment", "decrement"] as const;
 
 export const changeCreditsInput = z
   .strictObject({
@@ -414,7 +414,7 @@ export type CreatedApiKey = z.input<typeof createdApiKeySchema>;
 
 export const apiKeyListSchema = listOf(apiKeySchema);
 
-export const VERIFY_CODES = [
+const VERIFY_CODES = [
   "VALID",
   "NOT_FOUND",
   "REVOKED",
