@@ -13,8 +13,22 @@ interface KeyRow {
   key_prefix: string;
   user_id: string;
   name: string;
-  expires_at: Date;
+  expires_at: Date | null;
   allowed_org_ids: string[];
+}
+
+/** The key as an event names it (never its secret), and the organization the event is also for. */
+function keyOfEvent(key: KeyRow) {
+  return {
+    orgId: key.allowed_org_ids.length === 1 ? key.allowed_org_ids[0]! : null,
+    api_key: {
+      id: key.id,
+      key_prefix: key.key_prefix,
+      user_id: key.user_id,
+      name: key.name,
+      expires_at: key.expires_at?.toISOString() ?? null,
+    },
+  };
 }
 
 const DAY_MS = 86_400_000;
@@ -28,7 +42,8 @@ export async function emitKeyExpiryEvents(ctx: Context, now = new Date()): Promi
   );
   let emitted = 0;
   for (const key of keys) {
-    const left = key.expires_at.getTime() - now.getTime();
+    // Every key read has an expiry (the query asks for one).
+    const left = key.expires_at!.getTime() - now.getTime();
     const [type, mark] =
       left <= 0
         ? ["api_key.expired", "expired"]
@@ -37,16 +52,8 @@ export async function emitKeyExpiryEvents(ctx: Context, now = new Date()): Promi
           : ["api_key.expiring", "expiring-7d"];
     await ctx.transaction(async (tx) => {
       if (!(await markOnce(tx.db, `${mark}:${key.id}`))) return;
-      const orgId = key.allowed_org_ids.length === 1 ? key.allowed_org_ids[0]! : null;
-      await emitEvent(tx, type, orgId, {
-        api_key: {
-          id: key.id,
-          key_prefix: key.key_prefix,
-          user_id: key.user_id,
-          name: key.name,
-          expires_at: key.expires_at.toISOString(),
-        },
-      });
+      const { orgId, api_key } = keyOfEvent(key);
+      await emitEvent(tx, type, orgId, { api_key });
       emitted++;
     });
   }
@@ -65,23 +72,15 @@ export async function keyRateLimited(ctx: Context, keyId: string, now = new Date
   if (reported.has(seen)) return;
   reported.set(seen, true);
   try {
-    const [key] = await ctx.queryRows<KeyRow & { expires_at: Date | null }>(
+    const [key] = await ctx.queryRows<KeyRow>(
       "SELECT id, key_prefix, user_id, name, expires_at, allowed_org_ids FROM api_keys WHERE id = $1::uuid",
       [keyId],
     );
     if (!key) return;
     await ctx.transaction(async (tx) => {
       if (!(await markOnce(tx.db, `rate_limited:${seen}`))) return;
-      await emitEvent(tx, "api_key.rate_limited", key.allowed_org_ids.length === 1 ? key.allowed_org_ids[0]! : null, {
-        api_key: {
-          id: key.id,
-          key_prefix: key.key_prefix,
-          user_id: key.user_id,
-          name: key.name,
-          expires_at: key.expires_at?.toISOString() ?? null,
-        },
-        hour: `${hour}:00:00Z`,
-      });
+      const { orgId, api_key } = keyOfEvent(key);
+      await emitEvent(tx, "api_key.rate_limited", orgId, { api_key, hour: `${hour}:00:00Z` });
     });
   } catch (error) {
     reported.delete(seen);
@@ -98,7 +97,7 @@ export async function keyCreditsEvent(ctx: Context, keyId: string, kind: "low" |
     await ctx.transaction(async (tx) => {
       // Bookkeeping: marking the event sent is not a change of the key (updated_at stays).
       const flag = kind === "low" ? "credits_low_sent" : "credits_exhausted_sent";
-      const [key] = await tx.db.$queryRawUnsafe<(KeyRow & { expires_at: Date | null; remaining: number })[]>(
+      const [key] = await tx.db.$queryRawUnsafe<(KeyRow & { remaining: number })[]>(
         `WITH bookkeeping AS (SELECT set_config('svc.bookkeeping', 'on', true))
          UPDATE api_keys SET ${flag} = true FROM bookkeeping
          WHERE id = $1::uuid AND NOT ${flag} AND credits_remaining IS NOT NULL
@@ -106,21 +105,11 @@ export async function keyCreditsEvent(ctx: Context, keyId: string, kind: "low" |
         keyId,
       );
       if (!key) return;
-      await emitEvent(
-        tx,
-        kind === "low" ? "api_key.credits_low" : "api_key.credits_exhausted",
-        key.allowed_org_ids.length === 1 ? key.allowed_org_ids[0]! : null,
-        {
-          api_key: {
-            id: key.id,
-            key_prefix: key.key_prefix,
-            user_id: key.user_id,
-            name: key.name,
-            expires_at: key.expires_at?.toISOString() ?? null,
-          },
-          credits: { remaining: key.remaining },
-        },
-      );
+      const { orgId, api_key } = keyOfEvent(key);
+      await emitEvent(tx, kind === "low" ? "api_key.credits_low" : "api_key.credits_exhausted", orgId, {
+        api_key,
+        credits: { remaining: key.remaining },
+      });
     });
   } catch (error) {
     log.warn(`could not emit api_key.credits_${kind}`, { key_id: keyId, error: (error as Error).message });
