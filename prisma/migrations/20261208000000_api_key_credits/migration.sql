@@ -5,7 +5,7 @@ ALTER TABLE "api_keys"
   ADD COLUMN "credits_refill_amount" BIGINT,
   ADD COLUMN "credits_refill_interval" VARCHAR(7),
   ADD COLUMN "credits_refill_day" SMALLINT,
-  ADD COLUMN "credits_low_at" BIGINT,
+  ADD COLUMN "credits_low_threshold" BIGINT,
   ADD COLUMN "credits_refilled_at" TIMESTAMPTZ(6),
   ADD COLUMN "credits_version" INTEGER NOT NULL DEFAULT 0,
   ADD COLUMN "credits_low_sent" BOOLEAN NOT NULL DEFAULT false,
@@ -15,7 +15,7 @@ ALTER TABLE "api_keys"
 
 ALTER TABLE "api_keys" ADD CONSTRAINT "api_keys_credits_check" CHECK (
   ("credits_remaining" IS NULL OR "credits_remaining" BETWEEN 0 AND 1000000000000)
-  AND ("credits_low_at" IS NULL OR "credits_low_at" BETWEEN 0 AND 1000000000000)
+  AND ("credits_low_threshold" IS NULL OR "credits_low_threshold" BETWEEN 0 AND 1000000000000)
   AND (
     ("credits_refill_amount" IS NULL AND "credits_refill_interval" IS NULL AND "credits_refill_day" IS NULL)
     OR ("credits_remaining" IS NOT NULL AND "credits_refill_amount" BETWEEN 1 AND 1000000000000

@@ -1055,6 +1055,7 @@ describe("column facts", () => {
     const json = await columnsWhere("c.data_type IN ('json', 'jsonb')");
     expect(json.filter((c) => c.data_type !== "jsonb")).toEqual([]);
     expect(json.map((c) => `${c.table_name}.${c.column_name}`)).toEqual([
+      "api_keys.meta",
       "api_keys.rate_limit",
       "api_keys.scopes",
       "audit_events.changes",

@@ -89,7 +89,7 @@ const TAKE = `WITH bookkeeping AS (SELECT set_config('svc.bookkeeping', 'on', tr
   RETURNING amt.taken::float8 AS taken, k.credits_remaining::float8 AS balance, k.credits_version AS version,
     k.credits_refilled_at AS refilled_at,
     NOT k.credits_low_sent AND k.credits_remaining
-      < COALESCE(k.credits_low_at, floor(k.credits_refill_amount * ${LOW_CREDITS_SHARE})) AS low`;
+      < COALESCE(k.credits_low_threshold, floor(k.credits_refill_amount * ${LOW_CREDITS_SHARE})) AS low`;
 
 // Whether a key spends credits at all: a take that found no row asks, and takes again if so (the key
 // was rolled, or its credits moved, while the take waited for the row).

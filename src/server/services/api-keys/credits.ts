@@ -10,7 +10,7 @@ export const CREDIT_FIELDS = {
   credits_refill_amount: true,
   credits_refill_interval: true,
   credits_refill_day: true,
-  credits_low_at: true,
+  credits_low_threshold: true,
   credits_refilled_at: true,
 } as const;
 
@@ -19,7 +19,7 @@ export interface CreditColumns {
   credits_refill_amount: bigint | null;
   credits_refill_interval: string | null;
   credits_refill_day: number | null;
-  credits_low_at: bigint | null;
+  credits_low_threshold: bigint | null;
   credits_refilled_at: Date | null;
 }
 
@@ -53,7 +53,7 @@ export function creditsOf(row: CreditColumns, now = Date.now()): Credits | null 
   return {
     remaining: balanceAt(row, now).remaining,
     refill,
-    low_at: row.credits_low_at === null ? null : Number(row.credits_low_at),
+    low_at: row.credits_low_threshold === null ? null : Number(row.credits_low_threshold),
     next_refill_at: refill ? new Date(nextRefillAt(refill, now)) : null,
   };
 }
@@ -69,7 +69,7 @@ export function creditColumns(input: CreditsInput, now = Date.now()) {
       credits_refill_amount: null,
       credits_refill_interval: null,
       credits_refill_day: null,
-      credits_low_at: null,
+      credits_low_threshold: null,
       credits_refilled_at: null,
     };
   }
@@ -80,7 +80,7 @@ export function creditColumns(input: CreditsInput, now = Date.now()) {
     credits_refill_amount: refill ? BigInt(refill.amount) : null,
     credits_refill_interval: refill?.interval ?? null,
     credits_refill_day: day,
-    credits_low_at: input.low_at === null ? null : BigInt(input.low_at),
+    credits_low_threshold: input.low_at === null ? null : BigInt(input.low_at),
     credits_refilled_at: refill ? new Date(refillPeriodStart({ interval: refill.interval, day }, now)) : null,
     credits_low_sent: false,
     credits_exhausted_sent: false,

@@ -194,7 +194,7 @@ export async function rollApiKey(
               credits_refill_amount: balance.credits_refill_amount,
               credits_refill_interval: balance.credits_refill_interval,
               credits_refill_day: balance.credits_refill_day,
-              credits_low_at: balance.credits_low_at,
+              credits_low_threshold: balance.credits_low_threshold,
               credits_refilled_at: balance.credits_refilled_at,
               credits_version: rolled.credits_version,
               credits_low_sent: rolled.credits_low_sent,
