@@ -1,9 +1,6 @@
 import { expect, test } from "@playwright/test";
-import { BUILT_IN_ROLES } from "../src/lib/permissions";
 import { STORAGE_STATE } from "./accounts";
-import { createOrganization, openCreateKeyDialog, uniqueName } from "./console-flows";
-
-const ORG_MEMBER = BUILT_IN_ROLES.find((role) => role.name === "org_member")!;
+import { createOrganization, createServiceAccountWithKey, openCreateKeyDialog, uniqueName } from "./console-flows";
 
 // Budgets and metadata in the console: a key created with credits and a monthly refill spends them
 // on the API, shows its balance and next refill on its page, takes more through "Change balance",
@@ -78,30 +75,17 @@ test("a service account's key is created with credits, and its balance is set fr
   const orgName = `E2E Budgets ${id}`;
   const robot = `budget-robot-${id}`;
   await createOrganization(page, orgName);
-  await page
-    .getByRole("navigation", { name: "Organization sections" })
-    .getByRole("link", { name: "Service accounts", exact: true })
-    .click();
-  await page.getByRole("button", { name: "Create service account" }).first().click();
-  const create = page.getByRole("dialog", { name: `Create a service account in ${orgName}` });
-  await create.getByLabel("Username").fill(robot);
-  await create.getByLabel("Org role").selectOption({ label: `org_member — ${ORG_MEMBER.description}` });
-  await create.getByRole("button", { name: "Create service account" }).click();
-  await expect(create).toBeHidden();
-
-  await page
-    .getByRole("button", { name: `Create key for ${robot}` })
-    .first()
-    .click();
-  const dialog = page.getByRole("dialog", { name: "Create API key" });
-  await dialog.getByLabel("Name").fill("metered");
-  await dialog.getByRole("checkbox", { name: "svc:org:read" }).check();
-  await dialog.getByRole("checkbox", { name: "Limit the key's usage with credits" }).check();
-  await dialog.getByLabel("Credits", { exact: true }).fill("5");
-  await dialog.getByRole("button", { name: "Create key" }).click();
-  const shown = page.getByRole("alertdialog", { name: "Copy your new API key" });
-  const rawKey = await shown.getByLabel("New API key").inputValue();
-  await shown.getByRole("button", { name: "I have copied the key" }).click();
+  const rawKey = await createServiceAccountWithKey(
+    page,
+    { orgName, username: robot },
+    {
+      name: "metered",
+      fill: async (dialog) => {
+        await dialog.getByRole("checkbox", { name: "Limit the key's usage with credits" }).check();
+        await dialog.getByLabel("Credits", { exact: true }).fill("5");
+      },
+    },
+  );
 
   const row = page.getByRole("table", { name: `API keys of ${robot}` }).getByRole("row", { name: /metered/ });
   await row.getByRole("button", { name: "Change the balance of metered" }).click();
