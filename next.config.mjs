@@ -20,6 +20,13 @@ const nextConfig = {
     "pg",
     "@prisma/client",
     "@node-rs/argon2",
+    // Tracing (src/server/tracing): the SDK and its instrumentations patch modules as Node.js loads
+    // them, so they, and the clients they instrument, are loaded by Node.js, not bundled.
+    "@opentelemetry/api",
+    "@opentelemetry/sdk-node",
+    "@opentelemetry/instrumentation-ioredis",
+    "@prisma/instrumentation",
+    "ioredis",
   ],
 };
 

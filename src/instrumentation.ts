@@ -1,6 +1,10 @@
 // Runs once when a server process starts (Next.js instrumentation hook).
 export async function register() {
   if (process.env.NEXT_RUNTIME !== "nodejs") return;
+  // Tracing first, so that the database's and Redis's clients load instrumented; nothing of it loads
+  // when it is off.
+  const { tracingWanted } = await import("@/server/tracing/spans");
+  if (tracingWanted(process.env)) (await import("@/server/tracing/start")).startTracing();
   const [{ installFrontDoor }, { serveIncoming }] = await Promise.all([
     import("@/server/rest/front-door"),
     import("@/server/rest/handler"),

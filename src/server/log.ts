@@ -1,8 +1,10 @@
 import "server-only";
 import { env } from "@/server/env";
+import { traceFields } from "@/server/tracing/spans";
 
 // Structured logs: one JSON object per line on stdout. Secrets never reach them: values under
 // secret-looking names are replaced, and anything shaped like an API key is masked wherever it is.
+// A line written inside a span carries its trace_id and span_id.
 
 const LEVELS = { debug: 10, info: 20, warn: 30, error: 40, silent: 100 } as const;
 type Level = Exclude<keyof typeof LEVELS, "silent">;
@@ -33,6 +35,7 @@ function write(level: Level, msg: string, fields: Record<string, unknown> = {}) 
     level,
     time: new Date().toISOString(),
     msg: redact(msg),
+    ...traceFields(),
     ...(redact(fields) as object),
   });
   (level === "error" || level === "warn" ? process.stderr : process.stdout).write(`${line}\n`);

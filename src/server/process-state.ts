@@ -57,6 +57,8 @@ interface ProcessState {
   statementNames: Map<string, string>;
   /** The servers (host:port) found to be transaction poolers (db/pooler.ts). */
   poolers: Set<string>;
+  /** Whether this process exports spans (tracing/start.ts). */
+  tracing: { on: boolean };
   /** Every coalescing writer of last-used times, for the backlog metric (db/bookkeeping.ts). */
   touches: Set<{ backlog: number }>;
 }

@@ -4,6 +4,7 @@ import { env } from "@/server/env";
 import { onShutdown } from "@/server/lifecycle";
 import { log } from "@/server/log";
 import { processState } from "@/server/process-state";
+import { inJobSpan } from "@/server/tracing/spans";
 
 // The app's job queue: pg-boss, in the app's own database (schema `pgboss`, the embedded one too),
 // holding webhook deliveries and the scheduled jobs (jobs/registry.ts). Each job runs in one process
@@ -46,6 +47,8 @@ export function startQueue(setup: (boss: PgBoss, state: QueueState) => Promise<v
   const connectionString = DATABASE_DIRECT_URL ?? DATABASE_URL;
   if (!connectionString) throw new Error("the job queue needs DATABASE_URL");
   const boss = new PgBoss({
+    // Jobs are traced by work() below, one trace per job (pg-boss's own spans trace a fetched batch).
+    openTelemetry: { enabled: false },
     connectionString,
     schema: QUEUE_SCHEMA,
     application_name: "svc-queue",
@@ -81,7 +84,13 @@ export async function ensureQueue(boss: PgBoss, queue: string, options: { retryL
   });
 }
 
-/** Registers `worker` in this process. */
+/** The `traceparent` a job was queued with (the span that queued it), if any. */
+function traceparentOf(data: object): string | undefined {
+  const traceparent = (data as { traceparent?: unknown }).traceparent;
+  return typeof traceparent === "string" ? traceparent : undefined;
+}
+
+/** Registers `worker` in this process; each job it handles is a trace of its own. */
 export async function work<T extends object>(boss: PgBoss, state: QueueState, worker: QueueWorker<T>) {
   const ids: string[] = [];
   for (let i = 0; i < worker.concurrency; i++) {
@@ -92,7 +101,9 @@ export async function work<T extends object>(boss: PgBoss, state: QueueState, wo
         { batchSize: worker.batchSize, pollingIntervalSeconds: 0.5, burstWhenBatchFull: worker.batchSize > 1 },
         async (jobs: Job<T>[]) => {
           // A job that throws is failed alone and retried by pg-boss; the others complete.
-          const outcomes = await Promise.allSettled(jobs.map((job) => worker.handle(job.data)));
+          const outcomes = await Promise.allSettled(
+            jobs.map((job) => inJobSpan(worker.queue, traceparentOf(job.data), () => worker.handle(job.data))),
+          );
           const failed = outcomes.find((o) => o.status === "rejected");
           if (!failed) return;
           const error = (failed as PromiseRejectedResult).reason as Error;

@@ -12,6 +12,7 @@ import { changesOf, NO_REQUEST, recordAlone, recordChange } from "@/server/servi
 import { orgOf, targetOf, type Target } from "./audit";
 import { DomainError, validationFailed, zodFieldErrors } from "@/server/errors";
 import { log } from "@/server/log";
+import { inSpan, noteOperation } from "@/server/tracing/spans";
 import { isChange, type AnyOperation } from "./operation";
 import { rawInputProblems } from "./raw-input";
 
@@ -63,6 +64,7 @@ export async function invoke(
   options: InvokeOptions = {},
 ): Promise<unknown> {
   const request = options.request ?? NO_REQUEST;
+  noteOperation(operation.id);
   try {
     return await checkedCall(operation, actor, raw, options, request);
   } catch (error) {
@@ -102,10 +104,14 @@ async function checkedCall(
     (typeof operation.access === "object" ? operation.access.org : undefined) ??
     ("org_id" in rawParams ? "org_id" : undefined);
   const scope = org ? parse(z.strictObject({ [org]: id }), { [org]: rawParams[org] }, root("params")) : {};
-  authorizeOperation(operation.access, actor, scope, {
-    console: options.console,
-    write: operation.method !== "GET",
-    duringTwoFactorSetup: operation.duringTwoFactorSetup,
+  inSpan("authorize", { "svc.operation": operation.id }, (span) => {
+    span?.setAttribute("svc.authorization", "denied");
+    authorizeOperation(operation.access, actor, scope, {
+      console: options.console,
+      write: operation.method !== "GET",
+      duringTwoFactorSetup: operation.duringTwoFactorSetup,
+    });
+    span?.setAttribute("svc.authorization", "granted");
   });
   const params = parse(operation.params, rawParams, root("params"));
   const query = parse(operation.query, raw.query ?? {}, root("query"));

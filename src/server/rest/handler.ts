@@ -17,6 +17,7 @@ import { operationAt, requestIdOf, type RestServer } from "./front-door";
 import { problemResponse } from "./problem";
 import type { RestOperation } from "./registry";
 import { readJsonBody } from "@/server/http/body-limit";
+import { annotate, inServerSpan, inSpan } from "@/server/tracing/spans";
 
 // The REST API's handler, one for every operation: request id → the operation at the path and
 // method (from front-door.ts's endpoint index) → credentials (X-API-KEY or the console session) →
@@ -52,7 +53,18 @@ async function countFailure(error: unknown, request: Request): Promise<never> {
 }
 
 function authenticateKey(raw: string, request: Request): Promise<Actor> {
-  return authenticateApiKey(raw, clientAddressOf(request)).catch((error: unknown) => countFailure(error, request));
+  return inSpan("api_key.authenticate", {}, (span) =>
+    authenticateApiKey(raw, clientAddressOf(request)).then(
+      (actor) => {
+        span?.setAttribute("svc.api_key.prefix", actor.key.prefix);
+        return actor;
+      },
+      (error: unknown) => {
+        span?.setAttribute("svc.problem", asDomainError(error).code);
+        return countFailure(error, request);
+      },
+    ),
+  );
 }
 
 /** X-API-KEY, else the console session. A key in Authorization: Bearer is refused, not used. */
@@ -151,7 +163,26 @@ async function run(
   });
 }
 
-async function serve(
+/** A request to `operation` in its server span, named by the route's template. */
+const serve = (
+  operation: RestOperation,
+  params: Record<string, string>,
+  request: Request,
+  requestId: string,
+): Promise<Response> =>
+  inServerSpan(
+    `${operation.method} ${operation.path}`,
+    request.headers,
+    {
+      "http.request.method": operation.method,
+      "http.route": operation.path,
+      "svc.operation": operation.id,
+      "svc.request_id": requestId,
+    },
+    () => answer(operation, params, request, requestId),
+  );
+
+async function answer(
   operation: RestOperation,
   params: Record<string, string>,
   request: Request,
@@ -174,8 +205,10 @@ async function serve(
     }
     seen.refusedKey = refusedKeyOf(error);
     response = problemResponse(domain, { ...seen.headers, "X-Request-Id": requestId });
+    annotate({ "svc.problem": domain.code });
   }
   const { actor } = seen;
+  if (actor?.kind === "api_key") annotate({ "svc.api_key.prefix": actor.key.prefix });
   const keyId = actor?.kind === "api_key" ? actor.key.id : seen.refusedKey;
   if (keyId) recordKeyUsage(keyId, response.status, clientAddressOf(request), userAgentOf(request));
   const seconds = (performance.now() - started) / 1000;

@@ -7,6 +7,7 @@ import { BODY_LIMIT_BYTES, bodyTooLarge } from "@/server/http/body-limit";
 import { requireSameOriginWrite } from "@/server/auth/same-origin";
 import { toTRPCError } from "./init";
 import { appRouter } from "./root";
+import { inServerSpan } from "@/server/tracing/spans";
 
 // The tRPC endpoint over HTTP. Only the console's own pages may send it a POST (a mutation): see
 // src/server/auth/same-origin.ts. Queries go over GET and change nothing; one whose input would not
@@ -39,10 +40,28 @@ function withBodyLimit(request: Request): Request {
   } as RequestInit);
 }
 
+/** A console request in its server span, named by the procedures it calls (a batch calls several). */
 export function handleTRPCRequest(
   request: Request,
   sessionActor: () => Promise<SessionActor | null>,
 ): Promise<Response> {
+  const procedures = new URL(request.url).pathname.slice(TRPC_ENDPOINT.length + 1).slice(0, 200);
+  return inServerSpan(
+    `${request.method} ${TRPC_ENDPOINT}/${procedures}`,
+    request.headers,
+    {
+      "http.request.method": request.method,
+      "http.route": `${TRPC_ENDPOINT}/{procedures}`,
+      "rpc.system": "trpc",
+      "rpc.method": procedures,
+      // The front door has put a sane id here, and answers it in X-Request-Id.
+      "svc.request_id": request.headers.get("x-request-id") ?? "",
+    },
+    () => servedByTRPC(request, sessionActor),
+  );
+}
+
+function servedByTRPC(request: Request, sessionActor: () => Promise<SessionActor | null>): Promise<Response> {
   return fetchRequestHandler({
     endpoint: TRPC_ENDPOINT,
     req: withBodyLimit(request),

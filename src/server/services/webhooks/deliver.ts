@@ -1,10 +1,12 @@
 import "server-only";
 import type { Context } from "@/server/db/context";
 import { env } from "@/server/env";
+import { SpanKind } from "@opentelemetry/api";
 import { log } from "@/server/log";
 import { metrics } from "@/server/metrics";
+import { currentTraceparent, inSpan } from "@/server/tracing/spans";
 import { emitEvent, transactionSink } from "./events";
-import { postOnce } from "./http-attempt";
+import { postOnce, type AttemptResult } from "./http-attempt";
 import { queueDeliveries, type DeliveryJob } from "./outbox";
 import { openSecret, signedHeaders, type SigningSecrets } from "./signing";
 
@@ -75,12 +77,7 @@ export async function deliver(ctx: Context, job: DeliveryJob): Promise<void> {
     return;
   }
   const started = new Date();
-  const result = await postOnce(
-    row.url,
-    signedHeaders(secretsOf(row), job.message_id, started, row.payload),
-    row.payload,
-    env().SVC_ALLOW_HTTP_LOOPBACK === "1",
-  );
+  const result = await attempt(row, signedHeaders(secretsOf(row), job.message_id, started, row.payload));
   const delivered = result.status !== undefined && result.status >= 200 && result.status < 300;
   const attempts = row.attempts + 1;
   const schedule = retrySchedule();
@@ -107,6 +104,34 @@ export async function deliver(ctx: Context, job: DeliveryJob): Promise<void> {
   metrics().webhookDeliveries.inc({ outcome: delivered ? "delivered" : status === "failed" ? "failed" : "retried" });
   if (delivered) metrics().webhookLag.observe((Date.now() - row.created_at.getTime()) / 1000);
   await endpointHealth(ctx, row, delivered);
+}
+
+/** The attempt in a client span; the request carries its `traceparent`, so the receiver can join the trace. */
+function attempt(row: Claimed, headers: Record<string, string>): Promise<AttemptResult> {
+  const attributes = {
+    "svc.webhook.endpoint_id": row.endpoint_id,
+    "svc.webhook.delivery_id": row.id,
+    "svc.webhook.event_type": row.event_type,
+    "svc.webhook.attempt": row.attempts + 1,
+  };
+  return inSpan(
+    "webhook attempt",
+    attributes,
+    async (span) => {
+      const traceparent = currentTraceparent();
+      const result = await postOnce(
+        row.url,
+        traceparent ? { ...headers, traceparent } : headers,
+        row.payload,
+        env().SVC_ALLOW_HTTP_LOOPBACK === "1",
+      );
+      span?.setAttributes(
+        result.status === undefined ? { "error.type": "no_answer" } : { "http.response.status_code": result.status },
+      );
+      return result;
+    },
+    SpanKind.CLIENT,
+  );
 }
 
 class DeliveryBusy extends Error {

@@ -6,6 +6,7 @@ import type { DataLayer } from "@/server/db/data-layer";
 import { runningQueue, wake, type StatementSink } from "@/server/jobs/queue";
 import { log } from "@/server/log";
 import { processState } from "@/server/process-state";
+import { currentTraceparent } from "@/server/tracing/spans";
 
 // The outbox: an event's messages, one delivery per endpoint that wants it, are written in the
 // transaction of the change they announce (with its audit event), so a change rolled back sends
@@ -103,6 +104,8 @@ export const insertDeliveries = (first = 1) => `INSERT INTO webhook_deliveries (
 export interface DeliveryJob {
   message_id: string;
   endpoint_id: string;
+  /** The span of the change that queued it, which the delivery's trace links to. */
+  traceparent?: string;
 }
 
 /**
@@ -139,8 +142,9 @@ const relay = processState("deliveryRelay", () => ({}));
  */
 export function queueAfterCommit(afterCommit: Context["afterCommit"], deliveries: readonly DeliveryJob[]): void {
   if (deliveries.length === 0 || !runningQueue()) return;
+  const traceparent = currentTraceparent();
   afterCommit(() => {
-    (relay.waiting ??= []).push(...deliveries);
+    (relay.waiting ??= []).push(...(traceparent ? deliveries.map((job) => ({ ...job, traceparent })) : deliveries));
     relay.relaying ??= relayJobs().finally(() => (relay.relaying = undefined));
   });
 }
