@@ -104,6 +104,7 @@ async function checkedCall(
     (typeof operation.access === "object" ? operation.access.org : undefined) ??
     ("org_id" in rawParams ? "org_id" : undefined);
   const scope = org ? parse(z.strictObject({ [org]: id }), { [org]: rawParams[org] }, root("params")) : {};
+  // The decision on the span: denied unless the check returns.
   inSpan("authorize", { "svc.operation": operation.id }, (span) => {
     span?.setAttribute("svc.authorization", "denied");
     authorizeOperation(operation.access, actor, scope, {

@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { systemActor } from "@/server/auth/actor";
 import { hashKey } from "@/server/auth/api-key-format";
 import { readContext } from "@/server/db/context";
@@ -221,9 +221,18 @@ describe("a change that sends a webhook", () => {
     expect(first.status).toBe(201);
     secrets.push(first.body.secret, first.body.secret.slice(6));
     const caller = callerContext();
+    // Baggage and trace state a caller sends stay with the request: a receiver gets the job's traceparent only.
+    const baggage = `secret=${randomBytes(12).toString("hex")}`;
+    secrets.push(baggage);
     const change = await app.fetch("/api/v1/webhook-endpoints", {
       method: "POST",
-      headers: { "x-api-key": key.raw_key, traceparent: caller.traceparent, "content-type": "application/json" },
+      headers: {
+        "x-api-key": key.raw_key,
+        traceparent: caller.traceparent,
+        tracestate: "vendor=opaque",
+        baggage,
+        "content-type": "application/json",
+      },
       body: JSON.stringify({ url: `${hooks.url}/second`, event_types: ["api_key.created"] }),
     });
     expect(change.status).toBe(201);
@@ -254,11 +263,34 @@ describe("a change that sends a webhook", () => {
       (received) => received.path === "/traced" && received.headers.traceparent?.includes(attempt.traceId),
     );
     expect(delivered?.headers.traceparent).toBe(`00-${attempt.traceId}-${attempt.spanId}-01`);
+    expect(delivered?.headers.baggage).toBeUndefined();
+    expect(delivered?.headers.tracestate).toBeUndefined();
   });
 });
 
 describe("what the spans hold", () => {
-  it("is no secret that passed through the app", () => {
+  it("is no secret that passed through the app, in a path, a query, a body or a header", async () => {
+    const planted = `cdk_${randomBytes(24).toString("hex")}`;
+    secrets.push(planted.slice(4));
+    const traced = callerContext();
+    for (const [path, init] of [
+      [`/api/v1/webhook-endpoints/${planted}`, {}],
+      [`/api/v1/me?token=${planted}`, {}],
+      ["/api/v1/webhook-endpoints", { method: "POST", body: JSON.stringify({ url: planted, event_types: ["*"] }) }],
+      ["/api/v1/me", { headers: { authorization: `Bearer ${planted}` } }],
+    ] as const) {
+      const headers = { "x-api-key": key.raw_key, traceparent: traced.traceparent, "content-type": "application/json" };
+      const answer = await app.fetch(path, {
+        ...init,
+        headers: { ...headers, ...("headers" in init ? init.headers : {}) },
+      });
+      expect(answer.status, path).toBeLessThan(500);
+    }
+    await vi.waitFor(
+      () =>
+        expect(otlp.spans.filter((span) => span.traceId === traced.traceId && span.kind === SERVER)).toHaveLength(4),
+      { timeout: 15_000, interval: 50 },
+    );
     const raw = otlp.raw();
     expect(otlp.spans.length).toBeGreaterThan(10);
     for (const secret of secrets) expect(raw, secret.slice(0, 6)).not.toContain(secret);
