@@ -4,6 +4,7 @@
 // machine where absolute figures drift. Scenarios, targets and settings: docs/benchmarks.md#api-keys.
 
 import { measureBudgets, reportBudgets, TARGET_CREDITS_RATIO, TARGET_VERIFY_RATIO } from "./api-keys-budget";
+import { measureTracing, reportTracing, TARGET_TRACED_RATIO } from "./api-keys-tracing";
 import { apiKeyUpdateStats, setupDatabase, type Keys } from "./api-keys-data";
 import { measureManyKeys, reportManyKeys, TARGET_MANY_KEYS_RATIO } from "./api-keys-many";
 import { processTree } from "./cpu-time";
@@ -71,9 +72,10 @@ const REDIS_URL =
 // authentications are not limited (the bad-key scenarios would otherwise be 429s after a minute).
 const BENCH_RATE_LIMIT = { requests: 10_000_000, window_seconds: 60 };
 const BENCH_APP_ENV = { SVC_AUTH_FAILURE_LIMIT: "0" };
-// BENCH_ONLY=budgets runs the budgets phase alone (the others take most of the run's time).
-const ONLY_BUDGETS = process.env.BENCH_ONLY === "budgets";
-if (process.env.BENCH_ONLY && !ONLY_BUDGETS) throw new Error("BENCH_ONLY names no phase but budgets");
+// BENCH_ONLY=budgets or BENCH_ONLY=tracing runs that phase alone (the others take most of the run's time).
+const ONLY = process.env.BENCH_ONLY || undefined;
+if (ONLY && ONLY !== "budgets" && ONLY !== "tracing")
+  throw new Error("BENCH_ONLY names no phase but budgets or tracing");
 
 type ScenarioId = "a" | "b" | "c" | "c'" | "s";
 
@@ -324,10 +326,12 @@ async function main() {
     });
   }
   const measured: Measured[] = [];
-  if (!ONLY_BUDGETS) for (const phase of phases) measured.push(await measure(phase, url, keys));
-  const many =
-    keys.many.length > 0 && !ONLY_BUDGETS ? await measureManyKeys(url, keys.many, CONNECTIONS, BENCH_APP_ENV) : null;
-  const budgets = await measureBudgets(url, keys.valid, CONNECTIONS, BENCH_APP_ENV);
+  if (!ONLY) for (const phase of phases) measured.push(await measure(phase, url, keys));
+  const many = keys.many.length > 0 && !ONLY ? await measureManyKeys(url, keys.many, CONNECTIONS, BENCH_APP_ENV) : null;
+  const budgets =
+    !ONLY || ONLY === "budgets" ? await measureBudgets(url, keys.valid, CONNECTIONS, BENCH_APP_ENV) : null;
+  const tracing =
+    !ONLY || ONLY === "tracing" ? await measureTracing(url, keys.valid, CONNECTIONS, BENCH_APP_ENV) : null;
 
   reportHeader("API-key");
   say(
@@ -348,7 +352,8 @@ async function main() {
   if (!REDIS_URL) say(`  (no Redis phase: BENCH_REDIS_URL is empty)`);
   for (const result of measured) report(result);
   if (many) reportManyKeys(many);
-  reportBudgets(budgets);
+  if (budgets) reportBudgets(budgets);
+  if (tracing) reportTracing(tracing);
 
   const file = await writeResults("api-keys", startedAt, {
     startedAt: startedAt.toISOString(),
@@ -377,6 +382,7 @@ async function main() {
       manyKeysRatio: TARGET_MANY_KEYS_RATIO,
       creditsRatio: TARGET_CREDITS_RATIO,
       verifyRatio: TARGET_VERIFY_RATIO,
+      tracedRatio: TARGET_TRACED_RATIO,
     },
     phases: measured.map(({ phase, levels, lastUsed, usage, warmups, loads }) => ({
       label: phase.label,
@@ -388,6 +394,7 @@ async function main() {
     })),
     manyKeys: many,
     budgets,
+    tracing,
   });
   say(`Results: ${file}`);
 }
