@@ -12,6 +12,7 @@ import { readContext } from "@/server/db/context";
 import { freePort } from "@/server/free-port";
 import { startTestDns } from "@/test/dns-server";
 import { linkIn, startMailReceiver } from "@/test/mail-receiver";
+import { startReceiver } from "@/test/webhook-receiver";
 
 // The audit trail over real HTTP. Generated from the route registry: every operation that changes
 // something is called once, and its event is found by the request's id — a new operation is held
@@ -19,8 +20,10 @@ import { linkIn, startMailReceiver } from "@/test/mail-receiver";
 // refusals (403) recorded as denied, and sign-ins.
 
 // A GitHub sign-in switched on, so that linking an identity can start (it only builds a URL); a
-// mail receiver for the emails changes send, and a DNS server for a domain's verification.
+// mail receiver for the emails changes send, a DNS server for a domain's verification, and a
+// receiver for the webhook endpoints' deliveries (on this machine, which the app may then call).
 const mail = await startMailReceiver();
+const hooks = await startReceiver();
 afterAll(() => mail.close());
 const dns = await startTestDns();
 const port = await freePort();
@@ -32,6 +35,7 @@ const { client, app } = await appOnOwnDatabase(
     SMTP_FROM: "svc <no-reply@svc.test>",
     AUTH_URL: `http://127.0.0.1:${port}`,
     SVC_DNS_SERVERS: dns.address,
+    SVC_ALLOW_HTTP_LOOPBACK: "1",
   },
   { port },
 );
@@ -296,7 +300,7 @@ const STEPS: Step[] = [
   },
   {
     id: "createWebhookEndpoint",
-    body: () => ({ url: "https://hooks.example.com/audit", event_types: ["*"] }),
+    body: () => ({ url: `${hooks.url}/audit`, event_types: ["*"] }),
     keep: (b) => (ids.endpoint_id = b.id as string),
   },
   { id: "updateWebhookEndpoint", body: () => ({ description: "audited" }) },
@@ -306,7 +310,7 @@ const STEPS: Step[] = [
   { id: "deleteWebhookEndpoint" },
   {
     id: "createOrgWebhookEndpoint",
-    body: () => ({ url: "https://hooks.example.com/org", event_types: ["audit.event"] }),
+    body: () => ({ url: `${hooks.url}/org`, event_types: ["audit.event"] }),
     keep: (b) => (ids.org_endpoint_id = b.id as string),
   },
   {
