@@ -1,7 +1,6 @@
 import http from "node:http";
-import type { AddressInfo } from "node:net";
 import protobuf from "protobufjs";
-import { afterAll } from "vitest";
+import { listenOnLoopback } from "./loopback-server";
 
 // A real OTLP/HTTP trace receiver on 127.0.0.1, as a collector is one: it takes POST /v1/traces in
 // protobuf (application/x-protobuf) or JSON (application/json), keeps every span as one plain shape,
@@ -199,12 +198,9 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
       else response.writeHead(200, { "content-type": "application/x-protobuf" }).end();
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as AddressInfo;
-  const close = () => new Promise<void>((resolve) => server.close(() => resolve()));
-  afterAll(close);
+  const { url, close } = await listenOnLoopback(server);
   return {
-    url: `http://127.0.0.1:${port}`,
+    url,
     spans,
     contentTypes,
     raw: () => bodies.map((body) => body.toString("latin1")).join("\n"),

@@ -1,6 +1,5 @@
 import http from "node:http";
-import type { AddressInfo } from "node:net";
-import { afterAll } from "vitest";
+import { listenOnLoopback } from "./loopback-server";
 
 // A real HTTP receiver for webhook tests on 127.0.0.1: keeps every request (headers and raw body)
 // and answers what the test says (204 unless told otherwise).
@@ -42,12 +41,9 @@ export async function startReceiver(): Promise<Receiver> {
       });
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as AddressInfo;
-  const close = () => new Promise<void>((resolve) => server.close(() => resolve()));
-  afterAll(close);
+  const { url, close } = await listenOnLoopback(server);
   return {
-    url: `http://127.0.0.1:${port}`,
+    url,
     received,
     answer: (f) => (answer = f),
     ofType: (type, where = () => true) =>
