@@ -40,6 +40,8 @@ import { defineOperation } from "./operation";
 
 const PATH = "/api/admin/users/api-keys";
 const tag = "API keys";
+// A reference page of their own: with the rest of API keys, one page passes 1 MB.
+const budgetTag = "Key budgets and verification";
 
 export const apiKeyOperations = {
   create: defineOperation({
@@ -136,7 +138,7 @@ export const apiKeyOperations = {
     id: "changeApiKeyCredits",
     method: "POST",
     path: `${PATH}/{key_id}/credits`,
-    tag,
+    tag: budgetTag,
     summary: "Set, raise or lower one of the caller's keys' credits",
     description:
       "`set` makes the balance `amount` (null: unlimited; a key without credits gets a balance without refill), `increment` and `decrement` add or take away `amount` (never below 0, nor above 10^12). A refill that fell due is applied first. Every process applies the change at once. A rolled key spends its successor's credits: change those (409 here).",
@@ -152,7 +154,7 @@ export const apiKeyOperations = {
     method: "POST",
     path: "/api/v1/api-keys/verify",
     console: false,
-    tag,
+    tag: budgetTag,
     summary: "Verify a key presented to one of the platform's services",
     description:
       "For the platform's own services (an orchestrator runtime checking the key a caller sent it), with `svc:system:api_keys:verify`. Always 200 for a well-formed request: `valid` and `code` say whether the key may make this call — `VALID`, `NOT_FOUND` (unknown, malformed or deleted: nothing else is said), `REVOKED`, `EXPIRED`, `IP_NOT_ALLOWED` (outside `allowed_cidrs`, or `client_ip` not given for a key restricted to networks), `RATE_LIMITED`, `ORG_NOT_ALLOWED`, `INSUFFICIENT_PERMISSIONS`, `CREDITS_EXHAUSTED`, checked in that order, as a request with the key is. A verification counts in the key's rate limit and usage and spends `cost` of its credits (default 1) exactly as a request would; `cost: 0` only looks, counting and spending nothing. This route itself counts against the calling key's rate limit.",
@@ -166,7 +168,7 @@ export const apiKeyOperations = {
     id: "getApiKeyUsage",
     method: "GET",
     path: `${PATH}/{key_id}/usage`,
-    tag,
+    tag: budgetTag,
     summary: "A key's requests per hour, by outcome",
     description:
       "Counts per hour and outcome (`2xx`, `4xx`, `401`, `403`, `429`, `5xx`) from `from` (default: 7 days ago) to `to` (default: now), at most 90 days; hours without requests are left out. Counts reach the database within a few seconds.",

@@ -21,6 +21,8 @@ export const TAGS: Readonly<Record<string, string>> = {
   Identity: "Who the caller is, and what it may do.",
   "API keys":
     "Long-lived keys for integrations, sent as `X-API-KEY`. A key acts for the user it was issued to, within what that user holds; the raw key is shown once.",
+  "Key budgets and verification":
+    "A key's credits and its usage, and verifying a key presented to one of the platform's services in one call.",
   Organizations: "The tenants. Every organization-scoped resource sits under `/api/v1/organizations/{org_id}`.",
   Settings:
     "Settings in tiers: the platform's (tier 2) over each organization's (tier 3) over an orchestrator instance's config (tier 4), and the effective values that result.",
