@@ -5,6 +5,7 @@ import { keyRing } from "@/server/crypto/key-ring";
 import { decrypt, encrypt } from "@/server/crypto/secret-box";
 import { runningQueue, wake } from "@/server/jobs/queue";
 import { transactionSink } from "@/server/services/webhooks/events";
+import { currentTraceparent } from "@/server/tracing/spans";
 import { emailConfigured } from "./transport";
 
 // Email is queued, never sent on the request path: the message becomes a job in the caller's
@@ -35,6 +36,8 @@ export interface EmailJob {
   about: EmailSubject;
   /** The message, encrypted (secret-box) and bound to the job's id. */
   sealed: string;
+  /** The span of the request that queued it, which the sending's trace links to. */
+  traceparent?: string;
 }
 
 const place = (id: string) => `email:${id}`;
@@ -58,7 +61,8 @@ export async function queueEmail(
   const state = await runningQueue()?.catch(() => undefined);
   if (!state) return "failed";
   const id = randomUUID();
-  const job: EmailJob = { id, about, sealed: sealMessage(id, message) };
+  const traceparent = currentTraceparent();
+  const job: EmailJob = { id, about, sealed: sealMessage(id, message), ...(traceparent && { traceparent }) };
   await state.boss.insert(EMAIL_QUEUE, [{ data: job }], { db: transactionSink(ctx.db) });
   ctx.afterCommit(() => wake(EMAIL_QUEUE));
   return "queued";

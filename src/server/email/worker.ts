@@ -4,6 +4,7 @@ import { systemActor } from "@/server/auth/actor";
 import { readContext } from "@/server/db/context";
 import type { QueueState } from "@/server/jobs/queue";
 import { log } from "@/server/log";
+import { inJobSpan } from "@/server/tracing/spans";
 import { EMAIL_QUEUE, openMessage, type EmailJob } from "./outbox";
 import { EMAIL_OUTCOME_RECORDERS, type EmailOutcome, type OutcomeRecorder } from "./outcomes";
 import { sender, smtpTransport } from "./transport";
@@ -73,7 +74,10 @@ export async function workEmail(boss: PgBoss, state: QueueState, recorders: Reco
     EMAIL_QUEUE,
     { batchSize: 1, pollingIntervalSeconds: 1, includeMetadata: true },
     async (jobs: JobWithMetadata<EmailJob>[]) => {
-      for (const job of jobs) await sendQueuedEmail(job.data, job.retryCount < job.retryLimit, recorders);
+      for (const job of jobs)
+        await inJobSpan(EMAIL_QUEUE, job.data, () =>
+          sendQueuedEmail(job.data, job.retryCount < job.retryLimit, recorders),
+        );
     },
   );
   state.workers.set(EMAIL_QUEUE, [id]);

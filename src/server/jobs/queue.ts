@@ -84,12 +84,6 @@ export async function ensureQueue(boss: PgBoss, queue: string, options: { retryL
   });
 }
 
-/** The `traceparent` a job was queued with (the span that queued it), if any. */
-function traceparentOf(data: object): string | undefined {
-  const traceparent = (data as { traceparent?: unknown }).traceparent;
-  return typeof traceparent === "string" ? traceparent : undefined;
-}
-
 /** Registers `worker` in this process; each job it handles is a trace of its own. */
 export async function work<T extends object>(boss: PgBoss, state: QueueState, worker: QueueWorker<T>) {
   const ids: string[] = [];
@@ -102,7 +96,7 @@ export async function work<T extends object>(boss: PgBoss, state: QueueState, wo
         async (jobs: Job<T>[]) => {
           // A job that throws is failed alone and retried by pg-boss; the others complete.
           const outcomes = await Promise.allSettled(
-            jobs.map((job) => inJobSpan(worker.queue, traceparentOf(job.data), () => worker.handle(job.data))),
+            jobs.map((job) => inJobSpan(worker.queue, job.data, () => worker.handle(job.data))),
           );
           const failed = outcomes.find((o) => o.status === "rejected");
           if (!failed) return;

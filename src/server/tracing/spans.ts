@@ -133,11 +133,12 @@ const contextOf = (traceparent: string): Context =>
 
 /**
  * Runs a job's `work` as a trace of its own (a consumer span at its root), linked to the span that
- * queued it when its `traceparent` was kept with it.
+ * queued it when the job's data kept its `traceparent` (currentTraceparent() at the queueing).
  */
-export function inJobSpan<T>(queue: string, traceparent: string | undefined, work: () => Promise<T>): Promise<T> {
+export function inJobSpan<T>(queue: string, data: object, work: () => Promise<T>): Promise<T> {
   if (!tracingOn()) return work();
-  const queuedBy = traceparent ? trace.getSpanContext(contextOf(traceparent)) : undefined;
+  const { traceparent } = data as { traceparent?: unknown };
+  const queuedBy = typeof traceparent === "string" ? trace.getSpanContext(contextOf(traceparent)) : undefined;
   return tracer().startActiveSpan(
     `process ${queue}`,
     {

@@ -5,17 +5,18 @@ import { hashKey } from "@/server/auth/api-key-format";
 import { readContext } from "@/server/db/context";
 import { createApiKey } from "@/server/services/api-keys/service";
 import { request, startApp, TEST_AUTH_SECRET, TEST_ENCRYPTION_KEYS, type Caller } from "@/test/app";
-import { testDatabase } from "@/test/database";
-import { createSysAdmin, PASSWORD, seedRoles } from "@/test/fixtures";
+import { createSysAdmin, PASSWORD } from "@/test/fixtures";
+import { startAppWithMail } from "@/test/mail-app";
+import { linkIn } from "@/test/mail-receiver";
 import { startOtlpReceiver, type ReceivedSpan } from "@/test/otlp-receiver";
 import { consoleSession } from "@/test/suite";
 import { startReceiver } from "@/test/webhook-receiver";
 
 // Traces over real HTTP: the built app exports to a real OTLP/HTTP receiver (protobuf here, JSON
-// for a second app) with Redis for its rate limits and the job queue delivering webhooks to a real
-// receiver. A REST call, a tRPC call, failing requests, a job and a webhook attempt each leave the
-// spans an operator reads, joined to the caller's traceparent and to the log lines; no secret that
-// passed through the app is in any span.
+// for a second app) with Redis for its rate limits, and its job queue delivering webhooks and email
+// to real receivers. A REST call, a tRPC call, failing requests, jobs and a webhook attempt each
+// leave the spans an operator reads, joined to the caller's traceparent and to the log lines; no
+// secret that passed through the app is in any span.
 
 const SERVER = 2;
 const CLIENT = 3;
@@ -23,9 +24,7 @@ const CONSUMER = 5;
 
 const otlp = await startOtlpReceiver();
 const hooks = await startReceiver();
-const { client, url } = await testDatabase();
-await seedRoles(client);
-const app = await startApp(url, {
+const { client, url, app, mail } = await startAppWithMail({
   OTEL_EXPORTER_OTLP_ENDPOINT: otlp.url,
   OTEL_EXPORTER_OTLP_PROTOCOL: "http/protobuf",
   OTEL_BSP_SCHEDULE_DELAY: "100",
@@ -265,6 +264,29 @@ describe("a change that sends a webhook", () => {
     expect(delivered?.headers.traceparent).toBe(`00-${attempt.traceId}-${attempt.spanId}-01`);
     expect(delivered?.headers.baggage).toBeUndefined();
     expect(delivered?.headers.tracestate).toBeUndefined();
+  });
+});
+
+describe("an email a request queued", () => {
+  it("is sent in a trace of its own, linked to the request, and its link's token is in no span", async () => {
+    const email = `traced${process.pid}@example.test`;
+    await client.user.update({ where: { id: admin.id }, data: { email } });
+    const session = await consoleSession(app, admin.username);
+    const caller = callerContext();
+    const sent = await session.fetch("/api/v1/me/email/verify", {
+      method: "POST",
+      headers: { traceparent: caller.traceparent },
+    });
+    expect(sent.status).toBe(202);
+    const server = await otlp.waitFor((span) => span.traceId === caller.traceId && span.kind === SERVER);
+    // The change's event also goes to the webhook endpoint made above, in a job of its own.
+    const job = await otlp.waitFor(
+      (span) => span.name === "process email" && span.links.some((link) => link.spanId === server.spanId),
+    );
+    expect(job).toMatchObject({ kind: CONSUMER, parentSpanId: "", links: [{ traceId: caller.traceId }] });
+    await vi.waitFor(() => expect(mail.to(email)).toHaveLength(1), { timeout: 15_000, interval: 100 });
+    const link = linkIn(mail.to(email)[0]!, "/console/verify-email/")!;
+    secrets.push(link.slice(link.lastIndexOf("/") + 1));
   });
 });
 
