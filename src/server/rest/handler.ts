@@ -171,14 +171,16 @@ const serve = (
   requestId: string,
 ): Promise<Response> =>
   inServerSpan(
-    `${operation.method} ${operation.path}`,
     request.headers,
-    {
-      "http.request.method": operation.method,
-      "http.route": operation.path,
-      "svc.operation": operation.id,
-      "svc.request_id": requestId,
-    },
+    () => ({
+      name: `${operation.method} ${operation.path}`,
+      attributes: {
+        "http.request.method": operation.method,
+        "http.route": operation.path,
+        "svc.operation": operation.id,
+        "svc.request_id": requestId,
+      },
+    }),
     () => answer(operation, params, request, requestId),
   );
 

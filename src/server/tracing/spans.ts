@@ -73,17 +73,20 @@ const headersGetter: TextMapGetter<Headers> = {
 /** The operations a server span served: its door's calls add theirs (a tRPC batch serves several). */
 const SERVED = createContextKey("svc.served-operations");
 
+/** A server span's name and first attributes, asked for only when tracing is on. */
+export type ServerSpanOf = () => { name: string; attributes: Attributes };
+
 /**
  * Runs a request's `work` in a server span that continues the caller's `traceparent` (when sent),
  * whatever span Next.js has open: a request's trace is the caller's and svc's alone.
  */
 export async function inServerSpan(
-  name: string,
   headers: Headers,
-  attributes: Attributes,
+  describe: ServerSpanOf,
   work: () => Promise<Response>,
 ): Promise<Response> {
   if (!tracingOn()) return work();
+  const { name, attributes } = describe();
   const served: string[] = [];
   const parent = propagation.extract(ROOT_CONTEXT, headers, headersGetter).setValue(SERVED, served);
   const span = tracer().startSpan(name, { kind: SpanKind.SERVER, attributes }, parent);
@@ -121,15 +124,7 @@ export function currentTraceparent(): string | undefined {
   return carrier.traceparent;
 }
 
-const contextOf = (traceparent: string): Context =>
-  propagation.extract<Record<string, string>>(
-    ROOT_CONTEXT,
-    { traceparent },
-    {
-      get: (carrier, key) => carrier[key],
-      keys: Object.keys,
-    },
-  );
+const contextOf = (traceparent: string): Context => propagation.extract(ROOT_CONTEXT, { traceparent });
 
 /**
  * Runs a job's `work` as a trace of its own (a consumer span at its root), linked to the span that

@@ -298,6 +298,7 @@ describe("what the spans hold", () => {
     for (const [path, init] of [
       [`/api/v1/webhook-endpoints/${planted}`, {}],
       [`/api/v1/me?token=${planted}`, {}],
+      [`/api/trpc/webhooks.list,${planted}`, {}],
       ["/api/v1/webhook-endpoints", { method: "POST", body: JSON.stringify({ url: planted, event_types: ["*"] }) }],
       ["/api/v1/me", { headers: { authorization: `Bearer ${planted}` } }],
     ] as const) {
@@ -310,9 +311,11 @@ describe("what the spans hold", () => {
     }
     await vi.waitFor(
       () =>
-        expect(otlp.spans.filter((span) => span.traceId === traced.traceId && span.kind === SERVER)).toHaveLength(4),
+        expect(otlp.spans.filter((span) => span.traceId === traced.traceId && span.kind === SERVER)).toHaveLength(5),
       { timeout: 15_000, interval: 50 },
     );
+    const unknown = otlp.spans.find((span) => span.traceId === traced.traceId && span.attributes["rpc.system"]);
+    expect(unknown?.name).toBe("GET /api/trpc/webhooks.list,unknown");
     const raw = otlp.raw();
     expect(otlp.spans.length).toBeGreaterThan(10);
     for (const secret of secrets) expect(raw, secret.slice(0, 6)).not.toContain(secret);

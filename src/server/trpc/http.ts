@@ -7,7 +7,8 @@ import { BODY_LIMIT_BYTES, bodyTooLarge } from "@/server/http/body-limit";
 import { requireSameOriginWrite } from "@/server/auth/same-origin";
 import { toTRPCError } from "./init";
 import { appRouter } from "./root";
-import { inServerSpan } from "@/server/tracing/spans";
+import { OPERATION_GROUPS } from "@/server/operations";
+import { inServerSpan, type ServerSpanOf } from "@/server/tracing/spans";
 
 // The tRPC endpoint over HTTP. Only the console's own pages may send it a POST (a mutation): see
 // src/server/auth/same-origin.ts. Queries go over GET and change nothing; one whose input would not
@@ -40,25 +41,41 @@ function withBodyLimit(request: Request): Request {
   } as RequestInit);
 }
 
-/** A console request in its server span, named by the procedures it calls (a batch calls several). */
+/** Every procedure's name (`group.name`): what a span may repeat of a tRPC path. */
+const PROCEDURES: ReadonlySet<string> = new Set(
+  Object.entries(OPERATION_GROUPS).flatMap(([group, operations]) =>
+    Object.keys(operations).map((name) => `${group}.${name}`),
+  ),
+);
+
+/** A tRPC request's span: named by the procedures it calls (a batch calls several), any other name left out. */
+const spanOf =
+  (request: Request): ServerSpanOf =>
+  () => {
+    const procedures = new URL(request.url).pathname
+      .slice(TRPC_ENDPOINT.length + 1)
+      .split(",")
+      .map((name) => (PROCEDURES.has(name) ? name : "unknown"))
+      .join(",");
+    return {
+      name: `${request.method} ${TRPC_ENDPOINT}/${procedures}`,
+      attributes: {
+        "http.request.method": request.method,
+        "http.route": `${TRPC_ENDPOINT}/{procedures}`,
+        "rpc.system": "trpc",
+        "rpc.method": procedures,
+        // The front door has put a sane id here, and answers it in X-Request-Id.
+        "svc.request_id": request.headers.get("x-request-id") ?? "",
+      },
+    };
+  };
+
+/** A console request in its server span. */
 export function handleTRPCRequest(
   request: Request,
   sessionActor: () => Promise<SessionActor | null>,
 ): Promise<Response> {
-  const procedures = new URL(request.url).pathname.slice(TRPC_ENDPOINT.length + 1).slice(0, 200);
-  return inServerSpan(
-    `${request.method} ${TRPC_ENDPOINT}/${procedures}`,
-    request.headers,
-    {
-      "http.request.method": request.method,
-      "http.route": `${TRPC_ENDPOINT}/{procedures}`,
-      "rpc.system": "trpc",
-      "rpc.method": procedures,
-      // The front door has put a sane id here, and answers it in X-Request-Id.
-      "svc.request_id": request.headers.get("x-request-id") ?? "",
-    },
-    () => servedByTRPC(request, sessionActor),
-  );
+  return inServerSpan(request.headers, spanOf(request), () => servedByTRPC(request, sessionActor));
 }
 
 function servedByTRPC(request: Request, sessionActor: () => Promise<SessionActor | null>): Promise<Response> {
