@@ -9,7 +9,7 @@ import { testDatabase } from "@/test/database";
 import { createUser } from "@/test/fixtures";
 import { apiKeyOperations } from "./api-keys";
 import { invoke } from "./invoke";
-import { defineOperation } from "./operation";
+import { defineOperation, immutableAnswer } from "./operation";
 
 // The answer's encode: what a handler returns goes out through the operation's response schema,
 // whichever door asked.
@@ -77,6 +77,58 @@ describe("invoke's encode", () => {
     await expect(invoke(change, null, NO_INPUT)).rejects.toMatchObject({ code: "internal_error" });
     expect(await client.organization.count({ where: { name: "encode-misfit" } })).toBe(0);
     logged.mockRestore();
+  });
+});
+
+describe("invoke's encode of an answer that never changes", () => {
+  const at = new Date("2026-01-15T09:30:00.000Z");
+
+  it("encodes a frozen answer once, and hands out that encoding, frozen, again", async () => {
+    const kept = immutableAnswer({ id: "a", at, ended_at: null });
+    const probe = answering(() => kept);
+    const first = await invoke(probe, null, NO_INPUT);
+    expect(first).toEqual({ id: "a", at: "2026-01-15T09:30:00.000Z", ended_at: null });
+    expect(Object.isFrozen(first)).toBe(true);
+    expect(await invoke(probe, null, NO_INPUT)).toBe(first);
+  });
+
+  it("encodes an answer made on each call anew", async () => {
+    const probe = answering(() => ({ id: "a", at, ended_at: null }));
+    const first = await invoke(probe, null, NO_INPUT);
+    const second = await invoke(probe, null, NO_INPUT);
+    expect(second).toEqual(first);
+    expect(second).not.toBe(first);
+    expect(Object.isFrozen(second)).toBe(false);
+  });
+
+  it("encodes a kept answer by the schema of the operation that answers it", async () => {
+    const kept = immutableAnswer({ id: "a", at, ended_at: null });
+    await invoke(
+      answering(() => kept),
+      null,
+      NO_INPUT,
+    );
+    const narrower = defineOperation({
+      id: "narrowProbe",
+      method: "GET",
+      path: null,
+      tag: "Test",
+      summary: "Answers fewer fields",
+      access: "public",
+      response: z.object({ id: z.string() }),
+      handler: () => kept,
+    });
+    expect(await invoke(narrower, null, NO_INPUT)).toEqual({ id: "a" });
+  });
+});
+
+describe("immutableAnswer", () => {
+  it("freezes an answer all through", () => {
+    const answer = immutableAnswer({ user: { id: "u" }, permissions: ["a"], organizations: [{ permissions: ["b"] }] });
+    expect(Object.isFrozen(answer.user)).toBe(true);
+    expect(Object.isFrozen(answer.organizations[0]?.permissions)).toBe(true);
+    expect(() => (answer.permissions as string[]).push("c")).toThrow(TypeError);
+    expect(immutableAnswer("text")).toBe("text");
   });
 });
 

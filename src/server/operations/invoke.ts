@@ -13,7 +13,7 @@ import { orgOf, targetOf, type Target } from "./audit";
 import { DomainError, validationFailed, zodFieldErrors } from "@/server/errors";
 import { log } from "@/server/log";
 import { inSpan, noteOperation } from "@/server/tracing/spans";
-import { isChange, type AnyOperation } from "./operation";
+import { immutableAnswer, isChange, type AnyOperation } from "./operation";
 import { rawInputProblems } from "./raw-input";
 
 // Runs an operation the same way for the REST API and the console's tRPC: path parameters → access
@@ -146,13 +146,23 @@ async function checkedCall(
  * tests' answer check fails on it), and a change it came from does not commit.
  */
 function encodeAnswer(operation: AnyOperation, answer: unknown): unknown {
+  const kept = typeof answer === "object" && answer !== null && Object.isFrozen(answer);
+  const known = kept ? keptEncodings.get(answer) : undefined;
+  if (known?.schema === operation.response) return known.encoded;
   const encoded = operation.response.safeEncode(answer);
   if (!encoded.success) {
     log.error("answer outside its schema", { operation: operation.id, issues: z.prettifyError(encoded.error) });
     throw new DomainError("internal_error", "Something went wrong on our side.");
   }
-  return encoded.data;
+  if (!kept) return encoded.data;
+  const immutable = immutableAnswer(encoded.data);
+  keptEncodings.set(answer, { schema: operation.response, encoded: immutable });
+  return immutable;
 }
+
+// The encodings of answers that never change (immutableAnswer), each kept as long as its answer is,
+// with the schema it was made by. The encoding is frozen too, so the REST door writes its JSON once.
+const keptEncodings = new WeakMap<object, { schema: z.ZodType; encoded: unknown }>();
 
 /** What an audit event says a change was: its action, target and organization. */
 export type ChangeDescription = { action: string; target: Target; orgId: string | null };

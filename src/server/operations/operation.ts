@@ -149,3 +149,16 @@ export type OperationOutput<O> =
   O extends Operation<Method, ObjectSchema | undefined, ObjectSchema | undefined, ObjectSchema | undefined, infer R>
     ? z.input<R>
     : never;
+
+/**
+ * An answer that never changes once made, frozen all through: a handler that keeps its answers
+ * returns one again and again, and invoke() encodes it once and keeps the encoding as long as the
+ * answer lives (docs/decisions/051-one-encoder.md).
+ */
+export function immutableAnswer<T>(value: T): T {
+  if (typeof value === "object" && value !== null && !Object.isFrozen(value)) {
+    for (const member of Object.values(value)) immutableAnswer(member);
+    Object.freeze(value);
+  }
+  return value;
+}

@@ -19,7 +19,7 @@ import { databaseAnswers } from "@/server/db/client";
 import { draining } from "@/server/lifecycle";
 import { metrics } from "@/server/metrics";
 import { DomainError } from "@/server/errors";
-import { defineOperation } from "./operation";
+import { defineOperation, immutableAnswer } from "./operation";
 
 // Liveness, readiness, metrics, and who the caller is. REST only: the console has no use for them.
 
@@ -63,9 +63,16 @@ const meSchema = z.object({
 
 type Me = z.output<typeof meSchema>;
 
+// The answer depends on the actor alone, and a key's or a session's actor is cached, replaced when
+// the key, its owner or their grants change: it is built once per actor and frozen, so that invoke()
+// encodes it once and the REST door writes its JSON once.
+const meByActor = new WeakMap<UserActor, Me>();
+
 function meOf(user: UserActor): Me {
+  let me = meByActor.get(user);
+  if (me) return me;
   const { global, organizations } = effectivePermissions(user);
-  return {
+  me = immutableAnswer({
     user: { id: user.userId, username: user.username, display_name: user.displayName },
     auth: user.kind === "api_key" ? "api_key" : "session",
     key:
@@ -73,16 +80,19 @@ function meOf(user: UserActor): Me {
         ? {
             id: user.key.id,
             key_prefix: user.key.prefix,
-            expires_at: user.key.expiresAt,
+            // Copies of the actor's own objects, which freezing the answer must leave alone.
+            expires_at: user.key.expiresAt && new Date(user.key.expiresAt),
             rate_limit: { ...user.key.rateLimit },
             allowed_org_ids: user.key.allowedOrgIds ? [...user.key.allowedOrgIds] : null,
             allowed_cidrs: user.key.allowedCidrs ? [...user.key.allowedCidrs] : null,
-            meta: user.key.meta,
+            meta: structuredClone(user.key.meta),
           }
         : null,
     permissions: global,
     organizations,
-  };
+  } satisfies Me);
+  meByActor.set(user, me);
+  return me;
 }
 
 export const systemOperations = {

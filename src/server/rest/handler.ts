@@ -151,7 +151,7 @@ async function run(
     },
   );
   const location = locationOf(operation, params, result);
-  return new Response(operation.produces ? String(result) : JSON.stringify(result), {
+  return new Response(operation.produces ? String(result) : jsonOf(result), {
     status: operation.status ?? 200,
     headers: {
       "Content-Type": operation.produces ?? "application/json",
@@ -161,6 +161,16 @@ async function run(
       ...(location ? { Location: location } : {}),
     },
   });
+}
+
+// The JSON of answers frozen all through (operation.ts, immutableAnswer), kept as long as they are.
+const frozenJson = new WeakMap<object, string>();
+
+function jsonOf(result: unknown): string {
+  if (typeof result !== "object" || result === null || !Object.isFrozen(result)) return JSON.stringify(result);
+  let json = frozenJson.get(result);
+  if (json === undefined) frozenJson.set(result, (json = JSON.stringify(result)));
+  return json;
 }
 
 /** A request to `operation` in its server span, named by the route's template. */

@@ -388,10 +388,16 @@ describe("roles, grants and effective permissions over REST", () => {
       expires_at: null,
     });
     const path = `/api/v1/organizations/${org.id}/orchestrators`;
+    const permissionsSeen = async () =>
+      (
+        await call<{ organizations: { permissions: string[] }[] }>({ key: theirKey.raw_key }, "GET", "/api/v1/me")
+      ).body.organizations.flatMap((o) => o.permissions);
     expect((await call({ key: theirKey.raw_key }, "GET", path)).status).toBe(200);
+    expect(await permissionsSeen()).toEqual(["svc:org:read", "svc:orchestrators:read"]);
     expect((await call(asAdmin, "PATCH", `/api/v1/roles/${role.id}`, { permissions: ["svc:org:read"] })).status).toBe(
       200,
     );
+    expect(await permissionsSeen()).toEqual(["svc:org:read"]);
     expect(await call({ key: theirKey.raw_key }, "GET", path)).toMatchObject({
       status: 403,
       body: { code: "forbidden", required_permission: "svc:orchestrators:read" },
