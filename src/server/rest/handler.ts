@@ -16,7 +16,7 @@ import type { AnyOperation, Method } from "@/server/operations/operation";
 import { operationAt, requestIdOf, type RestServer } from "./front-door";
 import { problemResponse } from "./problem";
 import type { RestOperation } from "./registry";
-import { readJsonBody } from "@/server/http/body-limit";
+import { readIncomingJsonBody, readJsonBody } from "@/server/http/body-limit";
 import { annotate, inServerSpan, inSpan } from "@/server/tracing/spans";
 
 // The REST API's handler, one for every operation: request id → the operation at the path and
@@ -30,10 +30,13 @@ import { annotate, inServerSpan, inSpan } from "@/server/tracing/spans";
 
 type RouteHandler = (request: Request) => Promise<Response>;
 
+/** Reads the request's JSON body: from the fetch Request, or from Node.js' own request at the front door. */
+type BodyReader = () => Promise<unknown>;
+
 /** The body an operation reads; one that takes none refuses any. */
-async function bodyFor(operation: AnyOperation, request: Request): Promise<unknown> {
+async function bodyFor(operation: AnyOperation, request: Request, readBody: BodyReader): Promise<unknown> {
   if (!operation.body && request.method === "GET") return undefined;
-  const body = await readJsonBody(request);
+  const body = await readBody();
   if (!operation.body && body !== undefined) {
     throw new DomainError("validation_failed", "This route takes no body.", {
       errors: [{ path: "body", message: "is not expected" }],
@@ -124,6 +127,7 @@ interface Seen {
 async function run(
   operation: AnyOperation,
   request: Request,
+  readBody: BodyReader,
   params: Record<string, string>,
   requestId: string,
   seen: Seen,
@@ -142,7 +146,7 @@ async function run(
     {
       params,
       query: operation.query ? queryObject(new URL(request.url)) : {},
-      body: () => bodyFor(operation, request),
+      body: () => bodyFor(operation, request, readBody),
     },
     {
       request: requestFactsOf(request, requestId),
@@ -178,6 +182,7 @@ const serve = (
   operation: RestOperation,
   params: Record<string, string>,
   request: Request,
+  readBody: BodyReader,
   requestId: string,
 ): Promise<Response> =>
   inServerSpan(
@@ -191,13 +196,14 @@ const serve = (
         "svc.request_id": requestId,
       },
     }),
-    () => answer(operation, params, request, requestId),
+    () => answer(operation, params, request, readBody, requestId),
   );
 
 async function answer(
   operation: RestOperation,
   params: Record<string, string>,
   request: Request,
+  readBody: BodyReader,
   requestId: string,
 ): Promise<Response> {
   const { path } = operation;
@@ -205,7 +211,7 @@ async function answer(
   const seen: Seen = { actor: null, headers: {} };
   let response: Response;
   try {
-    response = await run(operation, request, params, requestId, seen);
+    response = await run(operation, request, readBody, params, requestId, seen);
   } catch (error) {
     const domain = asDomainError(error);
     if (domain.code === "internal_error") {
@@ -249,7 +255,7 @@ const routeHandler =
     const { pathname } = new URL(request.url);
     const found = operationAt(method, pathname);
     if (found instanceof DomainError) return problemResponse(found, { "X-Request-Id": requestId });
-    return serve(found.operation, found.params, request, requestId);
+    return serve(found.operation, found.params, request, () => readJsonBody(request), requestId);
   };
 
 /**
@@ -265,52 +271,15 @@ export const restHandlers: Record<Method, RouteHandler> = {
   DELETE: routeHandler("DELETE"),
 };
 
-/**
- * The request's body as a stream read as the handler asks for it. Cancelled (a body over the
- * limit), the rest is read and dropped, so the connection stays usable for the client's next request.
- */
-function bodyStream(request: IncomingMessage): ReadableStream<Uint8Array> {
-  const EVENTS = ["readable", "end", "error", "close"] as const;
-  return new ReadableStream(
-    {
-      pull: (controller) =>
-        new Promise<void>((resolve) => {
-          const next = () => {
-            for (const event of EVENTS) request.off(event, next);
-            if (request.readableEnded) controller.close();
-            else if (request.errored || request.destroyed) controller.error(request.errored ?? new Error("aborted"));
-            else {
-              const chunk = request.read() as Buffer | null;
-              if (chunk === null) return void EVENTS.forEach((event) => request.once(event, next));
-              controller.enqueue(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength));
-            }
-            resolve();
-          };
-          next();
-        }),
-      cancel: () => void request.resume(),
-    },
-    // Nothing is read before the handler asks: a body it never reads is left to Node.js, which drops it.
-    { highWaterMark: 0 },
-  );
-}
-
-/** Node's request as a fetch Request. */
+/** Node's request as a fetch Request, but for its body: the handler reads that from Node's request. */
 function fetchRequestOf(request: IncomingMessage): Request {
   const headers = new Headers();
   for (const [name, value] of Object.entries(request.headers)) {
     if (typeof value === "string") headers.set(name, value);
     else if (value) for (const each of value) headers.append(name, each);
   }
-  const method = request.method ?? "GET";
-  const withBody = method !== "GET" && method !== "HEAD";
   // The URL's host only names the request: the handler reads its path and query.
-  return new Request(new URL(request.url ?? "/", "http://localhost"), {
-    method,
-    headers,
-    body: withBody ? bodyStream(request) : undefined,
-    duplex: "half",
-  } as RequestInit);
+  return new Request(new URL(request.url ?? "/", "http://localhost"), { method: request.method ?? "GET", headers });
 }
 
 async function send(response: ServerResponse, answer: Response, withBody: boolean): Promise<void> {
@@ -324,7 +293,7 @@ async function send(response: ServerResponse, answer: Response, withBody: boolea
 /** Serves an operation straight from the app's server (the front door calls it), but for a request with a session. */
 export const serveIncoming: RestServer = (request, response, operation, params, requestId) => {
   if (SESSION_COOKIE.test(request.headers.cookie ?? "")) return false;
-  void serve(operation, params, fetchRequestOf(request), requestId)
+  void serve(operation, params, fetchRequestOf(request), () => readIncomingJsonBody(request), requestId)
     .then((answer) => send(response, answer, request.method !== "HEAD"))
     .catch((error: unknown) => {
       log.error("could not send an answer", { request_id: requestId, error: String(error) });
