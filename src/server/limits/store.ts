@@ -57,7 +57,8 @@ const REDIS_RETRY_MAX_MS = 2_000;
 
 function stateOf(spec: LimiterSpec, res: RateLimiterRes | null, allowed: boolean): LimitState {
   const consumed = res?.consumedPoints ?? 0;
-  const resetMs = res && res.msBeforeNext > 0 ? res.msBeforeNext : spec.windowSeconds * 1000;
+  // A counter in its last millisecond resets now (Redis's PTTL reads 0), not a whole window later.
+  const resetMs = res ? Math.max(0, res.msBeforeNext) : spec.windowSeconds * 1000;
   return {
     allowed,
     limit: spec.points,
@@ -81,7 +82,10 @@ function wrap(spec: LimiterSpec, limiter: RateLimiterAbstract): Limiter {
         },
       ),
     async peek(key) {
-      const res = await limiter.get(key);
+      // A window that has ended counts nothing, though Redis may still hold its counter for the
+      // last millisecond and memory holds it until its timer runs (later on a busy process).
+      const read = await limiter.get(key);
+      const res = read && read.msBeforeNext > 0 ? read : null;
       return stateOf(spec, res, (res?.consumedPoints ?? 0) <= spec.points);
     },
     async reset(key) {
