@@ -32,7 +32,10 @@ const HOOK_PHASE_LIMIT_MS = 5_000;
 // the lifecycle (src/server/lifecycle.ts), where the server modules register their shutdown hooks,
 // and the front door, which the app hands over when Next.js starts it.
 const processState = (globalThis[Symbol.for("svc.process-state")] ??= {});
-const lifecycle = (processState.lifecycle ??= { draining: false, hooks: { flush: new Set(), close: new Set() } });
+const lifecycle = (processState.lifecycle ??= {
+  draining: false,
+  hooks: { stop: new Set(), flush: new Set(), close: new Set() },
+});
 
 // Log lines shaped as the app's own (src/server/log.ts), which this plain-JavaScript file cannot import.
 const LOG_LEVELS = { debug: 10, info: 20, warn: 30, error: 40, silent: 100 };
@@ -172,6 +175,7 @@ async function shutdown(signal) {
     logLine("warn", "shutdown: requests still in flight after the grace period are cut", { in_flight: inFlight.size });
   server.closeAllConnections();
   await closed;
+  await runHooks("stop");
   await runHooks("flush");
   await runHooks("close");
   logLine("info", "shut down");

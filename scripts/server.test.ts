@@ -1,12 +1,15 @@
 import net from "node:net";
-import { describe, expect, it } from "vitest";
+import pg from "pg";
+import { describe, expect, inject, it } from "vitest";
 import { systemActor } from "@/server/auth/actor";
 import { createApiKey } from "@/server/services/api-keys/service";
 import { PROCESS_TEST_TIMEOUT_MS, startApp } from "@/test/app";
 import { testDatabase } from "@/test/database";
+import { createDatabase, dropDatabase, uniqueName } from "@/test/postgres";
 import { createSysAdmin, seedRoles } from "@/test/fixtures";
 import { recordGoodbyes } from "@/test/pg-goodbyes";
 import { readContext } from "@/server/db/context";
+import { createBaseClient } from "@/server/db/client";
 
 // Graceful shutdown of the app's server (scripts/server.mjs), driven by a SIGTERM as an
 // orchestrator sends it. Requests in flight are written over raw sockets, part before the signal
@@ -168,6 +171,55 @@ describe("SIGTERM", () => {
       }
       expect(recorded.dropped()).toEqual([]);
       // Four starts of the app: on a machine busy with the rest of the suite, more than 30 s.
+    },
+    PROCESS_TEST_TIMEOUT_MS,
+  );
+
+  it(
+    "lets a job in flight finish before it closes the database, and closes every connection",
+    async () => {
+      // A database of its own: a job queued at start is queued once a minute at most, and this
+      // file's other apps queued them in the file's database already.
+      const name = uniqueName("svc_test");
+      const ownUrl = await createDatabase(name, inject("templateDatabase"));
+      const own = createBaseClient(ownUrl, { poolMax: 2 });
+      const lock = new pg.Client({ connectionString: ownUrl });
+      try {
+        await seedRoles(own);
+        const owner = await createSysAdmin(own);
+        const expiring = await createApiKey(readContext(systemActor("test"), own), owner.id, {
+          name: "expiring",
+          scopes: ["svc:system:orgs:read"],
+          expires_at: new Date(Date.now() + 3 * 86_400_000).toISOString(),
+        });
+        // The expiry job's first read waits behind a lock the test holds until the app is shutting down.
+        await lock.connect();
+        await lock.query("BEGIN; LOCK TABLE api_keys IN ACCESS EXCLUSIVE MODE");
+        const recorded = await recordGoodbyes(ownUrl);
+        // A statement may wait for the lock as long as the test needs.
+        const busy = await startApp(recorded.url, { DATABASE_STATEMENT_TIMEOUT_MS: "60000" });
+        // Asked on another connection: within a transaction the server's activity reads as it was at its start.
+        await until(async () => {
+          const [row] = await own.$queryRaw<{ n: bigint }[]>`
+            SELECT count(*) AS n FROM pg_stat_activity WHERE datname = ${name} AND wait_event_type = 'Lock'`;
+          return Number(row?.n) > 0;
+        });
+        const exited = new Promise<number | null>((resolve) => busy.process.once("exit", (code) => resolve(code)));
+        busy.process.kill("SIGTERM");
+        await until(() => busy.logs().includes("SIGTERM: shutting down"));
+        // With no request in flight, the shutdown goes on as far as it goes while the job waits.
+        await new Promise((resolve) => setTimeout(resolve, 500));
+        await lock.query("COMMIT");
+        expect(await exited).toBe(0);
+        // The job's write landed, and every connection the app made ended with its goodbye.
+        const { rows } = await lock.query("SELECT 1 FROM event_marks WHERE key = $1", [`expiring-7d:${expiring.id}`]);
+        expect(rows).toHaveLength(1);
+        expect(recorded.dropped()).toEqual([]);
+      } finally {
+        await lock.end();
+        await own.$disconnect();
+        await dropDatabase(name);
+      }
     },
     PROCESS_TEST_TIMEOUT_MS,
   );

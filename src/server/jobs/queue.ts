@@ -60,8 +60,9 @@ export function startQueue(setup: (boss: PgBoss, state: QueueState) => Promise<v
   boss.on("error", (error) => log.warn("job queue error", { error: (error as Error).message }));
   const state: QueueState = { boss, workers: new Map() };
   // Registered before the start: a shutdown during it (pg-boss's stop waits for a start in flight)
-  // must still close the queue's connections, not leave them to be dropped at the exit.
-  onShutdown("close", () => boss.stop({ graceful: true, timeout: 5_000 }));
+  // must still close the queue's connections, not leave them to be dropped at the exit. Jobs in
+  // flight get a little less than the phase's 5 s, so that pg-boss closes its connections within it.
+  onShutdown("stop", () => boss.stop({ graceful: true, timeout: 4_000 }));
   shared.started = (async () => {
     await boss.start();
     await setup(boss, state);
