@@ -13,6 +13,7 @@ import { freePort } from "@/server/free-port";
 import { startTestDns } from "@/test/dns-server";
 import { linkIn, startMailReceiver } from "@/test/mail-receiver";
 import { startReceiver } from "@/test/webhook-receiver";
+import { startOidcProvider } from "@/test/oidc-provider";
 
 // The audit trail over real HTTP. Generated from the route registry: every operation that changes
 // something is called once, and its event is found by the request's id — a new operation is held
@@ -20,11 +21,13 @@ import { startReceiver } from "@/test/webhook-receiver";
 // refusals (403) recorded as denied, and sign-ins.
 
 // A GitHub sign-in switched on, so that linking an identity can start (it only builds a URL); a
-// mail receiver for the emails changes send, a DNS server for a domain's verification, and a
-// receiver for the webhook endpoints' deliveries (on this machine, which the app may then call).
+// mail receiver for the emails changes send, a DNS server for a domain's verification, a receiver
+// for the webhook endpoints' deliveries and an IdP for an SSO connection (all on this machine,
+// which the app may then call).
 const mail = await startMailReceiver();
 const hooks = await startReceiver();
-afterAll(() => mail.close());
+const idp = await startOidcProvider();
+afterAll(() => Promise.all([mail.close(), idp.stop()]));
 const dns = await startTestDns();
 const port = await freePort();
 const { client, app } = await appOnOwnDatabase(
@@ -256,9 +259,9 @@ const STEPS: Step[] = [
     body: () => ({
       type: "oidc",
       domains: [ids.domain],
-      issuer: "https://idp.example.com",
-      client_id: "svc",
-      client_secret: "idp-secret",
+      issuer: idp.issuer,
+      client_id: idp.clientId,
+      client_secret: idp.clientSecret,
     }),
     keep: (b) => (ids.connection_id = b.id as string),
   },

@@ -106,7 +106,8 @@ const victimConnection = await client.ssoConnection.create({
     default_role_id: victimMemberRole,
     oidc_scopes: [],
     saml_idp_entity_id: "https://idp.victim.example.net",
-    saml_idp_sso_url: "https://idp.victim.example.net/sso",
+    // An address on this machine, where nothing answers: the app never sends anyone elsewhere.
+    saml_idp_sso_url: "http://127.0.0.1:9/victim.example.net/sso",
     saml_idp_certificates: [],
   },
 });

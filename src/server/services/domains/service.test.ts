@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { describe, expect, it } from "vitest";
+import { startReceiver } from "@/test/webhook-receiver";
 import type { Domain } from "@/lib/schemas/domains";
 import { readContext } from "@/server/db/context";
 import { invoke } from "@/server/operations/invoke";
@@ -22,6 +23,9 @@ const dns = await startTestDns();
 process.env.SVC_DNS_SERVERS = dns.address;
 process.env.SVC_DNS_TIMEOUT_MS = "2000";
 process.env.SVC_ENCRYPTION_KEYS ??= `v1:${Buffer.alloc(32, 7).toString("base64")}`;
+// Endpoints point at a receiver on this machine: nothing here should reach another.
+process.env.SVC_ALLOW_HTTP_LOOPBACK = "1";
+const receiver = await startReceiver();
 const { client } = await testDatabase();
 await seedRoles(client);
 
@@ -107,7 +111,7 @@ describe("verifying a domain", () => {
   it("verifies with the record, audited and announced as domain.verified", async () => {
     const who = await orgWithAdmin();
     await createWebhookEndpoint(readContext(who.admin), who.org.id, {
-      url: "https://hooks.example.com/domains",
+      url: `${receiver.url}/domains`,
       description: null,
       event_types: ["domain.verified"],
       enabled: true,
@@ -220,7 +224,7 @@ describe("the daily re-check", () => {
   it("starts a grace period when the record goes, and fails the domain 7 days on (domain.failed)", async () => {
     const { org, admin, claim } = await verifiedDomain();
     await createWebhookEndpoint(readContext(admin), org.id, {
-      url: "https://hooks.example.com/failed",
+      url: `${receiver.url}/failed`,
       description: null,
       event_types: ["domain.failed"],
       enabled: true,
@@ -285,7 +289,7 @@ describe("joining by verified domain", () => {
   it("makes a user with a verified email there a member at sign-in, with org_member only (audited, member.joined)", async () => {
     const { org, admin, claim } = await verifiedDomain();
     await createWebhookEndpoint(readContext(admin), org.id, {
-      url: "https://hooks.example.com/joined",
+      url: `${receiver.url}/joined`,
       description: null,
       event_types: ["member.joined"],
       enabled: true,

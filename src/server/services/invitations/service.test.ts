@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { startReceiver } from "@/test/webhook-receiver";
 import { readContext } from "@/server/db/context";
 import { invoke } from "@/server/operations/invoke";
 import { invitationOperations as ops } from "@/server/operations/invitations";
@@ -14,6 +15,9 @@ import { hashLinkToken } from "@/server/auth/link-tokens";
 // tier's seats held under a race, and every unusable token refused alike.
 
 process.env.SVC_ENCRYPTION_KEYS ??= `v1:${Buffer.alloc(32, 5).toString("base64")}`;
+// Endpoints point at a receiver on this machine: nothing here should reach another.
+process.env.SVC_ALLOW_HTTP_LOOPBACK = "1";
+const receiver = await startReceiver();
 const { client } = await testDatabase();
 await seedRoles(client);
 const memberRole = await roleId(client, "org_member");
@@ -216,7 +220,7 @@ describe("accepting", () => {
   it("shows a pending invitation past its expiry as expired, marks it so and announces it once", async () => {
     const { org, admin } = await setUp();
     await createWebhookEndpoint(readContext(cli), org.id, {
-      url: "https://hooks.example.com/invitations",
+      url: `${receiver.url}/invitations`,
       description: null,
       event_types: ["invitation.expired"],
       enabled: true,
@@ -245,7 +249,7 @@ describe("accepting", () => {
   it("never writes a token into the audit trail or a webhook message", async () => {
     const { org, admin } = await setUp();
     await createWebhookEndpoint(readContext(cli), org.id, {
-      url: "https://hooks.example.com/all",
+      url: `${receiver.url}/all`,
       description: null,
       event_types: ["*"],
       enabled: true,

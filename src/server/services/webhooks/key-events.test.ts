@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { startReceiver } from "@/test/webhook-receiver";
 import { systemActor } from "@/server/auth/actor";
 import { createApiKey } from "@/server/services/api-keys/service";
 import { testDatabase } from "@/test/database";
@@ -12,6 +13,9 @@ import { readContext } from "@/server/db/context";
 // key and never its secret.
 
 process.env.SVC_ENCRYPTION_KEYS ??= `v1:${Buffer.alloc(32, 7).toString("base64")}`;
+// Endpoints point at a receiver on this machine: nothing here should reach another.
+process.env.SVC_ALLOW_HTTP_LOOPBACK = "1";
+const receiver = await startReceiver();
 const { client } = await testDatabase();
 await seedRoles(client);
 const owner = await createSysAdmin(client);
@@ -20,7 +24,7 @@ const admin = await sessionActor(client, owner.id);
 describe("key expiry events", () => {
   it("are emitted once each, to endpoints that want them", async () => {
     await createWebhookEndpoint(readContext(admin), null, {
-      url: "https://hooks.example.com/keys",
+      url: `${receiver.url}/keys`,
       description: null,
       event_types: ["api_key.expiring", "api_key.expired"],
       enabled: true,
@@ -69,7 +73,7 @@ describe("key expiry events", () => {
 
   it("api_key.rate_limited goes out for a key's first 429 in an hour, once", async () => {
     await createWebhookEndpoint(readContext(admin), null, {
-      url: "https://hooks.example.com/limits",
+      url: `${receiver.url}/limits`,
       description: null,
       event_types: ["api_key.rate_limited"],
       enabled: true,

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { startReceiver } from "@/test/webhook-receiver";
 import { auditEventOperations } from "@/server/operations/audit-events";
 import { auditedChange } from "@/server/operations/invoke";
 import { listAuditEvents } from "@/server/services/audit/read";
@@ -14,13 +15,16 @@ import { readContext } from "@/server/db/context";
 // its transaction, only for endpoints that want them, and not at all when it rolls back.
 
 process.env.SVC_ENCRYPTION_KEYS ??= `v1:${Buffer.alloc(32, 7).toString("base64")}`;
+// Endpoints point at a receiver on this machine: nothing here should reach another.
+process.env.SVC_ALLOW_HTTP_LOOPBACK = "1";
+const receiver = await startReceiver();
 const { client } = await testDatabase();
 await seedRoles(client);
 const admin = await sessionActor(client, (await createSysAdmin(client)).id);
 const watched = await createOrg(client);
 const other = await createOrg(client);
 const endpoint = await createWebhookEndpoint(readContext(admin), watched.id, {
-  url: "https://hooks.example.com/outbox",
+  url: `${receiver.url}/outbox`,
   description: null,
   event_types: ["organization.updated", "audit.event"],
   enabled: true,
