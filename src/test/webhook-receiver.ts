@@ -54,3 +54,13 @@ export async function startReceiver(): Promise<Receiver> {
     close,
   };
 }
+
+/**
+ * A receiver for webhook endpoints that services called in this test process save, with plain HTTP
+ * on loopback allowed for them (SVC_ALLOW_HTTP_LOOPBACK): no test's endpoint leaves this machine.
+ * Call it before anything reads the environment.
+ */
+export function startEndpointReceiver(): Promise<Receiver> {
+  process.env.SVC_ALLOW_HTTP_LOOPBACK = "1";
+  return startReceiver();
+}

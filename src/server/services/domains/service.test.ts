@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { startReceiver } from "@/test/webhook-receiver";
+import { startEndpointReceiver } from "@/test/webhook-receiver";
 import type { Domain } from "@/lib/schemas/domains";
 import { readContext } from "@/server/db/context";
 import { invoke } from "@/server/operations/invoke";
@@ -23,9 +23,7 @@ const dns = await startTestDns();
 process.env.SVC_DNS_SERVERS = dns.address;
 process.env.SVC_DNS_TIMEOUT_MS = "2000";
 process.env.SVC_ENCRYPTION_KEYS ??= `v1:${Buffer.alloc(32, 7).toString("base64")}`;
-// Endpoints point at a receiver on this machine: nothing here should reach another.
-process.env.SVC_ALLOW_HTTP_LOOPBACK = "1";
-const receiver = await startReceiver();
+const receiver = await startEndpointReceiver();
 const { client } = await testDatabase();
 await seedRoles(client);
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { startReceiver } from "@/test/webhook-receiver";
+import { startEndpointReceiver } from "@/test/webhook-receiver";
 import { readContext } from "@/server/db/context";
 import { invoke } from "@/server/operations/invoke";
 import { invitationOperations as ops } from "@/server/operations/invitations";
@@ -15,9 +15,7 @@ import { hashLinkToken } from "@/server/auth/link-tokens";
 // tier's seats held under a race, and every unusable token refused alike.
 
 process.env.SVC_ENCRYPTION_KEYS ??= `v1:${Buffer.alloc(32, 5).toString("base64")}`;
-// Endpoints point at a receiver on this machine: nothing here should reach another.
-process.env.SVC_ALLOW_HTTP_LOOPBACK = "1";
-const receiver = await startReceiver();
+const receiver = await startEndpointReceiver();
 const { client } = await testDatabase();
 await seedRoles(client);
 const memberRole = await roleId(client, "org_member");

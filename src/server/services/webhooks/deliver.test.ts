@@ -3,7 +3,7 @@ import { Webhook } from "standardwebhooks";
 import { testDatabase } from "@/test/database";
 import { createSysAdmin, seedRoles } from "@/test/fixtures";
 import { sessionActor } from "@/test/actors";
-import { startReceiver } from "@/test/webhook-receiver";
+import { startEndpointReceiver } from "@/test/webhook-receiver";
 import { deliver } from "./deliver";
 import { createWebhookEndpoint } from "./endpoints";
 import { emitEvent } from "./events";
@@ -13,12 +13,11 @@ import { readContext } from "@/server/db/context";
 // One delivery job run in-process against a real receiver: the attempt, its record, the retry
 // schedule, and the address rules checked again at delivery.
 
-process.env.SVC_ALLOW_HTTP_LOOPBACK = "1";
+const receiver = await startEndpointReceiver();
 process.env.SVC_ENCRYPTION_KEYS ??= `v1:${Buffer.alloc(32, 7).toString("base64")}`;
 process.env.SVC_WEBHOOK_RETRY_SCHEDULE = "60,60";
 const { client } = await testDatabase();
 await seedRoles(client);
-const receiver = await startReceiver();
 const admin = await sessionActor(client, (await createSysAdmin(client)).id);
 
 async function endpointWithMessage(name: string) {

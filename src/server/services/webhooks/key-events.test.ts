@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { startReceiver } from "@/test/webhook-receiver";
+import { startEndpointReceiver } from "@/test/webhook-receiver";
 import { systemActor } from "@/server/auth/actor";
 import { createApiKey } from "@/server/services/api-keys/service";
 import { testDatabase } from "@/test/database";
@@ -13,9 +13,7 @@ import { readContext } from "@/server/db/context";
 // key and never its secret.
 
 process.env.SVC_ENCRYPTION_KEYS ??= `v1:${Buffer.alloc(32, 7).toString("base64")}`;
-// Endpoints point at a receiver on this machine: nothing here should reach another.
-process.env.SVC_ALLOW_HTTP_LOOPBACK = "1";
-const receiver = await startReceiver();
+const receiver = await startEndpointReceiver();
 const { client } = await testDatabase();
 await seedRoles(client);
 const owner = await createSysAdmin(client);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { startReceiver } from "@/test/webhook-receiver";
+import { startEndpointReceiver } from "@/test/webhook-receiver";
 import { auditEventOperations } from "@/server/operations/audit-events";
 import { auditedChange } from "@/server/operations/invoke";
 import { listAuditEvents } from "@/server/services/audit/read";
@@ -15,9 +15,7 @@ import { readContext } from "@/server/db/context";
 // its transaction, only for endpoints that want them, and not at all when it rolls back.
 
 process.env.SVC_ENCRYPTION_KEYS ??= `v1:${Buffer.alloc(32, 7).toString("base64")}`;
-// Endpoints point at a receiver on this machine: nothing here should reach another.
-process.env.SVC_ALLOW_HTTP_LOOPBACK = "1";
-const receiver = await startReceiver();
+const receiver = await startEndpointReceiver();
 const { client } = await testDatabase();
 await seedRoles(client);
 const admin = await sessionActor(client, (await createSysAdmin(client)).id);

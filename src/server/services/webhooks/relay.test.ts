@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, it, vi } from "vitest";
-import { startReceiver } from "@/test/webhook-receiver";
+import { startEndpointReceiver } from "@/test/webhook-receiver";
 import { ensureQueue, startQueue } from "@/server/jobs/queue";
 import { auditedChange } from "@/server/operations/invoke";
 import { NO_REQUEST } from "@/server/services/audit/record";
@@ -17,9 +17,7 @@ import { readContext } from "@/server/db/context";
 // whose jobs never came (the process died first) are queued by the upkeep's sweep, and only those.
 
 process.env.SVC_ENCRYPTION_KEYS ??= `v1:${Buffer.alloc(32, 7).toString("base64")}`;
-// Endpoints point at a receiver on this machine: nothing here should reach another.
-process.env.SVC_ALLOW_HTTP_LOOPBACK = "1";
-const receiver = await startReceiver();
+const receiver = await startEndpointReceiver();
 const { client } = await testDatabase();
 await seedRoles(client);
 const admin = await sessionActor(client, (await createSysAdmin(client)).id);
