@@ -171,12 +171,15 @@ export async function spendKeyCredits(
  * Spends one of a key's credits for a request; none left: 429 `credits_exhausted`. Returns what
  * gives the credit back should the request be refused after all.
  */
-export async function countKeyCredits(source: CreditsSource, headers: Record<string, string>): Promise<() => void> {
+export async function countKeyCredits(
+  source: CreditsSource,
+  headers: Record<string, string>,
+): Promise<() => Promise<void>> {
   const state = await spendKeyCredits(source, headers);
   if (!state.allowed) throw creditsExhausted(state);
-  return () => {
-    returnCredits(source, 1, state);
+  return async () => {
     creditsHeader({ ...state, remaining: state.remaining + 1 }, headers);
+    await returnCredits(source, 1, state);
   };
 }
 

@@ -262,9 +262,15 @@ export async function consumeCredits(source: CreditsSource, cost = 1, now = Date
 /**
  * Gives back `cost` credits a request was granted (`state`) and did not use, the request refused
  * after all: to the lease of a busy key when it still holds the balance they came from, else to
- * that balance (unless it was set or refilled since).
+ * that balance (unless it was set or refilled since). Resolves once they are back, so that the
+ * refusal is answered only then: a balance read after it counts them.
  */
-export function returnCredits(source: CreditsSource, cost: number, state: CreditsState, now = Date.now()): void {
+export async function returnCredits(
+  source: CreditsSource,
+  cost: number,
+  state: CreditsState,
+  now = Date.now(),
+): Promise<void> {
   const from = state.balance;
   if (!state.allowed || !from || cost <= 0) return;
   const lease = leases.peek(source.keyId);
@@ -273,7 +279,7 @@ export function returnCredits(source: CreditsSource, cost: number, state: Credit
     lease.left += cost;
     return;
   }
-  void queryRows(GIVE_BACK, [source.keyId, cost, from.version, from.refilledAt]).catch((error: unknown) =>
+  await queryRows(GIVE_BACK, [source.keyId, cost, from.version, from.refilledAt]).catch((error: unknown) =>
     log.warn("could not give back a refused request's credits", {
       key_id: source.keyId,
       error: (error as Error).message,

@@ -39,9 +39,9 @@ export interface InvokeOptions {
   /**
    * Called once the call is authorized and its input valid, before the handler: the REST door spends
    * a key's credits here, so a refused request costs none. What it returns undoes that when the
-   * handler refuses the call or fails: only an answered call spends.
+   * handler refuses the call or fails, before the refusal is answered: only an answered call spends.
    */
-  admitted?: () => Promise<() => void>;
+  admitted?: () => Promise<() => Promise<void>>;
 }
 
 /** `value` checked as raw input (raw-input.ts), then parsed by `schema`. */
@@ -133,7 +133,7 @@ async function checkedCall(
       return { action: operation.id, target, orgId: orgOf(params as Record<string, unknown>, target) };
     });
   } catch (error) {
-    undoAdmission?.();
+    await undoAdmission?.();
     throw error;
   }
 }
